@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// PushRelay: a push-notification relay for Ditto chat apps. No package dependencies: C libraries come
+/// from Debian through the `.systemLibrary` targets (see scripts/setup.sh).
+let package = Package(
+    name: "PushRelay",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "push-relay", targets: ["push-relay"])
+    ],
+    targets: [
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl"),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl"),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2"),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3"),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd"),
+
+        .target(name: "RelayCore"),
+        .target(name: "RelayCrypto", dependencies: ["RelayCore", "COpenSSL"]),
+        .target(name: "RelayAPNs", dependencies: ["RelayCore", "RelayCrypto", "CCurl"]),
+        .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "CNghttp2", "COpenSSL"]),
+        .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
+        .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
+        .target(name: "RelayServer", dependencies: ["RelayCore", "RelayAPNs", "RelayStore", "RelayHTTP"]),
+        .executableTarget(
+            name: "push-relay",
+            dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer"]
+        ),
+
+        .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
+        .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto"]),
+        .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "APNsMock", "RelayCrypto"]),
+        .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
+        .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),
+        .testTarget(name: "RelayServerTests", dependencies: ["RelayServer", "APNsMock", "RelayStore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

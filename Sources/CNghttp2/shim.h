@@ -1,0 +1,3 @@
+// Includes for libnghttp2.
+#pragma once
+#include <nghttp2/nghttp2.h>

@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+
+/// A small logger of swift-log's shape: a label, levels, metadata with dotted keys, and a handler.
+///
+/// Never log a full device token or a secret: use ``DeviceToken/suffix`` (`token.suffix`).
+public struct Logger: Sendable {
+    /// Severity, lowest first.
+    public enum Level: String, Sendable, Codable, Comparable, CaseIterable {
+        case trace, debug, info, notice, warning, error, critical
+        private var rank: Int { Self.allCases.firstIndex(of: self)! }
+        public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
+    }
+
+    /// Key-value pairs attached to a line, e.g. `["request.id": "…", "apns.reason": "Unregistered"]`.
+    public typealias Metadata = [String: String]
+
+    /// Where lines go.
+    public protocol Handler: Sendable {
+        func log(level: Level, label: String, message: String, metadata: Metadata)
+    }
+
+    public var label: String
+    public var level: Level
+    public var metadata: Metadata
+    public var handler: any Handler
+
+    public init(
+        label: String,
+        level: Level = .info,
+        metadata: Metadata = [:],
+        handler: any Handler = JSONLinesHandler.standardError
+    ) {
+        self.label = label
+        self.level = level
+        self.metadata = metadata
+        self.handler = handler
+    }
+
+    /// A logger that drops everything (tests that do not look at logs).
+    public static func disabled(_ label: String = "disabled") -> Logger {
+        Logger(label: label, level: .critical, handler: NullHandler())
+    }
+
+    /// The same logger with more metadata on every line.
+    public func with(_ extra: Metadata) -> Logger {
+        var copy = self
+        copy.metadata.merge(extra) { $1 }
+        return copy
+    }
+
+    public func log(_ level: Level, _ message: @autoclosure () -> String, _ extra: Metadata = [:]) {
+        guard level >= self.level else { return }
+        handler.log(level: level, label: label, message: message(), metadata: metadata.merging(extra) { $1 })
+    }
+    public func trace(_ m: @autoclosure () -> String, _ x: Metadata = [:]) { log(.trace, m(), x) }
+    public func debug(_ m: @autoclosure () -> String, _ x: Metadata = [:]) { log(.debug, m(), x) }
+    public func info(_ m: @autoclosure () -> String, _ x: Metadata = [:]) { log(.info, m(), x) }
+    public func notice(_ m: @autoclosure () -> String, _ x: Metadata = [:]) { log(.notice, m(), x) }
+    public func warning(_ m: @autoclosure () -> String, _ x: Metadata = [:]) { log(.warning, m(), x) }
+    public func error(_ m: @autoclosure () -> String, _ x: Metadata = [:]) { log(.error, m(), x) }
+    public func critical(_ m: @autoclosure () -> String, _ x: Metadata = [:]) { log(.critical, m(), x) }
+}
+
+/// Writes one JSON object a line: `{"ts":"…","level":"info","label":"…","msg":"…", <metadata>}`.
+public final class JSONLinesHandler: Logger.Handler {
+    private let handle: Mutex<FileHandle>
+    public init(_ handle: FileHandle) { self.handle = Mutex(handle) }
+    public static let standardError = JSONLinesHandler(.standardError)
+    public static let standardOutput = JSONLinesHandler(.standardOutput)
+
+    public func log(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) {
+        var object: [String: String] = metadata
+        object["ts"] = Date().ISO8601Format(.iso8601.time(includingFractionalSeconds: true).year().month().day())
+        object["level"] = level.rawValue
+        object["label"] = label
+        object["msg"] = message
+        guard
+            var line = try? JSONSerialization.data(
+                withJSONObject: object,
+                options: [.sortedKeys, .withoutEscapingSlashes]
+            )
+        else { return }
+        line.append(0x0A)
+        handle.withLock { $0.write(line) }
+    }
+}
+
+/// Keeps lines in memory, for tests that assert what was (and was not) logged.
+public final class MemoryLogHandler: Logger.Handler {
+    public struct Entry: Sendable {
+        public var level: Logger.Level
+        public var message: String
+        public var metadata: Logger.Metadata
+    }
+    private let storage = Mutex<[Entry]>([])
+    public init() {}
+    public var entries: [Entry] { storage.withLock { $0 } }
+    public func log(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) {
+        storage.withLock { $0.append(Entry(level: level, message: message, metadata: metadata)) }
+    }
+}
+
+struct NullHandler: Logger.Handler {
+    func log(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) {}
+}

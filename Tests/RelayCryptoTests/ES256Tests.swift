@@ -1,0 +1,60 @@
+import Foundation
+import RelayCrypto
+import Testing
+
+@Suite struct ES256Tests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../../fixtures"
+    )
+    .standardized
+
+    @Test func aProviderTokenSignedWithTheP8VerifiesWithThePublicKey() throws {
+        let p8 = try String(
+            contentsOf: Self.fixtures.appendingPathComponent("keys/AuthKey_ABC123DEFG.p8"),
+            encoding: .utf8
+        )
+        let pub = try String(
+            contentsOf: Self.fixtures.appendingPathComponent("keys/AuthKey_ABC123DEFG.pub.pem"),
+            encoding: .utf8
+        )
+        let token = try JSONWebToken.sign(
+            keyId: "ABC123DEFG",
+            teamId: "TEAM123456",
+            issuedAt: 1_800_000_000,
+            key: ES256Key(privateKeyPEM: p8)
+        )
+        #expect(token.signature.count == 64)
+        let parsed = try JSONWebToken(parsing: token.compact)
+        #expect(parsed.header == .init(alg: "ES256", kid: "ABC123DEFG"))
+        #expect(parsed.claims == .init(iss: "TEAM123456", iat: 1_800_000_000))
+        #expect(parsed.verify(with: try ES256Key(publicKeyPEM: pub)))
+        let other = try String(
+            contentsOf: Self.fixtures.appendingPathComponent("keys/AuthKey_XYZ987WXYZ.pub.pem"),
+            encoding: .utf8
+        )
+        #expect(!parsed.verify(with: try ES256Key(publicKeyPEM: other)))
+    }
+
+    @Test func aTamperedClaimFailsVerification() throws {
+        let key = try ES256Key.generate()
+        let token = try JSONWebToken.sign(keyId: "K", teamId: "T", issuedAt: 1, key: key)
+        let forged = try JSONWebToken.sign(keyId: "K", teamId: "EVIL", issuedAt: 1, key: key)
+        let spliced = forged.signingInput + "." + token.signature.base64URLEncodedString()
+        #expect(!(try JSONWebToken(parsing: spliced)).verify(with: key))
+        #expect(try JSONWebToken(parsing: token.compact).verify(with: ES256Key(publicKeyPEM: key.publicKeyPEM)))
+    }
+
+    @Test(arguments: ["", "a.b", "a.b.c.d", "!!.??.**", "e30.e30.AA"])
+    func malformedTokensAreRefused(text: String) {
+        #expect(throws: CryptoError.self) { try JSONWebToken(parsing: text) }
+    }
+
+    @Test func nonKeysAreRefused() {
+        #expect(throws: CryptoError.self) { try ES256Key(privateKeyPEM: "not a key") }
+    }
+
+    @Test func hmacMatchesRFC4231Case2() {
+        let mac = Digest.hmacSHA256(key: Data("Jefe".utf8), Data("what do ya want for nothing?".utf8))
+        #expect(mac.hexString == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Installs the Debian packages PushRelay builds and tests with, only those that are missing.
+# Fast (no apt call at all) when everything is present. On Debian 12 (bookworm), libcurl 8.x comes
+# from bookworm-backports; the backports line is derived from the machine's own apt sources, so no
+# mirror is named here.
+set -euo pipefail
+
+packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libsqlite3-dev libmicrohttpd-dev pkg-config
+          nghttp2-client)
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+        echo "setup: need root (or sudo) to run: $*" >&2; exit 1; fi
+}
+
+curl_major() { pkg-config --modversion libcurl 2>/dev/null | cut -d. -f1; }
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+need_curl8=0
+if [ "$(curl_major)" != "" ] && [ "$(curl_major)" -lt 8 ]; then need_curl8=1; fi
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+if [ "${#missing[@]}" -eq 0 ] && [ "$need_curl8" -eq 0 ]; then exit 0; fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt_updated=0
+apt_update() { [ "$apt_updated" -eq 1 ] || { as_root apt-get update -qq; apt_updated=1; }; }
+
+# The URI the machine's own sources use for the main bookworm suite (deb822 or one-line format).
+own_debian_uri() {
+    local f uri=""
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] || continue
+        uri=$(awk -v c="$codename" '
+            /^URIs:/ { u=$2 } /^Suites:/ { for (i=2;i<=NF;i++) if ($i==c) found=u }
+            /^$/ { u="" } END { if (found) print found }' "$f")
+        [ -n "$uri" ] && { echo "$uri"; return; }
+    done
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [ -f "$f" ] || continue
+        uri=$(awk -v c="$codename" '$1=="deb" { for (i=2;i<=NF;i++) if ($i==c) { print $(i-1); exit } }' "$f")
+        [ -n "$uri" ] && { echo "$uri"; return; }
+    done
+}
+
+curl_pkgs=()
+if [ "$codename" = "bookworm" ]; then
+    # Debian 12 ships libcurl 7.88.1, which resets every finished HTTP/2 stream; take 8.x from backports.
+    if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        uri=$(own_debian_uri)
+        if [ -z "$uri" ]; then echo "setup: cannot find this machine's bookworm apt source" >&2; exit 1; fi
+        echo "setup: adding bookworm-backports from $uri"
+        echo "deb $uri bookworm-backports main" | as_root tee /etc/apt/sources.list.d/push-relay-backports.list >/dev/null
+    fi
+    curl_pkgs=(libcurl4-openssl-dev/bookworm-backports libcurl4/bookworm-backports)
+fi
+
+apt_update
+rest=()
+for p in "${missing[@]}"; do [ "$p" = libcurl4-openssl-dev ] && [ "${#curl_pkgs[@]}" -gt 0 ] || rest+=("$p"); done
+echo "setup: installing ${rest[*]} ${curl_pkgs[*]}"
+as_root apt-get install -y -qq --no-install-recommends "${rest[@]}" "${curl_pkgs[@]}" >/dev/null
+if [ "$(curl_major)" -lt 8 ]; then
+    echo "setup: WARNING: libcurl $(pkg-config --modversion libcurl) is below 8; HTTP/2 reuse will suffer" >&2
+fi
+echo "setup: libcurl $(pkg-config --modversion libcurl), nghttp2 $(pkg-config --modversion libnghttp2)"
