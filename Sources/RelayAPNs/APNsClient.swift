@@ -1,0 +1,138 @@
+import CCurl
+import Foundation
+import RelayCore
+import RelayCrypto
+
+/// Sends notifications to APNs over HTTP/2, multiplexed on as few connections as the configuration allows.
+///
+/// One libcurl multi handle, driven by one dedicated thread (never Swift's cooperative pool); callers are
+/// suspended on continuations. At most ``APNsClientConfiguration/maxInFlight`` requests are handed to
+/// libcurl at once, the rest wait in a FIFO queue; libcurl keeps each connection within the server's
+/// SETTINGS_MAX_CONCURRENT_STREAMS (Apple, "Sending notification requests to APNs": never assume a count).
+///
+/// Call ``shutdown()`` when done; dropping the client without it also stops the thread once in-flight
+/// requests have finished.
+public final class APNsClient: Sendable {
+    /// One prepared request, built on the caller's task and handed to the driver thread.
+    struct Request: Sendable {
+        var url: String
+        /// `name: value` lines.
+        var headers: [String]
+        var body: Data
+        var deadline: ContinuousClock.Instant
+        /// Last 8 hex characters of the device token, for logs.
+        var tokenSuffix: String
+    }
+
+    public let configuration: APNsClientConfiguration
+    /// The provider token every request carries (token auth); nil with certificate auth.
+    public let providerToken: ProviderToken?
+    private let driver: CurlMultiDriver
+
+    /// Checks the configuration, loads the signing key, and starts the driver thread. Connects lazily.
+    /// - Throws: ``APNsConfigurationError`` for unusable values or a libcurl without HTTP/2; `CryptoError`
+    ///   when the token key cannot be read; ``APNsTransportError`` `.other` when libcurl cannot start.
+    public init(configuration: APNsClientConfiguration) throws {
+        var problems = configuration.problems()
+        if !LibcurlInfo.current.hasHTTP2 { problems.append("the linked libcurl has no HTTP/2 support") }
+        var certificate: CurlCommonOptions.Certificate?
+        switch configuration.authentication {
+        case .token(let key, let keyId, let teamId):
+            guard problems.isEmpty else { throw APNsConfigurationError(problems: problems) }
+            providerToken = try ProviderToken(
+                keyPEMOrPath: key,
+                keyId: keyId,
+                teamId: teamId,
+                refreshAge: configuration.tokenRefreshAge,
+                timeSource: configuration.timeSource
+            )
+        case .providerToken(let token):
+            providerToken = token
+        case .certificate(let path, let keyPath, let password):
+            providerToken = nil
+            let lower = path.lowercased()
+            let isPKCS12 = lower.hasSuffix(".p12") || lower.hasSuffix(".pfx")
+            certificate = .init(path: path, type: isPKCS12 ? "P12" : "PEM", keyPath: keyPath, password: password)
+            if !FileManager.default.isReadableFile(atPath: path) {
+                problems.append("certificate file \(path) is not readable")
+            }
+        }
+        guard problems.isEmpty else { throw APNsConfigurationError(problems: problems) }
+        var caFile: String?
+        if case .custom(_, let file) = configuration.endpoint { caFile = file }
+        let options = CurlCommonOptions(
+            httpVersion: configuration.endpoint.isCleartext
+                ? Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) : Int(CURL_HTTP_VERSION_2TLS),
+            connectTimeoutMs: configuration.connectTimeout.curlMilliseconds,
+            upkeepIntervalMs: configuration.pingInterval?.curlMilliseconds,
+            caFile: caFile,
+            certificate: certificate
+        )
+        self.configuration = configuration
+        driver = try CurlMultiDriver(
+            options: options,
+            maxInFlight: configuration.maxInFlight,
+            maxConnections: configuration.maxConnections,
+            idlePoll: min(.seconds(1), configuration.pingInterval ?? .seconds(1)),
+            logger: configuration.logger
+        )
+        driver.start()
+    }
+
+    deinit { driver.stopAccepting() }
+
+    /// Sends one notification and returns APNs's answer, accepted (200) or not (4xx/5xx with its reason).
+    ///
+    /// Checks the notification locally first, so a request APNs would refuse with 400/413 never leaves.
+    /// Returns or throws within ``APNsClientConfiguration/requestTimeout``. A stream the server refused
+    /// without processing it (REFUSED_STREAM, GOAWAY) is resent once.
+    /// - Throws: `NotificationError` (local refusal, nothing sent); `CancellationError` when the task is
+    ///   cancelled (the transfer is dropped); ``APNsTransportError`` when no answer came; `CryptoError` when
+    ///   the provider token cannot be signed.
+    public func send(_ notification: APNsNotification) async throws -> APNsResponse {
+        let request = try prepare(notification)
+        let id = driver.makeId()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                driver.enqueue(id: id, request: request, continuation: continuation)
+            }
+        } onCancel: {
+            driver.cancel(id: id)
+        }
+    }
+
+    /// Stops taking requests (later sends throw ``APNsTransportError/Code/shutdown``), lets queued and
+    /// in-flight ones finish or fail (each within its deadline), then ends the driver thread and frees
+    /// libcurl's handles. Safe to call more than once.
+    public func shutdown() async { await driver.shutdown() }
+
+    /// The headers and body of one request (Apple, "Sending notification requests to APNs").
+    private func prepare(_ notification: APNsNotification) throws -> Request {
+        try notification.validate()
+        for (value, reason) in [
+            (notification.topic, APNsReason.badTopic), (notification.collapseId ?? "", .badCollapseId),
+        ] where value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+            throw NotificationError(reason: reason, message: "header value contains a line break or NUL")
+        }
+        var headers: [String] = []
+        headers.reserveCapacity(10)
+        if let providerToken { headers.append("authorization: " + (try providerToken.authorization())) }
+        headers.append("apns-push-type: " + notification.pushType.rawValue)
+        headers.append("apns-topic: " + notification.topic)
+        headers.append("apns-priority: \(notification.priority.rawValue)")
+        headers.append("apns-id: " + notification.apnsIdHeader)
+        if let expiration = notification.expiration { headers.append("apns-expiration: \(expiration)") }
+        if let collapseId = notification.collapseId { headers.append("apns-collapse-id: " + collapseId) }
+        headers.append("content-type: application/json")
+        // Drop libcurl's defaults that APNs does not need.
+        headers.append("accept:")
+        headers.append("expect:")
+        return Request(
+            url: configuration.endpoint.baseURL + notification.path,
+            headers: headers,
+            body: notification.payload,
+            deadline: .now + configuration.requestTimeout,
+            tokenSuffix: notification.deviceToken.suffix
+        )
+    }
+}

@@ -1,0 +1,41 @@
+/// A request that got no answer from APNs: the connection, TLS, the deadline, the stream or this client
+/// failed. Distinct from an APNs answer, which ``APNsClient/send(_:)`` returns as an `APNsResponse`.
+public struct APNsTransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What failed. Open: more codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let description: String
+        private init(_ description: String) { self.description = description }
+        /// No connection: refused, unreachable, name not resolved (curl 6, 7).
+        public static let connect = Code("connect")
+        /// The TLS handshake or certificate check failed (curl 35, 58, 60, 77, 98, ...).
+        public static let tls = Code("tls")
+        /// The connect timeout or the request deadline passed (curl 28, or still queued at its deadline).
+        public static let timeout = Code("timeout")
+        /// The stream or connection broke after the request went out: RST_STREAM, connection closed, no
+        /// answer (curl 16, 18, 52, 55, 56, 92). The request may have been processed.
+        public static let reset = Code("reset")
+        /// The server refused the stream (REFUSED_STREAM, or above a GOAWAY's last-stream-id): not
+        /// processed, safe to resend (RFC 9113 §8.7). Returned only after the automatic resend also failed.
+        public static let refused = Code("refused")
+        /// This client is shut down (or shutting down) and took no new request.
+        public static let shutdown = Code("shutdown")
+        /// Anything else libcurl reported.
+        public static let other = Code("other")
+    }
+
+    public var code: Code
+    /// libcurl's `CURLcode` when the failure came from libcurl, nil otherwise.
+    public var curlCode: Int?
+    /// libcurl's error text (or our own); never holds a full device token.
+    public var message: String
+
+    public init(code: Code, curlCode: Int? = nil, message: String) {
+        self.code = code
+        self.curlCode = curlCode
+        self.message = message
+    }
+
+    public var description: String {
+        "APNs transport error \(code)" + (curlCode.map { " (curl \($0))" } ?? "") + ": \(message)"
+    }
+}

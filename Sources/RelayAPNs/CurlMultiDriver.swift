@@ -1,0 +1,352 @@
+import CCurl
+import Foundation
+import RelayCore
+import Synchronization
+
+/// One libcurl multi handle and the one thread that drives it, looping on `curl_multi_poll`.
+///
+/// Callers hand requests over through ``enqueue(id:request:continuation:)`` (a FIFO queue under a Mutex) and
+/// are resumed exactly once: by whoever takes their continuation out of `waiting` (the driver on completion,
+/// the queue on expiry, ``cancel(id:)`` on cancellation).
+///
+/// `@unchecked Sendable`: the C handles and the `active`/`pool` tables are touched only by the driver thread
+/// (and by `deinit`, after it ended); everything callers touch is in `shared`, a Mutex, and
+/// `curl_multi_wakeup` is documented as callable from any thread (we call it under the Mutex and never after
+/// the driver began cleanup).
+final class CurlMultiDriver: @unchecked Sendable {
+    typealias Continuation = CheckedContinuation<APNsResponse, any Error>
+
+    private struct Queued {
+        let id: UInt64
+        let request: APNsClient.Request
+    }
+
+    private struct Shared {
+        var queue: [Queued] = []
+        var head = 0
+        var waiting: [UInt64: Continuation] = [:]
+        var cancelled: [UInt64] = []
+        var accepting = true
+        var wakePending = false
+        var finished = false
+        var finishWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private struct Active {
+        let handle: CurlEasyHandle
+        let request: APNsClient.Request
+        var attempts: Int
+    }
+
+    private let shared = Mutex(Shared())
+    private let ids = Atomic<UInt64>(0)
+
+    // Driver thread only.
+    private let multi: UnsafeMutableRawPointer
+    private let options: CurlCommonOptions
+    private let maxInFlight: Int
+    private let idlePoll: Duration
+    private let logger: Logger
+    private var pool: [CurlEasyHandle] = []
+    private var active: [UInt64: Active] = [:]
+    private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+
+    /// - Throws: ``APNsTransportError`` `.other` when libcurl cannot make the multi handle.
+    init(
+        options: CurlCommonOptions,
+        maxInFlight: Int,
+        maxConnections: Int,
+        idlePoll: Duration,
+        logger: Logger
+    )
+        throws(APNsTransportError)
+    {
+        _ = Self.globalInit
+        guard let multi = curl_multi_init() else {
+            throw APNsTransportError(code: .other, message: "curl_multi_init failed")
+        }
+        self.multi = multi
+        self.options = options
+        self.maxInFlight = maxInFlight
+        self.idlePoll = idlePoll
+        self.logger = logger
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnections)
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxConnections)
+        // libcurl's own per-connection cap (default 100); the server's SETTINGS_MAX_CONCURRENT_STREAMS
+        // still lowers it.
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, max(100, maxInFlight))
+    }
+
+    deinit {
+        pool.removeAll()
+        curl_multi_cleanup(multi)
+    }
+
+    /// `curl_global_init` once per process, before any thread uses libcurl.
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    /// Starts the driver thread; it keeps `self` alive until it ends.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "apns-curl"
+        thread.start()
+    }
+
+    /// A new request id.
+    func makeId() -> UInt64 { ids.add(1, ordering: .relaxed).newValue }
+
+    /// Queues a request, or resumes `continuation` at once with `CancellationError` (the task is already
+    /// cancelled) or ``APNsTransportError/Code/shutdown``.
+    func enqueue(id: UInt64, request: APNsClient.Request, continuation: Continuation) {
+        let rejection: (any Error)? = shared.withLock { state in
+            if Task.isCancelled { return CancellationError() }
+            guard state.accepting else {
+                return APNsTransportError(code: .shutdown, message: "the APNs client is shut down")
+            }
+            state.waiting[id] = continuation
+            state.queue.append(Queued(id: id, request: request))
+            wake(&state)
+            return nil
+        }
+        if let rejection { continuation.resume(throwing: rejection) }
+    }
+
+    /// Resumes the request's caller with `CancellationError` now; the driver drops its transfer soon after.
+    func cancel(id: UInt64) {
+        let continuation = shared.withLock { state -> Continuation? in
+            guard let continuation = state.waiting.removeValue(forKey: id) else { return nil }
+            state.cancelled.append(id)
+            wake(&state)
+            return continuation
+        }
+        continuation?.resume(throwing: CancellationError())
+    }
+
+    /// Stops taking requests; queued and in-flight ones finish or fail, then the thread ends.
+    func stopAccepting() {
+        shared.withLock { state in
+            state.accepting = false
+            wake(&state)
+        }
+    }
+
+    /// ``stopAccepting()``, then waits until the driver thread has ended and freed libcurl's handles.
+    func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = shared.withLock { state -> Bool in
+                state.accepting = false
+                if state.finished { return true }
+                state.finishWaiters.append(continuation)
+                wake(&state)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    private func wake(_ state: inout Shared) {
+        guard !state.wakePending, !state.finished else { return }
+        state.wakePending = true
+        _ = curl_multi_wakeup(multi)
+    }
+
+    // MARK: - Driver thread
+
+    private struct Work {
+        var taken: [Queued] = []
+        var expired: [Continuation] = []
+        var cancelled: [UInt64] = []
+        var draining = false
+        var queueEmpty = true
+        var nextDeadline: ContinuousClock.Instant?
+    }
+
+    private func takeWork(capacity: Int, now: ContinuousClock.Instant) -> Work {
+        shared.withLock { state in
+            state.wakePending = false
+            var work = Work()
+            while state.head < state.queue.count, work.taken.count < capacity {
+                let queued = state.queue[state.head]
+                state.head += 1
+                guard state.waiting[queued.id] != nil else { continue }
+                if queued.request.deadline <= now {
+                    work.expired.append(state.waiting.removeValue(forKey: queued.id)!)
+                } else {
+                    work.taken.append(queued)
+                }
+            }
+            // Beyond capacity: expire what waited in the queue until its deadline (FIFO, same timeout).
+            while state.head < state.queue.count, state.queue[state.head].request.deadline <= now {
+                if let continuation = state.waiting.removeValue(forKey: state.queue[state.head].id) {
+                    work.expired.append(continuation)
+                }
+                state.head += 1
+            }
+            if state.head == state.queue.count {
+                state.queue.removeAll(keepingCapacity: true)
+                state.head = 0
+            } else if state.head >= 1024, state.head * 2 >= state.queue.count {
+                state.queue.removeFirst(state.head)
+                state.head = 0
+            }
+            work.cancelled = state.cancelled
+            state.cancelled.removeAll()
+            work.draining = !state.accepting
+            work.queueEmpty = state.queue.isEmpty
+            work.nextDeadline = work.queueEmpty ? nil : state.queue[state.head].request.deadline
+            return work
+        }
+    }
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let now = ContinuousClock.now
+            let work = takeWork(capacity: maxInFlight - active.count, now: now)
+            for continuation in work.expired {
+                continuation.resume(
+                    throwing: APNsTransportError(code: .timeout, message: "request deadline passed while queued")
+                )
+            }
+            for id in work.cancelled { drop(id) }
+            for queued in work.taken { start(queued, now: now) }
+            _ = curl_multi_perform(multi, &running)
+            readCompletions()
+            if work.draining && work.queueEmpty && active.isEmpty { break }
+            if active.isEmpty, let handle = pool.last, options.upkeepIntervalMs != nil {
+                // Sends an HTTP/2 PING on connections idle for CURLOPT_UPKEEP_INTERVAL_MS.
+                _ = curl_easy_upkeep(handle.raw)
+            }
+            var timeout = idlePoll
+            if let deadline = work.nextDeadline { timeout = min(timeout, max(.zero, deadline - ContinuousClock.now)) }
+            _ = curl_multi_poll(multi, nil, 0, Int32(timeout.curlMilliseconds), nil)
+        }
+        finish()
+    }
+
+    private func start(_ queued: Queued, now: ContinuousClock.Instant) {
+        let handle: CurlEasyHandle
+        do {
+            handle = try pool.popLast() ?? CurlEasyHandle(options: options)
+            try handle.prepare(queued.request, timeoutMs: (queued.request.deadline - now).curlMilliseconds)
+        } catch {
+            resume(queued.id, with: .failure(error))
+            return
+        }
+        let code = curl_multi_add_handle(multi, handle.raw)
+        guard code == CURLM_OK else {
+            pool.append(handle)
+            let message = "curl_multi_add_handle: " + String(cString: curl_multi_strerror(code))
+            resume(queued.id, with: .failure(APNsTransportError(code: .other, message: message)))
+            return
+        }
+        active[queued.id] = Active(handle: handle, request: queued.request, attempts: 1)
+        byHandle[handle.raw] = queued.id
+    }
+
+    /// Removes a cancelled request's transfer, if it is still running.
+    private func drop(_ id: UInt64) {
+        guard let transfer = active.removeValue(forKey: id) else { return }
+        byHandle[transfer.handle.raw] = nil
+        _ = curl_multi_remove_handle(multi, transfer.handle.raw)
+        recycle(transfer.handle)
+    }
+
+    private func recycle(_ handle: CurlEasyHandle) {
+        if pool.count < maxInFlight { pool.append(handle) }
+    }
+
+    private func readCompletions() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let result = message.pointee.data.result
+            guard let id = byHandle[easy], var transfer = active[id] else { continue }
+            _ = curl_multi_remove_handle(multi, easy)
+            let handle = transfer.handle
+            if result == CURLE_OK {
+                let response = APNsResponse(
+                    status: handle.responseCode,
+                    apnsId: handle.responseHeader("apns-id"),
+                    apnsUniqueId: handle.responseHeader("apns-unique-id"),
+                    body: handle.body
+                )
+                complete(id, handle: handle, with: .success(response))
+                continue
+            }
+            let error = Self.classify(result, text: handle.errorText(result), responseCode: handle.responseCode)
+            let remaining = transfer.request.deadline - ContinuousClock.now
+            if error.code == .refused, transfer.attempts == 1, remaining > .milliseconds(1) {
+                // Not processed by the server (RFC 9113 §8.7): resend once, on whatever connection
+                // libcurl picks (a GOAWAY'd one is never reused).
+                transfer.attempts += 1
+                handle.setTimeout(ms: remaining.curlMilliseconds)
+                if curl_multi_add_handle(multi, easy) == CURLM_OK {
+                    active[id] = transfer
+                    logger.debug("resending a refused stream", ["token.suffix": transfer.request.tokenSuffix])
+                    continue
+                }
+            }
+            logger.debug(
+                "APNs transport error",
+                ["token.suffix": transfer.request.tokenSuffix, "error": error.description]
+            )
+            complete(id, handle: handle, with: .failure(error))
+        }
+    }
+
+    private func complete(_ id: UInt64, handle: CurlEasyHandle, with result: Result<APNsResponse, any Error>) {
+        active[id] = nil
+        byHandle[handle.raw] = nil
+        recycle(handle)
+        resume(id, with: result)
+    }
+
+    private func resume(_ id: UInt64, with result: Result<APNsResponse, any Error>) {
+        let continuation = shared.withLock { $0.waiting.removeValue(forKey: id) }
+        continuation?.resume(with: result)
+    }
+
+    private func finish() {
+        let (waiters, leftovers) = shared.withLock { state in
+            state.finished = true
+            let waiters = state.finishWaiters
+            state.finishWaiters.removeAll()
+            let leftovers = Array(state.waiting.values)
+            state.waiting.removeAll()
+            return (waiters, leftovers)
+        }
+        for leftover in leftovers {
+            leftover.resume(throwing: APNsTransportError(code: .shutdown, message: "the APNs client shut down"))
+        }
+        for transfer in active.values { _ = curl_multi_remove_handle(multi, transfer.handle.raw) }
+        active.removeAll()
+        byHandle.removeAll()
+        pool.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Maps a libcurl failure to a transport error code.
+    static func classify(_ result: CURLcode, text: String, responseCode: Int) -> APNsTransportError {
+        let code: APNsTransportError.Code
+        switch result {
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            code = .connect
+        case CURLE_OPERATION_TIMEDOUT:
+            code = .timeout
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
+            CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
+            CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:
+            code = .tls
+        case CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR,
+            CURLE_RECV_ERROR:
+            let refused = text.contains("REFUSED_STREAM") || (responseCode == 0 && text.contains("GOAWAY"))
+            code = refused ? .refused : .reset
+        default:
+            code = .other
+        }
+        return APNsTransportError(code: code, curlCode: Int(result.rawValue), message: text)
+    }
+}

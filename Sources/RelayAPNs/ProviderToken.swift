@@ -1,0 +1,138 @@
+import Foundation
+import RelayCore
+import RelayCrypto
+import Synchronization
+
+/// The APNs provider token (an ES256 JWT) for one signing key, shared by every request and connection.
+///
+/// Rules (Apple, "Establishing a token-based connection to APNs"): one token per key; APNs refuses an `iat`
+/// older than one hour (403 ExpiredProviderToken) and answers 429 TooManyProviderTokenUpdates to a new token
+/// within 20 minutes of the previous one. So a token is reused until it is ``refreshAge`` old (default 50
+/// minutes, allowed 20...60 minutes), measured on the ``TimeSource``'s monotonic clock; `iat` comes from its
+/// wall clock.
+///
+/// ``invalidate()`` (after a 403 ExpiredProviderToken) forces a new token only when that cannot earn a 429:
+/// when the current token is at least 20 minutes old (monotonic), or when the wall clock says its `iat` is
+/// an hour old or in the future (the clock was set since it was minted, so a fresh `iat` is what fixes it).
+/// Otherwise the request is ignored and `false` returned: a token under 20 minutes old by our own clock is
+/// not expired, and replacing it would trade a 403 for a 429.
+public final class ProviderToken: Sendable {
+    /// The shortest allowed ``refreshAge``: Apple's minimum time between token updates (20 minutes).
+    public static let minimumRefreshAge: Duration = .seconds(APNsLimits.providerTokenMinRefreshSeconds)
+    /// The longest allowed ``refreshAge``: APNs refuses older tokens (60 minutes).
+    public static let maximumRefreshAge: Duration = .seconds(APNsLimits.providerTokenMaxAgeSeconds)
+    /// The default ``refreshAge``: 50 minutes, as APNs libraries use.
+    public static let defaultRefreshAge: Duration = .seconds(50 * 60)
+
+    /// The 10-character Key ID (`kid`).
+    public let keyId: String
+    /// The 10-character Team ID (`iss`).
+    public let teamId: String
+    /// Age (monotonic) after which the next use mints a new token.
+    public let refreshAge: Duration
+
+    private let key: ES256Key
+    private let timeSource: any TimeSource
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var token: String?
+        var mintedAt: Duration = .zero
+        var issuedAt: Int = 0
+        var forced = false
+        var generation = 0
+    }
+
+    /// Uses an already loaded private key.
+    /// - Parameters:
+    ///   - refreshAge: must be within 20...60 minutes.
+    /// - Throws: ``CryptoError`` `.invalidKey` when `key` is a public key or `refreshAge` is out of range.
+    public init(
+        key: ES256Key,
+        keyId: String,
+        teamId: String,
+        refreshAge: Duration = ProviderToken.defaultRefreshAge,
+        timeSource: any TimeSource = SystemTimeSource()
+    ) throws(CryptoError) {
+        guard key.isPrivate else { throw CryptoError(.invalidKey, "the provider token key must be a private key") }
+        guard (Self.minimumRefreshAge...Self.maximumRefreshAge).contains(refreshAge) else {
+            throw CryptoError(.invalidKey, "provider token refresh age must be within 20...60 minutes")
+        }
+        self.key = key
+        self.keyId = keyId
+        self.teamId = teamId
+        self.refreshAge = refreshAge
+        self.timeSource = timeSource
+    }
+
+    /// Loads the key from PEM text (`-----BEGIN PRIVATE KEY-----`, the .p8 file's content) or, when `key`
+    /// is not PEM, from the file at that path.
+    /// - Throws: ``CryptoError`` `.invalidKey` when the file cannot be read or holds no P-256 private key.
+    public convenience init(
+        keyPEMOrPath key: String,
+        keyId: String,
+        teamId: String,
+        refreshAge: Duration = ProviderToken.defaultRefreshAge,
+        timeSource: any TimeSource = SystemTimeSource()
+    ) throws(CryptoError) {
+        let pem: String
+        if key.contains("-----BEGIN") {
+            pem = key
+        } else {
+            do { pem = try String(contentsOfFile: key, encoding: .utf8) } catch {
+                throw CryptoError(.invalidKey, "cannot read provider token key file \(key)")
+            }
+        }
+        try self.init(
+            key: ES256Key(privateKeyPEM: pem),
+            keyId: keyId,
+            teamId: teamId,
+            refreshAge: refreshAge,
+            timeSource: timeSource
+        )
+    }
+
+    /// The current token in compact form (`header.claims.signature`, base64url), minting one when there is
+    /// none, it is ``refreshAge`` old, or ``invalidate()`` was honoured.
+    /// - Throws: ``CryptoError`` when signing fails.
+    public func current() throws(CryptoError) -> String {
+        try state.withLock { (state) throws(CryptoError) -> String in
+            let now = timeSource.monotonic
+            if let token = state.token, !state.forced, now - state.mintedAt < refreshAge { return token }
+            let issuedAt = Int(timeSource.now.timeIntervalSince1970)
+            let token = try JSONWebToken.sign(keyId: keyId, teamId: teamId, issuedAt: issuedAt, key: key).compact
+            state = State(
+                token: token,
+                mintedAt: now,
+                issuedAt: issuedAt,
+                forced: false,
+                generation: state.generation + 1
+            )
+            return token
+        }
+    }
+
+    /// The `authorization` header value: `bearer <JWT>`.
+    /// - Throws: ``CryptoError`` when signing fails.
+    public func authorization() throws(CryptoError) -> String { "bearer " + (try current()) }
+
+    /// Asks for a new token on the next use, after APNs answered 403 ExpiredProviderToken.
+    /// - Returns: true when the next ``current()`` mints a new token; false when the request was ignored
+    ///   because the current token is under 20 minutes old and the wall clock agrees (see the type's docs).
+    @discardableResult
+    public func invalidate() -> Bool {
+        state.withLock { state in
+            guard state.token != nil else { return true }
+            let monotonicAge = timeSource.monotonic - state.mintedAt
+            let wallAge = Int(timeSource.now.timeIntervalSince1970) - state.issuedAt
+            let honoured =
+                monotonicAge >= Self.minimumRefreshAge || wallAge >= APNsLimits.providerTokenMaxAgeSeconds
+                || wallAge < 0
+            if honoured { state.forced = true }
+            return honoured
+        }
+    }
+
+    /// How many tokens have been minted so far (1 after the first use).
+    public var generation: Int { state.withLock { $0.generation } }
+}
