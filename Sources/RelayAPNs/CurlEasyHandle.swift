@@ -15,7 +15,9 @@ final class CurlEasyHandle {
     static let maxBodyBytes = 16 * 1024
 
     /// - Throws: ``APNsTransportError`` `.other` when libcurl cannot make a handle or refuses an option.
-    init(options: CurlCommonOptions) throws(APNsTransportError) {
+    /// - Parameter share: the client's share handle holding the connection pool, so ``upkeep()`` on an idle
+    ///   handle reaches the connections the multi handle uses.
+    init(options: CurlCommonOptions, share: UnsafeMutableRawPointer) throws(APNsTransportError) {
         guard let raw = curl_easy_init() else {
             throw APNsTransportError(code: .other, message: "curl_easy_init failed")
         }
@@ -24,6 +26,7 @@ final class CurlEasyHandle {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         try check(ccurl_easy_setopt_ptr(raw, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
         try check(ccurl_easy_setopt_long(raw, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
+        try check(ccurl_easy_setopt_ptr(raw, CURLOPT_SHARE, share), "CURLOPT_SHARE")
         try check(ccurl_easy_setopt_long(raw, CURLOPT_POST, 1), "CURLOPT_POST")
         try check(
             ccurl_easy_setopt_long(raw, CURLOPT_HTTP_VERSION, options.httpVersion),
@@ -37,7 +40,14 @@ final class CurlEasyHandle {
         // libcurl closes connections idle for 118 s by default; APNs wants them kept for hours.
         try check(ccurl_easy_setopt_long(raw, CURLOPT_MAXAGE_CONN, 24 * 3600), "CURLOPT_MAXAGE_CONN")
         if let ping = options.upkeepIntervalMs {
+            // HTTP/2 PING via curl_easy_upkeep. Measured with libcurl 8.14.1: the PING is queued in the
+            // connection's send buffer and reaches the wire only with the next request, so TCP keep-alive
+            // probes at the same interval are what keeps an idle connection visibly alive.
             try check(ccurl_easy_setopt_long(raw, CURLOPT_UPKEEP_INTERVAL_MS, ping), "CURLOPT_UPKEEP_INTERVAL_MS")
+            let seconds = max(1, ping / 1000)
+            try check(ccurl_easy_setopt_long(raw, CURLOPT_TCP_KEEPALIVE, 1), "CURLOPT_TCP_KEEPALIVE")
+            try check(ccurl_easy_setopt_long(raw, CURLOPT_TCP_KEEPIDLE, seconds), "CURLOPT_TCP_KEEPIDLE")
+            try check(ccurl_easy_setopt_long(raw, CURLOPT_TCP_KEEPINTVL, seconds), "CURLOPT_TCP_KEEPINTVL")
         }
         try check(ccurl_easy_setopt_write(raw, CURLOPT_WRITEFUNCTION, CurlCallbacks.write), "CURLOPT_WRITEFUNCTION")
         try check(
@@ -97,6 +107,10 @@ final class CurlEasyHandle {
         body.removeAll(keepingCapacity: true)
         _ = ccurl_easy_setopt_long(raw, CURLOPT_TIMEOUT_MS, ms)
     }
+
+    /// Sends an HTTP/2 PING on the pool's connections idle for `CURLOPT_UPKEEP_INTERVAL_MS`
+    /// (`curl_easy_upkeep`); call only while this handle is not in a transfer.
+    func upkeep() { _ = curl_easy_upkeep(raw) }
 
     /// libcurl's error text for the last transfer, or `curl_easy_strerror(code)` when it wrote none.
     func errorText(_ code: CURLcode) -> String {

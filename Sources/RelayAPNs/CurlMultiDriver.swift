@@ -43,6 +43,9 @@ final class CurlMultiDriver: @unchecked Sendable {
 
     // Driver thread only.
     private let multi: UnsafeMutableRawPointer
+    /// `CURLSH *` sharing the connection pool (`CURL_LOCK_DATA_CONNECT`): `curl_easy_upkeep` on an idle easy
+    /// handle only reaches a pool it shares; the multi handle's own pool is out of its reach.
+    private let share: UnsafeMutableRawPointer
     private let options: CurlCommonOptions
     private let maxInFlight: Int
     private let idlePoll: Duration
@@ -65,7 +68,13 @@ final class CurlMultiDriver: @unchecked Sendable {
         guard let multi = curl_multi_init() else {
             throw APNsTransportError(code: .other, message: "curl_multi_init failed")
         }
+        guard let share = curl_share_init() else {
+            curl_multi_cleanup(multi)
+            throw APNsTransportError(code: .other, message: "curl_share_init failed")
+        }
+        _ = ccurl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_CONNECT.rawValue))
         self.multi = multi
+        self.share = share
         self.options = options
         self.maxInFlight = maxInFlight
         self.idlePoll = idlePoll
@@ -81,6 +90,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     deinit {
         pool.removeAll()
         curl_multi_cleanup(multi)
+        curl_share_cleanup(share)
     }
 
     /// `curl_global_init` once per process, before any thread uses libcurl.
@@ -214,10 +224,7 @@ final class CurlMultiDriver: @unchecked Sendable {
             _ = curl_multi_perform(multi, &running)
             readCompletions()
             if work.draining && work.queueEmpty && active.isEmpty { break }
-            if active.isEmpty, let handle = pool.last, options.upkeepIntervalMs != nil {
-                // Sends an HTTP/2 PING on connections idle for CURLOPT_UPKEEP_INTERVAL_MS.
-                _ = curl_easy_upkeep(handle.raw)
-            }
+            if active.isEmpty, let handle = pool.last, options.upkeepIntervalMs != nil { handle.upkeep() }
             var timeout = idlePoll
             if let deadline = work.nextDeadline { timeout = min(timeout, max(.zero, deadline - ContinuousClock.now)) }
             _ = curl_multi_poll(multi, nil, 0, Int32(timeout.curlMilliseconds), nil)
@@ -228,7 +235,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     private func start(_ queued: Queued, now: ContinuousClock.Instant) {
         let handle: CurlEasyHandle
         do {
-            handle = try pool.popLast() ?? CurlEasyHandle(options: options)
+            handle = try pool.popLast() ?? CurlEasyHandle(options: options, share: share)
             try handle.prepare(queued.request, timeoutMs: (queued.request.deadline - now).curlMilliseconds)
         } catch {
             resume(queued.id, with: .failure(error))
