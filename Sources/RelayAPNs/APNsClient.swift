@@ -9,6 +9,9 @@ import RelayCrypto
 /// suspended on continuations. At most ``APNsClientConfiguration/maxInFlight`` requests are handed to
 /// libcurl at once, the rest wait in a FIFO queue; libcurl keeps each connection within the server's
 /// SETTINGS_MAX_CONCURRENT_STREAMS (Apple, "Sending notification requests to APNs": never assume a count).
+/// Until a request got an answer (other than 403) on the connection, and again after a connection-level
+/// failure or 60 s idle, requests go one at a time: APNs allows one stream before a provider token proved
+/// itself, and libcurl answers a REFUSED_STREAM by dropping the connection.
 ///
 /// Call ``shutdown()`` when done; dropping the client without it also stops the thread once in-flight
 /// requests have finished.

@@ -53,6 +53,14 @@ final class CurlMultiDriver: @unchecked Sendable {
     private var pool: [CurlEasyHandle] = []
     private var active: [UInt64: Active] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+    /// False until a request got an answer on the current connection: until then one request at a time.
+    /// APNs (token auth) allows ONE stream until a request succeeded and resets extra streams with
+    /// REFUSED_STREAM, which libcurl answers by closing the connection (Apple, "Sending notification
+    /// requests to APNs"). Cleared again after a connection-level failure or a long idle spell.
+    private var warm = false
+    private var lastAnswer = ContinuousClock.now
+    /// Idle time after which the connection may be gone, so the next burst warms up again.
+    private static let rewarmAfterIdle: Duration = .seconds(60)
 
     /// - Throws: ``APNsTransportError`` `.other` when libcurl cannot make the multi handle.
     init(
@@ -215,7 +223,9 @@ final class CurlMultiDriver: @unchecked Sendable {
         var running: Int32 = 0
         while true {
             let now = ContinuousClock.now
-            let work = takeWork(capacity: maxInFlight - active.count, now: now)
+            if warm, active.isEmpty, now - lastAnswer >= Self.rewarmAfterIdle { warm = false }
+            let capacity = warm ? maxInFlight - active.count : (active.isEmpty ? 1 : 0)
+            let work = takeWork(capacity: capacity, now: now)
             for continuation in work.expired {
                 continuation.resume(
                     throwing: APNsTransportError(code: .timeout, message: "request deadline passed while queued")
@@ -281,6 +291,9 @@ final class CurlMultiDriver: @unchecked Sendable {
                     apnsUniqueId: handle.responseHeader("apns-unique-id"),
                     body: handle.body
                 )
+                lastAnswer = ContinuousClock.now
+                // 403 (provider token problems) leaves APNs at one stream; anything else opens the gate.
+                if response.status != 403 { warm = true }
                 complete(id, handle: handle, with: .success(response))
                 continue
             }
@@ -301,6 +314,7 @@ final class CurlMultiDriver: @unchecked Sendable {
                 "APNs transport error",
                 ["token.suffix": transfer.request.tokenSuffix, "error": error.description]
             )
+            if error.code != .timeout && error.code != .other { warm = false }
             complete(id, handle: handle, with: .failure(error))
         }
     }
