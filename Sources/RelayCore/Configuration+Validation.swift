@@ -43,11 +43,7 @@ extension Configuration {
                 )
             }
             require(app.ttlSeconds >= 0, "\(at).ttlSeconds: must not be negative")
-            if let credentials = app.credentials {
-                problems += credentials.problems(at: "\(at).credentials")
-            } else {
-                require(app.mockEndpoint != nil, "\(at): needs credentials or a mockEndpoint")
-            }
+            if let credentials = app.credentials { problems += credentials.problems(at: "\(at).credentials") }
         }
         if !problems.isEmpty { throw Invalid(problems) }
     }

@@ -73,9 +73,10 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var topic: String
         /// SHA-256 (lowercase hex) of each API key that selects this app; several allow rotation.
         public var apiKeySHA256: [String]
-        /// APNs credentials; none means the relay sends to the mock APNs given by ``mockEndpoint``.
+        /// APNs credentials. None: `push-relay serve` sends this app's pushes to an in-process mock APNs
+        /// (a development setup; Apple's hosts are never contacted without credentials).
         public var credentials: Credentials?
-        /// Where this app's pushes go when ``credentials`` is nil: base URL and CA file of a mock APNs.
+        /// Send to this APNs-compatible server (a mock) instead of Apple's hosts: base URL and CA file.
         public var mockEndpoint: MockEndpoint?
         /// The environment a device gets when it registers without one.
         public var defaultEnvironment: APNsEnvironment

@@ -55,7 +55,6 @@ import Testing
             #expect(error.problems.contains("apps[0].credentials.keyId: required with keyFile"))
             #expect(error.problems.contains("apps[1].id: 'a' is used twice"))
             #expect(error.problems.contains("apps[1].topic: must not be empty"))
-            #expect(error.problems.contains("apps[1]: needs credentials or a mockEndpoint"))
         }
     }
 
