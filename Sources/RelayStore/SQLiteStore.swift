@@ -104,7 +104,7 @@ public actor SQLiteStore: Store {
         self.logger = logger
         self.timeSource = timeSource
         self.removeOnDeinit = removeOnDeinit
-        self.executor = StoreThreadExecutor(name: "RelayStore.sqlite")
+        self.executor = StoreThreadExecutor(name: "relay-sqlite")
     }
 
     deinit {
@@ -149,6 +149,9 @@ public actor SQLiteStore: Store {
     func withConnection<T: Sendable>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
         try body(db)
     }
+
+    /// True when the caller runs on the store's own thread (tests check that calls never run elsewhere).
+    nonisolated var isOnStoreThread: Bool { executor.isCurrent }
 
     var now: Date { timeSource.now }
 }

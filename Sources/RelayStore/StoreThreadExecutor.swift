@@ -12,11 +12,15 @@ final class StoreThreadExecutor: SerialExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var stopped = false
+    private var threadId: pthread_t?
 
-    /// Starts the thread, named `name`.
+    /// Starts the thread, named `name` (Linux keeps the first 15 bytes of a thread name).
     init(name: String) {
-        let thread = Thread { [self] in run() }
-        thread.name = name
+        // Named from inside: on Linux a name set before start is lost and the thread keeps its creator's.
+        let thread = Thread { [self] in
+            Thread.current.name = name
+            run()
+        }
         thread.start()
     }
 
@@ -40,7 +44,17 @@ final class StoreThreadExecutor: SerialExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
+    /// True when called on the executor's thread.
+    var isCurrent: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return threadId.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    }
+
     private func run() {
+        condition.lock()
+        threadId = pthread_self()
+        condition.unlock()
         var batch: [UnownedJob] = []
         while true {
             condition.lock()
