@@ -6,6 +6,8 @@ import Foundation
 final class SQLiteConnection {
     let raw: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// A directory to delete once the connection is closed (temporary stores).
+    var removeOnClose: URL?
 
     /// Opens (creating if needed) the database file at `path` in multi-thread mode (the connection is used by
     /// one thread at a time).
@@ -22,9 +24,18 @@ final class SQLiteConnection {
         self.raw = raw
     }
 
-    deinit {
+    private var isClosed = false
+
+    deinit { close() }
+
+    /// Finalizes the cached statements and closes the connection (checkpointing the WAL). Idempotent; the
+    /// connection must not be used afterwards.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         statements.removeAll()  // finalize every statement before closing
         sqlite3_close_v2(raw)
+        if let removeOnClose { try? FileManager.default.removeItem(at: removeOnClose) }
     }
 
     /// Runs one or more statements without parameters or results (schema, pragmas, BEGIN/COMMIT).

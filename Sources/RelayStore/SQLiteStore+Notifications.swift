@@ -11,17 +11,22 @@ extension SQLiteStore {
 
     /// One pending delivery per selected device. Parameters: ?1 notification id, ?2 app id, ?3 created at,
     /// ?4 recipients (room id, or a JSON array of user ids), ?5 excluded user, ?6 excluded token, ?7 topic.
+    ///
+    /// The recipients drive the loop (CROSS JOIN fixes the order; INDEXED BY the per-user index), so the cost
+    /// follows the number of recipients, not the app's device count. A device has one user, so each token
+    /// appears once.
     static func insertDeliveriesSQL(explicitRecipients: Bool) -> String {
-        let users =
+        let recipients =
             explicitRecipients
-            ? "SELECT value FROM json_each(?4)"
-            : "SELECT user_id FROM room_members WHERE app_id = ?2 AND room_id = ?4 AND muted = 0"
+            ? "(SELECT DISTINCT value AS user_id FROM json_each(?4))"
+            : "(SELECT user_id FROM room_members WHERE app_id = ?2 AND room_id = ?4 AND muted = 0)"
         return """
             INSERT INTO deliveries (notification_id, app_id, token, apns_id, status, attempts, created_at,
                 updated_at, next_attempt_at)
             SELECT ?1, d.app_id, d.token, \(uuidV4SQL), 'pending', 0, ?3, ?3, ?3
-            FROM devices AS d
-            WHERE d.app_id = ?2 AND d.user_id IN (\(users)) AND d.state = 'live'
+            FROM \(recipients) AS r
+            CROSS JOIN devices AS d INDEXED BY devices_by_user
+            WHERE d.app_id = ?2 AND d.user_id = r.user_id AND d.state = 'live'
                 AND (?5 IS NULL OR d.user_id <> ?5) AND (?6 IS NULL OR d.token <> ?6)
                 AND (d.unlinked_topics = '[]'
                     OR NOT EXISTS (SELECT 1 FROM json_each(d.unlinked_topics) WHERE value = ?7))

@@ -24,7 +24,6 @@ public actor SQLiteStore: Store {
     private let executor: StoreThreadExecutor
     private let logger: Logger
     private let timeSource: any TimeSource
-    private let removeOnDeinit: URL?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -84,6 +83,7 @@ public actor SQLiteStore: Store {
             throw StoreError(code: .open, message: "cannot create directory \(directory.path): \(error)")
         }
         let db = try SQLiteConnection(path: path)
+        db.removeOnClose = removeOnDeinit  // closed first, so SQLite never writes into a deleted directory
         guard sqlite3_busy_timeout(db.raw, Int32(clamping: busyTimeoutMilliseconds)) == SQLITE_OK else {
             throw db.error(sqlite3_errcode(db.raw), call: "sqlite3_busy_timeout")
         }
@@ -103,13 +103,11 @@ public actor SQLiteStore: Store {
         self.db = db
         self.logger = logger
         self.timeSource = timeSource
-        self.removeOnDeinit = removeOnDeinit
         self.executor = StoreThreadExecutor(name: "relay-sqlite")
     }
 
     deinit {
         executor.shutdown()
-        if let removeOnDeinit { try? FileManager.default.removeItem(at: removeOnDeinit) }
     }
 
     /// Applies the missing ``SQLiteMigrations`` steps, each with its version bump in one transaction.

@@ -41,6 +41,30 @@ import Testing
         )
     }
 
+    /// The fan-out and claim queries walk indexes driven by the recipients / due time, never a whole table.
+    @Test(arguments: [true, false]) func queryPlansUseTheIndexes(explicitRecipients: Bool) async throws {
+        let store = try SQLiteStore.temporary()
+        let plans = try await store.withConnection { db in
+            let claim = """
+                SELECT dl.id FROM deliveries AS dl JOIN notifications AS n ON n.id = dl.notification_id
+                JOIN devices AS d ON d.app_id = dl.app_id AND d.token = dl.token
+                WHERE dl.status = 'pending' AND dl.next_attempt_at <= ?1
+                    AND (dl.lease_until IS NULL OR dl.lease_until < ?1)
+                ORDER BY dl.next_attempt_at, dl.id LIMIT ?2
+                """
+            return try [SQLiteStore.insertDeliveriesSQL(explicitRecipients: explicitRecipients), claim].map { sql in
+                try db.withStatement("EXPLAIN QUERY PLAN " + sql) { row in
+                    var lines: [String] = []
+                    while try row.step() { lines.append(row.string(3)) }
+                    return lines
+                }
+            }
+        }
+        #expect(plans[0].contains("SEARCH d USING INDEX devices_by_user (app_id=? AND user_id=?)"), "\(plans[0])")
+        #expect(!plans[0].contains { $0.hasPrefix("SCAN d") || $0.hasPrefix("SCAN room_members") })
+        #expect(plans[1].contains { $0.hasPrefix("SEARCH dl USING INDEX deliveries_due") }, "\(plans[1])")
+    }
+
     /// VmRSS from /proc/self/status, in kB (0 where unavailable).
     static func residentKilobytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
