@@ -4,8 +4,11 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
     public var host: String = "127.0.0.1"
     /// TCP port; 0 picks a free one (read it back from ``HTTPServer/port``). Default 8080.
     public var port: Int = 8080
-    /// Largest accepted request body in bytes; a larger one gets 413 `payload_too_large` as soon as
-    /// `Content-Length` announces it, or once a chunked body passes it (never buffered past it). Default 65536.
+    /// Largest accepted request body in bytes. A larger one gets 413 `payload_too_large` and never reaches
+    /// the handler: at once when `Content-Length` announces it (the body is not read; the connection closes),
+    /// else at the end of the streamed body, whose bytes past the limit are discarded, not buffered
+    /// (libmicrohttpd cannot answer mid-body); a client streaming more than `limit + max(limit, 1 MiB)` bytes
+    /// is disconnected. Default 65536.
     public var maxBodyBytes: Int = 65536
     /// Seconds of inactivity after which libmicrohttpd closes a connection (a half-sent request included).
     /// Default 30.

@@ -79,10 +79,12 @@ final class ServerCore: Sendable {
         enum Step {
             case headers
             case more
+            case overLimit
             case endOfBody
             case send(HTTPResponse)
         }
         let limit = configuration.maxBodyBytes
+        let discardLimit = limit + max(limit, 1 << 20)
         let step = context.state.withLock { state -> Step in
             switch state.phase {
             case .start:
@@ -93,6 +95,7 @@ final class ServerCore: Sendable {
                 guard count > 0 else { return .endOfBody }
                 uploadSize.pointee = 0
                 state.receivedBytes += count
+                if state.tooLarge && state.receivedBytes > discardLimit { return .overLimit }
                 if !state.tooLarge, let uploadData {
                     if state.body.count + count > limit {
                         state.tooLarge = true
@@ -117,6 +120,11 @@ final class ServerCore: Sendable {
         switch step {
         case .more:
             return .YES
+        case .overLimit:
+            // libmicrohttpd 0.9.75 refuses MHD_queue_response in the middle of a body: the rest is discarded
+            // (not buffered) and the 413 goes out at the end of it, unless the client keeps sending far past
+            // the limit, in which case the connection is closed without an answer.
+            return .NO
         case .send(let response):
             state.withLock { $0.unanswered -= 1 }
             return queue(response, on: connection, context: context)
@@ -234,7 +242,11 @@ final class ServerCore: Sendable {
     }
 
     /// Queues `response` with `X-Request-Id` (and `Connection: close` while draining) and reports it.
-    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+    private func queue(
+        _ response: HTTPResponse,
+        on connection: OpaquePointer,
+        context: RequestContext
+    ) -> MHD_Result {
         let info = context.state.withLock {
             (
                 id: $0.requestID, method: $0.method, path: $0.path,
@@ -272,8 +284,9 @@ final class ServerCore: Sendable {
         _ = MHD_add_response_header(mhdResponse, "X-Request-Id", info.id)
         if draining { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
-        if result != .YES {
+        guard result == .YES else {
             logger.error("MHD_queue_response failed", ["request.id": info.id, "http.status": "\(response.status)"])
+            return result
         }
         if let onResponse {
             let elapsed = ContinuousClock.now - context.started

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import RelayCore
 import RelayHTTP
@@ -79,7 +78,7 @@ func send(
 }
 
 /// A blocking TCP client for raw bytes (malformed requests, slow clients, keep-alive). Every call runs on
-/// a GCD thread, never on Swift's cooperative pool, so a blocked read cannot starve the server's handlers.
+/// its own thread, never on Swift's cooperative pool, so a blocked read cannot starve the server's handlers.
 final class RawConnection: @unchecked Sendable {
     // @unchecked Sendable: `fd` is immutable after init and each test drives one connection sequentially.
     let fd: Int32
@@ -122,6 +121,7 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
+    @discardableResult
     func write(_ text: String) async -> Bool { await write(Data(text.utf8)) }
 
     /// Reads until `marker` appears in what was read, the peer closes, or the receive timeout passes.
@@ -153,7 +153,8 @@ final class RawConnection: @unchecked Sendable {
 
     private static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: work()) }
+            let thread = Thread { continuation.resume(returning: work()) }
+            thread.start()
         }
     }
 }
