@@ -137,6 +137,30 @@ import Testing
         session.finishTasksAndInvalidate()
     }
 
+    @Test(arguments: [1, 3])
+    func immediateHandlersOnManyKeepAliveConnections(threads: Int) async throws {
+        try await withServer(configure: { $0.threadCount = threads }, handler: { request in .text(request.path) }) {
+            server in
+            let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for client in 0..<20 {
+                    group.addTask {
+                        let connection = try RawConnection(port: server.port)
+                        for index in 0..<25 {
+                            await connection.write("GET /c\(client)/r\(index) HTTP/1.1\r\nHost: t\r\n\r\n")
+                            let raw = await connection.read(until: "/c\(client)/r\(index)")
+                            guard statusCode(raw) == 200 else { return false }
+                        }
+                        return true
+                    }
+                }
+                var results: [Bool] = []
+                for try await ok in group { results.append(ok) }
+                return results
+            }
+            #expect(results == Array(repeating: true, count: 20))
+        }
+    }
+
     @Test func keepsAConnectionAliveAcrossRequests() async throws {
         try await withServer(handler: Self.router().handler) { server in
             let connection = try RawConnection(port: server.port)
