@@ -61,6 +61,17 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Runs as a service: starts, serves until the calling task is cancelled, then ``shutdown()``.
+    ///
+    /// - Throws: what ``start()`` throws.
+    public func run() async throws {
+        try start()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        await shutdown()
+    }
+
     /// Stops gracefully: stops accepting (`MHD_quiesce_daemon`), lets in-flight requests finish for up to
     /// ``HTTPServerConfiguration/shutdownGracePeriod`` seconds (their answers carry `Connection: close`),
     /// answers handlers still running with 503 `unavailable`, then `MHD_stop_daemon` closes every connection.

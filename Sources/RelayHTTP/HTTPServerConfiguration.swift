@@ -30,6 +30,22 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
 
     public init() {}
 
+    /// Decodes the keys present and keeps the default for every missing one.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        host = try container.decodeIfPresent(String.self, forKey: .host) ?? host
+        port = try container.decodeIfPresent(Int.self, forKey: .port) ?? port
+        maxBodyBytes = try container.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? maxBodyBytes
+        connectionTimeout = try container.decodeIfPresent(Int.self, forKey: .connectionTimeout) ?? connectionTimeout
+        maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections) ?? maxConnections
+        perIPConnectionLimit = try container.decodeIfPresent(Int.self, forKey: .perIPConnectionLimit)
+        threadCount = try container.decodeIfPresent(Int.self, forKey: .threadCount) ?? threadCount
+        maxHeaderBytes = try container.decodeIfPresent(Int.self, forKey: .maxHeaderBytes) ?? maxHeaderBytes
+        shutdownGracePeriod =
+            try container.decodeIfPresent(Double.self, forKey: .shutdownGracePeriod) ?? shutdownGracePeriod
+    }
+
     /// Every problem with this configuration, empty when valid. Zero or negative limits are refused.
     public func validate() -> [String] {
         var problems: [String] = []

@@ -262,6 +262,31 @@ import Testing
         await server.shutdown()
     }
 
+    @Test func runServesUntilCancelled() async throws {
+        let server = HTTPServer(
+            configuration: Self.configuration(grace: 1),
+            handler: Self.router().handler,
+            logger: .disabled()
+        )
+        let task = Task { try await server.run() }
+        while server.port == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        let port = server.port
+        #expect(try await send("GET", port, "/hello").status == 200)
+        task.cancel()
+        try await task.value
+        #expect(throws: (any Error).self) { try RawConnection(port: port) }
+    }
+
+    @Test func configurationDecodesPartialJSONOverDefaults() throws {
+        let json = Data(#"{"port":9000,"perIPConnectionLimit":4}"#.utf8)
+        let configuration = try JSONDecoder().decode(HTTPServerConfiguration.self, from: json)
+        var expected = HTTPServerConfiguration()
+        expected.port = 9000
+        expected.perIPConnectionLimit = 4
+        #expect(configuration == expected)
+        #expect(configuration.validate().isEmpty)
+    }
+
     @Test func startFailsCleanly() async throws {
         var bad = HTTPServerConfiguration()
         bad.maxBodyBytes = 0
