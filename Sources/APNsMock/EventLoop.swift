@@ -75,7 +75,11 @@ final class EventLoop: @unchecked Sendable {
         }
         defer { freeaddrinfo(list) }
         let address = first.pointee
-        let fd = socket(address.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            address.ai_family,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            0
+        )
         guard fd >= 0 else { throw MockAPNsError(.listen, "socket failed: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -96,7 +100,9 @@ final class EventLoop: @unchecked Sendable {
         let family = Int32(storage.ss_family)
         let boundPort: UInt16 = withUnsafePointer(to: &storage) {
             if family == AF_INET6 {
-                return $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+                return $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin6_port)
+                }
             }
             return $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
         }

@@ -54,15 +54,14 @@ enum NghttpCallbacks {
             return 0
         }
 
-    static let onStreamClose:
-        @convention(c) (OpaquePointer?, Int32, UInt32, UnsafeMutableRawPointer?) -> Int32 = {
-            _,
-            streamId,
-            _,
-            userData in
-            connection(userData).streamClosed(streamId)
-            return 0
-        }
+    static let onStreamClose: @convention(c) (OpaquePointer?, Int32, UInt32, UnsafeMutableRawPointer?) -> Int32 = {
+        _,
+        streamId,
+        _,
+        userData in
+        connection(userData).streamClosed(streamId)
+        return 0
+    }
 
     static let readBody:
         @convention(c) (
