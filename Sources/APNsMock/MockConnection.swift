@@ -2,6 +2,7 @@ import CNghttp2
 import COpenSSL
 import Foundation
 import RelayCore
+import RelayCrypto
 
 /// One accepted connection: its socket, optional TLS, nghttp2 server session, requests and faults.
 ///
@@ -29,6 +30,15 @@ final class MockConnection {
     /// The last body that was a JSON object: an identical body is not parsed again.
     private var lastValidBody: [UInt8] = []
     private(set) var closed = false
+    private var uuids = FastUUID()
+    // Copied from the configuration once: reading the struct through the loop per request retains its fields.
+    private let authentication: MockAPNsConfiguration.Authentication
+    private let providerKeys: [String: (teamId: String, key: ES256Key)]
+    private let allowedTopics: Set<String>?
+    private let timeSource: any TimeSource
+    private let sandbox: Bool
+    private let recordInMemory: Bool
+    private let onAccepted: (@Sendable (RecordedRequest) -> Void)?
 
     private static let outputChunk = 64 * 1024
 
@@ -38,6 +48,14 @@ final class MockConnection {
         self.faults = faults
         self.loop = loop
         handshaking = loop.tls != nil
+        let configuration = loop.core.configuration
+        authentication = configuration.authentication
+        providerKeys = configuration.providerKeys
+        allowedTopics = configuration.allowedTopics
+        timeSource = configuration.timeSource
+        sandbox = configuration.environment == .sandbox
+        recordInMemory = configuration.recordInMemory
+        onAccepted = configuration.onAccepted
         output.reserveCapacity(Self.outputChunk)
         if let tls = loop.tls {
             guard let ssl = SSL_new(tls.raw) else {
@@ -307,7 +325,6 @@ final class MockConnection {
             afterRequest(ordinal, streamId: streamId)
             return
         }
-        let configuration = loop.core.configuration
         var failure: RequestValidator.Failure?
         var token = ""
         switch RequestValidator.checkRoute(stream.headers) {
@@ -315,12 +332,12 @@ final class MockConnection {
         case .success(let hex): token = hex
         }
         var tokenAuthenticated = false
-        if failure == nil, configuration.authentication == .providerToken, !certificateAuthenticated {
+        if failure == nil, authentication == .providerToken, !certificateAuthenticated {
             let authorization = stream.headers.first { $0.name == "authorization" }?.value
             if let reason = tokenCheck.check(
                 authorization: authorization,
-                keys: configuration.providerKeys,
-                time: configuration.timeSource
+                keys: providerKeys,
+                time: timeSource
             ) {
                 failure = .init(status: reason == .tooManyProviderTokenUpdates ? 429 : 403, reason: reason)
             } else {
@@ -332,7 +349,7 @@ final class MockConnection {
             switch RequestValidator.checkHeaders(
                 stream.headers,
                 topicRequired: !certificateAuthenticated,
-                allowedTopics: configuration.allowedTopics
+                allowedTopics: allowedTopics
             ) {
             case .failure(let headerFailure): failure = headerFailure
             case .success(let type): pushType = type
@@ -411,17 +428,16 @@ final class MockConnection {
     /// a new lowercase UUID), `apns-unique-id` on sandbox 200s, and `{"reason":..., "timestamp": ms}` bodies.
     private func answer(_ stream: RequestStream, status: Int, reason: String?, timestamp: Int64?) {
         stream.answered = true
-        let configuration = loop.core.configuration
-        let apnsId = stream.headers.first { $0.name == "apns-id" }?.value ?? UUID().uuidString.lowercased()
+        let apnsId = stream.headers.first { $0.name == "apns-id" }?.value ?? uuids.string()
         var headers: [(String, String)] = [(":status", String(status)), ("apns-id", apnsId)]
         if status == 200 {
-            if configuration.environment == .sandbox {
-                headers.append(("apns-unique-id", UUID().uuidString.lowercased()))
+            if sandbox {
+                headers.append(("apns-unique-id", uuids.string()))
             }
         } else {
             var timestamp = timestamp
             if status == 410 && timestamp == nil {
-                timestamp = Int64((configuration.timeSource.now.timeIntervalSince1970 * 1000).rounded())
+                timestamp = Int64((timeSource.now.timeIntervalSince1970 * 1000).rounded())
             }
             let body = ErrorBody(reason: reason ?? "", timestamp: timestamp)
             let encoder = JSONEncoder()
@@ -433,7 +449,7 @@ final class MockConnection {
         submitResponse(stream.id, headers: headers, hasBody: status != 200)
 
         let record: RecordedRequest?
-        if configuration.recordInMemory || loop.recorder != nil || (status == 200 && configuration.onAccepted != nil) {
+        if recordInMemory || loop.recorder != nil || (status == 200 && onAccepted != nil) {
             record = RecordedRequest(
                 connectionId: id,
                 streamId: Int(stream.id),
@@ -442,14 +458,14 @@ final class MockConnection {
                 status: status,
                 reason: reason,
                 apnsId: apnsId,
-                time: configuration.timeSource.now
+                time: timeSource.now
             )
         } else {
             record = nil
         }
         if let record { loop.recorder?.write(record) }
         loop.core.record(record)
-        if status == 200, let record, let onAccepted = configuration.onAccepted { onAccepted(record) }
+        if status == 200, let record, let onAccepted { onAccepted(record) }
     }
 
     private func submitResponse(_ streamId: Int32, headers: [(String, String)], hasBody: Bool) {

@@ -42,16 +42,31 @@ struct RequestValidator {
         }
         let raw = path.dropFirst(APNsLimits.devicePathPrefix.count)
         guard !raw.isEmpty else { return .failure(Failure(status: 400, reason: .missingDeviceToken)) }
-        guard let token = try? DeviceToken(parsing: String(raw)), token.hex.utf8.count == raw.utf8.count else {
-            return .failure(Failure(status: 400, reason: .badDeviceToken))
-        }
+        guard let token = deviceToken(raw) else { return .failure(Failure(status: 400, reason: .badDeviceToken)) }
         for index in headers.indices where headers[index].name.utf8.first != UInt8(ascii: ":") {
             let name = headers[index].name
             if headers[(index + 1)...].contains(where: { $0.name == name }) {
                 return .failure(Failure(status: 400, reason: .duplicateHeaders))
             }
         }
-        return .success(token.hex)
+        return .success(token)
+    }
+
+    /// The token as lowercase hex when it is even-length hex of ``DeviceToken/byteLengthRange`` bytes, as
+    /// `DeviceToken(parsing:)` requires, but without its tolerance for whitespace and wrapping (a path has
+    /// none) and without allocating for the common all-lowercase token.
+    static func deviceToken(_ raw: Substring) -> String? {
+        let utf8 = raw.utf8
+        guard utf8.count % 2 == 0, DeviceToken.byteLengthRange.contains(utf8.count / 2) else { return nil }
+        var lowercase = true
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): lowercase = false
+            default: return nil
+            }
+        }
+        return lowercase ? String(raw) : raw.lowercased()
     }
 
     /// Stages 3-5: APNs headers and topic. Returns the push type.
