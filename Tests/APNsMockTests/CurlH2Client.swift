@@ -63,8 +63,14 @@ final class CurlH2Client {
                 return size * count
             }
 
-    /// Sends one request and waits for its answer (10 s timeout).
-    func send(method: String = "POST", path: String, headers: [String] = [], body: Data? = nil) -> Response {
+    /// Sends one request and waits for its answer (`timeoutMilliseconds`, default 10 s).
+    func send(
+        method: String = "POST",
+        path: String,
+        headers: [String] = [],
+        body: Data? = nil,
+        timeoutMilliseconds: Int = 10_000
+    ) -> Response {
         let sink = Sink()
         let unmanaged = Unmanaged.passRetained(sink)
         defer { unmanaged.release() }
@@ -84,7 +90,7 @@ final class CurlH2Client {
             ccurl_easy_setopt_string(handle, CURLOPT_SSLCERT, tls.certificatePath)
             ccurl_easy_setopt_string(handle, CURLOPT_SSLKEY, tls.keyPath)
         }
-        ccurl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, 10_000)
+        ccurl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
         ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
         ccurl_easy_setopt_write(handle, CURLOPT_WRITEFUNCTION, Self.writeBody)
         ccurl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, unmanaged.toOpaque())
