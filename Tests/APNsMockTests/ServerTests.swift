@@ -103,6 +103,40 @@ import Testing
         _ = halfOpen
     }
 
+    @Test func aTLSServerClosesAClientThatDoesNotSpeakTLS() throws {
+        let server = try MockFixtures.start(
+            .init(
+                tls: .init(
+                    certificatePath: MockFixtures.path("tls/server.pem"),
+                    privateKeyPath: MockFixtures.path("tls/server.key")
+                ),
+                authentication: .disabled
+            )
+        )
+        defer { server.stop() }
+        let garbage = try RawSocket(port: server.port)
+        garbage.write(Data("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + Data(repeating: 0x16, count: 300))
+        #expect(garbage.readUntilClosed() >= 0)
+        let client = CurlH2Client(port: server.port, tls: .init(caPath: MockFixtures.path("tls/ca.pem")))
+        #expect(client.send(path: path, headers: [MockFixtures.topic], body: MockFixtures.payload).status == 200)
+    }
+
+    @Test func manyConnectionsAtOnce() throws {
+        let server = try MockFixtures.start(.init(authentication: .disabled, recordInMemory: false))
+        defer { server.stop() }
+        let port = server.port
+        let path = path
+        DispatchQueue.concurrentPerform(iterations: 20) { _ in
+            let client = CurlH2Client(port: port)
+            for _ in 0..<5 {
+                _ = client.send(path: path, headers: [MockFixtures.topic], body: MockFixtures.payload)
+            }
+        }
+        #expect(server.answeredCount == 100)
+        #expect(server.acceptedConnections == 20)
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func stopClosesConnectionsAndCanBeCalledTwice() throws {
         let server = try MockFixtures.start(.init(authentication: .disabled))
         let socket = try RawSocket(port: server.port)
