@@ -31,6 +31,9 @@ final class EventLoop: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var connections: [Int: MockConnection] = [:]
     private var timers: [DelayedAnswer] = []
+    /// Set when `accept` ran out of descriptors: the listening socket is left out of `poll` until then, so a
+    /// full descriptor table does not spin the loop.
+    private var acceptPausedUntil: ContinuousClock.Instant?
 
     init(core: MockCore) throws(MockAPNsError) {
         let configuration = core.configuration
@@ -143,7 +146,9 @@ final class EventLoop: @unchecked Sendable {
             pollFDs.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
             pollFDs.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            pollFDs.append(pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0))
+            if let paused = acceptPausedUntil, paused <= .now { acceptPausedUntil = nil }
+            let listenEvents = acceptPausedUntil == nil ? Int16(POLLIN) : 0
+            pollFDs.append(pollfd(fd: listenFD, events: listenEvents, revents: 0))
             for connection in connections.values {
                 let events = Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
                 pollFDs.append(pollfd(fd: connection.fd, events: events, revents: 0))
@@ -158,7 +163,7 @@ final class EventLoop: @unchecked Sendable {
                 var sink = [UInt8](repeating: 0, count: 64)
                 while read(wakeRead, &sink, sink.count) > 0 {}
             }
-            if pollFDs[1].revents != 0 { acceptAll() }
+            if pollFDs[1].revents & Int16(POLLIN) != 0 { acceptAll() }
             for (index, connection) in polled.enumerated() {
                 let events = pollFDs[index + 2].revents
                 guard events != 0 else { continue }
@@ -176,7 +181,12 @@ final class EventLoop: @unchecked Sendable {
     private func acceptAll() {
         while true {
             let fd = accept(listenFD, nil, nil)
-            guard fd >= 0 else { return }
+            guard fd >= 0 else {
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    acceptPausedUntil = .now + .milliseconds(100)
+                }
+                return
+            }
             guard Self.makeNonBlocking(fd) else {
                 Glibc.close(fd)
                 continue
@@ -191,7 +201,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func timerTimeout() -> Int32 {
-        guard let next = timers.map(\.deadline).min() else { return -1 }
+        let deadlines = timers.map(\.deadline) + (acceptPausedUntil.map { [$0] } ?? [])
+        guard let next = deadlines.min() else { return -1 }
         let wait = ContinuousClock.now.duration(to: next)
         if wait <= .zero { return 0 }
         let milliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1

@@ -10,7 +10,15 @@ import Synchronization
 /// ``RequestValidator`` and ``ProviderTokenCheck`` (Apple, "Sending notification requests to APNs",
 /// "Handling notification responses from APNs", "Establishing a token-based connection to APNs").
 /// Streams: with token auth a connection advertises SETTINGS_MAX_CONCURRENT_STREAMS = 1 until a request with a
-/// valid provider token passed validation, then ``MockAPNsConfiguration/maxConcurrentStreams``.
+/// valid provider token passed validation, then ``MockAPNsConfiguration/maxConcurrentStreams``. A client
+/// that opens more streams than advertised gets RST_STREAM REFUSED_STREAM for the excess (nghttp2 enforces
+/// the limit, RFC 9113 §5.1.2), as from Apple.
+///
+/// Answers: 200 with `apns-id` (the request's, else a new lowercase UUID) and, for `.sandbox`,
+/// `apns-unique-id`, no body; errors with `apns-id`, `content-type: application/json` and
+/// `{"reason":"..."}`, plus `"timestamp"` (MILLISECONDS since 1970) on 410.
+/// A client certificate that does not verify against `clientCAPath` fails the TLS handshake.
+/// Connections are never closed for idleness.
 ///
 /// ```swift
 /// let server = MockAPNsServer(configuration: .init(authentication: .disabled))
