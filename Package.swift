@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "CNghttp2", "COpenSSL"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
-        .target(name: "RelayServer", dependencies: ["RelayCore", "RelayAPNs", "RelayStore", "RelayHTTP"]),
+        .target(name: "RelayServer", dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "RelayStore", "RelayHTTP"]),
         .executableTarget(
             name: "push-relay",
             dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer"]
@@ -30,7 +30,7 @@ let package = Package(
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto"]),
-        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl"]),
         .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "APNsMock", "RelayCrypto"]),
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),

@@ -1,0 +1,98 @@
+import Foundation
+import RelayCore
+import Synchronization
+
+/// A mock of Apple's APNs: an HTTP/2 server (libnghttp2; TLS with ALPN `h2` via OpenSSL, or cleartext h2c)
+/// that validates `POST /3/device/<token>` requests in Apple's order, answers with Apple's statuses and
+/// `{"reason":"..."}` bodies, follows a ``MockScript`` and records what it answered.
+///
+/// One thread runs a `poll(2)` loop with non-blocking sockets for every connection. Validation rules are in
+/// ``RequestValidator`` and ``ProviderTokenCheck`` (Apple, "Sending notification requests to APNs",
+/// "Handling notification responses from APNs", "Establishing a token-based connection to APNs").
+/// Streams: with token auth a connection advertises SETTINGS_MAX_CONCURRENT_STREAMS = 1 until a request with a
+/// valid provider token passed validation, then ``MockAPNsConfiguration/maxConcurrentStreams``. A client
+/// that opens more streams than advertised gets RST_STREAM REFUSED_STREAM for the excess (nghttp2 enforces
+/// the limit, RFC 9113 §5.1.2), as from Apple.
+///
+/// Answers: 200 with `apns-id` (the request's, else a new lowercase UUID) and, for `.sandbox`,
+/// `apns-unique-id`, no body; errors with `apns-id`, `content-type: application/json` and
+/// `{"reason":"..."}`, plus `"timestamp"` (MILLISECONDS since 1970) on 410.
+/// A client certificate that does not verify against `clientCAPath` fails the TLS handshake.
+/// Connections are never closed for idleness.
+///
+/// ```swift
+/// let server = MockAPNsServer(configuration: .init(authentication: .disabled))
+/// try server.start()
+/// defer { server.stop() }
+/// // POST h2c://127.0.0.1:\(server.port)/3/device/<hex>
+/// let recorded = try await server.waitForRequests(count: 1)
+/// ```
+public final class MockAPNsServer: Sendable {
+    private let core: MockCore
+    private let loop = Mutex<EventLoop?>(nil)
+    private let boundPort = Atomic<Int>(0)
+
+    /// Prepares a server; nothing listens until ``start()``.
+    public init(configuration: MockAPNsConfiguration) {
+        core = MockCore(configuration: configuration)
+    }
+
+    deinit { stop() }
+
+    /// The configuration the server was made with.
+    public var configuration: MockAPNsConfiguration { core.configuration }
+
+    /// Binds, listens and starts the server thread. Does nothing when already started.
+    /// - Throws: ``MockAPNsError`` `.invalidConfiguration`, `.listen` (address in use, bad host), `.tls`
+    ///   (certificate, key or CA not loadable), `.recordFile`.
+    public func start() throws(MockAPNsError) {
+        try loop.withLock { (loop: inout EventLoop?) throws(MockAPNsError) in
+            guard loop == nil else { return }
+            let started = try EventLoop(core: core)
+            started.start()
+            boundPort.store(started.port, ordering: .sequentiallyConsistent)
+            loop = started
+        }
+    }
+
+    /// Closes the listening socket and every connection and joins the thread. Safe to call more than once.
+    public func stop() {
+        let stopped = loop.withLock { (loop: inout EventLoop?) -> EventLoop? in
+            defer { loop = nil }
+            return loop
+        }
+        stopped?.stop()
+    }
+
+    /// The TCP port the server listens on (the ephemeral one when configured with port 0); 0 before ``start()``.
+    public var port: Int { boundPort.load(ordering: .sequentiallyConsistent) }
+
+    /// The script in force; setting it (from any thread) replaces it and resets its counters.
+    public var script: MockScript {
+        get { core.script }
+        set { core.script = newValue }
+    }
+
+    /// Changes the script in place, atomically; counters restart.
+    public func updateScript(_ body: (inout MockScript) -> Void) { core.updateScript(body) }
+
+    /// Answered requests kept in memory, oldest first (empty when `recordInMemory` is off).
+    public var requests: [RecordedRequest] { core.requests }
+
+    /// How many requests were answered since start (or ``clearRequests()``), whether kept in memory or not.
+    /// Refused (RST_STREAM), never-answered and dropped requests are not counted.
+    public var answeredCount: Int { core.recordedTotal }
+
+    /// How many TCP connections were accepted since start (connection ids run 1...this).
+    public var acceptedConnections: Int { core.acceptedConnections }
+
+    /// Forgets the recorded requests and resets ``answeredCount``.
+    public func clearRequests() { core.clearRequests() }
+
+    /// Suspends until at least `count` requests were answered (see ``answeredCount``), then returns
+    /// ``requests``.
+    /// - Throws: ``MockAPNsError`` `.timeout` when `timeout` passes first.
+    public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async throws -> [RecordedRequest] {
+        try await core.waitForRequests(count: count, timeout: timeout)
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import RelayCore
+import Synchronization
+
+/// State shared between the public ``MockAPNsServer`` and its event-loop thread: the script with its
+/// counters, the in-memory record and the waiters for it. Every mutable field sits behind one Mutex.
+final class MockCore: Sendable {
+    let configuration: MockAPNsConfiguration
+    private let state: Mutex<State>
+
+    private struct Waiter {
+        var count: Int
+        var continuation: CheckedContinuation<[RecordedRequest], any Error>
+    }
+
+    private struct State {
+        var script: MockScript
+        /// Times each device rule (by index) has been applied since the script was set.
+        var deviceRuleUses: [Int]
+        /// How many `"next"` connection rules were already bound to a connection.
+        var nextRulesBound = 0
+        var records: [RecordedRequest] = []
+        var recordedTotal = 0
+        var acceptedConnections = 0
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiterId: UInt64 = 0
+
+        init(script: MockScript) {
+            self.script = script
+            deviceRuleUses = Array(repeating: 0, count: script.devices.count)
+        }
+    }
+
+    /// What a device rule says to do with a valid request.
+    struct DeviceAnswer {
+        var status: Int?
+        var reason: String?
+        var timestamp: Int64?
+        var delayMs: Int
+        var neverAnswer: Bool
+    }
+
+    /// The faults bound to one connection, merged from every rule that selects it.
+    struct ConnectionFaults {
+        var goAway: MockScript.ConnectionRule.GoAway?
+        var streamLimit: MockScript.ConnectionRule.StreamLimit?
+        var refuse: Set<Int> = []
+        var dropAfterRequests: Int?
+    }
+
+    init(configuration: MockAPNsConfiguration) {
+        self.configuration = configuration
+        state = Mutex(State(script: configuration.script))
+    }
+
+    var script: MockScript {
+        get { state.withLock { $0.script } }
+        set { state.withLock { $0 = Self.replacingScript($0, with: newValue) } }
+    }
+
+    func updateScript(_ body: (inout MockScript) -> Void) {
+        state.withLock {
+            var script = $0.script
+            body(&script)
+            $0 = Self.replacingScript($0, with: script)
+        }
+    }
+
+    private static func replacingScript(_ old: State, with script: MockScript) -> State {
+        var new = old
+        new.script = script
+        new.deviceRuleUses = Array(repeating: 0, count: script.devices.count)
+        new.nextRulesBound = 0
+        return new
+    }
+
+    /// The scripted answer for a valid request to `token` (lowercase hex), consuming one use of the rule.
+    func deviceAnswer(token: String) -> DeviceAnswer? {
+        state.withLock { state in
+            guard !state.script.devices.isEmpty else { return nil }
+            for (index, rule) in state.script.devices.enumerated()
+            where rule.token == "*" || rule.token.lowercased() == token {
+                if let count = rule.count, state.deviceRuleUses[index] >= count { continue }
+                state.deviceRuleUses[index] += 1
+                return DeviceAnswer(
+                    status: rule.status,
+                    reason: rule.reason,
+                    timestamp: rule.timestamp,
+                    delayMs: max(0, rule.delayMs ?? 0),
+                    neverAnswer: rule.neverAnswer ?? false
+                )
+            }
+            return nil
+        }
+    }
+
+    /// Registers a newly accepted connection: its id (from 1) and the faults bound to it.
+    func acceptConnection() -> (id: Int, faults: ConnectionFaults) {
+        state.withLock { state in
+            state.acceptedConnections += 1
+            let id = state.acceptedConnections
+            var faults = ConnectionFaults()
+            var nextSeen = 0
+            var tookNext = false
+            for rule in state.script.connections {
+                let applies: Bool
+                switch rule.connection {
+                case .all: applies = true
+                case .index(let index): applies = index == id
+                case .next:
+                    applies = !tookNext && nextSeen == state.nextRulesBound
+                    nextSeen += 1
+                    if applies { tookNext = true }
+                }
+                guard applies else { continue }
+                if let goAway = rule.goAway { faults.goAway = goAway }
+                if let limit = rule.maxConcurrentStreams { faults.streamLimit = limit }
+                faults.refuse.formUnion(rule.refuseRequests ?? [])
+                if let drop = rule.dropAfterRequests { faults.dropAfterRequests = drop }
+            }
+            if tookNext { state.nextRulesBound += 1 }
+            return (id, faults)
+        }
+    }
+
+    var acceptedConnections: Int { state.withLock { $0.acceptedConnections } }
+
+    // MARK: Record
+
+    var requests: [RecordedRequest] { state.withLock { $0.records } }
+    var recordedTotal: Int { state.withLock { $0.recordedTotal } }
+
+    func clearRequests() {
+        state.withLock {
+            $0.records.removeAll()
+            $0.recordedTotal = 0
+        }
+    }
+
+    /// Counts one answered request, keeps it when recording in memory, and resumes satisfied waiters.
+    func record(_ request: RecordedRequest?) {
+        let resumed: [(CheckedContinuation<[RecordedRequest], any Error>, [RecordedRequest])] = state.withLock {
+            state in
+            state.recordedTotal += 1
+            if let request, configuration.recordInMemory {
+                let limit = max(1, configuration.maxRecordedRequests)
+                if state.records.count >= limit {
+                    state.records.removeFirst(max(1, min(state.records.count, limit / 10)))
+                }
+                state.records.append(request)
+            }
+            guard !state.waiters.isEmpty else { return [] }
+            let total = state.recordedTotal
+            let ready = state.waiters.filter { $0.value.count <= total }
+            for id in ready.keys { state.waiters[id] = nil }
+            return ready.values.map { ($0.continuation, state.records) }
+        }
+        for (continuation, records) in resumed { continuation.resume(returning: records) }
+    }
+
+    func waitForRequests(count: Int, timeout: Duration) async throws -> [RecordedRequest] {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[RecordedRequest], any Error>) in
+            let waiterId: UInt64? = state.withLock { state in
+                if state.recordedTotal >= count {
+                    continuation.resume(returning: state.records)
+                    return nil
+                }
+                state.nextWaiterId += 1
+                state.waiters[state.nextWaiterId] = Waiter(count: count, continuation: continuation)
+                return state.nextWaiterId
+            }
+            guard let waiterId else { return }
+            Task { [self] in
+                try? await Task.sleep(for: timeout)
+                let (waiter, total) = state.withLock { ($0.waiters.removeValue(forKey: waiterId), $0.recordedTotal) }
+                waiter?.continuation.resume(
+                    throwing: MockAPNsError(.timeout, "waited \(timeout) for \(count) requests; \(total) recorded")
+                )
+            }
+        }
+    }
+}

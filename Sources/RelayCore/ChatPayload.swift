@@ -1,0 +1,77 @@
+import Foundation
+
+/// The APNs payload for one Ditto chat message: `aps` plus the SDK's top-level routing keys.
+///
+/// `dittoChatRoomId` is always present (the SDK's `handleNotification(userInfo:)` needs it to route);
+/// `dittoChatMessageId` when the message id is known (without it the app opens the room).
+public struct ChatPayload: Encodable, Sendable, Equatable {
+    public var aps: APS
+    public var dittoChatRoomId: String
+    public var dittoChatMessageId: String?
+
+    public init(aps: APS, dittoChatRoomId: String, dittoChatMessageId: String? = nil) {
+        self.aps = aps
+        self.dittoChatRoomId = dittoChatRoomId
+        self.dittoChatMessageId = dittoChatMessageId
+    }
+
+    /// The body the SDK shows for an image message without caption.
+    public static let imageBody = "📷 Image"
+    /// What ends a body that had to be shortened.
+    public static let ellipsis = "…"
+
+    /// Why a payload cannot be built within the limit.
+    public struct TooLarge: Error, Sendable, CustomStringConvertible {
+        /// The bytes the payload needs even with the alert text cut to nothing.
+        public var minimumBytes: Int
+        public var limit: Int
+        public var description: String {
+            "payload needs \(minimumBytes) bytes without any message text; APNs allows \(limit)"
+        }
+    }
+
+    /// Serializes the payload as APNs wants it: raw UTF-8 (never `\uXXXX` for non-ASCII), no `\/`,
+    /// keys sorted so the same message always gives the same bytes.
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain strings, ints and optionals cannot fail.
+        return try! encoder.encode(self)
+    }
+
+    /// Serializes the payload within `limit` bytes (APNs: 4096 for alerts, "Generating a remote notification"),
+    /// cutting the alert body, then the title, on a Character boundary and ending the cut text with "…".
+    /// - Returns: the exact bytes to send; their count is at most `limit`.
+    /// - Throws: ``TooLarge`` when even an empty body and title do not fit (the ids themselves are too long).
+    public func encoded(limit: Int) throws(TooLarge) -> Data {
+        let full = encoded()
+        if full.count <= limit { return full }
+        guard aps.alert != nil else { throw TooLarge(minimumBytes: full.count, limit: limit) }
+        var trial = self
+        for keyPath in [\ChatPayload.aps.alert!.body, \ChatPayload.aps.alert!.title] {
+            guard let text = self[keyPath: keyPath], !text.isEmpty else { continue }
+            if let fitted = trial.fitting(keyPath, text: text, limit: limit) { return fitted }
+            trial[keyPath: keyPath] = ""
+        }
+        throw TooLarge(minimumBytes: trial.encoded().count, limit: limit)
+    }
+
+    /// The longest prefix of `text` (plus "…") at `keyPath` whose payload fits, found by binary search on
+    /// the number of Characters; nil when none fits. Leaves `self` holding the last trial.
+    private mutating func fitting(_ keyPath: WritableKeyPath<ChatPayload, String?>, text: String, limit: Int) -> Data? {
+        let characters = Array(text)
+        var low = 0, high = characters.count - 1, best: Data?
+        while low <= high {
+            let middle = (low + high) / 2
+            self[keyPath: keyPath] = String(characters[..<middle]) + Self.ellipsis
+            let data = encoded()
+            if data.count <= limit {
+                best = data
+                low = middle + 1
+            } else {
+                high = middle - 1
+            }
+        }
+        return best
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+extension Configuration {
+    /// A configuration that could not be read or is not valid; ``problems`` lists every one, each with its
+    /// key path (`http.port: must be 0...65535`).
+    public struct Invalid: Error, Sendable, CustomStringConvertible {
+        public var problems: [String]
+        public init(_ problems: [String]) { self.problems = problems }
+        public var description: String {
+            "invalid configuration:\n" + problems.map { "  - " + $0 }.joined(separator: "\n")
+        }
+    }
+
+    /// The environment variable that names a configuration file, like `--config`.
+    public static let fileVariable = "PUSH_RELAY_CONFIG"
+    /// The prefix of the variables that set single keys: `PUSH_RELAY_HTTP_PORT=8081` sets `http.port`;
+    /// `PUSH_RELAY_APPS` takes the whole `apps` array as JSON.
+    public static let variablePrefix = "PUSH_RELAY_"
+
+    /// Builds the effective configuration: defaults, then the JSON `file` (merged key by key), then the
+    /// `PUSH_RELAY_*` variables of `environment`; then ``validate()``.
+    /// - Throws: ``Invalid`` listing every problem found (unreadable file, malformed JSON, unknown variable,
+    ///   a value of the wrong type, and all that ``validate()`` reports).
+    public static func load(file: String?, environment: [String: String]) throws(Invalid) -> Configuration {
+        var tree = Configuration().jsonTree()
+        var problems: [String] = []
+        if let file {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: file))
+                if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+                    tree = merged(tree, object)
+                } else {
+                    problems.append("\(file): must hold a JSON object")
+                }
+            } catch {
+                problems.append("\(file): cannot be read as JSON (\(error.localizedDescription))")
+            }
+        }
+        for (name, value) in environment.sorted(by: { $0.key < $1.key })
+        where name.hasPrefix(variablePrefix) && name != fileVariable {
+            if let problem = apply(variable: name, value: value, to: &tree) { problems.append(problem) }
+        }
+        guard problems.isEmpty else { throw Invalid(problems) }
+        let configuration: Configuration
+        do {
+            let data = try JSONSerialization.data(withJSONObject: tree)
+            configuration = try JSONDecoder().decode(Configuration.self, from: data)
+        } catch let error as DecodingError {
+            throw Invalid([error.configurationProblem])
+        } catch {
+            throw Invalid(["\(error)"])
+        }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// This configuration as a JSON object tree (dictionaries, arrays, numbers, strings).
+    func jsonTree() -> [String: Any] {
+        let data = try! JSONEncoder().encode(self)
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    }
+
+    /// `base` with `overlay` laid over it: objects merge key by key, anything else is replaced.
+    private static func merged(_ base: [String: Any], _ overlay: [String: Any]) -> [String: Any] {
+        var result = base
+        for (key, value) in overlay {
+            if let inner = value as? [String: Any], let existing = base[key] as? [String: Any] {
+                result[key] = merged(existing, inner)
+            } else {
+                result[key] = value
+            }
+        }
+        return result
+    }
+
+    /// Sets the key a `PUSH_RELAY_*` variable names; returns a problem when there is no such key or the
+    /// value does not fit its type.
+    private static func apply(variable: String, value: String, to tree: inout [String: Any]) -> String? {
+        let wanted = String(variable.dropFirst(variablePrefix.count))
+        guard let path = keyPaths(in: tree).first(where: { variableName($0) == wanted }) else {
+            return "\(variable): no such setting"
+        }
+        let current = Self.value(at: path, in: tree)
+        let parsed: Any?
+        switch current {
+        case is Bool where ["true", "false"].contains(value): parsed = value == "true"
+        case is NSNumber: parsed = Int(value) ?? Double(value)
+        case is String: parsed = value
+        default: parsed = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
+        }
+        guard let parsed else {
+            return "\(variable): '\(value)' is not a valid value for \(path.joined(separator: "."))"
+        }
+        set(parsed, at: path, in: &tree)
+        return nil
+    }
+
+    private static func keyPaths(in tree: [String: Any], prefix: [String] = []) -> [[String]] {
+        tree.flatMap { key, value -> [[String]] in
+            let path = prefix + [key]
+            if let inner = value as? [String: Any] { return [path] + keyPaths(in: inner, prefix: path) }
+            return [path]
+        }
+    }
+
+    /// `["delivery", "retry", "maxAttempts"]` -> `DELIVERY_RETRY_MAX_ATTEMPTS`.
+    static func variableName(_ path: [String]) -> String {
+        path.map { key in
+            key.reduce(into: "") { name, character in
+                if character.isUppercase { name += "_" }
+                name += character.uppercased()
+            }
+        }.joined(separator: "_")
+    }
+
+    private static func value(at path: [String], in tree: [String: Any]) -> Any? {
+        var node: Any? = tree
+        for key in path { node = (node as? [String: Any])?[key] }
+        return node
+    }
+
+    private static func set(_ value: Any, at path: [String], in tree: inout [String: Any]) {
+        guard let first = path.first else { return }
+        if path.count == 1 {
+            tree[first] = value
+        } else {
+            var inner = tree[first] as? [String: Any] ?? [:]
+            set(value, at: Array(path.dropFirst()), in: &inner)
+            tree[first] = inner
+        }
+    }
+}
+
+extension DecodingError {
+    /// `apps[0].topic: missing` style text for a configuration problem.
+    var configurationProblem: String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
+        }
+        switch self {
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): is required"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "\(self)"
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// Everything the relay can be told, with documented defaults, nested by concern.
+///
+/// Layers, later wins: ``Configuration/init()`` defaults, then a JSON file (`--config`), then `PUSH_RELAY_*`
+/// environment variables (see ``Configuration/load(file:environment:)``). Keys are given as file paths;
+/// ``description`` redacts secrets.
+public struct Configuration: Codable, Sendable, Equatable {
+    /// The HTTP API.
+    public var http = HTTP()
+    /// Where state is kept.
+    public var storage = Storage()
+    /// How deliveries go out.
+    public var delivery = Delivery()
+    /// Logging.
+    public var log = Log()
+    /// The apps this relay serves; each has its own API keys, topic and APNs credentials.
+    public var apps: [App] = []
+
+    public init() {}
+
+    public struct HTTP: Codable, Sendable, Equatable {
+        /// Address to listen on.
+        public var host = "127.0.0.1"
+        /// TCP port; 0 picks a free one.
+        public var port = 8080
+        /// Largest request body, in BYTES; more is answered 413.
+        public var maxBodyBytes = 65_536
+        /// A connection idle this long is closed, in SECONDS.
+        public var connectionTimeoutSeconds = 30
+        /// Connections open at once.
+        public var maxConnections = 1024
+        public init() {}
+    }
+
+    public struct Storage: Codable, Sendable, Equatable {
+        /// The SQLite database file; created with its folder when missing.
+        public var sqlitePath = ".data/push-relay.sqlite"
+        /// How long a writer waits for a lock, in MILLISECONDS.
+        public var busyTimeoutMilliseconds = 5000
+        public init() {}
+    }
+
+    public struct Delivery: Codable, Sendable, Equatable {
+        /// Requests to APNs in flight at once, over all apps.
+        public var concurrency = 1000
+        /// Deliveries taken from the outbox at a time.
+        public var batchSize = 1000
+        /// A taken delivery not finished within this many SECONDS is taken again (crash recovery).
+        public var leaseSeconds = 120
+        /// How long a push waits for APNs' answer, in MILLISECONDS.
+        public var requestTimeoutMilliseconds = 15_000
+        /// How long connecting to APNs may take, in MILLISECONDS.
+        public var connectTimeoutMilliseconds = 10_000
+        /// Retries after 429, 5xx and transport failures.
+        public var retry = RetryPolicy()
+        /// How often the outbox is checked for due retries when nothing new arrives, in MILLISECONDS.
+        public var pollIntervalMilliseconds = 1000
+        public init() {}
+    }
+
+    public struct Log: Codable, Sendable, Equatable {
+        /// trace, debug, info, notice, warning, error or critical.
+        public var level: Logger.Level = .info
+        public init() {}
+    }
+
+    /// One app: the API keys that select it, its APNs topic and credentials.
+    public struct App: Codable, Sendable, Equatable {
+        /// A short id, unique in this relay (`[a-z0-9._-]`).
+        public var id: String
+        /// apns-topic: the app's bundle id.
+        public var topic: String
+        /// SHA-256 (lowercase hex) of each API key that selects this app; several allow rotation.
+        public var apiKeySHA256: [String]
+        /// APNs credentials. None: `push-relay serve` sends this app's pushes to an in-process mock APNs
+        /// (a development setup; Apple's hosts are never contacted without credentials).
+        public var credentials: Credentials?
+        /// Send to this APNs-compatible server (a mock) instead of Apple's hosts: base URL and CA file.
+        public var mockEndpoint: MockEndpoint?
+        /// The environment a device gets when it registers without one.
+        public var defaultEnvironment: APNsEnvironment
+        /// apns-expiration is now + this many SECONDS; 0 means deliver once and do not store.
+        public var ttlSeconds: Int
+
+        public init(
+            id: String,
+            topic: String,
+            apiKeySHA256: [String],
+            credentials: Credentials? = nil,
+            mockEndpoint: MockEndpoint? = nil,
+            defaultEnvironment: APNsEnvironment = .sandbox,
+            ttlSeconds: Int = 86_400
+        ) {
+            self.id = id
+            self.topic = topic
+            self.apiKeySHA256 = apiKeySHA256
+            self.credentials = credentials
+            self.mockEndpoint = mockEndpoint
+            self.defaultEnvironment = defaultEnvironment
+            self.ttlSeconds = ttlSeconds
+        }
+    }
+
+    /// How the relay proves itself to APNs.
+    public struct Credentials: Codable, Sendable, Equatable {
+        /// Token auth: the .p8 key file from Apple, its Key ID and the Team ID.
+        public var keyFile: String?
+        public var keyId: String?
+        public var teamId: String?
+        /// Certificate auth: a PEM or PKCS#12 (.p12) client certificate, its key (PEM) and password.
+        public var certificateFile: String?
+        public var certificateKeyFile: String?
+        public var certificatePassword: String?
+        public init(
+            keyFile: String? = nil,
+            keyId: String? = nil,
+            teamId: String? = nil,
+            certificateFile: String? = nil,
+            certificateKeyFile: String? = nil,
+            certificatePassword: String? = nil
+        ) {
+            self.keyFile = keyFile
+            self.keyId = keyId
+            self.teamId = teamId
+            self.certificateFile = certificateFile
+            self.certificateKeyFile = certificateKeyFile
+            self.certificatePassword = certificatePassword
+        }
+    }
+
+    /// A mock APNs (or any APNs-compatible server) instead of Apple's hosts.
+    public struct MockEndpoint: Codable, Sendable, Equatable {
+        /// e.g. `https://127.0.0.1:2197`.
+        public var baseURL: String
+        /// PEM CA file that signed the server's certificate.
+        public var caFile: String?
+        public init(baseURL: String, caFile: String? = nil) {
+            self.baseURL = baseURL
+            self.caFile = caFile
+        }
+    }
+}

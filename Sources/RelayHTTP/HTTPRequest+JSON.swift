@@ -1,0 +1,95 @@
+import Foundation
+
+extension HTTPRequest {
+    /// Decodes the body as JSON with Foundation's `JSONDecoder`, turning failures into 4xx ``HTTPError``s whose
+    /// message names the field path (`rooms[2]`, `payload.alert`).
+    ///
+    /// A missing `Content-Type` is tolerated; otherwise it must be `application/json` or `*/*+json`
+    /// (RFC 6839 §3.1), parameters such as `charset` ignored.
+    ///
+    /// - Throws: ``HTTPError``:
+    ///   - 415 `unsupported_media_type`: a non-JSON `Content-Type`;
+    ///   - 400 `empty_body`: no body;
+    ///   - 400 `invalid_json`: not JSON at all;
+    ///   - 400 `missing_field`: a required field is absent or null (`"userId is required"`);
+    ///   - 400 `invalid_field`: a field has the wrong type (`"rooms must be an array"`,
+    ///     `"rooms[0] must be a string"`) or a value the type rejected;
+    ///   - any ``HTTPError`` the type's own `init(from:)` throws, unchanged.
+    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+        if let contentType = headers["content-type"], !Self.isJSONMediaType(contentType) {
+            throw HTTPError.unsupportedMediaType()
+        }
+        guard !body.isEmpty else {
+            throw HTTPError.badRequest(code: "empty_body", message: "A JSON request body is required")
+        }
+        do {
+            return try decoder.decode(T.self, from: body)
+        } catch let error as HTTPError {
+            throw error
+        } catch let error as DecodingError {
+            throw Self.httpError(for: error)
+        } catch {
+            throw HTTPError.badRequest(code: "invalid_field", message: "The request body has an invalid value")
+        }
+    }
+
+    /// True for `application/json` and `<type>/<subtype>+json`, any case, parameters ignored.
+    static func isJSONMediaType(_ value: String) -> Bool {
+        let mediaType = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            .trimmingCharacters(in: .whitespaces).lowercased()
+        return mediaType == "application/json" || (mediaType.contains("/") && mediaType.hasSuffix("+json"))
+    }
+
+    static func httpError(for error: DecodingError) -> HTTPError {
+        switch error {
+        case .keyNotFound(let key, let context):
+            return .badRequest(code: "missing_field", message: "\(fieldPath(context.codingPath + [key])) is required")
+        case .valueNotFound(_, let context):
+            return .badRequest(code: "missing_field", message: "\(fieldPath(context.codingPath)) is required")
+        case .typeMismatch(let type, let context):
+            return .badRequest(
+                code: "invalid_field",
+                message: "\(fieldPath(context.codingPath)) must be \(describe(type))"
+            )
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return .badRequest(code: "invalid_json", message: "The request body is not valid JSON")
+            }
+            return .badRequest(
+                code: "invalid_field",
+                message: "\(fieldPath(context.codingPath)) is invalid: \(context.debugDescription)"
+            )
+        @unknown default:
+            return .badRequest(code: "invalid_json", message: "The request body could not be decoded")
+        }
+    }
+
+    /// `rooms[2].name` style path; the top level is `body`.
+    static func fieldPath(_ path: [any CodingKey]) -> String {
+        var text = ""
+        for key in path {
+            if let index = key.intValue, key.stringValue == "Index \(index)" || key.stringValue == "\(index)" {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text.isEmpty ? "body" : text
+    }
+
+    static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type, is Substring.Type: return "a string"
+        case is Bool.Type: return "a boolean"
+        case is Int.Type, is Int8.Type, is Int16.Type, is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type,
+            is UInt16.Type, is UInt32.Type, is UInt64.Type:
+            return "an integer"
+        case is Double.Type, is Float.Type, is Decimal.Type: return "a number"
+        default: break
+        }
+        let name = String(describing: type)
+        if name.hasPrefix("Array<") || name.hasPrefix("[") && !name.contains(":") { return "an array" }
+        if name.hasPrefix("Dictionary<") || name.hasPrefix("[") { return "an object" }
+        return "a valid \(name)"
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// One HTTP/1.1 request as the server hands it to a handler: the body is complete and within the limit.
+public struct HTTPRequest: Sendable {
+    /// The method as sent, e.g. `"GET"`, `"POST"` (methods are case-sensitive, RFC 9110 §9.1).
+    public var method: String
+    /// The percent-decoded path without the query, e.g. `"/v1/devices/abc"`.
+    public var path: String
+    /// The path split on `/` BEFORE percent-decoding, each segment then decoded: `/a/b%2Fc` gives
+    /// `["a", "b/c"]`; `/` gives `[]`; `/a//b` gives `["a", "", "b"]`. The router matches on these.
+    public var pathSegments: [String]
+    /// Query parameters decoded by Foundation's `URLComponents` (RFC 3986: `+` stays `+`); for a repeated
+    /// name the first value wins; a name without `=` maps to `""`.
+    public var query: [String: String]
+    /// Header fields, case-insensitive lookup.
+    public var headers: HTTPHeaders
+    /// The complete body (at most `HTTPServerConfiguration.maxBodyBytes` bytes).
+    public var body: Data
+    /// The peer's numeric IP address, e.g. `"127.0.0.1"` or `"::1"`; `""` when unknown.
+    public var remoteAddress: String
+    /// The request id echoed in the `X-Request-Id` response header and carried in logs as `request.id`:
+    /// the client's `X-Request-Id` when it is sane (see ``HTTPRequest/acceptableRequestID(_:)``), else 32
+    /// lowercase hex characters.
+    public var id: String
+
+    /// Builds a request from its raw request target (origin-form `"/path?query"` or absolute-form
+    /// `"http://host/path?query"`, RFC 9112 §3.2), parsed by Foundation's `URLComponents`.
+    ///
+    /// - Parameter id: the request id; `nil` takes the `X-Request-Id` header if sane, else a random one.
+    /// - Throws: ``HTTPError`` 400 `invalid_target` when the target is not a parsable path.
+    public init(
+        method: String,
+        target: String,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: Data = Data(),
+        remoteAddress: String = "",
+        id: String? = nil
+    ) throws {
+        let components: URLComponents?
+        if target.hasPrefix("/") {
+            // Prefixing a scheme and host keeps a path starting with `//` from being read as an authority.
+            components = URLComponents(string: "http://h" + target)
+        } else {
+            components = URLComponents(string: target)
+        }
+        guard let components, components.scheme != nil, components.percentEncodedPath.hasPrefix("/") else {
+            throw HTTPError.badRequest(code: "invalid_target", message: "The request target is not a valid path")
+        }
+        var segments: [String] = []
+        let encodedPath = components.percentEncodedPath.dropFirst()
+        if !encodedPath.isEmpty {
+            for raw in encodedPath.split(separator: "/", omittingEmptySubsequences: false) {
+                guard let decoded = String(raw).removingPercentEncoding else {
+                    throw HTTPError.badRequest(code: "invalid_target", message: "The request path is not valid UTF-8")
+                }
+                segments.append(decoded)
+            }
+        }
+        var query: [String: String] = [:]
+        for item in components.queryItems ?? [] where query[item.name] == nil {
+            query[item.name] = item.value ?? ""
+        }
+        self.method = method
+        self.path = components.path
+        self.pathSegments = segments
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.id = id ?? Self.acceptableRequestID(headers["x-request-id"]) ?? Self.makeRequestID()
+    }
+
+    /// `candidate` if it is a sane request id to echo and log: 1...128 characters from `A-Z a-z 0-9 - _ . :`.
+    public static func acceptableRequestID(_ candidate: String?) -> String? {
+        guard let candidate, (1...128).contains(candidate.utf8.count) else { return nil }
+        let ok = candidate.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                UInt8(ascii: ":"):
+                true
+            default: false
+            }
+        }
+        return ok ? candidate : nil
+    }
+
+    /// A fresh request id: 32 lowercase hex characters (a random UUID without dashes).
+    public static func makeRequestID() -> String {
+        UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+}

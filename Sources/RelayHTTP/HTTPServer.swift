@@ -1,0 +1,188 @@
+import CMicroHTTPD
+import Foundation
+import RelayCore
+import Synchronization
+
+/// An HTTP/1.1 server on GNU libmicrohttpd: libmicrohttpd parses, keeps connections alive and enforces
+/// connection limits and timeouts on its own polling thread(s); each complete request is handed to an
+/// `async` handler in a Swift task while its connection is suspended (`MHD_ALLOW_SUSPEND_RESUME`), so
+/// handlers never block libmicrohttpd's threads.
+///
+/// Every response carries `X-Request-Id`. Bodies over ``HTTPServerConfiguration/maxBodyBytes`` get 413
+/// `payload_too_large` without reaching the handler.
+public final class HTTPServer: Sendable {
+    private enum Lifecycle {
+        case idle
+        case running(MHDDaemon)
+        case stopping
+        case stopped
+    }
+
+    private let core: ServerCore
+    private let lifecycle = Mutex(Lifecycle.idle)
+    private let boundPort = Atomic<Int>(0)
+
+    /// - Parameters:
+    ///   - handler: answers every request that passed the server's own checks; called concurrently.
+    ///   - logger: for server-level problems (invalid status, refused header, 503s at shutdown).
+    ///   - onResponse: called on libmicrohttpd's thread as each response is queued; keep it quick.
+    public init(
+        configuration: HTTPServerConfiguration,
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+        logger: Logger,
+        onResponse: (@Sendable (AccessLogEntry) -> Void)? = nil
+    ) {
+        core = ServerCore(configuration: configuration, handler: handler, logger: logger, onResponse: onResponse)
+    }
+
+    /// The configuration the server was made with.
+    public var configuration: HTTPServerConfiguration { core.configuration }
+
+    /// The bound TCP port once started (the real one when the configuration asked for 0), else 0.
+    public var port: Int { boundPort.load(ordering: .acquiring) }
+
+    /// Binds and starts serving on libmicrohttpd's internal polling thread(s).
+    ///
+    /// - Throws: ``HTTPServerError`` `.invalidConfiguration`, `.resolve` (host did not resolve), `.start`
+    ///   (`MHD_start_daemon` failed, e.g. the port is in use) or `.alreadyStarted`.
+    public func start() throws {
+        let configuration = core.configuration
+        let problems = configuration.validate()
+        guard problems.isEmpty else {
+            throw HTTPServerError(code: .invalidConfiguration, message: problems.joined(separator: "; "))
+        }
+        try lifecycle.withLock { lifecycle in
+            guard case .idle = lifecycle else {
+                throw HTTPServerError(code: .alreadyStarted, message: "start() called twice")
+            }
+            let daemon = try Self.startDaemon(configuration: configuration, core: core)
+            boundPort.store(Int(cmhd_daemon_bound_port(daemon.raw)), ordering: .releasing)
+            lifecycle = .running(daemon)
+        }
+    }
+
+    /// Runs as a service: starts, serves until the calling task is cancelled, then ``shutdown()``.
+    ///
+    /// - Throws: what ``start()`` throws.
+    public func run() async throws {
+        try start()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        await shutdown()
+    }
+
+    /// Stops gracefully: stops accepting (`MHD_quiesce_daemon`), lets in-flight requests finish for up to
+    /// ``HTTPServerConfiguration/shutdownGracePeriod`` seconds (their answers carry `Connection: close`),
+    /// answers handlers still running with 503 `unavailable`, then `MHD_stop_daemon` closes every connection.
+    /// Returns at once if never started; a second concurrent call waits for the first.
+    public func shutdown() async {
+        let daemon: MHDDaemon? = lifecycle.withLock { lifecycle in
+            switch lifecycle {
+            case .running(let daemon):
+                lifecycle = .stopping
+                return daemon
+            case .idle:
+                lifecycle = .stopped
+                return nil
+            case .stopping, .stopped:
+                return nil
+            }
+        }
+        guard let daemon else {
+            while lifecycle.withLock({ if case .stopping = $0 { true } else { false } }) {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return
+        }
+        daemon.quiesce()
+        core.beginDraining()
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(core.configuration.shutdownGracePeriod * 1000))
+        while core.activeRequests > 0, clock.now < deadline, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        if core.resumeAllSuspended() > 0 {
+            // Give libmicrohttpd a moment to write the 503s before it closes the connections.
+            let flushDeadline = clock.now + .seconds(1)
+            while core.unansweredRequests > 0, clock.now < flushDeadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        daemon.stop()
+        boundPort.store(0, ordering: .releasing)
+        lifecycle.withLock { $0 = .stopped }
+    }
+
+    private static func startDaemon(configuration: HTTPServerConfiguration, core: ServerCore) throws -> MHDDaemon {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE
+        var results: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(configuration.host, nil, &hints, &results)
+        guard status == 0, let first = results, let address = first.pointee.ai_addr else {
+            throw HTTPServerError(code: .resolve, message: "cannot resolve host \(configuration.host)")
+        }
+        defer { freeaddrinfo(results) }
+
+        var flags =
+            MHD_USE_AUTO.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        var storage = sockaddr_storage()
+        let port = UInt16(configuration.port)
+        withUnsafeMutableBytes(of: &storage) { raw in
+            raw.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(first.pointee.ai_addrlen)))
+        }
+        if Int32(address.pointee.sa_family) == AF_INET6 {
+            flags |= MHD_USE_IPv6.rawValue
+            withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port = port.bigEndian }
+            }
+        } else {
+            withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port = port.bigEndian }
+            }
+        }
+
+        var options: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.maxHeaderBytes, ptr_value: nil),
+        ]
+        if let limit = configuration.perIPConnectionLimit {
+            options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: limit, ptr_value: nil))
+        }
+        if configuration.threadCount > 1 {
+            options.append(
+                MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadCount, ptr_value: nil)
+            )
+        }
+        options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+
+        let context = Unmanaged.passUnretained(core).toOpaque()
+        let raw = withUnsafePointer(to: &storage) { storagePointer in
+            storagePointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                options.withUnsafeBufferPointer { optionsPointer in
+                    cmhd_start_daemon(
+                        flags,
+                        port,
+                        socketAddress,
+                        MHDCallbacks.access,
+                        MHDCallbacks.completed,
+                        MHDCallbacks.uriLog,
+                        context,
+                        optionsPointer.baseAddress!
+                    )
+                }
+            }
+        }
+        guard let raw else {
+            throw HTTPServerError(
+                code: .start,
+                message: "MHD_start_daemon failed for \(configuration.host):\(configuration.port) (errno \(errno))"
+            )
+        }
+        return MHDDaemon(raw: raw, core: core)
+    }
+}

@@ -1,0 +1,25 @@
+/// Why ``HTTPServer/start()`` failed.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        /// The configuration did not validate.
+        public static let invalidConfiguration = Code(name: "invalid_configuration")
+        /// The host did not resolve to an address.
+        public static let resolve = Code(name: "resolve")
+        /// `MHD_start_daemon` failed (address in use, no permission, ...).
+        public static let start = Code(name: "start")
+        /// `start()` called twice.
+        public static let alreadyStarted = Code(name: "already_started")
+        public var description: String { name }
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "HTTPServerError(\(code)): \(message)" }
+}

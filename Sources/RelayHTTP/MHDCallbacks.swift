@@ -1,0 +1,40 @@
+import CMicroHTTPD
+
+/// libmicrohttpd's C callbacks; `cls` is the unretained ``ServerCore`` (kept alive by ``MHDDaemon``).
+enum MHDCallbacks {
+    static let uriLog:
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>, OpaquePointer) ->
+            UnsafeMutableRawPointer? = { cls, uri, connection in
+                let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
+                return core.requestStarted(target: String(cString: uri), connection: connection)
+            }
+
+    static let completed: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+        guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
+        requestContext.pointee = nil
+        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(pointer)
+    }
+
+    static let access: MHD_AccessHandlerCallback = {
+        cls,
+        connection,
+        _,
+        method,
+        _,
+        uploadData,
+        uploadDataSize,
+        requestContext in
+        guard let cls, let connection, let method, let uploadDataSize, let pointer = requestContext?.pointee else {
+            return .NO
+        }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
+        return core.access(
+            connection: connection,
+            method: String(cString: method),
+            uploadData: uploadData,
+            uploadSize: uploadDataSize,
+            context: context
+        )
+    }
+}

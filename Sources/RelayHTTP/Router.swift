@@ -1,0 +1,148 @@
+import RelayCore
+
+/// Maps `(method, path pattern)` to async handlers and renders every failure as an ``HTTPError`` body.
+///
+/// - Unknown path: 404 `not_found`. Known path, other method: 405 `method_not_allowed` with `Allow`.
+/// - A thrown ``HTTPError`` is rendered as is; any other error becomes 500 `internal_error` with a generic
+///   message, and the error itself is logged with `request.id` and `http.route`.
+/// - A literal segment beats a `{parameter}` at the same position (`/v1/devices/count` before
+///   `/v1/devices/{token}`). Parameters are percent-decoded and never empty (an empty segment matches nothing).
+/// - `HEAD` falls back to the `GET` handler (libmicrohttpd drops the body).
+public struct Router: Sendable {
+    /// A route handler.
+    public typealias Handler = @Sendable (HTTPRequest, RouteParameters) async throws -> HTTPResponse
+
+    private enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    private struct Entry: Sendable {
+        var route: Route
+        var segments: [Segment]
+        var handler: Handler
+    }
+
+    private var entries: [Entry] = []
+    private let logger: Logger
+
+    /// - Parameter logger: receives the real cause of every 500.
+    public init(logger: Logger = .disabled()) {
+        self.logger = logger
+    }
+
+    /// The registered routes in registration order.
+    public var routes: [Route] { entries.map(\.route) }
+
+    /// Registers `handler` for `method` (uppercased) and `pattern`, e.g. `"/v1/devices/{token}"`.
+    ///
+    /// A malformed pattern (not starting with `/`, an empty segment, a `{` that is not a whole segment, a
+    /// repeated parameter name) or a duplicate route is a programming error and stops the process.
+    public mutating func add(_ method: String, _ pattern: String, handler: @escaping Handler) {
+        let route = Route(method: method.uppercased(), pattern: pattern)
+        precondition(!entries.contains { $0.route == route }, "duplicate route \(route)")
+        entries.append(Entry(route: route, segments: Self.parse(pattern), handler: handler))
+    }
+
+    public mutating func get(_ pattern: String, handler: @escaping Handler) { add("GET", pattern, handler: handler) }
+    public mutating func post(_ pattern: String, handler: @escaping Handler) { add("POST", pattern, handler: handler) }
+    public mutating func put(_ pattern: String, handler: @escaping Handler) { add("PUT", pattern, handler: handler) }
+    public mutating func patch(_ pattern: String, handler: @escaping Handler) {
+        add("PATCH", pattern, handler: handler)
+    }
+    public mutating func delete(_ pattern: String, handler: @escaping Handler) {
+        add("DELETE", pattern, handler: handler)
+    }
+
+    /// This router as a server handler.
+    public var handler: @Sendable (HTTPRequest) async -> HTTPResponse {
+        { request in await self.respond(to: request) }
+    }
+
+    /// Routes `request` and returns the handler's response or a rendered error; never throws. The
+    /// response's ``HTTPResponse/route`` holds the matched pattern.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        var matches: [(entry: Entry, parameters: [String: String])] = []
+        for entry in entries {
+            if let parameters = Self.match(entry.segments, request.pathSegments) {
+                matches.append((entry, parameters))
+            }
+        }
+        guard !matches.isEmpty else { return HTTPError.notFound().response }
+        var candidates = matches.filter { $0.entry.route.method == request.method }
+        if candidates.isEmpty && request.method == "HEAD" {
+            candidates = matches.filter { $0.entry.route.method == "GET" }
+        }
+        guard let best = candidates.min(by: { Self.moreSpecific($0.entry.segments, $1.entry.segments) }) else {
+            var allowed: [String] = []
+            for match in matches where !allowed.contains(match.entry.route.method) {
+                allowed.append(match.entry.route.method)
+            }
+            var response = HTTPError.methodNotAllowed(allowed: allowed).response
+            response.route = matches[0].entry.route.pattern
+            return response
+        }
+        let pattern = best.entry.route.pattern
+        var response: HTTPResponse
+        do {
+            response = try await best.entry.handler(request, RouteParameters(best.parameters))
+        } catch let error as HTTPError {
+            response = error.response
+        } catch {
+            logger.error(
+                "handler failed",
+                [
+                    "request.id": request.id, "http.route": pattern, "http.method": request.method,
+                    "error": String(describing: error),
+                ]
+            )
+            response = HTTPError.internal().response
+        }
+        response.route = pattern
+        return response
+    }
+
+    private static func parse(_ pattern: String) -> [Segment] {
+        precondition(pattern.hasPrefix("/"), "route pattern must start with /: \(pattern)")
+        if pattern == "/" { return [] }
+        var names: Set<String> = []
+        return pattern.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { raw in
+            precondition(!raw.isEmpty, "empty segment in route pattern \(pattern)")
+            if raw.hasPrefix("{") && raw.hasSuffix("}") && raw.count > 2 {
+                let name = String(raw.dropFirst().dropLast())
+                precondition(!name.contains("{") && !name.contains("}"), "bad parameter in \(pattern)")
+                precondition(names.insert(name).inserted, "repeated parameter \(name) in \(pattern)")
+                return .parameter(name)
+            }
+            precondition(!raw.contains("{") && !raw.contains("}"), "parameter must be a whole segment: \(pattern)")
+            return .literal(String(raw))
+        }
+    }
+
+    private static func match(_ pattern: [Segment], _ path: [String]) -> [String: String]? {
+        guard pattern.count == path.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, value) in zip(pattern, path) {
+            switch segment {
+            case .literal(let literal):
+                guard literal == value else { return nil }
+            case .parameter(let name):
+                guard !value.isEmpty else { return nil }
+                parameters[name] = value
+            }
+        }
+        return parameters
+    }
+
+    /// True when `a` has a literal at the first position where `a` and `b` differ in kind.
+    private static func moreSpecific(_ a: [Segment], _ b: [Segment]) -> Bool {
+        for (x, y) in zip(a, b) {
+            switch (x, y) {
+            case (.literal, .parameter): return true
+            case (.parameter, .literal): return false
+            default: continue
+            }
+        }
+        return false
+    }
+}

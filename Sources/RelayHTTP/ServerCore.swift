@@ -1,0 +1,336 @@
+import CMicroHTTPD
+import Foundation
+import RelayCore
+import Synchronization
+
+/// What libmicrohttpd's callbacks call into: collects each request, suspends its connection, runs the
+/// handler as a Swift task and queues the answer once the connection is resumed.
+final class ServerCore: Sendable {
+    struct State {
+        /// Suspended connections by context, so shutdown can resume each one.
+        var suspended: [ObjectIdentifier: RequestContext] = [:]
+        /// Requests between their request line and their end (`MHD_OPTION_NOTIFY_COMPLETED`).
+        var active = 0
+        /// Requests whose handler runs or whose answer is not queued yet.
+        var unanswered = 0
+        /// Draining: answers carry `Connection: close`.
+        var draining = false
+        /// No more suspensions: new requests are answered 503 right away.
+        var closed = false
+    }
+
+    let configuration: HTTPServerConfiguration
+    let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+    let logger: Logger
+    let onResponse: (@Sendable (AccessLogEntry) -> Void)?
+    let state = Mutex(State())
+
+    init(
+        configuration: HTTPServerConfiguration,
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+        logger: Logger,
+        onResponse: (@Sendable (AccessLogEntry) -> Void)?
+    ) {
+        self.configuration = configuration
+        self.handler = handler
+        self.logger = logger
+        self.onResponse = onResponse
+    }
+
+    var activeRequests: Int { state.withLock { $0.active } }
+    var unansweredRequests: Int { state.withLock { $0.unanswered } }
+
+    func beginDraining() { state.withLock { $0.draining = true } }
+
+    // MARK: libmicrohttpd callbacks (on its polling threads)
+
+    /// `MHD_OPTION_URI_LOG_CALLBACK`: a request line arrived. Returns the retained context.
+    func requestStarted(target: String, connection: OpaquePointer) -> UnsafeMutableRawPointer {
+        state.withLock { $0.active += 1 }
+        return Unmanaged.passRetained(RequestContext(target: target, connection: connection)).toOpaque()
+    }
+
+    /// `MHD_OPTION_NOTIFY_COMPLETED`: the request ended (answered, timed out, or the daemon stopped).
+    func requestCompleted(_ pointer: UnsafeMutableRawPointer) {
+        let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+        let wasUnanswered = context.state.withLock { state -> Bool in
+            defer { state.phase = .done }
+            switch state.phase {
+            case .suspended, .ready: return true
+            default: return false
+            }
+        }
+        state.withLock {
+            $0.active -= 1
+            if wasUnanswered { $0.unanswered -= 1 }
+            $0.suspended[ObjectIdentifier(context)] = nil
+        }
+    }
+
+    /// The access handler (see `MHD_AccessHandlerCallback`): called once after the headers, once per body
+    /// chunk, once at the end of the body, and once more after the connection is resumed.
+    func access(
+        connection: OpaquePointer,
+        method: String,
+        uploadData: UnsafePointer<CChar>?,
+        uploadSize: UnsafeMutablePointer<Int>,
+        context: RequestContext
+    ) -> MHD_Result {
+        enum Step {
+            case headers
+            case more
+            case overLimit
+            case endOfBody
+            case send(HTTPResponse)
+        }
+        let limit = configuration.maxBodyBytes
+        let discardLimit = limit + max(limit, 1 << 20)
+        let step = context.state.withLock { state -> Step in
+            switch state.phase {
+            case .start:
+                state.phase = .receiving
+                return .headers
+            case .receiving:
+                let count = uploadSize.pointee
+                guard count > 0 else { return .endOfBody }
+                uploadSize.pointee = 0
+                state.receivedBytes += count
+                if state.tooLarge && state.receivedBytes > discardLimit { return .overLimit }
+                if !state.tooLarge, let uploadData {
+                    if state.body.count + count > limit {
+                        state.tooLarge = true
+                        state.body = Data()
+                    } else {
+                        uploadData.withMemoryRebound(to: UInt8.self, capacity: count) {
+                            state.body.append($0, count: count)
+                        }
+                    }
+                }
+                return .more
+            case .suspended:
+                return .more
+            case .ready(let response):
+                state.phase = .done
+                return .send(response)
+            case .done:
+                uploadSize.pointee = 0
+                return .more
+            }
+        }
+        switch step {
+        case .more:
+            return .YES
+        case .overLimit:
+            // libmicrohttpd 0.9.75 refuses MHD_queue_response in the middle of a body: the rest is discarded
+            // (not buffered) and the 413 goes out at the end of it, unless the client keeps sending far past
+            // the limit, in which case the connection is closed without an answer.
+            return .NO
+        case .send(let response):
+            state.withLock { $0.unanswered -= 1 }
+            return queue(response, on: connection, context: context)
+        case .headers:
+            return receivedHeaders(connection: connection, method: method, context: context)
+        case .endOfBody:
+            return receivedBody(connection: connection, context: context)
+        }
+    }
+
+    private func receivedHeaders(connection: OpaquePointer, method: String, context: RequestContext) -> MHD_Result {
+        var headers = HTTPHeaders()
+        withUnsafeMutablePointer(to: &headers) { pointer in
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, ServerCore.collectHeader, pointer)
+        }
+        let remote = Self.numericAddress(cmhd_connection_client_address(connection))
+        let requestID = HTTPRequest.acceptableRequestID(headers["x-request-id"]) ?? HTTPRequest.makeRequestID()
+        let path = context.target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        context.state.withLock {
+            $0.method = method
+            $0.headers = headers
+            $0.remoteAddress = remote
+            $0.requestID = requestID
+            $0.path = String(path).removingPercentEncoding ?? String(path)
+        }
+        // Decide on the announced length before any body byte is read (or `100 Continue` sent).
+        if let length = headers["content-length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes {
+            context.state.withLock { $0.phase = .done }
+            return queue(
+                HTTPError.payloadTooLarge(limit: configuration.maxBodyBytes).response,
+                on: connection,
+                context: context
+            )
+        }
+        return .YES
+    }
+
+    private func receivedBody(connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        let snapshot = context.state.withLock { $0 }
+        if snapshot.tooLarge {
+            context.state.withLock { $0.phase = .done }
+            return queue(
+                HTTPError.payloadTooLarge(limit: configuration.maxBodyBytes).response,
+                on: connection,
+                context: context
+            )
+        }
+        let request: HTTPRequest
+        do {
+            request = try HTTPRequest(
+                method: snapshot.method,
+                target: context.target,
+                headers: snapshot.headers,
+                body: snapshot.body,
+                remoteAddress: snapshot.remoteAddress,
+                id: snapshot.requestID
+            )
+        } catch {
+            context.state.withLock { $0.phase = .done }
+            let response = (error as? HTTPError ?? HTTPError.badRequest(message: "Bad request")).response
+            return queue(response, on: connection, context: context)
+        }
+        context.state.withLock { $0.path = request.path }
+        let suspended = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            context.state.withLock { $0.phase = .suspended }
+            MHD_suspend_connection(connection)
+            state.suspended[ObjectIdentifier(context)] = context
+            state.unanswered += 1
+            return true
+        }
+        guard suspended else {
+            context.state.withLock { $0.phase = .done }
+            return queue(HTTPError.unavailable(message: "Shutting down").response, on: connection, context: context)
+        }
+        Task {
+            let response = await self.handler(request)
+            self.handlerFinished(context, response)
+        }
+        return .YES
+    }
+
+    /// Stores the handler's answer and resumes the connection, unless shutdown already answered it.
+    private func handlerFinished(_ context: RequestContext, _ response: HTTPResponse) {
+        context.state.withLock { state in
+            guard case .suspended = state.phase else { return }
+            state.phase = .ready(response)
+            MHD_resume_connection(context.connection)
+        }
+        state.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }
+    }
+
+    /// Answers every suspended connection with 503 and resumes it; afterwards no connection is suspended
+    /// again (`MHD_stop_daemon` aborts the process if one is). Returns how many were resumed.
+    @discardableResult
+    func resumeAllSuspended() -> Int {
+        let contexts = state.withLock { state in
+            state.closed = true
+            state.draining = true
+            let contexts = Array(state.suspended.values)
+            state.suspended = [:]
+            return contexts
+        }
+        var resumed = 0
+        for context in contexts {
+            context.state.withLock { state in
+                guard case .suspended = state.phase else { return }
+                state.phase = .ready(HTTPError.unavailable(message: "Shutting down").response)
+                MHD_resume_connection(context.connection)
+                resumed += 1
+            }
+        }
+        if resumed > 0 { logger.warning("answered unfinished requests with 503 at shutdown", ["count": "\(resumed)"]) }
+        return resumed
+    }
+
+    /// Queues `response` with `X-Request-Id` (and `Connection: close` while draining) and reports it.
+    private func queue(
+        _ response: HTTPResponse,
+        on connection: OpaquePointer,
+        context: RequestContext
+    ) -> MHD_Result {
+        let info = context.state.withLock {
+            (
+                id: $0.requestID, method: $0.method, path: $0.path,
+                bytes: $0.receivedBytes, remote: $0.remoteAddress
+            )
+        }
+        var response = response
+        if !(100...599).contains(response.status) {
+            logger.error(
+                "handler returned an invalid status",
+                ["request.id": info.id, "http.status": "\(response.status)"]
+            )
+            response = HTTPError.internal().response
+        }
+        let draining = state.withLock { $0.draining }
+        let mhdResponse = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count,
+                UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                .RESPMEM_MUST_COPY
+            )
+        }
+        guard let mhdResponse else {
+            logger.error("MHD_create_response_from_buffer failed", ["request.id": info.id])
+            return .NO
+        }
+        defer { MHD_destroy_response(mhdResponse) }
+        for (name, value) in response.headers {
+            let lower = name.lowercased()
+            if lower == "content-length" || lower == "transfer-encoding" || lower == "x-request-id" { continue }
+            if MHD_add_response_header(mhdResponse, name, value) != .YES {
+                logger.warning("response header refused", ["request.id": info.id, "http.header": name])
+            }
+        }
+        _ = MHD_add_response_header(mhdResponse, "X-Request-Id", info.id)
+        if draining { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
+        let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        guard result == .YES else {
+            logger.error("MHD_queue_response failed", ["request.id": info.id, "http.status": "\(response.status)"])
+            return result
+        }
+        if let onResponse {
+            let elapsed = ContinuousClock.now - context.started
+            let milliseconds =
+                Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            onResponse(
+                AccessLogEntry(
+                    requestID: info.id,
+                    method: info.method,
+                    path: info.path,
+                    route: response.route,
+                    status: response.status,
+                    durationMilliseconds: milliseconds,
+                    requestBytes: info.bytes,
+                    responseBytes: response.body.count,
+                    remoteAddress: info.remote
+                )
+            )
+        }
+        return result
+    }
+
+    // MARK: helpers
+
+    static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
+        guard let cls, let key else { return .YES }
+        let headers = cls.assumingMemoryBound(to: HTTPHeaders.self)
+        headers.pointee.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+        return .YES
+    }
+
+    /// `"127.0.0.1"`, `"::1"`; `""` when unknown.
+    static func numericAddress(_ address: UnsafePointer<sockaddr>?) -> String {
+        guard let address else { return "" }
+        let length: socklen_t
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET: length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        case AF_INET6: length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        default: return ""
+        }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else {
+            return ""
+        }
+        return host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import RelayAPNs
+import RelayCore
+
+/// One ``APNsClient`` per app and environment, made on first use, so one app's APNs trouble (a dead
+/// connection, a bad key) never holds up another's deliveries. Clients of one app share one provider token
+/// (Apple: one token per key, shared by every connection).
+public actor APNsSenders {
+    private let apps: [String: Configuration.App]
+    private let settings: Configuration.Delivery
+    private let time: any TimeSource
+    private let logger: Logger
+    private var clients: [String: APNsClient] = [:]
+    private var tokens: [String: ProviderToken] = [:]
+
+    /// An app without a usable APNs setup.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(apps: [Configuration.App], settings: Configuration.Delivery, time: any TimeSource, logger: Logger) {
+        self.apps = Dictionary(apps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.settings = settings
+        self.time = time
+        self.logger = logger
+    }
+
+    /// The client for `appId`'s pushes to `environment`.
+    /// - Throws: ``Unavailable`` for an unknown app; `CryptoError` or `APNsConfigurationError` when its
+    ///   credentials cannot be loaded.
+    public func sender(appId: String, environment: APNsEnvironment) throws -> APNsClient {
+        let key = appId + "/" + environment.rawValue
+        if let client = clients[key] { return client }
+        guard let app = apps[appId] else { throw Unavailable(description: "no app '\(appId)'") }
+        let endpoint: APNsClientConfiguration.Endpoint =
+            if let mock = app.mockEndpoint { .custom(baseURL: mock.baseURL, caFile: mock.caFile) } else {
+                environment == .production ? .production : .sandbox
+            }
+        var configuration = APNsClientConfiguration(endpoint: endpoint, authentication: try authentication(for: app))
+        configuration.connectTimeout = .milliseconds(settings.connectTimeoutMilliseconds)
+        configuration.requestTimeout = .milliseconds(settings.requestTimeoutMilliseconds)
+        configuration.maxInFlight = settings.concurrency
+        configuration.timeSource = time
+        configuration.logger = logger.with(["app.id": appId, "apns.environment": environment.rawValue])
+        let client = try APNsClient(configuration: configuration)
+        clients[key] = client
+        return client
+    }
+
+    private func authentication(for app: Configuration.App) throws -> APNsClientConfiguration.Authentication {
+        guard let credentials = app.credentials else {
+            throw Unavailable(description: "app '\(app.id)' has no APNs credentials")
+        }
+        if let certificate = credentials.certificateFile {
+            return .certificate(
+                certificatePath: certificate, keyPath: credentials.certificateKeyFile,
+                password: credentials.certificatePassword)
+        }
+        if let token = tokens[app.id] { return .providerToken(token) }
+        let token = try ProviderToken(
+            keyPEMOrPath: credentials.keyFile ?? "", keyId: credentials.keyId ?? "", teamId: credentials.teamId ?? "",
+            timeSource: time)
+        tokens[app.id] = token
+        return .providerToken(token)
+    }
+
+    /// After 403 ExpiredProviderToken: the app's next request carries a freshly minted token.
+    public func renewProviderToken(appId: String) {
+        tokens[appId]?.invalidate()
+    }
+
+    /// Closes every client after its transfers finished.
+    public func shutdown() async {
+        for client in clients.values { await client.shutdown() }
+        clients.removeAll()
+    }
+}

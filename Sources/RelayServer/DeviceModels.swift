@@ -1,0 +1,43 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+/// `POST /v1/devices` body.
+struct DeviceRegistration: Decodable {
+    var token: String
+    var userId: String
+    var environment: String?
+    var rooms: [String]?
+}
+
+/// A device as the API shows it.
+struct DeviceView: Encodable {
+    var token: String
+    var userId: String
+    var environment: String
+    var state: String
+    var createdAt: String
+    var updatedAt: String
+
+    init(_ device: Device) {
+        token = device.token.hex
+        userId = device.userId
+        environment = device.environment.rawValue
+        state = device.state.rawValue
+        createdAt = Validation.timestamp(device.createdAt)
+        updatedAt = Validation.timestamp(device.updatedAt)
+    }
+}
+
+struct DeviceList: Encodable {
+    var devices: [DeviceView]
+}
+
+/// `PUT /v1/rooms/{roomId}/members/{userId}` body (optional).
+struct MembershipUpdate: Decodable {
+    var muted: Bool?
+}
+
+struct MemberList: Encodable {
+    var members: [String]
+}

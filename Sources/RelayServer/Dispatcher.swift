@@ -1,0 +1,197 @@
+import Foundation
+import RelayAPNs
+import RelayCore
+import RelayStore
+
+/// Sends the outbox: takes due deliveries from the store, sends each to APNs with bounded concurrency,
+/// decides each token's fate from the answer (``DeliveryDecision``) and records it in batches.
+///
+/// Runs as a service: ``run()`` returns when its task is cancelled, after the deliveries in flight have
+/// finished (each is bounded by the APNs request timeout) and been recorded; nothing taken is dropped.
+public final class Dispatcher: Sendable {
+    private let store: any Store
+    private let senders: APNsSenders
+    private let settings: Configuration.Delivery
+    private let time: any TimeSource
+    private let logger: Logger
+    private let metrics: RelayMetrics
+    private let signal = WakeSignal()
+
+    public init(
+        store: any Store, senders: APNsSenders, settings: Configuration.Delivery, time: any TimeSource,
+        metrics: RelayMetrics, logger: Logger
+    ) {
+        self.store = store
+        self.senders = senders
+        self.settings = settings
+        self.time = time
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Tells the dispatcher new deliveries are due (after a webhook committed), so it need not wait for
+    /// its poll interval.
+    public func wake() { signal.signal() }
+
+    private enum Event: Sendable {
+        case finished(deliveryId: Int64, outcome: DeliveryOutcome)
+        case woken
+    }
+
+    /// Loops until cancelled: claim, send, record.
+    public func run() async {
+        let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
+        let refill = max(1, min(settings.batchSize, settings.concurrency) / 4)
+        let flushAt = max(1, min(settings.batchSize, 256))
+        await withTaskGroup(of: Event.self) { group in
+            var inFlight = 0
+            var waiting = false
+            var results: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
+            while true {
+                let stopping = Task.isCancelled
+                let room = settings.concurrency - inFlight
+                if !stopping && (inFlight == 0 || room >= refill) {
+                    await flush(&results)
+                    let jobs = await claim(limit: min(settings.batchSize, room))
+                    for job in jobs {
+                        inFlight += 1
+                        group.addTask { await self.attempt(job) }
+                    }
+                    if jobs.count == min(settings.batchSize, room) && inFlight < settings.concurrency { continue }
+                }
+                if stopping && inFlight == 0 { break }
+                if !stopping && !waiting {
+                    waiting = true
+                    let signal = self.signal
+                    group.addTask {
+                        await signal.wait(timeout: poll)
+                        return .woken
+                    }
+                }
+                guard let event = await group.next() else { break }
+                switch event {
+                case .woken: waiting = false
+                case .finished(let id, let outcome):
+                    inFlight -= 1
+                    results.append((id, outcome))
+                    if results.count >= flushAt || inFlight == 0 { await flush(&results) }
+                }
+            }
+            await flush(&results)
+            group.cancelAll()
+        }
+    }
+
+    private func claim(limit: Int) async -> [DeliveryJob] {
+        do {
+            return try await store.claimDueDeliveries(now: time.now, limit: limit, leaseSeconds: settings.leaseSeconds)
+        } catch {
+            logger.error("claiming deliveries failed", ["error": "\(error)"])
+            return []
+        }
+    }
+
+    private func flush(_ results: inout [(deliveryId: Int64, outcome: DeliveryOutcome)]) async {
+        guard !results.isEmpty else { return }
+        do {
+            try await store.complete(results, at: time.now)
+            results.removeAll(keepingCapacity: true)
+        } catch {
+            // Left leased: the lease expires and the deliveries are sent again (at least once).
+            logger.error("recording delivery results failed", ["error": "\(error)", "count": "\(results.count)"])
+            results.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// One send and its decided outcome. An ExpiredProviderToken answer renews the provider token and sends
+    /// once more at once (Apple, "Handling notification responses from APNs").
+    private func attempt(_ job: DeliveryJob) async -> Event {
+        let notification = job.apnsNotification
+        let log = logger.with([
+            "notification.id": job.notificationId.uuidString.lowercased(), "token.suffix": job.token.suffix,
+            "apns.id": notification.apnsIdHeader,
+        ])
+        var previousReason: APNsReason?
+        while true {
+            let attempt: DeliveryDecision.Attempt
+            do {
+                attempt = .answered(try await send(notification, appId: job.appId, environment: job.environment))
+            } catch let refused as NotificationError {
+                log.error("notification refused before sending", ["apns.reason": "\(refused.reason)"])
+                metrics.recordOutcome("failed", reason: "\(refused.reason)")
+                return .finished(deliveryId: job.deliveryId, outcome: .failed(status: nil, reason: "\(refused.reason)"))
+            } catch {
+                log.warning("APNs request failed", ["error": "\(error)"])
+                attempt = .transportFailure
+            }
+            let decision = DeliveryDecision.decide(
+                attempt, sentTo: job.environment, registeredEnvironment: job.environment,
+                registeredAt: job.deviceRegisteredAt, attempts: job.attempts + 1, previousReason: previousReason,
+                policy: settings.retry, random: Double.random(in: 0..<1))
+            if case .retry(_, true) = decision, case .answered(let response) = attempt {
+                previousReason = response.reason
+                await senders.renewProviderToken(appId: job.appId)
+                continue
+            }
+            return .finished(deliveryId: job.deliveryId, outcome: outcome(of: decision, attempt, job: job, log: log))
+        }
+    }
+
+    private func send(_ notification: APNsNotification, appId: String, environment: APNsEnvironment) async throws
+        -> APNsResponse
+    {
+        let sender = try await senders.sender(appId: appId, environment: environment)
+        let started = ContinuousClock.now
+        let response = try await sender.send(notification)
+        metrics.recordAPNsLatency(ContinuousClock.now - started)
+        return response
+    }
+
+    /// What the store records for a decision.
+    private func outcome(
+        of decision: DeliveryDecision, _ attempt: DeliveryDecision.Attempt, job: DeliveryJob, log: Logger
+    ) -> DeliveryOutcome {
+        let response: APNsResponse? = if case .answered(let r) = attempt { r } else { nil }
+        let status = response?.status
+        let reason = response?.reason.map { "\($0)" } ?? (response == nil ? "transport" : nil)
+        let outcome: DeliveryOutcome
+        switch decision {
+        case .delivered:
+            outcome = .sent(apnsId: response?.apnsId)
+            log.info("push accepted")
+        case .retire(let why, let timestamp):
+            outcome = .retired(status: status ?? 0, reason: "\(why)", apnsTimestamp: timestamp)
+            log.notice("device token retired", ["apns.reason": "\(why)"])
+        case .unlinkTopic(let why):
+            outcome = .unlinkTopic(topic: job.topic, status: status ?? 0, reason: "\(why)")
+            log.notice("device token unlinked from topic", ["apns.reason": "\(why)"])
+        case .retry(let delay, _):
+            outcome = .retry(at: time.now + delay.timeInterval, status: status, reason: reason)
+        case .fail(let failure):
+            outcome = .failed(status: status, reason: reason ?? failure.rawValue)
+            log.warning("delivery failed", ["apns.reason": reason ?? "", "failure": failure.rawValue])
+        }
+        metrics.recordOutcome(outcome.metricName, reason: reason ?? "none")
+        return outcome
+    }
+}
+
+extension DeliveryOutcome {
+    /// The `outcome` label of ``RelayMetrics/recordOutcome(_:reason:)``.
+    var metricName: String {
+        switch self {
+        case .sent: "sent"
+        case .retry: "retry"
+        case .failed: "failed"
+        case .retired: "retired"
+        case .unlinkTopic: "unlinked"
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in SECONDS, as Foundation counts time.
+    var timeInterval: TimeInterval {
+        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
+    }
+}

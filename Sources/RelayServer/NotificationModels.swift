@@ -1,0 +1,53 @@
+import Foundation
+import RelayStore
+
+/// `GET /v1/notifications/{notificationId}`.
+struct NotificationView: Encodable {
+    struct Counts: Encodable {
+        var pending: Int
+        var sent: Int
+        var failed: Int
+        var retired: Int
+    }
+    struct DeliveryView: Encodable {
+        var tokenSuffix: String
+        var status: String
+        var apnsId: String
+        var attempts: Int
+        var lastStatus: Int?
+        var lastReason: String?
+        var createdAt: String
+        var updatedAt: String
+        var sentAt: String?
+        var nextAttemptAt: String?
+    }
+
+    var notificationId: String
+    var kind: String
+    var roomId: String
+    var senderId: String
+    var messageId: String?
+    var createdAt: String
+    var counts: Counts
+    var deliveries: [DeliveryView]
+
+    init(_ summary: NotificationSummary, _ deliveries: [DeliveryRecord]) {
+        notificationId = summary.id.uuidString.lowercased()
+        kind = summary.kind.rawValue
+        roomId = summary.roomId
+        senderId = summary.senderId
+        messageId = summary.messageId
+        createdAt = Validation.timestamp(summary.createdAt)
+        counts = Counts(
+            pending: summary.counts.pending, sent: summary.counts.sent, failed: summary.counts.failed,
+            retired: summary.counts.retired)
+        self.deliveries = deliveries.map { record in
+            DeliveryView(
+                tokenSuffix: record.token.suffix, status: record.status.rawValue,
+                apnsId: record.apnsId.uuidString.lowercased(), attempts: record.attempts, lastStatus: record.lastStatus,
+                lastReason: record.lastReason, createdAt: Validation.timestamp(record.createdAt),
+                updatedAt: Validation.timestamp(record.updatedAt), sentAt: record.sentAt.map(Validation.timestamp),
+                nextAttemptAt: record.status == .pending ? record.nextAttemptAt.map(Validation.timestamp) : nil)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import RelayCore
+import RelayHTTP
+import RelayStore
+
+extension RelayAPI {
+    /// The most recipients one webhook may name.
+    static let maxRecipients = 10_000
+
+    /// `POST /v1/webhooks/did-send-message` / `did-send-image-message`: builds the payload once, commits
+    /// the notification and one delivery per recipient device in one transaction, then answers 202
+    /// (200 with the first notification's id when the same message was already accepted).
+    func webhook(_ request: HTTPRequest, kind: NotificationKind) async throws -> HTTPResponse {
+        let app = try directory.authenticate(request)
+        let body = try request.decode(MessageWebhook.self)
+        let message = try chatMessage(body, kind: kind)
+        let excludeToken = try body.senderDeviceToken.map { value throws(HTTPError) in
+            try Validation.token(value, field: "senderDeviceToken")
+        }
+        let recipients = try body.recipients.map { list throws(HTTPError) in
+            guard list.count <= Self.maxRecipients else {
+                throw .badRequest(code: "invalid_field", message: "recipients must name at most \(Self.maxRecipients) users")
+            }
+            return try list.enumerated().map { index, user throws(HTTPError) in
+                try Validation.id(user, field: "recipients[\(index)]")
+            }
+        }
+        let payload: Data
+        do { payload = try message.payload().encoded(limit: PushType.alert.maxPayloadBytes) } catch {
+            throw HTTPError.badRequest(code: "payload_too_large", message: error.description)
+        }
+        let now = time.now
+        let notification = NewNotification(
+            id: UUID(), appId: app.id, kind: kind, messageId: message.messageId, roomId: message.roomId,
+            senderId: message.senderId, topic: app.topic, pushType: .alert, priority: .immediate,
+            expiration: app.ttlSeconds == 0 ? 0 : Int(now.timeIntervalSince1970) + app.ttlSeconds,
+            collapseId: message.collapseId, payload: payload, createdAt: now)
+        let outcome = try await store.createNotification(
+            notification,
+            recipients: RecipientSelection(
+                roomId: message.roomId, userIds: recipients, excludeUserId: message.senderId,
+                excludeToken: excludeToken))
+        let accepted = WebhookAccepted(
+            notificationId: outcome.notificationId.uuidString.lowercased(), devices: outcome.devices)
+        switch outcome {
+        case .created:
+            metrics.recordWebhook(kind == .message ? "did_send_message" : "did_send_image_message")
+            dispatcher.wake()
+            logger.info(
+                "webhook accepted",
+                ["app.id": app.id, "notification.id": accepted.notificationId, "devices": "\(accepted.devices)",
+                 "request.id": request.id])
+            return try .json(status: 202, accepted)
+        case .duplicate:
+            return try .json(status: 200, accepted)
+        }
+    }
+
+    private func chatMessage(_ body: MessageWebhook, kind: NotificationKind) throws(HTTPError) -> ChatMessage {
+        let content: ChatMessage.Content
+        switch kind {
+        case .message:
+            guard let text = body.text else { throw .badRequest(code: "missing_field", message: "text is required") }
+            content = .text(text)
+        case .imageMessage:
+            content = .image(
+                caption: try Validation.text(body.caption, field: "caption", maxBytes: 16_384),
+                imageURL: try Validation.text(body.imageUrl, field: "imageUrl", maxBytes: 2048))
+        }
+        return ChatMessage(
+            roomId: try Validation.id(body.roomId, field: "roomId"),
+            senderId: try Validation.id(body.senderId, field: "senderId"), content: content,
+            messageId: try Validation.optionalId(body.messageId, field: "messageId"),
+            roomName: try Validation.text(body.roomName, field: "roomName"),
+            senderName: try Validation.text(body.senderName, field: "senderName"))
+    }
+
+    /// `GET /v1/notifications/{notificationId}`: the notification and one entry per device (token suffix).
+    func notification(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
+        let app = try directory.authenticate(request)
+        guard let id = UUID(uuidString: try parameters.require("notificationId")),
+              let (summary, deliveries) = try await store.notification(appId: app.id, id: id)
+        else { throw HTTPError.notFound(message: "No notification with that id") }
+        return try .json(NotificationView(summary, deliveries))
+    }
+}

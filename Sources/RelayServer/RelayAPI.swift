@@ -1,0 +1,68 @@
+import Foundation
+import RelayCore
+import RelayHTTP
+import RelayStore
+
+/// The REST API: authenticates each `/v1` call to one app, validates, and hands over to the store and
+/// the dispatcher. Every route is registered in ``router()``.
+public struct RelayAPI: Sendable {
+    let directory: AppDirectory
+    let store: any Store
+    let dispatcher: Dispatcher
+    let metrics: RelayMetrics
+    let time: any TimeSource
+    let logger: Logger
+
+    public init(
+        directory: AppDirectory, store: any Store, dispatcher: Dispatcher, metrics: RelayMetrics,
+        time: any TimeSource, logger: Logger
+    ) {
+        self.directory = directory
+        self.store = store
+        self.dispatcher = dispatcher
+        self.metrics = metrics
+        self.time = time
+        self.logger = logger
+    }
+
+    /// Every route of the relay.
+    public func router() -> Router {
+        var router = Router(logger: logger)
+        router.get("/healthz") { _, _ in try .json(["status": "ok"]) }
+        router.get("/metrics") { _, _ in await metricsResponse() }
+        router.post("/v1/devices") { request, _ in try await registerDevice(request) }
+        router.delete("/v1/devices/{token}") { request, parameters in try await deleteDevice(request, parameters) }
+        router.get("/v1/users/{userId}/devices") { request, parameters in try await userDevices(request, parameters) }
+        router.put("/v1/rooms/{roomId}/members/{userId}") { request, parameters in
+            try await joinRoom(request, parameters)
+        }
+        router.delete("/v1/rooms/{roomId}/members/{userId}") { request, parameters in
+            try await leaveRoom(request, parameters)
+        }
+        router.get("/v1/rooms/{roomId}/members") { request, parameters in try await roomMembers(request, parameters) }
+        router.post("/v1/webhooks/did-send-message") { request, _ in try await webhook(request, kind: .message) }
+        router.post("/v1/webhooks/did-send-image-message") { request, _ in
+            try await webhook(request, kind: .imageMessage)
+        }
+        router.get("/v1/notifications/{notificationId}") { request, parameters in
+            try await notification(request, parameters)
+        }
+        return router
+    }
+
+    func metricsResponse() async -> HTTPResponse {
+        var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []
+        if let pending = try? await store.pendingDeliveryCount() {
+            gauges.append(("pushrelay_outbox_pending", "Deliveries waiting to be sent.", [], Double(pending)))
+        }
+        if let counts = try? await store.deviceCounts() {
+            for state in DeviceState.allCases {
+                gauges.append(
+                    ("pushrelay_devices", "Devices by state.", [("state", state.rawValue)], Double(counts[state] ?? 0)))
+            }
+        }
+        var response = HTTPResponse.text(metrics.render(gauges: gauges))
+        response.headers = [("content-type", "text/plain; version=0.0.4; charset=utf-8")]
+        return response
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+
+/// The relay's counters and histograms, rendered in the Prometheus text exposition format (version 0.0.4)
+/// at `/metrics`.
+public final class RelayMetrics: Sendable {
+    /// Upper bounds of the APNs latency histogram, in SECONDS.
+    static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    private struct State {
+        var counters: [String: [Labels: Double]] = [:]
+        var latencyCounts = [Int](repeating: 0, count: RelayMetrics.latencyBuckets.count)
+        var latencySum = 0.0
+        var latencyTotal = 0
+    }
+
+    /// Label pairs in a fixed order.
+    struct Labels: Hashable {
+        var pairs: [(String, String)]
+        static func == (a: Labels, b: Labels) -> Bool { a.pairs.elementsEqual(b.pairs) { $0 == $1 } }
+        func hash(into hasher: inout Hasher) {
+            for (k, v) in pairs {
+                hasher.combine(k)
+                hasher.combine(v)
+            }
+        }
+        var text: String {
+            pairs.isEmpty ? "" : "{" + pairs.map { "\($0)=\"\(escape($1))\"" }.joined(separator: ",") + "}"
+        }
+        private func escape(_ value: String) -> String {
+            value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                .replacingOccurrences(of: "\n", with: "\\n")
+        }
+    }
+
+    private let state = Mutex(State())
+    public init() {}
+
+    func increment(_ name: String, _ labels: [(String, String)], by amount: Double = 1) {
+        state.withLock { $0.counters[name, default: [:]][Labels(pairs: labels), default: 0] += amount }
+    }
+
+    /// One delivery attempt's outcome (`sent`, `retry`, `failed`, `retired`, `unlinked`) and APNs reason.
+    public func recordOutcome(_ outcome: String, reason: String) {
+        increment("pushrelay_notifications_total", [("outcome", outcome), ("reason", reason)])
+    }
+
+    /// A webhook accepted, by event (`did_send_message`, `did_send_image_message`).
+    public func recordWebhook(_ event: String) {
+        increment("pushrelay_webhooks_total", [("event", event)])
+    }
+
+    /// An HTTP request answered, by route pattern and status.
+    public func recordRequest(route: String, method: String, status: Int) {
+        increment("pushrelay_http_requests_total", [("route", route), ("method", method), ("status", "\(status)")])
+    }
+
+    /// The time APNs took to answer one request.
+    public func recordAPNsLatency(_ duration: Duration) {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        state.withLock { state in
+            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
+                state.latencyCounts[index] += 1
+            }
+            state.latencySum += seconds
+            state.latencyTotal += 1
+        }
+    }
+
+    /// The exposition text; `gauges` adds values read at scrape time (outbox pending, devices by state).
+    public func render(gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []) -> String {
+        let snapshot = state.withLock { $0 }
+        var out = ""
+        let help = [
+            "pushrelay_notifications_total": "Delivery attempts by outcome and APNs reason.",
+            "pushrelay_webhooks_total": "Webhooks accepted by event.",
+            "pushrelay_http_requests_total": "HTTP requests by route, method and status.",
+        ]
+        for name in snapshot.counters.keys.sorted() {
+            out += "# HELP \(name) \(help[name] ?? name)\n# TYPE \(name) counter\n"
+            for (labels, value) in snapshot.counters[name]!.sorted(by: { $0.key.text < $1.key.text }) {
+                out += "\(name)\(labels.text) \(Self.number(value))\n"
+            }
+        }
+        out += "# HELP pushrelay_apns_request_duration_seconds Time APNs took to answer.\n"
+        out += "# TYPE pushrelay_apns_request_duration_seconds histogram\n"
+        for (index, bound) in Self.latencyBuckets.enumerated() {
+            out += "pushrelay_apns_request_duration_seconds_bucket{le=\"\(bound)\"} \(snapshot.latencyCounts[index])\n"
+        }
+        out += "pushrelay_apns_request_duration_seconds_bucket{le=\"+Inf\"} \(snapshot.latencyTotal)\n"
+        out += "pushrelay_apns_request_duration_seconds_sum \(snapshot.latencySum)\n"
+        out += "pushrelay_apns_request_duration_seconds_count \(snapshot.latencyTotal)\n"
+        var described = Set<String>()
+        for gauge in gauges {
+            if described.insert(gauge.name).inserted {
+                out += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n"
+            }
+            out += "\(gauge.name)\(Labels(pairs: gauge.labels).text) \(Self.number(gauge.value))\n"
+        }
+        return out
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import RelayCore
+import RelayHTTP
+
+/// The checks every id and token in a request goes through, with the 400 errors they give.
+enum Validation {
+    /// An id (room, user, message): 1...256 bytes of UTF-8, no control characters.
+    /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
+    static func id(_ value: String, field: String) throws(HTTPError) -> String {
+        guard !value.isEmpty else { throw .badRequest(code: "invalid_field", message: "\(field) must not be empty") }
+        guard value.utf8.count <= ChatMessage.maxIdBytes else {
+            throw .badRequest(
+                code: "invalid_field", message: "\(field) must be at most \(ChatMessage.maxIdBytes) bytes")
+        }
+        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .badRequest(code: "invalid_field", message: "\(field) must not contain control characters")
+        }
+        return value
+    }
+
+    static func optionalId(_ value: String?, field: String) throws(HTTPError) -> String? {
+        guard let value else { return nil }
+        return try id(value, field: field)
+    }
+
+    /// Free text shown to people (names): at most 1024 bytes.
+    static func text(_ value: String?, field: String, maxBytes: Int = 1024) throws(HTTPError) -> String? {
+        guard let value else { return nil }
+        guard value.utf8.count <= maxBytes else {
+            throw .badRequest(code: "invalid_field", message: "\(field) must be at most \(maxBytes) bytes")
+        }
+        return value
+    }
+
+    /// A device token in any recoverable form.
+    /// - Throws: ``HTTPError`` 400 `invalid_device_token` saying what is wrong (never echoing the token).
+    static func token(_ value: String, field: String = "token") throws(HTTPError) -> DeviceToken {
+        do { return try DeviceToken(parsing: value) } catch {
+            throw .badRequest(code: "invalid_device_token", message: "\(field): \(error.description)")
+        }
+    }
+
+    /// `sandbox` or `production`.
+    static func environment(_ value: String?, default fallback: APNsEnvironment) throws(HTTPError) -> APNsEnvironment {
+        guard let value else { return fallback }
+        guard let environment = APNsEnvironment(rawValue: value) else {
+            throw .badRequest(code: "invalid_field", message: "environment must be 'sandbox' or 'production'")
+        }
+        return environment
+    }
+
+    /// RFC 3339 / ISO 8601 with milliseconds, UTC: how every time in the API is written.
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+}

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// Wakes one waiter early: ``wait(timeout:)`` returns at the first ``signal()``, at its timeout or when
+/// its task is cancelled, whichever comes first. A signal with no waiter is kept for the next wait.
+final class WakeSignal: Sendable {
+    private struct State {
+        var pending = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait(timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let resumeNow = self.state.withLock { state -> Bool in
+                            if state.pending || Task.isCancelled {
+                                state.pending = false
+                                return true
+                            }
+                            state.waiter = continuation
+                            return false
+                        }
+                        if resumeNow { continuation.resume() }
+                    }
+                } onCancel: {
+                    let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
+                        defer { state.waiter = nil }
+                        return state.waiter
+                    }
+                    waiter?.resume()
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

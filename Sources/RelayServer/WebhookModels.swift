@@ -1,0 +1,23 @@
+import Foundation
+
+/// `POST /v1/webhooks/did-send-message` and `did-send-image-message` bodies: what the host app knows when
+/// the SDK's delegate reports a sent message.
+struct MessageWebhook: Decodable {
+    var roomId: String
+    var senderId: String
+    /// Required for did-send-message; absent for images.
+    var text: String?
+    var messageId: String?
+    var roomName: String?
+    var senderName: String?
+    var senderDeviceToken: String?
+    var recipients: [String]?
+    var caption: String?
+    var imageUrl: String?
+}
+
+/// The answer to a webhook: 202 when new, 200 for a repeat of the same message.
+struct WebhookAccepted: Encodable {
+    var notificationId: String
+    var devices: Int
+}

@@ -1,0 +1,49 @@
+import Foundation
+import RelayCore
+
+/// One delivery as the API reports it. Holds the FULL token: show only ``RelayCore/DeviceToken/suffix``.
+public struct DeliveryRecord: Sendable, Codable, Equatable {
+    public var deliveryId: Int64
+    public var token: DeviceToken
+    public var status: DeliveryStatus
+    /// apns-id used for every attempt.
+    public var apnsId: UUID
+    /// Attempts made.
+    public var attempts: Int
+    /// HTTP status of the last APNs answer (nil before any, or for a transport error without one).
+    public var lastStatus: Int?
+    /// APNs' reason (or the relay's) for the last failure.
+    public var lastReason: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// When APNs accepted it.
+    public var sentAt: Date?
+    /// When it is due (pending only).
+    public var nextAttemptAt: Date?
+
+    public init(
+        deliveryId: Int64,
+        token: DeviceToken,
+        status: DeliveryStatus,
+        apnsId: UUID,
+        attempts: Int,
+        lastStatus: Int?,
+        lastReason: String?,
+        createdAt: Date,
+        updatedAt: Date,
+        sentAt: Date?,
+        nextAttemptAt: Date?
+    ) {
+        self.deliveryId = deliveryId
+        self.token = token
+        self.status = status
+        self.apnsId = apnsId
+        self.attempts = attempts
+        self.lastStatus = lastStatus
+        self.lastReason = lastReason
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.sentAt = sentAt
+        self.nextAttemptAt = nextAttemptAt
+    }
+}

@@ -1,0 +1,81 @@
+/// The SQLite schema as numbered steps. Step N brings `PRAGMA user_version` from N-1 to N; each step runs in
+/// its own transaction together with the version bump. Never edit a released step: append a new one.
+///
+/// Conventions: times are UNIX epoch MILLISECONDS (INTEGER); UUIDs are lowercase text; tokens lowercase hex;
+/// `devices.unlinked_topics` is a JSON array of strings.
+enum SQLiteMigrations {
+    static let steps: [String] = [
+        // 1: the initial schema.
+        """
+        CREATE TABLE devices (
+            app_id          TEXT NOT NULL,
+            token           TEXT NOT NULL,
+            user_id         TEXT NOT NULL,
+            environment     TEXT NOT NULL,
+            state           TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'retired')),
+            created_at      INTEGER NOT NULL,
+            updated_at      INTEGER NOT NULL,
+            retired_at      INTEGER,
+            retired_reason  TEXT,
+            apns_timestamp  INTEGER,
+            unlinked_topics TEXT NOT NULL DEFAULT '[]',
+            PRIMARY KEY (app_id, token)
+        ) WITHOUT ROWID;
+        CREATE INDEX devices_by_user ON devices (app_id, user_id);
+        CREATE INDEX devices_retired ON devices (app_id, retired_at) WHERE state = 'retired';
+
+        CREATE TABLE room_members (
+            app_id    TEXT NOT NULL,
+            room_id   TEXT NOT NULL,
+            user_id   TEXT NOT NULL,
+            muted     INTEGER NOT NULL DEFAULT 0,
+            joined_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, room_id, user_id)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE notifications (
+            id          TEXT PRIMARY KEY NOT NULL,
+            app_id      TEXT NOT NULL,
+            kind        TEXT NOT NULL,
+            message_id  TEXT,
+            room_id     TEXT NOT NULL,
+            sender_id   TEXT NOT NULL,
+            topic       TEXT NOT NULL,
+            push_type   TEXT NOT NULL,
+            priority    INTEGER NOT NULL,
+            expiration  INTEGER,
+            collapse_id TEXT,
+            payload     BLOB NOT NULL,
+            created_at  INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX notifications_by_message ON notifications (app_id, kind, message_id)
+            WHERE message_id IS NOT NULL;
+
+        CREATE TABLE deliveries (
+            id              INTEGER PRIMARY KEY,
+            notification_id TEXT NOT NULL REFERENCES notifications (id) ON DELETE CASCADE,
+            app_id          TEXT NOT NULL,
+            token           TEXT NOT NULL,
+            apns_id         TEXT NOT NULL,
+            status          TEXT NOT NULL DEFAULT 'pending'
+                            CHECK (status IN ('pending', 'sent', 'failed', 'retired')),
+            attempts        INTEGER NOT NULL DEFAULT 0,
+            last_status     INTEGER,
+            last_reason     TEXT,
+            created_at      INTEGER NOT NULL,
+            updated_at      INTEGER NOT NULL,
+            sent_at         INTEGER,
+            next_attempt_at INTEGER,
+            lease_until     INTEGER
+        );
+        CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE status = 'pending';
+        CREATE INDEX deliveries_by_notification ON deliveries (notification_id, id);
+        CREATE INDEX deliveries_pending_by_device ON deliveries (app_id, token) WHERE status = 'pending';
+
+        CREATE TABLE health (
+            id         INTEGER PRIMARY KEY CHECK (id = 1),
+            checked_at INTEGER NOT NULL
+        );
+        """
+    ]
+}

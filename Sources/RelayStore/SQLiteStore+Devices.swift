@@ -1,0 +1,245 @@
+import Foundation
+import RelayCore
+
+extension SQLiteStore {
+    static let deviceColumns = """
+        app_id, token, user_id, environment, state, created_at, updated_at, retired_at, retired_reason,
+        apns_timestamp, unlinked_topics
+        """
+
+    public func upsertDevice(
+        appId: String,
+        token: DeviceToken,
+        userId: String,
+        environment: APNsEnvironment,
+        rooms: [String],
+        at: Date
+    ) async throws -> (device: Device, created: Bool) {
+        try db.transaction {
+            let existing = try loadDevice(appId: appId, token: token)
+            let sql =
+                existing == nil
+                ? """
+                INSERT INTO devices (app_id, token, user_id, environment, state, created_at, updated_at)
+                VALUES (?1, ?2, ?3, ?4, 'live', ?5, ?5)
+                """
+                : """
+                UPDATE devices SET user_id = ?3, environment = ?4, state = 'live', updated_at = ?5,
+                    retired_at = NULL, retired_reason = NULL, apns_timestamp = NULL, unlinked_topics = '[]'
+                WHERE app_id = ?1 AND token = ?2
+                """
+            try db.withStatement(sql) { statement in
+                try statement.bind(1, appId)
+                try statement.bind(2, token.hex)
+                try statement.bind(3, userId)
+                try statement.bind(4, environment.rawValue)
+                try statement.bind(5, at)
+                try statement.run()
+            }
+            for room in Set(rooms) {
+                try db.withStatement(
+                    """
+                    INSERT INTO room_members (app_id, room_id, user_id, muted, joined_at) VALUES (?1, ?2, ?3, 0, ?4)
+                    ON CONFLICT (app_id, room_id, user_id) DO NOTHING
+                    """
+                ) { statement in
+                    try statement.bind(1, appId)
+                    try statement.bind(2, room)
+                    try statement.bind(3, userId)
+                    try statement.bind(4, at)
+                    try statement.run()
+                }
+            }
+            guard let device = try loadDevice(appId: appId, token: token) else {
+                throw StoreError(code: .notFound, message: "device …\(token.suffix) vanished during upsert")
+            }
+            return (device, existing == nil)
+        }
+    }
+
+    public func device(appId: String, token: DeviceToken) async throws -> Device? {
+        try loadDevice(appId: appId, token: token)
+    }
+
+    public func deleteDevice(appId: String, token: DeviceToken) async throws -> Bool {
+        let at = now
+        return try db.transaction {
+            try db.withStatement("DELETE FROM devices WHERE app_id = ?1 AND token = ?2") { statement in
+                try statement.bind(1, appId)
+                try statement.bind(2, token.hex)
+                try statement.run()
+            }
+            guard db.changes > 0 else { return false }
+            try db.withStatement(
+                """
+                UPDATE deliveries SET status = 'failed', last_reason = 'DeviceDeleted', updated_at = ?3,
+                    next_attempt_at = NULL, lease_until = NULL
+                WHERE app_id = ?1 AND token = ?2 AND status = 'pending'
+                """
+            ) { statement in
+                try statement.bind(1, appId)
+                try statement.bind(2, token.hex)
+                try statement.bind(3, at)
+                try statement.run()
+            }
+            return true
+        }
+    }
+
+    public func devices(appId: String, userId: String) async throws -> [Device] {
+        try db.withStatement(
+            """
+            SELECT \(Self.deviceColumns) FROM devices WHERE app_id = ?1 AND user_id = ?2
+            ORDER BY created_at, token
+            """
+        ) { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, userId)
+            var devices: [Device] = []
+            while try statement.step() { devices.append(try Self.readDevice(statement)) }
+            return devices
+        }
+    }
+
+    public func deadTokens(appId: String, since: Date) async throws -> [Device] {
+        try db.withStatement(
+            """
+            SELECT \(Self.deviceColumns) FROM devices
+            WHERE app_id = ?1 AND state = 'retired' AND retired_at >= ?2
+            ORDER BY retired_at, token
+            """
+        ) { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, since)
+            var devices: [Device] = []
+            while try statement.step() { devices.append(try Self.readDevice(statement)) }
+            return devices
+        }
+    }
+
+    public func deviceCounts() async throws -> [DeviceState: Int] {
+        try db.withStatement("SELECT state, count(*) FROM devices GROUP BY state") { statement in
+            var counts: [DeviceState: Int] = [.live: 0, .retired: 0]
+            while try statement.step() {
+                if let state = DeviceState(rawValue: statement.string(0)) { counts[state] = statement.int(1) }
+            }
+            return counts
+        }
+    }
+
+    // MARK: Rooms
+
+    @discardableResult
+    public func addMember(
+        appId: String,
+        roomId: String,
+        userId: String,
+        muted: Bool?,
+        at: Date
+    ) async throws
+        -> RoomMember
+    {
+        try db.withStatement(
+            """
+            INSERT INTO room_members (app_id, room_id, user_id, muted, joined_at)
+            VALUES (?1, ?2, ?3, coalesce(?4, 0), ?5)
+            ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET muted = coalesce(?4, muted)
+            RETURNING user_id, muted, joined_at
+            """
+        ) { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, roomId)
+            try statement.bind(3, userId)
+            try statement.bind(4, muted)
+            try statement.bind(5, at)
+            guard try statement.step() else {
+                throw StoreError(code: .notFound, message: "addMember returned no row")
+            }
+            let member = RoomMember(
+                userId: statement.string(0),
+                muted: statement.int(1) != 0,
+                joinedAt: statement.date(2)
+            )
+            try statement.run()
+            return member
+        }
+    }
+
+    public func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool {
+        try db.withStatement("DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3") {
+            try $0.bind(1, appId)
+            try $0.bind(2, roomId)
+            try $0.bind(3, userId)
+            try $0.run()
+            return db.changes > 0
+        }
+    }
+
+    public func members(appId: String, roomId: String) async throws -> [RoomMember] {
+        try db.withStatement(
+            "SELECT user_id, muted, joined_at FROM room_members WHERE app_id = ?1 AND room_id = ?2 ORDER BY user_id"
+        ) { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, roomId)
+            var members: [RoomMember] = []
+            while try statement.step() {
+                members.append(
+                    RoomMember(userId: statement.string(0), muted: statement.int(1) != 0, joinedAt: statement.date(2))
+                )
+            }
+            return members
+        }
+    }
+
+    // MARK: Rows
+
+    func loadDevice(appId: String, token: DeviceToken) throws -> Device? {
+        try db.withStatement("SELECT \(Self.deviceColumns) FROM devices WHERE app_id = ?1 AND token = ?2") {
+            try $0.bind(1, appId)
+            try $0.bind(2, token.hex)
+            return try $0.step() ? try Self.readDevice($0) : nil
+        }
+    }
+
+    /// A device from a row of ``deviceColumns``.
+    static func readDevice(_ row: SQLiteStatement) throws -> Device {
+        let token = try readToken(row.string(1))
+        guard let environment = APNsEnvironment(rawValue: row.string(3)),
+            let state = DeviceState(rawValue: row.string(4))
+        else {
+            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has an unknown environment or state")
+        }
+        let topics: [String]
+        do {
+            topics = try JSONDecoder().decode([String].self, from: Data(row.string(10).utf8))
+        } catch {
+            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has invalid unlinked_topics")
+        }
+        return Device(
+            appId: row.string(0),
+            token: token,
+            userId: row.string(2),
+            environment: environment,
+            state: state,
+            createdAt: row.date(5),
+            updatedAt: row.date(6),
+            retiredAt: row.optionalDate(7),
+            retiredReason: row.optionalString(8),
+            apnsTimestamp: row.optionalDate(9),
+            unlinkedTopics: topics
+        )
+    }
+
+    static func readToken(_ hex: String) throws -> DeviceToken {
+        do { return try DeviceToken(parsing: hex) } catch {
+            throw StoreError(code: .invalidData, message: "stored device token is invalid: \(error.description)")
+        }
+    }
+
+    static func readUUID(_ text: String) throws -> UUID {
+        guard let uuid = UUID(uuidString: text) else {
+            throw StoreError(code: .invalidData, message: "stored UUID '\(text)' is invalid")
+        }
+        return uuid
+    }
+}

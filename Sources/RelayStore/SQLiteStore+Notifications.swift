@@ -1,0 +1,188 @@
+import Foundation
+import RelayCore
+
+extension SQLiteStore {
+    /// A random version-4 UUID in canonical lowercase form (RFC 9562 section 5.4), generated per row.
+    static let uuidV4SQL = """
+        lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||
+        substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (random() & 3), 1) ||
+        substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))
+        """
+
+    /// One pending delivery per selected device. Parameters: ?1 notification id, ?2 app id, ?3 created at,
+    /// ?4 recipients (room id, or a JSON array of user ids), ?5 excluded user, ?6 excluded token, ?7 topic.
+    ///
+    /// The recipients drive the loop (CROSS JOIN fixes the order; INDEXED BY the per-user index), so the cost
+    /// follows the number of recipients, not the app's device count. A device has one user, so each token
+    /// appears once.
+    static func insertDeliveriesSQL(explicitRecipients: Bool) -> String {
+        let recipients =
+            explicitRecipients
+            ? "(SELECT DISTINCT value AS user_id FROM json_each(?4))"
+            : "(SELECT user_id FROM room_members WHERE app_id = ?2 AND room_id = ?4 AND muted = 0)"
+        return """
+            INSERT INTO deliveries (notification_id, app_id, token, apns_id, status, attempts, created_at,
+                updated_at, next_attempt_at)
+            SELECT ?1, d.app_id, d.token, \(uuidV4SQL), 'pending', 0, ?3, ?3, ?3
+            FROM \(recipients) AS r
+            CROSS JOIN devices AS d INDEXED BY devices_by_user
+            WHERE d.app_id = ?2 AND d.user_id = r.user_id AND d.state = 'live'
+                AND (?5 IS NULL OR d.user_id <> ?5) AND (?6 IS NULL OR d.token <> ?6)
+                AND (d.unlinked_topics = '[]'
+                    OR NOT EXISTS (SELECT 1 FROM json_each(d.unlinked_topics) WHERE value = ?7))
+            """
+    }
+
+    public func createNotification(
+        _ n: NewNotification,
+        recipients: RecipientSelection
+    ) async throws
+        -> CreateOutcome
+    {
+        let id = n.id.uuidString.lowercased()
+        let userList: String?
+        if let userIds = recipients.userIds {
+            userList = String(decoding: try JSONEncoder().encode(userIds), as: UTF8.self)
+        } else {
+            userList = nil
+        }
+        return try db.transaction {
+            if let messageId = n.messageId {
+                let first = try db.withStatement(
+                    "SELECT id FROM notifications WHERE app_id = ?1 AND kind = ?2 AND message_id = ?3"
+                ) {
+                    try $0.bind(1, n.appId)
+                    try $0.bind(2, n.kind.rawValue)
+                    try $0.bind(3, messageId)
+                    return try $0.step() ? $0.string(0) : nil
+                }
+                if let first {
+                    let count = try db.withStatement("SELECT count(*) FROM deliveries WHERE notification_id = ?1") {
+                        try $0.bind(1, first)
+                        return try $0.step() ? $0.int(0) : 0
+                    }
+                    return .duplicate(notificationId: try Self.readUUID(first), devices: count)
+                }
+            }
+            try db.withStatement(
+                """
+                INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, topic, push_type,
+                    priority, expiration, collapse_id, payload, created_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                """
+            ) { statement in
+                try statement.bind(1, id)
+                try statement.bind(2, n.appId)
+                try statement.bind(3, n.kind.rawValue)
+                try statement.bind(4, n.messageId)
+                try statement.bind(5, n.roomId)
+                try statement.bind(6, n.senderId)
+                try statement.bind(7, n.topic)
+                try statement.bind(8, n.pushType.rawValue)
+                try statement.bind(9, n.priority.rawValue)
+                try statement.bind(10, n.expiration)
+                try statement.bind(11, n.collapseId)
+                try statement.bind(12, n.payload)
+                try statement.bind(13, n.createdAt)
+                try statement.run()
+            }
+            try db.withStatement(Self.insertDeliveriesSQL(explicitRecipients: userList != nil)) { statement in
+                try statement.bind(1, id)
+                try statement.bind(2, n.appId)
+                try statement.bind(3, n.createdAt)
+                try statement.bind(4, userList ?? recipients.roomId)
+                try statement.bind(5, recipients.excludeUserId)
+                try statement.bind(6, recipients.excludeToken?.hex)
+                try statement.bind(7, n.topic)
+                try statement.run()
+            }
+            return .created(notificationId: n.id, devices: db.changes)
+        }
+    }
+
+    public func notification(
+        appId: String,
+        id: UUID,
+        limit: Int
+    ) async throws
+        -> (summary: NotificationSummary, deliveries: [DeliveryRecord])?
+    {
+        let id = id.uuidString.lowercased()
+        return try db.transaction {
+            let header = try db.withStatement(
+                """
+                SELECT id, kind, room_id, sender_id, message_id, created_at FROM notifications
+                WHERE id = ?1 AND app_id = ?2
+                """
+            ) { row -> NotificationSummary? in
+                try row.bind(1, id)
+                try row.bind(2, appId)
+                guard try row.step() else { return nil }
+                guard let kind = NotificationKind(rawValue: row.string(1)) else {
+                    throw StoreError(code: .invalidData, message: "notification \(id) has an unknown kind")
+                }
+                return NotificationSummary(
+                    id: try Self.readUUID(row.string(0)),
+                    kind: kind,
+                    roomId: row.string(2),
+                    senderId: row.string(3),
+                    messageId: row.optionalString(4),
+                    createdAt: row.date(5),
+                    counts: DeliveryCounts()
+                )
+            }
+            guard var summary = header else { return nil }
+            try db.withStatement("SELECT status, count(*) FROM deliveries WHERE notification_id = ?1 GROUP BY status") {
+                try $0.bind(1, id)
+                while try $0.step() {
+                    if let status = DeliveryStatus(rawValue: $0.string(0)) { summary.counts[status] = $0.int(1) }
+                }
+            }
+            let deliveries = try db.withStatement(
+                """
+                SELECT id, token, status, apns_id, attempts, last_status, last_reason, created_at, updated_at,
+                    sent_at, next_attempt_at
+                FROM deliveries WHERE notification_id = ?1 ORDER BY id LIMIT ?2
+                """
+            ) { row in
+                try row.bind(1, id)
+                try row.bind(2, max(0, limit))
+                var records: [DeliveryRecord] = []
+                while try row.step() {
+                    guard let status = DeliveryStatus(rawValue: row.string(2)) else {
+                        throw StoreError(code: .invalidData, message: "delivery \(row.int64(0)) has an unknown status")
+                    }
+                    records.append(
+                        DeliveryRecord(
+                            deliveryId: row.int64(0),
+                            token: try Self.readToken(row.string(1)),
+                            status: status,
+                            apnsId: try Self.readUUID(row.string(3)),
+                            attempts: row.int(4),
+                            lastStatus: row.optionalInt(5),
+                            lastReason: row.optionalString(6),
+                            createdAt: row.date(7),
+                            updatedAt: row.date(8),
+                            sentAt: row.optionalDate(9),
+                            nextAttemptAt: row.optionalDate(10)
+                        )
+                    )
+                }
+                return records
+            }
+            return (summary, deliveries)
+        }
+    }
+
+    public func checkWritable() async throws {
+        let at = now
+        try db.transaction {
+            try db.withStatement(
+                "INSERT INTO health (id, checked_at) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET checked_at = ?1"
+            ) {
+                try $0.bind(1, at)
+                try $0.run()
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import CSQLite
+import Foundation
+import RelayCore
+
+/// The ``Store`` on one SQLite file (WAL, `synchronous=NORMAL`, foreign keys on, busy timeout).
+///
+/// Threading: an actor whose executor is a ``StoreThreadExecutor``, i.e. ONE dedicated thread. Every
+/// blocking SQLite call (and the busy-timeout wait) runs there, never on Swift's cooperative pool; callers
+/// just `await`. The initializer is the exception: it opens the file and migrates synchronously on the
+/// caller's thread, once, at start-up.
+///
+/// One connection, prepared statements cached and reused. Schema: ``SQLiteMigrations``, tracked in
+/// `PRAGMA user_version`, each step in its own transaction. Times are UNIX epoch MILLISECONDS, UUIDs
+/// lowercase text.
+public actor SQLiteStore: Store {
+    /// Where the database file is.
+    public nonisolated let path: String
+    /// Migration steps applied by this open (0 when the file was already current).
+    public nonisolated let appliedMigrations: Int
+    /// The schema version after opening (`PRAGMA user_version`).
+    public nonisolated let schemaVersion: Int
+
+    let db: SQLiteConnection
+    private let executor: StoreThreadExecutor
+    private let logger: Logger
+    private let timeSource: any TimeSource
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Opens or creates the database at `path` (creating missing parent directories) and migrates it.
+    ///
+    /// - Parameters:
+    ///   - path: the file, e.g. `.data/push-relay.sqlite`; SQLite adds `-wal` and `-shm` files beside it.
+    ///   - busyTimeoutMilliseconds: how long a call waits for another connection's lock before `.busy`.
+    ///   - timeSource: the clock for the few writes that take no time argument (``deleteDevice(appId:token:)``,
+    ///     ``checkWritable()``).
+    /// - Throws: ``StoreError`` `.open` (cannot create or open), `.corrupt` (not a database), `.migration`
+    ///   (the schema is newer than this build).
+    public init(
+        path: String,
+        logger: Logger,
+        busyTimeoutMilliseconds: Int = 5000,
+        timeSource: any TimeSource = SystemTimeSource()
+    ) throws {
+        try self.init(
+            path: path,
+            logger: logger,
+            busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+            timeSource: timeSource,
+            removeOnDeinit: nil
+        )
+    }
+
+    /// A store on a new file in a new temporary directory, which is deleted when the store is released.
+    /// For tests and tools.
+    /// - Throws: ``StoreError`` as ``init(path:logger:busyTimeoutMilliseconds:timeSource:)``.
+    public static func temporary(
+        logger: Logger = .disabled(),
+        timeSource: any TimeSource = SystemTimeSource()
+    ) throws -> SQLiteStore {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("push-relay-store-\(UUID().uuidString.lowercased())")
+        return try SQLiteStore(
+            path: directory.appendingPathComponent("push-relay.sqlite").path,
+            logger: logger,
+            busyTimeoutMilliseconds: 5000,
+            timeSource: timeSource,
+            removeOnDeinit: directory
+        )
+    }
+
+    private init(
+        path: String,
+        logger: Logger,
+        busyTimeoutMilliseconds: Int,
+        timeSource: any TimeSource,
+        removeOnDeinit: URL?
+    ) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(code: .open, message: "cannot create directory \(directory.path): \(error)")
+        }
+        let db = try SQLiteConnection(path: path)
+        db.removeOnClose = removeOnDeinit  // closed first, so SQLite never writes into a deleted directory
+        guard sqlite3_busy_timeout(db.raw, Int32(clamping: busyTimeoutMilliseconds)) == SQLITE_OK else {
+            throw db.error(sqlite3_errcode(db.raw), call: "sqlite3_busy_timeout")
+        }
+        let mode = try db.withStatement("PRAGMA journal_mode = WAL") { try $0.step() ? $0.string(0) : "" }
+        guard mode == "wal" else {
+            throw StoreError(code: .open, message: "cannot switch \(path) to WAL (journal_mode is '\(mode)')")
+        }
+        try db.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+        let (applied, version) = try Self.migrate(db)
+        logger.info(
+            "opened SQLite store",
+            ["store.path": path, "store.schema_version": "\(version)", "store.migrations_applied": "\(applied)"]
+        )
+        self.path = path
+        self.appliedMigrations = applied
+        self.schemaVersion = version
+        self.db = db
+        self.logger = logger
+        self.timeSource = timeSource
+        self.executor = StoreThreadExecutor(name: "relay-sqlite")
+    }
+
+    deinit {
+        executor.shutdown()
+    }
+
+    /// Applies the missing ``SQLiteMigrations`` steps, each with its version bump in one transaction.
+    /// Returns how many were applied and the resulting version.
+    private static func migrate(_ db: SQLiteConnection) throws -> (applied: Int, version: Int) {
+        let steps = SQLiteMigrations.steps
+        var applied = 0
+        while true {
+            let done: Bool = try db.transaction {
+                let version = Int(try db.scalar("PRAGMA user_version"))
+                if version > steps.count {
+                    throw StoreError(
+                        code: .migration,
+                        message: "schema version \(version) is newer than this build knows (\(steps.count))"
+                    )
+                }
+                if version == steps.count { return true }
+                do {
+                    try db.execute(steps[version])
+                    try db.execute("PRAGMA user_version = \(version + 1)")
+                } catch let error as StoreError {
+                    throw StoreError(code: .migration, message: "migration \(version + 1): \(error.message)")
+                }
+                applied += 1
+                return false
+            }
+            if done { return (applied, steps.count) }
+        }
+    }
+
+    /// Runs raw SQL on the store's connection (tests seed large tables with it).
+    func execute(_ sql: String) throws {
+        try db.execute(sql)
+    }
+
+    /// Runs `body` with the connection on the store's thread (tests inspect query plans with it).
+    func withConnection<T: Sendable>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
+        try body(db)
+    }
+
+    /// True when the caller runs on the store's own thread (tests check that calls never run elsewhere).
+    nonisolated var isOnStoreThread: Bool { executor.isCurrent }
+
+    var now: Date { timeSource.now }
+}

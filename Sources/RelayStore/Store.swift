@@ -1,0 +1,117 @@
+import Foundation
+import RelayCore
+
+/// Where PushRelay keeps devices, room memberships, notifications and their deliveries (the outbox).
+///
+/// Every call is scoped by `appId` where it takes one: no call reads or changes another app's rows. The
+/// dispatcher calls (``claimDueDeliveries(now:limit:leaseSeconds:)``, ``complete(_:at:)``,
+/// ``releaseLeases()``) and the metrics calls work across apps. Times are kept with MILLISECOND precision.
+/// Implementations: ``SQLiteStore``; PostgreSQL later.
+///
+/// - Throws: every call throws ``StoreError`` (`.busy`, `.io`, `.constraint`, …) when the backend fails.
+public protocol Store: Sendable {
+    /// Registers `token` for `userId`, or re-registers it, and joins the user to `rooms`; one transaction.
+    ///
+    /// A new token is inserted (`created == true`). A known one gets the new user, environment and
+    /// `updatedAt = at`; a retired one is revived (state `live`, retired fields cleared). Every registration
+    /// clears ``Device/unlinkedTopics``. Joining a room the user is in changes nothing (mute kept).
+    func upsertDevice(
+        appId: String,
+        token: DeviceToken,
+        userId: String,
+        environment: APNsEnvironment,
+        rooms: [String],
+        at: Date
+    ) async throws -> (device: Device, created: Bool)
+
+    /// The device registered with `token` for `appId`, live or retired; nil if none.
+    func device(appId: String, token: DeviceToken) async throws -> Device?
+
+    /// Deletes the registration. Its pending deliveries are marked `failed` (reason `DeviceDeleted`), so a
+    /// notification's history stays complete. Returns false when there was no such device.
+    func deleteDevice(appId: String, token: DeviceToken) async throws -> Bool
+
+    /// The user's devices (live and retired), oldest registration first.
+    func devices(appId: String, userId: String) async throws -> [Device]
+
+    /// Adds the user to the room, or updates the member: `muted` nil keeps the current value (false for a
+    /// new member). Returns the member as stored.
+    @discardableResult
+    func addMember(
+        appId: String,
+        roomId: String,
+        userId: String,
+        muted: Bool?,
+        at: Date
+    ) async throws
+        -> RoomMember
+
+    /// Removes the user from the room. Returns false when the user was not a member.
+    func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool
+
+    /// The room's members, by user id.
+    func members(appId: String, roomId: String) async throws -> [RoomMember]
+
+    /// Records a notification and its pending deliveries in ONE transaction.
+    ///
+    /// If a notification with the same (appId, kind, messageId) exists (messageId non-nil), inserts nothing
+    /// and returns `.duplicate` with the first one's id and delivery count. Otherwise one pending delivery,
+    /// due at `n.createdAt`, is created for each distinct live device of `n.appId` whose user is a recipient
+    /// (`recipients.userIds`, or the unmuted members of `recipients.roomId`), except the devices of
+    /// `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked topics. Each
+    /// delivery gets a fresh random (v4) apns-id. Devices are selected inside the database: memory does not
+    /// grow with the room.
+    func createNotification(_ n: NewNotification, recipients: RecipientSelection) async throws -> CreateOutcome
+
+    /// Atomically takes up to `limit` pending deliveries due at `now` (next attempt <= now) that hold no live
+    /// lease, oldest due first, and leases them until `now + leaseSeconds`: they are not claimed again before
+    /// that, unless completed (then never) or ``releaseLeases()`` is called.
+    func claimDueDeliveries(now: Date, limit: Int, leaseSeconds: Int) async throws -> [DeliveryJob]
+
+    /// Clears every lease, so pending deliveries can be claimed at once (start-up of a single relay).
+    func releaseLeases() async throws
+
+    /// Records a batch of attempt outcomes (see ``DeliveryOutcome``) in ONE transaction at time `at`.
+    /// Unknown delivery ids are skipped.
+    func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws
+
+    /// The notification `id` of `appId` with its delivery counts and up to `limit` of its deliveries (oldest
+    /// first); nil if the app has no such notification.
+    func notification(
+        appId: String,
+        id: UUID,
+        limit: Int
+    ) async throws
+        -> (summary: NotificationSummary, deliveries: [DeliveryRecord])?
+
+    /// Pending deliveries of all apps (a metric).
+    func pendingDeliveryCount() async throws -> Int
+
+    /// Devices of all apps by state; both states are always present (a metric).
+    func deviceCounts() async throws -> [DeviceState: Int]
+
+    /// The app's retired devices retired at or after `since`, oldest retirement first.
+    func deadTokens(appId: String, since: Date) async throws -> [Device]
+
+    /// Readiness: performs a tiny committed write.
+    /// - Throws: ``StoreError`` when the database cannot be written (read-only, disk full, locked).
+    func checkWritable() async throws
+}
+
+extension Store {
+    /// ``notification(appId:id:limit:)`` with at most 1000 deliveries.
+    public func notification(
+        appId: String,
+        id: UUID
+    ) async throws
+        -> (summary: NotificationSummary, deliveries: [DeliveryRecord])?
+    {
+        try await notification(appId: appId, id: id, limit: 1000)
+    }
+
+    /// ``addMember(appId:roomId:userId:muted:at:)`` keeping the current mute (false when new).
+    @discardableResult
+    public func addMember(appId: String, roomId: String, userId: String, at: Date) async throws -> RoomMember {
+        try await addMember(appId: appId, roomId: roomId, userId: userId, muted: nil, at: at)
+    }
+}

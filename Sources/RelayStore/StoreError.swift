@@ -1,0 +1,42 @@
+/// A store operation that failed, with a ``Code`` callers can switch on and a message for logs.
+///
+/// Messages name the failing call and SQLite's (or the backend's) own text; they never carry a full
+/// device token (only ``RelayCore/DeviceToken/suffix``).
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure: an open set, so backends can add codes without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let description: String
+        private init(_ name: String) { description = name }
+
+        /// The database could not be opened or created (path, permissions, not a database).
+        public static let open = Code("open")
+        /// A constraint (unique, foreign key, check, not null) refused the write.
+        public static let constraint = Code("constraint")
+        /// The database stayed locked by another connection longer than the busy timeout.
+        public static let busy = Code("busy")
+        /// The file is damaged or not a database.
+        public static let corrupt = Code("corrupt")
+        /// A row the call needs does not exist.
+        public static let notFound = Code("notFound")
+        /// Reading or writing the file failed (I/O error, disk full).
+        public static let io = Code("io")
+        /// The database is read-only.
+        public static let readOnly = Code("readOnly")
+        /// A stored value could not be turned back into a model (e.g. an invalid token in a row).
+        public static let invalidData = Code("invalidData")
+        /// A schema migration failed, or the schema is newer than this build knows.
+        public static let migration = Code("migration")
+        /// Anything else (misuse, internal error); the message says which call.
+        public static let other = Code("other")
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import RelayCore
+import Testing
+
+@Suite struct ChatPayloadTests {
+    static func json(_ data: Data) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test func textMessageCarriesTheDittoKeysAndAlert() throws {
+        let message = ChatMessage(
+            roomId: "room/1",
+            senderId: "alice",
+            content: .text("héllo 👋"),
+            messageId: "m-1",
+            roomName: "Team",
+            senderName: "Alice"
+        )
+        let data = try message.payload().encoded(limit: 4096)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains("room/1"), "no \\/ escaping")
+        #expect(text.contains("héllo 👋"), "raw UTF-8, no \\u escapes")
+        let object = try Self.json(data)
+        #expect(object["dittoChatRoomId"] as? String == "room/1")
+        #expect(object["dittoChatMessageId"] as? String == "m-1")
+        let aps = try #require(object["aps"] as? [String: Any])
+        #expect(aps["thread-id"] as? String == "room/1")
+        #expect(aps["sound"] as? String == "default")
+        #expect(aps["mutable-content"] == nil)
+        let alert = try #require(aps["alert"] as? [String: Any])
+        #expect(alert["title"] as? String == "Team")
+        #expect(alert["body"] as? String == "Alice: héllo 👋")
+    }
+
+    @Test func imageWithoutCaptionUsesTheSDKBody() throws {
+        let message = ChatMessage(roomId: "r", senderId: "a", content: .image(caption: nil, imageURL: nil))
+        let object = try Self.json(try message.payload().encoded(limit: 4096))
+        let aps = try #require(object["aps"] as? [String: Any])
+        #expect(aps["mutable-content"] as? Int == 1)
+        #expect((aps["alert"] as? [String: Any])?["body"] as? String == "📷 Image")
+        #expect(object["dittoChatMessageId"] == nil)
+    }
+
+    @Test(arguments: ["a", "😀", "é", "\"", "\u{1}", "👩‍👩‍👧‍👦"])
+    func longTextIsCutOnACharacterBoundaryWithinTheLimit(unit: String) throws {
+        let text = String(repeating: unit, count: 5000)
+        let message = ChatMessage(roomId: "r", senderId: "a", content: .text(text), messageId: "m")
+        let data = try message.payload().encoded(limit: 4096)
+        #expect(data.count <= 4096)
+        #expect(data.count > 4096 - 64, "cut no more than needed")
+        let body = try #require(((try Self.json(data))["aps"] as? [String: Any])?["alert"] as? [String: Any])["body"]
+        let cut = try #require(body as? String)
+        #expect(cut.hasSuffix("…"))
+        #expect(text.hasPrefix(String(cut.dropLast())))
+    }
+
+    @Test func idsTooLongForAnyPayloadAreRefused() {
+        let message = ChatMessage(roomId: String(repeating: "r", count: 5000), senderId: "a", content: .text("x"))
+        #expect(throws: ChatPayload.TooLarge.self) { try message.payload().encoded(limit: 4096) }
+    }
+
+    @Test func privacyModeSendsNoText() throws {
+        let message = ChatMessage(roomId: "r", senderId: "a", content: .text("secret"), roomName: "Room")
+        let text = String(decoding: try message.payload(privacy: true).encoded(limit: 4096), as: UTF8.self)
+        #expect(!text.contains("secret"))
+        #expect(text.contains("New message"))
+        #expect(text.contains("dittoChatRoomId"))
+    }
+
+    @Test func collapseIdOnlyWhenTheMessageIdFits() {
+        var message = ChatMessage(roomId: "r", senderId: "a", content: .text("x"), messageId: "short")
+        #expect(message.collapseId == "short")
+        message.messageId = String(repeating: "é", count: 33)
+        #expect(message.collapseId == nil)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import RelayCore
+import Testing
+
+@Suite struct ConfigurationTests {
+    static let hash = String(repeating: "a", count: 64)
+
+    func file(_ json: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: url)
+        return url.path
+    }
+
+    @Test func layersApplyInOrder() throws {
+        let path = try file(
+            #"{"http":{"port":9000,"host":"0.0.0.0"},"apps":[{"id":"chat","topic":"com.example.chat","apiKeySHA256":["\#(Self.hash)"],"mockEndpoint":{"baseURL":"https://127.0.0.1:2197"},"defaultEnvironment":"sandbox","ttlSeconds":60}]}"#
+        )
+        let configuration = try Configuration.load(
+            file: path,
+            environment: ["PUSH_RELAY_HTTP_PORT": "9100", "PUSH_RELAY_DELIVERY_RETRY_MAX_ATTEMPTS": "4", "HOME": "/x"]
+        )
+        #expect(configuration.http.port == 9100)
+        #expect(configuration.http.host == "0.0.0.0")
+        #expect(configuration.http.maxBodyBytes == 65_536)
+        #expect(configuration.delivery.retry.maxAttempts == 4)
+        #expect(configuration.apps.first?.topic == "com.example.chat")
+    }
+
+    @Test func everyProblemIsReportedAtOnce() throws {
+        let path = try file(#"{"http":{"port":0,"maxBodyBytes":0},"delivery":{"concurrency":-1}}"#)
+        do {
+            _ = try Configuration.load(file: path, environment: ["PUSH_RELAY_NO_SUCH_THING": "1"])
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.problems == ["PUSH_RELAY_NO_SUCH_THING: no such setting"])
+        }
+        do {
+            _ = try Configuration.load(file: path, environment: [:])
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.problems.contains { $0.hasPrefix("http.maxBodyBytes") })
+            #expect(error.problems.contains { $0.hasPrefix("delivery.concurrency") })
+        }
+    }
+
+    @Test func appsNeedCredentialsThatCanBeRead() {
+        var configuration = Configuration()
+        configuration.apps = [
+            .init(id: "a", topic: "t", apiKeySHA256: [Self.hash], credentials: .init(keyFile: "/nonexistent.p8")),
+            .init(id: "a", topic: "", apiKeySHA256: ["nothex"]),
+        ]
+        #expect(throws: Configuration.Invalid.self) { try configuration.validate() }
+        do { try configuration.validate() } catch {
+            #expect(error.problems.contains("apps[0].credentials.keyFile: cannot read /nonexistent.p8"))
+            #expect(error.problems.contains("apps[0].credentials.keyId: required with keyFile"))
+            #expect(error.problems.contains("apps[1].id: 'a' is used twice"))
+            #expect(error.problems.contains("apps[1].topic: must not be empty"))
+        }
+    }
+
+    @Test func aValueOfTheWrongTypeIsRefused() throws {
+        #expect(throws: Configuration.Invalid.self) {
+            try Configuration.load(file: nil, environment: ["PUSH_RELAY_HTTP_PORT": "eighty"])
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import RelayCore
+import Testing
+
+@Suite struct DeliveryDecisionTests {
+    static let registeredAt = Date(timeIntervalSince1970: 1_800_000_000)
+    static let policy = RetryPolicy(maxAttempts: 3, baseDelayMilliseconds: 1000, maxDelayMilliseconds: 60_000)
+
+    static func decide(
+        _ status: Int,
+        _ reason: String?,
+        timestamp: Date? = nil,
+        sentTo: APNsEnvironment = .sandbox,
+        attempts: Int = 1,
+        previous: APNsReason? = nil
+    ) -> DeliveryDecision {
+        let response = APNsResponse(status: status, reason: reason.map(APNsReason.init), timestamp: timestamp)
+        return DeliveryDecision.decide(
+            .answered(response),
+            sentTo: sentTo,
+            registeredEnvironment: .sandbox,
+            registeredAt: registeredAt,
+            attempts: attempts,
+            previousReason: previous,
+            policy: policy,
+            random: 0
+        )
+    }
+
+    static let retrySoon = DeliveryDecision.retry(after: .milliseconds(500), renewProviderToken: false)
+
+    @Test(
+        arguments: [
+            (200, nil, DeliveryDecision.delivered),
+            (410, "Unregistered", .retire(reason: .unregistered, apnsTimestamp: nil)),
+            (410, "ExpiredToken", .retire(reason: .expiredToken, apnsTimestamp: nil)),
+            (400, "BadDeviceToken", .retire(reason: .badDeviceToken, apnsTimestamp: nil)),
+            (400, "DeviceTokenNotForTopic", .unlinkTopic(reason: .deviceTokenNotForTopic)),
+            (400, "BadCollapseId", .fail(.rejected)),
+            (413, "PayloadTooLarge", .fail(.rejected)),
+            (400, "TopicDisallowed", .fail(.configuration)),
+            (403, "InvalidProviderToken", .fail(.configuration)),
+            (403, "Forbidden", .fail(.configuration)),
+            (404, "BadPath", .fail(.relayBug)),
+            (403, "MissingProviderToken", .fail(.relayBug)),
+            (403, "ExpiredProviderToken", .retry(after: .zero, renewProviderToken: true)),
+            (429, "TooManyRequests", retrySoon),
+            (429, "TooManyProviderTokenUpdates", retrySoon),
+            (500, "InternalServerError", retrySoon),
+            (503, "Shutdown", retrySoon),
+            (400, "IdleTimeout", retrySoon),
+            (503, "SomethingNew", retrySoon),
+            (400, "SomethingNew", .fail(.rejected)),
+        ] as [(Int, String?, DeliveryDecision)]
+    )
+    func answersMapToFates(status: Int, reason: String?, expected: DeliveryDecision) {
+        #expect(Self.decide(status, reason) == expected)
+    }
+
+    @Test func a410OlderThanTheLatestRegistrationKeepsTheToken() {
+        let before = Self.registeredAt - 60, after = Self.registeredAt + 60
+        #expect(Self.decide(410, "Unregistered", timestamp: before) == .fail(.staleUnregistered))
+        #expect(
+            Self.decide(410, "Unregistered", timestamp: after) == .retire(reason: .unregistered, apnsTimestamp: after)
+        )
+    }
+
+    @Test func badDeviceTokenRetiresOnlyInTheTokensOwnEnvironment() {
+        #expect(Self.decide(400, "BadDeviceToken", sentTo: .production) == .fail(.wrongEnvironment))
+    }
+
+    @Test func expiredProviderTokenRetriesOnce() {
+        #expect(
+            Self.decide(403, "ExpiredProviderToken", attempts: 2, previous: .expiredProviderToken)
+                == .fail(.configuration)
+        )
+    }
+
+    @Test func retriesStopAtTheLimitAndTransportFailuresRetry() {
+        #expect(Self.decide(503, "ServiceUnavailable", attempts: 3) == .fail(.exhausted))
+        let transport = DeliveryDecision.decide(
+            .transportFailure,
+            sentTo: .sandbox,
+            registeredEnvironment: .sandbox,
+            registeredAt: Self.registeredAt,
+            attempts: 2,
+            previousReason: nil,
+            policy: Self.policy,
+            random: 1
+        )
+        #expect(transport == .retry(after: .milliseconds(2000), renewProviderToken: false))
+    }
+
+    @Test func backOffGrowsAndIsCapped() {
+        #expect(Self.policy.delay(afterFailures: 1, random: 0) == .milliseconds(500))
+        #expect(Self.policy.delay(afterFailures: 3, random: 1) == .milliseconds(4000))
+        #expect(Self.policy.delay(afterFailures: 40, random: 1) == .milliseconds(60_000))
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import RelayCore
+import RelayHTTP
+import Testing
+
+/// Raw bytes on real sockets: every bad input is answered or cut off, and the server keeps serving.
+@Suite struct MalformedInputTests {
+    static func router() -> Router {
+        var router = Router()
+        router.get("/hello") { _, _ in .text("hello") }
+        router.post("/echo") { request, _ in HTTPResponse(status: 200, body: request.body) }
+        return router
+    }
+
+    /// A normal request on a fresh connection still gets its answer.
+    static func expectHealthy(_ port: Int) async throws {
+        let connection = try RawConnection(port: port)
+        await connection.write("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        let raw = await connection.read()
+        #expect(statusCode(raw) == 200)
+        #expect(raw.hasSuffix("hello"))
+    }
+
+    @Test(arguments: [
+        "GARBAGE\r\n\r\n",
+        "GET\r\n\r\n",
+        "GET /hello HTTP/9.9\r\nHost: t\r\n\r\n",
+        "GET /hello HTTP/1.1\r\nHost: t\r\nBad Header Without Colon\r\n\r\n",
+        "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n",
+        "\u{01}\u{02}\u{03}\r\n\r\n",
+    ])
+    func aBrokenRequestIsRefusedAndTheServerKeepsServing(_ request: String) async throws {
+        try await withServer(handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            await connection.write(request)
+            let raw = await connection.read()
+            // libmicrohttpd answers 4xx/5xx itself or just closes; it never reaches a handler.
+            if let status = statusCode(raw) { #expect(status >= 400) }
+            #expect(!raw.contains("hello"))
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
+    @Test func aHugeHeaderIsRefusedByLibmicrohttpd() async throws {
+        try await withServer(configure: { $0.maxHeaderBytes = 8192 }, handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            let huge = String(repeating: "x", count: 64 * 1024)
+            await connection.write("GET /hello HTTP/1.1\r\nHost: t\r\nX-Huge: \(huge)\r\n\r\n")
+            let raw = await connection.read()
+            if let status = statusCode(raw) { #expect([413, 414, 431].contains(status)) }
+            #expect(!raw.contains("hello"))
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
+    @Test(arguments: ["GET /hello%FF", "OPTIONS *"])
+    func anUnusableTargetIs400InvalidTarget(_ requestLine: String) async throws {
+        try await withServer(handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            await connection.write("\(requestLine) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            let raw = await connection.read()
+            #expect(statusCode(raw) == 400)
+            #expect(raw.contains("\"invalid_target\""))
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
+    @Test func anAnnouncedBodyOverTheLimitGets413BeforeTheBodyIsSent() async throws {
+        try await withServer(configure: { $0.maxBodyBytes = 1000 }, handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            await connection.write(
+                "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1001\r\n"
+                    + "Expect: 100-continue\r\n\r\n"
+            )
+            let raw = await connection.read()
+            #expect(statusCode(raw) == 413)
+            #expect(raw.contains("{\"error\":{\"code\":\"payload_too_large\""))
+            #expect(raw.lowercased().contains("x-request-id: "))
+            #expect(!raw.contains("100 Continue"))
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
+    @Test func aBodyAtTheLimitIsAccepted() async throws {
+        try await withServer(configure: { $0.maxBodyBytes = 1000 }, handler: Self.router().handler) { server in
+            let response = try await send("POST", server.port, "/echo", body: Data(repeating: 0x61, count: 1000))
+            #expect(response.status == 200)
+            #expect(response.body.count == 1000)
+            let over = try await send("POST", server.port, "/echo", body: Data(repeating: 0x61, count: 1001))
+            #expect(over.status == 413)
+            #expect(over.errorCode == "payload_too_large")
+        }
+    }
+
+    @Test func aChunkedBodyOverTheLimitGets413() async throws {
+        try await withServer(configure: { $0.maxBodyBytes = 1000 }, handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            await connection.write("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = String(repeating: "a", count: 600)
+            for _ in 0..<4 {
+                await connection.write(String(chunk.count, radix: 16) + "\r\n" + chunk + "\r\n")
+            }
+            await connection.write("0\r\n\r\n")
+            let raw = await connection.read(until: "}}")
+            #expect(statusCode(raw) == 413)
+            #expect(raw.contains("payload_too_large"))
+            #expect(!raw.contains(chunk))
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
+    @Test func aChunkedBodyFarOverTheLimitIsCutOff() async throws {
+        try await withServer(configure: { $0.maxBodyBytes = 1000 }, handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            await connection.write("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = String(repeating: "a", count: 64 * 1024)
+            var stillOpen = true
+            for _ in 0..<64 where stillOpen {  // 4 MiB, well past limit + 1 MiB
+                stillOpen = await connection.write(String(chunk.count, radix: 16) + "\r\n" + chunk + "\r\n")
+            }
+            if stillOpen { #expect(await connection.readsEndOfStream()) }
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
+    @Test func aSlowClientIsTimedOutWhileOthersAreServed() async throws {
+        try await withServer(configure: { $0.connectionTimeout = 1 }, handler: Self.router().handler) { server in
+            let slow = try RawConnection(port: server.port)
+            await slow.write("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc")
+            try await Self.expectHealthy(server.port)
+            // libmicrohttpd closes the idle half-request after the 1 s timeout (the read times out at 10 s).
+            #expect(await slow.readsEndOfStream())
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
+    @Test func manySimultaneousConnectionsAreAllServed() async throws {
+        try await withServer(handler: Self.router().handler) { server in
+            let connections = try (0..<100).map { _ in try RawConnection(port: server.port) }
+            let answers = await withTaskGroup(of: Int?.self) { group in
+                for connection in connections {
+                    group.addTask {
+                        await connection.write("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+                        return statusCode(await connection.read())
+                    }
+                }
+                var statuses: [Int?] = []
+                for await status in group { statuses.append(status) }
+                return statuses
+            }
+            #expect(answers.count == 100)
+            #expect(answers.allSatisfy { $0 == 200 }, "\(answers)")
+        }
+    }
+
+    @Test func connectionsPastThePerIPLimitAreRefused() async throws {
+        try await withServer(configure: { $0.perIPConnectionLimit = 2 }, handler: Self.router().handler) { server in
+            let first = try RawConnection(port: server.port)
+            let second = try RawConnection(port: server.port)
+            await first.write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            await second.write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(statusCode(await first.read(until: "hello")) == 200)
+            #expect(statusCode(await second.read(until: "hello")) == 200)
+            let third = try RawConnection(port: server.port)
+            await third.write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await third.readsEndOfStream())
+            withExtendedLifetime(first) {}
+            withExtendedLifetime(second) {}
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import RelayCore
+import RelayHTTP
+import Testing
+
+@Suite struct RouterTests {
+    struct Secret: Error, CustomStringConvertible {
+        var description: String { "database password is hunter2" }
+    }
+
+    static func router(logger: Logger = .disabled()) -> Router {
+        var router = Router(logger: logger)
+        router.put("/v1/devices/{token}") { _, parameters in .text("put \(try parameters.require("token"))") }
+        router.delete("/v1/devices/{token}") { _, parameters in .text("delete \(parameters["token"] ?? "")") }
+        router.get("/v1/devices/count") { _, _ in .text("count") }
+        router.get("/v1/rooms/{room}/members/{user}") { _, parameters in
+            .text("\(parameters["room"] ?? "")|\(parameters["user"] ?? "")")
+        }
+        router.post("/v1/fail") { _, _ in throw Secret() }
+        router.post("/v1/conflict") { _, _ in throw HTTPError.conflict(code: "already_there", message: "Exists") }
+        router.get("/") { _, _ in .text("root") }
+        return router
+    }
+
+    static func request(_ method: String, _ target: String) throws -> HTTPRequest {
+        try HTTPRequest(method: method, target: target)
+    }
+
+    static func errorCode(_ response: HTTPResponse) -> String? {
+        let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: [String: String]]
+        return object?["error"]?["code"]
+    }
+
+    @Test func routesToTheHandlerWithPercentDecodedParameters() async throws {
+        let response = await Self.router().respond(to: try Self.request("PUT", "/v1/devices/ab%2Fc%20d"))
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "put ab/c d")
+        #expect(response.route == "/v1/devices/{token}")
+        let two = await Self.router().respond(to: try Self.request("GET", "/v1/rooms/r%C3%A9/members/u%3F1"))
+        #expect(String(decoding: two.body, as: UTF8.self) == "ré|u?1")
+    }
+
+    @Test func aLiteralSegmentBeatsAParameter() async throws {
+        let response = await Self.router().respond(to: try Self.request("GET", "/v1/devices/count"))
+        #expect(String(decoding: response.body, as: UTF8.self) == "count")
+        #expect(response.route == "/v1/devices/count")
+        // The literal route has no DELETE: the parameter route takes it.
+        let delete = await Self.router().respond(to: try Self.request("DELETE", "/v1/devices/count"))
+        #expect(String(decoding: delete.body, as: UTF8.self) == "delete count")
+    }
+
+    @Test(arguments: [
+        "/nope", "/v1/devices", "/v1/devices/", "/v1/devices//", "/v1/rooms//members/u", "/v1//devices/x",
+    ])
+    func anUnknownPathOrEmptySegmentIs404(_ target: String) async throws {
+        let response = await Self.router().respond(to: try Self.request("GET", target))
+        #expect(response.status == 404)
+        #expect(Self.errorCode(response) == "not_found")
+        #expect(response.header("content-type") == "application/json")
+        #expect(response.route == nil)
+    }
+
+    @Test func aKnownPathWithAnotherMethodIs405WithAllow() async throws {
+        let response = await Self.router().respond(to: try Self.request("POST", "/v1/devices/abc"))
+        #expect(response.status == 405)
+        #expect(Self.errorCode(response) == "method_not_allowed")
+        #expect(response.header("Allow") == "PUT, DELETE")
+    }
+
+    @Test func headFallsBackToGet() async throws {
+        let response = await Self.router().respond(to: try Self.request("HEAD", "/"))
+        #expect(response.status == 200)
+        #expect(response.route == "/")
+    }
+
+    @Test func aThrownHTTPErrorIsRendered() async throws {
+        let response = await Self.router().respond(to: try Self.request("POST", "/v1/conflict"))
+        #expect(response.status == 409)
+        #expect(
+            String(decoding: response.body, as: UTF8.self) == #"{"error":{"code":"already_there","message":"Exists"}}"#
+        )
+    }
+
+    @Test func anyOtherErrorIsAGeneric500AndIsLoggedWithTheRequestID() async throws {
+        let logs = MemoryLogHandler()
+        let router = Self.router(logger: Logger(label: "test", level: .debug, handler: logs))
+        let request = try HTTPRequest(method: "POST", target: "/v1/fail", id: "req-1")
+        let response = await router.respond(to: request)
+        #expect(response.status == 500)
+        #expect(Self.errorCode(response) == "internal_error")
+        #expect(!String(decoding: response.body, as: UTF8.self).contains("hunter2"))
+        let entry = try #require(logs.entries.first)
+        #expect(entry.level == .error)
+        #expect(entry.metadata["request.id"] == "req-1")
+        #expect(entry.metadata["http.route"] == "/v1/fail")
+        #expect(entry.metadata["error"]?.contains("hunter2") == true)
+    }
+
+    @Test func listsRegisteredRoutesInOrder() {
+        #expect(
+            Self.router().routes.map(\.description) == [
+                "PUT /v1/devices/{token}", "DELETE /v1/devices/{token}", "GET /v1/devices/count",
+                "GET /v1/rooms/{room}/members/{user}", "POST /v1/fail", "POST /v1/conflict", "GET /",
+            ]
+        )
+    }
+
+    @Test func parsesTheTarget() throws {
+        let request = try HTTPRequest(
+            method: "GET",
+            target: "/a%2Fb/c?x=1&y=a%20b&x=2&flag",
+            headers: ["X-Request-Id": "abc-123"]
+        )
+        #expect(request.path == "/a/b/c")
+        #expect(request.pathSegments == ["a/b", "c"])
+        #expect(request.query == ["x": "1", "y": "a b", "flag": ""])
+        #expect(request.id == "abc-123")
+        #expect(request.headers["x-request-id"] == "abc-123")
+        #expect(try HTTPRequest(method: "GET", target: "//x").pathSegments == ["", "x"])
+        #expect(try HTTPRequest(method: "GET", target: "/").pathSegments == [])
+        let insane = try HTTPRequest(method: "GET", target: "/", headers: ["X-Request-Id": "a b\"<script>"])
+        #expect(insane.id.count == 32 && insane.id != "a b\"<script>")
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import RelayCore
+import RelayHTTP
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Starts a server on 127.0.0.1 port 0, runs `body`, and always shuts the server down.
+func withServer<T>(
+    configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    logger: Logger = .disabled(),
+    onResponse: (@Sendable (AccessLogEntry) -> Void)? = nil,
+    handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+    _ body: (HTTPServer) async throws -> T
+) async throws -> T {
+    var configuration = HTTPServerConfiguration()
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    configure(&configuration)
+    let server = HTTPServer(configuration: configuration, handler: handler, logger: logger, onResponse: onResponse)
+    try server.start()
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
+
+/// A response as URLSession (libcurl underneath on Linux) parsed it.
+struct ClientResponse: Sendable {
+    var status: Int
+    var headers: [String: String]
+    var body: Data
+    func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+    var text: String { String(decoding: body, as: UTF8.self) }
+    /// `error.code` of a JSON error body.
+    var errorCode: String? {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let error = object["error"] as? [String: Any]
+        else { return nil }
+        return error["code"] as? String
+    }
+    var errorMessage: String? {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let error = object["error"] as? [String: Any]
+        else { return nil }
+        return error["message"] as? String
+    }
+}
+
+/// Sends one request with URLSession.
+func send(
+    _ method: String,
+    _ port: Int,
+    _ target: String,
+    headers: [String: String] = [:],
+    body: Data? = nil,
+    session: URLSession = .shared
+) async throws -> ClientResponse {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(target)")!)
+    request.httpMethod = method
+    request.timeoutInterval = 20
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    request.httpBody = body
+    let (data, response) = try await session.data(for: request)
+    let http = response as! HTTPURLResponse
+    var fields: [String: String] = [:]
+    for (key, value) in http.allHeaderFields {
+        if let key = key as? String, let value = value as? String { fields[key] = value }
+    }
+    return ClientResponse(status: http.statusCode, headers: fields, body: data)
+}
+
+/// A blocking TCP client for raw bytes (malformed requests, slow clients, keep-alive). Every call runs on
+/// its own thread, never on Swift's cooperative pool, so a blocked read cannot starve the server's handlers.
+final class RawConnection: @unchecked Sendable {
+    // @unchecked Sendable: `fd` is immutable after init and each test drives one connection sequentially.
+    let fd: Int32
+
+    init(port: Int, receiveTimeout: Int = 10) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Writes all of `bytes`; returns false if the peer closed.
+    @discardableResult
+    func write(_ bytes: Data) async -> Bool {
+        await Self.offPool {
+            bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Foundation.send(self.fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    if n <= 0 { return false }
+                    offset += n
+                }
+                return true
+            }
+        }
+    }
+
+    @discardableResult
+    func write(_ text: String) async -> Bool { await write(Data(text.utf8)) }
+
+    /// Reads until `marker` appears in what was read, the peer closes, or the receive timeout passes.
+    func read(until marker: String? = nil) async -> String {
+        await Self.offPool {
+            var received = Data()
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                if let marker, String(decoding: received, as: UTF8.self).contains(marker) { break }
+                let n = recv(self.fd, &buffer, buffer.count, 0)
+                if n <= 0 { break }
+                received.append(contentsOf: buffer[0..<n])
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+    }
+
+    /// True once the peer has closed (reads EOF or reset) within the receive timeout.
+    func readsEndOfStream() async -> Bool {
+        await Self.offPool {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = recv(self.fd, &buffer, buffer.count, 0)
+                if n == 0 { return true }
+                if n < 0 { return errno == ECONNRESET }
+            }
+        }
+    }
+
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: work()) }
+            thread.start()
+        }
+    }
+}
+
+/// The status code of the first status line in `raw`, e.g. 413 for `"HTTP/1.1 413 Payload Too Large…"`.
+func statusCode(_ raw: String) -> Int? {
+    guard raw.hasPrefix("HTTP/1.1 ") else { return nil }
+    return Int(raw.dropFirst(9).prefix(3))
+}

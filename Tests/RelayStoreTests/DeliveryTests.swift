@@ -1,0 +1,130 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelayStore
+
+@Suite struct DeliveryTests {
+    typealias F = StoreFixtures
+
+    /// bob has tokens 1...3; one notification to them, created at t0.
+    func storeWithThreeDeliveries() async throws -> (SQLiteStore, UUID) {
+        let store = try SQLiteStore.temporary()
+        for n in 1...3 { try await store.register(F.token(n), user: "bob", at: F.time(-10)) }
+        let outcome = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        #expect(outcome.devices == 3)
+        return (store, outcome.notificationId)
+    }
+
+    @Test func claimedJobsCarryTheNotificationAndTheDevice() async throws {
+        let (store, id) = try await storeWithThreeDeliveries()
+        #expect(try await store.claimDueDeliveries(now: F.time(-1), limit: 10, leaseSeconds: 30).isEmpty)
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        #expect(jobs.count == 3)
+        #expect(jobs.map(\.deliveryId) == jobs.map(\.deliveryId).sorted())
+        let job = try #require(jobs.first)
+        let n = F.notification()
+        #expect(job.notificationId == id && job.appId == "app-a" && job.environment == .sandbox)
+        #expect(job.topic == n.topic && job.pushType == .alert && job.priority == .immediate)
+        #expect(job.expiration == n.expiration && job.collapseId == n.collapseId && job.payload == n.payload)
+        #expect(job.attempts == 0 && job.deviceRegisteredAt == F.time(-10))
+        #expect(job.apnsNotification.apnsIdHeader == job.apnsId.uuidString.lowercased())
+    }
+
+    @Test func leasesKeepClaimedRowsFromBeingClaimedAgain() async throws {
+        let (store, _) = try await storeWithThreeDeliveries()
+        let first = try await store.claimDueDeliveries(now: F.t0, limit: 2, leaseSeconds: 30)
+        #expect(first.count == 2)
+        let second = try await store.claimDueDeliveries(now: F.time(1), limit: 10, leaseSeconds: 30)
+        #expect(second.count == 1)
+        #expect(Set(first.map(\.deliveryId)).isDisjoint(with: second.map(\.deliveryId)))
+        #expect(try await store.claimDueDeliveries(now: F.time(29), limit: 10, leaseSeconds: 30).isEmpty)
+        // After the first lease expires, only its rows come back.
+        let expired = try await store.claimDueDeliveries(now: F.time(30.5), limit: 10, leaseSeconds: 30)
+        #expect(Set(expired.map(\.deliveryId)) == Set(first.map(\.deliveryId)))
+        try await store.releaseLeases()
+        #expect(try await store.claimDueDeliveries(now: F.time(31), limit: 10, leaseSeconds: 30).count == 3)
+    }
+
+    @Test func completedRowsAreNeverClaimedAndRetriesReturnAtTheirTime() async throws {
+        let (store, id) = try await storeWithThreeDeliveries()
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        try await store.complete(
+            [
+                (jobs[0].deliveryId, .sent(apnsId: jobs[0].apnsId.uuidString.lowercased())),
+                (jobs[1].deliveryId, .failed(status: 400, reason: "BadDeviceToken")),
+                (jobs[2].deliveryId, .retry(at: F.time(60), status: 503, reason: "ServiceUnavailable")),
+            ],
+            at: F.time(1)
+        )
+        try await store.releaseLeases()
+        #expect(try await store.claimDueDeliveries(now: F.time(59), limit: 10, leaseSeconds: 30).isEmpty)
+        let retried = try await store.claimDueDeliveries(now: F.time(60), limit: 10, leaseSeconds: 30)
+        #expect(retried.map(\.deliveryId) == [jobs[2].deliveryId])
+        #expect(retried[0].attempts == 1 && retried[0].apnsId == jobs[2].apnsId)
+        #expect(try await store.pendingDeliveryCount() == 1)
+
+        let (summary, deliveries) = try #require(try await store.notification(appId: "app-a", id: id))
+        #expect(summary.counts == DeliveryCounts(pending: 1, sent: 1, failed: 1))
+        let sent = try #require(deliveries.first { $0.deliveryId == jobs[0].deliveryId })
+        #expect(sent.status == .sent && sent.sentAt == F.time(1) && sent.lastStatus == 200 && sent.attempts == 1)
+        let failed = try #require(deliveries.first { $0.deliveryId == jobs[1].deliveryId })
+        #expect(failed.status == .failed && failed.lastReason == "BadDeviceToken" && failed.nextAttemptAt == nil)
+        let pending = try #require(deliveries.first { $0.deliveryId == jobs[2].deliveryId })
+        #expect(pending.nextAttemptAt == F.time(60) && pending.lastStatus == 503 && pending.updatedAt == F.time(1))
+    }
+
+    @Test func aRetiredTokenRetiresTheDeviceAndItsOtherPendingDeliveries() async throws {
+        let (store, first) = try await storeWithThreeDeliveries()
+        let second = try await store.createNotification(
+            F.notification(at: F.time(5)),
+            recipients: .init(roomId: "room-1")
+        )
+        let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
+        try await store.complete(
+            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: F.time(-5)))],
+            at: F.time(1)
+        )
+        #expect(try await store.device(appId: "app-a", token: job.token)?.state == .retired)
+        #expect(try await store.deviceCounts() == [.live: 2, .retired: 1])
+        let firstCounts = try #require(try await store.notification(appId: "app-a", id: first)).summary.counts
+        #expect(firstCounts == DeliveryCounts(pending: 2, retired: 1))
+        let secondCounts = try #require(try await store.notification(appId: "app-a", id: second.notificationId)).summary
+            .counts
+        #expect(secondCounts == DeliveryCounts(pending: 2, retired: 1))
+        let later = try await store.claimDueDeliveries(now: F.time(100), limit: 10, leaseSeconds: 30)
+        #expect(later.count == 4 && !later.contains { $0.token == job.token })
+    }
+
+    @Test func a410OlderThanTheLastRegistrationLeavesTheDeviceLive() async throws {
+        let (store, _) = try await storeWithThreeDeliveries()
+        let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
+        try await store.complete(
+            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: F.time(-20)))],
+            at: F.time(1)
+        )
+        #expect(try await store.device(appId: "app-a", token: job.token)?.state == .live)
+    }
+
+    @Test func aBatchOfAThousandCompletesInOneCall() async throws {
+        let store = try SQLiteStore.temporary()
+        for n in 0..<50 { try await store.register(F.token(n), user: "u\(n)") }
+        for _ in 0..<20 {
+            _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        }
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 5000, leaseSeconds: 30)
+        #expect(jobs.count == 1000)
+        try await store.complete(jobs.map { ($0.deliveryId, .sent(apnsId: nil)) }, at: F.time(1))
+        #expect(try await store.pendingDeliveryCount() == 0)
+        try await store.releaseLeases()
+        #expect(try await store.claimDueDeliveries(now: F.time(2), limit: 5000, leaseSeconds: 30).isEmpty)
+    }
+
+    @Test func storeCallsRunOnTheStoreThread() async throws {
+        let store = try SQLiteStore.temporary()
+        #expect(!store.isOnStoreThread)
+        let inside = await store.withConnection { _ in (store.isOnStoreThread, Thread.current.name ?? "") }
+        #expect(inside.0)
+        #expect(inside.1 == "relay-sqlite")
+    }
+}

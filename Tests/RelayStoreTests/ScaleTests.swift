@@ -1,0 +1,76 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelayStore
+
+@Suite struct ScaleTests {
+    typealias F = StoreFixtures
+
+    /// 100,000 devices in one room: one INSERT … SELECT creates 100,000 deliveries. Prints the time taken and
+    /// the process's resident memory (no assertion on either).
+    @Test func aHundredThousandDeviceRoom() async throws {
+        let store = try SQLiteStore.temporary()
+        let count = 100_000
+        try await store.execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+            INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+            SELECT 'app-a', printf('%064x', i), 'user-' || i, 'production', 1800000000000, 1800000000000 FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+            INSERT INTO room_members (app_id, room_id, user_id, joined_at)
+            SELECT 'app-a', 'big', 'user-' || i, 1800000000000 FROM n;
+            """
+        )
+        let before = Self.residentKilobytes()
+        let clock = ContinuousClock()
+        var outcome: CreateOutcome?
+        let elapsed = try await clock.measure {
+            outcome = try await store.createNotification(
+                F.notification(room: "big", sender: "user-1"),
+                recipients: .init(roomId: "big", excludeUserId: "user-1")
+            )
+        }
+        let after = Self.residentKilobytes()
+        #expect(outcome?.devices == count - 1)
+        #expect(try await store.pendingDeliveryCount() == count - 1)
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 1000, leaseSeconds: 30)
+        #expect(jobs.count == 1000)
+        print(
+            "[ScaleTests] createNotification for \(count - 1) devices took \(elapsed); RSS \(before) kB -> \(after) kB"
+        )
+    }
+
+    /// The fan-out and claim queries walk indexes driven by the recipients / due time, never a whole table.
+    @Test(arguments: [true, false]) func queryPlansUseTheIndexes(explicitRecipients: Bool) async throws {
+        let store = try SQLiteStore.temporary()
+        let plans = try await store.withConnection { db in
+            let claim = """
+                SELECT dl.id FROM deliveries AS dl JOIN notifications AS n ON n.id = dl.notification_id
+                JOIN devices AS d ON d.app_id = dl.app_id AND d.token = dl.token
+                WHERE dl.status = 'pending' AND dl.next_attempt_at <= ?1
+                    AND (dl.lease_until IS NULL OR dl.lease_until < ?1)
+                ORDER BY dl.next_attempt_at, dl.id LIMIT ?2
+                """
+            return try [SQLiteStore.insertDeliveriesSQL(explicitRecipients: explicitRecipients), claim].map { sql in
+                try db.withStatement("EXPLAIN QUERY PLAN " + sql) { row in
+                    var lines: [String] = []
+                    while try row.step() { lines.append(row.string(3)) }
+                    return lines
+                }
+            }
+        }
+        #expect(plans[0].contains("SEARCH d USING INDEX devices_by_user (app_id=? AND user_id=?)"), "\(plans[0])")
+        #expect(!plans[0].contains { $0.hasPrefix("SCAN d") || $0.hasPrefix("SCAN room_members") })
+        #expect(plans[1].contains { $0.hasPrefix("SEARCH dl USING INDEX deliveries_due") }, "\(plans[1])")
+    }
+
+    /// VmRSS from /proc/self/status, in kB (0 where unavailable).
+    static func residentKilobytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import RelayCore
+
+@testable import RelayStore
+
+/// Shared helpers: tokens, times and notifications for store tests.
+enum StoreFixtures {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// A 32-byte token whose hex ends with `n` in hex.
+    static func token(_ n: Int) -> DeviceToken {
+        try! DeviceToken(parsing: String(repeating: "a", count: 48) + String(format: "%016x", n))
+    }
+
+    static func time(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
+
+    static func notification(
+        app: String = "app-a",
+        room: String = "room-1",
+        sender: String = "alice",
+        messageId: String? = UUID().uuidString,
+        topic: String = "com.example.chat",
+        at: Date = t0
+    ) -> NewNotification {
+        NewNotification(
+            appId: app,
+            kind: .message,
+            messageId: messageId,
+            roomId: room,
+            senderId: sender,
+            topic: topic,
+            expiration: 1_800_086_400,
+            collapseId: "room-1",
+            payload: Data(#"{"aps":{"alert":{"title":"Alice","body":"hi"}}}"#.utf8),
+            createdAt: at
+        )
+    }
+
+    /// A temporary directory removed by `body`'s end.
+    static func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("relay-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: url) }
+        return try await body(url)
+    }
+}
+
+extension SQLiteStore {
+    /// Registers `token` for `user` in the given rooms at `at`.
+    @discardableResult
+    func register(
+        _ token: DeviceToken,
+        user: String,
+        app: String = "app-a",
+        rooms: [String] = ["room-1"],
+        environment: APNsEnvironment = .sandbox,
+        at: Date = StoreFixtures.t0
+    ) async throws -> (device: Device, created: Bool) {
+        try await upsertDevice(appId: app, token: token, userId: user, environment: environment, rooms: rooms, at: at)
+    }
+
+    /// Tokens of the pending deliveries of a notification.
+    func pendingTokens(app: String = "app-a", of id: UUID) async throws -> Set<DeviceToken> {
+        let result = try await notification(appId: app, id: id)
+        return Set(result?.deliveries.filter { $0.status == .pending }.map(\.token) ?? [])
+    }
+}
