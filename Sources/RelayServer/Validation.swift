@@ -49,8 +49,6 @@ enum Validation {
         return environment
     }
 
-    /// RFC 3339 / ISO 8601 with milliseconds, UTC: how every time in the API is written.
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
-    }
+    /// How every time in the API is written (``Timestamp/rfc3339(_:)``).
+    static func timestamp(_ date: Date) -> String { Timestamp.rfc3339(date) }
 }

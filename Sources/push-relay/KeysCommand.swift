@@ -6,12 +6,12 @@ enum KeysCommand {
     static func run(_ words: [String]) throws -> Int32 {
         let arguments = try Arguments(words, switches: ["help"])
         guard arguments.positional == ["new"], !arguments.flag("help") else {
-            print("usage: push-relay keys new\n  prints a new API key and its SHA-256 for apps[].apiKeySHA256")
+            say("usage: push-relay keys new\n  prints a new API key and its SHA-256 for apps[].apiKeySHA256")
             return arguments.flag("help") ? 0 : 2
         }
         let key = try APIKey.generate()
-        print("API key: \(key)")
-        print("apiKeySHA256: \(APIKey.hash(key))")
+        say("API key: \(key)")
+        say("apiKeySHA256: \(APIKey.hash(key))")
         return 0
     }
 }

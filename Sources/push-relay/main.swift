@@ -15,7 +15,6 @@ let usage = """
     'push-relay <command> --help' shows a command's options.
     """
 
-setvbuf(stdout, nil, _IOLBF, 0)
 var words = Array(CommandLine.arguments.dropFirst())
 let command = words.isEmpty ? "help" : words.removeFirst()
 let status: Int32
@@ -28,7 +27,7 @@ do {
     case "keys": status = try KeysCommand.run(words)
     case "config": status = try ConfigCommand.run(words)
     case "help", "--help", "-h":
-        print(usage)
+        say(usage)
         status = 0
     default:
         FileHandle.standardError.write(Data("push-relay: unknown command '\(command)'\n\n\(usage)\n".utf8))

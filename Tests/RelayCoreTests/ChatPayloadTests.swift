@@ -74,3 +74,14 @@ import Testing
         #expect(message.collapseId == nil)
     }
 }
+
+@Suite struct TimestampTests {
+    @Test func rfc3339KeepsMilliseconds() {
+        let date = Date(timeIntervalSince1970: 1_767_225_600.123)
+        #expect(Timestamp.rfc3339(date) == "2026-01-01T00:00:00.123Z")
+        #expect(Timestamp.milliseconds(date) == 1_767_225_600_123)
+        #expect(Timestamp.parse("2026-01-01T00:00:00.123Z").map(Timestamp.milliseconds) == 1_767_225_600_123)
+        #expect(Timestamp.parse("2026-01-01T01:00:00+01:00").map(Timestamp.milliseconds) == 1_767_225_600_000)
+        #expect(Timestamp.parse("yesterday") == nil)
+    }
+}

@@ -1,0 +1,96 @@
+import APNsMock
+import Foundation
+import RelayCore
+import RelayCrypto
+
+/// `push-relay mock-apns`: a mock APNs on HTTP/2 until SIGINT/SIGTERM, printing a line per accepted push.
+enum MockAPNsCommand {
+    static let help = """
+        usage: push-relay mock-apns [options]
+          --host ADDR           listen address (default 127.0.0.1)
+          --port N              TCP port (default 2197; 0 picks one)
+          --tls-cert FILE       server certificate, PEM (default fixtures/tls/server.pem when present)
+          --tls-key FILE        its private key, PEM (default fixtures/tls/server.key when present)
+          --h2c                 cleartext HTTP/2 (prior knowledge) instead of TLS
+          --client-ca FILE      accept client certificates signed by this CA (certificate auth)
+          --key KID:TEAM:FILE   a provider-token key: Key ID, Team ID, public (or .p8) key PEM;
+                                several separated by commas
+          --no-auth             accept requests without provider token
+          --topics A,B          accept only these bundle ids as apns-topic
+          --environment ENV     sandbox (adds apns-unique-id) or production (default)
+          --max-streams N       MAX_CONCURRENT_STREAMS once authenticated (default 1000)
+          --record FILE         append every answered request as a JSON line
+          --script FILE         faults to inject (see fixtures/mock-script.json)
+          --quiet               no line per accepted push
+        """
+
+    static func run(_ words: [String]) async throws -> Int32 {
+        let arguments = try Arguments(words, switches: ["help", "h2c", "no-auth", "quiet"])
+        if arguments.flag("help") {
+            say(help)
+            return 0
+        }
+        try arguments.check(allowed: [
+            "help", "h2c", "no-auth", "quiet", "host", "port", "tls-cert", "tls-key", "client-ca", "key", "topics",
+            "environment", "max-streams", "record", "script",
+        ])
+        let configuration = try configuration(from: arguments)
+        let server = MockAPNsServer(configuration: configuration)
+        try server.start()
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let auth = configuration.authentication == .disabled ? "no auth" : "\(configuration.providerKeys.count) key(s)"
+        say("mock APNs listening on \(scheme)://\(configuration.host):\(server.port) (\(auth))")
+        _ = await Signals.waitForTermination()
+        server.stop()
+        say("mock APNs stopped after \(server.answeredCount) request(s)")
+        return 0
+    }
+
+    static func configuration(from arguments: Arguments) throws -> MockAPNsConfiguration {
+        var configuration = MockAPNsConfiguration(
+            host: arguments.value("host") ?? "127.0.0.1", port: try arguments.integer("port", default: 2197)!)
+        if !arguments.flag("h2c") {
+            let certificate = arguments.value("tls-cert") ?? "fixtures/tls/server.pem"
+            let key = arguments.value("tls-key") ?? "fixtures/tls/server.key"
+            guard FileManager.default.isReadableFile(atPath: certificate), FileManager.default.isReadableFile(atPath: key)
+            else {
+                throw Arguments.Problem(description: "cannot read \(certificate) and \(key): give --tls-cert/--tls-key or --h2c")
+            }
+            configuration.tls = .init(
+                certificatePath: certificate, privateKeyPath: key, clientCAPath: arguments.value("client-ca"))
+        }
+        if arguments.flag("no-auth") { configuration.authentication = .disabled }
+        for spec in (arguments.value("key") ?? "").split(separator: ",") {
+            let parts = spec.split(separator: ":", maxSplits: 2).map(String.init)
+            guard parts.count == 3 else { throw Arguments.Problem(description: "--key takes KID:TEAM:FILE, got '\(spec)'") }
+            let pem: String
+            do { pem = try String(contentsOfFile: parts[2], encoding: .utf8) } catch {
+                throw Arguments.Problem(description: "cannot read key file \(parts[2])")
+            }
+            configuration.providerKeys[parts[0]] = (teamId: parts[1], key: try ES256Key(publicKeyPEM: pem))
+        }
+        if let topics = arguments.value("topics") { configuration.allowedTopics = Set(topics.split(separator: ",").map(String.init)) }
+        if let environment = arguments.value("environment") {
+            guard let value = APNsEnvironment(rawValue: environment) else {
+                throw Arguments.Problem(description: "--environment must be sandbox or production")
+            }
+            configuration.environment = value
+        }
+        if let streams = try arguments.integer("max-streams") {
+            guard streams > 0 else { throw Arguments.Problem(description: "--max-streams must be positive") }
+            configuration.maxConcurrentStreams = streams
+        }
+        configuration.recordFile = arguments.value("record")
+        configuration.recordInMemory = false
+        if let script = arguments.value("script") { configuration.script = try MockScript(contentsOf: URL(fileURLWithPath: script)) }
+        if !arguments.flag("quiet") { configuration.onAccepted = { say(acceptedLine($0)) } }
+        return configuration
+    }
+
+    /// `accepted apns-id=… token=…1a2b3c4d topic=com.example.chat push-type=alert bytes=123`.
+    static func acceptedLine(_ request: RecordedRequest) -> String {
+        "mock APNs accepted apns-id=\(request.apnsId ?? "-") token=…\(request.deviceTokenSuffix ?? "")"
+            + " topic=\(request.header("apns-topic") ?? "-") push-type=\(request.header("apns-push-type") ?? "-")"
+            + " bytes=\(request.body.count)"
+    }
+}

@@ -1,0 +1,70 @@
+import APNsMock
+import Foundation
+import RelayAPNs
+import RelayCore
+import RelayServer
+import RelayStore
+
+/// `push-relay serve`: the relay until SIGINT/SIGTERM, then a graceful stop.
+///
+/// With no apps configured it serves a development app (`dev`, topic `com.example.chat`) whose API key is
+/// kept in `<data dir>/dev-api-key` and printed on a line starting `API key:`. Apps without APNs
+/// credentials send to a mock APNs started in this process over TLS on loopback.
+enum ServeCommand {
+    static let help = """
+        usage: push-relay serve [--config FILE] [--host ADDR] [--port N] [--log-level LEVEL]
+          settings come from defaults, then --config (or PUSH_RELAY_CONFIG), then PUSH_RELAY_* variables,
+          then these options; 'push-relay config check' prints the result.
+        """
+
+    static func run(_ words: [String]) async throws -> Int32 {
+        let arguments = try Arguments(words, switches: ["help"])
+        if arguments.flag("help") {
+            say(help)
+            return 0
+        }
+        try arguments.check(allowed: ["help", "config", "host", "port", "log-level"])
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = try Configuration.load(
+            file: arguments.value("config") ?? environment[Configuration.fileVariable], environment: environment)
+        if let host = arguments.value("host") { configuration.http.host = host }
+        if let port = try arguments.integer("port") { configuration.http.port = port }
+        if let level = arguments.value("log-level") {
+            guard let parsed = Logger.Level(rawValue: level) else {
+                throw Arguments.Problem(description: "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue))")
+            }
+            configuration.log.level = parsed
+        }
+        let logger = Logger(label: "push-relay", level: configuration.log.level)
+
+        let curl = LibcurlInfo.current
+        guard curl.hasHTTP2 else {
+            logger.critical("the linked libcurl has no HTTP/2; APNs needs it", ["libcurl": curl.version])
+            return 1
+        }
+        if !curl.isAtLeast8 {
+            logger.warning(
+                "libcurl below 8 resets every finished HTTP/2 stream and cannot reuse h2c connections: install 8.x",
+                ["libcurl": curl.version])
+        }
+
+        let dataDirectory = URL(fileURLWithPath: configuration.storage.sqlitePath).deletingLastPathComponent().path
+        let development = try DevelopmentSetup(dataDirectory: dataDirectory, logger: logger)
+        if configuration.apps.isEmpty {
+            configuration.apps = [try development.app()]
+            say("API key: \(try development.apiKey())")
+        }
+        let mock = try development.attachMock(to: &configuration.apps)
+        let store = try SQLiteStore(
+            path: configuration.storage.sqlitePath, logger: logger,
+            busyTimeoutMilliseconds: configuration.storage.busyTimeoutMilliseconds)
+        let relay = try Relay(configuration: configuration, store: store, logger: logger)
+        try await relay.start()
+        say("PushRelay listening on http://\(configuration.http.host):\(relay.port)")
+        let signal = await Signals.waitForTermination()
+        logger.notice("stopping", ["signal": "\(signal)"])
+        await relay.shutdown()
+        mock?.stop()
+        return 0
+    }
+}

@@ -1,0 +1,31 @@
+import Dispatch
+import Foundation
+
+/// Waits for SIGINT or SIGTERM: the way an operator (or a container runtime) asks a command to stop.
+enum Signals {
+    /// Returns the first of SIGINT / SIGTERM to arrive; neither kills the process while this waits.
+    static func waitForTermination() async -> Int32 {
+        let numbers = [SIGINT, SIGTERM]
+        for number in numbers { signal(number, SIG_IGN) }
+        let queue = DispatchQueue(label: "push-relay.signals")
+        let sources = numbers.map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
+        defer { sources.forEach { $0.cancel() } }
+        return await withCheckedContinuation { continuation in
+            let once = Once()
+            for (source, number) in zip(sources, numbers) {
+                source.setEventHandler { if once.claim() { continuation.resume(returning: number) } }
+                source.resume()
+            }
+        }
+    }
+}
+
+/// True exactly once.
+final class Once: @unchecked Sendable {
+    // Only touched from the signals queue, which is serial, so no lock is needed.
+    private var done = false
+    func claim() -> Bool {
+        defer { done = true }
+        return !done
+    }
+}

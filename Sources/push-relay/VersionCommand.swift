@@ -1,0 +1,23 @@
+import APNsMock
+import RelayAPNs
+import RelayCrypto
+import RelayHTTP
+import RelayStore
+
+/// `push-relay version`: PushRelay's version and every C library it links, with their versions.
+enum VersionCommand {
+    static let version = "0.1.0"
+
+    static func run() -> Int32 {
+        let curl = LibcurlInfo.current
+        say("push-relay \(version)")
+        say(curl.summary)
+        say("nghttp2 \(MockAPNsServer.nghttp2Version) (mock APNs)")
+        say(openSSLVersion)
+        say("SQLite \(SQLiteStore.libraryVersion)")
+        say("libmicrohttpd \(HTTPServer.libraryVersion)")
+        if !curl.hasHTTP2 { say("WARNING: this libcurl has no HTTP/2; the relay will not start") }
+        if !curl.isAtLeast8 { say("WARNING: libcurl below 8 resets every finished HTTP/2 stream; use 8.x") }
+        return 0
+    }
+}
