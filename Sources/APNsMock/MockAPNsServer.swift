@@ -67,14 +67,22 @@ public final class MockAPNsServer: Sendable {
     /// The TCP port the server listens on (the ephemeral one when configured with port 0); 0 before ``start()``.
     public var port: Int { boundPort.load(ordering: .sequentiallyConsistent) }
 
-    /// The script in force; setting it (from any thread) replaces it and resets its counters.
+    /// The script in force; setting it (from any thread) replaces it and resets its counters. Open
+    /// connections take their `"all"` and index connection rules from the new script at once (see
+    /// ``MockScript``).
     public var script: MockScript {
         get { core.script }
-        set { core.script = newValue }
+        set {
+            core.script = newValue
+            loop.withLock { $0 }?.wake()
+        }
     }
 
-    /// Changes the script in place, atomically; counters restart.
-    public func updateScript(_ body: (inout MockScript) -> Void) { core.updateScript(body) }
+    /// Changes the script in place, atomically; counters restart, as for setting ``script``.
+    public func updateScript(_ body: (inout MockScript) -> Void) {
+        core.updateScript(body)
+        loop.withLock { $0 }?.wake()
+    }
 
     /// Answered requests kept in memory, oldest first (empty when `recordInMemory` is off).
     public var requests: [RecordedRequest] { core.requests }
