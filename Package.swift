@@ -30,7 +30,7 @@ let package = Package(
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto"]),
-        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
         .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "APNsMock", "RelayCrypto"]),
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),

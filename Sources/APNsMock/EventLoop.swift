@@ -130,9 +130,14 @@ final class EventLoop: @unchecked Sendable {
     /// Stops the loop, closes every connection and waits for the thread to end. Call once.
     func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
+        wake()
+        finished.wait()
+    }
+
+    /// Makes the loop look at its connections again (after a script change). Any thread.
+    func wake() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
-        finished.wait()
     }
 
     func schedule(_ delayed: DelayedAnswer) {
@@ -162,9 +167,15 @@ final class EventLoop: @unchecked Sendable {
             if pollFDs[0].revents != 0 {
                 var sink = [UInt8](repeating: 0, count: 64)
                 while read(wakeRead, &sink, sink.count) > 0 {}
+                // The script may have changed: rules that act at once (afterRequests 0) apply now.
+                for connection in polled {
+                    connection.refreshFaultsIfScriptChanged()
+                    connection.flush()
+                    if connection.closed { connections[connection.id] = nil }
+                }
             }
             if pollFDs[1].revents & Int16(POLLIN) != 0 { acceptAll() }
-            for (index, connection) in polled.enumerated() {
+            for (index, connection) in polled.enumerated() where !connection.closed {
                 let events = pollFDs[index + 2].revents
                 guard events != 0 else { continue }
                 if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 { connection.onReadable() }
@@ -193,8 +204,8 @@ final class EventLoop: @unchecked Sendable {
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let (id, faults) = core.acceptConnection()
-            let connection = MockConnection(id: id, fd: fd, faults: faults, loop: self)
+            let (id, nextRule) = core.acceptConnection()
+            let connection = MockConnection(id: id, fd: fd, nextRule: nextRule, loop: self)
             connection.flush()
             if !connection.closed { connections[id] = connection }
         }

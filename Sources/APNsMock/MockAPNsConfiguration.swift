@@ -45,7 +45,9 @@ public struct MockAPNsConfiguration: Sendable {
     /// Default empty (every token is InvalidProviderToken).
     public var providerKeys: [String: (teamId: String, key: ES256Key)]
     /// Bundle ids this server accepts in `apns-topic` (without push-type suffix); nil (default) accepts any.
-    /// See ``MockAPNsServer`` for the topic rule.
+    /// Topic rule: a push type whose topic needs a suffix (``PushType/topicSuffix``: `.voip`, `.complication`,
+    /// ...) with a topic lacking it -> 400 BadTopic; else, with this set, the topic minus that suffix not in
+    /// it -> 400 TopicDisallowed.
     public var allowedTopics: Set<String>?
     /// `.sandbox` adds an `apns-unique-id` header to 200 answers as Apple's sandbox does. Default `.production`.
     public var environment: APNsEnvironment

@@ -14,6 +14,14 @@ import Synchronization
 /// that opens more streams than advertised gets RST_STREAM REFUSED_STREAM for the excess (nghttp2 enforces
 /// the limit, RFC 9113 §5.1.2), as from Apple.
 ///
+/// Validation order (first failure answers): 405 MethodNotAllowed, 404 BadPath, 400 MissingDeviceToken,
+/// 400 BadDeviceToken (not even-length hex of 8...256 bytes), 400 DuplicateHeaders, then the provider token
+/// (403 MissingProviderToken / InvalidProviderToken / ExpiredProviderToken / Forbidden, 429
+/// TooManyProviderTokenUpdates), 400 BadMessageId, BadExpirationDate, BadPriority, InvalidPushType,
+/// BadPriority (background at an explicit 10), MissingTopic, BadTopic, TopicDisallowed, BadCollapseId,
+/// PayloadEmpty, 413 PayloadTooLarge (4096 bytes, 5120 for voip), 400 PayloadEmpty (body not a JSON
+/// object). Only then does the script's device rule (if any) pick the answer.
+///
 /// Answers: 200 with `apns-id` (the request's, else a new lowercase UUID) and, for `.sandbox`,
 /// `apns-unique-id`, no body; errors with `apns-id`, `content-type: application/json` and
 /// `{"reason":"..."}`, plus `"timestamp"` (MILLISECONDS since 1970) on 410.
@@ -67,14 +75,22 @@ public final class MockAPNsServer: Sendable {
     /// The TCP port the server listens on (the ephemeral one when configured with port 0); 0 before ``start()``.
     public var port: Int { boundPort.load(ordering: .sequentiallyConsistent) }
 
-    /// The script in force; setting it (from any thread) replaces it and resets its counters.
+    /// The script in force; setting it (from any thread) replaces it and resets its counters. Open
+    /// connections take their `"all"` and index connection rules from the new script at once (see
+    /// ``MockScript``).
     public var script: MockScript {
         get { core.script }
-        set { core.script = newValue }
+        set {
+            core.script = newValue
+            loop.withLock { $0 }?.wake()
+        }
     }
 
-    /// Changes the script in place, atomically; counters restart.
-    public func updateScript(_ body: (inout MockScript) -> Void) { core.updateScript(body) }
+    /// Changes the script in place, atomically; counters restart, as for setting ``script``.
+    public func updateScript(_ body: (inout MockScript) -> Void) {
+        core.updateScript(body)
+        loop.withLock { $0 }?.wake()
+    }
 
     /// Answered requests kept in memory, oldest first (empty when `recordInMemory` is off).
     public var requests: [RecordedRequest] { core.requests }

@@ -20,7 +20,12 @@ final class MockConnection {
     private var outputOffset = 0
     private var streams: [Int32: RequestStream] = [:]
     private var requestCount = 0
-    private let faults: MockCore.ConnectionFaults
+    /// The `"next"` rule this connection took when accepted.
+    private let nextRule: MockScript.ConnectionRule?
+    private var faults = MockCore.ConnectionFaults()
+    private var faultsVersion = -1
+    /// Request ordinals in fault rules count from here: the request count when the faults took effect.
+    private var faultsBaseline = 0
     private var tokenCheck = ProviderTokenCheck()
     private var certificateAuthenticated = false
     private var streamsGranted = true
@@ -42,10 +47,10 @@ final class MockConnection {
 
     private static let outputChunk = 64 * 1024
 
-    init(id: Int, fd: Int32, faults: MockCore.ConnectionFaults, loop: EventLoop) {
+    init(id: Int, fd: Int32, nextRule: MockScript.ConnectionRule?, loop: EventLoop) {
         self.id = id
         self.fd = fd
-        self.faults = faults
+        self.nextRule = nextRule
         self.loop = loop
         handshaking = loop.tls != nil
         let configuration = loop.core.configuration
@@ -151,12 +156,29 @@ final class MockConnection {
         self.session = session
         let configuration = loop.core.configuration
         let tokenAuth = configuration.authentication == .providerToken && !certificateAuthenticated
-        var granted = configuration.maxConcurrentStreams
-        if let limit = faults.streamLimit, (limit.afterRequests ?? 0) <= 0 { granted = limit.value }
-        grantedStreamLimit = granted
+        grantedStreamLimit = configuration.maxConcurrentStreams
         streamsGranted = !tokenAuth
-        submitSettings(maxConcurrentStreams: tokenAuth ? 1 : granted)
+        (faults, faultsVersion) = loop.core.faults(connectionId: id, nextRule: nextRule)
+        if let limit = faults.streamLimit, (limit.afterRequests ?? 0) <= 0 { grantedStreamLimit = limit.value }
+        submitSettings(maxConcurrentStreams: tokenAuth ? 1 : grantedStreamLimit)
         if let goAway = faults.goAway, goAway.afterRequests <= 0 { sendGoAway(goAway, defaultLastStreamId: 0) }
+    }
+
+    /// Re-reads the faults after a script change; rules with `afterRequests` 0 act at once, other ordinals
+    /// count from now.
+    func refreshFaultsIfScriptChanged() {
+        guard !closed, let session,
+            loop.core.scriptVersion.load(ordering: .sequentiallyConsistent) != faultsVersion
+        else { return }
+        (faults, faultsVersion) = loop.core.faults(connectionId: id, nextRule: nextRule)
+        faultsBaseline = requestCount
+        if let limit = faults.streamLimit, (limit.afterRequests ?? 0) <= 0, limit.value != grantedStreamLimit {
+            grantedStreamLimit = limit.value
+            if streamsGranted { submitSettings(maxConcurrentStreams: limit.value) }
+        }
+        if let goAway = faults.goAway, goAway.afterRequests <= 0 {
+            sendGoAway(goAway, defaultLastStreamId: nghttp2_session_get_last_proc_stream_id(session))
+        }
     }
 
     private func readAvailable() {
@@ -317,8 +339,9 @@ final class MockConnection {
 
     func requestComplete(stream streamId: Int32) {
         guard let stream = streams[streamId], !stream.answered else { return }
+        refreshFaultsIfScriptChanged()
         requestCount += 1
-        let ordinal = requestCount
+        let ordinal = requestCount - faultsBaseline
         if faults.refuse.contains(ordinal) {
             stream.answered = true
             nghttp2_submit_rst_stream(session, 0, streamId, NGHTTP2_REFUSED_STREAM.rawValue)
@@ -511,6 +534,7 @@ final class MockConnection {
     }
 
     private func sendGoAway(_ goAway: MockScript.ConnectionRule.GoAway, defaultLastStreamId: Int32) {
+        guard goAwayLastStreamId == nil else { return }
         let last = goAway.lastStreamId.map { Int32(clamping: $0) } ?? defaultLastStreamId
         var debug: [UInt8] = []
         if let reason = goAway.reason, let data = try? JSONEncoder().encode(["reason": reason]) {

@@ -7,6 +7,8 @@ import Synchronization
 final class MockCore: Sendable {
     let configuration: MockAPNsConfiguration
     private let state: Mutex<State>
+    /// Bumped (under the state lock) whenever the script changes, so connections re-read their faults.
+    let scriptVersion = Atomic<Int>(0)
 
     private struct Waiter {
         var count: Int
@@ -55,7 +57,12 @@ final class MockCore: Sendable {
 
     var script: MockScript {
         get { state.withLock { $0.script } }
-        set { state.withLock { $0 = Self.replacingScript($0, with: newValue) } }
+        set {
+            state.withLock {
+                $0 = Self.replacingScript($0, with: newValue)
+                scriptVersion.add(1, ordering: .sequentiallyConsistent)
+            }
+        }
     }
 
     func updateScript(_ body: (inout MockScript) -> Void) {
@@ -63,6 +70,7 @@ final class MockCore: Sendable {
             var script = $0.script
             body(&script)
             $0 = Self.replacingScript($0, with: script)
+            scriptVersion.add(1, ordering: .sequentiallyConsistent)
         }
     }
 
@@ -94,32 +102,33 @@ final class MockCore: Sendable {
         }
     }
 
-    /// Registers a newly accepted connection: its id (from 1) and the faults bound to it.
-    func acceptConnection() -> (id: Int, faults: ConnectionFaults) {
+    /// Registers a newly accepted connection: its id (from 1) and the `"next"` rule it takes, if any.
+    func acceptConnection() -> (id: Int, nextRule: MockScript.ConnectionRule?) {
         state.withLock { state in
             state.acceptedConnections += 1
-            let id = state.acceptedConnections
+            let nextRules = state.script.connections.filter { $0.connection == .next }
+            guard state.nextRulesBound < nextRules.count else { return (state.acceptedConnections, nil) }
+            state.nextRulesBound += 1
+            return (state.acceptedConnections, nextRules[state.nextRulesBound - 1])
+        }
+    }
+
+    /// The faults for a connection under the current script: its `"all"` and index rules, then the `"next"`
+    /// rule it took when accepted; later rules override earlier ones, refused ordinals add up. Also returns the
+    /// script version they come from.
+    func faults(connectionId: Int, nextRule: MockScript.ConnectionRule?) -> (ConnectionFaults, Int) {
+        state.withLock { state in
             var faults = ConnectionFaults()
-            var nextSeen = 0
-            var tookNext = false
-            for rule in state.script.connections {
-                let applies: Bool
-                switch rule.connection {
-                case .all: applies = true
-                case .index(let index): applies = index == id
-                case .next:
-                    applies = !tookNext && nextSeen == state.nextRulesBound
-                    nextSeen += 1
-                    if applies { tookNext = true }
-                }
-                guard applies else { continue }
+            let rules = state.script.connections.filter {
+                $0.connection == .all || $0.connection == .index(connectionId)
+            }
+            for rule in rules + (nextRule.map { [$0] } ?? []) {
                 if let goAway = rule.goAway { faults.goAway = goAway }
                 if let limit = rule.maxConcurrentStreams { faults.streamLimit = limit }
                 faults.refuse.formUnion(rule.refuseRequests ?? [])
                 if let drop = rule.dropAfterRequests { faults.dropAfterRequests = drop }
             }
-            if tookNext { state.nextRulesBound += 1 }
-            return (id, faults)
+            return (faults, scriptVersion.load(ordering: .sequentiallyConsistent))
         }
     }
 

@@ -22,10 +22,14 @@ import Foundation
 /// ```
 /// Device rules apply only to requests that passed validation and authentication, in order: the first rule
 /// whose `token` matches (lowercase hex, or `"*"` for any) and whose `count` is not used up decides the answer.
-/// Connection rules are bound when a connection is accepted: `"all"` rules to every connection, an integer
-/// rule to the connection with that id (1 = first accepted), and each `"next"` rule to one connection, in
-/// order. Request ordinals (`afterRequests`, `refuseRequests`) count complete requests on that connection,
-/// from 1. Replacing the script resets every count.
+/// Connection rules: `"all"` rules apply to every connection, an integer rule to the connection with that id
+/// (1 = first accepted), each `"next"` rule to one newly accepted connection, in order (taken when it is
+/// accepted and kept for its life). Later rules override earlier ones for the same connection; refused
+/// ordinals add up. Request ordinals (`afterRequests`, `refuseRequests`) count complete requests on the
+/// connection from 1. Replacing the script resets every count, and open connections apply the new `"all"`
+/// and index rules at once: ordinals then count from the change, and `afterRequests: 0` acts immediately
+/// (e.g. `{"connection": 1, "goAway": {"afterRequests": 0, "reason": "Shutdown"}}` sends GOAWAY now, with
+/// the last processed stream as last-stream-id).
 public struct MockScript: Codable, Sendable, Equatable {
     /// Answers by device token.
     public var devices: [DeviceRule]
@@ -136,7 +140,8 @@ public struct MockScript: Codable, Sendable, Equatable {
         public struct GoAway: Codable, Sendable, Equatable {
             /// Send it right after answering this request ordinal (0: as soon as the connection starts).
             public var afterRequests: Int
-            /// last-stream-id; nil: the stream of the request that triggered it (0 when `afterRequests` is 0).
+            /// last-stream-id; nil: the stream of the request that triggered it (with `afterRequests` 0: the last
+            /// stream processed, 0 on a new connection).
             public var lastStreamId: Int?
             /// Debug data `{"reason":"..."}` (e.g. `"Shutdown"`, `"IdleTimeout"`); nil sends none.
             public var reason: String?
@@ -155,8 +160,8 @@ public struct MockScript: Codable, Sendable, Equatable {
         public struct StreamLimit: Codable, Sendable, Equatable {
             /// The new SETTINGS_MAX_CONCURRENT_STREAMS.
             public var value: Int
-            /// Sent after answering this request ordinal; 0 (default): the connection's first SETTINGS carry
-            /// it, and it replaces the value granted after authentication.
+            /// Sent after answering this request ordinal; 0 (default): at once (a new connection's first
+            /// SETTINGS), and it replaces the value granted after authentication.
             public var afterRequests: Int?
 
             public init(value: Int, afterRequests: Int? = nil) {
