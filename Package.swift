@@ -22,7 +22,10 @@ let package = Package(
         .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "CNghttp2", "COpenSSL"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
-        .target(name: "RelayServer", dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "RelayStore", "RelayHTTP"]),
+        .target(
+            name: "RelayServer",
+            dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "RelayStore", "RelayHTTP"]
+        ),
         .executableTarget(
             name: "push-relay",
             dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer"]

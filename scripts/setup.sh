@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libsqlite3-dev libmicrohttpd-dev pkg-config
-          nghttp2-client)
+          nghttp2-client curl)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
@@ -54,15 +54,20 @@ if [ "$codename" = "bookworm" ]; then
         echo "setup: adding bookworm-backports from $uri"
         echo "deb $uri bookworm-backports main" | as_root tee /etc/apt/sources.list.d/push-relay-backports.list >/dev/null
     fi
-    curl_pkgs=(libcurl4-openssl-dev/bookworm-backports libcurl4/bookworm-backports)
+    # curl the command depends on the exact libcurl4 version: take it from backports too, or apt would
+    # rather remove it.
+    curl_pkgs=(libcurl4-openssl-dev/bookworm-backports libcurl4/bookworm-backports curl/bookworm-backports)
 fi
 
 apt_update
 rest=()
-for p in "${missing[@]}"; do [ "$p" = libcurl4-openssl-dev ] && [ "${#curl_pkgs[@]}" -gt 0 ] || rest+=("$p"); done
+for p in "${missing[@]}"; do
+    case "$p" in libcurl4-openssl-dev|curl) [ "${#curl_pkgs[@]}" -gt 0 ] && continue ;; esac
+    rest+=("$p")
+done
 echo "setup: installing ${rest[*]} ${curl_pkgs[*]}"
-as_root apt-get install -y -qq --no-install-recommends "${rest[@]}" "${curl_pkgs[@]}" >/dev/null
-if [ "$(curl_major)" -lt 8 ]; then
+as_root apt-get install -y -qq --no-install-recommends ${rest[@]+"${rest[@]}"} ${curl_pkgs[@]+"${curl_pkgs[@]}"} >/dev/null
+if [ "$(curl_major)" -lt 8 ] 2>/dev/null; then
     echo "setup: WARNING: libcurl $(pkg-config --modversion libcurl) is below 8; HTTP/2 reuse will suffer" >&2
 fi
 echo "setup: libcurl $(pkg-config --modversion libcurl), nghttp2 $(pkg-config --modversion libnghttp2)"

@@ -10,7 +10,9 @@ public enum Timestamp {
         let total = milliseconds(date)
         let seconds = total.quotient(dividingBy: 1000), fraction = total - seconds * 1000
         let whole = Date(timeIntervalSince1970: TimeInterval(seconds))
-        let text = whole.formatted(.iso8601.year().month().day().dateTimeSeparator(.standard).time(includingFractionalSeconds: false))
+        let text = whole.formatted(
+            .iso8601.year().month().day().dateTimeSeparator(.standard).time(includingFractionalSeconds: false)
+        )
         return text + "." + String(String(fraction + 1000).dropFirst()) + "Z"
     }
 

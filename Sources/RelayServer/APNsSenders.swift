@@ -53,13 +53,18 @@ public actor APNsSenders {
         }
         if let certificate = credentials.certificateFile {
             return .certificate(
-                certificatePath: certificate, keyPath: credentials.certificateKeyFile,
-                password: credentials.certificatePassword)
+                certificatePath: certificate,
+                keyPath: credentials.certificateKeyFile,
+                password: credentials.certificatePassword
+            )
         }
         if let token = tokens[app.id] { return .providerToken(token) }
         let token = try ProviderToken(
-            keyPEMOrPath: credentials.keyFile ?? "", keyId: credentials.keyId ?? "", teamId: credentials.teamId ?? "",
-            timeSource: time)
+            keyPEMOrPath: credentials.keyFile ?? "",
+            keyId: credentials.keyId ?? "",
+            teamId: credentials.teamId ?? "",
+            timeSource: time
+        )
         tokens[app.id] = token
         return .providerToken(token)
     }

@@ -18,8 +18,12 @@ public final class Dispatcher: Sendable {
     private let signal = WakeSignal()
 
     public init(
-        store: any Store, senders: APNsSenders, settings: Configuration.Delivery, time: any TimeSource,
-        metrics: RelayMetrics, logger: Logger
+        store: any Store,
+        senders: APNsSenders,
+        settings: Configuration.Delivery,
+        time: any TimeSource,
+        metrics: RelayMetrics,
+        logger: Logger
     ) {
         self.store = store
         self.senders = senders
@@ -125,9 +129,15 @@ public final class Dispatcher: Sendable {
                 attempt = .transportFailure
             }
             let decision = DeliveryDecision.decide(
-                attempt, sentTo: job.environment, registeredEnvironment: job.environment,
-                registeredAt: job.deviceRegisteredAt, attempts: job.attempts + 1, previousReason: previousReason,
-                policy: settings.retry, random: Double.random(in: 0..<1))
+                attempt,
+                sentTo: job.environment,
+                registeredEnvironment: job.environment,
+                registeredAt: job.deviceRegisteredAt,
+                attempts: job.attempts + 1,
+                previousReason: previousReason,
+                policy: settings.retry,
+                random: Double.random(in: 0..<1)
+            )
             if case .retry(_, true) = decision, case .answered(let response) = attempt {
                 previousReason = response.reason
                 await senders.renewProviderToken(appId: job.appId)
@@ -137,7 +147,11 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func send(_ notification: APNsNotification, appId: String, environment: APNsEnvironment) async throws
+    private func send(
+        _ notification: APNsNotification,
+        appId: String,
+        environment: APNsEnvironment
+    ) async throws
         -> APNsResponse
     {
         let sender = try await senders.sender(appId: appId, environment: environment)
@@ -149,7 +163,10 @@ public final class Dispatcher: Sendable {
 
     /// What the store records for a decision.
     private func outcome(
-        of decision: DeliveryDecision, _ attempt: DeliveryDecision.Attempt, job: DeliveryJob, log: Logger
+        of decision: DeliveryDecision,
+        _ attempt: DeliveryDecision.Attempt,
+        job: DeliveryJob,
+        log: Logger
     ) -> DeliveryOutcome {
         let response: APNsResponse? = if case .answered(let r) = attempt { r } else { nil }
         let status = response?.status

@@ -39,15 +39,24 @@ struct NotificationView: Encodable {
         messageId = summary.messageId
         createdAt = Validation.timestamp(summary.createdAt)
         counts = Counts(
-            pending: summary.counts.pending, sent: summary.counts.sent, failed: summary.counts.failed,
-            retired: summary.counts.retired)
+            pending: summary.counts.pending,
+            sent: summary.counts.sent,
+            failed: summary.counts.failed,
+            retired: summary.counts.retired
+        )
         self.deliveries = deliveries.map { record in
             DeliveryView(
-                tokenSuffix: record.token.suffix, status: record.status.rawValue,
-                apnsId: record.apnsId.uuidString.lowercased(), attempts: record.attempts, lastStatus: record.lastStatus,
-                lastReason: record.lastReason, createdAt: Validation.timestamp(record.createdAt),
-                updatedAt: Validation.timestamp(record.updatedAt), sentAt: record.sentAt.map(Validation.timestamp),
-                nextAttemptAt: record.status == .pending ? record.nextAttemptAt.map(Validation.timestamp) : nil)
+                tokenSuffix: record.token.suffix,
+                status: record.status.rawValue,
+                apnsId: record.apnsId.uuidString.lowercased(),
+                attempts: record.attempts,
+                lastStatus: record.lastStatus,
+                lastReason: record.lastReason,
+                createdAt: Validation.timestamp(record.createdAt),
+                updatedAt: Validation.timestamp(record.updatedAt),
+                sentAt: record.sentAt.map(Validation.timestamp),
+                nextAttemptAt: record.status == .pending ? record.nextAttemptAt.map(Validation.timestamp) : nil
+            )
         }
     }
 }

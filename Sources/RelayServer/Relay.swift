@@ -19,7 +19,12 @@ public final class Relay: Sendable {
     private let dispatcherTask = MutexBox<Task<Void, Never>?>(nil)
 
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate.
-    public init(configuration: Configuration, store: any Store, time: any TimeSource = SystemTimeSource(), logger: Logger)
+    public init(
+        configuration: Configuration,
+        store: any Store,
+        time: any TimeSource = SystemTimeSource(),
+        logger: Logger
+    )
         throws
     {
         try configuration.validate()
@@ -28,11 +33,21 @@ public final class Relay: Sendable {
         self.logger = logger
         senders = APNsSenders(apps: configuration.apps, settings: configuration.delivery, time: time, logger: logger)
         dispatcher = Dispatcher(
-            store: store, senders: senders, settings: configuration.delivery, time: time, metrics: metrics,
-            logger: logger.with(["component": "dispatcher"]))
+            store: store,
+            senders: senders,
+            settings: configuration.delivery,
+            time: time,
+            metrics: metrics,
+            logger: logger.with(["component": "dispatcher"])
+        )
         let api = RelayAPI(
-            directory: AppDirectory(apps: configuration.apps), store: store, dispatcher: dispatcher, metrics: metrics,
-            time: time, logger: logger)
+            directory: AppDirectory(apps: configuration.apps),
+            store: store,
+            dispatcher: dispatcher,
+            metrics: metrics,
+            time: time,
+            logger: logger
+        )
         let router = api.router()
         var http = HTTPServerConfiguration()
         http.host = configuration.http.host

@@ -15,10 +15,17 @@ extension RelayAPI {
             try Validation.id(room, field: "rooms[\(index)]")
         }
         let (device, created) = try await store.upsertDevice(
-            appId: app.id, token: token, userId: userId, environment: environment, rooms: rooms, at: time.now)
+            appId: app.id,
+            token: token,
+            userId: userId,
+            environment: environment,
+            rooms: rooms,
+            at: time.now
+        )
         logger.info(
             created ? "device registered" : "device updated",
-            ["app.id": app.id, "token.suffix": token.suffix, "request.id": request.id])
+            ["app.id": app.id, "token.suffix": token.suffix, "request.id": request.id]
+        )
         return try .json(status: created ? 201 : 200, DeviceView(device))
     }
 

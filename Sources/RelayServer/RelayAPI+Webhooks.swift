@@ -19,7 +19,10 @@ extension RelayAPI {
         }
         let recipients = try body.recipients.map { list throws(HTTPError) in
             guard list.count <= Self.maxRecipients else {
-                throw .badRequest(code: "invalid_field", message: "recipients must name at most \(Self.maxRecipients) users")
+                throw .badRequest(
+                    code: "invalid_field",
+                    message: "recipients must name at most \(Self.maxRecipients) users"
+                )
             }
             return try list.enumerated().map { index, user throws(HTTPError) in
                 try Validation.id(user, field: "recipients[\(index)]")
@@ -31,25 +34,44 @@ extension RelayAPI {
         }
         let now = time.now
         let notification = NewNotification(
-            id: UUID(), appId: app.id, kind: kind, messageId: message.messageId, roomId: message.roomId,
-            senderId: message.senderId, topic: app.topic, pushType: .alert, priority: .immediate,
+            id: UUID(),
+            appId: app.id,
+            kind: kind,
+            messageId: message.messageId,
+            roomId: message.roomId,
+            senderId: message.senderId,
+            topic: app.topic,
+            pushType: .alert,
+            priority: .immediate,
             expiration: app.ttlSeconds == 0 ? 0 : Int(now.timeIntervalSince1970) + app.ttlSeconds,
-            collapseId: message.collapseId, payload: payload, createdAt: now)
+            collapseId: message.collapseId,
+            payload: payload,
+            createdAt: now
+        )
         let outcome = try await store.createNotification(
             notification,
             recipients: RecipientSelection(
-                roomId: message.roomId, userIds: recipients, excludeUserId: message.senderId,
-                excludeToken: excludeToken))
+                roomId: message.roomId,
+                userIds: recipients,
+                excludeUserId: message.senderId,
+                excludeToken: excludeToken
+            )
+        )
         let accepted = WebhookAccepted(
-            notificationId: outcome.notificationId.uuidString.lowercased(), devices: outcome.devices)
+            notificationId: outcome.notificationId.uuidString.lowercased(),
+            devices: outcome.devices
+        )
         switch outcome {
         case .created:
             metrics.recordWebhook(kind == .message ? "did_send_message" : "did_send_image_message")
             dispatcher.wake()
             logger.info(
                 "webhook accepted",
-                ["app.id": app.id, "notification.id": accepted.notificationId, "devices": "\(accepted.devices)",
-                 "request.id": request.id])
+                [
+                    "app.id": app.id, "notification.id": accepted.notificationId, "devices": "\(accepted.devices)",
+                    "request.id": request.id,
+                ]
+            )
             return try .json(status: 202, accepted)
         case .duplicate:
             return try .json(status: 200, accepted)
@@ -65,21 +87,24 @@ extension RelayAPI {
         case .imageMessage:
             content = .image(
                 caption: try Validation.text(body.caption, field: "caption", maxBytes: 16_384),
-                imageURL: try Validation.text(body.imageUrl, field: "imageUrl", maxBytes: 2048))
+                imageURL: try Validation.text(body.imageUrl, field: "imageUrl", maxBytes: 2048)
+            )
         }
         return ChatMessage(
             roomId: try Validation.id(body.roomId, field: "roomId"),
-            senderId: try Validation.id(body.senderId, field: "senderId"), content: content,
+            senderId: try Validation.id(body.senderId, field: "senderId"),
+            content: content,
             messageId: try Validation.optionalId(body.messageId, field: "messageId"),
             roomName: try Validation.text(body.roomName, field: "roomName"),
-            senderName: try Validation.text(body.senderName, field: "senderName"))
+            senderName: try Validation.text(body.senderName, field: "senderName")
+        )
     }
 
     /// `GET /v1/notifications/{notificationId}`: the notification and one entry per device (token suffix).
     func notification(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let app = try directory.authenticate(request)
         guard let id = UUID(uuidString: try parameters.require("notificationId")),
-              let (summary, deliveries) = try await store.notification(appId: app.id, id: id)
+            let (summary, deliveries) = try await store.notification(appId: app.id, id: id)
         else { throw HTTPError.notFound(message: "No notification with that id") }
         return try .json(NotificationView(summary, deliveries))
     }

@@ -14,8 +14,12 @@ public struct RelayAPI: Sendable {
     let logger: Logger
 
     public init(
-        directory: AppDirectory, store: any Store, dispatcher: Dispatcher, metrics: RelayMetrics,
-        time: any TimeSource, logger: Logger
+        directory: AppDirectory,
+        store: any Store,
+        dispatcher: Dispatcher,
+        metrics: RelayMetrics,
+        time: any TimeSource,
+        logger: Logger
     ) {
         self.directory = directory
         self.store = store
@@ -58,7 +62,8 @@ public struct RelayAPI: Sendable {
         if let counts = try? await store.deviceCounts() {
             for state in DeviceState.allCases {
                 gauges.append(
-                    ("pushrelay_devices", "Devices by state.", [("state", state.rawValue)], Double(counts[state] ?? 0)))
+                    ("pushrelay_devices", "Devices by state.", [("state", state.rawValue)], Double(counts[state] ?? 0))
+                )
             }
         }
         var response = HTTPResponse.text(metrics.render(gauges: gauges))

@@ -68,7 +68,8 @@ public final class RelayMetrics: Sendable {
     }
 
     /// The exposition text; `gauges` adds values read at scrape time (outbox pending, devices by state).
-    public func render(gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []) -> String {
+    public func render(gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []) -> String
+    {
         let snapshot = state.withLock { $0 }
         var out = ""
         let help = [

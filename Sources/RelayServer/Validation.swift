@@ -10,7 +10,9 @@ enum Validation {
         guard !value.isEmpty else { throw .badRequest(code: "invalid_field", message: "\(field) must not be empty") }
         guard value.utf8.count <= ChatMessage.maxIdBytes else {
             throw .badRequest(
-                code: "invalid_field", message: "\(field) must be at most \(ChatMessage.maxIdBytes) bytes")
+                code: "invalid_field",
+                message: "\(field) must be at most \(ChatMessage.maxIdBytes) bytes"
+            )
         }
         guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .badRequest(code: "invalid_field", message: "\(field) must not contain control characters")

@@ -8,13 +8,17 @@ enum ConfigCommand {
         let arguments = try Arguments(words, switches: ["help"])
         try arguments.check(allowed: ["config", "help"])
         guard arguments.positional == ["check"], !arguments.flag("help") else {
-            say("usage: push-relay config check [--config FILE]\n  (also reads PUSH_RELAY_CONFIG and PUSH_RELAY_* variables)")
+            say(
+                "usage: push-relay config check [--config FILE]\n  (also reads PUSH_RELAY_CONFIG and PUSH_RELAY_* variables)"
+            )
             return arguments.flag("help") ? 0 : 2
         }
         let environment = ProcessInfo.processInfo.environment
         do {
             let configuration = try Configuration.load(
-                file: arguments.value("config") ?? environment[Configuration.fileVariable], environment: environment)
+                file: arguments.value("config") ?? environment[Configuration.fileVariable],
+                environment: environment
+            )
             say(configuration.redactedJSON)
             return 0
         } catch {

@@ -21,7 +21,10 @@ struct DevelopmentSetup {
         self.dataDirectory = dataDirectory
         self.logger = logger
         try FileManager.default.createDirectory(
-            atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            atPath: dataDirectory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
     }
 
     /// The dev app's API key, made on first use.
@@ -31,7 +34,10 @@ struct DevelopmentSetup {
 
     /// The development app: topic `com.example.chat`, the key from ``apiKey()``, sandbox, no credentials.
     func app() throws -> Configuration.App {
-        logger.notice("no apps configured: serving the development app with an in-process mock APNs", ["app.id": Self.appId])
+        logger.notice(
+            "no apps configured: serving the development app with an in-process mock APNs",
+            ["app.id": Self.appId]
+        )
         return Configuration.App(id: Self.appId, topic: Self.topic, apiKeySHA256: [APIKey.hash(try apiKey())])
     }
 
@@ -44,7 +50,9 @@ struct DevelopmentSetup {
         let keyPEM = try secretFile("dev-apns-key.p8") { try ES256Key.generate().privateKeyPEM ?? "" }
         var configuration = MockAPNsConfiguration(
             providerKeys: [Self.keyId: (teamId: Self.teamId, key: try ES256Key(publicKeyPEM: keyPEM))],
-            environment: .sandbox, recordInMemory: false)
+            environment: .sandbox,
+            recordInMemory: false
+        )
         configuration.allowedTopics = Set(needing.map { apps[$0].topic })
         let certificate = "fixtures/tls/server.pem", key = "fixtures/tls/server.key", ca = "fixtures/tls/ca.pem"
         let tls = [certificate, key, ca].allSatisfy { FileManager.default.isReadableFile(atPath: $0) }
@@ -53,7 +61,9 @@ struct DevelopmentSetup {
         let mock = MockAPNsServer(configuration: configuration)
         try mock.start()
         let endpoint = Configuration.MockEndpoint(
-            baseURL: "\(tls ? "https" : "http")://127.0.0.1:\(mock.port)", caFile: tls ? ca : nil)
+            baseURL: "\(tls ? "https" : "http")://127.0.0.1:\(mock.port)",
+            caFile: tls ? ca : nil
+        )
         for index in needing {
             apps[index].mockEndpoint = endpoint
             apps[index].credentials = .init(keyFile: keyPath, keyId: Self.keyId, teamId: Self.teamId)
@@ -67,8 +77,12 @@ struct DevelopmentSetup {
         let path = dataDirectory + "/" + name
         if let existing = try? String(contentsOfFile: path, encoding: .utf8), !existing.isEmpty { return existing }
         let content = try make()
-        guard FileManager.default.createFile(
-            atPath: path, contents: Data(content.utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: path,
+                contents: Data(content.utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
         else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
         return content
     }

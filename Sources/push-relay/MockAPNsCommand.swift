@@ -48,28 +48,40 @@ enum MockAPNsCommand {
 
     static func configuration(from arguments: Arguments) throws -> MockAPNsConfiguration {
         var configuration = MockAPNsConfiguration(
-            host: arguments.value("host") ?? "127.0.0.1", port: try arguments.integer("port", default: 2197)!)
+            host: arguments.value("host") ?? "127.0.0.1",
+            port: try arguments.integer("port", default: 2197)!
+        )
         if !arguments.flag("h2c") {
             let certificate = arguments.value("tls-cert") ?? "fixtures/tls/server.pem"
             let key = arguments.value("tls-key") ?? "fixtures/tls/server.key"
-            guard FileManager.default.isReadableFile(atPath: certificate), FileManager.default.isReadableFile(atPath: key)
+            guard FileManager.default.isReadableFile(atPath: certificate),
+                FileManager.default.isReadableFile(atPath: key)
             else {
-                throw Arguments.Problem(description: "cannot read \(certificate) and \(key): give --tls-cert/--tls-key or --h2c")
+                throw Arguments.Problem(
+                    description: "cannot read \(certificate) and \(key): give --tls-cert/--tls-key or --h2c"
+                )
             }
             configuration.tls = .init(
-                certificatePath: certificate, privateKeyPath: key, clientCAPath: arguments.value("client-ca"))
+                certificatePath: certificate,
+                privateKeyPath: key,
+                clientCAPath: arguments.value("client-ca")
+            )
         }
         if arguments.flag("no-auth") { configuration.authentication = .disabled }
         for spec in (arguments.value("key") ?? "").split(separator: ",") {
             let parts = spec.split(separator: ":", maxSplits: 2).map(String.init)
-            guard parts.count == 3 else { throw Arguments.Problem(description: "--key takes KID:TEAM:FILE, got '\(spec)'") }
+            guard parts.count == 3 else {
+                throw Arguments.Problem(description: "--key takes KID:TEAM:FILE, got '\(spec)'")
+            }
             let pem: String
             do { pem = try String(contentsOfFile: parts[2], encoding: .utf8) } catch {
                 throw Arguments.Problem(description: "cannot read key file \(parts[2])")
             }
             configuration.providerKeys[parts[0]] = (teamId: parts[1], key: try ES256Key(publicKeyPEM: pem))
         }
-        if let topics = arguments.value("topics") { configuration.allowedTopics = Set(topics.split(separator: ",").map(String.init)) }
+        if let topics = arguments.value("topics") {
+            configuration.allowedTopics = Set(topics.split(separator: ",").map(String.init))
+        }
         if let environment = arguments.value("environment") {
             guard let value = APNsEnvironment(rawValue: environment) else {
                 throw Arguments.Problem(description: "--environment must be sandbox or production")
@@ -82,7 +94,9 @@ enum MockAPNsCommand {
         }
         configuration.recordFile = arguments.value("record")
         configuration.recordInMemory = false
-        if let script = arguments.value("script") { configuration.script = try MockScript(contentsOf: URL(fileURLWithPath: script)) }
+        if let script = arguments.value("script") {
+            configuration.script = try MockScript(contentsOf: URL(fileURLWithPath: script))
+        }
         if !arguments.flag("quiet") { configuration.onAccepted = { say(acceptedLine($0)) } }
         return configuration
     }

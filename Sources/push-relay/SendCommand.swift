@@ -36,7 +36,9 @@ enum SendCommand {
         ])
         let notification = try notification(from: arguments)
         var configuration = APNsClientConfiguration(
-            endpoint: try endpoint(from: arguments), authentication: try authentication(from: arguments))
+            endpoint: try endpoint(from: arguments),
+            authentication: try authentication(from: arguments)
+        )
         configuration.requestTimeout = .seconds(try arguments.integer("timeout", default: 30)!)
         let client = try APNsClient(configuration: configuration)
         let result: Result
@@ -84,10 +86,14 @@ enum SendCommand {
     }
 
     static func notification(from arguments: Arguments) throws -> APNsNotification {
-        guard let tokenText = arguments.value("token") else { throw Arguments.Problem(description: "--token is required") }
+        guard let tokenText = arguments.value("token") else {
+            throw Arguments.Problem(description: "--token is required")
+        }
         guard let topic = arguments.value("topic") else { throw Arguments.Problem(description: "--topic is required") }
         let token: DeviceToken
-        do { token = try DeviceToken(parsing: tokenText) } catch { throw Arguments.Problem(description: error.description) }
+        do { token = try DeviceToken(parsing: tokenText) } catch {
+            throw Arguments.Problem(description: error.description)
+        }
         let pushTypeName = arguments.value("push-type") ?? "alert"
         guard let pushType = PushType(rawValue: pushTypeName) else {
             throw Arguments.Problem(description: "--push-type '\(pushTypeName)' is not an APNs push type")
@@ -103,21 +109,31 @@ enum SendCommand {
                 throw Arguments.Problem(description: "cannot read --payload \(file)")
             }
         } else {
-            let aps = APS(alert: .init(title: arguments.value("title"), body: arguments.value("body") ?? "Hello from PushRelay"),
-                          sound: "default")
+            let aps = APS(
+                alert: .init(title: arguments.value("title"), body: arguments.value("body") ?? "Hello from PushRelay"),
+                sound: "default"
+            )
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             payload = try encoder.encode(["aps": aps])
         }
         var apnsId = UUID()
         if let text = arguments.value("apns-id") {
-            guard let parsed = UUID(uuidString: text) else { throw Arguments.Problem(description: "--apns-id must be a UUID") }
+            guard let parsed = UUID(uuidString: text) else {
+                throw Arguments.Problem(description: "--apns-id must be a UUID")
+            }
             apnsId = parsed
         }
         return APNsNotification(
-            deviceToken: token, topic: topic, pushType: pushType, priority: priority,
-            expiration: try arguments.integer("expiration"), collapseId: arguments.value("collapse-id"), apnsId: apnsId,
-            payload: payload)
+            deviceToken: token,
+            topic: topic,
+            pushType: pushType,
+            priority: priority,
+            expiration: try arguments.integer("expiration"),
+            collapseId: arguments.value("collapse-id"),
+            apnsId: apnsId,
+            payload: payload
+        )
     }
 
     static func endpoint(from arguments: Arguments) throws -> APNsClientConfiguration.Endpoint {
@@ -132,11 +148,13 @@ enum SendCommand {
     static func authentication(from arguments: Arguments) throws -> APNsClientConfiguration.Authentication {
         if let certificate = arguments.value("cert") {
             return .certificate(
-                certificatePath: certificate, keyPath: arguments.value("cert-key"),
-                password: arguments.value("cert-password"))
+                certificatePath: certificate,
+                keyPath: arguments.value("cert-key"),
+                password: arguments.value("cert-password")
+            )
         }
         guard let key = arguments.value("key-file"), let keyId = arguments.value("key-id"),
-              let teamId = arguments.value("team-id")
+            let teamId = arguments.value("team-id")
         else { throw Arguments.Problem(description: "give --key-file, --key-id and --team-id, or --cert") }
         return .token(key: key, keyId: keyId, teamId: teamId)
     }

@@ -26,12 +26,16 @@ enum ServeCommand {
         try arguments.check(allowed: ["help", "config", "host", "port", "log-level"])
         let environment = ProcessInfo.processInfo.environment
         var configuration = try Configuration.load(
-            file: arguments.value("config") ?? environment[Configuration.fileVariable], environment: environment)
+            file: arguments.value("config") ?? environment[Configuration.fileVariable],
+            environment: environment
+        )
         if let host = arguments.value("host") { configuration.http.host = host }
         if let port = try arguments.integer("port") { configuration.http.port = port }
         if let level = arguments.value("log-level") {
             guard let parsed = Logger.Level(rawValue: level) else {
-                throw Arguments.Problem(description: "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue))")
+                throw Arguments.Problem(
+                    description: "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue))"
+                )
             }
             configuration.log.level = parsed
         }
@@ -45,7 +49,8 @@ enum ServeCommand {
         if !curl.isAtLeast8 {
             logger.warning(
                 "libcurl below 8 resets every finished HTTP/2 stream and cannot reuse h2c connections: install 8.x",
-                ["libcurl": curl.version])
+                ["libcurl": curl.version]
+            )
         }
 
         let dataDirectory = URL(fileURLWithPath: configuration.storage.sqlitePath).deletingLastPathComponent().path
@@ -56,8 +61,10 @@ enum ServeCommand {
         }
         let mock = try development.attachMock(to: &configuration.apps)
         let store = try SQLiteStore(
-            path: configuration.storage.sqlitePath, logger: logger,
-            busyTimeoutMilliseconds: configuration.storage.busyTimeoutMilliseconds)
+            path: configuration.storage.sqlitePath,
+            logger: logger,
+            busyTimeoutMilliseconds: configuration.storage.busyTimeoutMilliseconds
+        )
         let relay = try Relay(configuration: configuration, store: store, logger: logger)
         try await relay.start()
         say("PushRelay listening on http://\(configuration.http.host):\(relay.port)")
