@@ -28,7 +28,7 @@ extension Configuration {
             do {
                 let data = try Data(contentsOf: URL(fileURLWithPath: file))
                 if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
-                    tree = merged(tree, object)
+                    tree = merged(tree, object, path: [], problems: &problems)
                 } else {
                     problems.append("\(file): must hold a JSON object")
                 }
@@ -60,12 +60,25 @@ extension Configuration {
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
     }
 
-    /// `base` with `overlay` laid over it: objects merge key by key, anything else is replaced.
-    private static func merged(_ base: [String: Any], _ overlay: [String: Any]) -> [String: Any] {
+    /// `base` with `overlay` laid over it: objects merge key by key, anything else is replaced. A key the
+    /// defaults do not have is a problem (a typo must not pass as a default).
+    private static func merged(
+        _ base: [String: Any],
+        _ overlay: [String: Any],
+        path: [String],
+        problems: inout [String]
+    )
+        -> [String: Any]
+    {
         var result = base
-        for (key, value) in overlay {
-            if let inner = value as? [String: Any], let existing = base[key] as? [String: Any] {
-                result[key] = merged(existing, inner)
+        for (key, value) in overlay.sorted(by: { $0.key < $1.key }) {
+            let here = path + [key]
+            guard let existing = base[key] else {
+                problems.append("\(here.joined(separator: ".")): unknown key")
+                continue
+            }
+            if let inner = value as? [String: Any], let existingObject = existing as? [String: Any] {
+                result[key] = merged(existingObject, inner, path: here, problems: &problems)
             } else {
                 result[key] = value
             }
@@ -142,6 +155,28 @@ extension DecodingError {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
             return "\(path(context.codingPath)): \(context.debugDescription)"
         @unknown default: return "\(self)"
+        }
+    }
+}
+
+/// Any key, to list what a JSON object holds.
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension Decoder {
+    /// Throws when the object being decoded holds a key `Keys` does not name, so a typo in a configuration
+    /// file is reported instead of silently ignored.
+    func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_: Keys.Type) throws {
+        let known = Set(Keys.allCases.map(\.stringValue))
+        let present = try container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+        if let unknown = present.filter({ !known.contains($0) }).sorted().first {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: codingPath, debugDescription: "unknown key '\(unknown)'")
+            )
         }
     }
 }

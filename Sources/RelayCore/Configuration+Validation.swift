@@ -26,6 +26,7 @@ extension Configuration {
             delivery.retry.maxDelayMilliseconds >= delivery.retry.baseDelayMilliseconds,
             "delivery.retry.maxDelayMilliseconds: must be at least baseDelayMilliseconds"
         )
+        require(shutdownTimeoutSeconds > 0, "shutdownTimeoutSeconds: must be positive")
         var seen = Set<String>()
         for (index, app) in apps.enumerated() {
             let at = "apps[\(index)]"
@@ -44,6 +45,15 @@ extension Configuration {
             }
             require(app.ttlSeconds >= 0, "\(at).ttlSeconds: must not be negative")
             if let credentials = app.credentials { problems += credentials.problems(at: "\(at).credentials") }
+            if let secret = app.webhookSecret {
+                require(secret.utf8.count >= 16, "\(at).webhookSecret: must be at least 16 bytes")
+            }
+            if let url = app.feedbackURL {
+                require(
+                    URL(string: url).map { ["http", "https"].contains($0.scheme ?? "") && $0.host != nil } ?? false,
+                    "\(at).feedbackURL: must be an http or https URL"
+                )
+            }
         }
         if !problems.isEmpty { throw Invalid(problems) }
     }

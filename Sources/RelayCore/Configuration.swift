@@ -16,6 +16,9 @@ public struct Configuration: Codable, Sendable, Equatable {
     public var log = Log()
     /// The apps this relay serves; each has its own API keys, topic and APNs credentials.
     public var apps: [App] = []
+    /// On SIGTERM/SIGINT the relay stops accepting, finishes what is in flight and exits within this many
+    /// SECONDS; deliveries still unfinished then stay in the outbox for the next start.
+    public var shutdownTimeoutSeconds = 30
 
     public init() {}
 
@@ -65,9 +68,10 @@ public struct Configuration: Codable, Sendable, Equatable {
         public init() {}
     }
 
-    /// One app: the API keys that select it, its APNs topic and credentials.
+    /// One app: the API keys that select it, its APNs topic and credentials, and its own options.
+    /// In a JSON file only `id`, `topic` and `apiKeySHA256` are required; the rest have the defaults below.
     public struct App: Codable, Sendable, Equatable {
-        /// A short id, unique in this relay (`[a-z0-9._-]`).
+        /// A short id, unique in this relay (letters, digits, `.`, `_`, `-`).
         public var id: String
         /// apns-topic: the app's bundle id.
         public var topic: String
@@ -78,10 +82,17 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var credentials: Credentials?
         /// Send to this APNs-compatible server (a mock) instead of Apple's hosts: base URL and CA file.
         public var mockEndpoint: MockEndpoint?
-        /// The environment a device gets when it registers without one.
+        /// The environment a device gets when it registers without one. Default sandbox.
         public var defaultEnvironment: APNsEnvironment
-        /// apns-expiration is now + this many SECONDS; 0 means deliver once and do not store.
+        /// apns-expiration is now + this many SECONDS; 0 means deliver once and do not store. Default 86400.
         public var ttlSeconds: Int
+        /// When set, webhooks must carry `X-PushRelay-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
+        /// "t.body">` made with this secret. Redacted in every printout.
+        public var webhookSecret: String?
+        /// Privacy mode: payloads carry no message text ("New message"), still with the Ditto keys. Default off.
+        public var privacy: Bool
+        /// Each retired token is POSTed here as JSON (signed like webhooks when ``webhookSecret`` is set).
+        public var feedbackURL: String?
 
         public init(
             id: String,
@@ -90,7 +101,10 @@ public struct Configuration: Codable, Sendable, Equatable {
             credentials: Credentials? = nil,
             mockEndpoint: MockEndpoint? = nil,
             defaultEnvironment: APNsEnvironment = .sandbox,
-            ttlSeconds: Int = 86_400
+            ttlSeconds: Int = 86_400,
+            webhookSecret: String? = nil,
+            privacy: Bool = false,
+            feedbackURL: String? = nil
         ) {
             self.id = id
             self.topic = topic
@@ -99,6 +113,32 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.mockEndpoint = mockEndpoint
             self.defaultEnvironment = defaultEnvironment
             self.ttlSeconds = ttlSeconds
+            self.webhookSecret = webhookSecret
+            self.privacy = privacy
+            self.feedbackURL = feedbackURL
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, topic, apiKeySHA256, credentials, mockEndpoint, defaultEnvironment, ttlSeconds, webhookSecret
+            case privacy, feedbackURL
+        }
+
+        public init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                id: try c.decode(String.self, forKey: .id),
+                topic: try c.decode(String.self, forKey: .topic),
+                apiKeySHA256: try c.decode([String].self, forKey: .apiKeySHA256),
+                credentials: try c.decodeIfPresent(Credentials.self, forKey: .credentials),
+                mockEndpoint: try c.decodeIfPresent(MockEndpoint.self, forKey: .mockEndpoint),
+                defaultEnvironment: try c.decodeIfPresent(APNsEnvironment.self, forKey: .defaultEnvironment)
+                    ?? .sandbox,
+                ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? 86_400,
+                webhookSecret: try c.decodeIfPresent(String.self, forKey: .webhookSecret),
+                privacy: try c.decodeIfPresent(Bool.self, forKey: .privacy) ?? false,
+                feedbackURL: try c.decodeIfPresent(String.self, forKey: .feedbackURL)
+            )
         }
     }
 
@@ -127,6 +167,23 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.certificateKeyFile = certificateKeyFile
             self.certificatePassword = certificatePassword
         }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case keyFile, keyId, teamId, certificateFile, certificateKeyFile, certificatePassword
+        }
+
+        public init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                keyFile: try c.decodeIfPresent(String.self, forKey: .keyFile),
+                keyId: try c.decodeIfPresent(String.self, forKey: .keyId),
+                teamId: try c.decodeIfPresent(String.self, forKey: .teamId),
+                certificateFile: try c.decodeIfPresent(String.self, forKey: .certificateFile),
+                certificateKeyFile: try c.decodeIfPresent(String.self, forKey: .certificateKeyFile),
+                certificatePassword: try c.decodeIfPresent(String.self, forKey: .certificatePassword)
+            )
+        }
     }
 
     /// A mock APNs (or any APNs-compatible server) instead of Apple's hosts.
@@ -138,6 +195,17 @@ public struct Configuration: Codable, Sendable, Equatable {
         public init(baseURL: String, caFile: String? = nil) {
             self.baseURL = baseURL
             self.caFile = caFile
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case baseURL, caFile }
+
+        public init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                baseURL: try c.decode(String.self, forKey: .baseURL),
+                caFile: try c.decodeIfPresent(String.self, forKey: .caFile)
+            )
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayCrypto
 import RelayHTTP
 import RelayStore
 
@@ -12,6 +13,16 @@ extension RelayAPI {
     /// (200 with the first notification's id when the same message was already accepted).
     func webhook(_ request: HTTPRequest, kind: NotificationKind) async throws -> HTTPResponse {
         let app = try directory.authenticate(request)
+        if let secret = app.webhookSecret {
+            do {
+                try WebhookSignature.verify(
+                    request.headers[WebhookSignature.header],
+                    body: request.body,
+                    secret: secret,
+                    now: time.now
+                )
+            } catch { throw HTTPError(status: 401, code: "invalid_signature", message: error.description) }
+        }
         let body = try request.decode(MessageWebhook.self)
         let message = try chatMessage(body, kind: kind)
         let excludeToken = try body.senderDeviceToken.map { value throws(HTTPError) in
@@ -29,7 +40,8 @@ extension RelayAPI {
             }
         }
         let payload: Data
-        do { payload = try message.payload().encoded(limit: PushType.alert.maxPayloadBytes) } catch {
+        do { payload = try message.payload(privacy: app.privacy).encoded(limit: PushType.alert.maxPayloadBytes) } catch
+        {
             throw HTTPError.badRequest(code: "payload_too_large", message: error.description)
         }
         let now = time.now

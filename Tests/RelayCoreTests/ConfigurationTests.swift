@@ -58,6 +58,32 @@ import Testing
         }
     }
 
+    @Test func unknownKeysAreRefusedWithTheirPath() throws {
+        let path = try file(
+            #"{"htpp":{},"http":{"prot":1},"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(Self.hash)"],"ttl":5}]}"#
+        )
+        do {
+            _ = try Configuration.load(file: path, environment: [:])
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.problems.contains("htpp: unknown key"))
+            #expect(error.problems.contains("http.prot: unknown key"))
+        }
+        let appPath = try file(#"{"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(Self.hash)"],"ttl":5}]}"#)
+        #expect(throws: Configuration.Invalid.self) { try Configuration.load(file: appPath, environment: [:]) }
+    }
+
+    @Test func appsTakeDefaultsForOptionalKeysAndSecretsAreRedacted() throws {
+        let path = try file(
+            #"{"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(Self.hash)"],"webhookSecret":"0123456789abcdef-secret"}]}"#
+        )
+        let configuration = try Configuration.load(file: path, environment: [:])
+        #expect(configuration.apps[0].ttlSeconds == 86_400)
+        #expect(configuration.apps[0].defaultEnvironment == .sandbox)
+        #expect(!configuration.redactedJSON.contains("0123456789abcdef-secret"))
+        #expect(configuration.redactedJSON.contains("<redacted>"))
+    }
+
     @Test func aValueOfTheWrongTypeIsRefused() throws {
         #expect(throws: Configuration.Invalid.self) {
             try Configuration.load(file: nil, environment: ["PUSH_RELAY_HTTP_PORT": "eighty"])

@@ -1,0 +1,86 @@
+import Foundation
+
+/// The `X-PushRelay-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, in the manner
+/// of Stripe's webhook signatures. Signs webhooks sent to the relay and the feedback the relay sends out.
+public enum WebhookSignature {
+    /// The header's name.
+    public static let header = "X-PushRelay-Signature"
+    /// Signatures older or newer than this many SECONDS are refused (replay window): 300.
+    public static let toleranceSeconds = 300
+
+    /// The header value for `body` signed at `timestamp` (UNIX SECONDS).
+    public static func sign(_ body: Data, secret: String, timestamp: Int) -> String {
+        "t=\(timestamp),v1=" + mac(body, secret: secret, timestamp: timestamp).hexString
+    }
+
+    /// Why a signature was refused.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        case missing, malformed, stale, mismatch
+        public var description: String {
+            switch self {
+            case .missing: "\(WebhookSignature.header) is required"
+            case .malformed: "\(WebhookSignature.header) must be t=<unix seconds>,v1=<hex HMAC-SHA256>"
+            case .stale: "\(WebhookSignature.header) timestamp is outside the \(toleranceSeconds) s window"
+            case .mismatch: "\(WebhookSignature.header) does not match the body"
+            }
+        }
+    }
+
+    /// Checks a header value against `body`; any `v1` entry that matches passes (several allow secret rotation
+    /// on the sender's side). Comparison is constant-time.
+    /// - Throws: ``Failure`` saying why it was refused.
+    public static func verify(_ value: String?, body: Data, secret: String, now: Date) throws(Failure) {
+        guard let value, !value.isEmpty else { throw .missing }
+        var timestamp: Int?
+        var signatures: [Data] = []
+        for part in value.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2 else { throw .malformed }
+            switch pair[0] {
+            case "t": timestamp = Int(pair[1])
+            case "v1":
+                guard let bytes = Data(hex: pair[1]) else { throw .malformed }
+                signatures.append(bytes)
+            default: continue
+            }
+        }
+        guard let timestamp, !signatures.isEmpty else { throw .malformed }
+        guard abs(Int(now.timeIntervalSince1970) - timestamp) <= toleranceSeconds else { throw .stale }
+        let expected = mac(body, secret: secret, timestamp: timestamp)
+        var matched = false
+        for signature in signatures where Digest.constantTimeEqual(signature, expected) { matched = true }
+        guard matched else { throw .mismatch }
+    }
+
+    private static func mac(_ body: Data, secret: String, timestamp: Int) -> Data {
+        var signed = Data("\(timestamp).".utf8)
+        signed.append(body)
+        return Digest.hmacSHA256(key: Data(secret.utf8), signed)
+    }
+}
+
+extension Data {
+    /// Bytes from hex text (either case); nil when the text is not even-length hex.
+    public init?(hex: String) {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        self.init(bytes)
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x61...0x66: c - 0x61 + 10
+        case 0x41...0x46: c - 0x41 + 10
+        default: nil
+        }
+    }
+}
