@@ -14,6 +14,7 @@ import Testing
         tls: Bool = true,
         clientCA: Bool = false,
         environment: APNsEnvironment = .production,
+        timeSource: any TimeSource = SystemTimeSource(),
         script: MockScript = MockScript()
     ) throws -> MockAPNsServer {
         let publicKey = try ProviderTokenTests.publicKey()
@@ -27,6 +28,7 @@ import Testing
                     ) : nil,
                 providerKeys: ["ABC123DEFG": (teamId: "TEAM123456", key: publicKey)],
                 environment: environment,
+                timeSource: timeSource,
                 script: script
             )
         )
@@ -38,11 +40,12 @@ import Testing
         _ mock: MockAPNsServer,
         tls: Bool = true,
         authentication: APNsClientConfiguration.Authentication? = nil,
-        requestTimeout: Duration = .seconds(20)
+        requestTimeout: Duration = .seconds(20),
+        caFile: String? = fixture("tls/ca.pem")
     ) throws -> APNsClient {
         let base = tls ? "https://127.0.0.1:\(mock.port)" : "http://127.0.0.1:\(mock.port)"
         var configuration = APNsClientConfiguration(
-            endpoint: .custom(baseURL: base, caFile: fixture("tls/ca.pem")),
+            endpoint: .custom(baseURL: base, caFile: caFile),
             authentication: authentication
                 ?? .token(key: ProviderTokenTests.keyPath, keyId: "ABC123DEFG", teamId: "TEAM123456")
         )
@@ -276,5 +279,55 @@ import Testing
         // above its GOAWAY's last-stream-id, which libcurl, rightly, treats as not processed and resends.)
         #expect(Set(mock.requests.compactMap { $0.header("apns-id") }).count == 31)
         #expect(logs.entries.allSatisfy { $0.level < .error })
+    }
+
+    @Test func aServerCertificateFromAnUntrustedCAIsATLSError() async throws {
+        let mock = try Self.startMock()
+        let client = try Self.client(mock, caFile: nil)  // the system store does not know the test CA
+        let error = await #expect(throws: APNsTransportError.self) { try await client.send(Self.notification(0)) }
+        #expect(error?.code == .tls)
+        await client.shutdown()
+        #expect(mock.answeredCount == 0)
+        mock.stop()
+    }
+
+    @Test func anExpiredProviderTokenIsAnAnswerTheRelayCanActOn() async throws {
+        // The mock's clock runs 61 minutes ahead of the client's: the client's fresh token looks expired.
+        let mock = try Self.startMock(timeSource: ManualTimeSource(now: Date() + 61 * 60))
+        let token = try ProviderToken(
+            keyPEMOrPath: ProviderTokenTests.keyPath,
+            keyId: "ABC123DEFG",
+            teamId: "TEAM123456",
+            timeSource: ManualTimeSource(now: Date())
+        )
+        let client = try Self.client(mock, authentication: .providerToken(token))
+        let response = try await client.send(Self.notification(0))
+        #expect(response.status == 403)
+        #expect(response.reason == .expiredProviderToken)
+        // Minted a moment ago by our own clocks: replacing it now would earn a 429, so it is kept.
+        #expect(token.invalidate() == false)
+        await client.shutdown()
+        mock.stop()
+    }
+
+    @Test func cancellingANeverAnsweredSendLeavesTheOthersAlone() async throws {
+        let script = MockScript(devices: [.init(token: Self.deviceToken(0).hex, neverAnswer: true)])
+        let mock = try Self.startMock(script: script)
+        let client = try Self.client(mock, requestTimeout: .seconds(600))
+        #expect(try await client.send(Self.notification(50)).isAccepted)
+        let stuck = Task { try await client.send(Self.notification(0)) }
+        let others = Task {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 1...10 { group.addTask { try await client.send(Self.notification(index)).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+        }
+        #expect(try await others.value == Array(repeating: 200, count: 10))
+        stuck.cancel()
+        await #expect(throws: CancellationError.self) { try await stuck.value }
+        // Shutdown returns only once no transfer is left: the cancelled stream was removed from libcurl.
+        await client.shutdown()
+        #expect(mock.acceptedConnections == 1)
+        mock.stop()
     }
 }
