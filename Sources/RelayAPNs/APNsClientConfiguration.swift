@@ -53,8 +53,10 @@ public struct APNsClientConfiguration: Sendable {
     /// connection churn as abuse, and one connection carries 1000 streams (Apple, "Sending notification
     /// requests to APNs").
     public var maxConnections: Int = 1
-    /// Idle time after which an HTTP/2 PING keeps the connection alive (`CURLOPT_UPKEEP_INTERVAL_MS`);
-    /// nil disables it. Default 60 s.
+    /// Idle time after which the connection is kept alive: an HTTP/2 PING (`CURLOPT_UPKEEP_INTERVAL_MS` and
+    /// `curl_easy_upkeep`) plus TCP keep-alive probes at the same interval; nil disables both. Default 60 s.
+    /// Measured with libcurl 8.14.1: the PING waits in the connection's send buffer until the next request,
+    /// so on an idle connection the TCP probes are what reaches the wire.
     public var pingInterval: Duration? = .seconds(60)
     /// Age at which the provider token is replaced (20...60 minutes). Default 50 minutes.
     public var tokenRefreshAge: Duration = ProviderToken.defaultRefreshAge

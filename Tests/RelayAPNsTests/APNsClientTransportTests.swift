@@ -164,6 +164,15 @@ import Testing
         #expect(error?.problems.count == 6)
     }
 
+    @Test func aMissingCertificateFileIsAConfigurationError() {
+        let configuration = APNsClientConfiguration(
+            endpoint: .sandbox,
+            authentication: .certificate(certificatePath: "/nonexistent/cert.p12", keyPath: nil, password: "x")
+        )
+        let error = #expect(throws: APNsConfigurationError.self) { try APNsClient(configuration: configuration) }
+        #expect(error?.problems == ["certificate file /nonexistent/cert.p12 is not readable"])
+    }
+
     @Test func libcurlHasHTTP2() {
         let info = LibcurlInfo.current
         #expect(info.hasHTTP2)
