@@ -239,6 +239,9 @@ final class CurlMultiDriver: @unchecked Sendable {
             if active.isEmpty, let handle = pool.last, options.upkeepIntervalMs != nil { handle.upkeep() }
             var timeout = idlePoll
             if let deadline = work.nextDeadline { timeout = min(timeout, max(.zero, deadline - ContinuousClock.now)) }
+            // A completion may have opened room (or the gate) for queued requests: take them at once.
+            let room = warm ? maxInFlight - active.count : (active.isEmpty ? 1 : 0)
+            if !work.queueEmpty && room > 0 { timeout = .zero }
             _ = curl_multi_poll(multi, nil, 0, Int32(timeout.curlMilliseconds), nil)
         }
         finish()
