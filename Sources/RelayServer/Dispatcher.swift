@@ -38,7 +38,7 @@ public final class Dispatcher: Sendable {
     public func wake() { signal.signal() }
 
     private enum Event: Sendable {
-        case finished(deliveryId: Int64, outcome: DeliveryOutcome)
+        case finished(appId: String, deliveryId: Int64, outcome: DeliveryOutcome)
         case woken
     }
 
@@ -49,6 +49,7 @@ public final class Dispatcher: Sendable {
         let flushAt = max(1, min(settings.batchSize, 256))
         await withTaskGroup(of: Event.self) { group in
             var inFlight = 0
+            var inFlightByApp: [String: Int] = [:]
             var waiting = false
             var results: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
             while true {
@@ -56,9 +57,11 @@ public final class Dispatcher: Sendable {
                 let room = settings.concurrency - inFlight
                 if !stopping && (inFlight == 0 || room >= refill) {
                     await flush(&results)
-                    let jobs = await claim(limit: min(settings.batchSize, room))
+                    let saturated = inFlightByApp.filter { $0.value >= settings.perAppConcurrency }.map(\.key)
+                    let jobs = await claim(limit: min(settings.batchSize, room), excludingApps: saturated)
                     for job in jobs {
                         inFlight += 1
+                        inFlightByApp[job.appId, default: 0] += 1
                         group.addTask { await self.attempt(job) }
                     }
                     if jobs.count == min(settings.batchSize, room) && inFlight < settings.concurrency { continue }
@@ -75,8 +78,10 @@ public final class Dispatcher: Sendable {
                 guard let event = await group.next() else { break }
                 switch event {
                 case .woken: waiting = false
-                case .finished(let id, let outcome):
+                case .finished(let appId, let id, let outcome):
                     inFlight -= 1
+                    inFlightByApp[appId, default: 1] -= 1
+                    if inFlightByApp[appId] == 0 { inFlightByApp[appId] = nil }
                     results.append((id, outcome))
                     if results.count >= flushAt || inFlight == 0 { await flush(&results) }
                 }
@@ -86,9 +91,14 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func claim(limit: Int) async -> [DeliveryJob] {
+    private func claim(limit: Int, excludingApps: [String]) async -> [DeliveryJob] {
         do {
-            return try await store.claimDueDeliveries(now: time.now, limit: limit, leaseSeconds: settings.leaseSeconds)
+            return try await store.claimDueDeliveries(
+                now: time.now,
+                limit: limit,
+                leaseSeconds: settings.leaseSeconds,
+                excludingApps: excludingApps
+            )
         } catch {
             logger.error("claiming deliveries failed", ["error": "\(error)"])
             return []
@@ -123,7 +133,11 @@ public final class Dispatcher: Sendable {
             } catch let refused as NotificationError {
                 log.error("notification refused before sending", ["apns.reason": "\(refused.reason)"])
                 metrics.recordOutcome("failed", reason: "\(refused.reason)")
-                return .finished(deliveryId: job.deliveryId, outcome: .failed(status: nil, reason: "\(refused.reason)"))
+                return .finished(
+                    appId: job.appId,
+                    deliveryId: job.deliveryId,
+                    outcome: .failed(status: nil, reason: "\(refused.reason)")
+                )
             } catch {
                 log.warning("APNs request failed", ["error": "\(error)"])
                 attempt = .transportFailure
@@ -143,7 +157,11 @@ public final class Dispatcher: Sendable {
                 await senders.renewProviderToken(appId: job.appId)
                 continue
             }
-            return .finished(deliveryId: job.deliveryId, outcome: outcome(of: decision, attempt, job: job, log: log))
+            return .finished(
+                appId: job.appId,
+                deliveryId: job.deliveryId,
+                outcome: outcome(of: decision, attempt, job: job, log: log)
+            )
         }
     }
 

@@ -2,8 +2,16 @@ import Foundation
 import RelayCore
 
 extension SQLiteStore {
-    public func claimDueDeliveries(now: Date, limit: Int, leaseSeconds: Int) async throws -> [DeliveryJob] {
+    public func claimDueDeliveries(
+        now: Date,
+        limit: Int,
+        leaseSeconds: Int,
+        excludingApps: [String]
+    ) async throws
+        -> [DeliveryJob]
+    {
         guard limit > 0 else { return [] }
+        let excluded = String(decoding: try JSONSerialization.data(withJSONObject: excludingApps), as: UTF8.self)
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
         return try db.transaction {
             var jobs: [DeliveryJob] = []
@@ -17,12 +25,14 @@ extension SQLiteStore {
                 JOIN devices AS d ON d.app_id = dl.app_id AND d.token = dl.token
                 WHERE dl.status = 'pending' AND dl.next_attempt_at <= ?1
                     AND (dl.lease_until IS NULL OR dl.lease_until < ?1)
+                    AND dl.app_id NOT IN (SELECT value FROM json_each(?3))
                 ORDER BY dl.next_attempt_at, dl.id
                 LIMIT ?2
                 """
             ) { row in
                 try row.bind(1, now)
                 try row.bind(2, limit)
+                try row.bind(3, excluded)
                 while try row.step() {
                     let notificationId = row.string(1)
                     let payload: Data

@@ -65,8 +65,15 @@ public protocol Store: Sendable {
 
     /// Atomically takes up to `limit` pending deliveries due at `now` (next attempt <= now) that hold no live
     /// lease, oldest due first, and leases them until `now + leaseSeconds`: they are not claimed again before
-    /// that, unless completed (then never) or ``releaseLeases()`` is called.
-    func claimDueDeliveries(now: Date, limit: Int, leaseSeconds: Int) async throws -> [DeliveryJob]
+    /// that, unless completed (then never) or ``releaseLeases()`` is called. Deliveries of `excludingApps` are
+    /// left alone (the dispatcher passes apps that have as many requests in flight as they may).
+    func claimDueDeliveries(
+        now: Date,
+        limit: Int,
+        leaseSeconds: Int,
+        excludingApps: [String]
+    ) async throws
+        -> [DeliveryJob]
 
     /// Clears every lease, so pending deliveries can be claimed at once (start-up of a single relay).
     func releaseLeases() async throws
@@ -99,6 +106,11 @@ public protocol Store: Sendable {
 }
 
 extension Store {
+    /// ``claimDueDeliveries(now:limit:leaseSeconds:excludingApps:)`` over every app.
+    public func claimDueDeliveries(now: Date, limit: Int, leaseSeconds: Int) async throws -> [DeliveryJob] {
+        try await claimDueDeliveries(now: now, limit: limit, leaseSeconds: leaseSeconds, excludingApps: [])
+    }
+
     /// ``notification(appId:id:limit:)`` with at most 1000 deliveries.
     public func notification(
         appId: String,

@@ -69,7 +69,14 @@ enum ServeCommand {
         try await relay.start()
         say("PushRelay listening on http://\(configuration.http.host):\(relay.port)")
         let signal = await Signals.waitForTermination()
-        logger.notice("stopping", ["signal": "\(signal)"])
+        let bound = configuration.shutdownTimeoutSeconds
+        logger.notice("stopping", ["signal": "\(signal)", "shutdown.timeout_seconds": "\(bound)"])
+        Task.detached {
+            // The bound: whatever is still in flight keeps its outbox row and is sent again on the next start.
+            try? await Task.sleep(for: .seconds(bound))
+            logger.warning("shutdown bound reached; unfinished deliveries stay in the outbox", ["seconds": "\(bound)"])
+            exit(0)
+        }
         await relay.shutdown()
         mock?.stop()
         return 0
