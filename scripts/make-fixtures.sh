@@ -4,12 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fixtures"
 days=36500
-# Test CA and the mock APNs server certificate (127.0.0.1, localhost and Apple's two hosts).
+# Test CA and the mock APNs server certificate (127.0.0.1, localhost, mock-apns (docker/compose.yaml) and
+# Apple's two hosts).
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days $days \
     -subj "/CN=PushRelay Test CA" -keyout tls/ca.key -out tls/ca.pem 2>/dev/null
 openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=mock-apns" \
     -keyout tls/server.key -out tls/server.csr 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost,DNS:api.push.apple.com,DNS:api.sandbox.push.apple.com\nextendedKeyUsage=serverAuth\n' > tls/server.ext
+printf 'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost,DNS:mock-apns,DNS:api.push.apple.com,DNS:api.sandbox.push.apple.com\nextendedKeyUsage=serverAuth\n' > tls/server.ext
 openssl x509 -req -in tls/server.csr -CA tls/ca.pem -CAkey tls/ca.key -CAcreateserial -days $days \
     -extfile tls/server.ext -out tls/server.pem 2>/dev/null
 # A client certificate for certificate-based auth tests (Apple's would carry the bundle id as UID).

@@ -5,15 +5,21 @@
 # mirror is named here.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libsqlite3-dev libmicrohttpd-dev pkg-config
-          nghttp2-client curl)
+# --runtime (the Docker image's last stage): only the shared libraries the binary loads, and curl.
+if [ "${1:-}" = "--runtime" ]; then
+    packages=(libcurl4 libssl3 libnghttp2-14 libsqlite3-0 libmicrohttpd12 curl ca-certificates)
+else
+    packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libsqlite3-dev libmicrohttpd-dev pkg-config
+              nghttp2-client curl)
+fi
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
         echo "setup: need root (or sudo) to run: $*" >&2; exit 1; fi
 }
 
-curl_major() { pkg-config --modversion libcurl 2>/dev/null | cut -d. -f1; }
+# The major version of the libcurl installed (from dpkg, so it works without the -dev package too).
+curl_major() { dpkg-query -W -f='${Version}' libcurl4 2>/dev/null | cut -d. -f1 | sed 's/^[0-9]*://'; }
 
 missing=()
 for p in "${packages[@]}"; do
@@ -56,13 +62,14 @@ if [ "$codename" = "bookworm" ]; then
     fi
     # curl the command depends on the exact libcurl4 version: take it from backports too, or apt would
     # rather remove it.
-    curl_pkgs=(libcurl4-openssl-dev/bookworm-backports libcurl4/bookworm-backports curl/bookworm-backports)
+    curl_pkgs=(libcurl4/bookworm-backports curl/bookworm-backports)
+    [ "${1:-}" = "--runtime" ] || curl_pkgs+=(libcurl4-openssl-dev/bookworm-backports)
 fi
 
 apt_update
 rest=()
 for p in "${missing[@]}"; do
-    case "$p" in libcurl4-openssl-dev|curl) [ "${#curl_pkgs[@]}" -gt 0 ] && continue ;; esac
+    case "$p" in libcurl4-openssl-dev|libcurl4|curl) [ "${#curl_pkgs[@]}" -gt 0 ] && continue ;; esac
     rest+=("$p")
 done
 echo "setup: installing ${rest[*]} ${curl_pkgs[*]}"
@@ -70,4 +77,4 @@ as_root apt-get install -y -qq --no-install-recommends ${rest[@]+"${rest[@]}"} $
 if [ "$(curl_major)" -lt 8 ] 2>/dev/null; then
     echo "setup: WARNING: libcurl $(pkg-config --modversion libcurl) is below 8; HTTP/2 reuse will suffer" >&2
 fi
-echo "setup: libcurl $(pkg-config --modversion libcurl), nghttp2 $(pkg-config --modversion libnghttp2)"
+echo "setup: libcurl $(dpkg-query -W -f='${Version}' libcurl4)"
