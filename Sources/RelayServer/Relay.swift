@@ -56,8 +56,17 @@ public final class Relay: Sendable {
         http.connectionTimeout = configuration.http.connectionTimeoutSeconds
         http.maxConnections = configuration.http.maxConnections
         let metrics = self.metrics
+        let accessLog = logger.with(["component": "http"])
         server = HTTPServer(configuration: http, handler: router.handler, logger: logger) { entry in
-            metrics.recordRequest(route: entry.route ?? "unmatched", method: entry.method, status: entry.status)
+            let route = entry.route ?? "unmatched"
+            metrics.recordRequest(route: route, method: entry.method, status: entry.status)
+            // The route pattern, never the path: a path can hold a device token.
+            accessLog.info(
+                "request",
+                [
+                    "request.id": entry.requestID, "http.method": entry.method, "http.route": route,
+                    "http.status": "\(entry.status)", "duration_ms": String(format: "%.1f", entry.durationMilliseconds),
+                ])
         }
     }
 
