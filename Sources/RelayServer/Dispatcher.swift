@@ -59,7 +59,9 @@ public final class Dispatcher: Sendable {
                     let jobs = await claim(limit: min(settings.batchSize, room))
                     for job in jobs {
                         inFlight += 1
-                        group.addTask { await self.attempt(job) }
+                        // An unstructured task: cancelling `run()` must not cancel a send in flight (its
+                        // answer would be lost and the push sent again by the next run).
+                        group.addTask { await Task { await self.attempt(job) }.value }
                     }
                     if jobs.count == min(settings.batchSize, room) && inFlight < settings.concurrency { continue }
                 }
