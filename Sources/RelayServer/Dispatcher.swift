@@ -119,6 +119,7 @@ public final class Dispatcher: Sendable {
         ])
         var previousReason: APNsReason?
         while true {
+            let sentAt = time.now
             let attempt: DeliveryDecision.Attempt
             do {
                 attempt = .answered(try await send(notification, appId: job.appId, environment: job.environment))
@@ -145,7 +146,10 @@ public final class Dispatcher: Sendable {
                 await senders.renewProviderToken(appId: job.appId)
                 continue
             }
-            return .finished(deliveryId: job.deliveryId, outcome: outcome(of: decision, attempt, job: job, log: log))
+            return .finished(
+                deliveryId: job.deliveryId,
+                outcome: outcome(of: decision, attempt, job: job, sentAt: sentAt, log: log)
+            )
         }
     }
 
@@ -168,6 +172,7 @@ public final class Dispatcher: Sendable {
         of decision: DeliveryDecision,
         _ attempt: DeliveryDecision.Attempt,
         job: DeliveryJob,
+        sentAt: Date,
         log: Logger
     ) -> DeliveryOutcome {
         let response: APNsResponse? = if case .answered(let r) = attempt { r } else { nil }
@@ -179,7 +184,9 @@ public final class Dispatcher: Sendable {
             outcome = .sent(apnsId: response?.apnsId)
             log.info("push accepted")
         case .retire(let why, let timestamp):
-            outcome = .retired(status: status ?? 0, reason: "\(why)", apnsTimestamp: timestamp)
+            // Without an APNs timestamp (BadDeviceToken) the token is known bad as of the send: a device
+            // registered again since (e.g. for the other environment) is not retired by this answer.
+            outcome = .retired(status: status ?? 0, reason: "\(why)", apnsTimestamp: timestamp ?? sentAt)
             log.notice("device token retired", ["apns.reason": "\(why)"])
         case .unlinkTopic(let why):
             outcome = .unlinkTopic(topic: job.topic, status: status ?? 0, reason: "\(why)")
