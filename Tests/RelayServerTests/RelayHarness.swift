@@ -325,3 +325,51 @@ func withRelayAndMock(
     }
     await harness.stopRelay()
 }
+
+extension RelayHarness {
+    /// Sends `head` (request line and headers, ending in an empty line) on a plain TCP connection without a
+    /// body and reads until the server closes or 10 s pass: for a request whose announced body is over the
+    /// limit, which the server refuses before the body is sent (URLSession would fail writing it).
+    /// Blocking socket calls run on a Dispatch thread, not Swift's cooperative pool.
+    func rawExchange(_ head: String) async throws -> String {
+        let port = try relay.port
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Self.blockingExchange(port: port, head: head))
+            }
+        }
+    }
+
+    private static func blockingExchange(port: Int, head: String) -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return "" }
+        let bytes = Array(head.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return "" }
+            offset += n
+        }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
