@@ -62,7 +62,9 @@ public final class Dispatcher: Sendable {
                     for job in jobs {
                         inFlight += 1
                         inFlightByApp[job.appId, default: 0] += 1
-                        group.addTask { await self.attempt(job) }
+                        // An unstructured task: cancelling `run()` must not cancel a send in flight (its
+                        // answer would be lost and the push sent again by the next run).
+                        group.addTask { await Task { await self.attempt(job) }.value }
                     }
                     if jobs.count == min(settings.batchSize, room) && inFlight < settings.concurrency { continue }
                 }
@@ -127,6 +129,7 @@ public final class Dispatcher: Sendable {
         ])
         var previousReason: APNsReason?
         while true {
+            let sentAt = time.now
             let attempt: DeliveryDecision.Attempt
             do {
                 attempt = .answered(try await send(notification, appId: job.appId, environment: job.environment))
@@ -160,7 +163,7 @@ public final class Dispatcher: Sendable {
             return .finished(
                 appId: job.appId,
                 deliveryId: job.deliveryId,
-                outcome: outcome(of: decision, attempt, job: job, log: log)
+                outcome: outcome(of: decision, attempt, job: job, sentAt: sentAt, log: log)
             )
         }
     }
@@ -184,6 +187,7 @@ public final class Dispatcher: Sendable {
         of decision: DeliveryDecision,
         _ attempt: DeliveryDecision.Attempt,
         job: DeliveryJob,
+        sentAt: Date,
         log: Logger
     ) -> DeliveryOutcome {
         let response: APNsResponse? = if case .answered(let r) = attempt { r } else { nil }
@@ -195,7 +199,9 @@ public final class Dispatcher: Sendable {
             outcome = .sent(apnsId: response?.apnsId)
             log.info("push accepted")
         case .retire(let why, let timestamp):
-            outcome = .retired(status: status ?? 0, reason: "\(why)", apnsTimestamp: timestamp)
+            // Without an APNs timestamp (BadDeviceToken) the token is known bad as of the send: a device
+            // registered again since (e.g. for the other environment) is not retired by this answer.
+            outcome = .retired(status: status ?? 0, reason: "\(why)", apnsTimestamp: timestamp ?? sentAt)
             log.notice("device token retired", ["apns.reason": "\(why)"])
         case .unlinkTopic(let why):
             outcome = .unlinkTopic(topic: job.topic, status: status ?? 0, reason: "\(why)")

@@ -1,0 +1,349 @@
+import Foundation
+import RelayCore
+import RelayHTTP
+import RelayServer
+import RelayStore
+import Testing
+
+/// Bad input over the real server: every answer is the JSON error shape with the right 4xx, and the server
+/// keeps serving.
+@Suite struct APIInputTests {
+    /// One bad request and what must come back. `raw` is sent as the body as is; `json` is serialized.
+    struct Case: Sendable, CustomStringConvertible {
+        var name: String
+        var method: String
+        var path: String
+        var raw: String?
+        var authorization: String? = "valid"
+        var contentType: String? = nil
+        var status: Int
+        var code: String
+        var mentions: String? = nil
+        var description: String { name }
+    }
+
+    static let token = String(repeating: "ab", count: 32)
+    static let long = String(repeating: "é", count: 129)  // 258 bytes of UTF-8
+
+    static func json(_ object: [String: Any]) -> String {
+        String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+
+    static let cases: [Case] = [
+        Case(
+            name: "malformed JSON",
+            method: "POST",
+            path: "/v1/devices",
+            raw: "{\"token\": ",
+            status: 400,
+            code: "invalid_json"
+        ),
+        Case(name: "empty body", method: "POST", path: "/v1/devices", raw: "", status: 400, code: "empty_body"),
+        Case(
+            name: "token of the wrong type",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": 5, "userId": "u"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "token"
+        ),
+        Case(
+            name: "missing userId",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": token]),
+            status: 400,
+            code: "missing_field",
+            mentions: "userId"
+        ),
+        Case(
+            name: "rooms not an array",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": token, "userId": "u", "rooms": "r"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "rooms"
+        ),
+        Case(
+            name: "unknown environment",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": token, "userId": "u", "environment": "staging"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "environment"
+        ),
+        Case(
+            name: "not JSON content type",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": token, "userId": "u"]),
+            contentType: "text/plain",
+            status: 415,
+            code: "unsupported_media_type"
+        ),
+        Case(
+            name: "iOS 13 description token",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": "{length = 32, bytes = 0xce8be627 2e43e855 ... 8c1f2d0e 4d5e6f70 }", "userId": "u"]),
+            status: 400,
+            code: "invalid_device_token"
+        ),
+        Case(
+            name: "Data.description token",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": "32 bytes", "userId": "u"]),
+            status: 400,
+            code: "invalid_device_token"
+        ),
+        Case(
+            name: "non-hex token",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": String(repeating: "zz", count: 32), "userId": "u"]),
+            status: 400,
+            code: "invalid_device_token"
+        ),
+        Case(
+            name: "odd-length token",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": token + "a", "userId": "u"]),
+            status: 400,
+            code: "invalid_device_token"
+        ),
+        Case(
+            name: "too short token",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": "abcd", "userId": "u"]),
+            status: 400,
+            code: "invalid_device_token"
+        ),
+        Case(
+            name: "userId over 256 bytes",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": token, "userId": long]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "userId"
+        ),
+        Case(
+            name: "room id over 256 bytes in the path",
+            method: "PUT",
+            path: "/v1/rooms/\(String(repeating: "r", count: 257))/members/u",
+            raw: nil,
+            status: 400,
+            code: "invalid_field",
+            mentions: "roomId"
+        ),
+        Case(
+            name: "webhook without text",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "s"]),
+            status: 400,
+            code: "missing_field",
+            mentions: "text"
+        ),
+        Case(
+            name: "webhook without roomId",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["senderId": "s", "text": "t"]),
+            status: 400,
+            code: "missing_field",
+            mentions: "roomId"
+        ),
+        Case(
+            name: "webhook messageId over 256 bytes",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "s", "text": "t", "messageId": long]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "messageId"
+        ),
+        Case(
+            name: "webhook recipients of the wrong type",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "s", "text": "t", "recipients": [1]]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "recipients"
+        ),
+        Case(
+            name: "webhook with a mangled senderDeviceToken",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "s", "text": "t", "senderDeviceToken": "32 bytes"]),
+            status: 400,
+            code: "invalid_device_token",
+            mentions: "senderDeviceToken"
+        ),
+        Case(
+            name: "delete a non-hex token",
+            method: "DELETE",
+            path: "/v1/devices/not-a-token",
+            raw: nil,
+            status: 400,
+            code: "invalid_device_token"
+        ),
+        Case(
+            name: "delete an unknown token",
+            method: "DELETE",
+            path: "/v1/devices/\(token)",
+            raw: nil,
+            status: 404,
+            code: "not_found"
+        ),
+        Case(
+            name: "notification id not a UUID",
+            method: "GET",
+            path: "/v1/notifications/nope",
+            raw: nil,
+            status: 404,
+            code: "not_found"
+        ),
+        Case(
+            name: "unknown notification",
+            method: "GET",
+            path: "/v1/notifications/\(UUID().uuidString)",
+            raw: nil,
+            status: 404,
+            code: "not_found"
+        ),
+        Case(name: "unknown route", method: "GET", path: "/v1/nothing-here", raw: nil, status: 404, code: "not_found"),
+        Case(
+            name: "wrong method",
+            method: "GET",
+            path: "/v1/devices",
+            raw: nil,
+            status: 405,
+            code: "method_not_allowed"
+        ),
+        Case(
+            name: "missing API key",
+            method: "GET",
+            path: "/v1/users/u/devices",
+            raw: nil,
+            authorization: nil,
+            status: 401,
+            code: "unauthorized"
+        ),
+        Case(
+            name: "wrong API key",
+            method: "GET",
+            path: "/v1/users/u/devices",
+            raw: nil,
+            authorization: "Bearer not-the-key",
+            status: 401,
+            code: "unauthorized"
+        ),
+        Case(
+            name: "not a bearer",
+            method: "GET",
+            path: "/v1/users/u/devices",
+            raw: nil,
+            authorization: "Basic dTpw",
+            status: 401,
+            code: "unauthorized"
+        ),
+        Case(
+            name: "a webhook without a key",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "s", "text": "t"]),
+            authorization: nil,
+            status: 401,
+            code: "unauthorized"
+        ),
+    ]
+
+    @Test func badRequestsGetJSONErrorsAndTheServerKeepsServing() async throws {
+        try await withRelayAndMock { relay in
+            for item in Self.cases {
+                var headers: [String: String] = [:]
+                if let authorization = item.authorization, authorization != "valid" {
+                    headers["Authorization"] = authorization
+                }
+                if let contentType = item.contentType { headers["Content-Type"] = contentType }
+                let response = try await relay.call(
+                    item.method,
+                    item.path,
+                    body: item.raw.map { Data($0.utf8) },
+                    authorize: item.authorization != nil,
+                    headers: headers
+                )
+                #expect(response.status == item.status, "\(item.name): \(response.text)")
+                let error = response.error
+                #expect(error?.code == item.code, "\(item.name): \(response.text)")
+                #expect(error.map { !$0.message.isEmpty } == true, "\(item.name)")
+                if let field = item.mentions {
+                    #expect(error?.message.contains(field) == true, "\(item.name): \(response.text)")
+                }
+                #expect(!response.text.contains(Self.token), "\(item.name) echoes the token")
+            }
+            // A body announced over 64 KiB is refused before it is sent.
+            let raw = try await relay.rawExchange(
+                "POST /v1/devices HTTP/1.1\r\nHost: relay\r\nAuthorization: Bearer \(relay.app.apiKey)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 70000\r\nExpect: 100-continue\r\n"
+                    + "Connection: close\r\n\r\n"
+            )
+            #expect(raw.hasPrefix("HTTP/1.1 413"), "\(raw.prefix(200))")
+            let body = raw.components(separatedBy: "\r\n\r\n").last ?? ""
+            #expect(APIResponse(status: 413, body: Data(body.utf8)).error?.code == "payload_too_large", "\(body)")
+
+            let healthy = try await relay.call(
+                "POST",
+                "/v1/devices",
+                json: ["token": randomToken(), "userId": "after-the-table"]
+            )
+            #expect(healthy.status == 201)
+        }
+    }
+
+    @Test func theRouteListIsDeliberate() throws {
+        let store = try SQLiteStore.temporary()
+        let settings = Configuration.Delivery()
+        let time = SystemTimeSource()
+        let metrics = RelayMetrics()
+        let senders = APNsSenders(apps: [], settings: settings, time: time, logger: .disabled())
+        let api = RelayAPI(
+            directory: AppDirectory(apps: []),
+            store: store,
+            dispatcher: Dispatcher(
+                store: store,
+                senders: senders,
+                settings: settings,
+                time: time,
+                metrics: metrics,
+                logger: .disabled()
+            ),
+            metrics: metrics,
+            time: time,
+            logger: .disabled()
+        )
+        #expect(
+            api.router().routes.map(\.description) == [
+                "GET /healthz",
+                "GET /metrics",
+                "POST /v1/devices",
+                "DELETE /v1/devices/{token}",
+                "GET /v1/users/{userId}/devices",
+                "PUT /v1/rooms/{roomId}/members/{userId}",
+                "DELETE /v1/rooms/{roomId}/members/{userId}",
+                "GET /v1/rooms/{roomId}/members",
+                "POST /v1/webhooks/did-send-message",
+                "POST /v1/webhooks/did-send-image-message",
+                "GET /v1/notifications/{notificationId}",
+            ]
+        )
+    }
+}

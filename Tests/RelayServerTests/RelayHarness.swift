@@ -1,0 +1,375 @@
+import APNsMock
+import Foundation
+import RelayCore
+import RelayCrypto
+import RelayServer
+import RelayStore
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The repository's fixtures folder, found from this file.
+let fixturesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../fixtures").standardized
+
+/// One configured app of a harness: its id, topic and plain API key.
+struct TestApp: Sendable {
+    var id: String
+    var topic: String
+    var apiKey: String
+}
+
+/// A failure of the harness itself (a deadline passed, an answer that is not the expected JSON).
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A real relay (HTTP on 127.0.0.1 port 0, SQLite file in a temporary directory) sending to a real mock APNs
+/// over TLS that trusts the relay's generated provider key.
+final class RelayHarness: Sendable {
+    static let keyId = "TESTKEY001"
+    static let teamId = "TESTTEAM01"
+    static let ttlSeconds = 3600
+
+    let mock: MockAPNsServer
+    let apps: [TestApp]
+    /// The public half of the provider key the relay signs with.
+    let providerKey: ES256Key
+    let directory: URL
+    let configuration: Configuration
+    private let current = Mutex<Relay?>(nil)
+
+    init(mock: MockAPNsServer, apps: [TestApp], providerKey: ES256Key, directory: URL, configuration: Configuration) {
+        self.mock = mock
+        self.apps = apps
+        self.providerKey = providerKey
+        self.directory = directory
+        self.configuration = configuration
+    }
+
+    /// The first app.
+    var app: TestApp { apps[0] }
+
+    /// The running relay.
+    var relay: Relay {
+        get throws {
+            guard let relay = current.withLock({ $0 }) else { throw HarnessError(description: "relay not running") }
+            return relay
+        }
+    }
+
+    /// Opens the store on the harness's database file and starts a new relay on it.
+    func startRelay() async throws {
+        let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
+        let relay = try Relay(configuration: configuration, store: store, logger: .disabled())
+        try await relay.start()
+        current.withLock { $0 = relay }
+    }
+
+    /// Graceful shutdown of the running relay (if any); its store is released.
+    func stopRelay() async {
+        let relay = current.withLock { relay -> Relay? in
+            defer { relay = nil }
+            return relay
+        }
+        await relay?.shutdown()
+    }
+
+    // MARK: HTTP
+
+    /// Sends one request to the relay with `Authorization: Bearer <key>` (default: the first app's key;
+    /// `authorize: false` sends no Authorization). `headers` are set last and win.
+    func call(
+        _ method: String,
+        _ path: String,
+        json: Any? = nil,
+        body: Data? = nil,
+        key: String? = nil,
+        authorize: Bool = true,
+        headers: [String: String] = [:]
+    ) async throws -> APIResponse {
+        let port = try relay.port
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.timeoutInterval = 30
+        if authorize { request.setValue("Bearer \(key ?? app.apiKey)", forHTTPHeaderField: "Authorization") }
+        if let json {
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw HarnessError(description: "not HTTP") }
+        return APIResponse(status: http.statusCode, body: data)
+    }
+
+    /// `POST /v1/devices`; returns the response.
+    @discardableResult
+    func register(
+        _ token: String,
+        user: String,
+        rooms: [String]? = nil,
+        environment: String? = nil,
+        key: String? = nil
+    ) async throws -> APIResponse {
+        var body: [String: Any] = ["token": token, "userId": user]
+        if let rooms { body["rooms"] = rooms }
+        if let environment { body["environment"] = environment }
+        let response = try await call("POST", "/v1/devices", json: body, key: key)
+        try #require([200, 201].contains(response.status), "register: \(response.status) \(response.text)")
+        return response
+    }
+
+    /// `PUT /v1/rooms/{room}/members/{user}`, expecting 204.
+    func join(_ room: String, _ user: String, key: String? = nil) async throws {
+        let response = try await call("PUT", "/v1/rooms/\(room)/members/\(user)", key: key)
+        try #require(response.status == 204, "join: \(response.status) \(response.text)")
+    }
+
+    /// Posts a webhook (`did-send-message` or `did-send-image-message`) and decodes the answer.
+    func webhook(
+        _ body: [String: Any],
+        image: Bool = false,
+        key: String? = nil,
+        expectStatus: Int = 202
+    ) async throws -> WebhookAnswer {
+        let path = image ? "/v1/webhooks/did-send-image-message" : "/v1/webhooks/did-send-message"
+        let response = try await call("POST", path, json: body, key: key)
+        try #require(response.status == expectStatus, "webhook: \(response.status) \(response.text)")
+        return try response.decode(WebhookAnswer.self)
+    }
+
+    /// `GET /v1/notifications/{id}`.
+    func notification(_ id: String, key: String? = nil) async throws -> NotificationJSON {
+        let response = try await call("GET", "/v1/notifications/\(id)", key: key)
+        try #require(response.status == 200, "notification: \(response.status) \(response.text)")
+        return try response.decode(NotificationJSON.self)
+    }
+
+    /// Polls `GET /v1/notifications/{id}` until no delivery is pending; fails after `timeout`.
+    func settled(_ id: String, key: String? = nil, timeout: Duration = .seconds(20)) async throws -> NotificationJSON {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let view = try await notification(id, key: key)
+            if view.counts.pending == 0 { return view }
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError(description: "notification \(id) still has \(view.counts.pending) pending")
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+    }
+
+    /// `GET /v1/users/{user}/devices`.
+    func devices(of user: String, key: String? = nil) async throws -> [DeviceJSON] {
+        let response = try await call("GET", "/v1/users/\(user)/devices", key: key)
+        try #require(response.status == 200, "devices: \(response.status) \(response.text)")
+        return try response.decode(DeviceListJSON.self).devices
+    }
+
+    /// Requests the mock answered for `token` (lowercase hex).
+    func requests(to token: String) -> [RecordedRequest] {
+        mock.requests.filter { $0.deviceToken == token }
+    }
+}
+
+/// A random 32-byte device token, lowercase hex.
+func randomToken() -> String {
+    (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+}
+
+struct APIResponse: Sendable {
+    var status: Int
+    var body: Data
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        do { return try JSONDecoder().decode(T.self, from: body) } catch {
+            throw HarnessError(description: "\(status) \(text) is not \(T.self): \(error)")
+        }
+    }
+
+    /// `{"error":{"code","message"}}`, or nil when the body is not that shape.
+    var error: ErrorJSON.Inner? { (try? JSONDecoder().decode(ErrorJSON.self, from: body))?.error }
+}
+
+struct ErrorJSON: Decodable {
+    struct Inner: Decodable {
+        var code: String
+        var message: String
+    }
+    var error: Inner
+}
+
+struct WebhookAnswer: Decodable {
+    var notificationId: String
+    var devices: Int
+}
+
+struct DeviceJSON: Decodable {
+    var token: String
+    var userId: String
+    var environment: String
+    var state: String
+}
+
+struct DeviceListJSON: Decodable {
+    var devices: [DeviceJSON]
+}
+
+struct NotificationJSON: Decodable {
+    struct Counts: Decodable {
+        var pending: Int
+        var sent: Int
+        var failed: Int
+        var retired: Int
+    }
+    struct Delivery: Decodable {
+        var tokenSuffix: String
+        var status: String
+        var apnsId: String
+        var attempts: Int
+        var lastStatus: Int?
+        var lastReason: String?
+    }
+    var notificationId: String
+    var roomId: String
+    var senderId: String
+    var messageId: String?
+    var counts: Counts
+    var deliveries: [Delivery]
+
+    func delivery(for token: String) -> Delivery? { deliveries.first { token.hasSuffix($0.tokenSuffix) } }
+}
+
+/// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it, runs `body`, and always shuts
+/// both down (also when `body` throws) and removes the temporary directory.
+func withRelayAndMock(
+    appCount: Int = 1,
+    script: MockScript = MockScript(),
+    configure: (inout Configuration) -> Void = { _ in },
+    _ body: (RelayHarness) async throws -> Void
+) async throws {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("relay-e2e-\(UUID().uuidString.lowercased())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+
+    let key = try ES256Key.generate()
+    let keyPath = directory.appendingPathComponent("AuthKey_\(RelayHarness.keyId).p8").path
+    try Data((key.privateKeyPEM ?? "").utf8).write(to: URL(fileURLWithPath: keyPath))
+    let publicKey = try ES256Key(publicKeyPEM: key.publicKeyPEM)
+
+    let apps = try (0..<appCount).map { index in
+        TestApp(id: "app\(index)", topic: "com.example.chat\(index)", apiKey: try APIKey.generate())
+    }
+    let tls = fixturesDirectory.appendingPathComponent("tls")
+    var mockConfiguration = MockAPNsConfiguration(
+        tls: .init(
+            certificatePath: tls.appendingPathComponent("server.pem").path,
+            privateKeyPath: tls.appendingPathComponent("server.key").path
+        ),
+        providerKeys: [RelayHarness.keyId: (teamId: RelayHarness.teamId, key: publicKey)],
+        allowedTopics: Set(apps.map(\.topic)),
+        environment: .sandbox,
+        script: script
+    )
+    mockConfiguration.port = 0
+    let mock = MockAPNsServer(configuration: mockConfiguration)
+    try mock.start()
+    defer { mock.stop() }
+
+    var configuration = Configuration()
+    configuration.http.host = "127.0.0.1"
+    configuration.http.port = 0
+    configuration.storage.sqlitePath = directory.appendingPathComponent("relay.sqlite").path
+    configuration.delivery.retry = RetryPolicy(maxAttempts: 3, baseDelayMilliseconds: 50, maxDelayMilliseconds: 200)
+    configuration.delivery.pollIntervalMilliseconds = 50
+    configuration.delivery.requestTimeoutMilliseconds = 10_000
+    configuration.delivery.connectTimeoutMilliseconds = 5000
+    configuration.log.level = .critical
+    configuration.apps = apps.map { app in
+        Configuration.App(
+            id: app.id,
+            topic: app.topic,
+            apiKeySHA256: [APIKey.hash(app.apiKey)],
+            credentials: .init(keyFile: keyPath, keyId: RelayHarness.keyId, teamId: RelayHarness.teamId),
+            mockEndpoint: .init(
+                baseURL: "https://127.0.0.1:\(mock.port)",
+                caFile: tls.appendingPathComponent("ca.pem").path
+            ),
+            ttlSeconds: RelayHarness.ttlSeconds
+        )
+    }
+    configure(&configuration)
+
+    let harness = RelayHarness(
+        mock: mock,
+        apps: apps,
+        providerKey: publicKey,
+        directory: directory,
+        configuration: configuration
+    )
+    do {
+        try await harness.startRelay()
+        try await body(harness)
+    } catch {
+        await harness.stopRelay()
+        throw error
+    }
+    await harness.stopRelay()
+}
+
+extension RelayHarness {
+    /// Sends `head` (request line and headers, ending in an empty line) on a plain TCP connection without a
+    /// body and reads until the server closes or 10 s pass: for a request whose announced body is over the
+    /// limit, which the server refuses before the body is sent (URLSession would fail writing it).
+    /// Blocking socket calls run on a Dispatch thread, not Swift's cooperative pool.
+    func rawExchange(_ head: String) async throws -> String {
+        let port = try relay.port
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Self.blockingExchange(port: port, head: head))
+            }
+        }
+    }
+
+    private static func blockingExchange(port: Int, head: String) -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return "" }
+        let bytes = Array(head.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return "" }
+            offset += n
+        }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
