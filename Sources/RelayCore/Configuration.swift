@@ -48,7 +48,7 @@ public struct Configuration: Codable, Sendable, Equatable {
         /// Requests to APNs in flight at once, over all apps.
         public var concurrency = 1000
         /// Requests in flight for any one app, so an app whose APNs is slow or unreachable cannot take every
-        /// slot from the others. At most ``concurrency``.
+        /// slot from the others. More than ``concurrency`` means no limit of its own.
         public var perAppConcurrency = 500
         /// Deliveries taken from the outbox at a time.
         public var batchSize = 1000
