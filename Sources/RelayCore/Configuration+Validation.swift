@@ -15,10 +15,7 @@ extension Configuration {
         require(!storage.sqlitePath.isEmpty, "storage.sqlitePath: must not be empty")
         require(storage.busyTimeoutMilliseconds > 0, "storage.busyTimeoutMilliseconds: must be positive")
         require(delivery.concurrency > 0, "delivery.concurrency: must be positive")
-        require(
-            (1...max(1, delivery.concurrency)).contains(delivery.perAppConcurrency),
-            "delivery.perAppConcurrency: must be 1...delivery.concurrency"
-        )
+        require(delivery.perAppConcurrency > 0, "delivery.perAppConcurrency: must be positive")
         require(delivery.batchSize > 0, "delivery.batchSize: must be positive")
         require(delivery.leaseSeconds > 0, "delivery.leaseSeconds: must be positive")
         require(delivery.requestTimeoutMilliseconds > 0, "delivery.requestTimeoutMilliseconds: must be positive")
