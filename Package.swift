@@ -30,6 +30,10 @@ let package = Package(
             name: "push-relay",
             dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer"]
         ),
+        .executableTarget(
+            name: "relay-bench",
+            dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer"]
+        ),
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto"]),

@@ -1,0 +1,103 @@
+import Foundation
+import RelayAPNs
+import RelayCore
+import Synchronization
+
+/// `relay-bench apns`: `--count` sends through ``APNsClient`` with `--in-flight` concurrent tasks, timed from
+/// the first send to the last answer. Prints one JSON line: requests, ok, seconds, per_second, peak RSS and
+/// RSS after 10 %, 50 % and 100 % of the sends (KiB), so a reader sees whether memory stays flat.
+enum APNsBenchCommand {
+    static let usage = """
+        relay-bench apns --url https://127.0.0.1:PORT [--ca FILE] [--count N] [--in-flight M]
+                         [--key FILE.p8] [--key-id KID] [--team TEAM] [--max-in-flight K]
+        """
+
+    /// What the run measured.
+    struct Report: Encodable {
+        var requests: Int
+        var ok: Int
+        var seconds: Double
+        var per_second: Double
+        var rss_start_kib: Int
+        var rss_10_kib: Int
+        var rss_50_kib: Int
+        var rss_100_kib: Int
+        var peak_rss_kib: Int
+    }
+
+    static func run(_ arguments: BenchArguments) async throws -> Int32 {
+        let url = try arguments.required("url")
+        let count = try arguments.integer("count", default: 200_000)
+        let inFlight = try arguments.integer("in-flight", default: 100)
+        var configuration = APNsClientConfiguration(
+            endpoint: .custom(baseURL: url, caFile: arguments.string("ca", default: BenchDefaults.caFile)),
+            authentication: .token(
+                key: arguments.string("key", default: BenchDefaults.keyFile),
+                keyId: arguments.string("key-id", default: BenchDefaults.keyId),
+                teamId: arguments.string("team", default: BenchDefaults.teamId)
+            )
+        )
+        configuration.maxInFlight = try arguments.integer("max-in-flight", default: max(inFlight, 100))
+        let client = try APNsClient(configuration: configuration)
+        let token = try DeviceToken(parsing: BenchDefaults.deviceToken)
+        let payload = Data(BenchDefaults.body.utf8)
+
+        // Warm-up: connects, proves the provider token (APNs allows one stream until then).
+        _ = try await client.send(APNsNotification(deviceToken: token, topic: BenchDefaults.topic, payload: payload))
+
+        let progress = Progress()
+        let marks = [max(1, count / 10), max(1, count / 2), count]
+        let rssStart = ProcessMemory.residentKiB
+        let started = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<min(inFlight, count) {
+                group.addTask {
+                    while progress.issued.wrappingAdd(1, ordering: .relaxed).oldValue < count {
+                        let notification = APNsNotification(
+                            deviceToken: token,
+                            topic: BenchDefaults.topic,
+                            payload: payload
+                        )
+                        if let response = try? await client.send(notification), response.status == 200 {
+                            progress.accepted.wrappingAdd(1, ordering: .relaxed)
+                        }
+                        let done = progress.finished.wrappingAdd(1, ordering: .relaxed).newValue
+                        if marks.contains(done) {
+                            let rss = ProcessMemory.residentKiB
+                            progress.samples.withLock { $0[done] = rss }
+                        }
+                    }
+                }
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        await client.shutdown()
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let taken = progress.samples.withLock { $0 }
+        let report = Report(
+            requests: count,
+            ok: progress.accepted.load(ordering: .relaxed),
+            seconds: seconds,
+            per_second: Double(count) / seconds,
+            rss_start_kib: rssStart,
+            rss_10_kib: taken[marks[0]] ?? 0,
+            rss_50_kib: taken[marks[1]] ?? 0,
+            rss_100_kib: taken[marks[2]] ?? 0,
+            peak_rss_kib: ProcessMemory.peakResidentKiB
+        )
+        print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+        return report.ok == count ? 0 : 1
+    }
+
+    /// Counters the sending tasks share.
+    private final class Progress: Sendable {
+        /// Sends started.
+        let issued = Atomic<Int>(0)
+        /// Sends answered or failed.
+        let finished = Atomic<Int>(0)
+        /// Sends answered 200.
+        let accepted = Atomic<Int>(0)
+        /// VmRSS (KiB) by number of sends finished.
+        let samples = Mutex<[Int: Int]>([:])
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import RelayCore
+import RelayCrypto
+import RelayServer
+import RelayStore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `relay-bench fanout`: a ``Relay`` over the SQLite file `--db` (seeded by `relay-bench seed`), its app
+/// sending to the mock at `--url`; posts one did-send-message webhook for the seeded room over HTTP and
+/// times it until no delivery is pending. Prints one JSON line: devices, sent, seconds (POST to last
+/// delivery recorded), accept_seconds (the POST alone), per_second, RSS before the POST and peak RSS (KiB).
+enum FanoutCommand {
+    static let usage = """
+        relay-bench fanout --db FILE --url https://127.0.0.1:PORT [--ca FILE] [--key FILE.p8] [--key-id KID]
+                           [--team TEAM] [--batch-size N] [--concurrency N] [--timeout SECONDS]
+        """
+
+    /// What the run measured.
+    struct Report: Encodable {
+        var devices: Int
+        var sent: Int
+        var failed: Int
+        var seconds: Double
+        var accept_seconds: Double
+        var per_second: Double
+        var rss_before_kib: Int
+        var peak_rss_kib: Int
+        var batch_size: Int
+        var concurrency: Int
+    }
+
+    /// The webhook's 202 answer.
+    private struct Accepted: Decodable {
+        var notificationId: String
+        var devices: Int
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func run(_ arguments: BenchArguments) async throws -> Int32 {
+        let path = try arguments.required("db")
+        let apiKey = try APIKey.generate()
+        var configuration = Configuration()
+        configuration.http.port = 0
+        configuration.storage.sqlitePath = path
+        configuration.delivery.batchSize = try arguments.integer(
+            "batch-size",
+            default: configuration.delivery.batchSize
+        )
+        configuration.delivery.concurrency = try arguments.integer(
+            "concurrency",
+            default: configuration.delivery.concurrency
+        )
+        configuration.log.level = .warning
+        configuration.apps = [
+            Configuration.App(
+                id: SeedCommand.appId,
+                topic: BenchDefaults.topic,
+                apiKeySHA256: [APIKey.hash(apiKey)],
+                credentials: .init(
+                    keyFile: arguments.string("key", default: BenchDefaults.keyFile),
+                    keyId: arguments.string("key-id", default: BenchDefaults.keyId),
+                    teamId: arguments.string("team", default: BenchDefaults.teamId)
+                ),
+                mockEndpoint: .init(
+                    baseURL: try arguments.required("url"),
+                    caFile: arguments.string("ca", default: BenchDefaults.caFile)
+                ),
+                defaultEnvironment: .production
+            )
+        ]
+        let timeout = Duration.seconds(try arguments.integer("timeout", default: 600))
+        let logger = Logger(label: "relay-bench", level: .warning)
+        let store = try SQLiteStore(path: path, logger: logger)
+        // A second connection for polling, so counting never waits behind the dispatcher's store calls.
+        let observer = try SQLiteStore(path: path, logger: logger)
+        let relay = try Relay(configuration: configuration, store: store, logger: logger)
+        try await relay.start()
+
+        let rssBefore = ProcessMemory.residentKiB
+        let started = ContinuousClock.now
+        let accepted = try await postWebhook(port: relay.port, apiKey: apiKey)
+        let acceptSeconds = (ContinuousClock.now - started).seconds
+        while try await observer.pendingDeliveryCount() > 0 {
+            guard ContinuousClock.now - started < timeout else {
+                await relay.shutdown()
+                throw Failure(description: "deliveries still pending after \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let seconds = (ContinuousClock.now - started).seconds
+        let peak = ProcessMemory.peakResidentKiB
+        await relay.shutdown()
+
+        let id = try UUID(uuidString: accepted.notificationId).orThrow("bad notification id")
+        let summary = try await observer.notification(appId: SeedCommand.appId, id: id, limit: 1)?.summary
+        let counts = try summary.orThrow("notification not found").counts
+        let report = Report(
+            devices: accepted.devices,
+            sent: counts.sent,
+            failed: counts.failed + counts.retired,
+            seconds: seconds,
+            accept_seconds: acceptSeconds,
+            per_second: Double(accepted.devices) / seconds,
+            rss_before_kib: rssBefore,
+            peak_rss_kib: peak,
+            batch_size: configuration.delivery.batchSize,
+            concurrency: configuration.delivery.concurrency
+        )
+        print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+        return counts.sent == accepted.devices ? 0 : 1
+    }
+
+    /// `POST /v1/webhooks/did-send-message` for the seeded room from a sender outside it.
+    private static func postWebhook(port: Int, apiKey: String) async throws -> Accepted {
+        let url = try URL(string: "http://127.0.0.1:\(port)/v1/webhooks/did-send-message").orThrow("bad URL")
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.timeoutInterval = 600
+        request.httpBody = try JSONSerialization.data(withJSONObject: [
+            "roomId": SeedCommand.room, "senderId": "bench-sender", "senderName": "Alice", "roomName": "Team",
+            "text": "hello", "messageId": UUID().uuidString.lowercased(),
+        ])
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard let http = response as? HTTPURLResponse, http.statusCode == 202 else {
+            throw Failure(
+                description: "webhook answered \((response as? HTTPURLResponse)?.statusCode ?? 0): "
+                    + String(decoding: data, as: UTF8.self)
+            )
+        }
+        return try JSONDecoder().decode(Accepted.self, from: data)
+    }
+}
+
+extension Optional {
+    /// The value, or a ``FanoutCommand/Failure`` saying `what`.
+    func orThrow(_ what: String) throws -> Wrapped {
+        guard let self else { throw FanoutCommand.Failure(description: what) }
+        return self
+    }
+}

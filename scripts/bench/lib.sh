@@ -1,0 +1,76 @@
+# Shared by scripts/bench-apns.sh and scripts/bench.sh (sourced, not run). Loopback only; every process
+# started here is stopped by the EXIT trap.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+BIN=.build/release
+OUT=.build/bench
+KEY_ID=ABC123DEFG
+TEAM_ID=TEAM123456
+CA=fixtures/tls/ca.pem
+TOKEN=ce8be6272e43e85516033e24b4c289220eeda4879c477160b2545e95b68b5969
+BODY='{"aps":{"alert":{"body":"Alice: hello","title":"Team"},"sound":"default","thread-id":"room-1"},"dittoChatRoomId":"room-1"}'
+mkdir -p "$OUT"
+for tool in "$BIN/push-relay" "$BIN/relay-bench"; do
+    [ -x "$tool" ] || { echo "missing $tool: run 'make release'" >&2; exit 1; }
+done
+command -v h2load >/dev/null || { echo "missing h2load (nghttp2-client): run 'make setup'" >&2; exit 1; }
+
+MOCK_PID=
+stop_mock() {
+    if [ -n "$MOCK_PID" ]; then
+        kill "$MOCK_PID" 2>/dev/null || true
+        wait "$MOCK_PID" 2>/dev/null || true
+        MOCK_PID=
+    fi
+}
+trap stop_mock EXIT
+
+# Starts ONE mock APNs over TLS on a free loopback port, trusting the fixture key; sets MOCK_PORT, MOCK_URL,
+# DEVICE_URL (the request URL for h2load and curl-multi) and AUTH (`bearer <JWT>`).
+start_mock() {
+    "$BIN/push-relay" mock-apns --quiet --host 127.0.0.1 --port 0 \
+        --key "$KEY_ID:$TEAM_ID:fixtures/keys/AuthKey_$KEY_ID.pub.pem" >"$OUT/mock.log" 2>&1 &
+    MOCK_PID=$!
+    for _ in $(seq 100); do
+        MOCK_PORT=$(sed -n 's|.*https://127.0.0.1:\([0-9]*\).*|\1|p' "$OUT/mock.log")
+        [ -n "$MOCK_PORT" ] && break
+        kill -0 "$MOCK_PID" 2>/dev/null || { cat "$OUT/mock.log" >&2; exit 1; }
+        sleep 0.1
+    done
+    [ -n "$MOCK_PORT" ] || { echo "mock APNs did not start" >&2; exit 1; }
+    MOCK_URL="https://127.0.0.1:$MOCK_PORT"
+    DEVICE_URL="$MOCK_URL/3/device/$TOKEN"
+    AUTH=$("$BIN/relay-bench" jwt --key "fixtures/keys/AuthKey_$KEY_ID.p8" --key-id "$KEY_ID" --team "$TEAM_ID")
+    echo "mock APNs (pid $MOCK_PID) on $MOCK_URL"
+}
+
+# run_h2load N INFLIGHT > FILE: h2load, one TLS connection, INFLIGHT streams, same headers and body; prints
+# {"requests","ok","seconds"} from h2load's summary (full output kept in $OUT/h2load.txt).
+run_h2load() {
+    printf '%s' "$BODY" >"$OUT/body.json"
+    h2load -n "$1" -c 1 -m "$2" -d "$OUT/body.json" \
+        -H "authorization: $AUTH" -H "apns-topic: com.example.chat" -H "apns-push-type: alert" \
+        -H "apns-priority: 10" -H "content-type: application/json" "$DEVICE_URL" >"$OUT/h2load.txt" 2>&1
+    awk '
+        /^finished in/ { t = $3; sub(/,$/, "", t)
+            if (t ~ /ms$/) { sub(/ms$/, "", t); t = t / 1000 } else if (t ~ /us$/) { sub(/us$/, "", t); t = t / 1e6 } else { sub(/s$/, "", t) } }
+        /^status codes:/ { ok = $3 }
+        /^requests:/ { n = $2 }
+        END { printf "{\"requests\":%d,\"ok\":%d,\"seconds\":%.4f}\n", n, ok, t }' "$OUT/h2load.txt"
+}
+
+# run_libcurl N INFLIGHT: the bare C libcurl multi loop (scripts/bench/curl-multi.c), compiled once.
+run_libcurl() {
+    if [ ! -x "$OUT/curl-multi" ] || [ scripts/bench/curl-multi.c -nt "$OUT/curl-multi" ]; then
+        # shellcheck disable=SC2046
+        "${CC:-cc}" -O2 -o "$OUT/curl-multi" scripts/bench/curl-multi.c $(pkg-config --cflags --libs libcurl)
+    fi
+    "$OUT/curl-multi" "$DEVICE_URL" "$CA" "$AUTH" "$1" "$2"
+}
+
+# run_client N INFLIGHT: relay-bench apns, APNsClient.send with INFLIGHT tasks.
+run_client() {
+    "$BIN/relay-bench" apns --url "$MOCK_URL" --ca "$CA" --key "fixtures/keys/AuthKey_$KEY_ID.p8" \
+        --key-id "$KEY_ID" --team "$TEAM_ID" --count "$1" --in-flight "$2"
+}
