@@ -66,7 +66,8 @@ public final class Relay: Sendable {
                 [
                     "request.id": entry.requestID, "http.method": entry.method, "http.route": route,
                     "http.status": "\(entry.status)", "duration_ms": String(format: "%.1f", entry.durationMilliseconds),
-                ])
+                ]
+            )
         }
     }
 

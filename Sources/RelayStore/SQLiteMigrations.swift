@@ -56,7 +56,6 @@ enum SQLiteMigrations {
             notification_id TEXT NOT NULL REFERENCES notifications (id) ON DELETE CASCADE,
             app_id          TEXT NOT NULL,
             token           TEXT NOT NULL,
-            apns_id         TEXT NOT NULL,
             status          TEXT NOT NULL DEFAULT 'pending'
                             CHECK (status IN ('pending', 'sent', 'failed', 'retired')),
             attempts        INTEGER NOT NULL DEFAULT 0,

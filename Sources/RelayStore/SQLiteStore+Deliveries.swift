@@ -18,7 +18,7 @@ extension SQLiteStore {
             var payloads: [String: Data] = [:]  // one buffer per notification, shared by its jobs
             try db.withStatement(
                 """
-                SELECT dl.id, dl.notification_id, dl.app_id, dl.token, d.environment, dl.apns_id, dl.attempts,
+                SELECT dl.id, dl.notification_id, dl.app_id, dl.token, d.environment, NULL, dl.attempts,
                     n.topic, n.push_type, n.priority, n.expiration, n.collapse_id, n.payload, d.updated_at
                 FROM deliveries AS dl
                 JOIN notifications AS n ON n.id = dl.notification_id
@@ -35,6 +35,7 @@ extension SQLiteStore {
                 try row.bind(3, excluded)
                 while try row.step() {
                     let notificationId = row.string(1)
+                    let notification = try Self.readUUID(notificationId)
                     let payload: Data
                     if let shared = payloads[notificationId] {
                         payload = shared
@@ -51,11 +52,11 @@ extension SQLiteStore {
                     jobs.append(
                         DeliveryJob(
                             deliveryId: row.int64(0),
-                            notificationId: try Self.readUUID(notificationId),
+                            notificationId: notification,
                             appId: row.string(2),
                             token: try Self.readToken(row.string(3)),
                             environment: environment,
-                            apnsId: try Self.readUUID(row.string(5)),
+                            apnsId: APNsIdentifier.forDelivery(row.int64(0), of: notification),
                             attempts: row.int(6),
                             topic: row.string(7),
                             pushType: pushType,

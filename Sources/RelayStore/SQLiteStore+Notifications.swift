@@ -2,13 +2,6 @@ import Foundation
 import RelayCore
 
 extension SQLiteStore {
-    /// A random version-4 UUID in canonical lowercase form (RFC 9562 section 5.4), generated per row.
-    static let uuidV4SQL = """
-        lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||
-        substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (random() & 3), 1) ||
-        substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))
-        """
-
     /// One pending delivery per selected device. Parameters: ?1 notification id, ?2 app id, ?3 created at,
     /// ?4 recipients (room id, or a JSON array of user ids), ?5 excluded user, ?6 excluded token, ?7 topic.
     ///
@@ -21,9 +14,9 @@ extension SQLiteStore {
             ? "(SELECT DISTINCT value AS user_id FROM json_each(?4))"
             : "(SELECT user_id FROM room_members WHERE app_id = ?2 AND room_id = ?4 AND muted = 0)"
         return """
-            INSERT INTO deliveries (notification_id, app_id, token, apns_id, status, attempts, created_at,
-                updated_at, next_attempt_at)
-            SELECT ?1, d.app_id, d.token, \(uuidV4SQL), 'pending', 0, ?3, ?3, ?3
+            INSERT INTO deliveries (notification_id, app_id, token, status, attempts, created_at, updated_at,
+                next_attempt_at)
+            SELECT ?1, d.app_id, d.token, 'pending', 0, ?3, ?3, ?3
             FROM \(recipients) AS r
             CROSS JOIN devices AS d INDEXED BY devices_by_user
             WHERE d.app_id = ?2 AND d.user_id = r.user_id AND d.state = 'live'
@@ -107,6 +100,7 @@ extension SQLiteStore {
     ) async throws
         -> (summary: NotificationSummary, deliveries: [DeliveryRecord])?
     {
+        let n = id
         let id = id.uuidString.lowercased()
         return try db.transaction {
             let header = try db.withStatement(
@@ -140,7 +134,7 @@ extension SQLiteStore {
             }
             let deliveries = try db.withStatement(
                 """
-                SELECT id, token, status, apns_id, attempts, last_status, last_reason, created_at, updated_at,
+                SELECT id, token, status, attempts, last_status, last_reason, created_at, updated_at,
                     sent_at, next_attempt_at
                 FROM deliveries WHERE notification_id = ?1 ORDER BY id LIMIT ?2
                 """
@@ -157,14 +151,14 @@ extension SQLiteStore {
                             deliveryId: row.int64(0),
                             token: try Self.readToken(row.string(1)),
                             status: status,
-                            apnsId: try Self.readUUID(row.string(3)),
-                            attempts: row.int(4),
-                            lastStatus: row.optionalInt(5),
-                            lastReason: row.optionalString(6),
-                            createdAt: row.date(7),
-                            updatedAt: row.date(8),
-                            sentAt: row.optionalDate(9),
-                            nextAttemptAt: row.optionalDate(10)
+                            apnsId: APNsIdentifier.forDelivery(row.int64(0), of: n),
+                            attempts: row.int(3),
+                            lastStatus: row.optionalInt(4),
+                            lastReason: row.optionalString(5),
+                            createdAt: row.date(6),
+                            updatedAt: row.date(7),
+                            sentAt: row.optionalDate(8),
+                            nextAttemptAt: row.optionalDate(9)
                         )
                     )
                 }

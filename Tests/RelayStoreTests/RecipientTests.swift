@@ -141,15 +141,17 @@ import Testing
         )
         #expect(summary.counts.pending == 4 && deliveries.count == 4)
         #expect(Set(deliveries.map(\.apnsId)).count == 4)
-        let raw = try await store.withConnection { db in
-            try db.withStatement("SELECT apns_id FROM deliveries") { row in
-                var ids: [String] = []
-                while try row.step() { ids.append(row.string(0)) }
-                return ids
-            }
-        }
+        let raw = deliveries.map { $0.apnsId.uuidString.lowercased() }
         let pattern = #/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/#
         for id in raw { #expect(id.wholeMatch(of: pattern) != nil, "\(id)") }
+        let again = try #require(try await store.notification(appId: "app-a", id: outcome.notificationId))
+        #expect(again.deliveries.map(\.apnsId) == deliveries.map(\.apnsId), "derived the same every time")
+        let jobs = try await store.claimDueDeliveries(
+            now: Date(timeIntervalSince1970: 4_000_000_000),
+            limit: 10,
+            leaseSeconds: 30
+        )
+        #expect(Set(jobs.map(\.apnsId)) == Set(deliveries.map(\.apnsId)), "the dispatcher sends the ids the API shows")
         let limited = try #require(try await store.notification(appId: "app-a", id: outcome.notificationId, limit: 2))
         #expect(limited.deliveries.count == 2 && limited.summary.counts.total == 4)
     }
