@@ -56,6 +56,8 @@ enum FanoutCommand {
             "concurrency",
             default: configuration.delivery.concurrency
         )
+        // One app here: let it use every slot, as the client-only run does.
+        configuration.delivery.perAppConcurrency = configuration.delivery.concurrency
         configuration.log.level = .warning
         configuration.apps = [
             Configuration.App(
