@@ -42,6 +42,8 @@ let package = Package(
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),
         .testTarget(name: "RelayServerTests", dependencies: ["RelayServer", "APNsMock", "RelayStore"]),
+        // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
+        .testTarget(name: "CLITests", dependencies: ["push-relay"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -40,17 +40,19 @@ extension Configuration {
         where name.hasPrefix(variablePrefix) && name != fileVariable {
             if let problem = apply(variable: name, value: value, to: &tree) { problems.append(problem) }
         }
-        guard problems.isEmpty else { throw Invalid(problems) }
+        // Unknown keys and unusable variables were left out of the tree: go on, so the rest is checked too
+        // and every problem is listed at once.
         let configuration: Configuration
         do {
             let data = try JSONSerialization.data(withJSONObject: tree)
             configuration = try JSONDecoder().decode(Configuration.self, from: data)
         } catch let error as DecodingError {
-            throw Invalid([error.configurationProblem])
+            throw Invalid(problems + [error.configurationProblem])
         } catch {
-            throw Invalid(["\(error)"])
+            throw Invalid(problems + ["\(error)"])
         }
-        try configuration.validate()
+        do { try configuration.validate() } catch { problems += error.problems }
+        guard problems.isEmpty else { throw Invalid(problems) }
         return configuration
     }
 

@@ -58,7 +58,11 @@ public final class Dispatcher: Sendable {
                 if !stopping && (inFlight == 0 || room >= refill) {
                     await flush(&results)
                     let saturated = inFlightByApp.filter { $0.value >= settings.perAppConcurrency }.map(\.key)
-                    let jobs = await claim(limit: min(settings.batchSize, room), excludingApps: saturated)
+                    // One claim may be all one app's: take no more than the fullest app still open may add,
+                    // so no app goes over its limit (saturated apps are left out of the claim).
+                    let busiest = inFlightByApp.values.filter { $0 < settings.perAppConcurrency }.max() ?? 0
+                    let limit = min(settings.batchSize, room, settings.perAppConcurrency - busiest)
+                    let jobs = await claim(limit: limit, excludingApps: saturated)
                     for job in jobs {
                         inFlight += 1
                         inFlightByApp[job.appId, default: 0] += 1
@@ -66,7 +70,7 @@ public final class Dispatcher: Sendable {
                         // answer would be lost and the push sent again by the next run).
                         group.addTask { await Task { await self.attempt(job) }.value }
                     }
-                    if jobs.count == min(settings.batchSize, room) && inFlight < settings.concurrency { continue }
+                    if jobs.count == limit && inFlight < settings.concurrency { continue }
                 }
                 if stopping && inFlight == 0 { break }
                 if !stopping && !waiting {

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// `push-relay config check`, `version` and `keys new` as an operator runs them.
+@Suite struct CommandTests {
+    /// Runs `push-relay arguments...` to completion.
+    static func run(
+        _ arguments: [String],
+        environment: [String: String] = [:]
+    ) async throws
+        -> (status: Int32, stdout: String, stderr: String)
+    {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let process = try RelayProcess(arguments, environment: environment, outputIn: directory.url, name: "run")
+        let exit = try await process.exitStatus(timeout: .seconds(30))
+        #expect(exit.exited)
+        return (exit.status, process.stdout, process.stderr)
+    }
+
+    @Test func configCheckListsEveryProblemOfABadFileAndExits1() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("relay.json")
+        let hash = String(repeating: "ab", count: 32)
+        let json = """
+            {"htp": {"port": 8080},
+             "http": {"port": 70000, "hots": "0.0.0.0"},
+             "delivery": {"concurrency": 0, "retry": {"maxAttempts": -1}},
+             "apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(hash)"],
+                       "credentials": {"keyFile": "/nonexistent/AuthKey_ABC.p8", "keyId": "ABC", "teamId": "TEAM"}}]}
+            """
+        try Data(json.utf8).write(to: file)
+        let result = try await Self.run(["config", "check", "--config", file.path])
+        #expect(result.status == 1)
+        for problem in [
+            "htp: unknown key", "http.hots: unknown key", "http.port:", "delivery.concurrency:",
+            "delivery.retry.maxAttempts:", "apps[0].credentials.keyFile:",
+        ] {
+            #expect(result.stderr.contains(problem), "missing '\(problem)' in:\n\(result.stderr)")
+        }
+        #expect(!result.stdout.contains("{"), "printed a configuration: \(result.stdout)")
+
+        // A variable of the wrong type is listed with the file's problems.
+        let withVariable = try await Self.run(
+            ["config", "check", "--config", file.path],
+            environment: ["PUSH_RELAY_HTTP_MAX_BODY_BYTES": "lots"]
+        )
+        #expect(withVariable.status == 1)
+        #expect(withVariable.stderr.contains("PUSH_RELAY_HTTP_MAX_BODY_BYTES"), "\(withVariable.stderr)")
+        #expect(withVariable.stderr.contains("delivery.concurrency:"), "\(withVariable.stderr)")
+    }
+
+    @Test func configCheckPrintsAGoodConfigurationWithSecretsRedacted() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("relay.json")
+        let secret = "webhook-secret-that-must-not-print"
+        try Data(
+            """
+            {"apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(String(repeating: "cd", count: 32))"],
+                       "webhookSecret": "\(secret)"}]}
+            """.utf8
+        ).write(to: file)
+        let result = try await Self.run(["config", "check", "--config", file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("com.example.chat"))
+        #expect(!result.stdout.contains(secret))
+    }
+
+    @Test func versionNamesLibcurl8WithHTTP2() async throws {
+        let result = try await Self.run(["version"])
+        #expect(result.status == 0)
+        let curl = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("libcurl ") })
+        #expect(curl.hasPrefix("libcurl 8."), "\(curl)")
+        #expect(curl.contains("HTTP/2"), "\(curl)")
+        #expect(!curl.contains("NO HTTP/2"), "\(curl)")
+        #expect(!result.stdout.contains("WARNING"), "\(result.stdout)")
+    }
+
+    @Test func keysNewPrintsAKeyAndItsSHA256() async throws {
+        var keys: Set<String> = []
+        for _ in 0..<2 {
+            let result = try await Self.run(["keys", "new"])
+            #expect(result.status == 0)
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            let key = try #require(lines.first { $0.hasPrefix("API key: ") }).dropFirst("API key: ".count)
+            let hash = try #require(lines.first { $0.hasPrefix("apiKeySHA256: ") }).dropFirst("apiKeySHA256: ".count)
+            #expect(key.count == 64 && key.allSatisfy(\.isHexDigit), "\(key)")
+            #expect(String(hash) == (try Self.sha256Hex(String(key))))
+            keys.insert(String(key))
+        }
+        #expect(keys.count == 2, "two runs gave the same key")
+    }
+
+    /// SHA-256 of `text`'s UTF-8 bytes by coreutils' `sha256sum`: a check independent of the relay's code.
+    static func sha256Hex(_ text: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sha256sum"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(String(decoding: data, as: UTF8.self).prefix { $0.isHexDigit })
+    }
+}

@@ -1,0 +1,53 @@
+import APNsMock
+import Foundation
+import Testing
+
+/// Issue 4: `delivery.perAppConcurrency` keeps one app's unanswered APNs requests from taking every slot.
+@Suite struct AppConcurrencyTests {
+    @Test func anAppWhoseAPNsNeverAnswersDoesNotStallAnotherApp() async throws {
+        let stuck = (0..<6).map { _ in randomToken() }
+        let script = MockScript(devices: stuck.map { .init(token: $0, neverAnswer: true) })
+        try await withRelayAndMock(
+            appCount: 2,
+            script: script,
+            configure: { configuration in
+                configuration.delivery.concurrency = 4
+                configuration.delivery.perAppConcurrency = 2
+                // Long enough that app A's requests are still hanging when app B's must have gone out.
+                configuration.delivery.requestTimeoutMilliseconds = 120_000
+            }
+        ) { relay in
+            // Closing the mock fails A's hanging requests at once, so the relay stops without waiting them out
+            // (also when an expectation below throws).
+            defer { relay.mock.stop() }
+            let a = relay.apps[0], b = relay.apps[1]
+            for (index, token) in stuck.enumerated() {
+                try await relay.register(token, user: "a\(index)", rooms: ["room"], key: a.apiKey)
+            }
+            let fine = [randomToken(), randomToken(), randomToken()]
+            for (index, token) in fine.enumerated() {
+                try await relay.register(token, user: "b\(index)", rooms: ["room"], key: b.apiKey)
+            }
+
+            let stalled = try await relay.webhook(["roomId": "room", "senderId": "s", "text": "a"], key: a.apiKey)
+            #expect(stalled.devices == stuck.count)
+            // App A's sends are under way (its deliveries are older, so they are taken first in any case).
+            let deadline = ContinuousClock.now + .seconds(20)
+            while relay.mock.acceptedConnections == 0 {
+                try #require(ContinuousClock.now < deadline, "app A never connected")
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let other = try await relay.webhook(["roomId": "room", "senderId": "s", "text": "b"], key: b.apiKey)
+            #expect(other.devices == fine.count)
+            let view = try await relay.settled(other.notificationId, key: b.apiKey)
+            #expect(view.counts.sent == fine.count)
+            for token in fine { #expect(relay.requests(to: token).map(\.status) == [200]) }
+
+            // App A's requests were still unanswered all along.
+            let aView = try await relay.notification(stalled.notificationId, key: a.apiKey)
+            #expect(aView.counts.pending == stuck.count)
+            #expect(aView.deliveries.allSatisfy { $0.attempts == 0 })
+            for token in stuck { #expect(relay.requests(to: token).isEmpty) }
+        }
+    }
+}

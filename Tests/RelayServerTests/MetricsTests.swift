@@ -1,0 +1,81 @@
+import APNsMock
+import Foundation
+import Testing
+
+/// Issue 4: `/metrics` counts what happened (README "Operating it").
+@Suite struct MetricsTests {
+    @Test func metricsCountOutcomesByReasonLatencyDevicesAndRequestsByRoute() async throws {
+        let fine = [randomToken(), randomToken()], gone = randomToken(), dead = randomToken()
+        let script = MockScript(devices: [
+            .init(token: gone, status: 410, reason: "Unregistered"),
+            .init(token: dead, status: 503, reason: "ServiceUnavailable"),
+        ])
+        try await withRelayAndMock(script: script) { relay in
+            let room = "room-metrics"
+            for (index, token) in (fine + [gone, dead]).enumerated() {
+                try await relay.register(token, user: "u\(index)", rooms: [room])
+            }
+            let before = try await relay.metrics()
+            #expect(before["pushrelay_apns_request_duration_seconds_count"] == 0)
+            #expect(before["pushrelay_notifications_total{outcome=\"sent\",reason=\"none\"}"] == nil)
+            #expect(before["pushrelay_devices{state=\"live\"}"] == 4)
+            #expect(before["pushrelay_devices{state=\"retired\"}"] == 0)
+
+            let answer = try await relay.webhook([
+                "roomId": room, "senderId": "s", "text": "m", "messageId": "metrics-1",
+            ])
+            let view = try await relay.settled(answer.notificationId)
+            #expect(view.counts.sent == 2 && view.counts.retired == 1 && view.counts.failed == 1)
+            let refused = try await relay.call("POST", "/v1/devices", json: ["token": "zz", "userId": "u"])
+            #expect(refused.status == 400)
+            let missing = try await relay.call("GET", "/no/such/path")
+            #expect(missing.status == 404)
+
+            let after = try await relay.metrics()
+            // Three attempts for the dead token (maxAttempts 3): two retries, then failed.
+            #expect(after["pushrelay_notifications_total{outcome=\"sent\",reason=\"none\"}"] == 2)
+            #expect(after["pushrelay_notifications_total{outcome=\"retired\",reason=\"Unregistered\"}"] == 1)
+            #expect(after["pushrelay_notifications_total{outcome=\"retry\",reason=\"ServiceUnavailable\"}"] == 2)
+            #expect(after["pushrelay_notifications_total{outcome=\"failed\",reason=\"ServiceUnavailable\"}"] == 1)
+            #expect(after["pushrelay_webhooks_total{event=\"did_send_message\"}"] == 1)
+            // Every APNs answer is one latency observation.
+            #expect(relay.mock.answeredCount == 6)
+            #expect(after["pushrelay_apns_request_duration_seconds_count"] == 6)
+            #expect(after["pushrelay_apns_request_duration_seconds_bucket{le=\"+Inf\"}"] == 6)
+            #expect((after["pushrelay_apns_request_duration_seconds_sum"] ?? 0) > 0)
+            #expect(after["pushrelay_devices{state=\"retired\"}"] == 1)
+            #expect(after["pushrelay_devices{state=\"live\"}"] == 3)
+            #expect(after["pushrelay_outbox_pending"] == 0)
+
+            let http = "pushrelay_http_requests_total"
+            #expect(after["\(http){route=\"/v1/devices\",method=\"POST\",status=\"201\"}"] == 4)
+            #expect(after["\(http){route=\"/v1/devices\",method=\"POST\",status=\"400\"}"] == 1)
+            #expect(after["\(http){route=\"/v1/webhooks/did-send-message\",method=\"POST\",status=\"202\"}"] == 1)
+            #expect(
+                (after["\(http){route=\"/v1/notifications/{notificationId}\",method=\"GET\",status=\"200\"}"] ?? 0) >= 1
+            )
+            #expect(after["\(http){route=\"/metrics\",method=\"GET\",status=\"200\"}"] == 1)
+            #expect(after["\(http){route=\"unmatched\",method=\"GET\",status=\"404\"}"] == 1)
+            // No path (which can hold a device token) becomes a label.
+            let text = try await relay.call("GET", "/metrics", authorize: false).text
+            for token in fine + [gone, dead] { #expect(!text.contains(token)) }
+            #expect(!text.contains("no/such/path"))
+        }
+    }
+}
+
+extension RelayHarness {
+    /// `GET /metrics` (no key) as sample name with labels -> value, e.g. `pushrelay_devices{state="live"}`.
+    func metrics() async throws -> [String: Double] {
+        let response = try await call("GET", "/metrics", authorize: false)
+        try #require(response.status == 200, "metrics: \(response.status)")
+        var samples: [String: Double] = [:]
+        for line in response.text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                throw HarnessError(description: "not a sample line: \(line)")
+            }
+            samples[String(line[..<space])] = value
+        }
+        return samples
+    }
+}
