@@ -26,13 +26,18 @@ let package = Package(
             name: "RelayServer",
             dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "RelayStore", "RelayHTTP"]
         ),
+        .target(name: "RelayCLI"),
         .executableTarget(
             name: "push-relay",
-            dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer"]
+            dependencies: [
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer",
+            ]
         ),
         .executableTarget(
             name: "relay-bench",
-            dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer"]
+            dependencies: [
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer",
+            ]
         ),
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCLI
 import RelayCore
 
 /// `push-relay config check [--config FILE]`: validates the layered configuration and prints it as JSON

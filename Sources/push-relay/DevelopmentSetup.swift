@@ -1,5 +1,6 @@
 import APNsMock
 import Foundation
+import RelayCLI
 import RelayCore
 import RelayCrypto
 

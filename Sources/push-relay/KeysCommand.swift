@@ -1,4 +1,5 @@
 import Foundation
+import RelayCLI
 import RelayCrypto
 
 /// `push-relay keys new`: a new API key (32 random bytes, hex) and the SHA-256 the configuration stores.

@@ -1,5 +1,6 @@
 import Foundation
 import RelayAPNs
+import RelayCLI
 import RelayCore
 
 /// `push-relay send`: one push from the command line; prints APNs' answer as JSON and exits 0 only when

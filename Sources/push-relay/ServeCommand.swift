@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import RelayAPNs
+import RelayCLI
 import RelayCore
 import RelayServer
 import RelayStore

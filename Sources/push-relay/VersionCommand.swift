@@ -1,5 +1,6 @@
 import APNsMock
 import RelayAPNs
+import RelayCLI
 import RelayCrypto
 import RelayHTTP
 import RelayStore

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCLI
 
 /// `push-relay serve | mock-apns | send | version | keys new | config check`.
 let usage = """

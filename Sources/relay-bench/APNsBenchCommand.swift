@@ -1,5 +1,6 @@
 import Foundation
 import RelayAPNs
+import RelayCLI
 import RelayCore
 import Synchronization
 
@@ -25,19 +26,19 @@ enum APNsBenchCommand {
         var peak_rss_kib: Int
     }
 
-    static func run(_ arguments: BenchArguments) async throws -> Int32 {
+    static func run(_ arguments: Arguments) async throws -> Int32 {
         let url = try arguments.required("url")
-        let count = try arguments.integer("count", default: 200_000)
-        let inFlight = try arguments.integer("in-flight", default: 100)
+        let count = try arguments.positiveInteger("count", default: 200_000)
+        let inFlight = try arguments.positiveInteger("in-flight", default: 100)
         var configuration = APNsClientConfiguration(
-            endpoint: .custom(baseURL: url, caFile: arguments.string("ca", default: BenchDefaults.caFile)),
+            endpoint: .custom(baseURL: url, caFile: arguments.value("ca", default: BenchDefaults.caFile)),
             authentication: .token(
-                key: arguments.string("key", default: BenchDefaults.keyFile),
-                keyId: arguments.string("key-id", default: BenchDefaults.keyId),
-                teamId: arguments.string("team", default: BenchDefaults.teamId)
+                key: arguments.value("key", default: BenchDefaults.keyFile),
+                keyId: arguments.value("key-id", default: BenchDefaults.keyId),
+                teamId: arguments.value("team", default: BenchDefaults.teamId)
             )
         )
-        configuration.maxInFlight = try arguments.integer("max-in-flight", default: max(inFlight, 100))
+        configuration.maxInFlight = try arguments.positiveInteger("max-in-flight", default: max(inFlight, 100))
         let client = try APNsClient(configuration: configuration)
         let token = try DeviceToken(parsing: BenchDefaults.deviceToken)
         let payload = Data(BenchDefaults.body.utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCLI
 import RelayCore
 import RelayCrypto
 import RelayServer
@@ -42,17 +43,17 @@ enum FanoutCommand {
         var description: String
     }
 
-    static func run(_ arguments: BenchArguments) async throws -> Int32 {
+    static func run(_ arguments: Arguments) async throws -> Int32 {
         let path = try arguments.required("db")
         let apiKey = try APIKey.generate()
         var configuration = Configuration()
         configuration.http.port = 0
         configuration.storage.sqlitePath = path
-        configuration.delivery.batchSize = try arguments.integer(
+        configuration.delivery.batchSize = try arguments.positiveInteger(
             "batch-size",
             default: configuration.delivery.batchSize
         )
-        configuration.delivery.concurrency = try arguments.integer(
+        configuration.delivery.concurrency = try arguments.positiveInteger(
             "concurrency",
             default: configuration.delivery.concurrency
         )
@@ -65,18 +66,18 @@ enum FanoutCommand {
                 topic: BenchDefaults.topic,
                 apiKeySHA256: [APIKey.hash(apiKey)],
                 credentials: .init(
-                    keyFile: arguments.string("key", default: BenchDefaults.keyFile),
-                    keyId: arguments.string("key-id", default: BenchDefaults.keyId),
-                    teamId: arguments.string("team", default: BenchDefaults.teamId)
+                    keyFile: arguments.value("key", default: BenchDefaults.keyFile),
+                    keyId: arguments.value("key-id", default: BenchDefaults.keyId),
+                    teamId: arguments.value("team", default: BenchDefaults.teamId)
                 ),
                 mockEndpoint: .init(
                     baseURL: try arguments.required("url"),
-                    caFile: arguments.string("ca", default: BenchDefaults.caFile)
+                    caFile: arguments.value("ca", default: BenchDefaults.caFile)
                 ),
                 defaultEnvironment: .production
             )
         ]
-        let timeout = Duration.seconds(try arguments.integer("timeout", default: 600))
+        let timeout = Duration.seconds(try arguments.positiveInteger("timeout", default: 600))
         let logger = Logger(label: "relay-bench", level: .warning)
         let store = try SQLiteStore(path: path, logger: logger)
         // A second connection for polling, so counting never waits behind the dispatcher's store calls.

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCLI
 import RelayCore
 import RelayStore
 
@@ -9,10 +10,10 @@ enum SeedCommand {
     static let appId = "bench"
     static let room = "room-1"
 
-    static func run(_ arguments: BenchArguments) async throws -> Int32 {
-        let devices = try arguments.integer("devices", default: 1000)
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let devices = try arguments.positiveInteger("devices", default: 1000)
         let path = try arguments.required("db")
-        let room = arguments.string("room", default: Self.room)
+        let room = arguments.value("room", default: Self.room)
         let store = try SQLiteStore(path: path, logger: .disabled())
         let started = ContinuousClock.now
         let now = Date()

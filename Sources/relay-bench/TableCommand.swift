@@ -1,4 +1,5 @@
 import Foundation
+import RelayCLI
 
 /// `relay-bench table`: prints the results of one bench run side by side. Each argument is `LABEL=FILE`,
 /// FILE holding one JSON object as printed by `relay-bench apns|fanout`, `curl-multi` or the scripts' h2load
@@ -26,13 +27,13 @@ enum TableCommand {
         while let word = iterator.next() {
             if word == "--against" {
                 guard let list = iterator.next() else {
-                    throw BenchArguments.Problem(description: "--against needs a value")
+                    throw Arguments.Problem(description: "--against needs a value")
                 }
                 against = list.split(separator: ",").map(String.init)
                 continue
             }
             guard let equals = word.firstIndex(of: "=") else {
-                throw BenchArguments.Problem(description: "expected LABEL=FILE, got '\(word)'")
+                throw Arguments.Problem(description: "expected LABEL=FILE, got '\(word)'")
             }
             rows.append(try row(label: String(word[..<equals]), file: String(word[word.index(after: equals)...])))
         }
@@ -84,7 +85,7 @@ enum TableCommand {
     private static func object(file: String) throws -> [String: Any] {
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
         guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw BenchArguments.Problem(description: "\(file) holds no JSON object")
+            throw Arguments.Problem(description: "\(file) holds no JSON object")
         }
         return object
     }
@@ -93,7 +94,7 @@ enum TableCommand {
         let object = try object(file: file)
         func number(_ key: String) -> Double? { (object[key] as? NSNumber)?.doubleValue }
         guard let requests = number("requests") ?? number("devices"), let seconds = number("seconds") else {
-            throw BenchArguments.Problem(description: "\(file) lacks requests/devices or seconds")
+            throw Arguments.Problem(description: "\(file) lacks requests/devices or seconds")
         }
         return Row(
             label: label,

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCLI
 
 /// `relay-bench jwt | apns | seed | fanout`: the numbers behind `make bench-apns` and `make bench`.
 /// Never run by `make test`.
@@ -15,7 +16,7 @@ var words = Array(CommandLine.arguments.dropFirst())
 let command = words.isEmpty ? "help" : words.removeFirst()
 let status: Int32
 do {
-    let arguments = try BenchArguments(["help", "table"].contains(command) ? [] : words)
+    let arguments = try Arguments(["help", "table"].contains(command) ? [] : words)
     switch command {
     case "table": status = try TableCommand.run(words)
     case "jwt": status = try JWTCommand.run(arguments)
@@ -29,7 +30,7 @@ do {
         FileHandle.standardError.write(Data("unknown command '\(command)'\n\(usage)\n".utf8))
         status = 2
     }
-} catch let problem as BenchArguments.Problem {
+} catch let problem as Arguments.Problem {
     FileHandle.standardError.write(Data("relay-bench: \(problem)\n\(usage)\n".utf8))
     status = 2
 } catch {

@@ -2,9 +2,9 @@ import Dispatch
 import Foundation
 
 /// Waits for SIGINT or SIGTERM: the way an operator (or a container runtime) asks a command to stop.
-enum Signals {
+public enum Signals {
     /// Returns the first of SIGINT / SIGTERM to arrive; neither kills the process while this waits.
-    static func waitForTermination() async -> Int32 {
+    public static func waitForTermination() async -> Int32 {
         let numbers = [SIGINT, SIGTERM]
         for number in numbers { signal(number, SIG_IGN) }
         let queue = DispatchQueue(label: "push-relay.signals")

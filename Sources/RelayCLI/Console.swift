@@ -2,6 +2,6 @@ import Foundation
 
 /// Writes a line to standard output at once (unbuffered), so a line per push shows up as it happens even
 /// when the output is a pipe; `print` would hold it in a buffer.
-func say(_ line: String) {
+public func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

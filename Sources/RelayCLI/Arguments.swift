@@ -1,0 +1,76 @@
+/// The command line after a subcommand: `--name value` (or `--name=value`) options, `--flag` switches and
+/// positional words. Shared by `push-relay` and `relay-bench`. Not a standard format: a few lines suffice.
+public struct Arguments: Sendable {
+    private var options: [String: String] = [:]
+    private var flags: Set<String> = []
+    /// Words that are not options, in order.
+    public private(set) var positional: [String] = []
+
+    /// A command-line mistake: printed with the command's usage, exit status 2.
+    public struct Problem: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
+    }
+
+    /// Splits `words`; `switches` names the options that take no value.
+    /// - Throws: ``Problem`` for an option without its value.
+    public init(_ words: some Sequence<String>, switches: Set<String> = []) throws(Problem) {
+        var iterator = words.makeIterator()
+        while let word = iterator.next() {
+            guard word.hasPrefix("--"), word.count > 2 else {
+                positional.append(word)
+                continue
+            }
+            let name = String(word.dropFirst(2))
+            if let equals = name.firstIndex(of: "=") {
+                options[String(name[..<equals])] = String(name[name.index(after: equals)...])
+                continue
+            }
+            if switches.contains(name) {
+                flags.insert(name)
+                continue
+            }
+            guard let value = iterator.next() else { throw Problem(description: "--\(name) needs a value") }
+            options[name] = value
+        }
+    }
+
+    /// The option's value, if given.
+    public func value(_ name: String) -> String? { options[name] }
+
+    /// The option's value, or `fallback` when absent.
+    public func value(_ name: String, default fallback: String) -> String { options[name] ?? fallback }
+
+    /// The option's value.
+    /// - Throws: ``Problem`` when absent.
+    public func required(_ name: String) throws(Problem) -> String {
+        guard let value = options[name] else { throw Problem(description: "--\(name) is required") }
+        return value
+    }
+
+    /// True when the switch was given.
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// The option as an integer, or `fallback` when absent.
+    /// - Throws: ``Problem`` when present but not an integer.
+    public func integer(_ name: String, default fallback: Int? = nil) throws(Problem) -> Int? {
+        guard let text = options[name] else { return fallback }
+        guard let number = Int(text) else { throw Problem(description: "--\(name) must be an integer, got '\(text)'") }
+        return number
+    }
+
+    /// The option as a positive integer, or `fallback` when absent.
+    /// - Throws: ``Problem`` when present but not a positive integer.
+    public func positiveInteger(_ name: String, default fallback: Int) throws(Problem) -> Int {
+        let number = try integer(name, default: fallback) ?? fallback
+        guard number > 0 else { throw Problem(description: "--\(name) must be a positive integer, got \(number)") }
+        return number
+    }
+
+    /// Refuses options the command does not know, so a typo is never silently ignored.
+    /// - Throws: ``Problem`` naming the first unknown option.
+    public func check(allowed: Set<String>) throws(Problem) {
+        let unknown = Set(options.keys).union(flags).subtracting(allowed)
+        if let first = unknown.sorted().first { throw Problem(description: "unknown option --\(first)") }
+    }
+}
