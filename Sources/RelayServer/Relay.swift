@@ -81,6 +81,10 @@ public final class Relay: Sendable {
     /// Starts the dispatcher and the HTTP server.
     /// - Throws: the store's error when leases cannot be released; `HTTPServerError` when the port cannot be bound.
     public func start() async throws {
+        // A server must not die because a peer closed a socket it writes to: OpenSSL writes through plain
+        // write(2) (no MSG_NOSIGNAL), e.g. a TLS 1.3 session ticket to a readiness probe that already left.
+        // Ignored process-wide, as servers do; writes then fail with EPIPE and are handled as errors.
+        signal(SIGPIPE, SIG_IGN)
         await store.setFeedbackPolicy(feedback.policy)
         try await store.releaseLeases()
         let dispatcher = self.dispatcher
