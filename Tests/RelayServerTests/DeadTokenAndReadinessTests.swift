@@ -62,6 +62,18 @@ import Testing
         }
     }
 
+    @Test func aScrapeStormOpensOneProbeConnection() async throws {
+        try await FeedbackHarness.with(appCount: 3) { harness in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 { group.addTask { try await harness.call("GET", "/readyz", key: nil).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 8))
+            // Three apps on one endpoint, eight scrapes at once: one probe connection, the rest cached.
+            #expect(harness.mock.acceptedConnections == 1)
+        }
+    }
+
     @Test func unavailableWhenAnAppsAPNsEndpointIsClosed() async throws {
         let closed = try await FeedbackHarness.closedPort()
         try await FeedbackHarness.with(appCount: 2) { configuration in
