@@ -8,6 +8,8 @@ import RelayStore
 /// ``start()`` releases leases left by an earlier run (so pending deliveries resume at once), starts the
 /// dispatcher and then the HTTP server. ``shutdown()`` stops accepting requests first, lets the requests in
 /// flight finish, then lets the dispatcher finish and record what it has in flight: nothing accepted is lost.
+/// The ``FeedbackSender`` runs beside the dispatcher, started after it and stopped after it (a retirement
+/// recorded while stopping stays queued for the next start).
 public final class Relay: Sendable {
     public let configuration: Configuration
     public let store: any Store
@@ -17,13 +19,17 @@ public final class Relay: Sendable {
     private let senders: APNsSenders
     private let logger: Logger
     private let dispatcherTask = MutexBox<Task<Void, Never>?>(nil)
+    private let feedback: FeedbackSender
+    private let feedbackTask = MutexBox<Task<Void, Never>?>(nil)
 
+    /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate.
     public init(
         configuration: Configuration,
         store: any Store,
         time: any TimeSource = SystemTimeSource(),
-        logger: Logger
+        logger: Logger,
+        feedback: FeedbackSender.Settings = .init()
     )
         throws
     {
@@ -39,6 +45,14 @@ public final class Relay: Sendable {
             time: time,
             metrics: metrics,
             logger: logger.with(["component": "dispatcher"])
+        )
+        self.feedback = FeedbackSender(
+            store: store,
+            apps: configuration.apps,
+            settings: feedback,
+            time: time,
+            metrics: metrics,
+            logger: logger.with(["component": "feedback"])
         )
         let api = RelayAPI(
             directory: AppDirectory(apps: configuration.apps),
@@ -77,11 +91,19 @@ public final class Relay: Sendable {
     /// Starts the dispatcher and the HTTP server.
     /// - Throws: the store's error when leases cannot be released; `HTTPServerError` when the port cannot be bound.
     public func start() async throws {
+        // A server must not die because a peer closed a socket it writes to: OpenSSL writes through plain
+        // write(2) (no MSG_NOSIGNAL), e.g. a TLS 1.3 session ticket to a readiness probe that already left.
+        // Ignored process-wide, as servers do; writes then fail with EPIPE and are handled as errors.
+        signal(SIGPIPE, SIG_IGN)
+        await store.setFeedbackPolicy(feedback.policy)
         try await store.releaseLeases()
         let dispatcher = self.dispatcher
         dispatcherTask.set(Task { await dispatcher.run() })
+        let feedback = self.feedback
+        feedbackTask.set(Task { await feedback.run() })
         do { try server.start() } catch {
             await stopDispatcher()
+            await stop(feedbackTask)
             throw error
         }
         logger.info("relay listening", ["http.host": configuration.http.host, "http.port": "\(port)"])
@@ -91,12 +113,18 @@ public final class Relay: Sendable {
     public func shutdown() async {
         await server.shutdown()
         await stopDispatcher()
+        await stop(feedbackTask)
         await senders.shutdown()
         logger.info("relay stopped")
     }
 
     private func stopDispatcher() async {
-        guard let task = dispatcherTask.take() else { return }
+        await stop(dispatcherTask)
+    }
+
+    /// Cancels a service's task and waits until it has finished what it had in flight.
+    private func stop(_ box: MutexBox<Task<Void, Never>?>) async {
+        guard let task = box.take() else { return }
         task.cancel()
         await task.value
     }

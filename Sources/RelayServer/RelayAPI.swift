@@ -12,14 +12,17 @@ public struct RelayAPI: Sendable {
     let metrics: RelayMetrics
     let time: any TimeSource
     let logger: Logger
+    let readiness: Readiness
 
+    /// - Parameter readiness: what `GET /readyz` checks; nil makes one over `store` and the directory's apps.
     public init(
         directory: AppDirectory,
         store: any Store,
         dispatcher: Dispatcher,
         metrics: RelayMetrics,
         time: any TimeSource,
-        logger: Logger
+        logger: Logger,
+        readiness: Readiness? = nil
     ) {
         self.directory = directory
         self.store = store
@@ -27,12 +30,14 @@ public struct RelayAPI: Sendable {
         self.metrics = metrics
         self.time = time
         self.logger = logger
+        self.readiness = readiness ?? Readiness(store: store, apps: directory.apps)
     }
 
     /// Every route of the relay.
     public func router() -> Router {
         var router = Router(logger: logger)
         router.get("/healthz") { _, _ in try .json(["status": "ok"]) }
+        router.get("/readyz") { _, _ in try await readyz() }
         router.get("/metrics") { _, _ in await metricsResponse() }
         router.post("/v1/devices") { request, _ in try await registerDevice(request) }
         router.delete("/v1/devices/{token}") { request, parameters in try await deleteDevice(request, parameters) }
@@ -51,6 +56,7 @@ public struct RelayAPI: Sendable {
         router.get("/v1/notifications/{notificationId}") { request, parameters in
             try await notification(request, parameters)
         }
+        router.get("/v1/dead-tokens") { request, _ in try await deadTokens(request) }
         return router
     }
 
@@ -58,6 +64,11 @@ public struct RelayAPI: Sendable {
         var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []
         if let pending = try? await store.pendingDeliveryCount() {
             gauges.append(("pushrelay_outbox_pending", "Deliveries waiting to be sent.", [], Double(pending)))
+        }
+        if let pending = try? await store.pendingFeedbackCount() {
+            gauges.append(
+                ("pushrelay_feedback_pending", "Retired tokens waiting to be POSTed as feedback.", [], Double(pending))
+            )
         }
         if let counts = try? await store.deviceCounts() {
             for state in DeviceState.allCases {

@@ -50,6 +50,12 @@ public final class RelayMetrics: Sendable {
         increment("pushrelay_webhooks_total", [("event", event)])
     }
 
+    /// One feedback POST's outcome: `delivered` (2xx), `retry`, `expired` (dropped after its lifetime) or
+    /// `dropped` (the app has no feedbackURL any more).
+    public func recordFeedback(_ outcome: String) {
+        increment("pushrelay_feedback_total", [("outcome", outcome)])
+    }
+
     /// An HTTP request answered, by route pattern and status.
     public func recordRequest(route: String, method: String, status: Int) {
         increment("pushrelay_http_requests_total", [("route", route), ("method", method), ("status", "\(status)")])
@@ -76,6 +82,7 @@ public final class RelayMetrics: Sendable {
             "pushrelay_notifications_total": "Delivery attempts by outcome and APNs reason.",
             "pushrelay_webhooks_total": "Webhooks accepted by event.",
             "pushrelay_http_requests_total": "HTTP requests by route, method and status.",
+            "pushrelay_feedback_total": "Feedback POSTs of retired tokens by outcome.",
         ]
         for name in snapshot.counters.keys.sorted() {
             out += "# HELP \(name) \(help[name] ?? name)\n# TYPE \(name) counter\n"

@@ -75,6 +75,27 @@ enum SQLiteMigrations {
             id         INTEGER PRIMARY KEY CHECK (id = 1),
             checked_at INTEGER NOT NULL
         );
+        """,
+        // 2: the feedback outbox: one row per retired token of an app with a feedback URL, written in the
+        // transaction that retires the device, deleted once POSTed (2xx) or dropped (expired).
         """
+        CREATE TABLE feedback (
+            id              INTEGER PRIMARY KEY,
+            app_id          TEXT NOT NULL,
+            token           TEXT NOT NULL,
+            user_id         TEXT NOT NULL,
+            environment     TEXT NOT NULL,
+            reason          TEXT NOT NULL,
+            apns_timestamp  INTEGER,
+            retired_at      INTEGER NOT NULL,
+            attempts        INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER NOT NULL,
+            expires_at      INTEGER NOT NULL,
+            lease_until     INTEGER,
+            last_status     INTEGER,
+            last_error      TEXT
+        );
+        CREATE INDEX feedback_due ON feedback (next_attempt_at, id);
+        """,
     ]
 }

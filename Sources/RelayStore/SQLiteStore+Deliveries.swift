@@ -82,6 +82,7 @@ extension SQLiteStore {
 
     public func releaseLeases() async throws {
         try db.execute("UPDATE deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL")
+        try db.execute("UPDATE feedback SET lease_until = NULL WHERE lease_until IS NOT NULL")
     }
 
     public func pendingDeliveryCount() async throws -> Int {
@@ -147,7 +148,8 @@ extension SQLiteStore {
         }
     }
 
-    /// Retires a live device (unless it registered again after `apnsTimestamp`) and its pending deliveries.
+    /// Retires a live device (unless it registered again after `apnsTimestamp`) and its pending deliveries,
+    /// and queues its feedback when the app has a feedback URL (``FeedbackPolicy``), in the same transaction.
     private func retireDevice(
         _ device: (appId: String, token: String),
         status: Int,
@@ -169,6 +171,7 @@ extension SQLiteStore {
             try $0.run()
         }
         guard db.changes > 0 else { return }
+        try enqueueFeedback(appId: device.appId, token: device.token, at: at)
         try db.withStatement(
             """
             UPDATE deliveries SET status = 'retired', last_status = ?3, last_reason = ?4, updated_at = ?5,

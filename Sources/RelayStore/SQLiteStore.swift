@@ -24,6 +24,8 @@ public actor SQLiteStore: Store {
     private let executor: StoreThreadExecutor
     private let logger: Logger
     private let timeSource: any TimeSource
+    /// Which apps' retirements queue feedback (``setFeedbackPolicy(_:)``); none until set.
+    var feedbackPolicy = FeedbackPolicy.none
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

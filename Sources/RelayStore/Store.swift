@@ -103,6 +103,27 @@ public protocol Store: Sendable {
     /// Readiness: performs a tiny committed write.
     /// - Throws: ``StoreError`` when the database cannot be written (read-only, disk full, locked).
     func checkWritable() async throws
+
+    // MARK: Dead tokens and feedback
+
+    /// The app's retired devices retired at or after `since`, oldest retirement first, at most `limit`.
+    func deadTokens(appId: String, since: Date, limit: Int) async throws -> [Device]
+
+    /// Sets which apps' retirements ``complete(_:at:)`` queues for feedback, in the transaction that retires
+    /// the device, and when queued items expire. Until called, nothing is queued.
+    func setFeedbackPolicy(_ policy: FeedbackPolicy) async
+
+    /// Atomically takes up to `limit` queued feedback items due at `now` that hold no live lease, oldest due
+    /// first, and leases them until `now + leaseSeconds` (like ``claimDueDeliveries(now:limit:leaseSeconds:)``).
+    /// Expired items are returned too: the caller drops them (and logs it).
+    func claimDueFeedback(now: Date, limit: Int, leaseSeconds: Int) async throws -> [FeedbackJob]
+
+    /// Records feedback outcomes in ONE transaction at `at`: delivered and dropped items are deleted, retried
+    /// ones rescheduled. Unknown ids are skipped.
+    func completeFeedback(_ results: [(feedbackId: Int64, outcome: FeedbackOutcome)], at: Date) async throws
+
+    /// Feedback items queued, of all apps (a metric).
+    func pendingFeedbackCount() async throws -> Int
 }
 
 extension Store {

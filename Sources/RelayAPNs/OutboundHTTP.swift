@@ -1,0 +1,97 @@
+import CCurl
+import Foundation
+
+/// One-shot HTTP calls that are not APNs pushes: POSTing feedback to an app's URL, and probing that an
+/// endpoint accepts connections (readiness).
+///
+/// Each call runs `curl_easy_perform` on a thread of its own, so the blocking transfer never occupies a
+/// thread of Swift's cooperative pool; the caller just suspends. Meant for low volumes (a thread per call).
+/// No redirects are followed, only `http` and `https` URLs are used, bodies of answers are discarded and
+/// nothing of a request or answer body is logged. Cancelling the calling task does not cut a transfer
+/// short: each is bounded by its timeouts.
+public enum OutboundHTTP {
+    /// POSTs `body` to `url` and returns the HTTP status of the answer (any status: the caller decides).
+    ///
+    /// HTTP/2 over TLS when the server offers it in ALPN, else HTTP/1.1 (`CURL_HTTP_VERSION_2TLS`); `Expect:
+    /// 100-continue` is never sent.
+    /// - Parameters:
+    ///   - headers: `(name, value)` pairs, e.g. `("Content-Type", "application/json")`.
+    ///   - timeout: the whole exchange, connect included.
+    ///   - connectTimeout: TCP connect plus TLS handshake.
+    ///   - caFile: a PEM CA bundle to verify the server with; nil uses the system store.
+    /// - Throws: ``OutboundHTTPError`` when no answer arrived (bad URL, connect, TLS, timeout, broken).
+    public static func post(
+        url: String,
+        body: Data,
+        headers: [(String, String)],
+        timeout: Duration,
+        connectTimeout: Duration = .seconds(5),
+        caFile: String? = nil
+    ) async throws(OutboundHTTPError) -> Int {
+        try await onOwnThread { () throws(OutboundHTTPError) -> Int in
+            let handle = try CurlOneShot()
+            try handle.set(CURLOPT_URL, url)
+            try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            try handle.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(min(connectTimeout, timeout)))
+            try handle.set(CURLOPT_TIMEOUT_MS, milliseconds(timeout))
+            if let caFile { try handle.set(CURLOPT_CAINFO, caFile) }
+            try handle.setHeaders(headers.map { "\($0.0): \($0.1)" } + ["Expect:"])
+            try handle.setBody(body)
+            try handle.perform()
+            return handle.responseCode
+        }
+    }
+
+    /// Checks that `baseURL`'s host accepts a connection within `timeout`: TCP connect, plus the TLS handshake
+    /// with certificate verification for `https` (`CURLOPT_CONNECT_ONLY`); no request is sent. The
+    /// connection is closed at once, so callers should not probe one host often (APNs treats rapid
+    /// connect/disconnect as abuse: Apple, "Sending notification requests to APNs").
+    /// - Parameter caFile: a PEM CA bundle to verify the server with; nil uses the system store.
+    /// - Throws: ``OutboundHTTPError`` saying why not.
+    public static func probe(baseURL: String, caFile: String? = nil, timeout: Duration) async throws(OutboundHTTPError)
+    {
+        try await onOwnThread { () throws(OutboundHTTPError) in
+            let handle = try CurlOneShot()
+            try handle.set(CURLOPT_URL, baseURL)
+            try handle.set(CURLOPT_CONNECT_ONLY, 1)
+            try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            try handle.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(timeout))
+            try handle.set(CURLOPT_TIMEOUT_MS, milliseconds(timeout))
+            if let caFile { try handle.set(CURLOPT_CAINFO, caFile) }
+            try handle.perform()
+        }
+    }
+
+    /// Runs `work` on a new thread and suspends the caller until it finished.
+    private static func onOwnThread<T: Sendable>(
+        _ work: @escaping @Sendable () throws(OutboundHTTPError) -> T
+    ) async throws(OutboundHTTPError) -> T {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<T, OutboundHTTPError>, Never>) in
+            let thread = Thread {
+                Thread.current.name = "outbound-http"  // set from inside, so it reaches the OS thread
+                blockSIGPIPE()
+                continuation.resume(returning: Result { () throws(OutboundHTTPError) -> T in try work() })
+            }
+            thread.start()
+        }
+        return try result.get()
+    }
+
+    /// Blocks SIGPIPE on the calling thread only. With `CURLOPT_NOSIGNAL` libcurl leaves SIGPIPE alone, and
+    /// OpenSSL writing to a connection the peer closed (a TLS close_notify at cleanup) would otherwise kill
+    /// the process; blocked, the write just fails with EPIPE. A pending SIGPIPE is discarded when the thread
+    /// ends. The process-wide disposition is left untouched.
+    private static func blockSIGPIPE() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// A duration in whole MILLISECONDS, at least 1 (libcurl reads 0 as "no timeout").
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import RelayAPNs
+import RelayCore
+import RelayStore
+
+/// What `GET /readyz` answers: the store takes a write, and each app's APNs endpoint accepts a connection.
+///
+/// Checks are named `storage` and `apns:<appId>`; a passing check's value is `ok`, a failing one's a short
+/// reason (an error code, never a path, key or secret). The storage check runs on every call (a tiny local
+/// write). The APNs probes (TCP connect plus TLS handshake, ``OutboundHTTP/probe(baseURL:caFile:timeout:)``)
+/// run concurrently, one per distinct endpoint, within ``probeTimeout``, and their results are cached for
+/// ``cacheDuration``: concurrent and repeated scrapes share one round of probes, because APNs treats rapid
+/// connect/disconnect as abuse (Apple, "Sending notification requests to APNs").
+public actor Readiness {
+    /// One answer.
+    public struct Report: Sendable, Equatable {
+        /// True when every check is `ok`.
+        public var ready: Bool { checks.values.allSatisfy { $0 == "ok" } }
+        /// Check name to `ok` or a short reason.
+        public var checks: [String: String]
+    }
+
+    /// Where an app's pushes go: its mock endpoint, else Apple's host for its default environment.
+    struct Target: Hashable {
+        var baseURL: String
+        var caFile: String?
+    }
+
+    private let store: any Store
+    /// App id to its endpoint, or to the reason it has none.
+    private let targets: [String: Result<Target, Unavailable>]
+    public nonisolated let probeTimeout: Duration
+    public nonisolated let cacheDuration: Duration
+    private var cached: (at: ContinuousClock.Instant, checks: [String: String])?
+    private var running: Task<[String: String], Never>?
+
+    struct Unavailable: Error, Hashable {
+        var reason: String
+    }
+
+    /// - Parameters:
+    ///   - probeTimeout: each APNs probe's limit. Default 2 s.
+    ///   - cacheDuration: how long APNs results are reused. Default 10 s.
+    public init(
+        store: any Store,
+        apps: [Configuration.App],
+        probeTimeout: Duration = .seconds(2),
+        cacheDuration: Duration = .seconds(10)
+    ) {
+        self.store = store
+        var targets: [String: Result<Target, Unavailable>] = [:]
+        for app in apps {
+            if let mock = app.mockEndpoint {
+                targets[app.id] = .success(Target(baseURL: mock.baseURL, caFile: mock.caFile))
+            } else if app.credentials != nil {
+                targets[app.id] = .success(Target(baseURL: app.defaultEnvironment.baseURL, caFile: nil))
+            } else {
+                // Without credentials Apple's hosts are never contacted, and no push could go out.
+                targets[app.id] = .failure(Unavailable(reason: "no APNs credentials or mock endpoint"))
+            }
+        }
+        self.targets = targets
+        self.probeTimeout = probeTimeout
+        self.cacheDuration = cacheDuration
+    }
+
+    /// Runs the checks (APNs results possibly from the cache).
+    public func check() async -> Report {
+        var checks = await apnsChecks()
+        do {
+            try await store.checkWritable()
+            checks["storage"] = "ok"
+        } catch let error as StoreError {
+            checks["storage"] = "not writable (\(error.code))"
+        } catch {
+            checks["storage"] = "not writable"
+        }
+        return Report(checks: checks)
+    }
+
+    private func apnsChecks() async -> [String: String] {
+        if let cached, ContinuousClock.now - cached.at < cacheDuration { return cached.checks }
+        if let running { return await running.value }
+        let targets = self.targets
+        let timeout = probeTimeout
+        let task = Task { await Self.probeAll(targets, timeout: timeout) }
+        running = task
+        let checks = await task.value
+        cached = (ContinuousClock.now, checks)
+        running = nil
+        return checks
+    }
+
+    /// Probes each distinct endpoint once, concurrently; names each app's result `apns:<appId>`.
+    private static func probeAll(
+        _ targets: [String: Result<Target, Unavailable>],
+        timeout: Duration
+    ) async -> [String:
+        String]
+    {
+        let endpoints = Set(targets.values.compactMap { try? $0.get() })
+        let results = await withTaskGroup(of: (Target, String).self) { group in
+            for target in endpoints {
+                group.addTask {
+                    do throws(OutboundHTTPError) {
+                        try await OutboundHTTP.probe(baseURL: target.baseURL, caFile: target.caFile, timeout: timeout)
+                        return (target, "ok")
+                    } catch {
+                        return (target, "unreachable (\(error.code))")
+                    }
+                }
+            }
+            var results: [Target: String] = [:]
+            for await (target, result) in group { results[target] = result }
+            return results
+        }
+        var checks: [String: String] = [:]
+        for (appId, target) in targets {
+            switch target {
+            case .success(let target): checks["apns:\(appId)"] = results[target] ?? "unreachable"
+            case .failure(let unavailable): checks["apns:\(appId)"] = unavailable.reason
+            }
+        }
+        return checks
+    }
+}

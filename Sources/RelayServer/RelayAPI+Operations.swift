@@ -1,0 +1,77 @@
+import Foundation
+import RelayCore
+import RelayHTTP
+import RelayStore
+
+extension RelayAPI {
+    /// Most entries `GET /v1/dead-tokens` answers with: 10,000, the oldest retirements first; ask again with
+    /// `since` = the last entry's `retiredAt` for more.
+    static let deadTokenLimit = 10_000
+
+    /// `GET /v1/dead-tokens?since=<RFC 3339>`: the app's retired tokens retired at or after `since` (default:
+    /// all), oldest first, at most ``deadTokenLimit``:
+    /// `{"deadTokens":[{"token","userId","environment","reason","apnsTimestamp"|null,"retiredAt"}]}`.
+    /// - Throws: ``HTTPError`` 400 `invalid_query` when `since` is not RFC 3339.
+    func deadTokens(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let app = try directory.authenticate(request)
+        var since = Date.distantPast
+        if let text = request.query["since"] {
+            guard let parsed = Timestamp.parse(text) else {
+                throw HTTPError.badRequest(code: "invalid_query", message: "since must be an RFC 3339 time")
+            }
+            since = parsed
+        }
+        let devices = try await store.deadTokens(appId: app.id, since: since, limit: Self.deadTokenLimit)
+        return try .json(DeadTokenList(deadTokens: devices.map(DeadTokenView.init)))
+    }
+
+    /// `GET /readyz` (no key): 200 `{"status":"ready","checks":{"storage":"ok","apns:<appId>":"ok",…}}`, or 503
+    /// with `"status":"unavailable"` and a short reason for each failing check (see ``Readiness``).
+    func readyz() async throws -> HTTPResponse {
+        let report = await readiness.check()
+        return try .json(
+            status: report.ready ? 200 : 503,
+            ReadinessView(status: report.ready ? "ready" : "unavailable", checks: report.checks)
+        )
+    }
+}
+
+/// One retired token as `GET /v1/dead-tokens` shows it.
+struct DeadTokenView: Encodable {
+    var token: String
+    var userId: String
+    var environment: String
+    var reason: String
+    var apnsTimestamp: String?
+    var retiredAt: String
+
+    init(_ device: Device) {
+        token = device.token.hex
+        userId = device.userId
+        environment = device.environment.rawValue
+        reason = device.retiredReason ?? ""
+        apnsTimestamp = device.apnsTimestamp.map(Validation.timestamp)
+        retiredAt = Validation.timestamp(device.retiredAt ?? device.updatedAt)
+    }
+
+    enum CodingKeys: String, CodingKey { case token, userId, environment, reason, apnsTimestamp, retiredAt }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(token, forKey: .token)
+        try c.encode(userId, forKey: .userId)
+        try c.encode(environment, forKey: .environment)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(apnsTimestamp, forKey: .apnsTimestamp)  // null, not left out
+        try c.encode(retiredAt, forKey: .retiredAt)
+    }
+}
+
+struct DeadTokenList: Encodable {
+    var deadTokens: [DeadTokenView]
+}
+
+struct ReadinessView: Encodable {
+    var status: String
+    var checks: [String: String]
+}

@@ -1,0 +1,48 @@
+import Foundation
+import RelayCore
+
+/// A claimed feedback item: one retired token to POST to its app's feedback URL.
+public struct FeedbackJob: Sendable, Equatable {
+    /// Pass back to ``Store/completeFeedback(_:at:)``.
+    public var feedbackId: Int64
+    public var appId: String
+    /// The full token; only ``RelayCore/DeviceToken/suffix`` may be logged.
+    public var token: DeviceToken
+    /// The user the token was registered to when it was retired.
+    public var userId: String
+    public var environment: APNsEnvironment
+    /// Why it was retired, e.g. `Unregistered`, `BadDeviceToken`.
+    public var reason: String
+    /// APNs' 410 `timestamp`; nil when the answer had none.
+    public var apnsTimestamp: Date?
+    /// When the relay retired the token.
+    public var retiredAt: Date
+    /// POSTs tried so far (0 on the first).
+    public var attempts: Int
+    /// After this the item is dropped instead of sent.
+    public var expiresAt: Date
+
+    public init(
+        feedbackId: Int64,
+        appId: String,
+        token: DeviceToken,
+        userId: String,
+        environment: APNsEnvironment,
+        reason: String,
+        apnsTimestamp: Date?,
+        retiredAt: Date,
+        attempts: Int,
+        expiresAt: Date
+    ) {
+        self.feedbackId = feedbackId
+        self.appId = appId
+        self.token = token
+        self.userId = userId
+        self.environment = environment
+        self.reason = reason
+        self.apnsTimestamp = apnsTimestamp
+        self.retiredAt = retiredAt
+        self.attempts = attempts
+        self.expiresAt = expiresAt
+    }
+}

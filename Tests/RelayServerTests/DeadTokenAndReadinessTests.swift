@@ -1,0 +1,108 @@
+import APNsMock
+import Foundation
+import RelayCore
+import RelayServer
+import Testing
+
+@testable import RelayStore
+
+@Suite struct DeadTokenAndReadinessTests {
+    @Test func deadTokensListTheAppsRetiredTokens() async throws {
+        let token = FeedbackHarness.randomToken()
+        let apnsTimestamp = FeedbackHarness.futureAPNsTimestamp()
+        let script = MockScript(devices: [
+            .init(token: token, status: 410, reason: "Unregistered", timestamp: apnsTimestamp)
+        ])
+        try await FeedbackHarness.with(appCount: 2, script: script) { harness in
+            let (app, other) = (harness.apps[0], harness.apps[1])
+            try await harness.registerAndNotify(token: token, user: "bob", app: app)
+            let list = try await harness.deadTokens(count: 1, app: app)
+            #expect(list.count == 1)
+            let entry = try #require(list.first)
+            #expect(entry["token"] as? String == token)
+            #expect(entry["userId"] as? String == "bob")
+            #expect(entry["environment"] as? String == "sandbox")
+            #expect(entry["reason"] as? String == "Unregistered")
+            #expect(
+                entry["apnsTimestamp"] as? String
+                    == Timestamp.rfc3339(Date(timeIntervalSince1970: Double(apnsTimestamp) / 1000))
+            )
+            let retiredAt = try #require((entry["retiredAt"] as? String).flatMap(Timestamp.parse))
+
+            let atRetirement = try await harness.call(
+                "GET",
+                "/v1/dead-tokens?since=\(Timestamp.rfc3339(retiredAt))",
+                key: app.apiKey
+            )
+            #expect((try atRetirement.json()["deadTokens"] as? [Any])?.count == 1)
+            let future = try await harness.call("GET", "/v1/dead-tokens?since=2999-01-01T00:00:00Z", key: app.apiKey)
+            #expect(future.status == 200)
+            #expect((try future.json()["deadTokens"] as? [Any])?.isEmpty == true)
+
+            let bad = try await harness.call("GET", "/v1/dead-tokens?since=yesterday", key: app.apiKey)
+            #expect(bad.status == 400)
+            let error = try #require(try bad.json()["error"] as? [String: Any])
+            #expect(error["code"] as? String == "invalid_query")
+            #expect(error["message"] as? String == "since must be an RFC 3339 time")
+
+            let foreign = try await harness.call("GET", "/v1/dead-tokens", key: other.apiKey)
+            #expect(foreign.status == 200)
+            #expect((try foreign.json()["deadTokens"] as? [Any])?.isEmpty == true)
+            #expect(try await harness.call("GET", "/v1/dead-tokens", key: nil).status == 401)
+        }
+    }
+
+    @Test func readyWhenStorageAndAPNsAreReachable() async throws {
+        try await FeedbackHarness.with { harness in
+            let answer = try await harness.call("GET", "/readyz", key: nil)
+            #expect(answer.status == 200, "\(answer.text)")
+            let json = try answer.json()
+            #expect(json["status"] as? String == "ready")
+            #expect(json["checks"] as? [String: String] == ["storage": "ok", "apns:app0": "ok"])
+        }
+    }
+
+    @Test func aScrapeStormOpensOneProbeConnection() async throws {
+        try await FeedbackHarness.with(appCount: 3) { harness in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 { group.addTask { try await harness.call("GET", "/readyz", key: nil).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 8))
+            // Three apps on one endpoint, eight scrapes at once: one probe connection, the rest cached.
+            #expect(harness.mock.acceptedConnections == 1)
+        }
+    }
+
+    @Test func unavailableWhenAnAppsAPNsEndpointIsClosed() async throws {
+        let closed = try await FeedbackHarness.closedPort()
+        try await FeedbackHarness.with(appCount: 2) { configuration in
+            configuration.apps[1].mockEndpoint?.baseURL = "https://127.0.0.1:\(closed)"
+        } _: { harness in
+            let answer = try await harness.call("GET", "/readyz", key: nil)
+            #expect(answer.status == 503, "\(answer.text)")
+            let json = try answer.json()
+            #expect(json["status"] as? String == "unavailable")
+            let checks = try #require(json["checks"] as? [String: String])
+            #expect(checks["storage"] == "ok" && checks["apns:app0"] == "ok")
+            #expect(checks["apns:app1"] == "unreachable (connect)")
+        }
+    }
+
+    /// Root ignores file permissions, so a read-only file would not stop the write. `PRAGMA query_only`
+    /// makes SQLite itself refuse every write on the store's connection with SQLITE_READONLY, the same answer
+    /// a read-only file or mount gives, and `checkWritable()` runs its real write against it.
+    @Test func unavailableWhenTheStoreRefusesWrites() async throws {
+        try await FeedbackHarness.with { harness in
+            let store = try #require(harness.relay.store as? SQLiteStore)
+            try await store.execute("PRAGMA query_only = ON")
+            let answer = try await harness.call("GET", "/readyz", key: nil)
+            #expect(answer.status == 503, "\(answer.text)")
+            let json = try answer.json()
+            #expect(json["status"] as? String == "unavailable")
+            #expect(json["checks"] as? [String: String] == ["storage": "not writable (readOnly)", "apns:app0": "ok"])
+            try await store.execute("PRAGMA query_only = OFF")
+            #expect(try await harness.call("GET", "/readyz", key: nil).status == 200)
+        }
+    }
+}

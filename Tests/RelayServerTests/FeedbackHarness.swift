@@ -1,0 +1,253 @@
+import APNsMock
+import Foundation
+import RelayCore
+import RelayCrypto
+import RelayHTTP
+import RelayServer
+import RelayStore
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A real relay (HTTP on 127.0.0.1 port 0, SQLite file in a temporary directory) sending over TLS to a real
+/// mock APNs that trusts the relay's generated provider key; for the feedback, dead-token and readiness
+/// tests. Names are prefixed so they never clash with other test files of this target.
+final class FeedbackHarness: Sendable {
+    static let keyId = "FBKEY00001"
+    static let teamId = "FBTEAM0001"
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../fixtures").standardized
+
+    struct App: Sendable {
+        var id: String
+        var apiKey: String
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    struct Answer: Sendable {
+        var status: Int
+        var body: Data
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func json() throws -> [String: Any] {
+            guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+                throw Failure(description: "not a JSON object: \(text)")
+            }
+            return object
+        }
+    }
+
+    let mock: MockAPNsServer
+    let relay: Relay
+    let apps: [App]
+
+    init(mock: MockAPNsServer, relay: Relay, apps: [App]) {
+        self.mock = mock
+        self.relay = relay
+        self.apps = apps
+    }
+
+    /// Starts the mock (with `script`) and a relay with `appCount` apps (`app0`, `app1`, …) sending to it;
+    /// `configure` may change the configuration (e.g. set a feedbackURL). Always shuts both down.
+    static func with(
+        appCount: Int = 1,
+        script: MockScript = MockScript(),
+        feedback: FeedbackSender.Settings = .init(),
+        configure: (inout Configuration) -> Void = { _ in },
+        _ body: (FeedbackHarness) async throws -> Void
+    ) async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("relay-feedback-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let key = try ES256Key.generate()
+        let keyPath = directory.appendingPathComponent("AuthKey_\(keyId).p8").path
+        try Data((key.privateKeyPEM ?? "").utf8).write(to: URL(fileURLWithPath: keyPath))
+        let apps = try (0..<appCount).map { App(id: "app\($0)", apiKey: try APIKey.generate()) }
+        let tls = fixtures.appendingPathComponent("tls")
+        var mockConfiguration = MockAPNsConfiguration(
+            tls: .init(
+                certificatePath: tls.appendingPathComponent("server.pem").path,
+                privateKeyPath: tls.appendingPathComponent("server.key").path
+            ),
+            providerKeys: [keyId: (teamId: teamId, key: try ES256Key(publicKeyPEM: key.publicKeyPEM))],
+            environment: .sandbox,
+            script: script
+        )
+        mockConfiguration.port = 0
+        let mock = MockAPNsServer(configuration: mockConfiguration)
+        try mock.start()
+        defer { mock.stop() }
+
+        var configuration = Configuration()
+        configuration.http.port = 0
+        configuration.storage.sqlitePath = directory.appendingPathComponent("relay.sqlite").path
+        configuration.delivery.retry = RetryPolicy(maxAttempts: 3, baseDelayMilliseconds: 50, maxDelayMilliseconds: 200)
+        configuration.delivery.pollIntervalMilliseconds = 50
+        configuration.delivery.connectTimeoutMilliseconds = 5000
+        configuration.apps = apps.map { app in
+            Configuration.App(
+                id: app.id,
+                topic: "com.example.chat",
+                apiKeySHA256: [APIKey.hash(app.apiKey)],
+                credentials: .init(keyFile: keyPath, keyId: keyId, teamId: teamId),
+                mockEndpoint: .init(
+                    baseURL: "https://127.0.0.1:\(mock.port)",
+                    caFile: tls.appendingPathComponent("ca.pem").path
+                )
+            )
+        }
+        configure(&configuration)
+        let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
+        let relay = try Relay(configuration: configuration, store: store, logger: .disabled(), feedback: feedback)
+        try await relay.start()
+        let harness = FeedbackHarness(mock: mock, relay: relay, apps: apps)
+        do { try await body(harness) } catch {
+            await relay.shutdown()
+            throw error
+        }
+        await relay.shutdown()
+    }
+
+    /// One request to the relay; `key` nil sends no Authorization, else `Bearer <key>`.
+    func call(
+        _ method: String,
+        _ path: String,
+        json: Any? = nil,
+        body: Data? = nil,
+        key: String?,
+        headers: [String: String] = [:]
+    ) async throws -> Answer {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(relay.port)\(path)")!)
+        request.httpMethod = method
+        request.timeoutInterval = 30
+        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+        if let json {
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw Failure(description: "not HTTP") }
+        return Answer(status: http.statusCode, body: data)
+    }
+
+    /// Registers `token` for `user` in room `general` of `app`, then has alice post a message there (signed
+    /// with `secret` when the app requires signed webhooks).
+    func registerAndNotify(token: String, user: String, app: App, secret: String? = nil) async throws {
+        let registered = try await call(
+            "POST",
+            "/v1/devices",
+            json: ["token": token, "userId": user, "rooms": ["general"]],
+            key: app.apiKey
+        )
+        try #require([200, 201].contains(registered.status), "register: \(registered.text)")
+        let body = try JSONSerialization.data(
+            withJSONObject: ["roomId": "general", "senderId": "alice", "text": "hi", "messageId": UUID().uuidString]
+        )
+        var headers: [String: String] = [:]
+        if let secret {
+            let signature = WebhookSignature.sign(body, secret: secret, timestamp: Int(Date().timeIntervalSince1970))
+            headers[WebhookSignature.header] = signature
+        }
+        let sent = try await call(
+            "POST",
+            "/v1/webhooks/did-send-message",
+            body: body,
+            key: app.apiKey,
+            headers: headers
+        )
+        try #require(sent.status == 202, "webhook: \(sent.text)")
+    }
+
+    /// Polls `GET /v1/dead-tokens` until it lists `count` tokens; fails after `timeout`.
+    func deadTokens(count: Int, app: App, timeout: Duration = .seconds(20)) async throws -> [[String: Any]] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let answer = try await call("GET", "/v1/dead-tokens", key: app.apiKey)
+            try #require(answer.status == 200, "dead-tokens: \(answer.status) \(answer.text)")
+            let list = try answer.json()["deadTokens"] as? [[String: Any]] ?? []
+            if list.count >= count { return list }
+            guard ContinuousClock.now < deadline else { throw Failure(description: "only \(list.count) dead tokens") }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+    }
+
+    /// An APNs 410 `timestamp` (MILLISECONDS) a minute from now: later than any registration in the test, so
+    /// the token is retired (an older one would leave a token registered since then alone).
+    static func futureAPNsTimestamp() -> Int64 { Int64((Date().timeIntervalSince1970 + 60) * 1000) }
+
+    /// A random 32-byte device token, lowercase hex.
+    static func randomToken() -> String {
+        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    /// A loopback TCP port nothing listens on: bound by a server that is then stopped.
+    static func closedPort() async throws -> Int {
+        var configuration = HTTPServerConfiguration()
+        configuration.port = 0
+        let server = HTTPServer(
+            configuration: configuration,
+            handler: { _ in HTTPResponse(status: 200) },
+            logger: .disabled()
+        )
+        try server.start()
+        let port = server.port
+        await server.shutdown()
+        return port
+    }
+}
+
+/// A real HTTP server on port 0 standing in for an app's feedback URL: records every request and answers
+/// the scripted statuses in order, then 200.
+final class FeedbackReceiver: Sendable {
+    struct Received: Sendable {
+        var headers: HTTPHeaders
+        var body: Data
+        var answered: Int
+    }
+
+    /// The scripted answers left and what arrived, shared with the server's handler.
+    private final class Log: Sendable {
+        let state: Mutex<(script: [Int], received: [Received])>
+        init(script: [Int]) { state = Mutex((script: script, received: [])) }
+    }
+
+    private let server: HTTPServer
+    private let log: Log
+
+    init(answers: [Int]) throws {
+        let log = Log(script: answers)
+        self.log = log
+        var configuration = HTTPServerConfiguration()
+        configuration.port = 0
+        server = HTTPServer(
+            configuration: configuration,
+            handler: { request in
+                let status = log.state.withLock { state -> Int in
+                    let status = state.script.isEmpty ? 200 : state.script.removeFirst()
+                    state.received.append(Received(headers: request.headers, body: request.body, answered: status))
+                    return status
+                }
+                return HTTPResponse(status: status, body: Data("{\"ignored\":true}".utf8))
+            },
+            logger: .disabled()
+        )
+        try server.start()
+    }
+
+    var url: String { "http://127.0.0.1:\(server.port)/feedback" }
+    var received: [Received] { log.state.withLock { $0.received } }
+
+    func shutdown() async { await server.shutdown() }
+}

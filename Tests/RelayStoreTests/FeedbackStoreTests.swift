@@ -1,0 +1,165 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelayStore
+
+@Suite struct FeedbackStoreTests {
+    typealias F = StoreFixtures
+
+    /// bob has token 1 in app-a, carol token 2 in app-b; one notification each, claimed and answered 410.
+    func storeWithRetirements(policy: FeedbackPolicy) async throws -> SQLiteStore {
+        let store = try SQLiteStore.temporary()
+        await store.setFeedbackPolicy(policy)
+        try await store.register(F.token(1), user: "bob", app: "app-a", at: F.time(-10))
+        try await store.register(F.token(2), user: "carol", app: "app-b", environment: .production, at: F.time(-10))
+        _ = try await store.createNotification(F.notification(app: "app-a"), recipients: .init(roomId: "room-1"))
+        _ = try await store.createNotification(F.notification(app: "app-b"), recipients: .init(roomId: "room-1"))
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        #expect(jobs.count == 2)
+        try await store.complete(
+            jobs.map { ($0.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: F.time(-5))) },
+            at: F.time(1)
+        )
+        return store
+    }
+
+    @Test func aRetirementQueuesFeedbackOnlyForAppsInThePolicy() async throws {
+        let store = try await storeWithRetirements(policy: FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 600))
+        #expect(try await store.pendingFeedbackCount() == 1)
+        let job = try #require(try await store.claimDueFeedback(now: F.time(1), limit: 10, leaseSeconds: 30).first)
+        #expect(job.appId == "app-a" && job.token == F.token(1) && job.userId == "bob")
+        #expect(job.environment == .sandbox && job.reason == "Unregistered" && job.attempts == 0)
+        #expect(job.apnsTimestamp == F.time(-5) && job.retiredAt == F.time(1) && job.expiresAt == F.time(601))
+    }
+
+    @Test func withoutAPolicyNothingIsQueued() async throws {
+        let store = try await storeWithRetirements(policy: .none)
+        #expect(try await store.pendingFeedbackCount() == 0)
+        #expect(try await store.deviceCounts() == [.live: 0, .retired: 2])
+    }
+
+    @Test func theFeedbackRowIsWrittenInTheRetiringTransaction() async throws {
+        let store = try SQLiteStore.temporary()
+        await store.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"]))
+        try await store.register(F.token(1), user: "bob", at: F.time(-10))
+        _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
+        // The queue refuses the row: the retirement must roll back with it.
+        try await store.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON feedback BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+        await #expect(throws: StoreError.self) {
+            try await store.complete(
+                [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: nil))],
+                at: F.time(1)
+            )
+        }
+        #expect(try await store.device(appId: "app-a", token: F.token(1))?.state == .live)
+        #expect(try await store.pendingDeliveryCount() == 1)
+        try await store.execute("DROP TRIGGER refuse")
+        try await store.complete(
+            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: nil))],
+            at: F.time(1)
+        )
+        #expect(try await store.device(appId: "app-a", token: F.token(1))?.state == .retired)
+        #expect(try await store.pendingFeedbackCount() == 1)
+        let queued = try #require(try await store.claimDueFeedback(now: F.time(2), limit: 1, leaseSeconds: 30).first)
+        #expect(queued.apnsTimestamp == nil)
+    }
+
+    @Test func leasesRetriesAndCompletion() async throws {
+        let store = try await storeWithRetirements(policy: FeedbackPolicy(appIds: ["app-a", "app-b"]))
+        let first = try await store.claimDueFeedback(now: F.time(1), limit: 1, leaseSeconds: 30)
+        #expect(first.count == 1)
+        let second = try await store.claimDueFeedback(now: F.time(2), limit: 10, leaseSeconds: 30)
+        #expect(second.count == 1 && second[0].feedbackId != first[0].feedbackId)
+        #expect(try await store.claimDueFeedback(now: F.time(3), limit: 10, leaseSeconds: 30).isEmpty)
+        // An expired lease makes the row claimable again; releaseLeases frees every row at once.
+        #expect(
+            try await store.claimDueFeedback(now: F.time(31.5), limit: 10, leaseSeconds: 30).map(\.feedbackId)
+                == first.map(\.feedbackId)
+        )
+        try await store.releaseLeases()
+
+        try await store.completeFeedback(
+            [
+                (first[0].feedbackId, .retry(at: F.time(100), status: 500, error: "HTTP 500")),
+                (second[0].feedbackId, .delivered),
+            ],
+            at: F.time(40)
+        )
+        #expect(try await store.pendingFeedbackCount() == 1)
+        #expect(try await store.claimDueFeedback(now: F.time(99), limit: 10, leaseSeconds: 30).isEmpty)
+        let retried = try await store.claimDueFeedback(now: F.time(100), limit: 10, leaseSeconds: 30)
+        #expect(retried.map(\.feedbackId) == [first[0].feedbackId] && retried[0].attempts == 1)
+        try await store.completeFeedback([(retried[0].feedbackId, .dropped)], at: F.time(101))
+        #expect(try await store.pendingFeedbackCount() == 0)
+        #expect(try await store.claimDueFeedback(now: F.time(10_000), limit: 10, leaseSeconds: 30).isEmpty)
+    }
+
+    @Test func expiredItemsAreStillHandedOutForTheCallerToDrop() async throws {
+        let store = try await storeWithRetirements(policy: FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 60))
+        let job = try #require(try await store.claimDueFeedback(now: F.time(500), limit: 10, leaseSeconds: 30).first)
+        #expect(job.expiresAt < F.time(500))
+    }
+
+    @Test func deadTokensAreCappedOldestFirst() async throws {
+        let store = try await storeWithRetirements(policy: .none)
+        for n in 3...5 {
+            try await store.register(F.token(n), user: "dave", app: "app-a", at: F.time(-10))
+        }
+        _ = try await store.createNotification(
+            F.notification(app: "app-a", sender: "x"),
+            recipients: .init(roomId: "room-1", userIds: ["dave"])
+        )
+        let jobs = try await store.claimDueDeliveries(now: F.time(10), limit: 10, leaseSeconds: 30)
+        for (index, job) in jobs.enumerated() {
+            try await store.complete(
+                [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: nil))],
+                at: F.time(20 + Double(index))
+            )
+        }
+        let all = try await store.deadTokens(appId: "app-a", since: .distantPast, limit: 100)
+        #expect(all.count == 4 && all.map { $0.retiredAt! } == all.map { $0.retiredAt! }.sorted())
+        let capped = try await store.deadTokens(appId: "app-a", since: .distantPast, limit: 2)
+        #expect(capped == Array(all.prefix(2)))
+        #expect(try await store.deadTokens(appId: "app-a", since: F.time(21), limit: 100).count == 2)
+    }
+
+    @Test func migrationTwoUpgradesADatabaseMadeByMigrationOne() async throws {
+        try await F.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("old.sqlite").path
+            do {
+                // A file as a build that knew only step 1 left it, with a device in it.
+                let old = try SQLiteConnection(path: path)
+                try old.execute("PRAGMA journal_mode = WAL")
+                try old.execute(SQLiteMigrations.steps[0])
+                try old.execute("PRAGMA user_version = 1")
+                try old.execute(
+                    """
+                    INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+                    VALUES ('app-a', '\(F.token(1).hex)', 'bob', 'sandbox', 0, 0)
+                    """
+                )
+                old.close()
+            }
+            let store = try SQLiteStore(path: path, logger: .disabled())
+            #expect(store.appliedMigrations == SQLiteMigrations.steps.count - 1)
+            #expect(store.schemaVersion == SQLiteMigrations.steps.count)
+            #expect(try await store.device(appId: "app-a", token: F.token(1))?.userId == "bob")
+            #expect(try await store.pendingFeedbackCount() == 0)
+            await store.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"]))
+            _ = try await store.createNotification(
+                F.notification(),
+                recipients: .init(roomId: "room-1", userIds: ["bob"])
+            )
+            let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
+            try await store.complete(
+                [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: nil))],
+                at: F.time(1)
+            )
+            #expect(try await store.pendingFeedbackCount() == 1)
+        }
+    }
+}
