@@ -333,6 +333,7 @@ import Testing
         #expect(
             api.router().routes.map(\.description) == [
                 "GET /healthz",
+                "GET /readyz",
                 "GET /metrics",
                 "POST /v1/devices",
                 "DELETE /v1/devices/{token}",
@@ -343,6 +344,7 @@ import Testing
                 "POST /v1/webhooks/did-send-message",
                 "POST /v1/webhooks/did-send-image-message",
                 "GET /v1/notifications/{notificationId}",
+                "GET /v1/dead-tokens",
             ]
         )
     }
