@@ -1,6 +1,7 @@
 import CNghttp2
 import Dispatch
 import Foundation
+import RelayCore
 import Synchronization
 
 /// The mock's thread: a `poll(2)` loop over the listening socket, a wake-up pipe and every connection.
@@ -145,6 +146,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func run() {
+        BrokenPipe.blockOnThisThread()
         var pollFDs: [pollfd] = []
         var polled: [MockConnection] = []
         while !stopping.load(ordering: .sequentiallyConsistent) {

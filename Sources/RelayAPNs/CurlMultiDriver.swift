@@ -220,6 +220,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     }
 
     private func run() {
+        BrokenPipe.blockOnThisThread()
         var running: Int32 = 0
         while true {
             let now = ContinuousClock.now

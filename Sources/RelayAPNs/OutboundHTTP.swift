@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import RelayCore
 
 /// One-shot HTTP calls that are not APNs pushes: POSTing feedback to an app's URL, and probing that an
 /// endpoint accepts connections (readiness).
@@ -70,23 +71,12 @@ public enum OutboundHTTP {
             (continuation: CheckedContinuation<Result<T, OutboundHTTPError>, Never>) in
             let thread = Thread {
                 Thread.current.name = "outbound-http"  // set from inside, so it reaches the OS thread
-                blockSIGPIPE()
+                BrokenPipe.blockOnThisThread()
                 continuation.resume(returning: Result { () throws(OutboundHTTPError) -> T in try work() })
             }
             thread.start()
         }
         return try result.get()
-    }
-
-    /// Blocks SIGPIPE on the calling thread only. With `CURLOPT_NOSIGNAL` libcurl leaves SIGPIPE alone, and
-    /// OpenSSL writing to a connection the peer closed (a TLS close_notify at cleanup) would otherwise kill
-    /// the process; blocked, the write just fails with EPIPE. A pending SIGPIPE is discarded when the thread
-    /// ends. The process-wide disposition is left untouched.
-    private static func blockSIGPIPE() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
     /// A duration in whole MILLISECONDS, at least 1 (libcurl reads 0 as "no timeout").
