@@ -339,6 +339,13 @@ final class MockConnection {
 
     func requestComplete(stream streamId: Int32) {
         guard let stream = streams[streamId], !stream.answered else { return }
+        if let last = goAwayLastStreamId, streamId > last {
+            // Above the GOAWAY's last-stream-id: not processed (RFC 9113 section 6.8), so the client may
+            // resend it on a new connection; refuse it rather than answer it.
+            stream.answered = true
+            nghttp2_submit_rst_stream(session, 0, streamId, NGHTTP2_REFUSED_STREAM.rawValue)
+            return
+        }
         refreshFaultsIfScriptChanged()
         requestCount += 1
         let ordinal = requestCount - faultsBaseline
