@@ -166,6 +166,14 @@ extension OpenAPIDocument {
             "application/json": {
               "schema": {
                 "$ref": "#/components/schemas/DeviceRegistration"
+              },
+              "example": {
+                "token": "ce8be6272e43e8554a5d1ed0ab0a6d2ce4b4ce1a2ed1f6ae3b9a2c6a94f1e2d3",
+                "userId": "alice",
+                "environment": "sandbox",
+                "rooms": [
+                  "general"
+                ]
               }
             }
           }
@@ -179,6 +187,14 @@ extension OpenAPIDocument {
                   "$ref": "#/components/schemas/Device"
                 }
               }
+            },
+            "links": {
+              "DeleteDevice": {
+                "$ref": "#/components/links/DeleteDevice"
+              },
+              "ListUserDevices": {
+                "$ref": "#/components/links/ListUserDevices"
+              }
             }
           },
           "201": {
@@ -188,6 +204,14 @@ extension OpenAPIDocument {
                 "schema": {
                   "$ref": "#/components/schemas/Device"
                 }
+              }
+            },
+            "links": {
+              "DeleteDevice": {
+                "$ref": "#/components/links/DeleteDevice"
+              },
+              "ListUserDevices": {
+                "$ref": "#/components/links/ListUserDevices"
               }
             }
           },
@@ -301,6 +325,9 @@ extension OpenAPIDocument {
             "application/json": {
               "schema": {
                 "$ref": "#/components/schemas/MembershipUpdate"
+              },
+              "example": {
+                "muted": false
               }
             }
           }
@@ -421,6 +448,14 @@ extension OpenAPIDocument {
             "application/json": {
               "schema": {
                 "$ref": "#/components/schemas/MessageWebhook"
+              },
+              "example": {
+                "roomId": "general",
+                "roomName": "General",
+                "senderId": "alice",
+                "senderName": "Alice",
+                "text": "Hi Bob 👋",
+                "messageId": "msg-1"
               }
             }
           }
@@ -465,6 +500,14 @@ extension OpenAPIDocument {
             "application/json": {
               "schema": {
                 "$ref": "#/components/schemas/ImageMessageWebhook"
+              },
+              "example": {
+                "roomId": "general",
+                "senderId": "alice",
+                "senderName": "Alice",
+                "caption": "Sunset",
+                "imageUrl": "https://example.com/sunset.jpg",
+                "messageId": "img-1"
               }
             }
           }
@@ -582,6 +625,26 @@ extension OpenAPIDocument {
     }
   },
   "components": {
+    "links": {
+      "DeleteDevice": {
+        "operationId": "deleteDevice",
+        "parameters": {
+          "token": "$response.body#/token"
+        }
+      },
+      "ListUserDevices": {
+        "operationId": "listUserDevices",
+        "parameters": {
+          "userId": "$response.body#/userId"
+        }
+      },
+      "GetNotification": {
+        "operationId": "getNotification",
+        "parameters": {
+          "notificationId": "$response.body#/notificationId"
+        }
+      }
+    },
     "securitySchemes": {
       "bearerAuth": {
         "type": "http",
@@ -636,7 +699,7 @@ extension OpenAPIDocument {
       "DeviceTokenInput": {
         "type": "string",
         "description": "An APNs device token: an even number of hex digits, 8...256 bytes (32 today). Uppercase,\nembedded whitespace and `<…>` around it are accepted and normalized to lowercase hex.\n",
-        "pattern": "^[0-9A-Fa-f]{16,512}$"
+        "pattern": "^([0-9A-Fa-f]{2}){8,256}$"
       },
       "DeviceTokenHex": {
         "type": "string",
@@ -670,12 +733,22 @@ extension OpenAPIDocument {
             "$ref": "#/components/schemas/Id"
           },
           "environment": {
-            "$ref": "#/components/schemas/Environment",
-            "description": "The APNs environment the token belongs to; default the app's `defaultEnvironment`."
+            "description": "The APNs environment the token belongs to; absent or null for the app's `defaultEnvironment`.",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Environment"
+              },
+              {
+                "type": "null"
+              }
+            ]
           },
           "rooms": {
-            "type": "array",
-            "description": "Rooms the user joins.",
+            "type": [
+              "array",
+              "null"
+            ],
+            "description": "Rooms the user joins; absent or null for none.",
             "items": {
               "$ref": "#/components/schemas/Id"
             }
@@ -721,8 +794,11 @@ extension OpenAPIDocument {
         "type": "object",
         "properties": {
           "muted": {
-            "type": "boolean",
-            "description": "A muted member gets no pushes for the room. Absent keeps the current setting (new members are not muted)."
+            "type": [
+              "boolean",
+              "null"
+            ],
+            "description": "A muted member gets no pushes for the room. Absent or null keeps the current setting (new members are not muted)."
           }
         }
       },
@@ -740,27 +816,50 @@ extension OpenAPIDocument {
             "$ref": "#/components/schemas/Id"
           },
           "messageId": {
-            "$ref": "#/components/schemas/Id",
-            "description": "The SDK's message id; the same id twice is sent once (200 with the first notification id)."
+            "description": "The SDK's message id; the same id twice is sent once (200 with the first notification id).",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Id"
+              },
+              {
+                "type": "null"
+              }
+            ]
           },
           "roomName": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "maxLength": 1024,
             "description": "The alert title; at most 1024 bytes of UTF-8."
           },
           "senderName": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "maxLength": 1024,
             "description": "Shown before the text; at most 1024 bytes of UTF-8."
           },
           "senderDeviceToken": {
-            "$ref": "#/components/schemas/DeviceTokenInput",
-            "description": "The sending device, left out of the recipients."
+            "description": "The sending device, left out of the recipients.",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/DeviceTokenInput"
+              },
+              {
+                "type": "null"
+              }
+            ]
           },
           "recipients": {
-            "type": "array",
+            "type": [
+              "array",
+              "null"
+            ],
             "maxItems": 10000,
-            "description": "The users to notify instead of the room's members.",
+            "description": "The users to notify instead of the room's members (absent or null).",
             "items": {
               "$ref": "#/components/schemas/Id"
             }
@@ -793,12 +892,18 @@ extension OpenAPIDocument {
         "type": "object",
         "properties": {
           "caption": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "maxLength": 16384,
             "description": "At most 16384 bytes of UTF-8; without it the alert says \"📷 Image\"."
           },
           "imageUrl": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "maxLength": 2048,
             "description": "At most 2048 bytes of UTF-8."
           }
@@ -1051,6 +1156,11 @@ extension OpenAPIDocument {
               "$ref": "#/components/schemas/WebhookAccepted"
             }
           }
+        },
+        "links": {
+          "GetNotification": {
+            "$ref": "#/components/links/GetNotification"
+          }
         }
       },
       "WebhookRepeated": {
@@ -1060,6 +1170,11 @@ extension OpenAPIDocument {
             "schema": {
               "$ref": "#/components/schemas/WebhookAccepted"
             }
+          }
+        },
+        "links": {
+          "GetNotification": {
+            "$ref": "#/components/links/GetNotification"
           }
         }
       },
