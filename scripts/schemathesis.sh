@@ -75,6 +75,7 @@ status=0
     ${exclude[@]+"${exclude[@]}"} \
     --max-examples "$max_examples" \
     --seed "$seed" \
+    --generation-database none \
     --workers 1 \
     --request-timeout 10 \
     --no-color \
