@@ -5,7 +5,7 @@ BIN := .build/debug/push-relay
 RELEASE_BIN := .build/release/push-relay
 PORT ?= 8080
 
-.PHONY: setup build release test lint format run bench bench-apns clean
+.PHONY: setup build release test lint format openapi run bench bench-apns clean
 
 setup:
 	@bash scripts/setup.sh
@@ -22,9 +22,19 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
+# After the Swift tests: the served OpenAPI JSON must be docs/openapi.yaml's current conversion, docker/
+# must hold together (scripts/check-docker.py, no Docker engine needed), and schemathesis fuzzes a live relay
+# from the OpenAPI document (scripts/schemathesis.sh).
 test: build lint
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
+	.venv/bin/python scripts/openapi-json.py --check
+	.venv/bin/python scripts/check-docker.py $(BIN)
+	bash scripts/schemathesis.sh
+
+# Regenerates Sources/RelayServer/OpenAPIDocument+JSON.swift (served at /openapi.json) from docs/openapi.yaml.
+openapi: setup
+	.venv/bin/python scripts/openapi-json.py
 
 run: release
 	$(RELEASE_BIN) serve --port $(PORT)

@@ -2,8 +2,9 @@
 # Installs the Debian packages PushRelay builds and tests with, only those that are missing.
 # Fast (no apt call at all) when everything is present. On Debian 12 (bookworm), libcurl 8.x comes
 # from bookworm-backports; the backports line is derived from the machine's own apt sources, so no
-# mirror is named here.
+# mirror is named here. Then makes the Python virtualenv .venv (see setup_venv).
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 # --runtime (the Docker image's last stage): only the shared libraries the binary loads, and curl.
 if [ "${1:-}" = "--runtime" ]; then
@@ -18,6 +19,25 @@ as_root() {
         echo "setup: need root (or sudo) to run: $*" >&2; exit 1; fi
 }
 
+# The Python virtualenv `make test` runs schemathesis from (scripts/schemathesis.sh) and that converts
+# docs/openapi.yaml to JSON (scripts/openapi-json.py). A stamp holding the pinned requirements keeps a
+# second run instant.
+venv_requirements="schemathesis==4.32.5 PyYAML==6.0.3 dockerfile-parse==2.0.1"
+setup_venv() {
+    local stamp=.venv/.push-relay-requirements
+    if [ -x .venv/bin/python ] && [ "$(cat "$stamp" 2>/dev/null)" = "$venv_requirements" ]; then return; fi
+    if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+        echo "setup: installing python3-venv"
+        as_root apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    fi
+    echo "setup: creating .venv with $venv_requirements"
+    python3 -m venv .venv
+    # shellcheck disable=SC2086 # one word per requirement
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check $venv_requirements
+    echo "$venv_requirements" >"$stamp"
+}
+
 # The major version of the libcurl installed (from dpkg, so it works without the -dev package too).
 curl_major() { dpkg-query -W -f='${Version}' libcurl4 2>/dev/null | cut -d. -f1 | sed 's/^[0-9]*://'; }
 
@@ -28,7 +48,10 @@ done
 need_curl8=0
 if [ "$(curl_major)" != "" ] && [ "$(curl_major)" -lt 8 ]; then need_curl8=1; fi
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-if [ "${#missing[@]}" -eq 0 ] && [ "$need_curl8" -eq 0 ]; then exit 0; fi
+if [ "${#missing[@]}" -eq 0 ] && [ "$need_curl8" -eq 0 ]; then
+    [ "${1:-}" = "--runtime" ] || setup_venv
+    exit 0
+fi
 
 export DEBIAN_FRONTEND=noninteractive
 apt_updated=0
@@ -75,6 +98,7 @@ done
 echo "setup: installing ${rest[*]} ${curl_pkgs[*]}"
 as_root apt-get install -y -qq --no-install-recommends ${rest[@]+"${rest[@]}"} ${curl_pkgs[@]+"${curl_pkgs[@]}"} >/dev/null
 if [ "$(curl_major)" -lt 8 ] 2>/dev/null; then
-    echo "setup: WARNING: libcurl $(pkg-config --modversion libcurl) is below 8; HTTP/2 reuse will suffer" >&2
+    echo "setup: WARNING: libcurl $(curl_major).x is below 8; HTTP/2 reuse will suffer" >&2
 fi
 echo "setup: libcurl $(dpkg-query -W -f='${Version}' libcurl4)"
+[ "${1:-}" = "--runtime" ] || setup_venv

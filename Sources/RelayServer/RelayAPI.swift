@@ -39,6 +39,7 @@ public struct RelayAPI: Sendable {
         router.get("/healthz") { _, _ in try .json(["status": "ok"]) }
         router.get("/readyz") { _, _ in try await readyz() }
         router.get("/metrics") { _, _ in await metricsResponse() }
+        router.get("/openapi.json") { _, _ in OpenAPIDocument.response }
         router.post("/v1/devices") { request, _ in try await registerDevice(request) }
         router.delete("/v1/devices/{token}") { request, parameters in try await deleteDevice(request, parameters) }
         router.get("/v1/users/{userId}/devices") { request, parameters in try await userDevices(request, parameters) }

@@ -308,44 +308,4 @@ import Testing
             #expect(healthy.status == 201)
         }
     }
-
-    @Test func theRouteListIsDeliberate() throws {
-        let store = try SQLiteStore.temporary()
-        let settings = Configuration.Delivery()
-        let time = SystemTimeSource()
-        let metrics = RelayMetrics()
-        let senders = APNsSenders(apps: [], settings: settings, time: time, logger: .disabled())
-        let api = RelayAPI(
-            directory: AppDirectory(apps: []),
-            store: store,
-            dispatcher: Dispatcher(
-                store: store,
-                senders: senders,
-                settings: settings,
-                time: time,
-                metrics: metrics,
-                logger: .disabled()
-            ),
-            metrics: metrics,
-            time: time,
-            logger: .disabled()
-        )
-        #expect(
-            api.router().routes.map(\.description) == [
-                "GET /healthz",
-                "GET /readyz",
-                "GET /metrics",
-                "POST /v1/devices",
-                "DELETE /v1/devices/{token}",
-                "GET /v1/users/{userId}/devices",
-                "PUT /v1/rooms/{roomId}/members/{userId}",
-                "DELETE /v1/rooms/{roomId}/members/{userId}",
-                "GET /v1/rooms/{roomId}/members",
-                "POST /v1/webhooks/did-send-message",
-                "POST /v1/webhooks/did-send-image-message",
-                "GET /v1/notifications/{notificationId}",
-                "GET /v1/dead-tokens",
-            ]
-        )
-    }
 }

@@ -1,0 +1,1390 @@
+// swift-format-ignore-file
+// Generated from docs/openapi.yaml by scripts/openapi-json.py (`make openapi`); do not edit.
+
+extension OpenAPIDocument {
+    /// docs/openapi.yaml as JSON text.
+    static let jsonText = #"""
+{
+  "openapi": "3.1.0",
+  "info": {
+    "title": "PushRelay API",
+    "version": "1.0.0",
+    "summary": "Registers APNs device tokens and fans chat messages out to them over APNs.",
+    "description": "Every `/v1` call carries `Authorization: Bearer <api key>`; the key selects the app, and no call can see\nor touch another app's devices, rooms or notifications. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a request target that is not a path answers 400 `invalid_target`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
+  },
+  "servers": [
+    {
+      "url": "http://127.0.0.1:8080",
+      "description": "`make run`"
+    }
+  ],
+  "security": [
+    {
+      "bearerAuth": []
+    }
+  ],
+  "tags": [
+    {
+      "name": "devices"
+    },
+    {
+      "name": "rooms"
+    },
+    {
+      "name": "webhooks"
+    },
+    {
+      "name": "notifications"
+    },
+    {
+      "name": "operations"
+    }
+  ],
+  "paths": {
+    "/healthz": {
+      "get": {
+        "tags": [
+          "operations"
+        ],
+        "operationId": "getHealth",
+        "summary": "Liveness; answers as long as the process serves HTTP.",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "Alive.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "status"
+                  ],
+                  "properties": {
+                    "status": {
+                      "const": "ok"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/readyz": {
+      "get": {
+        "tags": [
+          "operations"
+        ],
+        "operationId": "getReadiness",
+        "summary": "Readiness; the storage and every app's APNs sender are checked.",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "Ready; every check is `ok`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Readiness"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Not ready; a failing check's value says why.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Readiness"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/metrics": {
+      "get": {
+        "tags": [
+          "operations"
+        ],
+        "operationId": "getMetrics",
+        "summary": "Prometheus metrics (text exposition format 0.0.4).",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The metrics.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/openapi.json": {
+      "get": {
+        "tags": [
+          "operations"
+        ],
+        "operationId": "getOpenAPIDocument",
+        "summary": "This document, as JSON.",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The OpenAPI document.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "openapi",
+                    "info",
+                    "paths"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/devices": {
+      "post": {
+        "tags": [
+          "devices"
+        ],
+        "operationId": "registerDevice",
+        "summary": "Registers a device token for a user (and optionally puts the user in rooms).",
+        "description": "Registering a token again updates its user and environment; a retired token is revived. The token\nis normalized to lowercase hex: uppercase, whitespace and the `<ce8be627 2e43e855 …>` form are\naccepted; iOS 13's `{length = 32, bytes = 0x… }` and `32 bytes` are refused with\n400 `invalid_device_token`.\n",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/DeviceRegistration"
+              },
+              "example": {
+                "token": "ce8be6272e43e8554a5d1ed0ab0a6d2ce4b4ce1a2ed1f6ae3b9a2c6a94f1e2d3",
+                "userId": "alice",
+                "environment": "sandbox",
+                "rooms": [
+                  "general"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The token was known; updated.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Device"
+                }
+              }
+            },
+            "links": {
+              "DeleteDevice": {
+                "$ref": "#/components/links/DeleteDevice"
+              },
+              "ListUserDevices": {
+                "$ref": "#/components/links/ListUserDevices"
+              }
+            }
+          },
+          "201": {
+            "description": "A new device.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Device"
+                }
+              }
+            },
+            "links": {
+              "DeleteDevice": {
+                "$ref": "#/components/links/DeleteDevice"
+              },
+              "ListUserDevices": {
+                "$ref": "#/components/links/ListUserDevices"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          }
+        }
+      }
+    },
+    "/v1/devices/{token}": {
+      "delete": {
+        "tags": [
+          "devices"
+        ],
+        "operationId": "deleteDevice",
+        "summary": "Deletes the app's device with this token; its pending deliveries fail.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Token"
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Deleted."
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/users/{userId}/devices": {
+      "get": {
+        "tags": [
+          "devices"
+        ],
+        "operationId": "listUserDevices",
+        "summary": "The user's devices (empty for an unknown user).",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/UserId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The devices.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "devices"
+                  ],
+                  "properties": {
+                    "devices": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/Device"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/rooms/{roomId}/members/{userId}": {
+      "put": {
+        "tags": [
+          "rooms"
+        ],
+        "operationId": "joinRoom",
+        "summary": "Makes the user a member of the room (idempotent); `muted` members get no pushes.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RoomId"
+          },
+          {
+            "$ref": "#/components/parameters/UserId"
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/MembershipUpdate"
+              },
+              "example": {
+                "muted": false
+              }
+            }
+          }
+        },
+        "responses": {
+          "204": {
+            "description": "The user is a member."
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          }
+        }
+      },
+      "delete": {
+        "tags": [
+          "rooms"
+        ],
+        "operationId": "leaveRoom",
+        "summary": "Removes the user from the room (also when the user was not a member).",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RoomId"
+          },
+          {
+            "$ref": "#/components/parameters/UserId"
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "The user is not a member."
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/rooms/{roomId}/members": {
+      "get": {
+        "tags": [
+          "rooms"
+        ],
+        "operationId": "listRoomMembers",
+        "summary": "The room's members' user ids (empty for an unknown room).",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RoomId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The members.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "members"
+                  ],
+                  "properties": {
+                    "members": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/Id"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/webhooks/did-send-message": {
+      "post": {
+        "tags": [
+          "webhooks"
+        ],
+        "operationId": "didSendMessage",
+        "summary": "A text message was sent; notify the room's (or the named recipients') devices.",
+        "description": "Recipients are `recipients` when given, else the room's members; every device of the sender and\n`senderDeviceToken` are left out; each token gets the message once. The notification and one\ndelivery per device are committed before the answer. When the app has a `webhookSecret`, the\nbody must be signed (`X-PushRelay-Signature`), else 401 `invalid_signature`.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookSignature"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/MessageWebhook"
+              },
+              "example": {
+                "roomId": "general",
+                "roomName": "General",
+                "senderId": "alice",
+                "senderName": "Alice",
+                "text": "Hi Bob 👋",
+                "messageId": "msg-1"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "$ref": "#/components/responses/WebhookRepeated"
+          },
+          "202": {
+            "$ref": "#/components/responses/WebhookAccepted"
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          }
+        }
+      }
+    },
+    "/v1/webhooks/did-send-image-message": {
+      "post": {
+        "tags": [
+          "webhooks"
+        ],
+        "operationId": "didSendImageMessage",
+        "summary": "An image message was sent; as did-send-message, with a caption instead of text.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookSignature"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ImageMessageWebhook"
+              },
+              "example": {
+                "roomId": "general",
+                "senderId": "alice",
+                "senderName": "Alice",
+                "caption": "Sunset",
+                "imageUrl": "https://example.com/sunset.jpg",
+                "messageId": "img-1"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "$ref": "#/components/responses/WebhookRepeated"
+          },
+          "202": {
+            "$ref": "#/components/responses/WebhookAccepted"
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          }
+        }
+      }
+    },
+    "/v1/notifications/{notificationId}": {
+      "get": {
+        "tags": [
+          "notifications"
+        ],
+        "operationId": "getNotification",
+        "summary": "A notification and each of its deliveries.",
+        "parameters": [
+          {
+            "name": "notificationId",
+            "in": "path",
+            "required": true,
+            "description": "The id a webhook answered with. Anything that is not a UUID answers 404.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The notification.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Notification"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/dead-tokens": {
+      "get": {
+        "tags": [
+          "devices"
+        ],
+        "operationId": "listDeadTokens",
+        "summary": "The app's device tokens retired since a time (410 Unregistered, BadDeviceToken, ...).",
+        "parameters": [
+          {
+            "name": "since",
+            "in": "query",
+            "required": false,
+            "description": "RFC 3339 time; only tokens retired at or after it are listed.",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The retired tokens.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "deadTokens"
+                  ],
+                  "properties": {
+                    "deadTokens": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/DeadToken"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    }
+  },
+  "components": {
+    "links": {
+      "DeleteDevice": {
+        "operationId": "deleteDevice",
+        "parameters": {
+          "token": "$response.body#/token"
+        }
+      },
+      "ListUserDevices": {
+        "operationId": "listUserDevices",
+        "parameters": {
+          "userId": "$response.body#/userId"
+        }
+      },
+      "GetNotification": {
+        "operationId": "getNotification",
+        "parameters": {
+          "notificationId": "$response.body#/notificationId"
+        }
+      }
+    },
+    "securitySchemes": {
+      "bearerAuth": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An app's API key (`push-relay keys new`; the app's `apiKeySHA256` holds its SHA-256)."
+      }
+    },
+    "parameters": {
+      "Token": {
+        "name": "token",
+        "in": "path",
+        "required": true,
+        "description": "A device token, as in `POST /v1/devices`.",
+        "schema": {
+          "$ref": "#/components/schemas/DeviceTokenInput"
+        }
+      },
+      "UserId": {
+        "name": "userId",
+        "in": "path",
+        "required": true,
+        "schema": {
+          "$ref": "#/components/schemas/Id"
+        }
+      },
+      "RoomId": {
+        "name": "roomId",
+        "in": "path",
+        "required": true,
+        "schema": {
+          "$ref": "#/components/schemas/Id"
+        }
+      },
+      "WebhookSignature": {
+        "name": "X-PushRelay-Signature",
+        "in": "header",
+        "required": false,
+        "description": "Required when the app has a `webhookSecret`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of\n\"<t>.<body>\" with the secret>`.\n",
+        "schema": {
+          "type": "string"
+        }
+      }
+    },
+    "schemas": {
+      "Id": {
+        "type": "string",
+        "description": "A room, user or message id; 1...256 bytes of UTF-8 without control characters.",
+        "minLength": 1,
+        "maxLength": 256,
+        "pattern": "^[^\\x00-\\x1F\\x7F-\\x9F]+$"
+      },
+      "DeviceTokenInput": {
+        "type": "string",
+        "description": "An APNs device token: an even number of hex digits, 8...256 bytes (32 today). Uppercase,\nembedded whitespace and `<…>` around it are accepted and normalized to lowercase hex.\n",
+        "pattern": "^([0-9A-Fa-f]{2}){8,256}$"
+      },
+      "DeviceTokenHex": {
+        "type": "string",
+        "description": "A device token as lowercase hex.",
+        "pattern": "^([0-9a-f]{2}){8,256}$"
+      },
+      "Environment": {
+        "type": "string",
+        "enum": [
+          "sandbox",
+          "production"
+        ]
+      },
+      "Timestamp": {
+        "type": "string",
+        "format": "date-time",
+        "description": "RFC 3339, UTC, milliseconds.",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      },
+      "DeviceRegistration": {
+        "type": "object",
+        "required": [
+          "token",
+          "userId"
+        ],
+        "properties": {
+          "token": {
+            "$ref": "#/components/schemas/DeviceTokenInput"
+          },
+          "userId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "environment": {
+            "description": "The APNs environment the token belongs to; absent or null for the app's `defaultEnvironment`.",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Environment"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "rooms": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "description": "Rooms the user joins; absent or null for none.",
+            "items": {
+              "$ref": "#/components/schemas/Id"
+            }
+          }
+        }
+      },
+      "Device": {
+        "type": "object",
+        "required": [
+          "token",
+          "userId",
+          "environment",
+          "state",
+          "createdAt",
+          "updatedAt"
+        ],
+        "properties": {
+          "token": {
+            "$ref": "#/components/schemas/DeviceTokenHex"
+          },
+          "userId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "environment": {
+            "$ref": "#/components/schemas/Environment"
+          },
+          "state": {
+            "type": "string",
+            "enum": [
+              "live",
+              "retired"
+            ]
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "updatedAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          }
+        }
+      },
+      "MembershipUpdate": {
+        "type": "object",
+        "properties": {
+          "muted": {
+            "type": [
+              "boolean",
+              "null"
+            ],
+            "description": "A muted member gets no pushes for the room. Absent or null keeps the current setting (new members are not muted)."
+          }
+        }
+      },
+      "MessageWebhookCommon": {
+        "type": "object",
+        "required": [
+          "roomId",
+          "senderId"
+        ],
+        "properties": {
+          "roomId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "senderId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "messageId": {
+            "description": "The SDK's message id; the same id twice is sent once (200 with the first notification id).",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Id"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "roomName": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 1024,
+            "description": "The alert title; at most 1024 bytes of UTF-8."
+          },
+          "senderName": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 1024,
+            "description": "Shown before the text; at most 1024 bytes of UTF-8."
+          },
+          "senderDeviceToken": {
+            "description": "The sending device, left out of the recipients.",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/DeviceTokenInput"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "recipients": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "maxItems": 10000,
+            "description": "The users to notify instead of the room's members (absent or null).",
+            "items": {
+              "$ref": "#/components/schemas/Id"
+            }
+          }
+        }
+      },
+      "MessageWebhook": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/MessageWebhookCommon"
+          }
+        ],
+        "type": "object",
+        "required": [
+          "text"
+        ],
+        "properties": {
+          "text": {
+            "type": "string",
+            "description": "The message text; cut on a character boundary to fit APNs' 4096-byte payload."
+          }
+        }
+      },
+      "ImageMessageWebhook": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/MessageWebhookCommon"
+          }
+        ],
+        "type": "object",
+        "properties": {
+          "caption": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 16384,
+            "description": "At most 16384 bytes of UTF-8; without it the alert says \"📷 Image\"."
+          },
+          "imageUrl": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 2048,
+            "description": "At most 2048 bytes of UTF-8."
+          }
+        }
+      },
+      "WebhookAccepted": {
+        "type": "object",
+        "required": [
+          "notificationId",
+          "devices"
+        ],
+        "properties": {
+          "notificationId": {
+            "type": "string",
+            "format": "uuid",
+            "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+          },
+          "devices": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Deliveries created, one per recipient device."
+          }
+        }
+      },
+      "Notification": {
+        "type": "object",
+        "required": [
+          "notificationId",
+          "kind",
+          "roomId",
+          "senderId",
+          "createdAt",
+          "counts",
+          "deliveries"
+        ],
+        "properties": {
+          "notificationId": {
+            "type": "string",
+            "format": "uuid",
+            "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "message",
+              "image_message"
+            ]
+          },
+          "roomId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "senderId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "messageId": {
+            "$ref": "#/components/schemas/Id",
+            "description": "Absent when the webhook gave none."
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "counts": {
+            "type": "object",
+            "required": [
+              "pending",
+              "sent",
+              "failed",
+              "retired"
+            ],
+            "properties": {
+              "pending": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "sent": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "failed": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "retired": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
+          },
+          "deliveries": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Delivery"
+            }
+          }
+        }
+      },
+      "Delivery": {
+        "type": "object",
+        "required": [
+          "tokenSuffix",
+          "status",
+          "apnsId",
+          "attempts",
+          "createdAt",
+          "updatedAt"
+        ],
+        "properties": {
+          "tokenSuffix": {
+            "type": "string",
+            "description": "The token's last 8 hex characters.",
+            "pattern": "^[0-9a-f]{8}$"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "sent",
+              "failed",
+              "retired"
+            ]
+          },
+          "apnsId": {
+            "type": "string",
+            "format": "uuid",
+            "description": "The `apns-id` of every attempt."
+          },
+          "attempts": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "lastStatus": {
+            "type": "integer",
+            "description": "APNs' HTTP status of the last attempt; absent before any answer."
+          },
+          "lastReason": {
+            "type": "string",
+            "description": "APNs' reason (e.g. `BadDeviceToken`) or the transport failure of the last attempt."
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "updatedAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "sentAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "nextAttemptAt": {
+            "$ref": "#/components/schemas/Timestamp",
+            "description": "When a pending delivery is tried next."
+          }
+        }
+      },
+      "DeadToken": {
+        "type": "object",
+        "required": [
+          "token",
+          "userId",
+          "environment",
+          "reason",
+          "apnsTimestamp",
+          "retiredAt"
+        ],
+        "properties": {
+          "token": {
+            "$ref": "#/components/schemas/DeviceTokenHex"
+          },
+          "userId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "environment": {
+            "$ref": "#/components/schemas/Environment"
+          },
+          "reason": {
+            "type": "string",
+            "description": "Why it was retired (APNs' reason, e.g. `Unregistered`, `BadDeviceToken`)."
+          },
+          "apnsTimestamp": {
+            "description": "APNs' 410 timestamp (when the token stopped being valid), null when APNs gave none.",
+            "oneOf": [
+              {
+                "type": "string",
+                "format": "date-time"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "retiredAt": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "Readiness": {
+        "type": "object",
+        "required": [
+          "status",
+          "checks"
+        ],
+        "properties": {
+          "status": {
+            "type": "string",
+            "enum": [
+              "ready",
+              "unavailable"
+            ]
+          },
+          "checks": {
+            "type": "object",
+            "description": "`storage` and `apns:<appId>` for each app: `ok`, or why the check failed.",
+            "additionalProperties": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "Error": {
+        "type": "object",
+        "required": [
+          "error"
+        ],
+        "properties": {
+          "error": {
+            "type": "object",
+            "required": [
+              "code",
+              "message"
+            ],
+            "properties": {
+              "code": {
+                "type": "string",
+                "pattern": "^[a-z][a-z0-9_]*$"
+              },
+              "message": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      }
+    },
+    "responses": {
+      "WebhookAccepted": {
+        "description": "Accepted; the deliveries are committed and will be sent.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/WebhookAccepted"
+            }
+          }
+        },
+        "links": {
+          "GetNotification": {
+            "$ref": "#/components/links/GetNotification"
+          }
+        }
+      },
+      "WebhookRepeated": {
+        "description": "The same `messageId` was accepted before; nothing new is sent. The first notification's id.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/WebhookAccepted"
+            }
+          }
+        },
+        "links": {
+          "GetNotification": {
+            "$ref": "#/components/links/GetNotification"
+          }
+        }
+      },
+      "BadRequest": {
+        "description": "The request is malformed: `empty_body`, `invalid_json`, `missing_field`, `invalid_field` (a wrong\ntype or a value out of bounds), `invalid_device_token`, `invalid_query`, `invalid_target`, or\n`payload_too_large` (the APNs payload cannot be made to fit 4096 bytes).\n",
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "bad_request",
+                            "empty_body",
+                            "invalid_json",
+                            "missing_field",
+                            "invalid_field",
+                            "invalid_device_token",
+                            "invalid_query",
+                            "invalid_target",
+                            "payload_too_large"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Unauthorized": {
+        "description": "`unauthorized`: no `Authorization: Bearer <api key>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a webhook whose signature is missing, stale or wrong.\n",
+        "headers": {
+          "WWW-Authenticate": {
+            "description": "`Bearer` (with `unauthorized`).",
+            "schema": {
+              "type": "string"
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "unauthorized",
+                            "invalid_signature"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "NotFound": {
+        "description": "`not_found`: no such resource for this app, or no such path.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "const": "not_found"
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "MethodNotAllowed": {
+        "description": "`method_not_allowed`: the path exists but not with this method (RFC 9110 §15.5.6).",
+        "headers": {
+          "Allow": {
+            "description": "The methods the path serves, e.g. `PUT, DELETE`.",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "const": "method_not_allowed"
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "PayloadTooLarge": {
+        "description": "`payload_too_large`: the body is over `http.maxBodyBytes` (64 KiB by default).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "const": "payload_too_large"
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "UnsupportedMediaType": {
+        "description": "`unsupported_media_type`: a `Content-Type` other than `application/json` or `*/*+json`.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "const": "unsupported_media_type"
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Unavailable": {
+        "description": "`unavailable`: the relay is shutting down.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "const": "unavailable"
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      }
+    }
+  }
+}
+"""#
+}

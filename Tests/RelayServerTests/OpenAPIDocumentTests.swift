@@ -1,0 +1,130 @@
+import Foundation
+import RelayCore
+import RelayCrypto
+import RelayHTTP
+import RelayServer
+import RelayStore
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// docs/openapi.yaml, as the relay serves it, against the routes the relay really has.
+@Suite struct OpenAPIDocumentTests {
+    /// Operations the document may describe ahead of their routes while a branch is unmerged. Empty: the
+    /// comparison below is exact both ways.
+    static let pendingRoutes: Set<Route> = []
+
+    static let httpMethods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    /// The served document as a JSON object.
+    static func document() throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: OpenAPIDocument.data) as? [String: Any])
+    }
+
+    /// `(method, path)` of every operation in the document's `paths`, methods uppercased.
+    static func documentedRoutes() throws -> Set<Route> {
+        let paths = try #require(try document()["paths"] as? [String: Any])
+        var routes: Set<Route> = []
+        for (path, item) in paths {
+            let operations = try #require(item as? [String: Any], "paths[\(path)] is not an object")
+            for method in operations.keys where httpMethods.contains(method) {
+                routes.insert(Route(method: method.uppercased(), pattern: path))
+            }
+        }
+        return routes
+    }
+
+    /// The router of a relay API wired as `Relay` wires it, over a temporary store.
+    static func registeredRoutes() throws -> [Route] {
+        let store = try SQLiteStore.temporary()
+        let configuration = Configuration()
+        let time = SystemTimeSource()
+        let metrics = RelayMetrics()
+        let senders = APNsSenders(apps: [], settings: configuration.delivery, time: time, logger: .disabled())
+        let api = RelayAPI(
+            directory: AppDirectory(apps: []),
+            store: store,
+            dispatcher: Dispatcher(
+                store: store,
+                senders: senders,
+                settings: configuration.delivery,
+                time: time,
+                metrics: metrics,
+                logger: .disabled()
+            ),
+            metrics: metrics,
+            time: time,
+            logger: .disabled()
+        )
+        return api.router().routes
+    }
+
+    @Test func documentIsOpenAPI31() throws {
+        let document = try Self.document()
+        let version = try #require(document["openapi"] as? String)
+        #expect(version.hasPrefix("3.1."))
+        #expect((document["info"] as? [String: Any])?["title"] as? String == "PushRelay API")
+    }
+
+    @Test func everyRouteIsDocumented() throws {
+        let documented = try Self.documentedRoutes()
+        let registered = try Self.registeredRoutes()
+        let undocumented = registered.filter { !documented.contains($0) }.map(\.description).sorted()
+        #expect(undocumented.isEmpty, "routes missing from docs/openapi.yaml: \(undocumented)")
+    }
+
+    @Test func everyDocumentedOperationIsARoute() throws {
+        let registered = Set(try Self.registeredRoutes())
+        let documented = try Self.documentedRoutes()
+        let unrouted = documented.subtracting(registered).subtracting(Self.pendingRoutes).map(\.description).sorted()
+        #expect(unrouted.isEmpty, "documented operations with no route: \(unrouted)")
+        // A pending route that is already registered means the list above should have been emptied.
+        let merged = Self.pendingRoutes.intersection(registered).map(\.description).sorted()
+        #expect(merged.isEmpty, "routes still listed as pending but registered; empty pendingRoutes: \(merged)")
+    }
+
+    /// `/v1` operations inherit the document's bearer requirement; the operational ones opt out.
+    @Test func onlyV1OperationsNeedTheAPIKey() throws {
+        let document = try Self.document()
+        let global = try #require(document["security"] as? [[String: Any]])
+        #expect(global.count == 1 && global[0]["bearerAuth"] != nil)
+        let paths = try #require(document["paths"] as? [String: Any])
+        for (path, item) in paths {
+            for (method, operation) in try #require(item as? [String: Any]) where Self.httpMethods.contains(method) {
+                let security = (operation as? [String: Any])?["security"] as? [Any]
+                if path.hasPrefix("/v1/") {
+                    #expect(security == nil, "\(method) \(path) must not override the bearer requirement")
+                } else {
+                    #expect(security?.isEmpty == true, "\(method) \(path) must declare security: []")
+                }
+            }
+        }
+    }
+
+    /// A real relay on a free port answers `GET /openapi.json` with the document, without an API key.
+    @Test func relayServesTheDocument() async throws {
+        var configuration = Configuration()
+        configuration.http.port = 0
+        configuration.apps = [
+            Configuration.App(id: "openapi-test", topic: "com.example.chat", apiKeySHA256: [APIKey.hash("k")])
+        ]
+        let relay = try Relay(configuration: configuration, store: try SQLiteStore.temporary(), logger: .disabled())
+        try await relay.start()
+        do {
+            let url = try #require(URL(string: "http://127.0.0.1:\(relay.port)/openapi.json"))
+            let (body, response) = try await URLSession.shared.data(from: url)
+            let http = try #require(response as? HTTPURLResponse)
+            #expect(http.statusCode == 200)
+            #expect(http.value(forHTTPHeaderField: "Content-Type") == "application/json")
+            #expect(body == OpenAPIDocument.data)
+            let served = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            #expect((served["paths"] as? [String: Any])?["/openapi.json"] != nil)
+        } catch {
+            await relay.shutdown()
+            throw error
+        }
+        await relay.shutdown()
+    }
+}

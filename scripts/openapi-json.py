@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Writes docs/openapi.yaml as JSON into Sources/RelayServer/OpenAPIDocument+JSON.swift (the document the
+relay serves at /openapi.json), or with --check fails when that file is not the YAML's current conversion.
+
+Run with the project's virtualenv (scripts/setup.sh makes it): `make openapi`, or
+`.venv/bin/python scripts/openapi-json.py [--check]`. YAML is read by PyYAML, JSON written by the json module.
+"""
+import json
+import pathlib
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "docs" / "openapi.yaml"
+TARGET = ROOT / "Sources" / "RelayServer" / "OpenAPIDocument+JSON.swift"
+
+
+def render() -> str:
+    document = yaml.safe_load(SOURCE.read_text(encoding="utf-8"))
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    delimiter = "#"
+    while f'"""{delimiter}' in text:
+        delimiter += "#"
+    return (
+        "// swift-format-ignore-file\n"
+        "// Generated from docs/openapi.yaml by scripts/openapi-json.py (`make openapi`); do not edit.\n\n"
+        "extension OpenAPIDocument {\n"
+        "    /// docs/openapi.yaml as JSON text.\n"
+        f'    static let jsonText = {delimiter}"""\n{text}\n"""{delimiter}\n'
+        "}\n"
+    )
+
+
+def main() -> int:
+    expected = render()
+    if "--check" in sys.argv[1:]:
+        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
+        if current != expected:
+            print(f"openapi: {TARGET.relative_to(ROOT)} is stale; run `make openapi`", file=sys.stderr)
+            return 1
+        print("openapi: served JSON matches docs/openapi.yaml")
+        return 0
+    TARGET.write_text(expected, encoding="utf-8")
+    print(f"openapi: wrote {TARGET.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
