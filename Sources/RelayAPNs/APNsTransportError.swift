@@ -1,10 +1,13 @@
-/// A request that got no answer from APNs: the connection, TLS, the deadline, the stream or this client
-/// failed. Distinct from an APNs answer, which ``APNsClient/send(_:)`` returns as an `APNsResponse`.
+/// A request that got no answer: the URL, the connection, TLS, the deadline, the stream or this client
+/// failed. Distinct from an APNs answer, which ``APNsClient/send(_:)`` returns as an `APNsResponse`. Also
+/// what ``OutboundHTTP`` (feedback POSTs, readiness probes) throws.
 public struct APNsTransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What failed. Open: more codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let description: String
         private init(_ description: String) { self.description = description }
+        /// The URL is malformed or not `http`/`https` (curl 1, 3).
+        public static let invalidURL = Code("invalidURL")
         /// No connection: refused, unreachable, name not resolved (curl 6, 7).
         public static let connect = Code("connect")
         /// The TLS handshake or certificate check failed (curl 35, 58, 60, 77, 98, ...).

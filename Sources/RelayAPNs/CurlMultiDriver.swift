@@ -301,7 +301,11 @@ final class CurlMultiDriver: @unchecked Sendable {
                 complete(id, handle: handle, with: .success(response))
                 continue
             }
-            let error = Self.classify(result, text: handle.errorText(result), responseCode: handle.responseCode)
+            let error = APNsTransportError(
+                curl: result,
+                text: handle.errorText(result),
+                responseCode: handle.responseCode
+            )
             let remaining = transfer.request.deadline - ContinuousClock.now
             if error.code == .refused, transfer.attempts == 1, remaining > .milliseconds(1) {
                 // Not processed by the server (RFC 9113 §8.7): resend once, on whatever connection
@@ -352,28 +356,5 @@ final class CurlMultiDriver: @unchecked Sendable {
         byHandle.removeAll()
         pool.removeAll()
         for waiter in waiters { waiter.resume() }
-    }
-
-    /// Maps a libcurl failure to a transport error code.
-    static func classify(_ result: CURLcode, text: String, responseCode: Int) -> APNsTransportError {
-        let code: APNsTransportError.Code
-        switch result {
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
-            code = .connect
-        case CURLE_OPERATION_TIMEDOUT:
-            code = .timeout
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
-            CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
-            CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:
-            code = .tls
-        case CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR,
-            CURLE_RECV_ERROR:
-            let refused = text.contains("REFUSED_STREAM") || (responseCode == 0 && text.contains("GOAWAY"))
-            code = refused ? .refused : .reset
-        default:
-            code = .other
-        }
-        return APNsTransportError(code: code, curlCode: Int(result.rawValue), message: text)
     }
 }

@@ -14,11 +14,11 @@ final class CurlOneShot {
 
     /// A handle with the options every one-shot shares: no signals, no redirects, only `http` and `https`,
     /// the response body discarded (never read, never logged).
-    /// - Throws: ``OutboundHTTPError`` `.other` when libcurl cannot make the handle or refuses an option.
-    init() throws(OutboundHTTPError) {
+    /// - Throws: ``APNsTransportError`` `.other` when libcurl cannot make the handle or refuses an option.
+    init() throws(APNsTransportError) {
         _ = Self.globalInit
         guard let raw = curl_easy_init() else {
-            throw OutboundHTTPError(code: .other, message: "curl_easy_init failed")
+            throw APNsTransportError(code: .other, message: "curl_easy_init failed")
         }
         self.raw = raw
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -37,22 +37,22 @@ final class CurlOneShot {
     }
 
     /// Sets a `long` option.
-    func set(_ option: CURLoption, _ value: Int) throws(OutboundHTTPError) {
+    func set(_ option: CURLoption, _ value: Int) throws(APNsTransportError) {
         try check(ccurl_easy_setopt_long(raw, option, value), "\(option)")
     }
 
     /// Sets a string option (libcurl copies strings).
-    func set(_ option: CURLoption, _ value: String) throws(OutboundHTTPError) {
+    func set(_ option: CURLoption, _ value: String) throws(APNsTransportError) {
         try check(ccurl_easy_setopt_string(raw, option, value), "\(option)")
     }
 
     /// Sets the request header lines, `Name: value` each.
-    func setHeaders(_ lines: [String]) throws(OutboundHTTPError) {
+    func setHeaders(_ lines: [String]) throws(APNsTransportError) {
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
             guard let next = curl_slist_append(list, line) else {
                 if let list { curl_slist_free_all(list) }
-                throw OutboundHTTPError(code: .other, message: "curl_slist_append failed")
+                throw APNsTransportError(code: .other, message: "curl_slist_append failed")
             }
             list = next
         }
@@ -62,7 +62,7 @@ final class CurlOneShot {
     }
 
     /// Makes the request a POST of `body` (copied by libcurl).
-    func setBody(_ body: Data) throws(OutboundHTTPError) {
+    func setBody(_ body: Data) throws(APNsTransportError) {
         try set(CURLOPT_POST, 1)
         try set(CURLOPT_POSTFIELDSIZE, body.count)
         let copied = body.withUnsafeBytes { bytes in
@@ -74,13 +74,13 @@ final class CurlOneShot {
     }
 
     /// Runs the transfer, blocking the calling thread (`curl_easy_perform`).
-    /// - Throws: ``OutboundHTTPError`` classified from libcurl's result.
-    func perform() throws(OutboundHTTPError) {
+    /// - Throws: ``APNsTransportError`` classified from libcurl's result.
+    func perform() throws(APNsTransportError) {
         errorBuffer[0] = 0
         let result = curl_easy_perform(raw)
         guard result != CURLE_OK else { return }
         let text = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(result))
-        throw Self.classify(result, text: text)
+        throw APNsTransportError(curl: result, text: text)
     }
 
     /// The HTTP status of the transfer; 0 when none arrived.
@@ -90,28 +90,9 @@ final class CurlOneShot {
         return code
     }
 
-    static func classify(_ result: CURLcode, text: String) -> OutboundHTTPError {
-        let code: OutboundHTTPError.Code
-        switch result {
-        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
-            code = .invalidURL
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
-            code = .connect
-        case CURLE_OPERATION_TIMEDOUT:
-            code = .timeout
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-            CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:
-            code = .tls
-        default:
-            code = .other
-        }
-        return OutboundHTTPError(code: code, curlCode: Int(result.rawValue), message: text)
-    }
-
-    private func check(_ code: CURLcode, _ option: String) throws(OutboundHTTPError) {
+    private func check(_ code: CURLcode, _ option: String) throws(APNsTransportError) {
         guard code != CURLE_OK else { return }
-        throw OutboundHTTPError(
+        throw APNsTransportError(
             code: .other,
             curlCode: Int(code.rawValue),
             message: "curl_easy_setopt(\(option)): \(String(cString: curl_easy_strerror(code)))"

@@ -20,7 +20,7 @@ public enum OutboundHTTP {
     ///   - timeout: the whole exchange, connect included.
     ///   - connectTimeout: TCP connect plus TLS handshake.
     ///   - caFile: a PEM CA bundle to verify the server with; nil uses the system store.
-    /// - Throws: ``OutboundHTTPError`` when no answer arrived (bad URL, connect, TLS, timeout, broken).
+    /// - Throws: ``APNsTransportError`` when no answer arrived (bad URL, connect, TLS, timeout, broken).
     public static func post(
         url: String,
         body: Data,
@@ -28,8 +28,8 @@ public enum OutboundHTTP {
         timeout: Duration,
         connectTimeout: Duration = .seconds(5),
         caFile: String? = nil
-    ) async throws(OutboundHTTPError) -> Int {
-        try await onOwnThread { () throws(OutboundHTTPError) -> Int in
+    ) async throws(APNsTransportError) -> Int {
+        try await onOwnThread { () throws(APNsTransportError) -> Int in
             let handle = try CurlOneShot()
             try handle.set(CURLOPT_URL, url)
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
@@ -48,10 +48,10 @@ public enum OutboundHTTP {
     /// connection is closed at once, so callers should not probe one host often (APNs treats rapid
     /// connect/disconnect as abuse: Apple, "Sending notification requests to APNs").
     /// - Parameter caFile: a PEM CA bundle to verify the server with; nil uses the system store.
-    /// - Throws: ``OutboundHTTPError`` saying why not.
-    public static func probe(baseURL: String, caFile: String? = nil, timeout: Duration) async throws(OutboundHTTPError)
+    /// - Throws: ``APNsTransportError`` saying why not.
+    public static func probe(baseURL: String, caFile: String? = nil, timeout: Duration) async throws(APNsTransportError)
     {
-        try await onOwnThread { () throws(OutboundHTTPError) in
+        try await onOwnThread { () throws(APNsTransportError) in
             let handle = try CurlOneShot()
             try handle.set(CURLOPT_URL, baseURL)
             try handle.set(CURLOPT_CONNECT_ONLY, 1)
@@ -65,14 +65,14 @@ public enum OutboundHTTP {
 
     /// Runs `work` on a new thread and suspends the caller until it finished.
     private static func onOwnThread<T: Sendable>(
-        _ work: @escaping @Sendable () throws(OutboundHTTPError) -> T
-    ) async throws(OutboundHTTPError) -> T {
+        _ work: @escaping @Sendable () throws(APNsTransportError) -> T
+    ) async throws(APNsTransportError) -> T {
         let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<T, OutboundHTTPError>, Never>) in
+            (continuation: CheckedContinuation<Result<T, APNsTransportError>, Never>) in
             let thread = Thread {
                 Thread.current.name = "outbound-http"  // set from inside, so it reaches the OS thread
                 BrokenPipe.blockOnThisThread()
-                continuation.resume(returning: Result { () throws(OutboundHTTPError) -> T in try work() })
+                continuation.resume(returning: Result { () throws(APNsTransportError) -> T in try work() })
             }
             thread.start()
         }

@@ -5,7 +5,7 @@ import RelayCrypto
 import RelayStore
 
 /// Sends the feedback outbox: POSTs each retired token of an app with a `feedbackURL` there as a
-/// ``FeedbackMessage`` (`Content-Type: application/json`, signed with `X-PushRelay-Signature` when the app has
+/// ``DeadTokenView`` (`Content-Type: application/json`, signed with `X-PushRelay-Signature` when the app has
 /// a `webhookSecret`), retrying with exponential back-off and jitter until a 2xx or until the item expires
 /// (``Settings/lifetimeSeconds`` after the retirement), when it is dropped and logged.
 ///
@@ -119,7 +119,7 @@ public final class FeedbackSender: Sendable {
         let now = time.now
         guard now < job.expiresAt else { return expired(job, log: log) }
         let body: Data
-        do { body = try FeedbackMessage(job).encoded() } catch {
+        do { body = try DeadTokenView(job).encoded() } catch {
             log.error("feedback dropped: cannot encode it", ["error": "\(error)"])
             metrics.recordFeedback("dropped")
             return .dropped

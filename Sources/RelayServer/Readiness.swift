@@ -102,7 +102,7 @@ public actor Readiness {
         let results = await withTaskGroup(of: (Target, String).self) { group in
             for target in endpoints {
                 group.addTask {
-                    do throws(OutboundHTTPError) {
+                    do throws(APNsTransportError) {
                         try await OutboundHTTP.probe(baseURL: target.baseURL, caFile: target.caFile, timeout: timeout)
                         return (target, "ok")
                     } catch {

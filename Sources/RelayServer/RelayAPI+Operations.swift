@@ -37,36 +37,6 @@ extension RelayAPI {
 }
 
 /// One retired token as `GET /v1/dead-tokens` shows it.
-struct DeadTokenView: Encodable {
-    var token: String
-    var userId: String
-    var environment: String
-    var reason: String
-    var apnsTimestamp: String?
-    var retiredAt: String
-
-    init(_ device: Device) {
-        token = device.token.hex
-        userId = device.userId
-        environment = device.environment.rawValue
-        reason = device.retiredReason ?? ""
-        apnsTimestamp = device.apnsTimestamp.map(Validation.timestamp)
-        retiredAt = Validation.timestamp(device.retiredAt ?? device.updatedAt)
-    }
-
-    enum CodingKeys: String, CodingKey { case token, userId, environment, reason, apnsTimestamp, retiredAt }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(token, forKey: .token)
-        try c.encode(userId, forKey: .userId)
-        try c.encode(environment, forKey: .environment)
-        try c.encode(reason, forKey: .reason)
-        try c.encode(apnsTimestamp, forKey: .apnsTimestamp)  // null, not left out
-        try c.encode(retiredAt, forKey: .retiredAt)
-    }
-}
-
 struct DeadTokenList: Encodable {
     var deadTokens: [DeadTokenView]
 }

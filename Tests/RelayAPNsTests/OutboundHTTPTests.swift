@@ -27,11 +27,11 @@ import Testing
 
     @Test func aClosedPortIsAConnectFailure() async throws {
         let port = try Self.closedPort()
-        let probe = await #expect(throws: OutboundHTTPError.self) {
+        let probe = await #expect(throws: APNsTransportError.self) {
             try await OutboundHTTP.probe(baseURL: "https://127.0.0.1:\(port)", timeout: .seconds(2))
         }
         #expect(probe?.code == .connect)
-        let post = await #expect(throws: OutboundHTTPError.self) {
+        let post = await #expect(throws: APNsTransportError.self) {
             _ = try await OutboundHTTP.post(
                 url: "http://127.0.0.1:\(port)/feedback",
                 body: Data("{}".utf8),
@@ -44,7 +44,7 @@ import Testing
 
     @Test(arguments: ["ftp://127.0.0.1/x", "file:///etc/passwd", "not a url"])
     func onlyHTTPAndHTTPSAreUsed(url: String) async throws {
-        let error = await #expect(throws: OutboundHTTPError.self) {
+        let error = await #expect(throws: APNsTransportError.self) {
             _ = try await OutboundHTTP.post(url: url, body: Data(), headers: [], timeout: .seconds(1))
         }
         #expect(error?.code == .invalidURL)

@@ -2,11 +2,12 @@ import Foundation
 import RelayCore
 import RelayStore
 
-/// The JSON POSTed to an app's `feedbackURL` for one retired token:
-/// `{"appId","token","userId","environment","reason","apnsTimestamp","retiredAt"}`, times RFC 3339 (UTC,
-/// milliseconds), `apnsTimestamp` null when APNs gave none, `token` the full lowercase hex.
-struct FeedbackMessage: Encodable {
-    var appId: String
+/// A retired token as the relay reports it, in `GET /v1/dead-tokens` and in the feedback POSTed to an app's
+/// `feedbackURL`: `{"appId"?,"token","userId","environment","reason","apnsTimestamp","retiredAt"}`. Times are
+/// RFC 3339 (UTC, milliseconds); `apnsTimestamp` is null when APNs gave none; `token` is the full lowercase
+/// hex; `appId` only in feedback (the listing is already scoped to the caller's app).
+struct DeadTokenView: Encodable {
+    var appId: String?
     var token: String
     var userId: String
     var environment: String
@@ -14,6 +15,17 @@ struct FeedbackMessage: Encodable {
     var apnsTimestamp: String?
     var retiredAt: String
 
+    /// A retired device, for the listing.
+    init(_ device: Device) {
+        token = device.token.hex
+        userId = device.userId
+        environment = device.environment.rawValue
+        reason = device.retiredReason ?? ""
+        apnsTimestamp = device.apnsTimestamp.map(Timestamp.rfc3339)
+        retiredAt = Timestamp.rfc3339(device.retiredAt ?? device.updatedAt)
+    }
+
+    /// A queued retirement, for the feedback POST.
     init(_ job: FeedbackJob) {
         appId = job.appId
         token = job.token.hex
@@ -28,7 +40,7 @@ struct FeedbackMessage: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(appId, forKey: .appId)
+        try c.encodeIfPresent(appId, forKey: .appId)
         try c.encode(token, forKey: .token)
         try c.encode(userId, forKey: .userId)
         try c.encode(environment, forKey: .environment)
@@ -37,7 +49,7 @@ struct FeedbackMessage: Encodable {
         try c.encode(retiredAt, forKey: .retiredAt)
     }
 
-    /// The body bytes: sorted keys, slashes unescaped.
+    /// The feedback body bytes: sorted keys, slashes unescaped.
     func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
