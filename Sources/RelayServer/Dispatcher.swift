@@ -39,10 +39,13 @@ public final class Dispatcher: Sendable {
 
     private enum Event: Sendable {
         case finished(appId: String, deliveryId: Int64, outcome: DeliveryOutcome)
+        case claimed(jobs: [DeliveryJob], limit: Int)
+        case flushed
         case woken
     }
 
-    /// Loops until cancelled: claim, send, record.
+    /// Loops until cancelled: claim, send, record. Claims and records run beside the sends (the store works
+    /// on its own thread), so the pipe to APNs never waits for SQLite.
     public func run() async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         let refill = max(1, min(settings.batchSize, settings.concurrency) / 4)
@@ -50,29 +53,41 @@ public final class Dispatcher: Sendable {
         await withTaskGroup(of: Event.self) { group in
             var inFlight = 0
             var inFlightByApp: [String: Int] = [:]
-            var waiting = false
+            var waiting = false, claiming = false, flushing = false
+            var moreDue = true  // the last claim was full, or something woke us since
             var results: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
+
+            func startFlush() {
+                guard !flushing, !results.isEmpty else { return }
+                flushing = true
+                let batch = results
+                results.removeAll(keepingCapacity: true)
+                group.addTask {
+                    await self.flush(batch)
+                    return .flushed
+                }
+            }
+
             while true {
                 let stopping = Task.isCancelled
                 let room = settings.concurrency - inFlight
-                if !stopping && (inFlight == 0 || room >= refill) {
-                    await flush(&results)
+                if !stopping && !claiming && moreDue && (inFlight == 0 || room >= refill) {
                     let saturated = inFlightByApp.filter { $0.value >= settings.perAppConcurrency }.map(\.key)
                     // One claim may be all one app's: take no more than the fullest app still open may add,
-                    // so no app goes over its limit (saturated apps are left out of the claim).
+                    // so no app goes over its limit (saturated apps are left out of the claim). Sends only
+                    // finish while the claim runs, so the limit still holds when it returns.
                     let busiest = inFlightByApp.values.filter { $0 < settings.perAppConcurrency }.max() ?? 0
                     let limit = min(settings.batchSize, room, settings.perAppConcurrency - busiest)
-                    let jobs = await claim(limit: limit, excludingApps: saturated)
-                    for job in jobs {
-                        inFlight += 1
-                        inFlightByApp[job.appId, default: 0] += 1
-                        // An unstructured task: cancelling `run()` must not cancel a send in flight (its
-                        // answer would be lost and the push sent again by the next run).
-                        group.addTask { await Task { await self.attempt(job) }.value }
+                    claiming = true
+                    startFlush()
+                    group.addTask {
+                        .claimed(jobs: await self.claim(limit: limit, excludingApps: saturated), limit: limit)
                     }
-                    if jobs.count == limit && inFlight < settings.concurrency { continue }
                 }
-                if stopping && inFlight == 0 { break }
+                if stopping && inFlight == 0 && !claiming && !flushing {
+                    if results.isEmpty { break }
+                    startFlush()
+                }
                 if !stopping && !waiting {
                     waiting = true
                     let signal = self.signal
@@ -83,16 +98,32 @@ public final class Dispatcher: Sendable {
                 }
                 guard let event = await group.next() else { break }
                 switch event {
-                case .woken: waiting = false
+                case .woken:
+                    waiting = false
+                    moreDue = true
+                    startFlush()  // results never wait longer than the poll interval
+                case .claimed(let jobs, let limit):
+                    claiming = false
+                    moreDue = jobs.count == limit
+                    // Claimed while stopping: started all the same, so nothing taken waits for its lease.
+                    for job in jobs {
+                        inFlight += 1
+                        inFlightByApp[job.appId, default: 0] += 1
+                        // An unstructured task: cancelling `run()` must not cancel a send in flight (its
+                        // answer would be lost and the push sent again by the next run).
+                        group.addTask { await Task { await self.attempt(job) }.value }
+                    }
+                case .flushed:
+                    flushing = false
+                    if results.count >= flushAt || (inFlight == 0 && !results.isEmpty) { startFlush() }
                 case .finished(let appId, let id, let outcome):
                     inFlight -= 1
                     inFlightByApp[appId, default: 1] -= 1
                     if inFlightByApp[appId] == 0 { inFlightByApp[appId] = nil }
                     results.append((id, outcome))
-                    if results.count >= flushAt || inFlight == 0 { await flush(&results) }
+                    if results.count >= flushAt || inFlight == 0 { startFlush() }
                 }
             }
-            await flush(&results)
             group.cancelAll()
         }
     }
@@ -111,15 +142,13 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func flush(_ results: inout [(deliveryId: Int64, outcome: DeliveryOutcome)]) async {
-        guard !results.isEmpty else { return }
+    /// Records a batch of results. A failure leaves them leased: the lease expires and they are sent again
+    /// (at least once).
+    private func flush(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)]) async {
         do {
             try await store.complete(results, at: time.now)
-            results.removeAll(keepingCapacity: true)
         } catch {
-            // Left leased: the lease expires and the deliveries are sent again (at least once).
             logger.error("recording delivery results failed", ["error": "\(error)", "count": "\(results.count)"])
-            results.removeAll(keepingCapacity: true)
         }
     }
 
