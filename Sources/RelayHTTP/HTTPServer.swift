@@ -103,9 +103,10 @@ public final class HTTPServer: Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
         if core.resumeAllSuspended() > 0 {
-            // Give libmicrohttpd a moment to write the 503s before it closes the connections.
-            let flushDeadline = clock.now + .seconds(1)
-            while core.unansweredRequests > 0, clock.now < flushDeadline {
+            // Give libmicrohttpd time to write the 503s before it closes the connections: a request counts as
+            // active until libmicrohttpd reports it completed, which is after its answer went out.
+            let flushDeadline = clock.now + .seconds(5)
+            while core.unansweredRequests > 0 || core.activeRequests > 0, clock.now < flushDeadline {
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }

@@ -34,7 +34,9 @@ import Testing
     }
 
     @Test func aLocallyRefusedNotificationThrowsNotificationErrorAndNeverConnects() async throws {
-        let port = try ClosedPort().port
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let port = closed.port
         let client = try Self.client(baseURL: "http://127.0.0.1:\(port)")
         await #expect(throws: NotificationError(reason: .missingTopic, message: "apns-topic is empty")) {
             try await client.send(Self.notification(topic: ""))
@@ -50,7 +52,9 @@ import Testing
     }
 
     @Test func aClosedPortIsAConnectError() async throws {
-        let port = try ClosedPort().port
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let port = closed.port
         let client = try Self.client(baseURL: "http://127.0.0.1:\(port)")
         let error = await #expect(throws: APNsTransportError.self) { try await client.send(Self.notification()) }
         #expect(error?.code == .connect)
@@ -125,7 +129,9 @@ import Testing
     }
 
     @Test func afterShutdownSendThrowsShutdown() async throws {
-        let port = try ClosedPort().port
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let port = closed.port
         let client = try Self.client(baseURL: "http://127.0.0.1:\(port)")
         await client.shutdown()
         await client.shutdown()
@@ -137,7 +143,8 @@ import Testing
         let server = try SilentServer()
         let client = try Self.client(baseURL: "http://127.0.0.1:\(server.port)", requestTimeout: .milliseconds(300))
         let task = Task { try await client.send(Self.notification()) }
-        try await Task.sleep(for: .milliseconds(50))
+        // Connected means the driver took the request; only then is shutdown asked for.
+        #expect(server.hasPendingConnection())
         await client.shutdown()
         // The request was taken before shutdown, so it ran to its own end (a timeout), not `.shutdown`.
         let error = await #expect(throws: APNsTransportError.self) { try await task.value }
@@ -145,7 +152,9 @@ import Testing
     }
 
     @Test func droppingTheClientWithoutShutdownIsSafe() async throws {
-        let port = try ClosedPort().port
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let port = closed.port
         var client: APNsClient? = try Self.client(baseURL: "http://127.0.0.1:\(port)")
         _ = try? await client?.send(Self.notification())
         client = nil
@@ -192,16 +201,23 @@ final class SilentServer: Sendable {
     }
 
     deinit { close(fd) }
+
+    /// True once a client's connection waits in the listen queue (the socket polls readable), within
+    /// `seconds`; blocks the calling thread meanwhile.
+    func hasPendingConnection(within seconds: Int32 = 10) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, seconds * 1000) == 1
+    }
 }
 
 /// A loopback port nothing listens on: bound, then closed.
-struct ClosedPort {
+/// A loopback port nothing listens on, held while this lives: bound but never listening, so connecting is
+/// refused and no other test can take the port meanwhile.
+final class ClosedPort: Sendable {
+    let fd: Int32
     let port: Int
-    init() throws {
-        let (fd, port) = try bindLoopback(listen: false)
-        close(fd)
-        self.port = port
-    }
+    init() throws { (fd, port) = try bindLoopback(listen: false) }
+    deinit { close(fd) }
 }
 
 struct SocketError: Error { var call: String }

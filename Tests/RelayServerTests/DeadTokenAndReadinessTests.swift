@@ -75,9 +75,10 @@ import Testing
     }
 
     @Test func unavailableWhenAnAppsAPNsEndpointIsClosed() async throws {
-        let closed = try await FeedbackHarness.closedPort()
+        let closed = try FeedbackHarness.closedPort()
+        defer { withExtendedLifetime(closed) {} }
         try await FeedbackHarness.with(appCount: 2) { configuration in
-            configuration.apps[1].mockEndpoint?.baseURL = "https://127.0.0.1:\(closed)"
+            configuration.apps[1].mockEndpoint?.baseURL = "https://127.0.0.1:\(closed.port)"
         } _: { harness in
             let answer = try await harness.call("GET", "/readyz", key: nil)
             #expect(answer.status == 503, "\(answer.text)")

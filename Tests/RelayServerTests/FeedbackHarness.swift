@@ -192,20 +192,9 @@ final class FeedbackHarness: Sendable {
         (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 
-    /// A loopback TCP port nothing listens on: bound by a server that is then stopped.
-    static func closedPort() async throws -> Int {
-        var configuration = HTTPServerConfiguration()
-        configuration.port = 0
-        let server = HTTPServer(
-            configuration: configuration,
-            handler: { _ in HTTPResponse(status: 200) },
-            logger: .disabled()
-        )
-        try server.start()
-        let port = server.port
-        await server.shutdown()
-        return port
-    }
+    /// A loopback TCP port nothing listens on, held for the test: bound but never listening, so connecting
+    /// is refused and no other test can take the port meanwhile. Keep the returned holder alive.
+    static func closedPort() throws -> ClosedPort { try ClosedPort() }
 }
 
 /// A real HTTP server on port 0 standing in for an app's feedback URL: records every request and answers
@@ -250,4 +239,34 @@ final class FeedbackReceiver: Sendable {
     var received: [Received] { log.state.withLock { $0.received } }
 
     func shutdown() async { await server.shutdown() }
+}
+
+/// A socket bound to a loopback port without listening; the port refuses connections while it lives.
+final class ClosedPort: @unchecked Sendable {
+    // @unchecked Sendable: both properties are immutable after init.
+    let fd: Int32
+    let port: Int
+    init() throws {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
+        }
+        guard bound == 0 else {
+            close(socketFD)
+            throw POSIXError(.EADDRINUSE)
+        }
+        fd = socketFD
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+    deinit { close(fd) }
 }
