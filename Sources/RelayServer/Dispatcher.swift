@@ -2,6 +2,7 @@ import Foundation
 import RelayAPNs
 import RelayCore
 import RelayStore
+import Synchronization
 
 /// Sends the outbox: takes due deliveries from the store, sends each to APNs with bounded concurrency,
 /// decides each token's fate from the answer (``DeliveryDecision``) and records it in batches.
@@ -16,6 +17,8 @@ public final class Dispatcher: Sendable {
     private let logger: Logger
     private let metrics: RelayMetrics
     private let signal = WakeSignal()
+    /// The senders already made, by "app/environment": a lock instead of an actor hop on every send.
+    private let clients = Mutex<[String: APNsClient]>([:])
 
     public init(
         store: any Store,
@@ -156,10 +159,7 @@ public final class Dispatcher: Sendable {
     /// once more at once (Apple, "Handling notification responses from APNs").
     private func attempt(_ job: DeliveryJob) async -> Event {
         let notification = job.apnsNotification
-        let log = logger.with([
-            "notification.id": job.notificationId.uuidString.lowercased(), "token.suffix": job.token.suffix,
-            "apns.id": notification.apnsIdHeader,
-        ])
+        let log = DeliveryLog(logger: logger, job: job)
         var previousReason: APNsReason?
         while true {
             let sentAt = time.now
@@ -167,7 +167,7 @@ public final class Dispatcher: Sendable {
             do {
                 attempt = .answered(try await send(notification, appId: job.appId, environment: job.environment))
             } catch let refused as NotificationError {
-                log.error("notification refused before sending", ["apns.reason": "\(refused.reason)"])
+                log(.error, "notification refused before sending", ["apns.reason": "\(refused.reason)"])
                 metrics.recordOutcome("failed", reason: "\(refused.reason)")
                 return .finished(
                     appId: job.appId,
@@ -175,7 +175,7 @@ public final class Dispatcher: Sendable {
                     outcome: .failed(status: nil, reason: "\(refused.reason)")
                 )
             } catch {
-                log.warning("APNs request failed", ["error": "\(error)"])
+                log(.warning, "APNs request failed", ["error": "\(error)"])
                 attempt = .transportFailure
             }
             let decision = DeliveryDecision.decide(
@@ -208,7 +208,14 @@ public final class Dispatcher: Sendable {
     ) async throws
         -> APNsResponse
     {
-        let sender = try await senders.sender(appId: appId, environment: environment)
+        let key = appId + "/" + environment.rawValue
+        let sender: APNsClient
+        if let cached = clients.withLock({ $0[key] }) {
+            sender = cached
+        } else {
+            sender = try await senders.sender(appId: appId, environment: environment)
+            clients.withLock { $0[key] = sender }
+        }
         let started = ContinuousClock.now
         let response = try await sender.send(notification)
         metrics.recordAPNsLatency(ContinuousClock.now - started)
@@ -221,7 +228,7 @@ public final class Dispatcher: Sendable {
         _ attempt: DeliveryDecision.Attempt,
         job: DeliveryJob,
         sentAt: Date,
-        log: Logger
+        log: DeliveryLog
     ) -> DeliveryOutcome {
         let response: APNsResponse? = if case .answered(let r) = attempt { r } else { nil }
         let status = response?.status
@@ -230,20 +237,20 @@ public final class Dispatcher: Sendable {
         switch decision {
         case .delivered:
             outcome = .sent(apnsId: response?.apnsId)
-            log.info("push accepted")
+            log(.info, "push accepted")
         case .retire(let why, let timestamp):
             // Without an APNs timestamp (BadDeviceToken) the token is known bad as of the send: a device
             // registered again since (e.g. for the other environment) is not retired by this answer.
             outcome = .retired(status: status ?? 0, reason: "\(why)", apnsTimestamp: timestamp ?? sentAt)
-            log.notice("device token retired", ["apns.reason": "\(why)"])
+            log(.notice, "device token retired", ["apns.reason": "\(why)"])
         case .unlinkTopic(let why):
             outcome = .unlinkTopic(topic: job.topic, status: status ?? 0, reason: "\(why)")
-            log.notice("device token unlinked from topic", ["apns.reason": "\(why)"])
+            log(.notice, "device token unlinked from topic", ["apns.reason": "\(why)"])
         case .retry(let delay, _):
             outcome = .retry(at: time.now + delay.timeInterval, status: status, reason: reason)
         case .fail(let failure):
             outcome = .failed(status: status, reason: reason ?? failure.rawValue)
-            log.warning("delivery failed", ["apns.reason": reason ?? "", "failure": failure.rawValue])
+            log(.warning, "delivery failed", ["apns.reason": reason ?? "", "failure": failure.rawValue])
         }
         metrics.recordOutcome(outcome.metricName, reason: reason ?? "none")
         return outcome
@@ -267,5 +274,21 @@ extension Duration {
     /// The duration in SECONDS, as Foundation counts time.
     var timeInterval: TimeInterval {
         TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
+    }
+}
+
+/// Log lines about one delivery, with its notification id, apns-id and token suffix; the metadata is built
+/// only for lines the logger's level lets through (a fan-out logs nothing per device at `warning`).
+struct DeliveryLog {
+    let logger: Logger
+    let job: DeliveryJob
+
+    func callAsFunction(_ level: Logger.Level, _ message: String, _ extra: Logger.Metadata = [:]) {
+        guard level >= logger.level else { return }
+        var metadata = extra
+        metadata["notification.id"] = job.notificationId.uuidString.lowercased()
+        metadata["token.suffix"] = job.token.suffix
+        metadata["apns.id"] = job.apnsId.uuidString.lowercased()
+        logger.log(level, message, metadata)
     }
 }
