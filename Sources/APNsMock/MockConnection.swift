@@ -165,8 +165,9 @@ final class MockConnection {
     }
 
     /// Re-reads the faults after a script change; rules with `afterRequests` 0 act at once, other ordinals
-    /// count from now.
-    func refreshFaultsIfScriptChanged() {
+    /// count from now. Called for a request about to be answered, `before` is its stream id: a GOAWAY sent
+    /// now then leaves that stream (and later ones) unprocessed.
+    func refreshFaultsIfScriptChanged(before streamId: Int32? = nil) {
         guard !closed, let session,
             loop.core.scriptVersion.load(ordering: .sequentiallyConsistent) != faultsVersion
         else { return }
@@ -177,7 +178,8 @@ final class MockConnection {
             if streamsGranted { submitSettings(maxConcurrentStreams: limit.value) }
         }
         if let goAway = faults.goAway, goAway.afterRequests <= 0 {
-            sendGoAway(goAway, defaultLastStreamId: nghttp2_session_get_last_proc_stream_id(session))
+            let processed = nghttp2_session_get_last_proc_stream_id(session)
+            sendGoAway(goAway, defaultLastStreamId: streamId.map { min(processed, max(0, $0 - 2)) } ?? processed)
         }
     }
 
@@ -339,6 +341,8 @@ final class MockConnection {
 
     func requestComplete(stream streamId: Int32) {
         guard let stream = streams[streamId], !stream.answered else { return }
+        // A script change not yet seen acts before this request: a GOAWAY it adds does not cover it.
+        refreshFaultsIfScriptChanged(before: streamId)
         if let last = goAwayLastStreamId, streamId > last {
             // Above the GOAWAY's last-stream-id: not processed (RFC 9113 section 6.8), so the client may
             // resend it on a new connection; refuse it rather than answer it.
@@ -346,7 +350,6 @@ final class MockConnection {
             nghttp2_submit_rst_stream(session, 0, streamId, NGHTTP2_REFUSED_STREAM.rawValue)
             return
         }
-        refreshFaultsIfScriptChanged()
         requestCount += 1
         let ordinal = requestCount - faultsBaseline
         if faults.refuse.contains(ordinal) {
