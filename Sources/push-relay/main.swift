@@ -16,29 +16,14 @@ let usage = """
     'push-relay <command> --help' shows a command's options.
     """
 
-var words = Array(CommandLine.arguments.dropFirst())
-let command = words.isEmpty ? "help" : words.removeFirst()
-let status: Int32
-do {
+await CommandLineTool.run(name: "push-relay", usage: usage) { command, words in
     switch command {
-    case "serve": status = try await ServeCommand.run(words)
-    case "mock-apns": status = try await MockAPNsCommand.run(words)
-    case "send": status = try await SendCommand.run(words)
-    case "version", "--version": status = VersionCommand.run()
-    case "keys": status = try KeysCommand.run(words)
-    case "config": status = try ConfigCommand.run(words)
-    case "help", "--help", "-h":
-        say(usage)
-        status = 0
-    default:
-        FileHandle.standardError.write(Data("push-relay: unknown command '\(command)'\n\n\(usage)\n".utf8))
-        status = 2
+    case "serve": try await ServeCommand.run(words)
+    case "mock-apns": try await MockAPNsCommand.run(words)
+    case "send": try await SendCommand.run(words)
+    case "version", "--version": VersionCommand.run()
+    case "keys": try KeysCommand.run(words)
+    case "config": try ConfigCommand.run(words)
+    default: nil
     }
-} catch let problem as Arguments.Problem {
-    FileHandle.standardError.write(Data("push-relay \(command): \(problem)\n".utf8))
-    status = 2
-} catch {
-    FileHandle.standardError.write(Data("push-relay \(command): \(error)\n".utf8))
-    status = 1
 }
-exit(status)

@@ -12,29 +12,13 @@ let usage = """
       \(TableCommand.usage)
     """
 
-var words = Array(CommandLine.arguments.dropFirst())
-let command = words.isEmpty ? "help" : words.removeFirst()
-let status: Int32
-do {
-    let arguments = try Arguments(["help", "table"].contains(command) ? [] : words)
+await CommandLineTool.run(name: "relay-bench", usage: usage) { command, words in
     switch command {
-    case "table": status = try TableCommand.run(words)
-    case "jwt": status = try JWTCommand.run(arguments)
-    case "apns": status = try await APNsBenchCommand.run(arguments)
-    case "seed": status = try await SeedCommand.run(arguments)
-    case "fanout": status = try await FanoutCommand.run(arguments)
-    case "help", "--help", "-h":
-        print(usage)
-        status = 0
-    default:
-        FileHandle.standardError.write(Data("unknown command '\(command)'\n\(usage)\n".utf8))
-        status = 2
+    case "table": try TableCommand.run(words)
+    case "jwt": try JWTCommand.run(try Arguments(words))
+    case "apns": try await APNsBenchCommand.run(try Arguments(words))
+    case "seed": try await SeedCommand.run(try Arguments(words))
+    case "fanout": try await FanoutCommand.run(try Arguments(words))
+    default: nil
     }
-} catch let problem as Arguments.Problem {
-    FileHandle.standardError.write(Data("relay-bench: \(problem)\n\(usage)\n".utf8))
-    status = 2
-} catch {
-    FileHandle.standardError.write(Data("relay-bench: \(error)\n".utf8))
-    status = 1
 }
-exit(status)

@@ -124,22 +124,16 @@ final class FeedbackHarness: Sendable {
         key: String?,
         headers: [String: String] = [:]
     ) async throws -> Answer {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(relay.port)\(path)")!)
-        request.httpMethod = method
-        request.timeoutInterval = 30
-        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
-        if let json {
-            request.httpBody = try JSONSerialization.data(withJSONObject: json)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw Failure(description: "not HTTP") }
-        return Answer(status: http.statusCode, body: data)
+        let (status, data) = try await exchange(
+            port: relay.port,
+            method,
+            path,
+            bearer: key,
+            json: json,
+            body: body,
+            headers: headers
+        )
+        return Answer(status: status, body: data)
     }
 
     /// Registers `token` for `user` in room `general` of `app`, then has alice post a message there (signed

@@ -91,23 +91,16 @@ final class RelayHarness: Sendable {
         authorize: Bool = true,
         headers: [String: String] = [:]
     ) async throws -> APIResponse {
-        let port = try relay.port
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        request.timeoutInterval = 30
-        if authorize { request.setValue("Bearer \(key ?? app.apiKey)", forHTTPHeaderField: "Authorization") }
-        if let json {
-            request.httpBody = try JSONSerialization.data(withJSONObject: json)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw HarnessError(description: "not HTTP") }
-        return APIResponse(status: http.statusCode, body: data)
+        let (status, data) = try await exchange(
+            port: try relay.port,
+            method,
+            path,
+            bearer: authorize ? (key ?? app.apiKey) : nil,
+            json: json,
+            body: body,
+            headers: headers
+        )
+        return APIResponse(status: status, body: data)
     }
 
     /// `POST /v1/devices`; returns the response.
@@ -372,4 +365,33 @@ extension RelayHarness {
         }
         return String(decoding: received, as: UTF8.self)
     }
+}
+
+/// One HTTP request to a relay under test on loopback `port` (URLSession): `Authorization: Bearer <bearer>`
+/// when given, a JSON body from `json` (an object) or `body` (bytes), then `headers`, which win.
+func exchange(
+    port: Int,
+    _ method: String,
+    _ path: String,
+    bearer: String?,
+    json: Any?,
+    body: Data?,
+    headers: [String: String]
+) async throws -> (status: Int, body: Data) {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+    request.httpMethod = method
+    request.timeoutInterval = 30
+    if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+    if let json {
+        request.httpBody = try JSONSerialization.data(withJSONObject: json)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
+    if let body {
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let (data, response) = try await URLSession.shared.data(for: request)
+    guard let http = response as? HTTPURLResponse else { throw HarnessError(description: "not HTTP") }
+    return (http.statusCode, data)
 }

@@ -1,0 +1,41 @@
+import Foundation
+
+/// What both executables do with their first word: dispatch a subcommand, print the usage for `help`, and
+/// turn the outcome into an exit status (0 done, 1 failed, 2 a command-line mistake or unknown command).
+public enum CommandLineTool {
+    /// Runs the subcommand named by the first argument and exits with its status.
+    /// - Parameter dispatch: runs `command` with the remaining words; nil when there is no such command.
+    ///   An ``Arguments/Problem`` it throws exits 2, any other error 1, each printed on stderr.
+    public static func run(
+        name: String,
+        usage: String,
+        dispatch: (_ command: String, _ words: [String]) async throws -> Int32?
+    ) async -> Never {
+        var words = Array(CommandLine.arguments.dropFirst())
+        let command = words.isEmpty ? "help" : words.removeFirst()
+        let status: Int32
+        if ["help", "--help", "-h"].contains(command) {
+            say(usage)
+            exit(0)
+        }
+        do {
+            if let done = try await dispatch(command, words) {
+                status = done
+            } else {
+                printError("\(name): unknown command '\(command)'\n\n\(usage)")
+                status = 2
+            }
+        } catch let problem as Arguments.Problem {
+            printError("\(name) \(command): \(problem)")
+            status = 2
+        } catch {
+            printError("\(name) \(command): \(error)")
+            status = 1
+        }
+        exit(status)
+    }
+
+    private static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
