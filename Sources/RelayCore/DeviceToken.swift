@@ -22,6 +22,10 @@ public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible 
     /// FCM tokens and anything else that is not even-length hex within ``byteLengthRange``.
     /// - Throws: ``ParseError`` naming what is wrong.
     public init(parsing raw: String) throws(ParseError) {
+        if Self.isCanonical(raw) {  // the common case (and every stored token): nothing to normalize
+            self.hex = raw
+            return
+        }
         var text = Substring(raw.trimmingWhitespace())
         if text.hasPrefix("{") || text.contains("...") || text.contains("length =") {
             throw ParseError(
@@ -60,6 +64,14 @@ public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible 
             )
         }
         self.hex = hex
+    }
+
+    /// Whether `text` is already a token's canonical form: lowercase hex, even length, within
+    /// ``byteLengthRange``.
+    private static func isCanonical(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count % 2 == 0, byteLengthRange.contains(utf8.count / 2) else { return false }
+        return utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// The last 8 hex characters: the only part of a token that may appear in logs and error messages.

@@ -7,8 +7,13 @@ import Synchronization
 /// Sends the outbox: takes due deliveries from the store, sends each to APNs with bounded concurrency,
 /// decides each token's fate from the answer (``DeliveryDecision``) and records it in batches.
 ///
-/// Runs as a service: ``run()`` returns when its task is cancelled, after the deliveries in flight have
-/// finished (each is bounded by the APNs request timeout) and been recorded; nothing taken is dropped.
+/// Three parts run side by side, so the pipe to APNs never waits for SQLite: a claim loop keeps
+/// ``DeliveryLanes`` topped up (claiming when half of a batch is left), `concurrency` workers each take a job,
+/// send it and hand its result on, and a flusher records results in batches (at least every poll interval,
+/// and as soon as nothing is in flight).
+///
+/// Runs as a service: ``run()`` returns when its task is cancelled, after every delivery claimed has been
+/// sent (each is bounded by the APNs request timeout) and recorded; nothing taken is dropped.
 public final class Dispatcher: Sendable {
     private let store: any Store
     private let senders: APNsSenders
@@ -40,94 +45,66 @@ public final class Dispatcher: Sendable {
     /// its poll interval.
     public func wake() { signal.signal() }
 
-    private enum Event: Sendable {
-        case finished(appId: String, deliveryId: Int64, outcome: DeliveryOutcome)
-        case claimed(jobs: [DeliveryJob], limit: Int)
-        case flushed
-        case woken
+    /// Claims, sends and records until cancelled; then sends what it claimed, records every result and
+    /// returns.
+    public func run() async {
+        let flushSignal = WakeSignal()
+        let lanes = DeliveryLanes(
+            perAppLimit: settings.perAppConcurrency,
+            capacity: min(settings.batchSize, settings.concurrency),
+            idleSignal: flushSignal
+        )
+        let results = ResultBuffer(flushAt: max(1, min(settings.batchSize, 256)), signal: flushSignal)
+        // Unstructured tasks: cancelling `run()` must not cancel a send in flight (its answer would be lost
+        // and the push sent again by the next run) nor the last flush.
+        let workers = (0..<max(1, settings.concurrency)).map { _ in
+            Task {
+                while let job = await lanes.take() {
+                    results.append(job.deliveryId, await self.attempt(job))
+                    lanes.finish(appId: job.appId)
+                }
+            }
+        }
+        let flusher = Task { await self.flushUntilClosed(results, signal: flushSignal) }
+
+        await claimUntilCancelled(into: lanes)
+        lanes.close()
+        for worker in workers { await worker.value }
+        results.close()
+        await flusher.value
     }
 
-    /// Loops until cancelled: claim, send, record. Claims and records run beside the sends (the store works
-    /// on its own thread), so the pipe to APNs never waits for SQLite.
-    public func run() async {
+    /// The claim loop: claims whenever ``DeliveryLanes`` has room and deliveries may be due (the last claim
+    /// was full, or a webhook woke it, or a poll interval passed). Jobs claimed as it is cancelled are
+    /// queued all the same, so nothing taken waits for its lease.
+    private func claimUntilCancelled(into lanes: DeliveryLanes) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
-        let refill = max(1, min(settings.batchSize, settings.concurrency) / 4)
-        let flushAt = max(1, min(settings.batchSize, 256))
-        await withTaskGroup(of: Event.self) { group in
-            var inFlight = 0
-            var inFlightByApp: [String: Int] = [:]
-            var waiting = false, claiming = false, flushing = false
-            var moreDue = true  // the last claim was full, or something woke us since
-            var results: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
-
-            func startFlush() {
-                guard !flushing, !results.isEmpty else { return }
-                flushing = true
-                let batch = results
-                results.removeAll(keepingCapacity: true)
-                group.addTask {
-                    await self.flush(batch)
-                    return .flushed
-                }
+        var moreDue = true
+        while !Task.isCancelled {
+            if moreDue, let window = lanes.claimWindow() {
+                let jobs = await claim(limit: window.limit, excludingApps: window.excluded)
+                lanes.add(jobs)
+                moreDue = jobs.count == window.limit
+                continue
             }
-
-            while true {
-                let stopping = Task.isCancelled
-                let room = settings.concurrency - inFlight
-                if !stopping && !claiming && moreDue && (inFlight == 0 || room >= refill) {
-                    let saturated = inFlightByApp.filter { $0.value >= settings.perAppConcurrency }.map(\.key)
-                    // One claim may be all one app's: take no more than the fullest app still open may add,
-                    // so no app goes over its limit (saturated apps are left out of the claim). Sends only
-                    // finish while the claim runs, so the limit still holds when it returns.
-                    let busiest = inFlightByApp.values.filter { $0 < settings.perAppConcurrency }.max() ?? 0
-                    let limit = min(settings.batchSize, room, settings.perAppConcurrency - busiest)
-                    claiming = true
-                    startFlush()
-                    group.addTask {
-                        .claimed(jobs: await self.claim(limit: limit, excludingApps: saturated), limit: limit)
-                    }
-                }
-                if stopping && inFlight == 0 && !claiming && !flushing {
-                    if results.isEmpty { break }
-                    startFlush()
-                }
-                if !stopping && !waiting {
-                    waiting = true
-                    let signal = self.signal
-                    group.addTask {
-                        await signal.wait(timeout: poll)
-                        return .woken
-                    }
-                }
-                guard let event = await group.next() else { break }
-                switch event {
-                case .woken:
-                    waiting = false
-                    moreDue = true
-                    startFlush()  // results never wait longer than the poll interval
-                case .claimed(let jobs, let limit):
-                    claiming = false
-                    moreDue = jobs.count == limit
-                    // Claimed while stopping: started all the same, so nothing taken waits for its lease.
-                    for job in jobs {
-                        inFlight += 1
-                        inFlightByApp[job.appId, default: 0] += 1
-                        // An unstructured task: cancelling `run()` must not cancel a send in flight (its
-                        // answer would be lost and the push sent again by the next run).
-                        group.addTask { await Task { await self.attempt(job) }.value }
-                    }
-                case .flushed:
-                    flushing = false
-                    if results.count >= flushAt || (inFlight == 0 && !results.isEmpty) { startFlush() }
-                case .finished(let appId, let id, let outcome):
-                    inFlight -= 1
-                    inFlightByApp[appId, default: 1] -= 1
-                    if inFlightByApp[appId] == 0 { inFlightByApp[appId] = nil }
-                    results.append((id, outcome))
-                    if results.count >= flushAt || inFlight == 0 { startFlush() }
-                }
+            if moreDue {
+                await lanes.roomSignal.wait(timeout: poll)
+            } else {
+                await signal.wait(timeout: poll)
+                moreDue = true
             }
-            group.cancelAll()
+        }
+    }
+
+    /// The flusher: records results when a batch is full, when nothing is in flight, and at least every poll
+    /// interval; returns after recording the last ones once ``ResultBuffer/close()`` was called.
+    private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal) async {
+        let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
+        while true {
+            let (batch, closed) = results.takeAll()
+            if !batch.isEmpty { await flush(batch) }
+            if closed { return }
+            await signal.wait(timeout: poll)
         }
     }
 
@@ -157,7 +134,7 @@ public final class Dispatcher: Sendable {
 
     /// One send and its decided outcome. An ExpiredProviderToken answer renews the provider token and sends
     /// once more at once (Apple, "Handling notification responses from APNs").
-    private func attempt(_ job: DeliveryJob) async -> Event {
+    private func attempt(_ job: DeliveryJob) async -> DeliveryOutcome {
         let notification = job.apnsNotification
         let log = DeliveryLog(logger: logger, job: job)
         var previousReason: APNsReason?
@@ -169,11 +146,7 @@ public final class Dispatcher: Sendable {
             } catch let refused as NotificationError {
                 log(.error, "notification refused before sending", ["apns.reason": "\(refused.reason)"])
                 metrics.recordOutcome("failed", reason: "\(refused.reason)")
-                return .finished(
-                    appId: job.appId,
-                    deliveryId: job.deliveryId,
-                    outcome: .failed(status: nil, reason: "\(refused.reason)")
-                )
+                return .failed(status: nil, reason: "\(refused.reason)")
             } catch {
                 log(.warning, "APNs request failed", ["error": "\(error)"])
                 attempt = .transportFailure
@@ -193,11 +166,7 @@ public final class Dispatcher: Sendable {
                 await senders.renewProviderToken(appId: job.appId)
                 continue
             }
-            return .finished(
-                appId: job.appId,
-                deliveryId: job.deliveryId,
-                outcome: outcome(of: decision, attempt, job: job, sentAt: sentAt, log: log)
-            )
+            return outcome(of: decision, attempt, job: job, sentAt: sentAt, log: log)
         }
     }
 

@@ -97,5 +97,11 @@ enum SQLiteMigrations {
         );
         CREATE INDEX feedback_due ON feedback (next_attempt_at, id);
         """,
+        // 3: a device's pending deliveries are settled when claimed (retired, unlinked or deleted devices),
+        // never looked up by device: the index on (app_id, token), in random order, cost a page write per
+        // delivery created and per delivery completed.
+        """
+        DROP INDEX deliveries_pending_by_device;
+        """,
     ]
 }

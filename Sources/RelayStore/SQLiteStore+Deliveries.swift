@@ -2,6 +2,9 @@ import Foundation
 import RelayCore
 
 extension SQLiteStore {
+    /// A lease is kept in two columns: `lease_until`, and `next_attempt_at` moved to the lease's end, so the
+    /// due index (`deliveries_due`) holds no leased row before its lease ends and a claim reads only the
+    /// rows it takes. ``releaseLeases()`` makes leased rows due again.
     public func claimDueDeliveries(
         now: Date,
         limit: Int,
@@ -11,77 +14,76 @@ extension SQLiteStore {
         -> [DeliveryJob]
     {
         guard limit > 0 else { return [] }
-        let excluded = String(decoding: try JSONSerialization.data(withJSONObject: excludingApps), as: UTF8.self)
+        let excluded =
+            excludingApps.isEmpty ? "[]" : String(decoding: try JSONEncoder().encode(excludingApps), as: UTF8.self)
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
         return try db.transaction {
             var jobs: [DeliveryJob] = []
-            var payloads: [String: Data] = [:]  // one buffer per notification, shared by its jobs
-            try db.withStatement(
-                """
-                SELECT dl.id, dl.notification_id, dl.app_id, dl.token, d.environment, NULL, dl.attempts,
-                    n.topic, n.push_type, n.priority, n.expiration, n.collapse_id, n.payload, d.updated_at
-                FROM deliveries AS dl
-                JOIN notifications AS n ON n.id = dl.notification_id
-                JOIN devices AS d ON d.app_id = dl.app_id AND d.token = dl.token
-                WHERE dl.status = 'pending' AND dl.next_attempt_at <= ?1
-                    AND (dl.lease_until IS NULL OR dl.lease_until < ?1)
-                    AND dl.app_id NOT IN (SELECT value FROM json_each(?3))
-                ORDER BY dl.next_attempt_at, dl.id
-                LIMIT ?2
-                """
-            ) { row in
-                try row.bind(1, now)
-                try row.bind(2, limit)
-                try row.bind(3, excluded)
-                while try row.step() {
-                    let notificationId = row.string(1)
-                    let notification = try Self.readUUID(notificationId)
-                    let payload: Data
-                    if let shared = payloads[notificationId] {
-                        payload = shared
+            jobs.reserveCapacity(limit)
+            var notifications: [String: NotificationHeaders] = [:]  // one per notification, its payload shared
+            // Until `limit` jobs or nothing more is due: an undeliverable row is ended, not returned.
+            while jobs.count < limit {
+                let wanted = limit - jobs.count
+                let due = try dueDeliveries(now: now, limit: wanted, excluded: excluded)
+                for delivery in due {
+                    let notification: NotificationHeaders
+                    if let known = notifications[delivery.notificationId] {
+                        notification = known
                     } else {
-                        payload = row.data(12)
-                        payloads[notificationId] = payload
+                        notification = try loadHeaders(of: delivery)
+                        notifications[delivery.notificationId] = notification
                     }
-                    guard let environment = APNsEnvironment(rawValue: row.string(4)),
-                        let pushType = PushType(rawValue: row.string(8)),
-                        let priority = Priority(rawValue: row.int(9))
-                    else {
-                        throw StoreError(code: .invalidData, message: "delivery \(row.int64(0)) has invalid headers")
+                    if let (status, reason) = try Self.undeliverable(delivery, topic: notification.topic) {
+                        try settle(delivery.id, status: status, reason: reason, at: now)
+                        continue
                     }
-                    jobs.append(
-                        DeliveryJob(
-                            deliveryId: row.int64(0),
-                            notificationId: notification,
-                            appId: row.string(2),
-                            token: try Self.readToken(row.string(3)),
-                            environment: environment,
-                            apnsId: APNsIdentifier.forDelivery(row.int64(0), of: notification),
-                            attempts: row.int(6),
-                            topic: row.string(7),
-                            pushType: pushType,
-                            priority: priority,
-                            expiration: row.optionalInt(10),
-                            collapseId: row.optionalString(11),
-                            payload: payload,
-                            deviceRegisteredAt: row.date(13)
-                        )
-                    )
+                    try db.withStatement(
+                        "UPDATE deliveries SET lease_until = ?2, next_attempt_at = ?2 WHERE id = ?1"
+                    ) {
+                        try $0.bind(1, delivery.id)
+                        try $0.bind(2, leaseUntil)
+                        try $0.run()
+                    }
+                    jobs.append(try delivery.job(notification))
                 }
-            }
-            for job in jobs {
-                try db.withStatement("UPDATE deliveries SET lease_until = ?2 WHERE id = ?1") {
-                    try $0.bind(1, job.deliveryId)
-                    try $0.bind(2, leaseUntil)
-                    try $0.run()
-                }
+                if due.count < wanted { break }
             }
             return jobs
         }
     }
 
+    /// Up to `limit` pending deliveries due at `now`, oldest due first, with their devices.
+    private func dueDeliveries(now: Date, limit: Int, excluded: String) throws -> [DueDelivery] {
+        try db.withStatement(Self.dueDeliveriesSQL) { row in
+            try row.bind(1, now)
+            try row.bind(2, limit)
+            try row.bind(3, excluded)
+            var due: [DueDelivery] = []
+            while try row.step() { due.append(DueDelivery(row)) }
+            return due
+        }
+    }
+
+    /// The claim's query: ?1 now, ?2 limit, ?3 a JSON array of app ids to leave out. Walks `deliveries_due`.
+    static let dueDeliveriesSQL = """
+        SELECT dl.id, dl.notification_id, dl.app_id, dl.token, dl.attempts,
+            d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason
+        FROM deliveries AS dl
+        LEFT JOIN devices AS d ON d.app_id = dl.app_id AND d.token = dl.token
+        WHERE dl.status = 'pending' AND dl.next_attempt_at <= ?1
+            AND dl.app_id NOT IN (SELECT value FROM json_each(?3))
+        ORDER BY dl.next_attempt_at, dl.id
+        LIMIT ?2
+        """
+
     public func releaseLeases() async throws {
-        try db.execute("UPDATE deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL")
+        // A leased delivery was due when claimed: due again at once, in about its old place.
+        try db.execute(
+            """
+            UPDATE deliveries SET next_attempt_at = min(next_attempt_at, updated_at), lease_until = NULL
+            WHERE lease_until IS NOT NULL
+            """
+        )
         try db.execute("UPDATE feedback SET lease_until = NULL WHERE lease_until IS NOT NULL")
     }
 
@@ -95,6 +97,62 @@ extension SQLiteStore {
             for (deliveryId, outcome) in results {
                 try apply(outcome, to: deliveryId, at: at)
             }
+        }
+    }
+
+    /// Why a due delivery can no longer be sent, as its final (status, reason); nil when it can. Decided
+    /// when it is claimed, so retiring, unlinking or deleting a device never has to find its deliveries.
+    private static func undeliverable(
+        _ delivery: DueDelivery,
+        topic: String
+    ) throws -> (DeliveryStatus, String)? {
+        guard let state = delivery.deviceState else { return (.failed, "DeviceDeleted") }
+        if state == DeviceState.retired.rawValue { return (.retired, delivery.retiredReason ?? "Retired") }
+        if delivery.unlinkedTopics != "[]",
+            try JSONDecoder().decode([String].self, from: Data(delivery.unlinkedTopics.utf8)).contains(topic)
+        {
+            return (.failed, APNsReason.deviceTokenNotForTopic.description)
+        }
+        return nil
+    }
+
+    /// Ends a delivery that is not sent (see ``undeliverable(_:topic:)``); attempts stay as they were.
+    private func settle(_ deliveryId: Int64, status: DeliveryStatus, reason: String, at: Date) throws {
+        try db.withStatement(
+            """
+            UPDATE deliveries SET status = ?2, last_reason = ?3, updated_at = ?4, next_attempt_at = NULL,
+                lease_until = NULL
+            WHERE id = ?1
+            """
+        ) {
+            try $0.bind(1, deliveryId)
+            try $0.bind(2, status.rawValue)
+            try $0.bind(3, reason)
+            try $0.bind(4, at)
+            try $0.run()
+        }
+    }
+
+    /// The request headers and body of the notification `delivery` belongs to.
+    private func loadHeaders(of delivery: DueDelivery) throws -> NotificationHeaders {
+        try db.withStatement(
+            "SELECT topic, push_type, priority, expiration, collapse_id, payload FROM notifications WHERE id = ?1"
+        ) { row in
+            try row.bind(1, delivery.notificationId)
+            guard try row.step(), let pushType = PushType(rawValue: row.string(1)),
+                let priority = Priority(rawValue: row.int(2))
+            else {
+                throw StoreError(code: .invalidData, message: "delivery \(delivery.id) has invalid headers")
+            }
+            return NotificationHeaders(
+                id: try Self.readUUID(delivery.notificationId),
+                topic: row.string(0),
+                pushType: pushType,
+                priority: priority,
+                expiration: row.optionalInt(3),
+                collapseId: row.optionalString(4),
+                payload: row.data(5)
+            )
         }
     }
 
@@ -117,14 +175,13 @@ extension SQLiteStore {
         case .unlinkTopic(_, let code, let reason):
             (status, lastStatus, lastReason) = (.failed, code, reason)
         }
-        let device = try db.withStatement(
+        try db.withStatement(
             """
             UPDATE deliveries SET status = ?2, attempts = attempts + 1, last_status = ?3, last_reason = ?4,
                 sent_at = coalesce(?5, sent_at), next_attempt_at = ?6, lease_until = NULL, updated_at = ?7
             WHERE id = ?1
-            RETURNING app_id, token
             """
-        ) { row -> (appId: String, token: String)? in
+        ) { row in
             try row.bind(1, deliveryId)
             try row.bind(2, status.rawValue)
             try row.bind(3, lastStatus)
@@ -132,27 +189,33 @@ extension SQLiteStore {
             try row.bind(5, sentAt)
             try row.bind(6, nextAttemptAt)
             try row.bind(7, at)
-            guard try row.step() else { return nil }
-            let device = (row.string(0), row.string(1))
             try row.run()
-            return device
         }
-        guard let device else { return }
         switch outcome {
-        case .retired(let code, let reason, let apnsTimestamp):
-            try retireDevice(device, status: code, reason: reason, apnsTimestamp: apnsTimestamp, at: at)
-        case .unlinkTopic(let topic, let code, let reason):
-            try unlinkTopic(topic, device: device, status: code, reason: reason, at: at)
+        case .retired(_, let reason, let apnsTimestamp):
+            guard let device = try device(of: deliveryId) else { return }
+            try retireDevice(device, reason: reason, apnsTimestamp: apnsTimestamp, at: at)
+        case .unlinkTopic(let topic, _, _):
+            guard let device = try device(of: deliveryId) else { return }
+            try unlinkTopic(topic, device: device)
         case .sent, .retry, .failed:
             break
         }
     }
 
-    /// Retires a live device (unless it registered again after `apnsTimestamp`) and its pending deliveries,
-    /// and queues its feedback when the app has a feedback URL (``FeedbackPolicy``), in the same transaction.
+    /// The (app, token) a delivery was for; nil for an unknown delivery id.
+    private func device(of deliveryId: Int64) throws -> (appId: String, token: String)? {
+        try db.withStatement("SELECT app_id, token FROM deliveries WHERE id = ?1") { row in
+            try row.bind(1, deliveryId)
+            return try row.step() ? (row.string(0), row.string(1)) : nil
+        }
+    }
+
+    /// Retires a live device (unless it registered again after `apnsTimestamp`) and queues its feedback when
+    /// the app has a feedback URL (``FeedbackPolicy``), in the same transaction. Its pending deliveries are
+    /// settled when claimed.
     private func retireDevice(
         _ device: (appId: String, token: String),
-        status: Int,
         reason: String,
         apnsTimestamp: Date?,
         at: Date
@@ -172,30 +235,11 @@ extension SQLiteStore {
         }
         guard db.changes > 0 else { return }
         try enqueueFeedback(appId: device.appId, token: device.token, at: at)
-        try db.withStatement(
-            """
-            UPDATE deliveries SET status = 'retired', last_status = ?3, last_reason = ?4, updated_at = ?5,
-                next_attempt_at = NULL, lease_until = NULL
-            WHERE app_id = ?1 AND token = ?2 AND status = 'pending'
-            """
-        ) {
-            try $0.bind(1, device.appId)
-            try $0.bind(2, device.token)
-            try $0.bind(3, status)
-            try $0.bind(4, reason)
-            try $0.bind(5, at)
-            try $0.run()
-        }
     }
 
-    /// Adds `topic` to the device's unlinked topics and fails its pending deliveries for that topic.
-    private func unlinkTopic(
-        _ topic: String,
-        device: (appId: String, token: String),
-        status: Int,
-        reason: String,
-        at: Date
-    ) throws {
+    /// Adds `topic` to the device's unlinked topics. Its pending deliveries for that topic are settled when
+    /// claimed.
+    private func unlinkTopic(_ topic: String, device: (appId: String, token: String)) throws {
         try db.withStatement(
             """
             UPDATE devices SET unlinked_topics = json_insert(unlinked_topics, '$[#]', ?3)
@@ -208,21 +252,65 @@ extension SQLiteStore {
             try $0.bind(3, topic)
             try $0.run()
         }
-        try db.withStatement(
-            """
-            UPDATE deliveries SET status = 'failed', last_status = ?4, last_reason = ?5, updated_at = ?6,
-                next_attempt_at = NULL, lease_until = NULL
-            WHERE app_id = ?1 AND token = ?2 AND status = 'pending'
-                AND (SELECT topic FROM notifications WHERE id = deliveries.notification_id) = ?3
-            """
-        ) {
-            try $0.bind(1, device.appId)
-            try $0.bind(2, device.token)
-            try $0.bind(3, topic)
-            try $0.bind(4, status)
-            try $0.bind(5, reason)
-            try $0.bind(6, at)
-            try $0.run()
-        }
     }
+}
+
+/// A due delivery as the claim reads it, with its device's registration (nil columns: device deleted).
+private struct DueDelivery {
+    var id: Int64
+    var notificationId: String
+    var appId: String
+    var token: String
+    var attempts: Int
+    var deviceState: String?
+    var environment: String
+    var registeredAt: Date
+    var unlinkedTopics: String
+    var retiredReason: String?
+
+    init(_ row: SQLiteStatement) {
+        id = row.int64(0)
+        notificationId = row.string(1)
+        appId = row.string(2)
+        token = row.string(3)
+        attempts = row.int(4)
+        deviceState = row.optionalString(5)
+        environment = row.string(6)
+        registeredAt = row.date(7)
+        unlinkedTopics = row.string(8)
+        retiredReason = row.optionalString(9)
+    }
+
+    func job(_ notification: NotificationHeaders) throws -> DeliveryJob {
+        guard let environment = APNsEnvironment(rawValue: environment) else {
+            throw StoreError(code: .invalidData, message: "device of delivery \(id) has an invalid environment")
+        }
+        return DeliveryJob(
+            deliveryId: id,
+            notificationId: notification.id,
+            appId: appId,
+            token: try SQLiteStore.readToken(token),
+            environment: environment,
+            apnsId: APNsIdentifier.forDelivery(id, of: notification.id),
+            attempts: attempts,
+            topic: notification.topic,
+            pushType: notification.pushType,
+            priority: notification.priority,
+            expiration: notification.expiration,
+            collapseId: notification.collapseId,
+            payload: notification.payload,
+            deviceRegisteredAt: registeredAt
+        )
+    }
+}
+
+/// What every delivery of one notification sends: its headers and body.
+private struct NotificationHeaders {
+    var id: UUID
+    var topic: String
+    var pushType: PushType
+    var priority: Priority
+    var expiration: Int?
+    var collapseId: String?
+    var payload: Data
 }

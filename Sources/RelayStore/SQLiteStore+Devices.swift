@@ -62,28 +62,12 @@ extension SQLiteStore {
     }
 
     public func deleteDevice(appId: String, token: DeviceToken) async throws -> Bool {
-        let at = now
-        return try db.transaction {
-            try db.withStatement("DELETE FROM devices WHERE app_id = ?1 AND token = ?2") { statement in
-                try statement.bind(1, appId)
-                try statement.bind(2, token.hex)
-                try statement.run()
-            }
-            guard db.changes > 0 else { return false }
-            try db.withStatement(
-                """
-                UPDATE deliveries SET status = 'failed', last_reason = 'DeviceDeleted', updated_at = ?3,
-                    next_attempt_at = NULL, lease_until = NULL
-                WHERE app_id = ?1 AND token = ?2 AND status = 'pending'
-                """
-            ) { statement in
-                try statement.bind(1, appId)
-                try statement.bind(2, token.hex)
-                try statement.bind(3, at)
-                try statement.run()
-            }
-            return true
+        try db.withStatement("DELETE FROM devices WHERE app_id = ?1 AND token = ?2") { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, token.hex)
+            try statement.run()
         }
+        return db.changes > 0
     }
 
     public func devices(appId: String, userId: String) async throws -> [Device] {

@@ -27,8 +27,8 @@ public protocol Store: Sendable {
     /// The device registered with `token` for `appId`, live or retired; nil if none.
     func device(appId: String, token: DeviceToken) async throws -> Device?
 
-    /// Deletes the registration. Its pending deliveries are marked `failed` (reason `DeviceDeleted`), so a
-    /// notification's history stays complete. Returns false when there was no such device.
+    /// Deletes the registration. Its pending deliveries end `failed` (reason `DeviceDeleted`) when next
+    /// claimed, so a notification's history stays complete. Returns false when there was no such device.
     func deleteDevice(appId: String, token: DeviceToken) async throws -> Bool
 
     /// The user's devices (live and retired), oldest registration first.
@@ -59,7 +59,7 @@ public protocol Store: Sendable {
     /// due at `n.createdAt`, is created for each distinct live device of `n.appId` whose user is a recipient
     /// (`recipients.userIds`, or the unmuted members of `recipients.roomId`), except the devices of
     /// `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked topics. Each
-    /// delivery gets a fresh random (v4) apns-id. Devices are selected inside the database: memory does not
+    /// delivery's apns-id is derived from the notification and delivery ids (``APNsIdentifier``). Devices are selected inside the database: memory does not
     /// grow with the room.
     func createNotification(_ n: NewNotification, recipients: RecipientSelection) async throws -> CreateOutcome
 
@@ -67,6 +67,11 @@ public protocol Store: Sendable {
     /// lease, oldest due first, and leases them until `now + leaseSeconds`: they are not claimed again before
     /// that, unless completed (then never) or ``releaseLeases()`` is called. Deliveries of `excludingApps` are
     /// left alone (the dispatcher passes apps that have as many requests in flight as they may).
+    ///
+    /// A due delivery whose device can no longer receive it is ended here instead of returned: device
+    /// deleted (`failed`, `DeviceDeleted`), retired (`retired`, the device's retired reason), or the
+    /// notification's topic unlinked from it (`failed`, `DeviceTokenNotForTopic`). Fewer than `limit` jobs
+    /// means no more were due.
     func claimDueDeliveries(
         now: Date,
         limit: Int,

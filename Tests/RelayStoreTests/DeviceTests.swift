@@ -82,6 +82,9 @@ import Testing
         #expect(try await store.deleteDevice(appId: "app-a", token: F.token(1)))
         #expect(try await !store.deleteDevice(appId: "app-a", token: F.token(1)))
         #expect(try await store.device(appId: "app-a", token: F.token(1)) == nil)
+        // Ended when next claimed: only the other device's delivery is handed out.
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        #expect(jobs.map(\.token) == [F.token(2)])
         let (summary, deliveries) = try #require(
             try await store.notification(appId: "app-a", id: outcome.notificationId)
         )

@@ -92,9 +92,14 @@ import Testing
         )
         let device = try #require(try await store.device(appId: "app-a", token: job.token))
         #expect(device.unlinkedTopics == ["com.example.chat"] && device.state == .live)
-        // Its other pending delivery for that topic failed too.
-        let (summary, _) = try #require(try await store.notification(appId: "app-a", id: second.notificationId))
+        // Its other pending delivery for that topic fails when claimed; the other device's is handed out.
+        let next = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        #expect(!next.contains { $0.token == job.token })
+        let (summary, deliveries) = try #require(
+            try await store.notification(appId: "app-a", id: second.notificationId)
+        )
         #expect(summary.counts == DeliveryCounts(pending: 1, failed: 1))
+        #expect(deliveries.first { $0.token == job.token }?.lastReason == "DeviceTokenNotForTopic")
 
         let other = job.token == F.token(3) ? F.token(4) : F.token(3)
         let later = try await store.createNotification(

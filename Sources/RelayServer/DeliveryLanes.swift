@@ -1,0 +1,212 @@
+import RelayStore
+import Synchronization
+
+/// Claimed deliveries waiting for a worker: one FIFO lane per app, and how many of each app's requests are
+/// in flight. Workers take jobs round robin from the apps below their in-flight limit, so an app that is at
+/// its limit (its APNs slow or unreachable) holds up no other app's deliveries.
+///
+/// ``take()`` hands out at most `perAppLimit` jobs of one app until their ``finish(appId:)``. Thread-safe;
+/// workers, the dispatcher's claim loop and tests share one instance.
+final class DeliveryLanes: Sendable {
+    /// How many the claim loop may add: at most `limit` jobs, none of the apps in `excluded`.
+    struct ClaimWindow: Equatable {
+        var limit: Int
+        var excluded: [String]
+    }
+
+    private struct Lane {
+        var jobs: [DeliveryJob] = []
+        var head = 0
+        var inFlight = 0
+        /// Listed in `State.ready`.
+        var scheduled = false
+        var queued: Int { jobs.count - head }
+
+        mutating func pop() -> DeliveryJob {
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64 && head * 2 >= jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            return job
+        }
+    }
+
+    private struct State {
+        var lanes: [String: Lane] = [:]
+        /// Apps with a queued job and a free slot, in the order they are served.
+        var ready: [String] = []
+        var readyHead = 0
+        var queued = 0
+        var inFlight = 0
+        var waiters: [CheckedContinuation<DeliveryJob?, Never>] = []
+        var closed = false
+    }
+
+    /// Requests one app may have in flight.
+    let perAppLimit: Int
+    /// Jobs queued at most (the claim loop's window).
+    let capacity: Int
+    /// The claim loop is told (``roomSignal``) when the queue falls to this many.
+    let lowWater: Int
+    /// Signalled when the queue falls to ``lowWater``: time to claim more.
+    let roomSignal = WakeSignal()
+    /// Signalled when nothing is queued or in flight any more.
+    let idleSignal: WakeSignal
+    private let state = Mutex(State())
+
+    init(perAppLimit: Int, capacity: Int, idleSignal: WakeSignal) {
+        self.perAppLimit = max(1, perAppLimit)
+        self.capacity = max(1, capacity)
+        self.lowWater = self.capacity / 2
+        self.idleSignal = idleSignal
+    }
+
+    /// Whether to claim now, and how much: when no more than ``lowWater`` jobs are queued, enough to fill
+    /// ``capacity``, leaving out apps with `perAppLimit` jobs queued already and never letting one app's
+    /// queue grow past that (one claim may be all one app's). Nil when there is no room.
+    func claimWindow() -> ClaimWindow? {
+        state.withLock { state in
+            guard !state.closed, state.queued <= lowWater else { return nil }
+            var excluded: [String] = []
+            var fullest = 0
+            for (appId, lane) in state.lanes {
+                if lane.queued >= perAppLimit { excluded.append(appId) } else { fullest = max(fullest, lane.queued) }
+            }
+            let limit = min(capacity - state.queued, perAppLimit - fullest)
+            return limit > 0 ? ClaimWindow(limit: limit, excluded: excluded.sorted()) : nil
+        }
+    }
+
+    /// Queues `jobs` (in order), handing them straight to waiting workers where an app has a free slot.
+    func add(_ jobs: [DeliveryJob]) {
+        guard !jobs.isEmpty else { return }
+        let handed = state.withLock { state -> [Handoff] in
+            for job in jobs {
+                state.lanes[job.appId, default: Lane()].jobs.append(job)
+                state.queued += 1
+                schedule(job.appId, &state)
+            }
+            return serveWaiters(&state)
+        }
+        deliver(handed)
+    }
+
+    /// The next job to send, waiting for one if none can go now; nil once ``close()`` was called and every
+    /// queued job has been handed out.
+    func take() async -> DeliveryJob? {
+        let now = state.withLock { state -> (Next, [Handoff]) in
+            let next = pop(&state)
+            return (next, releaseIfDrained(&state))
+        }
+        deliver(now.1)
+        switch now.0 {
+        case .job(let job): return job
+        case .finished: return nil
+        case .wait: break
+        }
+        return await withCheckedContinuation { continuation in
+            let (next, released) = state.withLock { state -> (Next, [Handoff]) in
+                let next = pop(&state)
+                if case .wait = next { state.waiters.append(continuation) }
+                return (next, releaseIfDrained(&state))
+            }
+            deliver(released)
+            switch next {
+            case .job(let job): continuation.resume(returning: job)
+            case .finished: continuation.resume(returning: nil)
+            case .wait: break
+            }
+        }
+    }
+
+    /// The send of a job of `appId` finished (answered or not): its slot is free.
+    func finish(appId: String) {
+        let (handed, idle) = state.withLock { state -> ([Handoff], Bool) in
+            state.inFlight -= 1
+            state.lanes[appId]?.inFlight -= 1
+            if let lane = state.lanes[appId], lane.inFlight == 0, lane.queued == 0 { state.lanes[appId] = nil }
+            schedule(appId, &state)
+            var handed = serveWaiters(&state)
+            handed += releaseIfDrained(&state)
+            return (handed, state.inFlight == 0 && state.queued == 0)
+        }
+        deliver(handed)
+        if idle { idleSignal.signal() }
+    }
+
+    /// No more jobs will be added: workers drain what is queued, then ``take()`` answers nil.
+    func close() {
+        let released = state.withLock { state -> [Handoff] in
+            state.closed = true
+            return releaseIfDrained(&state)
+        }
+        deliver(released)
+    }
+
+    /// Jobs queued and in flight, over all apps.
+    var counts: (queued: Int, inFlight: Int) { state.withLock { ($0.queued, $0.inFlight) } }
+
+    // MARK: Inside the lock
+
+    /// A waiting worker and what it gets (nil: stop).
+    private typealias Handoff = (waiter: CheckedContinuation<DeliveryJob?, Never>, job: DeliveryJob?)
+
+    private enum Next {
+        case job(DeliveryJob)
+        case wait
+        case finished
+    }
+
+    /// Pops the next job round robin over the ready apps.
+    private func pop(_ state: inout State) -> Next {
+        guard state.readyHead < state.ready.count else {
+            return state.closed && state.queued == 0 ? .finished : .wait
+        }
+        let appId = state.ready[state.readyHead]
+        state.readyHead += 1
+        if state.readyHead == state.ready.count {
+            state.ready.removeAll(keepingCapacity: true)
+            state.readyHead = 0
+        }
+        let job = state.lanes[appId]!.pop()
+        state.lanes[appId]!.inFlight += 1
+        state.lanes[appId]!.scheduled = false
+        state.queued -= 1
+        state.inFlight += 1
+        schedule(appId, &state)
+        if state.queued == lowWater { roomSignal.signal() }
+        return .job(job)
+    }
+
+    /// Lists `appId` as ready when it has a queued job and a free slot.
+    private func schedule(_ appId: String, _ state: inout State) {
+        guard let lane = state.lanes[appId], !lane.scheduled, lane.queued > 0, lane.inFlight < perAppLimit
+        else { return }
+        state.lanes[appId]!.scheduled = true
+        state.ready.append(appId)
+    }
+
+    private func serveWaiters(_ state: inout State) -> [Handoff] {
+        var handed: [Handoff] = []
+        while !state.waiters.isEmpty, case .job(let job) = pop(&state) {
+            handed.append((state.waiters.removeLast(), job))
+        }
+        return handed
+    }
+
+    /// Once closed and empty, every waiting worker is told to stop.
+    private func releaseIfDrained(_ state: inout State) -> [Handoff] {
+        guard state.closed, state.queued == 0, !state.waiters.isEmpty else { return [] }
+        defer { state.waiters.removeAll() }
+        return state.waiters.map { ($0, nil) }
+    }
+
+    private func deliver(_ handoffs: [Handoff]) {
+        for handoff in handoffs { handoff.waiter.resume(returning: handoff.job) }
+    }
+}

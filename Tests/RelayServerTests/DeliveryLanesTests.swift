@@ -1,0 +1,75 @@
+import Foundation
+import RelayCore
+import RelayStore
+import Testing
+
+@testable import RelayServer
+
+/// The dispatcher's queue of claimed deliveries: per-app in-flight limits, round robin, claim windows, and
+/// draining on close.
+@Suite struct DeliveryLanesTests {
+    static func job(_ id: Int64, app: String) throws -> DeliveryJob {
+        DeliveryJob(
+            deliveryId: id,
+            notificationId: UUID(),
+            appId: app,
+            token: try DeviceToken(parsing: String(repeating: "ab", count: 32)),
+            environment: .sandbox,
+            apnsId: UUID(),
+            attempts: 0,
+            topic: "com.example.chat",
+            pushType: .alert,
+            priority: .immediate,
+            expiration: nil,
+            collapseId: nil,
+            payload: Data("{}".utf8),
+            deviceRegisteredAt: Date(timeIntervalSince1970: 0)
+        )
+    }
+
+    static func lanes(perApp: Int = 2, capacity: Int = 8) -> DeliveryLanes {
+        DeliveryLanes(perAppLimit: perApp, capacity: capacity, idleSignal: WakeSignal())
+    }
+
+    @Test func anAppAtItsLimitWaitsWhileOtherAppsGoRoundRobin() async throws {
+        let lanes = Self.lanes(perApp: 2)
+        lanes.add(
+            try (1...4).map { try Self.job($0, app: "a") } + [try Self.job(5, app: "b"), try Self.job(6, app: "b")]
+        )
+        var taken: [Int64] = []
+        for _ in 0..<4 { taken.append(try #require(await lanes.take()).deliveryId) }
+        // a and b alternate; a's third and fourth wait for a free slot.
+        #expect(taken == [1, 5, 2, 6])
+        #expect(lanes.counts == (queued: 2, inFlight: 4))
+        let waiting = Task { await lanes.take()?.deliveryId }
+        lanes.finish(appId: "b")
+        lanes.finish(appId: "b")
+        #expect(lanes.counts.inFlight == 2)  // b's slots do not let a exceed its limit
+        lanes.finish(appId: "a")
+        #expect(await waiting.value == 3)
+    }
+
+    @Test func theClaimWindowFillsToCapacityAndLeavesOutAppsWithAFullRoundQueued() throws {
+        let lanes = Self.lanes(perApp: 3, capacity: 8)
+        #expect(lanes.claimWindow() == .init(limit: 3, excluded: []))  // one claim may be all one app's
+        lanes.add(try (1...3).map { try Self.job($0, app: "a") })
+        #expect(lanes.claimWindow() == .init(limit: 3, excluded: ["a"]))
+        lanes.add(try (4...5).map { try Self.job($0, app: "b") })
+        // 5 queued: more than half the capacity, so no claim yet.
+        #expect(lanes.claimWindow() == nil)
+    }
+
+    @Test func closeLetsWorkersDrainTheQueueThenStopsThem() async throws {
+        let lanes = Self.lanes(perApp: 1)
+        let first = Task { await lanes.take() }
+        lanes.add([try Self.job(1, app: "a"), try Self.job(2, app: "a")])
+        #expect(await first.value?.deliveryId == 1)
+        lanes.close()
+        let second = Task { await lanes.take()?.deliveryId }
+        lanes.finish(appId: "a")
+        #expect(await second.value == 2)
+        #expect(await lanes.take() == nil)
+        lanes.finish(appId: "a")
+        #expect(lanes.counts == (queued: 0, inFlight: 0))
+    }
+}
