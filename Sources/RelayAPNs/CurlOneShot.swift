@@ -9,6 +9,8 @@ final class CurlOneShot {
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The header list; libcurl does not copy it, so it lives as long as the handle.
     private var headers: UnsafeMutablePointer<curl_slist>?
+    /// Where ``keepBody(upTo:)`` collects the body; libcurl holds an unretained pointer to it.
+    private var kept: BodyBuffer?
 
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
@@ -73,6 +75,20 @@ final class CurlOneShot {
         try check(copied, "CURLOPT_COPYPOSTFIELDS")
     }
 
+    /// Keeps the first `limit` bytes of the response body (readable as ``body`` after ``perform()``) instead
+    /// of discarding it; the rest is dropped.
+    func keepBody(upTo limit: Int) throws(APNsTransportError) {
+        kept = BodyBuffer(limit: limit)
+        try check(ccurl_easy_setopt_write(raw, CURLOPT_WRITEFUNCTION, Self.keep), "CURLOPT_WRITEFUNCTION")
+        try check(
+            ccurl_easy_setopt_ptr(raw, CURLOPT_WRITEDATA, Unmanaged.passUnretained(kept!).toOpaque()),
+            "CURLOPT_WRITEDATA"
+        )
+    }
+
+    /// The response body kept by ``keepBody(upTo:)``; empty otherwise.
+    var body: Data { kept?.data ?? Data() }
+
     /// Runs the transfer, blocking the calling thread (`curl_easy_perform`).
     /// - Throws: ``APNsTransportError`` classified from libcurl's result.
     func perform() throws(APNsTransportError) {
@@ -99,8 +115,25 @@ final class CurlOneShot {
         )
     }
 
+    /// Appends to the handle's ``BodyBuffer`` up to its limit.
+    private static let keep: @convention(c) (UnsafeMutablePointer<CChar>, Int, Int, UnsafeMutableRawPointer?) -> Int =
+        { bytes, size, count, context in
+            guard let context else { return 0 }
+            let buffer = Unmanaged<BodyBuffer>.fromOpaque(context).takeUnretainedValue()
+            let take = min(size * count, max(0, buffer.limit - buffer.data.count))
+            buffer.data.append(UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: take)
+            return size * count
+        }
+
     /// Discards the response body: a receiver's answer is never read or logged.
     private static let discard:
         @convention(c) (UnsafeMutablePointer<CChar>, Int, Int, UnsafeMutableRawPointer?) -> Int =
             { _, size, count, _ in size * count }
+}
+
+/// A response body being collected, capped at `limit` bytes.
+private final class BodyBuffer {
+    let limit: Int
+    var data = Data()
+    init(limit: Int) { self.limit = limit }
 }

@@ -29,8 +29,51 @@ public enum OutboundHTTP {
         connectTimeout: Duration = .seconds(5),
         caFile: String? = nil
     ) async throws(APNsTransportError) -> Int {
-        try await onOwnThread { () throws(APNsTransportError) -> Int in
+        try await exchange(
+            url: url,
+            body: body,
+            headers: headers,
+            timeout: timeout,
+            connectTimeout: connectTimeout,
+            caFile: caFile,
+            keepingBodyUpTo: 0
+        ).status
+    }
+
+    /// ``post(url:body:headers:timeout:connectTimeout:caFile:)``, also returning the first `limit` bytes of
+    /// the answer's body (for callers that need it: tools and tests, never feedback).
+    public static func post(
+        url: String,
+        body: Data,
+        headers: [(String, String)],
+        timeout: Duration,
+        connectTimeout: Duration = .seconds(5),
+        caFile: String? = nil,
+        keepingBodyUpTo limit: Int
+    ) async throws(APNsTransportError) -> (status: Int, body: Data) {
+        try await exchange(
+            url: url,
+            body: body,
+            headers: headers,
+            timeout: timeout,
+            connectTimeout: connectTimeout,
+            caFile: caFile,
+            keepingBodyUpTo: limit
+        )
+    }
+
+    private static func exchange(
+        url: String,
+        body: Data,
+        headers: [(String, String)],
+        timeout: Duration,
+        connectTimeout: Duration,
+        caFile: String?,
+        keepingBodyUpTo limit: Int
+    ) async throws(APNsTransportError) -> (status: Int, body: Data) {
+        try await onOwnThread { () throws(APNsTransportError) -> (status: Int, body: Data) in
             let handle = try CurlOneShot()
+            if limit > 0 { try handle.keepBody(upTo: limit) }
             try handle.set(CURLOPT_URL, url)
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
             try handle.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(min(connectTimeout, timeout)))
@@ -39,7 +82,7 @@ public enum OutboundHTTP {
             try handle.setHeaders(headers.map { "\($0.0): \($0.1)" } + ["Expect:"])
             try handle.setBody(body)
             try handle.perform()
-            return handle.responseCode
+            return (handle.responseCode, handle.body)
         }
     }
 

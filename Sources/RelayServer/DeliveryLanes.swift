@@ -8,10 +8,16 @@ import Synchronization
 /// ``take()`` hands out at most `perAppLimit` jobs of one app until their ``finish(appId:)``. Thread-safe;
 /// workers, the dispatcher's claim loop and tests share one instance.
 final class DeliveryLanes: Sendable {
-    /// How many the claim loop may add: at most `limit` jobs, none of the apps in `excluded`.
+    /// How many the claim loop may add: `room` jobs in all, and of each app at most ``appRoom(_:)``.
     struct ClaimWindow: Equatable {
-        var limit: Int
-        var excluded: [String]
+        var room: Int
+        /// Room of the apps with a lane; an app without one has `perAppLimit`.
+        var lanes: [String: Int]
+        var perAppLimit: Int
+
+        /// How many of `appId`'s jobs may be added: 0 while more than half its limit is queued (it waits for
+        /// ``DeliveryLanes/roomSignal``), else enough to queue `perAppLimit`, within `room`.
+        func appRoom(_ appId: String) -> Int { min(room, lanes[appId] ?? perAppLimit) }
     }
 
     private struct Lane {
@@ -47,13 +53,16 @@ final class DeliveryLanes: Sendable {
         var closed = false
     }
 
-    /// Requests one app may have in flight.
+    /// Requests one app may have in flight; also how many of its jobs may be queued (one round waits while
+    /// one round is in flight).
     let perAppLimit: Int
-    /// Jobs queued at most (the claim loop's window).
+    /// Jobs queued at most, over all apps.
     let capacity: Int
-    /// The claim loop is told (``roomSignal``) when the queue falls to this many.
+    /// A claim is due when no more than this many jobs are queued in all ...
     let lowWater: Int
-    /// Signalled when the queue falls to ``lowWater``: time to claim more.
+    /// ... and an app takes part in it when no more than this many of its jobs are queued.
+    let perAppLowWater: Int
+    /// Signalled when the queue, or one app's lane, falls to its low water: a claim may be worth it now.
     let roomSignal = WakeSignal()
     /// Signalled when nothing is queued or in flight any more.
     let idleSignal: WakeSignal
@@ -63,22 +72,22 @@ final class DeliveryLanes: Sendable {
         self.perAppLimit = max(1, perAppLimit)
         self.capacity = max(1, capacity)
         self.lowWater = self.capacity / 2
+        self.perAppLowWater = self.perAppLimit / 2
         self.idleSignal = idleSignal
     }
 
-    /// Whether to claim now, and how much: when no more than ``lowWater`` jobs are queued, enough to fill
-    /// ``capacity``, leaving out apps with `perAppLimit` jobs queued already and never letting one app's
-    /// queue grow past that (one claim may be all one app's). Nil when there is no room.
+    /// Whether to claim now, and how much: a claim is due when no more than ``lowWater`` jobs are queued in
+    /// all; an app takes part when no more than ``perAppLowWater`` of its jobs are queued, up to
+    /// `perAppLimit` queued (one claim may be all one app's). Nil when no claim is due; the loop then waits
+    /// for ``roomSignal``.
     func claimWindow() -> ClaimWindow? {
         state.withLock { state in
             guard !state.closed, state.queued <= lowWater else { return nil }
-            var excluded: [String] = []
-            var fullest = 0
+            var lanes: [String: Int] = [:]
             for (appId, lane) in state.lanes {
-                if lane.queued >= perAppLimit { excluded.append(appId) } else { fullest = max(fullest, lane.queued) }
+                lanes[appId] = lane.queued > perAppLowWater ? 0 : perAppLimit - lane.queued
             }
-            let limit = min(capacity - state.queued, perAppLimit - fullest)
-            return limit > 0 ? ClaimWindow(limit: limit, excluded: excluded.sorted()) : nil
+            return ClaimWindow(room: capacity - state.queued, lanes: lanes, perAppLimit: perAppLimit)
         }
     }
 
@@ -179,7 +188,7 @@ final class DeliveryLanes: Sendable {
         state.queued -= 1
         state.inFlight += 1
         schedule(appId, &state)
-        if state.queued == lowWater { roomSignal.signal() }
+        if state.queued == lowWater || state.lanes[appId]!.queued == perAppLowWater { roomSignal.signal() }
         return .job(job)
     }
 

@@ -49,12 +49,14 @@ public final class Dispatcher: Sendable {
     /// returns.
     public func run() async {
         let flushSignal = WakeSignal()
+        // At most one batch, and no more than one round of sends, waits in the lanes: what is claimed when a
+        // stop comes is still sent before `run()` returns.
         let lanes = DeliveryLanes(
-            perAppLimit: settings.perAppConcurrency,
+            perAppLimit: min(settings.perAppConcurrency, settings.concurrency),
             capacity: min(settings.batchSize, settings.concurrency),
             idleSignal: flushSignal
         )
-        let results = ResultBuffer(flushAt: max(1, min(settings.batchSize, 256)), signal: flushSignal)
+        let results = ResultBuffer(flushAt: max(1, min(settings.batchSize, 500)), signal: flushSignal)
         // Unstructured tasks: cancelling `run()` must not cancel a send in flight (its answer would be lost
         // and the push sent again by the next run) nor the last flush.
         let workers = (0..<max(1, settings.concurrency)).map { _ in
@@ -66,26 +68,54 @@ public final class Dispatcher: Sendable {
             }
         }
         let flusher = Task { await self.flushUntilClosed(results, signal: flushSignal) }
+        let debugTask = Task {
+            if ProcessInfo.processInfo.environment["DEBUG_LANES"] != nil {
+                var sq = 0, sf = 0, n = 0;
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(20)); let c = lanes.counts;
+                    if c.inFlight > 0 || c.queued > 0 { sq += c.queued; sf += c.inFlight; n += 1 };
+                    if n > 0 && n % 50 == 0 { print("DBG queued \(sq/n) inflight \(sf/n)") }
+                }
+            }
+        }
 
         await claimUntilCancelled(into: lanes)
         lanes.close()
         for worker in workers { await worker.value }
         results.close()
         await flusher.value
+        debugTask.cancel()
     }
 
     /// The claim loop: claims whenever ``DeliveryLanes`` has room and deliveries may be due (the last claim
-    /// was full, or a webhook woke it, or a poll interval passed). Jobs claimed as it is cancelled are
-    /// queued all the same, so nothing taken waits for its lease.
+    /// was full or left apps out, or a webhook woke it, or a poll interval passed); otherwise waits for room
+    /// or for a wake. Jobs claimed as it is cancelled are queued all the same, so nothing taken waits for its
+    /// lease.
     private func claimUntilCancelled(into lanes: DeliveryLanes) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         var moreDue = true
+        var turn = 0  // which app's turn it is to be claimed first
         while !Task.isCancelled {
             if moreDue, let window = lanes.claimWindow() {
-                let jobs = await claim(limit: window.limit, excludingApps: window.excluded)
-                lanes.add(jobs)
-                moreDue = jobs.count == window.limit
-                continue
+                let apps = await dueApps()
+                var room = window.room
+                var filled = false, waiting = false
+                for index in apps.indices {
+                    let appId = apps[(index + turn) % apps.count]
+                    let limit = min(room, window.appRoom(appId))
+                    guard limit > 0 else {
+                        waiting = true
+                        continue
+                    }
+                    let jobs = await claim(appId: appId, limit: limit)
+                    lanes.add(jobs)
+                    room -= jobs.count
+                    if jobs.count == limit { filled = true }
+                }
+                turn += 1
+                if filled { continue }
+                // Nothing more due, unless for apps whose lanes are full: claimed when those drain.
+                moreDue = waiting
             }
             if moreDue {
                 await lanes.roomSignal.wait(timeout: poll)
@@ -108,16 +138,25 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func claim(limit: Int, excludingApps: [String]) async -> [DeliveryJob] {
+    private func dueApps() async -> [String] {
+        do {
+            return try await store.appsWithDueDeliveries(now: time.now)
+        } catch {
+            logger.error("finding due deliveries failed", ["error": "\(error)"])
+            return []
+        }
+    }
+
+    private func claim(appId: String, limit: Int) async -> [DeliveryJob] {
         do {
             return try await store.claimDueDeliveries(
+                appId: appId,
                 now: time.now,
                 limit: limit,
-                leaseSeconds: settings.leaseSeconds,
-                excludingApps: excludingApps
+                leaseSeconds: settings.leaseSeconds
             )
         } catch {
-            logger.error("claiming deliveries failed", ["error": "\(error)"])
+            logger.error("claiming deliveries failed", ["error": "\(error)", "app.id": appId])
             return []
         }
     }

@@ -9,6 +9,9 @@ final class WakeSignal: Sendable {
     }
     private let state = Mutex(State())
 
+    /// Whether a signal is waiting for the next ``wait(timeout:)``.
+    var isPending: Bool { state.withLock { $0.pending } }
+
     func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {

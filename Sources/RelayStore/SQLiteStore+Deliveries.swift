@@ -2,20 +2,40 @@ import Foundation
 import RelayCore
 
 extension SQLiteStore {
+    public func appsWithDueDeliveries(now: Date) async throws -> [String] {
+        // A loose index scan over `deliveries_due` (app_id first): one seek per app, however many are pending.
+        try db.withStatement(
+            """
+            WITH RECURSIVE app(id) AS (
+                SELECT min(app_id) FROM deliveries WHERE status = 'pending'
+                UNION ALL
+                SELECT (SELECT min(app_id) FROM deliveries WHERE status = 'pending' AND app_id > app.id)
+                FROM app WHERE app.id IS NOT NULL
+            )
+            SELECT id FROM app
+            WHERE id IS NOT NULL
+                AND (SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending' AND app_id = app.id) <= ?1
+            """
+        ) { row in
+            try row.bind(1, now)
+            var apps: [String] = []
+            while try row.step() { apps.append(row.string(0)) }
+            return apps
+        }
+    }
+
     /// A lease is kept in two columns: `lease_until`, and `next_attempt_at` moved to the lease's end, so the
     /// due index (`deliveries_due`) holds no leased row before its lease ends and a claim reads only the
     /// rows it takes. ``releaseLeases()`` makes leased rows due again.
     public func claimDueDeliveries(
+        appId: String,
         now: Date,
         limit: Int,
-        leaseSeconds: Int,
-        excludingApps: [String]
+        leaseSeconds: Int
     ) async throws
         -> [DeliveryJob]
     {
         guard limit > 0 else { return [] }
-        let excluded =
-            excludingApps.isEmpty ? "[]" : String(decoding: try JSONEncoder().encode(excludingApps), as: UTF8.self)
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
         return try db.transaction {
             var jobs: [DeliveryJob] = []
@@ -24,7 +44,7 @@ extension SQLiteStore {
             // Until `limit` jobs or nothing more is due: an undeliverable row is ended, not returned.
             while jobs.count < limit {
                 let wanted = limit - jobs.count
-                let due = try dueDeliveries(now: now, limit: wanted, excluded: excluded)
+                let due = try dueDeliveries(appId: appId, now: now, limit: wanted)
                 for delivery in due {
                     let notification: NotificationHeaders
                     if let known = notifications[delivery.notificationId] {
@@ -52,26 +72,25 @@ extension SQLiteStore {
         }
     }
 
-    /// Up to `limit` pending deliveries due at `now`, oldest due first, with their devices.
-    private func dueDeliveries(now: Date, limit: Int, excluded: String) throws -> [DueDelivery] {
+    /// Up to `limit` of `appId`'s pending deliveries due at `now`, oldest due first, with their devices.
+    private func dueDeliveries(appId: String, now: Date, limit: Int) throws -> [DueDelivery] {
         try db.withStatement(Self.dueDeliveriesSQL) { row in
             try row.bind(1, now)
             try row.bind(2, limit)
-            try row.bind(3, excluded)
+            try row.bind(3, appId)
             var due: [DueDelivery] = []
             while try row.step() { due.append(DueDelivery(row)) }
             return due
         }
     }
 
-    /// The claim's query: ?1 now, ?2 limit, ?3 a JSON array of app ids to leave out. Walks `deliveries_due`.
+    /// The claim's query: ?1 now, ?2 limit, ?3 the app id. A range of `deliveries_due`.
     static let dueDeliveriesSQL = """
         SELECT dl.id, dl.notification_id, dl.app_id, dl.token, dl.attempts,
             d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason
         FROM deliveries AS dl
         LEFT JOIN devices AS d ON d.app_id = dl.app_id AND d.token = dl.token
-        WHERE dl.status = 'pending' AND dl.next_attempt_at <= ?1
-            AND dl.app_id NOT IN (SELECT value FROM json_each(?3))
+        WHERE dl.app_id = ?3 AND dl.status = 'pending' AND dl.next_attempt_at <= ?1
         ORDER BY dl.next_attempt_at, dl.id
         LIMIT ?2
         """
@@ -89,6 +108,11 @@ extension SQLiteStore {
 
     public func pendingDeliveryCount() async throws -> Int {
         Int(try db.scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"))
+    }
+
+    /// Whether any delivery is pending, in constant time (``pendingDeliveryCount()`` walks them all).
+    public func hasPendingDeliveries() async throws -> Bool {
+        try db.scalar("SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending')") != 0
     }
 
     public func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {

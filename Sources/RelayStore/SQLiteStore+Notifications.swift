@@ -18,7 +18,7 @@ extension SQLiteStore {
                 next_attempt_at)
             SELECT ?1, d.app_id, d.token, 'pending', 0, ?3, ?3, ?3
             FROM \(recipients) AS r
-            CROSS JOIN devices AS d INDEXED BY devices_by_user
+            CROSS JOIN devices AS d INDEXED BY devices_by_user_state
             WHERE d.app_id = ?2 AND d.user_id = r.user_id AND d.state = 'live'
                 AND (?5 IS NULL OR d.user_id <> ?5) AND (?6 IS NULL OR d.token <> ?6)
                 AND (d.unlinked_topics = '[]'

@@ -4,7 +4,7 @@ import RelayCore
 /// Where PushRelay keeps devices, room memberships, notifications and their deliveries (the outbox).
 ///
 /// Every call is scoped by `appId` where it takes one: no call reads or changes another app's rows. The
-/// dispatcher calls (``claimDueDeliveries(now:limit:leaseSeconds:)``, ``complete(_:at:)``,
+/// dispatcher calls (``claimDueDeliveries(appId:now:limit:leaseSeconds:)``, ``complete(_:at:)``,
 /// ``releaseLeases()``) and the metrics calls work across apps. Times are kept with MILLISECOND precision.
 /// Implementations: ``SQLiteStore``; PostgreSQL later.
 ///
@@ -59,26 +59,22 @@ public protocol Store: Sendable {
     /// due at `n.createdAt`, is created for each distinct live device of `n.appId` whose user is a recipient
     /// (`recipients.userIds`, or the unmuted members of `recipients.roomId`), except the devices of
     /// `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked topics. Each
-    /// delivery's apns-id is derived from the notification and delivery ids (``APNsIdentifier``). Devices are selected inside the database: memory does not
-    /// grow with the room.
+    /// delivery's apns-id is derived from the notification and delivery ids (``APNsIdentifier``). Devices are
+    /// selected inside the database: memory does not grow with the room.
     func createNotification(_ n: NewNotification, recipients: RecipientSelection) async throws -> CreateOutcome
 
-    /// Atomically takes up to `limit` pending deliveries due at `now` (next attempt <= now) that hold no live
-    /// lease, oldest due first, and leases them until `now + leaseSeconds`: they are not claimed again before
-    /// that, unless completed (then never) or ``releaseLeases()`` is called. Deliveries of `excludingApps` are
-    /// left alone (the dispatcher passes apps that have as many requests in flight as they may).
+    /// The apps with a pending delivery due at `now` (next attempt <= now, no live lease), by app id.
+    func appsWithDueDeliveries(now: Date) async throws -> [String]
+
+    /// Atomically takes up to `limit` of `appId`'s pending deliveries due at `now` (next attempt <= now) that
+    /// hold no live lease, oldest due first, and leases them until `now + leaseSeconds`: they are not claimed
+    /// again before that, unless completed (then never) or ``releaseLeases()`` is called.
     ///
     /// A due delivery whose device can no longer receive it is ended here instead of returned: device
     /// deleted (`failed`, `DeviceDeleted`), retired (`retired`, the device's retired reason), or the
     /// notification's topic unlinked from it (`failed`, `DeviceTokenNotForTopic`). Fewer than `limit` jobs
-    /// means no more were due.
-    func claimDueDeliveries(
-        now: Date,
-        limit: Int,
-        leaseSeconds: Int,
-        excludingApps: [String]
-    ) async throws
-        -> [DeliveryJob]
+    /// means no more of the app's were due.
+    func claimDueDeliveries(appId: String, now: Date, limit: Int, leaseSeconds: Int) async throws -> [DeliveryJob]
 
     /// Clears every lease, so pending deliveries can be claimed at once (start-up of a single relay).
     func releaseLeases() async throws
@@ -119,7 +115,7 @@ public protocol Store: Sendable {
     func setFeedbackPolicy(_ policy: FeedbackPolicy) async
 
     /// Atomically takes up to `limit` queued feedback items due at `now` that hold no live lease, oldest due
-    /// first, and leases them until `now + leaseSeconds` (like ``claimDueDeliveries(now:limit:leaseSeconds:)``).
+    /// first, and leases them until `now + leaseSeconds` (like ``claimDueDeliveries(appId:now:limit:leaseSeconds:)``).
     /// Expired items are returned too: the caller drops them (and logs it).
     func claimDueFeedback(now: Date, limit: Int, leaseSeconds: Int) async throws -> [FeedbackJob]
 
@@ -132,9 +128,19 @@ public protocol Store: Sendable {
 }
 
 extension Store {
-    /// ``claimDueDeliveries(now:limit:leaseSeconds:excludingApps:)`` over every app.
+    /// ``claimDueDeliveries(appId:now:limit:leaseSeconds:)`` over every app in app id order, up to `limit`
+    /// in all.
     public func claimDueDeliveries(now: Date, limit: Int, leaseSeconds: Int) async throws -> [DeliveryJob] {
-        try await claimDueDeliveries(now: now, limit: limit, leaseSeconds: leaseSeconds, excludingApps: [])
+        var jobs: [DeliveryJob] = []
+        for appId in try await appsWithDueDeliveries(now: now) where jobs.count < limit {
+            jobs += try await claimDueDeliveries(
+                appId: appId,
+                now: now,
+                limit: limit - jobs.count,
+                leaseSeconds: leaseSeconds
+            )
+        }
+        return jobs
     }
 
     /// ``notification(appId:id:limit:)`` with at most 1000 deliveries.

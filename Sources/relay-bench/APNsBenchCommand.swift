@@ -42,6 +42,7 @@ enum APNsBenchCommand {
         let client = try APNsClient(configuration: configuration)
         let token = try DeviceToken(parsing: BenchDefaults.deviceToken)
         let payload = Data(BenchDefaults.body.utf8)
+        let collapseId = UUID().uuidString.lowercased()
 
         // Warm-up: connects, proves the provider token (APNs allows one stream until then).
         _ = try await client.send(APNsNotification(deviceToken: token, topic: BenchDefaults.topic, payload: payload))
@@ -54,9 +55,14 @@ enum APNsBenchCommand {
             for _ in 0..<min(inFlight, count) {
                 group.addTask {
                     while progress.issued.wrappingAdd(1, ordering: .relaxed).oldValue < count {
+                        // The headers the relay sends for a chat message: its own apns-id, an expiration
+                        // and the message id as collapse id, so the fan-out is compared with the same work.
                         let notification = APNsNotification(
                             deviceToken: token,
                             topic: BenchDefaults.topic,
+                            expiration: Int(Date().timeIntervalSince1970) + 86_400,
+                            collapseId: collapseId,
+                            apnsId: UUID(),
                             payload: payload
                         )
                         if let response = try? await client.send(notification), response.status == 200 {

@@ -1,13 +1,10 @@
 import Foundation
+import RelayAPNs
 import RelayCLI
 import RelayCore
 import RelayCrypto
 import RelayServer
 import RelayStore
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// `relay-bench fanout`: a ``Relay`` over the SQLite file `--db` (seeded by `relay-bench seed`), its app
 /// sending to the mock at `--url`; posts one did-send-message webhook for the seeded room over HTTP and
@@ -89,7 +86,7 @@ enum FanoutCommand {
         let started = ContinuousClock.now
         let accepted = try await postWebhook(port: relay.port, apiKey: apiKey)
         let acceptSeconds = (ContinuousClock.now - started).seconds
-        while try await observer.pendingDeliveryCount() > 0 {
+        while try await observer.hasPendingDeliveries() {
             guard ContinuousClock.now - started < timeout else {
                 await relay.shutdown()
                 throw Failure(description: "deliveries still pending after \(timeout)")
@@ -119,26 +116,25 @@ enum FanoutCommand {
         return counts.sent == accepted.devices ? 0 : 1
     }
 
-    /// `POST /v1/webhooks/did-send-message` for the seeded room from a sender outside it.
+    /// `POST /v1/webhooks/did-send-message` for the seeded room from a sender outside it, through libcurl
+    /// (``OutboundHTTP``): FoundationNetworking's URLSession keeps waking threads long after its request
+    /// (about 8,000 context switches a second here), which the fan-out would be measured with.
     private static func postWebhook(port: Int, apiKey: String) async throws -> Accepted {
-        let url = try URL(string: "http://127.0.0.1:\(port)/v1/webhooks/did-send-message").orThrow("bad URL")
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.timeoutInterval = 600
-        request.httpBody = try JSONSerialization.data(withJSONObject: [
+        let body = try JSONSerialization.data(withJSONObject: [
             "roomId": SeedCommand.room, "senderId": "bench-sender", "senderName": "Alice", "roomName": "Team",
             "text": "hello", "messageId": UUID().uuidString.lowercased(),
         ])
-        let (data, response) = try await URLSession.shared.data(for: request)
-        guard let http = response as? HTTPURLResponse, http.statusCode == 202 else {
-            throw Failure(
-                description: "webhook answered \((response as? HTTPURLResponse)?.statusCode ?? 0): "
-                    + String(decoding: data, as: UTF8.self)
-            )
+        let (status, answer) = try await OutboundHTTP.post(
+            url: "http://127.0.0.1:\(port)/v1/webhooks/did-send-message",
+            body: body,
+            headers: [("Authorization", "Bearer \(apiKey)"), ("Content-Type", "application/json")],
+            timeout: .seconds(600),
+            keepingBodyUpTo: 64 * 1024
+        )
+        guard status == 202 else {
+            throw Failure(description: "webhook answered \(status): " + String(decoding: answer, as: UTF8.self))
         }
-        return try JSONDecoder().decode(Accepted.self, from: data)
+        return try JSONDecoder().decode(Accepted.self, from: answer)
     }
 }
 

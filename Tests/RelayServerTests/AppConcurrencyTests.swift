@@ -50,4 +50,27 @@ import Testing
             for token in stuck { #expect(relay.requests(to: token).isEmpty) }
         }
     }
+
+    /// One app whose lane holds fewer than half a batch (perAppConcurrency 2 of concurrency 8) keeps being
+    /// claimed as its lane drains, never waiting for the poll interval, here a whole minute.
+    @Test func aSingleAppFanOutNeverWaitsForThePollInterval() async throws {
+        try await withRelayAndMock(
+            configure: { configuration in
+                configuration.delivery.concurrency = 8
+                configuration.delivery.batchSize = 8
+                configuration.delivery.perAppConcurrency = 2
+                configuration.delivery.pollIntervalMilliseconds = 60_000
+            }
+        ) { relay in
+            let tokens = (0..<20).map { _ in randomToken() }
+            for (index, token) in tokens.enumerated() {
+                try await relay.register(token, user: "u\(index)", rooms: ["room"])
+            }
+            let answer = try await relay.webhook(["roomId": "room", "senderId": "s", "text": "hi"])
+            #expect(answer.devices == tokens.count)
+            // Well under the poll interval: a claim that waited for it would leave requests missing.
+            _ = try await relay.mock.waitForRequests(count: tokens.count, timeout: .seconds(30))
+            for token in tokens { #expect(relay.requests(to: token).count == 1) }
+        }
+    }
 }

@@ -49,14 +49,28 @@ import Testing
         #expect(await waiting.value == 3)
     }
 
-    @Test func theClaimWindowFillsToCapacityAndLeavesOutAppsWithAFullRoundQueued() throws {
-        let lanes = Self.lanes(perApp: 3, capacity: 8)
-        #expect(lanes.claimWindow() == .init(limit: 3, excluded: []))  // one claim may be all one app's
+    @Test func theClaimWindowFillsLanesToTheirLimitAndWaitsForHalfOfACapacityOrLane() throws {
+        let lanes = Self.lanes(perApp: 4, capacity: 8)
+        let empty = try #require(lanes.claimWindow())
+        #expect(empty.room == 8 && empty.appRoom("a") == 4)  // one claim may be all one app's, up to its limit
         lanes.add(try (1...3).map { try Self.job($0, app: "a") })
-        #expect(lanes.claimWindow() == .init(limit: 3, excluded: ["a"]))
+        // a has more than half its limit queued: it sits this claim out; other apps may still come.
+        let window = try #require(lanes.claimWindow())
+        #expect(window.appRoom("a") == 0 && window.appRoom("b") == 4 && window.room == 5)
         lanes.add(try (4...5).map { try Self.job($0, app: "b") })
-        // 5 queued: more than half the capacity, so no claim yet.
+        // 5 queued: more than half the capacity, so no claim is due.
         #expect(lanes.claimWindow() == nil)
+    }
+
+    @Test func aLaneFallingToHalfItsLimitSignalsRoom() async throws {
+        let lanes = Self.lanes(perApp: 4, capacity: 100)
+        lanes.add(try (1...4).map { try Self.job($0, app: "a") })
+        #expect(!lanes.roomSignal.isPending)
+        _ = await lanes.take()
+        #expect(!lanes.roomSignal.isPending)  // 3 queued
+        _ = await lanes.take()
+        #expect(lanes.roomSignal.isPending)  // 2 queued: half of a's limit
+        #expect(try #require(lanes.claimWindow()).appRoom("a") == 2)
     }
 
     @Test func closeLetsWorkersDrainTheQueueThenStopsThem() async throws {

@@ -63,6 +63,7 @@ import Testing
         #expect(retried.map(\.deliveryId) == [jobs[2].deliveryId])
         #expect(retried[0].attempts == 1 && retried[0].apnsId == jobs[2].apnsId)
         #expect(try await store.pendingDeliveryCount() == 1)
+        #expect(try await store.hasPendingDeliveries())
 
         let (summary, deliveries) = try #require(try await store.notification(appId: "app-a", id: id))
         #expect(summary.counts == DeliveryCounts(pending: 1, sent: 1, failed: 1))
@@ -121,6 +122,7 @@ import Testing
         #expect(jobs.count == 1000)
         try await store.complete(jobs.map { ($0.deliveryId, .sent(apnsId: nil)) }, at: F.time(1))
         #expect(try await store.pendingDeliveryCount() == 0)
+        #expect(try await !store.hasPendingDeliveries())
         try await store.releaseLeases()
         #expect(try await store.claimDueDeliveries(now: F.time(2), limit: 5000, leaseSeconds: 30).isEmpty)
     }

@@ -54,9 +54,17 @@ import Testing
                 }
             }
         }
-        #expect(plans[0].contains("SEARCH d USING INDEX devices_by_user (app_id=? AND user_id=?)"), "\(plans[0])")
+        #expect(
+            plans[0].contains(
+                "SEARCH d USING COVERING INDEX devices_by_user_state (app_id=? AND user_id=? AND state=?)"
+            ),
+            "\(plans[0])"
+        )
         #expect(!plans[0].contains { $0.hasPrefix("SCAN d") || $0.hasPrefix("SCAN room_members") })
-        #expect(plans[1].contains { $0.hasPrefix("SEARCH dl USING INDEX deliveries_due") }, "\(plans[1])")
+        #expect(
+            plans[1].contains("SEARCH dl USING INDEX deliveries_due (app_id=? AND next_attempt_at<?)"),
+            "\(plans[1])"
+        )
         #expect(!plans[1].contains { $0.contains("TEMP B-TREE") }, "the claim sorts nothing: \(plans[1])")
     }
 
