@@ -5,9 +5,9 @@
 # fan-out process's peak RSS, VmHWM, is the fan-out's own) and copied afresh for every run.
 # The machine is shared (2 cores, other work): every measurement is repeated REPEAT times, interleaved, and
 # the table shows each one's fastest run and highest peak RSS.
-# Env: SIZES (default "1000 10000 100000"), CLIENT_N (default 100000), CONCURRENCY (delivery.concurrency and
-# the client's in-flight, default 200 as in the relay's configuration), BATCH (delivery.batchSize, default
-# 1000), H2LOAD_STREAMS (default 100), REPEAT (default 3).
+# Env: SIZES (default "1000 10000 100000"), CLIENT_N (default 100000), CONCURRENCY (the fan-out's in flight,
+# delivery.concurrency and perAppConcurrency, and the client's; default 200, what one app has in flight by
+# default), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS (default 100), REPEAT (default 3).
 source "$(dirname "$0")/bench/lib.sh"
 SIZES=${SIZES:-"1000 10000 100000"}
 CLIENT_N=${CLIENT_N:-100000}
@@ -31,8 +31,9 @@ for run in $(seq "$REPEAT"); do
     echo "h2load: $CLIENT_N requests, $H2LOAD_STREAMS streams"
     run_h2load "$CLIENT_N" "$H2LOAD_STREAMS" | tee "$OUT/fanout-h2load-$run.json"
     add_run h2load "$OUT/fanout-h2load-$run.json"
-    echo "client-only: $CLIENT_N sends, $CONCURRENCY tasks"
-    run_client "$CLIENT_N" "$CONCURRENCY" | tee "$OUT/fanout-client-$run.json"
+    # Each send to another device token, as in a fan-out (a new :path each time, which HPACK cannot index).
+    echo "client-only: $CLIENT_N sends to distinct tokens, $CONCURRENCY tasks"
+    run_client "$CLIENT_N" "$CONCURRENCY" --distinct-tokens | tee "$OUT/fanout-client-$run.json"
     add_run client "$OUT/fanout-client-$run.json"
     for size in $SIZES; do
         db="$OUT/fanout-$size.sqlite"

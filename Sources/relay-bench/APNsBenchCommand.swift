@@ -5,12 +5,14 @@ import RelayCore
 import Synchronization
 
 /// `relay-bench apns`: `--count` sends through ``APNsClient`` with `--in-flight` concurrent tasks, timed from
-/// the first send to the last answer. Prints one JSON line: requests, ok, seconds, per_second, peak RSS and
+/// the first send to the last answer. All to one device token (as h2load and the C loop send), or with
+/// `--distinct-tokens` each to another one (10,000 seeded tokens in turn), as a fan-out sends: a new
+/// `:path` every time, which HPACK cannot index. Prints one JSON line: requests, ok, seconds, per_second, peak RSS and
 /// RSS after 10 %, 50 % and 100 % of the sends (KiB), so a reader sees whether memory stays flat.
 enum APNsBenchCommand {
     static let usage = """
         relay-bench apns --url https://127.0.0.1:PORT [--ca FILE] [--count N] [--in-flight M]
-                         [--key FILE.p8] [--key-id KID] [--team TEAM] [--max-in-flight K]
+                         [--key FILE.p8] [--key-id KID] [--team TEAM] [--max-in-flight K] [--distinct-tokens]
         """
 
     /// What the run measured.
@@ -41,6 +43,7 @@ enum APNsBenchCommand {
         configuration.maxInFlight = try arguments.positiveInteger("max-in-flight", default: max(inFlight, 100))
         let client = try APNsClient(configuration: configuration)
         let token = try DeviceToken(parsing: BenchDefaults.deviceToken)
+        let tokens = arguments.flag("distinct-tokens") ? try (0..<10_000).map(SeedCommand.token) : [token]
         let payload = Data(BenchDefaults.body.utf8)
         let collapseId = UUID().uuidString.lowercased()
 
@@ -54,11 +57,13 @@ enum APNsBenchCommand {
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<min(inFlight, count) {
                 group.addTask {
-                    while progress.issued.wrappingAdd(1, ordering: .relaxed).oldValue < count {
+                    while case let issued = progress.issued.wrappingAdd(1, ordering: .relaxed).oldValue,
+                        issued < count
+                    {
                         // The headers the relay sends for a chat message: its own apns-id, an expiration
                         // and the message id as collapse id, so the fan-out is compared with the same work.
                         let notification = APNsNotification(
-                            deviceToken: token,
+                            deviceToken: tokens[issued % tokens.count],
                             topic: BenchDefaults.topic,
                             expiration: Int(Date().timeIntervalSince1970) + 86_400,
                             collapseId: collapseId,

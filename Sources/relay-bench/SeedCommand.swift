@@ -3,12 +3,14 @@ import RelayCLI
 import RelayCore
 import RelayStore
 
-/// `relay-bench seed`: registers `--devices` devices, one user each, all members of one room, straight
-/// through the store into the SQLite file `--db` (registration speed is not what the bench measures).
+/// `relay-bench seed`: registers `--devices` devices, one user each, all members of one room, and one more
+/// device alone in the room ``warmUpRoom``, straight through the store into the SQLite file `--db`
+/// (registration speed is not what the bench measures).
 enum SeedCommand {
     static let usage = "relay-bench seed --devices N --db FILE [--room ROOM]"
     static let appId = "bench"
     static let room = "room-1"
+    static let warmUpRoom = "warm-up"
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let devices = try arguments.positiveInteger("devices", default: 1000)
@@ -27,6 +29,14 @@ enum SeedCommand {
                 at: now
             )
         }
+        _ = try await store.upsertDevice(
+            appId: appId,
+            token: try token(devices),
+            userId: "warm-up-user",
+            environment: .production,
+            rooms: [warmUpRoom],
+            at: now
+        )
         let elapsed = ContinuousClock.now - started
         print(#"{"devices":\#(devices),"seconds":\#(elapsed.seconds)}"#)
         return 0

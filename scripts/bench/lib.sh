@@ -69,8 +69,8 @@ run_libcurl() {
     "$OUT/curl-multi" "$DEVICE_URL" "$CA" "$AUTH" "$1" "$2"
 }
 
-# run_client N INFLIGHT: relay-bench apns, APNsClient.send with INFLIGHT tasks.
+# run_client N INFLIGHT [ARGS...]: relay-bench apns, APNsClient.send with INFLIGHT tasks.
 run_client() {
     "$BIN/relay-bench" apns --url "$MOCK_URL" --ca "$CA" --key "fixtures/keys/AuthKey_$KEY_ID.p8" \
-        --key-id "$KEY_ID" --team "$TEAM_ID" --count "$1" --in-flight "$2"
+        --key-id "$KEY_ID" --team "$TEAM_ID" --count "$1" --in-flight "$2" "${@:3}"
 }
