@@ -162,4 +162,41 @@ import Testing
             #expect(try await store.pendingFeedbackCount() == 1)
         }
     }
+
+    /// A version-2 file with a delivery in flight when it stopped (leased in the old way) upgrades to
+    /// step 3 and hands that delivery out again once leases are released.
+    @Test func migrationThreeKeepsTheDeliveriesOfAVersionTwoDatabase() async throws {
+        try await F.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("v2.sqlite").path
+            do {
+                let old = try SQLiteConnection(path: path)
+                try old.execute("PRAGMA journal_mode = WAL")
+                try old.execute(SQLiteMigrations.steps[0])
+                try old.execute(SQLiteMigrations.steps[1])
+                try old.execute("PRAGMA user_version = 2")
+                let t0 = Int64(F.t0.timeIntervalSince1970 * 1000)
+                try old.execute(
+                    """
+                    INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+                    VALUES ('app-a', '\(F.token(1).hex)', 'bob', 'sandbox', \(t0), \(t0));
+                    INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, push_type, priority,
+                        payload, created_at)
+                    VALUES ('0b5c4a8e-3f7e-4c1e-9a43-2f1d6b8e9c01', 'app-a', 'message', 'room-1', 'alice',
+                        'com.example.chat', 'alert', 10, x'7b7d', \(t0));
+                    INSERT INTO deliveries (notification_id, app_id, token, status, attempts, created_at,
+                        updated_at, next_attempt_at, lease_until)
+                    VALUES ('0b5c4a8e-3f7e-4c1e-9a43-2f1d6b8e9c01', 'app-a', '\(F.token(1).hex)', 'pending', 0,
+                        \(t0), \(t0), \(t0), \(t0 + 120_000));
+                    """
+                )
+                old.close()
+            }
+            let store = try SQLiteStore(path: path, logger: .disabled())
+            #expect(store.schemaVersion == SQLiteMigrations.steps.count && SQLiteMigrations.steps.count >= 3)
+            try await store.releaseLeases()
+            #expect(try await store.appsWithDueDeliveries(now: F.t0) == ["app-a"])
+            let jobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+            #expect(jobs.map(\.token) == [F.token(1)] && jobs.first?.environment == .sandbox)
+        }
+    }
 }
