@@ -11,13 +11,13 @@ final class DeliveryLanes: Sendable {
     /// How many the claim loop may add: `room` jobs in all, and of each app at most ``appRoom(_:)``.
     struct ClaimWindow: Equatable {
         var room: Int
-        /// Room of the apps with a lane; an app without one has `perAppLimit`.
+        /// Room of the apps with a lane; an app without one has `laneLimit`.
         var lanes: [String: Int]
-        var perAppLimit: Int
+        var laneLimit: Int
 
-        /// How many of `appId`'s jobs may be added: 0 while more than half its limit is queued (it waits for
-        /// ``DeliveryLanes/roomSignal``), else enough to queue `perAppLimit`, within `room`.
-        func appRoom(_ appId: String) -> Int { min(room, lanes[appId] ?? perAppLimit) }
+        /// How many of `appId`'s jobs may be added: 0 while more than half its lane is full (it waits for
+        /// ``DeliveryLanes/roomSignal``), else enough to fill its lane, within `room`.
+        func appRoom(_ appId: String) -> Int { min(room, lanes[appId] ?? laneLimit) }
     }
 
     private struct Lane {
@@ -53,14 +53,16 @@ final class DeliveryLanes: Sendable {
         var closed = false
     }
 
-    /// Requests one app may have in flight; also how many of its jobs may be queued (one round waits while
-    /// one round is in flight).
+    /// Requests one app may have in flight.
     let perAppLimit: Int
+    /// Jobs one app may have queued: two rounds of its in-flight limit, so its sends never wait for a
+    /// claim (a store call that may queue behind a batch of results).
+    let laneLimit: Int
     /// Jobs queued at most, over all apps.
     let capacity: Int
     /// A claim is due when no more than this many jobs are queued in all ...
     let lowWater: Int
-    /// ... and an app takes part in it when no more than this many of its jobs are queued.
+    /// ... and an app takes part in it when no more than this many of its jobs are queued (half its lane).
     let perAppLowWater: Int
     /// Signalled when the queue, or one app's lane, falls to its low water: a claim may be worth it now.
     let roomSignal = WakeSignal()
@@ -72,22 +74,23 @@ final class DeliveryLanes: Sendable {
         self.perAppLimit = max(1, perAppLimit)
         self.capacity = max(1, capacity)
         self.lowWater = self.capacity / 2
-        self.perAppLowWater = self.perAppLimit / 2
+        self.laneLimit = 2 * self.perAppLimit
+        self.perAppLowWater = self.laneLimit / 2
         self.idleSignal = idleSignal
     }
 
     /// Whether to claim now, and how much: a claim is due when no more than ``lowWater`` jobs are queued in
     /// all; an app takes part when no more than ``perAppLowWater`` of its jobs are queued, up to
-    /// `perAppLimit` queued (one claim may be all one app's). Nil when no claim is due; the loop then waits
+    /// ``laneLimit`` queued (one claim may be all one app's). Nil when no claim is due; the loop then waits
     /// for ``roomSignal``.
     func claimWindow() -> ClaimWindow? {
         state.withLock { state in
             guard !state.closed, state.queued <= lowWater else { return nil }
             var lanes: [String: Int] = [:]
             for (appId, lane) in state.lanes {
-                lanes[appId] = lane.queued > perAppLowWater ? 0 : perAppLimit - lane.queued
+                lanes[appId] = lane.queued > perAppLowWater ? 0 : laneLimit - lane.queued
             }
-            return ClaimWindow(room: capacity - state.queued, lanes: lanes, perAppLimit: perAppLimit)
+            return ClaimWindow(room: capacity - state.queued, lanes: lanes, laneLimit: laneLimit)
         }
     }
 

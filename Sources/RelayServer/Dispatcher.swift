@@ -49,11 +49,11 @@ public final class Dispatcher: Sendable {
     /// returns.
     public func run() async {
         let flushSignal = WakeSignal()
-        // At most one batch, and no more than one round of sends, waits in the lanes: what is claimed when a
-        // stop comes is still sent before `run()` returns.
+        // Two rounds of sends at most wait in the lanes (what is claimed when a stop comes is still sent before
+        // `run()` returns), so the workers never wait for a claim.
         let lanes = DeliveryLanes(
             perAppLimit: min(settings.perAppConcurrency, settings.concurrency),
-            capacity: min(settings.batchSize, settings.concurrency),
+            capacity: 2 * settings.concurrency,
             idleSignal: flushSignal
         )
         let results = ResultBuffer(flushAt: max(1, min(settings.batchSize, 500)), signal: flushSignal)
@@ -102,7 +102,7 @@ public final class Dispatcher: Sendable {
                 var filled = false, waiting = false
                 for index in apps.indices {
                     let appId = apps[(index + turn) % apps.count]
-                    let limit = min(room, window.appRoom(appId))
+                    let limit = min(room, window.appRoom(appId), settings.batchSize)
                     guard limit > 0 else {
                         waiting = true
                         continue

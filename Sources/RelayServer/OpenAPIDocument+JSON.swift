@@ -1053,7 +1053,7 @@ extension OpenAPIDocument {
           },
           "nextAttemptAt": {
             "$ref": "#/components/schemas/Timestamp",
-            "description": "When a pending delivery is tried next; while a send is in flight, when it is tried again if no answer is recorded (the end of its lease)."
+            "description": "When a pending delivery is tried next."
           }
         }
       },

@@ -18,8 +18,7 @@ public struct DeliveryRecord: Sendable, Codable, Equatable {
     public var updatedAt: Date
     /// When APNs accepted it.
     public var sentAt: Date?
-    /// When it is due (pending only); while a send is in flight, the end of its lease (when it is due again if
-    /// no answer is recorded).
+    /// When it is due (pending only).
     public var nextAttemptAt: Date?
 
     public init(

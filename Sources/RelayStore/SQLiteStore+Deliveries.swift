@@ -24,9 +24,10 @@ extension SQLiteStore {
         }
     }
 
-    /// A lease is kept in two columns: `lease_until`, and `next_attempt_at` moved to the lease's end, so the
-    /// due index (`deliveries_due`) holds no leased row before its lease ends and a claim reads only the
-    /// rows it takes. ``releaseLeases()`` makes leased rows due again.
+    /// A lease is `lease_until`; the due index does not hold it, so leased rows stay in their place. Each
+    /// app's claims go on from where the last one stopped (``ClaimCursor``) instead of reading past the rows
+    /// in flight again; a claim that reaches the end starts the next one from the beginning, where it skips
+    /// rows still leased (taken by this relay, or by another on the same file).
     public func claimDueDeliveries(
         appId: String,
         now: Date,
@@ -37,15 +38,19 @@ extension SQLiteStore {
     {
         guard limit > 0 else { return [] }
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
-        return try db.transaction {
+        let nowMilliseconds = SQLiteStatement.milliseconds(now)
+        var cursor = claimCursors[appId].flatMap { $0.nextAttemptAt <= nowMilliseconds ? $0 : nil }
+        let jobs = try db.transaction {
             var jobs: [DeliveryJob] = []
             jobs.reserveCapacity(limit)
             var notifications: [String: NotificationHeaders] = [:]  // one per notification, its payload shared
-            // Until `limit` jobs or nothing more is due: an undeliverable row is ended, not returned.
+            // Until `limit` jobs or nothing more is due: leased rows are passed over, undeliverable ones ended.
             while jobs.count < limit {
                 let wanted = limit - jobs.count
-                let due = try dueDeliveries(appId: appId, now: now, limit: wanted)
+                let due = try dueDeliveries(appId: appId, now: now, after: cursor, limit: wanted)
                 for delivery in due {
+                    cursor = ClaimCursor(nextAttemptAt: delivery.nextAttemptAt, id: delivery.id)
+                    if let lease = delivery.leaseUntil, lease >= nowMilliseconds { continue }
                     let notification: NotificationHeaders
                     if let known = notifications[delivery.notificationId] {
                         notification = known
@@ -57,52 +62,88 @@ extension SQLiteStore {
                         try settle(delivery.id, status: status, reason: reason, at: now)
                         continue
                     }
-                    try db.withStatement(
-                        "UPDATE deliveries SET lease_until = ?2, next_attempt_at = ?2 WHERE id = ?1"
-                    ) {
+                    try db.withStatement("UPDATE deliveries SET lease_until = ?2 WHERE id = ?1") {
                         try $0.bind(1, delivery.id)
                         try $0.bind(2, leaseUntil)
                         try $0.run()
                     }
                     jobs.append(try delivery.job(notification))
                 }
-                if due.count < wanted { break }
+                if due.count < wanted {
+                    cursor = nil
+                    break
+                }
             }
             return jobs
         }
+        claimCursors[appId] = cursor
+        return jobs
     }
 
-    /// Up to `limit` of `appId`'s pending deliveries due at `now`, oldest due first, with their devices.
-    private func dueDeliveries(appId: String, now: Date, limit: Int) throws -> [DueDelivery] {
-        try db.withStatement(Self.dueDeliveriesSQL) { row in
-            try row.bind(1, now)
-            try row.bind(2, limit)
-            try row.bind(3, appId)
-            var due: [DueDelivery] = []
-            while try row.step() { due.append(DueDelivery(row)) }
-            return due
+    /// Up to `limit` of `appId`'s pending deliveries due at `now` after `cursor` (from the first without
+    /// one), oldest due first, with their devices.
+    private func dueDeliveries(
+        appId: String,
+        now: Date,
+        after cursor: ClaimCursor?,
+        limit: Int
+    ) throws
+        -> [DueDelivery]
+    {
+        var due: [DueDelivery] = []
+        if let cursor {
+            // The rest of the cursor's due time first: one fan-out's rows all share it.
+            try db.withStatement(Self.dueAtSQL) { row in
+                try row.bind(1, cursor.nextAttemptAt)
+                try row.bind(2, limit)
+                try row.bind(3, appId)
+                try row.bind(4, cursor.id)
+                while try row.step() { due.append(DueDelivery(row)) }
+            }
         }
+        guard due.count < limit else { return due }
+        try db.withStatement(Self.dueAfterSQL) { row in
+            try row.bind(1, now)
+            try row.bind(2, limit - due.count)
+            try row.bind(3, appId)
+            try row.bind(4, cursor?.nextAttemptAt ?? Int64.min)
+            while try row.step() { due.append(DueDelivery(row)) }
+        }
+        return due
     }
 
-    /// The claim's query: ?1 now, ?2 limit, ?3 the app id. A range of `deliveries_due`.
-    static let dueDeliveriesSQL = """
+    private static let dueColumns = """
         SELECT dl.id, dl.notification_id, dl.app_id, dl.token, dl.attempts,
-            d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason
+            d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason,
+            dl.next_attempt_at, dl.lease_until
         FROM deliveries AS dl
         LEFT JOIN devices AS d ON d.app_id = dl.app_id AND d.token = dl.token
-        WHERE dl.app_id = ?3 AND dl.status = 'pending' AND dl.next_attempt_at <= ?1
-        ORDER BY dl.next_attempt_at, dl.id
-        LIMIT ?2
         """
 
+    /// The claim's query for later due times: ?1 now, ?2 limit, ?3 the app id, ?4 due after this (epoch
+    /// MILLISECONDS). A range of `deliveries_due`.
+    static let dueAfterSQL =
+        dueColumns + """
+
+            WHERE dl.app_id = ?3 AND dl.status = 'pending' AND dl.next_attempt_at > ?4 AND dl.next_attempt_at <= ?1
+            ORDER BY dl.next_attempt_at, dl.id
+            LIMIT ?2
+            """
+
+    /// The claim's query within one due time: ?1 that time (epoch MILLISECONDS), ?2 limit, ?3 the app id,
+    /// ?4 after this delivery id. A range of `deliveries_due` (SQLite seeks on both; it would not for the
+    /// row value `(next_attempt_at, id) > (?, ?)`).
+    static let dueAtSQL =
+        dueColumns + """
+
+            WHERE dl.app_id = ?3 AND dl.status = 'pending' AND dl.next_attempt_at = ?1 AND dl.id > ?4
+            ORDER BY dl.id
+            LIMIT ?2
+            """
+
     public func releaseLeases() async throws {
-        // A leased delivery was due when claimed: due again at once, in about its old place.
-        try db.execute(
-            """
-            UPDATE deliveries SET next_attempt_at = min(next_attempt_at, updated_at), lease_until = NULL
-            WHERE lease_until IS NOT NULL
-            """
-        )
+        claimCursors.removeAll()
+        try db.execute("UPDATE deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL")
         try db.execute("UPDATE feedback SET lease_until = NULL WHERE lease_until IS NOT NULL")
     }
 
@@ -291,6 +332,10 @@ private struct DueDelivery {
     var registeredAt: Date
     var unlinkedTopics: String
     var retiredReason: String?
+    /// Epoch MILLISECONDS.
+    var nextAttemptAt: Int64
+    /// Epoch MILLISECONDS; nil when not leased.
+    var leaseUntil: Int64?
 
     init(_ row: SQLiteStatement) {
         id = row.int64(0)
@@ -303,6 +348,8 @@ private struct DueDelivery {
         registeredAt = row.date(7)
         unlinkedTopics = row.string(8)
         retiredReason = row.optionalString(9)
+        nextAttemptAt = row.int64(10)
+        leaseUntil = row.isNull(11) ? nil : row.int64(11)
     }
 
     func job(_ notification: NotificationHeaders) throws -> DeliveryJob {
@@ -337,4 +384,10 @@ private struct NotificationHeaders {
     var expiration: Int?
     var collapseId: String?
     var payload: Data
+}
+
+/// Where an app's last claim stopped in the due order (`next_attempt_at`, `id`).
+struct ClaimCursor {
+    var nextAttemptAt: Int64
+    var id: Int64
 }

@@ -26,6 +26,8 @@ public actor SQLiteStore: Store {
     private let timeSource: any TimeSource
     /// Which apps' retirements queue feedback (``setFeedbackPolicy(_:)``); none until set.
     var feedbackPolicy = FeedbackPolicy.none
+    /// Where each app's last claim stopped (``claimDueDeliveries(appId:now:limit:leaseSeconds:)``).
+    var claimCursors: [String: ClaimCursor] = [:]
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

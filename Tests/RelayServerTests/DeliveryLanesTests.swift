@@ -49,12 +49,13 @@ import Testing
         #expect(await waiting.value == 3)
     }
 
-    @Test func theClaimWindowFillsLanesToTheirLimitAndWaitsForHalfOfACapacityOrLane() throws {
-        let lanes = Self.lanes(perApp: 4, capacity: 8)
+    @Test func theClaimWindowFillsLanesToTwoRoundsAndWaitsForHalfOfACapacityOrLane() throws {
+        let lanes = Self.lanes(perApp: 2, capacity: 8)
         let empty = try #require(lanes.claimWindow())
-        #expect(empty.room == 8 && empty.appRoom("a") == 4)  // one claim may be all one app's, up to its limit
+        // One claim may be all one app's: two rounds of its in-flight limit.
+        #expect(empty.room == 8 && empty.appRoom("a") == 4)
         lanes.add(try (1...3).map { try Self.job($0, app: "a") })
-        // a has more than half its limit queued: it sits this claim out; other apps may still come.
+        // a has more than half its lane queued: it sits this claim out; other apps may still come.
         let window = try #require(lanes.claimWindow())
         #expect(window.appRoom("a") == 0 && window.appRoom("b") == 4 && window.room == 5)
         lanes.add(try (4...5).map { try Self.job($0, app: "b") })
@@ -62,14 +63,14 @@ import Testing
         #expect(lanes.claimWindow() == nil)
     }
 
-    @Test func aLaneFallingToHalfItsLimitSignalsRoom() async throws {
-        let lanes = Self.lanes(perApp: 4, capacity: 100)
+    @Test func aLaneFallingToHalfSignalsRoom() async throws {
+        let lanes = Self.lanes(perApp: 2, capacity: 100)
         lanes.add(try (1...4).map { try Self.job($0, app: "a") })
         #expect(!lanes.roomSignal.isPending)
         _ = await lanes.take()
         #expect(!lanes.roomSignal.isPending)  // 3 queued
         _ = await lanes.take()
-        #expect(lanes.roomSignal.isPending)  // 2 queued: half of a's limit
+        #expect(lanes.roomSignal.isPending)  // 2 queued: half of a's lane
         #expect(try #require(lanes.claimWindow()).appRoom("a") == 2)
     }
 

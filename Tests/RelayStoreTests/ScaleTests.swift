@@ -45,8 +45,10 @@ import Testing
     @Test(arguments: [true, false]) func queryPlansUseTheIndexes(explicitRecipients: Bool) async throws {
         let store = try SQLiteStore.temporary()
         let plans = try await store.withConnection { db in
-            let claim = SQLiteStore.dueDeliveriesSQL
-            return try [SQLiteStore.insertDeliveriesSQL(explicitRecipients: explicitRecipients), claim].map { sql in
+            return try [
+                SQLiteStore.insertDeliveriesSQL(explicitRecipients: explicitRecipients), SQLiteStore.dueAfterSQL,
+                SQLiteStore.dueAtSQL,
+            ].map { sql in
                 try db.withStatement("EXPLAIN QUERY PLAN " + sql) { row in
                     var lines: [String] = []
                     while try row.step() { lines.append(row.string(3)) }
@@ -62,10 +64,16 @@ import Testing
         )
         #expect(!plans[0].contains { $0.hasPrefix("SCAN d") || $0.hasPrefix("SCAN room_members") })
         #expect(
-            plans[1].contains("SEARCH dl USING INDEX deliveries_due (app_id=? AND next_attempt_at<?)"),
+            plans[1].contains(
+                "SEARCH dl USING INDEX deliveries_due (app_id=? AND next_attempt_at>? AND next_attempt_at<?)"
+            ),
             "\(plans[1])"
         )
-        #expect(!plans[1].contains { $0.contains("TEMP B-TREE") }, "the claim sorts nothing: \(plans[1])")
+        #expect(
+            plans[2].contains("SEARCH dl USING INDEX deliveries_due (app_id=? AND next_attempt_at=? AND id>?)"),
+            "\(plans[2])"
+        )
+        #expect(!(plans[1] + plans[2]).contains { $0.contains("TEMP B-TREE") }, "a claim sorts nothing")
     }
 
     /// VmRSS from /proc/self/status, in kB (0 where unavailable).
