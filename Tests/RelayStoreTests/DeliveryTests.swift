@@ -132,4 +132,24 @@ import Testing
         let inside = await store.withConnection { _ in store.isOnStoreThread }
         #expect(inside)
     }
+
+    /// Two relays on one SQLite file (a mistake, but not a dangerous one): the leases are in the database,
+    /// so neither hands out a delivery the other holds, though each goes on from its own cursor.
+    @Test func twoStoresOnOneFileNeverClaimTheSameDelivery() async throws {
+        try await F.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("shared.sqlite").path
+            let a = try SQLiteStore(path: path, logger: .disabled())
+            let b = try SQLiteStore(path: path, logger: .disabled())
+            for n in 0..<10 { try await a.register(F.token(n), user: "u\(n)") }
+            _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+            let first = try await a.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 4, leaseSeconds: 30)
+            let second = try await b.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+            let third = try await a.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+            #expect(first.count == 4 && second.count == 6 && third.isEmpty)
+            #expect(Set(first.map(\.deliveryId)).isDisjoint(with: second.map(\.deliveryId)))
+            // Once b's leases have run out, a takes those deliveries again (at least once).
+            let later = try await a.claimDueDeliveries(appId: "app-a", now: F.time(31), limit: 10, leaseSeconds: 30)
+            #expect(Set(later.map(\.deliveryId)) == Set((first + second).map(\.deliveryId)))
+        }
+    }
 }
