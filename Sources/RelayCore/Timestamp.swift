@@ -16,9 +16,11 @@ public enum Timestamp {
         return text + "." + String(String(fraction + 1000).dropFirst()) + "Z"
     }
 
-    /// Parses RFC 3339 text (with or without fraction, `Z` or an offset); nil when it is not RFC 3339.
+    /// Parses RFC 3339 text (with or without fraction, `Z` or an offset, `T` and `Z` in either case as §5.6
+    /// allows); nil when it is not RFC 3339.
     public static func parse(_ text: String) -> Date? {
-        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+        let text = text.uppercased()
+        return (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
             ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 }

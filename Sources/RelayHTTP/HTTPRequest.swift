@@ -36,6 +36,14 @@ public struct HTTPRequest: Sendable {
         remoteAddress: String = "",
         id: String? = nil
     ) throws {
+        // URLComponents would quietly read a stray `%` as `%25`; RFC 3986 §2.1 allows `%` only before two hex
+        // digits.
+        guard Self.hasValidPercentEscapes(target) else {
+            throw HTTPError.badRequest(
+                code: "invalid_target",
+                message: "The request target has a '%' not followed by two hex digits"
+            )
+        }
         let components: URLComponents?
         if target.hasPrefix("/") {
             // Prefixing a scheme and host keeps a path starting with `//` from being read as an authority.
@@ -88,5 +96,30 @@ public struct HTTPRequest: Sendable {
     /// A fresh request id: 32 lowercase hex characters (a random UUID without dashes).
     public static func makeRequestID() -> String {
         UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+}
+
+extension HTTPRequest {
+    /// Whether every `%` in `target` starts a percent-encoded octet (`pct-encoded`, RFC 3986 §2.1).
+    static func hasValidPercentEscapes(_ target: String) -> Bool {
+        let bytes = Array(target.utf8)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, bytes[index + 1].isHexDigit, bytes[index + 2].isHexDigit else {
+                    return false
+                }
+                index += 3
+            } else {
+                index += 1
+            }
+        }
+        return true
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
     }
 }

@@ -473,6 +473,9 @@ extension OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "409": {
+            "$ref": "#/components/responses/MessageIdConflict"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -524,6 +527,9 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "409": {
+            "$ref": "#/components/responses/MessageIdConflict"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -1175,6 +1181,33 @@ extension OpenAPIDocument {
         "links": {
           "GetNotification": {
             "$ref": "#/components/links/GetNotification"
+          }
+        }
+      },
+      "MessageIdConflict": {
+        "description": "`message_id_conflict`: the app already used this `messageId` for a message of this kind in another room or from another sender; nothing is sent.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "message_id_conflict"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
           }
         }
       },

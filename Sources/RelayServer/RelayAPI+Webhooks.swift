@@ -87,6 +87,12 @@ extension RelayAPI {
             return try .json(status: 202, accepted)
         case .duplicate:
             return try .json(status: 200, accepted)
+        case .conflict(_, let roomId, let senderId):
+            throw HTTPError.conflict(
+                code: "message_id_conflict",
+                message:
+                    "messageId was already accepted for another message (room '\(roomId)', sender '\(senderId)'); nothing is sent"
+            )
         }
     }
 
@@ -95,6 +101,9 @@ extension RelayAPI {
         switch kind {
         case .message:
             guard let text = body.text else { throw .badRequest(code: "missing_field", message: "text is required") }
+            guard text.contains(where: { !$0.isWhitespace }) else {
+                throw .badRequest(code: "invalid_field", message: "text must not be empty or only white space")
+            }
             content = .text(text)
         case .imageMessage:
             content = .image(

@@ -41,15 +41,25 @@ extension SQLiteStore {
         }
         return try db.transaction {
             if let messageId = n.messageId {
-                let first = try db.withStatement(
-                    "SELECT id FROM notifications WHERE app_id = ?1 AND kind = ?2 AND message_id = ?3"
-                ) {
-                    try $0.bind(1, n.appId)
-                    try $0.bind(2, n.kind.rawValue)
-                    try $0.bind(3, messageId)
-                    return try $0.step() ? $0.string(0) : nil
+                let found = try db.withStatement(
+                    """
+                    SELECT id, room_id, sender_id FROM notifications
+                    WHERE app_id = ?1 AND kind = ?2 AND message_id = ?3
+                    """
+                ) { row -> (id: String, roomId: String, senderId: String)? in
+                    try row.bind(1, n.appId)
+                    try row.bind(2, n.kind.rawValue)
+                    try row.bind(3, messageId)
+                    return try row.step() ? (row.string(0), row.string(1), row.string(2)) : nil
                 }
-                if let first {
+                if let found, found.roomId != n.roomId || found.senderId != n.senderId {
+                    return .conflict(
+                        notificationId: try Self.readUUID(found.id),
+                        roomId: found.roomId,
+                        senderId: found.senderId
+                    )
+                }
+                if let first = found?.id {
                     let count = try db.withStatement("SELECT count(*) FROM deliveries WHERE notification_id = ?1") {
                         try $0.bind(1, first)
                         return try $0.step() ? $0.int(0) : 0

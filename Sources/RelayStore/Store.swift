@@ -55,7 +55,8 @@ public protocol Store: Sendable {
     /// Records a notification and its pending deliveries in ONE transaction.
     ///
     /// If a notification with the same (appId, kind, messageId) exists (messageId non-nil), inserts nothing
-    /// and returns `.duplicate` with the first one's id and delivery count. Otherwise one pending delivery,
+    /// and returns `.duplicate` with the first one's id and delivery count, or `.conflict` when that one was
+    /// for another room or sender (a message id used twice by the app, not the same webhook again). Otherwise one pending delivery,
     /// due at `n.createdAt`, is created for each distinct live device of `n.appId` whose user is a recipient
     /// (`recipients.userIds`, or the unmuted members of `recipients.roomId`), except the devices of
     /// `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked topics. Each

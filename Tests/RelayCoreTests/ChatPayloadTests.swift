@@ -82,6 +82,7 @@ import Testing
         #expect(Timestamp.milliseconds(date) == 1_767_225_600_123)
         #expect(Timestamp.parse("2026-01-01T00:00:00.123Z").map(Timestamp.milliseconds) == 1_767_225_600_123)
         #expect(Timestamp.parse("2026-01-01T01:00:00+01:00").map(Timestamp.milliseconds) == 1_767_225_600_000)
+        #expect(Timestamp.parse("2026-01-01t00:00:00.123z").map(Timestamp.milliseconds) == 1_767_225_600_123)
         #expect(Timestamp.parse("yesterday") == nil)
     }
 }

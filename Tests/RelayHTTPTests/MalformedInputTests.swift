@@ -53,7 +53,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["GET /hello%FF", "OPTIONS *"])
+    @Test(arguments: ["GET /hello%FF", "OPTIONS *", "GET /hello%zz", "GET /hello%4"])
     func anUnusableTargetIs400InvalidTarget(_ requestLine: String) async throws {
         try await withServer(handler: Self.router().handler) { server in
             let connection = try RawConnection(port: server.port)
@@ -61,6 +61,18 @@ import Testing
             let raw = await connection.read()
             #expect(statusCode(raw) == 400)
             #expect(raw.contains("\"invalid_target\""))
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
+    /// RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400 (by libmicrohttpd, strict mode).
+    @Test func anHTTP11RequestWithoutHostIs400() async throws {
+        try await withServer(handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            await connection.write("GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n")
+            let raw = await connection.read()
+            #expect(statusCode(raw) == 400)
+            #expect(!raw.contains("hello"))
             try await Self.expectHealthy(server.port)
         }
     }

@@ -152,6 +152,15 @@ import Testing
             mentions: "text"
         ),
         Case(
+            name: "webhook with only white space as text",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "s", "text": " \n\t"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "text"
+        ),
+        Case(
             name: "webhook without roomId",
             method: "POST",
             path: "/v1/webhooks/did-send-message",

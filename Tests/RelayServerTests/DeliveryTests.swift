@@ -138,6 +138,13 @@ import Testing
                 expectStatus: 200
             )
             #expect(changedText.notificationId == first.notificationId)
+            // The same id for another room is not the same webhook: refused, so the mistake is seen.
+            let otherRoom = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "room-other", "senderId": "s", "text": "other", "messageId": "dup-1"]
+            )
+            #expect(otherRoom.status == 409 && otherRoom.text.contains("message_id_conflict"))
 
             // Barrier: a new message to one device; once it settled, anything the repeats queued would have
             // been claimed before it.
