@@ -39,7 +39,12 @@ extension SQLiteStore {
         guard limit > 0 else { return [] }
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
         let nowMilliseconds = SQLiteStatement.milliseconds(now)
-        var cursor = claimCursors[appId].flatMap { $0.nextAttemptAt <= nowMilliseconds ? $0 : nil }
+        // A cursor is dropped when time went back past it, and once it is a lease old: rows behind it whose
+        // lease ran out (their relay stopped, or their results could not be recorded) are then due again.
+        var cursor = claimCursors[appId].flatMap {
+            $0.nextAttemptAt <= nowMilliseconds && nowMilliseconds - $0.startedAt <= Int64(leaseSeconds) * 1000
+                ? $0 : nil
+        }
         let jobs = try db.transaction {
             var jobs: [DeliveryJob] = []
             jobs.reserveCapacity(limit)
@@ -49,7 +54,11 @@ extension SQLiteStore {
                 let wanted = limit - jobs.count
                 let due = try dueDeliveries(appId: appId, now: now, after: cursor, limit: wanted)
                 for delivery in due {
-                    cursor = ClaimCursor(nextAttemptAt: delivery.nextAttemptAt, id: delivery.id)
+                    cursor = ClaimCursor(
+                        nextAttemptAt: delivery.nextAttemptAt,
+                        id: delivery.id,
+                        startedAt: cursor?.startedAt ?? nowMilliseconds
+                    )
                     if let lease = delivery.leaseUntil, lease >= nowMilliseconds { continue }
                     let notification: NotificationHeaders
                     if let known = notifications[delivery.notificationId] {
@@ -386,8 +395,10 @@ private struct NotificationHeaders {
     var payload: Data
 }
 
-/// Where an app's last claim stopped in the due order (`next_attempt_at`, `id`).
+/// Where an app's last claim stopped in the due order (`next_attempt_at`, `id`), and when the claims that
+/// went on from it began (all epoch MILLISECONDS).
 struct ClaimCursor {
     var nextAttemptAt: Int64
     var id: Int64
+    var startedAt: Int64
 }

@@ -152,4 +152,21 @@ import Testing
             #expect(Set(later.map(\.deliveryId)) == Set((first + second).map(\.deliveryId)))
         }
     }
+
+    /// A claim that keeps going on from its cursor still comes back, once a lease has passed, for a delivery
+    /// behind it whose lease ran out with no result recorded.
+    @Test func aDeliveryWhoseLeaseRanOutIsClaimedAgainWhileTheCursorIsMidway() async throws {
+        let store = try SQLiteStore.temporary()
+        for n in 0..<4 { try await store.register(F.token(n), user: "u\(n)") }
+        _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let first = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 2, leaseSeconds: 30)
+        #expect(first.count == 2)
+        try await store.complete([(first[1].deliveryId, .sent(apnsId: nil))], at: F.time(1))
+        // first[0] never gets a result. Within the lease, the cursor goes on to the third delivery ...
+        let second = try await store.claimDueDeliveries(appId: "app-a", now: F.time(2), limit: 1, leaseSeconds: 30)
+        #expect(second.count == 1 && second[0].deliveryId > first[1].deliveryId)
+        // ... and after it, first[0] is taken again before the fourth.
+        let third = try await store.claimDueDeliveries(appId: "app-a", now: F.time(31), limit: 1, leaseSeconds: 30)
+        #expect(third.map(\.deliveryId) == [first[0].deliveryId])
+    }
 }
