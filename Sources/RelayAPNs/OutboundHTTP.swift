@@ -29,7 +29,7 @@ public enum OutboundHTTP {
         connectTimeout: Duration = .seconds(5),
         caFile: String? = nil
     ) async throws(APNsTransportError) -> Int {
-        try await exchange(
+        try await post(
             url: url,
             body: body,
             headers: headers,
@@ -41,7 +41,7 @@ public enum OutboundHTTP {
     }
 
     /// ``post(url:body:headers:timeout:connectTimeout:caFile:)``, also returning the first `limit` bytes of
-    /// the answer's body (for callers that need it: tools and tests, never feedback).
+    /// the answer's body (for callers that need it: tools and tests, never feedback); 0 keeps nothing.
     public static func post(
         url: String,
         body: Data,
@@ -49,26 +49,6 @@ public enum OutboundHTTP {
         timeout: Duration,
         connectTimeout: Duration = .seconds(5),
         caFile: String? = nil,
-        keepingBodyUpTo limit: Int
-    ) async throws(APNsTransportError) -> (status: Int, body: Data) {
-        try await exchange(
-            url: url,
-            body: body,
-            headers: headers,
-            timeout: timeout,
-            connectTimeout: connectTimeout,
-            caFile: caFile,
-            keepingBodyUpTo: limit
-        )
-    }
-
-    private static func exchange(
-        url: String,
-        body: Data,
-        headers: [(String, String)],
-        timeout: Duration,
-        connectTimeout: Duration,
-        caFile: String?,
         keepingBodyUpTo limit: Int
     ) async throws(APNsTransportError) -> (status: Int, body: Data) {
         try await onOwnThread { () throws(APNsTransportError) -> (status: Int, body: Data) in

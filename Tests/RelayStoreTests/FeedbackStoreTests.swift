@@ -130,20 +130,15 @@ import Testing
     @Test func migrationTwoUpgradesADatabaseMadeByMigrationOne() async throws {
         try await F.withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("old.sqlite").path
-            do {
-                // A file as a build that knew only step 1 left it, with a device in it.
-                let old = try SQLiteConnection(path: path)
-                try old.execute("PRAGMA journal_mode = WAL")
-                try old.execute(SQLiteMigrations.steps[0])
-                try old.execute("PRAGMA user_version = 1")
-                try old.execute(
-                    """
+            // A file as a build that knew only step 1 left it, with a device in it.
+            try Self.oldDatabase(
+                at: path,
+                version: 1,
+                rows: """
                     INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
                     VALUES ('app-a', '\(F.token(1).hex)', 'bob', 'sandbox', 0, 0)
                     """
-                )
-                old.close()
-            }
+            )
             let store = try SQLiteStore(path: path, logger: .disabled())
             #expect(store.appliedMigrations == SQLiteMigrations.steps.count - 1)
             #expect(store.schemaVersion == SQLiteMigrations.steps.count)
@@ -168,15 +163,11 @@ import Testing
     @Test func migrationThreeKeepsTheDeliveriesOfAVersionTwoDatabase() async throws {
         try await F.withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("v2.sqlite").path
-            do {
-                let old = try SQLiteConnection(path: path)
-                try old.execute("PRAGMA journal_mode = WAL")
-                try old.execute(SQLiteMigrations.steps[0])
-                try old.execute(SQLiteMigrations.steps[1])
-                try old.execute("PRAGMA user_version = 2")
-                let t0 = Int64(F.t0.timeIntervalSince1970 * 1000)
-                try old.execute(
-                    """
+            let t0 = Int64(F.t0.timeIntervalSince1970 * 1000)
+            try Self.oldDatabase(
+                at: path,
+                version: 2,
+                rows: """
                     INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
                     VALUES ('app-a', '\(F.token(1).hex)', 'bob', 'sandbox', \(t0), \(t0));
                     INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, push_type, priority,
@@ -188,9 +179,7 @@ import Testing
                     VALUES ('0b5c4a8e-3f7e-4c1e-9a43-2f1d6b8e9c01', 'app-a', '\(F.token(1).hex)', 'pending', 0,
                         \(t0), \(t0), \(t0), \(t0 + 120_000));
                     """
-                )
-                old.close()
-            }
+            )
             let store = try SQLiteStore(path: path, logger: .disabled())
             #expect(store.schemaVersion == SQLiteMigrations.steps.count && SQLiteMigrations.steps.count >= 3)
             try await store.releaseLeases()
@@ -198,5 +187,15 @@ import Testing
             let jobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
             #expect(jobs.map(\.token) == [F.token(1)] && jobs.first?.environment == .sandbox)
         }
+    }
+
+    /// A database file as a build that knew only the first `version` migration steps left it, holding `rows`.
+    static func oldDatabase(at path: String, version: Int, rows: String) throws {
+        let old = try SQLiteConnection(path: path)
+        try old.execute("PRAGMA journal_mode = WAL")
+        for step in SQLiteMigrations.steps.prefix(version) { try old.execute(step) }
+        try old.execute("PRAGMA user_version = \(version)")
+        try old.execute(rows)
+        old.close()
     }
 }
