@@ -68,23 +68,12 @@ public final class Dispatcher: Sendable {
             }
         }
         let flusher = Task { await self.flushUntilClosed(results, signal: flushSignal) }
-        let debugTask = Task {
-            if ProcessInfo.processInfo.environment["DEBUG_LANES"] != nil {
-                var sq = 0, sf = 0, n = 0;
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(20)); let c = lanes.counts;
-                    if c.inFlight > 0 || c.queued > 0 { sq += c.queued; sf += c.inFlight; n += 1 };
-                    if n > 0 && n % 50 == 0 { print("DBG queued \(sq/n) inflight \(sf/n)") }
-                }
-            }
-        }
 
         await claimUntilCancelled(into: lanes)
         lanes.close()
         for worker in workers { await worker.value }
         results.close()
         await flusher.value
-        debugTask.cancel()
     }
 
     /// The claim loop: claims whenever ``DeliveryLanes`` has room and deliveries may be due (the last claim
