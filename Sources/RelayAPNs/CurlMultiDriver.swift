@@ -72,7 +72,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     )
         throws(APNsTransportError)
     {
-        _ = Self.globalInit
+        _ = CurlEasy.globalInit
         guard let multi = curl_multi_init() else {
             throw APNsTransportError(code: .other, message: "curl_multi_init failed")
         }
@@ -100,9 +100,6 @@ final class CurlMultiDriver: @unchecked Sendable {
         curl_multi_cleanup(multi)
         curl_share_cleanup(share)
     }
-
-    /// `curl_global_init` once per process, before any thread uses libcurl.
-    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     /// Starts the driver thread; it keeps `self` alive until it ends.
     func start() {

@@ -53,7 +53,7 @@ public enum OutboundHTTP {
     ) async throws(APNsTransportError) -> (status: Int, body: Data) {
         try await onOwnThread { () throws(APNsTransportError) -> (status: Int, body: Data) in
             let handle = try CurlOneShot()
-            if limit > 0 { try handle.keepBody(upTo: limit) }
+            handle.keepBody(upTo: limit)
             try handle.set(CURLOPT_URL, url)
             try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
             try handle.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(min(connectTimeout, timeout)))

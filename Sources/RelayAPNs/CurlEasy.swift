@@ -1,0 +1,125 @@
+import CCurl
+import Foundation
+
+/// One libcurl easy handle and what every use of one needs: the error buffer, no signals, a header list
+/// that lives as long as libcurl may read it, the response body kept up to ``bodyLimit`` bytes, and options
+/// checked as they are set. ``CurlEasyHandle`` (APNs requests) and ``CurlOneShot`` (other calls) build on it.
+/// Not `Sendable`: one thread at a time uses a handle.
+class CurlEasy {
+    let raw: UnsafeMutableRawPointer
+    /// `CURLOPT_ERRORBUFFER`: libcurl writes its error text here (CURL_ERROR_SIZE bytes).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The request's header list; libcurl does not copy it, so it lives until replaced or deinit.
+    private var headers: UnsafeMutablePointer<curl_slist>?
+    /// The response body of the current transfer, its first ``bodyLimit`` bytes (the rest is dropped).
+    private(set) var body = Data()
+    /// Bytes of the response body kept; 0 discards it.
+    var bodyLimit: Int
+
+    /// `curl_global_init` once per process, before any handle is made.
+    static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    /// - Throws: ``APNsTransportError`` `.other` when libcurl cannot make the handle or refuses an option.
+    init(bodyLimit: Int) throws(APNsTransportError) {
+        _ = Self.globalInit
+        guard let raw = curl_easy_init() else {
+            throw APNsTransportError(code: .other, message: "curl_easy_init failed")
+        }
+        self.raw = raw
+        self.bodyLimit = bodyLimit
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        try check(ccurl_easy_setopt_ptr(raw, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
+        try set(CURLOPT_NOSIGNAL, 1)
+        try check(ccurl_easy_setopt_write(raw, CURLOPT_WRITEFUNCTION, Self.write), "CURLOPT_WRITEFUNCTION")
+        try check(
+            ccurl_easy_setopt_ptr(raw, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque()),
+            "CURLOPT_WRITEDATA"
+        )
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        if let headers { curl_slist_free_all(headers) }
+        errorBuffer.deallocate()
+    }
+
+    /// Sets a `long` option.
+    func set(_ option: CURLoption, _ value: Int) throws(APNsTransportError) {
+        try check(ccurl_easy_setopt_long(raw, option, value), "\(option)")
+    }
+
+    /// Sets a string option (libcurl copies strings).
+    func set(_ option: CURLoption, _ value: String) throws(APNsTransportError) {
+        try check(ccurl_easy_setopt_string(raw, option, value), "\(option)")
+    }
+
+    /// Sets the request header lines, `name: value` each.
+    func setHeaders(_ lines: [String]) throws(APNsTransportError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let next = curl_slist_append(list, line) else {
+                if let list { curl_slist_free_all(list) }
+                throw APNsTransportError(code: .other, message: "curl_slist_append failed")
+            }
+            list = next
+        }
+        if let headers { curl_slist_free_all(headers) }
+        headers = list
+        try check(ccurl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, list), "CURLOPT_HTTPHEADER")
+    }
+
+    /// Makes the request a POST of `body` (copied by libcurl).
+    func setBody(_ body: Data) throws(APNsTransportError) {
+        try set(CURLOPT_POST, 1)
+        try set(CURLOPT_POSTFIELDSIZE, body.count)
+        let copied = body.withUnsafeBytes { bytes in
+            // An empty body still needs a non-null pointer, or libcurl would read the body from stdin.
+            let pointer = bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)
+            return ccurl_easy_setopt_ptr(raw, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: pointer))
+        }
+        try check(copied, "CURLOPT_COPYPOSTFIELDS")
+    }
+
+    /// Forgets the last transfer's error text and body, before the next transfer.
+    func resetTransfer() {
+        errorBuffer[0] = 0
+        body.removeAll(keepingCapacity: true)
+    }
+
+    /// libcurl's error text for the last transfer, or `curl_easy_strerror(code)` when it wrote none.
+    func errorText(_ code: CURLcode) -> String {
+        errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+    }
+
+    /// The HTTP status of the last transfer; 0 when none arrived.
+    var responseCode: Int {
+        var code = 0
+        _ = ccurl_easy_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    /// Throws ``APNsTransportError`` `.other` naming `option` when `code` is not `CURLE_OK`.
+    func check(_ code: CURLcode, _ option: String) throws(APNsTransportError) {
+        guard code != CURLE_OK else { return }
+        throw APNsTransportError(
+            code: .other,
+            curlCode: Int(code.rawValue),
+            message: "curl_easy_setopt(\(option)): \(String(cString: curl_easy_strerror(code)))"
+        )
+    }
+
+    /// `CURLOPT_WRITEFUNCTION`: keeps the body up to the handle's limit. C function pointers cannot capture,
+    /// so the handle comes back as user data.
+    private static let write: @convention(c) (UnsafeMutablePointer<CChar>, Int, Int, UnsafeMutableRawPointer?) -> Int =
+        { data, size, count, user in
+            let bytes = size * count
+            guard let user else { return bytes }
+            let handle = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
+            let room = max(0, handle.bodyLimit - handle.body.count)
+            if room > 0 {
+                handle.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: min(room, bytes))
+            }
+            return bytes
+        }
+}
