@@ -16,11 +16,6 @@ import Testing
 /// mock APNs that trusts the relay's generated provider key; for the feedback, dead-token and readiness
 /// tests. Names are prefixed so they never clash with other test files of this target.
 final class FeedbackHarness: Sendable {
-    static let keyId = "FBKEY00001"
-    static let teamId = "FBTEAM0001"
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../fixtures").standardized
-
     struct App: Sendable {
         var id: String
         var apiKey: String
@@ -61,58 +56,23 @@ final class FeedbackHarness: Sendable {
         configure: (inout Configuration) -> Void = { _ in },
         _ body: (FeedbackHarness) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("relay-feedback-\(UUID().uuidString.lowercased())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-
-        let key = try ES256Key.generate()
-        let keyPath = directory.appendingPathComponent("AuthKey_\(keyId).p8").path
-        try Data((key.privateKeyPEM ?? "").utf8).write(to: URL(fileURLWithPath: keyPath))
-        let apps = try (0..<appCount).map { App(id: "app\($0)", apiKey: try APIKey.generate()) }
-        let tls = fixtures.appendingPathComponent("tls")
-        var mockConfiguration = MockAPNsConfiguration(
-            tls: .init(
-                certificatePath: tls.appendingPathComponent("server.pem").path,
-                privateKeyPath: tls.appendingPathComponent("server.key").path
-            ),
-            providerKeys: [keyId: (teamId: teamId, key: try ES256Key(publicKeyPEM: key.publicKeyPEM))],
-            environment: .sandbox,
-            script: script
-        )
-        mockConfiguration.port = 0
-        let mock = MockAPNsServer(configuration: mockConfiguration)
-        try mock.start()
-        defer { mock.stop() }
-
-        var configuration = Configuration()
-        configuration.http.port = 0
-        configuration.storage.sqlitePath = directory.appendingPathComponent("relay.sqlite").path
-        configuration.delivery.retry = RetryPolicy(maxAttempts: 3, baseDelayMilliseconds: 50, maxDelayMilliseconds: 200)
-        configuration.delivery.pollIntervalMilliseconds = 50
-        configuration.delivery.connectTimeoutMilliseconds = 5000
-        configuration.apps = apps.map { app in
-            Configuration.App(
-                id: app.id,
-                topic: "com.example.chat",
-                apiKeySHA256: [APIKey.hash(app.apiKey)],
-                credentials: .init(keyFile: keyPath, keyId: keyId, teamId: teamId),
-                mockEndpoint: .init(
-                    baseURL: "https://127.0.0.1:\(mock.port)",
-                    caFile: tls.appendingPathComponent("ca.pem").path
-                )
+        try await withRelayTestBed(appCount: appCount, script: script) { bed in
+            var configuration = bed.configuration
+            configure(&configuration)
+            let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
+            let relay = try Relay(configuration: configuration, store: store, logger: .disabled(), feedback: feedback)
+            try await relay.start()
+            let harness = FeedbackHarness(
+                mock: bed.mock,
+                relay: relay,
+                apps: bed.apps.map { App(id: $0.id, apiKey: $0.apiKey) }
             )
-        }
-        configure(&configuration)
-        let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
-        let relay = try Relay(configuration: configuration, store: store, logger: .disabled(), feedback: feedback)
-        try await relay.start()
-        let harness = FeedbackHarness(mock: mock, relay: relay, apps: apps)
-        do { try await body(harness) } catch {
+            do { try await body(harness) } catch {
+                await relay.shutdown()
+                throw error
+            }
             await relay.shutdown()
-            throw error
         }
-        await relay.shutdown()
     }
 
     /// One request to the relay; `key` nil sends no Authorization, else `Bearer <key>`.

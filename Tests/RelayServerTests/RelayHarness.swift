@@ -241,13 +241,22 @@ struct NotificationJSON: Decodable {
     func delivery(for token: String) -> Delivery? { deliveries.first { token.hasSuffix($0.tokenSuffix) } }
 }
 
-/// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it, runs `body`, and always shuts
-/// both down (also when `body` throws) and removes the temporary directory.
-func withRelayAndMock(
-    appCount: Int = 1,
-    script: MockScript = MockScript(),
-    configure: (inout Configuration) -> Void = { _ in },
-    _ body: (RelayHarness) async throws -> Void
+/// What both relay harnesses start from: a temporary directory, a generated provider key, a mock APNs over
+/// TLS that trusts it, and a relay configuration (SQLite file in the directory, quick retries) with
+/// `appCount` apps (`app0`, `app1`, …) sending to that mock.
+struct RelayTestBed {
+    var directory: URL
+    var mock: MockAPNsServer
+    var apps: [TestApp]
+    var providerKey: ES256Key
+    var configuration: Configuration
+}
+
+/// Makes a ``RelayTestBed``, runs `body`, and always stops the mock and removes the directory.
+func withRelayTestBed(
+    appCount: Int,
+    script: MockScript,
+    _ body: (RelayTestBed) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("relay-e2e-\(UUID().uuidString.lowercased())")
@@ -300,23 +309,44 @@ func withRelayAndMock(
             ttlSeconds: RelayHarness.ttlSeconds
         )
     }
-    configure(&configuration)
-
-    let harness = RelayHarness(
-        mock: mock,
-        apps: apps,
-        providerKey: publicKey,
-        directory: directory,
-        configuration: configuration
+    try await body(
+        RelayTestBed(
+            directory: directory,
+            mock: mock,
+            apps: apps,
+            providerKey: publicKey,
+            configuration: configuration
+        )
     )
-    do {
-        try await harness.startRelay()
-        try await body(harness)
-    } catch {
+}
+
+/// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it, runs `body`, and always shuts
+/// both down (also when `body` throws) and removes the temporary directory.
+func withRelayAndMock(
+    appCount: Int = 1,
+    script: MockScript = MockScript(),
+    configure: (inout Configuration) -> Void = { _ in },
+    _ body: (RelayHarness) async throws -> Void
+) async throws {
+    try await withRelayTestBed(appCount: appCount, script: script) { bed in
+        var configuration = bed.configuration
+        configure(&configuration)
+        let harness = RelayHarness(
+            mock: bed.mock,
+            apps: bed.apps,
+            providerKey: bed.providerKey,
+            directory: bed.directory,
+            configuration: configuration
+        )
+        do {
+            try await harness.startRelay()
+            try await body(harness)
+        } catch {
+            await harness.stopRelay()
+            throw error
+        }
         await harness.stopRelay()
-        throw error
     }
-    await harness.stopRelay()
 }
 
 extension RelayHarness {
