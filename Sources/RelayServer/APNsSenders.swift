@@ -1,17 +1,25 @@
 import Foundation
 import RelayAPNs
 import RelayCore
+import Synchronization
 
 /// One ``APNsClient`` per app and environment, made on first use, so one app's APNs trouble (a dead
 /// connection, a bad key) never holds up another's deliveries. Clients of one app share one provider token
 /// (Apple: one token per key, shared by every connection).
-public actor APNsSenders {
+///
+/// A lock, not an actor: every send looks its client up here, and making one never waits.
+public final class APNsSenders: Sendable {
     private let apps: [String: Configuration.App]
     private let settings: Configuration.Delivery
     private let time: any TimeSource
     private let logger: Logger
-    private var clients: [String: APNsClient] = [:]
-    private var tokens: [String: ProviderToken] = [:]
+    private struct State {
+        /// By "app/environment".
+        var clients: [String: APNsClient] = [:]
+        /// By app.
+        var tokens: [String: ProviderToken] = [:]
+    }
+    private let state = Mutex(State())
 
     /// An app without a usable APNs setup.
     public struct Unavailable: Error, CustomStringConvertible {
@@ -30,24 +38,33 @@ public actor APNsSenders {
     ///   credentials cannot be loaded.
     public func sender(appId: String, environment: APNsEnvironment) throws -> APNsClient {
         let key = appId + "/" + environment.rawValue
-        if let client = clients[key] { return client }
-        guard let app = apps[appId] else { throw Unavailable(description: "no app '\(appId)'") }
-        let endpoint: APNsClientConfiguration.Endpoint =
-            if let mock = app.mockEndpoint { .custom(baseURL: mock.baseURL, caFile: mock.caFile) } else {
-                environment == .production ? .production : .sandbox
-            }
-        var configuration = APNsClientConfiguration(endpoint: endpoint, authentication: try authentication(for: app))
-        configuration.connectTimeout = .milliseconds(settings.connectTimeoutMilliseconds)
-        configuration.requestTimeout = .milliseconds(settings.requestTimeoutMilliseconds)
-        configuration.maxInFlight = settings.concurrency
-        configuration.timeSource = time
-        configuration.logger = logger.with(["app.id": appId, "apns.environment": environment.rawValue])
-        let client = try APNsClient(configuration: configuration)
-        clients[key] = client
-        return client
+        return try state.withLock { state in
+            if let client = state.clients[key] { return client }
+            guard let app = apps[appId] else { throw Unavailable(description: "no app '\(appId)'") }
+            let endpoint: APNsClientConfiguration.Endpoint =
+                if let mock = app.mockEndpoint { .custom(baseURL: mock.baseURL, caFile: mock.caFile) } else {
+                    environment == .production ? .production : .sandbox
+                }
+            var configuration = APNsClientConfiguration(
+                endpoint: endpoint,
+                authentication: try authentication(for: app, tokens: &state.tokens)
+            )
+            configuration.connectTimeout = .milliseconds(settings.connectTimeoutMilliseconds)
+            configuration.requestTimeout = .milliseconds(settings.requestTimeoutMilliseconds)
+            configuration.maxInFlight = settings.concurrency
+            configuration.timeSource = time
+            configuration.logger = logger.with(["app.id": appId, "apns.environment": environment.rawValue])
+            let client = try APNsClient(configuration: configuration)
+            state.clients[key] = client
+            return client
+        }
     }
 
-    private func authentication(for app: Configuration.App) throws -> APNsClientConfiguration.Authentication {
+    /// The app's certificate, or its provider token (made once, shared by its clients, kept in `tokens`).
+    private func authentication(
+        for app: Configuration.App,
+        tokens: inout [String: ProviderToken]
+    ) throws -> APNsClientConfiguration.Authentication {
         guard let credentials = app.credentials else {
             throw Unavailable(description: "app '\(app.id)' has no APNs credentials")
         }
@@ -71,12 +88,16 @@ public actor APNsSenders {
 
     /// After 403 ExpiredProviderToken: the app's next request carries a freshly minted token.
     public func renewProviderToken(appId: String) {
-        tokens[appId]?.invalidate()
+        let token = state.withLock { $0.tokens[appId] }
+        token?.invalidate()
     }
 
     /// Closes every client after its transfers finished.
     public func shutdown() async {
-        for client in clients.values { await client.shutdown() }
-        clients.removeAll()
+        let clients = state.withLock { state in
+            defer { state.clients.removeAll() }
+            return Array(state.clients.values)
+        }
+        for client in clients { await client.shutdown() }
     }
 }

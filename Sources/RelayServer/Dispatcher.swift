@@ -2,13 +2,13 @@ import Foundation
 import RelayAPNs
 import RelayCore
 import RelayStore
-import Synchronization
 
 /// Sends the outbox: takes due deliveries from the store, sends each to APNs with bounded concurrency,
 /// decides each token's fate from the answer (``DeliveryDecision``) and records it in batches.
 ///
 /// Three parts run side by side, so the pipe to APNs never waits for SQLite: a claim loop keeps
-/// ``DeliveryLanes`` topped up (claiming when half of a batch is left), `concurrency` workers each take a job,
+/// ``DeliveryLanes`` topped up (claiming when half of the lanes, or of an app's lane, is left), `concurrency`
+/// workers each take a job,
 /// send it and hand its result on, and a flusher records results in batches (at least every poll interval,
 /// and as soon as nothing is in flight).
 ///
@@ -22,8 +22,6 @@ public final class Dispatcher: Sendable {
     private let logger: Logger
     private let metrics: RelayMetrics
     private let signal = WakeSignal()
-    /// The senders already made, by "app/environment": a lock instead of an actor hop on every send.
-    private let clients = Mutex<[String: APNsClient]>([:])
 
     public init(
         store: any Store,
@@ -191,7 +189,7 @@ public final class Dispatcher: Sendable {
             )
             if case .retry(_, true) = decision, case .answered(let response) = attempt {
                 previousReason = response.reason
-                await senders.renewProviderToken(appId: job.appId)
+                senders.renewProviderToken(appId: job.appId)
                 continue
             }
             return outcome(of: decision, attempt, job: job, sentAt: sentAt, log: log)
@@ -205,14 +203,7 @@ public final class Dispatcher: Sendable {
     ) async throws
         -> APNsResponse
     {
-        let key = appId + "/" + environment.rawValue
-        let sender: APNsClient
-        if let cached = clients.withLock({ $0[key] }) {
-            sender = cached
-        } else {
-            sender = try await senders.sender(appId: appId, environment: environment)
-            clients.withLock { $0[key] = sender }
-        }
+        let sender = try senders.sender(appId: appId, environment: environment)
         let started = ContinuousClock.now
         let response = try await sender.send(notification)
         metrics.recordAPNsLatency(ContinuousClock.now - started)
