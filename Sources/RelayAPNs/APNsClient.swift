@@ -2,6 +2,7 @@ import CCurl
 import Foundation
 import RelayCore
 import RelayCrypto
+import Synchronization
 
 /// Sends notifications to APNs over HTTP/2, multiplexed on as few connections as the configuration allows.
 ///
@@ -31,6 +32,9 @@ public final class APNsClient: Sendable {
     /// The provider token every request carries (token auth); nil with certificate auth.
     public let providerToken: ProviderToken?
     private let driver: CurlMultiDriver
+    /// The last payload found to be a JSON object. A fan-out sends the same bytes to every device: they
+    /// are compared (a memcmp) instead of parsed again for each.
+    private let lastValidPayload = Mutex(Data())
 
     /// Checks the configuration, loads the signing key, and starts the driver thread. Connects lazily.
     /// - Throws: ``APNsConfigurationError`` for unusable values or a libcurl without HTTP/2; `CryptoError`
@@ -111,7 +115,11 @@ public final class APNsClient: Sendable {
 
     /// The headers and body of one request (Apple, "Sending notification requests to APNs").
     private func prepare(_ notification: APNsNotification) throws -> Request {
-        try notification.validate()
+        try notification.validateHeaders()
+        if !lastValidPayload.withLock({ $0 == notification.payload }) {
+            try APNsNotification.validatePayload(notification.payload)
+            lastValidPayload.withLock { $0 = notification.payload }
+        }
         for (value, reason) in [
             (notification.topic, APNsReason.badTopic), (notification.collapseId ?? "", .badCollapseId),
         ] where value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {

@@ -48,9 +48,18 @@ public struct APNsNotification: Sendable, Equatable {
     /// The request path: `/3/device/<hex token>`.
     public var path: String { APNsLimits.devicePathPrefix + deviceToken.hex }
 
-    /// Checks what APNs would refuse with a 400/413, so such a request never leaves the relay.
+    /// Checks what APNs would refuse with a 400/413, so such a request never leaves the relay: the headers
+    /// (``validateHeaders()``) and the payload (``validatePayload(_:)``).
     /// - Throws: ``NotificationError`` with the reason APNs would have given.
     public func validate() throws(NotificationError) {
+        try validateHeaders()
+        try Self.validatePayload(payload)
+    }
+
+    /// ``validate()`` without parsing the payload: topic, push type, priority, expiration, collapse id and
+    /// the payload's size (1 ... ``PushType/maxPayloadBytes`` bytes).
+    /// - Throws: ``NotificationError`` with the reason APNs would have given.
+    public func validateHeaders() throws(NotificationError) {
         if topic.isEmpty { throw NotificationError(reason: .missingTopic, message: "apns-topic is empty") }
         if !pushType.topicSuffix.isEmpty && !topic.hasSuffix(pushType.topicSuffix) {
             throw NotificationError(
@@ -80,6 +89,11 @@ public struct APNsNotification: Sendable, Equatable {
         if let expiration, expiration < 0 {
             throw NotificationError(reason: .badExpirationDate, message: "apns-expiration is negative")
         }
+    }
+
+    /// Checks that `payload` parses (Foundation's JSONSerialization) as a JSON object, as APNs requires.
+    /// - Throws: ``NotificationError`` `PayloadEmpty` when it does not.
+    public static func validatePayload(_ payload: Data) throws(NotificationError) {
         guard (try? JSONSerialization.jsonObject(with: payload)) is [String: Any] else {
             throw NotificationError(reason: .payloadEmpty, message: "payload is not a JSON object")
         }

@@ -49,7 +49,7 @@ public enum DeliveryDecision: Sendable, Equatable {
     ///   - registeredAt: the device's latest registration.
     ///   - attempts: attempts made so far, this one included (1 after the first).
     ///   - previousReason: the reason of the attempt before this one, if any (ExpiredProviderToken retries once).
-    ///   - policy: the retry limits; `random` in 0..<1 sets the jitter.
+    ///   - policy: the retry limits; `random` in 0..<1 sets the jitter (evaluated only for a retry).
     public static func decide(
         _ attempt: Attempt,
         sentTo: APNsEnvironment,
@@ -58,10 +58,12 @@ public enum DeliveryDecision: Sendable, Equatable {
         attempts: Int,
         previousReason: APNsReason?,
         policy: RetryPolicy,
-        random: Double
+        random: @autoclosure () -> Double
     ) -> DeliveryDecision {
-        let backOff = DeliveryDecision.retryOrExhausted(attempts: attempts, policy: policy, random: random)
-        guard case .answered(let response) = attempt else { return backOff }
+        func backOff() -> DeliveryDecision {
+            retryOrExhausted(attempts: attempts, policy: policy, random: random())
+        }
+        guard case .answered(let response) = attempt else { return backOff() }
         if response.isAccepted { return .delivered }
         let reason = response.reason ?? .unknown("")
         switch reason {
@@ -88,10 +90,10 @@ public enum DeliveryDecision: Sendable, Equatable {
             return .retry(after: .zero, renewProviderToken: true)
         case .idleTimeout, .unrelatedKeyIdInToken, .tooManyProviderTokenUpdates, .tooManyRequests,
             .internalServerError, .serviceUnavailable, .shutdown:
-            return backOff
+            return backOff()
         case .unknown:
             switch response.status {
-            case 429, 500...599: return backOff
+            case 429, 500...599: return backOff()
             default: return .fail(.rejected)
             }
         }

@@ -230,6 +230,14 @@ extension SQLiteStore {
         }
     }
 
+    /// One attempt's result: ?1 delivery id, ?2 status, ?3 APNs status, ?4 reason, ?5 sent at, ?6 next
+    /// attempt at, ?7 now (times epoch MILLISECONDS).
+    static let recordResultSQL = """
+        UPDATE deliveries SET status = ?2, attempts = attempts + 1, last_status = ?3, last_reason = ?4,
+            sent_at = coalesce(?5, sent_at), next_attempt_at = ?6, lease_until = NULL, updated_at = ?7
+        WHERE id = ?1
+        """
+
     /// Records one outcome (inside ``complete(_:at:)``'s transaction).
     private func apply(_ outcome: DeliveryOutcome, to deliveryId: Int64, at: Date) throws {
         let status: DeliveryStatus
@@ -249,13 +257,7 @@ extension SQLiteStore {
         case .unlinkTopic(_, let code, let reason):
             (status, lastStatus, lastReason) = (.failed, code, reason)
         }
-        try db.withStatement(
-            """
-            UPDATE deliveries SET status = ?2, attempts = attempts + 1, last_status = ?3, last_reason = ?4,
-                sent_at = coalesce(?5, sent_at), next_attempt_at = ?6, lease_until = NULL, updated_at = ?7
-            WHERE id = ?1
-            """
-        ) { row in
+        try db.withStatement(Self.recordResultSQL) { row in
             try row.bind(1, deliveryId)
             try row.bind(2, status.rawValue)
             try row.bind(3, lastStatus)

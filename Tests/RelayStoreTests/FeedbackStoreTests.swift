@@ -189,6 +189,50 @@ import Testing
         }
     }
 
+    /// Step 4 rebuilds the deliveries table: a version-3 file keeps every delivery with its id and fields, the
+    /// pending one is claimed, the finished one counts as sent, and new deliveries continue the ids.
+    @Test func migrationFourKeepsEveryDeliveryOfAVersionThreeDatabase() async throws {
+        try await F.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("v3.sqlite").path
+            let t0 = Int64(F.t0.timeIntervalSince1970 * 1000)
+            let notificationId = "0b5c4a8e-3f7e-4c1e-9a43-2f1d6b8e9c01"
+            try Self.oldDatabase(
+                at: path,
+                version: 3,
+                rows: """
+                    INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+                    VALUES ('app-a', '\(F.token(1).hex)', 'bob', 'sandbox', \(t0), \(t0)),
+                        ('app-a', '\(F.token(2).hex)', 'carol', 'production', \(t0), \(t0));
+                    INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, push_type, priority,
+                        payload, created_at)
+                    VALUES ('\(notificationId)', 'app-a', 'message', 'room-1', 'alice', 'com.example.chat', 'alert',
+                        10, x'7b7d', \(t0));
+                    INSERT INTO deliveries (id, notification_id, app_id, token, status, attempts, last_status,
+                        created_at, updated_at, sent_at, next_attempt_at)
+                    VALUES (41, '\(notificationId)', 'app-a', '\(F.token(2).hex)', 'sent', 1, 200, \(t0), \(t0),
+                        \(t0), NULL),
+                        (42, '\(notificationId)', 'app-a', '\(F.token(1).hex)', 'pending', 0, NULL, \(t0), \(t0),
+                        NULL, \(t0));
+                    """
+            )
+            let store = try SQLiteStore(path: path, logger: .disabled())
+            #expect(store.appliedMigrations == SQLiteMigrations.steps.count - 3)
+            let jobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+            #expect(jobs.map(\.deliveryId) == [42] && jobs.first?.token == F.token(1))
+            let id = try #require(UUID(uuidString: notificationId))
+            let view = try #require(try await store.notification(appId: "app-a", id: id, limit: 10))
+            #expect(view.summary.counts.sent == 1 && view.summary.counts.pending == 1)
+            #expect(view.deliveries.first { $0.status == .sent }?.attempts == 1)
+            let next = try await store.createNotification(
+                F.notification(),
+                recipients: .init(roomId: "room-1", userIds: ["carol"])
+            )
+            #expect(next.devices == 1)
+            let newJobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+            #expect(newJobs.map(\.deliveryId) == [43])
+        }
+    }
+
     /// A database file as a build that knew only the first `version` migration steps left it, holding `rows`.
     static func oldDatabase(at path: String, version: Int, rows: String) throws {
         let old = try SQLiteConnection(path: path)

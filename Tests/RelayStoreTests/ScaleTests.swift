@@ -76,6 +76,40 @@ import Testing
         #expect(!(plans[1] + plans[2]).contains { $0.contains("TEMP B-TREE") }, "a claim sorts nothing")
     }
 
+    /// Creating deliveries and recording results build no ephemeral table: SQLite 3.40 builds one for a CHECK
+    /// of `status IN` more than two values every time it runs (migration 4 replaced it with ORs), and the
+    /// check still refuses an unknown status.
+    @Test func writingDeliveriesBuildsNoEphemeralTable() async throws {
+        let store = try SQLiteStore.temporary()
+        let opcodes = try await store.withConnection { db in
+            try [
+                SQLiteStore.insertDeliveriesSQL(explicitRecipients: false),
+                SQLiteStore.insertDeliveriesSQL(explicitRecipients: true), SQLiteStore.recordResultSQL,
+            ].map { sql in
+                try db.withStatement("EXPLAIN " + sql) { row in
+                    var names: [String] = []
+                    while try row.step() { names.append(row.string(1)) }
+                    return names
+                }
+            }
+        }
+        #expect(opcodes[2].contains("Halt") && !opcodes[2].contains("OpenEphemeral"), "\(opcodes[2])")
+        // The fan-out's json_each over explicit recipients is a virtual table, not an ephemeral one; DISTINCT
+        // over them is one, built once per statement, so only the room form is checked whole.
+        #expect(!opcodes[0].contains("OpenEphemeral"), "\(opcodes[0])")
+        await #expect(throws: StoreError.self) {
+            try await store.execute(
+                """
+                INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, push_type, priority,
+                    payload, created_at)
+                VALUES ('n', 'app-a', 'message', 'r', 's', 't', 'alert', 10, x'7b7d', 0);
+                INSERT INTO deliveries (notification_id, app_id, token, status, created_at, updated_at)
+                VALUES ('n', 'app-a', 'ab', 'lost', 0, 0);
+                """
+            )
+        }
+    }
+
     /// VmRSS from /proc/self/status, in kB (0 where unavailable).
     static func residentKilobytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
