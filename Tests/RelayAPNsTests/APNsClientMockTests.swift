@@ -200,9 +200,17 @@ import Testing
         await #expect(throws: NotificationError.self) { try await client.send(background) }
         await #expect(throws: NotificationError.self) { try await client.send(Self.notification(2, topic: "")) }
         #expect(try await client.send(Self.notification(3)).isAccepted)
+        // A valid payload is remembered, so the next send of the same bytes is not parsed again; other bytes
+        // still are.
+        var array = Self.notification(4)
+        array.payload = Data("[1]".utf8)
+        await #expect(throws: NotificationError(reason: .payloadEmpty, message: "payload is not a JSON object")) {
+            try await client.send(array)
+        }
+        #expect(try await client.send(Self.notification(5)).isAccepted)
         await client.shutdown()
-        #expect(mock.answeredCount == 1)
-        #expect(mock.requests.map(\.path) == ["/3/device/" + Self.deviceToken(3).hex])
+        #expect(mock.answeredCount == 2)
+        #expect(mock.requests.map(\.path) == [3, 5].map { "/3/device/" + Self.deviceToken($0).hex })
     }
 
     @Test func h2cWithPriorKnowledgeWorks() async throws {
