@@ -3,18 +3,21 @@
 # mock APNs over TLS) for rooms of 1k, 10k and 100k devices, beside the client-only rate and h2load on the
 # same mock in the same run. Each room is seeded once by a separate `relay-bench seed` process (so the
 # fan-out process's peak RSS, VmHWM, is the fan-out's own) and copied afresh for every run.
+# The client-only reference is measured at every size (N sends to distinct tokens from a fresh process, as
+# the fan-out to N devices is), so each fan-out is compared with the same pipeline filling and draining; the
+# table also compares every row with the largest client run and with h2load.
 # The machine is shared (2 cores, other work): every measurement is repeated REPEAT times, interleaved, and
 # the table shows each one's fastest run and highest peak RSS.
-# Env: SIZES (default "1000 10000 100000"), CLIENT_N (default 100000), CONCURRENCY (the fan-out's in flight,
+# Env: SIZES (default "1000 10000 100000"), H2LOAD_N (default 100000), CONCURRENCY (the fan-out's in flight,
 # delivery.concurrency and perAppConcurrency, and the client's; default 200, what one app has in flight by
-# default), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS (default 100), REPEAT (default 3).
+# default), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS (default 100), REPEAT (default 5).
 source "$(dirname "$0")/bench/lib.sh"
 SIZES=${SIZES:-"1000 10000 100000"}
-CLIENT_N=${CLIENT_N:-100000}
+H2LOAD_N=${H2LOAD_N:-100000}
 CONCURRENCY=${CONCURRENCY:-200}
 BATCH=${BATCH:-1000}
 H2LOAD_STREAMS=${H2LOAD_STREAMS:-100}
-REPEAT=${REPEAT:-3}
+REPEAT=${REPEAT:-5}
 
 for size in $SIZES; do
     seed="$OUT/seed-$size.sqlite"
@@ -26,31 +29,48 @@ done
 start_mock
 declare -A runs=()
 add_run() { runs[$1]="${runs[$1]:+${runs[$1]},}$2"; }
+# Each send to another device token, as in a fan-out (a new :path each time, which HPACK cannot index).
+client_run() { # SIZE RUN
+    echo "client-only: $1 sends to distinct tokens, $CONCURRENCY tasks"
+    run_client "$1" "$CONCURRENCY" --distinct-tokens | tee "$OUT/fanout-client-$1-$2.json"
+    add_run "client-$1" "$OUT/fanout-client-$1-$2.json"
+}
+fanout_run() { # SIZE RUN
+    local db="$OUT/fanout-$1.sqlite"
+    rm -f "$db" "$db-wal" "$db-shm"
+    cp "$OUT/seed-$1.sqlite" "$db"
+    if [ -f "$OUT/seed-$1.sqlite-wal" ]; then cp "$OUT/seed-$1.sqlite-wal" "$db-wal"; fi
+    echo "fan-out to $1 devices (batch $BATCH, concurrency $CONCURRENCY)"
+    "$BIN/relay-bench" fanout --db "$db" --url "$MOCK_URL" --ca "$CA" --key "fixtures/keys/AuthKey_$KEY_ID.p8" \
+        --key-id "$KEY_ID" --team "$TEAM_ID" --batch-size "$BATCH" --concurrency "$CONCURRENCY" \
+        | tee "$OUT/fanout-$1-$2.json"
+    rm -f "$db" "$db-wal" "$db-shm"
+    add_run "fanout-$1" "$OUT/fanout-$1-$2.json"
+}
 for run in $(seq "$REPEAT"); do
     echo "== run $run of $REPEAT"
-    echo "h2load: $CLIENT_N requests, $H2LOAD_STREAMS streams"
-    run_h2load "$CLIENT_N" "$H2LOAD_STREAMS" | tee "$OUT/fanout-h2load-$run.json"
+    echo "h2load: $H2LOAD_N requests, $H2LOAD_STREAMS streams"
+    run_h2load "$H2LOAD_N" "$H2LOAD_STREAMS" | tee "$OUT/fanout-h2load-$run.json"
     add_run h2load "$OUT/fanout-h2load-$run.json"
-    # Each send to another device token, as in a fan-out (a new :path each time, which HPACK cannot index).
-    echo "client-only: $CLIENT_N sends to distinct tokens, $CONCURRENCY tasks"
-    run_client "$CLIENT_N" "$CONCURRENCY" --distinct-tokens | tee "$OUT/fanout-client-$run.json"
-    add_run client "$OUT/fanout-client-$run.json"
+    # Each size's client-only run and fan-out one right after the other (a pair), in turns first.
     for size in $SIZES; do
-        db="$OUT/fanout-$size.sqlite"
-        rm -f "$db" "$db-wal" "$db-shm"
-        cp "$OUT/seed-$size.sqlite" "$db"
-        if [ -f "$OUT/seed-$size.sqlite-wal" ]; then cp "$OUT/seed-$size.sqlite-wal" "$db-wal"; fi
-        echo "fan-out to $size devices (batch $BATCH, concurrency $CONCURRENCY)"
-        "$BIN/relay-bench" fanout --db "$db" --url "$MOCK_URL" --ca "$CA" --key "fixtures/keys/AuthKey_$KEY_ID.p8" \
-            --key-id "$KEY_ID" --team "$TEAM_ID" --batch-size "$BATCH" --concurrency "$CONCURRENCY" \
-            | tee "$OUT/fanout-$size-$run.json"
-        rm -f "$db" "$db-wal" "$db-shm"
-        add_run "fanout-$size" "$OUT/fanout-$size-$run.json"
+        if [ $((run % 2)) -eq 1 ]; then
+            client_run "$size" "$run"
+            fanout_run "$size" "$run"
+        else
+            fanout_run "$size" "$run"
+            client_run "$size" "$run"
+        fi
     done
 done
 stop_mock
 
-rows=(h2load="${runs[h2load]}" client="${runs[client]}")
+rows=(h2load="${runs[h2load]}")
+largest=0
+for size in $SIZES; do
+    rows+=("client-$size=${runs[client-$size]}")
+    if [ "$size" -gt "$largest" ]; then largest=$size; fi
+done
 for size in $SIZES; do rows+=("fanout-$size=${runs[fanout-$size]}"); done
 echo
-"$BIN/relay-bench" table --against client,h2load "${rows[@]}"
+"$BIN/relay-bench" table --same-size client --against "client-$largest,h2load" "${rows[@]}"

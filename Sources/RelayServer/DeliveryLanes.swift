@@ -11,13 +11,15 @@ final class DeliveryLanes: Sendable {
     /// How many the claim loop may add: `room` jobs in all, and of each app at most ``appRoom(_:)``.
     struct ClaimWindow: Equatable {
         var room: Int
-        /// Room of the apps with a lane; an app without one has `laneLimit`.
+        /// Room of the apps with a lane (jobs queued or in flight).
         var lanes: [String: Int]
-        var laneLimit: Int
+        /// Room of an app without a lane: a burst starts.
+        var startLimit: Int
 
         /// How many of `appId`'s jobs may be added: 0 while more than half its lane is full (it waits for
-        /// ``DeliveryLanes/roomSignal``), else enough to fill its lane, within `room`.
-        func appRoom(_ appId: String) -> Int { min(room, lanes[appId] ?? laneLimit) }
+        /// ``DeliveryLanes/roomSignal``), else enough to fill its lane; ``startLimit`` when it has none; all
+        /// within `room`.
+        func appRoom(_ appId: String) -> Int { min(room, lanes[appId] ?? startLimit) }
     }
 
     private struct Lane {
@@ -60,6 +62,10 @@ final class DeliveryLanes: Sendable {
     let laneLimit: Int
     /// Jobs queued at most, over all apps.
     let capacity: Int
+    /// An app with nothing queued or in flight is claimed this many first (a quarter of its in-flight limit):
+    /// a short claim, so a burst's first pushes leave at once; the claim of the rest follows while they are
+    /// sent, as its lane is then below half.
+    let startLimit: Int
     /// A claim is due when no more than this many jobs are queued in all ...
     let lowWater: Int
     /// ... and an app takes part in it when no more than this many of its jobs are queued (half its lane).
@@ -75,14 +81,15 @@ final class DeliveryLanes: Sendable {
         self.capacity = max(1, capacity)
         self.lowWater = self.capacity / 2
         self.laneLimit = 2 * self.perAppLimit
+        self.startLimit = max(1, self.perAppLimit / 4)
         self.perAppLowWater = self.laneLimit / 2
         self.idleSignal = idleSignal
     }
 
     /// Whether to claim now, and how much: a claim is due when no more than ``lowWater`` jobs are queued in
     /// all; an app takes part when no more than ``perAppLowWater`` of its jobs are queued, up to
-    /// ``laneLimit`` queued (one claim may be all one app's). Nil when no claim is due; the loop then waits
-    /// for ``roomSignal``.
+    /// ``laneLimit`` queued (one claim may be all one app's), or ``startLimit`` when it has no lane. Nil when
+    /// no claim is due; the loop then waits for ``roomSignal``.
     func claimWindow() -> ClaimWindow? {
         state.withLock { state in
             guard !state.closed, state.queued <= lowWater else { return nil }
@@ -90,7 +97,7 @@ final class DeliveryLanes: Sendable {
             for (appId, lane) in state.lanes {
                 lanes[appId] = lane.queued > perAppLowWater ? 0 : laneLimit - lane.queued
             }
-            return ClaimWindow(room: capacity - state.queued, lanes: lanes, laneLimit: laneLimit)
+            return ClaimWindow(room: capacity - state.queued, lanes: lanes, startLimit: startLimit)
         }
     }
 

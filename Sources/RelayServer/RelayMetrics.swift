@@ -42,8 +42,15 @@ public final class RelayMetrics: Sendable {
 
     /// One delivery attempt's outcome (`sent`, `retry`, `failed`, `retired`, `unlinked`) and APNs reason.
     public func recordOutcome(_ outcome: String, reason: String) {
-        increment("pushrelay_notifications_total", [("outcome", outcome), ("reason", reason)])
+        increment(Self.outcomes, [("outcome", outcome), ("reason", reason)])
     }
+
+    /// Delivery attempts decided so far, whatever their outcome (``recordOutcome(_:reason:)`` calls).
+    public var attemptsDecided: Int {
+        Int(state.withLock { $0.counters[Self.outcomes]?.values.reduce(0, +) ?? 0 })
+    }
+
+    private static let outcomes = "pushrelay_notifications_total"
 
     /// A webhook accepted, by event (`did_send_message`, `did_send_image_message`).
     public func recordWebhook(_ event: String) {

@@ -4,16 +4,22 @@ import RelayCLI
 /// `relay-bench table`: prints the results of one bench run side by side. Each argument is
 /// `LABEL=FILE[,FILE...]`, each FILE holding one JSON object as printed by `relay-bench apns|fanout`,
 /// `curl-multi` or the scripts' h2load line: `requests` (or `devices`), `seconds`, and optionally `ok` (or
-/// `sent`) and `peak_rss_kib`. Several files are repeated runs of one thing: the row shows the fastest run
-/// (the least disturbed by the rest of the machine) and the highest peak RSS of them all.
-/// `--against A,B` adds a "vs A" column per label: this row's rate over that row's. `--rss FILE` prints the
-/// RSS samples of a `relay-bench apns` result instead.
+/// `sent`) and `peak_rss_kib`. Several files are repeated runs of one thing, in the order they ran: the row
+/// shows the fastest run (the least disturbed by the rest of the machine) and the highest peak RSS of them all.
+///
+/// `--same-size P` adds two columns whose reference is, for each row, the row labelled `P-N` with N its own
+/// number of requests (a fan-out to 1,000 devices against 1,000 client-only sends: the same pipeline filling
+/// and draining): the ratio of the fastest runs, and the median of the ratios of the runs paired in order
+/// (the i-th run of each, run one after the other, so a slow spell of the machine tends to hit both).
+/// `--against A,B` adds a "vs A" column per label: the ratio of the fastest runs. `--rss FILE` prints the RSS
+/// samples of a `relay-bench apns` result instead.
 enum TableCommand {
-    static let usage = "relay-bench table [--against LABEL,LABEL] LABEL=FILE[,FILE...]... | table --rss FILE"
+    static let usage = """
+        relay-bench table [--same-size PREFIX] [--against LABEL,LABEL] LABEL=FILE[,FILE...]... | table --rss FILE
+        """
 
-    /// One measured row.
-    private struct Row {
-        var label: String
+    /// One run.
+    private struct Run {
         var requests: Double
         var ok: Double?
         var seconds: Double
@@ -21,61 +27,89 @@ enum TableCommand {
         var perSecond: Double { seconds > 0 ? requests / seconds : 0 }
     }
 
+    /// One measured thing: its runs in order, shown by the fastest.
+    private struct Row {
+        var label: String
+        var runs: [Run]
+        var fastest: Run { runs.max { $0.perSecond < $1.perSecond }! }
+        var peakKiB: Double? { runs.compactMap(\.peakKiB).max() }
+    }
+
     static func run(_ words: [String]) throws -> Int32 {
-        var against: [String] = []
-        var rows: [Row] = []
         if words.count == 2, words[0] == "--rss" { return try rss(file: words[1]) }
+        var against: [String] = []
+        var sameSize: String?
+        var rows: [Row] = []
         var iterator = words.makeIterator()
         while let word = iterator.next() {
-            if word == "--against" {
-                guard let list = iterator.next() else {
-                    throw Arguments.Problem(description: "--against needs a value")
+            if word == "--against" || word == "--same-size" {
+                guard let value = iterator.next() else {
+                    throw Arguments.Problem(description: "\(word) needs a value")
                 }
-                against = list.split(separator: ",").map(String.init)
+                if word == "--against" {
+                    against = value.split(separator: ",").map(String.init)
+                } else {
+                    sameSize = value
+                }
                 continue
             }
             guard let equals = word.firstIndex(of: "=") else {
                 throw Arguments.Problem(description: "expected LABEL=FILE, got '\(word)'")
             }
             let label = String(word[..<equals])
-            let runs = try word[word.index(after: equals)...].split(separator: ",").map {
-                try row(label: label, file: String($0))
-            }
-            guard var fastest = runs.max(by: { $0.perSecond < $1.perSecond }) else {
-                throw Arguments.Problem(description: "no file for '\(label)'")
-            }
-            fastest.peakKiB = runs.compactMap(\.peakKiB).max()
-            rows.append(fastest)
+            let runs = try word[word.index(after: equals)...].split(separator: ",").map { try run(file: String($0)) }
+            guard !runs.isEmpty else { throw Arguments.Problem(description: "no file for '\(label)'") }
+            rows.append(Row(label: label, runs: runs))
         }
-        let references = against.compactMap { label in rows.first { $0.label == label } }
+        // Each column: its title and, per row, the cell.
+        var columns: [(title: String, cell: (Row) -> String)] = []
+        if let prefix = sameSize {
+            let reference = { (row: Row) in rows.first { $0.label == "\(prefix)-\(Int(row.fastest.requests))" } }
+            columns.append(
+                ("vs \(prefix) same n", { row in reference(row).map { ratio(row.fastest, $0.fastest) } ?? "-" })
+            )
+            columns.append(
+                (
+                    "paired median",
+                    { row in
+                        guard let other = reference(row) else { return "-" }
+                        let ratios = zip(row.runs, other.runs).map { $0.perSecond / max($1.perSecond, 1e-9) }.sorted()
+                        return ratios.isEmpty ? "-" : String(format: "%.2fx", ratios[ratios.count / 2])
+                    }
+                )
+            )
+        }
+        for label in against {
+            guard let reference = rows.first(where: { $0.label == label }) else { continue }
+            columns.append(("vs " + label, { row in ratio(row.fastest, reference.fastest) }))
+        }
         var header = [
             pad("name", 14), pad("requests", 9, right: true), pad("ok", 9, right: true),
             pad("seconds", 9, right: true), pad("req/s", 9, right: true),
         ]
-        header += references.map { pad("vs " + $0.label, 11, right: true) }
+        header += columns.map { pad($0.title, 17, right: true) }
         header += [pad("µs each", 9, right: true), pad("peak RSS MB", 12, right: true)]
         print(header.joined(separator: " "))
         for row in rows {
+            let fastest = row.fastest
             var cells = [
-                pad(row.label, 14), pad(String(format: "%.0f", row.requests), 9, right: true),
-                pad(row.ok.map { String(format: "%.0f", $0) } ?? "-", 9, right: true),
-                pad(String(format: "%.3f", row.seconds), 9, right: true),
-                pad(String(format: "%.0f", row.perSecond), 9, right: true),
+                pad(row.label, 14), pad(String(format: "%.0f", fastest.requests), 9, right: true),
+                pad(fastest.ok.map { String(format: "%.0f", $0) } ?? "-", 9, right: true),
+                pad(String(format: "%.3f", fastest.seconds), 9, right: true),
+                pad(String(format: "%.0f", fastest.perSecond), 9, right: true),
             ]
-            cells += references.map { reference in
-                pad(
-                    reference.perSecond > 0 ? String(format: "%.2fx", row.perSecond / reference.perSecond) : "-",
-                    11,
-                    right: true
-                )
-            }
-            cells.append(
-                pad(String(format: "%.1f", row.requests > 0 ? row.seconds * 1e6 / row.requests : 0), 9, right: true)
-            )
+            cells += columns.map { pad($0.cell(row), 17, right: true) }
+            let each = fastest.requests > 0 ? fastest.seconds * 1e6 / fastest.requests : 0
+            cells.append(pad(String(format: "%.1f", each), 9, right: true))
             cells.append(pad(row.peakKiB.map { String(format: "%.1f", $0 / 1024) } ?? "-", 12, right: true))
             print(cells.joined(separator: " "))
         }
         return 0
+    }
+
+    /// `a`'s rate over `b`'s, as `0.93x`.
+    private static func ratio(_ a: Run, _ b: Run) -> String {
+        b.perSecond > 0 ? String(format: "%.2fx", a.perSecond / b.perSecond) : "-"
     }
 
     /// `client RSS MiB: start 32.1, 10% 34.0, 50% 34.1, 100% 34.2, peak 34.2`.
@@ -100,14 +134,13 @@ enum TableCommand {
         return object
     }
 
-    private static func row(label: String, file: String) throws -> Row {
+    private static func run(file: String) throws -> Run {
         let object = try object(file: file)
         func number(_ key: String) -> Double? { (object[key] as? NSNumber)?.doubleValue }
         guard let requests = number("requests") ?? number("devices"), let seconds = number("seconds") else {
             throw Arguments.Problem(description: "\(file) lacks requests/devices or seconds")
         }
-        return Row(
-            label: label,
+        return Run(
             requests: requests,
             ok: number("ok") ?? number("sent"),
             seconds: seconds,

@@ -50,16 +50,19 @@ import Testing
     }
 
     @Test func theClaimWindowFillsLanesToTwoRoundsAndWaitsForHalfOfACapacityOrLane() throws {
-        let lanes = Self.lanes(perApp: 2, capacity: 8)
+        let lanes = Self.lanes(perApp: 8, capacity: 32)
         let empty = try #require(lanes.claimWindow())
-        // One claim may be all one app's: two rounds of its in-flight limit.
-        #expect(empty.room == 8 && empty.appRoom("a") == 4)
-        lanes.add(try (1...3).map { try Self.job($0, app: "a") })
+        // A burst starts with a short claim: a quarter of the app's in-flight limit.
+        #expect(empty.room == 32 && empty.appRoom("a") == 2)
+        lanes.add(try (1...2).map { try Self.job($0, app: "a") })
+        // Then one claim may be all one app's: its lane holds two rounds of its in-flight limit.
+        #expect(try #require(lanes.claimWindow()).appRoom("a") == 14)
+        lanes.add(try (3...11).map { try Self.job($0, app: "a") })
         // a has more than half its lane queued: it sits this claim out; other apps may still come.
         let window = try #require(lanes.claimWindow())
-        #expect(window.appRoom("a") == 0 && window.appRoom("b") == 4 && window.room == 5)
-        lanes.add(try (4...5).map { try Self.job($0, app: "b") })
-        // 5 queued: more than half the capacity, so no claim is due.
+        #expect(window.appRoom("a") == 0 && window.appRoom("b") == 2 && window.room == 21)
+        lanes.add(try (12...17).map { try Self.job($0, app: "b") })
+        // 17 queued: more than half the capacity, so no claim is due.
         #expect(lanes.claimWindow() == nil)
     }
 

@@ -1,9 +1,21 @@
 import APNsMock
 import Foundation
+import RelayServer
 import Testing
 
 /// Issue 4: `/metrics` counts what happened (README "Operating it").
 @Suite struct MetricsTests {
+    /// What `relay-bench fanout` waits on: every outcome counts once, whatever it was; other counters do not.
+    @Test func attemptsDecidedCountsEveryOutcome() {
+        let metrics = RelayMetrics()
+        #expect(metrics.attemptsDecided == 0)
+        metrics.recordOutcome("sent", reason: "none")
+        metrics.recordOutcome("retry", reason: "ServiceUnavailable")
+        metrics.recordOutcome("sent", reason: "none")
+        metrics.recordWebhook("did_send_message")
+        #expect(metrics.attemptsDecided == 3)
+    }
+
     @Test func metricsCountOutcomesByReasonLatencyDevicesAndRequestsByRoute() async throws {
         let fine = [randomToken(), randomToken()], gone = randomToken(), dead = randomToken()
         let script = MockScript(devices: [
