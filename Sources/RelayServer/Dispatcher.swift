@@ -10,7 +10,7 @@ import RelayStore
 /// ``DeliveryLanes`` topped up (claiming when half of the lanes, or of an app's lane, is left), `concurrency`
 /// workers each take a job,
 /// send it and hand its result on, and a flusher records results in batches (at least every poll interval,
-/// and as soon as nothing is in flight).
+/// and as each send finishes while nothing is queued, so a burst's last results wait for no batch).
 ///
 /// Runs as a service: ``run()`` returns when its task is cancelled, after every delivery claimed has been
 /// sent (each is bounded by the APNs request timeout) and recorded; nothing taken is dropped.
@@ -52,7 +52,7 @@ public final class Dispatcher: Sendable {
         let lanes = DeliveryLanes(
             perAppLimit: min(settings.perAppConcurrency, settings.concurrency),
             capacity: 2 * settings.concurrency,
-            idleSignal: flushSignal
+            drainingSignal: flushSignal
         )
         let results = ResultBuffer(flushAt: max(1, min(settings.batchSize, 500)), signal: flushSignal)
         // Unstructured tasks: cancelling `run()` must not cancel a send in flight (its answer would be lost
@@ -113,8 +113,9 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// The flusher: records results when a batch is full, when nothing is in flight, and at least every poll
-    /// interval; returns after recording the last ones once ``ResultBuffer/close()`` was called.
+    /// The flusher: records results when a batch is full, when a send finishes while nothing is queued, and
+    /// at least every poll interval; returns after recording the last ones once ``ResultBuffer/close()`` was
+    /// called.
     private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         while true {
