@@ -25,6 +25,12 @@ final class WakeSignal: Sendable {
     }
 
     func wait(timeout: Duration) async {
+        // A signal already kept: no timer, no child tasks.
+        let kept = state.withLock { state -> Bool in
+            defer { state.pending = false }
+            return state.pending
+        }
+        if kept { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: timeout) }
             group.addTask {
