@@ -76,7 +76,7 @@ struct RequestValidator {
         allowedTopics: Set<String>?
     ) -> Result<PushType, Failure> {
         func value(_ name: String) -> String? { headers.first { $0.name == name }?.value }
-        if let id = value("apns-id"), id.utf8.count != 36 || UUID(uuidString: id) == nil {
+        if let id = value("apns-id"), !isCanonicalUUID(id) {
             return .failure(Failure(status: 400, reason: .badMessageId))
         }
         if let expiration = value("apns-expiration"), Int64(expiration) == nil {
@@ -114,6 +114,28 @@ struct RequestValidator {
             return .failure(Failure(status: 400, reason: .badCollapseId))
         }
         return .success(pushType)
+    }
+
+    /// Whether `text` is a UUID in its canonical text form (RFC 9562 section 4: 8-4-4-4-12 hex digits, either
+    /// case), as APNs requires of apns-id. Checked byte by byte: Foundation's `UUID(uuidString:)` parses with
+    /// sscanf on Linux, which took about 4 % of the mock's time per request and lets spaces and signs through
+    /// inside the hex fields.
+    static func isCanonicalUUID(_ text: String) -> Bool {
+        var count = 0
+        for byte in text.utf8 {
+            switch (count, byte) {
+            case (8, UInt8(ascii: "-")), (13, UInt8(ascii: "-")), (18, UInt8(ascii: "-")), (23, UInt8(ascii: "-")):
+                break
+            case (8, _), (13, _), (18, _), (23, _): return false
+            case (_, UInt8(ascii: "0")...UInt8(ascii: "9")), (_, UInt8(ascii: "a")...UInt8(ascii: "f")),
+                (_, UInt8(ascii: "A")...UInt8(ascii: "F")):
+                break
+            default: return false
+            }
+            count += 1
+            if count > 36 { return false }
+        }
+        return count == 36
     }
 
     /// Stage 6: the body. `totalBytes` counts every byte received, `body` holds at most ``maxBufferedBody``.

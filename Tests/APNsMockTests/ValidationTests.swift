@@ -39,6 +39,29 @@ import Testing
         ),
         Case(name: "bad apns-id", headers: [MockFixtures.topic, "apns-id: 1234"], status: 400, reason: "BadMessageId"),
         Case(
+            name: "apns-id of 36 characters with a hyphen misplaced",
+            headers: [MockFixtures.topic, "apns-id: 123e4567e-89b-12d3-a456-426614174000"],
+            status: 400,
+            reason: "BadMessageId"
+        ),
+        Case(
+            name: "apns-id with a letter past f",
+            headers: [MockFixtures.topic, "apns-id: 123e4567-e89b-12d3-a456-42661417400g"],
+            status: 400,
+            reason: "BadMessageId"
+        ),
+        Case(
+            name: "apns-id one digit too long",
+            headers: [MockFixtures.topic, "apns-id: 123e4567-e89b-12d3-a456-4266141740000"],
+            status: 400,
+            reason: "BadMessageId"
+        ),
+        Case(
+            name: "apns-id in upper case",
+            headers: [MockFixtures.topic, "apns-id: 123E4567-E89B-12D3-A456-426614174000"],
+            status: 200
+        ),
+        Case(
             name: "bad expiration",
             headers: [MockFixtures.topic, "apns-expiration: soon"],
             status: 400,
