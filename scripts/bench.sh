@@ -7,7 +7,8 @@
 # the fan-out to N devices is), so each fan-out is compared with the same pipeline filling and draining; the
 # table also compares every row with the largest client run and with h2load.
 # The machine is shared (2 cores, other work): every measurement is repeated REPEAT times, interleaved, and
-# the table shows each one's fastest run and highest peak RSS.
+# the table shows each one's fastest run and highest peak RSS; a short run is disturbed more by a moment of
+# the machine's, so each round runs the 10k pair twice and the 1k pair four times.
 # Env: SIZES (default "1000 10000 100000"), H2LOAD_N (default 100000), CONCURRENCY (the fan-out's in flight,
 # delivery.concurrency and perAppConcurrency, and the client's; default 200, what one app has in flight by
 # default), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS (default 100), REPEAT (default 5).
@@ -30,12 +31,12 @@ start_mock
 declare -A runs=()
 add_run() { runs[$1]="${runs[$1]:+${runs[$1]},}$2"; }
 # Each send to another device token, as in a fan-out (a new :path each time, which HPACK cannot index).
-client_run() { # SIZE RUN
+client_run() { # SIZE RUN-LABEL
     echo "client-only: $1 sends to distinct tokens, $CONCURRENCY tasks"
     run_client "$1" "$CONCURRENCY" --distinct-tokens | tee "$OUT/fanout-client-$1-$2.json"
     add_run "client-$1" "$OUT/fanout-client-$1-$2.json"
 }
-fanout_run() { # SIZE RUN
+fanout_run() { # SIZE RUN-LABEL
     local db="$OUT/fanout-$1.sqlite"
     rm -f "$db" "$db-wal" "$db-shm"
     cp "$OUT/seed-$1.sqlite" "$db"
@@ -54,13 +55,17 @@ for run in $(seq "$REPEAT"); do
     add_run h2load "$OUT/fanout-h2load-$run.json"
     # Each size's client-only run and fan-out one right after the other (a pair), in turns first.
     for size in $SIZES; do
-        if [ $((run % 2)) -eq 1 ]; then
-            client_run "$size" "$run"
-            fanout_run "$size" "$run"
-        else
-            fanout_run "$size" "$run"
-            client_run "$size" "$run"
-        fi
+        pairs=1
+        if [ "$size" -le 1000 ]; then pairs=4; elif [ "$size" -le 10000 ]; then pairs=2; fi
+        for pair in $(seq "$pairs"); do
+            if [ $(((run + pair) % 2)) -eq 0 ]; then
+                client_run "$size" "$run-$pair"
+                fanout_run "$size" "$run-$pair"
+            else
+                fanout_run "$size" "$run-$pair"
+                client_run "$size" "$run-$pair"
+            fi
+        done
     done
 done
 stop_mock
