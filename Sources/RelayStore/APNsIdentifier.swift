@@ -5,8 +5,8 @@ import Foundation
 /// between the deliveries of a notification, canonical and still a valid version-4 UUID (the version and
 /// variant bits are untouched; RFC 9562 section 5.4). Deriving it keeps 100,000-device fan-outs from
 /// generating and storing 100,000 UUIDs inside the webhook's transaction.
-enum APNsIdentifier {
-    static func forDelivery(_ deliveryId: Int64, of notification: UUID) -> UUID {
+public enum APNsIdentifier {
+    public static func forDelivery(_ deliveryId: Int64, of notification: UUID) -> UUID {
         var bytes = notification.uuid
         let id = UInt64(bitPattern: deliveryId)
         withUnsafeMutableBytes(of: &bytes) { raw in

@@ -2,6 +2,7 @@ import Foundation
 import RelayAPNs
 import RelayCLI
 import RelayCore
+import RelayStore
 import Synchronization
 
 /// `relay-bench apns`: `--count` sends through ``APNsClient`` with `--in-flight` concurrent tasks, timed from
@@ -46,6 +47,7 @@ enum APNsBenchCommand {
         let tokens = arguments.flag("distinct-tokens") ? try (0..<10_000).map(SeedCommand.token) : [token]
         let payload = Data(BenchDefaults.body.utf8)
         let collapseId = UUID().uuidString.lowercased()
+        let notificationId = UUID()
 
         // Warm-up: connects, proves the provider token (APNs allows one stream until then).
         _ = try await client.send(APNsNotification(deviceToken: token, topic: BenchDefaults.topic, payload: payload))
@@ -60,14 +62,16 @@ enum APNsBenchCommand {
                     while case let issued = progress.issued.wrappingAdd(1, ordering: .relaxed).oldValue,
                         issued < count
                     {
-                        // The headers the relay sends for a chat message: its own apns-id, an expiration
-                        // and the message id as collapse id, so the fan-out is compared with the same work.
+                        // The headers the relay sends for a chat message: its own apns-id, derived as the
+                        // relay derives it (no random UUID, which reads /dev/urandom each time on Linux), an
+                        // expiration and the message id as collapse id, so the fan-out is compared with the same
+                        // work.
                         let notification = APNsNotification(
                             deviceToken: tokens[issued % tokens.count],
                             topic: BenchDefaults.topic,
                             expiration: Int(Date().timeIntervalSince1970) + 86_400,
                             collapseId: collapseId,
-                            apnsId: UUID(),
+                            apnsId: APNsIdentifier.forDelivery(Int64(issued), of: notificationId),
                             payload: payload
                         )
                         if let response = try? await client.send(notification), response.status == 200 {
