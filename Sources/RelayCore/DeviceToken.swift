@@ -71,7 +71,7 @@ public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible 
     private static func isCanonical(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard utf8.count % 2 == 0, byteLengthRange.contains(utf8.count / 2) else { return false }
-        return utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        return utf8.allSatisfy(\.isLowercaseASCIIHexDigit)
     }
 
     /// The last 8 hex characters: the only part of a token that may appear in logs and error messages.

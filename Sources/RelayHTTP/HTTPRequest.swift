@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// One HTTP/1.1 request as the server hands it to a handler: the body is complete and within the limit.
 public struct HTTPRequest: Sendable {
@@ -106,7 +107,8 @@ extension HTTPRequest {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, bytes[index + 1].isHexDigit, bytes[index + 2].isHexDigit else {
+                guard index + 2 < bytes.count, bytes[index + 1].isASCIIHexDigit, bytes[index + 2].isASCIIHexDigit
+                else {
                     return false
                 }
                 index += 3
@@ -115,11 +117,5 @@ extension HTTPRequest {
             }
         }
         return true
-    }
-}
-
-extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
     }
 }

@@ -8,9 +8,9 @@ import RelayStore
 ///
 /// Three parts run side by side, so the pipe to APNs never waits for SQLite: a claim loop keeps
 /// ``DeliveryLanes`` topped up (claiming when half of the lanes, or of an app's lane, is left), `concurrency`
-/// workers each take a job,
-/// send it and hand its result on, and a flusher records results in batches (at least every poll interval,
-/// and as each send finishes while nothing is queued, so a burst's last results wait for no batch).
+/// workers each take a job, send it and hand its result on, and a flusher records results in batches (at
+/// least every poll interval, and as each send finishes while nothing is queued, so a burst's last results
+/// wait for no batch).
 ///
 /// Runs as a service: ``run()`` returns when its task is cancelled, after every delivery claimed has been
 /// sent (each is bounded by the APNs request timeout) and recorded; nothing taken is dropped.

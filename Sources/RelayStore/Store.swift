@@ -56,12 +56,12 @@ public protocol Store: Sendable {
     ///
     /// If a notification with the same (appId, kind, messageId) exists (messageId non-nil), inserts nothing
     /// and returns `.duplicate` with the first one's id and delivery count, or `.conflict` when that one was
-    /// for another room or sender (a message id used twice by the app, not the same webhook again). Otherwise one pending delivery,
-    /// due at `n.createdAt`, is created for each distinct live device of `n.appId` whose user is a recipient
-    /// (`recipients.userIds`, or the unmuted members of `recipients.roomId`), except the devices of
-    /// `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked topics. Each
-    /// delivery's apns-id is derived from the notification and delivery ids (``APNsIdentifier``). Devices are
-    /// selected inside the database: memory does not grow with the room.
+    /// for another room or sender (a message id used twice by the app, not the same webhook again). Otherwise
+    /// one pending delivery, due at `n.createdAt`, is created for each distinct live device of `n.appId` whose
+    /// user is a recipient (`recipients.userIds`, or the unmuted members of `recipients.roomId`), except the
+    /// devices of `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked
+    /// topics. Each delivery's apns-id is derived from the notification and delivery ids (``APNsIdentifier``).
+    /// Devices are selected inside the database: memory does not grow with the room.
     func createNotification(_ n: NewNotification, recipients: RecipientSelection) async throws -> CreateOutcome
 
     /// The apps with a pending delivery due at `now` (next attempt <= now, no live lease), by app id.

@@ -84,18 +84,19 @@ enum FanoutCommand {
 
         // Warm-up, as the client-only run has: one push to the seeded warm-up device connects to APNs and
         // proves the provider token, as a relay that has been running has done long before a big room posts.
-        let warmUpStarted = ContinuousClock.now
-        let decidedBefore = relay.metrics.attemptsDecided
-        let warmUp = try await postWebhook(port: relay.port, apiKey: apiKey, room: SeedCommand.warmUpRoom)
-        try await waitUntilSent(decidedBefore + warmUp.devices, observer, relay, since: warmUpStarted, timeout: timeout)
+        /// Posts the room's webhook and waits until all of it is sent: the 202, the time to it and to the end.
+        func fanOut(room: String) async throws -> (accepted: Accepted, acceptSeconds: Double, seconds: Double) {
+            let decided = relay.metrics.attemptsDecided
+            let started = ContinuousClock.now
+            let accepted = try await postWebhook(port: relay.port, apiKey: apiKey, room: room)
+            let acceptSeconds = (ContinuousClock.now - started).seconds
+            try await waitUntilSent(decided + accepted.devices, observer, relay, since: started, timeout: timeout)
+            return (accepted, acceptSeconds, (ContinuousClock.now - started).seconds)
+        }
+        _ = try await fanOut(room: SeedCommand.warmUpRoom)
 
         let rssBefore = ProcessMemory.residentKiB
-        let decided = relay.metrics.attemptsDecided
-        let started = ContinuousClock.now
-        let accepted = try await postWebhook(port: relay.port, apiKey: apiKey, room: SeedCommand.room)
-        let acceptSeconds = (ContinuousClock.now - started).seconds
-        try await waitUntilSent(decided + accepted.devices, observer, relay, since: started, timeout: timeout)
-        let seconds = (ContinuousClock.now - started).seconds
+        let (accepted, acceptSeconds, seconds) = try await fanOut(room: SeedCommand.room)
         let peak = ProcessMemory.peakResidentKiB
         await relay.shutdown()
 

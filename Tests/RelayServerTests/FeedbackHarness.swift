@@ -56,9 +56,8 @@ final class FeedbackHarness: Sendable {
         configure: (inout Configuration) -> Void = { _ in },
         _ body: (FeedbackHarness) async throws -> Void
     ) async throws {
-        try await withRelayTestBed(appCount: appCount, script: script) { bed in
-            var configuration = bed.configuration
-            configure(&configuration)
+        try await withRelayTestBed(appCount: appCount, script: script, configure: configure) { bed in
+            let configuration = bed.configuration
             let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
             let relay = try Relay(configuration: configuration, store: store, logger: .disabled(), feedback: feedback)
             try await relay.start()

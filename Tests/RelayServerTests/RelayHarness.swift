@@ -252,10 +252,12 @@ struct RelayTestBed {
     var configuration: Configuration
 }
 
-/// Makes a ``RelayTestBed``, runs `body`, and always stops the mock and removes the directory.
+/// Makes a ``RelayTestBed`` (its configuration changed by `configure`), runs `body`, and always stops the mock
+/// and removes the directory.
 func withRelayTestBed(
     appCount: Int,
     script: MockScript,
+    configure: (inout Configuration) -> Void,
     _ body: (RelayTestBed) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory
@@ -309,6 +311,7 @@ func withRelayTestBed(
             ttlSeconds: RelayHarness.ttlSeconds
         )
     }
+    configure(&configuration)
     try await body(
         RelayTestBed(
             directory: directory,
@@ -328,9 +331,8 @@ func withRelayAndMock(
     configure: (inout Configuration) -> Void = { _ in },
     _ body: (RelayHarness) async throws -> Void
 ) async throws {
-    try await withRelayTestBed(appCount: appCount, script: script) { bed in
-        var configuration = bed.configuration
-        configure(&configuration)
+    try await withRelayTestBed(appCount: appCount, script: script, configure: configure) { bed in
+        let configuration = bed.configuration
         let harness = RelayHarness(
             mock: bed.mock,
             apps: bed.apps,
