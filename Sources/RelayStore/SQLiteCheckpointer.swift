@@ -13,8 +13,8 @@ import RelayCore
 /// database", sqlite3_wal_checkpoint_v2): it copies into the database file what no reader still needs and
 /// syncs it, without the write lock, while the store's thread goes on committing to the WAL.
 ///
-/// `@unchecked Sendable`: `requested`, `stopped` and `finished` are only touched with `condition` locked;
-/// the connection only by the checkpoint thread.
+/// `@unchecked Sendable`: `requested` and `stopped` are only touched with `condition` locked; the connection
+/// only by the checkpoint thread, which keeps this object alive until it has closed it.
 final class SQLiteCheckpointer: @unchecked Sendable {
     /// WAL size, in pages, that asks for a checkpoint (SQLite's automatic checkpoint uses 1,000).
     let walPages: Int32
@@ -23,7 +23,6 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private let condition = NSCondition()
     private var requested = false
     private var stopped = false
-    private var finished = false
 
     /// Opens a second connection to `path` (a database already in WAL mode) and starts the thread.
     /// - Throws: ``StoreError`` `.open` when the connection cannot be opened or does not see WAL mode.
@@ -50,12 +49,12 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         sqlite3_wal_hook(db.raw, Self.walHook, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// Ends the thread after any checkpoint in progress and closes its connection; returns when done.
+    /// Lets the thread end after any checkpoint in progress, closing its connection; returns at once, so the
+    /// caller (the store's deinit, possibly on Swift's cooperative pool) never waits for a checkpoint's fsyncs.
     func stop() {
         condition.lock()
         stopped = true
         condition.signal()
-        while !finished { condition.wait() }
         condition.unlock()
     }
 
@@ -84,10 +83,8 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             condition.lock()
             while !requested && !stopped { condition.wait() }
             if stopped {
-                connection.close()
-                finished = true
-                condition.broadcast()
                 condition.unlock()
+                connection.close()
                 return
             }
             requested = false
