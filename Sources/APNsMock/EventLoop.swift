@@ -214,7 +214,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func timerTimeout() -> Int32 {
-        let deadlines = timers.map(\.deadline) + (acceptPausedUntil.map { [$0] } ?? [])
+        let deadlines =
+            timers.map(\.deadline) + (acceptPausedUntil.map { [$0] } ?? [])
+            + connections.values.compactMap(\.lingerDeadline)
         guard let next = deadlines.min() else { return -1 }
         let wait = ContinuousClock.now.duration(to: next)
         if wait <= .zero { return 0 }
@@ -223,8 +225,11 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func fireTimers() {
-        guard !timers.isEmpty else { return }
         let now = ContinuousClock.now
+        for connection in connections.values where connection.closeIfLingeredUntil(now) {
+            connections[connection.id] = nil
+        }
+        guard !timers.isEmpty else { return }
         let due = timers.filter { $0.deadline <= now }
         guard !due.isEmpty else { return }
         timers.removeAll { $0.deadline <= now }

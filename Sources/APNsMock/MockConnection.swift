@@ -35,6 +35,9 @@ final class MockConnection {
     /// The last body that was a JSON object: an identical body is not parsed again.
     private var lastValidBody: [UInt8] = []
     private(set) var closed = false
+    /// Set once the connection is finished and its last frames are out: the write side is shut and what the
+    /// client still sends is read and dropped until it closes or this deadline passes.
+    private(set) var lingerDeadline: ContinuousClock.Instant?
     private var uuids = FastUUID()
     // Copied from the configuration once: reading the struct through the loop per request retains its fields.
     private let authentication: MockAPNsConfiguration.Authentication
@@ -46,6 +49,8 @@ final class MockConnection {
     private let onAccepted: (@Sendable (RecordedRequest) -> Void)?
 
     private static let outputChunk = 64 * 1024
+    /// How long a finished connection waits for the client to close before closing anyway.
+    static let lingerTime = Duration.seconds(2)
 
     init(id: Int, fd: Int32, nextRule: MockScript.ConnectionRule?, loop: EventLoop) {
         self.id = id
@@ -79,12 +84,16 @@ final class MockConnection {
     deinit { close() }
 
     /// Whether the loop should wait for the socket to become writable.
-    var wantsWrite: Bool { handshakeWantsWrite || outputOffset < output.count }
+    var wantsWrite: Bool { lingerDeadline == nil && (handshakeWantsWrite || outputOffset < output.count) }
 
     // MARK: Socket events
 
     func onReadable() {
         guard !closed else { return }
+        if lingerDeadline != nil {
+            discardUntilClosed()
+            return
+        }
         if handshaking {
             handshake()
         } else {
@@ -94,7 +103,7 @@ final class MockConnection {
     }
 
     func onWritable() {
-        guard !closed else { return }
+        guard !closed, lingerDeadline == nil else { return }
         if handshaking {
             handshake()
         }
@@ -110,6 +119,42 @@ final class MockConnection {
         ssl = nil
         streams.removeAll()
         Glibc.close(fd)
+    }
+
+    /// Ends a connection whose last frames (a GOAWAY, the last answers) are written: TLS close_notify, then
+    /// the write side is shut, and the socket stays open to read and drop whatever the client still sends
+    /// until it closes (or ``lingerTime`` passes). Closing at once would make the kernel answer the client's
+    /// next bytes with a reset, which can reach the client before it has read the GOAWAY; the client would
+    /// then see a failed write instead of unprocessed streams it may retry (RFC 9113 section 6.8).
+    private func finish() {
+        guard !closed, lingerDeadline == nil else { return }
+        if let ssl {
+            SSL_shutdown(ssl)
+            ERR_clear_error()
+        }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        streams.removeAll()
+        lingerDeadline = .now + Self.lingerTime
+    }
+
+    /// While lingering: reads and drops the client's bytes; closes on its end of stream or an error.
+    private func discardUntilClosed() {
+        let buffer = loop.readBuffer
+        while true {
+            let count = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if count > 0 { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+            close()
+            return
+        }
+    }
+
+    /// Closes a lingering connection whose deadline has passed; returns whether it is closed.
+    func closeIfLingeredUntil(_ now: ContinuousClock.Instant) -> Bool {
+        if let lingerDeadline, lingerDeadline <= now { close() }
+        return closed
     }
 
     private func handshake() {
@@ -217,9 +262,9 @@ final class MockConnection {
                 count
             )
             if consumed < 0 {
-                // Garbage or a protocol error: nghttp2 may have queued a GOAWAY; send it, then close.
+                // Garbage or a protocol error: nghttp2 may have queued a GOAWAY; send it, then finish.
                 flushOutputOnly()
-                close()
+                finish()
                 return
             }
         }
@@ -246,12 +291,12 @@ final class MockConnection {
             }
             if output.isEmpty { break }
         }
-        if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
-            close()
-        } else if dropWhenFlushed {
-            close()
+        if dropWhenFlushed {
+            close()  // the scripted drop: abrupt, as a failed network would be
+        } else if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
+            finish()
         } else if let last = goAwayLastStreamId, !streams.keys.contains(where: { $0 <= last }) {
-            close()
+            finish()
         }
     }
 

@@ -67,6 +67,28 @@ import Testing
         #expect(probe.connectionClosed)
     }
 
+    @Test func aClientStillWritingAfterTheGoAwayGetsAnOrderlyCloseNotAReset() throws {
+        let server = try MockFixtures.start(
+            .init(
+                authentication: .disabled,
+                script: MockScript(connections: [
+                    .init(connection: .next, goAway: .init(afterRequests: 1, reason: "Shutdown"))
+                ])
+            )
+        )
+        defer { server.stop() }
+        let probe = try H2Probe(port: server.port)
+        let first = probe.post(path: path, headers: [topic], body: MockFixtures.payload)
+        probe.pump { false }
+        #expect(probe.statuses[first] == 200 && probe.goAways.count == 1)
+        #expect(probe.connectionClosed && !probe.connectionReset)
+        // A frame the client wrote before it read the GOAWAY and the end of stream: a server that closed its
+        // socket at once would answer it with a TCP reset, failing the client's next write (libcurl: "Send
+        // failure: Broken pipe") and possibly discarding the answers it had not read yet.
+        probe.ping()
+        #expect(!probe.sawReset(within: .seconds(1)))
+    }
+
     @Test func theSecondRequestIsRefusedWithRefusedStream() throws {
         let server = try MockFixtures.start(
             .init(

@@ -18,6 +18,8 @@ final class H2Probe {
     private(set) var statuses: [Int32: Int] = [:]
     private(set) var closedStreams: Set<Int32> = []
     private(set) var connectionClosed = false
+    /// Whether the connection ended with a reset (ECONNRESET) rather than the server's end of stream.
+    private(set) var connectionReset = false
     private var bodies: [Int32: [UInt8]] = [:]
 
     private static func probe(_ user: UnsafeMutableRawPointer?) -> H2Probe {
@@ -127,6 +129,24 @@ final class H2Probe {
         }
     }
 
+    /// Writes a PING frame at once, without reading.
+    func ping() {
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &data)
+            guard length > 0, let data else { break }
+            socket.write(Data(bytes: data, count: length))
+        }
+    }
+
+    /// Whether the server resets the connection within `timeout`: waits only for an error or hang-up, which
+    /// after the server's end of stream a reset alone raises (the client's own write side is still open).
+    func sawReset(within timeout: Duration) -> Bool {
+        var entry = pollfd(fd: socket.fd, events: 0, revents: 0)
+        return poll(&entry, 1, Int32(timeout.components.seconds * 1000)) > 0
+    }
+
     /// Sends what is queued and reads frames until `done` holds, the server closes, or 5 s pass.
     func pump(until done: () -> Bool) {
         let deadline = ContinuousClock.now + .seconds(5)
@@ -142,6 +162,7 @@ final class H2Probe {
             let count = recv(socket.fd, &buffer, buffer.count, 0)
             if count <= 0 {
                 connectionClosed = true
+                connectionReset = count < 0 && (errno == ECONNRESET || errno == EPIPE)
                 return
             }
             _ = nghttp2_session_mem_recv(session, buffer, count)
