@@ -225,11 +225,14 @@ import Testing
 
     @Test func shutdownAnswersAHandlerThatOutlivesTheGracePeriodWith503() async throws {
         let started = Mutex(false)
+        // The handler ends only when the test lets it, after the answer is read: however slow the machine,
+        // it cannot finish inside the grace period.
+        let (release, releaser) = AsyncStream<Void>.makeStream()
         let server = HTTPServer(
             configuration: Self.configuration(grace: 0.1),
             handler: { _ in
                 started.withLock { $0 = true }
-                try? await Task.sleep(for: .seconds(3))
+                for await _ in release {}
                 return .text("too late")
             },
             logger: .disabled()
@@ -241,6 +244,7 @@ import Testing
         async let answer = connection.read()
         await server.shutdown()
         let raw = await answer
+        releaser.finish()
         #expect(statusCode(raw) == 503)
         #expect(!raw.contains("too late"))
     }
