@@ -41,6 +41,9 @@ fanout_run() { # SIZE RUN-LABEL
     rm -f "$db" "$db-wal" "$db-shm"
     cp "$OUT/seed-$1.sqlite" "$db"
     if [ -f "$OUT/seed-$1.sqlite-wal" ]; then cp "$OUT/seed-$1.sqlite-wal" "$db-wal"; fi
+    # The copy is setup: written back now, it is not flushed by the run's first fsync (ext4 writes a
+    # file's newly allocated blocks before the journal commit that any later fsync waits for).
+    sync "$db"*
     echo "fan-out to $1 devices (batch $BATCH, concurrency $CONCURRENCY)"
     "$BIN/relay-bench" fanout --db "$db" --url "$MOCK_URL" --ca "$CA" --key "fixtures/keys/AuthKey_$KEY_ID.p8" \
         --key-id "$KEY_ID" --team "$TEAM_ID" --batch-size "$BATCH" --concurrency "$CONCURRENCY" \

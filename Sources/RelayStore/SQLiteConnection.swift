@@ -8,6 +8,9 @@ final class SQLiteConnection {
     private var statements: [String: SQLiteStatement] = [:]
     /// A directory to delete once the connection is closed (temporary stores).
     var removeOnClose: URL?
+    /// The object a `sqlite3_wal_hook` callback of this connection points to (``SQLiteCheckpointer``), kept
+    /// until the hook is removed at close.
+    var walHookOwner: AnyObject?
 
     /// Opens (creating if needed) the database file at `path` in multi-thread mode (the connection is used by
     /// one thread at a time).
@@ -34,6 +37,10 @@ final class SQLiteConnection {
         guard !isClosed else { return }
         isClosed = true
         statements.removeAll()  // finalize every statement before closing
+        if walHookOwner != nil {
+            sqlite3_wal_hook(raw, nil, nil)
+            walHookOwner = nil
+        }
         sqlite3_close_v2(raw)
         if let removeOnClose { try? FileManager.default.removeItem(at: removeOnClose) }
     }

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+@testable import RelayStore
+
+/// WAL checkpoints (``SQLiteCheckpointer``): most of the copying happens in the background while the store is
+/// open, and the WAL still restarts under a writer that never pauses.
+@Suite(.timeLimit(.minutes(1))) struct CheckpointTests {
+    /// Appends `pages` pages of 4 KiB (about) to a filler table, `perCommit` pages per transaction.
+    private static func write(pages: Int, perCommit: Int, to store: SQLiteStore) async throws {
+        for _ in 0..<(pages / perCommit) {
+            try await store.execute(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(perCommit)) "
+                    + "INSERT INTO filler SELECT randomblob(3900) FROM n"
+            )
+        }
+    }
+
+    private static func bytes(_ path: String) throws -> Int {
+        try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+    }
+
+    @Test func pagesPastTheBackgroundThresholdReachTheDatabaseFileWhileTheStoreIsOpen() async throws {
+        let store = try SQLiteStore.temporary()
+        try await store.execute("CREATE TABLE filler (data BLOB)")
+        // About 1,500 pages: past the background threshold (1,024), far below the restart one (8,192), where
+        // only the store's own connection would checkpoint.
+        try await Self.write(pages: 1500, perCommit: 100, to: store)
+        // The checkpoint runs in the background: wait for it (the suite's time limit bounds the wait). It
+        // copies the rows committed when it started, about a thousand pages; the file had a few.
+        while try Self.bytes(store.path) < 512 * 4096 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try Self.bytes(store.path) >= 512 * 4096)
+        #expect(try await store.withConnection { db in try db.scalar("SELECT count(*) FROM filler") } == 1500)
+    }
+
+    @Test func theWALRestartsUnderAWriterThatNeverPauses() async throws {
+        let store = try SQLiteStore.temporary()
+        try await store.execute("CREATE TABLE filler (data BLOB)")
+        // 16,000 pages in 80 commits, one right after the other. A WAL that never restarted would hold them
+        // all (background checkpoints alone rarely copy the last frame of a WAL still being written).
+        try await Self.write(pages: 16_000, perCommit: 200, to: store)
+        let walPages = try Self.bytes(store.path + "-wal") / (4096 + 24)
+        #expect(walPages > 0)
+        #expect(walPages < 10_000)
+        #expect(try await store.withConnection { db in try db.scalar("SELECT count(*) FROM filler") } == 16_000)
+    }
+}
