@@ -20,9 +20,9 @@ import RelayCore
 ///   and once it has copied everything the next write restarts the WAL. While the background checkpoint runs,
 ///   this one returns `SQLITE_BUSY` at once and the next commit tries again.
 ///
-/// `@unchecked Sendable`: `requested` and `stopped` are only touched with `condition` locked; `nextRequestAt`
-/// and `lastPages` only by the hook, on the thread of the store's connection; the checkpoint connection only
-/// by the checkpoint thread, which keeps this object alive until it has closed that connection.
+/// `@unchecked Sendable`: `requested`, `stopped` and `finished` are only touched with `condition` locked;
+/// `nextRequestAt` and `lastPages` only by the hook, on the thread of the store's connection; the checkpoint
+/// connection only by the checkpoint thread.
 final class SQLiteCheckpointer: @unchecked Sendable {
     /// New WAL pages (of the database's page size, 4 KiB by default) between background checkpoints.
     let backgroundPages: Int32
@@ -35,6 +35,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private let condition = NSCondition()
     private var requested = false
     private var stopped = false
+    private var finished = false
     private var nextRequestAt: Int32
     private var lastPages: Int32 = 0
 
@@ -70,12 +71,14 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         sqlite3_wal_hook(db.raw, Self.walHook, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// Lets the thread end after any checkpoint in progress, closing its connection; returns at once, so the
-    /// caller (the store's deinit, possibly on Swift's cooperative pool) never waits for a checkpoint's fsyncs.
+    /// Ends the thread after any checkpoint in progress and closes its connection; returns when it is closed.
+    /// Call before closing the store's connection: the last connection to close checkpoints the whole WAL
+    /// and deletes it (SQLite, "Write-Ahead Logging"), and that must be the store's, which does not wait.
     func stop() {
         condition.lock()
         stopped = true
         condition.signal()
+        while !finished { condition.wait() }
         condition.unlock()
     }
 
@@ -112,9 +115,11 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             condition.lock()
             while !requested && !stopped { condition.wait() }
             if stopped {
-                condition.unlock()
                 connection.close()
                 Glibc.close(databaseFD)
+                finished = true
+                condition.broadcast()
+                condition.unlock()
                 return
             }
             requested = false

@@ -35,6 +35,23 @@ import Testing
         #expect(try await store.withConnection { db in try db.scalar("SELECT count(*) FROM filler") } == 1500)
     }
 
+    @Test func closingTheStoreLeavesNoWAL() async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("push-relay-checkpoint-\(UUID().uuidString.lowercased())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("relay.sqlite").path
+        var store: SQLiteStore? = try SQLiteStore(path: path, logger: .disabled())
+        try await store?.execute("CREATE TABLE filler (data BLOB)")
+        try await Self.write(pages: 1500, perCommit: 100, to: store!)  // a background checkpoint ran
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        // The checkpointer's connection closes first: the store's is the last, which checkpoints the whole WAL
+        // and deletes it, as when the relay stops.
+        store = nil
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let reopened = try SQLiteStore(path: path, logger: .disabled())
+        #expect(try await reopened.withConnection { db in try db.scalar("SELECT count(*) FROM filler") } == 1500)
+    }
+
     @Test func theWALRestartsUnderAWriterThatNeverPauses() async throws {
         let store = try SQLiteStore.temporary()
         try await store.execute("CREATE TABLE filler (data BLOB)")
