@@ -1,7 +1,10 @@
+import Foundation
+import RelayCore
+
 /// Makes random (version 4, RFC 9562 §5.4) UUIDs as lowercase text without a system call per UUID.
 ///
-/// Foundation's `UUID()` reads the kernel's random source and formats with `sprintf` each time, which
-/// dominated the mock's profile; this seeds SplitMix64 once from the system generator. Good enough for
+/// Foundation's `UUID()` reads the kernel's random source each time, which dominated the mock's profile;
+/// this seeds SplitMix64 once from the system generator. Good enough for
 /// `apns-id`/`apns-unique-id` in a mock, not for secrets. Not `Sendable`: one per event-loop thread.
 struct FastUUID {
     private var state: UInt64
@@ -21,31 +24,10 @@ struct FastUUID {
 
     /// A new UUID such as `3f2b8c1e-5a4d-4e6f-9a1b-2c3d4e5f6a7b`.
     mutating func string() -> String {
-        let high = (next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
-        let low = (next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        return String(unsafeUninitializedCapacity: 36) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            var index = 0
-            func put(_ value: UInt64, nibbles: Int) {
-                for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
-                    buffer[index] = digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)]
-                    index += 1
-                }
-            }
-            func dash() {
-                buffer[index] = UInt8(ascii: "-")
-                index += 1
-            }
-            put(high >> 32, nibbles: 8)
-            dash()
-            put((high >> 16) & 0xFFFF, nibbles: 4)
-            dash()
-            put(high & 0xFFFF, nibbles: 4)
-            dash()
-            put(low >> 48, nibbles: 4)
-            dash()
-            put(low & 0xFFFF_FFFF_FFFF, nibbles: 12)
-            return 36
+        let high = (next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
+        let low = (next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // variant 10
+        return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) {
+            UUID(uuid: $0.loadUnaligned(as: uuid_t.self)).lowercasedString
         }
     }
 }

@@ -43,7 +43,7 @@ public struct APNsNotification: Sendable, Equatable {
     }
 
     /// The canonical lowercase form of ``apnsId`` that goes in the header.
-    public var apnsIdHeader: String { apnsId.uuidString.lowercased() }
+    public var apnsIdHeader: String { apnsId.lowercasedString }
 
     /// The request path: `/3/device/<hex token>`.
     public var path: String { APNsLimits.devicePathPrefix + deviceToken.hex }

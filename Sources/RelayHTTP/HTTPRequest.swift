@@ -96,7 +96,7 @@ public struct HTTPRequest: Sendable {
 
     /// A fresh request id: 32 lowercase hex characters (a random UUID without dashes).
     public static func makeRequestID() -> String {
-        UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        UUID().lowercasedString.replacingOccurrences(of: "-", with: "")
     }
 }
 

@@ -275,9 +275,9 @@ struct DeliveryLog {
     func callAsFunction(_ level: Logger.Level, _ message: String, _ extra: Logger.Metadata = [:]) {
         guard level >= logger.level else { return }
         var metadata = extra
-        metadata["notification.id"] = job.notificationId.uuidString.lowercased()
+        metadata["notification.id"] = job.notificationId.lowercasedString
         metadata["token.suffix"] = job.token.suffix
-        metadata["apns.id"] = job.apnsId.uuidString.lowercased()
+        metadata["apns.id"] = job.apnsId.lowercasedString
         logger.log(level, message, metadata)
     }
 }

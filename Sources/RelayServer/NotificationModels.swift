@@ -32,7 +32,7 @@ struct NotificationView: Encodable {
     var deliveries: [DeliveryView]
 
     init(_ summary: NotificationSummary, _ deliveries: [DeliveryRecord]) {
-        notificationId = summary.id.uuidString.lowercased()
+        notificationId = summary.id.lowercasedString
         kind = summary.kind.rawValue
         roomId = summary.roomId
         senderId = summary.senderId
@@ -48,7 +48,7 @@ struct NotificationView: Encodable {
             DeliveryView(
                 tokenSuffix: record.token.suffix,
                 status: record.status.rawValue,
-                apnsId: record.apnsId.uuidString.lowercased(),
+                apnsId: record.apnsId.lowercasedString,
                 attempts: record.attempts,
                 lastStatus: record.lastStatus,
                 lastReason: record.lastReason,

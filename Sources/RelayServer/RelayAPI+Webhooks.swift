@@ -70,7 +70,7 @@ extension RelayAPI {
             )
         )
         let accepted = WebhookAccepted(
-            notificationId: outcome.notificationId.uuidString.lowercased(),
+            notificationId: outcome.notificationId.lowercasedString,
             devices: outcome.devices
         )
         switch outcome {

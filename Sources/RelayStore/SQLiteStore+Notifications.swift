@@ -32,7 +32,7 @@ extension SQLiteStore {
     ) async throws
         -> CreateOutcome
     {
-        let id = n.id.uuidString.lowercased()
+        let id = n.id.lowercasedString
         let userList: String?
         if let userIds = recipients.userIds {
             userList = String(decoding: try JSONEncoder().encode(userIds), as: UTF8.self)
@@ -111,7 +111,7 @@ extension SQLiteStore {
         -> (summary: NotificationSummary, deliveries: [DeliveryRecord])?
     {
         let n = id
-        let id = id.uuidString.lowercased()
+        let id = id.lowercasedString
         return try db.transaction {
             let header = try db.withStatement(
                 """

@@ -65,7 +65,7 @@ public actor SQLiteStore: Store {
         timeSource: any TimeSource = SystemTimeSource()
     ) throws -> SQLiteStore {
         let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("push-relay-store-\(UUID().uuidString.lowercased())")
+            .appendingPathComponent("push-relay-store-\(UUID().lowercasedString)")
         return try SQLiteStore(
             path: directory.appendingPathComponent("push-relay.sqlite").path,
             logger: logger,

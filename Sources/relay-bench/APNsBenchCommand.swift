@@ -46,7 +46,7 @@ enum APNsBenchCommand {
         let token = try DeviceToken(parsing: BenchDefaults.deviceToken)
         let tokens = arguments.flag("distinct-tokens") ? try (0..<10_000).map(SeedCommand.token) : [token]
         let payload = Data(BenchDefaults.body.utf8)
-        let collapseId = UUID().uuidString.lowercased()
+        let collapseId = UUID().lowercasedString
         let notificationId = UUID()
 
         // Warm-up: connects, proves the provider token (APNs allows one stream until then).

@@ -152,7 +152,7 @@ enum FanoutCommand {
     private static func postWebhook(port: Int, apiKey: String, room: String) async throws -> Accepted {
         let body = try JSONSerialization.data(withJSONObject: [
             "roomId": room, "senderId": "bench-sender", "senderName": "Alice", "roomName": "Team",
-            "text": "hello", "messageId": UUID().uuidString.lowercased(),
+            "text": "hello", "messageId": UUID().lowercasedString,
         ])
         let (status, answer) = try await OutboundHTTP.post(
             url: "http://127.0.0.1:\(port)/v1/webhooks/did-send-message",
