@@ -49,6 +49,8 @@ extension SQLiteStore {
             var jobs: [DeliveryJob] = []
             jobs.reserveCapacity(limit)
             var notifications: [String: NotificationHeaders] = [:]  // one per notification, its payload shared
+            // The jobs taken since the last lease write: one due time, ids from `first` to `last`.
+            var leaseRun: (nextAttemptAt: Int64, first: Int64, last: Int64)?
             // Until `limit` jobs or nothing more is due: leased rows are passed over, undeliverable ones ended.
             while jobs.count < limit {
                 let wanted = limit - jobs.count
@@ -71,10 +73,11 @@ extension SQLiteStore {
                         try settle(delivery.id, status: status, reason: reason, at: now)
                         continue
                     }
-                    try db.withStatement("UPDATE deliveries SET lease_until = ?2 WHERE id = ?1") {
-                        try $0.bind(1, delivery.id)
-                        try $0.bind(2, leaseUntil)
-                        try $0.run()
+                    if let run = leaseRun, run.nextAttemptAt == delivery.nextAttemptAt {
+                        leaseRun?.last = delivery.id
+                    } else {
+                        if let run = leaseRun { try lease(run, appId: appId, now: now, until: leaseUntil) }
+                        leaseRun = (delivery.nextAttemptAt, delivery.id, delivery.id)
                     }
                     jobs.append(try delivery.job(notification))
                 }
@@ -83,11 +86,40 @@ extension SQLiteStore {
                     break
                 }
             }
+            if let run = leaseRun { try lease(run, appId: appId, now: now, until: leaseUntil) }
             return jobs
         }
         claimCursors[appId] = cursor
         return jobs
     }
+
+    /// Leases the jobs a claim took from one due time, in one statement instead of one per row: between the
+    /// run's first and last id, every pending row of the app at that due time was read by the claim, and it
+    /// took exactly those not leased at `now` (the undeliverable ones are no longer pending).
+    private func lease(
+        _ run: (nextAttemptAt: Int64, first: Int64, last: Int64),
+        appId: String,
+        now: Date,
+        until: Date
+    ) throws {
+        try db.withStatement(Self.leaseRunSQL) {
+            try $0.bind(1, appId)
+            try $0.bind(2, run.nextAttemptAt)
+            try $0.bind(3, run.first)
+            try $0.bind(4, run.last)
+            try $0.bind(5, now)
+            try $0.bind(6, until)
+            try $0.run()
+        }
+    }
+
+    /// ?1 app id, ?2 due time, ?3 and ?4 the first and last id, ?5 now, ?6 the lease's end (epoch
+    /// MILLISECONDS). A range of `deliveries_due`.
+    static let leaseRunSQL = """
+        UPDATE deliveries SET lease_until = ?6
+        WHERE app_id = ?1 AND status = 'pending' AND next_attempt_at = ?2 AND id BETWEEN ?3 AND ?4
+            AND (lease_until IS NULL OR lease_until < ?5)
+        """
 
     /// Up to `limit` of `appId`'s pending deliveries due at `now` after `cursor` (from the first without
     /// one), oldest due first, with their devices.

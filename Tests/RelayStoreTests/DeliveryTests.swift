@@ -153,6 +153,38 @@ import Testing
         }
     }
 
+    /// A claim leases its jobs a run of ids at a time; rows inside the run that another store holds keep
+    /// that store's lease, and rows of undeliverable devices are ended, not leased.
+    @Test func aClaimLeasesOnlyWhatItTookInsideItsRun() async throws {
+        try await F.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("shared.sqlite").path
+            let a = try SQLiteStore(path: path, logger: .disabled())
+            let b = try SQLiteStore(path: path, logger: .disabled())
+            for n in 0..<7 { try await a.register(F.token(n), user: "u\(n)") }
+            _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+            let first = try await a.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 2, leaseSeconds: 30)
+            // b, 20 s later, passes over a's two and takes the next two until t0 + 50 s.
+            let held = try await b.claimDueDeliveries(appId: "app-a", now: F.time(20), limit: 2, leaseSeconds: 30)
+            #expect(Set(held.map(\.deliveryId)).isDisjoint(with: first.map(\.deliveryId)))
+            // The last device is deleted before a claims again.
+            #expect(try await a.deleteDevice(appId: "app-a", token: F.token(6)))
+            // a's leases have run out at t0 + 31 s: it takes its two again and the rest, around b's two.
+            let again = try await a.claimDueDeliveries(appId: "app-a", now: F.time(31), limit: 10, leaseSeconds: 30)
+            #expect(again.count == 4)
+            let leases = try await a.withConnection { db in
+                try db.withStatement("SELECT id, lease_until, status FROM deliveries ORDER BY id") { row in
+                    var leases: [Int64: (Int?, String)] = [:]
+                    while try row.step() { leases[row.int64(0)] = (row.optionalInt(1), row.string(2)) }
+                    return leases
+                }
+            }
+            let ms = { (date: Date) in Int(SQLiteStatement.milliseconds(date)) }
+            for job in again { #expect(leases[job.deliveryId]?.0 == ms(F.time(61))) }
+            for job in held { #expect(leases[job.deliveryId]?.0 == ms(F.time(50))) }
+            #expect(leases.values.filter { $0.1 == "failed" }.map(\.0) == [nil])
+        }
+    }
+
     /// A claim that keeps going on from its cursor still comes back, once a lease has passed, for a delivery
     /// behind it whose lease ran out with no result recorded.
     @Test func aDeliveryWhoseLeaseRanOutIsClaimedAgainWhileTheCursorIsMidway() async throws {

@@ -47,7 +47,7 @@ import Testing
         let plans = try await store.withConnection { db in
             return try [
                 SQLiteStore.insertDeliveriesSQL(explicitRecipients: explicitRecipients), SQLiteStore.dueAfterSQL,
-                SQLiteStore.dueAtSQL,
+                SQLiteStore.dueAtSQL, SQLiteStore.leaseRunSQL,
             ].map { sql in
                 try db.withStatement("EXPLAIN QUERY PLAN " + sql) { row in
                     var lines: [String] = []
@@ -72,6 +72,12 @@ import Testing
         #expect(
             plans[2].contains("SEARCH dl USING INDEX deliveries_due (app_id=? AND next_attempt_at=? AND id>?)"),
             "\(plans[2])"
+        )
+        #expect(
+            plans[3].contains(
+                "SEARCH deliveries USING INDEX deliveries_due (app_id=? AND next_attempt_at=? AND id>? AND id<?)"
+            ),
+            "\(plans[3])"
         )
         #expect(!(plans[1] + plans[2]).contains { $0.contains("TEMP B-TREE") }, "a claim sorts nothing")
     }
