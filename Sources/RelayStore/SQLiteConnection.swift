@@ -89,6 +89,9 @@ final class SQLiteConnection {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes64(raw)) }
 
+    /// The rowid of the last row inserted on this connection (`sqlite3_last_insert_rowid`).
+    var lastInsertRowId: Int64 { sqlite3_last_insert_rowid(raw) }
+
     /// A ``StoreError`` for result code `rc` of `call`, with SQLite's message.
     func error(_ rc: Int32, call: String) -> StoreError {
         let message = String(cString: sqlite3_errmsg(raw))

@@ -141,5 +141,20 @@ enum SQLiteMigrations {
         CREATE INDEX deliveries_due ON deliveries (app_id, next_attempt_at, id) WHERE status = 'pending';
         CREATE INDEX deliveries_by_notification ON deliveries (notification_id, id);
         """,
+        // 5: a notification's deliveries are one run of ids (one INSERT ... SELECT writes them all while it holds
+        // the write lock), so the notification keeps its first and last delivery id (NULL when it has none)
+        // and the index by notification goes: it cost an entry of 45 bytes, in an index of its own, for every
+        // delivery, about a fifth of accepting a webhook (measured on 100,000 devices: 0.58 -> 0.45 s). Reads
+        // by notification are a range of the table's ids, still filtered by notification id. Nothing deletes
+        // notifications; whatever does later must delete their deliveries by id range first (the foreign key's
+        // cascade would scan the table).
+        """
+        ALTER TABLE notifications ADD COLUMN first_delivery_id INTEGER;
+        ALTER TABLE notifications ADD COLUMN last_delivery_id INTEGER;
+        UPDATE notifications SET
+            first_delivery_id = (SELECT min(id) FROM deliveries WHERE notification_id = notifications.id),
+            last_delivery_id = (SELECT max(id) FROM deliveries WHERE notification_id = notifications.id);
+        DROP INDEX deliveries_by_notification;
+        """,
     ]
 }

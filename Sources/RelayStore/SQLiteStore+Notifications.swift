@@ -43,14 +43,15 @@ extension SQLiteStore {
             if let messageId = n.messageId {
                 let found = try db.withStatement(
                     """
-                    SELECT id, room_id, sender_id FROM notifications
+                    SELECT id, room_id, sender_id, first_delivery_id, last_delivery_id FROM notifications
                     WHERE app_id = ?1 AND kind = ?2 AND message_id = ?3
                     """
-                ) { row -> (id: String, roomId: String, senderId: String)? in
+                ) { row -> (id: String, roomId: String, senderId: String, deliveries: DeliveryRun)? in
                     try row.bind(1, n.appId)
                     try row.bind(2, n.kind.rawValue)
                     try row.bind(3, messageId)
-                    return try row.step() ? (row.string(0), row.string(1), row.string(2)) : nil
+                    guard try row.step() else { return nil }
+                    return (row.string(0), row.string(1), row.string(2), DeliveryRun(row, first: 3))
                 }
                 if let found, found.roomId != n.roomId || found.senderId != n.senderId {
                     return .conflict(
@@ -59,12 +60,15 @@ extension SQLiteStore {
                         senderId: found.senderId
                     )
                 }
-                if let first = found?.id {
-                    let count = try db.withStatement("SELECT count(*) FROM deliveries WHERE notification_id = ?1") {
-                        try $0.bind(1, first)
+                if let found {
+                    let count = try db.withStatement(
+                        "SELECT count(*) FROM deliveries WHERE id BETWEEN ?2 AND ?3 AND notification_id = ?1"
+                    ) {
+                        try $0.bind(1, found.id)
+                        try found.deliveries.bind(to: $0, at: 2)
                         return try $0.step() ? $0.int(0) : 0
                     }
-                    return .duplicate(notificationId: try Self.readUUID(first), devices: count)
+                    return .duplicate(notificationId: try Self.readUUID(found.id), devices: count)
                 }
             }
             try db.withStatement(
@@ -89,6 +93,7 @@ extension SQLiteStore {
                 try statement.bind(13, n.createdAt)
                 try statement.run()
             }
+            let lastBefore = try db.scalar("SELECT coalesce(max(id), 0) FROM deliveries")
             try db.withStatement(Self.insertDeliveriesSQL(explicitRecipients: userList != nil)) { statement in
                 try statement.bind(1, id)
                 try statement.bind(2, n.appId)
@@ -99,7 +104,19 @@ extension SQLiteStore {
                 try statement.bind(7, n.topic)
                 try statement.run()
             }
-            return .created(notificationId: n.id, devices: db.changes)
+            let devices = db.changes
+            if devices > 0 {
+                // New rows take ids above the largest one (SQLite, "ROWIDs and the INTEGER PRIMARY KEY").
+                try db.withStatement(
+                    "UPDATE notifications SET first_delivery_id = ?2, last_delivery_id = ?3 WHERE id = ?1"
+                ) {
+                    try $0.bind(1, id)
+                    try $0.bind(2, lastBefore + 1)
+                    try $0.bind(3, db.lastInsertRowId)
+                    try $0.run()
+                }
+            }
+            return .created(notificationId: n.id, devices: devices)
         }
     }
 
@@ -115,17 +132,17 @@ extension SQLiteStore {
         return try db.transaction {
             let header = try db.withStatement(
                 """
-                SELECT id, kind, room_id, sender_id, message_id, created_at FROM notifications
-                WHERE id = ?1 AND app_id = ?2
+                SELECT id, kind, room_id, sender_id, message_id, created_at, first_delivery_id, last_delivery_id
+                FROM notifications WHERE id = ?1 AND app_id = ?2
                 """
-            ) { row -> NotificationSummary? in
+            ) { row -> (NotificationSummary, DeliveryRun)? in
                 try row.bind(1, id)
                 try row.bind(2, appId)
                 guard try row.step() else { return nil }
                 guard let kind = NotificationKind(rawValue: row.string(1)) else {
                     throw StoreError(code: .invalidData, message: "notification \(id) has an unknown kind")
                 }
-                return NotificationSummary(
+                let summary = NotificationSummary(
                     id: try Self.readUUID(row.string(0)),
                     kind: kind,
                     roomId: row.string(2),
@@ -134,10 +151,18 @@ extension SQLiteStore {
                     createdAt: row.date(5),
                     counts: DeliveryCounts()
                 )
+                return (summary, DeliveryRun(row, first: 6))
             }
-            guard var summary = header else { return nil }
-            try db.withStatement("SELECT status, count(*) FROM deliveries WHERE notification_id = ?1 GROUP BY status") {
+            guard let (header, run) = header else { return nil }
+            var summary = header
+            try db.withStatement(
+                """
+                SELECT status, count(*) FROM deliveries WHERE id BETWEEN ?2 AND ?3 AND notification_id = ?1
+                GROUP BY status
+                """
+            ) {
                 try $0.bind(1, id)
+                try run.bind(to: $0, at: 2)
                 while try $0.step() {
                     if let status = DeliveryStatus(rawValue: $0.string(0)) { summary.counts[status] = $0.int(1) }
                 }
@@ -146,11 +171,12 @@ extension SQLiteStore {
                 """
                 SELECT id, token, status, attempts, last_status, last_reason, created_at, updated_at,
                     sent_at, next_attempt_at
-                FROM deliveries WHERE notification_id = ?1 ORDER BY id LIMIT ?2
+                FROM deliveries WHERE id BETWEEN ?3 AND ?4 AND notification_id = ?1 ORDER BY id LIMIT ?2
                 """
             ) { row in
                 try row.bind(1, id)
                 try row.bind(2, max(0, limit))
+                try run.bind(to: row, at: 3)
                 var records: [DeliveryRecord] = []
                 while try row.step() {
                     guard let status = DeliveryStatus(rawValue: row.string(2)) else {
@@ -188,5 +214,24 @@ extension SQLiteStore {
                 try $0.run()
             }
         }
+    }
+}
+
+/// The run of ids of a notification's deliveries (`first_delivery_id`, `last_delivery_id`; both NULL when it
+/// has none, and then a range matches nothing).
+struct DeliveryRun {
+    var first: Int64?
+    var last: Int64?
+
+    /// Reads the two columns from `first` on.
+    init(_ row: SQLiteStatement, first column: Int32) {
+        first = row.isNull(column) ? nil : row.int64(column)
+        last = row.isNull(column + 1) ? nil : row.int64(column + 1)
+    }
+
+    /// Binds first and last to `index` and `index + 1`, for `id BETWEEN ? AND ?`.
+    func bind(to statement: SQLiteStatement, at index: Int32) throws {
+        try statement.bind(index, first)
+        try statement.bind(index + 1, last)
     }
 }

@@ -230,6 +230,10 @@ import Testing
             #expect(next.devices == 1)
             let newJobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
             #expect(newJobs.map(\.deliveryId) == [43])
+            // Step 5: each notification reads its own run of delivery ids, old (filled by the step) and new.
+            #expect(view.deliveries.map(\.deliveryId) == [41, 42])
+            let newView = try #require(try await store.notification(appId: "app-a", id: next.notificationId, limit: 10))
+            #expect(newView.deliveries.map(\.deliveryId) == [43] && newView.summary.counts.pending == 1)
         }
     }
 
