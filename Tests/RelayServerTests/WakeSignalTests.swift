@@ -38,18 +38,23 @@ import Testing
 
     @Test func anEarlierWaitsTimeoutDoesNotEndALaterWait() async throws {
         let signal = WakeSignal()
+        let firstEnded = Mutex(false)
+        let first = Task {
+            await signal.wait(timeout: .milliseconds(300))
+            firstEnded.withLock { $0 = true }
+        }
+        // Once it is parked, end the first wait with a signal: its 300 ms timer stays set. (On a machine too
+        // slow to see it parked before it timed out, the signal is kept and taken here instead.)
+        while !signal.hasWaiter && !firstEnded.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
         signal.signal()
-        await signal.wait(timeout: .milliseconds(1))  // ended by the kept signal; sets no timer
-        let first = Task { await signal.wait(timeout: .milliseconds(20)) }
-        while !signal.hasWaiter { try await Task.sleep(for: .milliseconds(1)) }
-        signal.signal()
-        await first.value  // ended by the signal; its 20 ms timer is still set
+        await first.value
+        if signal.isPending { await signal.wait(timeout: .seconds(3600)) }
         let ended = Mutex(false)
         let second = Task {
             await signal.wait(timeout: .seconds(3600))
             ended.withLock { $0 = true }
         }
-        try await Task.sleep(for: .milliseconds(200))  // well past the first wait's timer
+        try await Task.sleep(for: .milliseconds(600))  // past the first wait's timer
         #expect(!ended.withLock { $0 })
         signal.signal()
         await second.value
