@@ -158,7 +158,8 @@ extension SQLiteStore {
             d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason,
             dl.next_attempt_at, dl.lease_until
         FROM deliveries AS dl
-        LEFT JOIN devices AS d ON d.app_id = dl.app_id AND d.token = dl.token
+        LEFT JOIN devices AS d INDEXED BY devices_by_user_state
+            ON d.app_id = dl.app_id AND d.user_id = dl.user_id AND d.token = dl.token
         """
 
     /// The claim's query for later due times: ?1 now, ?2 limit, ?3 the app id, ?4 due after this (epoch

@@ -14,9 +14,9 @@ extension SQLiteStore {
             ? "(SELECT DISTINCT value AS user_id FROM json_each(?4))"
             : "(SELECT user_id FROM room_members WHERE app_id = ?2 AND room_id = ?4 AND muted = 0)"
         return """
-            INSERT INTO deliveries (notification_id, app_id, token, status, attempts, created_at, updated_at,
-                next_attempt_at)
-            SELECT ?1, d.app_id, d.token, 'pending', 0, ?3, ?3, ?3
+            INSERT INTO deliveries (notification_id, app_id, token, user_id, status, attempts, created_at,
+                updated_at, next_attempt_at)
+            SELECT ?1, d.app_id, d.token, d.user_id, 'pending', 0, ?3, ?3, ?3
             FROM \(recipients) AS r
             CROSS JOIN devices AS d INDEXED BY devices_by_user_state
             WHERE d.app_id = ?2 AND d.user_id = r.user_id AND d.state = 'live'

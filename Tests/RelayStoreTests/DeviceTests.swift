@@ -93,6 +93,22 @@ import Testing
         #expect(try await store.pendingDeliveryCount() == 1)
     }
 
+    /// A token registered again for another user between the webhook and the send: the old user's message does
+    /// not reach the device's new user; registered again for the same user, it goes to the new environment.
+    @Test func aDeviceThatChangedUsersDoesNotGetTheOldUsersMessage() async throws {
+        let store = try SQLiteStore.temporary()
+        try await store.register(F.token(1), user: "bob")
+        try await store.register(F.token(2), user: "carol")
+        let outcome = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        #expect(outcome.devices == 2)
+        try await store.register(F.token(1), user: "dave", at: F.time(1))
+        try await store.register(F.token(2), user: "carol", environment: .production, at: F.time(1))
+        let jobs = try await store.claimDueDeliveries(now: F.time(2), limit: 10, leaseSeconds: 30)
+        #expect(jobs.map(\.token) == [F.token(2)] && jobs.first?.environment == .production)
+        let (_, deliveries) = try #require(try await store.notification(appId: "app-a", id: outcome.notificationId))
+        #expect(deliveries.first { $0.token == F.token(1) }?.lastReason == "DeviceDeleted")
+    }
+
     @Test func membersAreIdempotentAndKeepMute() async throws {
         let store = try SQLiteStore.temporary()
         let joined = try await store.addMember(appId: "app-a", roomId: "r", userId: "u", at: F.t0)

@@ -73,6 +73,14 @@ import Testing
             plans[2].contains("SEARCH dl USING INDEX deliveries_due (app_id=? AND next_attempt_at=? AND id>?)"),
             "\(plans[2])"
         )
+        // The device through the per-user index, which covers what the claim reads (a fan-out's deliveries are
+        // in user order): never the devices table at random.
+        for plan in plans[1...2] {
+            #expect(
+                plan.contains("SEARCH d USING COVERING INDEX devices_by_user_state (app_id=? AND user_id=?) LEFT-JOIN"),
+                "\(plan)"
+            )
+        }
         #expect(
             plans[3].contains(
                 "SEARCH deliveries USING INDEX deliveries_due (app_id=? AND next_attempt_at=? AND id>? AND id<?)"
