@@ -200,12 +200,44 @@ extension SQLiteStore {
 
     public func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {
         guard !results.isEmpty else { return }
+        // Accepted pushes, the bulk of a fan-out, are recorded a run of consecutive ids per statement: a batch
+        // holds the results of sends claimed in id order, so its sent ids are long runs.
+        var sent: [Int64] = []
         try db.transaction {
             for (deliveryId, outcome) in results {
-                try apply(outcome, to: deliveryId, at: at)
+                if case .sent = outcome {
+                    sent.append(deliveryId)
+                } else {
+                    try apply(outcome, to: deliveryId, at: at)
+                }
+            }
+            sent.sort()
+            var start = 0
+            while start < sent.count {
+                var end = start
+                while end + 1 < sent.count, sent[end + 1] <= sent[end] + 1 { end += 1 }
+                try recordSent(sent[start]...sent[end], at: at)
+                start = end + 1
             }
         }
     }
+
+    private func recordSent(_ ids: ClosedRange<Int64>, at: Date) throws {
+        try db.withStatement(Self.recordSentRunSQL) {
+            try $0.bind(1, ids.lowerBound)
+            try $0.bind(2, ids.upperBound)
+            try $0.bind(3, at)
+            try $0.run()
+        }
+    }
+
+    /// Records a run of accepted pushes, ?1 to ?2 (every id between them is in the batch), at ?3 (epoch
+    /// MILLISECONDS): what ``recordResultSQL`` records for a 200, for each.
+    static let recordSentRunSQL = """
+        UPDATE deliveries SET status = 'sent', attempts = attempts + 1, last_status = 200, last_reason = NULL,
+            sent_at = ?3, next_attempt_at = NULL, lease_until = NULL, updated_at = ?3
+        WHERE id BETWEEN ?1 AND ?2
+        """
 
     /// Why a due delivery can no longer be sent, as its final (status, reason); nil when it can. Decided
     /// when it is claimed, so retiring, unlinking or deleting a device never has to find its deliveries.
@@ -263,11 +295,11 @@ extension SQLiteStore {
         }
     }
 
-    /// One attempt's result: ?1 delivery id, ?2 status, ?3 APNs status, ?4 reason, ?5 sent at, ?6 next
-    /// attempt at, ?7 now (times epoch MILLISECONDS).
+    /// One attempt's result other than an accepted push (``recordSentRunSQL``): ?1 delivery id, ?2 status,
+    /// ?3 APNs status, ?4 reason, ?5 next attempt at, ?6 now (times epoch MILLISECONDS).
     static let recordResultSQL = """
         UPDATE deliveries SET status = ?2, attempts = attempts + 1, last_status = ?3, last_reason = ?4,
-            sent_at = coalesce(?5, sent_at), next_attempt_at = ?6, lease_until = NULL, updated_at = ?7
+            next_attempt_at = ?5, lease_until = NULL, updated_at = ?6
         WHERE id = ?1
         """
 
@@ -276,11 +308,10 @@ extension SQLiteStore {
         let status: DeliveryStatus
         var lastStatus: Int?
         var lastReason: String?
-        var sentAt: Date?
         var nextAttemptAt: Date?
         switch outcome {
         case .sent:
-            (status, lastStatus, sentAt) = (.sent, 200, at)
+            return try recordSent(deliveryId...deliveryId, at: at)
         case .retry(let retryAt, let code, let reason):
             (status, lastStatus, lastReason, nextAttemptAt) = (.pending, code, reason, retryAt)
         case .failed(let code, let reason):
@@ -295,9 +326,8 @@ extension SQLiteStore {
             try row.bind(2, status.rawValue)
             try row.bind(3, lastStatus)
             try row.bind(4, lastReason)
-            try row.bind(5, sentAt)
-            try row.bind(6, nextAttemptAt)
-            try row.bind(7, at)
+            try row.bind(5, nextAttemptAt)
+            try row.bind(6, at)
             try row.run()
         }
         switch outcome {

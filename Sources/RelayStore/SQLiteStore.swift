@@ -64,6 +64,15 @@ public actor SQLiteStore: Store {
         logger: Logger = .disabled(),
         timeSource: any TimeSource = SystemTimeSource()
     ) throws -> SQLiteStore {
+        try temporary(logger: logger, timeSource: timeSource, checkpointPages: defaultCheckpointPages)
+    }
+
+    /// ``temporary(logger:timeSource:)`` with other WAL sizes for ``SQLiteCheckpointer`` (tests).
+    static func temporary(
+        logger: Logger = .disabled(),
+        timeSource: any TimeSource = SystemTimeSource(),
+        checkpointPages: (background: Int, restart: Int)
+    ) throws -> SQLiteStore {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("push-relay-store-\(UUID().lowercasedString)")
         return try SQLiteStore(
@@ -71,16 +80,22 @@ public actor SQLiteStore: Store {
             logger: logger,
             busyTimeoutMilliseconds: 5000,
             timeSource: timeSource,
-            removeOnDeinit: directory
+            removeOnDeinit: directory,
+            checkpointPages: checkpointPages
         )
     }
+
+    /// WAL pages between background checkpoints, and the WAL size at which the store's connection
+    /// checkpoints so that the WAL restarts (``SQLiteCheckpointer``): 4 and 32 MiB of 4 KiB pages.
+    static let defaultCheckpointPages = (background: 1024, restart: 8192)
 
     private init(
         path: String,
         logger: Logger,
         busyTimeoutMilliseconds: Int,
         timeSource: any TimeSource,
-        removeOnDeinit: URL?
+        removeOnDeinit: URL?,
+        checkpointPages: (background: Int, restart: Int) = defaultCheckpointPages
     ) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
@@ -104,8 +119,8 @@ public actor SQLiteStore: Store {
         let (applied, version) = try Self.migrate(db)
         let checkpointer = try SQLiteCheckpointer(
             path: path,
-            backgroundPages: 1024,
-            restartPages: 8192,
+            backgroundPages: checkpointPages.background,
+            restartPages: checkpointPages.restart,
             logger: logger
         )
         checkpointer.install(on: db)

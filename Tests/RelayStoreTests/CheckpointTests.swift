@@ -20,19 +20,22 @@ import Testing
         try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
     }
 
+    /// The thresholds these tests use: small, so they write little (the store's defaults are 1,024 and 8,192).
+    static let pages = (background: 128, restart: 1024)
+
     @Test func pagesPastTheBackgroundThresholdReachTheDatabaseFileWhileTheStoreIsOpen() async throws {
-        let store = try SQLiteStore.temporary()
+        let store = try SQLiteStore.temporary(checkpointPages: Self.pages)
         try await store.execute("CREATE TABLE filler (data BLOB)")
-        // About 1,500 pages: past the background threshold (1,024), far below the restart one (8,192), where
-        // only the store's own connection would checkpoint.
-        try await Self.write(pages: 1500, perCommit: 100, to: store)
+        // About 200 pages: past the background threshold (128), far below the restart one (1,024), where only
+        // the store's own connection would checkpoint.
+        try await Self.write(pages: 200, perCommit: 20, to: store)
         // The checkpoint runs in the background: wait for it (the suite's time limit bounds the wait). It
-        // copies the rows committed when it started, about a thousand pages; the file had a few.
-        while try Self.bytes(store.path) < 512 * 4096 {
+        // copies the rows committed when it started, about 140 pages; the file had a few.
+        while try Self.bytes(store.path) < 100 * 4096 {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(try Self.bytes(store.path) >= 512 * 4096)
-        #expect(try await store.withConnection { db in try db.scalar("SELECT count(*) FROM filler") } == 1500)
+        #expect(try Self.bytes(store.path) >= 100 * 4096)
+        #expect(try await store.withConnection { db in try db.scalar("SELECT count(*) FROM filler") } == 200)
     }
 
     @Test func closingTheStoreLeavesNoWAL() async throws {
@@ -53,14 +56,15 @@ import Testing
     }
 
     @Test func theWALRestartsUnderAWriterThatNeverPauses() async throws {
-        let store = try SQLiteStore.temporary()
+        let store = try SQLiteStore.temporary(checkpointPages: Self.pages)
         try await store.execute("CREATE TABLE filler (data BLOB)")
-        // 16,000 pages in 80 commits, one right after the other. A WAL that never restarted would hold them
-        // all (background checkpoints alone rarely copy the last frame of a WAL still being written).
-        try await Self.write(pages: 16_000, perCommit: 200, to: store)
+        // 3,000 pages in 150 commits, one right after the other. A WAL that never restarted would hold them
+        // all (background checkpoints alone rarely copy the last frame of a WAL still being written); one that
+        // restarts holds 1,024 pages and what was committed while a background checkpoint held it up.
+        try await Self.write(pages: 3000, perCommit: 20, to: store)
         let walPages = try Self.bytes(store.path + "-wal") / (4096 + 24)
         #expect(walPages > 0)
-        #expect(walPages < 10_000)
-        #expect(try await store.withConnection { db in try db.scalar("SELECT count(*) FROM filler") } == 16_000)
+        #expect(walPages < 2000)
+        #expect(try await store.withConnection { db in try db.scalar("SELECT count(*) FROM filler") } == 3000)
     }
 }

@@ -153,6 +153,37 @@ import Testing
         }
     }
 
+    /// Accepted pushes are recorded a run of consecutive ids at a time: a batch in any order, with gaps and
+    /// other outcomes among them, records exactly its own rows.
+    @Test func aBatchOfResultsRecordsExactlyItsOwnDeliveries() async throws {
+        let store = try SQLiteStore.temporary()
+        for n in 0..<10 { try await store.register(F.token(n), user: "u\(n)") }
+        let outcome = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let ids = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30).map(\.deliveryId)
+        #expect(ids.count == 10)
+        let sent = [ids[9], ids[0], ids[5], ids[2], ids[1], ids[4], ids[5]]  // unordered, one twice
+        try await store.complete(
+            sent.map { ($0, DeliveryOutcome.sent(apnsId: nil)) } + [
+                (ids[3], .retry(at: F.time(60), status: 429, reason: "TooManyRequests")),
+                (ids[6], .failed(status: 400, reason: "BadTopic")),
+            ],
+            at: F.time(1)
+        )
+        let (summary, deliveries) = try #require(
+            try await store.notification(appId: "app-a", id: outcome.notificationId)
+        )
+        #expect(summary.counts == DeliveryCounts(pending: 3, sent: 6, failed: 1))
+        let byId = Dictionary(uniqueKeysWithValues: deliveries.map { ($0.deliveryId, $0) })
+        for id in Set(sent) {
+            #expect(byId[id]?.status == .sent && byId[id]?.attempts == 1 && byId[id]?.lastStatus == 200)
+            #expect(byId[id]?.sentAt == F.time(1) && byId[id]?.nextAttemptAt == nil)
+        }
+        #expect(byId[ids[3]]?.status == .pending && byId[ids[3]]?.lastReason == "TooManyRequests")
+        #expect(byId[ids[3]]?.sentAt == nil && byId[ids[3]]?.attempts == 1)
+        #expect(byId[ids[6]]?.status == .failed && byId[ids[6]]?.lastReason == "BadTopic")
+        for id in [ids[7], ids[8]] { #expect(byId[id]?.status == .pending && byId[id]?.attempts == 0) }
+    }
+
     /// A claim leases its jobs a run of ids at a time; rows inside the run that another store holds keep
     /// that store's lease, and rows of undeliverable devices are ended, not leased.
     @Test func aClaimLeasesOnlyWhatItTookInsideItsRun() async throws {
