@@ -14,12 +14,16 @@ public final class APNsSenders: Sendable {
     private let time: any TimeSource
     private let logger: Logger
     private struct State {
-        /// By "app/environment".
-        var clients: [String: APNsClient] = [:]
+        var clients: [SenderKey: APNsClient] = [:]
         /// By app.
         var tokens: [String: ProviderToken] = [:]
     }
     private let state = Mutex(State())
+    /// A client's app and environment: hashed as they are, with no key string built for every send.
+    private struct SenderKey: Hashable {
+        var appId: String
+        var environment: APNsEnvironment
+    }
 
     /// An app without a usable APNs setup.
     public struct Unavailable: Error, CustomStringConvertible {
@@ -37,7 +41,7 @@ public final class APNsSenders: Sendable {
     /// - Throws: ``Unavailable`` for an unknown app; `CryptoError` or `APNsConfigurationError` when its
     ///   credentials cannot be loaded.
     public func sender(appId: String, environment: APNsEnvironment) throws -> APNsClient {
-        let key = appId + "/" + environment.rawValue
+        let key = SenderKey(appId: appId, environment: environment)
         return try state.withLock { state in
             if let client = state.clients[key] { return client }
             guard let app = apps[appId] else { throw Unavailable(description: "no app '\(appId)'") }
