@@ -50,6 +50,9 @@ import Testing
         // The checkpointer's connection closes first: the store's is the last, which checkpoints the whole WAL
         // and deletes it, as when the relay stops.
         store = nil
+        // The last reference may be dropped a moment later by the store's own thread: wait for the close (the
+        // suite's time limit bounds the wait).
+        while FileManager.default.fileExists(atPath: path + "-wal") { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         let reopened = try SQLiteStore(path: path, logger: .disabled())
         #expect(try await reopened.withConnection { db in try db.scalar("SELECT count(*) FROM filler") } == 1500)
