@@ -36,11 +36,6 @@ final class WakeSignal: Sendable {
     /// `Task.sleep` against the signal cost two child tasks per wait, several hundred times a second in a
     /// fan-out.)
     func wait(timeout: Duration) async {
-        let kept = state.withLock { state -> Bool in
-            defer { state.pending = false }
-            return state.pending
-        }
-        if kept { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let generation = state.withLock { state -> UInt64? in
@@ -53,12 +48,7 @@ final class WakeSignal: Sendable {
                     return state.generation
                 }
                 guard let generation else { return continuation.resume() }
-                let (seconds, attoseconds) = timeout.components
-                let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-                let delay =
-                    nanoseconds.overflow
-                    ? Int.max : Int(clamping: nanoseconds.partialValue + attoseconds / 1_000_000_000)
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(max(0, delay))) {
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
                     self.resumeWaiter(ifGeneration: generation)
                 }
             }

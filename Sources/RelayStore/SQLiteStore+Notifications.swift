@@ -93,7 +93,6 @@ extension SQLiteStore {
                 try statement.bind(13, n.createdAt)
                 try statement.run()
             }
-            let lastBefore = try db.scalar("SELECT coalesce(max(id), 0) FROM deliveries")
             try db.withStatement(Self.insertDeliveriesSQL(explicitRecipients: userList != nil)) { statement in
                 try statement.bind(1, id)
                 try statement.bind(2, n.appId)
@@ -106,13 +105,15 @@ extension SQLiteStore {
             }
             let devices = db.changes
             if devices > 0 {
-                // New rows take ids above the largest one (SQLite, "ROWIDs and the INTEGER PRIMARY KEY").
+                // One statement under the write lock: its rows took consecutive ids, each one above the largest
+                // (SQLite, "ROWIDs and the INTEGER PRIMARY KEY"), ending at the last row inserted.
+                let last = db.lastInsertRowId
                 try db.withStatement(
                     "UPDATE notifications SET first_delivery_id = ?2, last_delivery_id = ?3 WHERE id = ?1"
                 ) {
                     try $0.bind(1, id)
-                    try $0.bind(2, lastBefore + 1)
-                    try $0.bind(3, db.lastInsertRowId)
+                    try $0.bind(2, last - Int64(devices) + 1)
+                    try $0.bind(3, last)
                     try $0.run()
                 }
             }
