@@ -3,12 +3,28 @@ import Synchronization
 
 /// Wakes one waiter early: ``wait(timeout:)`` returns at the first ``signal()``, at its timeout or when
 /// its task is cancelled, whichever comes first. A signal with no waiter is kept for the next wait.
+///
+/// Timeouts share dispatch timers: a wait sets one only when no timer is set to fire by its deadline, and a
+/// timer that fires before the current wait's deadline sets the next one for it. A fan-out waits several
+/// hundred times a second, nearly always ended by a signal long before its timeout; a timer per wait cost
+/// the dispatch threads two wake-ups each (setting it, and firing it to find the wait long over), on the
+/// cores the sends need.
 final class WakeSignal: Sendable {
     private struct State {
         var pending = false
         var waiter: CheckedContinuation<Void, Never>?
-        /// Counts waits, so a timeout fires only for the wait that set it.
-        var generation: UInt64 = 0
+        /// When the waiter's timeout ends (`DispatchTime.uptimeNanoseconds`).
+        var deadline: UInt64 = 0
+        /// The earliest timer set and not yet fired (`DispatchTime.uptimeNanoseconds`).
+        var timer: UInt64?
+
+        /// Whether a timer must be set for the waiter's deadline (none is set to fire by then); if so, it
+        /// counts as set.
+        mutating func needsTimer() -> Bool {
+            if let timer, timer <= deadline { return false }
+            timer = deadline
+            return true
+        }
     }
     private let state = Mutex(State())
 
@@ -31,39 +47,51 @@ final class WakeSignal: Sendable {
     }
 
     /// Returns at the first signal (or at once for a kept one), at `timeout`, or when the task is cancelled.
-    /// One waiter at a time. The timeout is a dispatch timer that is not cancelled: when it fires after the
-    /// wait ended, its generation no longer matches and it does nothing. (A task group racing a
-    /// `Task.sleep` against the signal cost two child tasks per wait, several hundred times a second in a
-    /// fan-out.)
+    /// One waiter at a time.
     func wait(timeout: Duration) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let generation = state.withLock { state -> UInt64? in
+                let deadline = (DispatchTime.now() + timeout.timeInterval).uptimeNanoseconds
+                let (parked, timer) = state.withLock { state -> (Bool, UInt64?) in
                     if state.pending || Task.isCancelled {
                         state.pending = false
-                        return nil
+                        return (false, nil)
                     }
-                    state.generation &+= 1
                     state.waiter = continuation
-                    return state.generation
+                    state.deadline = deadline
+                    return (true, state.needsTimer() ? deadline : nil)
                 }
-                guard let generation else { return continuation.resume() }
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
-                    self.resumeWaiter(ifGeneration: generation)
-                }
+                guard parked else { return continuation.resume() }
+                if let timer { setTimer(timer) }
             }
         } onCancel: {
-            resumeWaiter(ifGeneration: nil)
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
         }
     }
 
-    /// Resumes the waiter, if any; with a generation, only the wait that started it.
-    private func resumeWaiter(ifGeneration generation: UInt64?) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter, generation == nil || generation == state.generation else { return nil }
-            state.waiter = nil
-            return waiter
+    private func setTimer(_ deadline: UInt64) {
+        DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: deadline)) {
+            self.timerFired(deadline)
+        }
+    }
+
+    /// Ends the wait whose deadline passed; sets the next timer for a wait that still has time.
+    private func timerFired(_ fired: UInt64) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let (waiter, next) = state.withLock { state -> (CheckedContinuation<Void, Never>?, UInt64?) in
+            if state.timer == fired { state.timer = nil }
+            guard let waiter = state.waiter else { return (nil, nil) }
+            if state.deadline <= now {
+                state.waiter = nil
+                return (waiter, nil)
+            }
+            return (nil, state.needsTimer() ? state.deadline : nil)
         }
         waiter?.resume()
+        if let next { setTimer(next) }
     }
 }

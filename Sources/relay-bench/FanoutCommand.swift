@@ -119,10 +119,12 @@ enum FanoutCommand {
         return counts.sent == accepted.devices ? 0 : 1
     }
 
-    /// Waits until the relay's metrics count `target` attempts decided (read every 5 ms in this process),
-    /// then until no delivery is pending in the database (read every millisecond, one index seek): the end
-    /// is known to within a millisecond, and the polling costs the relay little CPU while it sends. Shuts
-    /// the relay down and throws after `timeout`.
+    /// Waits until the relay's metrics count `target` attempts decided, then until no delivery is pending in
+    /// the database (every 250 µs, one index seek): the end is known to within a quarter of a millisecond.
+    /// It reads the metrics after half the time the rest should take at the rate so far (250 µs to 100 ms):
+    /// a few dozen wake-ups per run, where a fixed 5 ms poll woke this process 200 times a second, each
+    /// time on a core the relay's threads could have used (at 100,000 devices, it cost the APNs thread
+    /// 0.15 s of waiting for a core). Shuts the relay down and throws after `timeout`.
     private static func waitUntilSent(
         _ target: Int,
         _ observer: SQLiteStore,
@@ -136,13 +138,18 @@ enum FanoutCommand {
                 throw Failure(description: "deliveries still pending after \(timeout)")
             }
         }
-        while relay.metrics.attemptsDecided < target {
+        let waiting = ContinuousClock.now
+        let first = relay.metrics.attemptsDecided
+        while case let decided = relay.metrics.attemptsDecided, decided < target {
             try await check()
-            try await Task.sleep(for: .milliseconds(5))
+            // Nothing decided yet: no rate to go by.
+            let rest =
+                decided == first ? .zero : (ContinuousClock.now - waiting) / (decided - first) * (target - decided) / 2
+            try await Task.sleep(for: min(.milliseconds(100), max(.microseconds(250), rest)))
         }
         while try await observer.hasPendingDeliveries() {
             try await check()
-            try await Task.sleep(for: .milliseconds(1))
+            try await Task.sleep(for: .microseconds(250))
         }
     }
 

@@ -28,6 +28,18 @@ import Testing
         #expect(!signal.isPending)
     }
 
+    @Test func aShortWaitAfterALongOneEndsAtItsOwnTimeout() async throws {
+        let signal = WakeSignal()
+        let first = Task { await signal.wait(timeout: .seconds(3600)) }
+        // Once it is parked, end the long wait with a signal: its timer, an hour away, stays set.
+        while !signal.hasWaiter { try await Task.sleep(for: .milliseconds(1)) }
+        signal.signal()
+        await first.value
+        // Ends within the suite's time limit only if it sets a timer of its own.
+        await signal.wait(timeout: .milliseconds(1))
+        #expect(!signal.isPending)
+    }
+
     @Test func cancellingTheWaitingTaskEndsTheWait() async {
         let signal = WakeSignal()
         let waiter = Task { await signal.wait(timeout: .seconds(3600)) }
