@@ -9,9 +9,19 @@ public final class RelayMetrics: Sendable {
 
     private struct State {
         var counters: [String: [Labels: Double]] = [:]
+        /// `pushrelay_notifications_total`, kept apart from `counters`: one is counted per push sent, so its
+        /// key is a plain pair of strings rather than a label list, and its total is kept as it goes.
+        var outcomes: [Outcome: Int] = [:]
+        var attemptsDecided = 0
         var latencyCounts = [Int](repeating: 0, count: RelayMetrics.latencyBuckets.count)
         var latencySum = 0.0
         var latencyTotal = 0
+    }
+
+    /// A delivery attempt's `outcome` and `reason` labels.
+    private struct Outcome: Hashable {
+        var outcome: String
+        var reason: String
     }
 
     /// Label pairs in a fixed order.
@@ -42,13 +52,14 @@ public final class RelayMetrics: Sendable {
 
     /// One delivery attempt's outcome (`sent`, `retry`, `failed`, `retired`, `unlinked`) and APNs reason.
     public func recordOutcome(_ outcome: String, reason: String) {
-        increment(Self.outcomes, [("outcome", outcome), ("reason", reason)])
+        state.withLock { state in
+            state.outcomes[Outcome(outcome: outcome, reason: reason), default: 0] += 1
+            state.attemptsDecided += 1
+        }
     }
 
     /// Delivery attempts decided so far, whatever their outcome (``recordOutcome(_:reason:)`` calls).
-    public var attemptsDecided: Int {
-        Int(state.withLock { $0.counters[Self.outcomes]?.values.reduce(0, +) ?? 0 })
-    }
+    public var attemptsDecided: Int { state.withLock { $0.attemptsDecided } }
 
     private static let outcomes = "pushrelay_notifications_total"
 
@@ -84,6 +95,11 @@ public final class RelayMetrics: Sendable {
     public func render(gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []) -> String
     {
         let snapshot = state.withLock { $0 }
+        var counters = snapshot.counters
+        for (key, count) in snapshot.outcomes {
+            let labels = Labels(pairs: [("outcome", key.outcome), ("reason", key.reason)])
+            counters[Self.outcomes, default: [:]][labels] = Double(count)
+        }
         var out = ""
         let help = [
             "pushrelay_notifications_total": "Delivery attempts by outcome and APNs reason.",
@@ -91,9 +107,9 @@ public final class RelayMetrics: Sendable {
             "pushrelay_http_requests_total": "HTTP requests by route, method and status.",
             "pushrelay_feedback_total": "Feedback POSTs of retired tokens by outcome.",
         ]
-        for name in snapshot.counters.keys.sorted() {
+        for name in counters.keys.sorted() {
             out += "# HELP \(name) \(help[name] ?? name)\n# TYPE \(name) counter\n"
-            for (labels, value) in snapshot.counters[name]!.sorted(by: { $0.key.text < $1.key.text }) {
+            for (labels, value) in counters[name]!.sorted(by: { $0.key.text < $1.key.text }) {
                 out += "\(name)\(labels.text) \(Self.number(value))\n"
             }
         }

@@ -14,6 +14,10 @@ import Testing
         metrics.recordOutcome("sent", reason: "none")
         metrics.recordWebhook("did_send_message")
         #expect(metrics.attemptsDecided == 3)
+        let lines = metrics.render().split(separator: "\n")
+        #expect(lines.contains("pushrelay_notifications_total{outcome=\"sent\",reason=\"none\"} 2"))
+        #expect(lines.contains("pushrelay_notifications_total{outcome=\"retry\",reason=\"ServiceUnavailable\"} 1"))
+        #expect(lines.filter { $0.hasPrefix("# TYPE pushrelay_notifications_total") }.count == 1)
     }
 
     @Test func metricsCountOutcomesByReasonLatencyDevicesAndRequestsByRoute() async throws {
