@@ -10,12 +10,16 @@ import RelayCLI
 /// `--same-size P` adds two columns whose reference is, for each row, the row labelled `P-N` with N its own
 /// number of requests (a fan-out to 1,000 devices against 1,000 client-only sends: the same pipeline filling
 /// and draining): the ratio of the fastest runs, and the median of the ratios of the runs paired in order
-/// (the i-th run of each, run one after the other, so a slow spell of the machine tends to hit both).
-/// `--against A,B` adds a "vs A" column per label: the ratio of the fastest runs. `--rss FILE` prints the RSS
-/// samples of a `relay-bench apns` result instead.
+/// (the i-th run of each, run one after the other, so a slow spell of the machine tends to hit both), with
+/// the lowest and highest of them. `--target L=R` (with `--same-size`) then prints, for each row labelled
+/// `L-…`, whether that paired median is at least R: the figure a target such as "fan-out >= 0.9x the
+/// client-only rate" is read by, as the fastest runs of the two may come from different spells of a shared
+/// machine. `--against A,B` adds a "vs A" column per label: the ratio of the fastest runs. `--rss FILE`
+/// prints the RSS samples of a `relay-bench apns` result instead.
 enum TableCommand {
     static let usage = """
-        relay-bench table [--same-size PREFIX] [--against LABEL,LABEL] LABEL=FILE[,FILE...]... | table --rss FILE
+        relay-bench table [--same-size PREFIX [--target PREFIX=RATIO]] [--against LABEL,LABEL] LABEL=FILE[,FILE...]...
+        relay-bench table --rss FILE
         """
 
     /// One run.
@@ -33,23 +37,34 @@ enum TableCommand {
         var runs: [Run]
         var fastest: Run { runs.max { $0.perSecond < $1.perSecond }! }
         var peakKiB: Double? { runs.compactMap(\.peakKiB).max() }
+
+        /// The rate ratios of this row's runs to `reference`'s, paired in order, sorted.
+        func pairedRatios(to reference: Row) -> [Double] {
+            zip(runs, reference.runs).map { $0.perSecond / max($1.perSecond, 1e-9) }.sorted()
+        }
     }
 
     static func run(_ words: [String]) throws -> Int32 {
         if words.count == 2, words[0] == "--rss" { return try rss(file: words[1]) }
         var against: [String] = []
         var sameSize: String?
+        var target: (prefix: String, ratio: Double)?
         var rows: [Row] = []
         var iterator = words.makeIterator()
         while let word = iterator.next() {
-            if word == "--against" || word == "--same-size" {
+            if word == "--against" || word == "--same-size" || word == "--target" {
                 guard let value = iterator.next() else {
                     throw Arguments.Problem(description: "\(word) needs a value")
                 }
-                if word == "--against" {
-                    against = value.split(separator: ",").map(String.init)
-                } else {
-                    sameSize = value
+                switch word {
+                case "--against": against = value.split(separator: ",").map(String.init)
+                case "--same-size": sameSize = value
+                default:
+                    let parts = value.split(separator: "=", maxSplits: 1)
+                    guard parts.count == 2, let ratio = Double(parts[1]), ratio > 0 else {
+                        throw Arguments.Problem(description: "--target needs LABEL=RATIO, got '\(value)'")
+                    }
+                    target = (String(parts[0]), ratio)
                 }
                 continue
             }
@@ -63,8 +78,11 @@ enum TableCommand {
         }
         // Each column: its title and, per row, the cell.
         var columns: [(title: String, cell: (Row) -> String)] = []
+        let reference = { (row: Row) -> Row? in
+            guard let prefix = sameSize, !row.label.hasPrefix(prefix + "-") else { return nil }
+            return rows.first { $0.label == "\(prefix)-\(Int(row.fastest.requests))" }
+        }
         if let prefix = sameSize {
-            let reference = { (row: Row) in rows.first { $0.label == "\(prefix)-\(Int(row.fastest.requests))" } }
             columns.append(
                 ("vs \(prefix) same n", { row in reference(row).map { ratio(row.fastest, $0.fastest) } ?? "-" })
             )
@@ -72,9 +90,8 @@ enum TableCommand {
                 (
                     "paired median",
                     { row in
-                        guard let other = reference(row) else { return "-" }
-                        let ratios = zip(row.runs, other.runs).map { $0.perSecond / max($1.perSecond, 1e-9) }.sorted()
-                        return ratios.isEmpty ? "-" : String(format: "%.2fx", ratios[ratios.count / 2])
+                        guard let ratios = reference(row).map(row.pairedRatios), !ratios.isEmpty else { return "-" }
+                        return String(format: "%.2fx %.2f-%.2f", ratios[ratios.count / 2], ratios[0], ratios.last!)
                     }
                 )
             )
@@ -87,7 +104,7 @@ enum TableCommand {
             pad("name", 14), pad("requests", 9, right: true), pad("ok", 9, right: true),
             pad("seconds", 9, right: true), pad("req/s", 9, right: true),
         ]
-        header += columns.map { pad($0.title, 17, right: true) }
+        header += columns.map { pad($0.title, 18, right: true) }
         header += [pad("µs each", 9, right: true), pad("peak RSS MB", 12, right: true)]
         print(header.joined(separator: " "))
         for row in rows {
@@ -98,11 +115,22 @@ enum TableCommand {
                 pad(String(format: "%.3f", fastest.seconds), 9, right: true),
                 pad(String(format: "%.0f", fastest.perSecond), 9, right: true),
             ]
-            cells += columns.map { pad($0.cell(row), 17, right: true) }
+            cells += columns.map { pad($0.cell(row), 18, right: true) }
             let each = fastest.requests > 0 ? fastest.seconds * 1e6 / fastest.requests : 0
             cells.append(pad(String(format: "%.1f", each), 9, right: true))
             cells.append(pad(row.peakKiB.map { String(format: "%.1f", $0 / 1024) } ?? "-", 12, right: true))
             print(cells.joined(separator: " "))
+        }
+        if let target {
+            for row in rows where row.label.hasPrefix(target.prefix + "-") {
+                guard let ratios = reference(row).map(row.pairedRatios), !ratios.isEmpty else { continue }
+                let median = ratios[ratios.count / 2]
+                let verdict = median >= target.ratio ? "met" : "MISSED"
+                print(
+                    "target \(row.label): paired median \(String(format: "%.2fx", median)) >= "
+                        + "\(String(format: "%.2fx", target.ratio)) \(verdict) (\(ratios.count) pairs)"
+                )
+            }
         }
         return 0
     }
