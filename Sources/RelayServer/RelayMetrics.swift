@@ -13,6 +13,9 @@ public final class RelayMetrics: Sendable {
         /// key is a plain pair of strings rather than a label list, and its total is kept as it goes.
         var outcomes: [Outcome: Int] = [:]
         var attemptsDecided = 0
+        /// Waits of ``waitUntilAttemptsDecided(_:)``, by id: the count each waits for.
+        var attemptWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var nextWaiterId: UInt64 = 0
         var latencyCounts = [Int](repeating: 0, count: RelayMetrics.latencyBuckets.count)
         var latencySum = 0.0
         var latencyTotal = 0
@@ -52,14 +55,41 @@ public final class RelayMetrics: Sendable {
 
     /// One delivery attempt's outcome (`sent`, `retry`, `failed`, `retired`, `unlinked`) and APNs reason.
     public func recordOutcome(_ outcome: String, reason: String) {
-        state.withLock { state in
+        let reached = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.outcomes[Outcome(outcome: outcome, reason: reason), default: 0] += 1
             state.attemptsDecided += 1
+            guard !state.attemptWaiters.isEmpty else { return [] }
+            let decided = state.attemptsDecided
+            let ids = state.attemptWaiters.filter { $0.value.count <= decided }.map(\.key)
+            return ids.compactMap { state.attemptWaiters.removeValue(forKey: $0)?.continuation }
         }
+        for continuation in reached { continuation.resume() }
     }
 
     /// Delivery attempts decided so far, whatever their outcome (``recordOutcome(_:reason:)`` calls).
     public var attemptsDecided: Int { state.withLock { $0.attemptsDecided } }
+
+    /// Returns once ``attemptsDecided`` is at least `count`, or when the task is cancelled: for benchmarks and
+    /// tests that wait for a fan-out's last push without polling (a poll wakes a thread on the cores the
+    /// sends need, or sees the end late).
+    public func waitUntilAttemptsDecided(_ count: Int) async {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiterId += 1
+            return state.nextWaiterId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let waits = state.withLock { state -> Bool in
+                    guard state.attemptsDecided < count, !Task.isCancelled else { return false }
+                    state.attemptWaiters[id] = (count, continuation)
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.attemptWaiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
 
     private static let outcomes = "pushrelay_notifications_total"
 

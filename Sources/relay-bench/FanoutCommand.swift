@@ -119,14 +119,12 @@ enum FanoutCommand {
         return counts.sent == accepted.devices ? 0 : 1
     }
 
-    /// Waits until the relay's metrics count `target` attempts decided, then until no delivery is pending in
-    /// the database (read every 250 µs, one index seek). It reads the metrics every 1/200 of the time since
-    /// the POST (250 µs to 20 ms), so the end is known to within 0.5 % of the run's time, and a long run
-    /// wakes this process 50 times a second, not 200 as a fixed 5 ms poll did: each wake-up takes a core
-    /// the relay's threads could use (at 100,000 devices, the 5 ms poll cost the APNs thread about 0.15 s
-    /// of waiting for a core). An estimate of the time left, tried first, let a 1,000-device run's last
-    /// 200 answers, which come in a burst, end 9 ms before it looked. Shuts the relay down and throws after
-    /// `timeout`.
+    /// Waits until the relay's metrics count `target` attempts decided (woken by the relay as the last one is
+    /// decided), then until no delivery is pending in the database (read every 250 µs, one index seek, while
+    /// the last results are recorded): the end is known to within a quarter of a millisecond, and nothing
+    /// here wakes while the relay sends. Polling the metrics instead woke this process hundreds or thousands
+    /// of times a second on the cores the relay needs, or saw the end late. Shuts the relay down and throws
+    /// after `timeout`.
     private static func waitUntilSent(
         _ target: Int,
         _ observer: SQLiteStore,
@@ -134,19 +132,19 @@ enum FanoutCommand {
         since started: ContinuousClock.Instant,
         timeout: Duration
     ) async throws {
-        func check() async throws {
+        let decided = Task { await relay.metrics.waitUntilAttemptsDecided(target) }
+        let deadline = Task {
+            try await Task.sleep(until: started + timeout, clock: .continuous)
+            decided.cancel()
+        }
+        await decided.value
+        deadline.cancel()
+        while true {
+            if relay.metrics.attemptsDecided >= target, !(try await observer.hasPendingDeliveries()) { return }
             guard ContinuousClock.now - started < timeout else {
                 await relay.shutdown()
                 throw Failure(description: "deliveries still pending after \(timeout)")
             }
-        }
-        while relay.metrics.attemptsDecided < target {
-            try await check()
-            let sinceStart = ContinuousClock.now - started
-            try await Task.sleep(for: min(.milliseconds(20), max(.microseconds(250), sinceStart / 200)))
-        }
-        while try await observer.hasPendingDeliveries() {
-            try await check()
             try await Task.sleep(for: .microseconds(250))
         }
     }

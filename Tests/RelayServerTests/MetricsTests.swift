@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import RelayServer
+import Synchronization
 import Testing
 
 /// Issue 4: `/metrics` counts what happened (README "Operating it").
@@ -18,6 +19,33 @@ import Testing
         #expect(lines.contains("pushrelay_notifications_total{outcome=\"sent\",reason=\"none\"} 2"))
         #expect(lines.contains("pushrelay_notifications_total{outcome=\"retry\",reason=\"ServiceUnavailable\"} 1"))
         #expect(lines.filter { $0.hasPrefix("# TYPE pushrelay_notifications_total") }.count == 1)
+    }
+
+    /// What `relay-bench fanout` waits with: woken by the outcome that reaches the count, not before.
+    @Test(.timeLimit(.minutes(1))) func aWaitForDecidedAttemptsEndsAtItsCount() async throws {
+        let metrics = RelayMetrics()
+        metrics.recordOutcome("sent", reason: "none")
+        let ended = Mutex(false)
+        let waiter = Task {
+            await metrics.waitUntilAttemptsDecided(3)
+            ended.withLock { $0 = true }
+        }
+        metrics.recordOutcome("retry", reason: "ServiceUnavailable")
+        try await Task.sleep(for: .milliseconds(50))  // time for a wait that ended too early to show it
+        #expect(!ended.withLock { $0 })
+        metrics.recordOutcome("sent", reason: "none")
+        await waiter.value
+        #expect(ended.withLock { $0 } && metrics.attemptsDecided == 3)
+        // Already reached: returns at once.
+        await metrics.waitUntilAttemptsDecided(2)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func cancellingAWaitForDecidedAttemptsEndsIt() async {
+        let metrics = RelayMetrics()
+        let waiter = Task { await metrics.waitUntilAttemptsDecided(1) }
+        waiter.cancel()
+        await waiter.value
+        #expect(metrics.attemptsDecided == 0)
     }
 
     @Test func metricsCountOutcomesByReasonLatencyDevicesAndRequestsByRoute() async throws {
