@@ -46,7 +46,9 @@ start_mock() {
 }
 
 # run_h2load N INFLIGHT > FILE: h2load, one TLS connection, INFLIGHT streams, same headers and body; prints
-# {"requests","ok","seconds"} from h2load's summary (full output kept in $OUT/h2load.txt).
+# {"requests","ok","seconds"} from h2load's summary (full output kept in $OUT/h2load.txt). Now and then "ok"
+# is INFLIGHT - 1 short: h2load opened its first INFLIGHT streams before it read the mock's SETTINGS, which
+# allow one stream until a provider token has been proven (as APNs does), and the mock refused the rest.
 run_h2load() {
     printf '%s' "$BODY" >"$OUT/body.json"
     h2load -n "$1" -c 1 -m "$2" -d "$OUT/body.json" \
