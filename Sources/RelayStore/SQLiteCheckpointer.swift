@@ -24,8 +24,6 @@ import RelayCore
 /// `nextRequestAt` and `lastPages` only by the hook, on the thread of the store's connection; the checkpoint
 /// connection only by the checkpoint thread.
 final class SQLiteCheckpointer: @unchecked Sendable {
-    /// The checkpoint thread's nice value (0 is the default; 19 the lowest priority).
-    static let niceness: Int32 = 10
     /// New WAL pages (of the database's page size, 4 KiB by default) between background checkpoints.
     let backgroundPages: Int32
     /// WAL size, in pages, at which the committing connection checkpoints so that the WAL can restart.
@@ -60,12 +58,6 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         nextRequestAt = self.backgroundPages
         self.logger = logger
         let thread = Thread { [self] in
-            // Background work: on Linux a thread has its own nice value (setpriority(2), "NOTES"), so this
-            // lowers this thread alone, which then gives way to the sends' threads instead of taking their
-            // core in the middle of a fan-out. It still runs whenever a core is free, and if it falls behind,
-            // the WAL's restart checkpoint on the store's thread still bounds the WAL. (Before the name: a
-            // thread seen by its name has its priority.)
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
             Thread.current.name = "sqlite-checkpt"
             run()
         }

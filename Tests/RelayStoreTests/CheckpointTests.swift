@@ -23,32 +23,6 @@ import Testing
     /// The thresholds these tests use: small, so they write little (the store's defaults are 1,024 and 8,192).
     static let pages = (background: 128, restart: 1024)
 
-    /// Nice values of this process's threads named `name` (`/proc/self/task/*/stat`, field 19).
-    private static func niceValues(ofThreadsNamed name: String) throws -> [Int] {
-        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
-        return tasks.compactMap { task in
-            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
-                stat[stat.index(after: open)..<close] == name
-            else { return nil }
-            // After the name: field 3 (state) onwards, so field 19 is the 17th.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 16 ? Int(fields[16]) : nil
-        }
-    }
-
-    @Test func theCheckpointThreadRunsAtALowerPriority() async throws {
-        let store = try SQLiteStore.temporary(checkpointPages: Self.pages)
-        // The thread names itself as it starts, after setting its priority: wait for the name (the suite's
-        // time limit bounds the wait). Other tests' stores may have checkpoint threads of their own.
-        while try Self.niceValues(ofThreadsNamed: "sqlite-checkpt").isEmpty {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        let nice = try Self.niceValues(ofThreadsNamed: "sqlite-checkpt")
-        #expect(nice.allSatisfy { $0 == SQLiteCheckpointer.niceness } && SQLiteCheckpointer.niceness > 0)
-        withExtendedLifetime(store) {}
-    }
-
     @Test func pagesPastTheBackgroundThresholdReachTheDatabaseFileWhileTheStoreIsOpen() async throws {
         let store = try SQLiteStore.temporary(checkpointPages: Self.pages)
         try await store.execute("CREATE TABLE filler (data BLOB)")
