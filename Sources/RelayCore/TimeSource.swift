@@ -27,7 +27,7 @@ public final class ManualTimeSource: TimeSource {
     public func advance(by duration: Duration) {
         state.withLock {
             $0.monotonic += duration
-            $0.now += TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
+            $0.now += duration.timeInterval
         }
     }
 }

@@ -290,8 +290,7 @@ final class ServerCore: Sendable {
         }
         if let onResponse {
             let elapsed = ContinuousClock.now - context.started
-            let milliseconds =
-                Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            let milliseconds = elapsed.timeInterval * 1000
             onResponse(
                 AccessLogEntry(
                     requestID: info.id,

@@ -259,13 +259,6 @@ extension DeliveryOutcome {
     }
 }
 
-extension Duration {
-    /// The duration in SECONDS, as Foundation counts time.
-    var timeInterval: TimeInterval {
-        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
-    }
-}
-
 /// Log lines about one delivery, with its notification id, apns-id and token suffix; the metadata is built
 /// only for lines the logger's level lets through (a fan-out logs nothing per device at `warning`).
 struct DeliveryLog {

@@ -111,7 +111,7 @@ public final class RelayMetrics: Sendable {
 
     /// The time APNs took to answer one request.
     public func recordAPNsLatency(_ duration: Duration) {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.timeInterval
         state.withLock { state in
             for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
                 state.latencyCounts[index] += 1

@@ -72,8 +72,9 @@ public protocol Store: Sendable {
     /// again before that, unless completed (then never) or ``releaseLeases()`` is called.
     ///
     /// A due delivery whose device can no longer receive it is ended here instead of returned: device
-    /// deleted or registered again for another user (`failed`, `DeviceDeleted`), retired (`retired`, the device's retired reason), or the
-    /// notification's topic unlinked from it (`failed`, `DeviceTokenNotForTopic`). Fewer than `limit` jobs
+    /// deleted or registered again for another user (`failed`, `DeviceDeleted`), retired (`retired`, the
+    /// device's retired reason), or the notification's topic unlinked from it (`failed`,
+    /// `DeviceTokenNotForTopic`). Fewer than `limit` jobs
     /// means no more of the app's were due.
     func claimDueDeliveries(appId: String, now: Date, limit: Int, leaseSeconds: Int) async throws -> [DeliveryJob]
 

@@ -88,7 +88,7 @@ enum APNsBenchCommand {
         }
         let elapsed = ContinuousClock.now - started
         await client.shutdown()
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.timeInterval
         let taken = progress.samples.withLock { $0 }
         let report = Report(
             requests: count,

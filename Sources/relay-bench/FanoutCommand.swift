@@ -89,9 +89,9 @@ enum FanoutCommand {
             let decided = relay.metrics.attemptsDecided
             let started = ContinuousClock.now
             let accepted = try await postWebhook(port: relay.port, apiKey: apiKey, room: room)
-            let acceptSeconds = (ContinuousClock.now - started).seconds
+            let acceptSeconds = (ContinuousClock.now - started).timeInterval
             try await waitUntilSent(decided + accepted.devices, observer, relay, since: started, timeout: timeout)
-            return (accepted, acceptSeconds, (ContinuousClock.now - started).seconds)
+            return (accepted, acceptSeconds, (ContinuousClock.now - started).timeInterval)
         }
         _ = try await fanOut(room: SeedCommand.warmUpRoom)
 

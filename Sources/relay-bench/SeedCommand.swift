@@ -38,7 +38,7 @@ enum SeedCommand {
             at: now
         )
         let elapsed = ContinuousClock.now - started
-        print(#"{"devices":\#(devices),"seconds":\#(elapsed.seconds)}"#)
+        print(#"{"devices":\#(devices),"seconds":\#(elapsed.timeInterval)}"#)
         return 0
     }
 
@@ -51,9 +51,4 @@ enum SeedCommand {
         }
         return try DeviceToken(parsing: words.joined())
     }
-}
-
-extension Duration {
-    /// The duration in SECONDS.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
