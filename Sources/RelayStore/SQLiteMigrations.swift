@@ -173,5 +173,23 @@ enum SQLiteMigrations {
         CREATE INDEX devices_by_user_state
             ON devices (app_id, user_id, state, unlinked_topics, environment, updated_at, retired_reason);
         """,
+        // 7: leases by run. A claim takes its jobs a run at a time (one app and due time, a range of ids) and
+        // wrote the lease into every row of the run: a rewrite of every table page of the run (about 20 MB of
+        // WAL per 100,000 deliveries) and about a fifth of the claim's time (3.2 µs per delivery in the
+        // sqlite3 module; the read is the rest). A run's lease is now one row here; a pending delivery is
+        // leased while a live lease's run covers it (same app and due time, id in range). A result moves the
+        // delivery out of its run: it is no longer pending, or due later. Leases held when this step runs were
+        // a stopped relay's, released at start-up anyway.
+        """
+        CREATE TABLE delivery_leases (
+            app_id          TEXT NOT NULL,
+            next_attempt_at INTEGER NOT NULL,
+            first_id        INTEGER NOT NULL,
+            last_id         INTEGER NOT NULL,
+            lease_until     INTEGER NOT NULL
+        );
+        CREATE INDEX delivery_leases_by_run ON delivery_leases (app_id, next_attempt_at, last_id);
+        ALTER TABLE deliveries DROP COLUMN lease_until;
+        """,
     ]
 }

@@ -24,10 +24,11 @@ extension SQLiteStore {
         }
     }
 
-    /// A lease is `lease_until`; the due index does not hold it, so leased rows stay in their place. Each
-    /// app's claims go on from where the last one stopped (``ClaimCursor``) instead of reading past the rows
-    /// in flight again; a claim that reaches the end starts the next one from the beginning, where it skips
-    /// rows still leased (taken by this relay, or by another on the same file).
+    /// A claim leases what it takes a run at a time (``LeaseRun``: one due time, a range of ids), one row of
+    /// `delivery_leases` per run; the due index does not hold leases, so leased rows stay in their place.
+    /// Each app's claims go on from where the last one stopped (``ClaimCursor``) instead of reading past the
+    /// rows in flight again; a claim that reaches the end starts the next one from the beginning, where it
+    /// passes over rows still leased (taken by this relay, or by another on the same file).
     public func claimDueDeliveries(
         appId: String,
         now: Date,
@@ -46,11 +47,12 @@ extension SQLiteStore {
                 ? $0 : nil
         }
         let jobs = try db.transaction {
+            let leased = try liveLeases(appId: appId, now: nowMilliseconds, after: cursor)
             var jobs: [DeliveryJob] = []
             jobs.reserveCapacity(limit)
             var notifications: [String: NotificationHeaders] = [:]  // one per notification, its payload shared
-            // The jobs taken since the last lease write: one due time, ids from `first` to `last`.
-            var leaseRun: (nextAttemptAt: Int64, first: Int64, last: Int64)?
+            // The jobs taken since the last lease written, with the undeliverable rows ended among them.
+            var run: LeaseRun?
             // Until `limit` jobs or nothing more is due: leased rows are passed over, undeliverable ones ended.
             while jobs.count < limit {
                 let wanted = limit - jobs.count
@@ -61,7 +63,12 @@ extension SQLiteStore {
                         id: delivery.id,
                         startedAt: cursor?.startedAt ?? nowMilliseconds
                     )
-                    if let lease = delivery.leaseUntil, lease >= nowMilliseconds { continue }
+                    if leased.contains(where: { $0.covers(delivery) }) {
+                        // A run holds only what this claim read and took or ended.
+                        if let taken = run { try lease(taken, appId: appId, until: leaseUntil) }
+                        run = nil
+                        continue
+                    }
                     let notification: NotificationHeaders
                     if let known = notifications[delivery.notificationId] {
                         notification = known
@@ -73,11 +80,11 @@ extension SQLiteStore {
                         try settle(delivery.id, status: status, reason: reason, at: now)
                         continue
                     }
-                    if let run = leaseRun, run.nextAttemptAt == delivery.nextAttemptAt {
-                        leaseRun?.last = delivery.id
+                    if let taken = run, taken.nextAttemptAt == delivery.nextAttemptAt {
+                        run?.last = delivery.id
                     } else {
-                        if let run = leaseRun { try lease(run, appId: appId, now: now, until: leaseUntil) }
-                        leaseRun = (delivery.nextAttemptAt, delivery.id, delivery.id)
+                        if let taken = run { try lease(taken, appId: appId, until: leaseUntil) }
+                        run = LeaseRun(nextAttemptAt: delivery.nextAttemptAt, first: delivery.id, last: delivery.id)
                     }
                     jobs.append(try delivery.job(notification))
                 }
@@ -86,39 +93,57 @@ extension SQLiteStore {
                     break
                 }
             }
-            if let run = leaseRun { try lease(run, appId: appId, now: now, until: leaseUntil) }
+            if let run { try lease(run, appId: appId, until: leaseUntil) }
             return jobs
         }
         claimCursors[appId] = cursor
         return jobs
     }
 
-    /// Leases the jobs a claim took from one due time, in one statement instead of one per row: between the
-    /// run's first and last id, every pending row of the app at that due time was read by the claim, and it
-    /// took exactly those not leased at `now` (the undeliverable ones are no longer pending).
-    private func lease(
-        _ run: (nextAttemptAt: Int64, first: Int64, last: Int64),
-        appId: String,
-        now: Date,
-        until: Date
-    ) throws {
-        try db.withStatement(Self.leaseRunSQL) {
+    /// Leases a run until `until`: one row, however many jobs the run holds.
+    private func lease(_ run: LeaseRun, appId: String, until: Date) throws {
+        try db.withStatement(
+            """
+            INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until)
+            VALUES (?1, ?2, ?3, ?4, ?5)
+            """
+        ) {
             try $0.bind(1, appId)
             try $0.bind(2, run.nextAttemptAt)
             try $0.bind(3, run.first)
             try $0.bind(4, run.last)
-            try $0.bind(5, now)
-            try $0.bind(6, until)
+            try $0.bind(5, until)
             try $0.run()
         }
     }
 
-    /// ?1 app id, ?2 due time, ?3 and ?4 the first and last id, ?5 now, ?6 the lease's end (epoch
-    /// MILLISECONDS). A range of `deliveries_due`.
-    static let leaseRunSQL = """
-        UPDATE deliveries SET lease_until = ?6
-        WHERE app_id = ?1 AND status = 'pending' AND next_attempt_at = ?2 AND id BETWEEN ?3 AND ?4
-            AND (lease_until IS NULL OR lease_until < ?5)
+    /// Drops `appId`'s leases that ran out before `now` and returns the live ones that could cover a due
+    /// row after `cursor` (all of them without one). `now` is epoch MILLISECONDS.
+    private func liveLeases(appId: String, now: Int64, after cursor: ClaimCursor?) throws -> [LeaseRun] {
+        try db.withStatement("DELETE FROM delivery_leases WHERE app_id = ?1 AND lease_until < ?2") {
+            try $0.bind(1, appId)
+            try $0.bind(2, now)
+            try $0.run()
+        }
+        return try db.withStatement(Self.liveLeasesSQL) { row in
+            try row.bind(1, appId)
+            try row.bind(2, now)
+            try row.bind(3, cursor?.nextAttemptAt ?? Int64.min)
+            try row.bind(4, cursor?.id ?? Int64.min)
+            var runs: [LeaseRun] = []
+            while try row.step() {
+                runs.append(LeaseRun(nextAttemptAt: row.int64(0), first: row.int64(1), last: row.int64(2)))
+            }
+            return runs
+        }
+    }
+
+    /// ?1 app id, ?2 now, ?3 and ?4 the cursor's due time and id (epoch MILLISECONDS): the live leases of
+    /// runs that reach past the cursor. A range of `delivery_leases_by_run`.
+    static let liveLeasesSQL = """
+        SELECT next_attempt_at, first_id, last_id FROM delivery_leases
+        WHERE app_id = ?1 AND next_attempt_at >= ?3 AND (next_attempt_at > ?3 OR last_id > ?4)
+            AND lease_until >= ?2
         """
 
     /// Up to `limit` of `appId`'s pending deliveries due at `now` after `cursor` (from the first without
@@ -156,7 +181,7 @@ extension SQLiteStore {
     private static let dueColumns = """
         SELECT dl.id, dl.notification_id, dl.app_id, dl.token, dl.attempts,
             d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason,
-            dl.next_attempt_at, dl.lease_until
+            dl.next_attempt_at
         FROM deliveries AS dl
         LEFT JOIN devices AS d INDEXED BY devices_by_user_state
             ON d.app_id = dl.app_id AND d.user_id = dl.user_id AND d.token = dl.token
@@ -185,7 +210,7 @@ extension SQLiteStore {
 
     public func releaseLeases() async throws {
         claimCursors.removeAll()
-        try db.execute("UPDATE deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL")
+        try db.execute("DELETE FROM delivery_leases")
         try db.execute("UPDATE feedback SET lease_until = NULL WHERE lease_until IS NOT NULL")
     }
 
@@ -235,7 +260,7 @@ extension SQLiteStore {
     /// MILLISECONDS): what ``recordResultSQL`` records for a 200, for each.
     static let recordSentRunSQL = """
         UPDATE deliveries SET status = 'sent', attempts = attempts + 1, last_status = 200, last_reason = NULL,
-            sent_at = ?3, next_attempt_at = NULL, lease_until = NULL, updated_at = ?3
+            sent_at = ?3, next_attempt_at = NULL, updated_at = ?3
         WHERE id BETWEEN ?1 AND ?2
         """
 
@@ -259,8 +284,7 @@ extension SQLiteStore {
     private func settle(_ deliveryId: Int64, status: DeliveryStatus, reason: String, at: Date) throws {
         try db.withStatement(
             """
-            UPDATE deliveries SET status = ?2, last_reason = ?3, updated_at = ?4, next_attempt_at = NULL,
-                lease_until = NULL
+            UPDATE deliveries SET status = ?2, last_reason = ?3, updated_at = ?4, next_attempt_at = NULL
             WHERE id = ?1
             """
         ) {
@@ -296,10 +320,12 @@ extension SQLiteStore {
     }
 
     /// One attempt's result other than an accepted push (``recordSentRunSQL``): ?1 delivery id, ?2 status,
-    /// ?3 APNs status, ?4 reason, ?5 next attempt at, ?6 now (times epoch MILLISECONDS).
+    /// ?3 APNs status, ?4 reason, ?5 next attempt at, ?6 now (times epoch MILLISECONDS). A retry is due at
+    /// least a millisecond after the due time it was claimed at, so it leaves its run's lease even when it
+    /// comes back at once (ExpiredProviderToken) within that millisecond.
     static let recordResultSQL = """
         UPDATE deliveries SET status = ?2, attempts = attempts + 1, last_status = ?3, last_reason = ?4,
-            next_attempt_at = ?5, lease_until = NULL, updated_at = ?6
+            next_attempt_at = CASE WHEN ?5 IS NULL THEN NULL ELSE max(?5, next_attempt_at + 1) END, updated_at = ?6
         WHERE id = ?1
         """
 
@@ -408,8 +434,6 @@ private struct DueDelivery {
     var retiredReason: String?
     /// Epoch MILLISECONDS.
     var nextAttemptAt: Int64
-    /// Epoch MILLISECONDS; nil when not leased.
-    var leaseUntil: Int64?
 
     init(_ row: SQLiteStatement) {
         id = row.int64(0)
@@ -423,7 +447,6 @@ private struct DueDelivery {
         unlinkedTopics = row.string(8)
         retiredReason = row.optionalString(9)
         nextAttemptAt = row.int64(10)
-        leaseUntil = row.isNull(11) ? nil : row.int64(11)
     }
 
     func job(_ notification: NotificationHeaders) throws -> DeliveryJob {
@@ -458,6 +481,20 @@ private struct NotificationHeaders {
     var expiration: Int?
     var collapseId: String?
     var payload: Data
+}
+
+/// Deliveries a claim took (or ended) in a row of its due order: one due time, ids `first` to `last` (epoch
+/// MILLISECONDS and delivery ids). Between them, every pending row of the app at that due time was read by
+/// that claim, so a lease of the run covers exactly the jobs it took; a result moves a delivery out of it
+/// (it is no longer pending, or due later).
+struct LeaseRun {
+    var nextAttemptAt: Int64
+    var first: Int64
+    var last: Int64
+
+    fileprivate func covers(_ delivery: DueDelivery) -> Bool {
+        delivery.nextAttemptAt == nextAttemptAt && first <= delivery.id && delivery.id <= last
+    }
 }
 
 /// Where an app's last claim stopped in the due order (`next_attempt_at`, `id`), and when the claims that

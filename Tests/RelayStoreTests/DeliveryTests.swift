@@ -202,18 +202,45 @@ import Testing
             // a's leases have run out at t0 + 31 s: it takes its two again and the rest, around b's two.
             let again = try await a.claimDueDeliveries(appId: "app-a", now: F.time(31), limit: 10, leaseSeconds: 30)
             #expect(again.count == 4)
+            // Each delivery's live leases at t0 + 31 s: the ends of the runs that cover it.
             let leases = try await a.withConnection { db in
-                try db.withStatement("SELECT id, lease_until, status FROM deliveries ORDER BY id") { row in
-                    var leases: [Int64: (Int?, String)] = [:]
-                    while try row.step() { leases[row.int64(0)] = (row.optionalInt(1), row.string(2)) }
+                try db.withStatement(
+                    """
+                    SELECT dl.id, dl.status, l.lease_until FROM deliveries AS dl
+                    LEFT JOIN delivery_leases AS l ON l.app_id = dl.app_id AND l.next_attempt_at = dl.next_attempt_at
+                        AND dl.id BETWEEN l.first_id AND l.last_id AND l.lease_until >= ?1
+                    ORDER BY dl.id
+                    """
+                ) { row in
+                    try row.bind(1, F.time(31))
+                    var leases: [Int64: (status: String, until: [Int])] = [:]
+                    while try row.step() {
+                        leases[row.int64(0), default: (row.string(1), [])].until +=
+                            row.optionalInt(2).map { [$0] } ?? []
+                    }
                     return leases
                 }
             }
             let ms = { (date: Date) in Int(SQLiteStatement.milliseconds(date)) }
-            for job in again { #expect(leases[job.deliveryId]?.0 == ms(F.time(61))) }
-            for job in held { #expect(leases[job.deliveryId]?.0 == ms(F.time(50))) }
-            #expect(leases.values.filter { $0.1 == "failed" }.map(\.0) == [nil])
+            for job in again { #expect(leases[job.deliveryId]?.until == [ms(F.time(61))]) }
+            for job in held { #expect(leases[job.deliveryId]?.until == [ms(F.time(50))]) }
+            #expect(leases.values.filter { $0.status == "failed" }.map(\.until) == [[]])
         }
+    }
+
+    /// A retry that comes back at once (ExpiredProviderToken) in the millisecond it was claimed at is due a
+    /// millisecond later, out of its run's lease, so it is not held back until that lease ends.
+    @Test func aRetryAtOnceLeavesTheLeaseOfTheRunItWasClaimedIn() async throws {
+        let (store, _) = try await storeWithThreeDeliveries()
+        let jobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+        try await store.complete(
+            [(jobs[1].deliveryId, .retry(at: F.t0, status: 403, reason: "ExpiredProviderToken"))],
+            at: F.t0
+        )
+        let later = F.t0.addingTimeInterval(0.001)
+        let again = try await store.claimDueDeliveries(appId: "app-a", now: later, limit: 10, leaseSeconds: 30)
+        #expect(again.map(\.deliveryId) == [jobs[1].deliveryId])
+        #expect(again.first?.attempts == 1)
     }
 
     /// A claim that keeps going on from its cursor still comes back, once a lease has passed, for a delivery

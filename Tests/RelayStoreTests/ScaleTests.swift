@@ -47,7 +47,7 @@ import Testing
         let plans = try await store.withConnection { db in
             return try [
                 SQLiteStore.insertDeliveriesSQL(explicitRecipients: explicitRecipients), SQLiteStore.dueAfterSQL,
-                SQLiteStore.dueAtSQL, SQLiteStore.leaseRunSQL,
+                SQLiteStore.dueAtSQL, SQLiteStore.liveLeasesSQL,
             ].map { sql in
                 try db.withStatement("EXPLAIN QUERY PLAN " + sql) { row in
                     var lines: [String] = []
@@ -83,7 +83,7 @@ import Testing
         }
         #expect(
             plans[3].contains(
-                "SEARCH deliveries USING INDEX deliveries_due (app_id=? AND next_attempt_at=? AND id>? AND id<?)"
+                "SEARCH delivery_leases USING INDEX delivery_leases_by_run (app_id=? AND next_attempt_at>?)"
             ),
             "\(plans[3])"
         )
