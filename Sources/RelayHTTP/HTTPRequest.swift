@@ -37,6 +37,13 @@ public struct HTTPRequest: Sendable {
         remoteAddress: String = "",
         id: String? = nil
     ) throws {
+        // RFC 9112 §3.2: the request target is one token, without white space or control characters.
+        guard !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw HTTPError.badRequest(
+                code: "invalid_target",
+                message: "The request target must not contain spaces or control characters"
+            )
+        }
         // URLComponents would quietly read a stray `%` as `%25`; RFC 3986 §2.1 allows `%` only before two hex
         // digits.
         guard Self.hasValidPercentEscapes(target) else {

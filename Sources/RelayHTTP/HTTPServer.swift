@@ -150,9 +150,10 @@ public final class HTTPServer: Sendable {
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.maxHeaderBytes, ptr_value: nil),
-            // Strict: an HTTP/1.1 request without Host is refused with 400 (RFC 9112 §3.2), as are spaces in the
-            // request target.
-            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 1, ptr_value: nil),
+            // libmicrohttpd's default strictness. Its strict mode (1) refuses an HTTP/1.1 request without Host
+            // and spaces in the request target with HTML answers (the first with its status line and headers
+            // written twice, in 0.9.75); ServerCore and HTTPRequest refuse both with JSON instead.
+            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 0, ptr_value: nil),
         ]
         if let limit = configuration.perIPConnectionLimit {
             options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: limit, ptr_value: nil))

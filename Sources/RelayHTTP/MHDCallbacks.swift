@@ -20,7 +20,7 @@ enum MHDCallbacks {
         connection,
         _,
         method,
-        _,
+        version,
         uploadData,
         uploadDataSize,
         requestContext in
@@ -32,6 +32,7 @@ enum MHDCallbacks {
         return core.access(
             connection: connection,
             method: String(cString: method),
+            version: version.map { String(cString: $0) } ?? "",
             uploadData: uploadData,
             uploadSize: uploadDataSize,
             context: context

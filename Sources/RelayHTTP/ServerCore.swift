@@ -68,10 +68,12 @@ final class ServerCore: Sendable {
     }
 
     /// The access handler (see `MHD_AccessHandlerCallback`): called once after the headers, once per body
-    /// chunk, once at the end of the body, and once more after the connection is resumed.
+    /// chunk, once at the end of the body, and once more after the connection is resumed. `version` is the
+    /// request line's, e.g. `"HTTP/1.1"`.
     func access(
         connection: OpaquePointer,
         method: String,
+        version: String,
         uploadData: UnsafePointer<CChar>?,
         uploadSize: UnsafeMutablePointer<Int>,
         context: RequestContext
@@ -129,13 +131,18 @@ final class ServerCore: Sendable {
             state.withLock { $0.unanswered -= 1 }
             return queue(response, on: connection, context: context)
         case .headers:
-            return receivedHeaders(connection: connection, method: method, context: context)
+            return receivedHeaders(connection: connection, method: method, version: version, context: context)
         case .endOfBody:
             return receivedBody(connection: connection, context: context)
         }
     }
 
-    private func receivedHeaders(connection: OpaquePointer, method: String, context: RequestContext) -> MHD_Result {
+    private func receivedHeaders(
+        connection: OpaquePointer,
+        method: String,
+        version: String,
+        context: RequestContext
+    ) -> MHD_Result {
         var headers = HTTPHeaders()
         withUnsafeMutablePointer(to: &headers) { pointer in
             _ = MHD_get_connection_values(connection, .HEADER_KIND, ServerCore.collectHeader, pointer)
@@ -149,6 +156,13 @@ final class ServerCore: Sendable {
             $0.remoteAddress = remote
             $0.requestID = requestID
             $0.path = String(path).removingPercentEncoding ?? String(path)
+        }
+        // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400. libmicrohttpd's strict mode would
+        // answer it with an HTML page whose status line and headers 0.9.75 writes twice.
+        if version == "HTTP/1.1", headers["host"] == nil {
+            context.state.withLock { $0.phase = .done }
+            let error = HTTPError.badRequest(code: "missing_host", message: "An HTTP/1.1 request needs a Host header")
+            return queue(error.response, on: connection, context: context)
         }
         // Decide on the announced length before any body byte is read (or `100 Continue` sent).
         if let length = headers["content-length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes {
