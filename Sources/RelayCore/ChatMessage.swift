@@ -40,16 +40,21 @@ public struct ChatMessage: Sendable, Equatable {
 
     /// The payload for this message: alert title = room name, body = "Sender: text" (or the text), sound
     /// "default", thread-id = room id; image messages add mutable-content 1 and use the caption or
-    /// "📷 Image"; top-level `dittoChatRoomId` always, `dittoChatMessageId` when known.
+    /// "📷 Image"; top-level `dittoChatRoomId` always, `dittoChatMessageId` when known. A room name, sender
+    /// name or caption that ``StringProtocol/isBlank`` counts as absent.
     /// - Parameter privacy: when true the body is "New message" and no text of the message is sent.
     public func payload(privacy: Bool = false) -> ChatPayload {
         let text: String
         switch content {
         case .text(let body): text = body
-        case .image(let caption, _): text = caption.flatMap { $0.isEmpty ? nil : $0 } ?? ChatPayload.imageBody
+        case .image(let caption, _): text = caption.nonBlank ?? ChatPayload.imageBody
         }
-        let body = privacy ? "New message" : senderName.map { "\($0): \(text)" } ?? text
-        var aps = APS(alert: .init(title: privacy ? nil : roomName, body: body), sound: "default", threadId: roomId)
+        let body = privacy ? "New message" : senderName.nonBlank.map { "\($0): \(text)" } ?? text
+        var aps = APS(
+            alert: .init(title: privacy ? nil : roomName.nonBlank, body: body),
+            sound: "default",
+            threadId: roomId
+        )
         if case .image = content { aps.mutableContent = 1 }
         return ChatPayload(aps: aps, dittoChatRoomId: roomId, dittoChatMessageId: messageId)
     }

@@ -101,8 +101,11 @@ extension RelayAPI {
         switch kind {
         case .message:
             guard let text = body.text else { throw .badRequest(code: "missing_field", message: "text is required") }
-            guard text.contains(where: { !$0.isWhitespace }) else {
-                throw .badRequest(code: "invalid_field", message: "text must not be empty or only white space")
+            guard !text.isBlank else {
+                throw .badRequest(
+                    code: "invalid_field",
+                    message: "text must not be empty or only white space and invisible characters"
+                )
             }
             content = .text(text)
         case .imageMessage:

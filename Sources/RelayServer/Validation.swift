@@ -4,10 +4,17 @@ import RelayHTTP
 
 /// The checks every id and token in a request goes through, with the 400 errors they give.
 enum Validation {
-    /// An id (room, user, message): 1...256 bytes of UTF-8, no control characters.
+    /// An id (room, user, message): 1...256 bytes of UTF-8, not ``RelayCore/StringProtocol/isBlank``, no
+    /// control characters.
     /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
     static func id(_ value: String, field: String) throws(HTTPError) -> String {
         guard !value.isEmpty else { throw .badRequest(code: "invalid_field", message: "\(field) must not be empty") }
+        guard !value.isBlank else {
+            throw .badRequest(
+                code: "invalid_field",
+                message: "\(field) must not be only white space and invisible characters"
+            )
+        }
         guard value.utf8.count <= ChatMessage.maxIdBytes else {
             throw .badRequest(
                 code: "invalid_field",

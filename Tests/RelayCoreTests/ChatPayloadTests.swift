@@ -41,6 +41,28 @@ import Testing
         #expect(object["dittoChatMessageId"] == nil)
     }
 
+    /// A caption, sender name or room name with nothing visible in it counts as absent.
+    @Test(arguments: ["", " \n\t", "\u{200B}", "\u{0}", "\u{00A0}\u{2060}"])
+    func blankCaptionAndNamesCountAsAbsent(blank: String) throws {
+        #expect(blank.isBlank)
+        let message = ChatMessage(
+            roomId: "r",
+            senderId: "a",
+            content: .image(caption: blank, imageURL: nil),
+            roomName: blank,
+            senderName: blank
+        )
+        let object = try Self.json(try message.payload().encoded(limit: 4096))
+        let alert = try #require((object["aps"] as? [String: Any])?["alert"] as? [String: Any])
+        #expect(alert["body"] as? String == "📷 Image")
+        #expect(alert["title"] == nil)
+    }
+
+    @Test(arguments: ["a", " a ", "👋", "👨‍👩‍👧", "\u{200B}x", "é"])
+    func textWithAVisibleCharacterIsNotBlank(text: String) {
+        #expect(!text.isBlank)
+    }
+
     @Test(arguments: ["a", "😀", "é", "\"", "\u{1}", "👩‍👩‍👧‍👦"])
     func longTextIsCutOnACharacterBoundaryWithinTheLimit(unit: String) throws {
         let text = String(repeating: unit, count: 5000)
@@ -84,5 +106,9 @@ import Testing
         #expect(Timestamp.parse("2026-01-01T01:00:00+01:00").map(Timestamp.milliseconds) == 1_767_225_600_000)
         #expect(Timestamp.parse("2026-01-01t00:00:00.123z").map(Timestamp.milliseconds) == 1_767_225_600_123)
         #expect(Timestamp.parse("yesterday") == nil)
+        // A day the month does not have is refused, not carried into the next month.
+        #expect(Timestamp.parse("2020-02-30T00:00:00Z") == nil)
+        #expect(Timestamp.parse("2021-02-29T10:00:00.123+02:00") == nil)
+        #expect(Timestamp.parse("2020-02-29T00:00:00Z") != nil)
     }
 }

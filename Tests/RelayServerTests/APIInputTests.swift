@@ -58,6 +58,15 @@ import Testing
             mentions: "userId"
         ),
         Case(
+            name: "userId of only white space",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": token, "userId": "   "]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "userId"
+        ),
+        Case(
             name: "rooms not an array",
             method: "POST",
             path: "/v1/devices",
@@ -159,6 +168,24 @@ import Testing
             status: 400,
             code: "invalid_field",
             mentions: "text"
+        ),
+        Case(
+            name: "webhook whose text shows nothing",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "s", "text": "\u{200B}\u{0}"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "text"
+        ),
+        Case(
+            name: "webhook with only white space as roomId",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "   ", "senderId": "s", "text": "hi"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "roomId"
         ),
         Case(
             name: "webhook without roomId",
