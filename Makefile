@@ -5,10 +5,14 @@ BIN := .build/debug/push-relay
 RELEASE_BIN := .build/release/push-relay
 PORT ?= 8080
 
-.PHONY: setup build release test lint format openapi run bench bench-apns clean
+.PHONY: setup venv build release test lint format openapi run bench bench-apns clean
 
 setup:
 	@bash scripts/setup.sh
+
+# setup, and the Python virtualenv .venv the checks after the Swift tests run from (from PyPI).
+venv:
+	@bash scripts/setup.sh --venv
 
 build: setup
 	$(SWIFT) build -Xswiftc -warnings-as-errors $(SWIFT_FLAGS)
@@ -25,7 +29,7 @@ format:
 # After the Swift tests: the served OpenAPI JSON must be docs/openapi.yaml's current conversion, docker/
 # must hold together (scripts/check-docker.py, no Docker engine needed), and schemathesis fuzzes a live relay
 # from the OpenAPI document (scripts/schemathesis.sh).
-test: build lint
+test: venv build lint
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 	.venv/bin/python scripts/openapi-json.py --check
@@ -33,7 +37,7 @@ test: build lint
 	bash scripts/schemathesis.sh
 
 # Regenerates Sources/RelayServer/OpenAPIDocument+JSON.swift (served at /openapi.json) from docs/openapi.yaml.
-openapi: setup
+openapi: venv
 	.venv/bin/python scripts/openapi-json.py
 
 run: release

@@ -2,7 +2,8 @@
 # Installs the Debian packages PushRelay builds and tests with, only those that are missing.
 # Fast (no apt call at all) when everything is present. On Debian 12 (bookworm), libcurl 8.x comes
 # from bookworm-backports; the backports line is derived from the machine's own apt sources, so no
-# mirror is named here. Then makes the Python virtualenv .venv (see setup_venv).
+# mirror is named here. With --venv (make test, make openapi), also makes the Python virtualenv .venv
+# (see setup_venv), from PyPI; `make run` and the builds need only the Debian packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,7 +50,7 @@ need_curl8=0
 if [ "$(curl_major)" != "" ] && [ "$(curl_major)" -lt 8 ]; then need_curl8=1; fi
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 if [ "${#missing[@]}" -eq 0 ] && [ "$need_curl8" -eq 0 ]; then
-    [ "${1:-}" = "--runtime" ] || setup_venv
+    [ "${1:-}" != "--venv" ] || setup_venv
     exit 0
 fi
 
@@ -101,4 +102,4 @@ if [ "$(curl_major)" -lt 8 ] 2>/dev/null; then
     echo "setup: WARNING: libcurl $(curl_major).x is below 8; HTTP/2 reuse will suffer" >&2
 fi
 echo "setup: libcurl $(dpkg-query -W -f='${Version}' libcurl4)"
-[ "${1:-}" = "--runtime" ] || setup_venv
+[ "${1:-}" != "--venv" ] || setup_venv
