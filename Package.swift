@@ -10,7 +10,10 @@ let package = Package(
         .executable(name: "push-relay", targets: ["push-relay"])
     ],
     targets: [
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl"),
+        // Without pkgConfig: the libcurl 8 of bookworm-backports lists `-isystem /usr/include/mit-krb5` in
+        // its Cflags, which SwiftPM drops with a warning on every build; its headers are in the compiler's
+        // default path (/usr/include/<multiarch>/curl) and the module map links `curl`.
+        .systemLibrary(name: "CCurl"),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl"),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3"),
