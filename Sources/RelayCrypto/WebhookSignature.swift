@@ -45,7 +45,9 @@ public enum WebhookSignature {
             }
         }
         guard let timestamp, !signatures.isEmpty else { throw .malformed }
-        guard abs(Int(now.timeIntervalSince1970) - timestamp) <= toleranceSeconds else { throw .stale }
+        // Any Int the sender wrote: a distance that overflows is far outside the window.
+        let (age, overflow) = Int(now.timeIntervalSince1970).subtractingReportingOverflow(timestamp)
+        guard !overflow, age.magnitude <= toleranceSeconds.magnitude else { throw .stale }
         let expected = mac(body, secret: secret, timestamp: timestamp)
         var matched = false
         for signature in signatures where Digest.constantTimeEqual(signature, expected) { matched = true }

@@ -20,6 +20,10 @@ import Testing
             ("t=1800000000", .malformed),
             ("t=1800000000,v1=zz", .malformed),
             (WebhookSignature.sign(body, secret: secret, timestamp: 1_800_000_000 - 301), .stale),
+            // Timestamps whose distance from now overflows Int (this crashed the relay) are stale.
+            (WebhookSignature.sign(body, secret: secret, timestamp: Int.min), .stale),
+            (WebhookSignature.sign(body, secret: secret, timestamp: -Int.max), .stale),
+            (WebhookSignature.sign(body, secret: secret, timestamp: Int.max), .stale),
             (WebhookSignature.sign(body, secret: "another-secret-of-16", timestamp: 1_800_000_000), .mismatch),
             (WebhookSignature.sign(Data("{}".utf8), secret: secret, timestamp: 1_800_000_000), .mismatch),
         ] as [(String?, WebhookSignature.Failure)]
