@@ -41,8 +41,10 @@ public struct ChatMessage: Sendable, Equatable {
     /// The payload for this message: alert title = room name, body = "Sender: text" (or the text), sound
     /// "default", thread-id = room id; image messages add mutable-content 1 and use the caption or
     /// "📷 Image"; top-level `dittoChatRoomId` always, `dittoChatMessageId` when known. A room name, sender
-    /// name or caption that ``StringProtocol/isBlank`` counts as absent.
-    /// - Parameter privacy: when true the body is "New message" and no text of the message is sent.
+    /// name or caption that ``StringProtocol/isBlank`` counts as absent. An image message's URL goes in the
+    /// top-level `imageUrl`.
+    /// - Parameter privacy: when true the body is "New message" and no text or image URL of the message is
+    ///   sent.
     public func payload(privacy: Bool = false) -> ChatPayload {
         let text: String
         switch content {
@@ -56,7 +58,9 @@ public struct ChatMessage: Sendable, Equatable {
             threadId: roomId
         )
         if case .image = content { aps.mutableContent = 1 }
-        return ChatPayload(aps: aps, dittoChatRoomId: roomId, dittoChatMessageId: messageId)
+        var imageUrl: String?
+        if !privacy, case .image(_, let url) = content { imageUrl = url }
+        return ChatPayload(aps: aps, dittoChatRoomId: roomId, dittoChatMessageId: messageId, imageUrl: imageUrl)
     }
 
     /// apns-collapse-id: the message id when it fits APNs' 64-byte limit, else none.

@@ -3,16 +3,20 @@ import Foundation
 /// The APNs payload for one Ditto chat message: `aps` plus the SDK's top-level routing keys.
 ///
 /// `dittoChatRoomId` is always present (the SDK's `handleNotification(userInfo:)` needs it to route);
-/// `dittoChatMessageId` when the message id is known (without it the app opens the room).
+/// `dittoChatMessageId` when the message id is known (without it the app opens the room); `imageUrl` for
+/// an image message whose URL the app sent, for the app's notification service extension (the payload
+/// has `mutable-content: 1`) to download and attach.
 public struct ChatPayload: Encodable, Sendable, Equatable {
     public var aps: APS
     public var dittoChatRoomId: String
     public var dittoChatMessageId: String?
+    public var imageUrl: String?
 
-    public init(aps: APS, dittoChatRoomId: String, dittoChatMessageId: String? = nil) {
+    public init(aps: APS, dittoChatRoomId: String, dittoChatMessageId: String? = nil, imageUrl: String? = nil) {
         self.aps = aps
         self.dittoChatRoomId = dittoChatRoomId
         self.dittoChatMessageId = dittoChatMessageId
+        self.imageUrl = imageUrl
     }
 
     /// The body the SDK shows for an image message without caption.

@@ -911,7 +911,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxLength": 2048,
-            "description": "At most 2048 bytes of UTF-8."
+            "description": "An absolute https URL of at most 2048 bytes, sent as the payload's top-level `imageUrl` for the\napp's notification service extension (not with `privacy`).\n"
           }
         }
       },

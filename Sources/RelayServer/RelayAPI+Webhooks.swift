@@ -111,7 +111,7 @@ extension RelayAPI {
         case .imageMessage:
             content = .image(
                 caption: try Validation.text(body.caption, field: "caption", maxBytes: 16_384),
-                imageURL: try Validation.text(body.imageUrl, field: "imageUrl", maxBytes: 2048)
+                imageURL: try Validation.imageURL(body.imageUrl, field: "imageUrl")
             )
         }
         return ChatMessage(

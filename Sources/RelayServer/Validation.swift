@@ -41,6 +41,18 @@ enum Validation {
         return value
     }
 
+    /// An image's URL for the app's notification service extension: absolute `https` with a host (App
+    /// Transport Security refuses plain `http` by default), at most 2048 bytes, as Foundation's `URL` reads it.
+    /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
+    static func imageURL(_ value: String?, field: String) throws(HTTPError) -> String? {
+        guard let url = try text(value, field: field, maxBytes: 2048) else { return nil }
+        guard let parsed = URL(string: url), parsed.scheme?.lowercased() == "https", parsed.host?.isEmpty == false
+        else {
+            throw .badRequest(code: "invalid_field", message: "\(field) must be an absolute https URL")
+        }
+        return url
+    }
+
     /// A device token in any recoverable form.
     /// - Throws: ``HTTPError`` 400 `invalid_device_token` saying what is wrong (never echoing the token).
     static func token(_ value: String, field: String = "token") throws(HTTPError) -> DeviceToken {

@@ -39,6 +39,18 @@ import Testing
         #expect(aps["mutable-content"] as? Int == 1)
         #expect((aps["alert"] as? [String: Any])?["body"] as? String == "📷 Image")
         #expect(object["dittoChatMessageId"] == nil)
+        #expect(object["imageUrl"] == nil)
+    }
+
+    /// The image's URL goes top-level, for the app's notification service extension; never in privacy mode.
+    @Test func anImageURLIsCarriedForTheServiceExtension() throws {
+        let url = "https://example.com/images/1.jpg"
+        let message = ChatMessage(roomId: "r", senderId: "a", content: .image(caption: "hi", imageURL: url))
+        let object = try Self.json(try message.payload().encoded(limit: 4096))
+        #expect(object["imageUrl"] as? String == url)
+        #expect((object["aps"] as? [String: Any])?["mutable-content"] as? Int == 1)
+        let hidden = try Self.json(try message.payload(privacy: true).encoded(limit: 4096))
+        #expect(hidden["imageUrl"] == nil)
     }
 
     /// A caption, sender name or room name with nothing visible in it counts as absent.

@@ -170,6 +170,24 @@ import Testing
             mentions: "text"
         ),
         Case(
+            name: "image webhook whose imageUrl is not https",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "javascript:alert(1)"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl has no host",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https:///a.jpg"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
             name: "webhook whose text shows nothing",
             method: "POST",
             path: "/v1/webhooks/did-send-message",
