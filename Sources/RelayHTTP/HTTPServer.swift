@@ -185,7 +185,9 @@ public final class HTTPServer: Sendable {
         guard let raw else {
             throw HTTPServerError(
                 code: .start,
-                message: "MHD_start_daemon failed for \(configuration.host):\(configuration.port) (errno \(errno))"
+                message:
+                    "cannot listen on \(configuration.host):\(configuration.port): \(String(cString: strerror(errno)))"
+                    + " (errno \(errno))"
             )
         }
         return MHDDaemon(raw: raw, core: core)

@@ -309,7 +309,8 @@ import Testing
         var same = Self.configuration(grace: 1)
         same.port = first.port
         let second = HTTPServer(configuration: same, handler: { _ in .noContent }, logger: .disabled())
-        #expect(throws: HTTPServerError.self) { try second.start() }
+        let inUse = try #require(throws: HTTPServerError.self) { try second.start() }
+        #expect(inUse.code == .start && inUse.message.contains("Address already in use"), "\(inUse)")
         #expect(throws: HTTPServerError.self) { try first.start() }
         await first.shutdown()
         await second.shutdown()
