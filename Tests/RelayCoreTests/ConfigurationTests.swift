@@ -89,6 +89,21 @@ import Testing
         #expect(configuration.redactedJSON.contains("<redacted>"))
     }
 
+    /// An unknown environment or log level names the values allowed, not Swift's "Cannot initialize …".
+    @Test func anUnknownNamedValueListsTheValuesAllowed() throws {
+        let path = try file(
+            #"{"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(Self.hash)"],"defaultEnvironment":"staging"}]}"#
+        )
+        do {
+            _ = try Configuration.load(file: path, environment: [:])
+            Issue.record("expected a failure")
+        } catch {
+            #expect(
+                error.problems == ["apps[0].defaultEnvironment: must be one of sandbox, production, not 'staging'"]
+            )
+        }
+    }
+
     @Test func aValueOfTheWrongTypeIsRefused() throws {
         #expect(throws: Configuration.Invalid.self) {
             try Configuration.load(file: nil, environment: ["PUSH_RELAY_HTTP_PORT": "eighty"])
