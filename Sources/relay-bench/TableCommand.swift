@@ -44,6 +44,13 @@ enum TableCommand {
         }
     }
 
+    /// The median of sorted, non-empty `values`: the middle one, or the mean of the two middle ones for an
+    /// even count.
+    static func median(_ values: [Double]) -> Double {
+        let middle = values.count / 2
+        return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
+    }
+
     static func run(_ words: [String]) throws -> Int32 {
         if words.count == 2, words[0] == "--rss" { return try rss(file: words[1]) }
         var against: [String] = []
@@ -91,7 +98,7 @@ enum TableCommand {
                     "paired median",
                     { row in
                         guard let ratios = reference(row).map(row.pairedRatios), !ratios.isEmpty else { return "-" }
-                        return String(format: "%.2fx %.2f-%.2f", ratios[ratios.count / 2], ratios[0], ratios.last!)
+                        return String(format: "%.2fx %.2f-%.2f", median(ratios), ratios[0], ratios.last!)
                     }
                 )
             )
@@ -124,10 +131,10 @@ enum TableCommand {
         if let target {
             for row in rows where row.label.hasPrefix(target.prefix + "-") {
                 guard let ratios = reference(row).map(row.pairedRatios), !ratios.isEmpty else { continue }
-                let median = ratios[ratios.count / 2]
-                let verdict = median >= target.ratio ? "met" : "MISSED"
+                let paired = median(ratios)
+                let verdict = paired >= target.ratio ? "met" : "MISSED"
                 print(
-                    "target \(row.label): paired median \(String(format: "%.2fx", median)) >= "
+                    "target \(row.label): paired median \(String(format: "%.2fx", paired)) >= "
                         + "\(String(format: "%.2fx", target.ratio)) \(verdict) (\(ratios.count) pairs)"
                 )
             }
