@@ -10,8 +10,8 @@ PORT ?= 8080
 setup:
 	@bash scripts/setup.sh
 
-# setup, and the Python virtualenv .venv the checks after the Swift tests run from (from PyPI).
-venv:
+# The Python virtualenv .venv the checks after the Swift tests run from (from PyPI).
+venv: setup
 	@bash scripts/setup.sh --venv
 
 build: setup

@@ -10,8 +10,8 @@
 # the table shows each one's fastest run and highest peak RSS; a short run is disturbed more by a moment of
 # the machine's, so each round runs the 1k pair eight times, the 10k pair four times and the 100k pair twice
 # (two runs of the same sends back to back differ by up to 20 % at 100k and by up to 2x at 1k here; with 20
-# 1k pairs the median ranged from 0.89x to 1.00x, with 10 10k pairs from 0.89x to 1.06x). The fan-out target (>= 0.9x the client-only rate) is read by the median of the paired
-# ratios, printed under the table.
+# 1k pairs the median ranged from 0.89x to 1.00x, with 10 10k pairs from 0.89x to 1.06x). The fan-out
+# target (>= 0.9x the client-only rate) is read by the median of the paired ratios, printed under the table.
 # Env: SIZES (default "1000 10000 100000"), H2LOAD_N (default 100000), CONCURRENCY (the fan-out's in flight,
 # delivery.concurrency and perAppConcurrency, and the client's; default 200, what one app has in flight by
 # default), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS (default 100), REPEAT (default 5).

@@ -2,8 +2,8 @@
 # Installs the Debian packages PushRelay builds and tests with, only those that are missing.
 # Fast (no apt call at all) when everything is present. On Debian 12 (bookworm), libcurl 8.x comes
 # from bookworm-backports; the backports line is derived from the machine's own apt sources, so no
-# mirror is named here. With --venv (make test, make openapi), also makes the Python virtualenv .venv
-# (see setup_venv), from PyPI; `make run` and the builds need only the Debian packages.
+# mirror is named here. With --venv (make venv, for make test and make openapi) it makes only the Python
+# virtualenv .venv (see setup_venv), from PyPI; `make run` and the builds need only the Debian packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +38,10 @@ setup_venv() {
     .venv/bin/python -m pip install --quiet --disable-pip-version-check $venv_requirements
     echo "$venv_requirements" >"$stamp"
 }
+if [ "${1:-}" = "--venv" ]; then
+    setup_venv
+    exit 0
+fi
 
 # The major version of the libcurl installed (from dpkg, so it works without the -dev package too).
 curl_major() { dpkg-query -W -f='${Version}' libcurl4 2>/dev/null | cut -d. -f1 | sed 's/^[0-9]*://'; }
@@ -49,10 +53,7 @@ done
 need_curl8=0
 if [ "$(curl_major)" != "" ] && [ "$(curl_major)" -lt 8 ]; then need_curl8=1; fi
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-if [ "${#missing[@]}" -eq 0 ] && [ "$need_curl8" -eq 0 ]; then
-    [ "${1:-}" != "--venv" ] || setup_venv
-    exit 0
-fi
+if [ "${#missing[@]}" -eq 0 ] && [ "$need_curl8" -eq 0 ]; then exit 0; fi
 
 export DEBIAN_FRONTEND=noninteractive
 apt_updated=0
@@ -102,4 +103,3 @@ if [ "$(curl_major)" -lt 8 ] 2>/dev/null; then
     echo "setup: WARNING: libcurl $(curl_major).x is below 8; HTTP/2 reuse will suffer" >&2
 fi
 echo "setup: libcurl $(dpkg-query -W -f='${Version}' libcurl4)"
-[ "${1:-}" != "--venv" ] || setup_venv

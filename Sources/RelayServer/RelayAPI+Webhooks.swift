@@ -101,12 +101,7 @@ extension RelayAPI {
         switch kind {
         case .message:
             guard let text = body.text else { throw .badRequest(code: "missing_field", message: "text is required") }
-            guard !text.isBlank else {
-                throw .badRequest(
-                    code: "invalid_field",
-                    message: "text must not be empty or only white space and invisible characters"
-                )
-            }
+            try Validation.visible(text, field: "text")
             content = .text(text)
         case .imageMessage:
             content = .image(

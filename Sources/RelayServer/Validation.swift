@@ -9,12 +9,7 @@ enum Validation {
     /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
     static func id(_ value: String, field: String) throws(HTTPError) -> String {
         guard !value.isEmpty else { throw .badRequest(code: "invalid_field", message: "\(field) must not be empty") }
-        guard !value.isBlank else {
-            throw .badRequest(
-                code: "invalid_field",
-                message: "\(field) must not be only white space and invisible characters"
-            )
-        }
+        try visible(value, field: field)
         guard value.utf8.count <= ChatMessage.maxIdBytes else {
             throw .badRequest(
                 code: "invalid_field",
@@ -25,6 +20,17 @@ enum Validation {
             throw .badRequest(code: "invalid_field", message: "\(field) must not contain control characters")
         }
         return value
+    }
+
+    /// Text that shows something: not ``RelayCore/StringProtocol/isBlank``.
+    /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
+    static func visible(_ value: String, field: String) throws(HTTPError) {
+        guard !value.isBlank else {
+            throw .badRequest(
+                code: "invalid_field",
+                message: "\(field) must not be empty or only white space and invisible characters"
+            )
+        }
     }
 
     static func optionalId(_ value: String?, field: String) throws(HTTPError) -> String? {
