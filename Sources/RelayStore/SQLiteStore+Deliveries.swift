@@ -50,7 +50,7 @@ extension SQLiteStore {
             let leased = try liveLeases(appId: appId, now: nowMilliseconds, after: cursor)
             var jobs: [DeliveryJob] = []
             jobs.reserveCapacity(limit)
-            var notifications: [String: NotificationHeaders] = [:]  // one per notification, its payload shared
+            var notifications: [NotificationHeaders] = []  // one per notification, its payload shared
             // The jobs taken since the last lease written, with the undeliverable rows ended among them.
             var run: LeaseRun?
             // Until `limit` jobs or nothing more is due: leased rows are passed over, undeliverable ones ended.
@@ -69,14 +69,14 @@ extension SQLiteStore {
                         run = nil
                         continue
                     }
-                    let notification: NotificationHeaders
-                    if let known = notifications[delivery.notificationId] {
-                        notification = known
+                    let headers: NotificationHeaders
+                    if let known = notifications.last(where: { $0.deliveries.contains(delivery.id) }) {
+                        headers = known
                     } else {
-                        notification = try loadHeaders(of: delivery)
-                        notifications[delivery.notificationId] = notification
+                        headers = try loadHeaders(of: delivery)
+                        notifications.append(headers)
                     }
-                    if let (status, reason) = try Self.undeliverable(delivery, topic: notification.topic) {
+                    if let (status, reason) = try Self.undeliverable(delivery, topic: headers.topic) {
                         try settle(delivery.id, status: status, reason: reason, at: now)
                         continue
                     }
@@ -86,7 +86,7 @@ extension SQLiteStore {
                         if let taken = run { try lease(taken, appId: appId, until: leaseUntil) }
                         run = LeaseRun(nextAttemptAt: delivery.nextAttemptAt, first: delivery.id, last: delivery.id)
                     }
-                    jobs.append(try delivery.job(notification))
+                    jobs.append(try delivery.job(headers))
                 }
                 if due.count < wanted {
                     cursor = nil
@@ -179,7 +179,7 @@ extension SQLiteStore {
     }
 
     private static let dueColumns = """
-        SELECT dl.id, dl.notification_id, dl.app_id, dl.token, dl.attempts,
+        SELECT dl.id, dl.app_id, dl.token, dl.attempts,
             d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason,
             dl.next_attempt_at
         FROM deliveries AS dl
@@ -296,25 +296,37 @@ extension SQLiteStore {
         }
     }
 
-    /// The request headers and body of the notification `delivery` belongs to.
+    /// ?1 a delivery id: the last notification whose run of delivery ids starts at or before it (one seek in
+    /// `notifications_by_deliveries`); the delivery is its when the run also ends at or after it.
+    static let notificationOfDeliverySQL = """
+        SELECT id, topic, push_type, priority, expiration, collapse_id, payload, first_delivery_id,
+            last_delivery_id
+        FROM notifications WHERE first_delivery_id <= ?1 ORDER BY first_delivery_id DESC LIMIT 1
+        """
+
+    /// The request headers and body of the notification `delivery` belongs to: the one whose run of
+    /// delivery ids holds its id.
+    /// - Throws: ``StoreError`` `.invalidData` when no notification holds it or its headers are invalid.
     private func loadHeaders(of delivery: DueDelivery) throws -> NotificationHeaders {
-        try db.withStatement(
-            "SELECT topic, push_type, priority, expiration, collapse_id, payload FROM notifications WHERE id = ?1"
-        ) { row in
-            try row.bind(1, delivery.notificationId)
-            guard try row.step(), let pushType = PushType(rawValue: row.string(1)),
-                let priority = Priority(rawValue: row.int(2))
+        try db.withStatement(Self.notificationOfDeliverySQL) { row in
+            try row.bind(1, delivery.id)
+            guard try row.step(), row.int64(8) >= delivery.id, let pushType = PushType(rawValue: row.string(2)),
+                let priority = Priority(rawValue: row.int(3))
             else {
-                throw StoreError(code: .invalidData, message: "delivery \(delivery.id) has invalid headers")
+                throw StoreError(
+                    code: .invalidData,
+                    message: "delivery \(delivery.id) has no notification, or its headers are invalid"
+                )
             }
             return NotificationHeaders(
-                id: try Self.readUUID(delivery.notificationId),
-                topic: row.string(0),
+                id: try Self.readUUID(row.string(0)),
+                deliveries: row.int64(7)...row.int64(8),
+                topic: row.string(1),
                 pushType: pushType,
                 priority: priority,
-                expiration: row.optionalInt(3),
-                collapseId: row.optionalString(4),
-                payload: row.data(5)
+                expiration: row.optionalInt(4),
+                collapseId: row.optionalString(5),
+                payload: row.data(6)
             )
         }
     }
@@ -423,7 +435,6 @@ extension SQLiteStore {
 /// A due delivery as the claim reads it, with its device's registration (nil columns: device deleted).
 private struct DueDelivery {
     var id: Int64
-    var notificationId: String
     var appId: String
     var token: String
     var attempts: Int
@@ -437,16 +448,15 @@ private struct DueDelivery {
 
     init(_ row: SQLiteStatement) {
         id = row.int64(0)
-        notificationId = row.string(1)
-        appId = row.string(2)
-        token = row.string(3)
-        attempts = row.int(4)
-        deviceState = row.optionalString(5)
-        environment = row.string(6)
-        registeredAt = row.date(7)
-        unlinkedTopics = row.string(8)
-        retiredReason = row.optionalString(9)
-        nextAttemptAt = row.int64(10)
+        appId = row.string(1)
+        token = row.string(2)
+        attempts = row.int(3)
+        deviceState = row.optionalString(4)
+        environment = row.string(5)
+        registeredAt = row.date(6)
+        unlinkedTopics = row.string(7)
+        retiredReason = row.optionalString(8)
+        nextAttemptAt = row.int64(9)
     }
 
     func job(_ notification: NotificationHeaders) throws -> DeliveryJob {
@@ -475,6 +485,8 @@ private struct DueDelivery {
 /// What every delivery of one notification sends: its headers and body.
 private struct NotificationHeaders {
     var id: UUID
+    /// Its deliveries' ids.
+    var deliveries: ClosedRange<Int64>
     var topic: String
     var pushType: PushType
     var priority: Priority

@@ -2,8 +2,9 @@ import Foundation
 import RelayCore
 
 extension SQLiteStore {
-    /// One pending delivery per selected device. Parameters: ?1 notification id, ?2 app id, ?3 created at,
-    /// ?4 recipients (room id, or a JSON array of user ids), ?5 excluded user, ?6 excluded token, ?7 topic.
+    /// One pending delivery per selected device. Parameters: ?1 app id, ?2 created at (the first due time),
+    /// ?3 recipients (room id, or a JSON array of user ids), ?4 excluded user, ?5 excluded token, ?6 topic.
+    /// The rows are the notification's by their ids (its first and last delivery id, set next).
     ///
     /// The recipients drive the loop (CROSS JOIN fixes the order; INDEXED BY the per-user index), so the cost
     /// follows the number of recipients, not the app's device count. A device has one user, so each token
@@ -11,18 +12,17 @@ extension SQLiteStore {
     static func insertDeliveriesSQL(explicitRecipients: Bool) -> String {
         let recipients =
             explicitRecipients
-            ? "(SELECT DISTINCT value AS user_id FROM json_each(?4))"
-            : "(SELECT user_id FROM room_members WHERE app_id = ?2 AND room_id = ?4 AND muted = 0)"
+            ? "(SELECT DISTINCT value AS user_id FROM json_each(?3))"
+            : "(SELECT user_id FROM room_members WHERE app_id = ?1 AND room_id = ?3 AND muted = 0)"
         return """
-            INSERT INTO deliveries (notification_id, app_id, token, user_id, status, attempts, created_at,
-                updated_at, next_attempt_at)
-            SELECT ?1, d.app_id, d.token, d.user_id, 'pending', 0, ?3, ?3, ?3
+            INSERT INTO deliveries (app_id, user_id, token, status, attempts, next_attempt_at)
+            SELECT d.app_id, d.user_id, d.token, 'pending', 0, ?2
             FROM \(recipients) AS r
             CROSS JOIN devices AS d INDEXED BY devices_by_user_state
-            WHERE d.app_id = ?2 AND d.user_id = r.user_id AND d.state = 'live'
-                AND (?5 IS NULL OR d.user_id <> ?5) AND (?6 IS NULL OR d.token <> ?6)
+            WHERE d.app_id = ?1 AND d.user_id = r.user_id AND d.state = 'live'
+                AND (?4 IS NULL OR d.user_id <> ?4) AND (?5 IS NULL OR d.token <> ?5)
                 AND (d.unlinked_topics = '[]'
-                    OR NOT EXISTS (SELECT 1 FROM json_each(d.unlinked_topics) WHERE value = ?7))
+                    OR NOT EXISTS (SELECT 1 FROM json_each(d.unlinked_topics) WHERE value = ?6))
             """
     }
 
@@ -61,11 +61,8 @@ extension SQLiteStore {
                     )
                 }
                 if let found {
-                    let count = try db.withStatement(
-                        "SELECT count(*) FROM deliveries WHERE id BETWEEN ?2 AND ?3 AND notification_id = ?1"
-                    ) {
-                        try $0.bind(1, found.id)
-                        try found.deliveries.bind(to: $0, at: 2)
+                    let count = try db.withStatement("SELECT count(*) FROM deliveries WHERE id BETWEEN ?1 AND ?2") {
+                        try found.deliveries.bind(to: $0, at: 1)
                         return try $0.step() ? $0.int(0) : 0
                     }
                     return .duplicate(notificationId: try Self.readUUID(found.id), devices: count)
@@ -94,13 +91,12 @@ extension SQLiteStore {
                 try statement.run()
             }
             try db.withStatement(Self.insertDeliveriesSQL(explicitRecipients: userList != nil)) { statement in
-                try statement.bind(1, id)
-                try statement.bind(2, n.appId)
-                try statement.bind(3, n.createdAt)
-                try statement.bind(4, userList ?? recipients.roomId)
-                try statement.bind(5, recipients.excludeUserId)
-                try statement.bind(6, recipients.excludeToken?.hex)
-                try statement.bind(7, n.topic)
+                try statement.bind(1, n.appId)
+                try statement.bind(2, n.createdAt)
+                try statement.bind(3, userList ?? recipients.roomId)
+                try statement.bind(4, recipients.excludeUserId)
+                try statement.bind(5, recipients.excludeToken?.hex)
+                try statement.bind(6, n.topic)
                 try statement.run()
             }
             let devices = db.changes
@@ -156,26 +152,20 @@ extension SQLiteStore {
             }
             guard let (header, run) = header else { return nil }
             var summary = header
-            try db.withStatement(
-                """
-                SELECT status, count(*) FROM deliveries WHERE id BETWEEN ?2 AND ?3 AND notification_id = ?1
-                GROUP BY status
-                """
-            ) {
-                try $0.bind(1, id)
-                try run.bind(to: $0, at: 2)
+            try db.withStatement("SELECT status, count(*) FROM deliveries WHERE id BETWEEN ?1 AND ?2 GROUP BY status") {
+                try run.bind(to: $0, at: 1)
                 while try $0.step() {
                     if let status = DeliveryStatus(rawValue: $0.string(0)) { summary.counts[status] = $0.int(1) }
                 }
             }
             let deliveries = try db.withStatement(
                 """
-                SELECT id, token, status, attempts, last_status, last_reason, created_at, updated_at,
-                    sent_at, next_attempt_at
-                FROM deliveries WHERE id BETWEEN ?3 AND ?4 AND notification_id = ?1 ORDER BY id LIMIT ?2
+                SELECT id, token, status, attempts, last_status, last_reason, coalesce(updated_at, ?1), sent_at,
+                    next_attempt_at
+                FROM deliveries WHERE id BETWEEN ?3 AND ?4 ORDER BY id LIMIT ?2
                 """
             ) { row in
-                try row.bind(1, id)
+                try row.bind(1, header.createdAt)
                 try row.bind(2, max(0, limit))
                 try run.bind(to: row, at: 3)
                 var records: [DeliveryRecord] = []
@@ -192,10 +182,10 @@ extension SQLiteStore {
                             attempts: row.int(3),
                             lastStatus: row.optionalInt(4),
                             lastReason: row.optionalString(5),
-                            createdAt: row.date(6),
-                            updatedAt: row.date(7),
-                            sentAt: row.optionalDate(8),
-                            nextAttemptAt: row.optionalDate(9)
+                            createdAt: header.createdAt,
+                            updatedAt: row.date(6),
+                            sentAt: row.optionalDate(7),
+                            nextAttemptAt: row.optionalDate(8)
                         )
                     )
                 }

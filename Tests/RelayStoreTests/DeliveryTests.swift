@@ -31,6 +31,37 @@ import Testing
         #expect(job.apnsNotification.apnsIdHeader == job.apnsId.uuidString.lowercased())
     }
 
+    /// A delivery row holds no notification id: its notification is the one whose run of delivery ids holds
+    /// it. One claim takes jobs of three notifications, in an order that goes back to the first (a retry of
+    /// its delivery comes due after the others), and each carries its own notification and payload.
+    @Test func eachJobCarriesTheNotificationWhoseRunHoldsIt() async throws {
+        let store = try SQLiteStore.temporary()
+        for n in 1...2 { try await store.register(F.token(n), user: "bob", at: F.time(-10)) }
+        var notifications: [NewNotification] = []
+        var ids: [UUID] = []
+        for (index, text) in ["one", "two", "three"].enumerated() {
+            var n = F.notification(at: F.time(Double(index)))
+            n.payload = Data(#"{"aps":{"alert":"\#(text)"}}"#.utf8)
+            notifications.append(n)
+            ids.append(try await store.createNotification(n, recipients: .init(roomId: "room-1")).notificationId)
+        }
+        let first = try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30)
+        #expect(first.map(\.notificationId) == [ids[0]])
+        let retried = try #require(first.first)
+        try await store.complete([(retried.deliveryId, .retry(at: F.time(1.5), status: 503, reason: nil))], at: F.t0)
+        let jobs = try await store.claimDueDeliveries(now: F.time(2), limit: 10, leaseSeconds: 30)
+        #expect(jobs.map(\.notificationId) == [ids[0], ids[1], ids[1], ids[0], ids[2], ids[2]])
+        for job in jobs {
+            let index = try #require(ids.firstIndex(of: job.notificationId))
+            #expect(job.payload == notifications[index].payload)
+            #expect(job.apnsId == APNsIdentifier.forDelivery(job.deliveryId, of: ids[index]))
+        }
+        #expect(jobs[3].deliveryId == retried.deliveryId && jobs[3].attempts == 1)
+        let view = try #require(try await store.notification(appId: "app-a", id: ids[1]))
+        #expect(view.deliveries.map(\.deliveryId) == [jobs[1].deliveryId, jobs[2].deliveryId])
+        #expect(view.deliveries.allSatisfy { $0.createdAt == F.time(1) && $0.updatedAt == F.time(1) })
+    }
+
     @Test func leasesKeepClaimedRowsFromBeingClaimedAgain() async throws {
         let (store, _) = try await storeWithThreeDeliveries()
         let first = try await store.claimDueDeliveries(now: F.t0, limit: 2, leaseSeconds: 30)

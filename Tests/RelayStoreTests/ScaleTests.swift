@@ -47,7 +47,7 @@ import Testing
         let plans = try await store.withConnection { db in
             return try [
                 SQLiteStore.insertDeliveriesSQL(explicitRecipients: explicitRecipients), SQLiteStore.dueAfterSQL,
-                SQLiteStore.dueAtSQL, SQLiteStore.liveLeasesSQL,
+                SQLiteStore.dueAtSQL, SQLiteStore.liveLeasesSQL, SQLiteStore.notificationOfDeliverySQL,
             ].map { sql in
                 try db.withStatement("EXPLAIN QUERY PLAN " + sql) { row in
                     var lines: [String] = []
@@ -87,6 +87,10 @@ import Testing
             ),
             "\(plans[3])"
         )
+        #expect(
+            plans[4] == ["SEARCH notifications USING INDEX notifications_by_deliveries (first_delivery_id<?)"],
+            "\(plans[4])"
+        )
         #expect(!(plans[1] + plans[2]).contains { $0.contains("TEMP B-TREE") }, "a claim sorts nothing")
     }
 
@@ -120,8 +124,7 @@ import Testing
                 INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, push_type, priority,
                     payload, created_at)
                 VALUES ('n', 'app-a', 'message', 'r', 's', 't', 'alert', 10, x'7b7d', 0);
-                INSERT INTO deliveries (notification_id, app_id, token, status, created_at, updated_at)
-                VALUES ('n', 'app-a', 'ab', 'lost', 0, 0);
+                INSERT INTO deliveries (app_id, token, status) VALUES ('app-a', 'ab', 'lost');
                 """
             )
         }
