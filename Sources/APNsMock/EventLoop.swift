@@ -121,10 +121,10 @@ final class EventLoop: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
+            ThreadName.setForThisThread("apns-mock")
             run()
             finished.signal()
         }
-        thread.name = "APNsMock"
         thread.start()
     }
 

@@ -104,7 +104,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     /// Starts the driver thread; it keeps `self` alive until it ends.
     func start() {
         let thread = Thread { [self] in
-            Thread.current.name = "apns-curl"  // set from inside, so it reaches the OS thread (top -H)
+            ThreadName.setForThisThread("apns-curl")
             run()
         }
         thread.start()

@@ -93,7 +93,7 @@ public enum OutboundHTTP {
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<T, APNsTransportError>, Never>) in
             let thread = Thread {
-                Thread.current.name = "outbound-http"  // set from inside, so it reaches the OS thread
+                ThreadName.setForThisThread("outbound-http")
                 BrokenPipe.blockOnThisThread()
                 continuation.resume(returning: Result { () throws(APNsTransportError) -> T in try work() })
             }

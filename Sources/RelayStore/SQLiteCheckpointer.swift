@@ -58,7 +58,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         nextRequestAt = self.backgroundPages
         self.logger = logger
         let thread = Thread { [self] in
-            Thread.current.name = "sqlite-checkpt"
+            ThreadName.setForThisThread("sqlite-checkpt")
             run()
         }
         thread.start()

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// A serial executor that runs every job on one dedicated thread, so the blocking SQLite calls of the
 /// actor that uses it never occupy a thread of Swift's cooperative pool.
@@ -16,9 +17,8 @@ final class StoreThreadExecutor: SerialExecutor, @unchecked Sendable {
 
     /// Starts the thread, named `name` (Linux keeps the first 15 bytes of a thread name).
     init(name: String) {
-        // Named from inside: on Linux a name set before start is lost and the thread keeps its creator's.
         let thread = Thread { [self] in
-            Thread.current.name = name
+            ThreadName.setForThisThread(name)
             run()
         }
         thread.start()
