@@ -29,6 +29,7 @@ extension Configuration {
         )
         require(shutdownTimeoutSeconds > 0, "shutdownTimeoutSeconds: must be positive")
         var seen = Set<String>()
+        var keyOwners: [String: String] = [:]  // API key hash (lowercase hex) -> the app it selects
         for (index, app) in apps.enumerated() {
             let at = "apps[\(index)]"
             require(
@@ -43,6 +44,14 @@ extension Configuration {
                     hash.utf8.count == 64 && hash.allSatisfy(\.isHexDigit),
                     "\(at).apiKeySHA256[\(k)]: must be 64 hex characters (SHA-256 of the key)"
                 )
+                // A key selects one app: the same key for two would reach only the first.
+                if let owner = keyOwners[hash.lowercased()], owner != app.id {
+                    problems.append(
+                        "\(at).apiKeySHA256[\(k)]: the same key as app '\(owner)'; each key selects one app"
+                    )
+                } else {
+                    keyOwners[hash.lowercased()] = app.id
+                }
             }
             require(app.ttlSeconds >= 0, "\(at).ttlSeconds: must not be negative")
             if let credentials = app.credentials { problems += credentials.problems(at: "\(at).credentials") }

@@ -90,6 +90,27 @@ public final class APNsSenders: Sendable {
         return .providerToken(token)
     }
 
+    /// Loads every token-auth app's key as its first send would, so a key file that holds no usable private
+    /// key stops the relay (and `config check`) instead of failing every delivery. One line per problem,
+    /// with its key path; certificate files are read by libcurl at the first send.
+    public static func credentialProblems(_ apps: [Configuration.App]) -> [String] {
+        apps.enumerated().compactMap { index, app in
+            guard let credentials = app.credentials, credentials.certificateFile == nil,
+                let keyFile = credentials.keyFile
+            else { return nil }
+            do {
+                _ = try ProviderToken(
+                    keyPEMOrPath: keyFile,
+                    keyId: credentials.keyId ?? "",
+                    teamId: credentials.teamId ?? ""
+                )
+                return nil
+            } catch {
+                return "apps[\(index)].credentials.keyFile: \(error)"
+            }
+        }
+    }
+
     /// After 403 ExpiredProviderToken: the app's next request carries a freshly minted token.
     public func renewProviderToken(appId: String) {
         let token = state.withLock { $0.tokens[appId] }

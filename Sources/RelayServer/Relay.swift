@@ -23,7 +23,8 @@ public final class Relay: Sendable {
     private let feedbackTask = MutexBox<Task<Void, Never>?>(nil)
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
-    /// - Throws: ``Configuration/Invalid`` when the configuration does not validate.
+    /// - Throws: ``Configuration/Invalid`` when the configuration does not validate or an app's provider
+    ///   token key cannot be loaded (``APNsSenders/credentialProblems(_:)``).
     public init(
         configuration: Configuration,
         store: any Store,
@@ -34,6 +35,8 @@ public final class Relay: Sendable {
         throws
     {
         try configuration.validate()
+        let credentialProblems = APNsSenders.credentialProblems(configuration.apps)
+        if !credentialProblems.isEmpty { throw Configuration.Invalid(credentialProblems) }
         self.configuration = configuration
         self.store = store
         self.logger = logger

@@ -1,6 +1,7 @@
 import Foundation
 import RelayCLI
 import RelayCore
+import RelayServer
 
 /// `push-relay config check [--config FILE]`: validates the layered configuration and prints it as JSON
 /// with secrets redacted; exit status 1 with every problem listed when it is not valid.
@@ -20,6 +21,8 @@ enum ConfigCommand {
                 file: arguments.value("config") ?? environment[Configuration.fileVariable],
                 environment: environment
             )
+            let credentialProblems = APNsSenders.credentialProblems(configuration.apps)
+            if !credentialProblems.isEmpty { throw Configuration.Invalid(credentialProblems) }
             say(configuration.redactedJSON)
             return 0
         } catch {

@@ -40,6 +40,7 @@ enum ServeCommand {
             }
             configuration.log.level = parsed
         }
+        try configuration.validate()  // with the options applied (a --port out of range), before anything is made
         let logger = Logger(label: "push-relay", level: configuration.log.level)
 
         let curl = LibcurlInfo.current

@@ -51,6 +51,27 @@ import Testing
         #expect(withVariable.stderr.contains("delivery.concurrency:"), "\(withVariable.stderr)")
     }
 
+    /// A key file that can be read but holds no private key (here a certificate's place) fails the check, as
+    /// it stops `serve`, instead of failing every delivery later.
+    @Test func configCheckLoadsTheProviderTokenKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = directory.url.appendingPathComponent("AuthKey_ABC.p8")
+        try Data("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".utf8).write(to: key)
+        let file = directory.url.appendingPathComponent("relay.json")
+        try Data(
+            """
+            {"apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(String(repeating: "cd", count: 32))"],
+                       "credentials": {"keyFile": "\(key.path)", "keyId": "ABC", "teamId": "TEAM"}}]}
+            """.utf8
+        ).write(to: file)
+        let result = try await Self.run(["config", "check", "--config", file.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("apps[0].credentials.keyFile: "), "\(result.stderr)")
+        #expect(result.stderr.contains("private key"), "\(result.stderr)")
+        #expect(!result.stdout.contains("{"), "printed a configuration: \(result.stdout)")
+    }
+
     @Test func configCheckPrintsAGoodConfigurationWithSecretsRedacted() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

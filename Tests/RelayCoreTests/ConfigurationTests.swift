@@ -63,6 +63,26 @@ import Testing
         }
     }
 
+    /// An API key selects one app: the same key hash for two apps (in any case) would reach only the first.
+    @Test func oneKeyCannotSelectTwoApps() {
+        var configuration = Configuration()
+        let upper = Self.hash.uppercased()
+        configuration.apps = [
+            .init(id: "a", topic: "t", apiKeySHA256: [Self.hash], mockEndpoint: .init(baseURL: "https://127.0.0.1:1")),
+            .init(id: "b", topic: "t", apiKeySHA256: [upper], mockEndpoint: .init(baseURL: "https://127.0.0.1:1")),
+        ]
+        do {
+            try configuration.validate()
+            Issue.record("expected a failure")
+        } catch {
+            #expect(
+                error.problems == ["apps[1].apiKeySHA256[0]: the same key as app 'a'; each key selects one app"]
+            )
+        }
+        configuration.apps[1].apiKeySHA256 = [String(repeating: "b", count: 64)]
+        #expect(throws: Never.self) { try configuration.validate() }
+    }
+
     @Test func unknownKeysAreRefusedWithTheirPath() throws {
         let path = try file(
             #"{"htpp":{},"http":{"prot":1},"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(Self.hash)"],"ttl":5}]}"#
