@@ -911,7 +911,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxLength": 2048,
-            "description": "An absolute https URL of at most 2048 bytes, sent as the payload's top-level `imageUrl` for the\napp's notification service extension (not with `privacy`).\n"
+            "description": "An absolute https URL of at most 2048 bytes of printable ASCII (anything else percent-encoded),\nwithout user info, sent as the payload's top-level `imageUrl` for the app's notification service\nextension (not with `privacy`).\n"
           }
         }
       },

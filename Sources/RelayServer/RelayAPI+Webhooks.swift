@@ -122,7 +122,7 @@ extension RelayAPI {
     /// `GET /v1/notifications/{notificationId}`: the notification and one entry per device (token suffix).
     func notification(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let app = try directory.authenticate(request)
-        guard let id = UUID(uuidString: try parameters.require("notificationId")),
+        guard let id = UUID(canonical: try parameters.require("notificationId")),
             let (summary, deliveries) = try await store.notification(appId: app.id, id: id)
         else { throw HTTPError.notFound(message: "No notification with that id") }
         return try .json(NotificationView(summary, deliveries))

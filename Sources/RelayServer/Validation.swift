@@ -52,9 +52,17 @@ enum Validation {
     /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
     static func imageURL(_ value: String?, field: String) throws(HTTPError) -> String? {
         guard let url = try text(value, field: field, maxBytes: 2048) else { return nil }
-        guard let parsed = URL(string: url), parsed.scheme?.lowercased() == "https", parsed.host?.isEmpty == false
+        // Printable ASCII only (RFC 3986 section 2: anything else is percent-encoded), so no line break or
+        // space rides along where Foundation's parser lets it; no user:password, which every device would get.
+        guard url.utf8.allSatisfy({ (0x21...0x7E).contains($0) }), let parsed = URL(string: url),
+            parsed.scheme?.lowercased() == "https", parsed.host?.isEmpty == false, parsed.user == nil,
+            parsed.password == nil, parsed.port.map({ (1...65_535).contains($0) }) ?? true
         else {
-            throw .badRequest(code: "invalid_field", message: "\(field) must be an absolute https URL")
+            throw .badRequest(
+                code: "invalid_field",
+                message:
+                    "\(field) must be an absolute https URL of printable ASCII (percent-encoded), without user info"
+            )
         }
         return url
     }

@@ -221,7 +221,7 @@ extension SQLiteStore {
     }
 
     static func readUUID(_ text: String) throws -> UUID {
-        guard let uuid = UUID(uuidString: text) else {
+        guard let uuid = UUID(canonical: text) else {
             throw StoreError(code: .invalidData, message: "stored UUID '\(text)' is invalid")
         }
         return uuid

@@ -120,8 +120,8 @@ enum SendCommand {
         }
         var apnsId = UUID()
         if let text = arguments.value("apns-id") {
-            guard let parsed = UUID(uuidString: text) else {
-                throw Arguments.Problem(description: "--apns-id must be a UUID")
+            guard let parsed = UUID(canonical: text) else {
+                throw Arguments.Problem(description: "--apns-id must be a UUID (8-4-4-4-12 hex digits)")
             }
             apnsId = parsed
         }

@@ -188,6 +188,42 @@ import Testing
             mentions: "imageUrl"
         ),
         Case(
+            name: "image webhook whose imageUrl ends in a line break",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://example.com/a.jpg\n"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl carries a user and password",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://user:pass@example.com/a.jpg"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl has a port out of range",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://example.com:99999/a.jpg"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl is not percent-encoded",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://例え.jp/画像.jpg"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
             name: "webhook whose text shows nothing",
             method: "POST",
             path: "/v1/webhooks/did-send-message",

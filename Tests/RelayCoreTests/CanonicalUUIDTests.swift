@@ -1,9 +1,8 @@
 import Foundation
+import RelayCore
 import Testing
 
-@testable import APNsMock
-
-/// The mock's own apns-id check agrees with a regular expression of the canonical form (NSRegularExpression)
+/// The canonical-UUID check (the mock's apns-id check, the relay's ids in paths) agrees with a regular expression of the canonical form (NSRegularExpression)
 /// on UUIDs and mutations of them. Foundation's `UUID(uuidString:)` is no oracle here: on Linux it parses
 /// with sscanf and takes spaces and signs inside the hex fields.
 @Suite struct CanonicalUUIDTests {
@@ -21,15 +20,25 @@ import Testing
         for _ in 0..<2000 {
             var text = Array(UUID().uuidString.utf8)
             if Bool.random(using: &generator) { text = Array(String(decoding: text, as: UTF8.self).lowercased().utf8) }
-            #expect(RequestValidator.isCanonicalUUID(String(decoding: text, as: UTF8.self)))
+            #expect(UUID.isCanonical(String(decoding: text, as: UTF8.self)))
             for _ in 0..<Int.random(in: 1...3, using: &generator) {
                 text[Int.random(in: 0..<text.count, using: &generator)] = alphabet.randomElement(using: &generator)!
             }
             let mutated = String(decoding: text, as: UTF8.self)
-            #expect(RequestValidator.isCanonicalUUID(mutated) == Self.matches(mutated), "\(mutated)")
+            #expect(UUID.isCanonical(mutated) == Self.matches(mutated), "\(mutated)")
         }
         for text in ["", "1234", String(repeating: "a", count: 36), UUID().uuidString + "0"] {
-            #expect(!RequestValidator.isCanonicalUUID(text), "\(text)")
+            #expect(!UUID.isCanonical(text), "\(text)")
+        }
+    }
+
+    /// `UUID(canonical:)` takes what the check takes and nothing else: not a NUL and what follows it (which
+    /// Foundation's parser stops at), not braces.
+    @Test func parsesOnlyTheCanonicalForm() throws {
+        let uuid = UUID()
+        #expect(UUID(canonical: uuid.lowercasedString) == uuid && UUID(canonical: uuid.uuidString) == uuid)
+        for text in [uuid.lowercasedString + "\u{0}garbage", "{\(uuid.lowercasedString)}", " " + uuid.uuidString] {
+            #expect(UUID(canonical: text) == nil, "\(text)")
         }
     }
 }
