@@ -33,6 +33,9 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var connectionTimeoutSeconds = 30
         /// Connections open at once.
         public var maxConnections = 1024
+        /// Room for a request's line and headers, in BYTES (libmicrohttpd's per-connection memory): longer
+        /// headers get 431, a longer request target 414. At least 4096.
+        public var maxHeaderBytes = 32_768
         public init() {}
     }
 

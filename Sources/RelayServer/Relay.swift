@@ -72,6 +72,7 @@ public final class Relay: Sendable {
         http.maxBodyBytes = configuration.http.maxBodyBytes
         http.connectionTimeout = configuration.http.connectionTimeoutSeconds
         http.maxConnections = configuration.http.maxConnections
+        http.maxHeaderBytes = configuration.http.maxHeaderBytes
         let metrics = self.metrics
         let accessLog = logger.with(["component": "http"])
         server = HTTPServer(configuration: http, handler: router.handler, logger: logger) { entry in

@@ -17,9 +17,13 @@ import Testing
         )
         let configuration = try Configuration.load(
             file: path,
-            environment: ["PUSH_RELAY_HTTP_PORT": "9100", "PUSH_RELAY_DELIVERY_RETRY_MAX_ATTEMPTS": "4", "HOME": "/x"]
+            environment: [
+                "PUSH_RELAY_HTTP_PORT": "9100", "PUSH_RELAY_DELIVERY_RETRY_MAX_ATTEMPTS": "4", "HOME": "/x",
+                "PUSH_RELAY_HTTP_MAX_HEADER_BYTES": "8192",
+            ]
         )
         #expect(configuration.http.port == 9100)
+        #expect(configuration.http.maxHeaderBytes == 8192)
         #expect(configuration.http.host == "0.0.0.0")
         #expect(configuration.http.maxBodyBytes == 65_536)
         #expect(configuration.delivery.retry.maxAttempts == 4)
@@ -27,7 +31,9 @@ import Testing
     }
 
     @Test func everyProblemIsReportedAtOnce() throws {
-        let path = try file(#"{"http":{"port":0,"maxBodyBytes":0},"delivery":{"concurrency":-1}}"#)
+        let path = try file(
+            #"{"http":{"port":0,"maxBodyBytes":0,"maxHeaderBytes":100},"delivery":{"concurrency":-1}}"#
+        )
         do {
             _ = try Configuration.load(file: path, environment: ["PUSH_RELAY_NO_SUCH_THING": "1"])
             Issue.record("expected a failure")
@@ -35,7 +41,7 @@ import Testing
             #expect(
                 error.problems == [
                     "PUSH_RELAY_NO_SUCH_THING: no such setting", "http.maxBodyBytes: must be positive",
-                    "delivery.concurrency: must be positive",
+                    "http.maxHeaderBytes: must be at least 4096", "delivery.concurrency: must be positive",
                 ]
             )
         }
