@@ -1,5 +1,17 @@
 import Foundation
 
+/// A JSON request body whose object takes only the fields its `CodingKeys` list (declared `CaseIterable`):
+/// ``HTTPRequest/decode(_:decoder:)`` refuses any other top-level key with 400 `unknown_field`, so a
+/// misspelt optional field (`recipient` for `recipients`) is an error instead of the field's default.
+public protocol ClosedJSONBody: Decodable {
+    associatedtype CodingKeys: CodingKey & CaseIterable
+}
+
+extension ClosedJSONBody {
+    /// The names of the fields the body takes.
+    static var fieldNames: [String] { CodingKeys.allCases.map(\.stringValue) }
+}
+
 extension HTTPRequest {
     /// Decodes the body as JSON with Foundation's `JSONDecoder`, turning failures into 4xx ``HTTPError``s whose
     /// message names the field path (`rooms[2]`, `payload.alert`).
@@ -14,6 +26,7 @@ extension HTTPRequest {
     ///   - 400 `missing_field`: a required field is absent or null (`"userId is required"`);
     ///   - 400 `invalid_field`: a field has the wrong type (`"rooms must be an array"`,
     ///     `"rooms[0] must be a string"`) or a value the type rejected;
+    ///   - 400 `unknown_field`: a ``ClosedJSONBody`` has a top-level key it does not take;
     ///   - any ``HTTPError`` the type's own `init(from:)` throws, unchanged.
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
         if let contentType = headers["content-type"], !Self.isJSONMediaType(contentType) {
@@ -23,7 +36,9 @@ extension HTTPRequest {
             throw HTTPError.badRequest(code: "empty_body", message: "A JSON request body is required")
         }
         do {
-            return try decoder.decode(T.self, from: body)
+            let value = try decoder.decode(T.self, from: body)
+            if let closed = T.self as? any ClosedJSONBody.Type { try refuseUnknownFields(of: closed) }
+            return value
         } catch let error as HTTPError {
             throw error
         } catch let error as DecodingError {
@@ -31,6 +46,19 @@ extension HTTPRequest {
         } catch {
             throw HTTPError.badRequest(code: "invalid_field", message: "The request body has an invalid value")
         }
+    }
+
+    /// Throws 400 `unknown_field` naming the first top-level key of the body (read by `JSONSerialization`;
+    /// it decoded as an object already) that `type` does not take, and the fields it takes.
+    private func refuseUnknownFields(of type: any ClosedJSONBody.Type) throws(HTTPError) {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return }
+        let known = type.fieldNames
+        guard let unknown = object.keys.filter({ !known.contains($0) }).sorted().first else { return }
+        let shown = unknown.count > 64 ? String(unknown.prefix(64)) + "…" : unknown
+        throw .badRequest(
+            code: "unknown_field",
+            message: "'\(shown)' is not a field of this request; it takes \(known.joined(separator: ", "))"
+        )
     }
 
     /// True for `application/json` and `<type>/<subtype>+json`, any case, parameters ignored.

@@ -1,9 +1,14 @@
 import Foundation
 import RelayCore
+import RelayHTTP
 import RelayStore
 
 /// `POST /v1/devices` body.
-struct DeviceRegistration: Decodable {
+struct DeviceRegistration: ClosedJSONBody {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case token, userId, environment, rooms
+    }
+
     var token: String
     var userId: String
     var environment: String?
@@ -34,7 +39,11 @@ struct DeviceList: Encodable {
 }
 
 /// `PUT /v1/rooms/{roomId}/members/{userId}` body (optional).
-struct MembershipUpdate: Decodable {
+struct MembershipUpdate: ClosedJSONBody {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case muted
+    }
+
     var muted: Bool?
 }
 

@@ -727,6 +727,7 @@ extension OpenAPIDocument {
       },
       "DeviceRegistration": {
         "type": "object",
+        "additionalProperties": false,
         "required": [
           "token",
           "userId"
@@ -798,6 +799,7 @@ extension OpenAPIDocument {
       },
       "MembershipUpdate": {
         "type": "object",
+        "additionalProperties": false,
         "properties": {
           "muted": {
             "type": [
@@ -879,6 +881,7 @@ extension OpenAPIDocument {
           }
         ],
         "type": "object",
+        "unevaluatedProperties": false,
         "required": [
           "text"
         ],
@@ -896,6 +899,7 @@ extension OpenAPIDocument {
           }
         ],
         "type": "object",
+        "unevaluatedProperties": false,
         "properties": {
           "caption": {
             "type": [
@@ -1212,7 +1216,7 @@ extension OpenAPIDocument {
         }
       },
       "BadRequest": {
-        "description": "The request is malformed: `empty_body`, `invalid_json`, `missing_field`, `invalid_field` (a wrong\ntype or a value out of bounds), `invalid_device_token`, `invalid_query`, `invalid_target`,\n`missing_host`, or `payload_too_large` (the APNs payload cannot be made to fit 4096 bytes).\n",
+        "description": "The request is malformed: `empty_body`, `invalid_json`, `missing_field`, `invalid_field` (a wrong\ntype or a value out of bounds), `unknown_field` (a body field the operation does not take, so a\nmisspelt optional field is not silently left out), `invalid_device_token`, `invalid_query`, `invalid_target`,\n`missing_host`, or `payload_too_large` (the APNs payload cannot be made to fit 4096 bytes).\n",
         "content": {
           "application/json": {
             "schema": {
@@ -1231,6 +1235,7 @@ extension OpenAPIDocument {
                             "invalid_json",
                             "missing_field",
                             "invalid_field",
+                            "unknown_field",
                             "invalid_device_token",
                             "invalid_query",
                             "invalid_target",

@@ -100,10 +100,23 @@ extension RelayAPI {
         let content: ChatMessage.Content
         switch kind {
         case .message:
+            // One body type serves both webhooks; each refuses the other's fields as it refuses unknown ones.
+            if let field = body.caption != nil ? "caption" : body.imageUrl != nil ? "imageUrl" : nil {
+                throw .badRequest(
+                    code: "unknown_field",
+                    message: "'\(field)' is a field of did-send-image-message, not of did-send-message"
+                )
+            }
             guard let text = body.text else { throw .badRequest(code: "missing_field", message: "text is required") }
             try Validation.visible(text, field: "text")
             content = .text(text)
         case .imageMessage:
+            if body.text != nil {
+                throw .badRequest(
+                    code: "unknown_field",
+                    message: "'text' is a field of did-send-message; an image message takes 'caption'"
+                )
+            }
             content = .image(
                 caption: try Validation.text(body.caption, field: "caption", maxBytes: 16_384),
                 imageURL: try Validation.imageURL(body.imageUrl, field: "imageUrl")

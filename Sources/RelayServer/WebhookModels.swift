@@ -1,8 +1,14 @@
 import Foundation
+import RelayHTTP
 
 /// `POST /v1/webhooks/did-send-message` and `did-send-image-message` bodies: what the host app knows when
 /// the SDK's delegate reports a sent message.
-struct MessageWebhook: Decodable {
+struct MessageWebhook: ClosedJSONBody {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case roomId, senderId, text, messageId, roomName, senderName, senderDeviceToken, recipients, caption
+        case imageUrl
+    }
+
     var roomId: String
     var senderId: String
     /// Required for did-send-message; absent for images.

@@ -170,6 +170,42 @@ import Testing
             mentions: "text"
         ),
         Case(
+            name: "webhook with a misspelt field (recipient for recipients)",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "s", "text": "hi", "recipient": ["bob"]]),
+            status: 400,
+            code: "unknown_field",
+            mentions: "recipient"
+        ),
+        Case(
+            name: "text webhook with an image's field",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "s", "text": "hi", "caption": "a"]),
+            status: 400,
+            code: "unknown_field",
+            mentions: "caption"
+        ),
+        Case(
+            name: "image webhook with text",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "text": "hi"]),
+            status: 400,
+            code: "unknown_field",
+            mentions: "text"
+        ),
+        Case(
+            name: "registration with an unknown field",
+            method: "POST",
+            path: "/v1/devices",
+            raw: json(["token": String(repeating: "ab", count: 32), "userId": "u", "room": ["r"]]),
+            status: 400,
+            code: "unknown_field",
+            mentions: "room"
+        ),
+        Case(
             name: "image webhook whose imageUrl is not https",
             method: "POST",
             path: "/v1/webhooks/did-send-image-message",
