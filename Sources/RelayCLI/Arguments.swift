@@ -12,25 +12,43 @@ public struct Arguments: Sendable {
         public init(description: String) { self.description = description }
     }
 
-    /// Splits `words`; `switches` names the options that take no value.
-    /// - Throws: ``Problem`` for an option without its value.
-    public init(_ words: some Sequence<String>, switches: Set<String> = []) throws(Problem) {
+    /// Splits `words`; `switches` names the options that take no value. With `options` (those that take
+    /// one), any other option is refused, so a typo is never silently ignored; with `positional`, more words
+    /// than that are refused.
+    /// - Throws: ``Problem`` for an unknown option, an option given twice or without its value, or an
+    ///   unexpected word.
+    public init(
+        _ words: some Sequence<String>,
+        switches: Set<String> = [],
+        options known: Set<String>? = nil,
+        positional maximum: Int? = nil
+    ) throws(Problem) {
         var iterator = words.makeIterator()
         while let word = iterator.next() {
             guard word.hasPrefix("--"), word.count > 2 else {
+                if let maximum, positional.count == maximum {
+                    throw Problem(description: "unexpected argument '\(word)'")
+                }
                 positional.append(word)
                 continue
             }
-            let name = String(word.dropFirst(2))
+            var name = String(word.dropFirst(2))
+            var value: String?
             if let equals = name.firstIndex(of: "=") {
-                options[String(name[..<equals])] = String(name[name.index(after: equals)...])
-                continue
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
             }
-            if switches.contains(name) {
+            if let known, !known.contains(name), !switches.contains(name) {
+                throw Problem(description: "unknown option --\(name)")
+            }
+            guard options[name] == nil, !flags.contains(name) else {
+                throw Problem(description: "--\(name) is given twice")
+            }
+            if value == nil, switches.contains(name) {
                 flags.insert(name)
                 continue
             }
-            guard let value = iterator.next() else { throw Problem(description: "--\(name) needs a value") }
+            guard let value = value ?? iterator.next() else { throw Problem(description: "--\(name) needs a value") }
             options[name] = value
         }
     }
@@ -67,10 +85,4 @@ public struct Arguments: Sendable {
         return number
     }
 
-    /// Refuses options the command does not know, so a typo is never silently ignored.
-    /// - Throws: ``Problem`` naming the first unknown option.
-    public func check(allowed: Set<String>) throws(Problem) {
-        let unknown = Set(options.keys).union(flags).subtracting(allowed)
-        if let first = unknown.sorted().first { throw Problem(description: "unknown option --\(first)") }
-    }
 }

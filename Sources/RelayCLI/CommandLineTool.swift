@@ -1,7 +1,8 @@
 import Foundation
 
 /// What both executables do with their first word: dispatch a subcommand, print the usage for `help`, and
-/// turn the outcome into an exit status (0 done, 1 failed, 2 a command-line mistake or unknown command).
+/// turn the outcome into an exit status (0 done, 1 failed, 2 a command-line mistake, an unknown command or
+/// none).
 public enum CommandLineTool {
     /// Runs the subcommand named by the first argument and exits with its status.
     /// - Parameter dispatch: runs `command` with the remaining words; nil when there is no such command.
@@ -12,7 +13,11 @@ public enum CommandLineTool {
         dispatch: (_ command: String, _ words: [String]) async throws -> Int32?
     ) async -> Never {
         var words = Array(CommandLine.arguments.dropFirst())
-        let command = words.isEmpty ? "help" : words.removeFirst()
+        guard !words.isEmpty else {
+            printError(usage)
+            exit(2)
+        }
+        let command = words.removeFirst()
         let status: Int32
         if ["help", "--help", "-h"].contains(command) {
             say(usage)

@@ -7,8 +7,7 @@ import RelayServer
 /// with secrets redacted; exit status 1 with every problem listed when it is not valid.
 enum ConfigCommand {
     static func run(_ words: [String]) throws -> Int32 {
-        let arguments = try Arguments(words, switches: ["help"])
-        try arguments.check(allowed: ["config", "help"])
+        let arguments = try Arguments(words, switches: ["help"], options: ["config"], positional: 1)
         guard arguments.positional == ["check"], !arguments.flag("help") else {
             say(
                 "usage: push-relay config check [--config FILE]\n  (also reads PUSH_RELAY_CONFIG and PUSH_RELAY_* variables)"

@@ -26,15 +26,19 @@ enum MockAPNsCommand {
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, switches: ["help", "h2c", "no-auth", "quiet"])
+        let arguments = try Arguments(
+            words,
+            switches: ["help", "h2c", "no-auth", "quiet"],
+            options: [
+                "host", "port", "tls-cert", "tls-key", "client-ca", "key", "topics", "environment", "max-streams",
+                "record", "script",
+            ],
+            positional: 0
+        )
         if arguments.flag("help") {
             say(help)
             return 0
         }
-        try arguments.check(allowed: [
-            "help", "h2c", "no-auth", "quiet", "host", "port", "tls-cert", "tls-key", "client-ca", "key", "topics",
-            "environment", "max-streams", "record", "script",
-        ])
         let configuration = try configuration(from: arguments)
         let server = MockAPNsServer(configuration: configuration)
         try server.start()

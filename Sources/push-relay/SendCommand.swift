@@ -25,16 +25,20 @@ enum SendCommand {
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, switches: ["help"])
+        let arguments = try Arguments(
+            words,
+            switches: ["help"],
+            options: [
+                "token", "topic", "push-type", "title", "body", "payload", "priority", "expiration", "collapse-id",
+                "apns-id", "key-file", "key-id", "team-id", "cert", "cert-key", "cert-password", "environment",
+                "endpoint", "ca", "timeout",
+            ],
+            positional: 0
+        )
         if arguments.flag("help") {
             say(help)
             return 0
         }
-        try arguments.check(allowed: [
-            "help", "token", "topic", "push-type", "title", "body", "payload", "priority", "expiration", "collapse-id",
-            "apns-id", "key-file", "key-id", "team-id", "cert", "cert-key", "cert-password", "environment", "endpoint",
-            "ca", "timeout",
-        ])
         let notification = try notification(from: arguments)
         var configuration = APNsClientConfiguration(
             endpoint: try endpoint(from: arguments),

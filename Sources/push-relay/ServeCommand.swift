@@ -19,12 +19,16 @@ enum ServeCommand {
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, switches: ["help"])
+        let arguments = try Arguments(
+            words,
+            switches: ["help"],
+            options: ["config", "host", "port", "log-level"],
+            positional: 0
+        )
         if arguments.flag("help") {
             say(help)
             return 0
         }
-        try arguments.check(allowed: ["help", "config", "host", "port", "log-level"])
         let environment = ProcessInfo.processInfo.environment
         var configuration = try Configuration.load(
             file: arguments.value("config") ?? environment[Configuration.fileVariable],

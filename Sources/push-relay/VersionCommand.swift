@@ -9,7 +9,8 @@ import RelayStore
 enum VersionCommand {
     static let version = "0.1.0"
 
-    static func run() -> Int32 {
+    static func run(_ words: [String]) throws -> Int32 {
+        _ = try Arguments(words, options: [], positional: 0)
         let curl = LibcurlInfo.current
         say("push-relay \(version)")
         say(curl.summary)

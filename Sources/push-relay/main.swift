@@ -21,7 +21,7 @@ await CommandLineTool.run(name: "push-relay", usage: usage) { command, words in
     case "serve": try await ServeCommand.run(words)
     case "mock-apns": try await MockAPNsCommand.run(words)
     case "send": try await SendCommand.run(words)
-    case "version", "--version": VersionCommand.run()
+    case "version", "--version": try VersionCommand.run(words)
     case "keys": try KeysCommand.run(words)
     case "config": try ConfigCommand.run(words)
     default: nil

@@ -89,6 +89,23 @@ import Testing
         #expect(!result.stdout.contains(secret))
     }
 
+    /// A command-line mistake exits 2 naming it, before anything starts: an unknown option (even without a
+    /// value after it), an option given twice, a word the command does not take, no command at all.
+    @Test func commandLineMistakesExit2NamingThem() async throws {
+        for (arguments, problem) in [
+            (["serve", "extra"], "unexpected argument 'extra'"),
+            (["send", "--bogus"], "unknown option --bogus"),
+            (["send", "--token", "a", "--token", "b"], "--token is given twice"),
+            (["version", "--bogus"], "unknown option --bogus"),
+            (["config", "check", "--config"], "--config needs a value"),
+            ([], "usage: push-relay"),
+        ] {
+            let result = try await Self.run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(problem), "\(arguments): \(result.stderr)")
+        }
+    }
+
     @Test func versionNamesLibcurl8WithHTTP2() async throws {
         let result = try await Self.run(["version"])
         #expect(result.status == 0)
