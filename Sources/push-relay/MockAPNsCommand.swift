@@ -106,10 +106,12 @@ enum MockAPNsCommand {
         return configuration
     }
 
-    /// `accepted apns-id=… token=…1a2b3c4d topic=com.example.chat push-type=alert bytes=123`.
+    /// `mock APNs accepted apns-id=… token=…1a2b3c4d topic=com.example.chat push-type=alert bytes=123
+    /// payload={"aps":…}`: the payload as received (JSON, which the mock checked, so one line), for a
+    /// developer to see what the device would get.
     static func acceptedLine(_ request: RecordedRequest) -> String {
         "mock APNs accepted apns-id=\(request.apnsId ?? "-") token=…\(request.deviceTokenSuffix ?? "")"
             + " topic=\(request.header("apns-topic") ?? "-") push-type=\(request.header("apns-push-type") ?? "-")"
-            + " bytes=\(request.body.count)"
+            + " bytes=\(request.body.count) payload=\(String(decoding: request.body, as: UTF8.self))"
     }
 }

@@ -69,6 +69,7 @@ import Testing
         var seen: [String: Int] = [:]
         for line in first.stdoutLines + second.stdoutLines where line.hasPrefix("mock APNs accepted ") {
             let field = try #require(line.split(separator: " ").first { $0.hasPrefix("token=…") })
+            #expect(line.contains(#" payload={"aps":{"#) && line.contains(#""dittoChatRoomId":"#), "\(line)")
             seen[String(field.dropFirst("token=…".count)), default: 0] += 1
         }
         #expect(Set(seen.keys) == suffixes, "\(suffixes.subtracting(seen.keys).count) devices never sent")
