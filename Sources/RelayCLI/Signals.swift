@@ -1,11 +1,13 @@
 import Dispatch
 import Foundation
 
-/// Waits for SIGINT or SIGTERM: the way an operator (or a container runtime) asks a command to stop.
+/// Waits for SIGINT, SIGTERM or SIGHUP: the way an operator (or a container runtime) asks a command to stop,
+/// or the terminal it ran in went away.
 public enum Signals {
-    /// Returns the first of SIGINT / SIGTERM to arrive; neither kills the process while this waits.
+    /// Returns the first of SIGINT / SIGTERM / SIGHUP to arrive; none kills the process while this waits (the
+    /// default for SIGHUP was to end it at once, with no graceful stop).
     public static func waitForTermination() async -> Int32 {
-        let numbers = [SIGINT, SIGTERM]
+        let numbers = [SIGINT, SIGTERM, SIGHUP]
         for number in numbers { signal(number, SIG_IGN) }
         let queue = DispatchQueue(label: "push-relay.signals")
         let sources = numbers.map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }

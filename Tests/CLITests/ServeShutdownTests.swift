@@ -59,7 +59,7 @@ import Testing
             try #require(ContinuousClock.now < deadline, "still pending: \(String(describing: counts))")
             try await Task.sleep(for: .milliseconds(50))
         }
-        second.signal(SIGTERM)
+        second.signal(SIGHUP)  // the terminal went away: stopped as gracefully as SIGTERM
         let secondExit = try await second.exitStatus()
         #expect(secondExit.exited && secondExit.status == 0, "second run: \(secondExit)\n\(second.stderr)")
         let counts = try #require(view["counts"] as? [String: Any])
