@@ -164,6 +164,10 @@ final class ServerCore: Sendable {
             let error = HTTPError.badRequest(code: "missing_host", message: "An HTTP/1.1 request needs a Host header")
             return queue(error.response, on: connection, context: context)
         }
+        if let error = Self.conflictingFields(headers) {
+            context.state.withLock { $0.phase = .done }
+            return queue(error.response, on: connection, context: context)
+        }
         // Decide on the announced length before any body byte is read (or `100 Continue` sent).
         if let length = headers["content-length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes {
             context.state.withLock { $0.phase = .done }
@@ -174,6 +178,22 @@ final class ServerCore: Sendable {
             )
         }
         return .YES
+    }
+
+    /// A field that must have one value, sent with two: 400 `conflicting_headers`, as libmicrohttpd reads
+    /// the first and a proxy in front may have read the other (request smuggling). More than one Host (RFC 9112
+    /// §3.2) or Authorization (RFC 9110 §11.6.2 defines one credential), or Content-Length values that
+    /// differ (RFC 9112 §6.3; repeats of one value are allowed).
+    static func conflictingFields(_ headers: HTTPHeaders) -> HTTPError? {
+        for name in ["host", "authorization"] where headers.values(for: name).count > 1 {
+            return .badRequest(code: "conflicting_headers", message: "The request has more than one \(name) header")
+        }
+        let lengths = headers.values(for: "content-length").flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        if Set(lengths).count > 1 {
+            return .badRequest(code: "conflicting_headers", message: "The request's Content-Length values differ")
+        }
+        return nil
     }
 
     private func receivedBody(connection: OpaquePointer, context: RequestContext) -> MHD_Result {

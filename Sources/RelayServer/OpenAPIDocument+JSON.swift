@@ -10,7 +10,7 @@ extension OpenAPIDocument {
     "title": "PushRelay API",
     "version": "1.0.0",
     "summary": "Registers APNs device tokens and fans chat messages out to them over APNs.",
-    "description": "Every `/v1` call carries `Authorization: Bearer <api key>`; the key selects the app, and no call can see\nor touch another app's devices, rooms or notifications. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a request target that is not a path answers 400 `invalid_target`, and an HTTP/1.1 request without\n  `Host` 400 `missing_host`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
+    "description": "Every `/v1` call carries `Authorization: Bearer <api key>`; the key selects the app, and no call can see\nor touch another app's devices, rooms or notifications. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a request target that is not a path answers 400 `invalid_target`, an HTTP/1.1 request without\n  `Host` 400 `missing_host`, and one with two Host or Authorization headers or differing Content-Length\n  values 400 `conflicting_headers`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
   },
   "servers": [
     {
@@ -1216,7 +1216,7 @@ extension OpenAPIDocument {
         }
       },
       "BadRequest": {
-        "description": "The request is malformed: `empty_body`, `invalid_json`, `missing_field`, `invalid_field` (a wrong\ntype or a value out of bounds), `unknown_field` (a body field the operation does not take, so a\nmisspelt optional field is not silently left out), `invalid_device_token`, `invalid_query`, `invalid_target`,\n`missing_host`, or `payload_too_large` (the APNs payload cannot be made to fit 4096 bytes).\n",
+        "description": "The request is malformed: `empty_body`, `invalid_json`, `missing_field`, `invalid_field` (a wrong\ntype or a value out of bounds), `unknown_field` (a body field the operation does not take, so a\nmisspelt optional field is not silently left out), `invalid_device_token`, `invalid_query`, `invalid_target`,\n`missing_host`, `conflicting_headers` (two Host or Authorization headers, or Content-Length values that\ndiffer), or `payload_too_large` (the APNs payload cannot be made to fit 4096 bytes).\n",
         "content": {
           "application/json": {
             "schema": {
@@ -1240,6 +1240,7 @@ extension OpenAPIDocument {
                             "invalid_query",
                             "invalid_target",
                             "missing_host",
+                            "conflicting_headers",
                             "payload_too_large"
                           ]
                         }

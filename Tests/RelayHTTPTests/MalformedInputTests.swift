@@ -84,6 +84,43 @@ import Testing
         }
     }
 
+    /// A field that must have one value, sent twice with a second request pipelined behind it: 400
+    /// `conflicting_headers`, and the body the second length would have framed never reaches a handler
+    /// (libmicrohttpd read the first Content-Length and served both).
+    @Test(arguments: [
+        "Content-Length: 12\r\nContent-Length: 5", "Content-Length: 12, 5", "Host: u",
+        "Authorization: a\r\nAuthorization: b",
+    ])
+    func aFieldSentTwiceIs400(_ fields: String) async throws {
+        try await withServer(handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            let length = fields.hasPrefix("Content-Length") ? "" : "Content-Length: 12\r\n"
+            await connection.write(
+                "POST /echo HTTP/1.1\r\nHost: t\r\n\(length)\(fields)\r\nConnection: close\r\n\r\nhello"
+                    + "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
+            )
+            let raw = await connection.read()
+            #expect(statusCode(raw) == 400, "\(raw)")
+            // "12, 5" is a malformed value to libmicrohttpd, which answers it itself.
+            #expect(raw.contains("\"conflicting_headers\"") || fields.contains(","), "\(raw)")
+            #expect(!raw.contains("hello"), "\(raw)")
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
+    /// The same Content-Length twice frames the body as one (RFC 9112 §6.3 allows it).
+    @Test func oneContentLengthSentTwiceIsServed() async throws {
+        try await withServer(handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            await connection.write(
+                "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 5\r\nConnection: close\r\n"
+                    + "\r\nhello"
+            )
+            let raw = await connection.read()
+            #expect(statusCode(raw) == 200 && raw.hasSuffix("hello"), "\(raw)")
+        }
+    }
+
     @Test func anAnnouncedBodyOverTheLimitGets413BeforeTheBodyIsSent() async throws {
         try await withServer(configure: { $0.maxBodyBytes = 1000 }, handler: Self.router().handler) { server in
             let connection = try RawConnection(port: server.port)
