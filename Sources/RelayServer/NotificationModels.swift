@@ -29,9 +29,13 @@ struct NotificationView: Encodable {
     var messageId: String?
     var createdAt: String
     var counts: Counts
+    /// The page of deliveries asked for, in the order they were made.
     var deliveries: [DeliveryView]
+    /// The `offset` of the next page; nil when this page ends the list.
+    var nextOffset: Int?
 
-    init(_ summary: NotificationSummary, _ deliveries: [DeliveryRecord]) {
+    /// - Parameter offset: the position of `deliveries[0]` among all of the notification's deliveries.
+    init(_ summary: NotificationSummary, _ deliveries: [DeliveryRecord], offset: Int = 0) {
         notificationId = summary.id.lowercasedString
         kind = summary.kind.rawValue
         roomId = summary.roomId
@@ -44,6 +48,9 @@ struct NotificationView: Encodable {
             failed: summary.counts.failed,
             retired: summary.counts.retired
         )
+        let total = summary.counts.pending + summary.counts.sent + summary.counts.failed + summary.counts.retired
+        let next = offset + deliveries.count
+        nextOffset = !deliveries.isEmpty && next < total ? next : nil
         self.deliveries = deliveries.map { record in
             DeliveryView(
                 tokenSuffix: record.token.suffix,

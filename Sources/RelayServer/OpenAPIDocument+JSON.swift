@@ -557,11 +557,34 @@ extension OpenAPIDocument {
               "type": "string",
               "format": "uuid"
             }
+          },
+          {
+            "name": "offset",
+            "in": "query",
+            "required": false,
+            "description": "The position of the first delivery to list (0, the default, is the first made); the answer's `nextOffset` for the next page.",
+            "schema": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 2147483647
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "Deliveries to list at most.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000,
+              "default": 1000
+            }
           }
         ],
         "responses": {
           "200": {
-            "description": "The notification.",
+            "description": "The notification and a page of its deliveries.",
             "content": {
               "application/json": {
                 "schema": {
@@ -572,6 +595,9 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -1004,9 +1030,15 @@ extension OpenAPIDocument {
           },
           "deliveries": {
             "type": "array",
+            "description": "A page of the deliveries, one per device, in the order they were made.",
             "items": {
               "$ref": "#/components/schemas/Delivery"
             }
+          },
+          "nextOffset": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The `offset` of the next page; absent when this page ends the list."
           }
         }
       },

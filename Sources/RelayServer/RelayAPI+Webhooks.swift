@@ -7,6 +7,8 @@ import RelayStore
 extension RelayAPI {
     /// The most recipients one webhook may name.
     static let maxRecipients = 10_000
+    /// Deliveries per page of `GET /v1/notifications/{notificationId}` at most (and by default).
+    static let deliveryPageLimit = 1000
 
     /// `POST /v1/webhooks/did-send-message` / `did-send-image-message`: builds the payload once, commits
     /// the notification and one delivery per recipient device in one transaction, then answers 202
@@ -132,12 +134,22 @@ extension RelayAPI {
         )
     }
 
-    /// `GET /v1/notifications/{notificationId}`: the notification and one entry per device (token suffix).
+    /// `GET /v1/notifications/{notificationId}?offset=N&limit=M`: the notification and one entry per device
+    /// (token suffix), a page of at most `limit` (1...1000, default 1000) from the `offset`-th (default 0), and
+    /// `nextOffset` while more follow.
+    /// - Throws: ``HTTPError`` 400 `invalid_query` for a limit or offset out of range, 404 for an unknown id.
     func notification(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let app = try directory.authenticate(request)
+        let limit = try Validation.queryInteger(request, "limit", in: 1...Self.deliveryPageLimit)
+        let offset = try Validation.queryInteger(request, "offset", in: 0...Int(Int32.max))
         guard let id = UUID(canonical: try parameters.require("notificationId")),
-            let (summary, deliveries) = try await store.notification(appId: app.id, id: id)
+            let (summary, deliveries) = try await store.notification(
+                appId: app.id,
+                id: id,
+                limit: limit ?? Self.deliveryPageLimit,
+                offset: offset ?? 0
+            )
         else { throw HTTPError.notFound(message: "No notification with that id") }
-        return try .json(NotificationView(summary, deliveries))
+        return try .json(NotificationView(summary, deliveries, offset: offset ?? 0))
     }
 }

@@ -67,6 +67,26 @@ enum Validation {
         return url
     }
 
+    /// The query parameter `name` as a decimal integer within `range`; nil when absent.
+    /// - Throws: ``HTTPError`` 400 `invalid_query` naming the parameter and its range.
+    static func queryInteger(
+        _ request: HTTPRequest,
+        _ name: String,
+        in range: ClosedRange<Int>
+    ) throws(HTTPError)
+        -> Int?
+    {
+        guard let text = request.query[name] else { return nil }
+        guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(text), range.contains(value)
+        else {
+            throw .badRequest(
+                code: "invalid_query",
+                message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)"
+            )
+        }
+        return value
+    }
+
     /// A device token in any recoverable form.
     /// - Throws: ``HTTPError`` 400 `invalid_device_token` saying what is wrong (never echoing the token).
     static func token(_ value: String, field: String = "token") throws(HTTPError) -> DeviceToken {

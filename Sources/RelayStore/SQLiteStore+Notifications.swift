@@ -120,7 +120,8 @@ extension SQLiteStore {
     public func notification(
         appId: String,
         id: UUID,
-        limit: Int
+        limit: Int,
+        offset: Int
     ) async throws
         -> (summary: NotificationSummary, deliveries: [DeliveryRecord])?
     {
@@ -162,11 +163,12 @@ extension SQLiteStore {
                 """
                 SELECT id, token, status, attempts, last_status, last_reason, coalesce(updated_at, ?1), sent_at,
                     next_attempt_at
-                FROM deliveries WHERE id BETWEEN ?3 AND ?4 ORDER BY id LIMIT ?2
+                FROM deliveries WHERE id BETWEEN ?3 + ?5 AND ?4 ORDER BY id LIMIT ?2
                 """
             ) { row in
                 try row.bind(1, header.createdAt)
                 try row.bind(2, max(0, limit))
+                try row.bind(5, max(0, offset))
                 try run.bind(to: row, at: 3)
                 var records: [DeliveryRecord] = []
                 while try row.step() {

@@ -85,12 +85,14 @@ public protocol Store: Sendable {
     /// Unknown delivery ids are skipped.
     func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws
 
-    /// The notification `id` of `appId` with its delivery counts and up to `limit` of its deliveries (oldest
-    /// first); nil if the app has no such notification.
+    /// The notification `id` of `appId` with its delivery counts and up to `limit` of its deliveries in the
+    /// order they were made, from the one at `offset` (0 is the first; the list never changes, so pages of it
+    /// are stable); nil if the app has no such notification.
     func notification(
         appId: String,
         id: UUID,
-        limit: Int
+        limit: Int,
+        offset: Int
     ) async throws
         -> (summary: NotificationSummary, deliveries: [DeliveryRecord])?
 
@@ -145,14 +147,15 @@ extension Store {
         return jobs
     }
 
-    /// ``notification(appId:id:limit:)`` with at most 1000 deliveries.
+    /// ``notification(appId:id:limit:offset:)`` with its first `limit` deliveries (1000 by default).
     public func notification(
         appId: String,
-        id: UUID
+        id: UUID,
+        limit: Int = 1000
     ) async throws
         -> (summary: NotificationSummary, deliveries: [DeliveryRecord])?
     {
-        try await notification(appId: appId, id: id, limit: 1000)
+        try await notification(appId: appId, id: id, limit: limit, offset: 0)
     }
 
     /// ``addMember(appId:roomId:userId:muted:at:)`` keeping the current mute (false when new).

@@ -75,6 +75,37 @@ import Testing
         }
     }
 
+    /// A notification's deliveries come in pages: `limit` from `offset`, and `nextOffset` while more follow;
+    /// the pages together list every device once. Out-of-range values are 400 `invalid_query`.
+    @Test func aNotificationsDeliveriesComeInPages() async throws {
+        try await withRelayAndMock { relay in
+            let tokens = (0..<5).map { _ in randomToken() }
+            for (index, token) in tokens.enumerated() {
+                try await relay.register(token, user: "user-\(index)", rooms: ["paged"])
+            }
+            let answer = try await relay.webhook(["roomId": "paged", "senderId": "nobody", "text": "hi"])
+            #expect(answer.devices == 5)
+            let whole = try await relay.settled(answer.notificationId)
+            #expect(whole.deliveries.count == 5 && whole.nextOffset == nil)
+            var pages: [NotificationJSON] = []
+            var query = "?limit=2"
+            while true {
+                let page = try await relay.notification(answer.notificationId, query: query)
+                pages.append(page)
+                guard let next = page.nextOffset else { break }
+                query = "?limit=2&offset=\(next)"
+            }
+            #expect(pages.map(\.deliveries.count) == [2, 2, 1])
+            #expect(pages.flatMap(\.deliveries).map(\.apnsId) == whole.deliveries.map(\.apnsId))
+            let beyond = try await relay.notification(answer.notificationId, query: "?offset=9")
+            #expect(beyond.deliveries.isEmpty && beyond.nextOffset == nil && beyond.counts.sent == 5)
+            for query in ["?limit=0", "?limit=1001", "?offset=-1", "?limit=two", "?offset=+1"] {
+                let response = try await relay.call("GET", "/v1/notifications/\(answer.notificationId)\(query)")
+                #expect(response.status == 400 && response.text.contains("invalid_query"), "\(query): \(response.text)")
+            }
+        }
+    }
+
     @Test func senderDeviceTokenAndExplicitRecipientsChooseTheDevices() async throws {
         try await withRelayAndMock { relay in
             let room = "room-pick"

@@ -139,9 +139,9 @@ final class RelayHarness: Sendable {
         return try response.decode(WebhookAnswer.self)
     }
 
-    /// `GET /v1/notifications/{id}`.
-    func notification(_ id: String, key: String? = nil) async throws -> NotificationJSON {
-        let response = try await call("GET", "/v1/notifications/\(id)", key: key)
+    /// `GET /v1/notifications/{id}` with `query` (`?offset=2&limit=2`).
+    func notification(_ id: String, query: String = "", key: String? = nil) async throws -> NotificationJSON {
+        let response = try await call("GET", "/v1/notifications/\(id)\(query)", key: key)
         try #require(response.status == 200, "notification: \(response.status) \(response.text)")
         return try response.decode(NotificationJSON.self)
     }
@@ -237,6 +237,7 @@ struct NotificationJSON: Decodable {
     var messageId: String?
     var counts: Counts
     var deliveries: [Delivery]
+    var nextOffset: Int?
 
     func delivery(for token: String) -> Delivery? { deliveries.first { token.hasSuffix($0.tokenSuffix) } }
 }
