@@ -36,9 +36,9 @@ extension HTTPRequest {
             throw HTTPError.badRequest(code: "empty_body", message: "A JSON request body is required")
         }
         do {
-            let value = try decoder.decode(T.self, from: body)
-            if let closed = T.self as? any ClosedJSONBody.Type { try refuseUnknownFields(of: closed) }
-            return value
+            // Unknown fields first, so a misspelt required field is named (`roomid`), not reported missing.
+            if let closed = T.self as? any ClosedJSONBody.Type { try refuseUnknownFields(of: closed, decoder) }
+            return try decoder.decode(T.self, from: body)
         } catch let error as HTTPError {
             throw error
         } catch let error as DecodingError {
@@ -48,17 +48,32 @@ extension HTTPRequest {
         }
     }
 
-    /// Throws 400 `unknown_field` naming the first top-level key of the body (read by `JSONSerialization`;
-    /// it decoded as an object already) that `type` does not take, and the fields it takes.
-    private func refuseUnknownFields(of type: any ClosedJSONBody.Type) throws(HTTPError) {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return }
+    /// Throws 400 `unknown_field` naming the first top-level key of the body that `type` does not take, and
+    /// the fields it takes. The keys are read by the same `decoder` as the body, so no value one parser
+    /// takes and another refuses can hide them.
+    private func refuseUnknownFields(of type: any ClosedJSONBody.Type, _ decoder: JSONDecoder) throws {
+        let keys = try decoder.decode(ObjectKeys.self, from: body)
         let known = type.fieldNames
-        guard let unknown = object.keys.filter({ !known.contains($0) }).sorted().first else { return }
+        guard let unknown = keys.names.filter({ !known.contains($0) }).sorted().first else { return }
         let shown = unknown.count > 64 ? String(unknown.prefix(64)) + "…" : unknown
-        throw .badRequest(
+        throw HTTPError.badRequest(
             code: "unknown_field",
             message: "'\(shown)' is not a field of this request; it takes \(known.joined(separator: ", "))"
         )
+    }
+
+    /// The keys of a JSON object, whatever they are.
+    private struct ObjectKeys: Decodable {
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        var names: [String]
+        init(from decoder: any Decoder) throws {
+            names = try decoder.container(keyedBy: Key.self).allKeys.map(\.stringValue)
+        }
     }
 
     /// True for `application/json` and `<type>/<subtype>+json`, any case, parameters ignored.

@@ -179,6 +179,34 @@ import Testing
             mentions: "recipient"
         ),
         Case(
+            name: "webhook with a misspelt field and a value only some JSON parsers take (a lone surrogate)",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: #"{"roomId":"r","senderId":"s","text":"hi","recipient":["bob"],"z":"\ud800"}"#,
+            status: 400,
+            code: "unknown_field",
+            mentions: "recipient"
+        ),
+        Case(
+            name: "registration with a misspelt field and a number out of range",
+            method: "POST",
+            path: "/v1/devices",
+            raw:
+                #"{"token":"\#(String(repeating: "ab", count: 32))","userId":"u","envirnoment":"production","z":1e999}"#,
+            status: 400,
+            code: "unknown_field",
+            mentions: "envirnoment"
+        ),
+        Case(
+            name: "webhook with a misspelt required field",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomid": "r", "senderId": "s", "text": "hi"]),
+            status: 400,
+            code: "unknown_field",
+            mentions: "roomid"
+        ),
+        Case(
             name: "text webhook with an image's field",
             method: "POST",
             path: "/v1/webhooks/did-send-message",
