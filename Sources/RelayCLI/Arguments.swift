@@ -15,8 +15,8 @@ public struct Arguments: Sendable {
     /// Splits `words`; `switches` names the options that take no value. With `options` (those that take
     /// one), any other option is refused, so a typo is never silently ignored; with `positional`, more words
     /// than that are refused.
-    /// - Throws: ``Problem`` for an unknown option, an option given twice or without its value, or an
-    ///   unexpected word.
+    /// - Throws: ``Problem`` for an unknown option, an option given twice or without its value, a switch
+    ///   given one (`--h2c=yes`), or an unexpected word.
     public init(
         _ words: some Sequence<String>,
         switches: Set<String> = [],
@@ -44,7 +44,8 @@ public struct Arguments: Sendable {
             guard options[name] == nil, !flags.contains(name) else {
                 throw Problem(description: "--\(name) is given twice")
             }
-            if value == nil, switches.contains(name) {
+            if switches.contains(name) {
+                guard value == nil else { throw Problem(description: "--\(name) takes no value") }
                 flags.insert(name)
                 continue
             }

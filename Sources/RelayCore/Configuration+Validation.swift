@@ -12,7 +12,11 @@ extension Configuration {
         require(http.maxBodyBytes > 0, "http.maxBodyBytes: must be positive")
         require(http.connectionTimeoutSeconds > 0, "http.connectionTimeoutSeconds: must be positive")
         require(http.maxConnections > 0, "http.maxConnections: must be positive")
-        require(http.maxHeaderBytes >= 4096, "http.maxHeaderBytes: must be at least 4096")
+        let headerRange = HTTP.maxHeaderBytesRange
+        require(
+            headerRange.contains(http.maxHeaderBytes),
+            "http.maxHeaderBytes: must be \(headerRange.lowerBound)...\(headerRange.upperBound) (memory kept for every connection)"
+        )
         require(!storage.sqlitePath.isEmpty, "storage.sqlitePath: must not be empty")
         require(storage.busyTimeoutMilliseconds > 0, "storage.busyTimeoutMilliseconds: must be positive")
         require(delivery.concurrency > 0, "delivery.concurrency: must be positive")

@@ -34,8 +34,10 @@ public struct Configuration: Codable, Sendable, Equatable {
         /// Connections open at once.
         public var maxConnections = 1024
         /// Room for a request's line and headers, in BYTES (libmicrohttpd's per-connection memory): longer
-        /// headers get 431, a longer request target 414. At least 4096.
+        /// headers get 431, a longer request target 414. Within ``maxHeaderBytesRange``.
         public var maxHeaderBytes = 32_768
+        /// What `maxHeaderBytes` may be: at least a page, at most 1 MiB (it is kept for every connection).
+        public static let maxHeaderBytesRange = 4096...1_048_576
         public init() {}
     }
 

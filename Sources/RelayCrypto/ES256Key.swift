@@ -32,14 +32,25 @@ public final class ES256Key: @unchecked Sendable {
     deinit { EVP_PKEY_free(pkey) }
 
     /// Reads a PEM private key (PKCS#8 `BEGIN PRIVATE KEY`, as in Apple's .p8, or `BEGIN EC PRIVATE KEY`).
-    /// - Throws: ``CryptoError`` `.invalidKey` when the text is not a P-256 private key.
+    /// An encrypted key is refused: its pass phrase is never asked for (OpenSSL's default callback would
+    /// prompt on the terminal and wait).
+    /// - Throws: ``CryptoError`` `.invalidKey` when the text is not a P-256 private key, or is encrypted.
     public convenience init(privateKeyPEM pem: String) throws(CryptoError) {
         let pkey: OpaquePointer? = pem.withCString { text in
             guard let bio = BIO_new_mem_buf(text, -1) else { return nil }
             defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
         }
-        guard let pkey else { throw CryptoError(.invalidKey, "not a PEM private key: \(openSSLErrorText())") }
+        guard let pkey else {
+            if pem.contains("ENCRYPTED") {
+                _ = openSSLErrorText()  // clears the queue
+                throw CryptoError(
+                    .invalidKey,
+                    "an encrypted private key: give it without a pass phrase (openssl pkcs8 -topk8 -nocrypt)"
+                )
+            }
+            throw CryptoError(.invalidKey, "not a PEM private key: \(openSSLErrorText())")
+        }
         try self.init(pkey: pkey, isPrivate: true)
     }
 

@@ -1,3 +1,5 @@
+import RelayCore
+
 /// Limits and binding of an ``HTTPServer``. libmicrohttpd enforces the connection limits and timeouts itself.
 public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
     /// Numeric address or host name to bind. Default `"127.0.0.1"`; `"0.0.0.0"` or `"::"` for every address.
@@ -58,7 +60,10 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
             problems.append("http.perIPConnectionLimit must be positive when set")
         }
         if !(1...256).contains(threadCount) { problems.append("http.threadCount must be 1...256") }
-        if maxHeaderBytes < 4096 { problems.append("http.maxHeaderBytes must be at least 4096") }
+        let headerRange = Configuration.HTTP.maxHeaderBytesRange
+        if !headerRange.contains(maxHeaderBytes) {
+            problems.append("http.maxHeaderBytes must be \(headerRange.lowerBound)...\(headerRange.upperBound)")
+        }
         if !(shutdownGracePeriod >= 0) { problems.append("http.shutdownGracePeriod must not be negative") }
         return problems
     }

@@ -97,6 +97,7 @@ import Testing
             (["send", "--bogus"], "unknown option --bogus"),
             (["send", "--token", "a", "--token", "b"], "--token is given twice"),
             (["version", "--bogus"], "unknown option --bogus"),
+            (["mock-apns", "--h2c=yes"], "--h2c takes no value"),
             (["config", "check", "--config"], "--config needs a value"),
             ([], "usage: push-relay"),
         ] {

@@ -41,7 +41,8 @@ import Testing
             #expect(
                 error.problems == [
                     "PUSH_RELAY_NO_SUCH_THING: no such setting", "http.maxBodyBytes: must be positive",
-                    "http.maxHeaderBytes: must be at least 4096", "delivery.concurrency: must be positive",
+                    "http.maxHeaderBytes: must be 4096...1048576 (memory kept for every connection)",
+                    "delivery.concurrency: must be positive",
                 ]
             )
         }

@@ -53,6 +53,26 @@ import Testing
         #expect(throws: CryptoError.self) { try ES256Key(privateKeyPEM: "not a key") }
     }
 
+    /// An encrypted key is refused with what to do about it, and never asks for a pass phrase (OpenSSL's
+    /// default would prompt on the terminal and wait: `config check` and `serve` hung). Test-only key,
+    /// pass phrase "x".
+    @Test func anEncryptedKeyIsRefusedWithoutAPrompt() {
+        let encrypted = """
+            -----BEGIN ENCRYPTED PRIVATE KEY-----
+            MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAjQNwF4BVfp4gICCAAw
+            DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEED4a5h3aBvgLX/fFs0b+1yAEgZD2
+            1D1bRfH+yIGzeu5J81pma9AihS/IZagr+QszLS5NstEyZdA4wZx6efgYzof1I04o
+            lRRAZmW2vJ6i+5Sv33iPyGimi9TlYEBcgOOq5TTRFUr7ObARrFVpG0WWExuwm9yG
+            JR96fiaCcVDXVrhy7UtdkN1v5bYzYqMa0WHxXLW0cdX0Hud1oOy5Y9WKh3DTvko=
+            -----END ENCRYPTED PRIVATE KEY-----
+            """
+        #expect {
+            _ = try ES256Key(privateKeyPEM: encrypted)
+        } throws: { error in
+            "\(error)".contains("encrypted private key") && "\(error)".contains("-nocrypt")
+        }
+    }
+
     @Test func hmacMatchesRFC4231Case2() {
         let mac = Digest.hmacSHA256(key: Data("Jefe".utf8), Data("what do ya want for nothing?".utf8))
         #expect(mac.hexString == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
