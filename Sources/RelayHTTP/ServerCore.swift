@@ -164,7 +164,7 @@ final class ServerCore: Sendable {
             let error = HTTPError.badRequest(code: "missing_host", message: "An HTTP/1.1 request needs a Host header")
             return queue(error.response, on: connection, context: context)
         }
-        if let error = Self.conflictingFields(headers) {
+        if let error = Self.headerProblem(headers) {
             context.state.withLock { $0.phase = .done }
             return queue(error.response, on: connection, context: context)
         }
@@ -180,18 +180,36 @@ final class ServerCore: Sendable {
         return .YES
     }
 
-    /// A field that must have one value, sent with two: 400 `conflicting_headers`, as libmicrohttpd reads
-    /// the first and a proxy in front may have read the other (request smuggling). More than one Host (RFC 9112
-    /// §3.2) or Authorization (RFC 9110 §11.6.2 defines one credential), or Content-Length values that
-    /// differ (RFC 9112 §6.3; repeats of one value are allowed).
-    static func conflictingFields(_ headers: HTTPHeaders) -> HTTPError? {
+    /// Headers the request cannot be served with, where libmicrohttpd would guess (it reads the first of two
+    /// values, and a proxy in front may have read the other: request smuggling), each answered with
+    /// `Connection: close`, as the body's end is not known:
+    /// - 400 `conflicting_headers`: more than one Host (RFC 9112 §3.2) or Authorization (RFC 9110 §11.6.2
+    ///   defines one credential); Content-Length values that differ (RFC 9112 §6.3; repeats of one value are
+    ///   allowed); Content-Length beside Transfer-Encoding (RFC 9112 §6.1 lets a server refuse it);
+    /// - 501 `unsupported_transfer_encoding`: a Transfer-Encoding other than `chunked` (RFC 9112 §6.1),
+    ///   which libmicrohttpd left unanswered until the connection timed out.
+    static func headerProblem(_ headers: HTTPHeaders) -> HTTPError? {
+        let close = [("Connection", "close")]
+        func conflict(_ message: String) -> HTTPError {
+            HTTPError(status: 400, code: "conflicting_headers", message: message, headers: close)
+        }
         for name in ["host", "authorization"] where headers.values(for: name).count > 1 {
-            return .badRequest(code: "conflicting_headers", message: "The request has more than one \(name) header")
+            return conflict("The request has more than one \(name) header")
         }
         let lengths = headers.values(for: "content-length").flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
-        if Set(lengths).count > 1 {
-            return .badRequest(code: "conflicting_headers", message: "The request's Content-Length values differ")
+        if Set(lengths).count > 1 { return conflict("The request's Content-Length values differ") }
+        let codings = headers.values(for: "transfer-encoding").flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard !codings.isEmpty else { return nil }
+        if !lengths.isEmpty { return conflict("The request has both Content-Length and Transfer-Encoding") }
+        if codings != ["chunked"] {
+            return HTTPError(
+                status: 501,
+                code: "unsupported_transfer_encoding",
+                message: "Transfer-Encoding must be chunked alone",
+                headers: close
+            )
         }
         return nil
     }
@@ -316,7 +334,9 @@ final class ServerCore: Sendable {
             }
         }
         _ = MHD_add_response_header(mhdResponse, "X-Request-Id", info.id)
-        if draining { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
+        if draining, !response.headers.contains(where: { $0.0.lowercased() == "connection" }) {
+            _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+        }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         guard result == .YES else {
             logger.error("MHD_queue_response failed", ["request.id": info.id, "http.status": "\(response.status)"])

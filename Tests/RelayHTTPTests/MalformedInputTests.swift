@@ -108,6 +108,28 @@ import Testing
         }
     }
 
+    /// A body framed two ways, or by a coding the server cannot undo, is refused and the connection closed:
+    /// the request pipelined behind it is not served.
+    @Test(arguments: [
+        ("Content-Length: 4\r\nTransfer-Encoding: chunked", 400, "conflicting_headers"),
+        ("Transfer-Encoding: gzip", 501, "unsupported_transfer_encoding"),
+        ("Transfer-Encoding: gzip, chunked", 501, "unsupported_transfer_encoding"),
+    ])
+    func aBodyFramedTwoWaysOrByAnUnknownCodingIsRefused(_ fields: String, _ status: Int, _ code: String) async throws {
+        try await withServer(handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            await connection.write(
+                "POST /echo HTTP/1.1\r\nHost: t\r\n\(fields)\r\n\r\n0\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
+            )
+            let raw = await connection.read()
+            #expect(statusCode(raw) == status, "\(raw)")
+            #expect(raw.contains("\"\(code)\""), "\(raw)")
+            #expect(raw.lowercased().contains("connection: close"), "\(raw)")
+            #expect(!raw.contains("hello"), "\(raw)")
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
     /// The same Content-Length twice frames the body as one (RFC 9112 §6.3 allows it).
     @Test func oneContentLengthSentTwiceIsServed() async throws {
         try await withServer(handler: Self.router().handler) { server in
