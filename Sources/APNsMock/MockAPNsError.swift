@@ -24,5 +24,6 @@ public struct MockAPNsError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "MockAPNsError(\(code)): \(message)" }
+    /// The message alone (it says what failed and why); ``code`` is for programs.
+    public var description: String { message }
 }

@@ -21,5 +21,6 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "HTTPServerError(\(code)): \(message)" }
+    /// The message alone (it says what failed and why); ``code`` is for programs.
+    public var description: String { message }
 }

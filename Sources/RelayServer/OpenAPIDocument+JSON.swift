@@ -941,7 +941,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxLength": 2048,
-            "description": "An absolute https URL of at most 2048 bytes of printable ASCII (anything else percent-encoded),\nwithout user info, sent as the payload's top-level `imageUrl` for the app's notification service\nextension (not with `privacy`).\n"
+            "description": "An absolute https URL of at most 2048 bytes of the characters RFC 3986 allows (anything else\npercent-encoded), with a host name, no user info and a port from 1 to 65535 if any, sent as the\npayload's top-level `imageUrl` for the app's notification service extension (not with `privacy`).\n"
           }
         }
       },

@@ -52,19 +52,43 @@ enum Validation {
     /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
     static func imageURL(_ value: String?, field: String) throws(HTTPError) -> String? {
         guard let url = try text(value, field: field, maxBytes: 2048) else { return nil }
-        // Printable ASCII only (RFC 3986 section 2: anything else is percent-encoded), so no line break or
-        // space rides along where Foundation's parser lets it; no user:password, which every device would get.
-        guard url.utf8.allSatisfy({ (0x21...0x7E).contains($0) }), let parsed = URL(string: url),
-            parsed.scheme?.lowercased() == "https", parsed.host?.isEmpty == false, parsed.user == nil,
+        // Only the characters RFC 3986 section 2 allows, each % starting an escape, so nothing rides along
+        // where Foundation's parser is lenient (a line break, `<`, a backslash); a host of DNS labels
+        // (RFC 1123 section 2.1) or an IPv6 literal; no user:password, which every device would get.
+        guard Self.isURICharacters(url), let parsed = URL(string: url), parsed.scheme?.lowercased() == "https",
+            let host = parsed.host, Self.isHostName(host) || host.contains(":"), parsed.user == nil,
             parsed.password == nil, parsed.port.map({ (1...65_535).contains($0) }) ?? true
         else {
             throw .badRequest(
                 code: "invalid_field",
-                message:
-                    "\(field) must be an absolute https URL of printable ASCII (percent-encoded), without user info"
+                message: "\(field) must be an absolute https URL of RFC 3986 characters (anything else "
+                    + "percent-encoded) with a host name, no user info and a port from 1 to 65535 if any"
             )
         }
         return url
+    }
+
+    /// RFC 3986 section 2: unreserved and reserved characters, and `%` followed by two hex digits.
+    private static func isURICharacters(_ text: String) -> Bool {
+        let marks = Set("-._~:/?#[]@!$&'()*+,;=".utf8)
+        var bytes = text.utf8.makeIterator()
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: "%") {
+                guard bytes.next()?.isASCIIHexDigit == true, bytes.next()?.isASCIIHexDigit == true else { return false }
+            } else if !(byte.isASCIIAlphanumeric || marks.contains(byte)) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// DNS labels of 1 to 63 letters, digits and hyphens, none starting or ending with a hyphen (RFC 1123
+    /// section 2.1); an IPv4 address passes too.
+    private static func isHostName(_ host: String) -> Bool {
+        host.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                && label.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") }
+        }
     }
 
     /// The query parameter `name` as a decimal integer within `range`; nil when absent.

@@ -39,7 +39,7 @@ enum ServeCommand {
         if let level = arguments.value("log-level") {
             guard let parsed = Logger.Level(rawValue: level) else {
                 throw Arguments.Problem(
-                    description: "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue))"
+                    description: "--log-level " + Logger.Level.refusal(of: level)
                 )
             }
             configuration.log.level = parsed
@@ -61,10 +61,8 @@ enum ServeCommand {
 
         let dataDirectory = URL(fileURLWithPath: configuration.storage.sqlitePath).deletingLastPathComponent().path
         let development = try DevelopmentSetup(dataDirectory: dataDirectory, logger: logger)
-        if configuration.apps.isEmpty {
-            configuration.apps = [try development.app()]
-            say("API key: \(try development.apiKey())")
-        }
+        let developmentApp = configuration.apps.isEmpty
+        if developmentApp { configuration.apps = [try development.app()] }
         let mock = try development.attachMock(to: &configuration.apps)
         let store = try SQLiteStore(
             path: configuration.storage.sqlitePath,
@@ -73,6 +71,8 @@ enum ServeCommand {
         )
         let relay = try Relay(configuration: configuration, store: store, logger: logger)
         try await relay.start()
+        // Once listening: a relay that cannot start (the port is taken) prints no key to use.
+        if developmentApp { say("API key: \(try development.apiKey())") }
         say("PushRelay listening on http://\(configuration.http.host):\(relay.port)")
         let signal = await Signals.waitForTermination()
         let bound = configuration.shutdownTimeoutSeconds

@@ -252,6 +252,42 @@ import Testing
             mentions: "imageUrl"
         ),
         Case(
+            name: "image webhook whose imageUrl has a broken percent escape",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://cdn.example.com/%zz"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl has a character to escape",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://cdn.example.com/<script>"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl has an empty host label",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://a..b/x"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl has a host label with an edge hyphen",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://-a-/x"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
             name: "image webhook whose imageUrl ends in a line break",
             method: "POST",
             path: "/v1/webhooks/did-send-image-message",
