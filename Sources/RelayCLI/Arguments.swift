@@ -54,6 +54,14 @@ public struct Arguments: Sendable {
         }
     }
 
+    /// Requires the one word `name` (`keys new`, `config check`).
+    /// - Throws: ``Problem`` naming the word given instead, or saying it is missing, with `usage`.
+    public func requireSubcommand(_ name: String, usage: String) throws(Problem) {
+        guard positional != [name] else { return }
+        let given = positional.first.map { "unknown subcommand '\($0)'" } ?? "missing subcommand '\(name)'"
+        throw Problem(description: "\(given)\n\(usage)")
+    }
+
     /// The option's value, if given.
     public func value(_ name: String) -> String? { options[name] }
 

@@ -8,12 +8,13 @@ import RelayServer
 enum ConfigCommand {
     static func run(_ words: [String]) throws -> Int32 {
         let arguments = try Arguments(words, switches: ["help"], options: ["config"], positional: 1)
-        guard arguments.positional == ["check"], !arguments.flag("help") else {
-            say(
-                "usage: push-relay config check [--config FILE]\n  (also reads PUSH_RELAY_CONFIG and PUSH_RELAY_* variables)"
-            )
-            return arguments.flag("help") ? 0 : 2
+        let usage =
+            "usage: push-relay config check [--config FILE]\n  (also reads PUSH_RELAY_CONFIG and PUSH_RELAY_* variables)"
+        if arguments.flag("help") {
+            say(usage)
+            return 0
         }
+        try arguments.requireSubcommand("check", usage: usage)
         let environment = ProcessInfo.processInfo.environment
         do {
             let configuration = try Configuration.load(

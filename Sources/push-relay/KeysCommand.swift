@@ -6,10 +6,12 @@ import RelayCrypto
 enum KeysCommand {
     static func run(_ words: [String]) throws -> Int32 {
         let arguments = try Arguments(words, switches: ["help"], options: [], positional: 1)
-        guard arguments.positional == ["new"], !arguments.flag("help") else {
-            say("usage: push-relay keys new\n  prints a new API key and its SHA-256 for apps[].apiKeySHA256")
-            return arguments.flag("help") ? 0 : 2
+        let usage = "usage: push-relay keys new\n  prints a new API key and its SHA-256 for apps[].apiKeySHA256"
+        if arguments.flag("help") {
+            say(usage)
+            return 0
         }
+        try arguments.requireSubcommand("new", usage: usage)
         let key = try APIKey.generate()
         say("API key: \(key)")
         say("apiKeySHA256: \(APIKey.hash(key))")

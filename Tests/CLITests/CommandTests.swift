@@ -98,6 +98,8 @@ import Testing
             (["send", "--token", "a", "--token", "b"], "--token is given twice"),
             (["version", "--bogus"], "unknown option --bogus"),
             (["mock-apns", "--h2c=yes"], "--h2c takes no value"),
+            (["keys", "old"], "unknown subcommand 'old'"),
+            (["config"], "missing subcommand 'check'"),
             (["config", "check", "--config"], "--config needs a value"),
             ([], "usage: push-relay"),
         ] {
