@@ -1,5 +1,5 @@
 /// Which APNs a device token belongs to: tokens from development builds work only in sandbox.
-public enum APNsEnvironment: String, Sendable, Codable, CaseIterable, ListedCases {
+public enum APNsEnvironment: String, Sendable, Codable, ListedCases {
     case sandbox, production
 
     /// The host Apple serves this environment on (Apple, "Sending notification requests to APNs").

@@ -6,7 +6,7 @@ import Synchronization
 /// Never log a full device token or a secret: use ``DeviceToken/suffix`` (`token.suffix`).
 public struct Logger: Sendable {
     /// Severity, lowest first.
-    public enum Level: String, Sendable, Codable, Comparable, CaseIterable, ListedCases {
+    public enum Level: String, Sendable, Codable, Comparable, ListedCases {
         case trace, debug, info, notice, warning, error, critical
         private var rank: Int { Self.allCases.firstIndex(of: self)! }
         public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }

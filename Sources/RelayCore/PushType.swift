@@ -1,7 +1,7 @@
 /// The `apns-push-type` header's values and the apns-topic suffix each one requires.
 ///
 /// Source: Apple, "Sending notification requests to APNs" (apns-push-type, apns-topic).
-public enum PushType: String, Sendable, Codable, CaseIterable, ListedCases {
+public enum PushType: String, Sendable, Codable, ListedCases {
     case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets,
         controls
 

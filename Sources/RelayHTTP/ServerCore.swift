@@ -157,59 +157,57 @@ final class ServerCore: Sendable {
             $0.requestID = requestID
             $0.path = String(path).removingPercentEncoding ?? String(path)
         }
-        // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400. libmicrohttpd's strict mode would
-        // answer it with an HTML page whose status line and headers 0.9.75 writes twice.
-        if version == "HTTP/1.1", headers["host"] == nil {
-            context.state.withLock { $0.phase = .done }
-            let error = HTTPError.badRequest(code: "missing_host", message: "An HTTP/1.1 request needs a Host header")
-            return queue(error.response, on: connection, context: context)
-        }
-        if let error = Self.headerProblem(headers) {
+        // Decided before any body byte is read (or `100 Continue` sent).
+        if let error = headerProblem(headers, version: version) {
             context.state.withLock { $0.phase = .done }
             return queue(error.response, on: connection, context: context)
-        }
-        // Decide on the announced length before any body byte is read (or `100 Continue` sent).
-        if let length = headers["content-length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes {
-            context.state.withLock { $0.phase = .done }
-            return queue(
-                HTTPError.payloadTooLarge(limit: configuration.maxBodyBytes).response,
-                on: connection,
-                context: context
-            )
         }
         return .YES
     }
 
-    /// Headers the request cannot be served with, where libmicrohttpd would guess (it reads the first of two
-    /// values, and a proxy in front may have read the other: request smuggling), each answered with
-    /// `Connection: close`, as the body's end is not known:
-    /// - 400 `conflicting_headers`: more than one Host (RFC 9112 §3.2) or Authorization (RFC 9110 §11.6.2
-    ///   defines one credential); Content-Length values that differ (RFC 9112 §6.3; repeats of one value are
-    ///   allowed); Content-Length beside Transfer-Encoding (RFC 9112 §6.1 lets a server refuse it);
-    /// - 501 `unsupported_transfer_encoding`: a Transfer-Encoding other than `chunked` (RFC 9112 §6.1),
-    ///   which libmicrohttpd left unanswered until the connection timed out.
-    static func headerProblem(_ headers: HTTPHeaders) -> HTTPError? {
+    /// What the request line and headers alone decide, in this order:
+    /// - 400 `missing_host`: an HTTP/1.1 request without Host (RFC 9112 §3.2; libmicrohttpd's strict mode
+    ///   would answer with an HTML page whose status line and headers 0.9.75 writes twice);
+    /// - headers where libmicrohttpd would guess (it reads the first of two values, and a proxy in front may
+    ///   have read the other: request smuggling), answered with `Connection: close` as the body's end is not
+    ///   known: 400 `conflicting_headers` for more than one Host (RFC 9112 §3.2) or Authorization (RFC 9110
+    ///   §11.6.2 defines one credential), Content-Length values that differ (RFC 9112 §6.3; repeats of one
+    ///   value are allowed), or Content-Length beside Transfer-Encoding (RFC 9112 §6.1 lets a server refuse
+    ///   it); 501 `unsupported_transfer_encoding` for a Transfer-Encoding other than `chunked` (RFC 9112
+    ///   §6.1), which libmicrohttpd left unanswered until the connection timed out;
+    /// - 413 when the announced Content-Length is over the body limit.
+    func headerProblem(_ headers: HTTPHeaders, version: String) -> HTTPError? {
+        if version == "HTTP/1.1", headers["host"] == nil {
+            return .badRequest(code: "missing_host", message: "An HTTP/1.1 request needs a Host header")
+        }
         let close = [("Connection", "close")]
         func conflict(_ message: String) -> HTTPError {
             HTTPError(status: 400, code: "conflicting_headers", message: message, headers: close)
         }
+        /// The field's values as one comma-separated list (RFC 9110 §5.3), each trimmed.
+        func list(_ name: String) -> [String] {
+            headers.values(for: name).flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+        }
         for name in ["host", "authorization"] where headers.values(for: name).count > 1 {
             return conflict("The request has more than one \(name) header")
         }
-        let lengths = headers.values(for: "content-length").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let lengths = list("content-length")
         if Set(lengths).count > 1 { return conflict("The request's Content-Length values differ") }
-        let codings = headers.values(for: "transfer-encoding").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        guard !codings.isEmpty else { return nil }
-        if !lengths.isEmpty { return conflict("The request has both Content-Length and Transfer-Encoding") }
-        if codings != ["chunked"] {
+        let codings = list("transfer-encoding").map { $0.lowercased() }
+        if !codings.isEmpty, !lengths.isEmpty {
+            return conflict("The request has both Content-Length and Transfer-Encoding")
+        }
+        if !codings.isEmpty, codings != ["chunked"] {
             return HTTPError(
                 status: 501,
                 code: "unsupported_transfer_encoding",
                 message: "Transfer-Encoding must be chunked alone",
                 headers: close
             )
+        }
+        if let length = lengths.first.flatMap({ Int($0) }), length > configuration.maxBodyBytes {
+            return .payloadTooLarge(limit: configuration.maxBodyBytes)
         }
         return nil
     }

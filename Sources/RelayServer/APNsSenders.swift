@@ -91,10 +91,11 @@ public final class APNsSenders: Sendable {
     }
 
     /// Loads every token-auth app's key as its first send would, so a key file that holds no usable private
-    /// key stops the relay (and `config check`) instead of failing every delivery. One line per problem,
-    /// with its key path; certificate files are read by libcurl at the first send.
-    public static func credentialProblems(_ apps: [Configuration.App]) -> [String] {
-        apps.enumerated().compactMap { index, app in
+    /// key stops the relay (and `config check`) instead of failing every delivery. Certificate files are read
+    /// by libcurl at the first send.
+    /// - Throws: ``Configuration/Invalid`` with one line per app whose key cannot be loaded, with its key path.
+    public static func checkCredentials(_ apps: [Configuration.App]) throws(Configuration.Invalid) {
+        let problems = apps.enumerated().compactMap { index, app -> String? in
             guard let credentials = app.credentials, credentials.certificateFile == nil,
                 let keyFile = credentials.keyFile
             else { return nil }
@@ -109,6 +110,7 @@ public final class APNsSenders: Sendable {
                 return "apps[\(index)].credentials.keyFile: \(error)"
             }
         }
+        if !problems.isEmpty { throw Configuration.Invalid(problems) }
     }
 
     /// After 403 ExpiredProviderToken: the app's next request carries a freshly minted token.

@@ -35,7 +35,7 @@ struct NotificationView: Encodable {
     var nextOffset: Int?
 
     /// - Parameter offset: the position of `deliveries[0]` among all of the notification's deliveries.
-    init(_ summary: NotificationSummary, _ deliveries: [DeliveryRecord], offset: Int = 0) {
+    init(_ summary: NotificationSummary, _ deliveries: [DeliveryRecord], offset: Int) {
         notificationId = summary.id.lowercasedString
         kind = summary.kind.rawValue
         roomId = summary.roomId

@@ -24,7 +24,7 @@ public final class Relay: Sendable {
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate or an app's provider
-    ///   token key cannot be loaded (``APNsSenders/credentialProblems(_:)``).
+    ///   token key cannot be loaded (``APNsSenders/checkCredentials(_:)``).
     public init(
         configuration: Configuration,
         store: any Store,
@@ -35,8 +35,7 @@ public final class Relay: Sendable {
         throws
     {
         try configuration.validate()
-        let credentialProblems = APNsSenders.credentialProblems(configuration.apps)
-        if !credentialProblems.isEmpty { throw Configuration.Invalid(credentialProblems) }
+        try APNsSenders.checkCredentials(configuration.apps)
         self.configuration = configuration
         self.store = store
         self.logger = logger

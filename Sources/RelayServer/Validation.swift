@@ -47,8 +47,9 @@ enum Validation {
         return value
     }
 
-    /// An image's URL for the app's notification service extension: absolute `https` with a host (App
-    /// Transport Security refuses plain `http` by default), at most 2048 bytes, as Foundation's `URL` reads it.
+    /// An image's URL for the app's notification service extension: absolute `https` (App Transport Security
+    /// refuses plain `http` by default) with a host, at most 2048 bytes, checked as below and read by
+    /// Foundation's `URL`.
     /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
     static func imageURL(_ value: String?, field: String) throws(HTTPError) -> String? {
         guard let url = try text(value, field: field, maxBytes: 2048) else { return nil }

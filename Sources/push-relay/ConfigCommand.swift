@@ -21,8 +21,7 @@ enum ConfigCommand {
                 file: arguments.value("config") ?? environment[Configuration.fileVariable],
                 environment: environment
             )
-            let credentialProblems = APNsSenders.credentialProblems(configuration.apps)
-            if !credentialProblems.isEmpty { throw Configuration.Invalid(credentialProblems) }
+            try APNsSenders.checkCredentials(configuration.apps)
             say(configuration.redactedJSON)
             return 0
         } catch {
