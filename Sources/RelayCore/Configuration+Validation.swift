@@ -59,6 +59,7 @@ extension Configuration {
                 }
             }
             require(app.ttlSeconds >= 0, "\(at).ttlSeconds: must not be negative")
+            problems += app.limits.problems(at: "\(at).limits")
             if let credentials = app.credentials { problems += credentials.problems(at: "\(at).credentials") }
             if let secret = app.webhookSecret {
                 require(secret.utf8.count >= 16, "\(at).webhookSecret: must be at least 16 bytes")

@@ -102,6 +102,11 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var privacy: Bool
         /// Each retired token is POSTed here as JSON (signed like webhooks when ``webhookSecret`` is set).
         public var feedbackURL: String?
+        /// Whether a room without a setting of its own (`PUT /v1/rooms/{roomId}`) takes joins and leaves from
+        /// its users. Default open.
+        public var roomMembership: RoomMembership
+        /// What one user may do; see ``Limits``.
+        public var limits: Limits
 
         public init(
             id: String,
@@ -113,7 +118,9 @@ public struct Configuration: Codable, Sendable, Equatable {
             ttlSeconds: Int = 86_400,
             webhookSecret: String? = nil,
             privacy: Bool = false,
-            feedbackURL: String? = nil
+            feedbackURL: String? = nil,
+            roomMembership: RoomMembership = .open,
+            limits: Limits = Limits()
         ) {
             self.id = id
             self.topic = topic
@@ -125,11 +132,13 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.webhookSecret = webhookSecret
             self.privacy = privacy
             self.feedbackURL = feedbackURL
+            self.roomMembership = roomMembership
+            self.limits = limits
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, topic, apiKeySHA256, credentials, mockEndpoint, defaultEnvironment, ttlSeconds, webhookSecret
-            case privacy, feedbackURL
+            case privacy, feedbackURL, roomMembership, limits
         }
 
         public init(from decoder: any Decoder) throws {
@@ -146,7 +155,9 @@ public struct Configuration: Codable, Sendable, Equatable {
                 ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? 86_400,
                 webhookSecret: try c.decodeIfPresent(String.self, forKey: .webhookSecret),
                 privacy: try c.decodeIfPresent(Bool.self, forKey: .privacy) ?? false,
-                feedbackURL: try c.decodeIfPresent(String.self, forKey: .feedbackURL)
+                feedbackURL: try c.decodeIfPresent(String.self, forKey: .feedbackURL),
+                roomMembership: try c.decodeIfPresent(RoomMembership.self, forKey: .roomMembership) ?? .open,
+                limits: try c.decodeIfPresent(Limits.self, forKey: .limits) ?? Limits()
             )
         }
     }

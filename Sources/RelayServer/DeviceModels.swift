@@ -10,7 +10,8 @@ struct DeviceRegistration: ClosedJSONBody {
     }
 
     var token: String
-    var userId: String
+    /// The backend names the user; a user may leave it out (it is then the caller).
+    var userId: String?
     var environment: String?
     var rooms: [String]?
 }
@@ -49,4 +50,19 @@ struct MembershipUpdate: ClosedJSONBody {
 
 struct MemberList: Encodable {
     var members: [String]
+}
+
+/// `PUT /v1/rooms/{roomId}` body.
+struct RoomSettings: ClosedJSONBody {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case membership
+    }
+
+    var membership: RoomMembership
+}
+
+/// A room as `GET`/`PUT /v1/rooms/{roomId}` show it.
+struct RoomView: Encodable {
+    var roomId: String
+    var membership: String
 }

@@ -10,7 +10,7 @@ extension OpenAPIDocument {
     "title": "PushRelay API",
     "version": "1.0.0",
     "summary": "Registers APNs device tokens and fans chat messages out to them over APNs.",
-    "description": "Every `/v1` call carries `Authorization: Bearer <api key>`; the key selects the app, and no call can see\nor touch another app's devices, rooms or notifications. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a request target that is not a path answers 400 `invalid_target`, an HTTP/1.1 request without\n  `Host` 400 `missing_host`, one with two Host or Authorization headers, differing Content-Length values\n  or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a Transfer-Encoding other\n  than chunked 501 `unsupported_transfer_encoding` (these close the connection);\n- a body over the limit answers 413 `payload_too_large` on any path;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
+    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join and leave open rooms as\nitself, send webhooks as itself to rooms it is a member of, and read the notifications it sent. A\nrefusal is 403 with its own code and changes nothing; a user over one of its app's limits gets 429\n`rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a request target that is not a path answers 400 `invalid_target`, an HTTP/1.1 request without\n  `Host` 400 `missing_host`, one with two Host or Authorization headers, differing Content-Length values\n  or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a Transfer-Encoding other\n  than chunked 501 `unsupported_transfer_encoding` (these close the connection);\n- a body over the limit answers 413 `payload_too_large` on any path;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
   },
   "servers": [
     {
@@ -21,6 +21,10 @@ extension OpenAPIDocument {
   "security": [
     {
       "bearerAuth": []
+    },
+    {
+      "bearerAuth": [],
+      "appHeader": []
     }
   ],
   "tags": [
@@ -221,6 +225,15 @@ extension OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -251,6 +264,12 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -298,6 +317,12 @@ extension OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           }
@@ -342,6 +367,15 @@ extension OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -376,6 +410,12 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -423,8 +463,107 @@ extension OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/rooms/{roomId}": {
+      "put": {
+        "tags": [
+          "rooms"
+        ],
+        "operationId": "setRoom",
+        "summary": "Sets whether the room's users manage their own membership (backend only).",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RoomId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RoomSettings"
+              },
+              "example": {
+                "membership": "closed"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The room's setting.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Room"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          }
+        }
+      },
+      "get": {
+        "tags": [
+          "rooms"
+        ],
+        "operationId": "getRoom",
+        "summary": "The room's membership rule (its own, else the app's); a user must be a member.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RoomId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The room's setting.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Room"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       }
@@ -472,6 +611,15 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
           },
           "409": {
             "$ref": "#/components/responses/MessageIdConflict"
@@ -527,6 +675,15 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
           },
           "409": {
             "$ref": "#/components/responses/MessageIdConflict"
@@ -596,6 +753,12 @@ extension OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
@@ -651,6 +814,12 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
           }
         }
       }
@@ -681,7 +850,13 @@ extension OpenAPIDocument {
       "bearerAuth": {
         "type": "http",
         "scheme": "bearer",
-        "description": "An app's API key (`push-relay keys new`; the app's `apiKeySHA256` holds its SHA-256)."
+        "description": "An app's API key (`push-relay keys new`; the app's `apiKeySHA256` holds its SHA-256), or, with\n`X-PushRelay-App`, a user credential of that app.\n"
+      },
+      "appHeader": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-PushRelay-App",
+        "description": "The app a user credential belongs to; its presence makes the bearer token a user credential."
       }
     },
     "parameters": {
@@ -755,14 +930,14 @@ extension OpenAPIDocument {
         "type": "object",
         "additionalProperties": false,
         "required": [
-          "token",
-          "userId"
+          "token"
         ],
         "properties": {
           "token": {
             "$ref": "#/components/schemas/DeviceTokenInput"
           },
           "userId": {
+            "description": "Required with the API key; a user may leave it out or must give its own.",
             "$ref": "#/components/schemas/Id"
           },
           "environment": {
@@ -836,17 +1011,52 @@ extension OpenAPIDocument {
           }
         }
       },
-      "MessageWebhookCommon": {
+      "RoomSettings": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "membership"
+        ],
+        "properties": {
+          "membership": {
+            "$ref": "#/components/schemas/RoomMembership"
+          }
+        }
+      },
+      "RoomMembership": {
+        "type": "string",
+        "enum": [
+          "open",
+          "closed"
+        ],
+        "description": "`open`: users join and leave themselves; `closed`: only the app's backend manages the members. A room\nwithout a setting of its own follows its app's `roomMembership` (open by default).\n"
+      },
+      "Room": {
         "type": "object",
         "required": [
           "roomId",
-          "senderId"
+          "membership"
+        ],
+        "properties": {
+          "roomId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "membership": {
+            "$ref": "#/components/schemas/RoomMembership"
+          }
+        }
+      },
+      "MessageWebhookCommon": {
+        "type": "object",
+        "required": [
+          "roomId"
         ],
         "properties": {
           "roomId": {
             "$ref": "#/components/schemas/Id"
           },
           "senderId": {
+            "description": "Required with the API key; a user may leave it out or must give its own.",
             "$ref": "#/components/schemas/Id"
           },
           "messageId": {
@@ -893,7 +1103,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxItems": 10000,
-            "description": "The users to notify instead of the room's members (absent or null).",
+            "description": "The users to notify instead of the room's members (absent or null); a user may name only\nmembers of the room.\n",
             "items": {
               "$ref": "#/components/schemas/Id"
             }
@@ -1286,7 +1496,7 @@ extension OpenAPIDocument {
         }
       },
       "Unauthorized": {
-        "description": "`unauthorized`: no `Authorization: Bearer <api key>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a webhook whose signature is missing, stale or wrong.\n",
+        "description": "`unauthorized`: no `Authorization: Bearer <credential>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a backend's webhook whose signature is missing, stale or wrong; `unknown_app`\nand `user_auth_not_configured`: `X-PushRelay-App` names no app, or one without `userAuth`; the\nothers: a user credential the app's `userAuth` refuses (README, \"User credentials\").\n",
         "headers": {
           "WWW-Authenticate": {
             "description": "`Bearer` (with `unauthorized`).",
@@ -1309,8 +1519,120 @@ extension OpenAPIDocument {
                         "code": {
                           "enum": [
                             "unauthorized",
-                            "invalid_signature"
+                            "invalid_signature",
+                            "unknown_app",
+                            "user_auth_not_configured",
+                            "invalid_token",
+                            "token_expired",
+                            "token_not_yet_valid",
+                            "unsupported_algorithm",
+                            "unknown_key",
+                            "invalid_issuer",
+                            "invalid_audience",
+                            "missing_claim",
+                            "credential_refused"
                           ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Forbidden": {
+        "description": "A user credential asked for what its user may not do; nothing changed. `backend_only`: the call needs\nthe API key; `forbidden_user`: `userId` names another user; `forbidden_sender`: `senderId` names\nanother user; `not_your_device`: the token is another user's; `room_closed`: only the backend changes\nthis room's members; `not_a_member`: the user is not in the room; `recipient_not_a_member`: a\nrecipient is not in the room; `not_your_notification`: the user did not send it.\n",
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "backend_only",
+                            "forbidden_user",
+                            "forbidden_sender",
+                            "not_your_device",
+                            "room_closed",
+                            "not_a_member",
+                            "recipient_not_a_member",
+                            "not_your_notification"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "RateLimited": {
+        "description": "`rate_limited`: the user is over one of its app's `limits` (webhooks per minute, devices, rooms,\npushes to one recipient per minute); nothing was stored.\n",
+        "headers": {
+          "Retry-After": {
+            "description": "Seconds until the call may succeed.",
+            "required": true,
+            "schema": {
+              "type": "integer"
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "const": "rate_limited"
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "AuthUnavailable": {
+        "description": "`auth_unavailable`: the user credential cannot be checked now (the app's JWKS URL or Ditto auth\nwebhook does not answer); try again after `Retry-After` seconds.\n",
+        "headers": {
+          "Retry-After": {
+            "required": true,
+            "schema": {
+              "type": "integer"
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "const": "auth_unavailable"
                         }
                       }
                     }

@@ -4,16 +4,21 @@ import RelayHTTP
 import RelayStore
 
 extension RelayAPI {
-    /// `POST /v1/devices`: 201 new, 200 updated (a retired token is revived).
+    /// `POST /v1/devices`: 201 new, 200 updated (a retired token is revived). A user registers for itself
+    /// (`userId` omitted or its own) and joins only open rooms; a token another user had moves to it.
     func registerDevice(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let app = try directory.authenticate(request)
+        let caller = try await directory.authenticate(request)
+        let app = caller.app
         let body = try request.decode(DeviceRegistration.self)
         let token = try Validation.token(body.token)
-        let userId = try Validation.id(body.userId, field: "userId")
+        let userId = try caller.actingUser(body.userId, field: "userId")
         let environment = try Validation.environment(body.environment, default: app.defaultEnvironment)
         let rooms = try (body.rooms ?? []).enumerated().map { index, room throws(HTTPError) in
             try Validation.id(room, field: "rooms[\(index)]")
         }
+        for room in rooms { try await requireOpenRoom(caller, roomId: room) }
+        try await checkDeviceLimit(caller, userId: userId, token: token)
+        try await checkRoomLimit(caller, userId: userId, joining: rooms)
         let (device, created) = try await store.upsertDevice(
             appId: app.id,
             token: token,
@@ -29,48 +34,104 @@ extension RelayAPI {
         return try .json(status: created ? 201 : 200, DeviceView(device))
     }
 
-    /// `DELETE /v1/devices/{token}`: 204, or 404 when the app has no such device.
+    /// `DELETE /v1/devices/{token}`: 204, or 404 when the app has no such device; a user deletes only its own.
     func deleteDevice(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
-        let app = try directory.authenticate(request)
+        let caller = try await directory.authenticate(request)
         let token = try Validation.token(try parameters.require("token"))
-        guard try await store.deleteDevice(appId: app.id, token: token) else {
+        if let userId = caller.userId {
+            guard let device = try await store.device(appId: caller.app.id, token: token) else {
+                throw HTTPError.notFound(message: "No device with that token")
+            }
+            guard device.userId == userId else {
+                throw HTTPError(status: 403, code: "not_your_device", message: "That device is another user's")
+            }
+        }
+        guard try await store.deleteDevice(appId: caller.app.id, token: token) else {
             throw HTTPError.notFound(message: "No device with that token")
         }
         return .noContent
     }
 
-    /// `GET /v1/users/{userId}/devices`.
+    /// `GET /v1/users/{userId}/devices`: a user lists only its own.
     func userDevices(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
-        let app = try directory.authenticate(request)
-        let userId = try Validation.id(try parameters.require("userId"), field: "userId")
-        let devices = try await store.devices(appId: app.id, userId: userId)
+        let caller = try await directory.authenticate(request)
+        let userId = try caller.actingUser(
+            try Validation.id(try parameters.require("userId"), field: "userId"),
+            field: "userId"
+        )
+        let devices = try await store.devices(appId: caller.app.id, userId: userId)
         return try .json(DeviceList(devices: devices.map(DeviceView.init)))
     }
 
-    /// `PUT /v1/rooms/{roomId}/members/{userId}` with an optional `{"muted": Bool}`: 204.
+    /// `PUT /v1/rooms/{roomId}/members/{userId}` with an optional `{"muted": Bool}`: 204. A user joins (or
+    /// mutes) only as itself and only open rooms.
     func joinRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
-        let app = try directory.authenticate(request)
-        let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
-        let userId = try Validation.id(try parameters.require("userId"), field: "userId")
+        let (caller, roomId, userId) = try await membershipCall(request, parameters)
         let update = request.body.isEmpty ? MembershipUpdate() : try request.decode(MembershipUpdate.self)
-        try await store.addMember(appId: app.id, roomId: roomId, userId: userId, muted: update.muted, at: time.now)
+        try await checkRoomLimit(caller, userId: userId, joining: [roomId])
+        try await store.addMember(
+            appId: caller.app.id,
+            roomId: roomId,
+            userId: userId,
+            muted: update.muted,
+            at: time.now
+        )
         return .noContent
     }
 
-    /// `DELETE /v1/rooms/{roomId}/members/{userId}`: 204 (also when the user was not a member).
+    /// `DELETE /v1/rooms/{roomId}/members/{userId}`: 204 (also when the user was not a member). A user leaves
+    /// only as itself and only open rooms.
     func leaveRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
-        let app = try directory.authenticate(request)
-        let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
-        let userId = try Validation.id(try parameters.require("userId"), field: "userId")
-        _ = try await store.removeMember(appId: app.id, roomId: roomId, userId: userId)
+        let (caller, roomId, userId) = try await membershipCall(request, parameters)
+        _ = try await store.removeMember(appId: caller.app.id, roomId: roomId, userId: userId)
         return .noContent
     }
 
-    /// `GET /v1/rooms/{roomId}/members`: `{"members": [userId]}`.
-    func roomMembers(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
-        let app = try directory.authenticate(request)
+    /// The caller, room and user of a join or leave, once the caller may change that membership.
+    private func membershipCall(
+        _ request: HTTPRequest,
+        _ parameters: RouteParameters
+    ) async throws -> (Caller, roomId: String, userId: String) {
+        let caller = try await directory.authenticate(request)
         let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
-        let members = try await store.members(appId: app.id, roomId: roomId)
+        let userId = try caller.actingUser(
+            try Validation.id(try parameters.require("userId"), field: "userId"),
+            field: "userId"
+        )
+        try await requireOpenRoom(caller, roomId: roomId)
+        return (caller, roomId, userId)
+    }
+
+    /// `GET /v1/rooms/{roomId}/members`: `{"members": [userId]}`; a user must be a member.
+    func roomMembers(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
+        let caller = try await directory.authenticate(request)
+        let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
+        try await requireMember(caller, roomId: roomId)
+        let members = try await store.members(appId: caller.app.id, roomId: roomId)
         return try .json(MemberList(members: members.map(\.userId)))
+    }
+
+    /// `PUT /v1/rooms/{roomId}` `{"membership": "open" | "closed"}` (backend only): 200 with the room.
+    func setRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
+        let caller = try await directory.authenticate(request)
+        try caller.requireBackend("Setting a room's membership")
+        let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
+        let body = try request.decode(RoomSettings.self)
+        try await store.setRoomMembership(
+            appId: caller.app.id,
+            roomId: roomId,
+            membership: body.membership,
+            at: time.now
+        )
+        return try .json(RoomView(roomId: roomId, membership: body.membership.rawValue))
+    }
+
+    /// `GET /v1/rooms/{roomId}`: the room's membership rule (its own, else the app's); a user must be a member.
+    func room(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
+        let caller = try await directory.authenticate(request)
+        let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
+        try await requireMember(caller, roomId: roomId)
+        let membership = try await roomMembership(caller.app, roomId: roomId)
+        return try .json(RoomView(roomId: roomId, membership: membership.rawValue))
     }
 }

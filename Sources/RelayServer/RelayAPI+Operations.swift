@@ -13,7 +13,9 @@ extension RelayAPI {
     /// `{"deadTokens":[{"token","userId","environment","reason","apnsTimestamp"|null,"retiredAt"}]}`.
     /// - Throws: ``HTTPError`` 400 `invalid_query` when `since` is not RFC 3339.
     func deadTokens(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let app = try directory.authenticate(request)
+        let caller = try await directory.authenticate(request)
+        try caller.requireBackend("/v1/dead-tokens")
+        let app = caller.app
         var since = Date.distantPast
         if let text = request.query["since"] {
             guard let parsed = Timestamp.parse(text) else {

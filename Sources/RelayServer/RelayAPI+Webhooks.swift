@@ -14,8 +14,10 @@ extension RelayAPI {
     /// the notification and one delivery per recipient device in one transaction, then answers 202
     /// (200 with the first notification's id when the same message was already accepted).
     func webhook(_ request: HTTPRequest, kind: NotificationKind) async throws -> HTTPResponse {
-        let app = try directory.authenticate(request)
-        if let secret = app.webhookSecret {
+        let caller = try await directory.authenticate(request)
+        let app = caller.app
+        // A user's own credential authenticates its webhooks; the secret signs the backend's.
+        if case .backend = caller, let secret = app.webhookSecret {
             do {
                 try WebhookSignature.verify(
                     request.headers[WebhookSignature.header],
@@ -26,7 +28,8 @@ extension RelayAPI {
             } catch { throw HTTPError(status: 401, code: "invalid_signature", message: error.description) }
         }
         let body = try request.decode(MessageWebhook.self)
-        let message = try chatMessage(body, kind: kind)
+        let senderId = try caller.actingUser(body.senderId, field: "senderId", refusal: "forbidden_sender")
+        let message = try chatMessage(body, senderId: senderId, kind: kind)
         let excludeToken = try body.senderDeviceToken.map { value throws(HTTPError) in
             try Validation.token(value, field: "senderDeviceToken")
         }
@@ -41,6 +44,7 @@ extension RelayAPI {
                 try Validation.id(user, field: "recipients[\(index)]")
             }
         }
+        try await authorizeWebhook(caller, message: message, recipients: recipients)
         let payload: Data
         do { payload = try message.payload(privacy: app.privacy).encoded(limit: PushType.alert.maxPayloadBytes) } catch
         {
@@ -98,7 +102,37 @@ extension RelayAPI {
         }
     }
 
-    private func chatMessage(_ body: MessageWebhook, kind: NotificationKind) throws(HTTPError) -> ChatMessage {
+    /// A user sends only to a room it is a member of, and names only members as recipients; then the
+    /// sender's limits count the webhook and a push to each user it reaches.
+    /// - Throws: ``HTTPError`` 403 `not_a_member` or `recipient_not_a_member`, 429 `rate_limited`.
+    private func authorizeWebhook(_ caller: Caller, message: ChatMessage, recipients: [String]?) async throws {
+        let app = caller.app
+        if caller.userId != nil {
+            try await requireMember(caller, roomId: message.roomId)
+            if let recipients {
+                let outside = try await store.nonMembers(appId: app.id, roomId: message.roomId, userIds: recipients)
+                if let first = outside.first {
+                    throw HTTPError(
+                        status: 403,
+                        code: "recipient_not_a_member",
+                        message: "recipient '\(first)' is not a member of room '\(message.roomId)'"
+                    )
+                }
+            }
+        }
+        guard isLimited(caller) else { return }
+        var reached = recipients ?? []
+        if recipients == nil {
+            reached = try await store.members(appId: app.id, roomId: message.roomId).filter { !$0.muted }.map(\.userId)
+        }
+        try takeWebhookLimits(caller, senderId: message.senderId, recipients: reached.filter { $0 != message.senderId })
+    }
+
+    private func chatMessage(
+        _ body: MessageWebhook,
+        senderId: String,
+        kind: NotificationKind
+    ) throws(HTTPError) -> ChatMessage {
         let content: ChatMessage.Content
         switch kind {
         case .message:
@@ -126,7 +160,7 @@ extension RelayAPI {
         }
         return ChatMessage(
             roomId: try Validation.id(body.roomId, field: "roomId"),
-            senderId: try Validation.id(body.senderId, field: "senderId"),
+            senderId: senderId,
             content: content,
             messageId: try Validation.optionalId(body.messageId, field: "messageId"),
             roomName: try Validation.text(body.roomName, field: "roomName"),
@@ -139,17 +173,20 @@ extension RelayAPI {
     /// `nextOffset` while more follow.
     /// - Throws: ``HTTPError`` 400 `invalid_query` for a limit or offset out of range, 404 for an unknown id.
     func notification(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
-        let app = try directory.authenticate(request)
+        let caller = try await directory.authenticate(request)
         let limit = try Validation.queryInteger(request, "limit", in: 1...Self.deliveryPageLimit)
         let offset = try Validation.queryInteger(request, "offset", in: 0...Int(Int32.max))
         guard let id = UUID(canonical: try parameters.require("notificationId")),
             let (summary, deliveries) = try await store.notification(
-                appId: app.id,
+                appId: caller.app.id,
                 id: id,
                 limit: limit ?? Self.deliveryPageLimit,
                 offset: offset ?? 0
             )
         else { throw HTTPError.notFound(message: "No notification with that id") }
+        if let userId = caller.userId, summary.senderId != userId {
+            throw HTTPError(status: 403, code: "not_your_notification", message: "A user reads only what it sent")
+        }
         return try .json(NotificationView(summary, deliveries, offset: offset ?? 0))
     }
 }

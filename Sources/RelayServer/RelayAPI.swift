@@ -3,8 +3,8 @@ import RelayCore
 import RelayHTTP
 import RelayStore
 
-/// The REST API: authenticates each `/v1` call to one app, validates, and hands over to the store and
-/// the dispatcher. Every route is registered in ``router()``.
+/// The REST API: authenticates each `/v1` call to one app's backend or user, authorizes it, validates, and
+/// hands over to the store and the dispatcher. Every route is registered in ``router()``.
 public struct RelayAPI: Sendable {
     let directory: AppDirectory
     let store: any Store
@@ -13,6 +13,7 @@ public struct RelayAPI: Sendable {
     let time: any TimeSource
     let logger: Logger
     let readiness: Readiness
+    let limiter: UserLimiter
 
     /// - Parameter readiness: what `GET /readyz` checks; nil makes one over `store` and the directory's apps.
     public init(
@@ -31,6 +32,7 @@ public struct RelayAPI: Sendable {
         self.time = time
         self.logger = logger
         self.readiness = readiness ?? Readiness(store: store, apps: directory.apps)
+        self.limiter = UserLimiter(time: time)
     }
 
     /// Every route of the relay.
@@ -50,6 +52,8 @@ public struct RelayAPI: Sendable {
             try await leaveRoom(request, parameters)
         }
         router.get("/v1/rooms/{roomId}/members") { request, parameters in try await roomMembers(request, parameters) }
+        router.put("/v1/rooms/{roomId}") { request, parameters in try await setRoom(request, parameters) }
+        router.get("/v1/rooms/{roomId}") { request, parameters in try await room(request, parameters) }
         router.post("/v1/webhooks/did-send-message") { request, _ in try await webhook(request, kind: .message) }
         router.post("/v1/webhooks/did-send-image-message") { request, _ in
             try await webhook(request, kind: .imageMessage)

@@ -98,6 +98,12 @@ public final class RelayMetrics: Sendable {
         increment("pushrelay_webhooks_total", [("event", event)])
     }
 
+    /// A call refused 429 by one of the per-user limits (`webhooks`, `pushes_per_recipient`, `devices`,
+    /// `rooms`).
+    func recordRateLimited(limit: String) {
+        increment("pushrelay_rate_limited_total", [("limit", limit)])
+    }
+
     /// One feedback POST's outcome: `delivered` (2xx), `retry`, `expired` (dropped after its lifetime) or
     /// `dropped` (the app has no feedbackURL any more).
     public func recordFeedback(_ outcome: String) {
@@ -136,6 +142,7 @@ public final class RelayMetrics: Sendable {
             "pushrelay_webhooks_total": "Webhooks accepted by event.",
             "pushrelay_http_requests_total": "HTTP requests by route, method and status.",
             "pushrelay_feedback_total": "Feedback POSTs of retired tokens by outcome.",
+            "pushrelay_rate_limited_total": "Calls refused 429 by a per-user limit, by limit.",
         ]
         for name in counters.keys.sorted() {
             out += "# HELP \(name) \(help[name] ?? name)\n# TYPE \(name) counter\n"

@@ -10,7 +10,8 @@ struct MessageWebhook: ClosedJSONBody {
     }
 
     var roomId: String
-    var senderId: String
+    /// The backend names the sender; a user may leave it out (it is then the caller).
+    var senderId: String?
     /// Required for did-send-message; absent for images.
     var text: String?
     var messageId: String?

@@ -224,5 +224,17 @@ enum SQLiteMigrations {
         CREATE INDEX notifications_by_deliveries ON notifications (first_delivery_id)
             WHERE first_delivery_id IS NOT NULL;
         """,
+        // 9: rooms the backend has given a membership rule of their own (`open` or `closed`; a room with no row
+        // follows its app's setting), and members by user, for the rooms-per-user limit.
+        """
+        CREATE TABLE rooms (
+            app_id     TEXT NOT NULL,
+            room_id    TEXT NOT NULL,
+            membership TEXT NOT NULL CHECK (membership = 'open' OR membership = 'closed'),
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, room_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX room_members_by_user ON room_members (app_id, user_id);
+        """,
     ]
 }

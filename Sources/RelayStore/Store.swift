@@ -52,6 +52,25 @@ public protocol Store: Sendable {
     /// The room's members, by user id.
     func members(appId: String, roomId: String) async throws -> [RoomMember]
 
+    /// The user's membership of the room; nil when not a member.
+    func member(appId: String, roomId: String, userId: String) async throws -> RoomMember?
+
+    /// Those of `userIds` that are not members of the room, in the order given.
+    func nonMembers(appId: String, roomId: String, userIds: [String]) async throws -> [String]
+
+    /// How many rooms the user is a member of.
+    func roomCount(appId: String, userId: String) async throws -> Int
+
+    /// The room's own membership rule, set by ``setRoomMembership(appId:roomId:membership:at:)``; nil when it
+    /// has none (the app's setting applies).
+    func roomMembership(appId: String, roomId: String) async throws -> RoomMembership?
+
+    /// Gives the room a membership rule of its own (the room needs no members for it).
+    func setRoomMembership(appId: String, roomId: String, membership: RoomMembership, at: Date) async throws
+
+    /// How many live devices the user has registered.
+    func liveDeviceCount(appId: String, userId: String) async throws -> Int
+
     /// Records a notification and its pending deliveries in ONE transaction.
     ///
     /// If a notification with the same (appId, kind, messageId) exists (messageId non-nil), inserts nothing

@@ -83,7 +83,7 @@ final class FeedbackHarness: Sendable {
         key: String?,
         headers: [String: String] = [:]
     ) async throws -> Answer {
-        let (status, data) = try await exchange(
+        let (status, data, _) = try await exchange(
             port: relay.port,
             method,
             path,

@@ -85,11 +85,13 @@ import Testing
         #expect(merged.isEmpty, "routes still listed as pending but registered; empty pendingRoutes: \(merged)")
     }
 
-    /// `/v1` operations inherit the document's bearer requirement; the operational ones opt out.
-    @Test func onlyV1OperationsNeedTheAPIKey() throws {
+    /// `/v1` operations inherit the document's requirement (the API key, or a user credential with its app
+    /// header); the operational ones opt out.
+    @Test func onlyV1OperationsNeedACredential() throws {
         let document = try Self.document()
         let global = try #require(document["security"] as? [[String: Any]])
-        #expect(global.count == 1 && global[0]["bearerAuth"] != nil)
+        #expect(global.count == 2 && global.allSatisfy { $0["bearerAuth"] != nil })
+        #expect(global.map { Set($0.keys) } == [["bearerAuth"], ["bearerAuth", "appHeader"]])
         let paths = try #require(document["paths"] as? [String: Any])
         for (path, item) in paths {
             for (method, operation) in try #require(item as? [String: Any]) where Self.httpMethods.contains(method) {

@@ -91,7 +91,7 @@ final class RelayHarness: Sendable {
         authorize: Bool = true,
         headers: [String: String] = [:]
     ) async throws -> APIResponse {
-        let (status, data) = try await exchange(
+        let (status, data, fields) = try await exchange(
             port: try relay.port,
             method,
             path,
@@ -100,7 +100,7 @@ final class RelayHarness: Sendable {
             body: body,
             headers: headers
         )
-        return APIResponse(status: status, body: data)
+        return APIResponse(status: status, body: data, headers: fields)
     }
 
     /// `POST /v1/devices`; returns the response.
@@ -180,6 +180,9 @@ func randomToken() -> String {
 struct APIResponse: Sendable {
     var status: Int
     var body: Data
+    /// Header fields by lowercased name.
+    var headers: [String: String] = [:]
+    func header(_ name: String) -> String? { headers[name.lowercased()] }
     var text: String { String(decoding: body, as: UTF8.self) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
@@ -410,7 +413,7 @@ func exchange(
     json: Any?,
     body: Data?,
     headers: [String: String]
-) async throws -> (status: Int, body: Data) {
+) async throws -> (status: Int, body: Data, headers: [String: String]) {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
     request.httpMethod = method
     request.timeoutInterval = 30
@@ -426,5 +429,7 @@ func exchange(
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     let (data, response) = try await URLSession.shared.data(for: request)
     guard let http = response as? HTTPURLResponse else { throw HarnessError(description: "not HTTP") }
-    return (http.statusCode, data)
+    var fields: [String: String] = [:]
+    for case (let name as String, let value as String) in http.allHeaderFields { fields[name.lowercased()] = value }
+    return (http.statusCode, data, fields)
 }

@@ -1,0 +1,56 @@
+import RelayCore
+import RelayHTTP
+
+/// Who makes a `/v1` call, decided once per request by ``AppDirectory/authenticate(_:)``: the app's backend
+/// (its API key: everything within the app) or one of the app's users (a user credential: only what that
+/// user may do). Handlers authorize from it and never authenticate again.
+public enum Caller: Sendable {
+    case backend(Configuration.App)
+    case user(Configuration.App, userId: String)
+
+    /// The app the call is made in; every store call is scoped by its id.
+    public var app: Configuration.App {
+        switch self {
+        case .backend(let app), .user(let app, _): app
+        }
+    }
+
+    /// The user a user credential names; nil for the backend.
+    public var userId: String? {
+        if case .user(_, let userId) = self { userId } else { nil }
+    }
+
+    /// The idempotency scope of this caller: the backend, or one user of the app.
+    var scope: String {
+        switch self {
+        case .backend: "backend"
+        case .user(_, let userId): "user:\(userId)"
+        }
+    }
+
+    /// Refuses a user: `what` is for the backend only.
+    /// - Throws: ``HTTPError`` 403 `backend_only`.
+    func requireBackend(_ what: String) throws(HTTPError) {
+        guard case .user = self else { return }
+        throw HTTPError(status: 403, code: "backend_only", message: "\(what) needs the app's API key")
+    }
+
+    /// The user a call acts for: what `given` names, which a user may omit (it is then the caller) or must
+    /// set to itself; the backend must name one.
+    /// - Throws: ``HTTPError`` 400 `missing_field` when the backend names none, 403 `forbidden_user` (or
+    ///   `refusal`) when a user names another, and what ``Validation/id(_:field:)`` throws.
+    func actingUser(_ given: String?, field: String, refusal: String = "forbidden_user") throws(HTTPError) -> String {
+        switch self {
+        case .backend:
+            guard let given else { throw .badRequest(code: "missing_field", message: "\(field) is required") }
+            return try Validation.id(given, field: field)
+        case .user(_, let userId):
+            guard let given, given != userId else { return userId }
+            throw HTTPError(
+                status: 403,
+                code: refusal,
+                message: "\(field) must be the signed-in user ('\(userId)') or omitted"
+            )
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import RelayCore
+
+extension SQLiteStore {
+    public func member(appId: String, roomId: String, userId: String) async throws -> RoomMember? {
+        try db.withStatement(
+            "SELECT user_id, muted, joined_at FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
+        ) { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, roomId)
+            try statement.bind(3, userId)
+            guard try statement.step() else { return nil }
+            return RoomMember(userId: statement.string(0), muted: statement.int(1) != 0, joinedAt: statement.date(2))
+        }
+    }
+
+    public func nonMembers(appId: String, roomId: String, userIds: [String]) async throws -> [String] {
+        try db.withStatement(
+            "SELECT 1 FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
+        ) { statement in
+            var outside: [String] = []
+            for userId in userIds {
+                try statement.bind(1, appId)
+                try statement.bind(2, roomId)
+                try statement.bind(3, userId)
+                if try !statement.step() { outside.append(userId) }
+                statement.reset()
+            }
+            return outside
+        }
+    }
+
+    public func roomCount(appId: String, userId: String) async throws -> Int {
+        try count("SELECT count(*) FROM room_members WHERE app_id = ?1 AND user_id = ?2", appId, userId)
+    }
+
+    public func liveDeviceCount(appId: String, userId: String) async throws -> Int {
+        try count("SELECT count(*) FROM devices WHERE app_id = ?1 AND user_id = ?2 AND state = 'live'", appId, userId)
+    }
+
+    public func roomMembership(appId: String, roomId: String) async throws -> RoomMembership? {
+        try db.withStatement("SELECT membership FROM rooms WHERE app_id = ?1 AND room_id = ?2") { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, roomId)
+            guard try statement.step() else { return nil }
+            guard let membership = RoomMembership(rawValue: statement.string(0)) else {
+                throw StoreError(code: .invalidData, message: "room '\(roomId)' has an unknown membership")
+            }
+            return membership
+        }
+    }
+
+    public func setRoomMembership(appId: String, roomId: String, membership: RoomMembership, at: Date) async throws {
+        try db.withStatement(
+            """
+            INSERT INTO rooms (app_id, room_id, membership, updated_at) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (app_id, room_id) DO UPDATE SET membership = ?3, updated_at = ?4
+            """
+        ) { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, roomId)
+            try statement.bind(3, membership.rawValue)
+            try statement.bind(4, at)
+            try statement.run()
+        }
+    }
+
+    /// The single integer a `count(*)` query over (app id, user id) gives.
+    private func count(_ sql: String, _ appId: String, _ userId: String) throws -> Int {
+        try db.withStatement(sql) { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, userId)
+            guard try statement.step() else { return 0 }
+            return statement.int(0)
+        }
+    }
+}
