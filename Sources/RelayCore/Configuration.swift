@@ -107,6 +107,8 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var roomMembership: RoomMembership
         /// What one user may do; see ``Limits``.
         public var limits: Limits
+        /// How the app's users prove who they are; none: only the app's API key is taken.
+        public var userAuth: UserAuth?
 
         public init(
             id: String,
@@ -120,7 +122,8 @@ public struct Configuration: Codable, Sendable, Equatable {
             privacy: Bool = false,
             feedbackURL: String? = nil,
             roomMembership: RoomMembership = .open,
-            limits: Limits = Limits()
+            limits: Limits = Limits(),
+            userAuth: UserAuth? = nil
         ) {
             self.id = id
             self.topic = topic
@@ -134,11 +137,12 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.feedbackURL = feedbackURL
             self.roomMembership = roomMembership
             self.limits = limits
+            self.userAuth = userAuth
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, topic, apiKeySHA256, credentials, mockEndpoint, defaultEnvironment, ttlSeconds, webhookSecret
-            case privacy, feedbackURL, roomMembership, limits
+            case privacy, feedbackURL, roomMembership, limits, userAuth
         }
 
         public init(from decoder: any Decoder) throws {
@@ -157,7 +161,8 @@ public struct Configuration: Codable, Sendable, Equatable {
                 privacy: try c.decodeIfPresent(Bool.self, forKey: .privacy) ?? false,
                 feedbackURL: try c.decodeIfPresent(String.self, forKey: .feedbackURL),
                 roomMembership: try c.decodeIfPresent(RoomMembership.self, forKey: .roomMembership) ?? .open,
-                limits: try c.decodeIfPresent(Limits.self, forKey: .limits) ?? Limits()
+                limits: try c.decodeIfPresent(Limits.self, forKey: .limits) ?? Limits(),
+                userAuth: try c.decodeIfPresent(UserAuth.self, forKey: .userAuth)
             )
         }
     }
