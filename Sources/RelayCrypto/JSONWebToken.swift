@@ -59,21 +59,16 @@ public struct JSONWebToken: Sendable, Equatable {
     /// Reads a compact JWS without checking its signature (see ``verify(with:)``).
     /// - Throws: ``CryptoError`` `.malformed` when it is not three base64url parts of JSON header and claims.
     public init(parsing compact: String) throws(CryptoError) {
-        let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-            let headerData = Data(base64URLEncoded: parts[0]),
-            let claimsData = Data(base64URLEncoded: parts[1]),
-            let signature = Data(base64URLEncoded: parts[2])
-        else {
+        guard let parts = CompactJWS(compact) else {
             throw CryptoError(.malformed, "provider token is not a compact JWS")
         }
         let decoder = JSONDecoder()
-        guard let header = try? decoder.decode(Header.self, from: headerData),
-            let claims = try? decoder.decode(Claims.self, from: claimsData)
+        guard let header = try? decoder.decode(Header.self, from: parts.header),
+            let claims = try? decoder.decode(Claims.self, from: parts.payload)
         else {
             throw CryptoError(.malformed, "provider token header or claims are not the expected JSON")
         }
-        self.init(header: header, claims: claims, signingInput: parts[0] + "." + parts[1], signature: signature)
+        self.init(header: header, claims: claims, signingInput: parts.signingInput, signature: parts.signature)
     }
 
     private init(header: Header, claims: Claims, signingInput: String, signature: Data) {
