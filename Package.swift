@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "CNghttp2", "COpenSSL"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
+        .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs"]),
         .target(
             name: "RelayServer",
             dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "RelayStore", "RelayHTTP"]
@@ -49,6 +50,7 @@ let package = Package(
         .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "APNsMock", "RelayCrypto"]),
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),
+        .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
         .testTarget(name: "RelayServerTests", dependencies: ["RelayServer", "APNsMock", "RelayStore"]),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
         .testTarget(name: "CLITests", dependencies: ["push-relay"]),
