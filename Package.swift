@@ -28,13 +28,14 @@ let package = Package(
         .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs"]),
         .target(
             name: "RelayServer",
-            dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "RelayStore", "RelayHTTP"]
+            dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "RelayStore", "RelayHTTP", "RelayAuth"]
         ),
         .target(name: "RelayCLI"),
         .executableTarget(
             name: "push-relay",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer",
+                "RelayAuth",
             ]
         ),
         .executableTarget(

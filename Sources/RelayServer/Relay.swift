@@ -1,4 +1,5 @@
 import Foundation
+import RelayAuth
 import RelayCore
 import RelayHTTP
 import RelayStore
@@ -23,8 +24,9 @@ public final class Relay: Sendable {
     private let feedbackTask = MutexBox<Task<Void, Never>?>(nil)
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
-    /// - Throws: ``Configuration/Invalid`` when the configuration does not validate or an app's provider
-    ///   token key cannot be loaded (``APNsSenders/checkCredentials(_:)``).
+    /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
+    ///   token key cannot be loaded (``APNsSenders/checkCredentials(_:)``) or its `userAuth` key files cannot
+    ///   be used (``RelayAuth/AppUserAuthenticator/make(apps:time:logger:)``).
     public init(
         configuration: Configuration,
         store: any Store,
@@ -36,6 +38,11 @@ public final class Relay: Sendable {
     {
         try configuration.validate()
         try APNsSenders.checkCredentials(configuration.apps)
+        let userAuthenticators = try AppUserAuthenticator.make(
+            apps: configuration.apps,
+            time: time,
+            logger: logger.with(["component": "user-auth"])
+        )
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -57,7 +64,7 @@ public final class Relay: Sendable {
             logger: logger.with(["component": "feedback"])
         )
         let api = RelayAPI(
-            directory: AppDirectory(apps: configuration.apps),
+            directory: AppDirectory(apps: configuration.apps, userAuthenticators: userAuthenticators),
             store: store,
             dispatcher: dispatcher,
             metrics: metrics,

@@ -1,4 +1,5 @@
 import Foundation
+import RelayAuth
 import RelayCLI
 import RelayCore
 import RelayServer
@@ -22,6 +23,10 @@ enum ConfigCommand {
                 environment: environment
             )
             try APNsSenders.checkCredentials(configuration.apps)
+            _ = try AppUserAuthenticator.make(
+                apps: configuration.apps,
+                logger: Logger(label: "config", level: .warning)
+            )
             say(configuration.redactedJSON)
             return 0
         } catch {

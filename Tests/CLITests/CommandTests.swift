@@ -72,6 +72,28 @@ import Testing
         #expect(!result.stdout.contains("{"), "printed a configuration: \(result.stdout)")
     }
 
+    /// A userAuth key file that can be read but holds no public key fails the check, as it stops `serve`.
+    @Test func configCheckLoadsTheUserAuthKeys() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = directory.url.appendingPathComponent("idp.pem")
+        try Data("not a key".utf8).write(to: key)
+        let file = directory.url.appendingPathComponent("relay.json")
+        try Data(
+            """
+            {"apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(String(repeating: "cd", count: 32))"],
+                       "userAuth": {"jwt": {"publicKeyFiles": ["\(key.path)"]}}}]}
+            """.utf8
+        ).write(to: file)
+        let result = try await Self.run(["config", "check", "--config", file.path])
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.contains("apps[0].userAuth.jwt.publicKeyFiles[0]: \(key.path): not a PEM public key"),
+            "\(result.stderr)"
+        )
+        #expect(!result.stdout.contains("{"), "printed a configuration: \(result.stdout)")
+    }
+
     @Test func configCheckPrintsAGoodConfigurationWithSecretsRedacted() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
