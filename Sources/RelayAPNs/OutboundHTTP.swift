@@ -51,15 +51,7 @@ public enum OutboundHTTP {
         caFile: String? = nil,
         keepingBodyUpTo limit: Int
     ) async throws(APNsTransportError) -> (status: Int, body: Data) {
-        try await transfer(
-            url: url,
-            body: body,
-            headers: headers,
-            timeout: timeout,
-            connectTimeout: connectTimeout,
-            caFile: caFile,
-            keepingBodyUpTo: limit
-        )
+        try await transfer(url, body, headers, timeout, connectTimeout, caFile, limit)
     }
 
     /// GETs `url` and returns the HTTP status and the first `limit` bytes of the answer's body (a JWKS
@@ -72,26 +64,18 @@ public enum OutboundHTTP {
         caFile: String? = nil,
         keepingBodyUpTo limit: Int
     ) async throws(APNsTransportError) -> (status: Int, body: Data) {
-        try await transfer(
-            url: url,
-            body: nil,
-            headers: headers,
-            timeout: timeout,
-            connectTimeout: connectTimeout,
-            caFile: caFile,
-            keepingBodyUpTo: limit
-        )
+        try await transfer(url, nil, headers, timeout, connectTimeout, caFile, limit)
     }
 
-    /// One request: a POST of `body`, or a GET when it is nil.
+    /// One request: a POST of `body`, or a GET when it is nil; the arguments are the public calls'.
     private static func transfer(
-        url: String,
-        body: Data?,
-        headers: [(String, String)],
-        timeout: Duration,
-        connectTimeout: Duration,
-        caFile: String?,
-        keepingBodyUpTo limit: Int
+        _ url: String,
+        _ body: Data?,
+        _ headers: [(String, String)],
+        _ timeout: Duration,
+        _ connectTimeout: Duration,
+        _ caFile: String?,
+        _ limit: Int
     ) async throws(APNsTransportError) -> (status: Int, body: Data) {
         try await onOwnThread { () throws(APNsTransportError) -> (status: Int, body: Data) in
             let handle = try CurlOneShot()

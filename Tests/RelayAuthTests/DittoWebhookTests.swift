@@ -111,12 +111,15 @@ import Testing
         }
     }
 
-    @Test func anAcceptanceIsCachedUntilItsExpirationSeconds() async throws {
-        try await withEndpoint(Self.accepting(expirationSeconds: 120)) { endpoint in
+    /// An acceptance is reused until the earlier of its `expirationSeconds` and maxCacheSeconds (600), then
+    /// asked again; another token is asked on its own.
+    @Test(arguments: [(120, 120), (7 * 24 * 3600, 600), (nil, 600)] as [(Int?, Int)])
+    func anAcceptanceIsCachedUntilItsExpiryOrTheMaximum(_ expirationSeconds: Int?, _ kept: Int) async throws {
+        try await withEndpoint(Self.accepting(expirationSeconds: expirationSeconds)) { endpoint in
             let time = ManualTimeSource()
             let authenticator = Self.authenticator(endpoint.url(), time: time)
             #expect(await outcome(authenticator, "t") == "user user-t")
-            time.advance(by: .seconds(119))
+            time.advance(by: .seconds(kept - 1))
             #expect(await outcome(authenticator, "t") == "user user-t")
             #expect(endpoint.calls == 1)
             #expect(await outcome(authenticator, "other") == "user user-other")
@@ -124,20 +127,6 @@ import Testing
             time.advance(by: .seconds(2))
             #expect(await outcome(authenticator, "t") == "user user-t")
             #expect(endpoint.calls == 3)
-        }
-    }
-
-    @Test func anAcceptanceIsCachedAtMostMaxCacheSeconds() async throws {
-        try await withEndpoint(Self.accepting(expirationSeconds: 7 * 24 * 3600)) { endpoint in
-            let time = ManualTimeSource()
-            let authenticator = Self.authenticator(endpoint.url(), time: time)
-            #expect(await outcome(authenticator, "t") == "user user-t")
-            time.advance(by: .seconds(599))
-            #expect(await outcome(authenticator, "t") == "user user-t")
-            #expect(endpoint.calls == 1)
-            time.advance(by: .seconds(2))
-            #expect(await outcome(authenticator, "t") == "user user-t")
-            #expect(endpoint.calls == 2)
         }
     }
 
