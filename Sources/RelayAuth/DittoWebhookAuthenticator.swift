@@ -38,13 +38,12 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
     public init(
         settings: Configuration.UserAuth.DittoAuthWebhook,
         time: any TimeSource = SystemTimeSource(),
-        logger: Logger,
-        maxCachedTokens: Int = DittoWebhookAuthenticator.maxCachedTokens
+        logger: Logger
     ) {
         self.settings = settings
         self.time = time
         self.logger = logger
-        cache = ExpiringCache(capacity: maxCachedTokens)
+        cache = ExpiringCache(capacity: Self.maxCachedTokens)
     }
 
     /// - Throws: ``UserAuthError`` 401 `token_too_large` or `credential_refused`, 503 `auth_unavailable`

@@ -35,7 +35,7 @@ extension Configuration {
             /// A JWKS document (RFC 7517 §5) on disk.
             public var jwksFile: String?
             /// A JWKS document fetched over https (http only to a loopback host): at first use, then again
-            /// for a `kid` it does not hold, at most once a minute.
+            /// for a `kid` it does not hold or once it is an hour old, at most once a minute.
             public var jwksURL: String?
             /// The `iss` a token must carry; none: any.
             public var issuer: String?

@@ -9,11 +9,10 @@ public struct JSONWebKeySet: Codable, Sendable, Equatable {
     /// Reads a JWKS document.
     /// - Throws: ``CryptoError`` `.malformed` when `data` is not a JSON object with a `keys` array of JWKs.
     public init(json data: Data) throws(CryptoError) {
-        do {
-            self = try JSONDecoder().decode(JSONWebKeySet.self, from: data)
-        } catch {
-            throw CryptoError(.malformed, "not a JWKS document ({\"keys\": [...]}): \(error)")
+        guard let set = try? JSONDecoder().decode(JSONWebKeySet.self, from: data) else {
+            throw CryptoError(.malformed, "not a JWKS document: a JSON object with a \"keys\" array of JWKs")
         }
+        self = set
     }
 
     /// The signature keys of the set, and why each other entry was passed over. Entries with another `kty`
