@@ -21,32 +21,35 @@ let package = Package(
 
         .target(name: "RelayCore"),
         .target(name: "RelayCrypto", dependencies: ["RelayCore", "COpenSSL"]),
-        .target(name: "RelayAPNs", dependencies: ["RelayCore", "RelayCrypto", "CCurl"]),
+        .target(name: "RelayCurl", dependencies: ["RelayCore", "CCurl"]),
+        .target(name: "RelayAPNs", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
         .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "CNghttp2", "COpenSSL"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
         .target(
             name: "RelayServer",
-            dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "RelayStore", "RelayHTTP"]
+            dependencies: ["RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayStore", "RelayHTTP"]
         ),
         .target(name: "RelayCLI"),
         .executableTarget(
             name: "push-relay",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayStore",
+                "RelayServer",
             ]
         ),
         .executableTarget(
             name: "relay-bench",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayStore",
+                "RelayServer",
             ]
         ),
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
-        .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "APNsMock", "RelayCrypto"]),
+        .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto"]),
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),
         .testTarget(name: "RelayServerTests", dependencies: ["RelayServer", "APNsMock", "RelayStore"]),

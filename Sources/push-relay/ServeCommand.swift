@@ -3,6 +3,7 @@ import Foundation
 import RelayAPNs
 import RelayCLI
 import RelayCore
+import RelayCurl
 import RelayServer
 import RelayStore
 
