@@ -99,6 +99,13 @@ extension RelayAPI {
                 message:
                     "messageId was already accepted for another message (room '\(roomId)', sender '\(senderId)'); nothing is sent"
             )
+        case .keyReused:
+            throw HTTPError(
+                status: 422,
+                code: "idempotency_key_reused",
+                message:
+                    "Idempotency-Key was used in the last 24 hours for another request (another body or route); nothing is sent"
+            )
         }
     }
 
