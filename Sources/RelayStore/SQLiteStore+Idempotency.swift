@@ -16,13 +16,13 @@ extension SQLiteStore {
             FROM idempotency_keys AS k JOIN notifications AS n ON n.id = k.notification_id
             WHERE k.app_id = ?1 AND k.scope = ?2 AND k.key = ?3
             """
-        ) { row -> (hash: Data, createdAt: Date, notificationId: String, deliveries: DeliveryRun)? in
+        ) { row -> (hash: Data, createdAt: Int64, notificationId: String, deliveries: DeliveryRun)? in
             try bind(key, appId: appId, to: row)
             guard try row.step() else { return nil }
-            return (row.data(0), row.date(1), row.string(2), DeliveryRun(row, first: 3))
+            return (row.data(0), row.int64(1), row.string(2), DeliveryRun(row, first: 3))
         }
         guard let found else { return nil }
-        guard found.createdAt > Self.forgetBefore(now) else {
+        guard found.createdAt > Self.forgottenUpTo(now) else {
             try db.withStatement("DELETE FROM idempotency_keys WHERE app_id = ?1 AND scope = ?2 AND key = ?3") {
                 try bind(key, appId: appId, to: $0)
                 try $0.run()
@@ -46,7 +46,7 @@ extension SQLiteStore {
             )
             """
         ) {
-            try $0.bind(1, Self.forgetBefore(now))
+            try $0.bind(1, Self.forgottenUpTo(now))
             try $0.bind(2, Self.forgottenKeysPerInsert)
             try $0.run()
         }
@@ -64,9 +64,10 @@ extension SQLiteStore {
         }
     }
 
-    /// Keys remembered at or before this time are forgotten at `now`.
-    private static func forgetBefore(_ now: Date) -> Date {
-        now.addingTimeInterval(-IdempotencyKey.retention.timeInterval)
+    /// The latest `created_at` (UNIX epoch MILLISECONDS, as stored) of a key forgotten at `now`: both sides
+    /// in whole milliseconds, so a key is forgotten exactly ``IdempotencyKey/retention`` after it was stored.
+    private static func forgottenUpTo(_ now: Date) -> Int64 {
+        SQLiteStatement.milliseconds(now) - Int64(IdempotencyKey.retention / .milliseconds(1))
     }
 
     /// Binds the key's identity (app id, scope, key) to ?1, ?2 and ?3.
