@@ -33,7 +33,8 @@ let package = Package(
         .executableTarget(
             name: "push-relay",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayHTTP",
+                "RelayServer",
             ]
         ),
         .executableTarget(
