@@ -11,19 +11,15 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard let address = IPAddress(String(parts[0])) else { return nil }
-        let width = address.bytes.count * 8
-        var length = width
+        // An IPv4-mapped IPv6 range (`::ffff:10.0.0.0/104`) is the IPv4 range it maps.
+        let mapped = address.isIPv4 && parts[0].contains(":")
+        var length = address.bytes.count * 8
         if parts.count == 2 {
             let digits = parts[1]
             guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let parsed = Int(digits), parsed <= width
+                let parsed = Int(digits), parsed <= (mapped ? 128 : length), !mapped || parsed >= 96
             else { return nil }
-            // An IPv4-mapped IPv6 range (`::ffff:10.0.0.0/104`) becomes the IPv4 range it maps.
-            length = parsed
-            if address.isIPv4, String(parts[0]).contains(":") {
-                guard parsed >= 96 else { return nil }
-                length = parsed - 96
-            }
+            length = mapped ? parsed - 96 : parsed
         }
         self.prefixLength = length
         self.address = IPAddress(masking: address, to: length)

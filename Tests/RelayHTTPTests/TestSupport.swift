@@ -9,6 +9,7 @@ import RelayHTTP
 /// Starts a server on 127.0.0.1 port 0, runs `body`, and always shuts the server down.
 func withServer<T>(
     configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    tls: TLSCertificate? = nil,
     logger: Logger = .disabled(),
     onResponse: (@Sendable (AccessLogEntry) -> Void)? = nil,
     handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
@@ -18,7 +19,13 @@ func withServer<T>(
     configuration.host = "127.0.0.1"
     configuration.port = 0
     configure(&configuration)
-    let server = HTTPServer(configuration: configuration, handler: handler, logger: logger, onResponse: onResponse)
+    let server = HTTPServer(
+        configuration: configuration,
+        tls: tls,
+        handler: handler,
+        logger: logger,
+        onResponse: onResponse
+    )
     try server.start()
     do {
         let result = try await body(server)
