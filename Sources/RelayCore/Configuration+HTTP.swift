@@ -9,23 +9,19 @@ extension Configuration.HTTP {
     func problems() -> [String] {
         var problems: [String] = []
         func require(_ ok: Bool, _ problem: @autoclosure () -> String) { if !ok { problems.append(problem()) } }
+        func positive(_ value: Int, _ key: String) { require(value > 0, "http.\(key): must be positive") }
+        func within(_ range: ClosedRange<Int>, _ value: Int, _ key: String, _ note: String = "") {
+            require(range.contains(value), "http.\(key): must be \(range.lowerBound)...\(range.upperBound)\(note)")
+        }
         require((0...65_535).contains(port), "http.port: must be 0...65535, is \(port)")
         require(!host.isEmpty, "http.host: must not be empty")
-        require(maxBodyBytes > 0, "http.maxBodyBytes: must be positive")
-        require(connectionTimeoutSeconds > 0, "http.connectionTimeoutSeconds: must be positive")
-        let connections = Self.maxConnectionsRange
-        require(
-            connections.contains(maxConnections),
-            "http.maxConnections: must be \(connections.lowerBound)...\(connections.upperBound)"
-        )
-        require(maxConnectionsPerAddress > 0, "http.maxConnectionsPerAddress: must be positive")
-        require(headerTimeoutSeconds > 0, "http.headerTimeoutSeconds: must be positive")
-        require(bodyTimeoutSeconds > 0, "http.bodyTimeoutSeconds: must be positive")
-        let headerRange = Self.maxHeaderBytesRange
-        require(
-            headerRange.contains(maxHeaderBytes),
-            "http.maxHeaderBytes: must be \(headerRange.lowerBound)...\(headerRange.upperBound) (memory kept for every connection)"
-        )
+        positive(maxBodyBytes, "maxBodyBytes")
+        positive(connectionTimeoutSeconds, "connectionTimeoutSeconds")
+        within(Self.maxConnectionsRange, maxConnections, "maxConnections")
+        positive(maxConnectionsPerAddress, "maxConnectionsPerAddress")
+        positive(headerTimeoutSeconds, "headerTimeoutSeconds")
+        positive(bodyTimeoutSeconds, "bodyTimeoutSeconds")
+        within(Self.maxHeaderBytesRange, maxHeaderBytes, "maxHeaderBytes", " (memory kept for every connection)")
         for (index, entry) in trustedProxies.enumerated() where IPNetwork(entry) == nil {
             problems.append(
                 "http.trustedProxies[\(index)]: '\(entry)' is not an IP address or CIDR range (e.g. 10.0.0.0/8, ::1)"

@@ -25,41 +25,43 @@ import Testing
         return await client.read(until: "ok")
     }
 
-    @Test func slowHeadersAreClosedAtTheHeaderDeadline() async throws {
-        // A byte every 200 ms would keep the connection alive for ever under the 30 s inactivity timeout.
-        try await withServer(
-            configure: {
-                $0.headerTimeout = 1
-                $0.connectionTimeout = 30
-            },
-            handler: Self.router().handler
-        ) { server in
-            let slow = try RawConnection(port: server.port)
-            await slow.write("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ")
-            let outcome = await slow.trickle(UInt8(ascii: "a"), every: .milliseconds(200), atMost: .seconds(20))
-            #expect(outcome.closed)
-            #expect(outcome.received.isEmpty, "answered: \(outcome.received)")
-            #expect(server.statistics.closedAtHeaderDeadline == 1)
-            #expect(server.statistics.closedAtBodyDeadline == 0)
-            #expect(try await send("GET", server.port, "/hello").status == 200)
+    /// What a slow client sends at once before trickling, and the deadline that should close it.
+    enum SlowPart: String, CaseIterable, Sendable {
+        case headers, body
+
+        var start: String {
+            switch self {
+            case .headers: "GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: "
+            case .body: "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n"
+            }
+        }
+
+        func closures(_ statistics: HTTPServerStatistics) -> (this: Int, other: Int) {
+            switch self {
+            case .headers: (statistics.closedAtHeaderDeadline, statistics.closedAtBodyDeadline)
+            case .body: (statistics.closedAtBodyDeadline, statistics.closedAtHeaderDeadline)
+            }
         }
     }
 
-    @Test func aSlowBodyIsClosedAtTheBodyDeadline() async throws {
+    /// A byte every 200 ms would keep the connection alive for ever under the 30 s inactivity timeout; the
+    /// 1 s deadline of the part being trickled closes it, without an answer.
+    @Test(arguments: SlowPart.allCases)
+    func aClientTricklingPastItsDeadlineIsClosed(part: SlowPart) async throws {
         try await withServer(
             configure: {
-                $0.bodyTimeout = 1
                 $0.connectionTimeout = 30
+                if part == .headers { $0.headerTimeout = 1 } else { $0.bodyTimeout = 1 }
             },
             handler: Self.router().handler
         ) { server in
             let slow = try RawConnection(port: server.port)
-            await slow.write("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n")
-            let outcome = await slow.trickle(UInt8(ascii: "b"), every: .milliseconds(200), atMost: .seconds(20))
+            await slow.write(part.start)
+            let outcome = await slow.trickle(UInt8(ascii: "a"), every: .milliseconds(200), atMost: .seconds(20))
             #expect(outcome.closed)
             #expect(outcome.received.isEmpty, "answered: \(outcome.received)")
-            #expect(server.statistics.closedAtBodyDeadline == 1)
-            #expect(server.statistics.closedAtHeaderDeadline == 0)
+            #expect(part.closures(server.statistics) == (1, 0))
+            #expect(try await send("GET", server.port, "/hello").status == 200)
         }
     }
 

@@ -232,20 +232,4 @@ import Testing
             #expect(answers.allSatisfy { $0 == 200 }, "\(answers)")
         }
     }
-
-    @Test func connectionsPastThePerIPLimitAreRefused() async throws {
-        try await withServer(configure: { $0.maxConnectionsPerAddress = 2 }, handler: Self.router().handler) { server in
-            let first = try RawConnection(port: server.port)
-            let second = try RawConnection(port: server.port)
-            await first.write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            await second.write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(statusCode(await first.read(until: "hello")) == 200)
-            #expect(statusCode(await second.read(until: "hello")) == 200)
-            let third = try RawConnection(port: server.port)
-            await third.write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(await third.readsEndOfStream())
-            withExtendedLifetime(first) {}
-            withExtendedLifetime(second) {}
-        }
-    }
 }
