@@ -43,6 +43,7 @@ final class ConnectionDeadlines: Sendable {
     private let bodyTimeout: Duration
     private let state = Mutex(State())
     private let logger: Logger
+    private let sweeping = Atomic<Bool>(false)
 
     init(headerTimeout: Duration, bodyTimeout: Duration, logger: Logger) {
         self.headerTimeout = headerTimeout
@@ -104,13 +105,21 @@ final class ConnectionDeadlines: Sendable {
         return expired.count
     }
 
-    /// Sweeps four times a second until the calling task is cancelled.
-    func run() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(250))
-            sweep()
-        }
+    /// Starts a thread of its own that sweeps four times a second until ``stopSweeping()``: the deadlines
+    /// hold however busy Swift's cooperative pool is.
+    func startSweeping() {
+        sweeping.store(true, ordering: .releasing)
+        Thread { [self] in
+            ThreadName.setForThisThread("http-deadlines")
+            while sweeping.load(ordering: .acquiring) {
+                Thread.sleep(forTimeInterval: 0.25)
+                sweep()
+            }
+        }.start()
     }
+
+    /// Ends the sweeping thread within a quarter of a second.
+    func stopSweeping() { sweeping.store(false, ordering: .releasing) }
 
     /// Open connections, and how many were closed at each deadline so far.
     var counts: (open: Int, closedAtHeaders: Int, closedAtBody: Int) {

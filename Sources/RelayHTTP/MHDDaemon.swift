@@ -11,14 +11,10 @@ final class MHDDaemon: @unchecked Sendable {
     let core: ServerCore
     private var quiescedSocket: Int32 = -1
     private var stopped = false
-    /// Enforces the header and body deadlines (``ConnectionDeadlines/run()``) while the daemon runs.
-    private let sweeper: Task<Void, Never>
-
     init(raw: OpaquePointer, core: ServerCore) {
         self.raw = raw
         self.core = core
-        let deadlines = core.deadlines
-        sweeper = Task { await deadlines.run() }
+        core.deadlines.startSweeping()
     }
 
     /// Stops accepting connections (`MHD_quiesce_daemon`); open connections keep being served.
@@ -32,7 +28,7 @@ final class MHDDaemon: @unchecked Sendable {
     func stop() {
         guard !stopped else { return }
         stopped = true
-        sweeper.cancel()
+        core.deadlines.stopSweeping()
         core.resumeAllSuspended()
         MHD_stop_daemon(raw)
         if quiescedSocket >= 0 {

@@ -110,7 +110,7 @@ import Testing
         try await withServer(handler: Self.router().handler) { server in
             let slow = try RawConnection(port: server.port)
             await slow.write("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ")
-            let flood = try ConnectionFlood(port: server.port, count: 1100)
+            let flood = try await ConnectionFlood.open(port: server.port, count: 1100)
             flood.trickle(every: .seconds(1))
             let answer = try await Self.healthzFromAnotherAddress(server.port)
             let open = server.statistics.openConnections
@@ -134,7 +134,7 @@ import Testing
             handler: Self.router().handler
         ) { server in
             #expect(server.statistics.connectionLimit >= 1101, "\(server.statistics)")
-            let flood = try ConnectionFlood(port: server.port, count: 1100)
+            let flood = try await ConnectionFlood.open(port: server.port, count: 1100)
             flood.trickle(every: .seconds(1))
             let deadline = ContinuousClock.now + .seconds(30)
             while server.statistics.openConnections < 1100, ContinuousClock.now < deadline {

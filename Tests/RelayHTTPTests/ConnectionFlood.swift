@@ -9,8 +9,12 @@ final class ConnectionFlood: Sendable {
     /// Whether no sending thread runs.
     private let done = Mutex<Bool>(true)
 
-    init(port: Int, count: Int) throws {
-        connections = try (0..<count).map { _ in try RawConnection(port: port) }
+    private init(connections: [RawConnection]) { self.connections = connections }
+
+    /// Opens `count` connections to 127.0.0.1:`port`, on a thread of its own (connecting blocks).
+    static func open(port: Int, count: Int) async throws -> ConnectionFlood {
+        let connections = try await offPool { try (0..<count).map { _ in try RawConnection(port: port) } }
+        return ConnectionFlood(connections: connections)
     }
 
     /// Starts the sending thread.

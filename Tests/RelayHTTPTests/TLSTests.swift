@@ -22,20 +22,20 @@ import Testing
         return router
     }
 
-    /// Runs a program to its end off the cooperative pool; returns its exit status and standard output.
+    /// Runs a program to its end on a thread of its own; returns its exit status and standard output.
     static func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let ended = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in ended.continuation.finish() }
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        for await _ in ended.stream {}
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try await offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
     }
 
     /// `curl` with the test CA, a 20 s bound, and the status code after the body.

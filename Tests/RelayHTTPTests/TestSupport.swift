@@ -124,7 +124,7 @@ final class RawConnection: @unchecked Sendable {
     /// Writes all of `bytes`; returns false if the peer closed.
     @discardableResult
     func write(_ bytes: Data) async -> Bool {
-        await Self.offPool {
+        await offPool {
             bytes.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
@@ -142,7 +142,7 @@ final class RawConnection: @unchecked Sendable {
 
     /// Reads until `marker` appears in what was read, the peer closes, or the receive timeout passes.
     func read(until marker: String? = nil) async -> String {
-        await Self.offPool {
+        await offPool {
             var received = Data()
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
@@ -157,7 +157,7 @@ final class RawConnection: @unchecked Sendable {
 
     /// True once the peer has closed (reads EOF or reset) within the receive timeout.
     func readsEndOfStream() async -> Bool {
-        await Self.offPool {
+        await offPool {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let n = recv(self.fd, &buffer, buffer.count, 0)
@@ -174,7 +174,7 @@ final class RawConnection: @unchecked Sendable {
         every interval: Duration,
         atMost bound: Duration
     ) async -> (closed: Bool, received: String) {
-        await Self.offPool {
+        await offPool {
             let deadline = ContinuousClock.now + bound
             var received = Data()
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -193,17 +193,25 @@ final class RawConnection: @unchecked Sendable {
             return (false, String(decoding: received, as: UTF8.self))
         }
     }
-
-    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: work()) }
-            thread.start()
-        }
-    }
 }
 
 /// The status code of the first status line in `raw`, e.g. 413 for `"HTTP/1.1 413 Payload Too Large…"`.
 func statusCode(_ raw: String) -> Int? {
     guard raw.hasPrefix("HTTP/1.1 ") else { return nil }
     return Int(raw.dropFirst(9).prefix(3))
+}
+
+/// Runs blocking work (a socket call, a child process) on a thread of its own, never on Swift's cooperative
+/// pool: a blocked pool thread could be the one a server's handler needs to answer.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
+/// ``offPool(_:)`` for work that cannot fail.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
 }
