@@ -49,24 +49,13 @@ import Testing
         #expect(address.hasPrefix("https://127.0.0.1:"), "\(address)")
         let port = try await relay.listeningPort()
 
-        let arguments = [
-            "-sS", "--max-time", "20", "--cacert", Self.fixture("tls/ca.pem"), "-o", "/dev/null", "-w", "%{http_code}",
-            "https://127.0.0.1:\(port)/healthz",
-        ]
-        // curl runs to its end on a thread of its own, not on a thread of the cooperative pool.
-        let status = await withCheckedContinuation { continuation in
-            Thread {
-                let curl = Process()
-                curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                curl.arguments = arguments
-                let output = Pipe()
-                curl.standardOutput = output
-                guard (try? curl.run()) != nil else { return continuation.resume(returning: "curl did not start") }
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                curl.waitUntilExit()
-                continuation.resume(returning: String(decoding: data, as: UTF8.self))
-            }.start()
-        }
+        let status = await runToEnd(
+            "/usr/bin/curl",
+            [
+                "-sS", "--max-time", "20", "--cacert", Self.fixture("tls/ca.pem"), "-o", "/dev/null", "-w",
+                "%{http_code}", "https://127.0.0.1:\(port)/healthz",
+            ]
+        ).output
         #expect(status == "200", "\(status)\n\(relay.stderr)")
 
         let expectedLimit = min(10_000, hard - 256)
