@@ -34,7 +34,7 @@ let package = Package(
         .executableTarget(
             name: "push-relay",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayStore",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayStore", "RelayHTTP",
                 "RelayServer",
             ]
         ),

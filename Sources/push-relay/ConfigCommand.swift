@@ -22,6 +22,7 @@ enum ConfigCommand {
                 environment: environment
             )
             try APNsSenders.checkCredentials(configuration.apps)
+            _ = try Relay.loadTLS(configuration.http)
             say(configuration.redactedJSON)
             return 0
         } catch {
