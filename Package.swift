@@ -21,34 +21,38 @@ let package = Package(
 
         .target(name: "RelayCore"),
         .target(name: "RelayCrypto", dependencies: ["RelayCore", "COpenSSL"]),
-        .target(name: "RelayAPNs", dependencies: ["RelayCore", "RelayCrypto", "CCurl"]),
+        .target(name: "RelayCurl", dependencies: ["RelayCore", "CCurl"]),
+        .target(name: "RelayAPNs", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
         .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "CNghttp2", "COpenSSL"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
-        .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs"]),
+        .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
         .target(
             name: "RelayServer",
-            dependencies: ["RelayCore", "RelayCrypto", "RelayAPNs", "RelayStore", "RelayHTTP", "RelayAuth"]
+            dependencies: [
+                "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayStore", "RelayHTTP", "RelayAuth",
+            ]
         ),
         .target(name: "RelayCLI"),
         .executableTarget(
             name: "push-relay",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer",
-                "RelayAuth",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayStore", "RelayHTTP",
+                "RelayServer", "RelayAuth",
             ]
         ),
         .executableTarget(
             name: "relay-bench",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayAPNs", "APNsMock", "RelayStore", "RelayServer",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayStore",
+                "RelayServer",
             ]
         ),
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
-        .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "APNsMock", "RelayCrypto"]),
+        .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto"]),
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),
         .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),

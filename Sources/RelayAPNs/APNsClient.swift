@@ -1,7 +1,7 @@
-import CCurl
 import Foundation
 import RelayCore
 import RelayCrypto
+import RelayCurl
 import Synchronization
 
 /// Sends notifications to APNs over HTTP/2, multiplexed on as few connections as the configuration allows.
@@ -17,17 +17,6 @@ import Synchronization
 /// Call ``shutdown()`` when done; dropping the client without it also stops the thread once in-flight
 /// requests have finished.
 public final class APNsClient: Sendable {
-    /// One prepared request, built on the caller's task and handed to the driver thread.
-    struct Request: Sendable {
-        var url: String
-        /// `name: value` lines.
-        var headers: [String]
-        var body: Data
-        var deadline: ContinuousClock.Instant
-        /// Last 8 hex characters of the device token, for logs.
-        var tokenSuffix: String
-    }
-
     public let configuration: APNsClientConfiguration
     /// The provider token every request carries (token auth); nil with certificate auth.
     public let providerToken: ProviderToken?
@@ -38,7 +27,7 @@ public final class APNsClient: Sendable {
 
     /// Checks the configuration, loads the signing key, and starts the driver thread. Connects lazily.
     /// - Throws: ``APNsConfigurationError`` for unusable values or a libcurl without HTTP/2; `CryptoError`
-    ///   when the token key cannot be read; ``APNsTransportError`` `.other` when libcurl cannot start.
+    ///   when the token key cannot be read; ``TransportError`` `.other` when libcurl cannot start.
     public init(configuration: APNsClientConfiguration) throws {
         var problems = configuration.problems()
         if !LibcurlInfo.current.hasHTTP2 { problems.append("the linked libcurl has no HTTP/2 support") }
@@ -68,8 +57,6 @@ public final class APNsClient: Sendable {
         var caFile: String?
         if case .custom(_, let file) = configuration.endpoint { caFile = file }
         let options = CurlCommonOptions(
-            httpVersion: configuration.endpoint.isCleartext
-                ? Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) : Int(CURL_HTTP_VERSION_2TLS),
             connectTimeoutMs: configuration.connectTimeout.curlMilliseconds,
             upkeepIntervalMs: configuration.pingInterval?.curlMilliseconds,
             caFile: caFile,
@@ -81,6 +68,10 @@ public final class APNsClient: Sendable {
             maxInFlight: configuration.maxInFlight,
             maxConnections: configuration.maxConnections,
             idlePoll: min(.seconds(1), configuration.pingInterval ?? .seconds(1)),
+            // 403 (provider token problems) leaves APNs at one stream; any other answer opens the gate.
+            warmup: .oneStreamUntilAnswer(holding: [403]),
+            threadName: "apns-curl",
+            responseHeaders: ["apns-id", "apns-unique-id"],
             logger: configuration.logger
         )
         driver.start()
@@ -94,27 +85,33 @@ public final class APNsClient: Sendable {
     /// Returns or throws within ``APNsClientConfiguration/requestTimeout``. A stream the server refused
     /// without processing it (REFUSED_STREAM, GOAWAY) is resent once.
     /// - Throws: `NotificationError` (local refusal, nothing sent); `CancellationError` when the task is
-    ///   cancelled (the transfer is dropped); ``APNsTransportError`` when no answer came; `CryptoError` when
+    ///   cancelled (the transfer is dropped); ``TransportError`` when no answer came; `CryptoError` when
     ///   the provider token cannot be signed.
     public func send(_ notification: APNsNotification) async throws -> APNsResponse {
         let request = try prepare(notification)
         let id = driver.makeId()
-        return try await withTaskCancellationHandler {
+        let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 driver.enqueue(id: id, request: request, continuation: continuation)
             }
         } onCancel: {
             driver.cancel(id: id)
         }
+        return APNsResponse(
+            status: response.status,
+            apnsId: response.headers["apns-id"],
+            apnsUniqueId: response.headers["apns-unique-id"],
+            body: response.body
+        )
     }
 
-    /// Stops taking requests (later sends throw ``APNsTransportError/Code/shutdown``), lets queued and
+    /// Stops taking requests (later sends throw ``TransportError/Code/shutdown``), lets queued and
     /// in-flight ones finish or fail (each within its deadline), then ends the driver thread and frees
     /// libcurl's handles. Safe to call more than once.
     public func shutdown() async { await driver.shutdown() }
 
     /// The headers and body of one request (Apple, "Sending notification requests to APNs").
-    private func prepare(_ notification: APNsNotification) throws -> Request {
+    private func prepare(_ notification: APNsNotification) throws -> CurlRequest {
         try notification.validateHeaders()
         if !lastValidPayload.withLock({ $0 == notification.payload }) {
             try APNsNotification.validatePayload(notification.payload)
@@ -138,7 +135,7 @@ public final class APNsClient: Sendable {
         // Drop libcurl's defaults that APNs does not need.
         headers.append("accept:")
         headers.append("expect:")
-        return Request(
+        return CurlRequest(
             url: configuration.endpoint.baseURL + notification.path,
             headers: headers,
             body: notification.payload,

@@ -43,7 +43,7 @@ public struct APNsClientConfiguration: Sendable {
     public var authentication: Authentication
     /// Longest a TCP+TLS connect may take. Default 10 s.
     public var connectTimeout: Duration = .seconds(10)
-    /// Longest one `send` may take, queueing included; it then throws ``APNsTransportError/Code/timeout``.
+    /// Longest one `send` may take, queueing included; it then throws ``TransportError/Code/timeout``.
     /// Default 30 s.
     public var requestTimeout: Duration = .seconds(30)
     /// Most requests handed to libcurl at once; the rest wait in the client's queue. Default 1000.
@@ -91,14 +91,5 @@ public struct APNsClientConfiguration: Sendable {
             problems.append("token authentication needs a key id and a team id")
         }
         return problems
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded up, at least 1, for libcurl's `*_MS` options.
-    var curlMilliseconds: Int {
-        let (seconds, attoseconds) = components
-        let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return max(1, Int(ms))
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import RelayAPNs
 import RelayCore
 import RelayCrypto
+import RelayCurl
 
 /// Turns a bearer token into a user id by asking the app's Ditto auth webhook, as Ditto does for "online
 /// with authentication": a POST of `{"token","provider"}` JSON, answered `{"authenticate": true, "userID":
@@ -105,7 +105,7 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
                 connectTimeout: timeout,
                 keepingBodyUpTo: maxAnswerBytes
             )
-        } catch let error as APNsTransportError {
+        } catch let error as TransportError {
             return unavailable("no answer (\(error.code)): \(error.message)")
         } catch {
             return unavailable("\(error)")

@@ -1,7 +1,7 @@
 import Foundation
-import RelayAPNs
 import RelayCore
 import RelayCrypto
+import RelayCurl
 
 /// The keys of a JWKS URL: fetched at first use and kept; fetched again for a `kid` they lack, or once
 /// they are ``maxAge`` old, at most once per ``refetchInterval``. While none were ever fetched, a failed

@@ -7,16 +7,7 @@ extension Configuration {
     public func validate() throws(Invalid) {
         var problems: [String] = []
         func require(_ ok: Bool, _ problem: @autoclosure () -> String) { if !ok { problems.append(problem()) } }
-        require((0...65_535).contains(http.port), "http.port: must be 0...65535, is \(http.port)")
-        require(!http.host.isEmpty, "http.host: must not be empty")
-        require(http.maxBodyBytes > 0, "http.maxBodyBytes: must be positive")
-        require(http.connectionTimeoutSeconds > 0, "http.connectionTimeoutSeconds: must be positive")
-        require(http.maxConnections > 0, "http.maxConnections: must be positive")
-        let headerRange = HTTP.maxHeaderBytesRange
-        require(
-            headerRange.contains(http.maxHeaderBytes),
-            "http.maxHeaderBytes: must be \(headerRange.lowerBound)...\(headerRange.upperBound) (memory kept for every connection)"
-        )
+        problems += http.problems()
         require(!storage.sqlitePath.isEmpty, "storage.sqlitePath: must not be empty")
         require(storage.busyTimeoutMilliseconds > 0, "storage.busyTimeoutMilliseconds: must be positive")
         require(delivery.concurrency > 0, "delivery.concurrency: must be positive")

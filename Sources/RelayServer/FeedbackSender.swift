@@ -1,7 +1,7 @@
 import Foundation
-import RelayAPNs
 import RelayCore
 import RelayCrypto
+import RelayCurl
 import RelayStore
 
 /// Sends the feedback outbox: POSTs each retired token of an app with a `feedbackURL` there as a

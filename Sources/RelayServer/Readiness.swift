@@ -1,6 +1,6 @@
 import Foundation
-import RelayAPNs
 import RelayCore
+import RelayCurl
 import RelayStore
 
 /// What `GET /readyz` answers: the store takes a write, and each app's APNs endpoint accepts a connection.
@@ -102,7 +102,7 @@ public actor Readiness {
         let results = await withTaskGroup(of: (Target, String).self) { group in
             for target in endpoints {
                 group.addTask {
-                    do throws(APNsTransportError) {
+                    do throws(TransportError) {
                         try await OutboundHTTP.probe(baseURL: target.baseURL, caFile: target.caFile, timeout: timeout)
                         return (target, "ok")
                     } catch {

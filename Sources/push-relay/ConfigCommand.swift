@@ -27,6 +27,7 @@ enum ConfigCommand {
                 apps: configuration.apps,
                 logger: Logger(label: "config", level: .warning)
             )
+            _ = try Relay.loadTLS(configuration.http)
             say(configuration.redactedJSON)
             return 0
         } catch {

@@ -1,7 +1,7 @@
 import APNsMock
-import RelayAPNs
 import RelayCLI
 import RelayCrypto
+import RelayCurl
 import RelayHTTP
 import RelayStore
 

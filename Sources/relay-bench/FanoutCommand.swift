@@ -3,6 +3,7 @@ import RelayAPNs
 import RelayCLI
 import RelayCore
 import RelayCrypto
+import RelayCurl
 import RelayServer
 import RelayStore
 

@@ -3,6 +3,7 @@ import Foundation
 import RelayAPNs
 import RelayCore
 import RelayCrypto
+import RelayCurl
 import Testing
 
 /// The client against the real mock APNs over TLS HTTP/2 (and h2c), in-process on port 0.
@@ -177,7 +178,7 @@ import Testing
             Issue.record("the never-answered request returned")
             return
         }
-        #expect((error as? APNsTransportError)?.code == .timeout)
+        #expect((error as? TransportError)?.code == .timeout)
         for index in 1..<20 {
             guard case .success(let response) = results[index] else {
                 Issue.record("request \(index) failed")
@@ -294,7 +295,7 @@ import Testing
     @Test func aServerCertificateFromAnUntrustedCAIsATLSError() async throws {
         let mock = try Self.startMock()
         let client = try Self.client(mock, caFile: nil)  // the system store does not know the test CA
-        let error = await #expect(throws: APNsTransportError.self) { try await client.send(Self.notification(0)) }
+        let error = await #expect(throws: TransportError.self) { try await client.send(Self.notification(0)) }
         #expect(error?.code == .tls)
         await client.shutdown()
         #expect(mock.answeredCount == 0)

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import RelayAPNs
 import RelayCore
+import RelayCurl
 import Testing
 
 /// The client against sockets that are closed or never answer: no HTTP/2 server needed.
@@ -56,7 +57,7 @@ import Testing
         defer { withExtendedLifetime(closed) {} }
         let port = closed.port
         let client = try Self.client(baseURL: "http://127.0.0.1:\(port)")
-        let error = await #expect(throws: APNsTransportError.self) { try await client.send(Self.notification()) }
+        let error = await #expect(throws: TransportError.self) { try await client.send(Self.notification()) }
         #expect(error?.code == .connect)
         #expect(error?.curlCode == 7)
         await client.shutdown()
@@ -65,7 +66,7 @@ import Testing
     @Test func aServerThatNeverAnswersFailsAtTheDeadlineWithTimeout() async throws {
         let server = try SilentServer()
         let client = try Self.client(baseURL: "http://127.0.0.1:\(server.port)", requestTimeout: .milliseconds(300))
-        let error = await #expect(throws: APNsTransportError.self) { try await client.send(Self.notification()) }
+        let error = await #expect(throws: TransportError.self) { try await client.send(Self.notification()) }
         #expect(error?.code == .timeout)
         await client.shutdown()
     }
@@ -77,7 +78,7 @@ import Testing
             requestTimeout: .seconds(30),
             connectTimeout: .milliseconds(300)
         )
-        let error = await #expect(throws: APNsTransportError.self) { try await client.send(Self.notification()) }
+        let error = await #expect(throws: TransportError.self) { try await client.send(Self.notification()) }
         #expect(error?.code == .timeout)
         await client.shutdown()
     }
@@ -89,16 +90,16 @@ import Testing
             requestTimeout: .milliseconds(300),
             maxInFlight: 1
         )
-        let codes = await withTaskGroup(of: APNsTransportError.Code?.self) { group in
+        let codes = await withTaskGroup(of: TransportError.Code?.self) { group in
             for _ in 0..<5 {
                 group.addTask {
                     do {
                         _ = try await client.send(Self.notification())
                         return nil
-                    } catch { return (error as? APNsTransportError)?.code }
+                    } catch { return (error as? TransportError)?.code }
                 }
             }
-            return await group.reduce(into: [APNsTransportError.Code?]()) { $0.append($1) }
+            return await group.reduce(into: [TransportError.Code?]()) { $0.append($1) }
         }
         #expect(codes == Array(repeating: .timeout, count: 5))
         await client.shutdown()
@@ -135,7 +136,7 @@ import Testing
         let client = try Self.client(baseURL: "http://127.0.0.1:\(port)")
         await client.shutdown()
         await client.shutdown()
-        let error = await #expect(throws: APNsTransportError.self) { try await client.send(Self.notification()) }
+        let error = await #expect(throws: TransportError.self) { try await client.send(Self.notification()) }
         #expect(error?.code == .shutdown)
     }
 
@@ -147,7 +148,7 @@ import Testing
         #expect(server.hasPendingConnection())
         await client.shutdown()
         // The request was taken before shutdown, so it ran to its own end (a timeout), not `.shutdown`.
-        let error = await #expect(throws: APNsTransportError.self) { try await task.value }
+        let error = await #expect(throws: TransportError.self) { try await task.value }
         #expect(error?.code == .timeout)
     }
 

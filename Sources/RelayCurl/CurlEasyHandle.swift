@@ -1,26 +1,28 @@
 import CCurl
 import Foundation
 
-/// One libcurl easy handle for APNs requests, reused for many. Not `Sendable`: only the driver thread
-/// touches it.
+/// One libcurl easy handle for a client's HTTP/2 requests, reused for many. Not `Sendable`: only the driver
+/// thread touches it.
 ///
 /// Options common to every request are set once in `init`; ``prepare(_:timeoutMs:)`` sets the per-request
 /// ones.
 final class CurlEasyHandle: CurlEasy {
-    /// The response body kept (an APNs error JSON, small).
+    /// The response body kept (an error JSON, small).
     static let maxBodyBytes = 16 * 1024
+    /// The `CURLOPT_HTTP_VERSION` last set; -1 before the first request.
+    private var httpVersion = -1
 
-    /// - Throws: ``APNsTransportError`` `.other` when libcurl cannot make a handle or refuses an option.
+    /// - Throws: ``TransportError`` `.other` when libcurl cannot make a handle or refuses an option.
     /// - Parameter share: the client's share handle holding the connection pool, so ``upkeep()`` on an idle
     ///   handle reaches the connections the multi handle uses.
-    init(options: CurlCommonOptions, share: UnsafeMutableRawPointer) throws(APNsTransportError) {
+    init(options: CurlCommonOptions, share: UnsafeMutableRawPointer) throws(TransportError) {
         try super.init(bodyLimit: Self.maxBodyBytes)
         try check(ccurl_easy_setopt_ptr(raw, CURLOPT_SHARE, share), "CURLOPT_SHARE")
         try set(CURLOPT_POST, 1)
-        try set(CURLOPT_HTTP_VERSION, options.httpVersion)
         try set(CURLOPT_PIPEWAIT, 1)
         try set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMs)
-        // libcurl closes connections idle for 118 s by default; APNs wants them kept for hours.
+        // libcurl closes connections idle for 118 s by default; APNs wants them kept for hours, and a push
+        // service reached again is faster on a warm connection.
         try set(CURLOPT_MAXAGE_CONN, 24 * 3600)
         if let ping = options.upkeepIntervalMs {
             // HTTP/2 PING via curl_easy_upkeep. Measured with libcurl 8.14.1: the PING is queued in the
@@ -41,12 +43,20 @@ final class CurlEasyHandle: CurlEasy {
         }
     }
 
-    /// Sets what differs per request: URL, headers, body (copied by libcurl), timeout in milliseconds.
-    /// - Throws: ``APNsTransportError`` `.other` when libcurl refuses an option or runs out of memory.
-    func prepare(_ request: APNsClient.Request, timeoutMs: Int) throws(APNsTransportError) {
+    /// Sets what differs per request: URL (and the HTTP version its scheme asks for), headers, body (copied
+    /// by libcurl), timeout in milliseconds.
+    /// - Throws: ``TransportError`` `.other` when libcurl refuses an option or runs out of memory.
+    func prepare(_ request: CurlRequest, timeoutMs: Int) throws(TransportError) {
         resetTransfer()
         try setHeaders(request.headers)
         try set(CURLOPT_URL, request.url)
+        let version =
+            Self.isCleartext(request.url)
+            ? Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) : Int(CURL_HTTP_VERSION_2TLS)
+        if version != httpVersion {
+            try set(CURLOPT_HTTP_VERSION, version)
+            httpVersion = version
+        }
         try setBody(request.body)
         try set(CURLOPT_TIMEOUT_MS, timeoutMs)
     }
@@ -69,20 +79,11 @@ final class CurlEasyHandle: CurlEasy {
         else { return nil }
         return String(cString: value)
     }
-}
 
-/// The options every easy handle of one client shares.
-struct CurlCommonOptions: Sendable {
-    struct Certificate: Sendable {
-        var path: String
-        /// `PEM` or `P12`.
-        var type: String
-        var keyPath: String?
-        var password: String?
+    /// True for an `http://` URL (any case), without allocating: it is asked once per request. Setting bit
+    /// 0x20 lowercases the letters and leaves `:` and `/` as they are.
+    static func isCleartext(_ url: String) -> Bool {
+        let scheme = "http://".utf8
+        return url.utf8.count >= scheme.count && zip(url.utf8, scheme).allSatisfy { $0 | 0x20 == $1 }
     }
-    var httpVersion: Int
-    var connectTimeoutMs: Int
-    var upkeepIntervalMs: Int?
-    var caFile: String?
-    var certificate: Certificate?
 }

@@ -3,7 +3,8 @@ import Foundation
 import RelayCore
 import Synchronization
 
-/// One libcurl multi handle and the one thread that drives it, looping on `curl_multi_poll`.
+/// One libcurl multi handle and the one thread that drives it, looping on `curl_multi_poll`: the HTTP/2
+/// engine under each push transport's client, which prepares the requests and reads the answers.
 ///
 /// Callers hand requests over through ``enqueue(id:request:continuation:)`` (a FIFO queue under a Mutex) and
 /// are resumed exactly once: by whoever takes their continuation out of `waiting` (the driver on completion,
@@ -13,12 +14,23 @@ import Synchronization
 /// (and by `deinit`, after it ended); everything callers touch is in `shared`, a Mutex, and
 /// `curl_multi_wakeup` is documented as callable from any thread (we call it under the Mutex and never after
 /// the driver began cleanup).
-final class CurlMultiDriver: @unchecked Sendable {
-    typealias Continuation = CheckedContinuation<APNsResponse, any Error>
+package final class CurlMultiDriver: @unchecked Sendable {
+    package typealias Continuation = CheckedContinuation<CurlResponse, any Error>
+
+    /// How many requests a connection gets before it has proved itself.
+    package enum Warmup: Sendable {
+        /// Up to `maxInFlight` from the first request.
+        case none
+        /// One request at a time until one got an answer whose status is not among `holding`, and again after
+        /// a connection-level failure or 60 s idle. APNs (token auth) allows ONE stream until a request
+        /// succeeded and resets extra streams with REFUSED_STREAM, which libcurl answers by closing the
+        /// connection (Apple, "Sending notification requests to APNs").
+        case oneStreamUntilAnswer(holding: Set<Int>)
+    }
 
     private struct Queued {
         let id: UInt64
-        let request: APNsClient.Request
+        let request: CurlRequest
     }
 
     private struct Shared {
@@ -34,7 +46,7 @@ final class CurlMultiDriver: @unchecked Sendable {
 
     private struct Active {
         let handle: CurlEasyHandle
-        let request: APNsClient.Request
+        let request: CurlRequest
         var attempts: Int
     }
 
@@ -49,36 +61,48 @@ final class CurlMultiDriver: @unchecked Sendable {
     private let options: CurlCommonOptions
     private let maxInFlight: Int
     private let idlePoll: Duration
+    private let threadName: String
+    private let responseHeaders: [String]
+    /// Statuses that leave a cold connection at one stream; nil: no warm-up (see ``Warmup``).
+    private let holdingStatuses: Set<Int>?
     private let logger: Logger
     private var pool: [CurlEasyHandle] = []
     private var active: [UInt64: Active] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
-    /// False until a request got an answer on the current connection: until then one request at a time.
-    /// APNs (token auth) allows ONE stream until a request succeeded and resets extra streams with
-    /// REFUSED_STREAM, which libcurl answers by closing the connection (Apple, "Sending notification
-    /// requests to APNs"). Cleared again after a connection-level failure or a long idle spell.
-    private var warm = false
+    /// False until a request got an answer on the current connection: until then one request at a time
+    /// (``Warmup/oneStreamUntilAnswer(holding:)``). Cleared again after a connection-level failure or a long
+    /// idle spell. Always true without warm-up.
+    private var warm: Bool
     private var lastAnswer = ContinuousClock.now
     /// Idle time after which the connection may be gone, so the next burst warms up again.
     private static let rewarmAfterIdle: Duration = .seconds(60)
 
-    /// - Throws: ``APNsTransportError`` `.other` when libcurl cannot make the multi handle.
-    init(
+    /// - Parameters:
+    ///   - maxInFlight: most requests handed to libcurl at once; the rest wait in a FIFO queue.
+    ///   - maxConnections: most connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`) and in all.
+    ///   - idlePoll: longest `curl_multi_poll` wait while nothing is due.
+    ///   - threadName: the driver thread's name (e.g. `apns-curl`), as `top -H` shows it.
+    ///   - responseHeaders: names of the answer headers read into ``CurlResponse/headers``.
+    /// - Throws: ``TransportError`` `.other` when libcurl cannot make the multi handle.
+    package init(
         options: CurlCommonOptions,
         maxInFlight: Int,
         maxConnections: Int,
         idlePoll: Duration,
+        warmup: Warmup,
+        threadName: String,
+        responseHeaders: [String],
         logger: Logger
     )
-        throws(APNsTransportError)
+        throws(TransportError)
     {
         _ = CurlEasy.globalInit
         guard let multi = curl_multi_init() else {
-            throw APNsTransportError(code: .other, message: "curl_multi_init failed")
+            throw TransportError(code: .other, message: "curl_multi_init failed")
         }
         guard let share = curl_share_init() else {
             curl_multi_cleanup(multi)
-            throw APNsTransportError(code: .other, message: "curl_share_init failed")
+            throw TransportError(code: .other, message: "curl_share_init failed")
         }
         _ = ccurl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_CONNECT.rawValue))
         self.multi = multi
@@ -86,6 +110,10 @@ final class CurlMultiDriver: @unchecked Sendable {
         self.options = options
         self.maxInFlight = maxInFlight
         self.idlePoll = idlePoll
+        self.threadName = threadName
+        self.responseHeaders = responseHeaders
+        if case .oneStreamUntilAnswer(let holding) = warmup { holdingStatuses = holding } else { holdingStatuses = nil }
+        warm = holdingStatuses == nil
         self.logger = logger
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnections)
@@ -102,24 +130,24 @@ final class CurlMultiDriver: @unchecked Sendable {
     }
 
     /// Starts the driver thread; it keeps `self` alive until it ends.
-    func start() {
+    package func start() {
         let thread = Thread { [self] in
-            ThreadName.setForThisThread("apns-curl")
+            ThreadName.setForThisThread(threadName)
             run()
         }
         thread.start()
     }
 
     /// A new request id.
-    func makeId() -> UInt64 { ids.add(1, ordering: .relaxed).newValue }
+    package func makeId() -> UInt64 { ids.add(1, ordering: .relaxed).newValue }
 
     /// Queues a request, or resumes `continuation` at once with `CancellationError` (the task is already
-    /// cancelled) or ``APNsTransportError/Code/shutdown``.
-    func enqueue(id: UInt64, request: APNsClient.Request, continuation: Continuation) {
+    /// cancelled) or ``TransportError/Code/shutdown``.
+    package func enqueue(id: UInt64, request: CurlRequest, continuation: Continuation) {
         let rejection: (any Error)? = shared.withLock { state in
             if Task.isCancelled { return CancellationError() }
             guard state.accepting else {
-                return APNsTransportError(code: .shutdown, message: "the APNs client is shut down")
+                return TransportError(code: .shutdown, message: "the client is shut down")
             }
             state.waiting[id] = continuation
             state.queue.append(Queued(id: id, request: request))
@@ -130,7 +158,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     }
 
     /// Resumes the request's caller with `CancellationError` now; the driver drops its transfer soon after.
-    func cancel(id: UInt64) {
+    package func cancel(id: UInt64) {
         let continuation = shared.withLock { state -> Continuation? in
             guard let continuation = state.waiting.removeValue(forKey: id) else { return nil }
             state.cancelled.append(id)
@@ -141,7 +169,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     }
 
     /// Stops taking requests; queued and in-flight ones finish or fail, then the thread ends.
-    func stopAccepting() {
+    package func stopAccepting() {
         shared.withLock { state in
             state.accepting = false
             wake(&state)
@@ -149,7 +177,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     }
 
     /// ``stopAccepting()``, then waits until the driver thread has ended and freed libcurl's handles.
-    func shutdown() async {
+    package func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = shared.withLock { state -> Bool in
                 state.accepting = false
@@ -221,12 +249,12 @@ final class CurlMultiDriver: @unchecked Sendable {
         var running: Int32 = 0
         while true {
             let now = ContinuousClock.now
-            if warm, active.isEmpty, now - lastAnswer >= Self.rewarmAfterIdle { warm = false }
+            if warm, holdingStatuses != nil, active.isEmpty, now - lastAnswer >= Self.rewarmAfterIdle { warm = false }
             let capacity = warm ? maxInFlight - active.count : (active.isEmpty ? 1 : 0)
             let work = takeWork(capacity: capacity, now: now)
             for continuation in work.expired {
                 continuation.resume(
-                    throwing: APNsTransportError(code: .timeout, message: "request deadline passed while queued")
+                    throwing: TransportError(code: .timeout, message: "request deadline passed while queued")
                 )
             }
             for id in work.cancelled { drop(id) }
@@ -258,7 +286,7 @@ final class CurlMultiDriver: @unchecked Sendable {
         guard code == CURLM_OK else {
             pool.append(handle)
             let message = "curl_multi_add_handle: " + String(cString: curl_multi_strerror(code))
-            resume(queued.id, with: .failure(APNsTransportError(code: .other, message: message)))
+            resume(queued.id, with: .failure(TransportError(code: .other, message: message)))
             return
         }
         active[queued.id] = Active(handle: handle, request: queued.request, attempts: 1)
@@ -286,19 +314,15 @@ final class CurlMultiDriver: @unchecked Sendable {
             _ = curl_multi_remove_handle(multi, easy)
             let handle = transfer.handle
             if result == CURLE_OK {
-                let response = APNsResponse(
-                    status: handle.responseCode,
-                    apnsId: handle.responseHeader("apns-id"),
-                    apnsUniqueId: handle.responseHeader("apns-unique-id"),
-                    body: handle.body
-                )
+                var headers: [String: String] = [:]
+                for name in responseHeaders { headers[name] = handle.responseHeader(name) }
+                let response = CurlResponse(status: handle.responseCode, headers: headers, body: handle.body)
                 lastAnswer = ContinuousClock.now
-                // 403 (provider token problems) leaves APNs at one stream; anything else opens the gate.
-                if response.status != 403 { warm = true }
+                if holdingStatuses?.contains(response.status) != true { warm = true }
                 complete(id, handle: handle, with: .success(response))
                 continue
             }
-            let error = APNsTransportError(
+            let error = TransportError(
                 curl: result,
                 text: handle.errorText(result),
                 responseCode: handle.responseCode
@@ -316,22 +340,22 @@ final class CurlMultiDriver: @unchecked Sendable {
                 }
             }
             logger.debug(
-                "APNs transport error",
+                "transport error",
                 ["token.suffix": transfer.request.tokenSuffix, "error": error.description]
             )
-            if error.code != .timeout && error.code != .other { warm = false }
+            if holdingStatuses != nil, error.code != .timeout && error.code != .other { warm = false }
             complete(id, handle: handle, with: .failure(error))
         }
     }
 
-    private func complete(_ id: UInt64, handle: CurlEasyHandle, with result: Result<APNsResponse, any Error>) {
+    private func complete(_ id: UInt64, handle: CurlEasyHandle, with result: Result<CurlResponse, any Error>) {
         active[id] = nil
         byHandle[handle.raw] = nil
         recycle(handle)
         resume(id, with: result)
     }
 
-    private func resume(_ id: UInt64, with result: Result<APNsResponse, any Error>) {
+    private func resume(_ id: UInt64, with result: Result<CurlResponse, any Error>) {
         let continuation = shared.withLock { $0.waiting.removeValue(forKey: id) }
         continuation?.resume(with: result)
     }
@@ -346,7 +370,7 @@ final class CurlMultiDriver: @unchecked Sendable {
             return (waiters, leftovers)
         }
         for leftover in leftovers {
-            leftover.resume(throwing: APNsTransportError(code: .shutdown, message: "the APNs client shut down"))
+            leftover.resume(throwing: TransportError(code: .shutdown, message: "the client shut down"))
         }
         for transfer in active.values { _ = curl_multi_remove_handle(multi, transfer.handle.raw) }
         active.removeAll()

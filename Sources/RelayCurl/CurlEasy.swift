@@ -3,7 +3,7 @@ import Foundation
 
 /// One libcurl easy handle and what every use of one needs: the error buffer, no signals, a header list
 /// that lives as long as libcurl may read it, the response body kept up to ``bodyLimit`` bytes, and options
-/// checked as they are set. ``CurlEasyHandle`` (APNs requests) and ``CurlOneShot`` (other calls) build on it.
+/// checked as they are set. ``CurlEasyHandle`` (pushes) and ``CurlOneShot`` (other calls) build on it.
 /// Not `Sendable`: one thread at a time uses a handle.
 class CurlEasy {
     let raw: UnsafeMutableRawPointer
@@ -19,11 +19,11 @@ class CurlEasy {
     /// `curl_global_init` once per process, before any handle is made.
     static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
-    /// - Throws: ``APNsTransportError`` `.other` when libcurl cannot make the handle or refuses an option.
-    init(bodyLimit: Int) throws(APNsTransportError) {
+    /// - Throws: ``TransportError`` `.other` when libcurl cannot make the handle or refuses an option.
+    init(bodyLimit: Int) throws(TransportError) {
         _ = Self.globalInit
         guard let raw = curl_easy_init() else {
-            throw APNsTransportError(code: .other, message: "curl_easy_init failed")
+            throw TransportError(code: .other, message: "curl_easy_init failed")
         }
         self.raw = raw
         self.bodyLimit = bodyLimit
@@ -45,22 +45,22 @@ class CurlEasy {
     }
 
     /// Sets a `long` option.
-    func set(_ option: CURLoption, _ value: Int) throws(APNsTransportError) {
+    func set(_ option: CURLoption, _ value: Int) throws(TransportError) {
         try check(ccurl_easy_setopt_long(raw, option, value), "option \(option.rawValue)")
     }
 
     /// Sets a string option (libcurl copies strings).
-    func set(_ option: CURLoption, _ value: String) throws(APNsTransportError) {
+    func set(_ option: CURLoption, _ value: String) throws(TransportError) {
         try check(ccurl_easy_setopt_string(raw, option, value), "option \(option.rawValue)")
     }
 
     /// Sets the request header lines, `name: value` each.
-    func setHeaders(_ lines: [String]) throws(APNsTransportError) {
+    func setHeaders(_ lines: [String]) throws(TransportError) {
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
             guard let next = curl_slist_append(list, line) else {
                 if let list { curl_slist_free_all(list) }
-                throw APNsTransportError(code: .other, message: "curl_slist_append failed")
+                throw TransportError(code: .other, message: "curl_slist_append failed")
             }
             list = next
         }
@@ -70,7 +70,7 @@ class CurlEasy {
     }
 
     /// Makes the request a POST of `body` (copied by libcurl).
-    func setBody(_ body: Data) throws(APNsTransportError) {
+    func setBody(_ body: Data) throws(TransportError) {
         try set(CURLOPT_POST, 1)
         try set(CURLOPT_POSTFIELDSIZE, body.count)
         let copied = body.withUnsafeBytes { bytes in
@@ -99,12 +99,12 @@ class CurlEasy {
         return code
     }
 
-    /// Throws ``APNsTransportError`` `.other` naming `option` when `code` is not `CURLE_OK`. The name is
+    /// Throws ``TransportError`` `.other` naming `option` when `code` is not `CURLE_OK`. The name is
     /// built only then: a request sets five options, and interpolating a C enum goes through reflection
     /// (about a tenth of the driver thread's time per request when it was built every time).
-    func check(_ code: CURLcode, _ option: @autoclosure () -> String) throws(APNsTransportError) {
+    func check(_ code: CURLcode, _ option: @autoclosure () -> String) throws(TransportError) {
         guard code != CURLE_OK else { return }
-        throw APNsTransportError(
+        throw TransportError(
             code: .other,
             curlCode: Int(code.rawValue),
             message: "curl_easy_setopt(\(option())): \(String(cString: curl_easy_strerror(code)))"

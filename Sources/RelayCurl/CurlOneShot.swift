@@ -6,8 +6,8 @@ import Foundation
 final class CurlOneShot: CurlEasy {
     /// A handle with the options every one-shot shares: no signals, no redirects, only `http` and `https`,
     /// the response body discarded (never read, never logged) unless ``keepBody(upTo:)`` asks for it.
-    /// - Throws: ``APNsTransportError`` `.other` when libcurl cannot make the handle or refuses an option.
-    init() throws(APNsTransportError) {
+    /// - Throws: ``TransportError`` `.other` when libcurl cannot make the handle or refuses an option.
+    init() throws(TransportError) {
         try super.init(bodyLimit: 0)
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -18,11 +18,11 @@ final class CurlOneShot: CurlEasy {
     func keepBody(upTo limit: Int) { bodyLimit = limit }
 
     /// Runs the transfer, blocking the calling thread (`curl_easy_perform`).
-    /// - Throws: ``APNsTransportError`` classified from libcurl's result.
-    func perform() throws(APNsTransportError) {
+    /// - Throws: ``TransportError`` classified from libcurl's result.
+    func perform() throws(TransportError) {
         resetTransfer()
         let result = curl_easy_perform(raw)
         guard result != CURLE_OK else { return }
-        throw APNsTransportError(curl: result, text: errorText(result))
+        throw TransportError(curl: result, text: errorText(result))
     }
 }

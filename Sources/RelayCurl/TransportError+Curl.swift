@@ -1,6 +1,6 @@
 import CCurl
 
-extension APNsTransportError {
+extension TransportError {
     /// The transport error for a failed libcurl transfer: its `CURLcode`, libcurl's error text and the HTTP
     /// status seen, if any (0: none; a GOAWAY before any answer means the stream was not processed).
     init(curl result: CURLcode, text: String, responseCode: Int = 0) {

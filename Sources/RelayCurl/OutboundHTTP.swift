@@ -2,8 +2,8 @@ import CCurl
 import Foundation
 import RelayCore
 
-/// One-shot HTTP calls that are not APNs pushes: POSTing feedback to an app's URL, asking an app's auth
-/// webhook, GETting a JWKS document, and probing that an endpoint accepts connections (readiness).
+/// One-shot HTTP calls that are not pushes: POSTing feedback to an app's URL, asking an app's auth webhook,
+/// GETting a JWKS document, and probing that an endpoint accepts connections (readiness).
 ///
 /// Each call runs `curl_easy_perform` on a thread of its own, so the blocking transfer never occupies a
 /// thread of Swift's cooperative pool; the caller just suspends. Meant for low volumes (a thread per call).
@@ -20,7 +20,7 @@ public enum OutboundHTTP {
     ///   - timeout: the whole exchange, connect included.
     ///   - connectTimeout: TCP connect plus TLS handshake.
     ///   - caFile: a PEM CA bundle to verify the server with; nil uses the system store.
-    /// - Throws: ``APNsTransportError`` when no answer arrived (bad URL, connect, TLS, timeout, broken).
+    /// - Throws: ``TransportError`` when no answer arrived (bad URL, connect, TLS, timeout, broken).
     public static func post(
         url: String,
         body: Data,
@@ -28,7 +28,7 @@ public enum OutboundHTTP {
         timeout: Duration,
         connectTimeout: Duration = .seconds(5),
         caFile: String? = nil
-    ) async throws(APNsTransportError) -> Int {
+    ) async throws(TransportError) -> Int {
         try await post(
             url: url,
             body: body,
@@ -50,7 +50,7 @@ public enum OutboundHTTP {
         connectTimeout: Duration = .seconds(5),
         caFile: String? = nil,
         keepingBodyUpTo limit: Int
-    ) async throws(APNsTransportError) -> (status: Int, body: Data) {
+    ) async throws(TransportError) -> (status: Int, body: Data) {
         try await transfer(url, body, headers, timeout, connectTimeout, caFile, limit)
     }
 
@@ -63,7 +63,7 @@ public enum OutboundHTTP {
         connectTimeout: Duration = .seconds(5),
         caFile: String? = nil,
         keepingBodyUpTo limit: Int
-    ) async throws(APNsTransportError) -> (status: Int, body: Data) {
+    ) async throws(TransportError) -> (status: Int, body: Data) {
         try await transfer(url, nil, headers, timeout, connectTimeout, caFile, limit)
     }
 
@@ -76,8 +76,8 @@ public enum OutboundHTTP {
         _ connectTimeout: Duration,
         _ caFile: String?,
         _ limit: Int
-    ) async throws(APNsTransportError) -> (status: Int, body: Data) {
-        try await onOwnThread { () throws(APNsTransportError) -> (status: Int, body: Data) in
+    ) async throws(TransportError) -> (status: Int, body: Data) {
+        try await onOwnThread { () throws(TransportError) -> (status: Int, body: Data) in
             let handle = try CurlOneShot()
             handle.keepBody(upTo: limit)
             try handle.set(CURLOPT_URL, url)
@@ -97,10 +97,9 @@ public enum OutboundHTTP {
     /// connection is closed at once, so callers should not probe one host often (APNs treats rapid
     /// connect/disconnect as abuse: Apple, "Sending notification requests to APNs").
     /// - Parameter caFile: a PEM CA bundle to verify the server with; nil uses the system store.
-    /// - Throws: ``APNsTransportError`` saying why not.
-    public static func probe(baseURL: String, caFile: String? = nil, timeout: Duration) async throws(APNsTransportError)
-    {
-        try await onOwnThread { () throws(APNsTransportError) in
+    /// - Throws: ``TransportError`` saying why not.
+    public static func probe(baseURL: String, caFile: String? = nil, timeout: Duration) async throws(TransportError) {
+        try await onOwnThread { () throws(TransportError) in
             let handle = try CurlOneShot()
             try handle.set(CURLOPT_URL, baseURL)
             try handle.set(CURLOPT_CONNECT_ONLY, 1)
@@ -114,14 +113,14 @@ public enum OutboundHTTP {
 
     /// Runs `work` on a new thread and suspends the caller until it finished.
     private static func onOwnThread<T: Sendable>(
-        _ work: @escaping @Sendable () throws(APNsTransportError) -> T
-    ) async throws(APNsTransportError) -> T {
+        _ work: @escaping @Sendable () throws(TransportError) -> T
+    ) async throws(TransportError) -> T {
         let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<T, APNsTransportError>, Never>) in
+            (continuation: CheckedContinuation<Result<T, TransportError>, Never>) in
             let thread = Thread {
                 ThreadName.setForThisThread("outbound-http")
                 BrokenPipe.blockOnThisThread()
-                continuation.resume(returning: Result { () throws(APNsTransportError) -> T in try work() })
+                continuation.resume(returning: Result { () throws(TransportError) -> T in try work() })
             }
             thread.start()
         }

@@ -1,7 +1,8 @@
 /// A request that got no answer: the URL, the connection, TLS, the deadline, the stream or this client
-/// failed. Distinct from an APNs answer, which ``APNsClient/send(_:)`` returns as an `APNsResponse`. Also
-/// what ``OutboundHTTP`` (feedback POSTs, readiness probes) throws.
-public struct APNsTransportError: Error, Sendable, Equatable, CustomStringConvertible {
+/// failed. Distinct from the server's answer, whatever its status, which a transport's client returns (the
+/// APNs client as an `APNsResponse`). What ``CurlMultiDriver`` and ``OutboundHTTP`` (feedback POSTs,
+/// readiness probes) throw.
+public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What failed. Open: more codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let description: String
@@ -39,6 +40,6 @@ public struct APNsTransportError: Error, Sendable, Equatable, CustomStringConver
     }
 
     public var description: String {
-        "APNs transport error \(code)" + (curlCode.map { " (curl \($0))" } ?? "") + ": \(message)"
+        "transport error \(code)" + (curlCode.map { " (curl \($0))" } ?? "") + ": \(message)"
     }
 }
