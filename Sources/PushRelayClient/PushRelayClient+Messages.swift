@@ -22,17 +22,9 @@ extension PushRelayClient {
         senderName: String?,
         text: String
     ) async throws -> MessageReceipt {
-        try await sendMessage(
-            "did-send-message",
-            MessageBody(
-                roomId: roomId,
-                roomName: roomName,
-                senderId: userId,
-                senderName: senderName,
-                senderDeviceToken: deviceToken,
-                text: text
-            )
-        )
+        var body = messageBody(roomId: roomId, roomName: roomName, senderName: senderName)
+        body.text = text
+        return try await sendMessage("did-send-message", body)
     }
 
     /// Forwards the chat SDK's `dittoChat(_:didSendImageMessageInRoom:)`
@@ -52,17 +44,20 @@ extension PushRelayClient {
         caption: String? = nil,
         imageURL: URL? = nil
     ) async throws -> MessageReceipt {
-        try await sendMessage(
-            "did-send-image-message",
-            MessageBody(
-                roomId: roomId,
-                roomName: roomName,
-                senderId: userId,
-                senderName: senderName,
-                senderDeviceToken: deviceToken,
-                caption: caption,
-                imageUrl: imageURL?.absoluteString
-            )
+        var body = messageBody(roomId: roomId, roomName: roomName, senderName: senderName)
+        body.caption = caption
+        body.imageUrl = imageURL?.absoluteString
+        return try await sendMessage("did-send-image-message", body)
+    }
+
+    /// What both webhooks carry: the room, the sender (this user) and this device's token.
+    private func messageBody(roomId: String, roomName: String?, senderName: String?) -> MessageBody {
+        MessageBody(
+            roomId: roomId,
+            roomName: roomName,
+            senderId: userId,
+            senderName: senderName,
+            senderDeviceToken: deviceToken
         )
     }
 

@@ -12,15 +12,12 @@ struct ClientRetryTests {
     static func room(
         _ live: LiveRelay,
         sleeps: SleepLog = SleepLog(),
-        retry: PushRelayClient.RetryPolicy? = nil
+        retry: PushRelayClient.RetryPolicy = LiveRelay.quickRetry
     ) async throws -> (alice: PushRelayClient, bobToken: String) {
         let bobToken = ClientLiveTests.randomToken()
         try await live.client(userId: "bob").registerDevice(token: bobToken, rooms: ["general"])
         try await live.client(userId: "alice").joinRoom("general")
-        let alice =
-            if let retry { live.client(userId: "alice", retry: retry, sleeps: sleeps) } else {
-                live.client(userId: "alice", sleeps: sleeps)
-            }
+        let alice = live.client(userId: "alice", retry: retry, sleeps: sleeps)
         return (alice, PushRelayClient.hexString(deviceToken: bobToken))
     }
 

@@ -29,11 +29,19 @@ struct LiveRelay: Sendable {
     /// The app's API key: what the backend sends, and today also the user credential (``TestCredential``).
     let apiKey: String
 
-    /// A client for `userId` talking to the front, with quick retries; its waits are kept in `sleeps`.
+    /// Quick retries: 4 attempts, 10 ms doubling, waits of at most 2 s.
+    static let quickRetry = PushRelayClient.RetryPolicy(
+        maxAttempts: 4,
+        baseDelay: 0.01,
+        maxDelay: 2,
+        requestTimeout: 10
+    )
+
+    /// A client for `userId` talking to the front; its waits are kept in `sleeps`.
     func client(
         userId: String,
         environment: PushRelayClient.Environment = .production,
-        retry: PushRelayClient.RetryPolicy = .init(maxAttempts: 4, baseDelay: 0.01, maxDelay: 2, requestTimeout: 10),
+        retry: PushRelayClient.RetryPolicy = quickRetry,
         sleeps: SleepLog = SleepLog(),
         credential: PushRelayClient.Credential? = nil
     ) -> PushRelayClient {
