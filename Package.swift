@@ -5,9 +5,11 @@ import PackageDescription
 /// from Debian through the `.systemLibrary` targets (see scripts/setup.sh).
 let package = Package(
     name: "PushRelay",
-    platforms: [.macOS(.v15)],
+    // The floor PushRelayClient needs, the Ditto chat SDK's: the server targets run on Linux.
+    platforms: [.macOS(.v12), .iOS(.v15)],
     products: [
-        .executable(name: "push-relay", targets: ["push-relay"])
+        .executable(name: "push-relay", targets: ["push-relay"]),
+        .library(name: "PushRelayClient", targets: ["PushRelayClient"]),
     ],
     targets: [
         // Without pkgConfig: the libcurl 8 of bookworm-backports lists `-isystem /usr/include/mit-krb5` in
@@ -34,6 +36,8 @@ let package = Package(
             ]
         ),
         .target(name: "RelayCLI"),
+        // The app-side client: Foundation only (scripts/check-client.sh), so an iOS app adds this package.
+        .target(name: "PushRelayClient"),
         .executableTarget(
             name: "push-relay",
             dependencies: [
@@ -59,6 +63,12 @@ let package = Package(
         .testTarget(name: "RelayServerTests", dependencies: ["RelayServer", "APNsMock", "RelayStore"]),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
         .testTarget(name: "CLITests", dependencies: ["push-relay"]),
+        .testTarget(
+            name: "PushRelayClientTests",
+            dependencies: [
+                "PushRelayClient", "RelayServer", "RelayStore", "RelayHTTP", "RelayCore", "RelayCrypto", "APNsMock",
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
