@@ -36,6 +36,8 @@ let package = Package(
             ]
         ),
         .target(name: "RelayCLI"),
+        // Shared by test targets only: a test identity provider that signs user JWTs.
+        .target(name: "RelayTestSupport", dependencies: ["RelayCore", "RelayCrypto"]),
         // The app-side client: Foundation only (scripts/check-client.sh), so an iOS app adds this package.
         .target(name: "PushRelayClient"),
         .executableTarget(
@@ -60,13 +62,17 @@ let package = Package(
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),
         .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
-        .testTarget(name: "RelayServerTests", dependencies: ["RelayServer", "APNsMock", "RelayStore"]),
+        .testTarget(
+            name: "RelayServerTests",
+            dependencies: ["RelayServer", "APNsMock", "RelayStore", "RelayTestSupport"]
+        ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
         .testTarget(name: "CLITests", dependencies: ["push-relay"]),
         .testTarget(
             name: "PushRelayClientTests",
             dependencies: [
                 "PushRelayClient", "RelayServer", "RelayStore", "RelayHTTP", "RelayCore", "RelayCrypto", "APNsMock",
+                "RelayTestSupport",
             ]
         ),
     ],

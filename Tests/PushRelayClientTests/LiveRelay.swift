@@ -4,6 +4,7 @@ import RelayCore
 import RelayCrypto
 import RelayServer
 import RelayStore
+import RelayTestSupport
 import Testing
 
 @testable import PushRelayClient
@@ -145,6 +146,7 @@ func withLiveRelay(_ body: (LiveRelay) async throws -> Void) async throws {
             mockEndpoint: .init(baseURL: "http://127.0.0.1:\(mock.port)", caFile: nil)
         )
     ]
+    configuration.apps[0].userAuth = UserTokenIssuer.shared.userAuth
     let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
     let relay = try Relay(configuration: configuration, store: store, logger: .disabled())
     try await relay.start()

@@ -1,17 +1,24 @@
 import Foundation
 import PushRelayClient
+import RelayTestSupport
 import Synchronization
 
-/// The user credentials the tests' clients send: the one place that makes them.
-///
-/// Today's relay authenticates `/v1` calls by the app's API key alone and ignores `X-PushRelay-App`, so the
-/// key stands in for a user's token. Once the relay verifies user credentials (`apps[].userAuth`), ``valid``
-/// returns a token for `userId` that the test relay's configuration trusts (a JWT signed by a test key).
+/// The user credentials the tests' clients send: the one place that makes them. The test relay's app
+/// trusts ``RelayTestSupport/UserTokenIssuer/shared``'s JWTs (`apps[].userAuth`).
 enum TestCredential {
-    /// A credential the relay accepts for `userId`.
+    /// A credential the relay accepts for `userId`: a JWT of the test issuer, the same one each time it is
+    /// asked for (ES256 signatures differ on every signing), so tests can compare what was sent.
     static func valid(for userId: String, in relay: LiveRelay) -> String {
-        relay.apiKey
+        issued.withLock { issued in
+            if let token = issued[userId] { return token }
+            // The issuer signs with a key it made itself; signing fails only if OpenSSL does.
+            let token = (try? UserTokenIssuer.shared.token(for: userId)) ?? ""
+            issued[userId] = token
+            return token
+        }
     }
+
+    private static let issued = Mutex<[String: String]>([:])
 
     /// A credential the relay refuses with 401, as an expired or revoked token is.
     static let refused = "expired-or-revoked-credential"

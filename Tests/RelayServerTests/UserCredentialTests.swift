@@ -2,32 +2,19 @@ import Foundation
 import RelayCore
 import RelayCrypto
 import RelayHTTP
+import RelayTestSupport
 import Testing
 
 /// User credentials through the whole relay: an app's `userAuth` turns `Authorization: Bearer <token>` with
 /// `X-PushRelay-App` into the caller's user id, or into the refusal's status and code.
 @Suite struct UserCredentialTests {
-    /// A P-256 key standing in for the app's identity provider, its public half in a PEM file.
-    static let issuerKey = try! ES256Key.generate()
-    static let pemFile: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("idp-\(UUID().uuidString).pem").path
-        try! Data(issuerKey.publicKeyPEM.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }()
-
-    /// An ES256 JWT for `user` expiring `expiresIn` seconds from now.
     static func jwt(_ user: String, expiresIn: Int = 600) throws -> String {
-        func part(_ object: [String: Any]) throws -> String {
-            try JSONSerialization.data(withJSONObject: object, options: .sortedKeys).base64URLEncodedString()
-        }
-        let now = Int(Date().timeIntervalSince1970)
-        let input = try part(["alg": "ES256", "typ": "JWT"]) + "." + part(["sub": user, "exp": now + expiresIn])
-        return input + "." + (try issuerKey.sign(Data(input.utf8))).base64URLEncodedString()
+        try UserTokenIssuer.shared.token(for: user, expiresIn: expiresIn)
     }
 
     @Test func aJWTMakesTheCallerItsUser() async throws {
         try await withRelayAndMock(configure: {
-            $0.apps[0].userAuth = .init(jwt: .init(publicKeyFiles: [Self.pemFile]))
+            $0.apps[0].userAuth = UserTokenIssuer.shared.userAuth
         }) {
             relay in
             let app = ["X-PushRelay-App": relay.app.id]

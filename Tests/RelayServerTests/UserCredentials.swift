@@ -2,53 +2,15 @@ import Foundation
 import RelayCore
 import RelayCrypto
 import RelayStore
+import RelayTestSupport
 import Testing
-
-/// User credentials for harness relays: ES256 JWTs signed by one key per test process, which every app
-/// configured with ``RelayHarness/withUserAuth`` trusts through a PEM file.
-enum UserCredentials {
-    static let issuer = "https://auth.example.test"
-    static let audience = "push-relay-tests"
-    static let keyId = "user-key-1"
-
-    /// The signing key and the file its public half is in.
-    static let key: (signer: ES256Key, publicKeyFile: String) = {
-        let signer = try! ES256Key.generate()
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("relay-user-key-\(UUID().uuidString.lowercased()).pem").path
-        try! Data(signer.publicKeyPEM.utf8).write(to: URL(fileURLWithPath: path))
-        return (signer, path)
-    }()
-
-    /// A JWT for `user`, valid for an hour from now.
-    static func token(for user: String, expiresIn seconds: Int = 3600) throws -> String {
-        let now = Int(Date().timeIntervalSince1970)
-        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "typ": "JWT", "kid": keyId])
-        let claims = try JSONSerialization.data(
-            withJSONObject: ["sub": user, "iss": issuer, "aud": audience, "iat": now, "exp": now + seconds]
-        )
-        let input = base64URL(header) + "." + base64URL(claims)
-        return input + "." + base64URL(try key.signer.sign(Data(input.utf8)))
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}
 
 extension RelayHarness {
     /// A `configure` for ``withRelayAndMock(appCount:script:configure:_:)``: every app takes user JWTs
-    /// signed by ``UserCredentials/key``.
+    /// signed by ``UserTokenIssuer/shared``.
     static func withUserAuth(_ configuration: inout Configuration) {
         for index in configuration.apps.indices {
-            configuration.apps[index].userAuth = Configuration.UserAuth(
-                jwt: .init(
-                    publicKeyFiles: [UserCredentials.key.publicKeyFile],
-                    issuer: UserCredentials.issuer,
-                    audience: UserCredentials.audience
-                )
-            )
+            configuration.apps[index].userAuth = UserTokenIssuer.shared.userAuth
         }
     }
 
@@ -59,7 +21,7 @@ extension RelayHarness {
             method,
             path,
             json: json,
-            key: try UserCredentials.token(for: user),
+            key: try UserTokenIssuer.shared.token(for: user),
             headers: ["X-PushRelay-App": app.id]
         )
     }
