@@ -1573,14 +1573,18 @@ extension OpenAPIDocument {
                             "invalid_signature",
                             "unknown_app",
                             "user_auth_not_configured",
+                            "token_too_large",
                             "invalid_token",
-                            "token_expired",
-                            "token_not_yet_valid",
+                            "unsigned_token",
                             "unsupported_algorithm",
                             "unknown_key",
+                            "algorithm_mismatch",
+                            "missing_claim",
+                            "invalid_claim",
+                            "token_expired",
+                            "token_not_yet_valid",
                             "invalid_issuer",
                             "invalid_audience",
-                            "missing_claim",
                             "credential_refused"
                           ]
                         }

@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import RelayCore
+import RelayTestSupport
 import Testing
 
 /// `Idempotency-Key` on the webhooks, through the real relay (HTTP, SQLite file) and the mock APNs.
@@ -102,6 +103,31 @@ import Testing
             #expect(a.notificationId != b.notificationId && b.devices == 1)
             let replay = try await Self.post(harness, key: "shared", apiKey: other)
             #expect(try Self.replayed(replay) == b.notificationId)
+        }
+    }
+
+    @Test func eachUserAndTheBackendHaveKeysOfTheirOwn() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { harness in
+            for user in ["alice", "carol"] { try await harness.join("room-1", user) }
+            let message: [String: Any] = ["roomId": "room-1", "text": "hi"]
+            func send(_ user: String) async throws -> APIResponse {
+                try await harness.call(
+                    "POST",
+                    Self.path,
+                    json: message,
+                    key: try UserTokenIssuer.shared.token(for: user),
+                    headers: ["X-PushRelay-App": harness.app.id, "Idempotency-Key": "same-key"]
+                )
+            }
+            let alice = try await send("alice")
+            let carol = try await send("carol")
+            #expect(alice.status == 202 && carol.status == 202)
+            let ids = try [alice, carol].map { try $0.decode(WebhookAnswer.self).notificationId }
+            #expect(Set(ids).count == 2)
+            let again = try await send("alice")
+            #expect(try Self.replayed(again) == ids[0])
+            let backend = try await Self.post(harness, key: "same-key")
+            #expect(backend.status == 202)
         }
     }
 
