@@ -16,3 +16,10 @@ extension ChatMessage {
         return nil
     }
 }
+
+extension StringProtocol {
+    /// Whether two ids are the same id: the same bytes of UTF-8, as the store compares them. Swift's `==`
+    /// (and `String`'s hashing) treat canonically equivalent text as equal (`"josé"` with a precomposed é
+    /// and with `e` + U+0301), which would let one user pass for another whose id only looks the same.
+    public func isSameId(_ other: some StringProtocol) -> Bool { utf8.elementsEqual(other.utf8) }
+}

@@ -28,11 +28,26 @@ public struct AppDirectory: Sendable {
     ///   and the 401 or 503 (with `Retry-After`) the app's check answers for a user credential.
     public func authenticate(_ request: HTTPRequest) async throws(HTTPError) -> Caller {
         let bearer = try Self.bearer(request)
-        guard let appId = request.headers[Self.appHeader] else {
-            var selected: Configuration.App?
-            for app in apps where APIKey.matches(bearer, anyOf: app.apiKeySHA256) { selected = selected ?? app }
-            guard let selected else { throw .unauthorized(message: "The API key is not valid") }
-            return .backend(selected)
+        let appIds = request.headers.values(for: Self.appHeader)
+        guard appIds.count <= 1 else {
+            throw .badRequest(code: "conflicting_headers", message: "X-PushRelay-App must be sent once")
+        }
+        var keyOwner: Configuration.App?
+        for app in apps where APIKey.matches(bearer, anyOf: app.apiKeySHA256) { keyOwner = keyOwner ?? app }
+        guard let appId = appIds.first else {
+            guard let keyOwner else {
+                throw .unauthorized(
+                    message: "The API key is not valid (a user credential needs X-PushRelay-App: <app id>)"
+                )
+            }
+            return .backend(keyOwner)
+        }
+        // An API key never leaves the relay: it is not passed to an app's JWKS or auth webhook as a token.
+        guard keyOwner == nil else {
+            throw Self.refusal(
+                code: "unauthorized",
+                message: "An API key is not a user credential; send it without X-PushRelay-App"
+            )
         }
         guard let app = app(id: appId) else {
             throw Self.refusal(code: "unknown_app", message: "X-PushRelay-App names no app of this relay")

@@ -45,7 +45,7 @@ public enum Caller: Sendable {
             guard let given else { throw .badRequest(code: "missing_field", message: "\(field) is required") }
             return try Validation.id(given, field: field)
         case .user(_, let userId):
-            guard let given, given != userId else { return userId }
+            guard let given, !given.isSameId(userId) else { return userId }
             throw HTTPError(
                 status: 403,
                 code: refusal,

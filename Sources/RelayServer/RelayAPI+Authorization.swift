@@ -44,7 +44,7 @@ extension RelayAPI {
     func checkDeviceLimit(_ caller: Caller, userId: String, token: DeviceToken) async throws {
         guard isLimited(caller) else { return }
         let app = caller.app
-        if let device = try await store.device(appId: app.id, token: token), device.userId == userId,
+        if let device = try await store.device(appId: app.id, token: token), device.userId.isSameId(userId),
             device.state == .live
         {
             return
@@ -61,7 +61,8 @@ extension RelayAPI {
         guard isLimited(caller), !rooms.isEmpty else { return }
         let app = caller.app
         var new = 0
-        for room in Set(rooms) where try await store.member(appId: app.id, roomId: room, userId: userId) == nil {
+        for room in Set(rooms.map { Array($0.utf8) }).map({ String(decoding: $0, as: UTF8.self) })
+        where try await store.member(appId: app.id, roomId: room, userId: userId) == nil {
             new += 1
         }
         guard new > 0 else { return }

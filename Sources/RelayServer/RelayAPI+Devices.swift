@@ -42,7 +42,7 @@ extension RelayAPI {
             guard let device = try await store.device(appId: caller.app.id, token: token) else {
                 throw HTTPError.notFound(message: "No device with that token")
             }
-            guard device.userId == userId else {
+            guard device.userId.isSameId(userId) else {
                 throw HTTPError(status: 403, code: "not_your_device", message: "That device is another user's")
             }
         }

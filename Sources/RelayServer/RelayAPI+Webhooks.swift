@@ -97,10 +97,11 @@ extension RelayAPI {
         case .duplicate:
             return try .json(status: 200, accepted)
         case .conflict(_, let roomId, let senderId):
+            // A user learns nothing of a message it may not read: not its room, not its sender.
+            let which = caller.userId == nil ? " (room '\(roomId)', sender '\(senderId)')" : ""
             throw HTTPError.conflict(
                 code: "message_id_conflict",
-                message:
-                    "messageId was already accepted for another message (room '\(roomId)', sender '\(senderId)'); nothing is sent"
+                message: "messageId was already accepted for another message\(which); nothing is sent"
             )
         case .keyReused:
             throw HTTPError(
@@ -135,7 +136,11 @@ extension RelayAPI {
         if recipients == nil {
             reached = try await store.members(appId: app.id, roomId: message.roomId).filter { !$0.muted }.map(\.userId)
         }
-        try takeWebhookLimits(caller, senderId: message.senderId, recipients: reached.filter { $0 != message.senderId })
+        try takeWebhookLimits(
+            caller,
+            senderId: message.senderId,
+            recipients: reached.filter { !$0.isSameId(message.senderId) }
+        )
     }
 
     private func chatMessage(
@@ -194,7 +199,7 @@ extension RelayAPI {
                 offset: offset ?? 0
             )
         else { throw HTTPError.notFound(message: "No notification with that id") }
-        if let userId = caller.userId, summary.senderId != userId {
+        if let userId = caller.userId, !summary.senderId.isSameId(userId) {
             throw HTTPError(status: 403, code: "not_your_notification", message: "A user reads only what it sent")
         }
         return try .json(NotificationView(summary, deliveries, offset: offset ?? 0))

@@ -7,17 +7,25 @@ import Synchronization
 /// this process; buckets refilled to full and counts of past minutes are dropped, so memory follows the
 /// users active in the last minute.
 final class UserLimiter: Sendable {
-    /// A user of an app.
+    /// A user of an app. Ids are kept as their UTF-8 bytes: `String`'s hashing and `==` would make two
+    /// users whose ids are canonically equivalent share a bucket (see ``RelayCore/StringProtocol/isSameId(_:)``).
     private struct User: Hashable {
-        var appId: String
-        var userId: String
+        var appId: [UInt8]
+        var userId: [UInt8]
+        init(appId: String, userId: String) {
+            self.appId = Array(appId.utf8)
+            self.userId = Array(userId.utf8)
+        }
     }
 
-    /// One sender and one recipient of an app.
+    /// One sender and one recipient of an app, as bytes like ``User``.
     private struct Pair: Hashable {
-        var appId: String
-        var senderId: String
-        var recipientId: String
+        var sender: User
+        var recipientId: [UInt8]
+        init(appId: String, senderId: String, recipientId: String) {
+            sender = User(appId: appId, userId: senderId)
+            self.recipientId = Array(recipientId.utf8)
+        }
     }
 
     private struct Bucket {
@@ -93,8 +101,9 @@ final class UserLimiter: Sendable {
         perSecond: Double,
         burst: Double
     ) {
+        let app = Array(appId.utf8)
         state.buckets = state.buckets.filter { key, bucket in
-            key.appId != appId || bucket.tokens + (now - bucket.updated).timeInterval * perSecond < burst
+            key.appId != app || bucket.tokens + (now - bucket.updated).timeInterval * perSecond < burst
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// What a user credential may do, each refusal a 403 with its own code that changes nothing, and the same
@@ -158,6 +159,57 @@ import Testing
             )
             #expect(refused.status == 403 && refused.error?.code == "room_closed")
             #expect(try await relay.devices(of: "carol").isEmpty)
+        }
+    }
+}
+
+/// Found by trying the relay as an attacker would.
+@Suite struct AuthorizationEdgeTests {
+    @Test func idsThatOnlyLookAlikeAreDifferentUsers() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            let precomposed = "jos\u{E9}", decomposed = "jose\u{301}"
+            #expect(precomposed == decomposed, "Swift's == takes them as equal; the relay must not")
+            let phone = randomToken()
+            try await relay.register(phone, user: precomposed, rooms: ["room"])
+            let sent = try await relay.webhook(["roomId": "room", "senderId": precomposed, "text": "mine"])
+            let read = try await relay.call("GET", "/v1/notifications/\(sent.notificationId)", user: decomposed)
+            #expect(read.status == 403 && read.error?.code == "not_your_notification")
+            let delete = try await relay.call("DELETE", "/v1/devices/\(phone)", user: decomposed)
+            #expect(delete.status == 403 && delete.error?.code == "not_your_device")
+            let list = try await relay.call("GET", "/v1/users/\(precomposed)/devices", user: decomposed)
+            #expect(list.status == 403 && list.error?.code == "forbidden_user")
+            #expect(try await relay.devices(of: precomposed).map(\.token) == [phone])
+        }
+    }
+
+    @Test func anAPIKeyIsNeverTakenAsAUserCredential() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            let keyAsUser = try await relay.call(
+                "GET",
+                "/v1/users/alice/devices",
+                headers: ["X-PushRelay-App": relay.app.id]
+            )
+            #expect(keyAsUser.status == 401 && keyAsUser.error?.code == "unauthorized")
+            let twice = try await relay.rawExchange(
+                "GET /v1/users/alice/devices HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(try UserTokenIssuer.shared.token(for: "alice"))\r\n"
+                    + "X-PushRelay-App: \(relay.app.id)\r\nX-PushRelay-App: other\r\nConnection: close\r\n\r\n"
+            )
+            #expect(twice.hasPrefix("HTTP/1.1 400") && twice.contains("conflicting_headers"), "\(twice)")
+        }
+    }
+
+    @Test func aUserLearnsNothingOfAnotherRoomFromAMessageIdConflict() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await relay.join("open-room", "alice")
+            _ = try await relay.webhook(["roomId": "secret", "senderId": "carol", "text": "x", "messageId": "m-1"])
+            let probe = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "open-room", "text": "probe", "messageId": "m-1"],
+                user: "alice"
+            )
+            #expect(probe.status == 409 && probe.error?.code == "message_id_conflict")
+            #expect(probe.error?.message.contains("secret") == false && probe.error?.message.contains("carol") == false)
         }
     }
 }

@@ -31,10 +31,16 @@ import Testing
             let noUserAuth = try await relay.call(
                 "GET",
                 "/v1/users/alice/devices",
+                key: "a-user-token",
                 headers: ["X-PushRelay-App": relay.app.id]
             )
             #expect(noUserAuth.status == 401 && noUserAuth.error?.code == "user_auth_not_configured")
-            let unknown = try await relay.call("GET", "/v1/users/alice/devices", headers: ["X-PushRelay-App": "nope"])
+            let unknown = try await relay.call(
+                "GET",
+                "/v1/users/alice/devices",
+                key: "a-user-token",
+                headers: ["X-PushRelay-App": "nope"]
+            )
             #expect(unknown.status == 401 && unknown.error?.code == "unknown_app")
             #expect(unknown.header("WWW-Authenticate") == "Bearer")
         }
