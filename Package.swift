@@ -60,14 +60,14 @@ let package = Package(
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
         .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto"]),
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
-        .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),
+        .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP", "RelayTestSupport"]),
         .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
         .testTarget(
             name: "RelayServerTests",
             dependencies: ["RelayServer", "APNsMock", "RelayStore", "RelayTestSupport"]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
-        .testTarget(name: "CLITests", dependencies: ["push-relay"]),
+        .testTarget(name: "CLITests", dependencies: ["push-relay", "RelayTestSupport"]),
         .testTarget(
             name: "PushRelayClientTests",
             dependencies: [

@@ -26,6 +26,21 @@ public final class ChildProcess: @unchecked Sendable {
 
     public let pid: pid_t
     private let lock = NSLock()
+
+    // glibc's `posix_spawn_file_actions_addclosefrom_np` and `_addchdir_np` (2.34, 2.29) are declared only
+    // under _GNU_SOURCE, which Swift's Glibc module does not define: looked up by name instead.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private typealias AddChdir =
+        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>)
+        -> Int32
+    private static let addCloseFrom = unsafeBitCast(
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np"),
+        to: AddCloseFrom.self
+    )
+    private static let addChdir = unsafeBitCast(
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np"),
+        to: AddChdir.self
+    )
     private var ended: Termination?
 
     /// Starts `executable` (a path) with `arguments` in `directory` (default: this process's), with exactly
@@ -46,9 +61,13 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_APPEND, 0)
         posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_APPEND, 0)
-        // Glibc's posix_spawn_file_actions_addchdir_np is not imported into Swift: coreutils' `env -C` moves
-        // into the directory and then executes the program.
-        let command = directory.map { ["/usr/bin/env", "-C", $0, executable] } ?? [executable]
+        // The child gets only standard input, output and error, as Foundation's Process gives it: an inherited
+        // socket of the test process would keep that connection open in the child.
+        guard Self.addCloseFrom(&actions, 3) == 0 else { throw SpawnError(description: "addclosefrom_np failed") }
+        if let directory, Self.addChdir(&actions, directory) != 0 {
+            throw SpawnError(description: "addchdir_np \(directory) failed")
+        }
+        let command = [executable]
         let environment = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         let argv = (command + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
@@ -105,7 +124,8 @@ public final class ChildProcess: @unchecked Sendable {
             .appendingPathComponent("child-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let inputFile = directory.appendingPathComponent("stdin"), outputFile = directory.appendingPathComponent("stdout")
+        let inputFile = directory.appendingPathComponent("stdin")
+        let outputFile = directory.appendingPathComponent("stdout")
         try input.write(to: inputFile)
         try Data().write(to: outputFile)
         let child = try ChildProcess(

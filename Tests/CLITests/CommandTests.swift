@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// `push-relay config check`, `version` and `keys new` as an operator runs them.
@@ -137,25 +138,15 @@ import Testing
             let key = try #require(lines.first { $0.hasPrefix("API key: ") }).dropFirst("API key: ".count)
             let hash = try #require(lines.first { $0.hasPrefix("apiKeySHA256: ") }).dropFirst("apiKeySHA256: ".count)
             #expect(key.count == 64 && key.allSatisfy(\.isHexDigit), "\(key)")
-            #expect(String(hash) == (try Self.sha256Hex(String(key))))
+            #expect(String(hash) == (try await Self.sha256Hex(String(key))))
             keys.insert(String(key))
         }
         #expect(keys.count == 2, "two runs gave the same key")
     }
 
     /// SHA-256 of `text`'s UTF-8 bytes by coreutils' `sha256sum`: a check independent of the relay's code.
-    static func sha256Hex(_ text: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sha256sum"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(String(decoding: data, as: UTF8.self).prefix { $0.isHexDigit })
+    static func sha256Hex(_ text: String) async throws -> String {
+        let (_, output) = try await ChildProcess.run("/usr/bin/sha256sum", [], input: Data(text.utf8))
+        return String(output.prefix { $0.isHexDigit })
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// The case against `push-relay serve`: a thousand and more connections trickling header bytes
@@ -28,21 +29,18 @@ import Testing
 
     /// A bash process running ``floodScript``; killed (by its process id) when released.
     final class Flood {
-        let process = Process()
+        let process: ChildProcess
         let output: URL
 
         init(port: Int, count: Int, in directory: URL) throws {
             output = directory.appendingPathComponent("flood.stdout")
             try Data().write(to: output)
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", ConnectionExhaustionTests.floodScript, "flood", "\(port)", "\(count)"]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = try FileHandle(forWritingTo: output)
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try ChildProcess(
+                "/bin/bash",
+                ["-c", ConnectionExhaustionTests.floodScript, "flood", "\(port)", "\(count)"],
+                standardOutput: output.path
+            )
         }
-
-        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
         /// How many connections bash opened, once it says (at most 60 s).
         func opened() async throws -> Int {
@@ -101,7 +99,7 @@ import Testing
         let flood = try Flood(port: port, count: 1100, in: directory.url)
         #expect(try await flood.opened() == 1100)
         let status = await Self.healthzFromAnotherAddress(port: port)
-        let held = Self.sockets(of: relay.process.processIdentifier)
+        let held = Self.sockets(of: relay.process.pid)
         #expect(status == "200", "\(status)\n\(relay.stderr)")
         #expect(held < 100, "the relay holds \(held) sockets")
         withExtendedLifetime(flood) {}
@@ -124,7 +122,7 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(30)
         var held = 0
         repeat {
-            held = Self.sockets(of: relay.process.processIdentifier)
+            held = Self.sockets(of: relay.process.pid)
             if held >= 1100 { break }
             try await Task.sleep(for: .milliseconds(100))
         } while ContinuousClock.now < deadline
@@ -140,18 +138,8 @@ import Testing
 /// Runs a program to its end on a thread of its own (never on a thread of the cooperative pool); returns its
 /// exit status and standard output.
 func runToEnd(_ program: String, _ arguments: [String]) async -> (status: Int32, output: String) {
-    await withCheckedContinuation { continuation in
-        Thread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return continuation.resume(returning: (-1, "")) }
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
-        }.start()
-    }
+    guard let (termination, output) = try? await ChildProcess.run(program, arguments),
+        case .exited(let status) = termination
+    else { return (-1, "") }
+    return (status, output)
 }

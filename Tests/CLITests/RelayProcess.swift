@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -41,7 +42,7 @@ struct TemporaryDirectory {
 /// One run of `push-relay` with stdout and stderr in files (nothing to drain, so the process never blocks on
 /// a full pipe). Used from one task only; killed (SIGKILL) on deinit if still running.
 final class RelayProcess {
-    let process = Process()
+    let process: ChildProcess
     let stdoutURL: URL
     let stderrURL: URL
 
@@ -59,26 +60,17 @@ final class RelayProcess {
         stderrURL = directory.appendingPathComponent("\(name).stderr")
         try Data().write(to: stdoutURL)
         try Data().write(to: stderrURL)
-        let binary = try pushRelayBinary()
-        if let program = launcher.first {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = launcher.dropFirst() + [binary.path] + arguments
-        } else {
-            process.executableURL = binary
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = packageRoot
+        let command = launcher + [try pushRelayBinary().path] + arguments
         var inherited = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSH_RELAY_") }
         inherited.merge(environment) { $1 }
-        process.environment = inherited
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process = try ChildProcess(
+            command[0],
+            Array(command.dropFirst()),
+            environment: inherited,
+            directory: packageRoot.path,
+            standardOutput: stdoutURL.path,
+            standardError: stderrURL.path
+        )
     }
 
     var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
@@ -111,20 +103,22 @@ final class RelayProcess {
         return port
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { process.signal(number) }
 
     /// Waits for the process to exit, at most `timeout`; on timeout kills it and throws.
     func exitStatus(timeout: Duration = .seconds(60)) async throws -> (status: Int32, exited: Bool) {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
-                kill(process.processIdentifier, SIGKILL)
+                process.signal(SIGKILL)
                 throw ProcessHarnessError(description: "push-relay did not exit in time\nstderr:\n\(stderr)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        process.waitUntilExit()
-        return (process.terminationStatus, process.terminationReason == .exit)
+        switch process.waitForExit() {
+        case .exited(let status): return (status, true)
+        case .signalled(let signal): return (signal, false)
+        }
     }
 }
 

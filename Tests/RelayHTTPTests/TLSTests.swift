@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayHTTP
+import RelayTestSupport
 import Testing
 
 /// HTTPS served by libmicrohttpd (GnuTLS) with the test certificate, spoken to by the curl program with the
@@ -24,18 +25,9 @@ import Testing
 
     /// Runs a program to its end on a thread of its own; returns its exit status and standard output.
     static func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        let (termination, output) = try await ChildProcess.run(program, arguments)
+        guard case .exited(let status) = termination else { return (-1, output) }
+        return (status, output)
     }
 
     /// `curl` with the test CA, a 20 s bound, and the status code after the body.
