@@ -24,7 +24,8 @@ let package = Package(
         .target(name: "RelayCurl", dependencies: ["RelayCore", "CCurl"]),
         .target(name: "RelayAPNs", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
         .target(name: "RelayFCM", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
-        .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "CNghttp2", "COpenSSL"]),
+        .target(name: "MockHTTP2", dependencies: ["RelayCore", "CNghttp2", "COpenSSL"]),
+        .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
         .target(

@@ -1,3 +1,5 @@
+import MockHTTP2
+
 /// Why the mock APNs server could not start, load a script, or wait.
 public struct MockAPNsError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -26,4 +28,18 @@ public struct MockAPNsError: Error, Sendable, CustomStringConvertible {
 
     /// The message alone (it says what failed and why); ``code`` is for programs.
     public var description: String { message }
+}
+
+extension MockAPNsError {
+    /// The mock APNs' error for its HTTP/2 server's (same code and message).
+    init(_ error: ServerError) {
+        let code: Code
+        switch error.code {
+        case .invalidConfiguration: code = .invalidConfiguration
+        case .listen: code = .listen
+        case .tls: code = .tls
+        case .recordFile: code = .recordFile
+        }
+        self.init(code, error.message)
+    }
 }
