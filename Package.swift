@@ -26,6 +26,7 @@ let package = Package(
         .target(name: "RelayFCM", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
         .target(name: "MockHTTP2", dependencies: ["RelayCore", "CNghttp2", "COpenSSL"]),
         .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
+        .target(name: "FCMMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
         .target(
@@ -36,8 +37,8 @@ let package = Package(
         .executableTarget(
             name: "push-relay",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayStore",
-                "RelayServer",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
+                "RelayStore", "RelayServer",
             ]
         ),
         .executableTarget(
@@ -52,12 +53,19 @@ let package = Package(
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
         .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto"]),
-        .testTarget(name: "RelayFCMTests", dependencies: ["RelayFCM", "RelayCore", "RelayCrypto"]),
+        .testTarget(
+            name: "RelayFCMTests",
+            dependencies: ["RelayFCM", "FCMMock", "RelayCore", "RelayCrypto", "RelayCurl"]
+        ),
+        .testTarget(
+            name: "FCMMockTests",
+            dependencies: ["FCMMock", "RelayFCM", "RelayCore", "RelayCrypto", "RelayCurl"]
+        ),
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),
         .testTarget(name: "RelayServerTests", dependencies: ["RelayServer", "APNsMock", "RelayStore"]),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
-        .testTarget(name: "CLITests", dependencies: ["push-relay"]),
+        .testTarget(name: "CLITests", dependencies: ["push-relay", "RelayFCM", "RelayCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

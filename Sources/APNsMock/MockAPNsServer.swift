@@ -65,15 +65,8 @@ public final class MockAPNsServer: Sendable {
         guard core.configuration.maxConcurrentStreams > 0 else {
             throw MockAPNsError(.invalidConfiguration, "maxConcurrentStreams must be positive")
         }
-        do {
-            let recorder = try core.configuration.recordFile.map { path throws(ServerError) in
-                try RecordFileWriter(path: path)
-            }
-            try runner.start { [core] connection in
-                MockConnection(connection: connection, core: core, recorder: recorder)
-            }
-        } catch {
-            throw MockAPNsError(error)
+        try runner.start(recordFile: core.configuration.recordFile) { [core] connection, recorder in
+            MockConnection(connection: connection, core: core, recorder: recorder)
         }
     }
 

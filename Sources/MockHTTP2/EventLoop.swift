@@ -63,12 +63,12 @@ package final class EventLoop: @unchecked Sendable {
 
     /// Loads TLS and listens; nothing is accepted until ``start()``.
     /// - Parameter makeHandler: called on the loop thread for each accepted connection (ids from 1).
-    /// - Throws: ``ServerError`` `.invalidConfiguration` (port), `.tls`, `.listen`.
-    package init(configuration: Configuration, makeHandler: @escaping HandlerFactory) throws(ServerError) {
+    /// - Throws: ``MockServerError`` `.invalidConfiguration` (port), `.tls`, `.listen`.
+    package init(configuration: Configuration, makeHandler: @escaping HandlerFactory) throws(MockServerError) {
         guard (0...65535).contains(configuration.port) else {
-            throw ServerError(.invalidConfiguration, "port \(configuration.port) is not 0...65535")
+            throw MockServerError(.invalidConfiguration, "port \(configuration.port) is not 0...65535")
         }
-        tls = try configuration.tls.map { tls throws(ServerError) in try TLSContext(tls) }
+        tls = try configuration.tls.map { tls throws(MockServerError) in try TLSContext(tls) }
         threadName = configuration.threadName
         bodyLimit = configuration.bodyLimit
         self.makeHandler = makeHandler
@@ -76,7 +76,7 @@ package final class EventLoop: @unchecked Sendable {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0, Self.makeNonBlocking(fds[0]), Self.makeNonBlocking(fds[1]) else {
             Glibc.close(listenFD)
-            throw ServerError(.listen, "pipe2 failed: \(String(cString: strerror(errno)))")
+            throw MockServerError(.listen, "pipe2 failed: \(String(cString: strerror(errno)))")
         }
         wakeRead = fds[0]
         wakeWrite = fds[1]
@@ -92,7 +92,7 @@ package final class EventLoop: @unchecked Sendable {
         readBuffer.deallocate()
     }
 
-    private static func listen(host: String, port: Int) throws(ServerError) -> (Int32, Int) {
+    private static func listen(host: String, port: Int) throws(MockServerError) -> (Int32, Int) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -100,7 +100,7 @@ package final class EventLoop: @unchecked Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw ServerError(.listen, "getaddrinfo(\(host)) failed: \(String(cString: gai_strerror(status)))")
+            throw MockServerError(.listen, "getaddrinfo(\(host)) failed: \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(list) }
         let address = first.pointee
@@ -109,13 +109,13 @@ package final class EventLoop: @unchecked Sendable {
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
             0
         )
-        guard fd >= 0 else { throw ServerError(.listen, "socket failed: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw MockServerError(.listen, "socket failed: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, address.ai_addr, address.ai_addrlen) == 0, Glibc.listen(fd, 1024) == 0 else {
             let message = String(cString: strerror(errno))
             Glibc.close(fd)
-            throw ServerError(.listen, "cannot listen on \(host):\(port): \(message)")
+            throw MockServerError(.listen, "cannot listen on \(host):\(port): \(message)")
         }
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -124,7 +124,7 @@ package final class EventLoop: @unchecked Sendable {
         }
         guard bound == 0 else {
             Glibc.close(fd)
-            throw ServerError(.listen, "getsockname failed: \(String(cString: strerror(errno)))")
+            throw MockServerError(.listen, "getsockname failed: \(String(cString: strerror(errno)))")
         }
         let family = Int32(storage.ss_family)
         let boundPort: UInt16 = withUnsafePointer(to: &storage) {

@@ -10,10 +10,10 @@ package final class RecordFileWriter: Sendable {
 
     private let file: Mutex<File>
 
-    /// - Throws: ``ServerError`` `.recordFile` when the file cannot be opened for appending.
-    package init(path: String) throws(ServerError) {
+    /// - Throws: ``MockServerError`` `.recordFile` when the file cannot be opened for appending.
+    package init(path: String) throws(MockServerError) {
         guard let handle = fopen(path, "a") else {
-            throw ServerError(.recordFile, "cannot open record file \(path): \(String(cString: strerror(errno)))")
+            throw MockServerError(.recordFile, "cannot open record file \(path): \(String(cString: strerror(errno)))")
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]

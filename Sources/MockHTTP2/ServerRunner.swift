@@ -12,13 +12,19 @@ package final class ServerRunner: Sendable {
 
     deinit { stop() }
 
-    /// Binds, listens and starts the loop thread. Does nothing when already started.
-    /// - Parameter makeHandler: makes each accepted connection's handler, on the loop thread.
-    /// - Throws: ``ServerError`` `.invalidConfiguration`, `.listen`, `.tls`.
-    package func start(makeHandler: @escaping @Sendable (H2Connection) -> any ConnectionHandler) throws(ServerError) {
-        try loop.withLock { (loop: inout EventLoop?) throws(ServerError) in
+    /// Opens the record file (when given), binds, listens and starts the loop thread. Does nothing when
+    /// already started.
+    /// - Parameter makeHandler: makes each accepted connection's handler, on the loop thread, with the record
+    ///   file's writer (shared by every connection).
+    /// - Throws: ``MockServerError`` `.invalidConfiguration`, `.listen`, `.tls`, `.recordFile`.
+    package func start(
+        recordFile: String?,
+        makeHandler: @escaping @Sendable (H2Connection, RecordFileWriter?) -> any ConnectionHandler
+    ) throws(MockServerError) {
+        try loop.withLock { (loop: inout EventLoop?) throws(MockServerError) in
             guard loop == nil else { return }
-            let started = try EventLoop(configuration: configuration, makeHandler: makeHandler)
+            let recorder = try recordFile.map { path throws(MockServerError) in try RecordFileWriter(path: path) }
+            let started = try EventLoop(configuration: configuration) { makeHandler($0, recorder) }
             started.start()
             boundPort.store(started.port, ordering: .sequentiallyConsistent)
             loop = started
