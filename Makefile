@@ -20,8 +20,10 @@ build: setup
 release: setup
 	$(SWIFT) build -c release $(SWIFT_FLAGS)
 
+# PushRelayClient stays Foundation-only and iOS 15 / macOS 12 clean (scripts/check-client.sh).
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	bash scripts/check-client.sh
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

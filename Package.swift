@@ -5,9 +5,11 @@ import PackageDescription
 /// from Debian through the `.systemLibrary` targets (see scripts/setup.sh).
 let package = Package(
     name: "PushRelay",
-    platforms: [.macOS(.v15)],
+    // The floor PushRelayClient needs, the Ditto chat SDK's: the server targets run on Linux.
+    platforms: [.macOS(.v12), .iOS(.v15)],
     products: [
-        .executable(name: "push-relay", targets: ["push-relay"])
+        .executable(name: "push-relay", targets: ["push-relay"]),
+        .library(name: "PushRelayClient", targets: ["PushRelayClient"]),
     ],
     targets: [
         // Without pkgConfig: the libcurl 8 of bookworm-backports lists `-isystem /usr/include/mit-krb5` in
@@ -29,16 +31,23 @@ let package = Package(
         .target(name: "FCMMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
+        .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
         .target(
             name: "RelayServer",
-            dependencies: ["RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayStore", "RelayHTTP"]
+            dependencies: [
+                "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayStore", "RelayHTTP", "RelayAuth",
+            ]
         ),
         .target(name: "RelayCLI"),
+        // Shared by test targets only: a test identity provider that signs user JWTs.
+        .target(name: "RelayTestSupport", dependencies: ["RelayCore", "RelayCrypto"]),
+        // The app-side client: Foundation only (scripts/check-client.sh), so an iOS app adds this package.
+        .target(name: "PushRelayClient"),
         .executableTarget(
             name: "push-relay",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
-                "RelayStore", "RelayServer",
+                "RelayStore", "RelayHTTP", "RelayServer", "RelayAuth",
             ]
         ),
         .executableTarget(
@@ -63,9 +72,20 @@ let package = Package(
         ),
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP"]),
-        .testTarget(name: "RelayServerTests", dependencies: ["RelayServer", "APNsMock", "RelayStore"]),
+        .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
+        .testTarget(
+            name: "RelayServerTests",
+            dependencies: ["RelayServer", "APNsMock", "RelayStore", "RelayTestSupport"]
+        ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
         .testTarget(name: "CLITests", dependencies: ["push-relay", "RelayFCM", "RelayCore"]),
+        .testTarget(
+            name: "PushRelayClientTests",
+            dependencies: [
+                "PushRelayClient", "RelayServer", "RelayStore", "RelayHTTP", "RelayCore", "RelayCrypto", "APNsMock",
+                "RelayTestSupport",
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

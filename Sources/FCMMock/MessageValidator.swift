@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayCrypto
 
 /// Checks a `messages:send` body the way FCM does and names the first problem with FCM's answer.
 ///

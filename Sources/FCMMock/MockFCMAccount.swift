@@ -10,11 +10,11 @@ public struct MockFCMAccount: Sendable {
     /// `private_key_id`: the assertion's `kid`.
     public var keyId: String
     /// Verifies the assertion's RS256 signature.
-    public var publicKey: RS256Key
+    public var publicKey: PublicKey
     /// The project whose `messages:send` its access tokens may call.
     public var projectId: String
 
-    public init(clientEmail: String, keyId: String, publicKey: RS256Key, projectId: String) {
+    public init(clientEmail: String, keyId: String, publicKey: PublicKey, projectId: String) {
         self.clientEmail = clientEmail
         self.keyId = keyId
         self.publicKey = publicKey
@@ -27,7 +27,7 @@ public struct MockFCMAccount: Sendable {
         self.init(
             clientEmail: serviceAccount.clientEmail,
             keyId: serviceAccount.privateKeyId,
-            publicKey: try RS256Key(publicKeyPEM: serviceAccount.privateKey),
+            publicKey: try RS256Key(privateKeyPEM: serviceAccount.privateKey).publicKey,
             projectId: serviceAccount.projectId
         )
     }
@@ -41,7 +41,7 @@ public struct MockFCMAccount: Sendable {
         return FCMServiceAccount(
             projectId: projectId,
             privateKeyId: try Digest.randomBytes(20).hexString,
-            privateKey: key.privateKeyPEM ?? "",
+            privateKey: key.privateKeyPEM,
             clientEmail: "push-relay@\(projectId).iam.gserviceaccount.com",
             tokenURI: tokenURI
         )

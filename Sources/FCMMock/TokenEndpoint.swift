@@ -99,7 +99,7 @@ struct TokenEndpoint {
         let decoder = JSONDecoder()
         guard let jws = try? CompactJWS(parsing: assertion),
             let header = try? decoder.decode(Header.self, from: jws.header),
-            let claims = try? decoder.decode(Claims.self, from: jws.claims)
+            let claims = try? decoder.decode(Claims.self, from: jws.payload)
         else {
             return .refused(.oauthError(400, "invalid_grant", "Invalid JWT: the assertion is not a JWT"))
         }
@@ -109,7 +109,7 @@ struct TokenEndpoint {
         guard let account = core.accounts[claims.iss] else {
             return .refused(.oauthError(400, "invalid_grant", "Invalid grant: account not found"))
         }
-        guard header.kid == account.keyId,
+        guard header.kid == account.keyId, account.publicKey.algorithm == .rs256,
             account.publicKey.verify(signature: jws.signature, for: Data(jws.signingInput.utf8))
         else {
             return .refused(.oauthError(400, "invalid_grant", "Invalid JWT Signature."))

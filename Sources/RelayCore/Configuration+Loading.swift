@@ -101,6 +101,8 @@ extension Configuration {
         case is Bool where ["true", "false"].contains(value): parsed = value == "true"
         case is NSNumber: parsed = Int(value) ?? Double(value)
         case is String: parsed = value
+        // An optional setting that is unset (`null`), such as a file path: the text as it is.
+        case is NSNull: parsed = value
         default: parsed = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
         }
         guard let parsed else {

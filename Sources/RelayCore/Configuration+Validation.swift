@@ -7,16 +7,7 @@ extension Configuration {
     public func validate() throws(Invalid) {
         var problems: [String] = []
         func require(_ ok: Bool, _ problem: @autoclosure () -> String) { if !ok { problems.append(problem()) } }
-        require((0...65_535).contains(http.port), "http.port: must be 0...65535, is \(http.port)")
-        require(!http.host.isEmpty, "http.host: must not be empty")
-        require(http.maxBodyBytes > 0, "http.maxBodyBytes: must be positive")
-        require(http.connectionTimeoutSeconds > 0, "http.connectionTimeoutSeconds: must be positive")
-        require(http.maxConnections > 0, "http.maxConnections: must be positive")
-        let headerRange = HTTP.maxHeaderBytesRange
-        require(
-            headerRange.contains(http.maxHeaderBytes),
-            "http.maxHeaderBytes: must be \(headerRange.lowerBound)...\(headerRange.upperBound) (memory kept for every connection)"
-        )
+        problems += http.problems()
         require(!storage.sqlitePath.isEmpty, "storage.sqlitePath: must not be empty")
         require(storage.busyTimeoutMilliseconds > 0, "storage.busyTimeoutMilliseconds: must be positive")
         require(delivery.concurrency > 0, "delivery.concurrency: must be positive")
@@ -61,6 +52,7 @@ extension Configuration {
             require(app.ttlSeconds >= 0, "\(at).ttlSeconds: must not be negative")
             problems += app.limits.problems(at: "\(at).limits")
             if let credentials = app.credentials { problems += credentials.problems(at: "\(at).credentials") }
+            if let userAuth = app.userAuth { problems += userAuth.problems(at: "\(at).userAuth") }
             if let secret = app.webhookSecret {
                 require(secret.utf8.count >= 16, "\(at).webhookSecret: must be at least 16 bytes")
             }
@@ -94,5 +86,68 @@ extension Configuration.Credentials {
         case (_?, _?): problems.append("\(path): give keyFile or certificateFile, not both")
         }
         return problems
+    }
+}
+
+extension Configuration.UserAuth {
+    /// JWT rules with at least one key source, a webhook with an https URL; files must be readable (their
+    /// keys are loaded by RelayAuth at start, which names what does not parse).
+    func problems(at path: String) -> [String] {
+        var problems: [String] = []
+        func require(_ ok: Bool, _ problem: @autoclosure () -> String) { if !ok { problems.append(problem()) } }
+        require(jwt != nil || dittoAuthWebhook != nil, "\(path): needs jwt, dittoAuthWebhook or both")
+        if let jwt {
+            let at = "\(path).jwt"
+            require(
+                !jwt.publicKeyFiles.isEmpty || jwt.jwksFile != nil || jwt.jwksURL != nil,
+                "\(at): needs publicKeyFiles, jwksFile or jwksURL"
+            )
+            for (index, file) in jwt.publicKeyFiles.enumerated() {
+                require(Self.readable(file), "\(at).publicKeyFiles[\(index)]: cannot read \(file)")
+            }
+            if let file = jwt.jwksFile { require(Self.readable(file), "\(at).jwksFile: cannot read \(file)") }
+            if let url = jwt.jwksURL, let problem = Self.urlProblem(url) {
+                problems.append("\(at).jwksURL: \(problem)")
+            }
+            require(jwt.issuer.map { !$0.isBlank } ?? true, "\(at).issuer: must not be blank")
+            require(jwt.audience.map { !$0.isBlank } ?? true, "\(at).audience: must not be blank")
+            require((0...3600).contains(jwt.leewaySeconds), "\(at).leewaySeconds: must be 0...3600")
+            require(!jwt.userIdClaim.isBlank, "\(at).userIdClaim: must not be blank")
+            require(jwt.algorithms.map { !$0.isEmpty } ?? true, "\(at).algorithms: must not be empty")
+        }
+        if let webhook = dittoAuthWebhook {
+            let at = "\(path).dittoAuthWebhook"
+            if let problem = Self.urlProblem(webhook.url) { problems.append("\(at).url: \(problem)") }
+            require(!webhook.provider.isBlank, "\(at).provider: must not be blank")
+            require(webhook.maxCacheSeconds > 0, "\(at).maxCacheSeconds: must be positive")
+            require(webhook.refusalCacheSeconds > 0, "\(at).refusalCacheSeconds: must be positive")
+            require(
+                (1...60_000).contains(webhook.timeoutMilliseconds),
+                "\(at).timeoutMilliseconds: must be 1...60000"
+            )
+        }
+        return problems
+    }
+
+    private static func readable(_ file: String) -> Bool { FileManager.default.isReadableFile(atPath: file) }
+
+    /// Why `text` is not a URL the relay calls for user credentials: https with a host and no user:password,
+    /// or http to a loopback host (a sidecar, tests); nil when it is one.
+    static func urlProblem(_ text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty
+        else { return "must be an absolute https URL" }
+        guard url.user == nil, url.password == nil else { return "must not hold user:password" }
+        guard scheme == "https" || scheme == "http" && isLoopback(host) else {
+            return "must be https (http only to a loopback host)"
+        }
+        return nil
+    }
+
+    /// `localhost`, 127.0.0.0/8 or ::1.
+    private static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if bare == "localhost" || bare == "::1" { return true }
+        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }

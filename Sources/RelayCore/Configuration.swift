@@ -31,14 +31,52 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var maxBodyBytes = 65_536
         /// A connection idle this long is closed, in SECONDS.
         public var connectionTimeoutSeconds = 30
-        /// Connections open at once.
-        public var maxConnections = 1024
+        /// Connections open at once, over all clients. At start the relay raises its open-file limit to the
+        /// hard limit and serves at most that limit minus a reserve for its other files (see docs/behaviour.md).
+        public var maxConnections = 10_000
+        /// Connections open at once from one direct peer address (the TCP peer, a proxy's own address when
+        /// one is in front); further ones are closed at accept.
+        public var maxConnectionsPerAddress = 64
+        /// A request's line and headers must arrive within this many SECONDS of the connection's start (or of
+        /// the end of the previous request on it); bytes arriving slowly do not extend it.
+        public var headerTimeoutSeconds = 10
+        /// A request's body must arrive within this many SECONDS of its headers' end.
+        public var bodyTimeoutSeconds = 30
+        /// Proxies whose `X-Forwarded-For` is believed: addresses or CIDR ranges (`"10.0.0.0/8"`, `"::1"`).
+        /// When the direct peer is one, the client's address is the right-most address of `X-Forwarded-For`
+        /// that is not a trusted proxy.
+        public var trustedProxies: [String] = []
+        /// HTTPS served by the relay itself; unset serves plain HTTP.
+        public var tls = TLS()
         /// Room for a request's line and headers, in BYTES (libmicrohttpd's per-connection memory): longer
         /// headers get 431, a longer request target 414. Within ``maxHeaderBytesRange``.
         public var maxHeaderBytes = 32_768
         /// What `maxHeaderBytes` may be: at least a page, at most 1 MiB (it is kept for every connection).
         public static let maxHeaderBytesRange = 4096...1_048_576
         public init() {}
+
+        /// The certificate and key the relay serves HTTPS with: PEM files read once at start. Both or neither.
+        public struct TLS: Codable, Sendable, Equatable {
+            /// The server certificate, followed by any intermediate certificates (PEM).
+            public var certificateFile: String?
+            /// The certificate's private key, unencrypted (PEM).
+            public var keyFile: String?
+            public init(certificateFile: String? = nil, keyFile: String? = nil) {
+                self.certificateFile = certificateFile
+                self.keyFile = keyFile
+            }
+
+            /// Whether HTTPS is asked for (either file given).
+            public var isEnabled: Bool { certificateFile != nil || keyFile != nil }
+
+            /// Writes unset files as `null`, so the settings appear in `config check` and a file or
+            /// `PUSH_RELAY_HTTP_TLS_*` variable may set them.
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(certificateFile, forKey: .certificateFile)
+                try container.encode(keyFile, forKey: .keyFile)
+            }
+        }
     }
 
     public struct Storage: Codable, Sendable, Equatable {
@@ -107,6 +145,8 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var roomMembership: RoomMembership
         /// What one user may do; see ``Limits``.
         public var limits: Limits
+        /// How the app's users prove who they are; none: only the app's API key is taken.
+        public var userAuth: UserAuth?
 
         public init(
             id: String,
@@ -120,7 +160,8 @@ public struct Configuration: Codable, Sendable, Equatable {
             privacy: Bool = false,
             feedbackURL: String? = nil,
             roomMembership: RoomMembership = .open,
-            limits: Limits = Limits()
+            limits: Limits = Limits(),
+            userAuth: UserAuth? = nil
         ) {
             self.id = id
             self.topic = topic
@@ -134,11 +175,12 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.feedbackURL = feedbackURL
             self.roomMembership = roomMembership
             self.limits = limits
+            self.userAuth = userAuth
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, topic, apiKeySHA256, credentials, mockEndpoint, defaultEnvironment, ttlSeconds, webhookSecret
-            case privacy, feedbackURL, roomMembership, limits
+            case privacy, feedbackURL, roomMembership, limits, userAuth
         }
 
         public init(from decoder: any Decoder) throws {
@@ -157,7 +199,8 @@ public struct Configuration: Codable, Sendable, Equatable {
                 privacy: try c.decodeIfPresent(Bool.self, forKey: .privacy) ?? false,
                 feedbackURL: try c.decodeIfPresent(String.self, forKey: .feedbackURL),
                 roomMembership: try c.decodeIfPresent(RoomMembership.self, forKey: .roomMembership) ?? .open,
-                limits: try c.decodeIfPresent(Limits.self, forKey: .limits) ?? Limits()
+                limits: try c.decodeIfPresent(Limits.self, forKey: .limits) ?? Limits(),
+                userAuth: try c.decodeIfPresent(UserAuth.self, forKey: .userAuth)
             )
         }
     }

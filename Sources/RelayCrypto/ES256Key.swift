@@ -17,11 +17,8 @@ public final class ES256Key: @unchecked Sendable {
             EVP_PKEY_free(pkey)
             throw CryptoError(.invalidKey, "key is not an elliptic-curve key")
         }
-        var name = [CChar](repeating: 0, count: 64)
-        var length = 0
-        EVP_PKEY_get_utf8_string_param(pkey, "group", &name, name.count, &length)
-        let group = String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard group == "prime256v1" || group == "P-256" else {
+        let group = EVPKey.groupName(pkey)
+        guard EVPKey.isP256(group) else {
             EVP_PKEY_free(pkey)
             throw CryptoError(.invalidKey, "key is on curve '\(group)'; ES256 needs P-256 (prime256v1)")
         }
@@ -68,45 +65,16 @@ public final class ES256Key: @unchecked Sendable {
     /// - Throws: ``CryptoError`` `.operationFailed` (or `.invalidKey` for a public key).
     public func sign(_ message: some DataProtocol) throws(CryptoError) -> Data {
         guard isPrivate else { throw CryptoError(.invalidKey, "a public key cannot sign") }
-        let der = try EVPKey.signSHA256(pkey, [UInt8](message))
-        let signature: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
-        }
-        guard let signature else { throw CryptoError(.operationFailed, "d2i_ECDSA_SIG: \(openSSLErrorText())") }
-        defer { ECDSA_SIG_free(signature) }
-        var raw = [UInt8](repeating: 0, count: 64)
-        guard let r = ECDSA_SIG_get0_r(signature), let s = ECDSA_SIG_get0_s(signature),
-            BN_bn2binpad(r, &raw, 32) == 32,
-            raw.withUnsafeMutableBufferPointer({ BN_bn2binpad(s, $0.baseAddress! + 32, 32) }) == 32
-        else {
-            throw CryptoError(.operationFailed, "BN_bn2binpad: \(openSSLErrorText())")
+        let der = try EVPKey.signSHA256(pkey, message: [UInt8](message))
+        guard let raw = ECDSASignature.raw(fromDER: der) else {
+            throw CryptoError(.operationFailed, "d2i_ECDSA_SIG: \(openSSLErrorText())")
         }
         return Data(raw)
     }
 
     /// Checks a raw R||S signature (64 bytes) over `message`. Any malformed input is simply `false`.
     public func verify(signature: some DataProtocol, for message: some DataProtocol) -> Bool {
-        let raw = [UInt8](signature)
-        guard raw.count == 64, let signatureObject = ECDSA_SIG_new() else { return false }
-        defer { ECDSA_SIG_free(signatureObject) }
-        guard let r = BN_bin2bn(raw, 32, nil) else { return false }
-        guard let s = raw.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress! + 32, 32, nil) }) else {
-            BN_free(r)
-            return false
-        }
-        guard ECDSA_SIG_set0(signatureObject, r, s) == 1 else {
-            BN_free(r); BN_free(s)
-            return false
-        }
-        var derPointer: UnsafeMutablePointer<UInt8>?
-        let derLength = i2d_ECDSA_SIG(signatureObject, &derPointer)
-        guard derLength > 0, let derPointer else { return false }
-        defer { copenssl_free(derPointer) }
-        return EVPKey.verifySHA256(
-            pkey,
-            signature: UnsafeRawBufferPointer(start: derPointer, count: Int(derLength)),
-            [UInt8](message)
-        )
+        guard let der = ECDSASignature.der(fromRaw: [UInt8](signature)) else { return false }
+        return EVPKey.verifySHA256(pkey, signature: der, message: [UInt8](message))
     }
 }

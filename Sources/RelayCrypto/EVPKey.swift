@@ -1,21 +1,26 @@
 import COpenSSL
-import Foundation
 
-/// What ES256Key and RS256Key do alike with an OpenSSL `EVP_PKEY`: read it from PEM, write it as PEM, and
-/// sign or verify with SHA-256 (`EVP_DigestSign` / `EVP_DigestVerify`, whose signature form the key type
-/// decides: DER ECDSA for EC, RSASSA-PKCS1-v1_5 for RSA).
+/// What ``ES256Key``, ``RS256Key`` and ``PublicKey`` do alike with an OpenSSL `EVP_PKEY`: read it from PEM,
+/// write it as PEM, make a fresh one, name an EC key's curve, and sign or verify with SHA-256
+/// (`EVP_DigestSign` / `EVP_DigestVerify`, whose signature form the key type decides: DER ECDSA for EC,
+/// RSASSA-PKCS1-v1_5 for RSA).
 enum EVPKey {
+    /// Runs `read` (a `PEM_read_bio_*`) over a memory BIO holding `pem`; the BIO borrows the string's bytes
+    /// only for the call.
+    static func readPEM(_ pem: String, _ read: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
+        pem.withCString { text in
+            guard let bio = BIO_new_mem_buf(text, -1) else { return nil }
+            defer { BIO_free(bio) }
+            return read(bio)
+        }
+    }
+
     /// Reads a PEM private key (PKCS#8 `BEGIN PRIVATE KEY`, or a traditional `BEGIN EC/RSA PRIVATE KEY`). An
     /// encrypted key is refused: its pass phrase is never asked for (OpenSSL's default callback would prompt
     /// on the terminal and wait). The caller owns the key (`EVP_PKEY_free`).
     /// - Throws: ``CryptoError`` `.invalidKey` when the text holds no private key, or an encrypted one.
     static func readPrivate(pem: String) throws(CryptoError) -> OpaquePointer {
-        let pkey: OpaquePointer? = pem.withCString { text in
-            guard let bio = BIO_new_mem_buf(text, -1) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
-        }
-        guard let pkey else {
+        guard let pkey = readPEM(pem, { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }) else {
             if pem.contains("ENCRYPTED") {
                 _ = openSSLErrorText()  // clears the queue
                 throw CryptoError(
@@ -28,15 +33,13 @@ enum EVPKey {
         return pkey
     }
 
-    /// Reads a PEM public key (`BEGIN PUBLIC KEY`). The caller owns the key (`EVP_PKEY_free`).
+    /// Reads a PEM public key (`BEGIN PUBLIC KEY`, SubjectPublicKeyInfo). The caller owns the key
+    /// (`EVP_PKEY_free`).
     /// - Throws: ``CryptoError`` `.invalidKey` when the text holds no public key.
     static func readPublic(pem: String) throws(CryptoError) -> OpaquePointer {
-        let pkey: OpaquePointer? = pem.withCString { text in
-            guard let bio = BIO_new_mem_buf(text, -1) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PUBKEY(bio, nil, nil, nil)
+        guard let pkey = readPEM(pem, { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) else {
+            throw CryptoError(.invalidKey, "not a PEM public key (BEGIN PUBLIC KEY): \(openSSLErrorText())")
         }
-        guard let pkey else { throw CryptoError(.invalidKey, "not a PEM public key: \(openSSLErrorText())") }
         return pkey
     }
 
@@ -72,9 +75,30 @@ enum EVPKey {
         return String(decoding: bioBytes(bio), as: UTF8.self)
     }
 
-    /// Signs `message` with SHA-256 in the key type's own signature form.
-    /// - Throws: ``CryptoError`` `.operationFailed` naming OpenSSL's error.
-    static func signSHA256(_ pkey: OpaquePointer, _ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+    /// An EC key's curve as OpenSSL names it (`prime256v1`), or "" for another kind of key.
+    static func groupName(_ pkey: OpaquePointer) -> String {
+        var name = [CChar](repeating: 0, count: 64)
+        var length = 0
+        EVP_PKEY_get_utf8_string_param(pkey, OSSL_PKEY_PARAM_GROUP_NAME, &name, name.count, &length)
+        return String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// True for the names OpenSSL gives P-256.
+    static func isP256(_ group: String) -> Bool { group == "prime256v1" || group == "P-256" }
+
+    /// Checks `signature` (DER for ECDSA, PKCS#1 v1.5 for RSA: OpenSSL's defaults) over SHA-256 of
+    /// `message`. Any malformed input is simply `false`; OpenSSL's error queue is left empty.
+    static func verifySHA256(_ pkey: OpaquePointer, signature: [UInt8], message: [UInt8]) -> Bool {
+        defer { ERR_clear_error() }
+        guard let ctx = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(ctx) }
+        guard EVP_DigestVerifyInit(ctx, nil, EVP_sha256(), nil, pkey) == 1 else { return false }
+        return EVP_DigestVerify(ctx, signature, signature.count, message, message.count) == 1
+    }
+
+    /// Signs SHA-256 of `message` with a private key: DER for ECDSA, PKCS#1 v1.5 for RSA.
+    /// - Throws: ``CryptoError`` `.operationFailed` naming the OpenSSL call that failed.
+    static func signSHA256(_ pkey: OpaquePointer, message: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let ctx = EVP_MD_CTX_new() else { throw CryptoError(.operationFailed, "EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(ctx) }
         var length = 0
@@ -88,22 +112,5 @@ enum EVPKey {
             throw CryptoError(.operationFailed, "EVP_DigestSign: \(openSSLErrorText())")
         }
         return Array(signature.prefix(length))
-    }
-
-    /// Checks a signature in the key type's own form over `message` with SHA-256; anything malformed is false.
-    static func verifySHA256(_ pkey: OpaquePointer, signature: UnsafeRawBufferPointer, _ message: [UInt8]) -> Bool {
-        guard signature.count > 0, let ctx = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(ctx) }
-        guard EVP_DigestVerifyInit(ctx, nil, EVP_sha256(), nil, pkey) == 1 else { return false }
-        let ok =
-            EVP_DigestVerify(
-                ctx,
-                signature.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                signature.count,
-                message,
-                message.count
-            ) == 1
-        ERR_clear_error()
-        return ok
     }
 }

@@ -44,7 +44,7 @@ public struct JSONWebToken: Sendable, Equatable {
         -> JSONWebToken
     {
         let header = Header(kid: keyId), claims = Claims(iss: teamId, iat: issuedAt)
-        let jws = try CompactJWS.sign(header: header, claims: claims) { (input) throws(CryptoError) in
+        let jws = try CompactJWS.sign(header: header, payload: claims) { (input) throws(CryptoError) in
             try key.sign(input)
         }
         return JSONWebToken(header: header, claims: claims, signingInput: jws.signingInput, signature: jws.signature)
@@ -59,7 +59,7 @@ public struct JSONWebToken: Sendable, Equatable {
         }
         let decoder = JSONDecoder()
         guard let header = try? decoder.decode(Header.self, from: jws.header),
-            let claims = try? decoder.decode(Claims.self, from: jws.claims)
+            let claims = try? decoder.decode(Claims.self, from: jws.payload)
         else {
             throw CryptoError(.malformed, "provider token header or claims are not the expected JSON")
         }

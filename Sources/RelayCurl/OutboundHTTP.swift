@@ -2,14 +2,14 @@ import CCurl
 import Foundation
 import RelayCore
 
-/// One-shot HTTP calls that are not pushes: POSTing feedback to an app's URL, and probing that an
-/// endpoint accepts connections (readiness).
+/// One-shot HTTP calls that are not pushes: POSTing feedback to an app's URL, asking an app's auth webhook,
+/// GETting a JWKS document, and probing that an endpoint accepts connections (readiness).
 ///
 /// Each call runs `curl_easy_perform` on a thread of its own, so the blocking transfer never occupies a
 /// thread of Swift's cooperative pool; the caller just suspends. Meant for low volumes (a thread per call).
-/// No redirects are followed, only `http` and `https` URLs are used, bodies of answers are discarded and
-/// nothing of a request or answer body is logged. Cancelling the calling task does not cut a transfer
-/// short: each is bounded by its timeouts.
+/// No redirects are followed, only `http` and `https` URLs are used, bodies of answers are discarded unless
+/// a caller keeps them, and nothing of a request or answer body is logged. Cancelling the calling task does
+/// not cut a transfer short: each is bounded by its timeouts.
 public enum OutboundHTTP {
     /// POSTs `body` to `url` and returns the HTTP status of the answer (any status: the caller decides).
     ///
@@ -51,6 +51,32 @@ public enum OutboundHTTP {
         caFile: String? = nil,
         keepingBodyUpTo limit: Int
     ) async throws(TransportError) -> (status: Int, body: Data) {
+        try await transfer(url, body, headers, timeout, connectTimeout, caFile, limit)
+    }
+
+    /// GETs `url` and returns the HTTP status and the first `limit` bytes of the answer's body (a JWKS
+    /// document, say), with the options and errors of ``post(url:body:headers:timeout:connectTimeout:caFile:)``.
+    public static func get(
+        url: String,
+        headers: [(String, String)] = [],
+        timeout: Duration,
+        connectTimeout: Duration = .seconds(5),
+        caFile: String? = nil,
+        keepingBodyUpTo limit: Int
+    ) async throws(TransportError) -> (status: Int, body: Data) {
+        try await transfer(url, nil, headers, timeout, connectTimeout, caFile, limit)
+    }
+
+    /// One request: a POST of `body`, or a GET when it is nil; the arguments are the public calls'.
+    private static func transfer(
+        _ url: String,
+        _ body: Data?,
+        _ headers: [(String, String)],
+        _ timeout: Duration,
+        _ connectTimeout: Duration,
+        _ caFile: String?,
+        _ limit: Int
+    ) async throws(TransportError) -> (status: Int, body: Data) {
         try await onOwnThread { () throws(TransportError) -> (status: Int, body: Data) in
             let handle = try CurlOneShot()
             handle.keepBody(upTo: limit)
@@ -60,7 +86,7 @@ public enum OutboundHTTP {
             try handle.set(CURLOPT_TIMEOUT_MS, milliseconds(timeout))
             if let caFile { try handle.set(CURLOPT_CAINFO, caFile) }
             try handle.setHeaders(headers.map { "\($0.0): \($0.1)" } + ["Expect:"])
-            try handle.setBody(body)
+            if let body { try handle.setBody(body) }
             try handle.perform()
             return (handle.responseCode, handle.body)
         }

@@ -58,7 +58,7 @@ public struct OAuthAssertion: Sendable, Equatable {
             iat: issuedAt,
             exp: issuedAt + FCMLimits.maxAssertionLifetimeSeconds
         )
-        let jws = try CompactJWS.sign(header: header, claims: claims) { (input) throws(CryptoError) in
+        let jws = try CompactJWS.sign(header: header, payload: claims) { (input) throws(CryptoError) in
             try key.sign(input)
         }
         return OAuthAssertion(header: header, claims: claims, compact: jws.compact)

@@ -19,4 +19,7 @@ public struct AccessLogEntry: Sendable {
     public var responseBytes: Int
     /// The peer's numeric IP address.
     public var remoteAddress: String
+    /// The client's numeric IP address: ``remoteAddress``, or what `X-Forwarded-For` says when the peer is a
+    /// trusted proxy (``HTTPRequest/clientAddress``).
+    public var clientAddress: String
 }

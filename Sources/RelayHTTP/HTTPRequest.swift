@@ -19,6 +19,10 @@ public struct HTTPRequest: Sendable {
     public var body: Data
     /// The peer's numeric IP address, e.g. `"127.0.0.1"` or `"::1"`; `""` when unknown.
     public var remoteAddress: String
+    /// The client's numeric IP address: ``remoteAddress``, unless the peer is one of
+    /// ``HTTPServerConfiguration/trustedProxies``; then the right-most address of `X-Forwarded-For` that is
+    /// not a trusted proxy (see `TrustedProxies`).
+    public var clientAddress: String
     /// The request id echoed in the `X-Request-Id` response header and carried in logs as `request.id`:
     /// the client's `X-Request-Id` when it is sane (see ``HTTPRequest/acceptableRequestID(_:)``), else 32
     /// lowercase hex characters.
@@ -27,7 +31,9 @@ public struct HTTPRequest: Sendable {
     /// Builds a request from its raw request target (origin-form `"/path?query"` or absolute-form
     /// `"http://host/path?query"`, RFC 9112 §3.2), parsed by Foundation's `URLComponents`.
     ///
-    /// - Parameter id: the request id; `nil` takes the `X-Request-Id` header if sane, else a random one.
+    /// - Parameters:
+    ///   - clientAddress: the client's address; `nil` takes `remoteAddress`.
+    ///   - id: the request id; `nil` takes the `X-Request-Id` header if sane, else a random one.
     /// - Throws: ``HTTPError`` 400 `invalid_target` when the target is not a parsable path.
     public init(
         method: String,
@@ -35,6 +41,7 @@ public struct HTTPRequest: Sendable {
         headers: HTTPHeaders = HTTPHeaders(),
         body: Data = Data(),
         remoteAddress: String = "",
+        clientAddress: String? = nil,
         id: String? = nil
     ) throws {
         // RFC 9112 §3.2: the request target is one token, without white space or control characters.
@@ -83,6 +90,7 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.remoteAddress = remoteAddress
+        self.clientAddress = clientAddress ?? remoteAddress
         self.id = id ?? Self.acceptableRequestID(headers["x-request-id"]) ?? Self.makeRequestID()
     }
 

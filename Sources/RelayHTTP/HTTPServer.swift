@@ -4,9 +4,11 @@ import RelayCore
 import Synchronization
 
 /// An HTTP/1.1 server on GNU libmicrohttpd: libmicrohttpd parses, keeps connections alive and enforces
-/// connection limits and timeouts on its own polling thread(s); each complete request is handed to an
-/// `async` handler in a Swift task while its connection is suspended (`MHD_ALLOW_SUSPEND_RESUME`), so
-/// handlers never block libmicrohttpd's threads.
+/// connection limits and the inactivity timeout on its own epoll (or poll) thread(s), so the connection count
+/// is not bound by `select()`'s 1,024; each complete request is handed to an `async` handler in a Swift task
+/// while its connection is suspended (`MHD_ALLOW_SUSPEND_RESUME`), so handlers never block libmicrohttpd's
+/// threads. The server closes connections whose headers or body miss their deadline
+/// (``HTTPServerConfiguration/headerTimeout``), and serves HTTPS when given a ``TLSCertificate``.
 ///
 /// Every response carries `X-Request-Id`. Bodies over ``HTTPServerConfiguration/maxBodyBytes`` get 413
 /// `payload_too_large` without reaching the handler.
@@ -21,17 +23,24 @@ public final class HTTPServer: Sendable {
     private let core: ServerCore
     private let lifecycle = Mutex(Lifecycle.idle)
     private let boundPort = Atomic<Int>(0)
+    private let connectionLimit = Atomic<Int>(0)
+
+    /// The certificate HTTPS is served with; `nil` serves plain HTTP.
+    public let tls: TLSCertificate?
 
     /// - Parameters:
+    ///   - tls: serve HTTPS with this certificate; `nil` for plain HTTP.
     ///   - handler: answers every request that passed the server's own checks; called concurrently.
     ///   - logger: for server-level problems (invalid status, refused header, 503s at shutdown).
     ///   - onResponse: called on libmicrohttpd's thread as each response is queued; keep it quick.
     public init(
         configuration: HTTPServerConfiguration,
+        tls: TLSCertificate? = nil,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
         logger: Logger,
         onResponse: (@Sendable (AccessLogEntry) -> Void)? = nil
     ) {
+        self.tls = tls
         core = ServerCore(configuration: configuration, handler: handler, logger: logger, onResponse: onResponse)
     }
 
@@ -41,10 +50,26 @@ public final class HTTPServer: Sendable {
     /// The bound TCP port once started (the real one when the configuration asked for 0), else 0.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
+    /// Open connections, the connection limit in force and the connections closed at their deadlines.
+    public var statistics: HTTPServerStatistics {
+        let counts = core.deadlines.counts
+        return HTTPServerStatistics(
+            openConnections: counts.open,
+            connectionLimit: connectionLimit.load(ordering: .acquiring),
+            closedAtHeaderDeadline: counts.closedAtHeaders,
+            closedAtBodyDeadline: counts.closedAtBody
+        )
+    }
+
     /// Binds and starts serving on libmicrohttpd's internal polling thread(s).
     ///
+    /// ``HTTPServerConfiguration/maxConnections`` is lowered to ``OpenFileLimit/connectionCapacity`` when the
+    /// open-file limit allows fewer (logged as a warning); ``statistics`` tells the limit in force.
+    ///
     /// - Throws: ``HTTPServerError`` `.invalidConfiguration`, `.resolve` (host did not resolve), `.start`
-    ///   (`MHD_start_daemon` failed, e.g. the port is in use) or `.alreadyStarted`.
+    ///   (`MHD_start_daemon` failed, e.g. the port is in use; the open-file limit leaves no room for
+    ///   connections; libmicrohttpd has neither epoll nor poll), `.tls` (this libmicrohttpd has no TLS) or
+    ///   `.alreadyStarted`.
     public func start() throws {
         let configuration = core.configuration
         let problems = configuration.validate()
@@ -55,7 +80,9 @@ public final class HTTPServer: Sendable {
             guard case .idle = lifecycle else {
                 throw HTTPServerError(code: .alreadyStarted, message: "start() called twice")
             }
-            let daemon = try Self.startDaemon(configuration: configuration, core: core)
+            let limit = try connectionLimit(for: configuration)
+            let daemon = try Self.startDaemon(configuration: configuration, limit: limit, tls: tls, core: core)
+            connectionLimit.store(limit, ordering: .releasing)
             boundPort.store(Int(cmhd_daemon_bound_port(daemon.raw)), ordering: .releasing)
             lifecycle = .running(daemon)
         }
@@ -115,7 +142,44 @@ public final class HTTPServer: Sendable {
         lifecycle.withLock { $0 = .stopped }
     }
 
-    private static func startDaemon(configuration: HTTPServerConfiguration, core: ServerCore) throws -> MHDDaemon {
+    /// ``HTTPServerConfiguration/maxConnections``, or what the open-file limit leaves room for when that is
+    /// less.
+    private func connectionLimit(for configuration: HTTPServerConfiguration) throws(HTTPServerError) -> Int {
+        let capacity = OpenFileLimit.connectionCapacity
+        guard capacity > 0 else {
+            throw HTTPServerError(
+                code: .start,
+                message: "the open-file limit (\(OpenFileLimit.current)) leaves no room for connections beside the"
+                    + " \(OpenFileLimit.reserve) descriptors kept for the rest of the process; raise it (ulimit -n)"
+            )
+        }
+        guard configuration.maxConnections > capacity else { return configuration.maxConnections }
+        core.logger.warning(
+            "http.maxConnections lowered to what the open-file limit allows; raise the limit (ulimit -n) to serve more",
+            [
+                "http.max_connections": "\(configuration.maxConnections)", "http.connection_limit": "\(capacity)",
+                "open_file_limit": "\(OpenFileLimit.current)",
+            ]
+        )
+        return capacity
+    }
+
+    /// epoll where libmicrohttpd has it, else poll: neither is bound to `select()`'s `FD_SETSIZE` (1,024).
+    private static func pollingFlags() throws(HTTPServerError) -> UInt32 {
+        if MHD_is_feature_supported(.FEATURE_EPOLL) == .YES { return MHD_USE_EPOLL_INTERNAL_THREAD.rawValue }
+        if MHD_is_feature_supported(.FEATURE_POLL) == .YES { return MHD_USE_POLL_INTERNAL_THREAD.rawValue }
+        throw HTTPServerError(
+            code: .start,
+            message: "this libmicrohttpd has neither epoll nor poll; select() cannot serve more than 1,024 connections"
+        )
+    }
+
+    private static func startDaemon(
+        configuration: HTTPServerConfiguration,
+        limit: Int,
+        tls: TLSCertificate?,
+        core: ServerCore
+    ) throws(HTTPServerError) -> MHDDaemon {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -127,9 +191,13 @@ public final class HTTPServer: Sendable {
         }
         defer { freeaddrinfo(results) }
 
-        var flags =
-            MHD_USE_AUTO.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        var flags = try pollingFlags() | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+        if tls != nil {
+            guard TLSCertificate.isSupported else {
+                throw HTTPServerError(code: .tls, message: "this libmicrohttpd was built without TLS support")
+            }
+            flags |= MHD_USE_TLS.rawValue
+        }
         var storage = sockaddr_storage()
         let port = UInt16(configuration.port)
         withUnsafeMutableBytes(of: &storage) { raw in
@@ -147,7 +215,7 @@ public final class HTTPServer: Sendable {
         }
 
         var options: [MHD_OptionItem] = [
-            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: limit, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.maxHeaderBytes, ptr_value: nil),
             // libmicrohttpd's default strictness. Its strict mode (1) refuses an HTTP/1.1 request without Host
@@ -155,7 +223,7 @@ public final class HTTPServer: Sendable {
             // written twice, in 0.9.75); ServerCore and HTTPRequest refuse both with JSON instead.
             MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 0, ptr_value: nil),
         ]
-        if let limit = configuration.perIPConnectionLimit {
+        if let limit = configuration.maxConnectionsPerAddress {
             options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: limit, ptr_value: nil))
         }
         if configuration.threadCount > 1 {
@@ -163,31 +231,44 @@ public final class HTTPServer: Sendable {
                 MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadCount, ptr_value: nil)
             )
         }
-        options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 
         let context = Unmanaged.passUnretained(core).toOpaque()
-        let raw = withUnsafePointer(to: &storage) { storagePointer in
+        let messages = Unmanaged.passUnretained(core.messages).toOpaque()
+        let raw = withUnsafeMutablePointer(to: &storage) { storagePointer in
             storagePointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                options.withUnsafeBufferPointer { optionsPointer in
-                    cmhd_start_daemon(
-                        flags,
-                        port,
-                        socketAddress,
-                        MHDCallbacks.access,
-                        MHDCallbacks.completed,
-                        MHDCallbacks.uriLog,
-                        context,
-                        optionsPointer.baseAddress!
-                    )
+                let listen = MHD_OptionItem(
+                    option: .SOCK_ADDR,
+                    value: 0,
+                    ptr_value: UnsafeMutableRawPointer(socketAddress)
+                )
+                let end = MHD_OptionItem(option: .END, value: 0, ptr_value: nil)
+                let start = { (extra: [MHD_OptionItem]) in
+                    ([listen] + options + extra + [end]).withUnsafeBufferPointer { items in
+                        cmhd_start_daemon(
+                            flags,
+                            port,
+                            MHDCallbacks.access,
+                            MHDCallbacks.completed,
+                            MHDCallbacks.connectionNotified,
+                            MHDCallbacks.uriLog,
+                            context,
+                            MHDMessages.callback,
+                            messages,
+                            items.baseAddress!
+                        )
+                    }
                 }
+                return tls.map { $0.withOptions(start) } ?? start([])
             }
         }
         guard let raw else {
+            let reason = errno
+            let said = core.messages.latest.last.map { " (libmicrohttpd: \($0))" } ?? ""
             throw HTTPServerError(
                 code: .start,
                 message:
-                    "cannot listen on \(configuration.host):\(configuration.port): \(String(cString: strerror(errno)))"
-                    + " (errno \(errno))"
+                    "cannot listen on \(configuration.host):\(configuration.port): \(String(cString: strerror(reason)))"
+                    + " (errno \(reason))\(said)"
             )
         }
         return MHDDaemon(raw: raw, core: core)

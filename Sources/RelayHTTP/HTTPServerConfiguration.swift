@@ -1,6 +1,7 @@
 import RelayCore
 
-/// Limits and binding of an ``HTTPServer``. libmicrohttpd enforces the connection limits and timeouts itself.
+/// Limits and binding of an ``HTTPServer``. libmicrohttpd enforces the connection limits and the inactivity
+/// timeout itself; the header and body deadlines are the server's own (see ``headerTimeout``).
 public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
     /// Numeric address or host name to bind. Default `"127.0.0.1"`; `"0.0.0.0"` or `"::"` for every address.
     public var host: String = "127.0.0.1"
@@ -13,12 +14,25 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
     /// is disconnected. Default 65536.
     public var maxBodyBytes: Int = 65536
     /// Seconds of inactivity after which libmicrohttpd closes a connection (a half-sent request included).
-    /// Default 30.
+    /// Any byte received renews it. Default 30.
     public var connectionTimeout: Int = 30
-    /// Most simultaneous connections; further ones are refused at accept. Default 1024.
-    public var maxConnections: Int = 1024
-    /// Most simultaneous connections from one IP address; `nil` for no limit. Default `nil`.
-    public var perIPConnectionLimit: Int? = nil
+    /// Seconds from a connection's start (or the end of its previous request) within which a request's line
+    /// and headers, TLS handshake included, must have arrived; bytes arriving slowly do not extend it. Past
+    /// it the connection is closed without an answer. It also bounds how long a keep-alive connection waits
+    /// idle for its next request. Default 10.
+    public var headerTimeout: Int = 10
+    /// Seconds from the end of a request's headers within which its body must have arrived, else the
+    /// connection is closed without an answer. Default 30.
+    public var bodyTimeout: Int = 30
+    /// Most simultaneous connections; further ones wait in the listen backlog. At start it is lowered to
+    /// what the open-file limit allows (``OpenFileLimit/connectionCapacity``), with a warning. Default 10000.
+    public var maxConnections: Int = 10_000
+    /// Most simultaneous connections from one direct peer address (the TCP peer, not `X-Forwarded-For`);
+    /// further ones are closed at accept. `nil` for no limit. Default 64.
+    public var maxConnectionsPerAddress: Int? = 64
+    /// Addresses and CIDR ranges of proxies whose `X-Forwarded-For` is believed (see
+    /// ``HTTPRequest/clientAddress``). Default none.
+    public var trustedProxies: [String] = []
     /// Internal polling threads of libmicrohttpd (they only parse and write; handlers run as Swift tasks).
     /// Default 1.
     public var threadCount: Int = 1
@@ -36,16 +50,23 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
-        host = try container.decodeIfPresent(String.self, forKey: .host) ?? host
-        port = try container.decodeIfPresent(Int.self, forKey: .port) ?? port
-        maxBodyBytes = try container.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? maxBodyBytes
-        connectionTimeout = try container.decodeIfPresent(Int.self, forKey: .connectionTimeout) ?? connectionTimeout
-        maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections) ?? maxConnections
-        perIPConnectionLimit = try container.decodeIfPresent(Int.self, forKey: .perIPConnectionLimit)
-        threadCount = try container.decodeIfPresent(Int.self, forKey: .threadCount) ?? threadCount
-        maxHeaderBytes = try container.decodeIfPresent(Int.self, forKey: .maxHeaderBytes) ?? maxHeaderBytes
-        shutdownGracePeriod =
-            try container.decodeIfPresent(Double.self, forKey: .shutdownGracePeriod) ?? shutdownGracePeriod
+        func value<T: Decodable>(_ key: CodingKeys, _ current: T) throws -> T {
+            try container.decodeIfPresent(T.self, forKey: key) ?? current
+        }
+        host = try value(.host, host)
+        port = try value(.port, port)
+        maxBodyBytes = try value(.maxBodyBytes, maxBodyBytes)
+        connectionTimeout = try value(.connectionTimeout, connectionTimeout)
+        headerTimeout = try value(.headerTimeout, headerTimeout)
+        bodyTimeout = try value(.bodyTimeout, bodyTimeout)
+        maxConnections = try value(.maxConnections, maxConnections)
+        if container.contains(.maxConnectionsPerAddress) {
+            maxConnectionsPerAddress = try container.decodeIfPresent(Int.self, forKey: .maxConnectionsPerAddress)
+        }
+        trustedProxies = try value(.trustedProxies, trustedProxies)
+        threadCount = try value(.threadCount, threadCount)
+        maxHeaderBytes = try value(.maxHeaderBytes, maxHeaderBytes)
+        shutdownGracePeriod = try value(.shutdownGracePeriod, shutdownGracePeriod)
     }
 
     /// Every problem with this configuration, empty when valid. Zero or negative limits are refused.
@@ -55,9 +76,14 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
         if !(0...65535).contains(port) { problems.append("http.port must be 0...65535") }
         if maxBodyBytes < 1 { problems.append("http.maxBodyBytes must be positive") }
         if connectionTimeout < 1 { problems.append("http.connectionTimeout must be positive (seconds)") }
+        if headerTimeout < 1 { problems.append("http.headerTimeout must be positive (seconds)") }
+        if bodyTimeout < 1 { problems.append("http.bodyTimeout must be positive (seconds)") }
         if maxConnections < 1 { problems.append("http.maxConnections must be positive") }
-        if let limit = perIPConnectionLimit, limit < 1 {
-            problems.append("http.perIPConnectionLimit must be positive when set")
+        if let limit = maxConnectionsPerAddress, limit < 1 {
+            problems.append("http.maxConnectionsPerAddress must be positive when set")
+        }
+        if TrustedProxies(trustedProxies) == nil {
+            problems.append("http.trustedProxies must be IP addresses or CIDR ranges")
         }
         if !(1...256).contains(threadCount) { problems.append("http.threadCount must be 1...256") }
         let headerRange = Configuration.HTTP.maxHeaderBytesRange

@@ -1,4 +1,4 @@
-/// Why ``HTTPServer/start()`` failed.
+/// Why ``HTTPServer/start()`` failed, or why a ``TLSCertificate`` cannot be used.
 public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
@@ -8,6 +8,8 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
         public static let resolve = Code(name: "resolve")
         /// `MHD_start_daemon` failed (address in use, no permission, ...).
         public static let start = Code(name: "start")
+        /// The TLS certificate or key cannot be read or used, or libmicrohttpd has no TLS.
+        public static let tls = Code(name: "tls")
         /// `start()` called twice.
         public static let alreadyStarted = Code(name: "already_started")
         public var description: String { name }

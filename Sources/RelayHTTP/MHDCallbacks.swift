@@ -1,11 +1,13 @@
 import CMicroHTTPD
 
-/// libmicrohttpd's C callbacks; `cls` is the unretained ``ServerCore`` (kept alive by ``MHDDaemon``).
+/// libmicrohttpd's C callbacks; `cls` is the unretained ``ServerCore`` (kept alive by ``MHDDaemon``), or
+/// `nil` for a daemon that serves no connection (``TLSCertificate``'s check).
 enum MHDCallbacks {
     static let uriLog:
         @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>, OpaquePointer) ->
             UnsafeMutableRawPointer? = { cls, uri, connection in
-                let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
+                guard let cls else { return nil }
+                let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
                 return core.requestStarted(target: String(cString: uri), connection: connection)
             }
 
@@ -13,6 +15,16 @@ enum MHDCallbacks {
         guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
         requestContext.pointee = nil
         Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(pointer)
+    }
+
+    static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+        guard let cls, let connection else { return }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        switch code {
+        case .CONNECTION_NOTIFY_STARTED: core.connectionStarted(connection)
+        case .CONNECTION_NOTIFY_CLOSED: core.connectionClosed(connection)
+        default: break
+        }
     }
 
     static let access: MHD_AccessHandlerCallback = {

@@ -11,10 +11,10 @@ final class MHDDaemon: @unchecked Sendable {
     let core: ServerCore
     private var quiescedSocket: Int32 = -1
     private var stopped = false
-
     init(raw: OpaquePointer, core: ServerCore) {
         self.raw = raw
         self.core = core
+        core.deadlines.startSweeping()
     }
 
     /// Stops accepting connections (`MHD_quiesce_daemon`); open connections keep being served.
@@ -23,11 +23,12 @@ final class MHDDaemon: @unchecked Sendable {
         quiescedSocket = Int32(MHD_quiesce_daemon(raw))
     }
 
-    /// Resumes every suspended connection with 503, then `MHD_stop_daemon` (closes every connection and joins
-    /// libmicrohttpd's threads) and closes a quiesced listen socket. Idempotent.
+    /// Stops the deadline sweeper, resumes every suspended connection with 503, then `MHD_stop_daemon` (closes
+    /// every connection and joins libmicrohttpd's threads) and closes a quiesced listen socket. Idempotent.
     func stop() {
         guard !stopped else { return }
         stopped = true
+        core.deadlines.stopSweeping()
         core.resumeAllSuspended()
         MHD_stop_daemon(raw)
         if quiescedSocket >= 0 {

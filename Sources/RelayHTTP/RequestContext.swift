@@ -30,6 +30,7 @@ final class RequestContext: @unchecked Sendable {
         var receivedBytes = 0
         var tooLarge = false
         var remoteAddress = ""
+        var clientAddress = ""
         var requestID = ""
         var path = ""
     }

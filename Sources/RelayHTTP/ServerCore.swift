@@ -24,6 +24,10 @@ final class ServerCore: Sendable {
     let logger: Logger
     let onResponse: (@Sendable (AccessLogEntry) -> Void)?
     let state = Mutex(State())
+    let deadlines: ConnectionDeadlines
+    let proxies: TrustedProxies
+    /// libmicrohttpd's messages for this server's daemon.
+    let messages: MHDMessages
 
     init(
         configuration: HTTPServerConfiguration,
@@ -35,6 +39,13 @@ final class ServerCore: Sendable {
         self.handler = handler
         self.logger = logger
         self.onResponse = onResponse
+        deadlines = ConnectionDeadlines(
+            headerTimeout: .seconds(configuration.headerTimeout),
+            bodyTimeout: .seconds(configuration.bodyTimeout),
+            logger: logger
+        )
+        proxies = TrustedProxies(configuration.trustedProxies) ?? .none
+        messages = MHDMessages(logger: logger)
     }
 
     var activeRequests: Int { state.withLock { $0.active } }
@@ -43,6 +54,17 @@ final class ServerCore: Sendable {
     func beginDraining() { state.withLock { $0.draining = true } }
 
     // MARK: libmicrohttpd callbacks (on its polling threads)
+
+    /// `MHD_CONNECTION_NOTIFY_STARTED`: a connection was accepted; its header deadline starts.
+    func connectionStarted(_ connection: OpaquePointer) {
+        let peer = Self.numericAddress(cmhd_connection_client_address(connection))
+        deadlines.opened(connection, socket: cmhd_connection_socket(connection), peer: peer)
+    }
+
+    /// `MHD_CONNECTION_NOTIFY_CLOSED`: libmicrohttpd closes the connection's socket right after this returns.
+    func connectionClosed(_ connection: OpaquePointer) {
+        deadlines.closed(connection)
+    }
 
     /// `MHD_OPTION_URI_LOG_CALLBACK`: a request line arrived. Returns the retained context.
     func requestStarted(target: String, connection: OpaquePointer) -> UnsafeMutableRawPointer {
@@ -53,6 +75,7 @@ final class ServerCore: Sendable {
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the request ended (answered, timed out, or the daemon stopped).
     func requestCompleted(_ pointer: UnsafeMutableRawPointer) {
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+        deadlines.requestEnded(context.connection)
         let wasUnanswered = context.state.withLock { state -> Bool in
             defer { state.phase = .done }
             switch state.phase {
@@ -147,13 +170,16 @@ final class ServerCore: Sendable {
         withUnsafeMutablePointer(to: &headers) { pointer in
             _ = MHD_get_connection_values(connection, .HEADER_KIND, ServerCore.collectHeader, pointer)
         }
+        deadlines.headersReceived(connection)
         let remote = Self.numericAddress(cmhd_connection_client_address(connection))
+        let client = proxies.clientAddress(peer: remote, forwardedFor: headers.values(for: "x-forwarded-for"))
         let requestID = HTTPRequest.acceptableRequestID(headers["x-request-id"]) ?? HTTPRequest.makeRequestID()
         let path = context.target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
         context.state.withLock {
             $0.method = method
             $0.headers = headers
             $0.remoteAddress = remote
+            $0.clientAddress = client
             $0.requestID = requestID
             $0.path = String(path).removingPercentEncoding ?? String(path)
         }
@@ -213,6 +239,7 @@ final class ServerCore: Sendable {
     }
 
     private func receivedBody(connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        deadlines.requestReceived(connection)
         let snapshot = context.state.withLock { $0 }
         if snapshot.tooLarge {
             context.state.withLock { $0.phase = .done }
@@ -230,6 +257,7 @@ final class ServerCore: Sendable {
                 headers: snapshot.headers,
                 body: snapshot.body,
                 remoteAddress: snapshot.remoteAddress,
+                clientAddress: snapshot.clientAddress,
                 id: snapshot.requestID
             )
         } catch {
@@ -300,7 +328,7 @@ final class ServerCore: Sendable {
         let info = context.state.withLock {
             (
                 id: $0.requestID, method: $0.method, path: $0.path,
-                bytes: $0.receivedBytes, remote: $0.remoteAddress
+                bytes: $0.receivedBytes, remote: $0.remoteAddress, client: $0.clientAddress
             )
         }
         var response = response
@@ -353,7 +381,8 @@ final class ServerCore: Sendable {
                     durationMilliseconds: milliseconds,
                     requestBytes: info.bytes,
                     responseBytes: response.body.count,
-                    remoteAddress: info.remote
+                    remoteAddress: info.remote,
+                    clientAddress: info.client
                 )
             )
         }

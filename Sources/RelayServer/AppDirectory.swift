@@ -1,3 +1,4 @@
+import RelayAuth
 import RelayCore
 import RelayCrypto
 import RelayHTTP

@@ -579,6 +579,9 @@ extension OpenAPIDocument {
         "parameters": [
           {
             "$ref": "#/components/parameters/WebhookSignature"
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
           }
         ],
         "requestBody": {
@@ -624,6 +627,9 @@ extension OpenAPIDocument {
           "409": {
             "$ref": "#/components/responses/MessageIdConflict"
           },
+          "422": {
+            "$ref": "#/components/responses/IdempotencyKeyReused"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -643,6 +649,9 @@ extension OpenAPIDocument {
         "parameters": [
           {
             "$ref": "#/components/parameters/WebhookSignature"
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
           }
         ],
         "requestBody": {
@@ -687,6 +696,9 @@ extension OpenAPIDocument {
           },
           "409": {
             "$ref": "#/components/responses/MessageIdConflict"
+          },
+          "422": {
+            "$ref": "#/components/responses/IdempotencyKeyReused"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -893,6 +905,17 @@ extension OpenAPIDocument {
         "schema": {
           "type": "string"
         }
+      },
+      "IdempotencyKey": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "A key the client makes for one call (a UUID, say), so that retrying it never sends twice\n(draft-ietf-httpapi-idempotency-key-header). A Structured Field string (`\"…\"`, RFC 8941) or a bare\ntoken; either way 1 to 255 visible ASCII characters once unquoted, else 400\n`invalid_idempotency_key`, as is the header sent twice. The same key from the same caller (the\napp's backend, or one user of the app) within 24 hours of the accepted call answers 200 with the\nfirst answer when the route and body bytes are the same, 422 `idempotency_key_reused` when not;\nafter 24 hours the key is forgotten. Only accepted calls are remembered. The key is checked before\n`messageId`.\n",
+        "schema": {
+          "type": "string",
+          "pattern": "^([!#-~][!-~]{0,254}|\"([!#-\\[\\]-~]|\\\\[\"\\\\]){1,255}\")$"
+        },
+        "example": "\"8e03978e-40d5-43e8-bc93-6894a57f9324\""
       }
     },
     "schemas": {
@@ -1416,7 +1439,7 @@ extension OpenAPIDocument {
         }
       },
       "WebhookRepeated": {
-        "description": "The same `messageId` was accepted before; nothing new is sent. The first notification's id.",
+        "description": "The same webhook was accepted before (the same `messageId`, or the same `Idempotency-Key` with the same route and body within 24 hours); nothing new is sent. The first answer: its notification's id and device count.",
         "content": {
           "application/json": {
             "schema": {
@@ -1457,8 +1480,35 @@ extension OpenAPIDocument {
           }
         }
       },
+      "IdempotencyKeyReused": {
+        "description": "`idempotency_key_reused`: the caller used this `Idempotency-Key` in the last 24 hours for another request (another body, or the other webhook route); nothing is sent.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "idempotency_key_reused"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
       "BadRequest": {
-        "description": "The request is malformed: `empty_body`, `invalid_json`, `missing_field`, `invalid_field` (a wrong\ntype or a value out of bounds), `unknown_field` (a body field the operation does not take, so a\nmisspelt optional field is not silently left out), `invalid_device_token`, `invalid_query`, `invalid_target`,\n`missing_host`, `conflicting_headers` (two Host or Authorization headers, Content-Length values that\ndiffer, or Content-Length beside Transfer-Encoding), or `payload_too_large` (the APNs payload cannot be made to fit 4096 bytes).\n",
+        "description": "The request is malformed: `empty_body`, `invalid_json`, `missing_field`, `invalid_field` (a wrong\ntype or a value out of bounds), `unknown_field` (a body field the operation does not take, so a\nmisspelt optional field is not silently left out), `invalid_device_token`, `invalid_query`, `invalid_target`,\n`invalid_idempotency_key` (an `Idempotency-Key` that is not one key of 1 to 255 visible ASCII characters),\n`missing_host`, `conflicting_headers` (two Host or Authorization headers, Content-Length values that\ndiffer, or Content-Length beside Transfer-Encoding), or `payload_too_large` (the APNs payload cannot be made to fit 4096 bytes).\n",
         "content": {
           "application/json": {
             "schema": {
@@ -1483,7 +1533,8 @@ extension OpenAPIDocument {
                             "invalid_target",
                             "missing_host",
                             "conflicting_headers",
-                            "payload_too_large"
+                            "payload_too_large",
+                            "invalid_idempotency_key"
                           ]
                         }
                       }
@@ -1522,14 +1573,18 @@ extension OpenAPIDocument {
                             "invalid_signature",
                             "unknown_app",
                             "user_auth_not_configured",
+                            "token_too_large",
                             "invalid_token",
-                            "token_expired",
-                            "token_not_yet_valid",
+                            "unsigned_token",
                             "unsupported_algorithm",
                             "unknown_key",
+                            "algorithm_mismatch",
+                            "missing_claim",
+                            "invalid_claim",
+                            "token_expired",
+                            "token_not_yet_valid",
                             "invalid_issuer",
                             "invalid_audience",
-                            "missing_claim",
                             "credential_refused"
                           ]
                         }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayAuth
 import RelayCore
 import RelayHTTP
 import RelayStore
@@ -23,8 +24,10 @@ public final class Relay: Sendable {
     private let feedbackTask = MutexBox<Task<Void, Never>?>(nil)
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
-    /// - Throws: ``Configuration/Invalid`` when the configuration does not validate or an app's provider
-    ///   token key cannot be loaded (``APNsSenders/checkCredentials(_:)``).
+    /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
+    ///   token key cannot be loaded (``APNsSenders/checkCredentials(_:)``), its `userAuth` key files cannot be
+    ///   used (``RelayAuth/AppUserAuthenticator/make(apps:time:logger:)``) or the HTTPS certificate cannot be
+    ///   used (``loadTLS(_:)``).
     public init(
         configuration: Configuration,
         store: any Store,
@@ -36,6 +39,12 @@ public final class Relay: Sendable {
     {
         try configuration.validate()
         try APNsSenders.checkCredentials(configuration.apps)
+        let userAuthenticators = try AppUserAuthenticator.make(
+            apps: configuration.apps,
+            time: time,
+            logger: logger.with(["component": "user-auth"])
+        )
+        let tls = try Self.loadTLS(configuration.http)
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -57,7 +66,7 @@ public final class Relay: Sendable {
             logger: logger.with(["component": "feedback"])
         )
         let api = RelayAPI(
-            directory: AppDirectory(apps: configuration.apps),
+            directory: AppDirectory(apps: configuration.apps, userAuthenticators: userAuthenticators),
             store: store,
             dispatcher: dispatcher,
             metrics: metrics,
@@ -65,16 +74,10 @@ public final class Relay: Sendable {
             logger: logger
         )
         let router = api.router()
-        var http = HTTPServerConfiguration()
-        http.host = configuration.http.host
-        http.port = configuration.http.port
-        http.maxBodyBytes = configuration.http.maxBodyBytes
-        http.connectionTimeout = configuration.http.connectionTimeoutSeconds
-        http.maxConnections = configuration.http.maxConnections
-        http.maxHeaderBytes = configuration.http.maxHeaderBytes
+        let http = Self.httpServerConfiguration(configuration.http)
         let metrics = self.metrics
         let accessLog = logger.with(["component": "http"])
-        server = HTTPServer(configuration: http, handler: router.handler, logger: logger) { entry in
+        server = HTTPServer(configuration: http, tls: tls, handler: router.handler, logger: logger) { entry in
             let route = entry.route ?? "unmatched"
             metrics.recordRequest(route: route, method: entry.method, status: entry.status)
             // The route pattern, never the path: a path can hold a device token.
@@ -83,6 +86,7 @@ public final class Relay: Sendable {
                 [
                     "request.id": entry.requestID, "http.method": entry.method, "http.route": route,
                     "http.status": "\(entry.status)", "duration_ms": String(format: "%.1f", entry.durationMilliseconds),
+                    "client.address": entry.clientAddress,
                 ]
             )
         }
@@ -90,6 +94,12 @@ public final class Relay: Sendable {
 
     /// The HTTP port (the real one when the configuration asked for 0).
     public var port: Int { server.port }
+
+    /// `"https"` when the relay serves TLS itself (`http.tls`), else `"http"`.
+    public var scheme: String { server.tls == nil ? "http" : "https" }
+
+    /// The HTTP server's connections: open, the limit in force, closed at their deadlines.
+    public var httpStatistics: HTTPServerStatistics { server.statistics }
 
     /// Starts the dispatcher and the HTTP server.
     /// - Throws: the store's error when leases cannot be released; `HTTPServerError` when the port cannot be bound.
@@ -109,7 +119,13 @@ public final class Relay: Sendable {
             await stop(feedbackTask)
             throw error
         }
-        logger.info("relay listening", ["http.host": configuration.http.host, "http.port": "\(port)"])
+        logger.info(
+            "relay listening",
+            [
+                "http.host": configuration.http.host, "http.port": "\(port)", "http.scheme": scheme,
+                "http.connection_limit": "\(server.statistics.connectionLimit)",
+            ]
+        )
     }
 
     /// Graceful stop: no new requests, in-flight requests answered, in-flight deliveries recorded.

@@ -12,7 +12,8 @@ extension RelayAPI {
 
     /// `POST /v1/webhooks/did-send-message` / `did-send-image-message`: builds the payload once, commits
     /// the notification and one delivery per recipient device in one transaction, then answers 202
-    /// (200 with the first notification's id when the same message was already accepted).
+    /// (200 with the first notification's id when the same message, or the same `Idempotency-Key` and
+    /// request, was already accepted; 422 `idempotency_key_reused` for that key with another request).
     func webhook(_ request: HTTPRequest, kind: NotificationKind) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let app = caller.app
@@ -27,6 +28,7 @@ extension RelayAPI {
                 )
             } catch { throw HTTPError(status: 401, code: "invalid_signature", message: error.description) }
         }
+        let idempotencyKey = try IdempotencyKeyHeader.idempotencyKey(request, scope: caller.scope, kind: kind)
         let body = try request.decode(MessageWebhook.self)
         let senderId = try caller.actingUser(body.senderId, field: "senderId", refusal: "forbidden_sender")
         let message = try chatMessage(body, senderId: senderId, kind: kind)
@@ -73,7 +75,8 @@ extension RelayAPI {
                 userIds: recipients,
                 excludeUserId: message.senderId,
                 excludeToken: excludeToken
-            )
+            ),
+            idempotencyKey: idempotencyKey
         )
         let accepted = WebhookAccepted(
             notificationId: outcome.notificationId.lowercasedString,
@@ -98,6 +101,13 @@ extension RelayAPI {
                 code: "message_id_conflict",
                 message:
                     "messageId was already accepted for another message (room '\(roomId)', sender '\(senderId)'); nothing is sent"
+            )
+        case .keyReused:
+            throw HTTPError(
+                status: 422,
+                code: "idempotency_key_reused",
+                message:
+                    "\(IdempotencyKeyHeader.name) was used in the last \(IdempotencyKey.retention.components.seconds / 3600) hours for another request (another body or route); nothing is sent"
             )
         }
     }

@@ -4,20 +4,12 @@ import RelayHTTP
 
 /// The checks every id and token in a request goes through, with the 400 errors they give.
 enum Validation {
-    /// An id (room, user, message): 1...256 bytes of UTF-8, not ``RelayCore/StringProtocol/isBlank``, no
-    /// control characters.
+    /// An id (room, user, message) as ``RelayCore/ChatMessage/idProblem(_:)`` takes it: 1...256 bytes of
+    /// UTF-8, not ``RelayCore/StringProtocol/isBlank``, no control characters.
     /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
     static func id(_ value: String, field: String) throws(HTTPError) -> String {
-        guard !value.isEmpty else { throw .badRequest(code: "invalid_field", message: "\(field) must not be empty") }
-        try visible(value, field: field)
-        guard value.utf8.count <= ChatMessage.maxIdBytes else {
-            throw .badRequest(
-                code: "invalid_field",
-                message: "\(field) must be at most \(ChatMessage.maxIdBytes) bytes"
-            )
-        }
-        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .badRequest(code: "invalid_field", message: "\(field) must not contain control characters")
+        if let problem = ChatMessage.idProblem(value) {
+            throw .badRequest(code: "invalid_field", message: "\(field) \(problem)")
         }
         return value
     }
@@ -26,10 +18,7 @@ enum Validation {
     /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
     static func visible(_ value: String, field: String) throws(HTTPError) {
         guard !value.isBlank else {
-            throw .badRequest(
-                code: "invalid_field",
-                message: "\(field) must not be empty or only white space and invisible characters"
-            )
+            throw .badRequest(code: "invalid_field", message: "\(field) \(ChatMessage.blankProblem)")
         }
     }
 

@@ -236,5 +236,21 @@ enum SQLiteMigrations {
         ) WITHOUT ROWID;
         CREATE INDEX room_members_by_user ON room_members (app_id, user_id);
         """,
+        // 10: the `Idempotency-Key`s of accepted webhooks, one row per key of a caller (`scope`) of an app,
+        // written in the notification's transaction. The unique index makes the key's first notification the
+        // only one; rows older than a day are forgotten and deleted in batches, oldest first, by age. No
+        // foreign key: notifications are never deleted, and a key's row goes a day after its notification.
+        """
+        CREATE TABLE idempotency_keys (
+            app_id          TEXT NOT NULL,
+            scope           TEXT NOT NULL,
+            key             TEXT NOT NULL,
+            request_hash    BLOB NOT NULL,
+            notification_id TEXT NOT NULL,
+            created_at      INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX idempotency_keys_by_key ON idempotency_keys (app_id, scope, key);
+        CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
+        """,
     ]
 }

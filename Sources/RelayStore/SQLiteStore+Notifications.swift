@@ -28,7 +28,8 @@ extension SQLiteStore {
 
     public func createNotification(
         _ n: NewNotification,
-        recipients: RecipientSelection
+        recipients: RecipientSelection,
+        idempotencyKey: IdempotencyKey?
     ) async throws
         -> CreateOutcome
     {
@@ -40,6 +41,11 @@ extension SQLiteStore {
             userList = nil
         }
         return try db.transaction {
+            if let idempotencyKey,
+                let answer = try rememberedAnswer(for: idempotencyKey, appId: n.appId, at: n.createdAt)
+            {
+                return answer
+            }
             if let messageId = n.messageId {
                 let found = try db.withStatement(
                     """
@@ -61,13 +67,10 @@ extension SQLiteStore {
                     )
                 }
                 if let found {
-                    let count = try db.withStatement("SELECT count(*) FROM deliveries WHERE id BETWEEN ?1 AND ?2") {
-                        try found.deliveries.bind(to: $0, at: 1)
-                        return try $0.step() ? $0.int(0) : 0
-                    }
-                    return .duplicate(notificationId: try Self.readUUID(found.id), devices: count)
+                    return .duplicate(notificationId: try Self.readUUID(found.id), devices: try count(found.deliveries))
                 }
             }
+            if let idempotencyKey { try remember(idempotencyKey, appId: n.appId, notificationId: id, at: n.createdAt) }
             try db.withStatement(
                 """
                 INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, topic, push_type,
@@ -114,6 +117,14 @@ extension SQLiteStore {
                 }
             }
             return .created(notificationId: n.id, devices: devices)
+        }
+    }
+
+    /// The number of deliveries in `run`.
+    func count(_ run: DeliveryRun) throws -> Int {
+        try db.withStatement("SELECT count(*) FROM deliveries WHERE id BETWEEN ?1 AND ?2") {
+            try run.bind(to: $0, at: 1)
+            return try $0.step() ? $0.int(0) : 0
         }
     }
 

@@ -71,7 +71,18 @@ public protocol Store: Sendable {
     /// How many live devices the user has registered.
     func liveDeviceCount(appId: String, userId: String) async throws -> Int
 
-    /// Records a notification and its pending deliveries in ONE transaction.
+    /// Records a notification and its pending deliveries in ONE transaction, with its idempotency key if any.
+    ///
+    /// With `idempotencyKey`, the key is looked up first, by (`n.appId`, scope, key): one remembered less than
+    /// ``IdempotencyKey/retention`` before `n.createdAt` answers `.duplicate` with its notification's id and
+    /// delivery count when its fingerprint is `idempotencyKey.requestHash`, and `.keyReused` otherwise; either
+    /// way nothing is inserted. An older one is forgotten (its row deleted) and the call goes on as without
+    /// it. A notification the call records has its key's row (app id, scope, key, fingerprint, notification
+    /// id, `n.createdAt`) written in the same transaction, so a call that fails or is answered from an
+    /// earlier one remembers nothing; recording one also deletes a bounded batch of forgotten keys of any app. A
+    /// unique index on (app id, scope, key) makes two concurrent calls with one key record one notification:
+    /// the other answers from it (an engine whose transactions run concurrently inserts the key's row first,
+    /// so the second waits on the index for the first to commit, then answers from its row).
     ///
     /// If a notification with the same (appId, kind, messageId) exists (messageId non-nil), inserts nothing
     /// and returns `.duplicate` with the first one's id and delivery count, or `.conflict` when that one was
@@ -81,7 +92,11 @@ public protocol Store: Sendable {
     /// devices of `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked
     /// topics. Each delivery's apns-id is derived from the notification and delivery ids (``APNsIdentifier``).
     /// Devices are selected inside the database: memory does not grow with the room.
-    func createNotification(_ n: NewNotification, recipients: RecipientSelection) async throws -> CreateOutcome
+    func createNotification(
+        _ n: NewNotification,
+        recipients: RecipientSelection,
+        idempotencyKey: IdempotencyKey?
+    ) async throws -> CreateOutcome
 
     /// The apps with a pending delivery due at `now` (next attempt <= now, no live lease), by app id.
     func appsWithDueDeliveries(now: Date) async throws -> [String]
@@ -164,6 +179,11 @@ extension Store {
             )
         }
         return jobs
+    }
+
+    /// ``createNotification(_:recipients:idempotencyKey:)`` without an idempotency key.
+    public func createNotification(_ n: NewNotification, recipients: RecipientSelection) async throws -> CreateOutcome {
+        try await createNotification(n, recipients: recipients, idempotencyKey: nil)
     }
 
     /// ``notification(appId:id:limit:offset:)`` with its first `limit` deliveries (1000 by default).

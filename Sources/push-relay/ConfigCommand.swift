@@ -1,4 +1,5 @@
 import Foundation
+import RelayAuth
 import RelayCLI
 import RelayCore
 import RelayServer
@@ -22,6 +23,11 @@ enum ConfigCommand {
                 environment: environment
             )
             try APNsSenders.checkCredentials(configuration.apps)
+            _ = try AppUserAuthenticator.make(
+                apps: configuration.apps,
+                logger: Logger(label: "config", level: .warning)
+            )
+            _ = try Relay.loadTLS(configuration.http)
             say(configuration.redactedJSON)
             return 0
         } catch {

@@ -4,6 +4,7 @@ import RelayAPNs
 import RelayCLI
 import RelayCore
 import RelayCurl
+import RelayHTTP
 import RelayServer
 import RelayStore
 
@@ -46,6 +47,8 @@ enum ServeCommand {
             configuration.log.level = parsed
         }
         try configuration.validate()  // with the options applied (a --port out of range), before anything is made
+        // Each connection takes a descriptor: lift the soft limit (often 1,024) to the hard one before listening.
+        OpenFileLimit.raiseToHardLimit()
         let logger = Logger(label: "push-relay", level: configuration.log.level)
 
         let curl = LibcurlInfo.current
@@ -74,7 +77,7 @@ enum ServeCommand {
         try await relay.start()
         // Once listening: a relay that cannot start (the port is taken) prints no key to use.
         if developmentApp { say("API key: \(try development.apiKey())") }
-        say("PushRelay listening on http://\(configuration.http.host):\(relay.port)")
+        say("PushRelay listening on \(relay.scheme)://\(configuration.http.host):\(relay.port)")
         let signal = await Signals.waitForTermination()
         let bound = configuration.shutdownTimeoutSeconds
         logger.notice("stopping", ["signal": "\(signal)", "shutdown.timeout_seconds": "\(bound)"])

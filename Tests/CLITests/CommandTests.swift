@@ -51,24 +51,33 @@ import Testing
         #expect(withVariable.stderr.contains("delivery.concurrency:"), "\(withVariable.stderr)")
     }
 
-    /// A key file that can be read but holds no private key (here a certificate's place) fails the check, as
-    /// it stops `serve`, instead of failing every delivery later.
-    @Test func configCheckLoadsTheProviderTokenKey() async throws {
+    /// A key file that can be read but holds no usable key fails the check, as it stops `serve`, instead of
+    /// failing every delivery (a provider-token key, here a certificate) or every user credential later.
+    @Test(arguments: [
+        (
+            "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+            #""credentials": {"keyFile": "KEY", "keyId": "ABC", "teamId": "TEAM"}"#,
+            ["apps[0].credentials.keyFile: ", "private key"]
+        ),
+        (
+            "not a key", #""userAuth": {"jwt": {"publicKeyFiles": ["KEY"]}}"#,
+            ["apps[0].userAuth.jwt.publicKeyFiles[0]: KEY: not a PEM public key"]
+        ),
+    ])
+    func configCheckLoadsTheKeyFiles(_ keyText: String, _ field: String, _ expected: [String]) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let key = directory.url.appendingPathComponent("AuthKey_ABC.p8")
-        try Data("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".utf8).write(to: key)
+        let key = directory.url.appendingPathComponent("key.pem")
+        try Data(keyText.utf8).write(to: key)
         let file = directory.url.appendingPathComponent("relay.json")
-        try Data(
-            """
-            {"apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(String(repeating: "cd", count: 32))"],
-                       "credentials": {"keyFile": "\(key.path)", "keyId": "ABC", "teamId": "TEAM"}}]}
-            """.utf8
-        ).write(to: file)
+        let hash = String(repeating: "cd", count: 32)
+        let app = #"{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\#(hash)"], \#(field)}"#
+        try Data(#"{"apps": [\#(app.replacingOccurrences(of: "KEY", with: key.path))]}"#.utf8).write(to: file)
         let result = try await Self.run(["config", "check", "--config", file.path])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("apps[0].credentials.keyFile: "), "\(result.stderr)")
-        #expect(result.stderr.contains("private key"), "\(result.stderr)")
+        for text in expected.map({ $0.replacingOccurrences(of: "KEY", with: key.path) }) {
+            #expect(result.stderr.contains(text), "\(result.stderr)")
+        }
         #expect(!result.stdout.contains("{"), "printed a configuration: \(result.stdout)")
     }
 

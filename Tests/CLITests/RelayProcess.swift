@@ -46,14 +46,27 @@ final class RelayProcess {
     let stderrURL: URL
 
     /// Starts `push-relay arguments...` in the package root (so the in-process mock finds fixtures/tls) with
-    /// the caller's environment minus every `PUSH_RELAY_*` variable, plus `environment`.
-    init(_ arguments: [String], environment: [String: String] = [:], outputIn directory: URL, name: String) throws {
+    /// the caller's environment minus every `PUSH_RELAY_*` variable, plus `environment`; through `launcher`
+    /// (a program and its arguments, e.g. `prlimit --nofile=...`) when given.
+    init(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        launcher: [String] = [],
+        outputIn directory: URL,
+        name: String
+    ) throws {
         stdoutURL = directory.appendingPathComponent("\(name).stdout")
         stderrURL = directory.appendingPathComponent("\(name).stderr")
         try Data().write(to: stdoutURL)
         try Data().write(to: stderrURL)
-        process.executableURL = try pushRelayBinary()
-        process.arguments = arguments
+        let binary = try pushRelayBinary()
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = packageRoot
         var inherited = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSH_RELAY_") }
         inherited.merge(environment) { $1 }

@@ -70,7 +70,7 @@ import Testing
             exp: iat + 3600
         )
         edit(&claims, &header)
-        return try CompactJWS.sign(header: header, claims: claims) { (input) throws(CryptoError) in
+        return try CompactJWS.sign(header: header, payload: claims) { (input) throws(CryptoError) in
             try signer.sign(input)
         }.compact
     }

@@ -9,7 +9,7 @@ import Testing
     static let account = FCMServiceAccount(
         projectId: "chat-app-1234",
         privateKeyId: "4f2a9c0b7d1e",
-        privateKey: key.privateKeyPEM!,
+        privateKey: key.privateKeyPEM,
         clientEmail: "relay@chat-app-1234.iam.gserviceaccount.com",
         tokenURI: "https://oauth2.googleapis.com/token"
     )
@@ -20,7 +20,7 @@ import Testing
         let jws = try CompactJWS(parsing: assertion.compact)
         let header = try JSONDecoder().decode(OAuthAssertion.Header.self, from: jws.header)
         #expect(header == .init(alg: "RS256", typ: "JWT", kid: "4f2a9c0b7d1e"))
-        let claims = try JSONDecoder().decode(OAuthAssertion.Claims.self, from: jws.claims)
+        let claims = try JSONDecoder().decode(OAuthAssertion.Claims.self, from: jws.payload)
         #expect(
             claims
                 == .init(
@@ -31,7 +31,7 @@ import Testing
                     exp: 1_800_003_600
                 )
         )
-        let publicKey = try RS256Key(publicKeyPEM: Self.key.publicKeyPEM)
+        let publicKey = try PublicKey(pem: Self.key.publicKeyPEM)
         #expect(publicKey.verify(signature: jws.signature, for: Data(jws.signingInput.utf8)))
     }
 

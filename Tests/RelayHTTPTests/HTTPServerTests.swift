@@ -282,11 +282,12 @@ import Testing
     }
 
     @Test func configurationDecodesPartialJSONOverDefaults() throws {
-        let json = Data(#"{"port":9000,"perIPConnectionLimit":4}"#.utf8)
+        let json = Data(#"{"port":9000,"maxConnectionsPerAddress":4,"headerTimeout":3}"#.utf8)
         let configuration = try JSONDecoder().decode(HTTPServerConfiguration.self, from: json)
         var expected = HTTPServerConfiguration()
         expected.port = 9000
-        expected.perIPConnectionLimit = 4
+        expected.maxConnectionsPerAddress = 4
+        expected.headerTimeout = 3
         #expect(configuration == expected)
         #expect(configuration.validate().isEmpty)
     }

@@ -9,6 +9,7 @@ import RelayHTTP
 /// Starts a server on 127.0.0.1 port 0, runs `body`, and always shuts the server down.
 func withServer<T>(
     configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    tls: TLSCertificate? = nil,
     logger: Logger = .disabled(),
     onResponse: (@Sendable (AccessLogEntry) -> Void)? = nil,
     handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
@@ -18,7 +19,13 @@ func withServer<T>(
     configuration.host = "127.0.0.1"
     configuration.port = 0
     configure(&configuration)
-    let server = HTTPServer(configuration: configuration, handler: handler, logger: logger, onResponse: onResponse)
+    let server = HTTPServer(
+        configuration: configuration,
+        tls: tls,
+        handler: handler,
+        logger: logger,
+        onResponse: onResponse
+    )
     try server.start()
     do {
         let result = try await body(server)
@@ -83,21 +90,30 @@ final class RawConnection: @unchecked Sendable {
     // @unchecked Sendable: `fd` is immutable after init and each test drives one connection sequentially.
     let fd: Int32
 
-    init(port: Int, receiveTimeout: Int = 10) throws {
+    /// Connects to 127.0.0.1:`port`, from `source` (any address of 127/8 is this machine's loopback) when
+    /// given.
+    init(port: Int, from source: String? = nil, receiveTimeout: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        func call(_ address: String, port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+            var socketAddress = sockaddr_in()
+            socketAddress.sin_family = sa_family_t(AF_INET)
+            socketAddress.sin_port = UInt16(port).bigEndian
+            socketAddress.sin_addr.s_addr = inet_addr(address)
+            return withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
-        guard result == 0 else {
+        let fd = self.fd
+        if let source, call(source, port: 0, { bind(fd, $0, $1) }) != 0 {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        guard call("127.0.0.1", port: port, { connect(fd, $0, $1) }) == 0 else {
             close(fd)
             throw POSIXError(.ECONNREFUSED)
         }
@@ -108,7 +124,7 @@ final class RawConnection: @unchecked Sendable {
     /// Writes all of `bytes`; returns false if the peer closed.
     @discardableResult
     func write(_ bytes: Data) async -> Bool {
-        await Self.offPool {
+        await offPool {
             bytes.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
@@ -126,7 +142,7 @@ final class RawConnection: @unchecked Sendable {
 
     /// Reads until `marker` appears in what was read, the peer closes, or the receive timeout passes.
     func read(until marker: String? = nil) async -> String {
-        await Self.offPool {
+        await offPool {
             var received = Data()
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
@@ -141,7 +157,7 @@ final class RawConnection: @unchecked Sendable {
 
     /// True once the peer has closed (reads EOF or reset) within the receive timeout.
     func readsEndOfStream() async -> Bool {
-        await Self.offPool {
+        await offPool {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let n = recv(self.fd, &buffer, buffer.count, 0)
@@ -151,10 +167,30 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
-    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: work()) }
-            thread.start()
+    /// Sends `byte` every `interval` until the peer closes or `bound` passes. Returns whether the peer closed,
+    /// and anything it sent before (an answer, when one came).
+    func trickle(
+        _ byte: UInt8,
+        every interval: Duration,
+        atMost bound: Duration
+    ) async -> (closed: Bool, received: String) {
+        await offPool {
+            let deadline = ContinuousClock.now + bound
+            var received = Data()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var one = byte
+            while ContinuousClock.now < deadline {
+                if Foundation.send(self.fd, &one, 1, Int32(MSG_NOSIGNAL)) < 0 {
+                    return (true, String(decoding: received, as: UTF8.self))
+                }
+                Thread.sleep(forTimeInterval: interval.timeInterval)
+                let n = recv(self.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+                    return (true, String(decoding: received, as: UTF8.self))
+                }
+                if n > 0 { received.append(contentsOf: buffer[0..<n]) }
+            }
+            return (false, String(decoding: received, as: UTF8.self))
         }
     }
 }
@@ -163,4 +199,19 @@ final class RawConnection: @unchecked Sendable {
 func statusCode(_ raw: String) -> Int? {
     guard raw.hasPrefix("HTTP/1.1 ") else { return nil }
     return Int(raw.dropFirst(9).prefix(3))
+}
+
+/// Runs blocking work (a socket call, a child process) on a thread of its own, never on Swift's cooperative
+/// pool: a blocked pool thread could be the one a server's handler needs to answer.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
+/// ``offPool(_:)`` for work that cannot fail.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
 }

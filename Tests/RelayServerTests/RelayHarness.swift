@@ -40,14 +40,24 @@ final class RelayHarness: Sendable {
     let providerKey: ES256Key
     let directory: URL
     let configuration: Configuration
+    /// The relay's and its store's clock.
+    let time: any TimeSource
     private let current = Mutex<Relay?>(nil)
 
-    init(mock: MockAPNsServer, apps: [TestApp], providerKey: ES256Key, directory: URL, configuration: Configuration) {
+    init(
+        mock: MockAPNsServer,
+        apps: [TestApp],
+        providerKey: ES256Key,
+        directory: URL,
+        configuration: Configuration,
+        time: any TimeSource = SystemTimeSource()
+    ) {
         self.mock = mock
         self.apps = apps
         self.providerKey = providerKey
         self.directory = directory
         self.configuration = configuration
+        self.time = time
     }
 
     /// The first app.
@@ -63,8 +73,8 @@ final class RelayHarness: Sendable {
 
     /// Opens the store on the harness's database file and starts a new relay on it.
     func startRelay() async throws {
-        let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
-        let relay = try Relay(configuration: configuration, store: store, logger: .disabled())
+        let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled(), timeSource: time)
+        let relay = try Relay(configuration: configuration, store: store, time: time, logger: .disabled())
         try await relay.start()
         current.withLock { $0 = relay }
     }
@@ -327,11 +337,12 @@ func withRelayTestBed(
     )
 }
 
-/// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it, runs `body`, and always shuts
-/// both down (also when `body` throws) and removes the temporary directory.
+/// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it (on the clock `time`), runs
+/// `body`, and always shuts both down (also when `body` throws) and removes the temporary directory.
 func withRelayAndMock(
     appCount: Int = 1,
     script: MockScript = MockScript(),
+    time: any TimeSource = SystemTimeSource(),
     configure: (inout Configuration) -> Void = { _ in },
     _ body: (RelayHarness) async throws -> Void
 ) async throws {
@@ -342,7 +353,8 @@ func withRelayAndMock(
             apps: bed.apps,
             providerKey: bed.providerKey,
             directory: bed.directory,
-            configuration: configuration
+            configuration: configuration,
+            time: time
         )
         do {
             try await harness.startRelay()

@@ -1,0 +1,21 @@
+import Foundation
+
+/// `POST /v1/devices`. Optional fields left nil are not sent (synthesized `Encodable` skips them).
+struct DeviceRegistrationBody: Encodable, Sendable {
+    var token: String
+    var userId: String
+    var environment: String
+    var rooms: [String]?
+}
+
+/// `POST /v1/webhooks/did-send-message` (`text`) and `did-send-image-message` (`caption`, `imageUrl`).
+struct MessageBody: Encodable, Sendable {
+    var roomId: String
+    var roomName: String?
+    var senderId: String
+    var senderName: String?
+    var senderDeviceToken: String?
+    var text: String?
+    var caption: String?
+    var imageUrl: String?
+}

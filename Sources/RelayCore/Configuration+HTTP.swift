@@ -1,0 +1,55 @@
+import Foundation
+
+extension Configuration.HTTP {
+    /// Most connections ``maxConnections`` may ask for (the open-file limit may allow fewer; the server then
+    /// serves fewer and says so at start).
+    public static let maxConnectionsRange = 1...1_000_000
+
+    /// Every problem with the `http` section, each starting with its key path.
+    func problems() -> [String] {
+        var problems: [String] = []
+        func require(_ ok: Bool, _ problem: @autoclosure () -> String) { if !ok { problems.append(problem()) } }
+        func positive(_ value: Int, _ key: String) { require(value > 0, "http.\(key): must be positive") }
+        func within(_ range: ClosedRange<Int>, _ value: Int, _ key: String, _ note: String = "") {
+            require(range.contains(value), "http.\(key): must be \(range.lowerBound)...\(range.upperBound)\(note)")
+        }
+        require((0...65_535).contains(port), "http.port: must be 0...65535, is \(port)")
+        require(!host.isEmpty, "http.host: must not be empty")
+        positive(maxBodyBytes, "maxBodyBytes")
+        positive(connectionTimeoutSeconds, "connectionTimeoutSeconds")
+        within(Self.maxConnectionsRange, maxConnections, "maxConnections")
+        positive(maxConnectionsPerAddress, "maxConnectionsPerAddress")
+        positive(headerTimeoutSeconds, "headerTimeoutSeconds")
+        positive(bodyTimeoutSeconds, "bodyTimeoutSeconds")
+        within(Self.maxHeaderBytesRange, maxHeaderBytes, "maxHeaderBytes", " (memory kept for every connection)")
+        for (index, entry) in trustedProxies.enumerated() where IPNetwork(entry) == nil {
+            problems.append(
+                "http.trustedProxies[\(index)]: '\(entry)' is not an IP address or CIDR range (e.g. 10.0.0.0/8, ::1)"
+            )
+        }
+        problems += tls.problems()
+        return problems
+    }
+}
+
+extension Configuration.HTTP.TLS {
+    /// Both files or neither, each readable. Whether they hold a PEM certificate and its key is decided by
+    /// the TLS library when the server loads them (`config check` and `serve` both do).
+    func problems() -> [String] {
+        switch (certificateFile, keyFile) {
+        case (nil, nil):
+            return []
+        case (_?, nil):
+            return ["http.tls.keyFile: required with certificateFile"]
+        case (nil, _?):
+            return ["http.tls.certificateFile: required with keyFile"]
+        case (let certificate?, let key?):
+            var problems: [String] = []
+            for (name, file) in [("certificateFile", certificate), ("keyFile", key)]
+            where !FileManager.default.isReadableFile(atPath: file) {
+                problems.append("http.tls.\(name): cannot read \(file)")
+            }
+            return problems
+        }
+    }
+}

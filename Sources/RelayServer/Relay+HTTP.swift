@@ -1,0 +1,34 @@
+import RelayCore
+import RelayHTTP
+
+extension Relay {
+    /// The HTTP server's settings from the configuration's `http` section.
+    static func httpServerConfiguration(_ http: Configuration.HTTP) -> HTTPServerConfiguration {
+        var server = HTTPServerConfiguration()
+        server.host = http.host
+        server.port = http.port
+        server.maxBodyBytes = http.maxBodyBytes
+        server.connectionTimeout = http.connectionTimeoutSeconds
+        server.headerTimeout = http.headerTimeoutSeconds
+        server.bodyTimeout = http.bodyTimeoutSeconds
+        server.maxConnections = http.maxConnections
+        server.maxConnectionsPerAddress = http.maxConnectionsPerAddress
+        server.trustedProxies = http.trustedProxies
+        server.maxHeaderBytes = http.maxHeaderBytes
+        return server
+    }
+
+    /// Reads `http.tls`'s certificate and key once and has the TLS library check them; `nil` when HTTPS is
+    /// not configured. `config check` and `serve` both call it, so a file `serve` cannot use is refused by both.
+    ///
+    /// - Throws: ``Configuration/Invalid`` (`http.tls: ...`) when a file cannot be read or the TLS library
+    ///   refuses the pair (not PEM, an encrypted key, a key that is not the certificate's).
+    public static func loadTLS(_ http: Configuration.HTTP) throws(Configuration.Invalid) -> TLSCertificate? {
+        guard let certificateFile = http.tls.certificateFile, let keyFile = http.tls.keyFile else { return nil }
+        do {
+            return try TLSCertificate(certificateFile: certificateFile, keyFile: keyFile)
+        } catch {
+            throw Configuration.Invalid(["http.tls: \(error.message)"])
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// The `Idempotency-Key` a webhook came with, as ``Store/createNotification(_:recipients:idempotencyKey:)``
+/// remembers it: whose key it is (with the notification's app id, the caller's `scope`), the key, and the
+/// fingerprint of the request it first came with.
+///
+/// Source: draft-ietf-httpapi-idempotency-key-header, "The Idempotency-Key HTTP Header Field".
+public struct IdempotencyKey: Sendable, Equatable {
+    /// How long a key is remembered after its webhook was accepted. A client retries a call it got no answer
+    /// to within seconds to hours (a lost connection, an app relaunched, a phone back online); a day covers
+    /// that with room to spare, as Stripe-style APIs do, and bounds the store to one day of keyed webhooks.
+    /// Past it the key is forgotten: the same key makes a new notification.
+    public static let retention: Duration = .seconds(24 * 60 * 60)
+
+    /// Who within the app uses the key, e.g. `backend` or `user:<userId>`: each scope has keys of its own.
+    public var scope: String
+    /// The key as the client sent it (unquoted), 1...255 visible ASCII characters.
+    public var key: String
+    /// The request's fingerprint, e.g. 32 bytes of SHA-256: a replay with another one is not the same request.
+    public var requestHash: Data
+
+    public init(scope: String, key: String, requestHash: Data) {
+        self.scope = scope
+        self.key = key
+        self.requestHash = requestHash
+    }
+}

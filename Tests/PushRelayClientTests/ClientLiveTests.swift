@@ -1,0 +1,139 @@
+import Foundation
+import PushRelayClient
+import Testing
+
+/// The client against the live relay (through the test's front): what the relay stored and what the mock
+/// APNs received.
+@Suite("PushRelayClient against the live relay")
+struct ClientLiveTests {
+    static let messagePath = "/v1/webhooks/did-send-message"
+
+    /// 32 random bytes, as APNs hands a token to the app.
+    static func randomToken() -> Data { Data((0..<32).map { _ in UInt8.random(in: 0...255) }) }
+
+    /// The hex the chat SDK's `registerDeviceToken(_:)` makes of `token`, computed its way.
+    static func sdkHex(_ token: Data) -> String { token.map { String(format: "%02.2hhx", $0) }.joined() }
+
+    @Test(
+        "registerDevice stores the token as the SDK's hex, in the app's environment, with its rooms",
+        arguments: [
+            PushRelayClient.Environment.sandbox, .production,
+        ]
+    )
+    func registerDevice(environment: PushRelayClient.Environment) async throws {
+        try await withLiveRelay { live in
+            let alice = live.client(userId: "alice", environment: environment)
+            let token = Self.randomToken()
+            try await alice.registerDevice(token: token, rooms: ["general", "random"])
+
+            let devices = try await live.devices(of: "alice")
+            #expect(devices.map(\.token) == [Self.sdkHex(token)])
+            #expect(devices.map(\.environment) == [environment.rawValue])
+            #expect(try await live.members(of: "general") == ["alice"])
+            #expect(try await live.members(of: "random") == ["alice"])
+            #expect(await alice.deviceToken == Self.sdkHex(token))
+
+            let seen = live.front.seen("/v1/devices")
+            #expect(seen.count == 1)
+            #expect(seen.first?.authorization == "Bearer \(TestCredential.valid(for: "alice", in: live))")
+            #expect(seen.first?.app == LiveRelay.appId)
+            #expect(seen.first?.idempotencyKey == nil)
+        }
+    }
+
+    @Test("joinRoom and leaveRoom change the user's memberships, ids percent-encoded as one segment")
+    func joinAndLeave() async throws {
+        try await withLiveRelay { live in
+            let bob = live.client(userId: "bob")
+            let room = "team/α β?x=1"
+            try await bob.joinRoom(room)
+            try await bob.joinRoom("general")
+            #expect(try await live.members(of: room) == ["bob"])
+            #expect(try await live.members(of: "general") == ["bob"])
+
+            try await bob.leaveRoom(room)
+            #expect(try await live.members(of: room) == [])
+            #expect(try await live.members(of: "general") == ["bob"])
+        }
+    }
+
+    @Test("didSendMessage notifies the room's other members with room name, sender name and a fresh key")
+    func didSendMessage() async throws {
+        try await withLiveRelay { live in
+            let alice = live.client(userId: "alice")
+            let bob = live.client(userId: "bob")
+            let aliceToken = Self.randomToken()
+            let bobToken = Self.randomToken()
+            try await alice.registerDevice(token: aliceToken, rooms: ["general"])
+            try await bob.registerDevice(token: bobToken, rooms: ["general"])
+
+            let first = try await alice.didSendMessage(
+                roomId: "general",
+                roomName: "General",
+                senderName: "Alice",
+                text: "Hi Bob 👋"
+            )
+            let second = try await alice.didSendMessage(
+                roomId: "general",
+                roomName: "General",
+                senderName: "Alice",
+                text: "Still there?"
+            )
+            #expect(first.devices == 1)
+            #expect(second.notificationId != first.notificationId)
+
+            try await waitUntil("two pushes to Bob") { try live.pushes(to: Self.sdkHex(bobToken)).count == 2 }
+            let push = try #require(try live.pushes(to: Self.sdkHex(bobToken)).first)
+            #expect(push["dittoChatRoomId"] as? String == "general")
+            let alert = (push["aps"] as? [String: Any])?["alert"] as? [String: Any]
+            #expect(alert?["title"] as? String == "General")
+            #expect(alert?["body"] as? String == "Alice: Hi Bob 👋")
+            #expect(try live.pushes(to: Self.sdkHex(aliceToken)).isEmpty)
+
+            let keys = live.front.seen(Self.messagePath).map(\.idempotencyKey)
+            #expect(keys.count == 2)
+            #expect(keys.allSatisfy { $0.flatMap(UUID.init(uuidString:)) != nil && $0 == $0?.lowercased() })
+            #expect(Set(keys).count == 2)
+        }
+    }
+
+    @Test("didSendImageMessage sends the caption and the image URL for the service extension")
+    func didSendImageMessage() async throws {
+        try await withLiveRelay { live in
+            let alice = live.client(userId: "alice")
+            let bob = live.client(userId: "bob")
+            let bobToken = Self.randomToken()
+            try await bob.registerDevice(token: bobToken, rooms: ["photos"])
+            try await alice.joinRoom("photos")
+
+            let receipt = try await alice.didSendImageMessage(
+                roomId: "photos",
+                roomName: "Photos",
+                senderName: "Alice",
+                caption: "Sunset",
+                imageURL: URL(string: "https://images.example.com/sunset.jpg")
+            )
+            #expect(receipt.devices == 1)
+            try await waitUntil("a push to Bob") { try live.pushes(to: Self.sdkHex(bobToken)).count == 1 }
+            let push = try #require(try live.pushes(to: Self.sdkHex(bobToken)).first)
+            let aps = push["aps"] as? [String: Any]
+            #expect(push["imageUrl"] as? String == "https://images.example.com/sunset.jpg")
+            #expect(aps?["mutable-content"] as? Int == 1)
+            #expect((aps?["alert"] as? [String: Any])?["body"] as? String == "Alice: Sunset")
+        }
+    }
+
+    @Test("unregisterDevice removes the device and forgets the token; again it sends nothing")
+    func unregisterDevice() async throws {
+        try await withLiveRelay { live in
+            let alice = live.client(userId: "alice")
+            try await alice.registerDevice(token: Self.randomToken())
+            try await alice.unregisterDevice()
+            #expect(try await live.devices(of: "alice").isEmpty)
+            #expect(await alice.deviceToken == nil)
+
+            try await alice.unregisterDevice()
+            #expect(live.front.seen.filter { $0.method == "DELETE" }.count == 1)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+@testable import PushRelayClient
+
+/// The client's pure rules: token hex, back-off, `Retry-After`, URLs.
+@Suite("PushRelayClient rules")
+struct ClientRulesTests {
+    @Test("The token Data becomes the chat SDK's hex: %02.2hhx per byte, for every byte value")
+    func tokenHex() {
+        let every = Data((0...255).map { UInt8($0) })
+        #expect(PushRelayClient.hexString(deviceToken: every) == every.map { String(format: "%02.2hhx", $0) }.joined())
+        #expect(PushRelayClient.hexString(deviceToken: Data([0x00, 0x0F, 0xAB, 0xFF])) == "000fabff")
+        #expect(PushRelayClient.hexString(deviceToken: Data()) == "")
+    }
+
+    @Test(
+        "Back-off doubles from baseDelay up to maxDelay, scaled by jitter, never under Retry-After",
+        arguments: [
+            // (attempt, retryAfter, jitter, expected)
+            (1, nil, 1.0, 0.5), (2, nil, 1.0, 1.0), (3, nil, 1.0, 2.0), (1, nil, 0.0, 0.25),
+            (7, nil, 1.0, 30.0), (60, nil, 0.0, 15.0), (1, 3.0, 1.0, 3.0), (3, 1.0, 1.0, 2.0),
+            (2, 30.0, 0.0, 30.0),
+        ] as [(Int, Double?, Double, Double)]
+    )
+    func backOff(attempt: Int, retryAfter: Double?, jitter: Double, expected: Double) {
+        let policy = PushRelayClient.RetryPolicy(maxAttempts: 100, baseDelay: 0.5, maxDelay: 30)
+        #expect(policy.delay(afterAttempt: attempt, retryAfter: retryAfter, jitter: jitter) == expected)
+    }
+
+    @Test("No attempt follows the last one, nor a Retry-After longer than maxDelay")
+    func noMoreAttempts() {
+        let policy = PushRelayClient.RetryPolicy(maxAttempts: 3, baseDelay: 0.5, maxDelay: 30)
+        #expect(policy.delay(afterAttempt: 2, retryAfter: nil, jitter: 0.5) != nil)
+        #expect(policy.delay(afterAttempt: 3, retryAfter: nil, jitter: 0.5) == nil)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 31, jitter: 0.5) == nil)
+        #expect(PushRelayClient.RetryPolicy(maxAttempts: 0).maxAttempts == 1)
+    }
+
+    @Test(
+        "429 and 5xx may pass later; 501, 505 and other 4xx would not",
+        arguments: [
+            (429, true), (500, true), (502, true), (503, true), (504, true), (599, true), (501, false),
+            (505, false), (400, false), (401, false), (403, false), (404, false), (409, false), (413, false),
+        ]
+    )
+    func retryableStatus(status: Int, retryable: Bool) {
+        #expect(RelayTransport.mayPassLater(status: status) == retryable)
+    }
+
+    @Test(
+        "Retry-After is delay-seconds or an IMF-fixdate; anything else is ignored",
+        arguments: [
+            ("0", 0), ("1", 1), (" 120 ", 120), ("Sun, 06 Nov 1994 08:49:47 GMT", 10),
+            ("Sun, 06 Nov 1994 08:49:27 GMT", 0), ("-1", nil), ("1.5", nil), ("soon", nil), ("", nil),
+        ] as [(String, Double?)]
+    )
+    func retryAfter(value: String, expected: Double?) {
+        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(RetryAfter.seconds(value, now: now) == expected)
+    }
+
+    @Test("Paths go below the base URL's own path, each id one percent-encoded segment")
+    func callURL() throws {
+        let call = RelayCall(method: "PUT", path: ["v1", "rooms", "a/b c?ü", "members", "alice"])
+        let base = try #require(URL(string: "https://push.example.com/relay/"))
+        #expect(
+            try call.url(baseURL: base).absoluteString
+                == "https://push.example.com/relay/v1/rooms/a%2Fb%20c%3F%C3%BC/members/alice"
+        )
+        let bare = try #require(URL(string: "http://127.0.0.1:8080"))
+        #expect(
+            try call.url(baseURL: bare).absoluteString
+                == "http://127.0.0.1:8080/v1/rooms/a%2Fb%20c%3F%C3%BC/members/alice"
+        )
+        #expect(throws: PushRelayError.self) { try call.url(baseURL: URL(fileURLWithPath: "/tmp")) }
+    }
+
+    @Test("Each attempt carries the user credential, the app and the call's Idempotency-Key")
+    func requestHeaders() throws {
+        var call = try RelayCall(method: "POST", path: ["v1", "webhooks", "did-send-message"], json: ["text": "a/b"])
+        call.idempotencyKey = "k-1"
+        let request = try call.request(
+            baseURL: try #require(URL(string: "https://push.example.com")),
+            appId: "chat",
+            bearer: "token-1",
+            timeout: 7
+        )
+        #expect(request.httpMethod == "POST")
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer token-1")
+        #expect(request.value(forHTTPHeaderField: "X-PushRelay-App") == "chat")
+        #expect(request.value(forHTTPHeaderField: "Idempotency-Key") == "k-1")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        #expect(request.timeoutInterval == 7)
+        #expect(request.httpBody.map { String(decoding: $0, as: UTF8.self) } == #"{"text":"a/b"}"#)
+    }
+}

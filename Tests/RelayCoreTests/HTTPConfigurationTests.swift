@@ -1,0 +1,110 @@
+import Foundation
+import RelayCore
+import Testing
+
+/// The `http` section's connection limits, deadlines, trusted proxies and TLS files, through the layers.
+@Suite struct HTTPConfigurationTests {
+    /// A temporary file holding `text`.
+    func file(_ text: String, suffix: String = ".json") throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)\(suffix)")
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    func problems(_ json: String, environment: [String: String] = [:]) throws -> [String] {
+        let path = try file(json)
+        do {
+            _ = try Configuration.load(file: path, environment: environment)
+            return []
+        } catch {
+            return error.problems
+        }
+    }
+
+    @Test func defaultsHoldUpOnTheOpenInternet() throws {
+        let http = try Configuration.load(file: nil, environment: [:]).http
+        #expect(http.maxConnections == 10_000)
+        #expect(http.maxConnectionsPerAddress == 64)
+        #expect(http.headerTimeoutSeconds == 10)
+        #expect(http.bodyTimeoutSeconds == 30)
+        #expect(http.trustedProxies.isEmpty)
+        #expect(http.tls == .init())
+        #expect(!http.tls.isEnabled)
+    }
+
+    @Test func aFileAndVariablesSetTheNewKeys() throws {
+        let certificate = try file("certificate", suffix: ".pem")
+        let key = try file("key", suffix: ".key")
+        let path = try file(
+            #"{"http":{"maxConnectionsPerAddress":8,"headerTimeoutSeconds":5,"trustedProxies":["10.0.0.0/8"],"tls":{"certificateFile":"\#(certificate)"}}}"#
+        )
+        let configuration = try Configuration.load(
+            file: path,
+            environment: [
+                "PUSH_RELAY_HTTP_TLS_KEY_FILE": key, "PUSH_RELAY_HTTP_BODY_TIMEOUT_SECONDS": "7",
+                "PUSH_RELAY_HTTP_MAX_CONNECTIONS": "20000",
+            ]
+        )
+        #expect(configuration.http.maxConnectionsPerAddress == 8)
+        #expect(configuration.http.headerTimeoutSeconds == 5)
+        #expect(configuration.http.bodyTimeoutSeconds == 7)
+        #expect(configuration.http.maxConnections == 20_000)
+        #expect(configuration.http.trustedProxies == ["10.0.0.0/8"])
+        #expect(configuration.http.tls == .init(certificateFile: certificate, keyFile: key))
+        #expect(configuration.http.tls.isEnabled)
+
+        let variables = try Configuration.load(
+            file: nil,
+            environment: [
+                "PUSH_RELAY_HTTP_TLS_CERTIFICATE_FILE": certificate, "PUSH_RELAY_HTTP_TLS_KEY_FILE": key,
+                "PUSH_RELAY_HTTP_TRUSTED_PROXIES": #"["::1","192.168.0.0/16"]"#,
+            ]
+        )
+        #expect(variables.http.tls == .init(certificateFile: certificate, keyFile: key))
+        #expect(variables.http.trustedProxies == ["::1", "192.168.0.0/16"])
+    }
+
+    /// `config check` prints every setting, the unset TLS files as null.
+    @Test func thePrintoutShowsTheTLSFilesEvenWhenUnset() throws {
+        let printed = try Configuration.load(file: nil, environment: [:]).redactedJSON
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(printed.utf8)) as? [String: Any])
+        let http = try #require(object["http"] as? [String: Any])
+        let tls = try #require(http["tls"] as? [String: Any])
+        #expect(tls["certificateFile"] is NSNull)
+        #expect(tls["keyFile"] is NSNull)
+        for key in ["maxConnectionsPerAddress", "headerTimeoutSeconds", "bodyTimeoutSeconds", "trustedProxies"] {
+            #expect(http[key] != nil, "\(key) missing from \(printed)")
+        }
+    }
+
+    @Test func badValuesAreEachNamed() throws {
+        let found = try problems(
+            #"{"http":{"maxConnections":0,"maxConnectionsPerAddress":0,"headerTimeoutSeconds":0,"bodyTimeoutSeconds":-1,"trustedProxies":["10.0.0.0/8","10.0.0.0/33","proxy.internal"],"tls":{"certificateFile":"/nonexistent/cert.pem"}}}"#
+        )
+        #expect(
+            found == [
+                "http.maxConnections: must be 1...1000000",
+                "http.maxConnectionsPerAddress: must be positive",
+                "http.headerTimeoutSeconds: must be positive",
+                "http.bodyTimeoutSeconds: must be positive",
+                "http.trustedProxies[1]: '10.0.0.0/33' is not an IP address or CIDR range (e.g. 10.0.0.0/8, ::1)",
+                "http.trustedProxies[2]: 'proxy.internal' is not an IP address or CIDR range (e.g. 10.0.0.0/8, ::1)",
+                "http.tls.keyFile: required with certificateFile",
+            ]
+        )
+        #expect(try problems(#"{"http":{"maxConnections":1000001}}"#) == ["http.maxConnections: must be 1...1000000"])
+        #expect(
+            try problems(#"{"http":{"tls":{"keyFile":"/nonexistent/key.pem"}}}"#) == [
+                "http.tls.certificateFile: required with keyFile"
+            ]
+        )
+        #expect(
+            try problems(#"{"http":{"tls":{"certificateFile":"/nonexistent/c.pem","keyFile":"/nonexistent/k.pem"}}}"#)
+                == [
+                    "http.tls.certificateFile: cannot read /nonexistent/c.pem",
+                    "http.tls.keyFile: cannot read /nonexistent/k.pem",
+                ]
+        )
+        #expect(try problems(#"{"http":{"tls":{"cert":"x"}}}"#) == ["http.tls.cert: unknown key"])
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+
+/// What a user credential may do, each refusal a 403 with its own code that changes nothing, and the same
+/// call allowed with the app's API key.
+@Suite struct AuthorizationTests {
+    /// A call refused for the user and then allowed for the backend.
+    struct Row: Sendable, CustomStringConvertible {
+        var method: String
+        var path: String
+        var json: [String: String]?
+        var code: String
+        var backendStatus: Int
+        var description: String { "\(method) \(path) -> \(code)" }
+    }
+
+    static let rows: [Row] = [
+        Row(method: "GET", path: "/v1/users/bob/devices", code: "forbidden_user", backendStatus: 200),
+        Row(
+            method: "POST",
+            path: "/v1/devices",
+            json: ["token": bobPhone, "userId": "bob"],
+            code: "forbidden_user",
+            backendStatus: 200
+        ),
+        Row(method: "PUT", path: "/v1/rooms/open-room/members/bob", code: "forbidden_user", backendStatus: 204),
+        Row(method: "DELETE", path: "/v1/rooms/open-room/members/bob", code: "forbidden_user", backendStatus: 204),
+        Row(method: "PUT", path: "/v1/rooms/closed-room/members/alice", code: "room_closed", backendStatus: 204),
+        Row(method: "DELETE", path: "/v1/rooms/closed-room/members/alice", code: "room_closed", backendStatus: 204),
+        Row(method: "GET", path: "/v1/rooms/bobs-room/members", code: "not_a_member", backendStatus: 200),
+        Row(method: "GET", path: "/v1/rooms/bobs-room", code: "not_a_member", backendStatus: 200),
+        Row(method: "DELETE", path: "/v1/devices/\(bobPhone)", code: "not_your_device", backendStatus: 204),
+        Row(
+            method: "PUT",
+            path: "/v1/rooms/open-room",
+            json: ["membership": "closed"],
+            code: "backend_only",
+            backendStatus: 200
+        ),
+        Row(method: "GET", path: "/v1/dead-tokens", code: "backend_only", backendStatus: 200),
+        Row(
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            json: ["roomId": "open-room", "senderId": "bob", "text": "as bob", "messageId": "spoof"],
+            code: "forbidden_sender",
+            backendStatus: 202
+        ),
+        Row(
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            json: ["roomId": "bobs-room", "senderId": "alice", "text": "not a member", "messageId": "outsider"],
+            code: "not_a_member",
+            backendStatus: 202
+        ),
+    ]
+
+    static let alicePhone = String(repeating: "a1", count: 32)
+    static let bobPhone = String(repeating: "b2", count: 32)
+
+    /// Alice (in open-room and closed-room) and Bob (in open-room and bobs-room), registered by the backend.
+    static func populate(_ relay: RelayHarness) async throws {
+        try await relay.register(alicePhone, user: "alice", rooms: ["open-room"])
+        try await relay.register(bobPhone, user: "bob", rooms: ["open-room", "bobs-room"])
+        #expect(try await relay.call("PUT", "/v1/rooms/closed-room", json: ["membership": "closed"]).status == 200)
+        try await relay.join("closed-room", "alice")
+    }
+
+    @Test(arguments: rows) func aUserIsRefusedWhatTheBackendMayDo(row: Row) async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await Self.populate(relay)
+            let before = try await relay.state()
+            let refused = try await relay.call(row.method, row.path, json: row.json, user: "alice")
+            #expect(refused.status == 403, "\(refused.text)")
+            #expect(refused.error?.code == row.code)
+            #expect(try await relay.state() == before, "a refused call changed nothing")
+            #expect(relay.mock.requests.isEmpty)
+
+            let allowed = try await relay.call(row.method, row.path, json: row.json)
+            #expect(allowed.status == row.backendStatus, "\(allowed.text)")
+        }
+    }
+
+    @Test func aUserDoesWhatConcernsItself() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await Self.populate(relay)
+            // Its own devices, userId omitted or its own.
+            let mine = try await relay.call("POST", "/v1/devices", json: ["token": Self.alicePhone], user: "alice")
+            #expect(mine.status == 200 && mine.text.contains(#""userId":"alice""#))
+            let tablet = String(repeating: "a3", count: 32)
+            let named = try await relay.call(
+                "POST",
+                "/v1/devices",
+                json: ["token": tablet, "userId": "alice", "rooms": ["open-room"]],
+                user: "alice"
+            )
+            #expect(named.status == 201)
+            let list = try await relay.call("GET", "/v1/users/alice/devices", user: "alice")
+            #expect(list.status == 200 && list.text.contains(tablet) && !list.text.contains(Self.bobPhone))
+            #expect(try await relay.call("DELETE", "/v1/devices/\(tablet)", user: "alice").status == 204)
+            // Rooms: joins and leaves an open room as itself, reads the rooms it is in.
+            #expect(try await relay.call("PUT", "/v1/rooms/new-room/members/alice", user: "alice").status == 204)
+            let muted = try await relay.call(
+                "PUT",
+                "/v1/rooms/new-room/members/alice",
+                json: ["muted": true],
+                user: "alice"
+            )
+            #expect(muted.status == 204)
+            #expect(try await relay.call("GET", "/v1/rooms/closed-room/members", user: "alice").status == 200)
+            #expect(try await relay.call("DELETE", "/v1/rooms/new-room/members/alice", user: "alice").status == 204)
+            // A webhook as itself to a room it is in reaches Bob; the notification is its to read, not Bob's.
+            let sent = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "open-room", "text": "hi", "messageId": "m-1"],
+                user: "alice"
+            )
+            #expect(sent.status == 202, "\(sent.text)")
+            let answer = try sent.decode(WebhookAnswer.self)
+            #expect(answer.devices == 1)
+            _ = try await relay.settled(answer.notificationId)
+            #expect(relay.requests(to: Self.bobPhone).count == 1)
+            let read = try await relay.call("GET", "/v1/notifications/\(answer.notificationId)", user: "alice")
+            #expect(read.status == 200 && read.text.contains(#""senderId":"alice""#))
+            let other = try await relay.call("GET", "/v1/notifications/\(answer.notificationId)", user: "bob")
+            #expect(other.status == 403 && other.error?.code == "not_your_notification")
+            // Recipients must be members of the room.
+            let outsider = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "closed-room", "text": "dm", "recipients": ["bob"]],
+                user: "alice"
+            )
+            #expect(outsider.status == 403 && outsider.error?.code == "recipient_not_a_member")
+            #expect(relay.requests(to: Self.bobPhone).count == 1)
+        }
+    }
+
+    @Test func aTokenRegisteredByAnotherUserMovesToTheCaller() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await Self.populate(relay)
+            let moved = try await relay.call("POST", "/v1/devices", json: ["token": Self.bobPhone], user: "carol")
+            #expect(moved.status == 200 && moved.text.contains(#""userId":"carol""#))
+            #expect(try await relay.call("GET", "/v1/users/bob/devices", user: "bob").text == #"{"devices":[]}"#)
+            #expect(try await relay.call("GET", "/v1/users/carol/devices", user: "carol").text.contains(Self.bobPhone))
+        }
+    }
+
+    @Test func aUserInAClosedRoomCannotRegisterIntoIt() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await Self.populate(relay)
+            let phone = String(repeating: "c4", count: 32)
+            let refused = try await relay.call(
+                "POST",
+                "/v1/devices",
+                json: ["token": phone, "rooms": ["closed-room"]],
+                user: "carol"
+            )
+            #expect(refused.status == 403 && refused.error?.code == "room_closed")
+            #expect(try await relay.devices(of: "carol").isEmpty)
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import RelayCore
+import Testing
+
+/// The per-user limits: over one, 429 `rate_limited` with `Retry-After`, nothing stored, and a metric.
+@Suite struct LimitsTests {
+    static func limited(_ limits: Configuration.Limits) -> (inout Configuration) -> Void {
+        { configuration in
+            RelayHarness.withUserAuth(&configuration)
+            configuration.apps[0].limits = limits
+        }
+    }
+
+    static func message(_ id: String, room: String = "room") -> [String: Any] {
+        ["roomId": room, "text": "hello", "messageId": id]
+    }
+
+    @Test func webhooksPastTheBurstAreRefusedAndStoreNothing() async throws {
+        let limits = Configuration.Limits(webhooksPerMinute: 1, webhookBurst: 3)
+        try await withRelayAndMock(configure: Self.limited(limits)) { relay in
+            try await relay.register(randomToken(), user: "alice", rooms: ["room"])
+            try await relay.register(randomToken(), user: "bob", rooms: ["room"])
+            for index in 0..<3 {
+                let sent = try await relay.call(
+                    "POST",
+                    "/v1/webhooks/did-send-message",
+                    json: Self.message("m\(index)"),
+                    user: "alice"
+                )
+                #expect(sent.status == 202, "\(sent.text)")
+                _ = try await relay.settled(try sent.decode(WebhookAnswer.self).notificationId)
+            }
+            let before = try await relay.state(rooms: ["room"])
+            let refused = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: Self.message("m3"),
+                user: "alice"
+            )
+            #expect(refused.status == 429 && refused.error?.code == "rate_limited")
+            #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
+            #expect(try await relay.state(rooms: ["room"]) == before)
+            let metrics = try await relay.call("GET", "/metrics", authorize: false).text
+            #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="webhooks"} 1"#))
+            // Another user has a bucket of its own, and the backend is not limited.
+            let bob = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: Self.message("b0"),
+                user: "bob"
+            )
+            #expect(bob.status == 202)
+            for index in 0..<5 {
+                var body = Self.message("k\(index)")
+                body["senderId"] = "alice"
+                _ = try await relay.webhook(body)
+            }
+        }
+    }
+
+    @Test func theBackendIsLimitedByTheSenderItNamesWhenConfigured() async throws {
+        let limits = Configuration.Limits(webhooksPerMinute: 1, webhookBurst: 1, limitBackend: true)
+        try await withRelayAndMock(configure: Self.limited(limits)) { relay in
+            _ = try await relay.webhook(["roomId": "room", "senderId": "alice", "text": "1"])
+            let refused = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "room", "senderId": "alice", "text": "2"]
+            )
+            #expect(refused.status == 429 && refused.error?.code == "rate_limited")
+            _ = try await relay.webhook(["roomId": "room", "senderId": "bob", "text": "3"])
+        }
+    }
+
+    @Test func pushesToOneRecipientAreCountedPerMinute() async throws {
+        let limits = Configuration.Limits(webhookBurst: 100, pushesPerRecipientPerMinute: 2)
+        try await withRelayAndMock(configure: Self.limited(limits)) { relay in
+            let bobPhone = randomToken()
+            try await relay.register(randomToken(), user: "alice", rooms: ["room", "other"])
+            try await relay.register(bobPhone, user: "bob", rooms: ["room", "other"])
+            try await relay.register(randomToken(), user: "carol", rooms: ["other"])
+            #expect(
+                try await relay.call("POST", "/v1/webhooks/did-send-message", json: Self.message("1"), user: "alice")
+                    .status == 202
+            )
+            #expect(
+                try await relay.call(
+                    "POST",
+                    "/v1/webhooks/did-send-message",
+                    json: Self.message("2", room: "other"),
+                    user: "alice"
+                ).status == 202
+            )
+            // Bob has had two from Alice this minute, through either room: a third is refused whole, so Carol
+            // gets nothing from it either.
+            let refused = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: Self.message("3", room: "other"),
+                user: "alice"
+            )
+            #expect(refused.status == 429 && refused.error?.code == "rate_limited")
+            #expect(refused.error?.message.contains("pushes_per_recipient") == true)
+            // Carol alone is still reachable.
+            let direct = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "other", "text": "just you", "recipients": ["carol"]],
+                user: "alice"
+            )
+            #expect(direct.status == 202)
+            let answer = try direct.decode(WebhookAnswer.self)
+            _ = try await relay.settled(answer.notificationId)
+            #expect(relay.requests(to: bobPhone).count == 2)
+        }
+    }
+
+    @Test func devicesAndRoomsPerUserAreCapped() async throws {
+        let limits = Configuration.Limits(devicesPerUser: 2, roomsPerUser: 2)
+        try await withRelayAndMock(configure: Self.limited(limits)) { relay in
+            let phones = (0..<3).map { _ in randomToken() }
+            for phone in phones.prefix(2) {
+                #expect(
+                    try await relay.call("POST", "/v1/devices", json: ["token": phone], user: "alice").status == 201
+                )
+            }
+            let third = try await relay.call("POST", "/v1/devices", json: ["token": phones[2]], user: "alice")
+            #expect(third.status == 429 && third.error?.code == "rate_limited" && third.header("Retry-After") != nil)
+            #expect(try await relay.devices(of: "alice").count == 2)
+            // Registering a device it has again is not a new one.
+            #expect(
+                try await relay.call("POST", "/v1/devices", json: ["token": phones[0]], user: "alice").status == 200
+            )
+
+            #expect(try await relay.call("PUT", "/v1/rooms/r1/members/alice", user: "alice").status == 204)
+            #expect(try await relay.call("PUT", "/v1/rooms/r2/members/alice", user: "alice").status == 204)
+            #expect(try await relay.call("PUT", "/v1/rooms/r1/members/alice", user: "alice").status == 204)
+            let join = try await relay.call("PUT", "/v1/rooms/r3/members/alice", user: "alice")
+            #expect(join.status == 429 && join.error?.code == "rate_limited")
+            #expect(try await relay.call("GET", "/v1/rooms/r3/members").text == #"{"members":[]}"#)
+            let metrics = try await relay.call("GET", "/metrics", authorize: false).text
+            #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="devices"} 1"#))
+            #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="rooms"} 1"#))
+        }
+    }
+}
