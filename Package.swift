@@ -25,7 +25,10 @@ let package = Package(
         .target(name: "RelayCrypto", dependencies: ["RelayCore", "COpenSSL"]),
         .target(name: "RelayCurl", dependencies: ["RelayCore", "CCurl"]),
         .target(name: "RelayAPNs", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
-        .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "CNghttp2", "COpenSSL"]),
+        .target(name: "RelayFCM", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
+        .target(name: "MockHTTP2", dependencies: ["RelayCore", "CNghttp2", "COpenSSL"]),
+        .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
+        .target(name: "FCMMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
         .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
@@ -43,8 +46,8 @@ let package = Package(
         .executableTarget(
             name: "push-relay",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayStore", "RelayHTTP",
-                "RelayServer", "RelayAuth",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
+                "RelayStore", "RelayHTTP", "RelayServer", "RelayAuth",
             ]
         ),
         .executableTarget(
@@ -56,9 +59,17 @@ let package = Package(
         ),
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
-        .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto"]),
+        .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayTestSupport"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
         .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto"]),
+        .testTarget(
+            name: "RelayFCMTests",
+            dependencies: ["RelayFCM", "FCMMock", "RelayCore", "RelayCrypto", "RelayCurl"]
+        ),
+        .testTarget(
+            name: "FCMMockTests",
+            dependencies: ["FCMMock", "RelayFCM", "RelayCore", "RelayCrypto", "RelayCurl"]
+        ),
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP", "RelayTestSupport"]),
         .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
@@ -67,7 +78,7 @@ let package = Package(
             dependencies: ["RelayServer", "APNsMock", "RelayStore", "RelayTestSupport"]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
-        .testTarget(name: "CLITests", dependencies: ["push-relay", "RelayTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["push-relay", "RelayFCM", "RelayCore", "RelayTestSupport"]),
         .testTarget(
             name: "PushRelayClientTests",
             dependencies: [

@@ -1,3 +1,4 @@
+import MockHTTP2
 import RelayCore
 import RelayCrypto
 
@@ -6,23 +7,10 @@ import RelayCrypto
 /// Not `Codable`: it holds keys, a time source and a callback. The CLI builds one from its flags.
 public struct MockAPNsConfiguration: Sendable {
     /// TLS settings: with them the server speaks HTTP/2 over TLS 1.2+ with ALPN `h2`; without them, cleartext
-    /// h2c with prior knowledge (RFC 9113 §3.3).
-    public struct TLS: Sendable {
-        /// PEM certificate chain file of the server (e.g. fixtures/tls/server.pem).
-        public var certificatePath: String
-        /// PEM private key file of the server (e.g. fixtures/tls/server.key).
-        public var privateKeyPath: String
-        /// PEM CA file: when set, clients may present a certificate signed by it. A connection whose client
-        /// certificate verified is certificate-authenticated and needs no provider token (Apple, "Establishing
-        /// a certificate-based connection to APNs"). A client without a certificate may still use tokens.
-        public var clientCAPath: String?
-
-        public init(certificatePath: String, privateKeyPath: String, clientCAPath: String? = nil) {
-            self.certificatePath = certificatePath
-            self.privateKeyPath = privateKeyPath
-            self.clientCAPath = clientCAPath
-        }
-    }
+    /// h2c with prior knowledge (RFC 9113 §3.3). A connection whose client certificate verified against
+    /// `clientCAPath` is certificate-authenticated and needs no provider token (Apple, "Establishing a
+    /// certificate-based connection to APNs").
+    public typealias TLS = ServerTLS
 
     /// How requests must authenticate.
     public enum Authentication: String, Sendable, Codable {

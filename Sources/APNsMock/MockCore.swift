@@ -1,19 +1,17 @@
 import Foundation
+import MockHTTP2
 import RelayCore
 import Synchronization
 
 /// State shared between the public ``MockAPNsServer`` and its event-loop thread: the script with its
-/// counters, the in-memory record and the waiters for it. Every mutable field sits behind one Mutex.
+/// counters, and the record. Every mutable field sits behind a Mutex.
 final class MockCore: Sendable {
     let configuration: MockAPNsConfiguration
     private let state: Mutex<State>
     /// Bumped (under the state lock) whenever the script changes, so connections re-read their faults.
     let scriptVersion = Atomic<Int>(0)
-
-    private struct Waiter {
-        var count: Int
-        var continuation: CheckedContinuation<[RecordedRequest], any Error>
-    }
+    /// The answered requests, and the waiters for them.
+    let log: RequestLog<RecordedRequest>
 
     private struct State {
         var script: MockScript
@@ -21,11 +19,7 @@ final class MockCore: Sendable {
         var deviceRuleUses: [Int]
         /// How many `"next"` connection rules were already bound to a connection.
         var nextRulesBound = 0
-        var records: [RecordedRequest] = []
-        var recordedTotal = 0
         var acceptedConnections = 0
-        var waiters: [UInt64: Waiter] = [:]
-        var nextWaiterId: UInt64 = 0
 
         init(script: MockScript) {
             self.script = script
@@ -53,6 +47,12 @@ final class MockCore: Sendable {
     init(configuration: MockAPNsConfiguration) {
         self.configuration = configuration
         state = Mutex(State(script: configuration.script))
+        log = RequestLog(keepInMemory: configuration.recordInMemory, limit: configuration.maxRecordedRequests) {
+            waited,
+            count,
+            total in
+            MockAPNsError(.timeout, "waited \(waited) for \(count) requests; \(total) recorded")
+        }
     }
 
     var script: MockScript {
@@ -102,14 +102,14 @@ final class MockCore: Sendable {
         }
     }
 
-    /// Registers a newly accepted connection: its id (from 1) and the `"next"` rule it takes, if any.
-    func acceptConnection() -> (id: Int, nextRule: MockScript.ConnectionRule?) {
+    /// Counts a newly accepted connection and returns the `"next"` rule it takes, if any.
+    func acceptConnection() -> MockScript.ConnectionRule? {
         state.withLock { state in
             state.acceptedConnections += 1
             let nextRules = state.script.connections.filter { $0.connection == .next }
-            guard state.nextRulesBound < nextRules.count else { return (state.acceptedConnections, nil) }
+            guard state.nextRulesBound < nextRules.count else { return nil }
             state.nextRulesBound += 1
-            return (state.acceptedConnections, nextRules[state.nextRulesBound - 1])
+            return nextRules[state.nextRulesBound - 1]
         }
     }
 
@@ -133,59 +133,4 @@ final class MockCore: Sendable {
     }
 
     var acceptedConnections: Int { state.withLock { $0.acceptedConnections } }
-
-    // MARK: Record
-
-    var requests: [RecordedRequest] { state.withLock { $0.records } }
-    var recordedTotal: Int { state.withLock { $0.recordedTotal } }
-
-    func clearRequests() {
-        state.withLock {
-            $0.records.removeAll()
-            $0.recordedTotal = 0
-        }
-    }
-
-    /// Counts one answered request, keeps it when recording in memory, and resumes satisfied waiters.
-    func record(_ request: RecordedRequest?) {
-        let resumed: [(CheckedContinuation<[RecordedRequest], any Error>, [RecordedRequest])] = state.withLock {
-            state in
-            state.recordedTotal += 1
-            if let request, configuration.recordInMemory {
-                let limit = max(1, configuration.maxRecordedRequests)
-                if state.records.count >= limit {
-                    state.records.removeFirst(max(1, min(state.records.count, limit / 10)))
-                }
-                state.records.append(request)
-            }
-            guard !state.waiters.isEmpty else { return [] }
-            let total = state.recordedTotal
-            let ready = state.waiters.filter { $0.value.count <= total }
-            for id in ready.keys { state.waiters[id] = nil }
-            return ready.values.map { ($0.continuation, state.records) }
-        }
-        for (continuation, records) in resumed { continuation.resume(returning: records) }
-    }
-
-    func waitForRequests(count: Int, timeout: Duration) async throws -> [RecordedRequest] {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[RecordedRequest], any Error>) in
-            let waiterId: UInt64? = state.withLock { state in
-                if state.recordedTotal >= count {
-                    continuation.resume(returning: state.records)
-                    return nil
-                }
-                state.nextWaiterId += 1
-                state.waiters[state.nextWaiterId] = Waiter(count: count, continuation: continuation)
-                return state.nextWaiterId
-            }
-            guard let waiterId else { return }
-            Task { [self] in
-                try? await Task.sleep(for: timeout)
-                let (waiter, total) = state.withLock { ($0.waiters.removeValue(forKey: waiterId), $0.recordedTotal) }
-                waiter?.continuation.resume(
-                    throwing: MockAPNsError(.timeout, "waited \(timeout) for \(count) requests; \(total) recorded")
-                )
-            }
-        }
-    }
 }

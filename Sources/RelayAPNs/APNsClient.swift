@@ -89,14 +89,7 @@ public final class APNsClient: Sendable {
     ///   the provider token cannot be signed.
     public func send(_ notification: APNsNotification) async throws -> APNsResponse {
         let request = try prepare(notification)
-        let id = driver.makeId()
-        let response = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                driver.enqueue(id: id, request: request, continuation: continuation)
-            }
-        } onCancel: {
-            driver.cancel(id: id)
-        }
+        let response = try await driver.send(request)
         return APNsResponse(
             status: response.status,
             apnsId: response.headers["apns-id"],

@@ -22,7 +22,7 @@ public struct ChatPayload: Encodable, Sendable, Equatable {
     /// The body the SDK shows for an image message without caption.
     public static let imageBody = "📷 Image"
     /// What ends a body that had to be shortened.
-    public static let ellipsis = "…"
+    public static let ellipsis = TextFitting.ellipsis
 
     /// Why a payload cannot be built within the limit.
     public struct TooLarge: Error, Sendable, CustomStringConvertible {
@@ -44,38 +44,15 @@ public struct ChatPayload: Encodable, Sendable, Equatable {
     }
 
     /// Serializes the payload within `limit` bytes (APNs: 4096 for alerts, "Generating a remote notification"),
-    /// cutting the alert body, then the title, on a Character boundary and ending the cut text with "…".
+    /// cutting the alert body, then the title, on a Character boundary and ending the cut text with "…"
+    /// (``TextFitting``).
     /// - Returns: the exact bytes to send; their count is at most `limit`.
     /// - Throws: ``TooLarge`` when even an empty body and title do not fit (the ids themselves are too long).
     public func encoded(limit: Int) throws(TooLarge) -> Data {
-        let full = encoded()
-        if full.count <= limit { return full }
-        guard aps.alert != nil else { throw TooLarge(minimumBytes: full.count, limit: limit) }
-        var trial = self
-        for keyPath in [\ChatPayload.aps.alert!.body, \ChatPayload.aps.alert!.title] {
-            guard let text = self[keyPath: keyPath], !text.isEmpty else { continue }
-            if let fitted = trial.fitting(keyPath, text: text, limit: limit) { return fitted }
-            trial[keyPath: keyPath] = ""
+        let texts: [WritableKeyPath<ChatPayload, String?>] =
+            aps.alert == nil ? [] : [\.aps.alert!.body, \.aps.alert!.title]
+        do { return try TextFitting.fit(self, cutting: texts, limit: limit) { $0.encoded() } } catch {
+            throw TooLarge(minimumBytes: error.minimumBytes, limit: limit)
         }
-        throw TooLarge(minimumBytes: trial.encoded().count, limit: limit)
-    }
-
-    /// The longest prefix of `text` (plus "…") at `keyPath` whose payload fits, found by binary search on
-    /// the number of Characters; nil when none fits. Leaves `self` holding the last trial.
-    private mutating func fitting(_ keyPath: WritableKeyPath<ChatPayload, String?>, text: String, limit: Int) -> Data? {
-        let characters = Array(text)
-        var low = 0, high = characters.count - 1, best: Data?
-        while low <= high {
-            let middle = (low + high) / 2
-            self[keyPath: keyPath] = String(characters[..<middle]) + Self.ellipsis
-            let data = encoded()
-            if data.count <= limit {
-                best = data
-                low = middle + 1
-            } else {
-                high = middle - 1
-            }
-        }
-        return best
     }
 }

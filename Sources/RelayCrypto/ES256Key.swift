@@ -29,22 +29,10 @@ public final class ES256Key: @unchecked Sendable {
     deinit { EVP_PKEY_free(pkey) }
 
     /// Reads a PEM private key (PKCS#8 `BEGIN PRIVATE KEY`, as in Apple's .p8, or `BEGIN EC PRIVATE KEY`).
-    /// An encrypted key is refused: its pass phrase is never asked for (OpenSSL's default callback would
-    /// prompt on the terminal and wait).
+    /// An encrypted key is refused (``EVPKey/readPrivate(pem:)``).
     /// - Throws: ``CryptoError`` `.invalidKey` when the text is not a P-256 private key, or is encrypted.
     public convenience init(privateKeyPEM pem: String) throws(CryptoError) {
-        let pkey = EVPKey.readPEM(pem) { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }
-        guard let pkey else {
-            if pem.contains("ENCRYPTED") {
-                _ = openSSLErrorText()  // clears the queue
-                throw CryptoError(
-                    .invalidKey,
-                    "an encrypted private key: give it without a pass phrase (openssl pkcs8 -topk8 -nocrypt)"
-                )
-            }
-            throw CryptoError(.invalidKey, "not a PEM private key: \(openSSLErrorText())")
-        }
-        try self.init(pkey: pkey, isPrivate: true)
+        try self.init(pkey: EVPKey.readPrivate(pem: pem), isPrivate: true)
     }
 
     /// Reads a PEM public key (`BEGIN PUBLIC KEY`), or takes the public half of a PEM private key.
@@ -56,42 +44,21 @@ public final class ES256Key: @unchecked Sendable {
             try self.init(publicKeyPEM: publicPEM)
             return
         }
-        let pkey = EVPKey.readPEM(pem) { PEM_read_bio_PUBKEY($0, nil, nil, nil) }
-        guard let pkey else { throw CryptoError(.invalidKey, "not a PEM public key: \(openSSLErrorText())") }
-        try self.init(pkey: pkey, isPrivate: false)
+        try self.init(pkey: EVPKey.readPublic(pem: pem), isPrivate: false)
     }
 
     /// Makes a fresh P-256 private key (tests and `push-relay` tooling; Apple issues the real ones).
     /// - Throws: ``CryptoError`` `.operationFailed` when OpenSSL cannot generate one.
     public static func generate() throws(CryptoError) -> ES256Key {
-        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil) else {
-            throw CryptoError(.operationFailed, "EVP_PKEY_CTX_new_id: \(openSSLErrorText())")
-        }
-        defer { EVP_PKEY_CTX_free(ctx) }
-        var pkey: OpaquePointer?
-        guard EVP_PKEY_keygen_init(ctx) == 1, EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx, NID_X9_62_prime256v1) == 1,
-            EVP_PKEY_keygen(ctx, &pkey) == 1, let pkey
-        else {
-            throw CryptoError(.operationFailed, "EVP_PKEY_keygen: \(openSSLErrorText())")
-        }
+        let pkey = try EVPKey.generate(EVP_PKEY_EC) { EVP_PKEY_CTX_set_ec_paramgen_curve_nid($0, NID_X9_62_prime256v1) }
         return try ES256Key(pkey: pkey, isPrivate: true)
     }
 
     /// The public key as PEM (`BEGIN PUBLIC KEY`).
-    public var publicKeyPEM: String {
-        guard let bio = BIO_new(BIO_s_mem()) else { return "" }
-        defer { BIO_free(bio) }
-        PEM_write_bio_PUBKEY(bio, pkey)
-        return String(decoding: bioBytes(bio), as: UTF8.self)
-    }
+    public var publicKeyPEM: String { EVPKey.publicPEM(pkey) }
 
     /// The private key as PKCS#8 PEM (`BEGIN PRIVATE KEY`, the .p8 form); nil for a public key.
-    public var privateKeyPEM: String? {
-        guard isPrivate, let bio = BIO_new(BIO_s_mem()) else { return nil }
-        defer { BIO_free(bio) }
-        PEM_write_bio_PrivateKey(bio, pkey, nil, nil, 0, nil, nil)
-        return String(decoding: bioBytes(bio), as: UTF8.self)
-    }
+    public var privateKeyPEM: String? { isPrivate ? EVPKey.privatePEM(pkey) : nil }
 
     /// Signs `message` with ECDSA P-256 / SHA-256.
     /// - Returns: the raw signature R||S, 64 bytes (RFC 7518 §3.4).

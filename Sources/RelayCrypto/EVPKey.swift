@@ -1,7 +1,9 @@
 import COpenSSL
 
-/// What ``ES256Key`` and ``PublicKey`` share about an OpenSSL `EVP_PKEY`: reading PEM, naming an EC key's
-/// curve, and making and checking SHA-256 signatures.
+/// What ``ES256Key``, ``RS256Key`` and ``PublicKey`` do alike with an OpenSSL `EVP_PKEY`: read it from PEM,
+/// write it as PEM, make a fresh one, name an EC key's curve, and sign or verify with SHA-256
+/// (`EVP_DigestSign` / `EVP_DigestVerify`, whose signature form the key type decides: DER ECDSA for EC,
+/// RSASSA-PKCS1-v1_5 for RSA).
 enum EVPKey {
     /// Runs `read` (a `PEM_read_bio_*`) over a memory BIO holding `pem`; the BIO borrows the string's bytes
     /// only for the call.
@@ -11,6 +13,66 @@ enum EVPKey {
             defer { BIO_free(bio) }
             return read(bio)
         }
+    }
+
+    /// Reads a PEM private key (PKCS#8 `BEGIN PRIVATE KEY`, or a traditional `BEGIN EC/RSA PRIVATE KEY`). An
+    /// encrypted key is refused: its pass phrase is never asked for (OpenSSL's default callback would prompt
+    /// on the terminal and wait). The caller owns the key (`EVP_PKEY_free`).
+    /// - Throws: ``CryptoError`` `.invalidKey` when the text holds no private key, or an encrypted one.
+    static func readPrivate(pem: String) throws(CryptoError) -> OpaquePointer {
+        guard let pkey = readPEM(pem, { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }) else {
+            if pem.contains("ENCRYPTED") {
+                _ = openSSLErrorText()  // clears the queue
+                throw CryptoError(
+                    .invalidKey,
+                    "an encrypted private key: give it without a pass phrase (openssl pkcs8 -topk8 -nocrypt)"
+                )
+            }
+            throw CryptoError(.invalidKey, "not a PEM private key: \(openSSLErrorText())")
+        }
+        return pkey
+    }
+
+    /// Reads a PEM public key (`BEGIN PUBLIC KEY`, SubjectPublicKeyInfo). The caller owns the key
+    /// (`EVP_PKEY_free`).
+    /// - Throws: ``CryptoError`` `.invalidKey` when the text holds no public key.
+    static func readPublic(pem: String) throws(CryptoError) -> OpaquePointer {
+        guard let pkey = readPEM(pem, { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) else {
+            throw CryptoError(.invalidKey, "not a PEM public key (BEGIN PUBLIC KEY): \(openSSLErrorText())")
+        }
+        return pkey
+    }
+
+    /// Makes a fresh private key of `type` (`EVP_PKEY_EC`, `EVP_PKEY_RSA`); `configure` sets its parameters
+    /// on the key-generation context (curve, bits) and returns OpenSSL's 1 for success. The caller owns the
+    /// key (`EVP_PKEY_free`).
+    /// - Throws: ``CryptoError`` `.operationFailed` naming OpenSSL's error.
+    static func generate(_ type: Int32, configure: (OpaquePointer) -> Int32) throws(CryptoError) -> OpaquePointer {
+        guard let ctx = EVP_PKEY_CTX_new_id(type, nil) else {
+            throw CryptoError(.operationFailed, "EVP_PKEY_CTX_new_id: \(openSSLErrorText())")
+        }
+        defer { EVP_PKEY_CTX_free(ctx) }
+        var pkey: OpaquePointer?
+        guard EVP_PKEY_keygen_init(ctx) == 1, configure(ctx) == 1, EVP_PKEY_keygen(ctx, &pkey) == 1, let pkey else {
+            throw CryptoError(.operationFailed, "EVP_PKEY_keygen: \(openSSLErrorText())")
+        }
+        return pkey
+    }
+
+    /// The public half as PEM (`BEGIN PUBLIC KEY`).
+    static func publicPEM(_ pkey: OpaquePointer) -> String {
+        guard let bio = BIO_new(BIO_s_mem()) else { return "" }
+        defer { BIO_free(bio) }
+        PEM_write_bio_PUBKEY(bio, pkey)
+        return String(decoding: bioBytes(bio), as: UTF8.self)
+    }
+
+    /// The private key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`).
+    static func privatePEM(_ pkey: OpaquePointer) -> String {
+        guard let bio = BIO_new(BIO_s_mem()) else { return "" }
+        defer { BIO_free(bio) }
+        PEM_write_bio_PrivateKey(bio, pkey, nil, nil, 0, nil, nil)
+        return String(decoding: bioBytes(bio), as: UTF8.self)
     }
 
     /// An EC key's curve as OpenSSL names it (`prime256v1`), or "" for another kind of key.

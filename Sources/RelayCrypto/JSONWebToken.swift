@@ -44,31 +44,26 @@ public struct JSONWebToken: Sendable, Equatable {
         -> JSONWebToken
     {
         let header = Header(kid: keyId), claims = Claims(iss: teamId, iat: issuedAt)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let headerData: Data, claimsData: Data
-        do {
-            headerData = try encoder.encode(header)
-            claimsData = try encoder.encode(claims)
-        } catch { throw CryptoError(.operationFailed, "encoding JWT: \(error)") }
-        let input = headerData.base64URLEncodedString() + "." + claimsData.base64URLEncodedString()
-        let signature = try key.sign(Data(input.utf8))
-        return JSONWebToken(header: header, claims: claims, signingInput: input, signature: signature)
+        let jws = try CompactJWS.sign(header: header, payload: claims) { (input) throws(CryptoError) in
+            try key.sign(input)
+        }
+        return JSONWebToken(header: header, claims: claims, signingInput: jws.signingInput, signature: jws.signature)
     }
 
     /// Reads a compact JWS without checking its signature (see ``verify(with:)``).
     /// - Throws: ``CryptoError`` `.malformed` when it is not three base64url parts of JSON header and claims.
     public init(parsing compact: String) throws(CryptoError) {
-        guard let parts = CompactJWS(compact) else {
+        let jws: CompactJWS
+        do { jws = try CompactJWS(parsing: compact) } catch {
             throw CryptoError(.malformed, "provider token is not a compact JWS")
         }
         let decoder = JSONDecoder()
-        guard let header = try? decoder.decode(Header.self, from: parts.header),
-            let claims = try? decoder.decode(Claims.self, from: parts.payload)
+        guard let header = try? decoder.decode(Header.self, from: jws.header),
+            let claims = try? decoder.decode(Claims.self, from: jws.payload)
         else {
             throw CryptoError(.malformed, "provider token header or claims are not the expected JSON")
         }
-        self.init(header: header, claims: claims, signingInput: parts.signingInput, signature: parts.signature)
+        self.init(header: header, claims: claims, signingInput: jws.signingInput, signature: jws.signature)
     }
 
     private init(header: Header, claims: Claims, signingInput: String, signature: Data) {

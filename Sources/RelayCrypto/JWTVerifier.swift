@@ -48,7 +48,7 @@ public struct JWTVerifier: Sendable {
         guard token.utf8.count <= Self.maxTokenBytes else {
             throw JWTError(.tokenTooLarge, "the token is longer than \(Self.maxTokenBytes) bytes")
         }
-        guard let parts = CompactJWS(token) else {
+        guard let parts = try? CompactJWS(parsing: token) else {
             throw JWTError(.invalidToken, "not a JWT: three base64url parts joined by '.' are expected")
         }
         let decoder = JSONDecoder()

@@ -42,10 +42,7 @@ public final class PublicKey: @unchecked Sendable {
     /// - Throws: ``CryptoError`` `.invalidKey` when the text holds no such key, or one ``init(adopting:keyId:)``
     ///   refuses.
     public convenience init(pem: String, keyId: String? = nil) throws(CryptoError) {
-        guard let pkey = EVPKey.readPEM(pem, { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) else {
-            throw CryptoError(.invalidKey, "not a PEM public key (BEGIN PUBLIC KEY): \(openSSLErrorText())")
-        }
-        try self.init(adopting: pkey, keyId: keyId)
+        try self.init(adopting: EVPKey.readPublic(pem: pem), keyId: keyId)
     }
 
     /// Checks a JWS signature over `message` with this key's algorithm: raw R||S (64 bytes) for ES256,
@@ -60,12 +57,7 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// The key as PEM (`BEGIN PUBLIC KEY`).
-    public var pem: String {
-        guard let bio = BIO_new(BIO_s_mem()) else { return "" }
-        defer { BIO_free(bio) }
-        PEM_write_bio_PUBKEY(bio, pkey)
-        return String(decoding: bioBytes(bio), as: UTF8.self)
-    }
+    public var pem: String { EVPKey.publicPEM(pkey) }
 
     /// A short description for messages: `EC P-256` or `RSA 2048 bits`.
     public var kind: String {

@@ -6,7 +6,7 @@ import Synchronization
 /// One libcurl multi handle and the one thread that drives it, looping on `curl_multi_poll`: the HTTP/2
 /// engine under each push transport's client, which prepares the requests and reads the answers.
 ///
-/// Callers hand requests over through ``enqueue(id:request:continuation:)`` (a FIFO queue under a Mutex) and
+/// Callers hand requests over through ``send(_:)`` (a FIFO queue under a Mutex, ``enqueue(id:request:continuation:)``) and
 /// are resumed exactly once: by whoever takes their continuation out of `waiting` (the driver on completion,
 /// the queue on expiry, ``cancel(id:)`` on cancellation).
 ///
@@ -79,7 +79,9 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     /// - Parameters:
     ///   - maxInFlight: most requests handed to libcurl at once; the rest wait in a FIFO queue.
-    ///   - maxConnections: most connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`) and in all.
+    ///   - maxConnections: most connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`).
+    ///   - maxTotalConnections: most connections in all (`CURLMOPT_MAX_TOTAL_CONNECTIONS`); nil is
+    ///     `maxConnections` (one host).
     ///   - idlePoll: longest `curl_multi_poll` wait while nothing is due.
     ///   - threadName: the driver thread's name (e.g. `apns-curl`), as `top -H` shows it.
     ///   - responseHeaders: names of the answer headers read into ``CurlResponse/headers``.
@@ -88,6 +90,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         options: CurlCommonOptions,
         maxInFlight: Int,
         maxConnections: Int,
+        maxTotalConnections: Int? = nil,
         idlePoll: Duration,
         warmup: Warmup,
         threadName: String,
@@ -117,7 +120,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         self.logger = logger
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnections)
-        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxConnections)
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxTotalConnections ?? maxConnections)
         // libcurl's own per-connection cap (default 100); the server's SETTINGS_MAX_CONCURRENT_STREAMS
         // still lowers it.
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, max(100, maxInFlight))
@@ -139,11 +142,11 @@ package final class CurlMultiDriver: @unchecked Sendable {
     }
 
     /// A new request id.
-    package func makeId() -> UInt64 { ids.add(1, ordering: .relaxed).newValue }
+    private func makeId() -> UInt64 { ids.add(1, ordering: .relaxed).newValue }
 
     /// Queues a request, or resumes `continuation` at once with `CancellationError` (the task is already
     /// cancelled) or ``TransportError/Code/shutdown``.
-    package func enqueue(id: UInt64, request: CurlRequest, continuation: Continuation) {
+    private func enqueue(id: UInt64, request: CurlRequest, continuation: Continuation) {
         let rejection: (any Error)? = shared.withLock { state in
             if Task.isCancelled { return CancellationError() }
             guard state.accepting else {
@@ -157,8 +160,22 @@ package final class CurlMultiDriver: @unchecked Sendable {
         if let rejection { continuation.resume(throwing: rejection) }
     }
 
+    /// Sends `request` and suspends until its answer, its failure, or the task's cancellation (which drops
+    /// the transfer).
+    /// - Throws: ``TransportError`` when no answer came; `CancellationError` when the task is cancelled.
+    package func send(_ request: CurlRequest) async throws -> CurlResponse {
+        let id = makeId()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                enqueue(id: id, request: request, continuation: continuation)
+            }
+        } onCancel: {
+            cancel(id: id)
+        }
+    }
+
     /// Resumes the request's caller with `CancellationError` now; the driver drops its transfer soon after.
-    package func cancel(id: UInt64) {
+    private func cancel(id: UInt64) {
         let continuation = shared.withLock { state -> Continuation? in
             guard let continuation = state.waiting.removeValue(forKey: id) else { return nil }
             state.cancelled.append(id)

@@ -113,26 +113,31 @@ public final class ChildProcess: @unchecked Sendable {
         return ended
     }
 
-    /// Runs `executable` to its end on a thread of its own (never on the cooperative pool), with `input`
-    /// as its standard input; returns how it ended and its standard output.
+    /// Runs `executable` to its end on a thread of its own (never on the cooperative pool), in `directory`,
+    /// with `input` as its standard input; returns how it ended and its standard output (and standard error
+    /// with `includingErrors`).
     public static func run(
         _ executable: String,
         _ arguments: [String],
-        input: Data = Data()
+        input: Data = Data(),
+        directory: String? = nil,
+        includingErrors: Bool = false
     ) async throws -> (termination: Termination, output: String) {
-        let directory = FileManager.default.temporaryDirectory
+        let files = FileManager.default.temporaryDirectory
             .appendingPathComponent("child-\(UUID().uuidString.lowercased())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let inputFile = directory.appendingPathComponent("stdin")
-        let outputFile = directory.appendingPathComponent("stdout")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: files) }
+        let inputFile = files.appendingPathComponent("stdin")
+        let outputFile = files.appendingPathComponent("stdout")
         try input.write(to: inputFile)
         try Data().write(to: outputFile)
         let child = try ChildProcess(
             executable,
             arguments,
+            directory: directory,
             standardInput: inputFile.path,
-            standardOutput: outputFile.path
+            standardOutput: outputFile.path,
+            standardError: includingErrors ? outputFile.path : "/dev/null"
         )
         let termination = await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: child.waitForExit()) }.start()

@@ -8,11 +8,7 @@ import RelayCrypto
 enum MockAPNsCommand {
     static let help = """
         usage: push-relay mock-apns [options]
-          --host ADDR           listen address (default 127.0.0.1)
-          --port N              TCP port (default 2197; 0 picks one)
-          --tls-cert FILE       server certificate, PEM (default fixtures/tls/server.pem when present)
-          --tls-key FILE        its private key, PEM (default fixtures/tls/server.key when present)
-          --h2c                 cleartext HTTP/2 (prior knowledge) instead of TLS
+        \(MockListenArguments.help(defaultPort: 2197, column: 24))
           --client-ca FILE      accept client certificates signed by this CA (certificate auth)
           --key KID:TEAM:FILE   a provider-token key: Key ID, Team ID, public (or .p8) key PEM;
                                 several separated by commas
@@ -28,11 +24,10 @@ enum MockAPNsCommand {
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(
             words,
-            switches: ["help", "h2c", "no-auth", "quiet"],
-            options: [
-                "host", "port", "tls-cert", "tls-key", "client-ca", "key", "topics", "environment", "max-streams",
-                "record", "script",
-            ],
+            switches: MockListenArguments.switches.union(["help", "no-auth", "quiet"]),
+            options: MockListenArguments.options.union([
+                "client-ca", "key", "topics", "environment", "max-streams", "record", "script",
+            ]),
             positional: 0
         )
         if arguments.flag("help") {
@@ -53,25 +48,10 @@ enum MockAPNsCommand {
 
     static func configuration(from arguments: Arguments) throws -> MockAPNsConfiguration {
         var configuration = MockAPNsConfiguration(
-            host: arguments.value("host") ?? "127.0.0.1",
-            port: try arguments.integer("port", default: 2197)!
+            host: MockListenArguments.host(from: arguments),
+            port: try MockListenArguments.port(from: arguments, default: 2197),
+            tls: try MockListenArguments.tls(from: arguments, clientCA: arguments.value("client-ca"))
         )
-        if !arguments.flag("h2c") {
-            let certificate = arguments.value("tls-cert") ?? "fixtures/tls/server.pem"
-            let key = arguments.value("tls-key") ?? "fixtures/tls/server.key"
-            guard FileManager.default.isReadableFile(atPath: certificate),
-                FileManager.default.isReadableFile(atPath: key)
-            else {
-                throw Arguments.Problem(
-                    description: "cannot read \(certificate) and \(key): give --tls-cert/--tls-key or --h2c"
-                )
-            }
-            configuration.tls = .init(
-                certificatePath: certificate,
-                privateKeyPath: key,
-                clientCAPath: arguments.value("client-ca")
-            )
-        }
         if arguments.flag("no-auth") { configuration.authentication = .disabled }
         for spec in (arguments.value("key") ?? "").split(separator: ",") {
             let parts = spec.split(separator: ":", maxSplits: 2).map(String.init)

@@ -1,13 +1,14 @@
 import Foundation
 import RelayCLI
 
-/// `push-relay serve | mock-apns | send | version | keys new | config check`.
+/// `push-relay serve | mock-apns | mock-fcm | send | version | keys new | config check`.
 let usage = """
     usage: push-relay <command> [options]
 
     commands:
       serve        run the relay (HTTP API, outbox dispatcher; an in-process mock APNs when no app is configured)
       mock-apns    run a mock APNs (HTTP/2, Apple's validation, scriptable faults)
+      mock-fcm     run a mock FCM HTTP v1 with its OAuth token endpoint (HTTP/2, scriptable answers)
       send         send one push and print APNs' answer as JSON
       version      print the versions of PushRelay and the C libraries it links
       keys new     print a new API key and the SHA-256 to configure
@@ -20,6 +21,7 @@ await CommandLineTool.run(name: "push-relay", usage: usage) { command, words in
     switch command {
     case "serve": try await ServeCommand.run(words)
     case "mock-apns": try await MockAPNsCommand.run(words)
+    case "mock-fcm": try await MockFCMCommand.run(words)
     case "send": try await SendCommand.run(words)
     case "version", "--version": try VersionCommand.run(words)
     case "keys": try KeysCommand.run(words)

@@ -142,7 +142,8 @@ import Testing
 
     @Test func shutdownLetsInFlightRequestsFinish() async throws {
         let server = try SilentServer()
-        let client = try Self.client(baseURL: "http://127.0.0.1:\(server.port)", requestTimeout: .milliseconds(300))
+        // Long enough that a loaded machine still connects before the request's own deadline.
+        let client = try Self.client(baseURL: "http://127.0.0.1:\(server.port)", requestTimeout: .seconds(3))
         let task = Task { try await client.send(Self.notification()) }
         // Connected means the driver took the request; only then is shutdown asked for.
         #expect(server.hasPendingConnection())

@@ -5,11 +5,11 @@ import RelayCore
 ///
 /// Foundation's `UUID()` reads the kernel's random source each time, which dominated the mock's profile;
 /// this seeds SplitMix64 once from the system generator. Good enough for
-/// `apns-id`/`apns-unique-id` in a mock, not for secrets. Not `Sendable`: one per event-loop thread.
-struct FastUUID {
+/// ids in a mock (`apns-id`, FCM message names), not for secrets. Not `Sendable`: one per event-loop thread.
+package struct FastUUID {
     private var state: UInt64
 
-    init() {
+    package init() {
         var system = SystemRandomNumberGenerator()
         state = system.next()
     }
@@ -23,7 +23,7 @@ struct FastUUID {
     }
 
     /// A new UUID such as `3f2b8c1e-5a4d-4e6f-9a1b-2c3d4e5f6a7b`.
-    mutating func string() -> String {
+    package mutating func string() -> String {
         let high = (next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         let low = (next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // variant 10
         return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) {

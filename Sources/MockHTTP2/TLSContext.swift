@@ -8,22 +8,22 @@ final class TLSContext: @unchecked Sendable {
     let raw: OpaquePointer
     let verifiesClients: Bool
 
-    init(_ tls: MockAPNsConfiguration.TLS) throws(MockAPNsError) {
+    init(_ tls: ServerTLS) throws(MockServerError) {
         guard let raw = SSL_CTX_new(TLS_server_method()) else {
-            throw MockAPNsError(.tls, "SSL_CTX_new failed: \(Self.errorText())")
+            throw MockServerError(.tls, "SSL_CTX_new failed: \(Self.errorText())")
         }
         self.raw = raw
         verifiesClients = tls.clientCAPath != nil
         guard copenssl_ctx_set_min_proto_version(raw, TLS1_2_VERSION) == 1 else {
-            throw MockAPNsError(.tls, "SSL_CTX_set_min_proto_version failed: \(Self.errorText())")
+            throw MockServerError(.tls, "SSL_CTX_set_min_proto_version failed: \(Self.errorText())")
         }
         guard SSL_CTX_use_certificate_chain_file(raw, tls.certificatePath) == 1 else {
-            throw MockAPNsError(.tls, "cannot load certificate \(tls.certificatePath): \(Self.errorText())")
+            throw MockServerError(.tls, "cannot load certificate \(tls.certificatePath): \(Self.errorText())")
         }
         guard SSL_CTX_use_PrivateKey_file(raw, tls.privateKeyPath, SSL_FILETYPE_PEM) == 1,
             SSL_CTX_check_private_key(raw) == 1
         else {
-            throw MockAPNsError(.tls, "cannot load private key \(tls.privateKeyPath): \(Self.errorText())")
+            throw MockServerError(.tls, "cannot load private key \(tls.privateKeyPath): \(Self.errorText())")
         }
         _ = SSL_CTX_ctrl(
             raw,
@@ -38,11 +38,11 @@ final class TLSContext: @unchecked Sendable {
         SSL_CTX_set_alpn_select_cb(raw, Self.selectALPN, nil)
         if let ca = tls.clientCAPath {
             guard SSL_CTX_load_verify_locations(raw, ca, nil) == 1, let names = SSL_load_client_CA_file(ca) else {
-                throw MockAPNsError(.tls, "cannot load client CA \(ca): \(Self.errorText())")
+                throw MockServerError(.tls, "cannot load client CA \(ca): \(Self.errorText())")
             }
             SSL_CTX_set_client_CA_list(raw, names)
             SSL_CTX_set_verify(raw, SSL_VERIFY_PEER, nil)
-            let context: [UInt8] = Array("APNsMock".utf8)
+            let context: [UInt8] = Array("MockHTTP2".utf8)
             _ = SSL_CTX_set_session_id_context(raw, context, UInt32(context.count))
         }
     }

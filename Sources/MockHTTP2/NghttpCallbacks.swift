@@ -1,9 +1,9 @@
 import CNghttp2
 
-/// The nghttp2 callbacks a server session uses; each forwards to the ``MockConnection`` in `user_data`.
+/// The nghttp2 callbacks a server session uses; each forwards to the ``H2Connection`` in `user_data`.
 enum NghttpCallbacks {
-    private static func connection(_ userData: UnsafeMutableRawPointer?) -> MockConnection {
-        Unmanaged<MockConnection>.fromOpaque(userData!).takeUnretainedValue()
+    private static func connection(_ userData: UnsafeMutableRawPointer?) -> H2Connection {
+        Unmanaged<H2Connection>.fromOpaque(userData!).takeUnretainedValue()
     }
 
     static let onBeginHeaders:

@@ -4,54 +4,79 @@ import Foundation
 import RelayCore
 import Synchronization
 
-/// The mock's thread: a `poll(2)` loop over the listening socket, a wake-up pipe and every connection.
+/// A mock's thread: a `poll(2)` loop over the listening socket, a wake-up pipe and every connection, each
+/// an ``H2Connection`` whose requests its ``ConnectionHandler`` answers.
 ///
-/// `@unchecked Sendable`: after `init`, the mutable state (connections, timers, read buffer, record file) is
-/// touched only by the loop thread; other threads only call ``stop()``, which uses an Atomic and a pipe.
-final class EventLoop: @unchecked Sendable {
-    /// A scripted answer waiting for its deadline.
-    struct DelayedAnswer {
-        var deadline: ContinuousClock.Instant
-        var connectionId: Int
-        var streamId: Int32
-        var status: Int
-        var reason: String?
-        var timestamp: Int64?
+/// `@unchecked Sendable`: after `init`, the mutable state (connections, timers, read buffer) is touched only
+/// by the loop thread; other threads only call ``stop()`` and ``wake()``, which use an Atomic and a pipe.
+package final class EventLoop: @unchecked Sendable {
+    /// Where and how a loop listens.
+    package struct Configuration: Sendable {
+        /// Address to listen on (numeric IPv4/IPv6 or a name `getaddrinfo` resolves).
+        package var host: String
+        /// TCP port; 0 picks an ephemeral one (see ``EventLoop/port``).
+        package var port: Int
+        package var tls: ServerTLS?
+        /// The loop thread's name, as `top -H` shows it (e.g. `apns-mock`).
+        package var threadName: String
+        /// Request body bytes kept per stream; more are only counted.
+        package var bodyLimit: Int
+
+        package init(host: String, port: Int, tls: ServerTLS?, threadName: String, bodyLimit: Int) {
+            self.host = host
+            self.port = port
+            self.tls = tls
+            self.threadName = threadName
+            self.bodyLimit = bodyLimit
+        }
     }
 
-    let core: MockCore
+    /// Makes the handler of a newly accepted connection (on the loop thread).
+    package typealias HandlerFactory = (H2Connection) -> any ConnectionHandler
+
+    /// Work waiting for its deadline, e.g. a scripted delayed answer.
+    private struct Timer {
+        var deadline: ContinuousClock.Instant
+        var connectionId: Int
+        var fire: (H2Connection) -> Void
+    }
+
     let tls: TLSContext?
-    let port: Int
+    /// The TCP port the loop listens on (the ephemeral one when configured with port 0).
+    package let port: Int
     let callbacks: OpaquePointer
     let readBuffer: UnsafeMutableRawBufferPointer
-    let recorder: RecordFileWriter?
+    let bodyLimit: Int
+    private let threadName: String
+    private let makeHandler: HandlerFactory
+    private var nextConnectionId = 0
     private let listenFD: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private var connections: [Int: MockConnection] = [:]
-    private var timers: [DelayedAnswer] = []
+    private var connections: [Int: H2Connection] = [:]
+    private var timers: [Timer] = []
     /// Set when `accept` ran out of descriptors: the listening socket is left out of `poll` until then, so a
     /// full descriptor table does not spin the loop.
     private var acceptPausedUntil: ContinuousClock.Instant?
 
-    init(core: MockCore) throws(MockAPNsError) {
-        let configuration = core.configuration
+    /// Loads TLS and listens; nothing is accepted until ``start()``.
+    /// - Parameter makeHandler: called on the loop thread for each accepted connection (ids from 1).
+    /// - Throws: ``MockServerError`` `.invalidConfiguration` (port), `.tls`, `.listen`.
+    package init(configuration: Configuration, makeHandler: @escaping HandlerFactory) throws(MockServerError) {
         guard (0...65535).contains(configuration.port) else {
-            throw MockAPNsError(.invalidConfiguration, "port \(configuration.port) is not 0...65535")
+            throw MockServerError(.invalidConfiguration, "port \(configuration.port) is not 0...65535")
         }
-        guard configuration.maxConcurrentStreams > 0 else {
-            throw MockAPNsError(.invalidConfiguration, "maxConcurrentStreams must be positive")
-        }
-        self.core = core
-        tls = try configuration.tls.map { tls throws(MockAPNsError) in try TLSContext(tls) }
-        recorder = try configuration.recordFile.map { path throws(MockAPNsError) in try RecordFileWriter(path: path) }
+        tls = try configuration.tls.map { tls throws(MockServerError) in try TLSContext(tls) }
+        threadName = configuration.threadName
+        bodyLimit = configuration.bodyLimit
+        self.makeHandler = makeHandler
         (listenFD, port) = try Self.listen(host: configuration.host, port: configuration.port)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0, Self.makeNonBlocking(fds[0]), Self.makeNonBlocking(fds[1]) else {
             Glibc.close(listenFD)
-            throw MockAPNsError(.listen, "pipe2 failed: \(String(cString: strerror(errno)))")
+            throw MockServerError(.listen, "pipe2 failed: \(String(cString: strerror(errno)))")
         }
         wakeRead = fds[0]
         wakeWrite = fds[1]
@@ -67,7 +92,7 @@ final class EventLoop: @unchecked Sendable {
         readBuffer.deallocate()
     }
 
-    private static func listen(host: String, port: Int) throws(MockAPNsError) -> (Int32, Int) {
+    private static func listen(host: String, port: Int) throws(MockServerError) -> (Int32, Int) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -75,7 +100,7 @@ final class EventLoop: @unchecked Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw MockAPNsError(.listen, "getaddrinfo(\(host)) failed: \(String(cString: gai_strerror(status)))")
+            throw MockServerError(.listen, "getaddrinfo(\(host)) failed: \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(list) }
         let address = first.pointee
@@ -84,13 +109,13 @@ final class EventLoop: @unchecked Sendable {
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
             0
         )
-        guard fd >= 0 else { throw MockAPNsError(.listen, "socket failed: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw MockServerError(.listen, "socket failed: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, address.ai_addr, address.ai_addrlen) == 0, Glibc.listen(fd, 1024) == 0 else {
             let message = String(cString: strerror(errno))
             Glibc.close(fd)
-            throw MockAPNsError(.listen, "cannot listen on \(host):\(port): \(message)")
+            throw MockServerError(.listen, "cannot listen on \(host):\(port): \(message)")
         }
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -99,7 +124,7 @@ final class EventLoop: @unchecked Sendable {
         }
         guard bound == 0 else {
             Glibc.close(fd)
-            throw MockAPNsError(.listen, "getsockname failed: \(String(cString: strerror(errno)))")
+            throw MockServerError(.listen, "getsockname failed: \(String(cString: strerror(errno)))")
         }
         let family = Int32(storage.ss_family)
         let boundPort: UInt16 = withUnsafePointer(to: &storage) {
@@ -119,9 +144,10 @@ final class EventLoop: @unchecked Sendable {
         return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) == 0
     }
 
-    func start() {
+    /// Starts the loop thread.
+    package func start() {
         let thread = Thread { [self] in
-            ThreadName.setForThisThread("apns-mock")
+            ThreadName.setForThisThread(threadName)
             run()
             finished.signal()
         }
@@ -129,26 +155,32 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Stops the loop, closes every connection and waits for the thread to end. Call once.
-    func stop() {
+    package func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
         wake()
         finished.wait()
     }
 
     /// Makes the loop look at its connections again (after a script change). Any thread.
-    func wake() {
+    package func wake() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
     }
 
-    func schedule(_ delayed: DelayedAnswer) {
-        timers.append(delayed)
+    /// Runs `fire` on the loop thread at `deadline` with the connection `connectionId`, if it is still open.
+    /// Loop thread only.
+    package func schedule(
+        at deadline: ContinuousClock.Instant,
+        connectionId: Int,
+        _ fire: @escaping (H2Connection) -> Void
+    ) {
+        timers.append(Timer(deadline: deadline, connectionId: connectionId, fire: fire))
     }
 
     private func run() {
         BrokenPipe.blockOnThisThread()
         var pollFDs: [pollfd] = []
-        var polled: [MockConnection] = []
+        var polled: [H2Connection] = []
         while !stopping.load(ordering: .sequentiallyConsistent) {
             pollFDs.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
@@ -169,9 +201,9 @@ final class EventLoop: @unchecked Sendable {
             if pollFDs[0].revents != 0 {
                 var sink = [UInt8](repeating: 0, count: 64)
                 while read(wakeRead, &sink, sink.count) > 0 {}
-                // The script may have changed: rules that act at once (afterRequests 0) apply now.
+                // A handler's script may have changed: what acts at once applies now.
                 for connection in polled {
-                    connection.refreshFaultsIfScriptChanged()
+                    connection.woken()
                     connection.flush()
                     if connection.closed { connections[connection.id] = nil }
                 }
@@ -206,10 +238,11 @@ final class EventLoop: @unchecked Sendable {
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let (id, nextRule) = core.acceptConnection()
-            let connection = MockConnection(id: id, fd: fd, nextRule: nextRule, loop: self)
+            nextConnectionId += 1
+            let connection = H2Connection(id: nextConnectionId, fd: fd, loop: self)
+            connection.start(handler: makeHandler(connection))
             connection.flush()
-            if !connection.closed { connections[id] = connection }
+            if !connection.closed { connections[connection.id] = connection }
         }
     }
 
@@ -233,10 +266,11 @@ final class EventLoop: @unchecked Sendable {
         let due = timers.filter { $0.deadline <= now }
         guard !due.isEmpty else { return }
         timers.removeAll { $0.deadline <= now }
-        for delayed in due {
-            guard let connection = connections[delayed.connectionId] else { continue }
-            connection.answerDelayed(delayed)
-            if connection.closed { connections[delayed.connectionId] = nil }
+        for timer in due {
+            guard let connection = connections[timer.connectionId], !connection.closed else { continue }
+            timer.fire(connection)
+            connection.flush()
+            if connection.closed { connections[timer.connectionId] = nil }
         }
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+
+/// What happens to an FCM delivery, and to its registration token, after one attempt: one pure function of
+/// the answer, so every rule is in one place and tested as a table.
+///
+/// Source: Firebase, "FCM error codes" and "ErrorCode". The decision reads FCM's `errorCode`, never the
+/// HTTP status alone: a 404 without `UNREGISTERED` (a wrong project id) or a 403 without
+/// `SENDER_ID_MISMATCH` (a service account without permission) is the operator's to fix and must not retire
+/// every token of the app.
+public enum FCMDecision: Sendable, Equatable {
+    /// FCM accepted it.
+    case delivered
+    /// The token is dead (UNREGISTERED), belongs to another sender (SENDER_ID_MISMATCH) or is malformed
+    /// (INVALID_ARGUMENT naming the token): retire the device.
+    case retire(FCMErrorCode)
+    /// Try again after `after` (exponential back-off with jitter, never sooner than `Retry-After`).
+    case retry(after: Duration)
+    /// Give up on this delivery; the device stays as it is.
+    case fail(DeliveryDecision.Failure)
+
+    /// The result of one attempt.
+    public enum Attempt: Sendable, Equatable {
+        /// FCM answered (any status).
+        case answered(FCMResponse)
+        /// No FCM answer: connect, TLS, timeout, reset, shutdown, or no access token to be had.
+        case transportFailure
+    }
+
+    /// Decides a delivery's fate.
+    ///
+    /// | answer | fate |
+    /// |---|---|
+    /// | 200 | delivered |
+    /// | UNREGISTERED (404), SENDER_ID_MISMATCH (403) | retire |
+    /// | INVALID_ARGUMENT (400, or a 400 INVALID_ARGUMENT status without FcmError) | retire when it names the token, else fail (rejected) |
+    /// | QUOTA_EXCEEDED (429), UNAVAILABLE (503), INTERNAL (500), UNSPECIFIED_ERROR | retry with back-off, honouring `Retry-After` |
+    /// | THIRD_PARTY_AUTH_ERROR (401) | fail (configuration) |
+    /// | 401 UNAUTHENTICATED without errorCode | fail (configuration): the client already renewed the access token once and FCM refused the new one too |
+    /// | other 401, 403, 404 without errorCode | fail (configuration) |
+    /// | other 429, 5xx; no answer | retry with back-off |
+    /// | anything else | fail (rejected) |
+    ///
+    /// Retries stop at `policy.maxAttempts` (fail, exhausted).
+    /// - Parameters:
+    ///   - attempts: attempts made so far, this one included (1 after the first).
+    ///   - random: a value in 0..<1 for the jitter (evaluated only for a retry).
+    public static func decide(
+        _ attempt: Attempt,
+        attempts: Int,
+        policy: RetryPolicy,
+        random: @autoclosure () -> Double
+    ) -> FCMDecision {
+        func backOff(notBefore retryAfter: Duration? = nil) -> FCMDecision {
+            guard attempts < policy.maxAttempts else { return .fail(.exhausted) }
+            let delay = policy.delay(afterFailures: attempts, random: random())
+            return .retry(after: max(delay, retryAfter ?? .zero))
+        }
+        guard case .answered(let response) = attempt else { return backOff() }
+        if response.isAccepted { return .delivered }
+        switch response.errorCode {
+        case .unregistered, .senderIdMismatch:
+            return .retire(response.errorCode!)
+        case .invalidArgument:
+            return response.namesToken ? .retire(.invalidArgument) : .fail(.rejected)
+        case .quotaExceeded, .unavailable, .internal, .unspecifiedError:
+            return backOff(notBefore: response.retryAfter)
+        case .thirdPartyAuthError:
+            return .fail(.configuration)
+        case .unknown, nil:
+            if response.errorStatus == "INVALID_ARGUMENT" {
+                return response.namesToken ? .retire(.invalidArgument) : .fail(.rejected)
+            }
+            switch response.status {
+            case 401, 403, 404: return .fail(.configuration)
+            case 429, 500...599: return backOff(notBefore: response.retryAfter)
+            default: return .fail(.rejected)
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import RelayCore
+import RelayCrypto
+import RelayCurl
+
+/// Sends messages to FCM HTTP v1 over HTTP/2, multiplexed on one connection, authorized by one service
+/// account's OAuth 2.0 access token.
+///
+/// One libcurl multi handle driven by one dedicated thread (``FCMClientConfiguration/maxInFlight`` requests
+/// at once, the rest queued FIFO; libcurl keeps each connection within the server's
+/// SETTINGS_MAX_CONCURRENT_STREAMS). The same driver exchanges the account's signed assertion at its
+/// `token_uri` for an access token (Google, "Using OAuth 2.0 for Server to Server Applications"), which every
+/// send shares until shortly before it expires. A send refused with 401 UNAUTHENTICATED (the token expired
+/// early or was revoked) renews the token and is sent once more.
+///
+/// Call ``shutdown()`` when done.
+public final class FCMClient: Sendable {
+    public let configuration: FCMClientConfiguration
+    private let driver: CurlMultiDriver
+    private let accessTokens: AccessTokens
+    private let sendURL: String
+
+    /// Checks the configuration, loads the service account's key, and starts the driver thread. Connects
+    /// lazily: nothing is fetched until the first send.
+    /// - Throws: ``FCMConfigurationError`` for unusable values or a libcurl without HTTP/2; `CryptoError`
+    ///   when the account's private key is not an RSA key of 2048 bits or more; `TransportError` `.other`
+    ///   when libcurl cannot start.
+    public init(configuration: FCMClientConfiguration) throws {
+        var problems = configuration.problems()
+        if !LibcurlInfo.current.hasHTTP2 { problems.append("the linked libcurl has no HTTP/2 support") }
+        guard problems.isEmpty else { throw FCMConfigurationError(problems: problems) }
+        let key = try RS256Key(privateKeyPEM: configuration.serviceAccount.privateKey)
+        let options = CurlCommonOptions(
+            connectTimeoutMs: configuration.connectTimeout.curlMilliseconds,
+            upkeepIntervalMs: configuration.pingInterval?.curlMilliseconds,
+            caFile: configuration.endpoint.caFile
+        )
+        let driver = try CurlMultiDriver(
+            options: options,
+            maxInFlight: configuration.maxInFlight,
+            maxConnections: configuration.maxConnections,
+            maxTotalConnections: configuration.maxConnections + 1,
+            idlePoll: min(.seconds(1), configuration.pingInterval ?? .seconds(1)),
+            warmup: .none,
+            threadName: "fcm-curl",
+            responseHeaders: ["retry-after"],
+            logger: configuration.logger
+        )
+        let timeout = configuration.requestTimeout
+        accessTokens = AccessTokens(
+            account: configuration.serviceAccount,
+            key: key,
+            margin: configuration.accessTokenRenewalMargin,
+            timeSource: configuration.timeSource,
+            logger: configuration.logger
+        ) { url, body in
+            let headers = ["content-type: application/x-www-form-urlencoded", "accept: application/json", "expect:"]
+            let request = CurlRequest(
+                url: url,
+                headers: headers,
+                body: body,
+                deadline: .now + timeout,
+                tokenSuffix: "-"
+            )
+            let answer = try await driver.send(request)
+            return (answer.status, answer.body)
+        }
+        self.configuration = configuration
+        self.driver = driver
+        sendURL = configuration.endpoint.baseURL + FCMLimits.sendPath(projectId: configuration.effectiveProjectId)
+        driver.start()
+    }
+
+    deinit { driver.stopAccepting() }
+
+    /// Sends one message and returns FCM's answer, accepted (200, with the message's name) or not (4xx/5xx
+    /// with its errorCode, status and `Retry-After`): ``FCMDecision`` tells what it means for the token.
+    ///
+    /// Checks the message locally first, so a message FCM would refuse as malformed never leaves. A 401
+    /// UNAUTHENTICATED (no FcmError) renews the access token and sends once more; the second answer is
+    /// returned whatever it is.
+    /// - Throws: ``FCMMessageError`` (local refusal, nothing sent); ``AccessTokenError`` when no access token
+    ///   could be had; `TransportError` when no answer came; `CancellationError` when the task is cancelled
+    ///   (the transfer is dropped).
+    public func send(_ message: FCMMessage) async throws -> FCMResponse {
+        let body = try message.encoded()
+        let token = try await accessTokens.current()
+        let response = try await post(body, token: token, for: message.token)
+        guard response.status == 401, response.errorCode == nil else { return response }
+        configuration.logger.info(
+            "FCM refused the access token; renewing it",
+            ["token.suffix": message.token.suffix, "fcm.status": response.errorStatus ?? "-"]
+        )
+        accessTokens.invalidate(token)
+        return try await post(body, token: try await accessTokens.current(), for: message.token)
+    }
+
+    /// How many access tokens the client fetched so far (1 after the first send).
+    public var accessTokensFetched: Int { accessTokens.minted }
+
+    /// Stops taking requests (later sends throw `TransportError` `.shutdown`), lets queued and in-flight ones
+    /// finish or fail (each within its deadline), then ends the driver thread. Safe to call more than once.
+    public func shutdown() async { await driver.shutdown() }
+
+    private func post(
+        _ body: Data,
+        token: AccessTokens.Token,
+        for device: FCMRegistrationToken
+    ) async throws
+        -> FCMResponse
+    {
+        let request = CurlRequest(
+            url: sendURL,
+            headers: [
+                "authorization: Bearer " + token.value, "content-type: application/json; charset=utf-8",
+                "accept:", "expect:",
+            ],
+            body: body,
+            deadline: .now + configuration.requestTimeout,
+            tokenSuffix: device.suffix
+        )
+        let answer = try await driver.send(request)
+        return FCMResponse(
+            status: answer.status,
+            body: answer.body,
+            retryAfterHeader: answer.headers["retry-after"],
+            now: configuration.timeSource.now
+        )
+    }
+}

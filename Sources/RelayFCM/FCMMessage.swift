@@ -1,0 +1,139 @@
+import Foundation
+import RelayCore
+
+/// One FCM HTTP v1 message to one registration token, for a Ditto chat message: what the Android app shows
+/// and the routing keys its `FirebaseMessagingService` reads.
+///
+/// The request body (Firebase, "REST Resource: projects.messages"; keys sorted, `data` values strings only):
+/// ```json
+/// {"message":{"android":{"notification":{"tag":"<message id>"},"priority":"HIGH","ttl":"86400s"},
+///  "data":{"dittoChatMessageId":"<message id>","dittoChatRoomId":"<room id>","imageUrl":"<url>"},
+///  "notification":{"body":"Alice: hi","title":"Team"},"token":"<registration token>"}}
+/// ```
+/// The notification `tag` comes from the message id, so a message sent again replaces its notification on
+/// the device instead of showing twice; `collapse_key` is not used, FCM keeps only four of them per device.
+public struct FCMMessage: Sendable, Equatable {
+    /// `android.priority`.
+    public enum Priority: String, Sendable, Equatable {
+        /// Delivered at once, waking the device (chat messages).
+        case high = "HIGH"
+        case normal = "NORMAL"
+    }
+
+    public var token: FCMRegistrationToken
+    /// `notification.title`: the room's name, when known.
+    public var title: String?
+    /// `notification.body`: "Sender: text", or the text.
+    public var body: String?
+    /// `data`: string keys to string values (FCM refuses any other value type).
+    public var data: [String: String]
+    public var priority: Priority
+    /// `android.ttl` in SECONDS: how long FCM keeps the message for an offline device (0...28 days; 0 means
+    /// deliver now or never).
+    public var ttlSeconds: Int
+    /// `android.notification.tag`: a notification with the same tag replaces this one on the device.
+    public var tag: String?
+
+    public init(
+        token: FCMRegistrationToken,
+        title: String?,
+        body: String?,
+        data: [String: String],
+        priority: Priority = .high,
+        ttlSeconds: Int,
+        tag: String?
+    ) {
+        self.token = token
+        self.title = title
+        self.body = body
+        self.data = data
+        self.priority = priority
+        self.ttlSeconds = ttlSeconds
+        self.tag = tag
+    }
+
+    /// The message for a chat payload, with the same texts and keys as the APNs rendering: title and body
+    /// from its alert, and in `data` `dittoChatRoomId`, `dittoChatMessageId` (also the tag) and `imageUrl`
+    /// when present. Give the payload uncut (``ChatMessage/payload(privacy:)``): ``encoded()`` cuts to
+    /// FCM's own limit.
+    public init(token: FCMRegistrationToken, chat payload: ChatPayload, ttlSeconds: Int) {
+        var data = ["dittoChatRoomId": payload.dittoChatRoomId]
+        data["dittoChatMessageId"] = payload.dittoChatMessageId
+        data["imageUrl"] = payload.imageUrl
+        self.init(
+            token: token,
+            title: payload.aps.alert?.title,
+            body: payload.aps.alert?.body,
+            data: data,
+            ttlSeconds: ttlSeconds,
+            tag: payload.dittoChatMessageId
+        )
+    }
+
+    /// The request body within ``FCMLimits/maxMessageBytes``: the body text, then the title, cut on a
+    /// Character boundary and ended with "…" when the whole does not fit (``TextFitting``).
+    /// - Throws: ``FCMMessageError`` `.reservedDataKey`, `.invalidTTL`, or `.tooLarge` when even without
+    ///   title and body it does not fit.
+    public func encoded() throws(FCMMessageError) -> Data {
+        if let key = data.keys.sorted().first(where: FCMLimits.isReservedDataKey) {
+            throw FCMMessageError(.reservedDataKey, "data key '\(key)' is reserved by FCM")
+        }
+        guard (0...FCMLimits.maxTTLSeconds).contains(ttlSeconds) else {
+            throw FCMMessageError(.invalidTTL, "ttl must be 0...\(FCMLimits.maxTTLSeconds) seconds, not \(ttlSeconds)")
+        }
+        let wire = Wire(message: .init(self))
+        let texts: [WritableKeyPath<Wire, String?>] =
+            wire.message.notification == nil ? [] : [\.message.notification!.body, \.message.notification!.title]
+        do {
+            return try TextFitting.fit(wire, cutting: texts, limit: FCMLimits.maxMessageBytes) { $0.encoded() }
+        } catch {
+            throw FCMMessageError(
+                .tooLarge,
+                "message needs \(error.minimumBytes) bytes without title and body; FCM allows \(FCMLimits.maxMessageBytes)"
+            )
+        }
+    }
+
+    /// The JSON shape sent.
+    private struct Wire: Encodable {
+        struct Message: Encodable {
+            struct Notification: Encodable {
+                var title: String?
+                var body: String?
+            }
+            struct Android: Encodable {
+                struct Notification: Encodable {
+                    var tag: String
+                }
+                var priority: String
+                var ttl: String
+                var notification: Notification?
+            }
+            var token: String
+            var notification: Notification?
+            var data: [String: String]?
+            var android: Android
+
+            init(_ message: FCMMessage) {
+                token = message.token.value
+                if message.title != nil || message.body != nil {
+                    notification = Notification(title: message.title, body: message.body)
+                }
+                data = message.data.isEmpty ? nil : message.data
+                android = Android(
+                    priority: message.priority.rawValue,
+                    ttl: "\(message.ttlSeconds)s",
+                    notification: message.tag.map { .init(tag: $0) }
+                )
+            }
+        }
+        var message: Message
+
+        func encoded() -> Data {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            // Plain strings and optionals cannot fail to encode.
+            return try! encoder.encode(self)
+        }
+    }
+}

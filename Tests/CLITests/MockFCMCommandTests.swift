@@ -1,0 +1,61 @@
+import Foundation
+import RelayCore
+import RelayFCM
+import Testing
+
+/// `push-relay mock-fcm` as a process: it writes a service account pointing at itself, and the real FCM
+/// client sends through it.
+@Suite struct MockFCMCommandTests {
+    @Test(arguments: [["--h2c"], []])
+    func aNewServiceAccountLetsTheClientSendAndEachMessageIsPrinted(transport: [String]) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let accountFile = directory.url.appendingPathComponent("account.json").path
+        let mock = try RelayProcess(
+            ["mock-fcm", "--port", "0", "--new-service-account", accountFile, "--project", "chat-app-1234"]
+                + transport,
+            outputIn: directory.url,
+            name: "mock-fcm"
+        )
+        let listening = try await mock.line(startingWith: "mock FCM listening on ")
+        let base = try #require(listening.split(separator: " ").first.map(String.init))
+        #expect(base.hasPrefix(transport.isEmpty ? "https://127.0.0.1:" : "http://127.0.0.1:"))
+        _ = try await mock.line(startingWith: "mock FCM service account written to \(accountFile)")
+        let account = try FCMServiceAccount(contentsOfFile: accountFile)
+        #expect(account.tokenURI == base + "/token")
+        #expect(account.projectId == "chat-app-1234")
+
+        let caFile = packageRoot.appendingPathComponent("fixtures/tls/ca.pem").path
+        let client = try FCMClient(
+            configuration: .init(
+                endpoint: .custom(baseURL: base, caFile: transport.isEmpty ? caFile : nil),
+                serviceAccount: account
+            )
+        )
+        let token = try FCMRegistrationToken(parsing: "cli-device:APA91b" + String(repeating: "q", count: 120))
+        let chat = ChatMessage(roomId: "room-1", senderId: "u", content: .text("hi from the CLI"), messageId: "m-1")
+        let message = FCMMessage(token: token, chat: chat.payload(), ttlSeconds: 60)
+        let response = try await client.send(message)
+        await client.shutdown()
+        #expect(response.status == 200)
+
+        let accepted = try await mock.line(startingWith: "mock FCM accepted ")
+        #expect(accepted.contains("token=…\(token.suffix)"))
+        #expect(!accepted.contains(token.value))
+        let shown = String(decoding: try message.encoded(), as: UTF8.self)
+            .replacingOccurrences(of: token.value, with: "…" + token.suffix)
+        #expect(accepted.hasSuffix("message=" + shown))
+        mock.signal(SIGTERM)
+        #expect(try await mock.exitStatus().status == 0)
+        #expect(mock.stdout.contains("mock FCM stopped after 1 message(s)"))
+    }
+
+    @Test func withoutAnAccountTheMockRefusesToStart() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let process = try RelayProcess(["mock-fcm", "--h2c"], outputIn: directory.url, name: "no-account")
+        let exit = try await process.exitStatus(timeout: .seconds(30))
+        #expect(exit.status == 2)
+        #expect(process.stderr.contains("give --service-account FILE or --new-service-account FILE"))
+    }
+}
