@@ -146,7 +146,7 @@ import Testing
         let client = try Self.client(baseURL: "http://127.0.0.1:\(server.port)", requestTimeout: .seconds(3))
         let task = Task { try await client.send(Self.notification()) }
         // Connected means the driver took the request; only then is shutdown asked for.
-        #expect(server.hasPendingConnection())
+        #expect(await server.hasPendingConnection())
         await client.shutdown()
         // The request was taken before shutdown, so it ran to its own end (a timeout), not `.shutdown`.
         let error = await #expect(throws: TransportError.self) { try await task.value }
@@ -205,10 +205,16 @@ final class SilentServer: Sendable {
     deinit { close(fd) }
 
     /// True once a client's connection waits in the listen queue (the socket polls readable), within
-    /// `seconds`; blocks the calling thread meanwhile.
-    func hasPendingConnection(within seconds: Int32 = 10) -> Bool {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, seconds * 1000) == 1
+    /// `seconds`. The poll blocks a thread of its own, never one of the cooperative pool: on two cores the
+    /// pool has two threads, and the send being waited for needs one of them.
+    func hasPendingConnection(within seconds: Int32 = 10) async -> Bool {
+        let fd = self.fd
+        return await withCheckedContinuation { continuation in
+            Thread {
+                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                continuation.resume(returning: poll(&entry, 1, seconds * 1000) == 1)
+            }.start()
+        }
     }
 }
 
