@@ -2,7 +2,7 @@ import Foundation
 
 extension Configuration: CustomStringConvertible {
     /// The configuration as pretty JSON with secrets replaced by `"<redacted>"` (certificate passwords,
-    /// webhook secrets);
+    /// webhook secrets) and the queries of URLs (feedback, JWKS, auth webhook) by `redacted`;
     /// key hashes and file paths are shown, key material never is (it lives in files).
     public var redactedJSON: String {
         var copy = self
@@ -11,6 +11,13 @@ extension Configuration: CustomStringConvertible {
                 copy.apps[index].credentials?.certificatePassword = "<redacted>"
             }
             if copy.apps[index].webhookSecret != nil { copy.apps[index].webhookSecret = "<redacted>" }
+            if let url = copy.apps[index].feedbackURL { copy.apps[index].feedbackURL = Self.withoutQuery(url) }
+            if let url = copy.apps[index].userAuth?.jwt?.jwksURL {
+                copy.apps[index].userAuth?.jwt?.jwksURL = Self.withoutQuery(url)
+            }
+            if let url = copy.apps[index].userAuth?.dittoAuthWebhook?.url {
+                copy.apps[index].userAuth?.dittoAuthWebhook?.url = Self.withoutQuery(url)
+            }
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -18,4 +25,11 @@ extension Configuration: CustomStringConvertible {
     }
 
     public var description: String { redactedJSON }
+
+    /// `url` with its query, where tokens and keys are often passed, replaced by `<redacted>`.
+    static func withoutQuery(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.query != nil else { return url }
+        components.percentEncodedQuery = "redacted"
+        return components.string ?? "<redacted>"
+    }
 }

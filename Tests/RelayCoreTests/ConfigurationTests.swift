@@ -116,6 +116,22 @@ import Testing
         #expect(configuration.redactedJSON.contains("<redacted>"))
     }
 
+    /// Tokens passed in URL queries (feedback, JWKS, auth webhook) never reach a printout.
+    @Test func urlQueriesAreRedacted() throws {
+        var app = Configuration.App(id: "a", topic: "t", apiKeySHA256: [Self.hash])
+        app.feedbackURL = "https://hooks.example.com/feedback?key=SECRET1"
+        app.userAuth = .init(
+            jwt: .init(publicKeyFiles: [], jwksURL: "https://id.example.com/jwks.json?token=SECRET2"),
+            dittoAuthWebhook: .init(url: "https://auth.example.com/ditto?key=SECRET3", provider: "p")
+        )
+        var configuration = Configuration()
+        configuration.apps = [app]
+        let printed = configuration.redactedJSON
+        #expect(!printed.contains("SECRET"), "\(printed)")
+        #expect(printed.contains("https://id.example.com/jwks.json?redacted"))
+        #expect(printed.contains("https://hooks.example.com/feedback?redacted"))
+    }
+
     /// An unknown environment or log level names the values allowed, not Swift's "Cannot initialize …".
     @Test func anUnknownNamedValueListsTheValuesAllowed() throws {
         let path = try file(
