@@ -34,13 +34,18 @@ public final class ChildProcess: @unchecked Sendable {
         @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>)
         -> Int32
     private static let addCloseFrom = unsafeBitCast(
-        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np"),
+        glibc("posix_spawn_file_actions_addclosefrom_np"),
         to: AddCloseFrom.self
     )
-    private static let addChdir = unsafeBitCast(
-        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np"),
-        to: AddChdir.self
-    )
+    private static let addChdir = unsafeBitCast(glibc("posix_spawn_file_actions_addchdir_np"), to: AddChdir.self)
+
+    /// The address of a glibc function, which this machine's glibc (2.34 or later) must have.
+    private static func glibc(_ name: String) -> UnsafeMutableRawPointer {
+        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
+            preconditionFailure("glibc has no \(name); ChildProcess needs glibc 2.34 or later")
+        }
+        return address
+    }
     private var ended: Termination?
 
     /// Starts `executable` (a path) with `arguments` in `directory` (default: this process's), with exactly
