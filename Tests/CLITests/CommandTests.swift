@@ -29,14 +29,14 @@ import Testing
              "http": {"port": 70000, "hots": "0.0.0.0"},
              "delivery": {"concurrency": 0, "retry": {"maxAttempts": -1}},
              "apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(hash)"],
-                       "credentials": {"keyFile": "/nonexistent/AuthKey_ABC.p8", "keyId": "ABC", "teamId": "TEAM"}}]}
+                       "apns": {"credentials": {"keyFile": "/nonexistent/AuthKey_ABC.p8", "keyId": "ABC", "teamId": "TEAM"}}}]}
             """
         try Data(json.utf8).write(to: file)
         let result = try await Self.run(["config", "check", "--config", file.path])
         #expect(result.status == 1)
         for problem in [
             "htp: unknown key", "http.hots: unknown key", "http.port:", "delivery.concurrency:",
-            "delivery.retry.maxAttempts:", "apps[0].credentials.keyFile:",
+            "delivery.retry.maxAttempts:", "apps[0].apns.credentials.keyFile:",
         ] {
             #expect(result.stderr.contains(problem), "missing '\(problem)' in:\n\(result.stderr)")
         }
@@ -57,8 +57,8 @@ import Testing
     @Test(arguments: [
         (
             "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
-            #""credentials": {"keyFile": "KEY", "keyId": "ABC", "teamId": "TEAM"}"#,
-            ["apps[0].credentials.keyFile: ", "private key"]
+            #""apns": {"credentials": {"keyFile": "KEY", "keyId": "ABC", "teamId": "TEAM"}}"#,
+            ["apps[0].apns.credentials.keyFile: ", "private key"]
         ),
         (
             "not a key", #""userAuth": {"jwt": {"publicKeyFiles": ["KEY"]}}"#,
