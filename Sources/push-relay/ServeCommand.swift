@@ -32,10 +32,11 @@ enum ServeCommand {
             return 0
         }
         let environment = ProcessInfo.processInfo.environment
-        var configuration = try Configuration.load(
+        let loaded = try Configuration.loadNoticingDeprecations(
             file: arguments.value("config") ?? environment[Configuration.fileVariable],
             environment: environment
         )
+        var configuration = loaded.configuration
         if let host = arguments.value("host") { configuration.http.host = host }
         if let port = try arguments.integer("port") { configuration.http.port = port }
         if let level = arguments.value("log-level") {
@@ -50,6 +51,7 @@ enum ServeCommand {
         // Each connection takes a descriptor: lift the soft limit (often 1,024) to the hard one before listening.
         OpenFileLimit.raiseToHardLimit()
         let logger = Logger(label: "push-relay", level: configuration.log.level)
+        for notice in loaded.deprecations { logger.warning(notice) }
 
         let curl = LibcurlInfo.current
         guard curl.hasHTTP2 else {

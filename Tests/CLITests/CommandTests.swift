@@ -99,6 +99,38 @@ import Testing
         #expect(!result.stdout.contains(secret))
     }
 
+    /// The flat APNs keys of before still pass the check, each with a notice naming its new key; the
+    /// printout shows the nested form.
+    @Test func configCheckReadsDeprecatedFlatKeysWithANoticeEach() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("relay.json")
+        try Data(
+            """
+            {"apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(String(repeating: "cd", count: 32))"],
+                       "mockEndpoint": {"baseURL": "https://127.0.0.1:2197"}, "defaultEnvironment": "production"}]}
+            """.utf8
+        ).write(to: file)
+        let result = try await Self.run(["config", "check", "--config", file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let notices = result.stderr.split(separator: "\n").filter { $0.contains("is deprecated") }
+        #expect(
+            notices == [
+                "warning: apps[0].mockEndpoint is deprecated: use apps[0].apns.endpoints.production and .sandbox",
+                "warning: apps[0].defaultEnvironment is deprecated: use apps[0].apns.defaultEnvironment",
+            ],
+            "\(result.stderr)"
+        )
+        let printed = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let app = try #require((printed["apps"] as? [[String: Any]])?.first)
+        let apns = try #require(app["apns"] as? [String: Any])
+        #expect(apns["defaultEnvironment"] as? String == "production")
+        let endpoints = try #require(apns["endpoints"] as? [String: [String: String]])
+        #expect(endpoints["production"]?["baseURL"] == "https://127.0.0.1:2197")
+        #expect(endpoints["sandbox"]?["baseURL"] == "https://127.0.0.1:2197")
+        #expect(app["mockEndpoint"] == nil)
+    }
+
     /// A command-line mistake exits 2 naming it, before anything starts: an unknown option (even without a
     /// value after it), an option given twice, a word the command does not take, no command at all.
     @Test func commandLineMistakesExit2NamingThem() async throws {
