@@ -12,7 +12,8 @@ import RelayStore
 ///
 /// With no apps configured it serves a development app (`dev`, topic `com.example.chat`) whose API key is
 /// kept in `<data dir>/dev-api-key` and printed on a line starting `API key:`. Apps without APNs
-/// credentials send to a mock APNs started in this process over TLS on loopback.
+/// credentials send to a mock APNs started in this process over TLS on loopback; apps without an FCM
+/// service account, to a mock FCM likewise.
 enum ServeCommand {
     static let help = """
         usage: push-relay serve [--config FILE] [--host ADDR] [--port N] [--log-level LEVEL]
@@ -70,6 +71,7 @@ enum ServeCommand {
         let developmentApp = configuration.apps.isEmpty
         if developmentApp { configuration.apps = [try development.app()] }
         let mock = try development.attachMock(to: &configuration.apps)
+        let fcmMock = try development.attachMockFCM(to: &configuration.apps)
         let store = try SQLiteStore(
             path: configuration.storage.sqlitePath,
             logger: logger,
@@ -91,6 +93,7 @@ enum ServeCommand {
         }
         await relay.shutdown()
         mock?.stop()
+        fcmMock?.stop()
         return 0
     }
 }
