@@ -33,9 +33,9 @@ extension Configuration.App {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         var apns = try container.decodeIfPresent(Configuration.APNs.self, forKey: .apns) ?? Configuration.APNs()
         let flat = try decoder.container(keyedBy: DeprecatedKeys.self)
+        let hasObject = try container.contains(.apns) && !container.decodeNil(forKey: .apns)
         let nested =
-            container.contains(.apns)
-            ? try container.nestedContainer(keyedBy: Configuration.APNs.CodingKeys.self, forKey: .apns) : nil
+            hasObject ? try container.nestedContainer(keyedBy: Configuration.APNs.CodingKeys.self, forKey: .apns) : nil
         let at = configurationPath(decoder.codingPath)
         for key in DeprecatedKeys.allCases where flat.contains(key) {
             if nested?.contains(key.nestedKey) == true {

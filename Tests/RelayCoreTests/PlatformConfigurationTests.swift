@@ -132,6 +132,11 @@ import Testing
         )
         #expect(fromVariable.configuration == expected.configuration)
         #expect(fromVariable.deprecations == notices)
+        let withNull = try Configuration.loadNoticingDeprecations(
+            file: try folder.appFile(#""apns":null,"# + flat),
+            environment: [:]
+        )
+        #expect(withNull.configuration == expected.configuration)
         let nestedApps = #"[{"id":"chat","topic":"com.example.chat","apiKeySHA256":["\#(Self.hash)"],\#(nested)}]"#
         let nestedVariable = try Configuration.loadNoticingDeprecations(
             file: nil,
