@@ -22,6 +22,16 @@ extension Configuration {
     /// - Throws: ``Invalid`` listing every problem found (unreadable file, malformed JSON, unknown variable,
     ///   a value of the wrong type, and all that ``validate()`` reports).
     public static func load(file: String?, environment: [String: String]) throws(Invalid) -> Configuration {
+        try loadNoticingDeprecations(file: file, environment: environment).configuration
+    }
+
+    /// ``load(file:environment:)``, also returning one notice per deprecated key the file or `PUSH_RELAY_APPS`
+    /// used (`apps[0].mockEndpoint is deprecated: use apps[0].apns.endpoints.production and .sandbox`).
+    /// - Throws: ``Invalid`` as ``load(file:environment:)``.
+    public static func loadNoticingDeprecations(
+        file: String?,
+        environment: [String: String]
+    ) throws(Invalid) -> (configuration: Configuration, deprecations: [String]) {
         var tree = Configuration().jsonTree()
         var problems: [String] = []
         if let file {
@@ -43,9 +53,12 @@ extension Configuration {
         // Unknown keys and unusable variables were left out of the tree: go on, so the rest is checked too
         // and every problem is listed at once.
         let configuration: Configuration
+        let notices = DeprecationNotices()
         do {
             let data = try JSONSerialization.data(withJSONObject: tree)
-            configuration = try JSONDecoder().decode(Configuration.self, from: data)
+            let decoder = JSONDecoder()
+            decoder.userInfo[DeprecationNotices.userInfoKey] = notices
+            configuration = try decoder.decode(Configuration.self, from: data)
         } catch let error as DecodingError {
             throw Invalid(problems + [error.configurationProblem])
         } catch {
@@ -53,7 +66,7 @@ extension Configuration {
         }
         do { try configuration.validate() } catch { problems += error.problems }
         guard problems.isEmpty else { throw Invalid(problems) }
-        return configuration
+        return (configuration, notices.all)
     }
 
     /// This configuration as a JSON object tree (dictionaries, arrays, numbers, strings).
@@ -148,16 +161,18 @@ extension Configuration {
     }
 }
 
+/// `apps[0].topic`: a coding path as a configuration key path.
+func configurationPath(_ keys: [any CodingKey]) -> String {
+    keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
+}
+
 extension DecodingError {
     /// `apps[0].topic: missing` style text for a configuration problem.
     var configurationProblem: String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
-        }
         switch self {
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): is required"
+        case .keyNotFound(let key, let context): return "\(configurationPath(context.codingPath + [key])): is required"
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "\(path(context.codingPath)): \(context.debugDescription)"
+            return "\(configurationPath(context.codingPath)): \(context.debugDescription)"
         @unknown default: return "\(self)"
         }
     }
@@ -175,7 +190,15 @@ extension Decoder {
     /// Throws when the object being decoded holds a key `Keys` does not name, so a typo in a configuration
     /// file is reported instead of silently ignored.
     func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_: Keys.Type) throws {
-        let known = Set(Keys.allCases.map(\.stringValue))
+        try rejectUnknownKeys(Keys.self, Keys.self)
+    }
+
+    /// ``rejectUnknownKeys(_:)`` that also takes the keys of `Aliases` (still read under an old name).
+    func rejectUnknownKeys<Keys: CodingKey & CaseIterable, Aliases: CodingKey & CaseIterable>(
+        _: Keys.Type,
+        _: Aliases.Type
+    ) throws {
+        let known = Set(Keys.allCases.map(\.stringValue) + Aliases.allCases.map(\.stringValue))
         let present = try container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
         if let unknown = present.filter({ !known.contains($0) }).sorted().first {
             throw DecodingError.dataCorrupted(

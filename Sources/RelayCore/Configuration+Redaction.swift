@@ -3,12 +3,13 @@ import Foundation
 extension Configuration: CustomStringConvertible {
     /// The configuration as pretty JSON with secrets replaced by `"<redacted>"` (certificate passwords,
     /// webhook secrets) and the queries of URLs (feedback, JWKS, auth webhook) by `redacted`;
-    /// key hashes and file paths are shown, key material never is (it lives in files).
+    /// key hashes and file paths (the FCM service account file too) are shown, key material never is (it lives
+    /// in files).
     public var redactedJSON: String {
         var copy = self
         for index in copy.apps.indices {
-            if copy.apps[index].credentials?.certificatePassword != nil {
-                copy.apps[index].credentials?.certificatePassword = "<redacted>"
+            if copy.apps[index].apns.credentials?.certificatePassword != nil {
+                copy.apps[index].apns.credentials?.certificatePassword = "<redacted>"
             }
             if copy.apps[index].webhookSecret != nil { copy.apps[index].webhookSecret = "<redacted>" }
             if let url = copy.apps[index].feedbackURL { copy.apps[index].feedbackURL = Self.withoutQuery(url) }

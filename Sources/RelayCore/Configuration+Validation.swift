@@ -51,7 +51,8 @@ extension Configuration {
             }
             require(app.ttlSeconds >= 0, "\(at).ttlSeconds: must not be negative")
             problems += app.limits.problems(at: "\(at).limits")
-            if let credentials = app.credentials { problems += credentials.problems(at: "\(at).credentials") }
+            problems += app.apns.problems(at: "\(at).apns")
+            if let fcm = app.fcm { problems += fcm.problems(at: "\(at).fcm") }
             if let userAuth = app.userAuth { problems += userAuth.problems(at: "\(at).userAuth") }
             if let secret = app.webhookSecret {
                 require(secret.utf8.count >= 16, "\(at).webhookSecret: must be at least 16 bytes")

@@ -14,7 +14,7 @@ public struct Configuration: Codable, Sendable, Equatable {
     public var delivery = Delivery()
     /// Logging.
     public var log = Log()
-    /// The apps this relay serves; each has its own API keys, topic and APNs credentials.
+    /// The apps this relay serves; each has its own API keys, topic, APNs and FCM settings.
     public var apps: [App] = []
     /// On SIGTERM/SIGINT the relay stops accepting, finishes what is in flight and exits within this many
     /// SECONDS; deliveries still unfinished then stay in the outbox for the next start.
@@ -115,7 +115,7 @@ public struct Configuration: Codable, Sendable, Equatable {
         public init() {}
     }
 
-    /// One app: the API keys that select it, its APNs topic and credentials, and its own options.
+    /// One app: the API keys that select it, its topic, its APNs and FCM settings, and its own options.
     /// In a JSON file only `id`, `topic` and `apiKeySHA256` are required; the rest have the defaults below.
     public struct App: Codable, Sendable, Equatable {
         /// A short id, unique in this relay (letters, digits, `.`, `_`, `-`).
@@ -124,13 +124,10 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var topic: String
         /// SHA-256 (lowercase hex) of each API key that selects this app; several allow rotation.
         public var apiKeySHA256: [String]
-        /// APNs credentials. None: `push-relay serve` sends this app's pushes to an in-process mock APNs
-        /// (a development setup; Apple's hosts are never contacted without credentials).
-        public var credentials: Credentials?
-        /// Send to this APNs-compatible server (a mock) instead of Apple's hosts: base URL and CA file.
-        public var mockEndpoint: MockEndpoint?
-        /// The environment a device gets when it registers without one. Default sandbox.
-        public var defaultEnvironment: APNsEnvironment
+        /// APNs (iOS): credentials, endpoints, default environment. Default: no credentials, Apple's hosts.
+        public var apns: APNs
+        /// FCM (Android); nil: no settings, so `push-relay serve` uses an in-process mock FCM.
+        public var fcm: FCM?
         /// apns-expiration is now + this many SECONDS; 0 means deliver once and do not store. Default 86400.
         public var ttlSeconds: Int
         /// When set, webhooks must carry `X-PushRelay-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
@@ -152,9 +149,8 @@ public struct Configuration: Codable, Sendable, Equatable {
             id: String,
             topic: String,
             apiKeySHA256: [String],
-            credentials: Credentials? = nil,
-            mockEndpoint: MockEndpoint? = nil,
-            defaultEnvironment: APNsEnvironment = .sandbox,
+            apns: APNs = APNs(),
+            fcm: FCM? = nil,
             ttlSeconds: Int = 86_400,
             webhookSecret: String? = nil,
             privacy: Bool = false,
@@ -166,9 +162,8 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.id = id
             self.topic = topic
             self.apiKeySHA256 = apiKeySHA256
-            self.credentials = credentials
-            self.mockEndpoint = mockEndpoint
-            self.defaultEnvironment = defaultEnvironment
+            self.apns = apns
+            self.fcm = fcm
             self.ttlSeconds = ttlSeconds
             self.webhookSecret = webhookSecret
             self.privacy = privacy
@@ -179,21 +174,20 @@ public struct Configuration: Codable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, topic, apiKeySHA256, credentials, mockEndpoint, defaultEnvironment, ttlSeconds, webhookSecret
+            case id, topic, apiKeySHA256, apns, fcm, ttlSeconds, webhookSecret
             case privacy, feedbackURL, roomMembership, limits, userAuth
         }
 
+        /// Also takes the deprecated flat APNs keys (see ``DeprecatedKeys``).
         public init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownKeys(CodingKeys.self)
+            try decoder.rejectUnknownKeys(CodingKeys.self, DeprecatedKeys.self)
             let c = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 id: try c.decode(String.self, forKey: .id),
                 topic: try c.decode(String.self, forKey: .topic),
                 apiKeySHA256: try c.decode([String].self, forKey: .apiKeySHA256),
-                credentials: try c.decodeIfPresent(Credentials.self, forKey: .credentials),
-                mockEndpoint: try c.decodeIfPresent(MockEndpoint.self, forKey: .mockEndpoint),
-                defaultEnvironment: try c.decodeIfPresent(APNsEnvironment.self, forKey: .defaultEnvironment)
-                    ?? .sandbox,
+                apns: try Self.decodeAPNs(from: decoder),
+                fcm: try c.decodeIfPresent(FCM.self, forKey: .fcm),
                 ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? 86_400,
                 webhookSecret: try c.decodeIfPresent(String.self, forKey: .webhookSecret),
                 privacy: try c.decodeIfPresent(Bool.self, forKey: .privacy) ?? false,
@@ -249,9 +243,9 @@ public struct Configuration: Codable, Sendable, Equatable {
         }
     }
 
-    /// A mock APNs (or any APNs-compatible server) instead of Apple's hosts.
+    /// A mock APNs or FCM (or any compatible server) instead of Apple's or Google's hosts.
     public struct MockEndpoint: Codable, Sendable, Equatable {
-        /// e.g. `https://127.0.0.1:2197`.
+        /// e.g. `https://127.0.0.1:2197`: http or https, no trailing slash.
         public var baseURL: String
         /// PEM CA file that signed the server's certificate.
         public var caFile: String?

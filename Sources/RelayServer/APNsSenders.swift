@@ -46,7 +46,9 @@ public final class APNsSenders: Sendable {
             if let client = state.clients[key] { return client }
             guard let app = apps[appId] else { throw Unavailable(description: "no app '\(appId)'") }
             let endpoint: APNsClientConfiguration.Endpoint =
-                if let mock = app.mockEndpoint { .custom(baseURL: mock.baseURL, caFile: mock.caFile) } else {
+                if let mock = app.apns.endpoints[environment] {
+                    .custom(baseURL: mock.baseURL, caFile: mock.caFile)
+                } else {
                     environment == .production ? .production : .sandbox
                 }
             var configuration = APNsClientConfiguration(
@@ -69,7 +71,7 @@ public final class APNsSenders: Sendable {
         for app: Configuration.App,
         tokens: inout [String: ProviderToken]
     ) throws -> APNsClientConfiguration.Authentication {
-        guard let credentials = app.credentials else {
+        guard let credentials = app.apns.credentials else {
             throw Unavailable(description: "app '\(app.id)' has no APNs credentials")
         }
         if let certificate = credentials.certificateFile {
@@ -96,7 +98,7 @@ public final class APNsSenders: Sendable {
     /// - Throws: ``Configuration/Invalid`` with one line per app whose key cannot be loaded, with its key path.
     public static func checkCredentials(_ apps: [Configuration.App]) throws(Configuration.Invalid) {
         let problems = apps.enumerated().compactMap { index, app -> String? in
-            guard let credentials = app.credentials, credentials.certificateFile == nil,
+            guard let credentials = app.apns.credentials, credentials.certificateFile == nil,
                 let keyFile = credentials.keyFile
             else { return nil }
             do {
@@ -107,7 +109,7 @@ public final class APNsSenders: Sendable {
                 )
                 return nil
             } catch {
-                return "apps[\(index)].credentials.keyFile: \(error)"
+                return "apps[\(index)].apns.credentials.keyFile: \(error)"
             }
         }
         if !problems.isEmpty { throw Configuration.Invalid(problems) }

@@ -20,7 +20,7 @@ public actor Readiness {
         public var checks: [String: String]
     }
 
-    /// Where an app's pushes go: its mock endpoint, else Apple's host for its default environment.
+    /// Where an app's pushes to its default environment go: its endpoint for it, else Apple's host.
     struct Target: Hashable {
         var baseURL: String
         var caFile: String?
@@ -50,10 +50,10 @@ public actor Readiness {
         self.store = store
         var targets: [String: Result<Target, Unavailable>] = [:]
         for app in apps {
-            if let mock = app.mockEndpoint {
+            if let mock = app.apns.endpoints[app.apns.defaultEnvironment] {
                 targets[app.id] = .success(Target(baseURL: mock.baseURL, caFile: mock.caFile))
-            } else if app.credentials != nil {
-                targets[app.id] = .success(Target(baseURL: app.defaultEnvironment.baseURL, caFile: nil))
+            } else if app.apns.credentials != nil {
+                targets[app.id] = .success(Target(baseURL: app.apns.defaultEnvironment.baseURL, caFile: nil))
             } else {
                 // Without credentials Apple's hosts are never contacted, and no push could go out.
                 targets[app.id] = .failure(Unavailable(reason: "no APNs credentials or mock endpoint"))

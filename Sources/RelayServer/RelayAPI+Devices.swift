@@ -12,7 +12,7 @@ extension RelayAPI {
         let body = try request.decode(DeviceRegistration.self)
         let token = try Validation.token(body.token)
         let userId = try caller.actingUser(body.userId, field: "userId")
-        let environment = try Validation.environment(body.environment, default: app.defaultEnvironment)
+        let environment = try Validation.environment(body.environment, default: app.apns.defaultEnvironment)
         let rooms = try (body.rooms ?? []).enumerated().map { index, room throws(HTTPError) in
             try Validation.id(room, field: "rooms[\(index)]")
         }

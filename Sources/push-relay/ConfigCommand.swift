@@ -5,7 +5,8 @@ import RelayCore
 import RelayServer
 
 /// `push-relay config check [--config FILE]`: validates the layered configuration and prints it as JSON
-/// with secrets redacted; exit status 1 with every problem listed when it is not valid.
+/// with secrets redacted, and a warning on stderr per deprecated key used; exit status 1 with every problem
+/// listed when it is not valid.
 enum ConfigCommand {
     static func run(_ words: [String]) throws -> Int32 {
         let arguments = try Arguments(words, switches: ["help"], options: ["config"], positional: 1)
@@ -18,7 +19,7 @@ enum ConfigCommand {
         try arguments.requireSubcommand("check", usage: usage)
         let environment = ProcessInfo.processInfo.environment
         do {
-            let configuration = try Configuration.load(
+            let (configuration, deprecations) = try Configuration.loadNoticingDeprecations(
                 file: arguments.value("config") ?? environment[Configuration.fileVariable],
                 environment: environment
             )
@@ -29,6 +30,8 @@ enum ConfigCommand {
             )
             _ = try Relay.loadTLS(configuration.http)
             say(configuration.redactedJSON)
+            // Still valid: the old keys are read into their new places, so the check passes.
+            for notice in deprecations { FileHandle.standardError.write(Data("warning: \(notice)\n".utf8)) }
             return 0
         } catch {
             FileHandle.standardError.write(Data("\(error)\n".utf8))

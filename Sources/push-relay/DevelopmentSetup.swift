@@ -1,14 +1,17 @@
 import APNsMock
 import Foundation
+import MockHTTP2
 import RelayCLI
 import RelayCore
 import RelayCrypto
 
-/// What `serve` needs to run without any Apple credentials: a development app, its API key, and a mock
-/// APNs in this process that checks every request as Apple does, with a provider-token key made for it.
+/// What `serve` needs to run without any Apple or Google credentials: a development app, its API key, and
+/// a mock APNs and a mock FCM in this process that check every request as Apple and Google do, with keys
+/// made for them.
 ///
-/// Files kept in the data directory (created 0700; files 0600): `dev-api-key` (the dev app's API key) and
-/// `dev-apns-key.p8` (the provider-token key the in-process mock trusts).
+/// Files kept in the data directory (created 0700; files 0600): `dev-api-key` (the dev app's API key),
+/// `dev-apns-key.p8` (the provider-token key the in-process mock APNs trusts) and
+/// `dev-fcm-service-account.json` (the service account the in-process mock FCM trusts).
 struct DevelopmentSetup {
     static let appId = "dev"
     static let topic = "com.example.chat"
@@ -36,16 +39,16 @@ struct DevelopmentSetup {
     /// The development app: topic `com.example.chat`, the key from ``apiKey()``, sandbox, no credentials.
     func app() throws -> Configuration.App {
         logger.notice(
-            "no apps configured: serving the development app with an in-process mock APNs",
+            "no apps configured: serving the development app with an in-process mock APNs and mock FCM",
             ["app.id": Self.appId]
         )
         return Configuration.App(id: Self.appId, topic: Self.topic, apiKeySHA256: [APIKey.hash(try apiKey())])
     }
 
-    /// Starts one in-process mock APNs when some app has neither credentials nor a mock endpoint, and points
+    /// Starts one in-process mock APNs when some app has neither APNs credentials nor endpoints, and points
     /// those apps at it with a provider-token key it trusts. Returns the mock (nil when none was needed).
     func attachMock(to apps: inout [Configuration.App]) throws -> MockAPNsServer? {
-        let needing = apps.indices.filter { apps[$0].credentials == nil && apps[$0].mockEndpoint == nil }
+        let needing = apps.indices.filter { apps[$0].apns.credentials == nil && apps[$0].apns.endpoints.isEmpty }
         guard !needing.isEmpty else { return nil }
         let keyPath = dataDirectory + "/dev-apns-key.p8"
         let keyPEM = try secretFile("dev-apns-key.p8") { try ES256Key.generate().privateKeyPEM ?? "" }
@@ -55,22 +58,35 @@ struct DevelopmentSetup {
             recordInMemory: false
         )
         configuration.allowedTopics = Set(needing.map { apps[$0].topic })
-        let certificate = "fixtures/tls/server.pem", key = "fixtures/tls/server.key", ca = "fixtures/tls/ca.pem"
-        let tls = [certificate, key, ca].allSatisfy { FileManager.default.isReadableFile(atPath: $0) }
-        if tls { configuration.tls = .init(certificatePath: certificate, privateKeyPath: key) }
+        configuration.tls = Self.mockTLS
         configuration.onAccepted = { say(MockAPNsCommand.acceptedLine($0)) }
         let mock = MockAPNsServer(configuration: configuration)
         try mock.start()
-        let endpoint = Configuration.MockEndpoint(
-            baseURL: "\(tls ? "https" : "http")://127.0.0.1:\(mock.port)",
-            caFile: tls ? ca : nil
-        )
+        let endpoint = Self.mockEndpoint(port: mock.port)
         for index in needing {
-            apps[index].mockEndpoint = endpoint
-            apps[index].credentials = .init(keyFile: keyPath, keyId: Self.keyId, teamId: Self.teamId)
+            apps[index].apns.endpoints = .init(both: endpoint)
+            apps[index].apns.credentials = .init(keyFile: keyPath, keyId: Self.keyId, teamId: Self.teamId)
         }
         logger.notice("in-process mock APNs started", ["mock.url": endpoint.baseURL])
         return mock
+    }
+
+    /// The fixture certificate the mocks serve TLS with, when run from the package root; else nil (h2c).
+    static let mockTLS: ServerTLS? = {
+        let files = [certificateFile, keyFile, caFile]
+        guard files.allSatisfy({ FileManager.default.isReadableFile(atPath: $0) }) else { return nil }
+        return ServerTLS(certificatePath: certificateFile, privateKeyPath: keyFile)
+    }()
+    private static let certificateFile = "fixtures/tls/server.pem"
+    private static let keyFile = "fixtures/tls/server.key"
+    private static let caFile = "fixtures/tls/ca.pem"
+
+    /// Where the relay reaches a mock started on `port` with ``mockTLS``.
+    static func mockEndpoint(port: Int) -> Configuration.MockEndpoint {
+        Configuration.MockEndpoint(
+            baseURL: "\(mockTLS == nil ? "http" : "https")://127.0.0.1:\(port)",
+            caFile: mockTLS == nil ? nil : caFile
+        )
     }
 
     /// The content of a 0600 file in the data directory, written by `make` the first time.
@@ -78,13 +94,16 @@ struct DevelopmentSetup {
         let path = dataDirectory + "/" + name
         if let existing = try? String(contentsOfFile: path, encoding: .utf8), !existing.isEmpty { return existing }
         let content = try make()
-        guard
-            FileManager.default.createFile(
-                atPath: path,
-                contents: Data(content.utf8),
-                attributes: [.posixPermissions: 0o600]
-            )
-        else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
+        try writeSecretFile(name, Data(content.utf8))
         return content
+    }
+
+    /// Writes (or replaces) a 0600 file in the data directory; returns its path.
+    @discardableResult
+    func writeSecretFile(_ name: String, _ content: Data) throws -> String {
+        let path = dataDirectory + "/" + name
+        guard FileManager.default.createFile(atPath: path, contents: content, attributes: [.posixPermissions: 0o600])
+        else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
+        return path
     }
 }

@@ -12,7 +12,8 @@ import RelayStore
 ///
 /// With no apps configured it serves a development app (`dev`, topic `com.example.chat`) whose API key is
 /// kept in `<data dir>/dev-api-key` and printed on a line starting `API key:`. Apps without APNs
-/// credentials send to a mock APNs started in this process over TLS on loopback.
+/// credentials send to a mock APNs started in this process over TLS on loopback; apps without an FCM
+/// service account, to a mock FCM likewise.
 enum ServeCommand {
     static let help = """
         usage: push-relay serve [--config FILE] [--host ADDR] [--port N] [--log-level LEVEL]
@@ -32,10 +33,11 @@ enum ServeCommand {
             return 0
         }
         let environment = ProcessInfo.processInfo.environment
-        var configuration = try Configuration.load(
+        let loaded = try Configuration.loadNoticingDeprecations(
             file: arguments.value("config") ?? environment[Configuration.fileVariable],
             environment: environment
         )
+        var configuration = loaded.configuration
         if let host = arguments.value("host") { configuration.http.host = host }
         if let port = try arguments.integer("port") { configuration.http.port = port }
         if let level = arguments.value("log-level") {
@@ -50,6 +52,7 @@ enum ServeCommand {
         // Each connection takes a descriptor: lift the soft limit (often 1,024) to the hard one before listening.
         OpenFileLimit.raiseToHardLimit()
         let logger = Logger(label: "push-relay", level: configuration.log.level)
+        for notice in loaded.deprecations { logger.warning(notice) }
 
         let curl = LibcurlInfo.current
         guard curl.hasHTTP2 else {
@@ -68,6 +71,7 @@ enum ServeCommand {
         let developmentApp = configuration.apps.isEmpty
         if developmentApp { configuration.apps = [try development.app()] }
         let mock = try development.attachMock(to: &configuration.apps)
+        let fcmMock = try development.attachMockFCM(to: &configuration.apps)
         let store = try SQLiteStore(
             path: configuration.storage.sqlitePath,
             logger: logger,
@@ -89,6 +93,7 @@ enum ServeCommand {
         }
         await relay.shutdown()
         mock?.stop()
+        fcmMock?.stop()
         return 0
     }
 }

@@ -63,16 +63,20 @@ enum FanoutCommand {
                 id: SeedCommand.appId,
                 topic: BenchDefaults.topic,
                 apiKeySHA256: [APIKey.hash(apiKey)],
-                credentials: .init(
-                    keyFile: arguments.value("key", default: BenchDefaults.keyFile),
-                    keyId: arguments.value("key-id", default: BenchDefaults.keyId),
-                    teamId: arguments.value("team", default: BenchDefaults.teamId)
-                ),
-                mockEndpoint: .init(
-                    baseURL: try arguments.required("url"),
-                    caFile: arguments.value("ca", default: BenchDefaults.caFile)
-                ),
-                defaultEnvironment: .production
+                apns: .init(
+                    credentials: .init(
+                        keyFile: arguments.value("key", default: BenchDefaults.keyFile),
+                        keyId: arguments.value("key-id", default: BenchDefaults.keyId),
+                        teamId: arguments.value("team", default: BenchDefaults.teamId)
+                    ),
+                    defaultEnvironment: .production,
+                    endpoints: .init(
+                        both: .init(
+                            baseURL: try arguments.required("url"),
+                            caFile: arguments.value("ca", default: BenchDefaults.caFile)
+                        )
+                    )
+                )
             )
         ]
         let timeout = Duration.seconds(try arguments.positiveInteger("timeout", default: 600))

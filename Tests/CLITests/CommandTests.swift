@@ -29,14 +29,14 @@ import Testing
              "http": {"port": 70000, "hots": "0.0.0.0"},
              "delivery": {"concurrency": 0, "retry": {"maxAttempts": -1}},
              "apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(hash)"],
-                       "credentials": {"keyFile": "/nonexistent/AuthKey_ABC.p8", "keyId": "ABC", "teamId": "TEAM"}}]}
+                       "apns": {"credentials": {"keyFile": "/nonexistent/AuthKey_ABC.p8", "keyId": "ABC", "teamId": "TEAM"}}}]}
             """
         try Data(json.utf8).write(to: file)
         let result = try await Self.run(["config", "check", "--config", file.path])
         #expect(result.status == 1)
         for problem in [
             "htp: unknown key", "http.hots: unknown key", "http.port:", "delivery.concurrency:",
-            "delivery.retry.maxAttempts:", "apps[0].credentials.keyFile:",
+            "delivery.retry.maxAttempts:", "apps[0].apns.credentials.keyFile:",
         ] {
             #expect(result.stderr.contains(problem), "missing '\(problem)' in:\n\(result.stderr)")
         }
@@ -57,8 +57,8 @@ import Testing
     @Test(arguments: [
         (
             "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
-            #""credentials": {"keyFile": "KEY", "keyId": "ABC", "teamId": "TEAM"}"#,
-            ["apps[0].credentials.keyFile: ", "private key"]
+            #""apns": {"credentials": {"keyFile": "KEY", "keyId": "ABC", "teamId": "TEAM"}}"#,
+            ["apps[0].apns.credentials.keyFile: ", "private key"]
         ),
         (
             "not a key", #""userAuth": {"jwt": {"publicKeyFiles": ["KEY"]}}"#,
@@ -97,6 +97,38 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("com.example.chat"))
         #expect(!result.stdout.contains(secret))
+    }
+
+    /// The flat APNs keys of before still pass the check, each with a notice naming its new key; the
+    /// printout shows the nested form.
+    @Test func configCheckReadsDeprecatedFlatKeysWithANoticeEach() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("relay.json")
+        try Data(
+            """
+            {"apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(String(repeating: "cd", count: 32))"],
+                       "mockEndpoint": {"baseURL": "https://127.0.0.1:2197"}, "defaultEnvironment": "production"}]}
+            """.utf8
+        ).write(to: file)
+        let result = try await Self.run(["config", "check", "--config", file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let notices = result.stderr.split(separator: "\n").filter { $0.contains("is deprecated") }
+        #expect(
+            notices == [
+                "warning: apps[0].mockEndpoint is deprecated: use apps[0].apns.endpoints.production and .sandbox",
+                "warning: apps[0].defaultEnvironment is deprecated: use apps[0].apns.defaultEnvironment",
+            ],
+            "\(result.stderr)"
+        )
+        let printed = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let app = try #require((printed["apps"] as? [[String: Any]])?.first)
+        let apns = try #require(app["apns"] as? [String: Any])
+        #expect(apns["defaultEnvironment"] as? String == "production")
+        let endpoints = try #require(apns["endpoints"] as? [String: [String: String]])
+        #expect(endpoints["production"]?["baseURL"] == "https://127.0.0.1:2197")
+        #expect(endpoints["sandbox"]?["baseURL"] == "https://127.0.0.1:2197")
+        #expect(app["mockEndpoint"] == nil)
     }
 
     /// A command-line mistake exits 2 naming it, before anything starts: an unknown option (even without a

@@ -142,8 +142,10 @@ func withLiveRelay(_ body: (LiveRelay) async throws -> Void) async throws {
             id: LiveRelay.appId,
             topic: LiveRelay.topic,
             apiKeySHA256: [APIKey.hash(apiKey)],
-            credentials: .init(keyFile: keyPath, keyId: keyId, teamId: teamId),
-            mockEndpoint: .init(baseURL: "http://127.0.0.1:\(mock.port)", caFile: nil)
+            apns: .init(
+                credentials: .init(keyFile: keyPath, keyId: keyId, teamId: teamId),
+                endpoints: .init(both: .init(baseURL: "http://127.0.0.1:\(mock.port)", caFile: nil))
+            )
         )
     ]
     configuration.apps[0].userAuth = UserTokenIssuer.shared.userAuth

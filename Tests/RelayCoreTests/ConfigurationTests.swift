@@ -13,7 +13,7 @@ import Testing
 
     @Test func layersApplyInOrder() throws {
         let path = try file(
-            #"{"http":{"port":9000,"host":"0.0.0.0"},"apps":[{"id":"chat","topic":"com.example.chat","apiKeySHA256":["\#(Self.hash)"],"mockEndpoint":{"baseURL":"https://127.0.0.1:2197"},"defaultEnvironment":"sandbox","ttlSeconds":60}]}"#
+            #"{"http":{"port":9000,"host":"0.0.0.0"},"apps":[{"id":"chat","topic":"com.example.chat","apiKeySHA256":["\#(Self.hash)"],"apns":{"endpoints":{"sandbox":{"baseURL":"https://127.0.0.1:2197"}},"defaultEnvironment":"sandbox"},"ttlSeconds":60}]}"#
         )
         let configuration = try Configuration.load(
             file: path,
@@ -58,13 +58,18 @@ import Testing
     @Test func appsNeedCredentialsThatCanBeRead() {
         var configuration = Configuration()
         configuration.apps = [
-            .init(id: "a", topic: "t", apiKeySHA256: [Self.hash], credentials: .init(keyFile: "/nonexistent.p8")),
+            .init(
+                id: "a",
+                topic: "t",
+                apiKeySHA256: [Self.hash],
+                apns: .init(credentials: .init(keyFile: "/nonexistent.p8"))
+            ),
             .init(id: "a", topic: "", apiKeySHA256: ["nothex"]),
         ]
         #expect(throws: Configuration.Invalid.self) { try configuration.validate() }
         do { try configuration.validate() } catch {
-            #expect(error.problems.contains("apps[0].credentials.keyFile: cannot read /nonexistent.p8"))
-            #expect(error.problems.contains("apps[0].credentials.keyId: required with keyFile"))
+            #expect(error.problems.contains("apps[0].apns.credentials.keyFile: cannot read /nonexistent.p8"))
+            #expect(error.problems.contains("apps[0].apns.credentials.keyId: required with keyFile"))
             #expect(error.problems.contains("apps[1].id: 'a' is used twice"))
             #expect(error.problems.contains("apps[1].topic: must not be empty"))
         }
@@ -74,9 +79,10 @@ import Testing
     @Test func oneKeyCannotSelectTwoApps() {
         var configuration = Configuration()
         let upper = Self.hash.uppercased()
+        let apns = Configuration.APNs(endpoints: .init(both: .init(baseURL: "https://127.0.0.1:1")))
         configuration.apps = [
-            .init(id: "a", topic: "t", apiKeySHA256: [Self.hash], mockEndpoint: .init(baseURL: "https://127.0.0.1:1")),
-            .init(id: "b", topic: "t", apiKeySHA256: [upper], mockEndpoint: .init(baseURL: "https://127.0.0.1:1")),
+            .init(id: "a", topic: "t", apiKeySHA256: [Self.hash], apns: apns),
+            .init(id: "b", topic: "t", apiKeySHA256: [upper], apns: apns),
         ]
         do {
             try configuration.validate()
@@ -111,7 +117,7 @@ import Testing
         )
         let configuration = try Configuration.load(file: path, environment: [:])
         #expect(configuration.apps[0].ttlSeconds == 86_400)
-        #expect(configuration.apps[0].defaultEnvironment == .sandbox)
+        #expect(configuration.apps[0].apns.defaultEnvironment == .sandbox)
         #expect(!configuration.redactedJSON.contains("0123456789abcdef-secret"))
         #expect(configuration.redactedJSON.contains("<redacted>"))
     }
@@ -135,14 +141,14 @@ import Testing
     /// An unknown environment or log level names the values allowed, not Swift's "Cannot initialize …".
     @Test func anUnknownNamedValueListsTheValuesAllowed() throws {
         let path = try file(
-            #"{"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(Self.hash)"],"defaultEnvironment":"staging"}]}"#
+            #"{"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(Self.hash)"],"apns":{"defaultEnvironment":"staging"}}]}"#
         )
         do {
             _ = try Configuration.load(file: path, environment: [:])
             Issue.record("expected a failure")
         } catch {
             #expect(
-                error.problems == ["apps[0].defaultEnvironment: must be one of sandbox, production, not 'staging'"]
+                error.problems == ["apps[0].apns.defaultEnvironment: must be one of sandbox, production, not 'staging'"]
             )
         }
     }

@@ -85,7 +85,8 @@ import Testing
         let closed = try FeedbackHarness.closedPort()
         defer { withExtendedLifetime(closed) {} }
         try await FeedbackHarness.with(appCount: 2) { configuration in
-            configuration.apps[1].mockEndpoint?.baseURL = "https://127.0.0.1:\(closed.port)"
+            configuration.apps[1].apns.endpoints.sandbox?.baseURL = "https://127.0.0.1:\(closed.port)"
+            configuration.apps[1].apns.endpoints.production?.baseURL = "https://127.0.0.1:\(closed.port)"
         } _: { harness in
             let answer = try await harness.call("GET", "/readyz", key: nil)
             #expect(answer.status == 503, "\(answer.text)")

@@ -317,10 +317,14 @@ func withRelayTestBed(
             id: app.id,
             topic: app.topic,
             apiKeySHA256: [APIKey.hash(app.apiKey)],
-            credentials: .init(keyFile: keyPath, keyId: RelayHarness.keyId, teamId: RelayHarness.teamId),
-            mockEndpoint: .init(
-                baseURL: "https://127.0.0.1:\(mock.port)",
-                caFile: tls.appendingPathComponent("ca.pem").path
+            apns: .init(
+                credentials: .init(keyFile: keyPath, keyId: RelayHarness.keyId, teamId: RelayHarness.teamId),
+                endpoints: .init(
+                    both: .init(
+                        baseURL: "https://127.0.0.1:\(mock.port)",
+                        caFile: tls.appendingPathComponent("ca.pem").path
+                    )
+                )
             ),
             ttlSeconds: RelayHarness.ttlSeconds
         )

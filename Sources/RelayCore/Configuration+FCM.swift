@@ -1,0 +1,52 @@
+import Foundation
+
+extension Configuration {
+    /// An app's FCM HTTP v1 settings (Android). Without a ``serviceAccountFile``, `push-relay serve` sends
+    /// this app's Android pushes to an in-process mock FCM (a development setup; Google is never contacted
+    /// without credentials).
+    public struct FCM: Codable, Sendable, Equatable {
+        /// The Google service account's JSON key file (a path; its content is never printed).
+        public var serviceAccountFile: String?
+        /// The Firebase project messages go to. Default: the service account's `project_id`.
+        public var projectId: String?
+        /// An FCM-compatible server (a mock) to send to instead of Google's.
+        public var endpoint: MockEndpoint?
+
+        public init(serviceAccountFile: String? = nil, projectId: String? = nil, endpoint: MockEndpoint? = nil) {
+            self.serviceAccountFile = serviceAccountFile
+            self.projectId = projectId
+            self.endpoint = endpoint
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case serviceAccountFile, projectId, endpoint }
+
+        public init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                serviceAccountFile: try c.decodeIfPresent(String.self, forKey: .serviceAccountFile),
+                projectId: try c.decodeIfPresent(String.self, forKey: .projectId),
+                endpoint: try c.decodeIfPresent(MockEndpoint.self, forKey: .endpoint)
+            )
+        }
+
+        /// Every problem, each starting with `path` (`apps[0].fcm`): the key file must read as a service
+        /// account, the project id must be one, the endpoint a base URL.
+        func problems(at path: String) -> [String] {
+            var problems: [String] = []
+            if let file = serviceAccountFile {
+                do { _ = try FCMServiceAccount(contentsOfFile: file) } catch {
+                    problems.append("\(path).serviceAccountFile: \(error.description)")
+                }
+            }
+            if let projectId, !FCMLimits.isValidProjectId(projectId) {
+                problems.append(
+                    "\(path).projectId: '\(projectId)' is not a project id (6 to 100 lowercase letters, digits, "
+                        + "'-', '.' or ':', starting with a letter)"
+                )
+            }
+            problems += endpoint?.problems(at: "\(path).endpoint") ?? []
+            return problems
+        }
+    }
+}
