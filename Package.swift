@@ -47,7 +47,7 @@ let package = Package(
             name: "push-relay",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
-                "RelayStore", "RelayHTTP", "RelayServer", "RelayAuth",
+                "RelayFCM", "RelayStore", "RelayHTTP", "RelayServer", "RelayAuth",
             ]
         ),
         .executableTarget(

@@ -2,6 +2,7 @@
 /// positional words. Shared by `push-relay` and `relay-bench`. Not a standard format: a few lines suffice.
 public struct Arguments: Sendable {
     private var options: [String: String] = [:]
+    private var repeated: [String: [String]] = [:]
     private var flags: Set<String> = []
     /// Words that are not options, in order.
     public private(set) var positional: [String] = []
@@ -14,13 +15,15 @@ public struct Arguments: Sendable {
 
     /// Splits `words`; `switches` names the options that take no value. With `options` (those that take
     /// one), any other option is refused, so a typo is never silently ignored; with `positional`, more words
-    /// than that are refused.
-    /// - Throws: ``Problem`` for an unknown option, an option given twice or without its value, a switch
-    ///   given one (`--h2c=yes`), or an unexpected word.
+    /// than that are refused. `repeatable` names options that take a value and may be given more than once
+    /// (`--data a=1 --data b=2`), read with ``values(_:)``.
+    /// - Throws: ``Problem`` for an unknown option, an option given twice (unless repeatable) or without its
+    ///   value, a switch given one (`--h2c=yes`), or an unexpected word.
     public init(
         _ words: some Sequence<String>,
         switches: Set<String> = [],
         options known: Set<String>? = nil,
+        repeatable: Set<String> = [],
         positional maximum: Int? = nil
     ) throws(Problem) {
         var iterator = words.makeIterator()
@@ -38,10 +41,10 @@ public struct Arguments: Sendable {
                 value = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            if let known, !known.contains(name), !switches.contains(name) {
+            if let known, !known.contains(name), !switches.contains(name), !repeatable.contains(name) {
                 throw Problem(description: "unknown option --\(name)")
             }
-            guard options[name] == nil, !flags.contains(name) else {
+            guard repeatable.contains(name) || (options[name] == nil && !flags.contains(name)) else {
                 throw Problem(description: "--\(name) is given twice")
             }
             if switches.contains(name) {
@@ -50,7 +53,11 @@ public struct Arguments: Sendable {
                 continue
             }
             guard let value = value ?? iterator.next() else { throw Problem(description: "--\(name) needs a value") }
-            options[name] = value
+            if repeatable.contains(name) {
+                repeated[name, default: []].append(value)
+            } else {
+                options[name] = value
+            }
         }
     }
 
@@ -64,6 +71,9 @@ public struct Arguments: Sendable {
 
     /// The option's value, if given.
     public func value(_ name: String) -> String? { options[name] }
+
+    /// Every value of a repeatable option, in the order given; empty when absent.
+    public func values(_ name: String) -> [String] { repeated[name] ?? [] }
 
     /// The option's value, or `fallback` when absent.
     public func value(_ name: String, default fallback: String) -> String { options[name] ?? fallback }

@@ -3,15 +3,24 @@ import RelayAPNs
 import RelayCLI
 import RelayCore
 
-/// `push-relay send`: one push from the command line; prints APNs' answer as JSON and exits 0 only when
-/// APNs accepted it (1 when refused or not delivered, 2 for a usage mistake).
+/// `push-relay send`: one push from the command line, to APNs (`--platform ios`, the default) or FCM HTTP v1
+/// (`--platform android`); prints the service's answer as JSON and exits 0 only when it accepted the push (1
+/// when refused or not delivered, 2 for a usage mistake).
 enum SendCommand {
     static let help = """
-        usage: push-relay send --token HEX --topic BUNDLE_ID [options]
-          --token HEX            device token (hex; <..> and spaces are tolerated)
+        usage: push-relay send [--platform ios] --token HEX --topic BUNDLE_ID [options]
+               push-relay send --platform android --token FCM_TOKEN --service-account FILE [options]
+          --platform P           ios (default: APNs) or android (FCM HTTP v1)
+        both platforms:
+          --token T              ios: device token (hex; <..> and spaces are tolerated);
+                                 android: FCM registration token, exactly as the app got it
+          --title T --body B     alert text (default body "Hello from PushRelay")
+          --endpoint URL [--ca FILE]   another server, e.g. the mock APNs https://127.0.0.1:2197 or the
+                                 mock FCM http://127.0.0.1:2198 (https with --ca fixtures/tls/ca.pem)
+          --timeout SECONDS      give up after this long (default 30)
+        ios (APNs):
           --topic ID             apns-topic (bundle id, with the push type's suffix)
           --push-type TYPE       alert (default), background, voip, ...
-          --title T --body B     alert text (default body "Hello from PushRelay")
           --payload FILE         raw JSON payload instead of --title/--body
           --priority N           10 (default; 5 for background), 5 or 1
           --expiration SECONDS   apns-expiration, UNIX epoch seconds (0 = deliver once)
@@ -20,25 +29,40 @@ enum SendCommand {
           --key-file FILE --key-id KID --team-id TEAM      token auth with a .p8 key
           --cert FILE [--cert-key FILE] [--cert-password P] certificate auth (PEM or .p12)
           --environment ENV      sandbox (default) or production: Apple's hosts
-          --endpoint URL [--ca FILE]   another server, e.g. the mock: https://127.0.0.1:2197
-          --timeout SECONDS      give up after this long (default 30)
+        android (FCM HTTP v1):
+          --service-account FILE the service account key file (Firebase console > Project settings >
+                                 Service accounts), or the one `push-relay mock-fcm` writes
+          --project-id ID        the project to send to (default: the file's project_id)
+          --data KEY=VALUE       a data entry, string value; repeat for more
+          --ttl SECONDS          android.ttl, 0 to 2419200 (28 days; default 86400)
+          --tag TAG              android.notification.tag: replaces a notification with the same tag
+        the answer is printed as JSON; for android with the token's fate ("fate":"delivered", "retire",
+        "retry" or "fail") as the relay would decide it
         """
+
+    /// The body of a push given no `--body`.
+    static let defaultBody = "Hello from PushRelay"
 
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(
             words,
             switches: ["help"],
-            options: [
-                "token", "topic", "push-type", "title", "body", "payload", "priority", "expiration", "collapse-id",
-                "apns-id", "key-file", "key-id", "team-id", "cert", "cert-key", "cert-password", "environment",
-                "endpoint", "ca", "timeout",
-            ],
+            options: SendPlatform.allOptions,
+            repeatable: SendPlatform.repeatableOptions,
             positional: 0
         )
         if arguments.flag("help") {
             say(help)
             return 0
         }
+        switch try SendPlatform(from: arguments) {
+        case .ios: return try await sendAPNs(arguments)
+        case .android: return try await sendFCM(arguments)
+        }
+    }
+
+    /// `send --platform ios`: one notification to APNs.
+    static func sendAPNs(_ arguments: Arguments) async throws -> Int32 {
         let notification = try notification(from: arguments)
         var configuration = APNsClientConfiguration(
             endpoint: try endpoint(from: arguments),
@@ -56,13 +80,18 @@ enum SendCommand {
             result = Result(error: "not_delivered", reason: nil, message: "\(error)")
         }
         await client.shutdown()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        say(String(decoding: try encoder.encode(result), as: UTF8.self))
+        try printJSON(result)
         return result.status == 200 ? 0 : 1
     }
 
-    /// What `send` prints.
+    /// Prints `value` as one line of JSON, keys sorted.
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        say(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// What `send --platform ios` prints.
     struct Result: Encodable {
         var status: Int?
         var apnsId: String?
@@ -115,7 +144,7 @@ enum SendCommand {
             }
         } else {
             let aps = APS(
-                alert: .init(title: arguments.value("title"), body: arguments.value("body") ?? "Hello from PushRelay"),
+                alert: .init(title: arguments.value("title"), body: arguments.value("body") ?? defaultBody),
                 sound: "default"
             )
             let encoder = JSONEncoder()

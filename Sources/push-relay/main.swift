@@ -9,7 +9,7 @@ let usage = """
       serve        run the relay (HTTP API, outbox dispatcher; an in-process mock APNs when no app is configured)
       mock-apns    run a mock APNs (HTTP/2, Apple's validation, scriptable faults)
       mock-fcm     run a mock FCM HTTP v1 with its OAuth token endpoint (HTTP/2, scriptable answers)
-      send         send one push and print APNs' answer as JSON
+      send         send one push to APNs, or to FCM with --platform android, and print the answer as JSON
       version      print the versions of PushRelay and the C libraries it links
       keys new     print a new API key and the SHA-256 to configure
       config check validate and print the effective configuration, secrets redacted

@@ -6,29 +6,20 @@ import Testing
 /// `push-relay mock-fcm` as a process: it writes a service account pointing at itself, and the real FCM
 /// client sends through it.
 @Suite struct MockFCMCommandTests {
-    @Test(arguments: [["--h2c"], []])
-    func aNewServiceAccountLetsTheClientSendAndEachMessageIsPrinted(transport: [String]) async throws {
+    @Test(arguments: [false, true])
+    func aNewServiceAccountLetsTheClientSendAndEachMessageIsPrinted(tls: Bool) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let accountFile = directory.url.appendingPathComponent("account.json").path
-        let mock = try RelayProcess(
-            ["mock-fcm", "--port", "0", "--new-service-account", accountFile, "--project", "chat-app-1234"]
-                + transport,
-            outputIn: directory.url,
-            name: "mock-fcm"
-        )
-        let listening = try await mock.line(startingWith: "mock FCM listening on ")
-        let base = try #require(listening.split(separator: " ").first.map(String.init))
-        #expect(base.hasPrefix(transport.isEmpty ? "https://127.0.0.1:" : "http://127.0.0.1:"))
-        _ = try await mock.line(startingWith: "mock FCM service account written to \(accountFile)")
-        let account = try FCMServiceAccount(contentsOfFile: accountFile)
+        let mock = try await MockFCMProcess(in: directory.url, tls: tls)
+        let base = mock.baseURL
+        #expect(base.hasPrefix(tls ? "https://127.0.0.1:" : "http://127.0.0.1:"))
+        let account = try FCMServiceAccount(contentsOfFile: mock.accountFile)
         #expect(account.tokenURI == base + "/token")
-        #expect(account.projectId == "chat-app-1234")
+        #expect(account.projectId == MockFCMProcess.project)
 
-        let caFile = packageRoot.appendingPathComponent("fixtures/tls/ca.pem").path
         let client = try FCMClient(
             configuration: .init(
-                endpoint: .custom(baseURL: base, caFile: transport.isEmpty ? caFile : nil),
+                endpoint: .custom(baseURL: base, caFile: tls ? MockFCMProcess.caFile : nil),
                 serviceAccount: account
             )
         )
@@ -39,15 +30,14 @@ import Testing
         await client.shutdown()
         #expect(response.status == 200)
 
-        let accepted = try await mock.line(startingWith: "mock FCM accepted ")
+        let accepted = try await mock.process.line(startingWith: "mock FCM accepted ")
         #expect(accepted.contains("token=…\(token.suffix)"))
         #expect(!accepted.contains(token.value))
         let shown = String(decoding: try message.encoded(), as: UTF8.self)
             .replacingOccurrences(of: token.value, with: "…" + token.suffix)
         #expect(accepted.hasSuffix("message=" + shown))
-        mock.signal(SIGTERM)
-        #expect(try await mock.exitStatus().status == 0)
-        #expect(mock.stdout.contains("mock FCM stopped after 1 message(s)"))
+        #expect(try await mock.stop() == 0)
+        #expect(mock.process.stdout.contains("mock FCM stopped after 1 message(s)"))
     }
 
     @Test func withoutAnAccountTheMockRefusesToStart() async throws {
