@@ -32,10 +32,14 @@ let package = Package(
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
         .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
+        // The outbox (claim loop, lanes, dispatcher, feedback): above the store and the transport protocol,
+        // knowing no push service.
+        .target(name: "RelayOutbox", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl", "RelayStore"]),
         .target(
             name: "RelayServer",
             dependencies: [
-                "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayStore", "RelayHTTP", "RelayAuth",
+                "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayFCM", "RelayStore", "RelayHTTP",
+                "RelayAuth", "RelayOutbox",
             ]
         ),
         .target(name: "RelayCLI"),
@@ -75,7 +79,7 @@ let package = Package(
         .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
         .testTarget(
             name: "RelayServerTests",
-            dependencies: ["RelayServer", "APNsMock", "RelayStore", "RelayTestSupport"]
+            dependencies: ["RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelayTestSupport"]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
         .testTarget(name: "CLITests", dependencies: ["push-relay", "RelayFCM", "RelayCore", "RelayTestSupport"]),

@@ -35,32 +35,66 @@ public struct ChatMessage: Sendable, Equatable {
         self.senderName = senderName
     }
 
+    /// Which webhook reported it.
+    public var kind: NotificationKind {
+        if case .image = content { return .imageMessage }
+        return .message
+    }
+
     /// The longest id (room, sender, message, user) accepted, in BYTES of UTF-8.
     public static let maxIdBytes = 256
 
-    /// The payload for this message: alert title = room name, body = "Sender: text" (or the text), sound
-    /// "default", thread-id = room id; image messages add mutable-content 1 and use the caption or
-    /// "📷 Image"; top-level `dittoChatRoomId` always, `dittoChatMessageId` when known. A room name, sender
-    /// name or caption that ``StringProtocol/isBlank`` counts as absent. An image message's URL goes in the
-    /// top-level `imageUrl`.
-    /// - Parameter privacy: when true the body is "New message" and no text or image URL of the message is
-    ///   sent.
-    public func payload(privacy: Bool = false) -> ChatPayload {
+    /// The most Characters of a room or sender name a push shows; a longer one is cut and ends with "…".
+    /// A name is a label: cut here, the message's text keeps the room the push has left.
+    public static let maxShownNameCharacters = 100
+
+    /// What privacy mode shows instead of the message.
+    public static let privateBody = "New message"
+
+    /// The message as privacy mode records it: body "New message", no names, caption or image URL; the ids
+    /// and the kind stay (an image message still lets the app's extension run).
+    public var withoutTexts: ChatMessage {
+        var copy = self
+        copy.roomName = nil
+        copy.senderName = nil
+        switch content {
+        case .text: copy.content = .text(Self.privateBody)
+        case .image: copy.content = .image(caption: Self.privateBody, imageURL: nil)
+        }
+        return copy
+    }
+
+    /// The payload for this message, the texts every platform shows: alert title = room name, body =
+    /// "Sender: text" (or the text), sound "default", thread-id = room id; image messages add
+    /// mutable-content 1 and use the caption or "📷 Image"; top-level `dittoChatRoomId` always,
+    /// `dittoChatMessageId` when known. A room name, sender name or caption that
+    /// ``StringProtocol/isBlank`` counts as absent; names are cut to ``maxShownNameCharacters``. An image
+    /// message's URL goes in the top-level `imageUrl`. The payload is uncut otherwise: each platform's
+    /// encoding cuts it to its own limit.
+    public func payload() -> ChatPayload {
         let text: String
         switch content {
         case .text(let body): text = body
         case .image(let caption, _): text = caption.nonBlank ?? ChatPayload.imageBody
         }
-        let body = privacy ? "New message" : senderName.nonBlank.map { "\($0): \(text)" } ?? text
+        let sender = senderName.nonBlank.map(Self.shownName)
+        let body = sender.map { "\($0): \(text)" } ?? text
         var aps = APS(
-            alert: .init(title: privacy ? nil : roomName.nonBlank, body: body),
+            alert: .init(title: roomName.nonBlank.map(Self.shownName), body: body),
             sound: "default",
             threadId: roomId
         )
-        if case .image = content { aps.mutableContent = 1 }
         var imageUrl: String?
-        if !privacy, case .image(_, let url) = content { imageUrl = url }
+        if case .image(_, let url) = content {
+            aps.mutableContent = 1
+            imageUrl = url
+        }
         return ChatPayload(aps: aps, dittoChatRoomId: roomId, dittoChatMessageId: messageId, imageUrl: imageUrl)
+    }
+
+    /// `name` within ``maxShownNameCharacters``.
+    private static func shownName(_ name: String) -> String {
+        name.count <= maxShownNameCharacters ? name : name.prefix(maxShownNameCharacters - 1) + TextFitting.ellipsis
     }
 
     /// apns-collapse-id: the message id when it fits APNs' 64-byte limit, else none.

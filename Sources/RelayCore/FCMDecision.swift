@@ -16,7 +16,7 @@ public enum FCMDecision: Sendable, Equatable {
     /// Try again after `after` (exponential back-off with jitter, never sooner than `Retry-After`).
     case retry(after: Duration)
     /// Give up on this delivery; the device stays as it is.
-    case fail(DeliveryDecision.Failure)
+    case fail(DeliveryFailure)
 
     /// The result of one attempt.
     public enum Attempt: Sendable, Equatable {

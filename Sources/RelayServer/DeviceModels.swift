@@ -6,29 +6,33 @@ import RelayStore
 /// `POST /v1/devices` body.
 struct DeviceRegistration: ClosedJSONBody {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case token, userId, environment, rooms
+        case token, platform, userId, environment, rooms
     }
 
     var token: String
+    /// `ios` (default) or `android`.
+    var platform: String?
     /// The backend names the user; a user may leave it out (it is then the caller).
     var userId: String?
     var environment: String?
     var rooms: [String]?
 }
 
-/// A device as the API shows it.
+/// A device as the API shows it; `environment` only for iOS (APNs) devices.
 struct DeviceView: Encodable {
     var token: String
+    var platform: String
     var userId: String
-    var environment: String
+    var environment: String?
     var state: String
     var createdAt: String
     var updatedAt: String
 
     init(_ device: Device) {
-        token = device.token.hex
+        token = device.token.value
+        platform = device.platform.rawValue
         userId = device.userId
-        environment = device.environment.rawValue
+        environment = device.platform == .ios ? device.environment.rawValue : nil
         state = device.state.rawValue
         createdAt = Validation.timestamp(device.createdAt)
         updatedAt = Validation.timestamp(device.updatedAt)

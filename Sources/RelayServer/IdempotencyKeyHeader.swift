@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import RelayCrypto
 import RelayHTTP
 import RelayStore

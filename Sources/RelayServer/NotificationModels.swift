@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import RelayStore
 
 /// `GET /v1/notifications/{notificationId}`.
@@ -53,7 +54,7 @@ struct NotificationView: Encodable {
         nextOffset = !deliveries.isEmpty && next < total ? next : nil
         self.deliveries = deliveries.map { record in
             DeliveryView(
-                tokenSuffix: record.token.suffix,
+                tokenSuffix: PushToken.suffix(of: record.token),
                 status: record.status.rawValue,
                 apnsId: record.apnsId.lowercasedString,
                 attempts: record.attempts,

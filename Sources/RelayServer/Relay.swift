@@ -1,10 +1,14 @@
 import Foundation
+import RelayAPNs
 import RelayAuth
 import RelayCore
+import RelayFCM
 import RelayHTTP
+import RelayOutbox
 import RelayStore
 
-/// The relay as one service: the HTTP API, the outbox dispatcher and the APNs clients over one store.
+/// The relay as one service: the HTTP API, the outbox dispatcher and its transports (APNs, FCM) over one
+/// store.
 ///
 /// ``start()`` releases leases left by an earlier run (so pending deliveries resume at once), starts the
 /// dispatcher and then the HTTP server. ``shutdown()`` stops accepting requests first, lets the requests in
@@ -17,7 +21,7 @@ public final class Relay: Sendable {
     public let metrics = RelayMetrics()
     private let server: HTTPServer
     private let dispatcher: Dispatcher
-    private let senders: APNsSenders
+    private let transports: [any PushTransport]
     private let logger: Logger
     private let dispatcherTask = MutexBox<Task<Void, Never>?>(nil)
     private let feedback: FeedbackSender
@@ -48,10 +52,11 @@ public final class Relay: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        senders = APNsSenders(apps: configuration.apps, settings: configuration.delivery, time: time, logger: logger)
+        let transports = try Self.transports(configuration, time: time, logger: logger)
+        self.transports = transports
         dispatcher = Dispatcher(
             store: store,
-            senders: senders,
+            transports: transports,
             settings: configuration.delivery,
             time: time,
             metrics: metrics,
@@ -133,7 +138,7 @@ public final class Relay: Sendable {
         await server.shutdown()
         await stopDispatcher()
         await stop(feedbackTask)
-        await senders.shutdown()
+        for transport in transports { await transport.shutdown() }
         logger.info("relay stopped")
     }
 

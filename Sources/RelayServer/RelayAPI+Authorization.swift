@@ -1,5 +1,6 @@
 import RelayCore
 import RelayHTTP
+import RelayOutbox
 import RelayStore
 
 /// The rules a user caller is held to that need the store (room membership) and the per-user limits: one
@@ -41,7 +42,7 @@ extension RelayAPI {
     /// Refuses a registration that would give `userId` more live devices than the app allows (a token the
     /// user already has live does not count again).
     /// - Throws: ``HTTPError`` 429 `rate_limited`.
-    func checkDeviceLimit(_ caller: Caller, userId: String, token: DeviceToken) async throws {
+    func checkDeviceLimit(_ caller: Caller, userId: String, token: PushToken) async throws {
         guard isLimited(caller) else { return }
         let app = caller.app
         if let device = try await store.device(appId: app.id, token: token), device.userId.isSameId(userId),

@@ -5,14 +5,36 @@ import RelayStore
 
 extension RelayAPI {
     /// `POST /v1/devices`: 201 new, 200 updated (a retired token is revived). A user registers for itself
-    /// (`userId` omitted or its own) and joins only open rooms; a token another user had moves to it.
+    /// (`userId` omitted or its own) and joins only open rooms; a token another user had moves to it. The
+    /// token is read by its platform's rules (`platform`, default `ios`); only iOS devices have an APNs
+    /// `environment` (an Android device is stored as `production`, which nothing reads).
     func registerDevice(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let app = caller.app
         let body = try request.decode(DeviceRegistration.self)
-        let token = try Validation.token(body.token)
+        let platform = try Validation.platform(body.platform)
+        let token = try Validation.token(body.token, platform: platform)
         let userId = try caller.actingUser(body.userId, field: "userId")
-        let environment = try Validation.environment(body.environment, default: app.apns.defaultEnvironment)
+        let environment: APNsEnvironment
+        switch platform {
+        case .ios:
+            environment = try Validation.environment(body.environment, default: app.apns.defaultEnvironment)
+        case .android:
+            guard app.fcm?.serviceAccountFile != nil else {
+                throw HTTPError(
+                    status: 422,
+                    code: "platform_not_configured",
+                    message: "app '\(app.id)' has no FCM settings (apps[].fcm), so it cannot reach android devices"
+                )
+            }
+            if body.environment != nil {
+                throw HTTPError.badRequest(
+                    code: "invalid_field",
+                    message: "environment is an APNs setting; an android device has none"
+                )
+            }
+            environment = .production
+        }
         let rooms = try (body.rooms ?? []).enumerated().map { index, room throws(HTTPError) in
             try Validation.id(room, field: "rooms[\(index)]")
         }
@@ -29,15 +51,23 @@ extension RelayAPI {
         )
         logger.info(
             created ? "device registered" : "device updated",
-            ["app.id": app.id, "token.suffix": token.suffix, "request.id": request.id]
+            [
+                "app.id": app.id, "token.suffix": token.suffix, "device.platform": platform.rawValue,
+                "request.id": request.id,
+            ]
         )
         return try .json(status: created ? 201 : 200, DeviceView(device))
     }
 
-    /// `DELETE /v1/devices/{token}`: 204, or 404 when the app has no such device; a user deletes only its own.
+    /// `DELETE /v1/devices/{token}[?platform=ios|android]`: 204, or 404 when the app has no such device; a
+    /// user deletes only its own.
     func deleteDevice(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
-        let token = try Validation.token(try parameters.require("token"))
+        let token = try Validation.token(
+            try parameters.require("token"),
+            platform: request.query["platform"],
+            field: "token"
+        )
         if let userId = caller.userId {
             guard let device = try await store.device(appId: caller.app.id, token: token) else {
                 throw HTTPError.notFound(message: "No device with that token")

@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayHTTP
+import RelayOutbox
 import RelayStore
 
 extension RelayAPI {

@@ -2,6 +2,7 @@ import Foundation
 import RelayCore
 import RelayCrypto
 import RelayHTTP
+import RelayOutbox
 import RelayStore
 
 extension RelayAPI {
@@ -9,9 +10,13 @@ extension RelayAPI {
     static let maxRecipients = 10_000
     /// Deliveries per page of `GET /v1/notifications/{notificationId}` at most (and by default).
     static let deliveryPageLimit = 1000
+    /// The longest room or sender name taken, in BYTES: pushes show at most
+    /// ``RelayCore/ChatMessage/maxShownNameCharacters`` of it, cut in the rendering.
+    static let maxNameBytes = 16_384
 
-    /// `POST /v1/webhooks/did-send-message` / `did-send-image-message`: builds the payload once, commits
-    /// the notification and one delivery per recipient device in one transaction, then answers 202
+    /// `POST /v1/webhooks/did-send-message` / `did-send-image-message`: commits the notification (the chat
+    /// message, rendered per platform when each delivery is sent) and one delivery per recipient device in
+    /// one transaction, then answers 202
     /// (200 with the first notification's id when the same message, or the same `Idempotency-Key` and
     /// request, was already accepted; 422 `idempotency_key_reused` for that key with another request).
     func webhook(_ request: HTTPRequest, kind: NotificationKind) async throws -> HTTPResponse {
@@ -33,7 +38,7 @@ extension RelayAPI {
         let senderId = try caller.actingUser(body.senderId, field: "senderId", refusal: "forbidden_sender")
         let message = try chatMessage(body, senderId: senderId, kind: kind)
         let excludeToken = try body.senderDeviceToken.map { value throws(HTTPError) in
-            try Validation.token(value, field: "senderDeviceToken")
+            try Validation.token(value, platform: nil, field: "senderDeviceToken")
         }
         let recipients = try body.recipients.map { list throws(HTTPError) in
             guard list.count <= Self.maxRecipients else {
@@ -47,25 +52,13 @@ extension RelayAPI {
             }
         }
         try await authorizeWebhook(caller, message: message, recipients: recipients)
-        let payload: Data
-        do { payload = try message.payload(privacy: app.privacy).encoded(limit: PushType.alert.maxPayloadBytes) } catch
-        {
-            throw HTTPError.badRequest(code: "payload_too_large", message: error.description)
-        }
         let now = time.now
         let notification = NewNotification(
             id: UUID(),
             appId: app.id,
-            kind: kind,
-            messageId: message.messageId,
-            roomId: message.roomId,
-            senderId: message.senderId,
+            message: app.privacy ? message.withoutTexts : message,
             topic: app.topic,
-            pushType: .alert,
-            priority: .immediate,
             expiration: app.ttlSeconds == 0 ? 0 : Int(now.timeIntervalSince1970) + app.ttlSeconds,
-            collapseId: message.collapseId,
-            payload: payload,
             createdAt: now
         )
         let outcome = try await store.createNotification(
@@ -178,8 +171,8 @@ extension RelayAPI {
             senderId: senderId,
             content: content,
             messageId: try Validation.optionalId(body.messageId, field: "messageId"),
-            roomName: try Validation.text(body.roomName, field: "roomName"),
-            senderName: try Validation.text(body.senderName, field: "senderName")
+            roomName: try Validation.text(body.roomName, field: "roomName", maxBytes: Self.maxNameBytes),
+            senderName: try Validation.text(body.senderName, field: "senderName", maxBytes: Self.maxNameBytes)
         )
     }
 

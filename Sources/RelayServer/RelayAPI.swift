@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayHTTP
+import RelayOutbox
 import RelayStore
 
 /// The REST API: authenticates each `/v1` call to one app's backend or user, authorizes it, validates, and

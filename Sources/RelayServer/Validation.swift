@@ -101,12 +101,31 @@ enum Validation {
         return value
     }
 
-    /// A device token in any recoverable form.
+    /// A device's push token for `platform`: an APNs device token in any recoverable form, an FCM
+    /// registration token exactly.
     /// - Throws: ``HTTPError`` 400 `invalid_device_token` saying what is wrong (never echoing the token).
-    static func token(_ value: String, field: String = "token") throws(HTTPError) -> DeviceToken {
-        do { return try DeviceToken(parsing: value) } catch {
+    static func token(_ value: String, platform: Platform, field: String = "token") throws(HTTPError) -> PushToken {
+        do { return try PushToken(parsing: value, platform: platform) } catch {
             throw .badRequest(code: "invalid_device_token", message: "\(field): \(error.description)")
         }
+    }
+
+    /// A token whose platform the call does not say (a path, the sender's device): `platform` when given,
+    /// else an APNs token when it reads as one, else an FCM token. The store finds a device by its token's
+    /// text, whatever the platform.
+    static func token(_ value: String, platform: String?, field: String) throws(HTTPError) -> PushToken {
+        if let platform { return try token(value, platform: try Self.platform(platform), field: field) }
+        if let apns = try? DeviceToken(parsing: value) { return .apns(apns) }
+        return try token(value, platform: .android, field: field)
+    }
+
+    /// `ios` or `android`; `ios` when absent.
+    static func platform(_ value: String?) throws(HTTPError) -> Platform {
+        guard let value else { return .ios }
+        guard let platform = Platform(rawValue: value) else {
+            throw .badRequest(code: "invalid_field", message: "platform \(Platform.refusal(of: value))")
+        }
+        return platform
     }
 
     /// `sandbox` or `production`.

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// What ``Store/createNotification(_:recipients:)`` did.
 public enum CreateOutcome: Sendable, Equatable {

@@ -1,29 +1,30 @@
 import Foundation
 import RelayCore
 
-/// One delivery as the API reports it. Holds the FULL token: show only ``RelayCore/DeviceToken/suffix``.
-public struct DeliveryRecord: Sendable, Codable, Equatable {
+/// One delivery as the API reports it. Holds the FULL token's text: show only
+/// ``RelayCore/PushToken/suffix(of:)``.
+public struct DeliveryRecord: Sendable, Equatable {
     public var deliveryId: Int64
-    public var token: DeviceToken
+    public var token: String
     public var status: DeliveryStatus
-    /// apns-id used for every attempt.
+    /// The delivery's id at the push service (apns-id), the same for every attempt.
     public var apnsId: UUID
     /// Attempts made.
     public var attempts: Int
-    /// HTTP status of the last APNs answer (nil before any, or for a transport error without one).
+    /// HTTP status of the push service's last answer (nil before any, or for a transport error without one).
     public var lastStatus: Int?
-    /// APNs' reason (or the relay's) for the last failure.
+    /// The service's reason (or the relay's) for the last failure.
     public var lastReason: String?
     public var createdAt: Date
     public var updatedAt: Date
-    /// When APNs accepted it.
+    /// When the push service accepted it.
     public var sentAt: Date?
     /// When it is due (pending only).
     public var nextAttemptAt: Date?
 
     public init(
         deliveryId: Int64,
-        token: DeviceToken,
+        token: String,
         status: DeliveryStatus,
         apnsId: UUID,
         attempts: Int,

@@ -1,17 +1,18 @@
 import Foundation
 import RelayCore
 
-/// One APNs device token registered by a user of an app.
+/// One device registered by a user of an app: its push token (APNs or FCM) and the token's state.
 ///
 /// Times are stored with MILLISECOND precision (sub-millisecond parts are dropped).
-public struct Device: Sendable, Codable, Equatable, Hashable {
+public struct Device: Sendable, Equatable, Hashable {
     /// The app (tenant) the registration belongs to; every store call is scoped by it.
     public var appId: String
-    /// The full token. Only ``RelayCore/DeviceToken/suffix`` may be logged or shown.
-    public var token: DeviceToken
+    /// The full token; its platform is the device's. Only ``RelayCore/PushToken/suffix`` may be logged or
+    /// shown.
+    public var token: PushToken
     /// The user who registered the token most recently.
     public var userId: String
-    /// Sandbox (development builds) or production.
+    /// Sandbox (development builds) or production; APNs only (an Android device has `production`).
     public var environment: APNsEnvironment
     public var state: DeviceState
     /// The first registration of this token for this app.
@@ -22,15 +23,19 @@ public struct Device: Sendable, Codable, Equatable, Hashable {
     public var retiredAt: Date?
     /// Why it was retired, e.g. APNs' reason `Unregistered`; nil while live.
     public var retiredReason: String?
-    /// The 410 answer's `timestamp`: when APNs last knew the token was invalid; nil if none was given.
+    /// Since when the token is known invalid: the 410 answer's `timestamp` (when APNs last knew the token was
+    /// invalid), else the time of the send that found it invalid; nil while live.
     public var apnsTimestamp: Date?
     /// Topics APNs refused for this token (DeviceTokenNotForTopic): no deliveries are created for them.
     /// Cleared by the next registration.
     public var unlinkedTopics: [String]
 
+    /// iOS (APNs) or Android (FCM), as the token says.
+    public var platform: Platform { token.platform }
+
     public init(
         appId: String,
-        token: DeviceToken,
+        token: PushToken,
         userId: String,
         environment: APNsEnvironment,
         state: DeviceState = .live,

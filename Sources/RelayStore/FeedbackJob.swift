@@ -6,14 +6,14 @@ public struct FeedbackJob: Sendable, Equatable {
     /// Pass back to ``Store/completeFeedback(_:at:)``.
     public var feedbackId: Int64
     public var appId: String
-    /// The full token; only ``RelayCore/DeviceToken/suffix`` may be logged.
-    public var token: DeviceToken
+    /// The full token; only ``RelayCore/PushToken/suffix`` may be logged.
+    public var token: PushToken
     /// The user the token was registered to when it was retired.
     public var userId: String
     public var environment: APNsEnvironment
     /// Why it was retired, e.g. `Unregistered`, `BadDeviceToken`.
     public var reason: String
-    /// APNs' 410 `timestamp`; nil when the answer had none.
+    /// Since when the token is known invalid (``Device/apnsTimestamp``).
     public var apnsTimestamp: Date?
     /// When the relay retired the token.
     public var retiredAt: Date
@@ -25,7 +25,7 @@ public struct FeedbackJob: Sendable, Equatable {
     public init(
         feedbackId: Int64,
         appId: String,
-        token: DeviceToken,
+        token: PushToken,
         userId: String,
         environment: APNsEnvironment,
         reason: String,

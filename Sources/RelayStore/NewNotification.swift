@@ -1,58 +1,40 @@
 import Foundation
 import RelayCore
 
-/// A notification to record (one per accepted webhook), with the APNs headers and payload every delivery
-/// of it uses.
-public struct NewNotification: Sendable, Codable, Equatable {
+/// A notification to record (one per accepted webhook): the chat message every delivery of it renders for
+/// its device's platform when it is sent.
+public struct NewNotification: Sendable, Equatable {
     /// Chosen by the caller; returned by ``Store/createNotification(_:recipients:)``.
     public var id: UUID
     public var appId: String
-    public var kind: NotificationKind
-    /// The chat message id; with ``appId`` and ``kind`` it de-duplicates webhooks. nil = never a duplicate.
-    public var messageId: String?
-    public var roomId: String
-    public var senderId: String
-    /// apns-topic.
+    /// The message as it is to be shown (already without its texts in privacy mode); its message id, with
+    /// ``appId`` and its kind, de-duplicates webhooks (nil = never a duplicate).
+    public var message: ChatMessage
+    /// apns-topic: devices that APNs unlinked from it get no delivery.
     public var topic: String
-    /// apns-push-type.
-    public var pushType: PushType
-    /// apns-priority.
-    public var priority: Priority
-    /// apns-expiration, UNIX epoch SECONDS (0 = deliver once); nil = header not sent.
+    /// When the push services stop trying, UNIX epoch SECONDS (0 = deliver at once or never); nil = no
+    /// limit given.
     public var expiration: Int?
-    /// apns-collapse-id.
-    public var collapseId: String?
-    /// The exact APNs JSON body, stored and sent byte for byte.
-    public var payload: Data
     public var createdAt: Date
 
     public init(
         id: UUID = UUID(),
         appId: String,
-        kind: NotificationKind,
-        messageId: String?,
-        roomId: String,
-        senderId: String,
+        message: ChatMessage,
         topic: String,
-        pushType: PushType = .alert,
-        priority: Priority = .immediate,
         expiration: Int? = nil,
-        collapseId: String? = nil,
-        payload: Data,
         createdAt: Date
     ) {
         self.id = id
         self.appId = appId
-        self.kind = kind
-        self.messageId = messageId
-        self.roomId = roomId
-        self.senderId = senderId
+        self.message = message
         self.topic = topic
-        self.pushType = pushType
-        self.priority = priority
         self.expiration = expiration
-        self.collapseId = collapseId
-        self.payload = payload
         self.createdAt = createdAt
     }
+
+    public var kind: NotificationKind { message.kind }
+    public var messageId: String? { message.messageId }
+    public var roomId: String { message.roomId }
+    public var senderId: String { message.senderId }
 }

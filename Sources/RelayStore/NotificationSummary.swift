@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// A recorded notification and how its deliveries stand.
 public struct NotificationSummary: Sendable, Codable, Equatable {

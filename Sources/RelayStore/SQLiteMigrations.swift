@@ -1,7 +1,8 @@
 /// The SQLite schema as numbered steps. Step N brings `PRAGMA user_version` from N-1 to N; each step runs in
 /// its own transaction together with the version bump. Never edit a released step: append a new one.
 ///
-/// Conventions: times are UNIX epoch MILLISECONDS (INTEGER); UUIDs are lowercase text; tokens lowercase hex;
+/// Conventions: times are UNIX epoch MILLISECONDS (INTEGER); UUIDs are lowercase text; tokens as their platform has them
+/// (APNs lowercase hex, FCM exactly as given);
 /// `devices.unlinked_topics` is a JSON array of strings.
 enum SQLiteMigrations {
     static let steps: [String] = [
@@ -251,6 +252,53 @@ enum SQLiteMigrations {
         );
         CREATE UNIQUE INDEX idempotency_keys_by_key ON idempotency_keys (app_id, scope, key);
         CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
+        """,
+        // 11: platforms. A device has one (`ios` by default, what every device was) and keeps it in the per-user
+        // index the claim reads; a feedback item carries its token's. A notification keeps the chat message
+        // (text or caption, image URL, names) instead of a rendered APNs request: each delivery is rendered for
+        // its device's platform when sent. Rebuilt (SQLite cannot drop NOT NULL columns): the APNs headers go
+        // (push type and priority were always alert and 10, the collapse id is the message id), and an
+        // earlier notification keeps its alert as its message (body as text or caption, title as room name),
+        // which renders the same alert again (a body that is not JSON leaves an empty message).
+        """
+        ALTER TABLE devices ADD COLUMN platform TEXT NOT NULL DEFAULT 'ios'
+            CHECK (platform = 'ios' OR platform = 'android');
+        DROP INDEX devices_by_user_state;
+        CREATE INDEX devices_by_user_state ON devices
+            (app_id, user_id, state, unlinked_topics, environment, updated_at, retired_reason, platform);
+        ALTER TABLE feedback ADD COLUMN platform TEXT NOT NULL DEFAULT 'ios';
+        CREATE TABLE notifications_v11 (
+            id                TEXT PRIMARY KEY NOT NULL,
+            app_id            TEXT NOT NULL,
+            kind              TEXT NOT NULL,
+            message_id        TEXT,
+            room_id           TEXT NOT NULL,
+            sender_id         TEXT NOT NULL,
+            text              TEXT,
+            image_url         TEXT,
+            room_name         TEXT,
+            sender_name       TEXT,
+            topic             TEXT NOT NULL,
+            expiration        INTEGER,
+            created_at        INTEGER NOT NULL,
+            first_delivery_id INTEGER,
+            last_delivery_id  INTEGER
+        );
+        INSERT INTO notifications_v11 (id, app_id, kind, message_id, room_id, sender_id, text, image_url, room_name,
+            sender_name, topic, expiration, created_at, first_delivery_id, last_delivery_id)
+        SELECT id, app_id, kind, message_id, room_id, sender_id,
+            CASE WHEN json_valid(body) THEN coalesce(json_extract(body, '$.aps.alert.body'),
+                CASE json_type(body, '$.aps.alert') WHEN 'text' THEN json_extract(body, '$.aps.alert') END) END,
+            CASE WHEN json_valid(body) THEN json_extract(body, '$.imageUrl') END,
+            CASE WHEN json_valid(body) THEN json_extract(body, '$.aps.alert.title') END,
+            NULL, topic, expiration, created_at, first_delivery_id, last_delivery_id
+        FROM (SELECT *, CAST(payload AS TEXT) AS body FROM notifications);
+        DROP TABLE notifications;
+        ALTER TABLE notifications_v11 RENAME TO notifications;
+        CREATE UNIQUE INDEX notifications_by_message ON notifications (app_id, kind, message_id)
+            WHERE message_id IS NOT NULL;
+        CREATE INDEX notifications_by_deliveries ON notifications (first_delivery_id)
+            WHERE first_delivery_id IS NOT NULL;
         """,
     ]
 }

@@ -50,7 +50,7 @@ extension SQLiteStore {
             let leased = try liveLeases(appId: appId, now: nowMilliseconds, after: cursor)
             var jobs: [DeliveryJob] = []
             jobs.reserveCapacity(limit)
-            var notifications: [NotificationHeaders] = []  // one per notification, its payload shared
+            var notifications: [NotificationRun] = []  // one per notification, its content shared
             // The jobs taken since the last lease written, with the undeliverable rows ended among them.
             var run: LeaseRun?
             // Until `limit` jobs or nothing more is due: leased rows are passed over, undeliverable ones ended.
@@ -69,14 +69,14 @@ extension SQLiteStore {
                         run = nil
                         continue
                     }
-                    let headers: NotificationHeaders
+                    let notification: NotificationRun
                     if let known = notifications.last(where: { $0.deliveries.contains(delivery.id) }) {
-                        headers = known
+                        notification = known
                     } else {
-                        headers = try loadHeaders(of: delivery)
-                        notifications.append(headers)
+                        notification = try loadNotification(of: delivery)
+                        notifications.append(notification)
                     }
-                    if let (status, reason) = try Self.undeliverable(delivery, topic: headers.topic) {
+                    if let (status, reason) = try Self.undeliverable(delivery, topic: notification.content.topic) {
                         try settle(delivery.id, status: status, reason: reason, at: now)
                         continue
                     }
@@ -86,7 +86,7 @@ extension SQLiteStore {
                         if let taken = run { try lease(taken, appId: appId, until: leaseUntil) }
                         run = LeaseRun(nextAttemptAt: delivery.nextAttemptAt, first: delivery.id, last: delivery.id)
                     }
-                    jobs.append(try delivery.job(headers))
+                    jobs.append(try delivery.job(notification.content))
                 }
                 if due.count < wanted {
                     cursor = nil
@@ -181,7 +181,7 @@ extension SQLiteStore {
     private static let dueColumns = """
         SELECT dl.id, dl.app_id, dl.token, dl.attempts,
             d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason,
-            dl.next_attempt_at
+            dl.next_attempt_at, d.platform
         FROM deliveries AS dl
         LEFT JOIN devices AS d INDEXED BY devices_by_user_state
             ON d.app_id = dl.app_id AND d.user_id = dl.user_id AND d.token = dl.token
@@ -299,34 +299,44 @@ extension SQLiteStore {
     /// ?1 a delivery id: the last notification whose run of delivery ids starts at or before it (one seek in
     /// `notifications_by_deliveries`); the delivery is its when the run also ends at or after it.
     static let notificationOfDeliverySQL = """
-        SELECT id, topic, push_type, priority, expiration, collapse_id, payload, first_delivery_id,
-            last_delivery_id
+        SELECT id, kind, message_id, room_id, sender_id, text, image_url, room_name, sender_name, topic,
+            expiration, created_at, first_delivery_id, last_delivery_id
         FROM notifications WHERE first_delivery_id <= ?1 ORDER BY first_delivery_id DESC LIMIT 1
         """
 
-    /// The request headers and body of the notification `delivery` belongs to: the one whose run of
-    /// delivery ids holds its id.
-    /// - Throws: ``StoreError`` `.invalidData` when no notification holds it or its headers are invalid.
-    private func loadHeaders(of delivery: DueDelivery) throws -> NotificationHeaders {
+    /// The notification `delivery` belongs to: the one whose run of delivery ids holds its id.
+    /// - Throws: ``StoreError`` `.invalidData` when no notification holds it or its row is invalid.
+    private func loadNotification(of delivery: DueDelivery) throws -> NotificationRun {
         try db.withStatement(Self.notificationOfDeliverySQL) { row in
             try row.bind(1, delivery.id)
-            guard try row.step(), row.int64(8) >= delivery.id, let pushType = PushType(rawValue: row.string(2)),
-                let priority = Priority(rawValue: row.int(3))
+            guard try row.step(), row.int64(13) >= delivery.id, let kind = NotificationKind(rawValue: row.string(1))
             else {
-                throw StoreError(
-                    code: .invalidData,
-                    message: "delivery \(delivery.id) has no notification, or its headers are invalid"
-                )
+                throw StoreError(code: .invalidData, message: "delivery \(delivery.id) has no notification")
             }
-            return NotificationHeaders(
-                id: try Self.readUUID(row.string(0)),
-                deliveries: row.int64(7)...row.int64(8),
-                topic: row.string(1),
-                pushType: pushType,
-                priority: priority,
-                expiration: row.optionalInt(4),
-                collapseId: row.optionalString(5),
-                payload: row.data(6)
+            let content: ChatMessage.Content
+            switch kind {
+            case .message:
+                content = .text(row.optionalString(5) ?? "")
+            case .imageMessage:
+                content = .image(caption: row.optionalString(5), imageURL: row.optionalString(6))
+            }
+            let message = ChatMessage(
+                roomId: row.string(3),
+                senderId: row.string(4),
+                content: content,
+                messageId: row.optionalString(2),
+                roomName: row.optionalString(7),
+                senderName: row.optionalString(8)
+            )
+            return NotificationRun(
+                deliveries: row.int64(12)...row.int64(13),
+                content: NotificationContent(
+                    id: try Self.readUUID(row.string(0)),
+                    message: message,
+                    topic: row.string(9),
+                    expiration: row.optionalInt(10),
+                    createdAt: row.date(11)
+                )
             )
         }
     }
@@ -369,9 +379,9 @@ extension SQLiteStore {
             try row.run()
         }
         switch outcome {
-        case .retired(_, let reason, let apnsTimestamp):
+        case .retired(_, let reason, let invalidSince):
             guard let device = try device(of: deliveryId) else { return }
-            try retireDevice(device, reason: reason, apnsTimestamp: apnsTimestamp, at: at)
+            try retireDevice(device, reason: reason, invalidSince: invalidSince, at: at)
         case .unlinkTopic(let topic, _, _):
             guard let device = try device(of: deliveryId) else { return }
             try unlinkTopic(topic, device: device)
@@ -388,26 +398,26 @@ extension SQLiteStore {
         }
     }
 
-    /// Retires a live device (unless it registered again after `apnsTimestamp`) and queues its feedback when
+    /// Retires a live device (unless it registered again after `invalidSince`) and queues its feedback when
     /// the app has a feedback URL (``FeedbackPolicy``), in the same transaction. Its pending deliveries are
     /// settled when claimed.
     private func retireDevice(
         _ device: (appId: String, token: String),
         reason: String,
-        apnsTimestamp: Date?,
+        invalidSince: Date,
         at: Date
     ) throws {
         try db.withStatement(
             """
             UPDATE devices SET state = 'retired', retired_at = ?3, retired_reason = ?4, apns_timestamp = ?5
-            WHERE app_id = ?1 AND token = ?2 AND state = 'live' AND (?5 IS NULL OR updated_at <= ?5)
+            WHERE app_id = ?1 AND token = ?2 AND state = 'live' AND updated_at <= ?5
             """
         ) {
             try $0.bind(1, device.appId)
             try $0.bind(2, device.token)
             try $0.bind(3, at)
             try $0.bind(4, reason)
-            try $0.bind(5, apnsTimestamp)
+            try $0.bind(5, invalidSince)
             try $0.run()
         }
         guard db.changes > 0 else { return }
@@ -445,6 +455,7 @@ private struct DueDelivery {
     var retiredReason: String?
     /// Epoch MILLISECONDS.
     var nextAttemptAt: Int64
+    var platform: String
 
     init(_ row: SQLiteStatement) {
         id = row.int64(0)
@@ -457,42 +468,29 @@ private struct DueDelivery {
         unlinkedTopics = row.string(7)
         retiredReason = row.optionalString(8)
         nextAttemptAt = row.int64(9)
+        platform = row.optionalString(10) ?? ""
     }
 
-    func job(_ notification: NotificationHeaders) throws -> DeliveryJob {
+    func job(_ content: NotificationContent) throws -> DeliveryJob {
         guard let environment = APNsEnvironment(rawValue: environment) else {
             throw StoreError(code: .invalidData, message: "device of delivery \(id) has an invalid environment")
         }
         return DeliveryJob(
             deliveryId: id,
-            notificationId: notification.id,
             appId: appId,
-            token: try SQLiteStore.readToken(token),
+            token: try SQLiteStore.readToken(token, platform: platform),
             environment: environment,
-            apnsId: APNsIdentifier.forDelivery(id, of: notification.id),
             attempts: attempts,
-            topic: notification.topic,
-            pushType: notification.pushType,
-            priority: notification.priority,
-            expiration: notification.expiration,
-            collapseId: notification.collapseId,
-            payload: notification.payload,
-            deviceRegisteredAt: registeredAt
+            deviceRegisteredAt: registeredAt,
+            content: content
         )
     }
 }
 
-/// What every delivery of one notification sends: its headers and body.
-private struct NotificationHeaders {
-    var id: UUID
-    /// Its deliveries' ids.
+/// A notification as claims read it: its run of delivery ids and the content its jobs share.
+private struct NotificationRun {
     var deliveries: ClosedRange<Int64>
-    var topic: String
-    var pushType: PushType
-    var priority: Priority
-    var expiration: Int?
-    var collapseId: String?
-    var payload: Data
+    var content: NotificationContent
 }
 
 /// Deliveries a claim took (or ended) in a row of its due order: one due time, ids `first` to `last` (epoch

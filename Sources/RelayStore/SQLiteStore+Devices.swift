@@ -4,12 +4,12 @@ import RelayCore
 extension SQLiteStore {
     static let deviceColumns = """
         app_id, token, user_id, environment, state, created_at, updated_at, retired_at, retired_reason,
-        apns_timestamp, unlinked_topics
+        apns_timestamp, unlinked_topics, platform
         """
 
     public func upsertDevice(
         appId: String,
-        token: DeviceToken,
+        token: PushToken,
         userId: String,
         environment: APNsEnvironment,
         rooms: [String],
@@ -20,20 +20,21 @@ extension SQLiteStore {
             let sql =
                 existing == nil
                 ? """
-                INSERT INTO devices (app_id, token, user_id, environment, state, created_at, updated_at)
-                VALUES (?1, ?2, ?3, ?4, 'live', ?5, ?5)
+                INSERT INTO devices (app_id, token, user_id, environment, state, created_at, updated_at, platform)
+                VALUES (?1, ?2, ?3, ?4, 'live', ?5, ?5, ?6)
                 """
                 : """
-                UPDATE devices SET user_id = ?3, environment = ?4, state = 'live', updated_at = ?5,
+                UPDATE devices SET user_id = ?3, environment = ?4, state = 'live', updated_at = ?5, platform = ?6,
                     retired_at = NULL, retired_reason = NULL, apns_timestamp = NULL, unlinked_topics = '[]'
                 WHERE app_id = ?1 AND token = ?2
                 """
             try db.withStatement(sql) { statement in
                 try statement.bind(1, appId)
-                try statement.bind(2, token.hex)
+                try statement.bind(2, token.value)
                 try statement.bind(3, userId)
                 try statement.bind(4, environment.rawValue)
                 try statement.bind(5, at)
+                try statement.bind(6, token.platform.rawValue)
                 try statement.run()
             }
             for room in Set(rooms) {
@@ -57,14 +58,14 @@ extension SQLiteStore {
         }
     }
 
-    public func device(appId: String, token: DeviceToken) async throws -> Device? {
+    public func device(appId: String, token: PushToken) async throws -> Device? {
         try loadDevice(appId: appId, token: token)
     }
 
-    public func deleteDevice(appId: String, token: DeviceToken) async throws -> Bool {
+    public func deleteDevice(appId: String, token: PushToken) async throws -> Bool {
         try db.withStatement("DELETE FROM devices WHERE app_id = ?1 AND token = ?2") { statement in
             try statement.bind(1, appId)
-            try statement.bind(2, token.hex)
+            try statement.bind(2, token.value)
             try statement.run()
         }
         return db.changes > 0
@@ -177,17 +178,17 @@ extension SQLiteStore {
 
     // MARK: Rows
 
-    func loadDevice(appId: String, token: DeviceToken) throws -> Device? {
+    func loadDevice(appId: String, token: PushToken) throws -> Device? {
         try db.withStatement("SELECT \(Self.deviceColumns) FROM devices WHERE app_id = ?1 AND token = ?2") {
             try $0.bind(1, appId)
-            try $0.bind(2, token.hex)
+            try $0.bind(2, token.value)
             return try $0.step() ? try Self.readDevice($0) : nil
         }
     }
 
     /// A device from a row of ``deviceColumns``.
     static func readDevice(_ row: SQLiteStatement) throws -> Device {
-        let token = try readToken(row.string(1))
+        let token = try readToken(row.string(1), platform: row.string(11))
         guard let environment = APNsEnvironment(rawValue: row.string(3)),
             let state = DeviceState(rawValue: row.string(4))
         else {
@@ -214,9 +215,13 @@ extension SQLiteStore {
         )
     }
 
-    static func readToken(_ hex: String) throws -> DeviceToken {
-        do { return try DeviceToken(parsing: hex) } catch {
-            throw StoreError(code: .invalidData, message: "stored device token is invalid: \(error.description)")
+    /// A stored token with its stored platform.
+    static func readToken(_ text: String, platform: String) throws -> PushToken {
+        guard let platform = Platform(rawValue: platform) else {
+            throw StoreError(code: .invalidData, message: "stored platform '\(platform)' is unknown")
+        }
+        do { return try PushToken(parsing: text, platform: platform) } catch {
+            throw StoreError(code: .invalidData, message: "stored token is invalid: \(error.description)")
         }
     }
 

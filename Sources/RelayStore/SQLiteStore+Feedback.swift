@@ -12,9 +12,9 @@ extension SQLiteStore {
         guard feedbackPolicy.appIds.contains(appId) else { return }
         try db.withStatement(
             """
-            INSERT INTO feedback (app_id, token, user_id, environment, reason, apns_timestamp, retired_at,
+            INSERT INTO feedback (app_id, token, platform, user_id, environment, reason, apns_timestamp, retired_at,
                 next_attempt_at, expires_at)
-            SELECT app_id, token, user_id, environment, coalesce(retired_reason, ''), apns_timestamp, ?3, ?3, ?4
+            SELECT app_id, token, platform, user_id, environment, coalesce(retired_reason, ''), apns_timestamp, ?3, ?3, ?4
             FROM devices WHERE app_id = ?1 AND token = ?2
             """
         ) {
@@ -33,7 +33,7 @@ extension SQLiteStore {
             let jobs = try db.withStatement(
                 """
                 SELECT id, app_id, token, user_id, environment, reason, apns_timestamp, retired_at, attempts,
-                    expires_at
+                    expires_at, platform
                 FROM feedback
                 WHERE next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until < ?1)
                 ORDER BY next_attempt_at, id
@@ -54,7 +54,7 @@ extension SQLiteStore {
                         FeedbackJob(
                             feedbackId: row.int64(0),
                             appId: row.string(1),
-                            token: try Self.readToken(row.string(2)),
+                            token: try Self.readToken(row.string(2), platform: row.string(10)),
                             userId: row.string(3),
                             environment: environment,
                             reason: row.string(5),

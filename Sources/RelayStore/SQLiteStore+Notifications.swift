@@ -73,23 +73,29 @@ extension SQLiteStore {
             if let idempotencyKey { try remember(idempotencyKey, appId: n.appId, notificationId: id, at: n.createdAt) }
             try db.withStatement(
                 """
-                INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, topic, push_type,
-                    priority, expiration, collapse_id, payload, created_at)
+                INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, text, image_url,
+                    room_name, sender_name, topic, expiration, created_at)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                 """
             ) { statement in
+                let message = n.message
                 try statement.bind(1, id)
                 try statement.bind(2, n.appId)
                 try statement.bind(3, n.kind.rawValue)
-                try statement.bind(4, n.messageId)
-                try statement.bind(5, n.roomId)
-                try statement.bind(6, n.senderId)
-                try statement.bind(7, n.topic)
-                try statement.bind(8, n.pushType.rawValue)
-                try statement.bind(9, n.priority.rawValue)
-                try statement.bind(10, n.expiration)
-                try statement.bind(11, n.collapseId)
-                try statement.bind(12, n.payload)
+                try statement.bind(4, message.messageId)
+                try statement.bind(5, message.roomId)
+                try statement.bind(6, message.senderId)
+                let (text, imageURL): (String?, String?) =
+                    switch message.content {
+                    case .text(let text): (text, nil)
+                    case .image(let caption, let imageURL): (caption, imageURL)
+                    }
+                try statement.bind(7, text)
+                try statement.bind(8, imageURL)
+                try statement.bind(9, message.roomName)
+                try statement.bind(10, message.senderName)
+                try statement.bind(11, n.topic)
+                try statement.bind(12, n.expiration)
                 try statement.bind(13, n.createdAt)
                 try statement.run()
             }
@@ -98,7 +104,7 @@ extension SQLiteStore {
                 try statement.bind(2, n.createdAt)
                 try statement.bind(3, userList ?? recipients.roomId)
                 try statement.bind(4, recipients.excludeUserId)
-                try statement.bind(5, recipients.excludeToken?.hex)
+                try statement.bind(5, recipients.excludeToken?.value)
                 try statement.bind(6, n.topic)
                 try statement.run()
             }
@@ -189,7 +195,7 @@ extension SQLiteStore {
                     records.append(
                         DeliveryRecord(
                             deliveryId: row.int64(0),
-                            token: try Self.readToken(row.string(1)),
+                            token: row.string(1),
                             status: status,
                             apnsId: APNsIdentifier.forDelivery(row.int64(0), of: n),
                             attempts: row.int(3),

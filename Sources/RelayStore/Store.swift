@@ -10,14 +10,15 @@ import RelayCore
 ///
 /// - Throws: every call throws ``StoreError`` (`.busy`, `.io`, `.constraint`, …) when the backend fails.
 public protocol Store: Sendable {
-    /// Registers `token` for `userId`, or re-registers it, and joins the user to `rooms`; one transaction.
+    /// Registers `token` (its platform with it) for `userId`, or re-registers it, and joins the user to
+    /// `rooms`; one transaction.
     ///
-    /// A new token is inserted (`created == true`). A known one gets the new user, environment and
+    /// A new token is inserted (`created == true`). A known one gets the new user, platform, environment and
     /// `updatedAt = at`; a retired one is revived (state `live`, retired fields cleared). Every registration
     /// clears ``Device/unlinkedTopics``. Joining a room the user is in changes nothing (mute kept).
     func upsertDevice(
         appId: String,
-        token: DeviceToken,
+        token: PushToken,
         userId: String,
         environment: APNsEnvironment,
         rooms: [String],
@@ -25,11 +26,11 @@ public protocol Store: Sendable {
     ) async throws -> (device: Device, created: Bool)
 
     /// The device registered with `token` for `appId`, live or retired; nil if none.
-    func device(appId: String, token: DeviceToken) async throws -> Device?
+    func device(appId: String, token: PushToken) async throws -> Device?
 
     /// Deletes the registration. Its pending deliveries end `failed` (reason `DeviceDeleted`) when next
     /// claimed, so a notification's history stays complete. Returns false when there was no such device.
-    func deleteDevice(appId: String, token: DeviceToken) async throws -> Bool
+    func deleteDevice(appId: String, token: PushToken) async throws -> Bool
 
     /// The user's devices (live and retired), oldest registration first.
     func devices(appId: String, userId: String) async throws -> [Device]
@@ -90,7 +91,9 @@ public protocol Store: Sendable {
     /// one pending delivery, due at `n.createdAt`, is created for each distinct live device of `n.appId` whose
     /// user is a recipient (`recipients.userIds`, or the unmuted members of `recipients.roomId`), except the
     /// devices of `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked
-    /// topics. Each delivery's apns-id is derived from the notification and delivery ids (``APNsIdentifier``).
+    /// topics. Each delivery's apns-id is derived from the notification and delivery ids
+    /// (``RelayCore/APNsIdentifier``). The message is stored as given and read back, whole, into every job's
+    /// ``RelayCore/NotificationContent``.
     /// Devices are selected inside the database: memory does not grow with the room.
     func createNotification(
         _ n: NewNotification,

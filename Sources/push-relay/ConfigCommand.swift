@@ -1,4 +1,5 @@
 import Foundation
+import RelayAPNs
 import RelayAuth
 import RelayCLI
 import RelayCore

@@ -9,11 +9,18 @@ extension DevelopmentSetup {
     /// Its Firebase project.
     static let fcmProjectId = "dev-project"
 
-    /// Starts one in-process mock FCM when some app has no FCM service account, and points those apps at it
-    /// with a service account it trusts (made once, kept in ``fcmAccountFile``; its `token_uri` is rewritten
-    /// to this run's mock). Returns the mock (nil when none was needed).
+    /// Starts one in-process mock FCM when some app is to use it, and points those apps at it with a service
+    /// account it trusts (made once, kept in ``fcmAccountFile``; its `token_uri` is rewritten to this run's
+    /// mock). Returns the mock (nil when none was needed).
+    ///
+    /// An app uses it when its `fcm` settings name no service account, or when it has neither `fcm` settings
+    /// nor APNs credentials (a development app). An app with APNs credentials and no `fcm` has no Android:
+    /// its Android registrations are refused rather than sent to a mock.
     func attachMockFCM(to apps: inout [Configuration.App]) throws -> MockFCMServer? {
-        let needing = apps.indices.filter { apps[$0].fcm?.serviceAccountFile == nil }
+        let needing = apps.indices.filter { index in
+            guard let fcm = apps[index].fcm else { return apps[index].apns.credentials == nil }
+            return fcm.serviceAccountFile == nil
+        }
         guard !needing.isEmpty else { return nil }
         var account = try developmentServiceAccount()
         let mock = MockFCMServer(

@@ -70,8 +70,9 @@ enum ServeCommand {
         let development = try DevelopmentSetup(dataDirectory: dataDirectory, logger: logger)
         let developmentApp = configuration.apps.isEmpty
         if developmentApp { configuration.apps = [try development.app()] }
-        let mock = try development.attachMock(to: &configuration.apps)
+        // FCM first: whether an app is a development one is read from its APNs credentials.
         let fcmMock = try development.attachMockFCM(to: &configuration.apps)
+        let mock = try development.attachMock(to: &configuration.apps)
         let store = try SQLiteStore(
             path: configuration.storage.sqlitePath,
             logger: logger,

@@ -22,7 +22,7 @@ enum SeedCommand {
         for index in 0..<devices {
             _ = try await store.upsertDevice(
                 appId: appId,
-                token: try token(index),
+                token: .apns(try token(index)),
                 userId: "user-\(index)",
                 environment: .production,
                 rooms: [room],
@@ -31,7 +31,7 @@ enum SeedCommand {
         }
         _ = try await store.upsertDevice(
             appId: appId,
-            token: try token(devices),
+            token: .apns(try token(devices)),
             userId: "warm-up-user",
             environment: .production,
             rooms: [warmUpRoom],

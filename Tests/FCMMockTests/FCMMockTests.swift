@@ -13,7 +13,7 @@ import Testing
     static func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
 
     /// The account the mock trusts, and another key under the same name and key id.
-    static let account = try! MockFCMAccount.makeServiceAccount(projectId: "chat-app-1234", tokenURI: "http://unset")
+    static let account = try! FCMServiceAccount(contentsOfFile: fixture("fcm/test-service-account.json"))
     static let otherKey = try! RS256Key.generate()
     static let token = String(repeating: "a", count: 40) + ":APA91b" + String(repeating: "b", count: 100)
 

@@ -49,7 +49,7 @@ import Testing
         let object = try Self.json(try message.payload().encoded(limit: 4096))
         #expect(object["imageUrl"] as? String == url)
         #expect((object["aps"] as? [String: Any])?["mutable-content"] as? Int == 1)
-        let hidden = try Self.json(try message.payload(privacy: true).encoded(limit: 4096))
+        let hidden = try Self.json(try message.withoutTexts.payload().encoded(limit: 4096))
         #expect(hidden["imageUrl"] == nil)
     }
 
@@ -95,7 +95,7 @@ import Testing
 
     @Test func privacyModeSendsNoText() throws {
         let message = ChatMessage(roomId: "r", senderId: "a", content: .text("secret"), roomName: "Room")
-        let text = String(decoding: try message.payload(privacy: true).encoded(limit: 4096), as: UTF8.self)
+        let text = String(decoding: try message.withoutTexts.payload().encoded(limit: 4096), as: UTF8.self)
         #expect(!text.contains("secret"))
         #expect(text.contains("New message"))
         #expect(text.contains("dittoChatRoomId"))

@@ -11,9 +11,10 @@ struct FCMHarness {
         .appendingPathComponent("../../fixtures").standardized
     static func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
 
-    /// One service account for the whole test run (RSA key generation takes a while); its token_uri is
-    /// replaced with each mock's.
-    static let account = try! MockFCMAccount.makeServiceAccount(projectId: "chat-app-1234", tokenURI: "http://unset")
+    /// One service account for the whole test run, a fixture (generating an RSA key would hold a thread of
+    /// the cooperative pool while every test waits on this global); its token_uri is replaced with each
+    /// mock's.
+    static let account = try! FCMServiceAccount(contentsOfFile: fixture("fcm/test-service-account.json"))
 
     let mock: MockFCMServer
     let client: FCMClient

@@ -23,7 +23,7 @@ import Testing
             roomName: roomName,
             senderName: senderName
         )
-        return FCMMessage(token: token, chat: chat.payload(privacy: privacy), ttlSeconds: 86_400)
+        return FCMMessage(token: token, chat: (privacy ? chat.withoutTexts : chat).payload(), ttlSeconds: 86_400)
     }
 
     static func object(_ data: Data) throws -> [String: Any] {

@@ -3,7 +3,7 @@ import RelayCore
 import RelayStore
 import Testing
 
-@testable import RelayServer
+@testable import RelayOutbox
 
 /// The dispatcher's queue of claimed deliveries: per-app in-flight limits, round robin, claim windows, and
 /// draining on close.
@@ -11,19 +11,18 @@ import Testing
     static func job(_ id: Int64, app: String) throws -> DeliveryJob {
         DeliveryJob(
             deliveryId: id,
-            notificationId: UUID(),
             appId: app,
-            token: try DeviceToken(parsing: String(repeating: "ab", count: 32)),
+            token: .apns(try DeviceToken(parsing: String(repeating: "ab", count: 32))),
             environment: .sandbox,
-            apnsId: UUID(),
             attempts: 0,
-            topic: "com.example.chat",
-            pushType: .alert,
-            priority: .immediate,
-            expiration: nil,
-            collapseId: nil,
-            payload: Data("{}".utf8),
-            deviceRegisteredAt: Date(timeIntervalSince1970: 0)
+            deviceRegisteredAt: Date(timeIntervalSince1970: 0),
+            content: NotificationContent(
+                id: UUID(),
+                message: ChatMessage(roomId: "room", senderId: "alice", content: .text("hi")),
+                topic: "com.example.chat",
+                expiration: nil,
+                createdAt: Date(timeIntervalSince1970: 0)
+            )
         )
     }
 

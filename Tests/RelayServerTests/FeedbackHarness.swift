@@ -3,6 +3,7 @@ import Foundation
 import RelayCore
 import RelayCrypto
 import RelayHTTP
+import RelayOutbox
 import RelayServer
 import RelayStore
 import Synchronization

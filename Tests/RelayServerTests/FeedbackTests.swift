@@ -2,6 +2,7 @@ import APNsMock
 import Foundation
 import RelayCore
 import RelayCrypto
+import RelayOutbox
 import RelayServer
 import Testing
 
@@ -73,7 +74,7 @@ import Testing
                 #expect(Timestamp.parse(retiredAt) != nil)
                 #expect(
                     Set(json.keys) == [
-                        "appId", "token", "userId", "environment", "reason", "apnsTimestamp", "retiredAt",
+                        "appId", "token", "platform", "userId", "environment", "reason", "apnsTimestamp", "retiredAt",
                     ]
                 )
 

@@ -1,5 +1,6 @@
 import APNsMock
 import Foundation
+import RelayOutbox
 import RelayServer
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import RelayCore
 import RelayCrypto
 import RelayHTTP
+import RelayOutbox
 import RelayServer
 import RelayStore
 import Testing
@@ -42,13 +43,12 @@ import Testing
         let configuration = Configuration()
         let time = SystemTimeSource()
         let metrics = RelayMetrics()
-        let senders = APNsSenders(apps: [], settings: configuration.delivery, time: time, logger: .disabled())
         let api = RelayAPI(
             directory: AppDirectory(apps: []),
             store: store,
             dispatcher: Dispatcher(
                 store: store,
-                senders: senders,
+                transports: [],
                 settings: configuration.delivery,
                 time: time,
                 metrics: metrics,

@@ -1,4 +1,5 @@
 import APNsMock
+import FCMMock
 import Foundation
 import RelayCore
 import RelayCrypto
@@ -35,6 +36,8 @@ final class RelayHarness: Sendable {
     static let ttlSeconds = 3600
 
     let mock: MockAPNsServer
+    /// The mock FCM the apps' Android pushes go to.
+    let fcm: MockFCMServer
     let apps: [TestApp]
     /// The public half of the provider key the relay signs with.
     let providerKey: ES256Key
@@ -46,6 +49,7 @@ final class RelayHarness: Sendable {
 
     init(
         mock: MockAPNsServer,
+        fcm: MockFCMServer,
         apps: [TestApp],
         providerKey: ES256Key,
         directory: URL,
@@ -53,6 +57,7 @@ final class RelayHarness: Sendable {
         time: any TimeSource = SystemTimeSource()
     ) {
         self.mock = mock
+        self.fcm = fcm
         self.apps = apps
         self.providerKey = providerKey
         self.directory = directory
@@ -120,11 +125,13 @@ final class RelayHarness: Sendable {
         user: String,
         rooms: [String]? = nil,
         environment: String? = nil,
+        platform: String? = nil,
         key: String? = nil
     ) async throws -> APIResponse {
         var body: [String: Any] = ["token": token, "userId": user]
         if let rooms { body["rooms"] = rooms }
         if let environment { body["environment"] = environment }
+        if let platform { body["platform"] = platform }
         let response = try await call("POST", "/v1/devices", json: body, key: key)
         try #require([200, 201].contains(response.status), "register: \(response.status) \(response.text)")
         return response
@@ -220,8 +227,10 @@ struct WebhookAnswer: Decodable {
 
 struct DeviceJSON: Decodable {
     var token: String
+    var platform: String
     var userId: String
-    var environment: String
+    /// iOS devices only.
+    var environment: String?
     var state: String
 }
 
@@ -261,6 +270,8 @@ struct NotificationJSON: Decodable {
 struct RelayTestBed {
     var directory: URL
     var mock: MockAPNsServer
+    /// The mock FCM every app's Android pushes go to.
+    var fcm: MockFCMServer
     var apps: [TestApp]
     var providerKey: ES256Key
     var configuration: Configuration
@@ -302,6 +313,8 @@ func withRelayTestBed(
     let mock = MockAPNsServer(configuration: mockConfiguration)
     try mock.start()
     defer { mock.stop() }
+    let (fcm, fcmSettings) = try startMockFCM(in: directory, tls: tls)
+    defer { fcm.stop() }
 
     var configuration = Configuration()
     configuration.http.host = "127.0.0.1"
@@ -326,6 +339,7 @@ func withRelayTestBed(
                     )
                 )
             ),
+            fcm: fcmSettings,
             ttlSeconds: RelayHarness.ttlSeconds
         )
     }
@@ -334,11 +348,44 @@ func withRelayTestBed(
         RelayTestBed(
             directory: directory,
             mock: mock,
+            fcm: fcm,
             apps: apps,
             providerKey: publicKey,
             configuration: configuration
         )
     )
+}
+
+/// The service account every test bed's mock FCM trusts: a fixture, since generating an RSA key would hold a
+/// thread of the cooperative pool (every test waits on a global's first use) for a second or more.
+let testFCMAccount = try! FCMServiceAccount(
+    contentsOfFile: fixturesDirectory.appendingPathComponent("fcm/test-service-account.json").path
+)
+
+/// Starts a mock FCM over TLS trusting ``testFCMAccount``, and writes that account, its `token_uri` the
+/// mock's, into `directory`: the FCM settings an app sends through it with.
+func startMockFCM(in directory: URL, tls: URL) throws -> (MockFCMServer, Configuration.FCM) {
+    let fcm = MockFCMServer(
+        configuration: MockFCMConfiguration(
+            tls: .init(
+                certificatePath: tls.appendingPathComponent("server.pem").path,
+                privateKeyPath: tls.appendingPathComponent("server.key").path
+            ),
+            accounts: [try MockFCMAccount(serviceAccount: testFCMAccount)],
+            recordInMemory: true
+        )
+    )
+    try fcm.start()
+    let base = "https://127.0.0.1:\(fcm.port)"
+    var account = testFCMAccount
+    account.tokenURI = base + MockFCMConfiguration.tokenPath
+    let file = directory.appendingPathComponent("fcm-service-account.json")
+    try account.encoded().write(to: file)
+    let settings = Configuration.FCM(
+        serviceAccountFile: file.path,
+        endpoint: .init(baseURL: base, caFile: tls.appendingPathComponent("ca.pem").path)
+    )
+    return (fcm, settings)
 }
 
 /// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it (on the clock `time`), runs
@@ -354,6 +401,7 @@ func withRelayAndMock(
         let configuration = bed.configuration
         let harness = RelayHarness(
             mock: bed.mock,
+            fcm: bed.fcm,
             apps: bed.apps,
             providerKey: bed.providerKey,
             directory: bed.directory,

@@ -42,12 +42,8 @@ import Testing
     }
 
     @Test func aWebhookThatIsDownIs503WithRetryAfter() async throws {
-        var configuration = HTTPServerConfiguration()
-        configuration.port = 0
-        let probe = HTTPServer(configuration: configuration, handler: { _ in .noContent }, logger: .disabled())
-        try probe.start()
-        let url = "http://127.0.0.1:\(probe.port)/auth"
-        await probe.shutdown()
+        // Port 1 (tcpmux): nothing listens there, and no test's port-0 server can take it in the meantime.
+        let url = "http://127.0.0.1:1/auth"
         try await withRelayAndMock(configure: {
             $0.apps[0].userAuth = .init(dittoAuthWebhook: .init(url: url, provider: "my-auth"))
         }) { relay in

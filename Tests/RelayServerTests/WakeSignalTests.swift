@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import RelayServer
+@testable import RelayOutbox
 
 /// The dispatcher's wake-ups: a signal is never lost, whether it comes before or during a wait.
 @Suite(.timeLimit(.minutes(1))) struct WakeSignalTests {

@@ -23,12 +23,12 @@ import Testing
         #expect(jobs.count == 3)
         #expect(jobs.map(\.deliveryId) == jobs.map(\.deliveryId).sorted())
         let job = try #require(jobs.first)
-        let n = F.notification()
+        let n = F.notification(messageId: job.content.message.messageId)
         #expect(job.notificationId == id && job.appId == "app-a" && job.environment == .sandbox)
-        #expect(job.topic == n.topic && job.pushType == .alert && job.priority == .immediate)
-        #expect(job.expiration == n.expiration && job.collapseId == n.collapseId && job.payload == n.payload)
+        #expect(job.content.topic == n.topic && job.content.expiration == n.expiration)
+        #expect(job.content.message == n.message && job.content.createdAt == n.createdAt)
         #expect(job.attempts == 0 && job.deviceRegisteredAt == F.time(-10))
-        #expect(job.apnsNotification.apnsIdHeader == job.apnsId.uuidString.lowercased())
+        #expect(job.pushId == APNsIdentifier.forDelivery(job.deliveryId, of: id))
     }
 
     /// A delivery row holds no notification id: its notification is the one whose run of delivery ids holds
@@ -41,7 +41,7 @@ import Testing
         var ids: [UUID] = []
         for (index, text) in ["one", "two", "three"].enumerated() {
             var n = F.notification(at: F.time(Double(index)))
-            n.payload = Data(#"{"aps":{"alert":"\#(text)"}}"#.utf8)
+            n.message.content = .text(text)
             notifications.append(n)
             ids.append(try await store.createNotification(n, recipients: .init(roomId: "room-1")).notificationId)
         }
@@ -53,8 +53,8 @@ import Testing
         #expect(jobs.map(\.notificationId) == [ids[0], ids[1], ids[1], ids[0], ids[2], ids[2]])
         for job in jobs {
             let index = try #require(ids.firstIndex(of: job.notificationId))
-            #expect(job.payload == notifications[index].payload)
-            #expect(job.apnsId == APNsIdentifier.forDelivery(job.deliveryId, of: ids[index]))
+            #expect(job.content.message == notifications[index].message)
+            #expect(job.pushId == APNsIdentifier.forDelivery(job.deliveryId, of: ids[index]))
         }
         #expect(jobs[3].deliveryId == retried.deliveryId && jobs[3].attempts == 1)
         let view = try #require(try await store.notification(appId: "app-a", id: ids[1]))
@@ -82,7 +82,7 @@ import Testing
         let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
         try await store.complete(
             [
-                (jobs[0].deliveryId, .sent(apnsId: jobs[0].apnsId.uuidString.lowercased())),
+                (jobs[0].deliveryId, .sent),
                 (jobs[1].deliveryId, .failed(status: 400, reason: "BadDeviceToken")),
                 (jobs[2].deliveryId, .retry(at: F.time(60), status: 503, reason: "ServiceUnavailable")),
             ],
@@ -92,7 +92,7 @@ import Testing
         #expect(try await store.claimDueDeliveries(now: F.time(59), limit: 10, leaseSeconds: 30).isEmpty)
         let retried = try await store.claimDueDeliveries(now: F.time(60), limit: 10, leaseSeconds: 30)
         #expect(retried.map(\.deliveryId) == [jobs[2].deliveryId])
-        #expect(retried[0].attempts == 1 && retried[0].apnsId == jobs[2].apnsId)
+        #expect(retried[0].attempts == 1 && retried[0].pushId == jobs[2].pushId)
         #expect(try await store.pendingDeliveryCount() == 1)
         #expect(try await store.hasPendingDeliveries())
 
@@ -114,7 +114,7 @@ import Testing
         )
         let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
         try await store.complete(
-            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: F.time(-5)))],
+            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(-5)))],
             at: F.time(1)
         )
         #expect(try await store.device(appId: "app-a", token: job.token)?.state == .retired)
@@ -128,7 +128,7 @@ import Testing
             try await store.notification(appId: "app-a", id: second.notificationId)
         )
         #expect(secondSummary.counts == DeliveryCounts(pending: 2, retired: 1))
-        let retired = try #require(secondDeliveries.first { $0.token == job.token })
+        let retired = try #require(secondDeliveries.first { $0.token == job.token.value })
         #expect(retired.status == .retired && retired.lastReason == "Unregistered" && retired.attempts == 0)
     }
 
@@ -136,7 +136,7 @@ import Testing
         let (store, _) = try await storeWithThreeDeliveries()
         let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
         try await store.complete(
-            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: F.time(-20)))],
+            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(-20)))],
             at: F.time(1)
         )
         #expect(try await store.device(appId: "app-a", token: job.token)?.state == .live)
@@ -150,7 +150,7 @@ import Testing
         }
         let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 5000, leaseSeconds: 30)
         #expect(jobs.count == 1000)
-        try await store.complete(jobs.map { ($0.deliveryId, .sent(apnsId: nil)) }, at: F.time(1))
+        try await store.complete(jobs.map { ($0.deliveryId, .sent) }, at: F.time(1))
         #expect(try await store.pendingDeliveryCount() == 0)
         #expect(try await !store.hasPendingDeliveries())
         try await store.releaseLeases()
@@ -194,7 +194,7 @@ import Testing
         #expect(ids.count == 10)
         let sent = [ids[9], ids[0], ids[5], ids[2], ids[1], ids[4], ids[5]]  // unordered, one twice
         try await store.complete(
-            sent.map { ($0, DeliveryOutcome.sent(apnsId: nil)) } + [
+            sent.map { ($0, DeliveryOutcome.sent) } + [
                 (ids[3], .retry(at: F.time(60), status: 429, reason: "TooManyRequests")),
                 (ids[6], .failed(status: 400, reason: "BadTopic")),
             ],
@@ -282,7 +282,7 @@ import Testing
         _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let first = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 2, leaseSeconds: 30)
         #expect(first.count == 2)
-        try await store.complete([(first[1].deliveryId, .sent(apnsId: nil))], at: F.time(1))
+        try await store.complete([(first[1].deliveryId, .sent)], at: F.time(1))
         // first[0] never gets a result. Within the lease, the cursor goes on to the third delivery ...
         let second = try await store.claimDueDeliveries(appId: "app-a", now: F.time(2), limit: 1, leaseSeconds: 30)
         #expect(second.count == 1 && second[0].deliveryId > first[1].deliveryId)

@@ -37,7 +37,7 @@ import Testing
         #expect(created.devices == 1)
         let jobs = try await store.claimDueDeliveries(now: F.time(62), limit: 10, leaseSeconds: 30)
         try await store.complete(
-            [(jobs[0].deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: F.time(61)))],
+            [(jobs[0].deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(61)))],
             at: F.time(63)
         )
         let retired = try #require(try await store.device(appId: "app-a", token: token))
@@ -60,7 +60,7 @@ import Testing
         let retireNow = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
         try await store.complete(
-            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: nil))],
+            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
             at: F.t0
         )
         #expect(retireNow.devices == 1)
@@ -89,7 +89,7 @@ import Testing
             try await store.notification(appId: "app-a", id: outcome.notificationId)
         )
         #expect(summary.counts == DeliveryCounts(pending: 1, failed: 1))
-        #expect(deliveries.first { $0.token == F.token(1) }?.lastReason == "DeviceDeleted")
+        #expect(deliveries.first { $0.token == F.token(1).value }?.lastReason == "DeviceDeleted")
         #expect(try await store.pendingDeliveryCount() == 1)
     }
 
@@ -106,7 +106,7 @@ import Testing
         let jobs = try await store.claimDueDeliveries(now: F.time(2), limit: 10, leaseSeconds: 30)
         #expect(jobs.map(\.token) == [F.token(2)] && jobs.first?.environment == .production)
         let (_, deliveries) = try #require(try await store.notification(appId: "app-a", id: outcome.notificationId))
-        #expect(deliveries.first { $0.token == F.token(1) }?.lastReason == "DeviceDeleted")
+        #expect(deliveries.first { $0.token == F.token(1).value }?.lastReason == "DeviceDeleted")
     }
 
     @Test func membersAreIdempotentAndKeepMute() async throws {

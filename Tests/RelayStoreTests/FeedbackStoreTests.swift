@@ -18,7 +18,7 @@ import Testing
         let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
         #expect(jobs.count == 2)
         try await store.complete(
-            jobs.map { ($0.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: F.time(-5))) },
+            jobs.map { ($0.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(-5))) },
             at: F.time(1)
         )
         return store
@@ -51,7 +51,7 @@ import Testing
         )
         await #expect(throws: StoreError.self) {
             try await store.complete(
-                [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: nil))],
+                [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
                 at: F.time(1)
             )
         }
@@ -59,13 +59,13 @@ import Testing
         #expect(try await store.pendingDeliveryCount() == 1)
         try await store.execute("DROP TRIGGER refuse")
         try await store.complete(
-            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: nil))],
+            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
             at: F.time(1)
         )
         #expect(try await store.device(appId: "app-a", token: F.token(1))?.state == .retired)
         #expect(try await store.pendingFeedbackCount() == 1)
         let queued = try #require(try await store.claimDueFeedback(now: F.time(2), limit: 1, leaseSeconds: 30).first)
-        #expect(queued.apnsTimestamp == nil)
+        #expect(queued.apnsTimestamp == F.time(1))
     }
 
     @Test func leasesRetriesAndCompletion() async throws {
@@ -116,7 +116,7 @@ import Testing
         let jobs = try await store.claimDueDeliveries(now: F.time(10), limit: 10, leaseSeconds: 30)
         for (index, job) in jobs.enumerated() {
             try await store.complete(
-                [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: nil))],
+                [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
                 at: F.time(20 + Double(index))
             )
         }
@@ -136,7 +136,7 @@ import Testing
                 version: 1,
                 rows: """
                     INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
-                    VALUES ('app-a', '\(F.token(1).hex)', 'bob', 'sandbox', 0, 0)
+                    VALUES ('app-a', '\(F.token(1).value)', 'bob', 'sandbox', 0, 0)
                     """
             )
             let store = try SQLiteStore(path: path, logger: .disabled())
@@ -151,7 +151,7 @@ import Testing
             )
             let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
             try await store.complete(
-                [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: nil))],
+                [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
                 at: F.time(1)
             )
             #expect(try await store.pendingFeedbackCount() == 1)
@@ -169,14 +169,14 @@ import Testing
                 version: 2,
                 rows: """
                     INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
-                    VALUES ('app-a', '\(F.token(1).hex)', 'bob', 'sandbox', \(t0), \(t0));
+                    VALUES ('app-a', '\(F.token(1).value)', 'bob', 'sandbox', \(t0), \(t0));
                     INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, push_type, priority,
                         payload, created_at)
                     VALUES ('0b5c4a8e-3f7e-4c1e-9a43-2f1d6b8e9c01', 'app-a', 'message', 'room-1', 'alice',
                         'com.example.chat', 'alert', 10, x'7b7d', \(t0));
                     INSERT INTO deliveries (notification_id, app_id, token, status, attempts, created_at,
                         updated_at, next_attempt_at, lease_until)
-                    VALUES ('0b5c4a8e-3f7e-4c1e-9a43-2f1d6b8e9c01', 'app-a', '\(F.token(1).hex)', 'pending', 0,
+                    VALUES ('0b5c4a8e-3f7e-4c1e-9a43-2f1d6b8e9c01', 'app-a', '\(F.token(1).value)', 'pending', 0,
                         \(t0), \(t0), \(t0), \(t0 + 120_000));
                     """
             )
@@ -201,17 +201,17 @@ import Testing
                 version: 3,
                 rows: """
                     INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
-                    VALUES ('app-a', '\(F.token(1).hex)', 'bob', 'sandbox', \(t0), \(t0)),
-                        ('app-a', '\(F.token(2).hex)', 'carol', 'production', \(t0), \(t0));
+                    VALUES ('app-a', '\(F.token(1).value)', 'bob', 'sandbox', \(t0), \(t0)),
+                        ('app-a', '\(F.token(2).value)', 'carol', 'production', \(t0), \(t0));
                     INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, push_type, priority,
                         payload, created_at)
                     VALUES ('\(notificationId)', 'app-a', 'message', 'room-1', 'alice', 'com.example.chat', 'alert',
                         10, x'7b7d', \(t0));
                     INSERT INTO deliveries (id, notification_id, app_id, token, status, attempts, last_status,
                         created_at, updated_at, sent_at, next_attempt_at)
-                    VALUES (41, '\(notificationId)', 'app-a', '\(F.token(2).hex)', 'sent', 1, 200, \(t0), \(t0),
+                    VALUES (41, '\(notificationId)', 'app-a', '\(F.token(2).value)', 'sent', 1, 200, \(t0), \(t0),
                         \(t0), NULL),
-                        (42, '\(notificationId)', 'app-a', '\(F.token(1).hex)', 'pending', 0, NULL, \(t0), \(t0),
+                        (42, '\(notificationId)', 'app-a', '\(F.token(1).value)', 'pending', 0, NULL, \(t0), \(t0),
                         NULL, \(t0));
                     """
             )

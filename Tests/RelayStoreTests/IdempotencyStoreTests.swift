@@ -229,7 +229,7 @@ import Testing
                 version: 9,
                 rows: """
                     INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
-                    VALUES ('app-a', '\(F.token(1).hex)', 'bob', 'sandbox', \(t0), \(t0));
+                    VALUES ('app-a', '\(F.token(1).value)', 'bob', 'sandbox', \(t0), \(t0));
                     INSERT INTO room_members (app_id, room_id, user_id, joined_at)
                     VALUES ('app-a', 'room-1', 'bob', \(t0));
                     INSERT INTO rooms (app_id, room_id, membership, updated_at)

@@ -25,7 +25,7 @@ import Testing
         #expect(retire.devices == 1)
         let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 1).first)
         try await store.complete(
-            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", apnsTimestamp: nil))],
+            [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
             at: F.t0
         )
         return store
@@ -99,7 +99,7 @@ import Testing
             try await store.notification(appId: "app-a", id: second.notificationId)
         )
         #expect(summary.counts == DeliveryCounts(pending: 1, failed: 1))
-        #expect(deliveries.first { $0.token == job.token }?.lastReason == "DeviceTokenNotForTopic")
+        #expect(deliveries.first { $0.token == job.token.value }?.lastReason == "DeviceTokenNotForTopic")
 
         let other = job.token == F.token(3) ? F.token(4) : F.token(3)
         let later = try await store.createNotification(
@@ -134,7 +134,7 @@ import Testing
 
         // Same message id with another kind, or without a message id, is a new notification.
         var image = F.notification(messageId: "msg-1")
-        image.kind = .imageMessage
+        image.message.content = .image(caption: nil, imageURL: nil)
         #expect(try await store.createNotification(image, recipients: .init(roomId: "room-1")).devices == 5)
     }
 
@@ -156,7 +156,7 @@ import Testing
             limit: 10,
             leaseSeconds: 30
         )
-        #expect(Set(jobs.map(\.apnsId)) == Set(deliveries.map(\.apnsId)), "the dispatcher sends the ids the API shows")
+        #expect(Set(jobs.map(\.pushId)) == Set(deliveries.map(\.apnsId)), "the dispatcher sends the ids the API shows")
         let limited = try #require(try await store.notification(appId: "app-a", id: outcome.notificationId, limit: 2))
         #expect(limited.deliveries.count == 2 && limited.summary.counts.total == 4)
     }

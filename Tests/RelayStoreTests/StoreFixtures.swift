@@ -8,8 +8,23 @@ enum StoreFixtures {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// A 32-byte token whose hex ends with `n` in hex.
-    static func token(_ n: Int) -> DeviceToken {
-        try! DeviceToken(parsing: String(repeating: "a", count: 48) + String(format: "%016x", n))
+    static func token(_ n: Int) -> PushToken {
+        .apns(try! DeviceToken(parsing: String(repeating: "a", count: 48) + String(format: "%016x", n)))
+    }
+
+    /// An FCM registration token ending with `n` in hex.
+    static func fcmToken(_ n: Int) -> PushToken {
+        .fcm(
+            try! FCMRegistrationToken(
+                parsing: "fcm-token:APA91b" + String(repeating: "Xy_", count: 40) + String(format: "%08x", n)
+            )
+        )
+    }
+
+    /// A token from its stored text (the fixtures' APNs hex, else FCM).
+    static func token(text: String) -> PushToken {
+        if let apns = try? DeviceToken(parsing: text) { return .apns(apns) }
+        return .fcm(try! FCMRegistrationToken(parsing: text))
     }
 
     static func time(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
@@ -24,14 +39,16 @@ enum StoreFixtures {
     ) -> NewNotification {
         NewNotification(
             appId: app,
-            kind: .message,
-            messageId: messageId,
-            roomId: room,
-            senderId: sender,
+            message: ChatMessage(
+                roomId: room,
+                senderId: sender,
+                content: .text("hi"),
+                messageId: messageId,
+                roomName: "Team",
+                senderName: "Alice"
+            ),
             topic: topic,
             expiration: 1_800_086_400,
-            collapseId: "room-1",
-            payload: Data(#"{"aps":{"alert":{"title":"Alice","body":"hi"}}}"#.utf8),
             createdAt: at
         )
     }
@@ -49,7 +66,7 @@ extension SQLiteStore {
     /// Registers `token` for `user` in the given rooms at `at`.
     @discardableResult
     func register(
-        _ token: DeviceToken,
+        _ token: PushToken,
         user: String,
         app: String = "app-a",
         rooms: [String] = ["room-1"],
@@ -60,8 +77,10 @@ extension SQLiteStore {
     }
 
     /// Tokens of the pending deliveries of a notification.
-    func pendingTokens(app: String = "app-a", of id: UUID) async throws -> Set<DeviceToken> {
+    func pendingTokens(app: String = "app-a", of id: UUID) async throws -> Set<PushToken> {
         let result = try await notification(appId: app, id: id)
-        return Set(result?.deliveries.filter { $0.status == .pending }.map(\.token) ?? [])
+        return Set(
+            result?.deliveries.filter { $0.status == .pending }.map { StoreFixtures.token(text: $0.token) } ?? []
+        )
     }
 }

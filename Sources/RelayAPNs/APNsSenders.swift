@@ -1,5 +1,4 @@
 import Foundation
-import RelayAPNs
 import RelayCore
 import Synchronization
 

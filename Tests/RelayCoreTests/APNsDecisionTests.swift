@@ -2,24 +2,19 @@ import Foundation
 import RelayCore
 import Testing
 
-@Suite struct DeliveryDecisionTests {
-    static let registeredAt = Date(timeIntervalSince1970: 1_800_000_000)
+@Suite struct APNsDecisionTests {
     static let policy = RetryPolicy(maxAttempts: 3, baseDelayMilliseconds: 1000, maxDelayMilliseconds: 60_000)
 
     static func decide(
         _ status: Int,
         _ reason: String?,
         timestamp: Date? = nil,
-        sentTo: APNsEnvironment = .sandbox,
         attempts: Int = 1,
         previous: APNsReason? = nil
-    ) -> DeliveryDecision {
+    ) -> APNsDecision {
         let response = APNsResponse(status: status, reason: reason.map(APNsReason.init), timestamp: timestamp)
-        return DeliveryDecision.decide(
+        return APNsDecision.decide(
             .answered(response),
-            sentTo: sentTo,
-            registeredEnvironment: .sandbox,
-            registeredAt: registeredAt,
             attempts: attempts,
             previousReason: previous,
             policy: policy,
@@ -27,11 +22,11 @@ import Testing
         )
     }
 
-    static let retrySoon = DeliveryDecision.retry(after: .milliseconds(500), renewProviderToken: false)
+    static let retrySoon = APNsDecision.retry(after: .milliseconds(500), renewProviderToken: false)
 
     @Test(
         arguments: [
-            (200, nil, DeliveryDecision.delivered),
+            (200, nil, APNsDecision.delivered),
             (410, "Unregistered", .retire(reason: .unregistered, apnsTimestamp: nil)),
             (410, "ExpiredToken", .retire(reason: .expiredToken, apnsTimestamp: nil)),
             (400, "BadDeviceToken", .retire(reason: .badDeviceToken, apnsTimestamp: nil)),
@@ -51,22 +46,16 @@ import Testing
             (400, "IdleTimeout", retrySoon),
             (503, "SomethingNew", retrySoon),
             (400, "SomethingNew", .fail(.rejected)),
-        ] as [(Int, String?, DeliveryDecision)]
+        ] as [(Int, String?, APNsDecision)]
     )
-    func answersMapToFates(status: Int, reason: String?, expected: DeliveryDecision) {
+    func answersMapToFates(status: Int, reason: String?, expected: APNsDecision) {
         #expect(Self.decide(status, reason) == expected)
     }
 
-    @Test func a410OlderThanTheLatestRegistrationKeepsTheToken() {
-        let before = Self.registeredAt - 60, after = Self.registeredAt + 60
-        #expect(Self.decide(410, "Unregistered", timestamp: before) == .fail(.staleUnregistered))
-        #expect(
-            Self.decide(410, "Unregistered", timestamp: after) == .retire(reason: .unregistered, apnsTimestamp: after)
-        )
-    }
-
-    @Test func badDeviceTokenRetiresOnlyInTheTokensOwnEnvironment() {
-        #expect(Self.decide(400, "BadDeviceToken", sentTo: .production) == .fail(.wrongEnvironment))
+    /// The 410's timestamp goes with the retirement: the store keeps a device registered again after it.
+    @Test func a410CarriesItsTimestamp() {
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(Self.decide(410, "Unregistered", timestamp: at) == .retire(reason: .unregistered, apnsTimestamp: at))
     }
 
     @Test func expiredProviderTokenRetriesOnce() {
@@ -78,11 +67,8 @@ import Testing
 
     @Test func retriesStopAtTheLimitAndTransportFailuresRetry() {
         #expect(Self.decide(503, "ServiceUnavailable", attempts: 3) == .fail(.exhausted))
-        let transport = DeliveryDecision.decide(
+        let transport = APNsDecision.decide(
             .transportFailure,
-            sentTo: .sandbox,
-            registeredEnvironment: .sandbox,
-            registeredAt: Self.registeredAt,
             attempts: 2,
             previousReason: nil,
             policy: Self.policy,

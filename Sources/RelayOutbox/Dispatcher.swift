@@ -1,22 +1,22 @@
 import Foundation
-import RelayAPNs
 import RelayCore
 import RelayStore
 
-/// Sends the outbox: takes due deliveries from the store, sends each to APNs with bounded concurrency,
-/// decides each token's fate from the answer (``DeliveryDecision``) and records it in batches.
+/// Sends the outbox: takes due deliveries from the store, hands each to its device's platform's
+/// ``RelayCore/PushTransport`` with bounded concurrency, and records each result (``RelayCore/PushResult``)
+/// in batches. It knows no push service: the transports render, send and decide.
 ///
-/// Three parts run side by side, so the pipe to APNs never waits for SQLite: a claim loop keeps
+/// Three parts run side by side, so the pipe to the push services never waits for the store: a claim loop keeps
 /// ``DeliveryLanes`` topped up (claiming when half of the lanes, or of an app's lane, is left), `concurrency`
 /// workers each take a job, send it and hand its result on, and a flusher records results in batches (at
 /// least every poll interval, and as each send finishes while nothing is queued, so a burst's last results
 /// wait for no batch).
 ///
 /// Runs as a service: ``run()`` returns when its task is cancelled, after every delivery claimed has been
-/// sent (each is bounded by the APNs request timeout) and recorded; nothing taken is dropped.
+/// sent (each is bounded by its transport's request timeout) and recorded; nothing taken is dropped.
 public final class Dispatcher: Sendable {
     private let store: any Store
-    private let senders: APNsSenders
+    private let transports: [Platform: any PushTransport]
     private let settings: Configuration.Delivery
     private let time: any TimeSource
     private let logger: Logger
@@ -25,14 +25,14 @@ public final class Dispatcher: Sendable {
 
     public init(
         store: any Store,
-        senders: APNsSenders,
+        transports: [any PushTransport],
         settings: Configuration.Delivery,
         time: any TimeSource,
         metrics: RelayMetrics,
         logger: Logger
     ) {
         self.store = store
-        self.senders = senders
+        self.transports = Dictionary(transports.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first })
         self.settings = settings
         self.time = time
         self.metrics = metrics
@@ -159,89 +159,36 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// One send and its decided outcome. An ExpiredProviderToken answer renews the provider token and sends
-    /// once more at once (Apple, "Handling notification responses from APNs").
+    /// One send through the job's transport, and what the store records for its result.
     private func attempt(_ job: DeliveryJob) async -> DeliveryOutcome {
-        let notification = job.apnsNotification
         let log = DeliveryLog(logger: logger, job: job)
-        var previousReason: APNsReason?
-        while true {
-            let sentAt = time.now
-            let attempt: DeliveryDecision.Attempt
-            do {
-                attempt = .answered(try await send(notification, appId: job.appId, environment: job.environment))
-            } catch let refused as NotificationError {
-                log(.error, "notification refused before sending", ["apns.reason": "\(refused.reason)"])
-                metrics.recordOutcome("failed", reason: "\(refused.reason)")
-                return .failed(status: nil, reason: "\(refused.reason)")
-            } catch {
-                log(.warning, "APNs request failed", ["error": "\(error)"])
-                attempt = .transportFailure
-            }
-            let decision = DeliveryDecision.decide(
-                attempt,
-                sentTo: job.environment,
-                registeredEnvironment: job.environment,
-                registeredAt: job.deviceRegisteredAt,
-                attempts: job.attempts + 1,
-                previousReason: previousReason,
-                policy: settings.retry,
-                random: Double.random(in: 0..<1)
-            )
-            if case .retry(_, true) = decision, case .answered(let response) = attempt {
-                previousReason = response.reason
-                senders.renewProviderToken(appId: job.appId)
-                continue
-            }
-            return outcome(of: decision, attempt, job: job, sentAt: sentAt, log: log)
+        let platform = job.token.platform
+        let result: PushResult
+        if let transport = transports[platform] {
+            let started = ContinuousClock.now
+            result = await transport.send(job)
+            metrics.recordLatency(ContinuousClock.now - started, platform: platform)
+        } else {
+            result = .fail(.configuration, status: nil, reason: "NoTransport")
         }
-    }
-
-    private func send(
-        _ notification: APNsNotification,
-        appId: String,
-        environment: APNsEnvironment
-    ) async throws
-        -> APNsResponse
-    {
-        let sender = try senders.sender(appId: appId, environment: environment)
-        let started = ContinuousClock.now
-        let response = try await sender.send(notification)
-        metrics.recordAPNsLatency(ContinuousClock.now - started)
-        return response
-    }
-
-    /// What the store records for a decision.
-    private func outcome(
-        of decision: DeliveryDecision,
-        _ attempt: DeliveryDecision.Attempt,
-        job: DeliveryJob,
-        sentAt: Date,
-        log: DeliveryLog
-    ) -> DeliveryOutcome {
-        let response: APNsResponse? = if case .answered(let r) = attempt { r } else { nil }
-        let status = response?.status
-        let reason = response?.reason.map { "\($0)" } ?? (response == nil ? "transport" : nil)
         let outcome: DeliveryOutcome
-        switch decision {
-        case .delivered:
-            outcome = .sent(apnsId: response?.apnsId)
-            log(.info, "push accepted")
-        case .retire(let why, let timestamp):
-            // Without an APNs timestamp (BadDeviceToken) the token is known bad as of the send: a device
-            // registered again since (e.g. for the other environment) is not retired by this answer.
-            outcome = .retired(status: status ?? 0, reason: "\(why)", apnsTimestamp: timestamp ?? sentAt)
-            log(.notice, "device token retired", ["apns.reason": "\(why)"])
-        case .unlinkTopic(let why):
-            outcome = .unlinkTopic(topic: job.topic, status: status ?? 0, reason: "\(why)")
-            log(.notice, "device token unlinked from topic", ["apns.reason": "\(why)"])
-        case .retry(let delay, _):
+        switch result {
+        case .delivered(let id):
+            outcome = .sent
+            log(.info, "push accepted", id.map { ["push.id": $0] } ?? [:])
+        case .retire(let status, let reason, let invalidSince):
+            outcome = .retired(status: status, reason: reason, invalidSince: invalidSince)
+            log(.notice, "device token retired", ["push.reason": reason])
+        case .unlinkTopic(let topic, let status, let reason):
+            outcome = .unlinkTopic(topic: topic, status: status, reason: reason)
+            log(.notice, "device token unlinked from topic", ["push.reason": reason])
+        case .retry(let delay, let status, let reason):
             outcome = .retry(at: time.now + delay.timeInterval, status: status, reason: reason)
-        case .fail(let failure):
-            outcome = .failed(status: status, reason: reason ?? failure.rawValue)
-            log(.warning, "delivery failed", ["apns.reason": reason ?? "", "failure": failure.rawValue])
+        case .fail(let failure, let status, let reason):
+            outcome = .failed(status: status, reason: reason)
+            log(.warning, "delivery failed", ["push.reason": reason, "failure": failure.rawValue])
         }
-        metrics.recordOutcome(outcome.metricName, reason: reason ?? "none")
+        metrics.recordOutcome(outcome.metricName, reason: result.reason ?? "none")
         return outcome
     }
 }
@@ -259,8 +206,8 @@ extension DeliveryOutcome {
     }
 }
 
-/// Log lines about one delivery, with its notification id, apns-id and token suffix; the metadata is built
-/// only for lines the logger's level lets through (a fan-out logs nothing per device at `warning`).
+/// Log lines about one delivery, with its notification id, push id (apns-id), platform and token suffix; the
+/// metadata is built only for lines the logger's level lets through (a fan-out logs nothing per device at `warning`).
 struct DeliveryLog {
     let logger: Logger
     let job: DeliveryJob
@@ -270,7 +217,8 @@ struct DeliveryLog {
         var metadata = extra
         metadata["notification.id"] = job.notificationId.lowercasedString
         metadata["token.suffix"] = job.token.suffix
-        metadata["apns.id"] = job.apnsId.lowercasedString
+        metadata["device.platform"] = job.token.platform.rawValue
+        metadata["apns.id"] = job.pushId.lowercasedString
         logger.log(level, message, metadata)
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import RelayCore
 import Synchronization
 
 /// The relay's counters and histograms, rendered in the Prometheus text exposition format (version 0.0.4)
 /// at `/metrics`.
 public final class RelayMetrics: Sendable {
-    /// Upper bounds of the APNs latency histogram, in SECONDS.
+    /// Upper bounds of the push services' latency histograms, in SECONDS.
     static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
     private struct State {
@@ -16,9 +17,22 @@ public final class RelayMetrics: Sendable {
         /// Waits of ``waitUntilAttemptsDecided(_:)``, by id: the count each waits for.
         var attemptWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
         var nextWaiterId: UInt64 = 0
-        var latencyCounts = [Int](repeating: 0, count: RelayMetrics.latencyBuckets.count)
-        var latencySum = 0.0
-        var latencyTotal = 0
+        var latency: [Platform: Histogram] = [:]
+    }
+
+    /// One platform's latency histogram.
+    private struct Histogram {
+        var counts = [Int](repeating: 0, count: RelayMetrics.latencyBuckets.count)
+        var sum = 0.0
+        var total = 0
+    }
+
+    /// The histogram of each platform's answer times.
+    private static func latencyMetric(_ platform: Platform) -> (name: String, help: String) {
+        switch platform {
+        case .ios: ("pushrelay_apns_request_duration_seconds", "Time APNs took to answer.")
+        case .android: ("pushrelay_fcm_request_duration_seconds", "Time FCM took to answer.")
+        }
     }
 
     /// A delivery attempt's `outcome` and `reason` labels.
@@ -100,7 +114,7 @@ public final class RelayMetrics: Sendable {
 
     /// A call refused 429 by one of the per-user limits (`webhooks`, `pushes_per_recipient`, `devices`,
     /// `rooms`).
-    func recordRateLimited(limit: String) {
+    public func recordRateLimited(limit: String) {
         increment("pushrelay_rate_limited_total", [("limit", limit)])
     }
 
@@ -115,15 +129,17 @@ public final class RelayMetrics: Sendable {
         increment("pushrelay_http_requests_total", [("route", route), ("method", method), ("status", "\(status)")])
     }
 
-    /// The time APNs took to answer one request.
-    public func recordAPNsLatency(_ duration: Duration) {
+    /// The time a push service took to answer one delivery's attempt.
+    public func recordLatency(_ duration: Duration, platform: Platform) {
         let seconds = duration.timeInterval
         state.withLock { state in
+            var histogram = state.latency[platform] ?? Histogram()
             for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
-                state.latencyCounts[index] += 1
+                histogram.counts[index] += 1
             }
-            state.latencySum += seconds
-            state.latencyTotal += 1
+            histogram.sum += seconds
+            histogram.total += 1
+            state.latency[platform] = histogram
         }
     }
 
@@ -138,7 +154,7 @@ public final class RelayMetrics: Sendable {
         }
         var out = ""
         let help = [
-            "pushrelay_notifications_total": "Delivery attempts by outcome and APNs reason.",
+            "pushrelay_notifications_total": "Delivery attempts by outcome and the push service's reason.",
             "pushrelay_webhooks_total": "Webhooks accepted by event.",
             "pushrelay_http_requests_total": "HTTP requests by route, method and status.",
             "pushrelay_feedback_total": "Feedback POSTs of retired tokens by outcome.",
@@ -150,14 +166,16 @@ public final class RelayMetrics: Sendable {
                 out += "\(name)\(labels.text) \(Self.number(value))\n"
             }
         }
-        out += "# HELP pushrelay_apns_request_duration_seconds Time APNs took to answer.\n"
-        out += "# TYPE pushrelay_apns_request_duration_seconds histogram\n"
-        for (index, bound) in Self.latencyBuckets.enumerated() {
-            out += "pushrelay_apns_request_duration_seconds_bucket{le=\"\(bound)\"} \(snapshot.latencyCounts[index])\n"
+        for platform in Platform.allCases {
+            let (name, text) = Self.latencyMetric(platform)
+            let histogram = snapshot.latency[platform] ?? Histogram()
+            out += "# HELP \(name) \(text)\n# TYPE \(name) histogram\n"
+            for (index, bound) in Self.latencyBuckets.enumerated() {
+                out += "\(name)_bucket{le=\"\(bound)\"} \(histogram.counts[index])\n"
+            }
+            out += "\(name)_bucket{le=\"+Inf\"} \(histogram.total)\n"
+            out += "\(name)_sum \(histogram.sum)\n\(name)_count \(histogram.total)\n"
         }
-        out += "pushrelay_apns_request_duration_seconds_bucket{le=\"+Inf\"} \(snapshot.latencyTotal)\n"
-        out += "pushrelay_apns_request_duration_seconds_sum \(snapshot.latencySum)\n"
-        out += "pushrelay_apns_request_duration_seconds_count \(snapshot.latencyTotal)\n"
         var described = Set<String>()
         for gauge in gauges {
             if described.insert(gauge.name).inserted {

@@ -1,3 +1,4 @@
+import RelayCore
 import RelayStore
 import Synchronization
 

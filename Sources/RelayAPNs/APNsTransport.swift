@@ -1,0 +1,109 @@
+import Foundation
+import RelayCore
+
+/// The outbox's way to APNs: renders a job as an APNs request, sends it with the app's client for the
+/// device's environment (``APNsSenders``) and decides its fate by ``RelayCore/APNsDecision``.
+///
+/// The payload depends only on the notification, so it is encoded once and shared by all its deliveries
+/// (``RelayCore/NotificationContent/rendering(_:_:)``); the 4,096-byte rule is applied there, by
+/// ``RelayCore/ChatPayload/encoded(limit:)``. An ExpiredProviderToken answer renews the provider token and
+/// sends once more at once (Apple, "Handling notification responses from APNs").
+public final class APNsTransport: PushTransport {
+    public let platform = Platform.ios
+    public let senders: APNsSenders
+    private let retry: RetryPolicy
+    private let time: any TimeSource
+    private let logger: Logger
+
+    public init(senders: APNsSenders, retry: RetryPolicy, time: any TimeSource, logger: Logger) {
+        self.senders = senders
+        self.retry = retry
+        self.time = time
+        self.logger = logger
+    }
+
+    /// The name of the APNs payload among a notification's renderings.
+    static let rendering = "apns-payload"
+
+    public func send(_ job: DeliveryJob) async -> PushResult {
+        guard case .apns(let token) = job.token else {
+            return .fail(.relayBug, status: nil, reason: "NotAnAPNsToken")
+        }
+        let content = job.content
+        let payload: Data
+        do {
+            payload = try content.rendering(Self.rendering) {
+                try content.message.payload().encoded(limit: PushType.alert.maxPayloadBytes)
+            }
+        } catch {
+            return .fail(.rejected, status: nil, reason: APNsReason.payloadTooLarge.description)
+        }
+        let notification = APNsNotification(
+            deviceToken: token,
+            topic: content.topic,
+            pushType: .alert,
+            priority: .immediate,
+            expiration: content.expiration,
+            collapseId: content.message.collapseId,
+            apnsId: job.pushId,
+            payload: payload
+        )
+        var previousReason: APNsReason?
+        while true {
+            let sentAt = time.now
+            let attempt: APNsDecision.Attempt
+            do {
+                let client = try senders.sender(appId: job.appId, environment: job.environment)
+                attempt = .answered(try await client.send(notification))
+            } catch let refused as NotificationError {
+                return .fail(.rejected, status: nil, reason: "\(refused.reason)")
+            } catch {
+                logger.warning(
+                    "APNs request failed",
+                    ["error": "\(error)", "app.id": job.appId, "token.suffix": token.suffix]
+                )
+                attempt = .transportFailure
+            }
+            let decision = APNsDecision.decide(
+                attempt,
+                attempts: job.attempts + 1,
+                previousReason: previousReason,
+                policy: retry,
+                random: Double.random(in: 0..<1)
+            )
+            let response: APNsResponse? = if case .answered(let answer) = attempt { answer } else { nil }
+            if case .retry(_, true) = decision {
+                previousReason = response?.reason
+                senders.renewProviderToken(appId: job.appId)
+                continue
+            }
+            return Self.result(of: decision, response, topic: notification.topic, sentAt: sentAt)
+        }
+    }
+
+    /// A decision as the outbox takes it. A dead token without an APNs timestamp (BadDeviceToken) is known
+    /// bad as of the send.
+    private static func result(
+        of decision: APNsDecision,
+        _ response: APNsResponse?,
+        topic: String,
+        sentAt: Date
+    ) -> PushResult {
+        let status = response?.status
+        let reason = response?.reason.map { "\($0)" }
+        switch decision {
+        case .delivered:
+            return .delivered(id: response?.apnsId)
+        case .retire(let why, let timestamp):
+            return .retire(status: status ?? 0, reason: "\(why)", invalidSince: timestamp ?? sentAt)
+        case .unlinkTopic(let why):
+            return .unlinkTopic(topic: topic, status: status ?? 0, reason: "\(why)")
+        case .retry(let delay, _):
+            return .retry(after: delay, status: status, reason: reason ?? (response == nil ? "transport" : nil))
+        case .fail(let failure):
+            return .fail(failure, status: status, reason: reason ?? failure.rawValue)
+        }
+    }
+
+    public func shutdown() async { await senders.shutdown() }
+}

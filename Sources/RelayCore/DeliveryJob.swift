@@ -1,0 +1,42 @@
+import Foundation
+
+/// A claimed delivery: one notification to one device, everything a ``PushTransport`` needs to send it.
+public struct DeliveryJob: Sendable, Equatable {
+    /// Pass back with its result (the store's `complete`).
+    public var deliveryId: Int64
+    public var appId: String
+    /// The device's token; its platform picks the transport.
+    public var token: PushToken
+    /// The device's current APNs environment (picks the APNs host); iOS only.
+    public var environment: APNsEnvironment
+    /// Attempts made so far (0 on the first send).
+    public var attempts: Int
+    /// The device's last registration: a token known invalid only before it is not retired.
+    public var deviceRegisteredAt: Date
+    /// What is sent, shared by every delivery of the notification.
+    public var content: NotificationContent
+
+    public init(
+        deliveryId: Int64,
+        appId: String,
+        token: PushToken,
+        environment: APNsEnvironment,
+        attempts: Int,
+        deviceRegisteredAt: Date,
+        content: NotificationContent
+    ) {
+        self.deliveryId = deliveryId
+        self.appId = appId
+        self.token = token
+        self.environment = environment
+        self.attempts = attempts
+        self.deviceRegisteredAt = deviceRegisteredAt
+        self.content = content
+    }
+
+    public var notificationId: UUID { content.id }
+
+    /// The delivery's own id at the push service (apns-id), the same for every resend
+    /// (``APNsIdentifier``).
+    public var pushId: UUID { APNsIdentifier.forDelivery(deliveryId, of: content.id) }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Synchronization
+
+/// What every delivery of one notification carries: the chat message as accepted, the APNs topic it was
+/// accepted for and when it expires. One instance is shared by the jobs of a notification, so a rendering
+/// that does not depend on the device (the APNs payload) is made once for all of them (``rendering(_:_:)``).
+public final class NotificationContent: Sendable, Equatable {
+    public let id: UUID
+    /// The message, already without its texts when the app is in privacy mode.
+    public let message: ChatMessage
+    /// apns-topic: the app's bundle id when the notification was accepted.
+    public let topic: String
+    /// When the push services stop trying, UNIX epoch SECONDS; 0 = deliver at once or never; nil = no limit
+    /// given (each service's default).
+    public let expiration: Int?
+    public let createdAt: Date
+    private let renderings = Mutex<[String: Data]>([:])
+
+    public init(
+        id: UUID,
+        message: ChatMessage,
+        topic: String,
+        expiration: Int?,
+        createdAt: Date
+    ) {
+        self.id = id
+        self.message = message
+        self.topic = topic
+        self.expiration = expiration
+        self.createdAt = createdAt
+    }
+
+    /// The rendering called `name`, made by `render` the first time and kept for the other deliveries. A
+    /// rendering that throws is not kept.
+    public func rendering(_ name: String, _ render: () throws -> Data) rethrows -> Data {
+        if let known = renderings.withLock({ $0[name] }) { return known }
+        let made = try render()
+        renderings.withLock { $0[name] = made }
+        return made
+    }
+
+    /// Seconds left until ``expiration`` at `now` (never negative); nil without an expiration.
+    public func secondsToLive(at now: Date) -> Int? {
+        guard let expiration else { return nil }
+        if expiration == 0 { return 0 }
+        return max(0, expiration - Int(now.timeIntervalSince1970))
+    }
+
+    public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
+        a.id == b.id && a.message == b.message && a.topic == b.topic
+            && a.expiration == b.expiration && a.createdAt == b.createdAt
+    }
+}

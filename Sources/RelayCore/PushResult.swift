@@ -1,0 +1,26 @@
+import Foundation
+
+/// What became of one delivery attempt, in terms every push service shares: the answer of a
+/// ``PushTransport``, from which the outbox records the delivery (and the device's fate).
+public enum PushResult: Sendable, Equatable {
+    /// The service took the push; `id` is its id for it (apns-id, FCM message name) when it gave one.
+    case delivered(id: String?)
+    /// The token is dead as of `invalidSince`: the device is retired unless it registered again after that.
+    case retire(status: Int, reason: String, invalidSince: Date)
+    /// The token does not belong to `topic` (APNs DeviceTokenNotForTopic): nothing more of that topic goes
+    /// to it.
+    case unlinkTopic(topic: String, status: Int, reason: String)
+    /// Try again after `after`; `reason` is nil for an answer that gave none.
+    case retry(after: Duration, status: Int?, reason: String?)
+    /// Give up on this delivery; the device stays as it is.
+    case fail(DeliveryFailure, status: Int?, reason: String)
+
+    /// The service's reason (or the relay's), for logs and metrics; nil when delivered or none was given.
+    public var reason: String? {
+        switch self {
+        case .delivered: nil
+        case .retire(_, let reason, _), .unlinkTopic(_, _, let reason), .fail(_, _, let reason): reason
+        case .retry(_, _, let reason): reason
+        }
+    }
+}

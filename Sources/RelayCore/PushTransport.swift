@@ -1,0 +1,14 @@
+/// A push service as the outbox sees it: sends one claimed delivery and answers what became of it. The
+/// APNs and FCM clients each have one; the dispatcher knows only this.
+///
+/// A transport renders the job for its platform, sends it (renewing its own credentials as its service asks)
+/// and decides the delivery's and the token's fate by its platform's rules, all in ``send(_:)``.
+public protocol PushTransport: Sendable {
+    /// The platform whose devices this transport reaches.
+    var platform: Platform { get }
+    /// Sends `job` once (plus any resend its service's rules call for at once) and answers its fate; every
+    /// failure is a result, never a throw.
+    func send(_ job: DeliveryJob) async -> PushResult
+    /// Stops after the sends in flight have finished.
+    func shutdown() async
+}

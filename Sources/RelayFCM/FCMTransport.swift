@@ -1,0 +1,105 @@
+import Foundation
+import RelayCore
+import Synchronization
+
+/// The outbox's way to FCM: renders a job as an FCM HTTP v1 message, sends it with its app's
+/// ``FCMClient`` (made on first use, one per app: one service account's access token shared by all its
+/// sends) and decides its fate by ``RelayCore/FCMDecision``.
+///
+/// The message's `android.ttl` is what is left of the notification's expiration when it is sent, so a
+/// retry does not extend it; FCM's 4,096-byte limit is applied by ``FCMMessage/encoded()``.
+public final class FCMTransport: PushTransport {
+    public let platform = Platform.android
+    private let configurations: [String: FCMClientConfiguration]
+    private let clients = Mutex<[String: FCMClient]>([:])
+    private let retry: RetryPolicy
+    private let time: any TimeSource
+    private let logger: Logger
+
+    /// - Parameter configurations: each FCM app's client settings, by app id; an app without one has no FCM.
+    public init(
+        configurations: [String: FCMClientConfiguration],
+        retry: RetryPolicy,
+        time: any TimeSource,
+        logger: Logger
+    ) {
+        self.configurations = configurations
+        self.retry = retry
+        self.time = time
+        self.logger = logger
+    }
+
+    public func send(_ job: DeliveryJob) async -> PushResult {
+        guard case .fcm(let token) = job.token else {
+            return .fail(.relayBug, status: nil, reason: "NotAnFCMToken")
+        }
+        let client: FCMClient
+        do {
+            guard let made = try self.client(appId: job.appId) else {
+                return .fail(.configuration, status: nil, reason: "FCMNotConfigured")
+            }
+            client = made
+        } catch {
+            logger.error("FCM client cannot be made", ["app.id": job.appId, "error": "\(error)"])
+            return .fail(.configuration, status: nil, reason: "FCMNotConfigured")
+        }
+        let sentAt = time.now
+        let message = FCMMessage(
+            token: token,
+            chat: job.content.message.payload(),
+            ttlSeconds: min(job.content.secondsToLive(at: sentAt) ?? FCMLimits.maxTTLSeconds, FCMLimits.maxTTLSeconds)
+        )
+        let attempt: FCMDecision.Attempt
+        do {
+            attempt = .answered(try await client.send(message))
+        } catch let refused as FCMMessageError {
+            return .fail(.rejected, status: nil, reason: "\(refused.code)")
+        } catch {
+            logger.warning(
+                "FCM request failed",
+                ["error": "\(error)", "app.id": job.appId, "token.suffix": token.suffix]
+            )
+            attempt = .transportFailure
+        }
+        let decision = FCMDecision.decide(
+            attempt,
+            attempts: job.attempts + 1,
+            policy: retry,
+            random: Double.random(in: 0..<1)
+        )
+        let response: FCMResponse? = if case .answered(let answer) = attempt { answer } else { nil }
+        let status = response?.status
+        let reason = response.map { $0.errorCode.map { "\($0)" } ?? $0.errorStatus ?? "HTTP \($0.status)" }
+        switch decision {
+        case .delivered:
+            return .delivered(id: response?.name)
+        case .retire(let code):
+            return .retire(status: status ?? 0, reason: "\(code)", invalidSince: sentAt)
+        case .retry(let delay):
+            return .retry(after: delay, status: status, reason: reason ?? "transport")
+        case .fail(let failure):
+            return .fail(failure, status: status, reason: reason ?? failure.rawValue)
+        }
+    }
+
+    /// The app's client, made on first use; nil when the app has no FCM settings.
+    private func client(appId: String) throws -> FCMClient? {
+        guard let configuration = configurations[appId] else { return nil }
+        return try clients.withLock { clients in
+            if let client = clients[appId] { return client }
+            var configuration = configuration
+            configuration.logger = logger.with(["app.id": appId])
+            let client = try FCMClient(configuration: configuration)
+            clients[appId] = client
+            return client
+        }
+    }
+
+    public func shutdown() async {
+        let all = clients.withLock { clients in
+            defer { clients.removeAll() }
+            return Array(clients.values)
+        }
+        for client in all { await client.shutdown() }
+    }
+}

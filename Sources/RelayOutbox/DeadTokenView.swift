@@ -1,0 +1,67 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+/// A retired token as the relay reports it, in `GET /v1/dead-tokens` and in the feedback POSTed to an app's
+/// `feedbackURL`: `{"appId"?,"token","platform","userId","environment"?,"reason","apnsTimestamp","retiredAt"}`.
+/// Times are RFC 3339 (UTC, milliseconds); `token` is the full token (lowercase hex for APNs); `environment`
+/// and `apnsTimestamp` are APNs', only for iOS devices (`apnsTimestamp` null when APNs gave none, and for
+/// Android); `appId` only in feedback (the listing is already scoped to the caller's app).
+public struct DeadTokenView: Encodable {
+    var appId: String?
+    var token: String
+    var platform: String
+    var userId: String
+    var environment: String?
+    var reason: String
+    var apnsTimestamp: String?
+    var retiredAt: String
+
+    /// A retired device, for the listing.
+    public init(_ device: Device) {
+        let apns = device.platform == .ios
+        token = device.token.value
+        platform = device.platform.rawValue
+        userId = device.userId
+        environment = apns ? device.environment.rawValue : nil
+        reason = device.retiredReason ?? ""
+        apnsTimestamp = apns ? device.apnsTimestamp.map(Timestamp.rfc3339) : nil
+        retiredAt = Timestamp.rfc3339(device.retiredAt ?? device.updatedAt)
+    }
+
+    /// A queued retirement, for the feedback POST.
+    init(_ job: FeedbackJob) {
+        let apns = job.token.platform == .ios
+        appId = job.appId
+        token = job.token.value
+        platform = job.token.platform.rawValue
+        userId = job.userId
+        environment = apns ? job.environment.rawValue : nil
+        reason = job.reason
+        apnsTimestamp = apns ? job.apnsTimestamp.map(Timestamp.rfc3339) : nil
+        retiredAt = Timestamp.rfc3339(job.retiredAt)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case appId, token, platform, userId, environment, reason, apnsTimestamp, retiredAt
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(appId, forKey: .appId)
+        try c.encode(token, forKey: .token)
+        try c.encode(platform, forKey: .platform)
+        try c.encode(userId, forKey: .userId)
+        try c.encodeIfPresent(environment, forKey: .environment)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(apnsTimestamp, forKey: .apnsTimestamp)  // null, not left out
+        try c.encode(retiredAt, forKey: .retiredAt)
+    }
+
+    /// The feedback body bytes: sorted keys, slashes unescaped.
+    func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}

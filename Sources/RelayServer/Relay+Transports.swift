@@ -1,0 +1,55 @@
+import Foundation
+import RelayAPNs
+import RelayCore
+import RelayFCM
+
+extension Relay {
+    /// One transport per platform, each holding every app's clients for it (made on first use).
+    /// - Throws: `FCMServiceAccount.LoadError` when an app's FCM service account file cannot be read.
+    static func transports(
+        _ configuration: Configuration,
+        time: any TimeSource,
+        logger: Logger
+    ) throws -> [any PushTransport] {
+        let delivery = configuration.delivery
+        let apns = APNsTransport(
+            senders: APNsSenders(apps: configuration.apps, settings: delivery, time: time, logger: logger),
+            retry: delivery.retry,
+            time: time,
+            logger: logger.with(["component": "apns"])
+        )
+        let fcm = FCMTransport(
+            configurations: try fcmConfigurations(configuration.apps, delivery: delivery, time: time),
+            retry: delivery.retry,
+            time: time,
+            logger: logger.with(["component": "fcm"])
+        )
+        return [apns, fcm]
+    }
+
+    /// The FCM client settings of each app with a service account, by app id: Google's endpoint unless
+    /// the app names another (a mock), with the delivery timeouts and in-flight limit the APNs clients get.
+    static func fcmConfigurations(
+        _ apps: [Configuration.App],
+        delivery: Configuration.Delivery,
+        time: any TimeSource
+    ) throws -> [String: FCMClientConfiguration] {
+        var configurations: [String: FCMClientConfiguration] = [:]
+        for app in apps {
+            guard let fcm = app.fcm, let file = fcm.serviceAccountFile else { continue }
+            let endpoint: FCMClientConfiguration.Endpoint =
+                fcm.endpoint.map { .custom(baseURL: $0.baseURL, caFile: $0.caFile) } ?? .production
+            var configuration = FCMClientConfiguration(
+                endpoint: endpoint,
+                serviceAccount: try FCMServiceAccount(contentsOfFile: file),
+                projectId: fcm.projectId
+            )
+            configuration.connectTimeout = .milliseconds(delivery.connectTimeoutMilliseconds)
+            configuration.requestTimeout = .milliseconds(delivery.requestTimeoutMilliseconds)
+            configuration.maxInFlight = delivery.concurrency
+            configuration.timeSource = time
+            configurations[app.id] = configuration
+        }
+        return configurations
+    }
+}
