@@ -9,7 +9,7 @@ extension OpenAPIDocument {
   "info": {
     "title": "PushRelay API",
     "version": "1.0.0",
-    "summary": "Registers APNs device tokens and fans chat messages out to them over APNs.",
+    "summary": "Registers APNs device tokens and FCM registration tokens and fans chat messages out to them over APNs and FCM.",
     "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join and leave open rooms as\nitself, send webhooks as itself to rooms it is a member of, and read the notifications it sent. A\nrefusal is 403 with its own code and changes nothing; a user over one of its app's limits gets 429\n`rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a request target that is not a path answers 400 `invalid_target`, an HTTP/1.1 request without\n  `Host` 400 `missing_host`, one with two Host or Authorization headers, differing Content-Length values\n  or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a Transfer-Encoding other\n  than chunked 501 `unsupported_transfer_encoding` (these close the connection);\n- a body over the limit answers 413 `payload_too_large` on any path;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
   },
   "servers": [
@@ -81,7 +81,7 @@ extension OpenAPIDocument {
           "operations"
         ],
         "operationId": "getReadiness",
-        "summary": "Readiness; the storage and every app's APNs sender are checked.",
+        "summary": "Readiness; the storage, every app's APNs endpoint and every FCM app's FCM endpoint are checked.",
         "security": [],
         "responses": {
           "200": {
@@ -162,8 +162,8 @@ extension OpenAPIDocument {
           "devices"
         ],
         "operationId": "registerDevice",
-        "summary": "Registers a device token for a user (and optionally puts the user in rooms).",
-        "description": "Registering a token again updates its user and environment; a retired token is revived. The token\nis normalized to lowercase hex: uppercase, whitespace and the `<ce8be627 2e43e855 …>` form are\naccepted; iOS 13's `{length = 32, bytes = 0x… }` and `32 bytes` are refused with\n400 `invalid_device_token`.\n",
+        "summary": "Registers a device's push token for a user (and optionally puts the user in rooms).",
+        "description": "`platform` says which service reaches the device: `ios` (APNs, the default) or `android` (FCM).\nRegistering a token again updates its user, platform and environment; a retired token is revived.\nAn APNs device token is normalized to lowercase hex: uppercase, whitespace and the\n`<ce8be627 2e43e855 …>` form are accepted; iOS 13's `{length = 32, bytes = 0x… }` and `32 bytes`\nare refused with 400 `invalid_device_token`. An FCM registration token is taken exactly as given\n(letters, digits, `-`, `_` and `:`, 32 to 1024 characters). An android device has no\n`environment` (400 `invalid_field` when one is given), and needs the app's FCM settings (422\n`platform_not_configured` without them).\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -228,6 +228,33 @@ extension OpenAPIDocument {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "422": {
+            "description": "`platform_not_configured`: an android device for an app without FCM settings (`apps[].fcm`).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    },
+                    {
+                      "properties": {
+                        "error": {
+                          "properties": {
+                            "code": {
+                              "enum": [
+                                "platform_not_configured"
+                              ]
+                            }
+                          }
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -253,6 +280,15 @@ extension OpenAPIDocument {
         "parameters": [
           {
             "$ref": "#/components/parameters/Token"
+          },
+          {
+            "name": "platform",
+            "in": "query",
+            "required": false,
+            "description": "The token's platform. Without it a token that reads as an APNs device token is one, and any\nother is taken as an FCM registration token.\n",
+            "schema": {
+              "$ref": "#/components/schemas/Platform"
+            }
           }
         ],
         "responses": {
@@ -876,9 +912,9 @@ extension OpenAPIDocument {
         "name": "token",
         "in": "path",
         "required": true,
-        "description": "A device token, as in `POST /v1/devices`.",
+        "description": "A device's push token, as in `POST /v1/devices`.",
         "schema": {
-          "$ref": "#/components/schemas/DeviceTokenInput"
+          "$ref": "#/components/schemas/PushTokenInput"
         }
       },
       "UserId": {
@@ -936,6 +972,41 @@ extension OpenAPIDocument {
         "description": "A device token as lowercase hex.",
         "pattern": "^([0-9a-f]{2}){8,256}$"
       },
+      "RegistrationToken": {
+        "type": "string",
+        "description": "An FCM registration token, exactly as the Firebase SDK gave it.",
+        "pattern": "^[A-Za-z0-9_:-]{32,1024}$"
+      },
+      "PushTokenInput": {
+        "description": "An APNs device token (iOS) or an FCM registration token (Android), read by its platform's rules.",
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/DeviceTokenInput"
+          },
+          {
+            "$ref": "#/components/schemas/RegistrationToken"
+          }
+        ]
+      },
+      "PushToken": {
+        "description": "A device's push token as stored (APNs tokens as lowercase hex).",
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/DeviceTokenHex"
+          },
+          {
+            "$ref": "#/components/schemas/RegistrationToken"
+          }
+        ]
+      },
+      "Platform": {
+        "type": "string",
+        "enum": [
+          "ios",
+          "android"
+        ],
+        "description": "`ios`: APNs; `android`: FCM."
+      },
       "Environment": {
         "type": "string",
         "enum": [
@@ -957,14 +1028,25 @@ extension OpenAPIDocument {
         ],
         "properties": {
           "token": {
-            "$ref": "#/components/schemas/DeviceTokenInput"
+            "$ref": "#/components/schemas/PushTokenInput"
+          },
+          "platform": {
+            "description": "The device's platform; absent or null for `ios`.",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Platform"
+              },
+              {
+                "type": "null"
+              }
+            ]
           },
           "userId": {
             "description": "Required with the API key; a user may leave it out or must give its own.",
             "$ref": "#/components/schemas/Id"
           },
           "environment": {
-            "description": "The APNs environment the token belongs to; absent or null for the app's `defaultEnvironment`.",
+            "description": "The APNs environment the token belongs to (iOS only); absent or null for the app's\n`apns.defaultEnvironment`.\n",
             "anyOf": [
               {
                 "$ref": "#/components/schemas/Environment"
@@ -990,20 +1072,24 @@ extension OpenAPIDocument {
         "type": "object",
         "required": [
           "token",
+          "platform",
           "userId",
-          "environment",
           "state",
           "createdAt",
           "updatedAt"
         ],
         "properties": {
           "token": {
-            "$ref": "#/components/schemas/DeviceTokenHex"
+            "$ref": "#/components/schemas/PushToken"
+          },
+          "platform": {
+            "$ref": "#/components/schemas/Platform"
           },
           "userId": {
             "$ref": "#/components/schemas/Id"
           },
           "environment": {
+            "description": "The APNs environment; iOS devices only.",
             "$ref": "#/components/schemas/Environment"
           },
           "state": {
@@ -1098,22 +1184,22 @@ extension OpenAPIDocument {
               "string",
               "null"
             ],
-            "maxLength": 1024,
-            "description": "The alert title; at most 1024 bytes of UTF-8."
+            "maxLength": 16384,
+            "description": "The alert title; at most 16384 bytes of UTF-8, of which a push shows at most 100 characters."
           },
           "senderName": {
             "type": [
               "string",
               "null"
             ],
-            "maxLength": 1024,
-            "description": "Shown before the text; at most 1024 bytes of UTF-8."
+            "maxLength": 16384,
+            "description": "Shown before the text; at most 16384 bytes of UTF-8, of which a push shows at most 100 characters."
           },
           "senderDeviceToken": {
-            "description": "The sending device, left out of the recipients.",
+            "description": "The sending device (either platform), left out of the recipients.",
             "anyOf": [
               {
-                "$ref": "#/components/schemas/DeviceTokenInput"
+                "$ref": "#/components/schemas/PushTokenInput"
               },
               {
                 "type": "null"
@@ -1147,7 +1233,7 @@ extension OpenAPIDocument {
         "properties": {
           "text": {
             "type": "string",
-            "description": "The message text; cut on a character boundary to fit APNs' 4096-byte payload."
+            "description": "The message text; cut on a character boundary to fit each service's limit (APNs' 4096-byte payload, FCM's 4096-byte message)."
           }
         }
       },
@@ -1311,11 +1397,11 @@ extension OpenAPIDocument {
           },
           "lastStatus": {
             "type": "integer",
-            "description": "APNs' HTTP status of the last attempt; absent before any answer."
+            "description": "The push service's HTTP status of the last attempt; absent before any answer."
           },
           "lastReason": {
             "type": "string",
-            "description": "APNs' reason (e.g. `BadDeviceToken`) or the transport failure of the last attempt."
+            "description": "The service's reason (e.g. APNs' `BadDeviceToken`, FCM's `UNREGISTERED`) or the transport failure of the last attempt."
           },
           "createdAt": {
             "$ref": "#/components/schemas/Timestamp"
@@ -1336,28 +1422,32 @@ extension OpenAPIDocument {
         "type": "object",
         "required": [
           "token",
+          "platform",
           "userId",
-          "environment",
           "reason",
           "apnsTimestamp",
           "retiredAt"
         ],
         "properties": {
           "token": {
-            "$ref": "#/components/schemas/DeviceTokenHex"
+            "$ref": "#/components/schemas/PushToken"
+          },
+          "platform": {
+            "$ref": "#/components/schemas/Platform"
           },
           "userId": {
             "$ref": "#/components/schemas/Id"
           },
           "environment": {
+            "description": "The APNs environment; iOS devices only.",
             "$ref": "#/components/schemas/Environment"
           },
           "reason": {
             "type": "string",
-            "description": "Why it was retired (APNs' reason, e.g. `Unregistered`, `BadDeviceToken`)."
+            "description": "Why it was retired (the service's reason, e.g. APNs' `Unregistered`, FCM's `UNREGISTERED`)."
           },
           "apnsTimestamp": {
-            "description": "APNs' 410 timestamp (when the token stopped being valid), null when APNs gave none.",
+            "description": "APNs' 410 timestamp (when the token stopped being valid), null when APNs gave none and for android devices.",
             "oneOf": [
               {
                 "type": "string",
@@ -1390,7 +1480,7 @@ extension OpenAPIDocument {
           },
           "checks": {
             "type": "object",
-            "description": "`storage` and `apns:<appId>` for each app: `ok`, or why the check failed.",
+            "description": "`storage`, `apns:<appId>` for each app and `fcm:<appId>` for each app with FCM: `ok`, or why the check failed.",
             "additionalProperties": {
               "type": "string"
             }
@@ -1508,7 +1598,7 @@ extension OpenAPIDocument {
         }
       },
       "BadRequest": {
-        "description": "The request is malformed: `empty_body`, `invalid_json`, `missing_field`, `invalid_field` (a wrong\ntype or a value out of bounds), `unknown_field` (a body field the operation does not take, so a\nmisspelt optional field is not silently left out), `invalid_device_token`, `invalid_query`, `invalid_target`,\n`invalid_idempotency_key` (an `Idempotency-Key` that is not one key of 1 to 255 visible ASCII characters),\n`missing_host`, `conflicting_headers` (two Host or Authorization headers, Content-Length values that\ndiffer, or Content-Length beside Transfer-Encoding), or `payload_too_large` (the APNs payload cannot be made to fit 4096 bytes).\n",
+        "description": "The request is malformed: `empty_body`, `invalid_json`, `missing_field`, `invalid_field` (a wrong\ntype or a value out of bounds), `unknown_field` (a body field the operation does not take, so a\nmisspelt optional field is not silently left out), `invalid_device_token`, `invalid_query`, `invalid_target`,\n`invalid_idempotency_key` (an `Idempotency-Key` that is not one key of 1 to 255 visible ASCII characters),\n`missing_host`, `conflicting_headers` (two Host or Authorization headers, Content-Length values that\ndiffer, or Content-Length beside Transfer-Encoding).\n",
         "content": {
           "application/json": {
             "schema": {
@@ -1533,7 +1623,6 @@ extension OpenAPIDocument {
                             "invalid_target",
                             "missing_host",
                             "conflicting_headers",
-                            "payload_too_large",
                             "invalid_idempotency_key"
                           ]
                         }

@@ -3,11 +3,13 @@ import RelayCore
 import RelayCurl
 import RelayStore
 
-/// What `GET /readyz` answers: the store takes a write, and each app's APNs endpoint accepts a connection.
+/// What `GET /readyz` answers: the store takes a write, each app's APNs endpoint accepts a connection, and
+/// so does the FCM endpoint of each app with FCM settings.
 ///
-/// Checks are named `storage` and `apns:<appId>`; a passing check's value is `ok`, a failing one's a short
-/// reason (an error code, never a path, key or secret). The storage check runs on every call (a tiny local
-/// write). The APNs probes (TCP connect plus TLS handshake, ``OutboundHTTP/probe(baseURL:caFile:timeout:)``)
+/// Checks are named `storage`, `apns:<appId>` and `fcm:<appId>`; a passing check's value is `ok`, a failing
+/// one's a short reason (an error code, never a path, key or secret). The storage check runs on every call
+/// (a tiny local write). The endpoint probes (TCP connect plus TLS handshake,
+/// ``OutboundHTTP/probe(baseURL:caFile:timeout:)``)
 /// run concurrently, one per distinct endpoint, within ``probeTimeout``, and their results are cached for
 /// ``cacheDuration``: concurrent and repeated scrapes share one round of probes, because APNs treats rapid
 /// connect/disconnect as abuse (Apple, "Sending notification requests to APNs").
@@ -20,14 +22,15 @@ public actor Readiness {
         public var checks: [String: String]
     }
 
-    /// Where an app's pushes to its default environment go: its endpoint for it, else Apple's host.
+    /// Where an app's pushes go: for APNs its default environment's endpoint, else Apple's host; for FCM
+    /// its endpoint, else Google's.
     struct Target: Hashable {
         var baseURL: String
         var caFile: String?
     }
 
     private let store: any Store
-    /// App id to its endpoint, or to the reason it has none.
+    /// Check name (`apns:<appId>`, `fcm:<appId>`) to its endpoint, or to the reason it has none.
     private let targets: [String: Result<Target, Unavailable>]
     public nonisolated let probeTimeout: Duration
     public nonisolated let cacheDuration: Duration
@@ -39,8 +42,8 @@ public actor Readiness {
     }
 
     /// - Parameters:
-    ///   - probeTimeout: each APNs probe's limit. Default 2 s.
-    ///   - cacheDuration: how long APNs results are reused. Default 10 s.
+    ///   - probeTimeout: each probe's limit. Default 2 s.
+    ///   - cacheDuration: how long probe results are reused. Default 10 s.
     public init(
         store: any Store,
         apps: [Configuration.App],
@@ -50,13 +53,20 @@ public actor Readiness {
         self.store = store
         var targets: [String: Result<Target, Unavailable>] = [:]
         for app in apps {
+            let apns = "apns:\(app.id)"
             if let mock = app.apns.endpoints[app.apns.defaultEnvironment] {
-                targets[app.id] = .success(Target(baseURL: mock.baseURL, caFile: mock.caFile))
+                targets[apns] = .success(Target(baseURL: mock.baseURL, caFile: mock.caFile))
             } else if app.apns.credentials != nil {
-                targets[app.id] = .success(Target(baseURL: app.apns.defaultEnvironment.baseURL, caFile: nil))
+                targets[apns] = .success(Target(baseURL: app.apns.defaultEnvironment.baseURL, caFile: nil))
             } else {
                 // Without credentials Apple's hosts are never contacted, and no push could go out.
-                targets[app.id] = .failure(Unavailable(reason: "no APNs credentials or mock endpoint"))
+                targets[apns] = .failure(Unavailable(reason: "no APNs credentials or mock endpoint"))
+            }
+            // An app without a service account has no Android to check.
+            if let fcm = app.fcm, fcm.serviceAccountFile != nil {
+                targets["fcm:\(app.id)"] = .success(
+                    Target(baseURL: fcm.endpoint?.baseURL ?? FCMLimits.productionBaseURL, caFile: fcm.endpoint?.caFile)
+                )
             }
         }
         self.targets = targets
@@ -64,9 +74,9 @@ public actor Readiness {
         self.cacheDuration = cacheDuration
     }
 
-    /// Runs the checks (APNs results possibly from the cache).
+    /// Runs the checks (endpoint results possibly from the cache).
     public func check() async -> Report {
-        var checks = await apnsChecks()
+        var checks = await endpointChecks()
         do {
             try await store.checkWritable()
             checks["storage"] = "ok"
@@ -78,7 +88,7 @@ public actor Readiness {
         return Report(checks: checks)
     }
 
-    private func apnsChecks() async -> [String: String] {
+    private func endpointChecks() async -> [String: String] {
         if let cached, ContinuousClock.now - cached.at < cacheDuration { return cached.checks }
         if let running { return await running.value }
         let targets = self.targets
@@ -91,7 +101,7 @@ public actor Readiness {
         return checks
     }
 
-    /// Probes each distinct endpoint once, concurrently; names each app's result `apns:<appId>`.
+    /// Probes each distinct endpoint once, concurrently; each check gets its endpoint's result.
     private static func probeAll(
         _ targets: [String: Result<Target, Unavailable>],
         timeout: Duration
@@ -115,10 +125,10 @@ public actor Readiness {
             return results
         }
         var checks: [String: String] = [:]
-        for (appId, target) in targets {
+        for (name, target) in targets {
             switch target {
-            case .success(let target): checks["apns:\(appId)"] = results[target] ?? "unreachable"
-            case .failure(let unavailable): checks["apns:\(appId)"] = unavailable.reason
+            case .success(let target): checks[name] = results[target] ?? "unreachable"
+            case .failure(let unavailable): checks[name] = unavailable.reason
             }
         }
         return checks

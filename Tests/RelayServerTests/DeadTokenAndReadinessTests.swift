@@ -65,7 +65,7 @@ import Testing
             #expect(answer.status == 200, "\(answer.text)")
             let json = try answer.json()
             #expect(json["status"] as? String == "ready")
-            #expect(json["checks"] as? [String: String] == ["storage": "ok", "apns:app0": "ok"])
+            #expect(json["checks"] as? [String: String] == ["storage": "ok", "apns:app0": "ok", "fcm:app0": "ok"])
         }
     }
 
@@ -87,6 +87,7 @@ import Testing
         try await FeedbackHarness.with(appCount: 2) { configuration in
             configuration.apps[1].apns.endpoints.sandbox?.baseURL = "https://127.0.0.1:\(closed.port)"
             configuration.apps[1].apns.endpoints.production?.baseURL = "https://127.0.0.1:\(closed.port)"
+            configuration.apps[1].fcm?.endpoint?.baseURL = "https://127.0.0.1:\(closed.port)"
         } _: { harness in
             let answer = try await harness.call("GET", "/readyz", key: nil)
             #expect(answer.status == 503, "\(answer.text)")
@@ -95,6 +96,7 @@ import Testing
             let checks = try #require(json["checks"] as? [String: String])
             #expect(checks["storage"] == "ok" && checks["apns:app0"] == "ok")
             #expect(checks["apns:app1"] == "unreachable (connect)")
+            #expect(checks["fcm:app0"] == "ok" && checks["fcm:app1"] == "unreachable (connect)")
         }
     }
 
@@ -109,7 +111,11 @@ import Testing
             #expect(answer.status == 503, "\(answer.text)")
             let json = try answer.json()
             #expect(json["status"] as? String == "unavailable")
-            #expect(json["checks"] as? [String: String] == ["storage": "not writable (readOnly)", "apns:app0": "ok"])
+            #expect(
+                json["checks"] as? [String: String] == [
+                    "storage": "not writable (readOnly)", "apns:app0": "ok", "fcm:app0": "ok",
+                ]
+            )
             try await store.execute("PRAGMA query_only = OFF")
             #expect(try await harness.call("GET", "/readyz", key: nil).status == 200)
         }

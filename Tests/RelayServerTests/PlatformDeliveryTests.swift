@@ -1,3 +1,4 @@
+import APNsMock
 import FCMMock
 import Foundation
 import RelayCore
@@ -137,6 +138,37 @@ import Testing
             try await relay.register(Self.fcmToken(1), user: "bob", platform: "android")
             let deleted = try await relay.call("DELETE", "/v1/devices/\(Self.fcmToken(1))")
             #expect(deleted.status == 204)
+        }
+    }
+
+    /// Production and sandbox pushes go to the endpoint set for each environment, as Apple's two hosts are:
+    /// a second mock stands for production (it knows no provider key, so it refuses what it records).
+    @Test func eachAPNsEnvironmentGoesToItsOwnEndpoint() async throws {
+        let tls = fixturesDirectory.appendingPathComponent("tls")
+        let production = MockAPNsServer(
+            configuration: MockAPNsConfiguration(
+                tls: .init(
+                    certificatePath: tls.appendingPathComponent("server.pem").path,
+                    privateKeyPath: tls.appendingPathComponent("server.key").path
+                ),
+                environment: .production
+            )
+        )
+        try production.start()
+        defer { production.stop() }
+        try await withRelayAndMock(configure: {
+            $0.apps[0].apns.endpoints.production = .init(
+                baseURL: "https://127.0.0.1:\(production.port)",
+                caFile: tls.appendingPathComponent("ca.pem").path
+            )
+        }) { relay in
+            let sandboxToken = randomToken(), productionToken = randomToken()
+            try await relay.register(sandboxToken, user: "bob", rooms: ["general"], environment: "sandbox")
+            try await relay.register(productionToken, user: "carol", rooms: ["general"], environment: "production")
+            let answer = try await relay.webhook(["roomId": "general", "senderId": "alice", "text": "hi"])
+            _ = try await relay.settled(answer.notificationId)
+            #expect(relay.mock.requests.map(\.deviceToken) == [sandboxToken])
+            #expect(production.requests.map(\.deviceToken) == [productionToken])
         }
     }
 }
