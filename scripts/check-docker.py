@@ -1,8 +1,12 @@
 """Checks docker/ without a Docker engine: the compose file parses and names files that exist, every COPY
-source of the Dockerfile exists, and docker/relay.json passes `push-relay config check` once the container's
-/fixtures paths are mapped onto the repository's fixtures/. Run by `make test` through the setup's venv."""
+source of the Dockerfile exists, the build stage's package resolves from exactly the files its COPY lines
+bring (in a temporary folder, as the image's WORKDIR would hold them) and has the product its RUN builds,
+and docker/relay.json passes `push-relay config check` once the container's /fixtures paths are mapped onto
+the repository's fixtures/. Run by `make test` through the setup's venv."""
 import json
 import pathlib
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +39,44 @@ for instruction in parser.structure:
     for source in instruction["value"].split()[:-1]:
         if not (root / source).exists():
             problems.append(f"Dockerfile line {instruction['startline'] + 1}: COPY source {source} does not exist")
+
+
+def build_stage_resolves(structure):
+    """Copies the first stage's COPY sources into a temporary WORKDIR and asks SwiftPM to resolve the package
+    there (`swift package describe`, which refuses a manifest whose target folders are missing), then checks
+    that the product the stage's RUN builds is one of the package's."""
+    stage, froms = [], 0
+    for instruction in structure:
+        froms += instruction["instruction"] == "FROM"
+        if froms > 1:
+            break
+        if froms == 1:
+            stage.append(instruction)
+    with tempfile.TemporaryDirectory() as work:
+        for instruction in stage:
+            if instruction["instruction"] != "COPY" or instruction["value"].startswith("--"):
+                continue
+            *sources, destination = instruction["value"].split()
+            for source in sources:
+                target = pathlib.Path(work) / destination / (pathlib.Path(source).name if destination.endswith("/") else "")
+                origin = root / source
+                if origin.is_dir():
+                    shutil.copytree(origin, target, dirs_exist_ok=True)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(origin, target)
+        described = subprocess.run(
+            ["swift", "package", "describe", "--type", "json"], cwd=work, capture_output=True, text=True
+        )
+        if described.returncode != 0:
+            return [f"the build stage's files do not make a package: {described.stderr.strip()}"]
+        products = {product["name"] for product in json.loads(described.stdout)["products"]}
+        runs = " ".join(i["value"] for i in stage if i["instruction"] == "RUN")
+        wanted = set(re.findall(r"--product\s+(\S+)", runs))
+        return [f"the build stage builds product {name}, which the package does not have" for name in wanted - products]
+
+
+problems += build_stage_resolves(parser.structure)
 if not any(i["instruction"] == "HEALTHCHECK" for i in parser.structure):
     problems.append("Dockerfile has no HEALTHCHECK")
 if not any(i["instruction"] == "USER" and i["value"] not in ("root", "0") for i in parser.structure):
