@@ -47,6 +47,9 @@ public struct ChatMessage: Sendable, Equatable {
     /// The most Characters of a room or sender name a push shows; a longer one is cut and ends with "…".
     /// A name is a label: cut here, the message's text keeps the room the push has left.
     public static let maxShownNameCharacters = 100
+    /// The most BYTES of UTF-8 a shown name takes (its "…" included): Characters can be of any size (a
+    /// letter with a thousand combining marks is one), and a name must never crowd out the text.
+    public static let maxShownNameBytes = 256
 
     /// What privacy mode shows instead of the message.
     public static let privateBody = "New message"
@@ -68,9 +71,9 @@ public struct ChatMessage: Sendable, Equatable {
     /// "Sender: text" (or the text), sound "default", thread-id = room id; image messages add
     /// mutable-content 1 and use the caption or "📷 Image"; top-level `dittoChatRoomId` always,
     /// `dittoChatMessageId` when known. A room name, sender name or caption that
-    /// ``StringProtocol/isBlank`` counts as absent; names are cut to ``maxShownNameCharacters``. An image
-    /// message's URL goes in the top-level `imageUrl`. The payload is uncut otherwise: each platform's
-    /// encoding cuts it to its own limit.
+    /// ``StringProtocol/isBlank`` counts as absent; names are cut to ``maxShownNameCharacters`` and
+    /// ``maxShownNameBytes``. An image message's URL goes in the top-level `imageUrl`. The payload is uncut
+    /// otherwise: each platform's encoding cuts it to its own limit.
     public func payload() -> ChatPayload {
         let text: String
         switch content {
@@ -92,9 +95,18 @@ public struct ChatMessage: Sendable, Equatable {
         return ChatPayload(aps: aps, dittoChatRoomId: roomId, dittoChatMessageId: messageId, imageUrl: imageUrl)
     }
 
-    /// `name` within ``maxShownNameCharacters``.
+    /// `name` within ``maxShownNameCharacters`` and ``maxShownNameBytes``: its longest prefix of whole
+    /// Characters that fits, ended with "…" when cut.
     private static func shownName(_ name: String) -> String {
-        name.count <= maxShownNameCharacters ? name : name.prefix(maxShownNameCharacters - 1) + TextFitting.ellipsis
+        if name.count <= maxShownNameCharacters, name.utf8.count <= maxShownNameBytes { return name }
+        let room = maxShownNameBytes - TextFitting.ellipsis.utf8.count
+        var kept = Substring(), bytes = 0
+        for character in name.prefix(maxShownNameCharacters - 1) {
+            bytes += character.utf8.count
+            guard bytes <= room else { break }
+            kept.append(character)
+        }
+        return kept + TextFitting.ellipsis
     }
 
     /// apns-collapse-id: the message id when it fits APNs' 64-byte limit, else none.

@@ -96,8 +96,9 @@ extension Configuration {
 }
 
 extension Configuration.MockEndpoint {
-    /// An http or https base URL with a host and no trailing slash (paths are appended to it); the CA file,
-    /// when given, readable.
+    /// An http or https base URL: a scheme, a host and maybe a port, nothing else (paths are appended to it;
+    /// user:password would be printed by `config check` and sent to every request); the CA file, when given,
+    /// readable.
     func problems(at path: String) -> [String] {
         var problems: [String] = []
         let url = URL(string: baseURL)
@@ -105,6 +106,11 @@ extension Configuration.MockEndpoint {
             problems.append("\(path).baseURL: must be an http or https URL, e.g. https://127.0.0.1:2197")
         } else if baseURL.hasSuffix("/") {
             problems.append("\(path).baseURL: must not end with /")
+        } else if let url,
+            url.user != nil || url.password != nil || !url.path.isEmpty || url.query != nil
+                || url.fragment != nil
+        {
+            problems.append("\(path).baseURL: must be a scheme, a host and a port only, e.g. https://127.0.0.1:2197")
         }
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             problems.append("\(path).caFile: cannot read \(caFile)")

@@ -31,9 +31,21 @@ extension Configuration {
         }
 
         /// Every problem, each starting with `path` (`apps[0].fcm`): the key file must read as a service
-        /// account, the project id must be one, the endpoint a base URL.
-        func problems(at path: String) -> [String] {
+        /// account, the project id must be one, the endpoint a base URL. Without a key file the settings
+        /// stand for the development mock, so they may name nothing else, and only for an app that has no
+        /// APNs credentials either: a production app's Android pushes must not go to a mock.
+        func problems(at path: String, apnsCredentials: Bool) -> [String] {
             var problems: [String] = []
+            if serviceAccountFile == nil {
+                if projectId != nil || endpoint != nil {
+                    problems.append("\(path).serviceAccountFile: required with projectId or endpoint")
+                } else if apnsCredentials {
+                    problems.append(
+                        "\(path).serviceAccountFile: required for an app with APNs credentials (without it its "
+                            + "Android pushes would go to the development mock); leave fcm out for no Android"
+                    )
+                }
+            }
             if let file = serviceAccountFile {
                 do { _ = try FCMServiceAccount(contentsOfFile: file) } catch {
                     problems.append("\(path).serviceAccountFile: \(error.description)")

@@ -1,6 +1,9 @@
 import Foundation
 
 extension Configuration {
+    /// The longest `apps[].ttlSeconds`: 28 days, the longest FCM keeps a message for an offline device.
+    public static let maxTTLSeconds = FCMLimits.maxTTLSeconds
+
     /// Checks every rule and reports all problems at once; zero or negative limits are refused, never turned
     /// into hangs.
     /// - Throws: ``Invalid`` with one line per problem, each starting with its key path.
@@ -49,10 +52,15 @@ extension Configuration {
                     keyOwners[hash.lowercased()] = app.id
                 }
             }
-            require(app.ttlSeconds >= 0, "\(at).ttlSeconds: must not be negative")
+            require(
+                (0...Self.maxTTLSeconds).contains(app.ttlSeconds),
+                "\(at).ttlSeconds: must be 0...\(Self.maxTTLSeconds) (28 days, the longest FCM keeps a message)"
+            )
             problems += app.limits.problems(at: "\(at).limits")
             problems += app.apns.problems(at: "\(at).apns")
-            if let fcm = app.fcm { problems += fcm.problems(at: "\(at).fcm") }
+            if let fcm = app.fcm {
+                problems += fcm.problems(at: "\(at).fcm", apnsCredentials: app.apns.credentials != nil)
+            }
             if let userAuth = app.userAuth { problems += userAuth.problems(at: "\(at).userAuth") }
             if let secret = app.webhookSecret {
                 require(secret.utf8.count >= 16, "\(at).webhookSecret: must be at least 16 bytes")
@@ -132,8 +140,9 @@ extension Configuration.UserAuth {
 
     private static func readable(_ file: String) -> Bool { FileManager.default.isReadableFile(atPath: file) }
 
-    /// Why `text` is not a URL the relay calls for user credentials: https with a host and no user:password,
-    /// or http to a loopback host (a sidecar, tests); nil when it is one.
+    /// Why `text` is not a URL the relay calls with credentials (user credentials, an FCM token endpoint):
+    /// https with a host and no user:password, or http to a loopback host (a sidecar, tests); nil when it is
+    /// one.
     static func urlProblem(_ text: String) -> String? {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty
         else { return "must be an absolute https URL" }

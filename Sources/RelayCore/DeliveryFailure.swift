@@ -9,4 +9,6 @@ public enum DeliveryFailure: String, Sendable, Equatable, Codable {
     case relayBug = "relay_bug"
     /// Retries used up.
     case exhausted
+    /// Its expiration passed before it could be sent: the service would hold it no longer.
+    case expired
 }

@@ -13,7 +13,8 @@ public enum FCMDecision: Sendable, Equatable {
     /// The token is dead (UNREGISTERED), belongs to another sender (SENDER_ID_MISMATCH) or is malformed
     /// (INVALID_ARGUMENT naming the token): retire the device.
     case retire(FCMErrorCode)
-    /// Try again after `after` (exponential back-off with jitter, never sooner than `Retry-After`).
+    /// Try again after `after` (exponential back-off with jitter, never sooner than `Retry-After` up to the
+    /// policy's longest delay).
     case retry(after: Duration)
     /// Give up on this delivery; the device stays as it is.
     case fail(DeliveryFailure)
@@ -33,7 +34,7 @@ public enum FCMDecision: Sendable, Equatable {
     /// | 200 | delivered |
     /// | UNREGISTERED (404), SENDER_ID_MISMATCH (403) | retire |
     /// | INVALID_ARGUMENT (400, or a 400 INVALID_ARGUMENT status without FcmError) | retire when it names the token, else fail (rejected) |
-    /// | QUOTA_EXCEEDED (429), UNAVAILABLE (503), INTERNAL (500), UNSPECIFIED_ERROR | retry with back-off, honouring `Retry-After` |
+    /// | QUOTA_EXCEEDED (429), UNAVAILABLE (503), INTERNAL (500), UNSPECIFIED_ERROR | retry with back-off, honouring `Retry-After` up to `policy.maxDelayMilliseconds` |
     /// | THIRD_PARTY_AUTH_ERROR (401) | fail (configuration) |
     /// | 401 UNAUTHENTICATED without errorCode | fail (configuration): the client already renewed the access token once and FCM refused the new one too |
     /// | other 401, 403, 404 without errorCode | fail (configuration) |
@@ -53,7 +54,10 @@ public enum FCMDecision: Sendable, Equatable {
         func backOff(notBefore retryAfter: Duration? = nil) -> FCMDecision {
             guard attempts < policy.maxAttempts else { return .fail(.exhausted) }
             let delay = policy.delay(afterFailures: attempts, random: random())
-            return .retry(after: max(delay, retryAfter ?? .zero))
+            // Google's Retry-After is honoured up to the policy's longest delay: an answer cannot park a
+            // delivery past its expiry, or past any time the store can hold.
+            let longest = Duration.milliseconds(policy.maxDelayMilliseconds)
+            return .retry(after: max(delay, min(retryAfter ?? .zero, longest)))
         }
         guard case .answered(let response) = attempt else { return backOff() }
         if response.isAccepted { return .delivered }

@@ -86,10 +86,7 @@ public struct FCMServiceAccount: Codable, Sendable, Equatable, CustomStringConve
         if privateKeyId.isEmpty { problems.append("private_key_id is empty") }
         if !privateKey.contains("-----BEGIN") { problems.append("private_key is not a PEM key") }
         if clientEmail.isEmpty { problems.append("client_email is empty") }
-        let uri = tokenURI.lowercased()
-        if !uri.hasPrefix("https://") && !uri.hasPrefix("http://") {
-            problems.append("token_uri must be an https:// (or http://) URL")
-        }
+        if let problem = Configuration.UserAuth.urlProblem(tokenURI) { problems.append("token_uri \(problem)") }
         return problems
     }
 

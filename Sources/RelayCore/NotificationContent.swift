@@ -39,6 +39,14 @@ public final class NotificationContent: Sendable, Equatable {
         return made
     }
 
+    /// Whether the push services would no longer take it at `now`: past its expiration, or, for one to be
+    /// delivered at once or never (expiration 0), after its first attempt.
+    public func hasExpired(at now: Date, attempts: Int) -> Bool {
+        guard let expiration else { return false }
+        if expiration == 0 { return attempts > 0 }
+        return Int(now.timeIntervalSince1970) >= expiration
+    }
+
     /// Seconds left until ``expiration`` at `now` (never negative); nil without an expiration.
     public func secondsToLive(at now: Date) -> Int? {
         guard let expiration else { return nil }

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayCrypto
 import Synchronization
 
 /// The outbox's way to FCM: renders a job as an FCM HTTP v1 message, sends it with its app's
@@ -80,6 +81,22 @@ public final class FCMTransport: PushTransport {
         case .fail(let failure):
             return .fail(failure, status: status, reason: reason ?? failure.rawValue)
         }
+    }
+
+    /// Loads every FCM app's service-account key as its first send would, so a key that cannot sign (not
+    /// PEM, not RSA, too short) stops the relay (and `config check`) instead of failing every Android push.
+    /// - Throws: ``Configuration/Invalid`` with one line per app whose key cannot be used, by its key path.
+    public static func checkCredentials(_ apps: [Configuration.App]) throws(Configuration.Invalid) {
+        let problems = apps.enumerated().compactMap { index, app -> String? in
+            guard let file = app.fcm?.serviceAccountFile else { return nil }
+            do {
+                _ = try RS256Key(privateKeyPEM: try FCMServiceAccount(contentsOfFile: file).privateKey)
+                return nil
+            } catch {
+                return "apps[\(index)].fcm.serviceAccountFile: private_key cannot sign: \(error)"
+            }
+        }
+        if !problems.isEmpty { throw Configuration.Invalid(problems) }
     }
 
     /// The app's client, made on first use; nil when the app has no FCM settings.

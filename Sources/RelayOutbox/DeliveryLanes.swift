@@ -73,19 +73,15 @@ final class DeliveryLanes: Sendable {
     let perAppLowWater: Int
     /// Signalled when the queue, or one app's lane, falls to its low water: a claim may be worth it now.
     let roomSignal = WakeSignal()
-    /// Signalled when a send finishes and nothing is queued: the pipe is draining, so the results of its
-    /// last sends are worth recording as they come rather than when a batch fills.
-    let drainingSignal: WakeSignal
     private let state = Mutex(State())
 
-    init(perAppLimit: Int, capacity: Int, drainingSignal: WakeSignal) {
+    init(perAppLimit: Int, capacity: Int) {
         self.perAppLimit = max(1, perAppLimit)
         self.capacity = max(1, capacity)
         self.lowWater = self.capacity / 2
         self.laneLimit = 2 * self.perAppLimit
         self.startLimit = max(1, self.perAppLimit / 4)
         self.perAppLowWater = self.laneLimit / 2
-        self.drainingSignal = drainingSignal
     }
 
     /// Whether to claim now, and how much: a claim is due when no more than ``lowWater`` jobs are queued in
@@ -145,20 +141,18 @@ final class DeliveryLanes: Sendable {
         }
     }
 
-    /// The send of a job of `appId` finished (answered or not): its slot is free. Signals
-    /// ``drainingSignal`` when nothing is queued.
+    /// The job of `appId` is done (its result recorded): its slot is free.
     func finish(appId: String) {
-        let (handed, draining) = state.withLock { state -> ([Handoff], Bool) in
+        let handed = state.withLock { state -> [Handoff] in
             state.inFlight -= 1
             state.lanes[appId]?.inFlight -= 1
             if let lane = state.lanes[appId], lane.inFlight == 0, lane.queued == 0 { state.lanes[appId] = nil }
             schedule(appId, &state)
             var handed = serveWaiters(&state)
             handed += releaseIfDrained(&state)
-            return (handed, state.queued == 0)
+            return handed
         }
         deliver(handed)
-        if draining { drainingSignal.signal() }
     }
 
     /// No more jobs will be added: workers drain what is queued, then ``take()`` answers nil.

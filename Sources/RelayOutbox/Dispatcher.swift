@@ -6,11 +6,12 @@ import RelayStore
 /// ``RelayCore/PushTransport`` with bounded concurrency, and records each result (``RelayCore/PushResult``)
 /// in batches. It knows no push service: the transports render, send and decide.
 ///
-/// Three parts run side by side, so the pipe to the push services never waits for the store: a claim loop keeps
-/// ``DeliveryLanes`` topped up (claiming when half of the lanes, or of an app's lane, is left), `concurrency`
-/// workers each take a job, send it and hand its result on, and a flusher records results in batches (at
-/// least every poll interval, and as each send finishes while nothing is queued, so a burst's last results
-/// wait for no batch).
+/// Three parts run side by side: a claim loop keeps ``DeliveryLanes`` topped up (claiming when half of the
+/// lanes, or of an app's lane, is left), `concurrency` workers each take a job, send it and hand its result
+/// to the flusher, and the flusher records results as they come, each write a batch of all that arrived
+/// during the one before (group commit, ``ResultBuffer``). A worker takes its next job only once its
+/// result is recorded, so a crash sends again at most `concurrency` pushes: those in flight, or answered
+/// and not yet written.
 ///
 /// Runs as a service: ``run()`` returns when its task is cancelled, after every delivery claimed has been
 /// sent (each is bounded by its transport's request timeout) and recorded; nothing taken is dropped.
@@ -51,16 +52,15 @@ public final class Dispatcher: Sendable {
         // `run()` returns), so the workers never wait for a claim.
         let lanes = DeliveryLanes(
             perAppLimit: min(settings.perAppConcurrency, settings.concurrency),
-            capacity: 2 * settings.concurrency,
-            drainingSignal: flushSignal
+            capacity: 2 * settings.concurrency
         )
-        let results = ResultBuffer(flushAt: max(1, min(settings.batchSize, 500)), signal: flushSignal)
+        let results = ResultBuffer(signal: flushSignal)
         // Unstructured tasks: cancelling `run()` must not cancel a send in flight (its answer would be lost
         // and the push sent again by the next run) nor the last flush.
         let workers = (0..<max(1, settings.concurrency)).map { _ in
             Task {
                 while let job = await lanes.take() {
-                    results.append(job.deliveryId, await self.attempt(job))
+                    await results.record(job.deliveryId, await self.attempt(job))
                     lanes.finish(appId: job.appId)
                 }
             }
@@ -113,16 +113,17 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// The flusher: records results when a batch is full, when a send finishes while nothing is queued, and
-    /// at least every poll interval; returns after recording the last ones once ``ResultBuffer/close()`` was
-    /// called.
+    /// The flusher: writes whatever results have arrived, one batch per write, lets their workers go, and
+    /// waits for the next result only when none is left; returns after recording the last ones once
+    /// ``ResultBuffer/close()`` was called.
     private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         while true {
-            let (batch, closed) = results.takeAll()
+            let (batch, waiters, closed) = results.takeAll()
             if !batch.isEmpty { await flush(batch) }
+            for waiter in waiters { waiter.resume() }
             if closed { return }
-            await signal.wait(timeout: poll)
+            if batch.isEmpty { await signal.wait(timeout: poll) }
         }
     }
 
@@ -159,12 +160,15 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// One send through the job's transport, and what the store records for its result.
+    /// One send through the job's transport, and what the store records for its result; a job past its
+    /// expiration is not sent.
     private func attempt(_ job: DeliveryJob) async -> DeliveryOutcome {
         let log = DeliveryLog(logger: logger, job: job)
         let platform = job.token.platform
         let result: PushResult
-        if let transport = transports[platform] {
+        if job.content.hasExpired(at: time.now, attempts: job.attempts) {
+            result = .fail(.expired, status: nil, reason: "Expired")
+        } else if let transport = transports[platform] {
             let started = ContinuousClock.now
             result = await transport.send(job)
             metrics.recordLatency(ContinuousClock.now - started, platform: platform)

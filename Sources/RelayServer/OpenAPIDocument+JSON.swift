@@ -81,11 +81,12 @@ extension OpenAPIDocument {
           "operations"
         ],
         "operationId": "getReadiness",
-        "summary": "Readiness; the storage, every app's APNs endpoint and every FCM app's FCM endpoint are checked.",
+        "summary": "Readiness (the storage takes a write); every app's APNs endpoint and every FCM app's FCM endpoint are reported.",
+        "description": "Ready while the storage takes a write. Each app's push endpoints are probed too and reported in\n`checks`; one that cannot be reached does not make the relay unavailable (its pushes wait in the\noutbox while other apps' go out).\n",
         "security": [],
         "responses": {
           "200": {
-            "description": "Ready; every check is `ok`.",
+            "description": "Ready; the storage check is `ok` (endpoint checks say `ok` or why they failed).",
             "content": {
               "application/json": {
                 "schema": {
@@ -95,7 +96,7 @@ extension OpenAPIDocument {
             }
           },
           "503": {
-            "description": "Not ready; a failing check's value says why.",
+            "description": "Not ready; the storage takes no write, and its check's value says why.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1374,8 +1375,8 @@ extension OpenAPIDocument {
         "properties": {
           "tokenSuffix": {
             "type": "string",
-            "description": "The token's last 8 hex characters.",
-            "pattern": "^[0-9a-f]{8}$"
+            "description": "The token's last 8 characters (hex for an APNs token).",
+            "pattern": "^[A-Za-z0-9_:-]{1,8}$"
           },
           "status": {
             "type": "string",

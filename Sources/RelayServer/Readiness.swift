@@ -3,8 +3,10 @@ import RelayCore
 import RelayCurl
 import RelayStore
 
-/// What `GET /readyz` answers: the store takes a write, each app's APNs endpoint accepts a connection, and
-/// so does the FCM endpoint of each app with FCM settings.
+/// What `GET /readyz` answers: whether this relay can take work (the store takes a write), and how each
+/// app's push services can be reached (its APNs endpoint, and its FCM endpoint when it has FCM). Only the
+/// store decides readiness: an app whose service is unreachable keeps its pushes in the outbox while the
+/// others go on, so it is reported in the body, not by taking the relay out of a load balancer.
 ///
 /// Checks are named `storage`, `apns:<appId>` and `fcm:<appId>`; a passing check's value is `ok`, a failing
 /// one's a short reason (an error code, never a path, key or secret). The storage check runs on every call
@@ -16,8 +18,8 @@ import RelayStore
 public actor Readiness {
     /// One answer.
     public struct Report: Sendable, Equatable {
-        /// True when every check is `ok`.
-        public var ready: Bool { checks.values.allSatisfy { $0 == "ok" } }
+        /// True when the store takes a write.
+        public var ready: Bool { checks["storage"] == "ok" }
         /// Check name to `ok` or a short reason.
         public var checks: [String: String]
     }

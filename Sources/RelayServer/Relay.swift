@@ -29,7 +29,8 @@ public final class Relay: Sendable {
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
-    ///   token key cannot be loaded (``APNsSenders/checkCredentials(_:)``), its `userAuth` key files cannot be
+    ///   token key or FCM service-account key cannot be loaded (``APNsSenders/checkCredentials(_:)``,
+    ///   ``RelayFCM/FCMTransport/checkCredentials(_:)``), its `userAuth` key files cannot be
     ///   used (``RelayAuth/AppUserAuthenticator/make(apps:time:logger:)``) or the HTTPS certificate cannot be
     ///   used (``loadTLS(_:)``).
     public init(
@@ -43,6 +44,7 @@ public final class Relay: Sendable {
     {
         try configuration.validate()
         try APNsSenders.checkCredentials(configuration.apps)
+        try FCMTransport.checkCredentials(configuration.apps)
         let userAuthenticators = try AppUserAuthenticator.make(
             apps: configuration.apps,
             time: time,

@@ -59,27 +59,46 @@ extension RelayAPI {
         return try .json(status: created ? 201 : 200, DeviceView(device))
     }
 
-    /// `DELETE /v1/devices/{token}[?platform=ios|android]`: 204, or 404 when the app has no such device; a
-    /// user deletes only its own.
+    /// `DELETE /v1/devices/{token}[?platform=ios|android]`: 204, or 404 when the app has no such device (of
+    /// that platform, when given); a user deletes only its own.
     func deleteDevice(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
-        let token = try Validation.token(
+        let platform = try request.query["platform"].map { value throws(HTTPError) in try Validation.platform(value) }
+        let token = try await namedToken(
             try parameters.require("token"),
-            platform: request.query["platform"],
+            platform: platform,
+            appId: caller.app.id,
             field: "token"
         )
-        if let userId = caller.userId {
-            guard let device = try await store.device(appId: caller.app.id, token: token) else {
-                throw HTTPError.notFound(message: "No device with that token")
-            }
-            guard device.userId.isSameId(userId) else {
-                throw HTTPError(status: 403, code: "not_your_device", message: "That device is another user's")
-            }
+        guard let device = try await store.device(appId: caller.app.id, token: token),
+            platform.map({ $0 == device.platform }) ?? true
+        else {
+            throw HTTPError.notFound(message: "No device with that token")
+        }
+        if let userId = caller.userId, !device.userId.isSameId(userId) {
+            throw HTTPError(status: 403, code: "not_your_device", message: "That device is another user's")
         }
         guard try await store.deleteDevice(appId: caller.app.id, token: token) else {
             throw HTTPError.notFound(message: "No device with that token")
         }
         return .noContent
+    }
+
+    /// A token a call names without saying its platform for sure (a path, the sender's device): read by
+    /// `platform`'s rules when given; else, since an FCM token is kept exactly and an APNs token normalized,
+    /// the app's device whose token is exactly this text when there is one, else the APNs reading when the
+    /// text reads as one, else the FCM reading.
+    /// - Throws: ``HTTPError`` 400 `invalid_device_token` when the text is a token of no (or not the given)
+    ///   platform.
+    func namedToken(_ raw: String, platform: Platform?, appId: String, field: String) async throws -> PushToken {
+        if let platform { return try Validation.token(raw, platform: platform, field: field) }
+        if let exact = try? FCMRegistrationToken(parsing: raw),
+            let device = try await store.device(appId: appId, token: .fcm(exact)), device.platform == .android
+        {
+            return device.token
+        }
+        if let apns = try? DeviceToken(parsing: raw) { return .apns(apns) }
+        return try Validation.token(raw, platform: .android, field: field)
     }
 
     /// `GET /v1/users/{userId}/devices`: a user lists only its own.

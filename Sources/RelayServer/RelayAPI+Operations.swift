@@ -28,8 +28,9 @@ extension RelayAPI {
         return try .json(DeadTokenList(deadTokens: devices.map(DeadTokenView.init)))
     }
 
-    /// `GET /readyz` (no key): 200 `{"status":"ready","checks":{"storage":"ok","apns:<appId>":"ok",…}}`, or 503
-    /// with `"status":"unavailable"` and a short reason for each failing check (see ``Readiness``).
+    /// `GET /readyz` (no key): 200 `{"status":"ready","checks":{"storage":"ok","apns:<appId>":"ok",…}}` with a
+    /// short reason for each endpoint that failed, or 503 `"status":"unavailable"` when the store takes no
+    /// write (see ``Readiness``).
     func readyz() async throws -> HTTPResponse {
         let report = await readiness.check()
         return try .json(

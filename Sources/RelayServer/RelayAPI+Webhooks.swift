@@ -37,8 +37,9 @@ extension RelayAPI {
         let body = try request.decode(MessageWebhook.self)
         let senderId = try caller.actingUser(body.senderId, field: "senderId", refusal: "forbidden_sender")
         let message = try chatMessage(body, senderId: senderId, kind: kind)
-        let excludeToken = try body.senderDeviceToken.map { value throws(HTTPError) in
-            try Validation.token(value, platform: nil, field: "senderDeviceToken")
+        var excludeToken: PushToken?
+        if let sender = body.senderDeviceToken {
+            excludeToken = try await namedToken(sender, platform: nil, appId: app.id, field: "senderDeviceToken")
         }
         let recipients = try body.recipients.map { list throws(HTTPError) in
             guard list.count <= Self.maxRecipients else {

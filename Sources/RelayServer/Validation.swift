@@ -110,15 +110,6 @@ enum Validation {
         }
     }
 
-    /// A token whose platform the call does not say (a path, the sender's device): `platform` when given,
-    /// else an APNs token when it reads as one, else an FCM token. The store finds a device by its token's
-    /// text, whatever the platform.
-    static func token(_ value: String, platform: String?, field: String) throws(HTTPError) -> PushToken {
-        if let platform { return try token(value, platform: try Self.platform(platform), field: field) }
-        if let apns = try? DeviceToken(parsing: value) { return .apns(apns) }
-        return try token(value, platform: .android, field: field)
-    }
-
     /// `ios` or `android`; `ios` when absent.
     static func platform(_ value: String?) throws(HTTPError) -> Platform {
         guard let value else { return .ios }

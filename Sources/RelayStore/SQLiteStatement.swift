@@ -116,8 +116,12 @@ final class SQLiteStatement {
     // MARK: Helpers
 
     /// UNIX epoch milliseconds, rounded to the nearest.
+    /// Epoch MILLISECONDS, clamped to what an INTEGER column holds: a date out of range (a retry scheduled
+    /// absurdly far ahead) must never stop the process.
     static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return value > 0 ? .max : .min }
+        return Int64(exactly: value) ?? (value > 0 ? .max : .min)
     }
 
     static func date(_ milliseconds: Int64) -> Date {

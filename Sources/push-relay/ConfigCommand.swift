@@ -3,6 +3,7 @@ import RelayAPNs
 import RelayAuth
 import RelayCLI
 import RelayCore
+import RelayFCM
 import RelayServer
 
 /// `push-relay config check [--config FILE]`: validates the layered configuration and prints it as JSON
@@ -25,6 +26,7 @@ enum ConfigCommand {
                 environment: environment
             )
             try APNsSenders.checkCredentials(configuration.apps)
+            try FCMTransport.checkCredentials(configuration.apps)
             _ = try AppUserAuthenticator.make(
                 apps: configuration.apps,
                 logger: Logger(label: "config", level: .warning)

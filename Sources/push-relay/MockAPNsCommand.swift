@@ -36,11 +36,13 @@ enum MockAPNsCommand {
         }
         let configuration = try configuration(from: arguments)
         let server = MockAPNsServer(configuration: configuration)
+        // Caught from before the command says it is up (``Signals``).
+        let signals = Signals()
         try server.start()
         let scheme = configuration.tls == nil ? "http" : "https"
         let auth = configuration.authentication == .disabled ? "no auth" : "\(configuration.providerKeys.count) key(s)"
         say("mock APNs listening on \(scheme)://\(configuration.host):\(server.port) (\(auth))")
-        _ = await Signals.waitForTermination()
+        _ = await signals.wait()
         server.stop()
         say("mock APNs stopped after \(server.answeredCount) request(s)")
         return 0

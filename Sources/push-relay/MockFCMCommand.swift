@@ -47,18 +47,26 @@ enum MockFCMCommand {
         }
         let configuration = try configuration(from: arguments, adding: newAccount)
         let server = MockFCMServer(configuration: configuration)
+        // Caught from before the command says it is up (``Signals``).
+        let signals = Signals()
         try server.start()
         let base = baseURL(configuration, port: server.port)
         say("mock FCM listening on \(base) (\(configuration.accounts.count) service account(s))")
         if var account = newAccount, let path = arguments.value("new-service-account") {
             account.tokenURI = base + MockFCMConfiguration.tokenPath
-            do { try account.encoded().write(to: URL(fileURLWithPath: path)) } catch {
+            // It holds a private key: readable by its owner only, as Google's key files are to be kept.
+            let written = FileManager.default.createFile(
+                atPath: path,
+                contents: account.encoded(),
+                attributes: [.posixPermissions: 0o600]
+            )
+            guard written, chmod(path, 0o600) == 0 else {
                 server.stop()
                 throw Arguments.Problem(description: "cannot write service account file \(path)")
             }
             say("mock FCM service account written to \(path) (\(account.clientEmail), project \(account.projectId))")
         }
-        _ = await Signals.waitForTermination()
+        _ = await signals.wait()
         server.stop()
         say("mock FCM stopped after \(server.answeredCount) message(s)")
         return 0

@@ -79,11 +79,13 @@ enum ServeCommand {
             busyTimeoutMilliseconds: configuration.storage.busyTimeoutMilliseconds
         )
         let relay = try Relay(configuration: configuration, store: store, logger: logger)
+        // Caught from before the command says it is up (``Signals``).
+        let signals = Signals()
         try await relay.start()
         // Once listening: a relay that cannot start (the port is taken) prints no key to use.
         if developmentApp { say("API key: \(try development.apiKey())") }
         say("PushRelay listening on \(relay.scheme)://\(configuration.http.host):\(relay.port)")
-        let signal = await Signals.waitForTermination()
+        let signal = await signals.wait()
         let bound = configuration.shutdownTimeoutSeconds
         logger.notice("stopping", ["signal": "\(signal)", "shutdown.timeout_seconds": "\(bound)"])
         Task.detached {

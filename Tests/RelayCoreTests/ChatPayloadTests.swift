@@ -88,6 +88,29 @@ import Testing
         #expect(text.hasPrefix(String(cut.dropLast())))
     }
 
+    /// Names are labels: however long, or however many bytes their Characters take (a letter with dozens of
+    /// combining marks is one Character), they never crowd the message's text out of the payload.
+    @Test(arguments: [
+        String(repeating: "Team ", count: 400),
+        String(repeating: "a" + String(repeating: "\u{0301}", count: 30), count: 100),
+        "a" + String(repeating: "\u{0301}", count: 3000),
+    ])
+    func longNamesAreCutAndTheTextStays(name: String) throws {
+        let message = ChatMessage(
+            roomId: "r",
+            senderId: "s",
+            content: .text("Meet at 5pm"),
+            roomName: name,
+            senderName: name
+        )
+        let payload = message.payload()
+        let title = try #require(payload.aps.alert?.title), body = try #require(payload.aps.alert?.body)
+        #expect(title.utf8.count <= ChatMessage.maxShownNameBytes && title.count <= ChatMessage.maxShownNameCharacters)
+        #expect(title.hasSuffix(ChatPayload.ellipsis) && body.hasSuffix(": Meet at 5pm"))
+        let alert = try Self.json(try payload.encoded(limit: 4096))["aps"] as? [String: Any]
+        #expect(((alert?["alert"] as? [String: Any])?["body"] as? String)?.hasSuffix("Meet at 5pm") == true)
+    }
+
     @Test func idsTooLongForAnyPayloadAreRefused() {
         let message = ChatMessage(roomId: String(repeating: "r", count: 5000), senderId: "a", content: .text("x"))
         #expect(throws: ChatPayload.TooLarge.self) { try message.payload().encoded(limit: 4096) }

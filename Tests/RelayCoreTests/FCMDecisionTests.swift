@@ -122,6 +122,20 @@ import Testing
         #expect(Self.decide(short) == Self.retrySoon)
     }
 
+    /// A Retry-After of years (or of more seconds than a date holds) waits the policy's longest delay.
+    @Test func retryAfterIsCappedAtThePolicysLongestDelay() {
+        for header in ["31536000", "9300000000000000"] {
+            let row = Row(
+                status: 503,
+                errorCode: "UNAVAILABLE",
+                rpcStatus: "UNAVAILABLE",
+                retryAfter: header,
+                expected: .delivered
+            )
+            #expect(Self.decide(row) == .retry(after: .milliseconds(Self.policy.maxDelayMilliseconds)), "\(header)")
+        }
+    }
+
     @Test func retryAfterAsAnHTTPDateIsADelayFromNow() {
         let date = "Fri, 15 Jan 2027 08:00:45 GMT"  // 1_800_000_045
         let now = Date(timeIntervalSince1970: 1_800_000_000)

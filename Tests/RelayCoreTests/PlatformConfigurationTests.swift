@@ -231,8 +231,20 @@ import Testing
         }
         // A good account, a project id, an endpoint: valid; and no account at all (the dev mock) too.
         configuration.apps[0].fcm = .init(serviceAccountFile: try folder.serviceAccount(), projectId: "chat-app-1234")
-        configuration.apps[1].fcm = .init(endpoint: .init(baseURL: "http://127.0.0.1:2198"))
+        configuration.apps[1].fcm = .init()
         #expect(throws: Never.self) { try configuration.validate() }
+        // Without an account the settings stand for the dev mock: they name nothing else, and never for an
+        // app with APNs credentials, whose Android pushes would go to the mock.
+        configuration.apps[1].fcm = .init(endpoint: .init(baseURL: "http://127.0.0.1:2198"))
+        #expect(throws: Configuration.Invalid.self) { try configuration.validate() }
+        configuration.apps[1].fcm = .init()
+        configuration.apps[1].apns.credentials = .init(keyFile: "k.p8", keyId: "KEY1234567", teamId: "TEAM123456")
+        let production = #expect(throws: Configuration.Invalid.self) { try configuration.validate() }
+        #expect(
+            production?.problems.contains {
+                $0.hasPrefix("apps[1].fcm.serviceAccountFile: required for an app with APNs credentials")
+            } == true
+        )
     }
 
     @Test func apnsEndpointsAreCheckedPerEnvironment() {

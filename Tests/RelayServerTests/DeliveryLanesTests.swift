@@ -26,8 +26,8 @@ import Testing
         )
     }
 
-    static func lanes(perApp: Int = 2, capacity: Int = 8, draining: WakeSignal = WakeSignal()) -> DeliveryLanes {
-        DeliveryLanes(perAppLimit: perApp, capacity: capacity, drainingSignal: draining)
+    static func lanes(perApp: Int = 2, capacity: Int = 8) -> DeliveryLanes {
+        DeliveryLanes(perAppLimit: perApp, capacity: capacity)
     }
 
     @Test func anAppAtItsLimitWaitsWhileOtherAppsGoRoundRobin() async throws {
@@ -74,20 +74,6 @@ import Testing
         _ = await lanes.take()
         #expect(lanes.roomSignal.isPending)  // 2 queued: half of a's lane
         #expect(try #require(lanes.claimWindow()).appRoom("a") == 2)
-    }
-
-    /// The flusher's cue to record results as they come: a send finishing while nothing is queued.
-    @Test func aSendFinishingWithNothingQueuedSignalsDraining() async throws {
-        let draining = WakeSignal()
-        let lanes = Self.lanes(perApp: 2, capacity: 100, draining: draining)
-        lanes.add(try (1...3).map { try Self.job($0, app: "a") })
-        _ = await lanes.take()
-        _ = await lanes.take()
-        lanes.finish(appId: "a")  // job 3 was queued, and is now taken by no one: still queued
-        #expect(!draining.isPending)
-        _ = await lanes.take()
-        lanes.finish(appId: "a")
-        #expect(draining.isPending)
     }
 
     @Test func closeLetsWorkersDrainTheQueueThenStopsThem() async throws {

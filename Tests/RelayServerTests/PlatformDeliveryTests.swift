@@ -171,4 +171,19 @@ import Testing
             #expect(production.requests.map(\.deviceToken) == [productionToken])
         }
     }
+
+    /// A push to be delivered at once or never (`ttlSeconds` 0) is not sent again after a retryable answer:
+    /// its delivery ends `failed` with reason `Expired`, and the service saw one request.
+    @Test func aPushPastItsExpirationIsNotSentAgain() async throws {
+        try await withRelayAndMock(configure: { $0.apps[0].ttlSeconds = 0 }) { relay in
+            let token = Self.fcmToken(7)
+            try await relay.register(token, user: "bob", rooms: ["general"], platform: "android")
+            relay.fcm.updateScript { $0.devices = [.init(token: token, error: "UNAVAILABLE", count: 1)] }
+            let answer = try await relay.webhook(["roomId": "general", "senderId": "alice", "text": "now or never"])
+            let view = try await relay.settled(answer.notificationId)
+            let delivery = try #require(view.delivery(for: token))
+            #expect(delivery.status == "failed" && delivery.lastReason == "Expired", "\(delivery)")
+            #expect(relay.fcm.requests.count == 1)
+        }
+    }
 }
