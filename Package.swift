@@ -57,8 +57,8 @@ let package = Package(
         .executableTarget(
             name: "relay-bench",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayStore",
-                "RelayServer",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayFCM",
+                "RelayStore", "RelayServer",
             ]
         ),
 

@@ -14,7 +14,7 @@ run_h2load "$H2LOAD_N" "$INFLIGHT" | tee "$OUT/apns-h2load.json"
 echo "bare libcurl multi: $CURL_N requests, $INFLIGHT in flight"
 run_libcurl "$CURL_N" "$INFLIGHT" | tee "$OUT/apns-libcurl.json"
 echo "APNsClient: $N sends, $INFLIGHT tasks"
-run_client "$N" "$INFLIGHT" | tee "$OUT/apns-client.json"
+run_apns_client "$N" "$INFLIGHT" | tee "$OUT/apns-client.json"
 stop_mock
 
 echo

@@ -1,3 +1,5 @@
+import RelayCore
+
 /// What every relay-bench command sends unless told otherwise: the fixture provider-token key, the topic and
 /// the body `scripts/bench/curl-multi.c` sends, so all clients in one run do the same work.
 enum BenchDefaults {
@@ -12,4 +14,20 @@ enum BenchDefaults {
         + #""dittoChatRoomId":"room-1"}"#
     /// The device token h2load and the C loop post to (32 bytes, hex).
     static let deviceToken = "ce8be6272e43e85516033e24b4c289220eeda4879c477160b2545e95b68b5969"
+
+    /// The text of the chat message the fan-out posts.
+    static let text = "hello"
+
+    /// The chat message `relay-bench fanout` posts to the seeded room, with message id `id`: what the
+    /// client-only runs render their pushes from.
+    static func chatMessage(id: String) -> ChatMessage {
+        ChatMessage(
+            roomId: SeedCommand.room,
+            senderId: "bench-sender",
+            content: .text(text),
+            messageId: id,
+            roomName: "Team",
+            senderName: "Alice"
+        )
+    }
 }

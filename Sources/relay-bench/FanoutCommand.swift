@@ -7,14 +7,17 @@ import RelayCurl
 import RelayServer
 import RelayStore
 
-/// `relay-bench fanout`: a ``Relay`` over the SQLite file `--db` (seeded by `relay-bench seed`), its app
-/// sending to the mock at `--url`; posts one did-send-message webhook for the seeded room over HTTP and
-/// times it until no delivery is pending. Prints one JSON line: devices, sent, seconds (POST to last
+/// `relay-bench fanout`: a ``Relay`` over the SQLite file `--db` (seeded by `relay-bench seed` for the same
+/// `--platform`), its app sending to the mock APNs at `--url` (ios, the default) or to the mock FCM at
+/// `--fcm-url` as the service account `--service-account` (android; `--ca` verifies either); posts one
+/// did-send-message webhook for the seeded room over HTTP and times it until no delivery is pending. Prints one JSON line: devices, sent, seconds (POST to last
 /// delivery recorded), accept_seconds (the POST alone), per_second, RSS before the POST and peak RSS (KiB).
 enum FanoutCommand {
     static let usage = """
         relay-bench fanout --db FILE --url https://127.0.0.1:PORT [--ca FILE] [--key FILE.p8] [--key-id KID]
                            [--team TEAM] [--batch-size N] [--concurrency N] [--timeout SECONDS]
+        relay-bench fanout --platform android --db FILE --fcm-url https://127.0.0.1:PORT [--ca FILE]
+                           --service-account FILE [--batch-size N] [--concurrency N] [--timeout SECONDS]
         """
 
     /// What the run measured.
@@ -58,27 +61,30 @@ enum FanoutCommand {
         // One app here: let it use every slot, as the client-only run does.
         configuration.delivery.perAppConcurrency = configuration.delivery.concurrency
         configuration.log.level = .warning
-        configuration.apps = [
-            Configuration.App(
-                id: SeedCommand.appId,
-                topic: BenchDefaults.topic,
-                apiKeySHA256: [APIKey.hash(apiKey)],
-                apns: .init(
-                    credentials: .init(
-                        keyFile: arguments.value("key", default: BenchDefaults.keyFile),
-                        keyId: arguments.value("key-id", default: BenchDefaults.keyId),
-                        teamId: arguments.value("team", default: BenchDefaults.teamId)
-                    ),
-                    defaultEnvironment: .production,
-                    endpoints: .init(
-                        both: .init(
-                            baseURL: try arguments.required("url"),
-                            caFile: arguments.value("ca", default: BenchDefaults.caFile)
-                        )
-                    )
-                )
+        var app = Configuration.App(
+            id: SeedCommand.appId,
+            topic: BenchDefaults.topic,
+            apiKeySHA256: [APIKey.hash(apiKey)]
+        )
+        let caFile = arguments.value("ca", default: BenchDefaults.caFile)
+        switch try arguments.platform() {
+        case .ios:
+            app.apns = .init(
+                credentials: .init(
+                    keyFile: arguments.value("key", default: BenchDefaults.keyFile),
+                    keyId: arguments.value("key-id", default: BenchDefaults.keyId),
+                    teamId: arguments.value("team", default: BenchDefaults.teamId)
+                ),
+                defaultEnvironment: .production,
+                endpoints: .init(both: .init(baseURL: try arguments.required("url"), caFile: caFile))
             )
-        ]
+        case .android:
+            app.fcm = .init(
+                serviceAccountFile: try arguments.required("service-account"),
+                endpoint: .init(baseURL: try arguments.required("fcm-url"), caFile: caFile)
+            )
+        }
+        configuration.apps = [app]
         let timeout = Duration.seconds(try arguments.positiveInteger("timeout", default: 600))
         let logger = Logger(label: "relay-bench", level: .warning)
         let store = try SQLiteStore(path: path, logger: logger)
@@ -87,8 +93,9 @@ enum FanoutCommand {
         let relay = try Relay(configuration: configuration, store: store, logger: logger)
         try await relay.start()
 
-        // Warm-up, as the client-only run has: one push to the seeded warm-up device connects to APNs and
-        // proves the provider token, as a relay that has been running has done long before a big room posts.
+        // Warm-up, as the client-only run has: one push to the seeded warm-up device connects to the service
+        // and proves the provider token (APNs) or fetches the access token (FCM), as a relay that has been
+        // running has done long before a big room posts.
         /// Posts the room's webhook and waits until all of it is sent: the 202, the time to it and to the end.
         func fanOut(room: String) async throws -> (accepted: Accepted, acceptSeconds: Double, seconds: Double) {
             let decided = relay.metrics.attemptsDecided
@@ -158,9 +165,10 @@ enum FanoutCommand {
     /// (``OutboundHTTP``): FoundationNetworking's URLSession keeps waking threads long after its request
     /// (about 8,000 context switches a second here), which the fan-out would be measured with.
     private static func postWebhook(port: Int, apiKey: String, room: String) async throws -> Accepted {
+        let message = BenchDefaults.chatMessage(id: UUID().lowercasedString)
         let body = try JSONSerialization.data(withJSONObject: [
-            "roomId": room, "senderId": "bench-sender", "senderName": "Alice", "roomName": "Team",
-            "text": "hello", "messageId": UUID().lowercasedString,
+            "roomId": room, "senderId": message.senderId, "senderName": message.senderName ?? "",
+            "roomName": message.roomName ?? "", "text": BenchDefaults.text, "messageId": message.messageId ?? "",
         ])
         let (status, answer) = try await OutboundHTTP.post(
             url: "http://127.0.0.1:\(port)/v1/webhooks/did-send-message",

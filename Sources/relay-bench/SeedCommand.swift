@@ -3,11 +3,12 @@ import RelayCLI
 import RelayCore
 import RelayStore
 
-/// `relay-bench seed`: registers `--devices` devices, one user each, all members of one room, and one more
-/// device alone in the room ``warmUpRoom``, straight through the store into the SQLite file `--db`
-/// (registration speed is not what the bench measures).
+/// `relay-bench seed`: registers `--devices` devices of `--platform` (ios: APNs device tokens, android: FCM
+/// registration tokens), one user each, all members of one room, and one more device alone in the room
+/// ``warmUpRoom``, straight through the store into the SQLite file `--db` (registration speed is not what the
+/// bench measures).
 enum SeedCommand {
-    static let usage = "relay-bench seed --devices N --db FILE [--room ROOM]"
+    static let usage = "relay-bench seed --devices N --db FILE [--room ROOM] [--platform ios|android]"
     static let appId = "bench"
     static let room = "room-1"
     static let warmUpRoom = "warm-up"
@@ -16,13 +17,14 @@ enum SeedCommand {
         let devices = try arguments.positiveInteger("devices", default: 1000)
         let path = try arguments.required("db")
         let room = arguments.value("room", default: Self.room)
+        let platform = try arguments.platform()
         let store = try SQLiteStore(path: path, logger: .disabled())
         let started = ContinuousClock.now
         let now = Date()
         for index in 0..<devices {
             _ = try await store.upsertDevice(
                 appId: appId,
-                token: .apns(try token(index)),
+                token: try token(index, platform: platform),
                 userId: "user-\(index)",
                 environment: .production,
                 rooms: [room],
@@ -31,24 +33,44 @@ enum SeedCommand {
         }
         _ = try await store.upsertDevice(
             appId: appId,
-            token: .apns(try token(devices)),
+            token: try token(devices, platform: platform),
             userId: "warm-up-user",
             environment: .production,
             rooms: [warmUpRoom],
             at: now
         )
         let elapsed = ContinuousClock.now - started
-        print(#"{"devices":\#(devices),"seconds":\#(elapsed.timeInterval)}"#)
+        print(#"{"devices":\#(devices),"platform":"\#(platform.rawValue)","seconds":\#(elapsed.timeInterval)}"#)
         return 0
+    }
+
+    /// The distinct token of device `index` on `platform`.
+    static func token(_ index: Int, platform: Platform) throws -> PushToken {
+        if platform == .android { return .fcm(try fcmToken(index)) }
+        return .apns(try token(index))
     }
 
     /// A distinct 32-byte token per index: four 64-bit words of a multiplicative hash, hex.
     static func token(_ index: Int) throws -> DeviceToken {
+        try DeviceToken(parsing: hashHex(index))
+    }
+
+    /// A distinct FCM registration token per index, of a real one's shape and length (157 characters):
+    /// an instance id, `:APA91b`, and a body. The 64 hex digits of ``hashHex(_:)`` in the body make it
+    /// distinct.
+    static func fcmToken(_ index: Int) throws -> FCMRegistrationToken {
+        let hex = hashHex(index)
+        return try FCMRegistrationToken(parsing: "\(hex.suffix(22)):APA91b\(hex)\(String(hex.reversed()))")
+    }
+
+    /// Four 64-bit words of a multiplicative hash of `index` (an odd multiplier: distinct for distinct
+    /// indexes), as 64 lowercase hex digits.
+    private static func hashHex(_ index: Int) -> String {
         var words: [String] = []
         for word in 0..<4 {
             let value = UInt64(truncatingIfNeeded: index &+ 1) &* (0x9E37_79B9_7F4A_7C15 &+ UInt64(word) &* 2)
             words.append(String(format: "%016llx", value ^ (UInt64(word) << 60)))
         }
-        return try DeviceToken(parsing: words.joined())
+        return words.joined()
     }
 }

@@ -2,23 +2,25 @@ import Foundation
 import RelayCLI
 
 /// `relay-bench table`: prints the results of one bench run side by side. Each argument is
-/// `LABEL=FILE[,FILE...]`, each FILE holding one JSON object as printed by `relay-bench apns|fanout`,
+/// `LABEL=FILE[,FILE...]`, each FILE holding one JSON object as printed by `relay-bench apns|fcm|fanout`,
 /// `curl-multi` or the scripts' h2load line: `requests` (or `devices`), `seconds`, and optionally `ok` (or
 /// `sent`) and `peak_rss_kib`. Several files are repeated runs of one thing, in the order they ran: the row
 /// shows the fastest run (the least disturbed by the rest of the machine) and the highest peak RSS of them all.
 ///
-/// `--same-size P` adds two columns whose reference is, for each row, the row labelled `P-N` with N its own
-/// number of requests (a fan-out to 1,000 devices against 1,000 client-only sends: the same pipeline filling
-/// and draining): the ratio of the fastest runs, and the median of the ratios of the runs paired in order
-/// (the i-th run of each, run one after the other, so a slow spell of the machine tends to hit both), with
-/// the lowest and highest of them. `--target L=R` (with `--same-size`) then prints, for each row labelled
-/// `L-…`, whether that paired median is at least R: the figure a target such as "fan-out >= 0.9x the
-/// client-only rate" is read by, as the fastest runs of the two may come from different spells of a shared
-/// machine. `--against A,B` adds a "vs A" column per label: the ratio of the fastest runs. `--rss FILE`
-/// prints the RSS samples of a `relay-bench apns` result instead.
+/// `--pair ROW=REF` (repeatable) pairs the rows labelled `ROW-N` with those labelled `REF-N`, N a number
+/// (a fan-out to 1,000 devices, `fanout-1000`, against 1,000 client-only sends, `client-1000`: the same
+/// pipeline filling and draining). Each `ROW-N` row gets two columns against its `REF-N` row: the ratio of the
+/// fastest runs, and the median of the ratios of the runs paired in order (the i-th run of each, run one
+/// after the other, so a slow spell of the machine tends to hit both), with the lowest and highest of them.
+/// Every `ROW-N` and `REF-N` row also gets the ratio of its fastest run to that of the `REF` row with the
+/// largest N. `--target RATIO` (with `--pair`) then prints, for each `ROW-N` row, whether that paired
+/// median is at least RATIO: the figure a target such as "fan-out >= 0.9x the client-only rate" is read by,
+/// as the fastest runs of the two may come from different spells of a shared machine. `--against A,B` adds
+/// a "vs A" column per label: the ratio of the fastest runs. `--rss FILE` prints the RSS samples of a
+/// `relay-bench apns|fcm` result instead.
 enum TableCommand {
     static let usage = """
-        relay-bench table [--same-size PREFIX [--target PREFIX=RATIO]] [--against LABEL,LABEL] LABEL=FILE[,FILE...]...
+        relay-bench table [--pair ROW=REF]... [--target RATIO] [--against LABEL,LABEL] LABEL=FILE[,FILE...]...
         relay-bench table --rss FILE
         """
 
@@ -38,6 +40,11 @@ enum TableCommand {
         var fastest: Run { runs.max { $0.perSecond < $1.perSecond }! }
         var peakKiB: Double? { runs.compactMap(\.peakKiB).max() }
 
+        /// N when the label is `prefix-N`.
+        func size(after prefix: String) -> Int? {
+            label.hasPrefix(prefix + "-") ? Int(label.dropFirst(prefix.count + 1)) : nil
+        }
+
         /// The rate ratios of this row's runs to `reference`'s, paired in order, sorted.
         func pairedRatios(to reference: Row) -> [Double] {
             zip(runs, reference.runs).map { $0.perSecond / max($1.perSecond, 1e-9) }.sorted()
@@ -51,27 +58,37 @@ enum TableCommand {
         return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
     }
 
+    /// `--pair ROW=REF`: the prefixes of the rows compared and of their references.
+    private struct Pair {
+        var row: String
+        var reference: String
+    }
+
     static func run(_ words: [String]) throws -> Int32 {
         if words.count == 2, words[0] == "--rss" { return try rss(file: words[1]) }
         var against: [String] = []
-        var sameSize: String?
-        var target: (prefix: String, ratio: Double)?
+        var pairs: [Pair] = []
+        var target: Double?
         var rows: [Row] = []
         var iterator = words.makeIterator()
         while let word = iterator.next() {
-            if word == "--against" || word == "--same-size" || word == "--target" {
+            if word == "--against" || word == "--pair" || word == "--target" {
                 guard let value = iterator.next() else {
                     throw Arguments.Problem(description: "\(word) needs a value")
                 }
                 switch word {
                 case "--against": against = value.split(separator: ",").map(String.init)
-                case "--same-size": sameSize = value
-                default:
-                    let parts = value.split(separator: "=", maxSplits: 1)
-                    guard parts.count == 2, let ratio = Double(parts[1]), ratio > 0 else {
-                        throw Arguments.Problem(description: "--target needs LABEL=RATIO, got '\(value)'")
+                case "--pair":
+                    let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+                    guard parts.count == 2 else {
+                        throw Arguments.Problem(description: "--pair needs ROW=REF, got '\(value)'")
                     }
-                    target = (String(parts[0]), ratio)
+                    pairs.append(Pair(row: parts[0], reference: parts[1]))
+                default:
+                    guard let ratio = Double(value), ratio > 0 else {
+                        throw Arguments.Problem(description: "--target needs a positive ratio, got '\(value)'")
+                    }
+                    target = ratio
                 }
                 continue
             }
@@ -83,32 +100,47 @@ enum TableCommand {
             guard !runs.isEmpty else { throw Arguments.Problem(description: "no file for '\(label)'") }
             rows.append(Row(label: label, runs: runs))
         }
+        // A `ROW-N` row's `REF-N` row.
+        let reference = { (row: Row) -> Row? in
+            for pair in pairs {
+                guard let size = row.size(after: pair.row) else { continue }
+                return rows.first { $0.label == "\(pair.reference)-\(size)" }
+            }
+            return nil
+        }
+        // The largest `REF-N` row of a `ROW-N` or `REF-N` row's pair.
+        let largest = { (row: Row) -> Row? in
+            for pair in pairs where row.size(after: pair.row) != nil || row.size(after: pair.reference) != nil {
+                return rows.filter { $0.size(after: pair.reference) != nil }
+                    .max { $0.size(after: pair.reference)! < $1.size(after: pair.reference)! }
+            }
+            return nil
+        }
+        let paired = { (row: Row) -> [Double]? in
+            guard let ratios = reference(row).map(row.pairedRatios), !ratios.isEmpty else { return nil }
+            return ratios
+        }
         // Each column: its title and, per row, the cell.
         var columns: [(title: String, cell: (Row) -> String)] = []
-        let reference = { (row: Row) -> Row? in
-            guard let prefix = sameSize, !row.label.hasPrefix(prefix + "-") else { return nil }
-            return rows.first { $0.label == "\(prefix)-\(Int(row.fastest.requests))" }
-        }
-        if let prefix = sameSize {
-            columns.append(
-                ("vs \(prefix) same n", { row in reference(row).map { ratio(row.fastest, $0.fastest) } ?? "-" })
-            )
+        if !pairs.isEmpty {
+            columns.append(("vs ref same n", { row in reference(row).map { ratio(row.fastest, $0.fastest) } ?? "-" }))
             columns.append(
                 (
                     "paired median",
                     { row in
-                        guard let ratios = reference(row).map(row.pairedRatios), !ratios.isEmpty else { return "-" }
+                        guard let ratios = paired(row) else { return "-" }
                         return String(format: "%.2fx %.2f-%.2f", median(ratios), ratios[0], ratios.last!)
                     }
                 )
             )
+            columns.append(("vs largest ref", { row in largest(row).map { ratio(row.fastest, $0.fastest) } ?? "-" }))
         }
         for label in against {
             guard let reference = rows.first(where: { $0.label == label }) else { continue }
             columns.append(("vs " + label, { row in ratio(row.fastest, reference.fastest) }))
         }
         var header = [
-            pad("name", 14), pad("requests", 9, right: true), pad("ok", 9, right: true),
+            pad("name", 18), pad("requests", 9, right: true), pad("ok", 9, right: true),
             pad("seconds", 9, right: true), pad("req/s", 9, right: true),
         ]
         header += columns.map { pad($0.title, 18, right: true) }
@@ -117,7 +149,7 @@ enum TableCommand {
         for row in rows {
             let fastest = row.fastest
             var cells = [
-                pad(row.label, 14), pad(String(format: "%.0f", fastest.requests), 9, right: true),
+                pad(row.label, 18), pad(String(format: "%.0f", fastest.requests), 9, right: true),
                 pad(fastest.ok.map { String(format: "%.0f", $0) } ?? "-", 9, right: true),
                 pad(String(format: "%.3f", fastest.seconds), 9, right: true),
                 pad(String(format: "%.0f", fastest.perSecond), 9, right: true),
@@ -129,13 +161,13 @@ enum TableCommand {
             print(cells.joined(separator: " "))
         }
         if let target {
-            for row in rows where row.label.hasPrefix(target.prefix + "-") {
-                guard let ratios = reference(row).map(row.pairedRatios), !ratios.isEmpty else { continue }
-                let paired = median(ratios)
-                let verdict = paired >= target.ratio ? "met" : "MISSED"
+            for row in rows {
+                guard let ratios = paired(row) else { continue }
+                let median = median(ratios)
                 print(
-                    "target \(row.label): paired median \(String(format: "%.2fx", paired)) >= "
-                        + "\(String(format: "%.2fx", target.ratio)) \(verdict) (\(ratios.count) pairs)"
+                    "target \(row.label) vs \(reference(row)!.label): paired median \(String(format: "%.2fx", median))"
+                        + " >= \(String(format: "%.2fx", target)) \(median >= target ? "met" : "MISSED")"
+                        + " (\(ratios.count) pairs)"
                 )
             }
         }

@@ -1,12 +1,13 @@
 import Foundation
 import RelayCLI
 
-/// `relay-bench jwt | apns | seed | fanout`: the numbers behind `make bench-apns` and `make bench`.
-/// Never run by `make test`.
+/// `relay-bench jwt | apns | fcm | seed | fanout | table`: the numbers behind `make bench-apns` and
+/// `make bench`. Never run by `make test`.
 let usage = """
     usage: relay-bench <command> [options]
       \(JWTCommand.usage)
       \(APNsBenchCommand.usage)
+      \(FCMBenchCommand.usage)
       \(SeedCommand.usage)
       \(FanoutCommand.usage)
       \(TableCommand.usage)
@@ -17,6 +18,7 @@ await CommandLineTool.run(name: "relay-bench", usage: usage) { command, words in
     case "table": try TableCommand.run(words)
     case "jwt": try JWTCommand.run(try Arguments(words))
     case "apns": try await APNsBenchCommand.run(try Arguments(words, switches: ["distinct-tokens"]))
+    case "fcm": try await FCMBenchCommand.run(try Arguments(words, switches: ["distinct-tokens"]))
     case "seed": try await SeedCommand.run(try Arguments(words))
     case "fanout": try await FanoutCommand.run(try Arguments(words))
     default: nil

@@ -16,33 +16,57 @@ for tool in "$BIN/push-relay" "$BIN/relay-bench"; do
 done
 command -v h2load >/dev/null || { echo "missing h2load (nghttp2-client): run 'make setup'" >&2; exit 1; }
 
-MOCK_PID=
+MOCK_PIDS=()
 stop_mock() {
-    if [ -n "$MOCK_PID" ]; then
-        kill "$MOCK_PID" 2>/dev/null || true
-        wait "$MOCK_PID" 2>/dev/null || true
-        MOCK_PID=
-    fi
+    local pid
+    for pid in "${MOCK_PIDS[@]}"; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    MOCK_PIDS=()
 }
 trap stop_mock EXIT
 
-# Starts ONE mock APNs over TLS on a free loopback port, trusting the fixture key; sets MOCK_PORT, MOCK_URL,
-# DEVICE_URL (the request URL for h2load and curl-multi) and AUTH (`bearer <JWT>`).
-start_mock() {
-    "$BIN/push-relay" mock-apns --quiet --host 127.0.0.1 --port 0 \
-        --key "$KEY_ID:$TEAM_ID:fixtures/keys/AuthKey_$KEY_ID.pub.pem" >"$OUT/mock.log" 2>&1 &
-    MOCK_PID=$!
+# launch_mock NAME LOG READY COMMAND...: runs COMMAND in the background, its output in LOG, and waits until
+# LOG has a line matching READY (grep); sets MOCK_PORT from LOG's first https://127.0.0.1:PORT.
+launch_mock() {
+    local name=$1 log=$2 ready=$3 pid
+    shift 3
+    "$@" >"$log" 2>&1 &
+    pid=$!
+    MOCK_PIDS+=("$pid")
+    MOCK_PORT=
     for _ in $(seq 100); do
-        MOCK_PORT=$(sed -n 's|.*https://127.0.0.1:\([0-9]*\).*|\1|p' "$OUT/mock.log")
-        [ -n "$MOCK_PORT" ] && break
-        kill -0 "$MOCK_PID" 2>/dev/null || { cat "$OUT/mock.log" >&2; exit 1; }
+        if grep -q "$ready" "$log"; then
+            MOCK_PORT=$(sed -n 's|.*https://127.0.0.1:\([0-9]*\).*|\1|p' "$log" | head -n 1)
+            break
+        fi
+        kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; exit 1; }
         sleep 0.1
     done
-    [ -n "$MOCK_PORT" ] || { echo "mock APNs did not start" >&2; exit 1; }
+    [ -n "$MOCK_PORT" ] || { echo "$name did not start" >&2; exit 1; }
+    echo "$name (pid $pid) on https://127.0.0.1:$MOCK_PORT"
+}
+
+# Starts ONE mock APNs over TLS on a free loopback port, trusting the fixture key; sets MOCK_URL, DEVICE_URL
+# (the request URL for h2load and curl-multi) and AUTH (`bearer <JWT>`).
+start_mock() {
+    launch_mock "mock APNs" "$OUT/mock.log" 'https://127.0.0.1:' \
+        "$BIN/push-relay" mock-apns --quiet --host 127.0.0.1 --port 0 \
+        --key "$KEY_ID:$TEAM_ID:fixtures/keys/AuthKey_$KEY_ID.pub.pem"
     MOCK_URL="https://127.0.0.1:$MOCK_PORT"
     DEVICE_URL="$MOCK_URL/3/device/$TOKEN"
     AUTH=$("$BIN/relay-bench" jwt --key "fixtures/keys/AuthKey_$KEY_ID.p8" --key-id "$KEY_ID" --team "$TEAM_ID")
-    echo "mock APNs (pid $MOCK_PID) on $MOCK_URL"
+}
+
+# Starts ONE mock FCM over TLS (the fixture certificate, as the mock APNs) on a free loopback port, with a
+# new service account it trusts; sets FCM_URL and SERVICE_ACCOUNT (the account's key file).
+start_fcm_mock() {
+    SERVICE_ACCOUNT="$OUT/fcm-service-account.json"
+    rm -f "$SERVICE_ACCOUNT"
+    launch_mock "mock FCM" "$OUT/mock-fcm.log" 'service account written' \
+        "$BIN/push-relay" mock-fcm --quiet --host 127.0.0.1 --port 0 --new-service-account "$SERVICE_ACCOUNT"
+    FCM_URL="https://127.0.0.1:$MOCK_PORT"
 }
 
 # run_h2load N INFLIGHT > FILE: h2load, one TLS connection, INFLIGHT streams, same headers and body; prints
@@ -71,8 +95,14 @@ run_libcurl() {
     "$OUT/curl-multi" "$DEVICE_URL" "$CA" "$AUTH" "$1" "$2"
 }
 
-# run_client N INFLIGHT [ARGS...]: relay-bench apns, APNsClient.send with INFLIGHT tasks.
-run_client() {
+# run_apns_client N INFLIGHT [ARGS...]: relay-bench apns, APNsClient.send with INFLIGHT tasks.
+run_apns_client() {
     "$BIN/relay-bench" apns --url "$MOCK_URL" --ca "$CA" --key "fixtures/keys/AuthKey_$KEY_ID.p8" \
         --key-id "$KEY_ID" --team "$TEAM_ID" --count "$1" --in-flight "$2" "${@:3}"
+}
+
+# run_fcm_client N INFLIGHT [ARGS...]: relay-bench fcm, FCMClient.send with INFLIGHT tasks.
+run_fcm_client() {
+    "$BIN/relay-bench" fcm --url "$FCM_URL" --ca "$CA" --service-account "$SERVICE_ACCOUNT" --count "$1" \
+        --in-flight "$2" "${@:3}"
 }

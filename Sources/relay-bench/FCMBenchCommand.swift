@@ -1,0 +1,43 @@
+import Foundation
+import RelayCLI
+import RelayCore
+import RelayFCM
+
+/// `relay-bench fcm`: the client-only reference for FCM (``ClientBench``) through one ``FCMClient``
+/// authorized by the service account `--service-account` (the one `push-relay mock-fcm
+/// --new-service-account` writes). Each send is the message the relay renders for the fan-out's webhook
+/// (``FCMMessage/init(token:chat:ttlSeconds:)`` of ``BenchDefaults/chatMessage(id:)``), to one seeded
+/// registration token or, with `--distinct-tokens`, each to another one, as a fan-out sends.
+enum FCMBenchCommand {
+    static let usage = """
+        relay-bench fcm --url https://127.0.0.1:PORT --service-account FILE [--ca FILE]
+                        \(ClientBench.usage)
+        """
+
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let url = try arguments.required("url")
+        let account = try FCMServiceAccount(contentsOfFile: try arguments.required("service-account"))
+        let bench = try ClientBench(arguments)
+        var configuration = FCMClientConfiguration(
+            endpoint: .custom(baseURL: url, caFile: arguments.value("ca", default: BenchDefaults.caFile)),
+            serviceAccount: account
+        )
+        configuration.maxInFlight = bench.maxInFlight
+        let client = try FCMClient(configuration: configuration)
+        let token = try SeedCommand.fcmToken(0)
+        let tokens = try bench.tokens(single: token, SeedCommand.fcmToken)
+        let chat = BenchDefaults.chatMessage(id: UUID().lowercasedString).payload()
+        // The relay's android.ttl for a fresh message: the app's default ttlSeconds.
+        let ttl = Configuration.App(id: SeedCommand.appId, topic: BenchDefaults.topic, apiKeySHA256: []).ttlSeconds
+
+        // Warm-up: fetches the access token and connects.
+        _ = try await client.send(FCMMessage(token: token, chat: chat, ttlSeconds: ttl))
+
+        let report = await bench.measure { issued in
+            let message = FCMMessage(token: tokens[issued % tokens.count], chat: chat, ttlSeconds: ttl)
+            return (try? await client.send(message))?.status == 200
+        }
+        await client.shutdown()
+        return try report.print()
+    }
+}
