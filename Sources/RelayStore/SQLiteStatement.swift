@@ -116,13 +116,9 @@ final class SQLiteStatement {
     // MARK: Helpers
 
     /// UNIX epoch milliseconds, rounded to the nearest.
-    static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded())
-    }
+    static func milliseconds(_ date: Date) -> Int64 { EpochMilliseconds.of(date) }
 
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-    }
+    static func date(_ milliseconds: Int64) -> Date { EpochMilliseconds.date(milliseconds) }
 
     private func check(_ rc: Int32, _ call: String) throws {
         guard rc == SQLITE_OK else { throw connection.error(rc, call: call) }
