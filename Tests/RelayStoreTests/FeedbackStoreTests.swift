@@ -44,16 +44,16 @@ import Testing
         #expect(try await store.deviceCounts() == [.live: 0, .retired: 2])
     }
 
-    @Test func theFeedbackRowIsWrittenInTheRetiringTransaction() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func theFeedbackRowIsWrittenInTheRetiringTransaction(
+        kind: StoreKind
+    ) async throws {
+        let store = try await kind.makeStore()
         await store.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"]))
         try await store.register(F.token(1), user: "bob", at: F.time(-10))
         _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
         // The queue refuses the row: the retirement must roll back with it.
-        try await store.execute(
-            "CREATE TRIGGER refuse BEFORE INSERT ON feedback BEGIN SELECT RAISE(ABORT, 'refused'); END"
-        )
+        try await F.refuseFeedbackRows(in: store, true)
         await #expect(throws: StoreError.self) {
             try await store.complete(
                 [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
@@ -62,7 +62,7 @@ import Testing
         }
         #expect(try await store.device(appId: "app-a", token: F.token(1))?.state == .live)
         #expect(try await store.pendingDeliveryCount() == 1)
-        try await store.execute("DROP TRIGGER refuse")
+        try await F.refuseFeedbackRows(in: store, false)
         try await store.complete(
             [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
             at: F.time(1)

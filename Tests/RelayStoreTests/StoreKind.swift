@@ -71,6 +71,29 @@ extension StoreFixtures {
         }
     }
 
+    /// Makes the feedback table refuse every insert (a trigger that raises), or drops that trigger.
+    static func refuseFeedbackRows(in store: any Store, _ refuse: Bool) async throws {
+        switch store {
+        case let sqlite as SQLiteStore:
+            try await sqlite.execute(
+                refuse
+                    ? "CREATE TRIGGER refuse BEFORE INSERT ON feedback BEGIN SELECT RAISE(ABORT, 'refused'); END"
+                    : "DROP TRIGGER refuse"
+            )
+        case let postgres as PostgresStore:
+            try await postgres.execute(
+                refuse
+                    ? """
+                    CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RAISE EXCEPTION ''refused''; END';
+                    CREATE TRIGGER refuse BEFORE INSERT ON feedback FOR EACH ROW EXECUTE FUNCTION refuse();
+                    """
+                    : "DROP TRIGGER refuse ON feedback; DROP FUNCTION refuse()"
+            )
+        default:
+            preconditionFailure("no trigger for \(type(of: store))")
+        }
+    }
+
     /// How many forgotten idempotency keys the store deletes per keyed notification.
     static func forgottenKeysPerInsert(_ kind: StoreKind) -> Int {
         switch kind {
@@ -84,5 +107,10 @@ extension PostgresStore {
     /// Rows in `table` (a name from the tests, never input).
     func rowCount(_ table: String) throws -> Int {
         try db.query("SELECT count(*) FROM \(table)").int(0, 0)
+    }
+
+    /// Runs raw SQL on the store's connection (tests).
+    func execute(_ sql: String) throws {
+        try db.execute(sql)
     }
 }
