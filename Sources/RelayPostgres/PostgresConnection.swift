@@ -94,7 +94,9 @@ final class PostgresConnection {
             let message = Self.field(result, "M") ?? Self.trimmed(PQerrorMessage(raw))
             let state = Self.field(result, "C") ?? ""
             PQclear(result)
-            throw StoreError(code: Self.code(sqlState: state), message: "\(call): \(message) (SQLSTATE \(state))")
+            // A lost connection carries no SQLSTATE of the server's, or the one of its ending (57P0x).
+            let code: StoreError.Code = PQstatus(raw) == CONNECTION_BAD ? .io : Self.code(sqlState: state)
+            throw StoreError(code: code, message: "\(call): \(message) (SQLSTATE \(state))")
         }
         return PostgresRows(result)
     }

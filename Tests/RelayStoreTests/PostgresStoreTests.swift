@@ -81,6 +81,20 @@ import Testing
         #expect(all.count == 200 && Set(all).count == 200)
     }
 
+    /// A connection the server ends (a restart, an administrator) fails the call that finds it gone; the
+    /// next call connects again.
+    @Test func aConnectionTheServerEndsIsOpenedAgain() async throws {
+        let database = try await StoreKind.postgres.makeDatabase()
+        let relay = try #require(try database.open() as? PostgresStore)
+        let admin = try #require(try database.open() as? PostgresStore)
+        try await relay.register(F.token(1), user: "bob")
+        let pid = try await relay.backendPid()
+        #expect(try await admin.terminateBackend(pid))
+        await #expect { try await relay.deviceCounts() } throws: { ($0 as? StoreError)?.code == .io }
+        #expect(try await relay.deviceCounts() == [.live: 1, .retired: 0])
+        #expect(try await relay.backendPid() != pid)
+    }
+
     /// Runs `body` on a thread of its own: the store's initializer blocks while it connects and migrates.
     private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -92,4 +106,12 @@ import Testing
 extension PostgresStore {
     /// Whether a call runs on the store's thread.
     func onStoreThread() -> Bool { isOnStoreThread }
+
+    /// The process id of the server process this store's connection talks to.
+    func backendPid() throws -> Int { try db.query("SELECT pg_backend_pid()").int(0, 0) }
+
+    /// Ends server process `pid` and waits (up to 5 s) until it has exited; false when it did not.
+    func terminateBackend(_ pid: Int) throws -> Bool {
+        try db.query("SELECT pg_terminate_backend($1, 5000)", pid).bool(0, 0)
+    }
 }

@@ -94,6 +94,37 @@ extension StoreFixtures {
         }
     }
 
+    /// Registers `count` production devices of users `user-1`… in app-a, each user a member of `room`,
+    /// in one statement per table.
+    static func seedRoom(_ room: String, devices count: Int, in store: any Store) async throws {
+        switch store {
+        case let sqlite as SQLiteStore:
+            try await sqlite.execute(
+                """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+                INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+                SELECT 'app-a', printf('%064x', i), 'user-' || i, 'production', 1800000000000, 1800000000000 FROM n;
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+                INSERT INTO room_members (app_id, room_id, user_id, joined_at)
+                SELECT 'app-a', '\(room)', 'user-' || i, 1800000000000 FROM n;
+                """
+            )
+        case let postgres as PostgresStore:
+            try await postgres.execute(
+                """
+                INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+                SELECT 'app-a', lpad(to_hex(i), 64, '0'), 'user-' || i, 'production', 1800000000000, 1800000000000
+                FROM generate_series(1, \(count)) AS i;
+                INSERT INTO room_members (app_id, room_id, user_id, joined_at)
+                SELECT 'app-a', '\(room)', 'user-' || i, 1800000000000 FROM generate_series(1, \(count)) AS i;
+                ANALYZE devices; ANALYZE room_members;
+                """
+            )
+        default:
+            preconditionFailure("no seeding for \(type(of: store))")
+        }
+    }
+
     /// How many forgotten idempotency keys the store deletes per keyed notification.
     static func forgottenKeysPerInsert(_ kind: StoreKind) -> Int {
         switch kind {
