@@ -52,13 +52,19 @@ final class PostgresConnection {
     }
 
     /// ``query(_:_:)`` with the parameters in an array.
+    /// - Throws: ``StoreError`` `.invalidData` when a value holds a NUL character, which PostgreSQL's text
+    ///   cannot store (sent as a C string it would be cut short there).
     @discardableResult
     func query(_ sql: String, _ parameters: [(any PostgresParameter)?]) throws -> PostgresRows {
+        let values = parameters.map { $0?.postgresText }
+        if let index = values.firstIndex(where: { $0?.utf8.contains(0) == true }) {
+            throw StoreError(code: .invalidData, message: "parameter $\(index + 1) holds a NUL character")
+        }
         reconnectIfLost()
-        let texts = parameters.map { $0.map { strdup($0.postgresText) } ?? nil }
+        let texts = values.map { $0.map { strdup($0) } ?? nil }
         defer { texts.forEach { free($0) } }
-        let values = texts.map { UnsafePointer($0) }
-        let result = values.withUnsafeBufferPointer { buffer in
+        let pointers = texts.map { UnsafePointer($0) }
+        let result = pointers.withUnsafeBufferPointer { buffer in
             PQexecParams(raw, sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
         }
         return try check(result, call: "PQexecParams")

@@ -95,6 +95,17 @@ import Testing
         #expect(try await relay.backendPid() != pid)
     }
 
+    /// PostgreSQL's text holds no NUL character: a message with one is refused, never stored cut short.
+    @Test func aTextWithANulCharacterIsRefusedWhole() async throws {
+        let store = try await StoreKind.postgres.makeStore()
+        var n = F.notification()
+        n.message.content = .text("before\u{0}after")
+        await #expect { try await store.createNotification(n, recipients: .init(roomId: "room-1")) } throws: {
+            ($0 as? StoreError)?.code == .invalidData
+        }
+        #expect(try await F.count("notifications", in: store) == 0)
+    }
+
     /// Runs `body` on a thread of its own: the store's initializer blocks while it connects and migrates.
     private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
