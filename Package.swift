@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd"),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq"),
 
         .target(name: "RelayCore"),
         .target(name: "RelayCrypto", dependencies: ["RelayCore", "COpenSSL"]),
@@ -30,6 +31,8 @@ let package = Package(
         .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
         .target(name: "FCMMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
+        // The Store on PostgreSQL (libpq), beside SQLiteStore; `storage.postgres.url` selects it.
+        .target(name: "RelayPostgres", dependencies: ["RelayCore", "RelayStore", "CPostgres"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
         .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
         // The outbox (claim loop, lanes, dispatcher, feedback): above the store and the transport protocol,
@@ -51,7 +54,7 @@ let package = Package(
             name: "push-relay",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
-                "RelayFCM", "RelayStore", "RelayHTTP", "RelayServer", "RelayAuth",
+                "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth",
             ]
         ),
         .executableTarget(
@@ -74,7 +77,7 @@ let package = Package(
             name: "FCMMockTests",
             dependencies: ["FCMMock", "RelayFCM", "RelayCore", "RelayCrypto", "RelayCurl"]
         ),
-        .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore"]),
+        .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore", "RelayPostgres", "RelayTestSupport"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP", "RelayTestSupport"]),
         .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
         .testTarget(

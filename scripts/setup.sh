@@ -9,10 +9,11 @@ cd "$(dirname "$0")/.."
 
 # --runtime (the Docker image's last stage): only the shared libraries the binary loads, and curl.
 if [ "${1:-}" = "--runtime" ]; then
-    packages=(libcurl4 libssl3 libnghttp2-14 libsqlite3-0 libmicrohttpd12 curl ca-certificates)
+    packages=(libcurl4 libssl3 libnghttp2-14 libsqlite3-0 libpq5 libmicrohttpd12 curl ca-certificates)
 else
-    packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libsqlite3-dev libmicrohttpd-dev pkg-config
-              nghttp2-client curl)
+    # postgresql: the tests start a throwaway cluster of their own (RelayTestSupport.PostgresCluster).
+    packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libmicrohttpd-dev pkg-config
+              nghttp2-client curl postgresql)
 fi
 
 as_root() {

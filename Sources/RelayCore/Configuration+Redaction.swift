@@ -2,7 +2,8 @@ import Foundation
 
 extension Configuration: CustomStringConvertible {
     /// The configuration as pretty JSON with secrets replaced by `"<redacted>"` (certificate passwords,
-    /// webhook secrets) and the queries of URLs (feedback, JWKS, auth webhook) by `redacted`;
+    /// webhook secrets), the queries of URLs (feedback, JWKS, auth webhook) by `redacted`, and the PostgreSQL
+    /// URI's password and query;
     /// key hashes and file paths (the FCM service account file too) are shown, key material never is (it lives
     /// in files).
     public var redactedJSON: String {
@@ -20,12 +21,21 @@ extension Configuration: CustomStringConvertible {
                 copy.apps[index].userAuth?.dittoAuthWebhook?.url = Self.withoutQuery(url)
             }
         }
+        if let url = copy.storage.postgres.url { copy.storage.postgres.url = Self.withoutPassword(url) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: (try? encoder.encode(copy)) ?? Data(), as: UTF8.self)
     }
 
     public var description: String { redactedJSON }
+
+    /// A connection URI without its password, whether in the user part or the query (`?password=`).
+    static func withoutPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "<redacted>" }
+        if components.password != nil { components.password = "redacted" }
+        if components.query != nil { return withoutQuery(components.string ?? "<redacted>") }
+        return components.string ?? "<redacted>"
+    }
 
     /// `url` with its query, where tokens and keys are often passed, replaced by `<redacted>`.
     static func withoutQuery(_ url: String) -> String {

@@ -13,6 +13,10 @@ extension Configuration {
         problems += http.problems()
         require(!storage.sqlitePath.isEmpty, "storage.sqlitePath: must not be empty")
         require(storage.busyTimeoutMilliseconds > 0, "storage.busyTimeoutMilliseconds: must be positive")
+        require(
+            storage.postgres.url.map { !$0.isBlank } ?? true,
+            "storage.postgres.url: must not be empty (leave it null for SQLite)"
+        )
         require(delivery.concurrency > 0, "delivery.concurrency: must be positive")
         require(delivery.perAppConcurrency > 0, "delivery.perAppConcurrency: must be positive")
         require(delivery.batchSize > 0, "delivery.batchSize: must be positive")

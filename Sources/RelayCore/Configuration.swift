@@ -84,7 +84,25 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var sqlitePath = ".data/push-relay.sqlite"
         /// How long a writer waits for a lock, in MILLISECONDS.
         public var busyTimeoutMilliseconds = 5000
+        /// PostgreSQL instead of SQLite, when its `url` is set.
+        public var postgres = Postgres()
         public init() {}
+
+        /// The PostgreSQL database the relay keeps its store in instead of the SQLite file.
+        public struct Postgres: Codable, Sendable, Equatable {
+            /// A libpq connection URI, e.g. `postgresql://relay@db.internal:5432/relay`; nil (the default)
+            /// keeps the store in SQLite at ``Storage/sqlitePath``. A password is best given by `PGPASSWORD`
+            /// or `~/.pgpass` rather than in the URI (https://www.postgresql.org/docs/current/libpq-envars.html).
+            public var url: String?
+            public init(url: String? = nil) { self.url = url }
+
+            /// Writes an unset URL as `null`, so the setting appears in `config check` and a file or
+            /// `PUSH_RELAY_STORAGE_POSTGRES_URL` may set it.
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(url, forKey: .url)
+            }
+        }
     }
 
     public struct Delivery: Codable, Sendable, Equatable {

@@ -14,11 +14,20 @@ enum Validation {
         return value
     }
 
-    /// Text that shows something: not ``RelayCore/StringProtocol/isBlank``.
+    /// Text that shows something: not ``RelayCore/StringProtocol/isBlank``, and without NUL.
     /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
     static func visible(_ value: String, field: String) throws(HTTPError) {
         guard !value.isBlank else {
             throw .badRequest(code: "invalid_field", message: "\(field) \(ChatMessage.blankProblem)")
+        }
+        try noNUL(value, field: field)
+    }
+
+    /// NUL shows nothing, and a store may not keep it (PostgreSQL text refuses it).
+    /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
+    private static func noNUL(_ value: String, field: String) throws(HTTPError) {
+        if value.utf8.contains(0) {
+            throw .badRequest(code: "invalid_field", message: "\(field) must not contain NUL (U+0000)")
         }
     }
 
@@ -27,12 +36,13 @@ enum Validation {
         return try id(value, field: field)
     }
 
-    /// Free text shown to people (names): at most 1024 bytes.
+    /// Free text shown to people (names, captions): at most `maxBytes` bytes, without NUL.
     static func text(_ value: String?, field: String, maxBytes: Int = 1024) throws(HTTPError) -> String? {
         guard let value else { return nil }
         guard value.utf8.count <= maxBytes else {
             throw .badRequest(code: "invalid_field", message: "\(field) must be at most \(maxBytes) bytes")
         }
+        try noNUL(value, field: field)
         return value
     }
 

@@ -116,17 +116,9 @@ final class SQLiteStatement {
     // MARK: Helpers
 
     /// UNIX epoch milliseconds, rounded to the nearest.
-    /// Epoch MILLISECONDS, clamped to what an INTEGER column holds: a date out of range (a retry scheduled
-    /// absurdly far ahead) must never stop the process.
-    static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded()
-        guard value.isFinite else { return value > 0 ? .max : .min }
-        return Int64(exactly: value) ?? (value > 0 ? .max : .min)
-    }
+    static func milliseconds(_ date: Date) -> Int64 { EpochMilliseconds.of(date) }
 
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-    }
+    static func date(_ milliseconds: Int64) -> Date { EpochMilliseconds.date(milliseconds) }
 
     private func check(_ rc: Int32, _ call: String) throws {
         guard rc == SQLITE_OK else { throw connection.error(rc, call: call) }

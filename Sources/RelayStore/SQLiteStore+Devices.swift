@@ -217,18 +217,8 @@ extension SQLiteStore {
 
     /// A stored token with its stored platform.
     static func readToken(_ text: String, platform: String) throws -> PushToken {
-        guard let platform = Platform(rawValue: platform) else {
-            throw StoreError(code: .invalidData, message: "stored platform '\(platform)' is unknown")
-        }
-        do { return try PushToken(parsing: text, platform: platform) } catch {
-            throw StoreError(code: .invalidData, message: "stored token is invalid: \(error.description)")
-        }
+        try StoredValues.token(text, platform: platform)
     }
 
-    static func readUUID(_ text: String) throws -> UUID {
-        guard let uuid = UUID(canonical: text) else {
-            throw StoreError(code: .invalidData, message: "stored UUID '\(text)' is invalid")
-        }
-        return uuid
-    }
+    static func readUUID(_ text: String) throws -> UUID { try StoredValues.uuid(text) }
 }

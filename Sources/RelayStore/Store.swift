@@ -6,7 +6,7 @@ import RelayCore
 /// Every call is scoped by `appId` where it takes one: no call reads or changes another app's rows. The
 /// dispatcher calls (``claimDueDeliveries(appId:now:limit:leaseSeconds:)``, ``complete(_:at:)``,
 /// ``releaseLeases()``) and the metrics calls work across apps. Times are kept with MILLISECOND precision.
-/// Implementations: ``SQLiteStore``; PostgreSQL later.
+/// Implementations: ``SQLiteStore``, and `PostgresStore` (module RelayPostgres).
 ///
 /// - Throws: every call throws ``StoreError`` (`.busy`, `.io`, `.constraint`, …) when the backend fails.
 public protocol Store: Sendable {
@@ -135,6 +135,9 @@ public protocol Store: Sendable {
 
     /// Pending deliveries of all apps (a metric).
     func pendingDeliveryCount() async throws -> Int
+
+    /// Whether any delivery of any app is pending, in constant time (``pendingDeliveryCount()`` counts them).
+    func hasPendingDeliveries() async throws -> Bool
 
     /// Devices of all apps by state; both states are always present (a metric).
     func deviceCounts() async throws -> [DeviceState: Int]

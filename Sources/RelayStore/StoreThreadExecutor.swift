@@ -1,13 +1,13 @@
 import Foundation
 import RelayCore
 
-/// A serial executor that runs every job on one dedicated thread, so the blocking SQLite calls of the
-/// actor that uses it never occupy a thread of Swift's cooperative pool.
+/// A serial executor that runs every job on one dedicated thread, so the blocking database calls of the
+/// actor that uses it (SQLiteStore, PostgresStore) never occupy a thread of Swift's cooperative pool.
 ///
 /// Why a dedicated `Thread` rather than a `DispatchQueue`: a blocked job (a write waiting on the busy
 /// timeout, a 100,000-row insert) then holds exactly this one thread, visibly named in a debugger, and
 /// nothing else; the thread lives as long as the store and stops in ``shutdown()``.
-final class StoreThreadExecutor: SerialExecutor, @unchecked Sendable {
+package final class StoreThreadExecutor: SerialExecutor, @unchecked Sendable {
     // @unchecked Sendable: `jobs` and `stopped` are only touched with `condition` locked; `thread` is set
     // once in init.
     private let condition = NSCondition()
@@ -16,7 +16,7 @@ final class StoreThreadExecutor: SerialExecutor, @unchecked Sendable {
     private var threadId: pthread_t?
 
     /// Starts the thread, named `name` (Linux keeps the first 15 bytes of a thread name).
-    init(name: String) {
+    package init(name: String) {
         let thread = Thread { [self] in
             ThreadName.setForThisThread(name)
             run()
@@ -24,7 +24,7 @@ final class StoreThreadExecutor: SerialExecutor, @unchecked Sendable {
         thread.start()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
@@ -32,12 +32,12 @@ final class StoreThreadExecutor: SerialExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    package func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
     /// Lets the thread finish the queued jobs and exit. The executor is freed when the thread has exited.
-    func shutdown() {
+    package func shutdown() {
         condition.lock()
         stopped = true
         condition.signal()
@@ -45,7 +45,7 @@ final class StoreThreadExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     /// True when called on the executor's thread.
-    var isCurrent: Bool {
+    package var isCurrent: Bool {
         condition.lock()
         defer { condition.unlock() }
         return threadId.map { pthread_equal($0, pthread_self()) != 0 } ?? false

@@ -5,6 +5,7 @@ import RelayCLI
 import RelayCore
 import RelayCurl
 import RelayHTTP
+import RelayPostgres
 import RelayServer
 import RelayStore
 
@@ -73,11 +74,16 @@ enum ServeCommand {
         // FCM first: whether an app is a development one is read from its APNs credentials.
         let fcmMock = try development.attachMockFCM(to: &configuration.apps)
         let mock = try development.attachMock(to: &configuration.apps)
-        let store = try SQLiteStore(
-            path: configuration.storage.sqlitePath,
-            logger: logger,
-            busyTimeoutMilliseconds: configuration.storage.busyTimeoutMilliseconds
-        )
+        let store: any Store =
+            if let url = configuration.storage.postgres.url {
+                try PostgresStore(url: url, logger: logger)
+            } else {
+                try SQLiteStore(
+                    path: configuration.storage.sqlitePath,
+                    logger: logger,
+                    busyTimeoutMilliseconds: configuration.storage.busyTimeoutMilliseconds
+                )
+            }
         let relay = try Relay(configuration: configuration, store: store, logger: logger)
         // Caught from before the command says it is up (``Signals``).
         let signals = Signals()

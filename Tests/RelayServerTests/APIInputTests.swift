@@ -40,6 +40,24 @@ import Testing
         ),
         Case(name: "empty body", method: "POST", path: "/v1/devices", raw: "", status: 400, code: "empty_body"),
         Case(
+            name: "NUL in a sender name",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "a", "text": "hi", "senderName": "A\u{0}B"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "senderName"
+        ),
+        Case(
+            name: "NUL in the text",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "a", "text": "h\u{0}i"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "text"
+        ),
+        Case(
             name: "token of the wrong type",
             method: "POST",
             path: "/v1/devices",

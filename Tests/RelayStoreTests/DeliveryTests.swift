@@ -8,16 +8,17 @@ import Testing
     typealias F = StoreFixtures
 
     /// bob has tokens 1...3; one notification to them, created at t0.
-    func storeWithThreeDeliveries() async throws -> (SQLiteStore, UUID) {
-        let store = try SQLiteStore.temporary()
+    func storeWithThreeDeliveries(_ kind: StoreKind) async throws -> (any Store, UUID) {
+        let store = try await kind.makeStore()
         for n in 1...3 { try await store.register(F.token(n), user: "bob", at: F.time(-10)) }
         let outcome = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         #expect(outcome.devices == 3)
         return (store, outcome.notificationId)
     }
 
-    @Test func claimedJobsCarryTheNotificationAndTheDevice() async throws {
-        let (store, id) = try await storeWithThreeDeliveries()
+    @Test(arguments: StoreKind.allCases) func claimedJobsCarryTheNotificationAndTheDevice(kind: StoreKind) async throws
+    {
+        let (store, id) = try await storeWithThreeDeliveries(kind)
         #expect(try await store.claimDueDeliveries(now: F.time(-1), limit: 10, leaseSeconds: 30).isEmpty)
         let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
         #expect(jobs.count == 3)
@@ -34,8 +35,9 @@ import Testing
     /// A delivery row holds no notification id: its notification is the one whose run of delivery ids holds
     /// it. One claim takes jobs of three notifications, in an order that goes back to the first (a retry of
     /// its delivery comes due after the others), and each carries its own notification and payload.
-    @Test func eachJobCarriesTheNotificationWhoseRunHoldsIt() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func eachJobCarriesTheNotificationWhoseRunHoldsIt(kind: StoreKind) async throws
+    {
+        let store = try await kind.makeStore()
         for n in 1...2 { try await store.register(F.token(n), user: "bob", at: F.time(-10)) }
         var notifications: [NewNotification] = []
         var ids: [UUID] = []
@@ -62,8 +64,8 @@ import Testing
         #expect(view.deliveries.allSatisfy { $0.createdAt == F.time(1) && $0.updatedAt == F.time(1) })
     }
 
-    @Test func leasesKeepClaimedRowsFromBeingClaimedAgain() async throws {
-        let (store, _) = try await storeWithThreeDeliveries()
+    @Test(arguments: StoreKind.allCases) func leasesKeepClaimedRowsFromBeingClaimedAgain(kind: StoreKind) async throws {
+        let (store, _) = try await storeWithThreeDeliveries(kind)
         let first = try await store.claimDueDeliveries(now: F.t0, limit: 2, leaseSeconds: 30)
         #expect(first.count == 2)
         let second = try await store.claimDueDeliveries(now: F.time(1), limit: 10, leaseSeconds: 30)
@@ -77,8 +79,10 @@ import Testing
         #expect(try await store.claimDueDeliveries(now: F.time(31), limit: 10, leaseSeconds: 30).count == 3)
     }
 
-    @Test func completedRowsAreNeverClaimedAndRetriesReturnAtTheirTime() async throws {
-        let (store, id) = try await storeWithThreeDeliveries()
+    @Test(arguments: StoreKind.allCases) func completedRowsAreNeverClaimedAndRetriesReturnAtTheirTime(
+        kind: StoreKind
+    ) async throws {
+        let (store, id) = try await storeWithThreeDeliveries(kind)
         let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
         try await store.complete(
             [
@@ -106,8 +110,10 @@ import Testing
         #expect(pending.nextAttemptAt == F.time(60) && pending.lastStatus == 503 && pending.updatedAt == F.time(1))
     }
 
-    @Test func aRetiredTokenRetiresTheDeviceAndItsOtherPendingDeliveries() async throws {
-        let (store, first) = try await storeWithThreeDeliveries()
+    @Test(arguments: StoreKind.allCases) func aRetiredTokenRetiresTheDeviceAndItsOtherPendingDeliveries(
+        kind: StoreKind
+    ) async throws {
+        let (store, first) = try await storeWithThreeDeliveries(kind)
         let second = try await store.createNotification(
             F.notification(at: F.time(5)),
             recipients: .init(roomId: "room-1")
@@ -132,8 +138,10 @@ import Testing
         #expect(retired.status == .retired && retired.lastReason == "Unregistered" && retired.attempts == 0)
     }
 
-    @Test func a410OlderThanTheLastRegistrationLeavesTheDeviceLive() async throws {
-        let (store, _) = try await storeWithThreeDeliveries()
+    @Test(arguments: StoreKind.allCases) func a410OlderThanTheLastRegistrationLeavesTheDeviceLive(
+        kind: StoreKind
+    ) async throws {
+        let (store, _) = try await storeWithThreeDeliveries(kind)
         let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
         try await store.complete(
             [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(-20)))],
@@ -142,8 +150,8 @@ import Testing
         #expect(try await store.device(appId: "app-a", token: job.token)?.state == .live)
     }
 
-    @Test func aBatchOfAThousandCompletesInOneCall() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func aBatchOfAThousandCompletesInOneCall(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         for n in 0..<50 { try await store.register(F.token(n), user: "u\(n)") }
         for _ in 0..<20 {
             _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
@@ -164,13 +172,14 @@ import Testing
         #expect(inside)
     }
 
-    /// Two relays on one SQLite file (a mistake, but not a dangerous one): the leases are in the database,
-    /// so neither hands out a delivery the other holds, though each goes on from its own cursor.
-    @Test func twoStoresOnOneFileNeverClaimTheSameDelivery() async throws {
-        try await F.withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("shared.sqlite").path
-            let a = try SQLiteStore(path: path, logger: .disabled())
-            let b = try SQLiteStore(path: path, logger: .disabled())
+    /// Two relays on one database (on a SQLite file a mistake, but not a dangerous one): the leases are in
+    /// the database, so neither hands out a delivery the other holds.
+    @Test(arguments: StoreKind.allCases) func twoStoresOnOneFileNeverClaimTheSameDelivery(kind: StoreKind) async throws
+    {
+        do {
+            let database = try await kind.makeDatabase()
+            let a = try database.open()
+            let b = try database.open()
             for n in 0..<10 { try await a.register(F.token(n), user: "u\(n)") }
             _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
             let first = try await a.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 4, leaseSeconds: 30)
@@ -186,8 +195,10 @@ import Testing
 
     /// Accepted pushes are recorded a run of consecutive ids at a time: a batch in any order, with gaps and
     /// other outcomes among them, records exactly its own rows.
-    @Test func aBatchOfResultsRecordsExactlyItsOwnDeliveries() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func aBatchOfResultsRecordsExactlyItsOwnDeliveries(
+        kind: StoreKind
+    ) async throws {
+        let store = try await kind.makeStore()
         for n in 0..<10 { try await store.register(F.token(n), user: "u\(n)") }
         let outcome = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let ids = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30).map(\.deliveryId)
@@ -261,8 +272,10 @@ import Testing
 
     /// A retry that comes back at once (ExpiredProviderToken) in the millisecond it was claimed at is due a
     /// millisecond later, out of its run's lease, so it is not held back until that lease ends.
-    @Test func aRetryAtOnceLeavesTheLeaseOfTheRunItWasClaimedIn() async throws {
-        let (store, _) = try await storeWithThreeDeliveries()
+    @Test(arguments: StoreKind.allCases) func aRetryAtOnceLeavesTheLeaseOfTheRunItWasClaimedIn(
+        kind: StoreKind
+    ) async throws {
+        let (store, _) = try await storeWithThreeDeliveries(kind)
         let jobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
         try await store.complete(
             [(jobs[1].deliveryId, .retry(at: F.t0, status: 403, reason: "ExpiredProviderToken"))],
@@ -276,8 +289,10 @@ import Testing
 
     /// A claim that keeps going on from its cursor still comes back, once a lease has passed, for a delivery
     /// behind it whose lease ran out with no result recorded.
-    @Test func aDeliveryWhoseLeaseRanOutIsClaimedAgainWhileTheCursorIsMidway() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func aDeliveryWhoseLeaseRanOutIsClaimedAgainWhileTheCursorIsMidway(
+        kind: StoreKind
+    ) async throws {
+        let store = try await kind.makeStore()
         for n in 0..<4 { try await store.register(F.token(n), user: "u\(n)") }
         _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let first = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 2, leaseSeconds: 30)

@@ -7,8 +7,8 @@ import Testing
 @Suite struct DeviceTests {
     typealias F = StoreFixtures
 
-    @Test func upsertCreatesThenUpdatesThenRevives() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func upsertCreatesThenUpdatesThenRevives(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let token = F.token(1)
 
         let first = try await store.register(token, user: "alice", rooms: ["r1", "r2"], environment: .sandbox)
@@ -54,8 +54,8 @@ import Testing
         #expect(try await store.deviceCounts() == [.live: 1, .retired: 0])
     }
 
-    @Test func aRetiredTokenReceivesNothingUntilRevived() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func aRetiredTokenReceivesNothingUntilRevived(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         try await store.register(F.token(1), user: "bob")
         let retireNow = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
@@ -72,8 +72,8 @@ import Testing
         #expect(again.devices == 1)
     }
 
-    @Test func deleteDeviceFailsItsPendingDeliveries() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func deleteDeviceFailsItsPendingDeliveries(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         try await store.register(F.token(1), user: "bob")
         try await store.register(F.token(2), user: "carol")
         let outcome = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
@@ -95,8 +95,10 @@ import Testing
 
     /// A token registered again for another user between the webhook and the send: the old user's message does
     /// not reach the device's new user; registered again for the same user, it goes to the new environment.
-    @Test func aDeviceThatChangedUsersDoesNotGetTheOldUsersMessage() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func aDeviceThatChangedUsersDoesNotGetTheOldUsersMessage(
+        kind: StoreKind
+    ) async throws {
+        let store = try await kind.makeStore()
         try await store.register(F.token(1), user: "bob")
         try await store.register(F.token(2), user: "carol")
         let outcome = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
@@ -109,8 +111,8 @@ import Testing
         #expect(deliveries.first { $0.token == F.token(1).value }?.lastReason == "DeviceDeleted")
     }
 
-    @Test func membersAreIdempotentAndKeepMute() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func membersAreIdempotentAndKeepMute(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let joined = try await store.addMember(appId: "app-a", roomId: "r", userId: "u", at: F.t0)
         #expect(joined == RoomMember(userId: "u", muted: false, joinedAt: F.t0))
         try await store.addMember(appId: "app-a", roomId: "r", userId: "u", muted: true, at: F.time(5))
@@ -124,8 +126,8 @@ import Testing
         #expect(try await store.members(appId: "app-a", roomId: "r").isEmpty)
     }
 
-    @Test func appsAreIsolated() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func appsAreIsolated(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let token = F.token(1)
         try await store.register(token, user: "alice", app: "app-a", rooms: ["room-1"])
         try await store.register(F.token(2), user: "bob", app: "app-a", rooms: ["room-1"])

@@ -8,8 +8,8 @@ import Testing
     typealias F = StoreFixtures
 
     /// bob has token 1 in app-a, carol token 2 in app-b; one notification each, claimed and answered 410.
-    func storeWithRetirements(policy: FeedbackPolicy) async throws -> SQLiteStore {
-        let store = try SQLiteStore.temporary()
+    func storeWithRetirements(_ kind: StoreKind, policy: FeedbackPolicy) async throws -> any Store {
+        let store = try await kind.makeStore()
         await store.setFeedbackPolicy(policy)
         try await store.register(F.token(1), user: "bob", app: "app-a", at: F.time(-10))
         try await store.register(F.token(2), user: "carol", app: "app-b", environment: .production, at: F.time(-10))
@@ -24,8 +24,13 @@ import Testing
         return store
     }
 
-    @Test func aRetirementQueuesFeedbackOnlyForAppsInThePolicy() async throws {
-        let store = try await storeWithRetirements(policy: FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 600))
+    @Test(arguments: StoreKind.allCases) func aRetirementQueuesFeedbackOnlyForAppsInThePolicy(
+        kind: StoreKind
+    ) async throws {
+        let store = try await storeWithRetirements(
+            kind,
+            policy: FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 600)
+        )
         #expect(try await store.pendingFeedbackCount() == 1)
         let job = try #require(try await store.claimDueFeedback(now: F.time(1), limit: 10, leaseSeconds: 30).first)
         #expect(job.appId == "app-a" && job.token == F.token(1) && job.userId == "bob")
@@ -33,22 +38,22 @@ import Testing
         #expect(job.apnsTimestamp == F.time(-5) && job.retiredAt == F.time(1) && job.expiresAt == F.time(601))
     }
 
-    @Test func withoutAPolicyNothingIsQueued() async throws {
-        let store = try await storeWithRetirements(policy: .none)
+    @Test(arguments: StoreKind.allCases) func withoutAPolicyNothingIsQueued(kind: StoreKind) async throws {
+        let store = try await storeWithRetirements(kind, policy: .none)
         #expect(try await store.pendingFeedbackCount() == 0)
         #expect(try await store.deviceCounts() == [.live: 0, .retired: 2])
     }
 
-    @Test func theFeedbackRowIsWrittenInTheRetiringTransaction() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func theFeedbackRowIsWrittenInTheRetiringTransaction(
+        kind: StoreKind
+    ) async throws {
+        let store = try await kind.makeStore()
         await store.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"]))
         try await store.register(F.token(1), user: "bob", at: F.time(-10))
         _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
         // The queue refuses the row: the retirement must roll back with it.
-        try await store.execute(
-            "CREATE TRIGGER refuse BEFORE INSERT ON feedback BEGIN SELECT RAISE(ABORT, 'refused'); END"
-        )
+        try await F.refuseFeedbackRows(in: store, true)
         await #expect(throws: StoreError.self) {
             try await store.complete(
                 [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
@@ -57,7 +62,7 @@ import Testing
         }
         #expect(try await store.device(appId: "app-a", token: F.token(1))?.state == .live)
         #expect(try await store.pendingDeliveryCount() == 1)
-        try await store.execute("DROP TRIGGER refuse")
+        try await F.refuseFeedbackRows(in: store, false)
         try await store.complete(
             [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
             at: F.time(1)
@@ -68,8 +73,8 @@ import Testing
         #expect(queued.apnsTimestamp == F.time(1))
     }
 
-    @Test func leasesRetriesAndCompletion() async throws {
-        let store = try await storeWithRetirements(policy: FeedbackPolicy(appIds: ["app-a", "app-b"]))
+    @Test(arguments: StoreKind.allCases) func leasesRetriesAndCompletion(kind: StoreKind) async throws {
+        let store = try await storeWithRetirements(kind, policy: FeedbackPolicy(appIds: ["app-a", "app-b"]))
         let first = try await store.claimDueFeedback(now: F.time(1), limit: 1, leaseSeconds: 30)
         #expect(first.count == 1)
         let second = try await store.claimDueFeedback(now: F.time(2), limit: 10, leaseSeconds: 30)
@@ -98,14 +103,16 @@ import Testing
         #expect(try await store.claimDueFeedback(now: F.time(10_000), limit: 10, leaseSeconds: 30).isEmpty)
     }
 
-    @Test func expiredItemsAreStillHandedOutForTheCallerToDrop() async throws {
-        let store = try await storeWithRetirements(policy: FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 60))
+    @Test(arguments: StoreKind.allCases) func expiredItemsAreStillHandedOutForTheCallerToDrop(
+        kind: StoreKind
+    ) async throws {
+        let store = try await storeWithRetirements(kind, policy: FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 60))
         let job = try #require(try await store.claimDueFeedback(now: F.time(500), limit: 10, leaseSeconds: 30).first)
         #expect(job.expiresAt < F.time(500))
     }
 
-    @Test func deadTokensAreCappedOldestFirst() async throws {
-        let store = try await storeWithRetirements(policy: .none)
+    @Test(arguments: StoreKind.allCases) func deadTokensAreCappedOldestFirst(kind: StoreKind) async throws {
+        let store = try await storeWithRetirements(kind, policy: .none)
         for n in 3...5 {
             try await store.register(F.token(n), user: "dave", app: "app-a", at: F.time(-10))
         }

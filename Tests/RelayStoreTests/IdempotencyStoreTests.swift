@@ -4,7 +4,7 @@ import Testing
 
 @testable import RelayStore
 
-/// ``Store/createNotification(_:recipients:idempotencyKey:)`` with an ``IdempotencyKey``, on real SQLite files.
+/// ``Store/createNotification(_:recipients:idempotencyKey:)`` with an ``IdempotencyKey``, on each engine.
 @Suite struct IdempotencyStoreTests {
     typealias F = StoreFixtures
 
@@ -16,20 +16,20 @@ import Testing
     }
 
     /// A store where bob and carol each have a device in room-1.
-    static func storeWithTwoDevices() async throws -> SQLiteStore {
-        let store = try SQLiteStore.temporary()
+    static func storeWithTwoDevices(_ kind: StoreKind) async throws -> any Store {
+        let store = try await kind.makeStore()
         try await Self.addDevices(to: store)
         return store
     }
 
-    static func addDevices(to store: SQLiteStore) async throws {
+    static func addDevices(to store: any Store) async throws {
         try await store.register(F.token(1), user: "bob")
         try await store.register(F.token(2), user: "carol")
     }
 
     /// A new notification (a new id each time) to room-1 made at `at`, with `key`.
     static func create(
-        _ store: SQLiteStore,
+        _ store: any Store,
         key: IdempotencyKey?,
         app: String = "app-a",
         room: String = "room-1",
@@ -43,12 +43,14 @@ import Testing
         )
     }
 
-    static func count(_ table: String, in store: SQLiteStore) async throws -> Int64 {
-        try await store.withConnection { try $0.scalar("SELECT count(*) FROM \(table)") }
+    static func count(_ table: String, in store: any Store) async throws -> Int {
+        try await F.count(table, in: store)
     }
 
-    @Test func aReplayAnswersTheFirstNotificationAndInsertsNothing() async throws {
-        let store = try await Self.storeWithTwoDevices()
+    @Test(arguments: StoreKind.allCases) func aReplayAnswersTheFirstNotificationAndInsertsNothing(
+        kind: StoreKind
+    ) async throws {
+        let store = try await Self.storeWithTwoDevices(kind)
         let first = try await Self.create(store, key: Self.key())
         guard case .created(let id, 2) = first else { Issue.record("not created: \(first)"); return }
         let replay = try await Self.create(store, key: Self.key(), at: F.time(60))
@@ -57,8 +59,10 @@ import Testing
         #expect(try await Self.count("deliveries", in: store) == 2)
     }
 
-    @Test func anotherRequestWithTheKeyIsRefusedAndStoresNothing() async throws {
-        let store = try await Self.storeWithTwoDevices()
+    @Test(arguments: StoreKind.allCases) func anotherRequestWithTheKeyIsRefusedAndStoresNothing(
+        kind: StoreKind
+    ) async throws {
+        let store = try await Self.storeWithTwoDevices(kind)
         let first = try await Self.create(store, key: Self.key())
         let other = try await Self.create(store, key: Self.key(request: "second"), messageId: "m-2")
         #expect(other == .keyReused(notificationId: first.notificationId))
@@ -73,8 +77,8 @@ import Testing
         guard case .created = later else { Issue.record("m-2 was taken: \(later)"); return }
     }
 
-    @Test func eachScopeAndAppHasKeysOfItsOwn() async throws {
-        let store = try await Self.storeWithTwoDevices()
+    @Test(arguments: StoreKind.allCases) func eachScopeAndAppHasKeysOfItsOwn(kind: StoreKind) async throws {
+        let store = try await Self.storeWithTwoDevices(kind)
         let backend = try await Self.create(store, key: Self.key())
         let user = try await Self.create(store, key: Self.key(scope: "user:bob"))
         let otherUser = try await Self.create(store, key: Self.key(scope: "user:carol"))
@@ -90,8 +94,8 @@ import Testing
         )
     }
 
-    @Test func aKeyIsForgottenAfterItsRetention() async throws {
-        let store = try await Self.storeWithTwoDevices()
+    @Test(arguments: StoreKind.allCases) func aKeyIsForgottenAfterItsRetention(kind: StoreKind) async throws {
+        let store = try await Self.storeWithTwoDevices(kind)
         let first = try await Self.create(store, key: Self.key())
         let justBefore = F.t0.addingTimeInterval(Self.retention - 0.001)
         #expect(
@@ -115,50 +119,49 @@ import Testing
         )
     }
 
-    @Test func forgottenKeysAreDeletedInBoundedBatches() async throws {
-        let store = try SQLiteStore.temporary()
-        let batch = SQLiteStore.forgottenKeysPerInsert
+    @Test(arguments: StoreKind.allCases) func forgottenKeysAreDeletedInBoundedBatches(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        let batch = F.forgottenKeysPerInsert(kind)
         for index in 0..<(batch + batch / 2) {
             _ = try await Self.create(store, key: Self.key("old-\(index)"), at: F.time(Double(index)))
         }
         let dayLater = F.time(Self.retention + Double(2 * batch))
         _ = try await Self.create(store, key: Self.key("new-1"), at: dayLater)
-        #expect(try await Self.count("idempotency_keys", in: store) == Int64(batch / 2 + 1))
+        #expect(try await Self.count("idempotency_keys", in: store) == batch / 2 + 1)
         _ = try await Self.create(store, key: Self.key("new-2"), at: dayLater)
         #expect(try await Self.count("idempotency_keys", in: store) == 2)
         // Notifications stay: only the keys are forgotten.
-        #expect(try await Self.count("notifications", in: store) == Int64(batch + batch / 2 + 2))
+        #expect(try await Self.count("notifications", in: store) == batch + batch / 2 + 2)
     }
 
-    @Test func aKeySurvivesClosingAndReopeningTheFile() async throws {
-        try await F.withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("relay.sqlite").path
-            let first: CreateOutcome
-            do {
-                let store = try SQLiteStore(path: path, logger: .disabled())
-                try await Self.addDevices(to: store)
-                first = try await Self.create(store, key: Self.key())
-            }
-            let reopened = try SQLiteStore(path: path, logger: .disabled())
-            #expect(reopened.appliedMigrations == 0)
-            #expect(
-                try await Self.create(reopened, key: Self.key(), at: F.time(3600))
-                    == .duplicate(notificationId: first.notificationId, devices: 2)
-            )
-            #expect(
-                try await Self.create(reopened, key: Self.key(request: "second"))
-                    == .keyReused(notificationId: first.notificationId)
-            )
+    @Test(arguments: StoreKind.allCases) func aKeySurvivesClosingAndReopeningTheFile(kind: StoreKind) async throws {
+        let database = try await kind.makeDatabase()
+        let first: CreateOutcome
+        do {
+            let store = try database.open()
+            try await Self.addDevices(to: store)
+            first = try await Self.create(store, key: Self.key())
         }
+        let reopened = try database.open()
+        #expect(
+            try await Self.create(reopened, key: Self.key(), at: F.time(3600))
+                == .duplicate(notificationId: first.notificationId, devices: 2)
+        )
+        #expect(
+            try await Self.create(reopened, key: Self.key(request: "second"))
+                == .keyReused(notificationId: first.notificationId)
+        )
     }
 
-    /// Two stores on one file are two connections, as two relays on one database: calls with the same key
+    /// Two stores on one database are two connections, as two relays on one database: calls with the same key
     /// made at the same time record one notification, and the other call answers from it.
-    @Test func concurrentCallsOnTwoConnectionsRecordOneNotification() async throws {
-        try await F.withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("relay.sqlite").path
-            let one = try SQLiteStore(path: path, logger: .disabled())
-            let two = try SQLiteStore(path: path, logger: .disabled())
+    @Test(arguments: StoreKind.allCases) func concurrentCallsOnTwoConnectionsRecordOneNotification(
+        kind: StoreKind
+    ) async throws {
+        do {
+            let database = try await kind.makeDatabase()
+            let one = try database.open()
+            let two = try database.open()
             try await Self.addDevices(to: one)
             let rounds = 20
             for round in 0..<rounds {
@@ -171,13 +174,13 @@ import Testing
                     outcomes.contains(.duplicate(notificationId: created.first?.notificationId ?? UUID(), devices: 2))
                 )
             }
-            #expect(try await Self.count("notifications", in: one) == Int64(rounds))
-            #expect(try await Self.count("deliveries", in: two) == Int64(2 * rounds))
+            #expect(try await Self.count("notifications", in: one) == rounds)
+            #expect(try await Self.count("deliveries", in: two) == 2 * rounds)
         }
     }
 
-    @Test func aCallThatFailsToCommitRemembersNothing() async throws {
-        let store = try await Self.storeWithTwoDevices()
+    @Test(arguments: StoreKind.allCases) func aCallThatFailsToCommitRemembersNothing(kind: StoreKind) async throws {
+        let store = try await Self.storeWithTwoDevices(kind)
         var notification = F.notification(messageId: nil)
         _ = try await store.createNotification(notification, recipients: .init(roomId: "room-1"), idempotencyKey: nil)
         // The same notification id again: the insert fails on the primary key and the transaction rolls back.
@@ -200,8 +203,8 @@ import Testing
 
     /// The key is looked up first; with a key it has not seen, the messageId rule answers as without one,
     /// and a call answered by it remembers no key.
-    @Test func theKeyIsCheckedBeforeTheMessageId() async throws {
-        let store = try await Self.storeWithTwoDevices()
+    @Test(arguments: StoreKind.allCases) func theKeyIsCheckedBeforeTheMessageId(kind: StoreKind) async throws {
+        let store = try await Self.storeWithTwoDevices(kind)
         let byMessage = try await Self.create(store, key: nil, messageId: "m-1")
         #expect(
             try await Self.create(store, key: Self.key("k-m1"), messageId: "m-1")

@@ -52,8 +52,10 @@ private typealias F = StoreFixtures
 
     /// An Android device is stored with its platform and its token exactly as given; a notification for a
     /// room reaches both platforms' devices, each job with its own token's platform.
-    @Test func androidDevicesAreStoredAndClaimedBesideIOSOnes() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func androidDevicesAreStoredAndClaimedBesideIOSOnes(
+        kind: StoreKind
+    ) async throws {
+        let store = try await kind.makeStore()
         try await store.register(F.token(1), user: "bob", environment: .sandbox)
         let (android, created) = try await store.register(F.fcmToken(2), user: "carol", environment: .production)
         #expect(created && android.platform == .android && android.token == F.fcmToken(2))
@@ -67,8 +69,8 @@ private typealias F = StoreFixtures
     }
 
     /// The message is stored whole: every field comes back in the job, an image message's kind with it.
-    @Test func theChatMessageRoundTrips() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func theChatMessageRoundTrips(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         try await store.register(F.fcmToken(1), user: "bob")
         let message = ChatMessage(
             roomId: "room-1",

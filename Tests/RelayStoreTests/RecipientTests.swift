@@ -8,8 +8,8 @@ import Testing
     typealias F = StoreFixtures
 
     /// alice (sender: tokens 1, 2), bob (3, 4), carol muted (5), dave in another room (6), erin retired (7).
-    func populatedStore() async throws -> SQLiteStore {
-        let store = try SQLiteStore.temporary()
+    func populatedStore(_ kind: StoreKind) async throws -> any Store {
+        let store = try await kind.makeStore()
         try await store.register(F.token(1), user: "alice")
         try await store.register(F.token(2), user: "alice")
         try await store.register(F.token(3), user: "bob")
@@ -31,8 +31,8 @@ import Testing
         return store
     }
 
-    @Test func roomMembersMinusSenderMutedAndRetired() async throws {
-        let store = try await populatedStore()
+    @Test(arguments: StoreKind.allCases) func roomMembersMinusSenderMutedAndRetired(kind: StoreKind) async throws {
+        let store = try await populatedStore(kind)
         let outcome = try await store.createNotification(
             F.notification(),
             recipients: .init(roomId: "room-1", excludeUserId: "alice")
@@ -41,8 +41,10 @@ import Testing
         #expect(try await store.pendingTokens(of: outcome.notificationId) == [F.token(3), F.token(4)])
     }
 
-    @Test func excludeTokenDropsTheSendingDeviceWhoeverOwnsIt() async throws {
-        let store = try await populatedStore()
+    @Test(arguments: StoreKind.allCases) func excludeTokenDropsTheSendingDeviceWhoeverOwnsIt(
+        kind: StoreKind
+    ) async throws {
+        let store = try await populatedStore(kind)
         let outcome = try await store.createNotification(
             F.notification(),
             recipients: .init(roomId: "room-1", excludeToken: F.token(2))
@@ -55,8 +57,10 @@ import Testing
         #expect(try await store.pendingTokens(of: both.notificationId) == [F.token(2)])
     }
 
-    @Test func explicitRecipientsIgnoreMuteAndRoomAndGetEachTokenOnce() async throws {
-        let store = try await populatedStore()
+    @Test(arguments: StoreKind.allCases) func explicitRecipientsIgnoreMuteAndRoomAndGetEachTokenOnce(
+        kind: StoreKind
+    ) async throws {
+        let store = try await populatedStore(kind)
         let outcome = try await store.createNotification(
             F.notification(),
             recipients: .init(
@@ -73,8 +77,8 @@ import Testing
         )
     }
 
-    @Test func anUnlinkedTopicGetsNoMoreDeliveries() async throws {
-        let store = try await populatedStore()
+    @Test(arguments: StoreKind.allCases) func anUnlinkedTopicGetsNoMoreDeliveries(kind: StoreKind) async throws {
+        let store = try await populatedStore(kind)
         let first = try await store.createNotification(
             F.notification(topic: "com.example.chat"),
             recipients: .init(roomId: "room-1", userIds: ["bob"])
@@ -117,8 +121,10 @@ import Testing
         #expect(try await store.device(appId: "app-a", token: job.token)?.unlinkedTopics == [])
     }
 
-    @Test func aDuplicateWebhookReturnsTheFirstIdAndInsertsNothing() async throws {
-        let store = try await populatedStore()
+    @Test(arguments: StoreKind.allCases) func aDuplicateWebhookReturnsTheFirstIdAndInsertsNothing(
+        kind: StoreKind
+    ) async throws {
+        let store = try await populatedStore(kind)
         let first = try await store.createNotification(
             F.notification(messageId: "msg-1"),
             recipients: .init(roomId: "room-1", excludeUserId: "alice")
@@ -138,8 +144,8 @@ import Testing
         #expect(try await store.createNotification(image, recipients: .init(roomId: "room-1")).devices == 5)
     }
 
-    @Test func deliveriesGetDistinctCanonicalV4ApnsIds() async throws {
-        let store = try await populatedStore()
+    @Test(arguments: StoreKind.allCases) func deliveriesGetDistinctCanonicalV4ApnsIds(kind: StoreKind) async throws {
+        let store = try await populatedStore(kind)
         let outcome = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let (summary, deliveries) = try #require(
             try await store.notification(appId: "app-a", id: outcome.notificationId)

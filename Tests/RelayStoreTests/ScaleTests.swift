@@ -9,19 +9,10 @@ import Testing
 
     /// 100,000 devices in one room: one INSERT … SELECT creates 100,000 deliveries. Prints the time taken and
     /// the process's resident memory (no assertion on either).
-    @Test func aHundredThousandDeviceRoom() async throws {
-        let store = try SQLiteStore.temporary()
+    @Test(arguments: StoreKind.allCases) func aHundredThousandDeviceRoom(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let count = 100_000
-        try await store.execute(
-            """
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
-            INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
-            SELECT 'app-a', printf('%064x', i), 'user-' || i, 'production', 1800000000000, 1800000000000 FROM n;
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
-            INSERT INTO room_members (app_id, room_id, user_id, joined_at)
-            SELECT 'app-a', 'big', 'user-' || i, 1800000000000 FROM n;
-            """
-        )
+        try await F.seedRoom("big", devices: count, in: store)
         let before = Self.residentKilobytes()
         let clock = ContinuousClock()
         var outcome: CreateOutcome?
@@ -37,7 +28,7 @@ import Testing
         let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 1000, leaseSeconds: 30)
         #expect(jobs.count == 1000)
         print(
-            "[ScaleTests] createNotification for \(count - 1) devices took \(elapsed); RSS \(before) kB -> \(after) kB"
+            "[ScaleTests] \(kind): createNotification for \(count - 1) devices took \(elapsed); RSS \(before) kB -> \(after) kB"
         )
     }
 

@@ -62,7 +62,7 @@ enum StoreFixtures {
     }
 }
 
-extension SQLiteStore {
+extension Store {
     /// Registers `token` for `user` in the given rooms at `at`.
     @discardableResult
     func register(

@@ -1,0 +1,3 @@
+// Includes for libpq, PostgreSQL's client library (Debian libpq-dev: /usr/include/postgresql).
+#pragma once
+#include <libpq-fe.h>

@@ -1,0 +1,129 @@
+/// The PostgreSQL schema as numbered steps, tracked in `relay_schema_version`. Step N brings the version from
+/// N-1 to N; every missing step runs in ONE transaction under an advisory lock
+/// (``PostgresStore`` `migrate`), so relays starting at once apply each step once. Never edit a released
+/// step: append a new one.
+///
+/// Conventions as in the SQLite schema: times are UNIX epoch MILLISECONDS (`bigint`), so both stores keep
+/// the same precision; tokens as their platform has them; `devices.unlinked_topics` is a JSON array of
+/// strings (`jsonb`).
+enum PostgresMigrations {
+    /// The key of the `pg_advisory_xact_lock` held while migrating (any constant the relay alone uses).
+    static let lockKey: Int64 = 0x7075_7368_7265_6c79
+
+    static let steps: [String] = [
+        // 1: the schema of the current model. A delivery keeps its notification's id (a claim joins it), its
+        // device's user (a device registered again for another user no longer gets the old user's
+        // deliveries) and its lease (`lease_until`: claimed rows are locked with SKIP LOCKED, then leased).
+        // No foreign key from a delivery to its notification: nothing deletes notifications, and the check is
+        // a lookup for every delivery a fan-out inserts (about a third of accepting a 100,000-device room).
+        """
+        CREATE TABLE devices (
+            app_id          text NOT NULL,
+            token           text NOT NULL,
+            platform        text NOT NULL DEFAULT 'ios' CHECK (platform IN ('ios', 'android')),
+            user_id         text NOT NULL,
+            environment     text NOT NULL,
+            state           text NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'retired')),
+            created_at      bigint NOT NULL,
+            updated_at      bigint NOT NULL,
+            retired_at      bigint,
+            retired_reason  text,
+            apns_timestamp  bigint,
+            unlinked_topics jsonb NOT NULL DEFAULT '[]',
+            PRIMARY KEY (app_id, token)
+        );
+        CREATE INDEX devices_by_user ON devices (app_id, user_id, state);
+        CREATE INDEX devices_retired ON devices (app_id, retired_at) WHERE state = 'retired';
+
+        CREATE TABLE room_members (
+            app_id    text NOT NULL,
+            room_id   text NOT NULL,
+            user_id   text NOT NULL,
+            muted     boolean NOT NULL DEFAULT false,
+            joined_at bigint NOT NULL,
+            PRIMARY KEY (app_id, room_id, user_id)
+        );
+        CREATE INDEX room_members_by_user ON room_members (app_id, user_id);
+
+        CREATE TABLE rooms (
+            app_id     text NOT NULL,
+            room_id    text NOT NULL,
+            membership text NOT NULL CHECK (membership IN ('open', 'closed')),
+            updated_at bigint NOT NULL,
+            PRIMARY KEY (app_id, room_id)
+        );
+
+        CREATE TABLE notifications (
+            id          uuid PRIMARY KEY,
+            app_id      text NOT NULL,
+            kind        text NOT NULL,
+            message_id  text,
+            room_id     text NOT NULL,
+            sender_id   text NOT NULL,
+            text        text,
+            image_url   text,
+            room_name   text,
+            sender_name text,
+            topic       text NOT NULL,
+            expiration  bigint,
+            created_at  bigint NOT NULL
+        );
+        CREATE UNIQUE INDEX notifications_by_message ON notifications (app_id, kind, message_id)
+            WHERE message_id IS NOT NULL;
+
+        CREATE TABLE deliveries (
+            id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            notification_id uuid NOT NULL,
+            app_id          text NOT NULL,
+            user_id         text NOT NULL,
+            token           text NOT NULL,
+            status          text NOT NULL DEFAULT 'pending'
+                            CHECK (status IN ('pending', 'sent', 'failed', 'retired')),
+            attempts        integer NOT NULL DEFAULT 0,
+            next_attempt_at bigint,
+            lease_until     bigint,
+            updated_at      bigint,
+            sent_at         bigint,
+            last_status     integer,
+            last_reason     text
+        );
+        CREATE INDEX deliveries_due ON deliveries (app_id, next_attempt_at, id) WHERE status = 'pending';
+        CREATE INDEX deliveries_by_notification ON deliveries (notification_id, id);
+
+        CREATE TABLE feedback (
+            id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app_id          text NOT NULL,
+            token           text NOT NULL,
+            platform        text NOT NULL,
+            user_id         text NOT NULL,
+            environment     text NOT NULL,
+            reason          text NOT NULL,
+            apns_timestamp  bigint,
+            retired_at      bigint NOT NULL,
+            attempts        integer NOT NULL DEFAULT 0,
+            next_attempt_at bigint NOT NULL,
+            expires_at      bigint NOT NULL,
+            lease_until     bigint,
+            last_status     integer,
+            last_error      text
+        );
+        CREATE INDEX feedback_due ON feedback (next_attempt_at, id);
+
+        CREATE TABLE idempotency_keys (
+            app_id          text NOT NULL,
+            scope           text NOT NULL,
+            key             text NOT NULL,
+            request_hash    bytea NOT NULL,
+            notification_id uuid NOT NULL,
+            created_at      bigint NOT NULL,
+            PRIMARY KEY (app_id, scope, key)
+        );
+        CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
+
+        CREATE TABLE health (
+            id         integer PRIMARY KEY CHECK (id = 1),
+            checked_at bigint NOT NULL
+        );
+        """
+    ]
+}

@@ -1,0 +1,286 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+extension PostgresStore {
+    public func appsWithDueDeliveries(now: Date) async throws -> [String] {
+        let rows = try db.query(
+            """
+            SELECT DISTINCT app_id FROM deliveries
+            WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+            ORDER BY app_id
+            """,
+            now
+        )
+        return (0..<rows.count).map { rows.string($0, 0) }
+    }
+
+    /// Locks up to $3 of app $1's pending deliveries due at $2 that hold no live lease, oldest due first
+    /// (`SKIP LOCKED` passes over rows another claim holds), leases them until $4, and reads them with their
+    /// device (NULL columns: deleted, or registered again for another user) and notification. All times
+    /// epoch MILLISECONDS.
+    static let claimSQL = """
+        WITH due AS (
+            SELECT id FROM deliveries
+            WHERE app_id = $1 AND status = 'pending' AND next_attempt_at <= $2
+                AND (lease_until IS NULL OR lease_until < $2)
+            ORDER BY next_attempt_at, id
+            LIMIT $3
+            FOR UPDATE SKIP LOCKED
+        ),
+        leased AS (
+            UPDATE deliveries AS dl SET lease_until = $4 FROM due WHERE dl.id = due.id
+            RETURNING dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
+        )
+        SELECT l.id, l.token, l.attempts, d.state, d.environment, d.updated_at, d.unlinked_topics ? n.topic,
+            d.retired_reason, d.platform, n.id, n.kind, n.message_id, n.room_id, n.sender_id, n.text, n.image_url,
+            n.room_name, n.sender_name, n.topic, n.expiration, n.created_at
+        FROM leased AS l
+        JOIN notifications AS n ON n.id = l.notification_id
+        LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
+        ORDER BY l.next_attempt_at, l.id
+        """
+
+    /// Claims in one transaction; a due delivery that can no longer be sent is ended there and the claim
+    /// reads on, so that fewer than `limit` jobs means no more were due.
+    public func claimDueDeliveries(
+        appId: String,
+        now: Date,
+        limit: Int,
+        leaseSeconds: Int
+    ) async throws
+        -> [DeliveryJob]
+    {
+        guard limit > 0 else { return [] }
+        let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
+        return try db.transaction {
+            var jobs: [DeliveryJob] = []
+            var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs
+            while jobs.count < limit {
+                let wanted = limit - jobs.count
+                let rows = try db.query(Self.claimSQL, appId, now, wanted, leaseUntil)
+                var ended: [EndedDelivery] = []
+                for row in 0..<rows.count {
+                    if let end = Self.undeliverable(rows, row) {
+                        ended.append(end)
+                        continue
+                    }
+                    let id = try StoredValues.uuid(rows.string(row, 9))
+                    let content = try contents[id] ?? Self.readContent(rows, row, id: id)
+                    contents[id] = content
+                    jobs.append(try Self.readJob(rows, row, appId: appId, content: content))
+                }
+                try settle(ended, at: now)
+                if rows.count < wanted { break }
+            }
+            return jobs
+        }
+    }
+
+    /// Why a claimed row can no longer be sent, as its end; nil when it can. Decided when it is claimed, so
+    /// retiring, unlinking or deleting a device never has to find its deliveries.
+    private static func undeliverable(_ rows: PostgresRows, _ row: Int) -> EndedDelivery? {
+        let id = rows.int64(row, 0)
+        guard let state = rows.optionalString(row, 3) else {
+            return EndedDelivery(id: id, status: DeliveryStatus.failed.rawValue, reason: "DeviceDeleted")
+        }
+        if state == DeviceState.retired.rawValue {
+            return EndedDelivery(
+                id: id,
+                status: DeliveryStatus.retired.rawValue,
+                reason: rows.optionalString(row, 7) ?? "Retired"
+            )
+        }
+        if rows.bool(row, 6) {
+            return EndedDelivery(
+                id: id,
+                status: DeliveryStatus.failed.rawValue,
+                reason: APNsReason.deviceTokenNotForTopic.description
+            )
+        }
+        return nil
+    }
+
+    /// Ends the claimed rows that cannot be sent, in one statement; attempts stay as they were.
+    private func settle(_ ended: [EndedDelivery], at: Date) throws {
+        guard !ended.isEmpty else { return }
+        try db.query(
+            """
+            UPDATE deliveries AS dl SET status = e.status, last_reason = e.reason, updated_at = $2,
+                next_attempt_at = NULL, lease_until = NULL
+            FROM jsonb_to_recordset($1::jsonb) AS e (id bigint, status text, reason text)
+            WHERE dl.id = e.id
+            """,
+            try Self.jsonList(ended),
+            at
+        )
+    }
+
+    /// The notification a claimed row carries (columns 9 to 20 of ``claimSQL``).
+    private static func readContent(_ rows: PostgresRows, _ row: Int, id: UUID) throws -> NotificationContent {
+        guard let kind = NotificationKind(rawValue: rows.string(row, 10)) else {
+            throw StoreError(code: .invalidData, message: "notification \(id.lowercasedString) has an unknown kind")
+        }
+        let content: ChatMessage.Content =
+            switch kind {
+            case .message: .text(rows.optionalString(row, 14) ?? "")
+            case .imageMessage:
+                .image(caption: rows.optionalString(row, 14), imageURL: rows.optionalString(row, 15))
+            }
+        let message = ChatMessage(
+            roomId: rows.string(row, 12),
+            senderId: rows.string(row, 13),
+            content: content,
+            messageId: rows.optionalString(row, 11),
+            roomName: rows.optionalString(row, 16),
+            senderName: rows.optionalString(row, 17)
+        )
+        return NotificationContent(
+            id: id,
+            message: message,
+            topic: rows.string(row, 18),
+            expiration: rows.optionalInt(row, 19),
+            createdAt: rows.date(row, 20)
+        )
+    }
+
+    /// The job of a claimed row whose device can receive it.
+    private static func readJob(
+        _ rows: PostgresRows,
+        _ row: Int,
+        appId: String,
+        content: NotificationContent
+    ) throws -> DeliveryJob {
+        let id = rows.int64(row, 0)
+        guard let environment = APNsEnvironment(rawValue: rows.string(row, 4)) else {
+            throw StoreError(code: .invalidData, message: "device of delivery \(id) has an invalid environment")
+        }
+        return DeliveryJob(
+            deliveryId: id,
+            appId: appId,
+            token: try StoredValues.token(rows.string(row, 1), platform: rows.string(row, 8)),
+            environment: environment,
+            attempts: rows.int(row, 2),
+            deviceRegisteredAt: rows.date(row, 5),
+            content: content
+        )
+    }
+
+    public func releaseLeases() async throws {
+        try db.transaction {
+            try db.execute("UPDATE deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL")
+            try db.execute("UPDATE feedback SET lease_until = NULL WHERE lease_until IS NOT NULL")
+        }
+    }
+
+    public func pendingDeliveryCount() async throws -> Int {
+        try db.query("SELECT count(*) FROM deliveries WHERE status = 'pending'").int(0, 0)
+    }
+
+    public func hasPendingDeliveries() async throws -> Bool {
+        try db.query("SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending')").bool(0, 0)
+    }
+
+    public func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {
+        guard !results.isEmpty else { return }
+        try db.transaction {
+            // Accepted pushes, the bulk of a fan-out, are recorded in one statement.
+            var sent: [Int64] = []
+            for (deliveryId, outcome) in results {
+                if case .sent = outcome {
+                    sent.append(deliveryId)
+                } else {
+                    try apply(outcome, to: deliveryId, at: at)
+                }
+            }
+            guard !sent.isEmpty else { return }
+            try db.query(
+                """
+                UPDATE deliveries SET status = 'sent', attempts = attempts + 1, last_status = 200, last_reason = NULL,
+                    sent_at = $2, next_attempt_at = NULL, updated_at = $2, lease_until = NULL
+                WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)
+                """,
+                try Self.jsonList(sent),
+                at
+            )
+        }
+    }
+
+    /// Records one outcome other than `.sent` (inside ``complete(_:at:)``'s transaction).
+    private func apply(_ outcome: DeliveryOutcome, to deliveryId: Int64, at: Date) throws {
+        let status: DeliveryStatus
+        var lastStatus: Int?
+        var lastReason: String?
+        var nextAttemptAt: Date?
+        switch outcome {
+        case .sent:
+            (status, lastStatus) = (.sent, 200)
+        case .retry(let retryAt, let code, let reason):
+            (status, lastStatus, lastReason, nextAttemptAt) = (.pending, code, reason, retryAt)
+        case .failed(let code, let reason):
+            (status, lastStatus, lastReason) = (.failed, code, reason)
+        case .retired(let code, let reason, _):
+            (status, lastStatus, lastReason) = (.retired, code, reason)
+        case .unlinkTopic(_, let code, let reason):
+            (status, lastStatus, lastReason) = (.failed, code, reason)
+        }
+        let rows = try db.query(
+            """
+            UPDATE deliveries SET status = $2, attempts = attempts + 1, last_status = $3, last_reason = $4,
+                next_attempt_at = $5, updated_at = $6, lease_until = NULL
+            WHERE id = $1
+            RETURNING app_id, token
+            """,
+            deliveryId,
+            status.rawValue,
+            lastStatus,
+            lastReason,
+            nextAttemptAt,
+            at
+        )
+        guard rows.count > 0 else { return }
+        let (appId, token) = (rows.string(0, 0), rows.string(0, 1))
+        switch outcome {
+        case .retired(_, let reason, let invalidSince):
+            try retireDevice(appId: appId, token: token, reason: reason, invalidSince: invalidSince, at: at)
+        case .unlinkTopic(let topic, _, _):
+            try db.query(
+                """
+                UPDATE devices SET unlinked_topics = unlinked_topics || jsonb_build_array($3::text)
+                WHERE app_id = $1 AND token = $2 AND NOT unlinked_topics ? $3::text
+                """,
+                appId,
+                token,
+                topic
+            )
+        case .sent, .retry, .failed:
+            break
+        }
+    }
+
+    /// Retires a live device unless it registered again after `invalidSince` (the `retired` guard), and
+    /// queues its feedback when the app has a feedback URL (``RelayStore/FeedbackPolicy``), in the same
+    /// transaction. Its pending deliveries are ended when claimed.
+    private func retireDevice(appId: String, token: String, reason: String, invalidSince: Date, at: Date) throws {
+        let retired = try db.query(
+            """
+            UPDATE devices SET state = 'retired', retired_at = $3, retired_reason = $4, apns_timestamp = $5
+            WHERE app_id = $1 AND token = $2 AND state = 'live' AND updated_at <= $5
+            """,
+            appId,
+            token,
+            at,
+            reason,
+            invalidSince
+        )
+        guard retired.changed > 0 else { return }
+        try enqueueFeedback(appId: appId, token: token, at: at)
+    }
+}
+
+/// A claimed delivery ended instead of sent, as the claim's settling statement takes it (JSON).
+private struct EndedDelivery: Encodable {
+    var id: Int64
+    var status: String
+    var reason: String
+}

@@ -1,0 +1,136 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+extension PostgresStore {
+    /// The columns ``readDevice(_:_:)`` reads, in its order.
+    static let deviceColumns = """
+        app_id, token, user_id, environment, state, created_at, updated_at, retired_at, retired_reason,
+        apns_timestamp, unlinked_topics::text, platform
+        """
+
+    public func upsertDevice(
+        appId: String,
+        token: PushToken,
+        userId: String,
+        environment: APNsEnvironment,
+        rooms: [String],
+        at: Date
+    ) async throws -> (device: Device, created: Bool) {
+        try db.transaction {
+            // `xmax = 0` on the returned row: the row was inserted, not updated (a new version written by
+            // this statement's update carries this transaction's id there).
+            let rows = try db.query(
+                """
+                INSERT INTO devices (app_id, token, user_id, environment, state, created_at, updated_at, platform)
+                VALUES ($1, $2, $3, $4, 'live', $5, $5, $6)
+                ON CONFLICT (app_id, token) DO UPDATE SET user_id = $3, environment = $4, state = 'live',
+                    updated_at = $5, platform = $6, retired_at = NULL, retired_reason = NULL, apns_timestamp = NULL,
+                    unlinked_topics = '[]'
+                RETURNING \(Self.deviceColumns), xmax = 0
+                """,
+                appId,
+                token.value,
+                userId,
+                environment.rawValue,
+                at,
+                token.platform.rawValue
+            )
+            try db.query(
+                """
+                INSERT INTO room_members (app_id, room_id, user_id, muted, joined_at)
+                SELECT DISTINCT $1, room, $3, false, $4::bigint FROM jsonb_array_elements_text($2::jsonb) AS room
+                ON CONFLICT (app_id, room_id, user_id) DO NOTHING
+                """,
+                appId,
+                try Self.jsonList(rooms),
+                userId,
+                at
+            )
+            return (try Self.readDevice(rows, 0), rows.bool(0, 12))
+        }
+    }
+
+    public func device(appId: String, token: PushToken) async throws -> Device? {
+        try devices(where: "app_id = $1 AND token = $2", appId, token.value).first
+    }
+
+    public func deleteDevice(appId: String, token: PushToken) async throws -> Bool {
+        try db.query("DELETE FROM devices WHERE app_id = $1 AND token = $2", appId, token.value).changed > 0
+    }
+
+    public func devices(appId: String, userId: String) async throws -> [Device] {
+        try devices(where: "app_id = $1 AND user_id = $2 ORDER BY created_at, token", appId, userId)
+    }
+
+    public func deadTokens(appId: String, since: Date) async throws -> [Device] {
+        try devices(
+            where: "app_id = $1 AND state = 'retired' AND retired_at >= $2 ORDER BY retired_at, token",
+            appId,
+            since
+        )
+    }
+
+    public func deadTokens(appId: String, since: Date, limit: Int) async throws -> [Device] {
+        guard limit > 0 else { return [] }
+        return try devices(
+            where: "app_id = $1 AND state = 'retired' AND retired_at >= $2 ORDER BY retired_at, token LIMIT $3",
+            appId,
+            since,
+            limit
+        )
+    }
+
+    public func deviceCounts() async throws -> [DeviceState: Int] {
+        let rows = try db.query("SELECT state, count(*) FROM devices GROUP BY state")
+        var counts: [DeviceState: Int] = [.live: 0, .retired: 0]
+        for row in 0..<rows.count {
+            if let state = DeviceState(rawValue: rows.string(row, 0)) { counts[state] = rows.int(row, 1) }
+        }
+        return counts
+    }
+
+    public func liveDeviceCount(appId: String, userId: String) async throws -> Int {
+        let rows = try db.query(
+            "SELECT count(*) FROM devices WHERE app_id = $1 AND user_id = $2 AND state = 'live'",
+            appId,
+            userId
+        )
+        return rows.int(0, 0)
+    }
+
+    /// The devices a condition on the table (and its order and limit) selects.
+    private func devices(where condition: String, _ parameters: (any PostgresParameter)?...) throws -> [Device] {
+        let rows = try db.query("SELECT \(Self.deviceColumns) FROM devices WHERE \(condition)", parameters)
+        return try (0..<rows.count).map { try Self.readDevice(rows, $0) }
+    }
+
+    /// A device from a row that starts with ``deviceColumns``.
+    static func readDevice(_ rows: PostgresRows, _ row: Int) throws -> Device {
+        let token = try StoredValues.token(rows.string(row, 1), platform: rows.string(row, 11))
+        guard let environment = APNsEnvironment(rawValue: rows.string(row, 3)),
+            let state = DeviceState(rawValue: rows.string(row, 4))
+        else {
+            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has an unknown environment or state")
+        }
+        let topics: [String]
+        do {
+            topics = try JSONDecoder().decode([String].self, from: Data(rows.string(row, 10).utf8))
+        } catch {
+            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has invalid unlinked_topics")
+        }
+        return Device(
+            appId: rows.string(row, 0),
+            token: token,
+            userId: rows.string(row, 2),
+            environment: environment,
+            state: state,
+            createdAt: rows.date(row, 5),
+            updatedAt: rows.date(row, 6),
+            retiredAt: rows.optionalDate(row, 7),
+            retiredReason: rows.optionalString(row, 8),
+            apnsTimestamp: rows.optionalDate(row, 9),
+            unlinkedTopics: topics
+        )
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+extension PostgresStore {
+    /// Another transaction committed the same idempotency key or message id while this one ran: the call
+    /// starts again and answers from that one's rows.
+    private struct Raced: Error {}
+
+    /// One pending delivery per selected device: $1 app id, $2 created at (the first due time), $3 recipients
+    /// (a room id, or a JSON array of user ids), $4 excluded user, $5 excluded token, $6 topic, $7 the
+    /// notification id. Each device has one user, so each token appears once.
+    static func insertDeliveriesSQL(explicitRecipients: Bool) -> String {
+        let recipients =
+            explicitRecipients
+            ? "SELECT DISTINCT user_id FROM jsonb_array_elements_text($3::jsonb) AS r (user_id)"
+            : "SELECT user_id FROM room_members WHERE app_id = $1 AND room_id = $3 AND NOT muted"
+        return """
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, status, attempts, next_attempt_at)
+            SELECT $7::uuid, d.app_id, d.user_id, d.token, 'pending', 0, $2::bigint
+            FROM (\(recipients)) AS r
+            JOIN devices AS d ON d.app_id = $1 AND d.user_id = r.user_id AND d.state = 'live'
+            WHERE ($4::text IS NULL OR d.user_id <> $4::text) AND ($5::text IS NULL OR d.token <> $5::text)
+                AND NOT d.unlinked_topics ? $6::text
+            ORDER BY d.user_id, d.token
+            """
+    }
+
+    public func createNotification(
+        _ n: NewNotification,
+        recipients: RecipientSelection,
+        idempotencyKey: IdempotencyKey?
+    ) async throws
+        -> CreateOutcome
+    {
+        let userList = try recipients.userIds.map { try Self.jsonList($0) }
+        // A race is lost at most once per key and message id: the next round finds the winner's rows.
+        for _ in 0..<3 {
+            do {
+                return try db.transaction {
+                    try record(n, recipients: recipients, userList: userList, idempotencyKey: idempotencyKey)
+                }
+            } catch is Raced {
+                continue
+            }
+        }
+        throw StoreError(code: .busy, message: "createNotification lost three races for its key and message id")
+    }
+
+    /// The body of ``createNotification(_:recipients:idempotencyKey:)``'s transaction.
+    /// - Throws: ``Raced`` when a concurrent transaction committed the key or the message id first.
+    private func record(
+        _ n: NewNotification,
+        recipients: RecipientSelection,
+        userList: String?,
+        idempotencyKey: IdempotencyKey?
+    ) throws -> CreateOutcome {
+        if let idempotencyKey, let answer = try rememberedAnswer(for: idempotencyKey, appId: n.appId, at: n.createdAt) {
+            return answer
+        }
+        if let messageId = n.messageId {
+            let found = try db.query(
+                "SELECT id, room_id, sender_id FROM notifications WHERE app_id = $1 AND kind = $2 AND message_id = $3",
+                n.appId,
+                n.kind.rawValue,
+                messageId
+            )
+            if found.count > 0 {
+                let id = try StoredValues.uuid(found.string(0, 0))
+                let (roomId, senderId) = (found.string(0, 1), found.string(0, 2))
+                guard roomId == n.roomId, senderId == n.senderId else {
+                    return .conflict(notificationId: id, roomId: roomId, senderId: senderId)
+                }
+                return .duplicate(notificationId: id, devices: try deliveryCount(of: id))
+            }
+        }
+        // The key's row first: a concurrent call with the key waits on it until this one commits.
+        if let idempotencyKey, try !remember(idempotencyKey, appId: n.appId, notificationId: n.id, at: n.createdAt) {
+            throw Raced()
+        }
+        let message = n.message
+        let (text, imageURL): (String?, String?) =
+            switch message.content {
+            case .text(let text): (text, nil)
+            case .image(let caption, let imageURL): (caption, imageURL)
+            }
+        let inserted = try db.query(
+            """
+            INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, text, image_url,
+                room_name, sender_name, topic, expiration, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+            ON CONFLICT (app_id, kind, message_id) WHERE message_id IS NOT NULL DO NOTHING
+            """,
+            n.id,
+            n.appId,
+            n.kind.rawValue,
+            message.messageId,
+            message.roomId,
+            message.senderId,
+            text,
+            imageURL,
+            message.roomName,
+            message.senderName,
+            n.topic,
+            n.expiration,
+            n.createdAt
+        )
+        guard inserted.changed == 1 else { throw Raced() }
+        let deliveries = try db.query(
+            Self.insertDeliveriesSQL(explicitRecipients: userList != nil),
+            n.appId,
+            n.createdAt,
+            userList ?? recipients.roomId,
+            recipients.excludeUserId,
+            recipients.excludeToken?.value,
+            n.topic,
+            n.id
+        )
+        return .created(notificationId: n.id, devices: deliveries.changed)
+    }
+
+    /// The number of deliveries of notification `id`.
+    func deliveryCount(of id: UUID) throws -> Int {
+        try db.query("SELECT count(*) FROM deliveries WHERE notification_id = $1", id).int(0, 0)
+    }
+
+    public func notification(
+        appId: String,
+        id: UUID,
+        limit: Int,
+        offset: Int
+    ) async throws
+        -> (summary: NotificationSummary, deliveries: [DeliveryRecord])?
+    {
+        try db.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+            let header = try db.query(
+                """
+                SELECT id, kind, room_id, sender_id, message_id, created_at FROM notifications
+                WHERE id = $1 AND app_id = $2
+                """,
+                id,
+                appId
+            )
+            guard header.count > 0 else { return nil }
+            guard let kind = NotificationKind(rawValue: header.string(0, 1)) else {
+                throw StoreError(code: .invalidData, message: "notification \(id.lowercasedString) has an unknown kind")
+            }
+            var summary = NotificationSummary(
+                id: try StoredValues.uuid(header.string(0, 0)),
+                kind: kind,
+                roomId: header.string(0, 2),
+                senderId: header.string(0, 3),
+                messageId: header.optionalString(0, 4),
+                createdAt: header.date(0, 5),
+                counts: DeliveryCounts()
+            )
+            let counts = try db.query(
+                "SELECT status, count(*) FROM deliveries WHERE notification_id = $1 GROUP BY status",
+                id
+            )
+            for row in 0..<counts.count {
+                if let status = DeliveryStatus(rawValue: counts.string(row, 0)) {
+                    summary.counts[status] = counts.int(row, 1)
+                }
+            }
+            let rows = try db.query(
+                """
+                SELECT id, token, status, attempts, last_status, last_reason, coalesce(updated_at, $2::bigint),
+                    sent_at, next_attempt_at
+                FROM deliveries WHERE notification_id = $1 ORDER BY id LIMIT $3 OFFSET $4
+                """,
+                id,
+                summary.createdAt,
+                max(0, limit),
+                max(0, offset)
+            )
+            let deliveries = try (0..<rows.count).map { row in
+                let deliveryId = rows.int64(row, 0)
+                guard let status = DeliveryStatus(rawValue: rows.string(row, 2)) else {
+                    throw StoreError(code: .invalidData, message: "delivery \(deliveryId) has an unknown status")
+                }
+                return DeliveryRecord(
+                    deliveryId: deliveryId,
+                    token: rows.string(row, 1),
+                    status: status,
+                    apnsId: APNsIdentifier.forDelivery(deliveryId, of: id),
+                    attempts: rows.int(row, 3),
+                    lastStatus: rows.optionalInt(row, 4),
+                    lastReason: rows.optionalString(row, 5),
+                    createdAt: summary.createdAt,
+                    updatedAt: rows.date(row, 6),
+                    sentAt: rows.optionalDate(row, 7),
+                    nextAttemptAt: rows.optionalDate(row, 8)
+                )
+            }
+            return (summary, deliveries)
+        }
+    }
+
+    public func checkWritable() async throws {
+        try db.query(
+            "INSERT INTO health (id, checked_at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET checked_at = $1",
+            now
+        )
+    }
+}

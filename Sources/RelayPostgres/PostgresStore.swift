@@ -1,0 +1,95 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+/// The ``RelayStore/Store`` on PostgreSQL, through one libpq connection.
+///
+/// Threading: an actor whose executor is a ``RelayStore/StoreThreadExecutor``, i.e. ONE dedicated thread.
+/// Every blocking libpq call runs there, never on Swift's cooperative pool; callers just `await`. The
+/// initializer is the exception: it connects and migrates synchronously on the caller's thread, once, at
+/// start-up.
+///
+/// Several relays may share one database: claims lock the rows they take with `FOR UPDATE SKIP LOCKED` and
+/// lease them (`lease_until`), so two claims never take one delivery. Schema: ``PostgresMigrations``. Times
+/// are UNIX epoch MILLISECONDS, as in ``RelayStore/SQLiteStore``.
+public actor PostgresStore: Store {
+    /// Migration steps applied by this open (0 when the database was already current).
+    public nonisolated let appliedMigrations: Int
+    /// The schema version after opening.
+    public nonisolated let schemaVersion: Int
+
+    let db: PostgresConnection
+    private let executor: StoreThreadExecutor
+    private let timeSource: any TimeSource
+    /// Which apps' retirements queue feedback (``setFeedbackPolicy(_:)``); none until set.
+    var feedbackPolicy = FeedbackPolicy.none
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Connects to the database at `url` and migrates it.
+    ///
+    /// - Parameters:
+    ///   - url: a libpq connection URI, e.g. `postgresql://relay@db.internal/relay` (the password from the URI,
+    ///     `PGPASSWORD` or `~/.pgpass`); the tables live in the connection's first `search_path` schema.
+    ///   - timeSource: the clock for the few writes that take no time argument (``deleteDevice(appId:token:)``,
+    ///     ``checkWritable()``).
+    /// - Throws: ``RelayStore/StoreError`` `.open` (cannot connect), `.migration` (a step failed, or the
+    ///   schema is newer than this build).
+    public init(url: String, logger: Logger, timeSource: any TimeSource = SystemTimeSource()) throws {
+        let db = try PostgresConnection(url: url)
+        let (applied, version) = try Self.migrate(db)
+        logger.info(
+            "opened PostgreSQL store",
+            [
+                "store.database": db.location, "store.schema_version": "\(version)",
+                "store.migrations_applied": "\(applied)",
+            ]
+        )
+        self.db = db
+        self.appliedMigrations = applied
+        self.schemaVersion = version
+        self.timeSource = timeSource
+        self.executor = StoreThreadExecutor(name: "relay-postgres")
+    }
+
+    deinit { executor.shutdown() }
+
+    /// Applies the missing ``PostgresMigrations`` steps and the version in ONE transaction, holding the
+    /// migration advisory lock, so relays starting at once wait for the first and then find the schema
+    /// current. Returns how many were applied and the resulting version.
+    private static func migrate(_ db: PostgresConnection) throws -> (applied: Int, version: Int) {
+        let steps = PostgresMigrations.steps
+        return try db.transaction {
+            try db.query("SELECT pg_advisory_xact_lock($1)", PostgresMigrations.lockKey)
+            try db.execute("CREATE TABLE IF NOT EXISTS relay_schema_version (version integer NOT NULL)")
+            let rows = try db.query("SELECT coalesce(max(version), 0) FROM relay_schema_version")
+            let version = rows.count > 0 ? rows.int(0, 0) : 0
+            if version > steps.count {
+                throw StoreError(
+                    code: .migration,
+                    message: "schema version \(version) is newer than this build knows (\(steps.count))"
+                )
+            }
+            for step in version..<steps.count {
+                do { try db.execute(steps[step]) } catch let error as StoreError {
+                    throw StoreError(code: .migration, message: "migration \(step + 1): \(error.message)")
+                }
+            }
+            if version < steps.count {
+                try db.execute("DELETE FROM relay_schema_version")
+                try db.query("INSERT INTO relay_schema_version (version) VALUES ($1)", steps.count)
+            }
+            return (steps.count - version, steps.count)
+        }
+    }
+
+    /// True when the caller runs on the store's own thread (tests check that calls never run elsewhere).
+    nonisolated var isOnStoreThread: Bool { executor.isCurrent }
+
+    var now: Date { timeSource.now }
+
+    /// `values` as a JSON array, the form in which a statement takes a list (`jsonb_array_elements_text($n)`).
+    static func jsonList<T: Encodable>(_ values: [T]) throws -> String {
+        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+
+@testable import RelayCore
+
+@Suite struct StorageConfigurationTests {
+    @Test func postgresIsOffUntilAURLIsGiven() throws {
+        let defaults = try Configuration.load(file: nil, environment: [:])
+        #expect(defaults.storage.postgres.url == nil)
+        let url = "postgresql://relay@db.internal:5432/relay"
+        let set = try Configuration.load(file: nil, environment: ["PUSH_RELAY_STORAGE_POSTGRES_URL": url])
+        #expect(set.storage.postgres.url == url)
+    }
+
+    @Test func anEmptyURLIsRefused() {
+        #expect(throws: Configuration.Invalid.self) {
+            try Configuration.load(file: nil, environment: ["PUSH_RELAY_STORAGE_POSTGRES_URL": " "])
+        }
+    }
+
+    @Test func theURLsPasswordNeverReachesTheDescription() throws {
+        var configuration = Configuration()
+        configuration.storage.postgres.url = "postgresql://relay:hunter2@db.internal/relay?sslpassword=swordfish"
+        let shown = configuration.description
+        #expect(!shown.contains("hunter2") && !shown.contains("swordfish"))
+        #expect(shown.contains("db.internal/relay"))
+    }
+}

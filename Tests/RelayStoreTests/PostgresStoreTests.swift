@@ -1,0 +1,128 @@
+import Foundation
+import RelayCore
+import RelayTestSupport
+import Testing
+
+@testable import RelayPostgres
+@testable import RelayStore
+
+/// What only ``RelayPostgres/PostgresStore`` does: migrating under the advisory lock, connecting, its thread,
+/// and claims of several relays running at the same time.
+@Suite struct PostgresStoreTests {
+    typealias F = StoreFixtures
+
+    /// Relays starting at once on a new database: one applies the steps, the others wait on the lock and
+    /// find the schema current; a later start applies nothing.
+    @Test func migrationsRunOnceWhenRelaysStartAtOnce() async throws {
+        let cluster = try await PostgresCluster.shared()
+        print("[PostgresStoreTests] the cluster started in \(cluster.startSeconds) seconds")
+        let url = try await cluster.newDatabaseURL()
+        let applied = try await withThrowingTaskGroup(of: (applied: Int, version: Int).self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await Self.onThread {
+                        let store = try PostgresStore(url: url, logger: .disabled())
+                        return (store.appliedMigrations, store.schemaVersion)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let steps = PostgresMigrations.steps.count
+        #expect(applied.map(\.applied).sorted() == [0, 0, 0, steps])
+        #expect(applied.allSatisfy { $0.version == steps })
+        #expect(try PostgresStore(url: url, logger: .disabled()).appliedMigrations == 0)
+    }
+
+    @Test func aSchemaNewerThanThisBuildIsRefused() async throws {
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        let store = try PostgresStore(url: url, logger: .disabled())
+        try await store.execute("UPDATE relay_schema_version SET version = version + 1")
+        #expect { try PostgresStore(url: url, logger: .disabled()) } throws: { error in
+            (error as? StoreError)?.code == .migration
+        }
+    }
+
+    @Test func aServerThatCannotBeReachedIsReportedAsOpen() async throws {
+        let url = "postgresql://postgres@/postgres?host=/nonexistent-\(UUID().uuidString)&connect_timeout=2"
+        #expect { try PostgresStore(url: url, logger: .disabled()) } throws: { error in
+            (error as? StoreError)?.code == .open
+        }
+    }
+
+    @Test func storeCallsRunOnTheStoreThread() async throws {
+        let store = try await StoreKind.postgres.makeStore()
+        let postgres = try #require(store as? PostgresStore)
+        #expect(!postgres.isOnStoreThread)
+        #expect(await postgres.onStoreThread())
+    }
+
+    /// Four relays claim one fan-out at the same time, in small batches: `SKIP LOCKED` and the leases give
+    /// every delivery to exactly one of them.
+    @Test func concurrentClaimsOfSeveralRelaysNeverOverlap() async throws {
+        let database = try await StoreKind.postgres.makeDatabase()
+        let stores = try (0..<4).map { _ in try database.open() }
+        for n in 0..<200 { try await stores[0].register(F.token(n), user: "u\(n)") }
+        _ = try await stores[0].createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let claimed = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for store in stores {
+                group.addTask {
+                    var mine: [Int64] = []
+                    while true {
+                        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 7, leaseSeconds: 60)
+                        if jobs.isEmpty { return mine }
+                        mine += jobs.map(\.deliveryId)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let all = claimed.flatMap { $0 }
+        #expect(all.count == 200 && Set(all).count == 200)
+    }
+
+    /// A connection the server ends (a restart, an administrator) fails the call that finds it gone; the
+    /// next call connects again.
+    @Test func aConnectionTheServerEndsIsOpenedAgain() async throws {
+        let database = try await StoreKind.postgres.makeDatabase()
+        let relay = try #require(try database.open() as? PostgresStore)
+        let admin = try #require(try database.open() as? PostgresStore)
+        try await relay.register(F.token(1), user: "bob")
+        let pid = try await relay.backendPid()
+        #expect(try await admin.terminateBackend(pid))
+        await #expect { try await relay.deviceCounts() } throws: { ($0 as? StoreError)?.code == .io }
+        #expect(try await relay.deviceCounts() == [.live: 1, .retired: 0])
+        #expect(try await relay.backendPid() != pid)
+    }
+
+    /// PostgreSQL's text holds no NUL character: a message with one is refused, never stored cut short.
+    @Test func aTextWithANulCharacterIsRefusedWhole() async throws {
+        let store = try await StoreKind.postgres.makeStore()
+        var n = F.notification()
+        n.message.content = .text("before\u{0}after")
+        await #expect { try await store.createNotification(n, recipients: .init(roomId: "room-1")) } throws: {
+            ($0 as? StoreError)?.code == .invalidData
+        }
+        #expect(try await F.count("notifications", in: store) == 0)
+    }
+
+    /// Runs `body` on a thread of its own: the store's initializer blocks while it connects and migrates.
+    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+}
+
+extension PostgresStore {
+    /// Whether a call runs on the store's thread.
+    func onStoreThread() -> Bool { isOnStoreThread }
+
+    /// The process id of the server process this store's connection talks to.
+    func backendPid() throws -> Int { try db.query("SELECT pg_backend_pid()").int(0, 0) }
+
+    /// Ends server process `pid` and waits (up to 5 s) until it has exited; false when it did not.
+    func terminateBackend(_ pid: Int) throws -> Bool {
+        try db.query("SELECT pg_terminate_backend($1, 5000)", pid).bool(0, 0)
+    }
+}

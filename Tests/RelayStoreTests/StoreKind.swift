@@ -1,0 +1,147 @@
+import Foundation
+import RelayCore
+import RelayTestSupport
+import Testing
+
+@testable import RelayPostgres
+@testable import RelayStore
+
+/// The engines the conformance tests run on: each `@Test(arguments: StoreKind.allCases)` runs once on a new
+/// SQLite file and once on a new schema of the test process's PostgreSQL cluster.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// A store on a new, empty database.
+    func makeStore(timeSource: any TimeSource = SystemTimeSource()) async throws -> any Store {
+        try await makeDatabase().open(timeSource: timeSource)
+    }
+
+    /// A new, empty database, which several stores (as several relays) can open.
+    func makeDatabase() async throws -> TestDatabase {
+        switch self {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("relay-store-\(UUID().uuidString)")
+            return TestDatabase(kind: self, location: directory.appendingPathComponent("relay.sqlite").path)
+        case .postgres:
+            return TestDatabase(kind: self, location: try await PostgresCluster.shared().newDatabaseURL())
+        }
+    }
+}
+
+/// One database of a test: a SQLite file (deleted with this) or a PostgreSQL schema (dropped with the
+/// cluster); each ``open(timeSource:)`` is a new store with a connection of its own.
+final class TestDatabase: Sendable {
+    let kind: StoreKind
+    /// The file's path, or the connection URI.
+    let location: String
+
+    init(kind: StoreKind, location: String) {
+        self.kind = kind
+        self.location = location
+    }
+
+    deinit {
+        if kind == .sqlite {
+            try? FileManager.default.removeItem(atPath: (location as NSString).deletingLastPathComponent)
+        }
+    }
+
+    func open(timeSource: any TimeSource = SystemTimeSource()) throws -> any Store {
+        switch kind {
+        case .sqlite: try SQLiteStore(path: location, logger: .disabled(), timeSource: timeSource)
+        case .postgres: try PostgresStore(url: location, logger: .disabled(), timeSource: timeSource)
+        }
+    }
+}
+
+extension StoreFixtures {
+    /// Rows in `table` of `store`'s database (the tables the two schemas share by name).
+    static func count(_ table: String, in store: any Store) async throws -> Int {
+        switch store {
+        case let sqlite as SQLiteStore:
+            return Int(try await sqlite.withConnection { try $0.scalar("SELECT count(*) FROM \(table)") })
+        case let postgres as PostgresStore:
+            return try await postgres.rowCount(table)
+        default:
+            preconditionFailure("no row count for \(type(of: store))")
+        }
+    }
+
+    /// Makes the feedback table refuse every insert (a trigger that raises), or drops that trigger.
+    static func refuseFeedbackRows(in store: any Store, _ refuse: Bool) async throws {
+        switch store {
+        case let sqlite as SQLiteStore:
+            try await sqlite.execute(
+                refuse
+                    ? "CREATE TRIGGER refuse BEFORE INSERT ON feedback BEGIN SELECT RAISE(ABORT, 'refused'); END"
+                    : "DROP TRIGGER refuse"
+            )
+        case let postgres as PostgresStore:
+            try await postgres.execute(
+                refuse
+                    ? """
+                    CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RAISE EXCEPTION ''refused''; END';
+                    CREATE TRIGGER refuse BEFORE INSERT ON feedback FOR EACH ROW EXECUTE FUNCTION refuse();
+                    """
+                    : "DROP TRIGGER refuse ON feedback; DROP FUNCTION refuse()"
+            )
+        default:
+            preconditionFailure("no trigger for \(type(of: store))")
+        }
+    }
+
+    /// Registers `count` production devices of users `user-1`… in app-a, each user a member of `room`,
+    /// in one statement per table.
+    static func seedRoom(_ room: String, devices count: Int, in store: any Store) async throws {
+        switch store {
+        case let sqlite as SQLiteStore:
+            try await sqlite.execute(
+                """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+                INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+                SELECT 'app-a', printf('%064x', i), 'user-' || i, 'production', 1800000000000, 1800000000000 FROM n;
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+                INSERT INTO room_members (app_id, room_id, user_id, joined_at)
+                SELECT 'app-a', '\(room)', 'user-' || i, 1800000000000 FROM n;
+                """
+            )
+        case let postgres as PostgresStore:
+            try await postgres.execute(
+                """
+                INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+                SELECT 'app-a', lpad(to_hex(i), 64, '0'), 'user-' || i, 'production', 1800000000000, 1800000000000
+                FROM generate_series(1, \(count)) AS i;
+                INSERT INTO room_members (app_id, room_id, user_id, joined_at)
+                SELECT 'app-a', '\(room)', 'user-' || i, 1800000000000 FROM generate_series(1, \(count)) AS i;
+                ANALYZE devices; ANALYZE room_members;
+                """
+            )
+        default:
+            preconditionFailure("no seeding for \(type(of: store))")
+        }
+    }
+
+    /// How many forgotten idempotency keys the store deletes per keyed notification.
+    static func forgottenKeysPerInsert(_ kind: StoreKind) -> Int {
+        switch kind {
+        case .sqlite: SQLiteStore.forgottenKeysPerInsert
+        case .postgres: PostgresStore.forgottenKeysPerInsert
+        }
+    }
+}
+
+extension PostgresStore {
+    /// Rows in `table` (a name from the tests, never input).
+    func rowCount(_ table: String) throws -> Int {
+        try db.query("SELECT count(*) FROM \(table)").int(0, 0)
+    }
+
+    /// Runs raw SQL on the store's connection (tests).
+    func execute(_ sql: String) throws {
+        try db.execute(sql)
+    }
+}
