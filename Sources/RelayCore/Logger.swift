@@ -62,7 +62,8 @@ public struct Logger: Sendable {
     public func critical(_ m: @autoclosure () -> String, _ x: Metadata = [:]) { log(.critical, m(), x) }
 }
 
-/// Writes one JSON object a line: `{"ts":"…","level":"info","label":"…","msg":"…", <metadata>}`.
+/// Writes one JSON object a line: `{"ts":"…","level":"info","label":"…","msg":"…", <metadata>}`, `ts` in
+/// RFC 3339 UTC with milliseconds and its `Z` (``Timestamp/rfc3339(_:)``).
 public final class JSONLinesHandler: Logger.Handler {
     private let handle: Mutex<FileHandle>
     public init(_ handle: FileHandle) { self.handle = Mutex(handle) }
@@ -71,7 +72,7 @@ public final class JSONLinesHandler: Logger.Handler {
 
     public func log(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) {
         var object: [String: String] = metadata
-        object["ts"] = Date().ISO8601Format(.iso8601.time(includingFractionalSeconds: true).year().month().day())
+        object["ts"] = Timestamp.rfc3339(Date())
         object["level"] = level.rawValue
         object["label"] = label
         object["msg"] = message

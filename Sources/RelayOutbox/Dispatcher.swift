@@ -187,7 +187,13 @@ public final class Dispatcher: Sendable {
             outcome = .unlinkTopic(topic: topic, status: status, reason: reason)
             log(.notice, "device token unlinked from topic", ["push.reason": reason])
         case .retry(let delay, let status, let reason):
-            outcome = .retry(at: time.now + delay.timeInterval, status: status, reason: reason)
+            let at = time.now + delay.timeInterval
+            outcome = .retry(at: at, status: status, reason: reason)
+            log(
+                .info,
+                "delivery to be retried",
+                ["push.reason": reason ?? "none", "attempt": "\(job.attempts + 1)", "retry.at": Timestamp.rfc3339(at)]
+            )
         case .fail(let failure, let status, let reason):
             outcome = .failed(status: status, reason: reason)
             log(.warning, "delivery failed", ["push.reason": reason, "failure": failure.rawValue])
