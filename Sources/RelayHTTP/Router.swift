@@ -3,8 +3,9 @@ import RelayCore
 /// Maps `(method, path pattern)` to async handlers and renders every failure as an ``HTTPError`` body.
 ///
 /// - Unknown path: 404 `not_found`. Known path, other method: 405 `method_not_allowed` with `Allow`.
-/// - A thrown ``HTTPError`` is rendered as is; any other error becomes 500 `internal_error` with a generic
-///   message, and the error itself is logged with `request.id` and `http.route`.
+/// - A thrown ``HTTPError`` is rendered as is; any other error becomes what ``errorAnswer`` makes of it, or
+///   500 `internal_error` with a generic message, and the error itself is logged with `request.id` and
+///   `http.route`.
 /// - A literal segment beats a `{parameter}` at the same position (`/v1/devices/count` before
 ///   `/v1/devices/{token}`). Parameters are percent-decoded and never empty (an empty segment matches nothing).
 /// - `HEAD` falls back to the `GET` handler (libmicrohttpd drops the body).
@@ -25,10 +26,17 @@ public struct Router: Sendable {
 
     private var entries: [Entry] = []
     private let logger: Logger
+    /// The answer to an error a handler threw that is not an ``HTTPError`` (nil: 500).
+    private let errorAnswer: @Sendable (any Error) -> HTTPError?
 
-    /// - Parameter logger: receives the real cause of every 500.
-    public init(logger: Logger = .disabled()) {
+    /// - Parameters:
+    ///   - logger: receives the real cause of every error answered by `errorAnswer` or with 500.
+    ///   - errorAnswer: turns the errors of the layers below (a store that cannot write) into their own
+    ///     answer; nil for 500.
+    public init(logger: Logger = .disabled(), errorAnswer: @escaping @Sendable (any Error) -> HTTPError? = { _ in nil })
+    {
         self.logger = logger
+        self.errorAnswer = errorAnswer
     }
 
     /// The registered routes in registration order.
@@ -96,7 +104,7 @@ public struct Router: Sendable {
                     "error": String(describing: error),
                 ]
             )
-            response = HTTPError.internal().response
+            response = (errorAnswer(error) ?? HTTPError.internal()).response
         }
         response.route = pattern
         return response

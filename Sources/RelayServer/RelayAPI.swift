@@ -38,7 +38,7 @@ public struct RelayAPI: Sendable {
 
     /// Every route of the relay.
     public func router() -> Router {
-        var router = Router(logger: logger)
+        var router = Router(logger: logger, errorAnswer: Self.storageUnavailable)
         router.get("/healthz") { _, _ in try .json(["status": "ok"]) }
         router.get("/readyz") { _, _ in try await readyz() }
         router.get("/metrics") { _, _ in await metricsResponse() }
@@ -65,6 +65,22 @@ public struct RelayAPI: Sendable {
         router.get("/v1/dead-tokens") { request, _ in try await deadTokens(request) }
         return router
     }
+
+    /// A store that cannot write just now (disk full, I/O error, locked past its busy timeout, read-only):
+    /// 503 `storage_unavailable` with `Retry-After`, since the same call may well succeed later. Nothing was
+    /// recorded (every write is one transaction).
+    static func storageUnavailable(_ error: any Error) -> HTTPError? {
+        guard let error = error as? StoreError, [.io, .busy, .readOnly].contains(error.code) else { return nil }
+        return HTTPError(
+            status: 503,
+            code: "storage_unavailable",
+            message: "The relay's storage cannot take writes right now (\(error.code)); nothing was recorded",
+            headers: [("Retry-After", "\(storageRetryAfterSeconds)")]
+        )
+    }
+
+    /// `Retry-After` of a 503 `storage_unavailable`, in SECONDS.
+    static let storageRetryAfterSeconds = 5
 
     func metricsResponse() async -> HTTPResponse {
         var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []

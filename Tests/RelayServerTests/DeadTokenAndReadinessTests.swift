@@ -122,4 +122,36 @@ import Testing
             #expect(try await harness.call("GET", "/readyz", key: nil).status == 200)
         }
     }
+
+    /// A full disk: `PRAGMA max_page_count` at the file's current size makes SQLite answer SQLITE_FULL to the
+    /// next write that needs a page, as a disk without room does. The API answers 503 `storage_unavailable`
+    /// with `Retry-After`, records nothing, and takes writes again once there is room.
+    @Test func aFullDiskIs503StorageUnavailableAndRecordsNothing() async throws {
+        try await FeedbackHarness.with { harness in
+            let store = try #require(harness.relay.store as? SQLiteStore)
+            let key = harness.apps[0].apiKey
+            try await store.execute("PRAGMA max_page_count = 1")
+            var answer = FeedbackHarness.Answer(status: 0, body: Data())
+            for index in 0..<200 where answer.status != 503 {
+                answer = try await harness.call(
+                    "POST",
+                    "/v1/devices",
+                    json: ["token": String(format: "%064x", index), "userId": "user\(index)", "rooms": ["r\(index)"]],
+                    key: key
+                )
+                try #require([201, 503].contains(answer.status), "\(answer.text)")
+            }
+            #expect(answer.status == 503)
+            #expect((try answer.json()["error"] as? [String: Any])?["code"] as? String == "storage_unavailable")
+            #expect(answer.headers["retry-after"] == "5")
+            try await store.execute("PRAGMA max_page_count = 1073741823")
+            let again = try await harness.call(
+                "POST",
+                "/v1/devices",
+                json: ["token": String(format: "%064x", 9999), "userId": "again"],
+                key: key
+            )
+            #expect(again.status == 201, "\(again.text)")
+        }
+    }
 }

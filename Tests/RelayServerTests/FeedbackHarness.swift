@@ -29,6 +29,8 @@ final class FeedbackHarness: Sendable {
     struct Answer: Sendable {
         var status: Int
         var body: Data
+        /// Header fields by lowercased name.
+        var headers: [String: String] = [:]
         var text: String { String(decoding: body, as: UTF8.self) }
         func json() throws -> [String: Any] {
             guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
@@ -84,7 +86,7 @@ final class FeedbackHarness: Sendable {
         key: String?,
         headers: [String: String] = [:]
     ) async throws -> Answer {
-        let (status, data, _) = try await exchange(
+        let (status, data, fields) = try await exchange(
             port: relay.port,
             method,
             path,
@@ -93,7 +95,7 @@ final class FeedbackHarness: Sendable {
             body: body,
             headers: headers
         )
-        return Answer(status: status, body: data)
+        return Answer(status: status, body: data, headers: fields)
     }
 
     /// Registers `token` for `user` in room `general` of `app`, then has alice post a message there (signed
