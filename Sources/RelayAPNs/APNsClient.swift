@@ -46,9 +46,8 @@ public final class APNsClient: Sendable {
             providerToken = token
         case .certificate(let path, let keyPath, let password):
             providerToken = nil
-            let lower = path.lowercased()
-            let isPKCS12 = lower.hasSuffix(".p12") || lower.hasSuffix(".pfx")
-            certificate = .init(path: path, type: isPKCS12 ? "P12" : "PEM", keyPath: keyPath, password: password)
+            let type = ClientCertificate.isPKCS12(path) ? "P12" : "PEM"
+            certificate = .init(path: path, type: type, keyPath: keyPath, password: password)
             if !FileManager.default.isReadableFile(atPath: path) {
                 problems.append("certificate file \(path) is not readable")
             }

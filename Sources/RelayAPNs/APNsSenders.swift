@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayCrypto
 import Synchronization
 
 /// One ``APNsClient`` per app and environment, made on first use, so one app's APNs trouble (a dead
@@ -91,15 +92,27 @@ public final class APNsSenders: Sendable {
         return .providerToken(token)
     }
 
-    /// Loads every token-auth app's key as its first send would, so a key file that holds no usable private
-    /// key stops the relay (and `config check`) instead of failing every delivery. Certificate files are read
-    /// by libcurl at the first send.
-    /// - Throws: ``Configuration/Invalid`` with one line per app whose key cannot be loaded, with its key path.
+    /// Loads every app's APNs credentials as its first send would: a token-auth key must sign, a client
+    /// certificate must open with its password and match its key (``RelayCrypto/ClientCertificate``). A
+    /// file that cannot work stops the relay (and `config check`) instead of failing every delivery.
+    /// - Throws: ``Configuration/Invalid`` with one line per app whose credentials cannot be used, by path.
     public static func checkCredentials(_ apps: [Configuration.App]) throws(Configuration.Invalid) {
         let problems = apps.enumerated().compactMap { index, app -> String? in
-            guard let credentials = app.apns.credentials, credentials.certificateFile == nil,
-                let keyFile = credentials.keyFile
-            else { return nil }
+            guard let credentials = app.apns.credentials else { return nil }
+            let at = "apps[\(index)].apns.credentials"
+            if let certificate = credentials.certificateFile {
+                do {
+                    try ClientCertificate.check(
+                        certificatePath: certificate,
+                        keyPath: credentials.certificateKeyFile,
+                        password: credentials.certificatePassword
+                    )
+                    return nil
+                } catch {
+                    return "\(at).certificateFile: \(error)"
+                }
+            }
+            guard let keyFile = credentials.keyFile else { return nil }
             do {
                 _ = try ProviderToken(
                     keyPEMOrPath: keyFile,
@@ -108,7 +121,7 @@ public final class APNsSenders: Sendable {
                 )
                 return nil
             } catch {
-                return "apps[\(index)].apns.credentials.keyFile: \(error)"
+                return "\(at).keyFile: \(error)"
             }
         }
         if !problems.isEmpty { throw Configuration.Invalid(problems) }
