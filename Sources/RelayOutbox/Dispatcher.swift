@@ -198,13 +198,13 @@ public final class Dispatcher: Sendable {
             outcome = .failed(status: status, reason: reason)
             log(.warning, "delivery failed", ["push.reason": reason, "failure": failure.rawValue])
         }
-        metrics.recordOutcome(outcome.metricName, reason: result.reason ?? "none")
+        metrics.recordOutcome(outcome.metricName, reason: result.reason ?? "none", app: job.appId, platform: platform)
         return outcome
     }
 }
 
 extension DeliveryOutcome {
-    /// The `outcome` label of ``RelayMetrics/recordOutcome(_:reason:)``.
+    /// The `outcome` label of ``RelayMetrics/recordOutcome(_:reason:app:platform:)``.
     var metricName: String {
         switch self {
         case .sent: "sent"

@@ -37,6 +37,8 @@ public final class RelayMetrics: Sendable {
 
     /// A delivery attempt's `outcome` and `reason` labels.
     private struct Outcome: Hashable {
+        var app: String
+        var platform: Platform
         var outcome: String
         var reason: String
     }
@@ -67,10 +69,12 @@ public final class RelayMetrics: Sendable {
         state.withLock { $0.counters[name, default: [:]][Labels(pairs: labels), default: 0] += amount }
     }
 
-    /// One delivery attempt's outcome (`sent`, `retry`, `failed`, `retired`, `unlinked`) and APNs reason.
-    public func recordOutcome(_ outcome: String, reason: String) {
+    /// One delivery attempt's outcome (`sent`, `retry`, `failed`, `retired`, `unlinked`) and the service's
+    /// reason, for its app and its device's platform.
+    public func recordOutcome(_ outcome: String, reason: String, app: String, platform: Platform) {
+        let key = Outcome(app: app, platform: platform, outcome: outcome, reason: reason)
         let reached = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.outcomes[Outcome(outcome: outcome, reason: reason), default: 0] += 1
+            state.outcomes[key, default: 0] += 1
             state.attemptsDecided += 1
             guard !state.attemptWaiters.isEmpty else { return [] }
             let decided = state.attemptsDecided
@@ -80,7 +84,8 @@ public final class RelayMetrics: Sendable {
         for continuation in reached { continuation.resume() }
     }
 
-    /// Delivery attempts decided so far, whatever their outcome (``recordOutcome(_:reason:)`` calls).
+    /// Delivery attempts decided so far, whatever their outcome (``recordOutcome(_:reason:app:platform:)``
+    /// calls).
     public var attemptsDecided: Int { state.withLock { $0.attemptsDecided } }
 
     /// Returns once ``attemptsDecided`` is at least `count`, or when the task is cancelled: for benchmarks and
@@ -149,12 +154,17 @@ public final class RelayMetrics: Sendable {
         let snapshot = state.withLock { $0 }
         var counters = snapshot.counters
         for (key, count) in snapshot.outcomes {
-            let labels = Labels(pairs: [("outcome", key.outcome), ("reason", key.reason)])
+            let labels = Labels(
+                pairs: [
+                    ("app", key.app), ("platform", key.platform.rawValue), ("outcome", key.outcome),
+                    ("reason", key.reason),
+                ]
+            )
             counters[Self.outcomes, default: [:]][labels] = Double(count)
         }
         var out = ""
         let help = [
-            "pushrelay_notifications_total": "Delivery attempts by outcome and the push service's reason.",
+            "pushrelay_notifications_total": "Delivery attempts by app, platform, outcome and the service's reason.",
             "pushrelay_webhooks_total": "Webhooks accepted by event.",
             "pushrelay_http_requests_total": "HTTP requests by route, method and status.",
             "pushrelay_feedback_total": "Feedback POSTs of retired tokens by outcome.",

@@ -1,5 +1,6 @@
 import APNsMock
 import Foundation
+import RelayCore
 import RelayOutbox
 import RelayServer
 import Synchronization
@@ -11,30 +12,38 @@ import Testing
     @Test func attemptsDecidedCountsEveryOutcome() {
         let metrics = RelayMetrics()
         #expect(metrics.attemptsDecided == 0)
-        metrics.recordOutcome("sent", reason: "none")
-        metrics.recordOutcome("retry", reason: "ServiceUnavailable")
-        metrics.recordOutcome("sent", reason: "none")
+        metrics.recordOutcome("sent", reason: "none", app: "app0", platform: .ios)
+        metrics.recordOutcome("retry", reason: "ServiceUnavailable", app: "app0", platform: .ios)
+        metrics.recordOutcome("sent", reason: "none", app: "app0", platform: .ios)
         metrics.recordWebhook("did_send_message")
         #expect(metrics.attemptsDecided == 3)
         let lines = metrics.render().split(separator: "\n")
-        #expect(lines.contains("pushrelay_notifications_total{outcome=\"sent\",reason=\"none\"} 2"))
-        #expect(lines.contains("pushrelay_notifications_total{outcome=\"retry\",reason=\"ServiceUnavailable\"} 1"))
+        #expect(
+            lines.contains(
+                "pushrelay_notifications_total{app=\"app0\",platform=\"ios\",outcome=\"sent\",reason=\"none\"} 2"
+            )
+        )
+        #expect(
+            lines.contains(
+                "pushrelay_notifications_total{app=\"app0\",platform=\"ios\",outcome=\"retry\",reason=\"ServiceUnavailable\"} 1"
+            )
+        )
         #expect(lines.filter { $0.hasPrefix("# TYPE pushrelay_notifications_total") }.count == 1)
     }
 
     /// What `relay-bench fanout` waits with: woken by the outcome that reaches the count, not before.
     @Test(.timeLimit(.minutes(1))) func aWaitForDecidedAttemptsEndsAtItsCount() async throws {
         let metrics = RelayMetrics()
-        metrics.recordOutcome("sent", reason: "none")
+        metrics.recordOutcome("sent", reason: "none", app: "app0", platform: .ios)
         let ended = Mutex(false)
         let waiter = Task {
             await metrics.waitUntilAttemptsDecided(3)
             ended.withLock { $0 = true }
         }
-        metrics.recordOutcome("retry", reason: "ServiceUnavailable")
+        metrics.recordOutcome("retry", reason: "ServiceUnavailable", app: "app0", platform: .ios)
         try await Task.sleep(for: .milliseconds(50))  // time for a wait that ended too early to show it
         #expect(!ended.withLock { $0 })
-        metrics.recordOutcome("sent", reason: "none")
+        metrics.recordOutcome("sent", reason: "none", app: "app0", platform: .ios)
         await waiter.value
         #expect(ended.withLock { $0 } && metrics.attemptsDecided == 3)
         // Already reached: returns at once.
@@ -62,7 +71,10 @@ import Testing
             }
             let before = try await relay.metrics()
             #expect(before["pushrelay_apns_request_duration_seconds_count"] == 0)
-            #expect(before["pushrelay_notifications_total{outcome=\"sent\",reason=\"none\"}"] == nil)
+            #expect(
+                before["pushrelay_notifications_total{app=\"app0\",platform=\"ios\",outcome=\"sent\",reason=\"none\"}"]
+                    == nil
+            )
             #expect(before["pushrelay_devices{state=\"live\"}"] == 4)
             #expect(before["pushrelay_devices{state=\"retired\"}"] == 0)
 
@@ -78,10 +90,25 @@ import Testing
 
             let after = try await relay.metrics()
             // Three attempts for the dead token (maxAttempts 3): two retries, then failed.
-            #expect(after["pushrelay_notifications_total{outcome=\"sent\",reason=\"none\"}"] == 2)
-            #expect(after["pushrelay_notifications_total{outcome=\"retired\",reason=\"Unregistered\"}"] == 1)
-            #expect(after["pushrelay_notifications_total{outcome=\"retry\",reason=\"ServiceUnavailable\"}"] == 2)
-            #expect(after["pushrelay_notifications_total{outcome=\"failed\",reason=\"ServiceUnavailable\"}"] == 1)
+            #expect(
+                after["pushrelay_notifications_total{app=\"app0\",platform=\"ios\",outcome=\"sent\",reason=\"none\"}"]
+                    == 2
+            )
+            #expect(
+                after[
+                    "pushrelay_notifications_total{app=\"app0\",platform=\"ios\",outcome=\"retired\",reason=\"Unregistered\"}"
+                ] == 1
+            )
+            #expect(
+                after[
+                    "pushrelay_notifications_total{app=\"app0\",platform=\"ios\",outcome=\"retry\",reason=\"ServiceUnavailable\"}"
+                ] == 2
+            )
+            #expect(
+                after[
+                    "pushrelay_notifications_total{app=\"app0\",platform=\"ios\",outcome=\"failed\",reason=\"ServiceUnavailable\"}"
+                ] == 1
+            )
             #expect(after["pushrelay_webhooks_total{event=\"did_send_message\"}"] == 1)
             // Every APNs answer is one latency observation.
             #expect(relay.mock.answeredCount == 6)
