@@ -77,28 +77,14 @@ extension PostgresStore {
         }
     }
 
-    /// Why a claimed row can no longer be sent, as its end; nil when it can. Decided when it is claimed, so
-    /// retiring, unlinking or deleting a device never has to find its deliveries.
+    /// ``StoredValues/undeliverable(deviceState:retiredReason:topicUnlinked:)`` for a claimed row.
     private static func undeliverable(_ rows: PostgresRows, _ row: Int) -> EndedDelivery? {
-        let id = rows.int64(row, 0)
-        guard let state = rows.optionalString(row, 3) else {
-            return EndedDelivery(id: id, status: DeliveryStatus.failed.rawValue, reason: "DeviceDeleted")
-        }
-        if state == DeviceState.retired.rawValue {
-            return EndedDelivery(
-                id: id,
-                status: DeliveryStatus.retired.rawValue,
-                reason: rows.optionalString(row, 7) ?? "Retired"
-            )
-        }
-        if rows.bool(row, 6) {
-            return EndedDelivery(
-                id: id,
-                status: DeliveryStatus.failed.rawValue,
-                reason: APNsReason.deviceTokenNotForTopic.description
-            )
-        }
-        return nil
+        let end = StoredValues.undeliverable(
+            deviceState: rows.optionalString(row, 3),
+            retiredReason: rows.optionalString(row, 7),
+            topicUnlinked: rows.bool(row, 6)
+        )
+        return end.map { EndedDelivery(id: rows.int64(row, 0), status: $0.status.rawValue, reason: $0.reason) }
     }
 
     /// Ends the claimed rows that cannot be sent, in one statement; attempts stay as they were.
@@ -118,20 +104,13 @@ extension PostgresStore {
 
     /// The notification a claimed row carries (columns 9 to 20 of ``claimSQL``).
     private static func readContent(_ rows: PostgresRows, _ row: Int, id: UUID) throws -> NotificationContent {
-        guard let kind = NotificationKind(rawValue: rows.string(row, 10)) else {
-            throw StoreError(code: .invalidData, message: "notification \(id.lowercasedString) has an unknown kind")
-        }
-        let content: ChatMessage.Content =
-            switch kind {
-            case .message: .text(rows.optionalString(row, 14) ?? "")
-            case .imageMessage:
-                .image(caption: rows.optionalString(row, 14), imageURL: rows.optionalString(row, 15))
-            }
-        let message = ChatMessage(
+        let message = try StoredValues.message(
+            kind: rows.string(row, 10),
             roomId: rows.string(row, 12),
             senderId: rows.string(row, 13),
-            content: content,
             messageId: rows.optionalString(row, 11),
+            text: rows.optionalString(row, 14),
+            imageURL: rows.optionalString(row, 15),
             roomName: rows.optionalString(row, 16),
             senderName: rows.optionalString(row, 17)
         )

@@ -79,11 +79,7 @@ extension PostgresStore {
             throw Raced()
         }
         let message = n.message
-        let (text, imageURL): (String?, String?) =
-            switch message.content {
-            case .text(let text): (text, nil)
-            case .image(let caption, let imageURL): (caption, imageURL)
-            }
+        let (text, imageURL) = StoredValues.columns(of: message.content)
         let inserted = try db.query(
             """
             INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, text, image_url,

@@ -264,20 +264,18 @@ extension SQLiteStore {
         WHERE id BETWEEN ?1 AND ?2
         """
 
-    /// Why a due delivery can no longer be sent, as its final (status, reason); nil when it can. Decided
-    /// when it is claimed, so retiring, unlinking or deleting a device never has to find its deliveries.
+    /// ``StoredValues/undeliverable(deviceState:retiredReason:topicUnlinked:)`` for a due row, its unlinked
+    /// topics decoded only when there are any.
     private static func undeliverable(
         _ delivery: DueDelivery,
         topic: String
-    ) throws -> (DeliveryStatus, String)? {
-        guard let state = delivery.deviceState else { return (.failed, "DeviceDeleted") }
-        if state == DeviceState.retired.rawValue { return (.retired, delivery.retiredReason ?? "Retired") }
-        if delivery.unlinkedTopics != "[]",
-            try JSONDecoder().decode([String].self, from: Data(delivery.unlinkedTopics.utf8)).contains(topic)
-        {
-            return (.failed, APNsReason.deviceTokenNotForTopic.description)
-        }
-        return nil
+    ) throws -> (status: DeliveryStatus, reason: String)? {
+        try StoredValues.undeliverable(
+            deviceState: delivery.deviceState,
+            retiredReason: delivery.retiredReason,
+            topicUnlinked: try delivery.unlinkedTopics != "[]"
+                && JSONDecoder().decode([String].self, from: Data(delivery.unlinkedTopics.utf8)).contains(topic)
+        )
     }
 
     /// Ends a delivery that is not sent (see ``undeliverable(_:topic:)``); attempts stay as they were.
@@ -309,29 +307,23 @@ extension SQLiteStore {
     private func loadNotification(of delivery: DueDelivery) throws -> NotificationRun {
         try db.withStatement(Self.notificationOfDeliverySQL) { row in
             try row.bind(1, delivery.id)
-            guard try row.step(), row.int64(13) >= delivery.id, let kind = NotificationKind(rawValue: row.string(1))
-            else {
+            guard try row.step(), row.int64(13) >= delivery.id else {
                 throw StoreError(code: .invalidData, message: "delivery \(delivery.id) has no notification")
             }
-            let content: ChatMessage.Content
-            switch kind {
-            case .message:
-                content = .text(row.optionalString(5) ?? "")
-            case .imageMessage:
-                content = .image(caption: row.optionalString(5), imageURL: row.optionalString(6))
-            }
-            let message = ChatMessage(
+            let message = try StoredValues.message(
+                kind: row.string(1),
                 roomId: row.string(3),
                 senderId: row.string(4),
-                content: content,
                 messageId: row.optionalString(2),
+                text: row.optionalString(5),
+                imageURL: row.optionalString(6),
                 roomName: row.optionalString(7),
                 senderName: row.optionalString(8)
             )
             return NotificationRun(
                 deliveries: row.int64(12)...row.int64(13),
                 content: NotificationContent(
-                    id: try Self.readUUID(row.string(0)),
+                    id: try StoredValues.uuid(row.string(0)),
                     message: message,
                     topic: row.string(9),
                     expiration: row.optionalInt(10),
@@ -478,7 +470,7 @@ private struct DueDelivery {
         return DeliveryJob(
             deliveryId: id,
             appId: appId,
-            token: try SQLiteStore.readToken(token, platform: platform),
+            token: try StoredValues.token(token, platform: platform),
             environment: environment,
             attempts: attempts,
             deviceRegisteredAt: registeredAt,

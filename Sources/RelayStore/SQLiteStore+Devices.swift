@@ -188,7 +188,7 @@ extension SQLiteStore {
 
     /// A device from a row of ``deviceColumns``.
     static func readDevice(_ row: SQLiteStatement) throws -> Device {
-        let token = try readToken(row.string(1), platform: row.string(11))
+        let token = try StoredValues.token(row.string(1), platform: row.string(11))
         guard let environment = APNsEnvironment(rawValue: row.string(3)),
             let state = DeviceState(rawValue: row.string(4))
         else {
@@ -214,11 +214,4 @@ extension SQLiteStore {
             unlinkedTopics: topics
         )
     }
-
-    /// A stored token with its stored platform.
-    static func readToken(_ text: String, platform: String) throws -> PushToken {
-        try StoredValues.token(text, platform: platform)
-    }
-
-    static func readUUID(_ text: String) throws -> UUID { try StoredValues.uuid(text) }
 }

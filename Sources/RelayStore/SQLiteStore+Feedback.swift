@@ -54,7 +54,7 @@ extension SQLiteStore {
                         FeedbackJob(
                             feedbackId: row.int64(0),
                             appId: row.string(1),
-                            token: try Self.readToken(row.string(2), platform: row.string(10)),
+                            token: try StoredValues.token(row.string(2), platform: row.string(10)),
                             userId: row.string(3),
                             environment: environment,
                             reason: row.string(5),

@@ -29,7 +29,7 @@ extension SQLiteStore {
             }
             return nil
         }
-        let notificationId = try Self.readUUID(found.notificationId)
+        let notificationId = try StoredValues.uuid(found.notificationId)
         guard found.hash == key.requestHash else { return .keyReused(notificationId: notificationId) }
         return .duplicate(notificationId: notificationId, devices: try count(found.deliveries))
     }

@@ -61,13 +61,16 @@ extension SQLiteStore {
                 }
                 if let found, found.roomId != n.roomId || found.senderId != n.senderId {
                     return .conflict(
-                        notificationId: try Self.readUUID(found.id),
+                        notificationId: try StoredValues.uuid(found.id),
                         roomId: found.roomId,
                         senderId: found.senderId
                     )
                 }
                 if let found {
-                    return .duplicate(notificationId: try Self.readUUID(found.id), devices: try count(found.deliveries))
+                    return .duplicate(
+                        notificationId: try StoredValues.uuid(found.id),
+                        devices: try count(found.deliveries)
+                    )
                 }
             }
             if let idempotencyKey { try remember(idempotencyKey, appId: n.appId, notificationId: id, at: n.createdAt) }
@@ -85,11 +88,7 @@ extension SQLiteStore {
                 try statement.bind(4, message.messageId)
                 try statement.bind(5, message.roomId)
                 try statement.bind(6, message.senderId)
-                let (text, imageURL): (String?, String?) =
-                    switch message.content {
-                    case .text(let text): (text, nil)
-                    case .image(let caption, let imageURL): (caption, imageURL)
-                    }
+                let (text, imageURL) = StoredValues.columns(of: message.content)
                 try statement.bind(7, text)
                 try statement.bind(8, imageURL)
                 try statement.bind(9, message.roomName)
@@ -158,7 +157,7 @@ extension SQLiteStore {
                     throw StoreError(code: .invalidData, message: "notification \(id) has an unknown kind")
                 }
                 let summary = NotificationSummary(
-                    id: try Self.readUUID(row.string(0)),
+                    id: try StoredValues.uuid(row.string(0)),
                     kind: kind,
                     roomId: row.string(2),
                     senderId: row.string(3),

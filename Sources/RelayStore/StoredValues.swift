@@ -1,7 +1,9 @@
 import Foundation
 import RelayCore
 
-/// Models read back from the text every store keeps them as (tokens with their platform, UUIDs).
+/// Models read back from the columns every store keeps them as (tokens with their platform, UUIDs, chat
+/// messages), and the claim's rule for a delivery whose device can no longer take it: what both stores
+/// share, so neither spells it differently.
 package enum StoredValues {
     /// A stored token with its stored platform.
     /// - Throws: ``StoreError`` `.invalidData` when either is not valid.
@@ -21,5 +23,61 @@ package enum StoredValues {
             throw StoreError(code: .invalidData, message: "stored UUID '\(text)' is invalid")
         }
         return uuid
+    }
+
+    /// A chat message's `text` column (the text, or an image's caption) and `image_url` column.
+    package static func columns(of content: ChatMessage.Content) -> (text: String?, imageURL: String?) {
+        switch content {
+        case .text(let text): (text, nil)
+        case .image(let caption, let imageURL): (caption, imageURL)
+        }
+    }
+
+    /// A chat message from its columns (``columns(of:)`` and the ids and names beside them).
+    /// - Throws: ``StoreError`` `.invalidData` for an unknown kind.
+    package static func message(
+        kind: String,
+        roomId: String,
+        senderId: String,
+        messageId: String?,
+        text: String?,
+        imageURL: String?,
+        roomName: String?,
+        senderName: String?
+    ) throws -> ChatMessage {
+        guard let kind = NotificationKind(rawValue: kind) else {
+            throw StoreError(code: .invalidData, message: "stored notification kind '\(kind)' is unknown")
+        }
+        let content: ChatMessage.Content =
+            switch kind {
+            case .message: .text(text ?? "")
+            case .imageMessage: .image(caption: text, imageURL: imageURL)
+            }
+        return ChatMessage(
+            roomId: roomId,
+            senderId: senderId,
+            content: content,
+            messageId: messageId,
+            roomName: roomName,
+            senderName: senderName
+        )
+    }
+
+    /// Why a due delivery can no longer be sent, as its final status and reason; nil when it can. Decided
+    /// when it is claimed, so retiring, unlinking or deleting a device never has to find its deliveries.
+    /// - Parameters:
+    ///   - deviceState: the device's state; nil when the device was deleted or registered again for another
+    ///     user.
+    ///   - topicUnlinked: whether APNs unlinked the notification's topic from the device; asked only of a
+    ///     live device.
+    package static func undeliverable(
+        deviceState: String?,
+        retiredReason: String?,
+        topicUnlinked: @autoclosure () throws -> Bool
+    ) rethrows -> (status: DeliveryStatus, reason: String)? {
+        guard let deviceState else { return (.failed, "DeviceDeleted") }
+        if deviceState == DeviceState.retired.rawValue { return (.retired, retiredReason ?? "Retired") }
+        if try topicUnlinked() { return (.failed, APNsReason.deviceTokenNotForTopic.description) }
+        return nil
     }
 }

@@ -15,6 +15,29 @@ struct FanOutRun {
         }
     }
 
+    /// `push-relay serve` on port 0 over the database in `directory`, sending `concurrency` pushes at a time
+    /// (few, so a fan-out is still going when the test stops it); each start on the same directory is a
+    /// restart of the same relay.
+    static func serve(in directory: TemporaryDirectory, concurrency: Int, name: String) throws -> RelayProcess {
+        try RelayProcess(
+            ["serve", "--port", "0", "--log-level", "warning"],
+            environment: [
+                "PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path,
+                "PUSH_RELAY_DELIVERY_CONCURRENCY": "\(concurrency)",
+            ],
+            outputIn: directory.url,
+            name: name
+        )
+    }
+
+    /// Starts `relay`'s fan-out: waits until it listens, then ``start(_:)``; returns the client (with the
+    /// development app's key) and the notification id.
+    func start(on relay: RelayProcess) async throws -> (client: RelayClient, notificationId: String) {
+        let apiKey = try await relay.line(startingWith: "API key: ")
+        let client = RelayClient(port: try await relay.listeningPort(), apiKey: apiKey)
+        return (client, try await start(client))
+    }
+
     /// Registers every token for its own user in room `crowd`, then posts one message there; returns the
     /// notification id once the webhook is answered 202 for every device.
     func start(_ client: RelayClient) async throws -> String {

@@ -12,17 +12,9 @@ import Testing
     @Test func sigkillMidFanOutResendsAtMostWhatWasInFlight() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let environment = [
-            "PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path,
-            "PUSH_RELAY_DELIVERY_CONCURRENCY": "\(Self.concurrency)",
-        ]
-        let arguments = ["serve", "--port", "0", "--log-level", "warning"]
         let run = FanOutRun(devices: Self.devices)
-
-        let first = try RelayProcess(arguments, environment: environment, outputIn: directory.url, name: "first")
-        let apiKey = try await first.line(startingWith: "API key: ")
-        var client = RelayClient(port: try await first.listeningPort(), apiKey: apiKey)
-        let notificationId = try await run.start(client)
+        let first = try FanOutRun.serve(in: directory, concurrency: Self.concurrency, name: "first")
+        var (client, notificationId) = try await run.start(on: first)
         // Killed once a good part of the room went out, while the rest is being sent.
         let deadline = ContinuousClock.now + .seconds(60)
         // Lines counted without reading them: the last one may be half written while the relay runs.
@@ -36,7 +28,7 @@ import Testing
         let sentBeforeKill = try FanOutRun.sends(in: first.stdoutLines).count
         try #require(sentBeforeKill < Self.devices, "the kill came after the whole room was sent")
 
-        let second = try RelayProcess(arguments, environment: environment, outputIn: directory.url, name: "second")
+        let second = try FanOutRun.serve(in: directory, concurrency: Self.concurrency, name: "second")
         client.port = try await second.listeningPort()
         let counts = try await run.settle(client, notificationId)
         second.signal(SIGTERM)

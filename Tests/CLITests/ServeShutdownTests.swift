@@ -9,24 +9,17 @@ import Testing
     @Test func sigtermDuringAFanOutLosesNothingAndSendsNothingTwice() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let environment = [
-            "PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path,
-            // A few sends at a time, so the fan-out is still going when SIGTERM arrives.
-            "PUSH_RELAY_DELIVERY_CONCURRENCY": "4",
-        ]
-        let arguments = ["serve", "--port", "0", "--log-level", "warning"]
-
         let run = FanOutRun(devices: Self.devices)
-        let first = try RelayProcess(arguments, environment: environment, outputIn: directory.url, name: "first")
-        let apiKey = try await first.line(startingWith: "API key: ")
-        var client = RelayClient(port: try await first.listeningPort(), apiKey: apiKey)
-        let notificationId = try await run.start(client)
+        // A few sends at a time, so the fan-out is still going when SIGTERM arrives.
+        let first = try FanOutRun.serve(in: directory, concurrency: 4, name: "first")
+        var (client, notificationId) = try await run.start(on: first)
+        let apiKey = client.apiKey
         first.signal(SIGTERM)
         let firstExit = try await first.exitStatus()
         #expect(firstExit.exited && firstExit.status == 0, "first run: \(firstExit)\n\(first.stderr)")
 
         // The same database again: whatever was pending goes out now.
-        let second = try RelayProcess(arguments, environment: environment, outputIn: directory.url, name: "second")
+        let second = try FanOutRun.serve(in: directory, concurrency: 4, name: "second")
         #expect(try await second.line(startingWith: "API key: ") == apiKey)
         client.port = try await second.listeningPort()
         let counts = try await run.settle(client, notificationId)
