@@ -106,19 +106,20 @@ public struct Configuration: Codable, Sendable, Equatable {
     }
 
     public struct Delivery: Codable, Sendable, Equatable {
-        /// Requests to APNs in flight at once, over all apps. Each costs about 20 KB of memory (libcurl's
-        /// transfer and the relay's job); at 20–50 ms to APNs, 200 in flight carry 4,000–10,000 pushes a second.
+        /// Requests to the push services (APNs, FCM) in flight at once, over all apps. Each costs about 20 KB of
+        /// memory (libcurl's transfer and the relay's job); at 20–50 ms a request, 200 in flight carry
+        /// 4,000–10,000 pushes a second.
         public var concurrency = 300
-        /// Requests in flight for any one app, so an app whose APNs is slow or unreachable cannot take every
-        /// slot from the others. More than ``concurrency`` means no limit of its own.
+        /// Requests in flight for any one app, so an app whose push service is slow or unreachable cannot take
+        /// every slot from the others. More than ``concurrency`` means no limit of its own.
         public var perAppConcurrency = 200
         /// Deliveries taken from the outbox at a time.
         public var batchSize = 1000
         /// A taken delivery not finished within this many SECONDS is taken again (crash recovery).
         public var leaseSeconds = 120
-        /// How long a push waits for APNs' answer, in MILLISECONDS.
+        /// How long a push waits for its service's answer, in MILLISECONDS.
         public var requestTimeoutMilliseconds = 15_000
-        /// How long connecting to APNs may take, in MILLISECONDS.
+        /// How long connecting to a push service may take, in MILLISECONDS.
         public var connectTimeoutMilliseconds = 10_000
         /// Retries after 429, 5xx and transport failures.
         public var retry = RetryPolicy()
