@@ -85,7 +85,10 @@ let package = Package(
             dependencies: ["RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelayTestSupport"]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
-        .testTarget(name: "CLITests", dependencies: ["push-relay", "RelayFCM", "RelayCore", "RelayTestSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["push-relay", "RelayFCM", "RelayCore", "RelayStore", "RelayPostgres", "RelayTestSupport"]
+        ),
         .testTarget(
             name: "PushRelayClientTests",
             dependencies: [

@@ -209,3 +209,24 @@ extension Store {
         try await addMember(appId: appId, roomId: roomId, userId: userId, muted: nil, at: at)
     }
 }
+
+/// A store whose rows can be read out table by table, for ``StoreCopy`` (`push-relay storage copy`).
+public protocol StoreExport: Sendable {
+    /// Up to `limit` rows of `table` in key order (``StoreTable/key``), after the row `after` (a
+    /// ``StoreBatch/last``; nil from the first). Fewer than `limit` means the table is done.
+    func exportBatch(_ table: StoreTable, after: Data?, limit: Int) async throws -> StoreBatch
+}
+
+/// A store that rows read out of another (``StoreExport``) can be written into, for ``StoreCopy``.
+public protocol StoreImport: Sendable {
+    /// Rows in the tables ``StoreTable`` names (0 when there is nothing to overwrite).
+    func importedRowCount() async throws -> Int
+
+    /// Writes the batch's rows as they are (ids kept, leases none) in ONE transaction.
+    /// - Throws: ``StoreError`` `.constraint` when a row exists already, `.invalidData` for a row the engine
+    ///   cannot hold.
+    func importBatch(_ batch: StoreBatch) async throws
+
+    /// After the last batch: makes new ids follow the copied ones.
+    func finishImport() async throws
+}
