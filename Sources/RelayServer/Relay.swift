@@ -92,7 +92,7 @@ public final class Relay: Sendable {
                 "request",
                 [
                     "request.id": entry.requestID, "http.method": entry.method, "http.route": route,
-                    "http.status": "\(entry.status)", "duration_ms": String(format: "%.1f", entry.durationMilliseconds),
+                    "http.status": entry.status, "duration_ms": (entry.durationMilliseconds * 10).rounded() / 10,
                     "client.address": entry.clientAddress,
                 ]
             )
@@ -129,8 +129,8 @@ public final class Relay: Sendable {
         logger.info(
             "relay listening",
             [
-                "http.host": configuration.http.host, "http.port": "\(port)", "http.scheme": scheme,
-                "http.connection_limit": "\(server.statistics.connectionLimit)",
+                "http.host": configuration.http.host, "http.port": port, "http.scheme": scheme,
+                "http.connection_limit": server.statistics.connectionLimit,
             ]
         )
     }

@@ -83,7 +83,7 @@ extension RelayAPI {
             logger.info(
                 "webhook accepted",
                 [
-                    "app.id": app.id, "notification.id": accepted.notificationId, "devices": "\(accepted.devices)",
+                    "app.id": app.id, "notification.id": accepted.notificationId, "devices": accepted.devices,
                     "request.id": request.id,
                 ]
             )
