@@ -20,6 +20,8 @@ public final class Relay: Sendable {
     public let store: any Store
     public let metrics = RelayMetrics()
     private let server: HTTPServer
+    /// The `http.admin` listener; nil when not enabled.
+    private let adminServer: HTTPServer?
     private let dispatcher: Dispatcher
     private let transports: [any PushTransport]
     private let logger: Logger
@@ -80,11 +82,11 @@ public final class Relay: Sendable {
             time: time,
             logger: logger
         )
-        let router = api.router()
+        let router = api.router(metricsElsewhere: configuration.http.admin.enabled)
         let http = Self.httpServerConfiguration(configuration.http)
         let metrics = self.metrics
         let accessLog = logger.with(["component": "http"])
-        server = HTTPServer(configuration: http, tls: tls, handler: router.handler, logger: logger) { entry in
+        let onResponse: @Sendable (AccessLogEntry) -> Void = { entry in
             let route = entry.route ?? "unmatched"
             metrics.recordRequest(route: route, method: entry.method, status: entry.status)
             // The route pattern, never the path: a path can hold a device token.
@@ -97,10 +99,22 @@ public final class Relay: Sendable {
                 ]
             )
         }
+        server = HTTPServer(
+            configuration: http,
+            tls: tls,
+            handler: router.handler,
+            logger: logger,
+            onResponse: onResponse
+        )
+        adminServer = Self.adminServer(configuration.http, api: api, logger: logger, onResponse: onResponse)
     }
 
     /// The HTTP port (the real one when the configuration asked for 0).
     public var port: Int { server.port }
+
+    /// The port of the `http.admin` listener (the real one when the configuration asked for 0); nil when it
+    /// is not enabled.
+    public var adminPort: Int? { adminServer?.port }
 
     /// `"https"` when the relay serves TLS itself (`http.tls`), else `"http"`.
     public var scheme: String { server.tls == nil ? "http" : "https" }
@@ -121,7 +135,11 @@ public final class Relay: Sendable {
         dispatcherTask.set(Task { await dispatcher.run() })
         let feedback = self.feedback
         feedbackTask.set(Task { await feedback.run() })
-        do { try server.start() } catch {
+        do {
+            try server.start()
+            try adminServer?.start()
+        } catch {
+            await server.shutdown()
             await stopDispatcher()
             await stop(feedbackTask)
             throw error
@@ -133,11 +151,15 @@ public final class Relay: Sendable {
                 "http.connection_limit": server.statistics.connectionLimit,
             ]
         )
+        if let adminPort {
+            logger.info("admin listening", ["http.host": configuration.http.admin.host, "http.port": adminPort])
+        }
     }
 
     /// Graceful stop: no new requests, in-flight requests answered, in-flight deliveries recorded.
     public func shutdown() async {
         await server.shutdown()
+        await adminServer?.shutdown()
         await stopDispatcher()
         await stop(feedbackTask)
         for transport in transports { await transport.shutdown() }

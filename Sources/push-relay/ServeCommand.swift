@@ -91,6 +91,7 @@ enum ServeCommand {
         // Once listening: a relay that cannot start (the port is taken) prints no key to use.
         if developmentApp { say("API key: \(try development.apiKey())") }
         say("PushRelay listening on \(relay.scheme)://\(configuration.http.host):\(relay.port)")
+        if let port = relay.adminPort { say("PushRelay admin on http://\(configuration.http.admin.host):\(port)") }
         let signal = await signals.wait()
         let bound = configuration.shutdownTimeoutSeconds
         logger.notice("stopping", ["signal": "\(signal)", "shutdown.timeout_seconds": bound])
