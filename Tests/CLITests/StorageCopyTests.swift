@@ -141,18 +141,19 @@ import Testing
         )
     }
 
+    /// A SQLite store at `path`, seeded (``seed(_:)``), read and closed: its notifications and what it reads.
+    static func seededFile(at path: String) async throws -> (ids: (finished: UUID, pending: UUID), reading: Reading) {
+        let source = try SQLiteStore(path: path, logger: .disabled())
+        let ids = try await seed(source)
+        return (ids, try await read(source, [ids.finished, ids.pending]))
+    }
+
     @Test func copiesASQLiteStoreIntoPostgreSQLAsItReadsThroughTheStore() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.url.appendingPathComponent("relay.sqlite").path
         let url = try await PostgresCluster.shared().newDatabaseURL()
-        let ids: (finished: UUID, pending: UUID)
-        let expected: Reading
-        do {
-            let source = try SQLiteStore(path: path, logger: .disabled())
-            ids = try await Self.seed(source)
-            expected = try await Self.read(source, [ids.finished, ids.pending])
-        }
+        let (ids, expected) = try await Self.seededFile(at: path)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
 
         let result = try await CommandTests.run([
@@ -218,13 +219,7 @@ import Testing
         let first = directory.url.appendingPathComponent("first.sqlite").path
         let back = directory.url.appendingPathComponent("back.sqlite").path
         let url = try await PostgresCluster.shared().newDatabaseURL()
-        let ids: (finished: UUID, pending: UUID)
-        let expected: Reading
-        do {
-            let source = try SQLiteStore(path: first, logger: .disabled())
-            ids = try await Self.seed(source)
-            expected = try await Self.read(source, [ids.finished, ids.pending])
-        }
+        let (ids, expected) = try await Self.seededFile(at: first)
         let there = try await CommandTests.run(["storage", "copy", "--from", "sqlite:\(first)", "--to", url])
         #expect(there.status == 0, "\(there.stderr)")
         let home = try await CommandTests.run([
