@@ -14,7 +14,7 @@ import RelayStore
 /// dispatcher and then the HTTP server. ``shutdown()`` stops accepting requests first, lets the requests in
 /// flight finish, then lets the dispatcher finish and record what it has in flight: nothing accepted is lost.
 /// The ``FeedbackSender`` runs beside the dispatcher, started after it and stopped after it (a retirement
-/// recorded while stopping stays queued for the next start).
+/// recorded while stopping stays queued for the next start). The ``RetentionJob`` runs beside them.
 public final class Relay: Sendable {
     public let configuration: Configuration
     public let store: any Store
@@ -26,6 +26,8 @@ public final class Relay: Sendable {
     private let dispatcherTask = MutexBox<Task<Void, Never>?>(nil)
     private let feedback: FeedbackSender
     private let feedbackTask = MutexBox<Task<Void, Never>?>(nil)
+    private let retention: RetentionJob
+    private let retentionTask = MutexBox<Task<Void, Never>?>(nil)
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
@@ -54,7 +56,7 @@ public final class Relay: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        let transports = try Self.transports(configuration, time: time, logger: logger)
+        let transports = try Self.transports(configuration, store: store, time: time, logger: logger)
         self.transports = transports
         dispatcher = Dispatcher(
             store: store,
@@ -71,6 +73,13 @@ public final class Relay: Sendable {
             time: time,
             metrics: metrics,
             logger: logger.with(["component": "feedback"])
+        )
+        retention = RetentionJob(
+            store: store,
+            retention: .seconds(configuration.storage.retentionHours * 3600),
+            owner: "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)",
+            time: time,
+            logger: logger.with(["component": "retention"])
         )
         let api = RelayAPI(
             directory: AppDirectory(apps: configuration.apps, userAuthenticators: userAuthenticators),
@@ -121,9 +130,12 @@ public final class Relay: Sendable {
         dispatcherTask.set(Task { await dispatcher.run() })
         let feedback = self.feedback
         feedbackTask.set(Task { await feedback.run() })
+        let retention = self.retention
+        retentionTask.set(Task { await retention.run() })
         do { try server.start() } catch {
             await stopDispatcher()
             await stop(feedbackTask)
+            await stop(retentionTask)
             throw error
         }
         logger.info(
@@ -140,6 +152,7 @@ public final class Relay: Sendable {
         await server.shutdown()
         await stopDispatcher()
         await stop(feedbackTask)
+        await stop(retentionTask)
         for transport in transports { await transport.shutdown() }
         logger.info("relay stopped")
     }
