@@ -77,7 +77,7 @@ public final class Relay: Sendable {
         retention = RetentionJob(
             store: store,
             retention: .seconds(configuration.storage.retentionHours * 3600),
-            owner: "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)",
+            owner: "relay-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().lowercasedString.prefix(8))",
             time: time,
             logger: logger.with(["component": "retention"])
         )
