@@ -68,7 +68,10 @@ let package = Package(
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayTestSupport"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
-        .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto"]),
+        .testTarget(
+            name: "RelayAPNsTests",
+            dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto", "RelayPostgres", "RelayTestSupport"]
+        ),
         .testTarget(
             name: "RelayFCMTests",
             dependencies: ["RelayFCM", "FCMMock", "RelayCore", "RelayCrypto", "RelayCurl"]

@@ -87,7 +87,7 @@ public final class APNsClient: Sendable {
     ///   cancelled (the transfer is dropped); ``TransportError`` when no answer came; `CryptoError` when
     ///   the provider token cannot be signed.
     public func send(_ notification: APNsNotification) async throws -> APNsResponse {
-        let request = try prepare(notification)
+        let request = try await prepare(notification)
         let response = try await driver.send(request)
         return APNsResponse(
             status: response.status,
@@ -103,7 +103,7 @@ public final class APNsClient: Sendable {
     public func shutdown() async { await driver.shutdown() }
 
     /// The headers and body of one request (Apple, "Sending notification requests to APNs").
-    private func prepare(_ notification: APNsNotification) throws -> CurlRequest {
+    private func prepare(_ notification: APNsNotification) async throws -> CurlRequest {
         try notification.validateHeaders()
         if !lastValidPayload.withLock({ $0 == notification.payload }) {
             try APNsNotification.validatePayload(notification.payload)
@@ -116,7 +116,7 @@ public final class APNsClient: Sendable {
         }
         var headers: [String] = []
         headers.reserveCapacity(10)
-        if let providerToken { headers.append("authorization: " + (try providerToken.authorization())) }
+        if let providerToken { headers.append("authorization: " + (try await providerToken.authorization())) }
         headers.append("apns-push-type: " + notification.pushType.rawValue)
         headers.append("apns-topic: " + notification.topic)
         headers.append("apns-priority: \(notification.priority.rawValue)")

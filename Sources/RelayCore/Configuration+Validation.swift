@@ -17,6 +17,10 @@ extension Configuration {
             storage.postgres.url.map { !$0.isBlank } ?? true,
             "storage.postgres.url: must not be empty (leave it null for SQLite)"
         )
+        require(
+            (1...Storage.maxRetentionHours).contains(storage.retentionHours),
+            "storage.retentionHours: must be 1...\(Storage.maxRetentionHours)"
+        )
         require(delivery.concurrency > 0, "delivery.concurrency: must be positive")
         require(delivery.perAppConcurrency > 0, "delivery.perAppConcurrency: must be positive")
         require(delivery.batchSize > 0, "delivery.batchSize: must be positive")

@@ -88,6 +88,12 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var busyTimeoutMilliseconds = 5000
         /// PostgreSQL instead of SQLite, when its `url` is set.
         public var postgres = Postgres()
+        /// How long a notification is kept once none of its deliveries is pending, in HOURS (default 168, a
+        /// week; 1...87,600): then the retention job deletes it with its deliveries and idempotency keys, and
+        /// `GET /v1/notifications/{id}` answers 404 as for an unknown id.
+        public var retentionHours = 168
+        /// The longest ``retentionHours``: ten years.
+        public static let maxRetentionHours = 87_600
         public init() {}
 
         /// The PostgreSQL database the relay keeps its store in instead of the SQLite file.

@@ -14,7 +14,7 @@ import RelayStore
 /// dispatcher and then the HTTP server. ``shutdown()`` stops accepting requests first, lets the requests in
 /// flight finish, then lets the dispatcher finish and record what it has in flight: nothing accepted is lost.
 /// The ``FeedbackSender`` runs beside the dispatcher, started after it and stopped after it (a retirement
-/// recorded while stopping stays queued for the next start).
+/// recorded while stopping stays queued for the next start). The ``RetentionJob`` runs beside them.
 public final class Relay: Sendable {
     public let configuration: Configuration
     public let store: any Store
@@ -28,6 +28,8 @@ public final class Relay: Sendable {
     private let dispatcherTask = MutexBox<Task<Void, Never>?>(nil)
     private let feedback: FeedbackSender
     private let feedbackTask = MutexBox<Task<Void, Never>?>(nil)
+    private let retention: RetentionJob
+    private let retentionTask = MutexBox<Task<Void, Never>?>(nil)
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
@@ -56,7 +58,7 @@ public final class Relay: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        let transports = try Self.transports(configuration, time: time, logger: logger)
+        let transports = try Self.transports(configuration, store: store, time: time, logger: logger)
         self.transports = transports
         dispatcher = Dispatcher(
             store: store,
@@ -73,6 +75,13 @@ public final class Relay: Sendable {
             time: time,
             metrics: metrics,
             logger: logger.with(["component": "feedback"])
+        )
+        retention = RetentionJob(
+            store: store,
+            retention: .seconds(configuration.storage.retentionHours * 3600),
+            owner: "relay-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().lowercasedString.prefix(8))",
+            time: time,
+            logger: logger.with(["component": "retention"])
         )
         let api = RelayAPI(
             directory: AppDirectory(apps: configuration.apps, userAuthenticators: userAuthenticators),
@@ -135,6 +144,8 @@ public final class Relay: Sendable {
         dispatcherTask.set(Task { await dispatcher.run() })
         let feedback = self.feedback
         feedbackTask.set(Task { await feedback.run() })
+        let retention = self.retention
+        retentionTask.set(Task { await retention.run() })
         do {
             try server.start()
             try adminServer?.start()
@@ -142,6 +153,7 @@ public final class Relay: Sendable {
             await server.shutdown()
             await stopDispatcher()
             await stop(feedbackTask)
+            await stop(retentionTask)
             throw error
         }
         logger.info(
@@ -162,6 +174,7 @@ public final class Relay: Sendable {
         await adminServer?.shutdown()
         await stopDispatcher()
         await stop(feedbackTask)
+        await stop(retentionTask)
         for transport in transports { await transport.shutdown() }
         logger.info("relay stopped")
     }

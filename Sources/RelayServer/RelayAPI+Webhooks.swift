@@ -130,7 +130,7 @@ extension RelayAPI {
         if recipients == nil {
             reached = try await store.members(appId: app.id, roomId: message.roomId).filter { !$0.muted }.map(\.userId)
         }
-        try takeWebhookLimits(
+        try await takeWebhookLimits(
             caller,
             senderId: message.senderId,
             recipients: reached.filter { !$0.isSameId(message.senderId) }

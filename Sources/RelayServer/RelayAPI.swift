@@ -33,7 +33,7 @@ public struct RelayAPI: Sendable {
         self.time = time
         self.logger = logger
         self.readiness = readiness ?? Readiness(store: store, apps: directory.apps)
-        self.limiter = UserLimiter(time: time)
+        self.limiter = UserLimiter(store: store, time: time)
     }
 
     /// Every route of the relay; without `GET /metrics` when `metricsElsewhere` (``adminRouter()`` has it).

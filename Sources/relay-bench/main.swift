@@ -16,7 +16,7 @@ let usage = """
 await CommandLineTool.run(name: "relay-bench", usage: usage) { command, words in
     switch command {
     case "table": try TableCommand.run(words)
-    case "jwt": try JWTCommand.run(try Arguments(words))
+    case "jwt": try await JWTCommand.run(try Arguments(words))
     case "apns": try await APNsBenchCommand.run(try Arguments(words, switches: ["distinct-tokens"]))
     case "fcm": try await FCMBenchCommand.run(try Arguments(words, switches: ["distinct-tokens"]))
     case "seed": try await SeedCommand.run(try Arguments(words))
