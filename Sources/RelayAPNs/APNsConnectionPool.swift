@@ -45,9 +45,8 @@ final class APNsConnectionPool: Sendable {
     private struct State {
         var connections: [Connection]
         var waiters: [UInt64: Waiter] = [:]
-        /// Waiter ids in arrival order from `head` on; ids no longer in `waiters` (cancelled) are skipped.
-        var order: [UInt64] = []
-        var head = 0
+        /// Waiter ids in arrival order; ids no longer in `waiters` (cancelled) are skipped.
+        var order = FIFOQueue<UInt64>()
         var accepting = true
         var drainWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -210,10 +209,9 @@ final class APNsConnectionPool: Sendable {
         now: ContinuousClock.Instant
     ) -> [(CheckedContinuation<Int, any Error>, Result<Int, any Error>)] {
         var handed: [(CheckedContinuation<Int, any Error>, Result<Int, any Error>)] = []
-        while state.head < state.order.count {
-            let id = state.order[state.head]
+        while let id = state.order.first {
             guard let waiter = state.waiters[id] else {
-                state.head += 1
+                _ = state.order.removeFirst()
                 continue
             }
             if waiter.deadline <= now {
@@ -226,14 +224,7 @@ final class APNsConnectionPool: Sendable {
                 break
             }
             state.waiters[id] = nil
-            state.head += 1
-        }
-        if state.head == state.order.count {
-            state.order.removeAll(keepingCapacity: true)
-            state.head = 0
-        } else if state.head >= 1024, state.head * 2 >= state.order.count {
-            state.order.removeFirst(state.head)
-            state.head = 0
+            _ = state.order.removeFirst()
         }
         return handed
     }

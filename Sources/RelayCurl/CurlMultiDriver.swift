@@ -23,8 +23,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
     }
 
     private struct Shared {
-        var queue: [Queued] = []
-        var head = 0
+        var queue = FIFOQueue<Queued>()
         var waiting: [UInt64: Continuation] = [:]
         var cancelled: [UInt64] = []
         var accepting = true
@@ -216,9 +215,8 @@ package final class CurlMultiDriver: @unchecked Sendable {
         shared.withLock { state in
             state.wakePending = false
             var work = Work()
-            while state.head < state.queue.count, work.taken.count < capacity {
-                let queued = state.queue[state.head]
-                state.head += 1
+            while !state.queue.isEmpty, work.taken.count < capacity {
+                let queued = state.queue.removeFirst()
                 guard state.waiting[queued.id] != nil else { continue }
                 if queued.request.deadline <= now {
                     work.expired.append(state.waiting.removeValue(forKey: queued.id)!)
@@ -227,24 +225,16 @@ package final class CurlMultiDriver: @unchecked Sendable {
                 }
             }
             // Beyond capacity: expire what waited in the queue until its deadline (FIFO, same timeout).
-            while state.head < state.queue.count, state.queue[state.head].request.deadline <= now {
-                if let continuation = state.waiting.removeValue(forKey: state.queue[state.head].id) {
+            while let next = state.queue.first, next.request.deadline <= now {
+                if let continuation = state.waiting.removeValue(forKey: state.queue.removeFirst().id) {
                     work.expired.append(continuation)
                 }
-                state.head += 1
-            }
-            if state.head == state.queue.count {
-                state.queue.removeAll(keepingCapacity: true)
-                state.head = 0
-            } else if state.head >= 1024, state.head * 2 >= state.queue.count {
-                state.queue.removeFirst(state.head)
-                state.head = 0
             }
             work.cancelled = state.cancelled
             state.cancelled.removeAll()
             work.draining = !state.accepting
             work.queueEmpty = state.queue.isEmpty
-            work.nextDeadline = work.queueEmpty ? nil : state.queue[state.head].request.deadline
+            work.nextDeadline = state.queue.first?.request.deadline
             return work
         }
     }
