@@ -61,7 +61,7 @@ let package = Package(
             name: "relay-bench",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayFCM",
-                "RelayStore", "RelayServer",
+                "RelayStore", "RelayServer", "RelayPostgres", "RelayTestSupport",
             ]
         ),
 

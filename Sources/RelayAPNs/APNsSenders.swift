@@ -69,6 +69,7 @@ public final class APNsSenders: Sendable {
             configuration.connectTimeout = .milliseconds(settings.connectTimeoutMilliseconds)
             configuration.requestTimeout = .milliseconds(settings.requestTimeoutMilliseconds)
             configuration.maxInFlight = settings.concurrency
+            configuration.connections = settings.apnsConnections
             configuration.timeSource = time
             configuration.logger = logger.with(["app.id": appId, "apns.environment": environment.rawValue])
             let client = try APNsClient(configuration: configuration)

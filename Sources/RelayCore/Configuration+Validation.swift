@@ -27,6 +27,10 @@ extension Configuration {
         require(delivery.leaseSeconds > 0, "delivery.leaseSeconds: must be positive")
         require(delivery.requestTimeoutMilliseconds > 0, "delivery.requestTimeoutMilliseconds: must be positive")
         require(delivery.connectTimeoutMilliseconds > 0, "delivery.connectTimeoutMilliseconds: must be positive")
+        require(
+            Delivery.apnsConnectionsRange.contains(delivery.apnsConnections),
+            "delivery.apnsConnections: must be \(Delivery.apnsConnectionsRange)"
+        )
         require(delivery.pollIntervalMilliseconds > 0, "delivery.pollIntervalMilliseconds: must be positive")
         require(delivery.retry.maxAttempts > 0, "delivery.retry.maxAttempts: must be positive")
         require(delivery.retry.baseDelayMilliseconds > 0, "delivery.retry.baseDelayMilliseconds: must be positive")

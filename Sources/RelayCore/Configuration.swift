@@ -129,6 +129,12 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var requestTimeoutMilliseconds = 15_000
         /// How long connecting to a push service may take, in MILLISECONDS.
         public var connectTimeoutMilliseconds = 10_000
+        /// HTTP/2 connections to APNs per app and environment, each on its own thread, sharing the app's
+        /// provider token; requests spread over them, and while one is still proving its token the others
+        /// carry the traffic. within ``apnsConnectionsRange``; default 2 (Apple advises several for volume).
+        public var apnsConnections = 2
+        /// What ``apnsConnections`` may be.
+        public static let apnsConnectionsRange = 1...16
         /// Retries after 429, 5xx and transport failures.
         public var retry = RetryPolicy()
         /// How often the outbox is checked for due retries when nothing new arrives, in MILLISECONDS.
