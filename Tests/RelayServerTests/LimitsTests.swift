@@ -74,7 +74,7 @@ import Testing
 
     @Test func pushesToOneRecipientAreCountedPerMinute() async throws {
         let limits = Configuration.Limits(webhookBurst: 100, pushesPerRecipientPerMinute: 2)
-        try await withRelayAndMock(configure: Self.limited(limits)) { relay in
+        try await withRelayAndMock(time: MinuteStartTimeSource(), configure: Self.limited(limits)) { relay in
             let bobPhone = randomToken()
             try await relay.register(randomToken(), user: "alice", rooms: ["room", "other"])
             try await relay.register(bobPhone, user: "bob", rooms: ["room", "other"])
@@ -143,4 +143,14 @@ import Testing
             #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="rooms"} 1"#))
         }
     }
+}
+
+/// The machine's clocks with the wall clock set back to the start of the current minute when made: a test's
+/// calls fall in one counting minute unless it runs for a whole minute, wherever the real minute stands.
+private struct MinuteStartTimeSource: TimeSource {
+    private let system = SystemTimeSource()
+    private let offset: TimeInterval
+    init() { offset = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 60) }
+    var monotonic: Duration { system.monotonic }
+    var now: Date { system.now - offset }
 }
