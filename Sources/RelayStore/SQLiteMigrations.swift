@@ -300,5 +300,15 @@ enum SQLiteMigrations {
         CREATE INDEX notifications_by_deliveries ON notifications (first_delivery_id)
             WHERE first_delivery_id IS NOT NULL;
         """,
+        // 12: a lease names its owner, the instance id of the relay that claimed it, so a relay starting
+        // releases only its own leases, and one stopping hands back only its own claims. Leases held when
+        // this step runs were a stopped relay's (the file is migrated as it opens), unowned: they are
+        // released here, as that relay's next start would have done.
+        """
+        DELETE FROM delivery_leases;
+        ALTER TABLE delivery_leases ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
+        UPDATE feedback SET lease_until = NULL;
+        ALTER TABLE feedback ADD COLUMN lease_owner TEXT;
+        """,
     ]
 }

@@ -69,7 +69,12 @@ import Testing
                 group.addTask {
                     var mine: [Int64] = []
                     while true {
-                        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 7, leaseSeconds: 60)
+                        let jobs = try await store.claimDueDeliveries(
+                            now: F.t0,
+                            limit: 7,
+                            leaseSeconds: 60,
+                            owner: F.owner
+                        )
                         if jobs.isEmpty { return mine }
                         mine += jobs.map(\.deliveryId)
                     }
