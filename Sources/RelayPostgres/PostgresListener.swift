@@ -11,8 +11,10 @@ import Synchronization
 /// with back-off (0.1 s doubling to 5 s); the handler is called after every (re)connection too, since
 /// notifications sent while it was down are lost. ``stop()`` ends the thread within a poll timeout.
 final class PostgresListener: Sendable {
-    /// The channel the outbox's wake-ups go to.
-    static let outboxChannel = "push_relay_outbox"
+    /// The outbox's channel for the tables in `schema`: `push_relay_` and the MD5 of the schema's name (hex),
+    /// a plain identifier within PostgreSQL's 63 bytes. Notifications go to the whole database, so relays of
+    /// another schema on it never hear this one's.
+    static func outboxChannelSQL() -> String { "SELECT 'push_relay_' || md5(current_schema())" }
 
     /// Set by ``stop()``; the thread holds it, not the listener, so releasing the listener stops it.
     private final class Flag: Sendable {
@@ -23,14 +25,24 @@ final class PostgresListener: Sendable {
 
     private let stopped = Flag()
 
-    /// Starts listening on `channel` of the database at `url` (a libpq connection string).
-    init(url: String, channel: String, logger: Logger, handler: @escaping @Sendable () -> Void) {
+    /// Starts listening on `channel` (an identifier) of the database at `url` (a libpq connection string);
+    /// returns once the first `LISTEN` is in place, or after `readyTimeout` SECONDS when the server cannot
+    /// be reached (the thread goes on trying), so notifications committed after it are heard.
+    init(
+        url: String,
+        channel: String,
+        logger: Logger,
+        readyTimeout: Double = 5,
+        handler: @escaping @Sendable () -> Void
+    ) {
         let stopped = self.stopped
+        let ready = DispatchSemaphore(value: 0)
         let thread = Thread { [stopped] in
             ThreadName.setForThisThread("relay-pg-listen")
-            Self.run(url: url, channel: channel, stopped: stopped, logger: logger, handler: handler)
+            Self.run(url: url, channel: channel, stopped: stopped, logger: logger, ready: ready, handler: handler)
         }
         thread.start()
+        _ = ready.wait(timeout: .now() + readyTimeout)
     }
 
     /// Ends the thread and closes its connection (within a poll timeout); the handler is not called after.
@@ -46,14 +58,18 @@ final class PostgresListener: Sendable {
         channel: String,
         stopped: Flag,
         logger: Logger,
+        ready: DispatchSemaphore,
         handler: @Sendable () -> Void
     ) {
         var backoff = 0.1
+        var first = true
         while !stopped.isRaised {
             guard let connection = PQconnectdb(url) else { return }
             defer { PQfinish(connection) }
             if PQstatus(connection) == CONNECTION_OK, listen(connection, channel) {
                 backoff = 0.1
+                if first { ready.signal() }
+                first = false
                 handler()
                 receive(connection, stopped: stopped, handler: handler)
                 if stopped.isRaised { return }

@@ -23,8 +23,10 @@ public actor PostgresStore: Store {
     /// The connection URI, for the listening connection (``setOutboxWakeHandler(_:)``); never logged.
     private let url: String
     private let logger: Logger
-    /// Set while a wake handler is: its own connection LISTENs for ``PostgresListener/outboxChannel``.
+    /// Set while a wake handler is: its own connection LISTENs on ``outboxChannel``.
     private var listener: PostgresListener?
+    /// The channel of this schema's outbox wake-ups (``PostgresListener/outboxChannelSQL()``).
+    private let outboxChannel: String
     /// The instance ids this store holds (``claimInstance(_:)``).
     private var instanceIds: Set<String> = []
     private let timeSource: any TimeSource
@@ -45,6 +47,7 @@ public actor PostgresStore: Store {
     public init(url: String, logger: Logger, timeSource: any TimeSource = SystemTimeSource()) throws {
         let db = try PostgresConnection(url: url)
         let (applied, version) = try Self.migrate(db)
+        let outboxChannel = try db.query(PostgresListener.outboxChannelSQL()).string(0, 0)
         logger.info(
             "opened PostgreSQL store",
             [
@@ -58,6 +61,7 @@ public actor PostgresStore: Store {
         self.timeSource = timeSource
         self.url = url
         self.logger = logger
+        self.outboxChannel = outboxChannel
         self.executor = StoreThreadExecutor(name: "relay-postgres")
     }
 
@@ -91,21 +95,24 @@ public actor PostgresStore: Store {
     }
 
     /// $1 an instance id: takes its advisory lock for the session, true when taken.
-    static let instanceLockSQL = "SELECT pg_try_advisory_lock(\(PostgresMigrations.instanceLockClass), hashtext($1))"
+    /// The key is the hash of the schema and the id: advisory locks belong to the whole database, and relays
+    /// of another schema on it are another deployment.
+    static let instanceLockSQL = """
+        SELECT pg_try_advisory_lock(\(PostgresMigrations.instanceLockClass), hashtext(current_schema() || '/' || $1))
+        """
 
     /// Listens for the outbox's wake-ups on a connection of its own (``PostgresListener``) while `handler`
-    /// is set: every transaction that makes deliveries due sends one (``notifyOutbox()``).
+    /// is set: every transaction that makes deliveries due sends one (``notifyOutbox()``). Returns once it
+    /// listens (see ``PostgresListener``).
     public func setOutboxWakeHandler(_ handler: (@Sendable () -> Void)?) async {
         listener?.stop()
-        listener = handler.map {
-            PostgresListener(url: url, channel: PostgresListener.outboxChannel, logger: logger, handler: $0)
-        }
+        listener = handler.map { PostgresListener(url: url, channel: outboxChannel, logger: logger, handler: $0) }
     }
 
     /// Tells the listening relays, when the current transaction commits, that deliveries are due.
     /// PostgreSQL folds identical notifications of one transaction into one.
     func notifyOutbox() throws {
-        try db.query("SELECT pg_notify($1, '')", PostgresListener.outboxChannel)
+        try db.query("SELECT pg_notify($1, '')", outboxChannel)
     }
 
     /// Applies the missing ``PostgresMigrations`` steps and the version in ONE transaction, holding the
