@@ -87,7 +87,10 @@ let package = Package(
             ]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
-        .testTarget(name: "CLITests", dependencies: ["push-relay", "RelayFCM", "RelayCore", "RelayTestSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["push-relay", "RelayFCM", "RelayCore", "RelayPostgres", "RelayTestSupport"]
+        ),
         .testTarget(
             name: "PushRelayClientTests",
             dependencies: [

@@ -1,6 +1,9 @@
 import Foundation
+import RelayCore
 import RelayTestSupport
 import Testing
+
+@testable import RelayPostgres
 
 /// Issue 14 at the process level: three `push-relay serve` processes on one PostgreSQL database and one
 /// `push-relay mock-apns` process, a 5,000-device room and 200 smaller rooms written to through all three,
@@ -50,12 +53,15 @@ import Testing
         for relay in relays { ports.append(try await relay.listeningPort()) }
         let clients = ports.map { RelayClient(port: $0, apiKey: apiKey) }
 
-        // Every device in the big room and in one of the small ones, registered through all three relays.
+        // Every device in the big room and in one of the small ones: some through each relay's API, the rest
+        // written into the database in two statements (5,000 registrations through HTTP take longer than
+        // the rest of the test on a busy machine).
         let tokens = (0..<Self.devices).map { index in
             (0..<28).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
                 + String(format: "%08x", index)
         }
-        try await Self.inParallel(tokens.count, width: 24) { index in
+        let viaAPI = 30
+        try await Self.inParallel(viaAPI, width: 6) { index in
             _ = try await clients[index % 3].object(
                 "POST",
                 "/v1/devices",
@@ -65,6 +71,8 @@ import Testing
                 status: [201]
             )
         }
+        try await PostgresStore(url: databaseURL, logger: .disabled())
+            .seedDevices(app: "multi", tokens: Array(tokens.dropFirst(viaAPI)), from: viaAPI, rooms: Self.rooms)
         let seeded = ContinuousClock.now
 
         // The big fan-out through relay 1, then the 200 small ones spread over the three.
@@ -220,6 +228,40 @@ import Testing
                 delivery: id,
                 connection: connection,
                 authorization: authorization
+            )
+        }
+    }
+}
+
+extension PostgresStore {
+    /// Registers `tokens` (lowercase hex) for app `app` as the API would: token `i` for user
+    /// `user<from + i>`, sandbox, member of `crowd` and of `r<(from + i) % rooms>`; one statement per table.
+    func seedDevices(app: String, tokens: [String], from: Int, rooms: Int) throws {
+        let list = try Self.jsonList(tokens)
+        try db.transaction {
+            try db.query(
+                """
+                INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+                SELECT $1, t.token, 'user' || (t.n - 1 + $3), 'sandbox', $4, $4
+                FROM jsonb_array_elements_text($2::jsonb) WITH ORDINALITY AS t (token, n)
+                """,
+                app,
+                list,
+                from,
+                Date()
+            )
+            try db.query(
+                """
+                INSERT INTO room_members (app_id, room_id, user_id, joined_at)
+                SELECT $1, r.room, 'user' || (t.n - 1 + $3), $5
+                FROM jsonb_array_elements_text($2::jsonb) WITH ORDINALITY AS t (token, n),
+                    LATERAL (VALUES ('crowd'), ('r' || ((t.n - 1 + $3) % $4))) AS r (room)
+                """,
+                app,
+                list,
+                from,
+                rooms,
+                Date()
             )
         }
     }
