@@ -51,7 +51,7 @@ import Testing
                     recipients: .init(roomId: "crowd")
                 )
                 notificationId = created.notificationId
-                let claimed = try await a.claimDueDeliveries(now: Date(), limit: 100, leaseSeconds: 6, owner: "relay-a")
+                let claimed = try await a.claimDueDeliveries(now: Date(), limit: 100, leaseSeconds: 8, owner: "relay-a")
                 #expect(claimed.count == tokens.count)
             }
             // Polling every 200 ms: only expiry can make A's deliveries claimable.
@@ -65,11 +65,11 @@ import Testing
         }
     }
 
-    /// Relay A has claimed the whole fan-out, ten sends in flight (each answered after a second) and five
+    /// Relay A has claimed the whole fan-out, ten sends in flight (each answered after two seconds) and five
     /// queued, when it is stopped: it records the ten and hands back the five, and relay B, woken by the
     /// hand-back, sends those at once (its polling waits five minutes, the leases two).
     @Test func aGracefulStopHandsBackWhatItHadNotSent() async throws {
-        let slow = MockScript(devices: [.init(token: "*", delayMs: 1000)])
+        let slow = MockScript(devices: [.init(token: "*", delayMs: 2000)])
         try await withPostgresRelays(script: slow) { relays in
             let a = try await relays.start("relay-a") { $0.delivery.concurrency = 10 }
             let tokens = (0..<15).map { _ in randomToken() }
