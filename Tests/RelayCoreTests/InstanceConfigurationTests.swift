@@ -24,6 +24,7 @@ import Testing
         #expect(first.hasPrefix("web-1-internal-") && first.count == "web-1-internal-".count + 8)
         #expect(first != second)
         #expect(Configuration.isInstanceId(first))
+        #expect(Configuration.isInstanceId(configuration.resolvedInstanceId()))
     }
 
     @Test(arguments: ["has space", "slash/no", String(repeating: "a", count: 65), "é"])
