@@ -61,14 +61,17 @@ let package = Package(
             name: "relay-bench",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayFCM",
-                "RelayStore", "RelayServer",
+                "RelayStore", "RelayServer", "RelayPostgres", "RelayTestSupport",
             ]
         ),
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayTestSupport"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
-        .testTarget(name: "RelayAPNsTests", dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto"]),
+        .testTarget(
+            name: "RelayAPNsTests",
+            dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto", "RelayPostgres", "RelayTestSupport"]
+        ),
         .testTarget(
             name: "RelayFCMTests",
             dependencies: ["RelayFCM", "FCMMock", "RelayCore", "RelayCrypto", "RelayCurl"]
@@ -89,7 +92,7 @@ let package = Package(
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
         .testTarget(
             name: "CLITests",
-            dependencies: ["push-relay", "RelayFCM", "RelayCore", "RelayPostgres", "RelayTestSupport"]
+            dependencies: ["push-relay", "RelayFCM", "RelayCore", "RelayStore", "RelayPostgres", "RelayTestSupport"]
         ),
         .testTarget(
             name: "PushRelayClientTests",

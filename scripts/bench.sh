@@ -6,7 +6,8 @@
 # Env: SIZES (default "1000 10000 100000"), KINDS (default "apns fcm"), H2LOAD_N (default 100000),
 # CONCURRENCY (the fan-out's in flight, delivery.concurrency and perAppConcurrency, and the client's; default
 # 200, what one app has in flight by default), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS
-# (default 100), REPEAT (default 5).
+# (default 100), REPEAT (default 5), APNS_CONNECTIONS (the APNs fan-out's delivery.apnsConnections, one row
+# each; default "1 2 4"), INSTANCES (relay instances on one PostgreSQL, one row each; default "1 2 3").
 source "$(dirname "$0")/bench/lib.sh"
 SIZES=${SIZES:-"1000 10000 100000"}
 KINDS=${KINDS:-"apns fcm"}
@@ -15,6 +16,8 @@ CONCURRENCY=${CONCURRENCY:-200}
 BATCH=${BATCH:-1000}
 H2LOAD_STREAMS=${H2LOAD_STREAMS:-100}
 REPEAT=${REPEAT:-5}
+APNS_CONNECTIONS=${APNS_CONNECTIONS:-"1 2 4"}
+INSTANCES=${INSTANCES:-"1 2 3"}
 declare -A PLATFORM=([apns]=ios [fcm]=android)
 
 # Each room is seeded once, by a process of its own, and copied afresh for every fan-out.
@@ -42,8 +45,9 @@ client_run() { # KIND SIZE RUN-LABEL
     "run_$1_client" "$2" "$CONCURRENCY" --distinct-tokens | tee "$result"
     add_run "$1-client-$2" "$result"
 }
-fanout_run() { # KIND SIZE RUN-LABEL
-    local db="$OUT/fanout-$1-$2.sqlite" seed="$OUT/seed-$1-$2.sqlite" result="$OUT/fanout-$1-$2-$3.json"
+fanout_run() { # KIND SIZE RUN-LABEL [ROW FLAGS...]: ROW (default KIND-fanout) labels the row
+    local row=${4:-$1-fanout}
+    local db="$OUT/fanout-$1-$2.sqlite" seed="$OUT/seed-$1-$2.sqlite" result="$OUT/$row-$2-$3.json"
     local -n flags="${1^^}_FANOUT"
     rm -f "$db" "$db-wal" "$db-shm"
     cp "$seed" "$db"
@@ -51,11 +55,35 @@ fanout_run() { # KIND SIZE RUN-LABEL
     # The copy is setup: written back now, it is not flushed by the run's first fsync (ext4 writes a
     # file's newly allocated blocks before the journal commit that any later fsync waits for).
     sync "$db"*
-    echo "fan-out $1 to $2 ${PLATFORM[$1]} devices (batch $BATCH, concurrency $CONCURRENCY)"
+    echo "fan-out $1 to $2 ${PLATFORM[$1]} devices (batch $BATCH, concurrency $CONCURRENCY) ${*:5}"
     "$BIN/relay-bench" fanout --db "$db" --ca "$CA" "${flags[@]}" --batch-size "$BATCH" \
-        --concurrency "$CONCURRENCY" | tee "$result"
+        --concurrency "$CONCURRENCY" "${@:5}" | tee "$result"
     rm -f "$db" "$db-wal" "$db-shm"
-    add_run "$1-fanout-$2" "$result"
+    add_run "$row-$2" "$result"
+}
+# Each row of a kind's fan-out (APNs: one per connection count), as ROW FLAGS... words for fanout_run.
+fanout_rows() { # KIND
+    if [ "$1" = apns ]; then
+        for connections in $APNS_CONNECTIONS; do echo "apns-fanout-c$connections --apns-connections $connections"; done
+    else
+        echo "$1-fanout"
+    fi
+}
+fanouts() { # KIND SIZE RUN-LABEL: every fan-out row of KIND at SIZE
+    local line
+    while read -r line; do
+        # shellcheck disable=SC2086
+        fanout_run "$1" "$2" "$3" $line
+    done < <(fanout_rows "$1")
+}
+# N `push-relay serve` processes on one throwaway PostgreSQL cluster, the room seeded there, the webhook to
+# the first instance (relay-bench cluster).
+cluster_run() { # INSTANCES SIZE RUN-LABEL
+    local result="$OUT/apns-pg-i$1-$2-$3.json"
+    echo "fan-out apns to $2 ios devices from $1 relay instance(s) on one PostgreSQL"
+    "$BIN/relay-bench" cluster --instances "$1" --devices "$2" --relay "$BIN/push-relay" --ca "$CA" \
+        "${APNS_FANOUT[@]}" --batch-size "$BATCH" --concurrency "$CONCURRENCY" | tee "$result"
+    add_run "apns-pg-i$1-$2" "$result"
 }
 for run in $(seq "$REPEAT"); do
     echo "== run $run of $REPEAT"
@@ -71,13 +99,16 @@ for run in $(seq "$REPEAT"); do
             for kind in $KINDS; do
                 if [ $(((run + pair) % 2)) -eq 0 ]; then
                     client_run "$kind" "$size" "$run-$pair"
-                    fanout_run "$kind" "$size" "$run-$pair"
+                    fanouts "$kind" "$size" "$run-$pair"
                 else
-                    fanout_run "$kind" "$size" "$run-$pair"
+                    fanouts "$kind" "$size" "$run-$pair"
                     client_run "$kind" "$size" "$run-$pair"
                 fi
             done
         done
+        if [[ " $KINDS " == *" apns "* ]]; then
+            for instances in $INSTANCES; do cluster_run "$instances" "$size" "$run"; done
+        fi
     done
 done
 stop_mock
@@ -86,8 +117,16 @@ rows=(h2load="${runs[h2load]}")
 pairs=()
 for kind in $KINDS; do
     for size in $SIZES; do rows+=("$kind-client-$size=${runs[$kind-client-$size]}"); done
-    for size in $SIZES; do rows+=("$kind-fanout-$size=${runs[$kind-fanout-$size]}"); done
-    pairs+=(--pair "$kind-fanout=$kind-client")
+    while read -r row _; do
+        for size in $SIZES; do rows+=("$row-$size=${runs[$row-$size]}"); done
+        pairs+=(--pair "$row=$kind-client")
+    done < <(fanout_rows "$kind")
+    if [ "$kind" = apns ]; then
+        for instances in $INSTANCES; do
+            for size in $SIZES; do rows+=("apns-pg-i$instances-$size=${runs[apns-pg-i$instances-$size]}"); done
+            pairs+=(--pair "apns-pg-i$instances=apns-client")
+        done
+    fi
 done
 echo
 "$BIN/relay-bench" table "${pairs[@]}" --target 0.9 --against h2load "${rows[@]}"

@@ -205,6 +205,7 @@ final class MockConnection: ConnectionHandler {
             record = RecordedRequest(
                 connectionId: id,
                 streamId: Int(stream.id),
+                openStreams: connection.openStreamCount,
                 headers: stream.headers,
                 body: Data(stream.body),
                 status: status,

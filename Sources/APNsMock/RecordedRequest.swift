@@ -2,14 +2,17 @@ import Foundation
 
 /// One request the mock answered, as recorded in memory and in the record file.
 ///
-/// JSON line form (record file): `{"connectionId":1,"streamId":1,"headers":[[":method","POST"],...],
-/// "body":"...","bodyEncoding":"utf8"|"base64","status":200,"reason":null,"apnsId":"...","time":1700000000.5}`
-/// with `time` in SECONDS since 1970 (fractional).
+/// JSON line form (record file): `{"connectionId":1,"streamId":1,"openStreams":1,"headers":[[":method","POST"],
+/// ...],"body":"...","bodyEncoding":"utf8"|"base64","status":200,"reason":null,"apnsId":"...",
+/// "time":1700000000.5}` with `time` in SECONDS since 1970 (fractional).
 public struct RecordedRequest: Sendable, Equatable {
     /// The connection's id: 1 for the first accepted connection, counting up.
     public var connectionId: Int
     /// The HTTP/2 stream id.
     public var streamId: Int
+    /// Streams open on the connection when this one was answered, itself included: what the client had in
+    /// flight there, which SETTINGS_MAX_CONCURRENT_STREAMS bounds.
+    public var openStreams: Int
     /// Every header in the order received, pseudo-headers included, names lowercase.
     public var headers: [(name: String, value: String)]
     /// The body bytes (at most 5121 are kept: more is 413 anyway).
@@ -26,6 +29,7 @@ public struct RecordedRequest: Sendable, Equatable {
     public init(
         connectionId: Int,
         streamId: Int,
+        openStreams: Int = 1,
         headers: [(name: String, value: String)],
         body: Data,
         status: Int,
@@ -35,6 +39,7 @@ public struct RecordedRequest: Sendable, Equatable {
     ) {
         self.connectionId = connectionId
         self.streamId = streamId
+        self.openStreams = openStreams
         self.headers = headers
         self.body = body
         self.status = status
@@ -59,7 +64,7 @@ public struct RecordedRequest: Sendable, Equatable {
     public var deviceTokenSuffix: String? { deviceToken.map { String($0.suffix(8)) } }
 
     public static func == (lhs: RecordedRequest, rhs: RecordedRequest) -> Bool {
-        lhs.connectionId == rhs.connectionId && lhs.streamId == rhs.streamId
+        lhs.connectionId == rhs.connectionId && lhs.streamId == rhs.streamId && lhs.openStreams == rhs.openStreams
             && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
             && lhs.body == rhs.body && lhs.status == rhs.status && lhs.reason == rhs.reason
             && lhs.apnsId == rhs.apnsId && lhs.time == rhs.time
@@ -68,13 +73,14 @@ public struct RecordedRequest: Sendable, Equatable {
 
 extension RecordedRequest: Codable {
     private enum CodingKeys: String, CodingKey {
-        case connectionId, streamId, headers, body, bodyEncoding, status, reason, apnsId, time
+        case connectionId, streamId, openStreams, headers, body, bodyEncoding, status, reason, apnsId, time
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         connectionId = try container.decode(Int.self, forKey: .connectionId)
         streamId = try container.decode(Int.self, forKey: .streamId)
+        openStreams = try container.decodeIfPresent(Int.self, forKey: .openStreams) ?? 1
         headers = try container.decode([[String]].self, forKey: .headers).map { pair in
             guard pair.count == 2 else {
                 throw DecodingError.dataCorruptedError(
@@ -104,6 +110,7 @@ extension RecordedRequest: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(connectionId, forKey: .connectionId)
         try container.encode(streamId, forKey: .streamId)
+        try container.encode(openStreams, forKey: .openStreams)
         try container.encode(headers.map { [$0.name, $0.value] }, forKey: .headers)
         if let text = String(data: body, encoding: .utf8) {
             try container.encode(text, forKey: .body)

@@ -13,4 +13,3 @@ static inline CURLcode ccurl_easy_getinfo_ptr(CURL *_Nonnull h, CURLINFO i, void
 static inline CURLcode ccurl_easy_getinfo_double(CURL *_Nonnull h, CURLINFO i, double *_Nonnull v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode ccurl_multi_setopt_long(CURLM *_Nonnull m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 static inline curl_version_info_data *_Nonnull ccurl_version_info(void) { return curl_version_info(CURLVERSION_TENTH); }
-static inline CURLSHcode ccurl_share_setopt_long(CURLSH *_Nonnull s, CURLSHoption o, long v) { return curl_share_setopt(s, o, v); }

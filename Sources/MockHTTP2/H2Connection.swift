@@ -305,6 +305,9 @@ package final class H2Connection {
     /// The stream `streamId`, while it is open.
     package func stream(_ streamId: Int32) -> RequestStream? { streams[streamId] }
 
+    /// Streams open now (begun and not yet closed).
+    package var openStreamCount: Int { streams.count }
+
     func beginStream(_ streamId: Int32) {
         streams[streamId] = RequestStream(id: streamId)
     }

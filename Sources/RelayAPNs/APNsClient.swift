@@ -4,28 +4,28 @@ import RelayCrypto
 import RelayCurl
 import Synchronization
 
-/// Sends notifications to APNs over HTTP/2, multiplexed on as few connections as the configuration allows.
+/// Sends notifications to APNs over HTTP/2, multiplexed on ``APNsClientConfiguration/connections``
+/// connections, all carrying the one provider token.
 ///
-/// One libcurl multi handle, driven by one dedicated thread (never Swift's cooperative pool); callers are
-/// suspended on continuations. At most ``APNsClientConfiguration/maxInFlight`` requests are handed to
-/// libcurl at once, the rest wait in a FIFO queue; libcurl keeps each connection within the server's
+/// Each connection is one libcurl multi handle driven by a dedicated thread (never Swift's cooperative
+/// pool); callers are suspended on continuations. ``APNsConnectionPool`` spreads requests over the
+/// connections: at most ``APNsClientConfiguration/maxInFlight`` on one connection, a cold connection (no
+/// answer yet, or after a connection failure or 60 s idle) one request at a time, since APNs allows one
+/// stream before a provider token proved itself; libcurl keeps each connection within the server's
 /// SETTINGS_MAX_CONCURRENT_STREAMS (Apple, "Sending notification requests to APNs": never assume a count).
-/// Until a request got an answer (other than 403) on the connection, and again after a connection-level
-/// failure or 60 s idle, requests go one at a time: APNs allows one stream before a provider token proved
-/// itself, and libcurl answers a REFUSED_STREAM by dropping the connection.
 ///
-/// Call ``shutdown()`` when done; dropping the client without it also stops the thread once in-flight
+/// Call ``shutdown()`` when done; dropping the client without it also stops the threads once in-flight
 /// requests have finished.
 public final class APNsClient: Sendable {
     public let configuration: APNsClientConfiguration
     /// The provider token every request carries (token auth); nil with certificate auth.
     public let providerToken: ProviderToken?
-    private let driver: CurlMultiDriver
+    private let pool: APNsConnectionPool
     /// The last payload found to be a JSON object. A fan-out sends the same bytes to every device: they
     /// are compared (a memcmp) instead of parsed again for each.
     private let lastValidPayload = Mutex(Data())
 
-    /// Checks the configuration, loads the signing key, and starts the driver thread. Connects lazily.
+    /// Checks the configuration, loads the signing key, and starts the driver threads. Connects lazily.
     /// - Throws: ``APNsConfigurationError`` for unusable values or a libcurl without HTTP/2; `CryptoError`
     ///   when the token key cannot be read; ``TransportError`` `.other` when libcurl cannot start.
     public init(configuration: APNsClientConfiguration) throws {
@@ -62,21 +62,21 @@ public final class APNsClient: Sendable {
             certificate: certificate
         )
         self.configuration = configuration
-        driver = try CurlMultiDriver(
-            options: options,
-            maxInFlight: configuration.maxInFlight,
-            maxConnections: configuration.maxConnections,
-            idlePoll: min(.seconds(1), configuration.pingInterval ?? .seconds(1)),
+        pool = try APNsConnectionPool(
+            count: configuration.connections,
+            perConnection: configuration.maxInFlight,
             // 403 (provider token problems) leaves APNs at one stream; any other answer opens the gate.
-            warmup: .oneStreamUntilAnswer(holding: [403]),
+            holding: [403],
+            options: options,
+            idlePoll: min(.seconds(1), configuration.pingInterval ?? .seconds(1)),
             threadName: "apns-curl",
             responseHeaders: ["apns-id", "apns-unique-id"],
             logger: configuration.logger
         )
-        driver.start()
     }
 
-    deinit { driver.stopAccepting() }
+    /// The OS thread ids (Linux tids) of the connections' driver threads still running.
+    package var runningThreadIds: [Int32] { pool.runningThreadIds }
 
     /// Sends one notification and returns APNs's answer, accepted (200) or not (4xx/5xx with its reason).
     ///
@@ -87,8 +87,8 @@ public final class APNsClient: Sendable {
     ///   cancelled (the transfer is dropped); ``TransportError`` when no answer came; `CryptoError` when
     ///   the provider token cannot be signed.
     public func send(_ notification: APNsNotification) async throws -> APNsResponse {
-        let request = try prepare(notification)
-        let response = try await driver.send(request)
+        let request = try await prepare(notification)
+        let response = try await pool.send(request)
         return APNsResponse(
             status: response.status,
             apnsId: response.headers["apns-id"],
@@ -98,12 +98,12 @@ public final class APNsClient: Sendable {
     }
 
     /// Stops taking requests (later sends throw ``TransportError/Code/shutdown``), lets queued and
-    /// in-flight ones finish or fail (each within its deadline), then ends the driver thread and frees
+    /// in-flight ones finish or fail (each within its deadline), then ends every driver thread and frees
     /// libcurl's handles. Safe to call more than once.
-    public func shutdown() async { await driver.shutdown() }
+    public func shutdown() async { await pool.shutdown() }
 
     /// The headers and body of one request (Apple, "Sending notification requests to APNs").
-    private func prepare(_ notification: APNsNotification) throws -> CurlRequest {
+    private func prepare(_ notification: APNsNotification) async throws -> CurlRequest {
         try notification.validateHeaders()
         if !lastValidPayload.withLock({ $0 == notification.payload }) {
             try APNsNotification.validatePayload(notification.payload)
@@ -116,7 +116,7 @@ public final class APNsClient: Sendable {
         }
         var headers: [String] = []
         headers.reserveCapacity(10)
-        if let providerToken { headers.append("authorization: " + (try providerToken.authorization())) }
+        if let providerToken { headers.append("authorization: " + (try await providerToken.authorization())) }
         headers.append("apns-push-type: " + notification.pushType.rawValue)
         headers.append("apns-topic: " + notification.topic)
         headers.append("apns-priority: \(notification.priority.rawValue)")

@@ -46,17 +46,15 @@ public struct APNsClientConfiguration: Sendable {
     /// Longest one `send` may take, queueing included; it then throws ``TransportError/Code/timeout``.
     /// Default 30 s.
     public var requestTimeout: Duration = .seconds(30)
-    /// Most requests handed to libcurl at once; the rest wait in the client's queue. Default 1000.
-    /// libcurl further keeps each connection within the server's SETTINGS_MAX_CONCURRENT_STREAMS.
+    /// Most requests handed to one connection's libcurl at once; the rest wait in the client's queue.
+    /// Default 1000. libcurl further keeps each connection within the server's SETTINGS_MAX_CONCURRENT_STREAMS.
     public var maxInFlight: Int = 1000
-    /// Most connections to the endpoint (`CURLMOPT_MAX_HOST_CONNECTIONS`). Default 1: APNs treats rapid
-    /// connection churn as abuse, and one connection carries 1000 streams (Apple, "Sending notification
-    /// requests to APNs").
-    public var maxConnections: Int = 1
-    /// Idle time after which the connection is kept alive: an HTTP/2 PING (`CURLOPT_UPKEEP_INTERVAL_MS` and
-    /// `curl_easy_upkeep`) plus TCP keep-alive probes at the same interval; nil disables both. Default 60 s.
-    /// Measured with libcurl 8.14.1: the PING waits in the connection's send buffer until the next request,
-    /// so on an idle connection the TCP probes are what reaches the wire.
+    /// HTTP/2 connections to the endpoint, each on its own thread, opened on first use and kept (APNs treats
+    /// rapid connection churn as abuse; Apple advises several connections for volume, "Sending notification
+    /// requests to APNs"). Default 2.
+    public var connections: Int = 2
+    /// Idle time after which a connection is kept alive with TCP keep-alive probes at that interval; nil
+    /// disables them. Default 60 s.
     public var pingInterval: Duration? = .seconds(60)
     /// Age at which the provider token is replaced (20...60 minutes). Default 50 minutes.
     public var tokenRefreshAge: Duration = ProviderToken.defaultRefreshAge
@@ -82,7 +80,7 @@ public struct APNsClientConfiguration: Sendable {
         if connectTimeout <= .zero { problems.append("connectTimeout must be positive") }
         if requestTimeout <= .zero { problems.append("requestTimeout must be positive") }
         if maxInFlight < 1 { problems.append("maxInFlight must be at least 1") }
-        if maxConnections < 1 { problems.append("maxConnections must be at least 1") }
+        if connections < 1 { problems.append("connections must be at least 1") }
         if let pingInterval, pingInterval <= .zero { problems.append("pingInterval must be positive or nil") }
         if !(ProviderToken.minimumRefreshAge...ProviderToken.maximumRefreshAge).contains(tokenRefreshAge) {
             problems.append("tokenRefreshAge must be within 20...60 minutes")

@@ -5,7 +5,8 @@ import Synchronization
 
 /// One ``APNsClient`` per app and environment, made on first use, so one app's APNs trouble (a dead
 /// connection, a bad key) never holds up another's deliveries. Clients of one app share one provider token
-/// (Apple: one token per key, shared by every connection).
+/// (Apple: one token per key, shared by every connection); with a ``RelayCore/ProviderTokenCache``, relays
+/// sharing a database share it too.
 ///
 /// A lock, not an actor: every send looks its client up here, and making one never waits.
 public final class APNsSenders: Sendable {
@@ -13,6 +14,7 @@ public final class APNsSenders: Sendable {
     private let settings: Configuration.Delivery
     private let time: any TimeSource
     private let logger: Logger
+    private let tokenCache: (any ProviderTokenCache)?
     private struct State {
         var clients: [SenderKey: APNsClient] = [:]
         /// By app.
@@ -30,7 +32,16 @@ public final class APNsSenders: Sendable {
         public var description: String
     }
 
-    public init(apps: [Configuration.App], settings: Configuration.Delivery, time: any TimeSource, logger: Logger) {
+    /// - Parameter tokenCache: where the provider tokens are shared with other relays; nil keeps them in
+    ///   this process.
+    public init(
+        apps: [Configuration.App],
+        settings: Configuration.Delivery,
+        time: any TimeSource,
+        logger: Logger,
+        tokenCache: (any ProviderTokenCache)? = nil
+    ) {
+        self.tokenCache = tokenCache
         self.apps = Dictionary(apps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.settings = settings
         self.time = time
@@ -58,6 +69,7 @@ public final class APNsSenders: Sendable {
             configuration.connectTimeout = .milliseconds(settings.connectTimeoutMilliseconds)
             configuration.requestTimeout = .milliseconds(settings.requestTimeoutMilliseconds)
             configuration.maxInFlight = settings.concurrency
+            configuration.connections = settings.apnsConnections
             configuration.timeSource = time
             configuration.logger = logger.with(["app.id": appId, "apns.environment": environment.rawValue])
             let client = try APNsClient(configuration: configuration)
@@ -86,7 +98,8 @@ public final class APNsSenders: Sendable {
             keyPEMOrPath: credentials.keyFile ?? "",
             keyId: credentials.keyId ?? "",
             teamId: credentials.teamId ?? "",
-            timeSource: time
+            timeSource: time,
+            cache: tokenCache
         )
         tokens[app.id] = token
         return .providerToken(token)

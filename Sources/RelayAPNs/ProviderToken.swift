@@ -16,6 +16,13 @@ import Synchronization
 /// an hour old or in the future (the clock was set since it was minted, so a fresh `iat` is what fixes it).
 /// Otherwise the request is ignored and `false` returned: a token under 20 minutes old by our own clock is
 /// not expired, and replacing it would trade a 403 for a 429.
+///
+/// With a ``RelayCore/ProviderTokenCache`` (relays sharing one database), the token is the one every instance
+/// presents: this copy is used until it reaches ``refreshAge`` or is invalidated, and only then is the cache
+/// asked, which hands out the stored token or lets one instance mint its successor. A token taken from the
+/// cache is aged from its `iat`: its monotonic mint time is set back by how old the wall clock says it is,
+/// so every instance renews it at the same age, give or take the skew between their clocks (a few seconds
+/// with NTP, against the 10 minutes between the default refresh age and expiry).
 public final class ProviderToken: Sendable {
     /// The shortest allowed ``refreshAge``: Apple's minimum time between token updates (20 minutes).
     public static let minimumRefreshAge: Duration = .seconds(APNsLimits.providerTokenMinRefreshSeconds)
@@ -33,6 +40,7 @@ public final class ProviderToken: Sendable {
 
     private let key: ES256Key
     private let timeSource: any TimeSource
+    private let cache: (any ProviderTokenCache)?
     private let state = Mutex<State>(State())
 
     private struct State {
@@ -41,6 +49,17 @@ public final class ProviderToken: Sendable {
         var issuedAt: Int = 0
         var forced = false
         var generation = 0
+
+        /// Keeps a new token, minted (or, from a cache, issued) at `mintedAt` on the monotonic clock.
+        mutating func replace(with token: String, mintedAt: Duration, issuedAt: Int) {
+            self = State(
+                token: token,
+                mintedAt: mintedAt,
+                issuedAt: issuedAt,
+                forced: false,
+                generation: generation + 1
+            )
+        }
     }
 
     /// Uses an already loaded private key.
@@ -52,7 +71,8 @@ public final class ProviderToken: Sendable {
         keyId: String,
         teamId: String,
         refreshAge: Duration = ProviderToken.defaultRefreshAge,
-        timeSource: any TimeSource = SystemTimeSource()
+        timeSource: any TimeSource = SystemTimeSource(),
+        cache: (any ProviderTokenCache)? = nil
     ) throws(CryptoError) {
         guard key.isPrivate else { throw CryptoError(.invalidKey, "the provider token key must be a private key") }
         guard (Self.minimumRefreshAge...Self.maximumRefreshAge).contains(refreshAge) else {
@@ -63,6 +83,7 @@ public final class ProviderToken: Sendable {
         self.teamId = teamId
         self.refreshAge = refreshAge
         self.timeSource = timeSource
+        self.cache = cache
     }
 
     /// Loads the key from PEM text (`-----BEGIN PRIVATE KEY-----`, the .p8 file's content) or, when `key`
@@ -73,7 +94,8 @@ public final class ProviderToken: Sendable {
         keyId: String,
         teamId: String,
         refreshAge: Duration = ProviderToken.defaultRefreshAge,
-        timeSource: any TimeSource = SystemTimeSource()
+        timeSource: any TimeSource = SystemTimeSource(),
+        cache: (any ProviderTokenCache)? = nil
     ) throws(CryptoError) {
         let pem: String
         if key.contains("-----BEGIN") {
@@ -88,33 +110,73 @@ public final class ProviderToken: Sendable {
             keyId: keyId,
             teamId: teamId,
             refreshAge: refreshAge,
-            timeSource: timeSource
+            timeSource: timeSource,
+            cache: cache
         )
     }
 
-    /// The current token in compact form (`header.claims.signature`, base64url), minting one when there is
-    /// none, it is ``refreshAge`` old, or ``invalidate()`` was honoured.
-    /// - Throws: ``CryptoError`` when signing fails.
-    public func current() throws(CryptoError) -> String {
+    /// The current token in compact form (`header.claims.signature`, base64url), minting one (or, with a
+    /// cache, taking the shared one) when there is none, it is ``refreshAge`` old, or ``invalidate()`` was
+    /// honoured.
+    /// - Throws: ``CryptoError`` when signing fails; the cache's error when it cannot be read or written.
+    public func current() async throws -> String {
+        let due = state.withLock { state -> (kept: String?, replacing: String?) in
+            if let token = state.token, !state.forced, timeSource.monotonic - state.mintedAt < refreshAge {
+                return (token, nil)
+            }
+            return (nil, state.token)
+        }
+        if let kept = due.kept { return kept }
+        guard let cache else { return try mintLocally() }
+        let shared = try await cache.sharedProviderToken(
+            teamId: teamId,
+            keyId: keyId,
+            replacing: due.replacing,
+            freshAfter: timeSource.now - refreshAge.timeInterval,
+            mint: { [key, keyId, teamId, timeSource] in
+                let issuedAt = Int(timeSource.now.timeIntervalSince1970)
+                let jwt = try JSONWebToken.sign(keyId: keyId, teamId: teamId, issuedAt: issuedAt, key: key)
+                return IssuedProviderToken(token: jwt.compact, issuedAt: issuedAt)
+            }
+        )
+        return adopt(shared)
+    }
+
+    /// Mints and keeps a token of this process's own (no cache).
+    private func mintLocally() throws(CryptoError) -> String {
         try state.withLock { (state) throws(CryptoError) -> String in
-            let now = timeSource.monotonic
-            if let token = state.token, !state.forced, now - state.mintedAt < refreshAge { return token }
+            if let token = state.token, !state.forced, timeSource.monotonic - state.mintedAt < refreshAge {
+                return token
+            }
             let issuedAt = Int(timeSource.now.timeIntervalSince1970)
             let token = try JSONWebToken.sign(keyId: keyId, teamId: teamId, issuedAt: issuedAt, key: key).compact
-            state = State(
-                token: token,
-                mintedAt: now,
-                issuedAt: issuedAt,
-                forced: false,
-                generation: state.generation + 1
-            )
+            state.replace(with: token, mintedAt: timeSource.monotonic, issuedAt: issuedAt)
             return token
         }
     }
 
+    /// Keeps the cache's token unless a newer one was adopted meanwhile; returns the token now kept. Its
+    /// monotonic mint time is set back by its wall-clock age (never forward: a future `iat` counts as new).
+    private func adopt(_ shared: IssuedProviderToken) -> String {
+        state.withLock { state in
+            guard state.token != shared.token else {
+                state.forced = false
+                return shared.token
+            }
+            if let kept = state.token, !state.forced, state.issuedAt > shared.issuedAt { return kept }
+            let wallAge = max(0, Int(timeSource.now.timeIntervalSince1970) - shared.issuedAt)
+            state.replace(
+                with: shared.token,
+                mintedAt: timeSource.monotonic - .seconds(wallAge),
+                issuedAt: shared.issuedAt
+            )
+            return shared.token
+        }
+    }
+
     /// The `authorization` header value: `bearer <JWT>`.
-    /// - Throws: ``CryptoError`` when signing fails.
-    public func authorization() throws(CryptoError) -> String { "bearer " + (try current()) }
+    /// - Throws: as ``current()``.
+    public func authorization() async throws -> String { "bearer " + (try await current()) }
 
     /// Asks for a new token on the next use, after APNs answered 403 ExpiredProviderToken.
     /// - Returns: true when the next ``current()`` mints a new token; false when the request was ignored
@@ -133,6 +195,6 @@ public final class ProviderToken: Sendable {
         }
     }
 
-    /// How many tokens have been minted so far (1 after the first use).
+    /// How many tokens this instance has used so far (1 after the first use): minted, or taken from the cache.
     public var generation: Int { state.withLock { $0.generation } }
 }

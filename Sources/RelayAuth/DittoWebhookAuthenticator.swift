@@ -56,7 +56,7 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
         if let known = cache.value(for: digest, now: time.monotonic) { return try known.get() }
         if let call = calls[digest] { return try await call.value.result.get() }
         guard calls.count < Self.maxConcurrentCalls else {
-            logger.warning("too many auth webhook calls under way", ["calls": "\(calls.count)"])
+            logger.warning("too many auth webhook calls under way", ["calls": calls.count])
             throw .unavailable("too many credentials are being checked at once", retryAfterSeconds: 1)
         }
         let call = Task { [settings, logger] in await Self.ask(token, settings: settings, logger: logger) }

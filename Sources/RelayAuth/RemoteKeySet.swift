@@ -67,7 +67,7 @@ actor RemoteKeySet {
             if let keys {
                 logger.warning(
                     "keeping the JWKS keys fetched before",
-                    ["keys": "\(keys.count)", "error": error.message]
+                    ["keys": keys.count, "error": error.message]
                 )
             }
         }
@@ -97,7 +97,7 @@ actor RemoteKeySet {
         let (keys, skipped) = set.publicKeys()
         for reason in skipped { logger.warning("JWKS key passed over", ["jwks.url": url, "error": reason]) }
         guard !keys.isEmpty else { return failure("it holds no ES256 or RS256 key") }
-        logger.info("fetched the JWKS document", ["jwks.url": url, "keys": "\(keys.count)"])
+        logger.info("fetched the JWKS document", ["jwks.url": url, "keys": keys.count])
         return .success(keys)
     }
 

@@ -28,7 +28,38 @@ extension Configuration.HTTP {
             )
         }
         problems += tls.problems()
+        problems += admin.problems(publicPort: port)
         return problems
+    }
+
+    /// The listener of `GET /metrics`, `/healthz` and `/readyz` for a private network (a Prometheus
+    /// scraper, a load balancer's probes), apart from the API. When enabled, `/metrics` is served there only
+    /// (the API's listener answers 404 for it); `/healthz` and `/readyz` are served on both. Plain HTTP,
+    /// with the API's timeouts, at most 64 connections at once.
+    public struct Admin: Codable, Sendable, Equatable {
+        /// Whether the listener is started.
+        public var enabled = false
+        /// Address to listen on: loopback unless the scrape network is elsewhere.
+        public var host = "127.0.0.1"
+        /// TCP port; 0 picks a free one. Must differ from `http.port`.
+        public var port = 8081
+        public init(enabled: Bool = false, host: String = "127.0.0.1", port: Int = 8081) {
+            self.enabled = enabled
+            self.host = host
+            self.port = port
+        }
+
+        /// Every problem of an enabled listener (a disabled one is not looked at).
+        func problems(publicPort: Int) -> [String] {
+            guard enabled else { return [] }
+            var problems: [String] = []
+            if !(0...65_535).contains(port) { problems.append("http.admin.port: must be 0...65535, is \(port)") }
+            if port != 0 && port == publicPort {
+                problems.append("http.admin.port: must differ from http.port (\(port)): they are two listeners")
+            }
+            if host.isEmpty { problems.append("http.admin.host: must not be empty") }
+            return problems
+        }
     }
 }
 

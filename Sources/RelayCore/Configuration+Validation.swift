@@ -17,12 +17,20 @@ extension Configuration {
             storage.postgres.url.map { !$0.isBlank } ?? true,
             "storage.postgres.url: must not be empty (leave it null for SQLite)"
         )
+        require(
+            (1...Storage.maxRetentionHours).contains(storage.retentionHours),
+            "storage.retentionHours: must be 1...\(Storage.maxRetentionHours)"
+        )
         require(delivery.concurrency > 0, "delivery.concurrency: must be positive")
         require(delivery.perAppConcurrency > 0, "delivery.perAppConcurrency: must be positive")
         require(delivery.batchSize > 0, "delivery.batchSize: must be positive")
         require(delivery.leaseSeconds > 0, "delivery.leaseSeconds: must be positive")
         require(delivery.requestTimeoutMilliseconds > 0, "delivery.requestTimeoutMilliseconds: must be positive")
         require(delivery.connectTimeoutMilliseconds > 0, "delivery.connectTimeoutMilliseconds: must be positive")
+        require(
+            Delivery.apnsConnectionsRange.contains(delivery.apnsConnections),
+            "delivery.apnsConnections: must be \(Delivery.apnsConnectionsRange)"
+        )
         require(delivery.pollIntervalMilliseconds > 0, "delivery.pollIntervalMilliseconds: must be positive")
         require(
             delivery.instanceId.isEmpty || Self.isInstanceId(delivery.instanceId),

@@ -48,6 +48,8 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var trustedProxies: [String] = []
         /// HTTPS served by the relay itself; unset serves plain HTTP.
         public var tls = TLS()
+        /// A second, plain-HTTP listener for the operator's endpoints (``Admin``); off by default.
+        public var admin = Admin()
         /// Room for a request's line and headers, in BYTES (libmicrohttpd's per-connection memory): longer
         /// headers get 431, a longer request target 414. Within ``maxHeaderBytesRange``.
         public var maxHeaderBytes = 32_768
@@ -86,6 +88,12 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var busyTimeoutMilliseconds = 5000
         /// PostgreSQL instead of SQLite, when its `url` is set.
         public var postgres = Postgres()
+        /// How long a notification is kept once none of its deliveries is pending, in HOURS (default 168, a
+        /// week; 1...87,600): then the retention job deletes it with its deliveries and idempotency keys, and
+        /// `GET /v1/notifications/{id}` answers 404 as for an unknown id.
+        public var retentionHours = 168
+        /// The longest ``retentionHours``: ten years.
+        public static let maxRetentionHours = 87_600
         public init() {}
 
         /// The PostgreSQL database the relay keeps its store in instead of the SQLite file.
@@ -121,6 +129,12 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var requestTimeoutMilliseconds = 15_000
         /// How long connecting to a push service may take, in MILLISECONDS.
         public var connectTimeoutMilliseconds = 10_000
+        /// HTTP/2 connections to APNs per app and environment, each on its own thread, sharing the app's
+        /// provider token; requests spread over them, and while one is still proving its token the others
+        /// carry the traffic. within ``apnsConnectionsRange``; default 2 (Apple advises several for volume).
+        public var apnsConnections = 2
+        /// What ``apnsConnections`` may be.
+        public static let apnsConnectionsRange = 1...16
         /// Retries after 429, 5xx and transport failures.
         public var retry = RetryPolicy()
         /// How often the outbox is checked for due retries when nothing new arrives, in MILLISECONDS.

@@ -12,8 +12,9 @@ public struct Logger: Sendable {
         public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
     }
 
-    /// Key-value pairs attached to a line, e.g. `["request.id": "…", "apns.reason": "Unregistered"]`.
-    public typealias Metadata = [String: String]
+    /// Key-value pairs attached to a line, e.g. `["request.id": "…", "http.status": status]`: text, or
+    /// numbers and booleans a JSON line writes as such (``LogValue``).
+    public typealias Metadata = [String: any LogValueConvertible]
 
     /// Where lines go.
     public protocol Handler: Sendable {
@@ -63,7 +64,8 @@ public struct Logger: Sendable {
 }
 
 /// Writes one JSON object a line: `{"ts":"…","level":"info","label":"…","msg":"…", <metadata>}`, `ts` in
-/// RFC 3339 UTC with milliseconds and its `Z` (``Timestamp/rfc3339(_:)``).
+/// RFC 3339 UTC with milliseconds and its `Z` (``Timestamp/rfc3339(_:)``), numbers and booleans of the
+/// metadata as JSON numbers and booleans (``LogValue``).
 public final class JSONLinesHandler: Logger.Handler {
     private let handle: Mutex<FileHandle>
     public init(_ handle: FileHandle) { self.handle = Mutex(handle) }
@@ -71,7 +73,7 @@ public final class JSONLinesHandler: Logger.Handler {
     public static let standardOutput = JSONLinesHandler(.standardOutput)
 
     public func log(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) {
-        var object: [String: String] = metadata
+        var object: [String: Any] = metadata.mapValues(\.logValue.jsonObject)
         object["ts"] = Timestamp.rfc3339(Date())
         object["level"] = level.rawValue
         object["label"] = label
@@ -92,13 +94,18 @@ public final class MemoryLogHandler: Logger.Handler {
     public struct Entry: Sendable {
         public var level: Logger.Level
         public var message: String
-        public var metadata: Logger.Metadata
+        /// The metadata's values as text.
+        public var metadata: [String: String]
+        /// The metadata as logged.
+        public var values: [String: LogValue]
     }
     private let storage = Mutex<[Entry]>([])
     public init() {}
     public var entries: [Entry] { storage.withLock { $0 } }
     public func log(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) {
-        storage.withLock { $0.append(Entry(level: level, message: message, metadata: metadata)) }
+        let values = metadata.mapValues(\.logValue)
+        let entry = Entry(level: level, message: message, metadata: values.mapValues(\.description), values: values)
+        storage.withLock { $0.append(entry) }
     }
 }
 

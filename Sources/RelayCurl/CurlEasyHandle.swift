@@ -13,11 +13,8 @@ final class CurlEasyHandle: CurlEasy {
     private var httpVersion = -1
 
     /// - Throws: ``TransportError`` `.other` when libcurl cannot make a handle or refuses an option.
-    /// - Parameter share: the client's share handle holding the connection pool, so ``upkeep()`` on an idle
-    ///   handle reaches the connections the multi handle uses.
-    init(options: CurlCommonOptions, share: UnsafeMutableRawPointer) throws(TransportError) {
+    init(options: CurlCommonOptions) throws(TransportError) {
         try super.init(bodyLimit: Self.maxBodyBytes)
-        try check(ccurl_easy_setopt_ptr(raw, CURLOPT_SHARE, share), "CURLOPT_SHARE")
         try set(CURLOPT_POST, 1)
         try set(CURLOPT_PIPEWAIT, 1)
         try set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMs)
@@ -25,10 +22,9 @@ final class CurlEasyHandle: CurlEasy {
         // service reached again is faster on a warm connection.
         try set(CURLOPT_MAXAGE_CONN, 24 * 3600)
         if let ping = options.upkeepIntervalMs {
-            // HTTP/2 PING via curl_easy_upkeep. Measured with libcurl 8.14.1: the PING is queued in the
-            // connection's send buffer and reaches the wire only with the next request, so TCP keep-alive
-            // probes at the same interval are what keeps an idle connection visibly alive.
-            try set(CURLOPT_UPKEEP_INTERVAL_MS, ping)
+            // TCP keep-alive probes keep an idle connection alive. The connections stay in the multi handle's
+            // own pool, the only one CURLMOPT_MAX_HOST_CONNECTIONS bounds, which curl_easy_upkeep (an
+            // HTTP/2 PING) cannot reach.
             let seconds = max(1, ping / 1000)
             try set(CURLOPT_TCP_KEEPALIVE, 1)
             try set(CURLOPT_TCP_KEEPIDLE, seconds)
@@ -66,10 +62,6 @@ final class CurlEasyHandle: CurlEasy {
         resetTransfer()
         _ = ccurl_easy_setopt_long(raw, CURLOPT_TIMEOUT_MS, ms)
     }
-
-    /// Sends an HTTP/2 PING on the pool's connections idle for `CURLOPT_UPKEEP_INTERVAL_MS`
-    /// (`curl_easy_upkeep`); call only while this handle is not in a transfer.
-    func upkeep() { _ = curl_easy_upkeep(raw) }
 
     /// The value of the last response's header `name` (case-insensitive), read with `curl_easy_header`.
     func responseHeader(_ name: String) -> String? {

@@ -17,25 +17,13 @@ import Synchronization
 package final class CurlMultiDriver: @unchecked Sendable {
     package typealias Continuation = CheckedContinuation<CurlResponse, any Error>
 
-    /// How many requests a connection gets before it has proved itself.
-    package enum Warmup: Sendable {
-        /// Up to `maxInFlight` from the first request.
-        case none
-        /// One request at a time until one got an answer whose status is not among `holding`, and again after
-        /// a connection-level failure or 60 s idle. APNs (token auth) allows ONE stream until a request
-        /// succeeded and resets extra streams with REFUSED_STREAM, which libcurl answers by closing the
-        /// connection (Apple, "Sending notification requests to APNs").
-        case oneStreamUntilAnswer(holding: Set<Int>)
-    }
-
     private struct Queued {
         let id: UInt64
         let request: CurlRequest
     }
 
     private struct Shared {
-        var queue: [Queued] = []
-        var head = 0
+        var queue = FIFOQueue<Queued>()
         var waiting: [UInt64: Continuation] = [:]
         var cancelled: [UInt64] = []
         var accepting = true
@@ -55,27 +43,17 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     // Driver thread only.
     private let multi: UnsafeMutableRawPointer
-    /// `CURLSH *` sharing the connection pool (`CURL_LOCK_DATA_CONNECT`): `curl_easy_upkeep` on an idle easy
-    /// handle only reaches a pool it shares; the multi handle's own pool is out of its reach.
-    private let share: UnsafeMutableRawPointer
     private let options: CurlCommonOptions
     private let maxInFlight: Int
     private let idlePoll: Duration
     private let threadName: String
     private let responseHeaders: [String]
-    /// Statuses that leave a cold connection at one stream; nil: no warm-up (see ``Warmup``).
-    private let holdingStatuses: Set<Int>?
     private let logger: Logger
+    /// The driver thread's Linux thread id while it runs, 0 otherwise.
+    private let threadId = Atomic<Int32>(0)
     private var pool: [CurlEasyHandle] = []
     private var active: [UInt64: Active] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
-    /// False until a request got an answer on the current connection: until then one request at a time
-    /// (``Warmup/oneStreamUntilAnswer(holding:)``). Cleared again after a connection-level failure or a long
-    /// idle spell. Always true without warm-up.
-    private var warm: Bool
-    private var lastAnswer = ContinuousClock.now
-    /// Idle time after which the connection may be gone, so the next burst warms up again.
-    private static let rewarmAfterIdle: Duration = .seconds(60)
 
     /// - Parameters:
     ///   - maxInFlight: most requests handed to libcurl at once; the rest wait in a FIFO queue.
@@ -92,7 +70,6 @@ package final class CurlMultiDriver: @unchecked Sendable {
         maxConnections: Int,
         maxTotalConnections: Int? = nil,
         idlePoll: Duration,
-        warmup: Warmup,
         threadName: String,
         responseHeaders: [String],
         logger: Logger
@@ -103,20 +80,12 @@ package final class CurlMultiDriver: @unchecked Sendable {
         guard let multi = curl_multi_init() else {
             throw TransportError(code: .other, message: "curl_multi_init failed")
         }
-        guard let share = curl_share_init() else {
-            curl_multi_cleanup(multi)
-            throw TransportError(code: .other, message: "curl_share_init failed")
-        }
-        _ = ccurl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_CONNECT.rawValue))
         self.multi = multi
-        self.share = share
         self.options = options
         self.maxInFlight = maxInFlight
         self.idlePoll = idlePoll
         self.threadName = threadName
         self.responseHeaders = responseHeaders
-        if case .oneStreamUntilAnswer(let holding) = warmup { holdingStatuses = holding } else { holdingStatuses = nil }
-        warm = holdingStatuses == nil
         self.logger = logger
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnections)
@@ -129,16 +98,34 @@ package final class CurlMultiDriver: @unchecked Sendable {
     deinit {
         pool.removeAll()
         curl_multi_cleanup(multi)
-        curl_share_cleanup(share)
     }
 
     /// Starts the driver thread; it keeps `self` alive until it ends.
     package func start() {
         let thread = Thread { [self] in
             ThreadName.setForThisThread(threadName)
+            threadId.store(Self.currentThreadId(), ordering: .releasing)
             run()
+            threadId.store(0, ordering: .releasing)
         }
         thread.start()
+    }
+
+    /// The driver thread's OS thread id (Linux tid, as in `/proc/self/task/<tid>`) while it runs; nil before
+    /// it started and once it ended.
+    package var runningThreadId: Int32? {
+        let id = threadId.load(ordering: .acquiring)
+        return id == 0 ? nil : id
+    }
+
+    /// The calling thread's Linux tid, read from the `/proc/thread-self` link (`<pid>/task/<tid>`); 0 where
+    /// there is none.
+    private static func currentThreadId() -> Int32 {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        guard count > 0 else { return 0 }
+        let link = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return link.split(separator: "/").last.flatMap { Int32($0) } ?? 0
     }
 
     /// A new request id.
@@ -228,9 +215,8 @@ package final class CurlMultiDriver: @unchecked Sendable {
         shared.withLock { state in
             state.wakePending = false
             var work = Work()
-            while state.head < state.queue.count, work.taken.count < capacity {
-                let queued = state.queue[state.head]
-                state.head += 1
+            while !state.queue.isEmpty, work.taken.count < capacity {
+                let queued = state.queue.removeFirst()
                 guard state.waiting[queued.id] != nil else { continue }
                 if queued.request.deadline <= now {
                     work.expired.append(state.waiting.removeValue(forKey: queued.id)!)
@@ -239,24 +225,16 @@ package final class CurlMultiDriver: @unchecked Sendable {
                 }
             }
             // Beyond capacity: expire what waited in the queue until its deadline (FIFO, same timeout).
-            while state.head < state.queue.count, state.queue[state.head].request.deadline <= now {
-                if let continuation = state.waiting.removeValue(forKey: state.queue[state.head].id) {
+            while let next = state.queue.first, next.request.deadline <= now {
+                if let continuation = state.waiting.removeValue(forKey: state.queue.removeFirst().id) {
                     work.expired.append(continuation)
                 }
-                state.head += 1
-            }
-            if state.head == state.queue.count {
-                state.queue.removeAll(keepingCapacity: true)
-                state.head = 0
-            } else if state.head >= 1024, state.head * 2 >= state.queue.count {
-                state.queue.removeFirst(state.head)
-                state.head = 0
             }
             work.cancelled = state.cancelled
             state.cancelled.removeAll()
             work.draining = !state.accepting
             work.queueEmpty = state.queue.isEmpty
-            work.nextDeadline = work.queueEmpty ? nil : state.queue[state.head].request.deadline
+            work.nextDeadline = state.queue.first?.request.deadline
             return work
         }
     }
@@ -266,9 +244,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         var running: Int32 = 0
         while true {
             let now = ContinuousClock.now
-            if warm, holdingStatuses != nil, active.isEmpty, now - lastAnswer >= Self.rewarmAfterIdle { warm = false }
-            let capacity = warm ? maxInFlight - active.count : (active.isEmpty ? 1 : 0)
-            let work = takeWork(capacity: capacity, now: now)
+            let work = takeWork(capacity: maxInFlight - active.count, now: now)
             for continuation in work.expired {
                 continuation.resume(
                     throwing: TransportError(code: .timeout, message: "request deadline passed while queued")
@@ -279,12 +255,10 @@ package final class CurlMultiDriver: @unchecked Sendable {
             _ = curl_multi_perform(multi, &running)
             readCompletions()
             if work.draining && work.queueEmpty && active.isEmpty { break }
-            if active.isEmpty, let handle = pool.last, options.upkeepIntervalMs != nil { handle.upkeep() }
             var timeout = idlePoll
             if let deadline = work.nextDeadline { timeout = min(timeout, max(.zero, deadline - ContinuousClock.now)) }
-            // A completion may have opened room (or the gate) for queued requests: take them at once.
-            let room = warm ? maxInFlight - active.count : (active.isEmpty ? 1 : 0)
-            if !work.queueEmpty && room > 0 { timeout = .zero }
+            // A completion may have opened room for queued requests: take them at once.
+            if !work.queueEmpty && active.count < maxInFlight { timeout = .zero }
             _ = curl_multi_poll(multi, nil, 0, Int32(timeout.curlMilliseconds), nil)
         }
         finish()
@@ -293,7 +267,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
     private func start(_ queued: Queued, now: ContinuousClock.Instant) {
         let handle: CurlEasyHandle
         do {
-            handle = try pool.popLast() ?? CurlEasyHandle(options: options, share: share)
+            handle = try pool.popLast() ?? CurlEasyHandle(options: options)
             try handle.prepare(queued.request, timeoutMs: (queued.request.deadline - now).curlMilliseconds)
         } catch {
             resume(queued.id, with: .failure(error))
@@ -334,8 +308,6 @@ package final class CurlMultiDriver: @unchecked Sendable {
                 var headers: [String: String] = [:]
                 for name in responseHeaders { headers[name] = handle.responseHeader(name) }
                 let response = CurlResponse(status: handle.responseCode, headers: headers, body: handle.body)
-                lastAnswer = ContinuousClock.now
-                if holdingStatuses?.contains(response.status) != true { warm = true }
                 complete(id, handle: handle, with: .success(response))
                 continue
             }
@@ -360,7 +332,6 @@ package final class CurlMultiDriver: @unchecked Sendable {
                 "transport error",
                 ["token.suffix": transfer.request.tokenSuffix, "error": error.description]
             )
-            if holdingStatuses != nil, error.code != .timeout && error.code != .other { warm = false }
             complete(id, handle: handle, with: .failure(error))
         }
     }

@@ -41,7 +41,6 @@ public final class FCMClient: Sendable {
             maxConnections: configuration.maxConnections,
             maxTotalConnections: configuration.maxConnections + 1,
             idlePoll: min(.seconds(1), configuration.pingInterval ?? .seconds(1)),
-            warmup: .none,
             threadName: "fcm-curl",
             responseHeaders: ["retry-after"],
             logger: configuration.logger

@@ -43,8 +43,8 @@ public struct FCMClientConfiguration: Sendable {
     /// Most connections to the FCM endpoint (`CURLMOPT_MAX_HOST_CONNECTIONS`); the token endpoint gets one
     /// more of its own. Default 1: one HTTP/2 connection multiplexes every send.
     public var maxConnections: Int = 1
-    /// Idle time after which connections are kept alive (HTTP/2 PING and TCP keep-alive); nil disables
-    /// both. Default 60 s.
+    /// Idle time after which connections are kept alive with TCP keep-alive probes; nil disables them.
+    /// Default 60 s.
     public var pingInterval: Duration? = .seconds(60)
     /// How long before its expiry an access token is replaced (never later than half its life). Default
     /// 5 minutes.

@@ -157,8 +157,8 @@ public final class HTTPServer: Sendable {
         core.logger.warning(
             "http.maxConnections lowered to what the open-file limit allows; raise the limit (ulimit -n) to serve more",
             [
-                "http.max_connections": "\(configuration.maxConnections)", "http.connection_limit": "\(capacity)",
-                "open_file_limit": "\(OpenFileLimit.current)",
+                "http.max_connections": configuration.maxConnections, "http.connection_limit": capacity,
+                "open_file_limit": OpenFileLimit.current,
             ]
         )
         return capacity

@@ -315,7 +315,7 @@ final class ServerCore: Sendable {
                 resumed += 1
             }
         }
-        if resumed > 0 { logger.warning("answered unfinished requests with 503 at shutdown", ["count": "\(resumed)"]) }
+        if resumed > 0 { logger.warning("answered unfinished requests with 503 at shutdown", ["count": resumed]) }
         return resumed
     }
 
@@ -335,7 +335,7 @@ final class ServerCore: Sendable {
         if !(100...599).contains(response.status) {
             logger.error(
                 "handler returned an invalid status",
-                ["request.id": info.id, "http.status": "\(response.status)"]
+                ["request.id": info.id, "http.status": response.status]
             )
             response = HTTPError.internal().response
         }
@@ -365,7 +365,7 @@ final class ServerCore: Sendable {
         }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         guard result == .YES else {
-            logger.error("MHD_queue_response failed", ["request.id": info.id, "http.status": "\(response.status)"])
+            logger.error("MHD_queue_response failed", ["request.id": info.id, "http.status": response.status])
             return result
         }
         if let onResponse {

@@ -110,7 +110,7 @@ public final class FeedbackSender: Sendable {
                 try await store.completeFeedback(results, at: time.now)
             } catch {
                 // Left leased: the lease expires and the items are sent again (at least once).
-                logger.error("recording feedback results failed", ["error": "\(error)", "count": "\(results.count)"])
+                logger.error("recording feedback results failed", ["error": "\(error)", "count": results.count])
             }
         }
     }
@@ -147,7 +147,7 @@ public final class FeedbackSender: Sendable {
                 connectTimeout: .milliseconds(settings.connectTimeoutMilliseconds)
             )
             if (200..<300).contains(answer) {
-                log.info("feedback delivered", ["http.status": "\(answer)", "attempts": "\(job.attempts + 1)"])
+                log.info("feedback delivered", ["http.status": answer, "attempts": job.attempts + 1])
                 metrics.recordFeedback("delivered")
                 return .delivered
             }
@@ -161,8 +161,8 @@ public final class FeedbackSender: Sendable {
         log.warning(
             "feedback POST failed, will retry",
             [
-                "error": failure ?? "", "attempts": "\(job.attempts + 1)",
-                "retry_in_ms": "\(Int(delay.timeInterval * 1000))",
+                "error": failure ?? "", "attempts": job.attempts + 1,
+                "retry_in_ms": Int(delay.timeInterval * 1000),
             ]
         )
         metrics.recordFeedback("retry")
@@ -172,7 +172,7 @@ public final class FeedbackSender: Sendable {
     private func expired(_ job: FeedbackJob, log: Logger, lastError: String? = nil) -> FeedbackOutcome {
         log.warning(
             "feedback dropped: expired before a 2xx answer",
-            ["attempts": "\(job.attempts + (lastError == nil ? 0 : 1))", "error": lastError ?? ""]
+            ["attempts": job.attempts + (lastError == nil ? 0 : 1), "error": lastError ?? ""]
         )
         metrics.recordFeedback("expired")
         return .dropped

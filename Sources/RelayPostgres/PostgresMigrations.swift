@@ -136,5 +136,44 @@ enum PostgresMigrations {
         ALTER TABLE deliveries ADD COLUMN lease_owner text;
         ALTER TABLE feedback ADD COLUMN lease_owner text;
         """,
+        // 3: state the relays sharing the database keep in it: the APNs provider token of each signing key
+        // (renewed under an advisory lock), each sender's webhook bucket (in micro-tokens) and this minute's
+        // pushes per sender and recipient, when each periodic job runs next, and notifications by age and
+        // keys by notification for the retention job (which deletes finished notifications). Ids are `text`
+        // in a deterministic collation: equal only when their bytes are.
+        """
+        CREATE TABLE provider_tokens (
+            team_id   text NOT NULL,
+            key_id    text NOT NULL,
+            token     text NOT NULL,
+            issued_at bigint NOT NULL,
+            PRIMARY KEY (team_id, key_id)
+        );
+        CREATE TABLE rate_buckets (
+            app_id       text NOT NULL,
+            user_id      text NOT NULL,
+            micro_tokens bigint NOT NULL,
+            updated_at   bigint NOT NULL,
+            PRIMARY KEY (app_id, user_id)
+        );
+        CREATE INDEX rate_buckets_by_age ON rate_buckets (app_id, updated_at);
+        CREATE TABLE rate_pushes (
+            app_id       text NOT NULL,
+            sender_id    text NOT NULL,
+            recipient_id text NOT NULL,
+            minute       bigint NOT NULL,
+            pushes       integer NOT NULL,
+            PRIMARY KEY (app_id, sender_id, recipient_id)
+        );
+        CREATE INDEX rate_pushes_by_minute ON rate_pushes (minute);
+        CREATE TABLE periodic_runs (
+            job         text PRIMARY KEY,
+            next_run_at bigint NOT NULL,
+            owner       text NOT NULL,
+            last_run_at bigint NOT NULL
+        );
+        CREATE INDEX notifications_by_age ON notifications (created_at);
+        CREATE INDEX idempotency_keys_by_notification ON idempotency_keys (notification_id);
+        """,
     ]
 }

@@ -51,8 +51,8 @@ public actor PostgresStore: Store {
         logger.info(
             "opened PostgreSQL store",
             [
-                "store.database": db.location, "store.schema_version": "\(version)",
-                "store.migrations_applied": "\(applied)",
+                "store.database": db.location, "store.schema_version": version,
+                "store.migrations_applied": applied,
             ]
         )
         self.db = db

@@ -115,6 +115,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "getMetrics",
         "summary": "Prometheus metrics (text exposition format 0.0.4).",
+        "description": "With `http.admin.enabled` the metrics are served on the admin listener (`http.admin.host`, `http.admin.port`) only, and this listener answers 404 `not_found`.",
         "security": [],
         "responses": {
           "200": {
@@ -123,6 +124,16 @@ extension OpenAPIDocument {
               "text/plain": {
                 "schema": {
                   "type": "string"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "The metrics are on the admin listener (`http.admin.enabled`).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
                 }
               }
             }

@@ -18,6 +18,31 @@ extension Relay {
         return server
     }
 
+    /// The `http.admin` listener (plain HTTP, the API's timeouts, a few connections) serving
+    /// ``RelayAPI/adminRouter()``; nil when not enabled.
+    static func adminServer(
+        _ http: Configuration.HTTP,
+        api: RelayAPI,
+        logger: Logger,
+        onResponse: @escaping @Sendable (AccessLogEntry) -> Void
+    ) -> HTTPServer? {
+        guard http.admin.enabled else { return nil }
+        var server = httpServerConfiguration(http)
+        server.host = http.admin.host
+        server.port = http.admin.port
+        server.maxConnections = min(http.maxConnections, adminMaxConnections)
+        server.trustedProxies = []
+        return HTTPServer(
+            configuration: server,
+            handler: api.adminRouter().handler,
+            logger: logger,
+            onResponse: onResponse
+        )
+    }
+
+    /// Connections the admin listener takes at once: scrapers and probes, not clients.
+    static let adminMaxConnections = 64
+
     /// Reads `http.tls`'s certificate and key once and has the TLS library check them; `nil` when HTTPS is
     /// not configured. `config check` and `serve` both call it, so a file `serve` cannot use is refused by both.
     ///

@@ -2,18 +2,27 @@ import Foundation
 import RelayAPNs
 import RelayCore
 import RelayFCM
+import RelayStore
 
 extension Relay {
-    /// One transport per platform, each holding every app's clients for it (made on first use).
+    /// One transport per platform, each holding every app's clients for it (made on first use). The APNs
+    /// provider tokens are shared through `store` with every relay on it.
     /// - Throws: `FCMServiceAccount.LoadError` when an app's FCM service account file cannot be read.
     static func transports(
         _ configuration: Configuration,
+        store: any Store,
         time: any TimeSource,
         logger: Logger
     ) throws -> [any PushTransport] {
         let delivery = configuration.delivery
         let apns = APNsTransport(
-            senders: APNsSenders(apps: configuration.apps, settings: delivery, time: time, logger: logger),
+            senders: APNsSenders(
+                apps: configuration.apps,
+                settings: delivery,
+                time: time,
+                logger: logger,
+                tokenCache: store
+            ),
             retry: delivery.retry,
             time: time,
             logger: logger.with(["component": "apns"])

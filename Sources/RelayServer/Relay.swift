@@ -17,7 +17,7 @@ import RelayStore
 /// dispatcher finish and record what it has in flight and hand back what it claimed and did not send:
 /// nothing accepted is lost.
 /// The ``FeedbackSender`` runs beside the dispatcher, started after it and stopped after it (a retirement
-/// recorded while stopping stays queued for the next start).
+/// recorded while stopping stays queued for the next start). The ``RetentionJob`` runs beside them.
 public final class Relay: Sendable {
     public let configuration: Configuration
     public let store: any Store
@@ -25,12 +25,16 @@ public final class Relay: Sendable {
     public let instanceId: String
     public let metrics = RelayMetrics()
     private let server: HTTPServer
+    /// The `http.admin` listener; nil when not enabled.
+    private let adminServer: HTTPServer?
     private let dispatcher: Dispatcher
     private let transports: [any PushTransport]
     private let logger: Logger
     private let dispatcherTask = MutexBox<Task<Void, Never>?>(nil)
     private let feedback: FeedbackSender
     private let feedbackTask = MutexBox<Task<Void, Never>?>(nil)
+    private let retention: RetentionJob
+    private let retentionTask = MutexBox<Task<Void, Never>?>(nil)
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
@@ -61,7 +65,7 @@ public final class Relay: Sendable {
         self.instanceId = configuration.resolvedInstanceId()
         self.logger = logger.with(["relay.instance": instanceId])
         let logger = self.logger
-        let transports = try Self.transports(configuration, time: time, logger: logger)
+        let transports = try Self.transports(configuration, store: store, time: time, logger: logger)
         self.transports = transports
         dispatcher = Dispatcher(
             owner: instanceId,
@@ -81,6 +85,13 @@ public final class Relay: Sendable {
             metrics: metrics,
             logger: logger.with(["component": "feedback"])
         )
+        retention = RetentionJob(
+            store: store,
+            retention: .seconds(configuration.storage.retentionHours * 3600),
+            owner: instanceId,
+            time: time,
+            logger: logger.with(["component": "retention"])
+        )
         let api = RelayAPI(
             directory: AppDirectory(apps: configuration.apps, userAuthenticators: userAuthenticators),
             store: store,
@@ -89,11 +100,11 @@ public final class Relay: Sendable {
             time: time,
             logger: logger
         )
-        let router = api.router()
+        let router = api.router(metricsElsewhere: configuration.http.admin.enabled)
         let http = Self.httpServerConfiguration(configuration.http)
         let metrics = self.metrics
         let accessLog = logger.with(["component": "http"])
-        server = HTTPServer(configuration: http, tls: tls, handler: router.handler, logger: logger) { entry in
+        let onResponse: @Sendable (AccessLogEntry) -> Void = { entry in
             let route = entry.route ?? "unmatched"
             metrics.recordRequest(route: route, method: entry.method, status: entry.status)
             // The route pattern, never the path: a path can hold a device token.
@@ -101,15 +112,27 @@ public final class Relay: Sendable {
                 "request",
                 [
                     "request.id": entry.requestID, "http.method": entry.method, "http.route": route,
-                    "http.status": "\(entry.status)", "duration_ms": String(format: "%.1f", entry.durationMilliseconds),
+                    "http.status": entry.status, "duration_ms": (entry.durationMilliseconds * 10).rounded() / 10,
                     "client.address": entry.clientAddress,
                 ]
             )
         }
+        server = HTTPServer(
+            configuration: http,
+            tls: tls,
+            handler: router.handler,
+            logger: logger,
+            onResponse: onResponse
+        )
+        adminServer = Self.adminServer(configuration.http, api: api, logger: logger, onResponse: onResponse)
     }
 
     /// The HTTP port (the real one when the configuration asked for 0).
     public var port: Int { server.port }
+
+    /// The port of the `http.admin` listener (the real one when the configuration asked for 0); nil when it
+    /// is not enabled.
+    public var adminPort: Int? { adminServer?.port }
 
     /// `"https"` when the relay serves TLS itself (`http.tls`), else `"http"`.
     public var scheme: String { server.tls == nil ? "http" : "https" }
@@ -134,25 +157,37 @@ public final class Relay: Sendable {
         dispatcherTask.set(Task { await dispatcher.run() })
         let feedback = self.feedback
         feedbackTask.set(Task { await feedback.run() })
-        do { try server.start() } catch {
+        let retention = self.retention
+        retentionTask.set(Task { await retention.run() })
+        do {
+            try server.start()
+            try adminServer?.start()
+        } catch {
+            await server.shutdown()
             await stopDispatcher()
             await stop(feedbackTask)
+            await stop(retentionTask)
             throw error
         }
         logger.info(
             "relay listening",
             [
-                "http.host": configuration.http.host, "http.port": "\(port)", "http.scheme": scheme,
-                "http.connection_limit": "\(server.statistics.connectionLimit)",
+                "http.host": configuration.http.host, "http.port": port, "http.scheme": scheme,
+                "http.connection_limit": server.statistics.connectionLimit,
             ]
         )
+        if let adminPort {
+            logger.info("admin listening", ["http.host": configuration.http.admin.host, "http.port": adminPort])
+        }
     }
 
     /// Graceful stop: no new requests, in-flight requests answered, in-flight deliveries recorded.
     public func shutdown() async {
         await server.shutdown()
+        await adminServer?.shutdown()
         await stopDispatcher()
         await stop(feedbackTask)
+        await stop(retentionTask)
         for transport in transports { await transport.shutdown() }
         logger.info("relay stopped")
     }

@@ -74,11 +74,16 @@ extension RelayAPI {
     }
 
     /// Takes one webhook from the sender's bucket and counts a push to each recipient user.
-    /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`, counting nothing more.
-    func takeWebhookLimits(_ caller: Caller, senderId: String, recipients: [String]) throws(HTTPError) {
+    /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`, counting nothing more; the store's error.
+    func takeWebhookLimits(_ caller: Caller, senderId: String, recipients: [String]) async throws {
         guard isLimited(caller) else { return }
         let app = caller.app
-        switch limiter.takeWebhook(appId: app.id, senderId: senderId, recipients: recipients, limits: app.limits) {
+        switch try await limiter.takeWebhook(
+            appId: app.id,
+            senderId: senderId,
+            recipients: recipients,
+            limits: app.limits
+        ) {
         case nil: return
         case .webhooks(let wait):
             throw rateLimited(

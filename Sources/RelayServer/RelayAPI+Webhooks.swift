@@ -83,7 +83,7 @@ extension RelayAPI {
             logger.info(
                 "webhook accepted",
                 [
-                    "app.id": app.id, "notification.id": accepted.notificationId, "devices": "\(accepted.devices)",
+                    "app.id": app.id, "notification.id": accepted.notificationId, "devices": accepted.devices,
                     "request.id": request.id,
                 ]
             )
@@ -130,7 +130,7 @@ extension RelayAPI {
         if recipients == nil {
             reached = try await store.members(appId: app.id, roomId: message.roomId).filter { !$0.muted }.map(\.userId)
         }
-        try takeWebhookLimits(
+        try await takeWebhookLimits(
             caller,
             senderId: message.senderId,
             recipients: reached.filter { !$0.isSameId(message.senderId) }

@@ -33,15 +33,13 @@ public struct RelayAPI: Sendable {
         self.time = time
         self.logger = logger
         self.readiness = readiness ?? Readiness(store: store, apps: directory.apps)
-        self.limiter = UserLimiter(time: time)
+        self.limiter = UserLimiter(store: store, time: time)
     }
 
-    /// Every route of the relay.
-    public func router() -> Router {
+    /// Every route of the relay; without `GET /metrics` when `metricsElsewhere` (``adminRouter()`` has it).
+    public func router(metricsElsewhere: Bool = false) -> Router {
         var router = Router(logger: logger, errorAnswer: Self.storageUnavailable)
-        router.get("/healthz") { _, _ in try .json(["status": "ok"]) }
-        router.get("/readyz") { _, _ in try await readyz() }
-        router.get("/metrics") { _, _ in await metricsResponse() }
+        addOperations(to: &router, metrics: !metricsElsewhere)
         router.get("/openapi.json") { _, _ in OpenAPIDocument.response }
         router.post("/v1/devices") { request, _ in try await registerDevice(request) }
         router.delete("/v1/devices/{token}") { request, parameters in try await deleteDevice(request, parameters) }

@@ -13,11 +13,12 @@ final class SQLiteConnection {
     var walHookOwner: AnyObject?
 
     /// Opens (creating if needed) the database file at `path` in multi-thread mode (the connection is used by
-    /// one thread at a time).
+    /// one thread at a time); with `readOnly`, opens an existing file for reading only.
     /// - Throws: ``StoreError`` `.open` when the file cannot be opened or created.
-    init(path: String) throws {
+    init(path: String, readOnly: Bool = false) throws {
         var raw: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let rc = sqlite3_open_v2(path, &raw, flags, nil)
         guard rc == SQLITE_OK, let raw else {
             let message = raw.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))

@@ -310,5 +310,43 @@ enum SQLiteMigrations {
         UPDATE feedback SET lease_until = NULL;
         ALTER TABLE feedback ADD COLUMN lease_owner TEXT;
         """,
+        // 13: state relays sharing a database keep in it (one file has one relay, but both stores keep the
+        // same tables): the APNs provider token of each signing key; each sender's webhook bucket (in
+        // micro-tokens) and this minute's pushes per sender and recipient; when each periodic job runs next;
+        // notifications by age and keys by notification, for the retention job.
+        """
+        CREATE TABLE provider_tokens (
+            team_id    TEXT NOT NULL,
+            key_id     TEXT NOT NULL,
+            token      TEXT NOT NULL,
+            issued_at  INTEGER NOT NULL,
+            PRIMARY KEY (team_id, key_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE rate_buckets (
+            app_id       TEXT NOT NULL,
+            user_id      TEXT NOT NULL,
+            micro_tokens INTEGER NOT NULL,
+            updated_at   INTEGER NOT NULL,
+            PRIMARY KEY (app_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX rate_buckets_by_age ON rate_buckets (app_id, updated_at);
+        CREATE TABLE rate_pushes (
+            app_id       TEXT NOT NULL,
+            sender_id    TEXT NOT NULL,
+            recipient_id TEXT NOT NULL,
+            minute       INTEGER NOT NULL,
+            pushes       INTEGER NOT NULL,
+            PRIMARY KEY (app_id, sender_id, recipient_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX rate_pushes_by_minute ON rate_pushes (minute);
+        CREATE TABLE periodic_runs (
+            job         TEXT PRIMARY KEY NOT NULL,
+            next_run_at INTEGER NOT NULL,
+            owner       TEXT NOT NULL,
+            last_run_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX notifications_by_age ON notifications (created_at);
+        CREATE INDEX idempotency_keys_by_notification ON idempotency_keys (notification_id);
+        """,
     ]
 }

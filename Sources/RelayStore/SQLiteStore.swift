@@ -128,7 +128,7 @@ public actor SQLiteStore: Store {
         checkpointer.install(on: db)
         logger.info(
             "opened SQLite store",
-            ["store.path": path, "store.schema_version": "\(version)", "store.migrations_applied": "\(applied)"]
+            ["store.path": path, "store.schema_version": version, "store.migrations_applied": applied]
         )
         self.path = path
         self.appliedMigrations = applied

@@ -8,13 +8,16 @@ import RelayCore
 /// ``releaseLeases(owner:)``) and the metrics calls work across apps. Times are kept with MILLISECOND precision.
 /// Implementations: ``SQLiteStore``, and `PostgresStore` (module RelayPostgres).
 ///
+/// Several relays may share one store: the provider tokens (``RelayCore/ProviderTokenCache``), the webhook
+/// rate limits and the periodic jobs' schedule live in it, so they hold across instances.
+///
 /// Several relays may share one store. Each is an instance with its own id (``claimInstance(_:)``); a lease
 /// names its owner (that id) and its expiry. A claim never takes another owner's live lease; a stopped or
 /// killed instance's leases are taken once they expire, or at once when that instance starts again
 /// (``releaseLeases(owner:)``) or hands them back (``releaseClaims(_:owner:)``).
 ///
 /// - Throws: every call throws ``StoreError`` (`.busy`, `.io`, `.constraint`, …) when the backend fails.
-public protocol Store: Sendable {
+public protocol Store: ProviderTokenCache {
     /// Registers `token` (its platform with it) for `userId`, or re-registers it, and joins the user to
     /// `rooms`; one transaction.
     ///
@@ -200,6 +203,26 @@ public protocol Store: Sendable {
 
     /// Feedback items queued, of all apps (a metric).
     func pendingFeedbackCount() async throws -> Int
+
+    // MARK: State shared by relays
+
+    /// Decides one webhook by ``WebhookRateLimit`` at `now` and, when it is allowed, takes its token and
+    /// counts its pushes, in ONE transaction that holds the sender's bucket, so relays sharing the store
+    /// share one budget. Refused, nothing is taken or counted. Also deletes a bounded batch of the app's
+    /// buckets that have refilled (a missing bucket is a full one) and of counts of past minutes.
+    /// - Returns: nil when allowed; else which limit refused it and when to try again.
+    func takeWebhookRate(_ request: WebhookRateRequest, at now: Date) async throws -> WebhookRateRefusal?
+
+    /// Whether the caller runs periodic `job` now: true when the job is due at `now` (never run, or its next
+    /// run is at or before `now`), and then its next run is set to `now + interval` and `owner` recorded, in
+    /// one atomic statement; false when another caller (of this relay or another) took this run.
+    func claimPeriodicRun(job: String, owner: String, now: Date, interval: Duration) async throws -> Bool
+
+    /// Deletes up to `limit` notifications of any app created before `createdBefore` none of whose
+    /// deliveries is pending, oldest first, with their deliveries and idempotency keys, in one transaction.
+    /// The notification then reads as unknown (``notification(appId:id:limit:offset:)`` answers nil).
+    /// - Returns: how many notifications were deleted (fewer than `limit`: no more were due).
+    func deleteFinishedNotifications(createdBefore: Date, limit: Int) async throws -> Int
 }
 
 extension Store {
@@ -247,4 +270,25 @@ extension Store {
     public func addMember(appId: String, roomId: String, userId: String, at: Date) async throws -> RoomMember {
         try await addMember(appId: appId, roomId: roomId, userId: userId, muted: nil, at: at)
     }
+}
+
+/// A store whose rows can be read out table by table, for ``StoreCopy`` (`push-relay storage copy`).
+public protocol StoreExport: Sendable {
+    /// Up to `limit` rows of `table` in key order (``StoreTable/key``), after the row `after` (a
+    /// ``StoreBatch/last``; nil from the first). Fewer than `limit` means the table is done.
+    func exportBatch(_ table: StoreTable, after: Data?, limit: Int) async throws -> StoreBatch
+}
+
+/// A store that rows read out of another (``StoreExport``) can be written into, for ``StoreCopy``.
+public protocol StoreImport: Sendable {
+    /// Rows in the tables ``StoreTable`` names (0 when there is nothing to overwrite).
+    func importedRowCount() async throws -> Int
+
+    /// Writes the batch's rows as they are (ids kept, leases none) in ONE transaction.
+    /// - Throws: ``StoreError`` `.constraint` when a row exists already, `.invalidData` for a row the engine
+    ///   cannot hold.
+    func importBatch(_ batch: StoreBatch) async throws
+
+    /// After the last batch: makes new ids follow the copied ones.
+    func finishImport() async throws
 }

@@ -91,13 +91,14 @@ enum ServeCommand {
         // Once listening: a relay that cannot start (the port is taken) prints no key to use.
         if developmentApp { say("API key: \(try development.apiKey())") }
         say("PushRelay listening on \(relay.scheme)://\(configuration.http.host):\(relay.port)")
+        if let port = relay.adminPort { say("PushRelay admin on http://\(configuration.http.admin.host):\(port)") }
         let signal = await signals.wait()
         let bound = configuration.shutdownTimeoutSeconds
-        logger.notice("stopping", ["signal": "\(signal)", "shutdown.timeout_seconds": "\(bound)"])
+        logger.notice("stopping", ["signal": "\(signal)", "shutdown.timeout_seconds": bound])
         Task.detached {
             // The bound: whatever is still in flight keeps its outbox row and is sent again on the next start.
             try? await Task.sleep(for: .seconds(bound))
-            logger.warning("shutdown bound reached; unfinished deliveries stay in the outbox", ["seconds": "\(bound)"])
+            logger.warning("shutdown bound reached; unfinished deliveries stay in the outbox", ["seconds": bound])
             exit(0)
         }
         await relay.shutdown()

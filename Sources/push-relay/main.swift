@@ -1,7 +1,7 @@
 import Foundation
 import RelayCLI
 
-/// `push-relay serve | mock-apns | mock-fcm | send | version | keys new | config check`.
+/// `push-relay serve | mock-apns | mock-fcm | send | version | keys new | config check | storage copy`.
 let usage = """
     usage: push-relay <command> [options]
 
@@ -13,6 +13,7 @@ let usage = """
       version      print the versions of PushRelay and the C libraries it links
       keys new     print a new API key and the SHA-256 to configure
       config check validate and print the effective configuration, secrets redacted
+      storage copy copy a relay's data from one store into an empty one (SQLite to PostgreSQL, or back)
 
     'push-relay <command> --help' shows a command's options.
     """
@@ -26,6 +27,7 @@ await CommandLineTool.run(name: "push-relay", usage: usage) { command, words in
     case "version", "--version": try VersionCommand.run(words)
     case "keys": try KeysCommand.run(words)
     case "config": try ConfigCommand.run(words)
+    case "storage": try await StorageCommand.run(words)
     default: nil
     }
 }

@@ -41,6 +41,8 @@ struct ClientBench {
         var ok: Int
         var seconds: Double
         var per_second: Double
+        /// User + system CPU seconds of this process during the sends, per 100,000 sends.
+        var cpu_seconds_per_100k: Double
         var rss_start_kib: Int
         var rss_10_kib: Int
         var rss_50_kib: Int
@@ -61,6 +63,7 @@ struct ClientBench {
         let marks = [max(1, count / 10), max(1, count / 2), count]
         let rssStart = ProcessMemory.residentKiB
         let started = ContinuousClock.now
+        let cpuStart = ProcessCPU.selfSeconds
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<min(inFlight, count) {
                 group.addTask {
@@ -78,12 +81,14 @@ struct ClientBench {
             }
         }
         let seconds = (ContinuousClock.now - started).timeInterval
+        let cpu = ProcessCPU.selfSeconds - cpuStart
         let taken = progress.samples.withLock { $0 }
         return Report(
             requests: count,
             ok: progress.accepted.load(ordering: .relaxed),
             seconds: seconds,
             per_second: Double(count) / seconds,
+            cpu_seconds_per_100k: ProcessCPU.per100k(cpu, pushes: count),
             rss_start_kib: rssStart,
             rss_10_kib: taken[marks[0]] ?? 0,
             rss_50_kib: taken[marks[1]] ?? 0,

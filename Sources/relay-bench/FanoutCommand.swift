@@ -11,11 +11,14 @@ import RelayStore
 /// `--platform`), its app sending to the mock APNs at `--url` (ios, the default) or to the mock FCM at
 /// `--fcm-url` as the service account `--service-account` (android; `--ca` verifies either); posts one
 /// did-send-message webhook for the seeded room over HTTP and times it until no delivery is pending. Prints one JSON line: devices, sent, seconds (POST to last
-/// delivery recorded), accept_seconds (the POST alone), per_second, RSS before the POST and peak RSS (KiB).
+/// delivery recorded), accept_seconds (the POST alone), per_second, the process's CPU seconds (user + system,
+/// the relay runs in it) per 100,000 pushes, RSS before the POST and peak RSS (KiB). `--apns-connections N`
+/// sets `delivery.apnsConnections`.
 enum FanoutCommand {
     static let usage = """
         relay-bench fanout --db FILE --url https://127.0.0.1:PORT [--ca FILE] [--key FILE.p8] [--key-id KID]
-                           [--team TEAM] [--batch-size N] [--concurrency N] [--timeout SECONDS]
+                           [--team TEAM] [--batch-size N] [--concurrency N] [--apns-connections N]
+                           [--timeout SECONDS]
         relay-bench fanout --platform android --db FILE --fcm-url https://127.0.0.1:PORT [--ca FILE]
                            --service-account FILE [--batch-size N] [--concurrency N] [--timeout SECONDS]
         """
@@ -28,14 +31,16 @@ enum FanoutCommand {
         var seconds: Double
         var accept_seconds: Double
         var per_second: Double
+        var cpu_seconds_per_100k: Double
         var rss_before_kib: Int
         var peak_rss_kib: Int
         var batch_size: Int
         var concurrency: Int
+        var apns_connections: Int
     }
 
     /// The webhook's 202 answer.
-    private struct Accepted: Decodable {
+    struct Accepted: Decodable {
         var notificationId: String
         var devices: Int
     }
@@ -47,9 +52,62 @@ enum FanoutCommand {
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let path = try arguments.required("db")
         let apiKey = try APIKey.generate()
-        var configuration = Configuration()
+        var configuration = try Self.configuration(arguments, apiKey: apiKey)
         configuration.http.port = 0
         configuration.storage.sqlitePath = path
+        let timeout = Duration.seconds(try arguments.positiveInteger("timeout", default: 600))
+        let logger = Logger(label: "relay-bench", level: .warning)
+        let store = try SQLiteStore(path: path, logger: logger)
+        // A second connection for polling, so counting never waits behind the dispatcher's store calls.
+        let observer = try SQLiteStore(path: path, logger: logger)
+        let relay = try Relay(configuration: configuration, store: store, logger: logger)
+        try await relay.start()
+        // Warm-up, as the client-only run has: one push to the seeded warm-up device connects to the service
+        // and proves the provider token (APNs) or fetches the access token (FCM), as a relay that has been
+        // running has done long before a big room posts.
+        /// Posts the room's webhook and waits until all of it is sent: the 202, the time to it and to the end.
+        func fanOut(room: String) async throws -> (accepted: Accepted, acceptSeconds: Double, seconds: Double) {
+            let decided = relay.metrics.attemptsDecided
+            let started = ContinuousClock.now
+            let accepted = try await postWebhook(port: relay.port, apiKey: apiKey, room: room)
+            let acceptSeconds = (ContinuousClock.now - started).timeInterval
+            try await waitUntilSent(decided + accepted.devices, observer, relay, since: started, timeout: timeout)
+            return (accepted, acceptSeconds, (ContinuousClock.now - started).timeInterval)
+        }
+        _ = try await fanOut(room: SeedCommand.warmUpRoom)
+
+        let rssBefore = ProcessMemory.residentKiB
+        let cpuBefore = ProcessCPU.selfSeconds
+        let (accepted, acceptSeconds, seconds) = try await fanOut(room: SeedCommand.room)
+        let cpu = ProcessCPU.selfSeconds - cpuBefore
+        let peak = ProcessMemory.peakResidentKiB
+        await relay.shutdown()
+
+        let id = try UUID(uuidString: accepted.notificationId).orThrow("bad notification id")
+        let summary = try await observer.notification(appId: SeedCommand.appId, id: id, limit: 1)?.summary
+        let counts = try summary.orThrow("notification not found").counts
+        let report = Report(
+            devices: accepted.devices,
+            sent: counts.sent,
+            failed: counts.failed + counts.retired,
+            seconds: seconds,
+            accept_seconds: acceptSeconds,
+            per_second: Double(accepted.devices) / seconds,
+            cpu_seconds_per_100k: ProcessCPU.per100k(cpu, pushes: accepted.devices),
+            rss_before_kib: rssBefore,
+            peak_rss_kib: peak,
+            batch_size: configuration.delivery.batchSize,
+            concurrency: configuration.delivery.concurrency,
+            apns_connections: configuration.delivery.apnsConnections
+        )
+        print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+        return counts.sent == accepted.devices ? 0 : 1
+    }
+
+    /// The bench relay's configuration from the arguments: one app (``SeedCommand/appId``) selected by
+    /// `apiKey`, sending to the mock of `--platform`, and the delivery settings; its port and store unset.
+    static func configuration(_ arguments: Arguments, apiKey: String) throws -> Configuration {
+        var configuration = Configuration()
         configuration.delivery.batchSize = try arguments.positiveInteger(
             "batch-size",
             default: configuration.delivery.batchSize
@@ -57,6 +115,10 @@ enum FanoutCommand {
         configuration.delivery.concurrency = try arguments.positiveInteger(
             "concurrency",
             default: configuration.delivery.concurrency
+        )
+        configuration.delivery.apnsConnections = try arguments.positiveInteger(
+            "apns-connections",
+            default: configuration.delivery.apnsConnections
         )
         // One app here: let it use every slot, as the client-only run does.
         configuration.delivery.perAppConcurrency = configuration.delivery.concurrency
@@ -85,52 +147,8 @@ enum FanoutCommand {
             )
         }
         configuration.apps = [app]
-        let timeout = Duration.seconds(try arguments.positiveInteger("timeout", default: 600))
-        let logger = Logger(label: "relay-bench", level: .warning)
-        let store = try SQLiteStore(path: path, logger: logger)
-        // A second connection for polling, so counting never waits behind the dispatcher's store calls.
-        let observer = try SQLiteStore(path: path, logger: logger)
-        let relay = try Relay(configuration: configuration, store: store, logger: logger)
-        try await relay.start()
-
-        // Warm-up, as the client-only run has: one push to the seeded warm-up device connects to the service
-        // and proves the provider token (APNs) or fetches the access token (FCM), as a relay that has been
-        // running has done long before a big room posts.
-        /// Posts the room's webhook and waits until all of it is sent: the 202, the time to it and to the end.
-        func fanOut(room: String) async throws -> (accepted: Accepted, acceptSeconds: Double, seconds: Double) {
-            let decided = relay.metrics.attemptsDecided
-            let started = ContinuousClock.now
-            let accepted = try await postWebhook(port: relay.port, apiKey: apiKey, room: room)
-            let acceptSeconds = (ContinuousClock.now - started).timeInterval
-            try await waitUntilSent(decided + accepted.devices, observer, relay, since: started, timeout: timeout)
-            return (accepted, acceptSeconds, (ContinuousClock.now - started).timeInterval)
-        }
-        _ = try await fanOut(room: SeedCommand.warmUpRoom)
-
-        let rssBefore = ProcessMemory.residentKiB
-        let (accepted, acceptSeconds, seconds) = try await fanOut(room: SeedCommand.room)
-        let peak = ProcessMemory.peakResidentKiB
-        await relay.shutdown()
-
-        let id = try UUID(uuidString: accepted.notificationId).orThrow("bad notification id")
-        let summary = try await observer.notification(appId: SeedCommand.appId, id: id, limit: 1)?.summary
-        let counts = try summary.orThrow("notification not found").counts
-        let report = Report(
-            devices: accepted.devices,
-            sent: counts.sent,
-            failed: counts.failed + counts.retired,
-            seconds: seconds,
-            accept_seconds: acceptSeconds,
-            per_second: Double(accepted.devices) / seconds,
-            rss_before_kib: rssBefore,
-            peak_rss_kib: peak,
-            batch_size: configuration.delivery.batchSize,
-            concurrency: configuration.delivery.concurrency
-        )
-        print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
-        return counts.sent == accepted.devices ? 0 : 1
+        return configuration
     }
-
     /// Waits until the relay's metrics count `target` attempts decided (woken by the relay as the last one is
     /// decided), then until no delivery is pending in the database (read every 250 µs, one index seek, while
     /// the last results are recorded): the end is known to within a quarter of a millisecond, and nothing
@@ -164,7 +182,7 @@ enum FanoutCommand {
     /// `POST /v1/webhooks/did-send-message` for a seeded room from a sender outside it, through libcurl
     /// (``OutboundHTTP``): FoundationNetworking's URLSession keeps waking threads long after its request
     /// (about 8,000 context switches a second here), which the fan-out would be measured with.
-    private static func postWebhook(port: Int, apiKey: String, room: String) async throws -> Accepted {
+    static func postWebhook(port: Int, apiKey: String, room: String) async throws -> Accepted {
         let message = BenchDefaults.chatMessage(id: UUID().lowercasedString)
         let body = try JSONSerialization.data(withJSONObject: [
             "roomId": room, "senderId": message.senderId, "senderName": message.senderName ?? "",

@@ -6,13 +6,13 @@ import RelayCLI
 enum JWTCommand {
     static let usage = "relay-bench jwt [--key FILE.p8] [--key-id KID] [--team TEAM]"
 
-    static func run(_ arguments: Arguments) throws -> Int32 {
+    static func run(_ arguments: Arguments) async throws -> Int32 {
         let token = try ProviderToken(
             keyPEMOrPath: arguments.value("key", default: BenchDefaults.keyFile),
             keyId: arguments.value("key-id", default: BenchDefaults.keyId),
             teamId: arguments.value("team", default: BenchDefaults.teamId)
         )
-        print(try token.authorization())
+        print(try await token.authorization())
         return 0
     }
 }

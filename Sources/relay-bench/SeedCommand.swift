@@ -20,6 +20,14 @@ enum SeedCommand {
         let platform = try arguments.platform()
         let store = try SQLiteStore(path: path, logger: .disabled())
         let started = ContinuousClock.now
+        try await seed(store, devices: devices, room: room, platform: platform)
+        let elapsed = ContinuousClock.now - started
+        print(#"{"devices":\#(devices),"platform":"\#(platform.rawValue)","seconds":\#(elapsed.timeInterval)}"#)
+        return 0
+    }
+
+    /// Registers `devices` devices of `platform` in `room` and the warm-up device in ``warmUpRoom``.
+    static func seed(_ store: some Store, devices: Int, room: String = room, platform: Platform) async throws {
         let now = Date()
         for index in 0..<devices {
             _ = try await store.upsertDevice(
@@ -39,9 +47,6 @@ enum SeedCommand {
             rooms: [warmUpRoom],
             at: now
         )
-        let elapsed = ContinuousClock.now - started
-        print(#"{"devices":\#(devices),"platform":"\#(platform.rawValue)","seconds":\#(elapsed.timeInterval)}"#)
-        return 0
     }
 
     /// The distinct token of device `index` on `platform`.

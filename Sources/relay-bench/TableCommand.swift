@@ -4,7 +4,8 @@ import RelayCLI
 /// `relay-bench table`: prints the results of one bench run side by side. Each argument is
 /// `LABEL=FILE[,FILE...]`, each FILE holding one JSON object as printed by `relay-bench apns|fcm|fanout`,
 /// `curl-multi` or the scripts' h2load line: `requests` (or `devices`), `seconds`, and optionally `ok` (or
-/// `sent`) and `peak_rss_kib`. Several files are repeated runs of one thing, in the order they ran: the row
+/// `sent`), `peak_rss_kib` and `cpu_seconds_per_100k` (user + system CPU seconds per 100,000 pushes, shown
+/// for the fastest run). Several files are repeated runs of one thing, in the order they ran: the row
 /// shows the fastest run (the least disturbed by the rest of the machine) and the highest peak RSS of them all.
 ///
 /// `--pair ROW=REF` (repeatable) pairs the rows labelled `ROW-N` with those labelled `REF-N`, N a number
@@ -30,6 +31,7 @@ enum TableCommand {
         var ok: Double?
         var seconds: Double
         var peakKiB: Double?
+        var cpuPer100k: Double?
         var perSecond: Double { seconds > 0 ? requests / seconds : 0 }
     }
 
@@ -144,7 +146,9 @@ enum TableCommand {
             pad("seconds", 9, right: true), pad("req/s", 9, right: true),
         ]
         header += columns.map { pad($0.title, 18, right: true) }
-        header += [pad("µs each", 9, right: true), pad("peak RSS MB", 12, right: true)]
+        header += [
+            pad("µs each", 9, right: true), pad("CPU s/100k", 10, right: true), pad("peak RSS MB", 12, right: true),
+        ]
         print(header.joined(separator: " "))
         for row in rows {
             let fastest = row.fastest
@@ -157,6 +161,7 @@ enum TableCommand {
             cells += columns.map { pad($0.cell(row), 18, right: true) }
             let each = fastest.requests > 0 ? fastest.seconds * 1e6 / fastest.requests : 0
             cells.append(pad(String(format: "%.1f", each), 9, right: true))
+            cells.append(pad(fastest.cpuPer100k.map { String(format: "%.1f", $0) } ?? "-", 10, right: true))
             cells.append(pad(row.peakKiB.map { String(format: "%.1f", $0 / 1024) } ?? "-", 12, right: true))
             print(cells.joined(separator: " "))
         }
@@ -211,7 +216,8 @@ enum TableCommand {
             requests: requests,
             ok: number("ok") ?? number("sent"),
             seconds: seconds,
-            peakKiB: number("peak_rss_kib")
+            peakKiB: number("peak_rss_kib"),
+            cpuPer100k: number("cpu_seconds_per_100k")
         )
     }
 

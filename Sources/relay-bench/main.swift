@@ -1,7 +1,7 @@
 import Foundation
 import RelayCLI
 
-/// `relay-bench jwt | apns | fcm | seed | fanout | table`: the numbers behind `make bench-apns` and
+/// `relay-bench jwt | apns | fcm | seed | fanout | cluster | table`: the numbers behind `make bench-apns` and
 /// `make bench`. Never run by `make test`.
 let usage = """
     usage: relay-bench <command> [options]
@@ -10,17 +10,19 @@ let usage = """
       \(FCMBenchCommand.usage)
       \(SeedCommand.usage)
       \(FanoutCommand.usage)
+      \(ClusterCommand.usage)
       \(TableCommand.usage)
     """
 
 await CommandLineTool.run(name: "relay-bench", usage: usage) { command, words in
     switch command {
     case "table": try TableCommand.run(words)
-    case "jwt": try JWTCommand.run(try Arguments(words))
+    case "jwt": try await JWTCommand.run(try Arguments(words))
     case "apns": try await APNsBenchCommand.run(try Arguments(words, switches: ["distinct-tokens"]))
     case "fcm": try await FCMBenchCommand.run(try Arguments(words, switches: ["distinct-tokens"]))
     case "seed": try await SeedCommand.run(try Arguments(words))
     case "fanout": try await FanoutCommand.run(try Arguments(words))
+    case "cluster": try await ClusterCommand.run(try Arguments(words))
     default: nil
     }
 }

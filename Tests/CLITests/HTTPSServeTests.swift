@@ -59,7 +59,7 @@ import Testing
         #expect(status == "200", "\(status)\n\(relay.stderr)")
 
         let expectedLimit = min(10_000, hard - 256)
-        #expect(relay.stderr.contains(#""http.connection_limit":"\#(expectedLimit)""#), "\(relay.stderr)")
+        #expect(relay.stderr.contains(#""http.connection_limit":\#(expectedLimit)"#), "\(relay.stderr)")
         relay.signal(SIGTERM)
         let exit = try await relay.exitStatus()
         #expect(exit.exited && exit.status == 0, "\(exit)\n\(relay.stderr)")

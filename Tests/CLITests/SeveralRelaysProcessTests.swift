@@ -8,7 +8,7 @@ import Testing
 /// Issue 14 at the process level: three `push-relay serve` processes on one PostgreSQL database and one
 /// `push-relay mock-apns` process, a 5,000-device room and 200 smaller rooms written to through all three,
 /// and one relay SIGKILLed in the middle. Every device gets every message; what is sent twice is at most
-/// what the killed relay had in flight (its `delivery.concurrency`).
+/// what the killed relay had in flight (its `delivery.concurrency`), and the mock sees one provider token.
 @Suite struct SeveralRelaysProcessTests {
     static let devices = 5000
     static let rooms = 200
@@ -118,16 +118,13 @@ import Testing
         #expect(byToken.count == Self.devices && byToken.values.allSatisfy { $0 == 2 })
         let duplicates = pushes.count - Set(pushes.map(\.delivery)).count
         #expect(duplicates <= Self.killedConcurrency, "\(duplicates) pushes sent twice")
-        // Each relay signs with a provider token of its own, one per connection.
-        // LEAD: once the provider token is shared through the database, tighten this to `tokens.count == 1`.
-        let providerTokens = Dictionary(grouping: pushes, by: \.connection).mapValues { Set($0.map(\.authorization)) }
-        #expect(providerTokens.values.allSatisfy { $0.count == 1 })
+        // The provider token is shared through the database: the mock sees one, from all three relays.
         let distinctTokens = Set(pushes.map(\.authorization))
-        #expect((1...3).contains(distinctTokens.count), "\(distinctTokens.count) provider tokens")
+        #expect(distinctTokens.count == 1, "\(distinctTokens.count) provider tokens")
         print(
             "several relays: \(pushes.count) pushes for \(expected) deliveries, \(duplicates) sent twice "
                 + "(killed relay's window \(Self.killedConcurrency), \(sentAtKill) sent at the kill), "
-                + "\(distinctTokens.count) provider tokens, seeding \(seeded - began), "
+                + "\(distinctTokens.count) provider token(s), seeding \(seeded - began), "
                 + "wall time \(ContinuousClock.now - began)"
         )
     }
@@ -204,11 +201,10 @@ import Testing
     }
 
     /// One push the mock accepted: its token, its delivery (the apns-id, one per device and notification),
-    /// its connection and its `authorization` (the provider token).
+    /// and its `authorization` (the provider token).
     struct Push {
         var token: String
         var delivery: String
-        var connection: Int
         var authorization: String
     }
 
@@ -217,8 +213,7 @@ import Testing
         guard let text = try? String(contentsOf: file, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line -> Push? in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                object["status"] as? Int == 200, let headers = object["headers"] as? [[String]],
-                let connection = object["connectionId"] as? Int
+                object["status"] as? Int == 200, let headers = object["headers"] as? [[String]]
             else { return nil }
             func header(_ name: String) -> String? { headers.first { $0.first == name }?.last }
             guard let path = header(":path"), let id = header("apns-id"), let authorization = header("authorization")
@@ -226,7 +221,6 @@ import Testing
             return Push(
                 token: String(path.dropFirst("/3/device/".count)),
                 delivery: id,
-                connection: connection,
                 authorization: authorization
             )
         }

@@ -169,7 +169,7 @@ import Testing
             authentication: .token(key: ProviderTokenTests.keyPath, keyId: "", teamId: "TEAM123456")
         )
         configuration.maxInFlight = 0
-        configuration.maxConnections = 0
+        configuration.connections = 0
         configuration.requestTimeout = .zero
         let error = #expect(throws: APNsConfigurationError.self) { try APNsClient(configuration: configuration) }
         #expect(error?.problems.count == 6)

@@ -25,4 +25,18 @@ import Testing
         #expect(!shown.contains("hunter2") && !shown.contains("swordfish"))
         #expect(shown.contains("db.internal/relay"))
     }
+
+    @Test func retentionIsAWeekByDefaultAndSetByTheEnvironment() throws {
+        #expect(try Configuration.load(file: nil, environment: [:]).storage.retentionHours == 168)
+        let set = try Configuration.load(file: nil, environment: ["PUSH_RELAY_STORAGE_RETENTION_HOURS": "24"])
+        #expect(set.storage.retentionHours == 24)
+    }
+
+    @Test(arguments: [0, -1, 87_601]) func aRetentionOutside1To87600HoursIsRefused(hours: Int) {
+        #expect {
+            try Configuration.load(file: nil, environment: ["PUSH_RELAY_STORAGE_RETENTION_HOURS": "\(hours)"])
+        } throws: { error in
+            (error as? Configuration.Invalid)?.problems.contains { $0.hasPrefix("storage.retentionHours:") } == true
+        }
+    }
 }

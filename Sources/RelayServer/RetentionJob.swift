@@ -1,0 +1,55 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+/// Deletes the notifications none of whose deliveries is pending once they are older than
+/// ``RelayCore/Configuration/Storage/retentionHours``, with their deliveries and idempotency keys, in
+/// bounded batches. Runs at most once per ``interval`` across every relay on the store
+/// (``RelayStore/Store/claimPeriodicRun(job:owner:now:interval:)``): each relay asks every ``poll``, and only
+/// the one whose claim moves the next run forward deletes.
+struct RetentionJob: Sendable {
+    /// The job's name in the store's schedule.
+    static let name = "notification-retention"
+    /// How often the job runs, across relays.
+    static let interval: Duration = .seconds(600)
+    /// Notifications deleted per transaction.
+    static let batchSize = 1000
+
+    let store: any Store
+    /// How long a finished notification is kept.
+    let retention: Duration
+    /// Who claims the runs (recorded in the schedule, for operators).
+    let owner: String
+    let time: any TimeSource
+    let logger: Logger
+    /// How often this relay asks whether the job is due.
+    var poll: Duration = .seconds(60)
+
+    /// Runs the job when it is due at the time source's now.
+    /// - Returns: how many notifications were deleted; nil when the job was not due (another relay ran it).
+    /// - Throws: the store's error (a later poll tries again once the run's interval has passed).
+    func runIfDue() async throws -> Int? {
+        let now = time.now
+        guard try await store.claimPeriodicRun(job: Self.name, owner: owner, now: now, interval: Self.interval)
+        else { return nil }
+        let cutoff = now - retention.timeInterval
+        var deleted = 0
+        while !Task.isCancelled {
+            let batch = try await store.deleteFinishedNotifications(createdBefore: cutoff, limit: Self.batchSize)
+            deleted += batch
+            if batch < Self.batchSize { break }
+        }
+        if deleted > 0 { logger.info("deleted finished notifications", ["notifications": "\(deleted)"]) }
+        return deleted
+    }
+
+    /// Asks every ``poll`` until cancelled.
+    func run() async {
+        while !Task.isCancelled {
+            do { _ = try await runIfDue() } catch {
+                logger.warning("retention run failed", ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: poll)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import RelayCore
+
+/// A SQLite store's file opened for reading only (`SQLITE_OPEN_READONLY`), as the source of
+/// ``StoreCopy``: it never writes, migrates or checkpoints the file.
+///
+/// Threading: like ``SQLiteStore``, an actor on ONE dedicated thread.
+public actor SQLiteReader: StoreExport {
+    /// Where the database file is.
+    public nonisolated let path: String
+    private let db: SQLiteConnection
+    private let executor: StoreThreadExecutor
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Opens the existing store at `path`.
+    /// - Throws: ``StoreError`` `.open` when there is no such file or it cannot be read, `.corrupt` when it
+    ///   is not a database, `.migration` when its schema is not the one this build writes (open it once with
+    ///   ``SQLiteStore`` to migrate it).
+    public init(path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(code: .open, message: "no SQLite store at \(path)")
+        }
+        let db = try SQLiteConnection(path: path, readOnly: true)
+        let version = Int(try db.scalar("PRAGMA user_version"))
+        guard version == SQLiteMigrations.steps.count else {
+            throw StoreError(
+                code: .migration,
+                message: "\(path) has schema version \(version), this build \(SQLiteMigrations.steps.count)"
+                    + (version == 0 ? " (not a PushRelay store)" : " (run `push-relay serve` on it once first)")
+            )
+        }
+        self.path = path
+        self.db = db
+        self.executor = StoreThreadExecutor(name: "relay-sqlite-ro")
+    }
+
+    deinit { executor.shutdown() }
+
+    public func exportBatch(_ table: StoreTable, after: Data?, limit: Int) async throws -> StoreBatch {
+        try db.exportBatch(table, after: after, limit: limit)
+    }
+}

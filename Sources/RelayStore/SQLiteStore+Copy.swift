@@ -1,0 +1,20 @@
+import Foundation
+
+/// A SQLite store as the source or the destination of ``StoreCopy`` (rows as ``StoreTable`` describes).
+/// The read-only source of `push-relay storage copy` is a ``SQLiteReader``.
+extension SQLiteStore: StoreExport, StoreImport {
+    public func exportBatch(_ table: StoreTable, after: Data?, limit: Int) async throws -> StoreBatch {
+        try db.exportBatch(table, after: after, limit: limit)
+    }
+
+    public func importedRowCount() async throws -> Int {
+        try db.importedRowCount()
+    }
+
+    public func importBatch(_ batch: StoreBatch) async throws {
+        try db.importBatch(batch)
+    }
+
+    /// Nothing to do: a new delivery or feedback row takes the id after the largest (INTEGER PRIMARY KEY).
+    public func finishImport() async throws {}
+}

@@ -1,0 +1,39 @@
+import Foundation
+import RelayCore
+
+extension SQLiteStore {
+    /// The file's relay is the only one, so the row is read and replaced in one `BEGIN IMMEDIATE`
+    /// transaction (the write lock is the renewal lock).
+    public func sharedProviderToken(
+        teamId: String,
+        keyId: String,
+        replacing: String?,
+        freshAfter: Date,
+        mint: @Sendable () throws -> IssuedProviderToken
+    ) async throws -> IssuedProviderToken {
+        try db.transaction {
+            let stored = try db.withStatement(
+                "SELECT token, issued_at FROM provider_tokens WHERE team_id = ?1 AND key_id = ?2"
+            ) { row -> IssuedProviderToken? in
+                try row.bind(1, teamId)
+                try row.bind(2, keyId)
+                guard try row.step() else { return nil }
+                return IssuedProviderToken(token: row.string(0), issuedAt: row.int(1))
+            }
+            if let stored, ProviderTokenRule.usable(stored, replacing: replacing, freshAfter: freshAfter) {
+                return stored
+            }
+            let minted = try mint()
+            try db.withStatement(
+                "INSERT OR REPLACE INTO provider_tokens (team_id, key_id, token, issued_at) VALUES (?1, ?2, ?3, ?4)"
+            ) {
+                try $0.bind(1, teamId)
+                try $0.bind(2, keyId)
+                try $0.bind(3, minted.token)
+                try $0.bind(4, minted.issuedAt)
+                try $0.run()
+            }
+            return minted
+        }
+    }
+}

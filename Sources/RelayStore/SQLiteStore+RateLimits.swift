@@ -1,0 +1,101 @@
+import Foundation
+
+extension SQLiteStore {
+    /// Refilled buckets and past minutes' counts deleted by each webhook: more than one, so the tables shrink
+    /// back to the senders of the last minutes even when webhooks slow down.
+    static let expiredRateRowsPerWebhook = 100
+
+    public func takeWebhookRate(_ request: WebhookRateRequest, at now: Date) async throws -> WebhookRateRefusal? {
+        let minute = WebhookRateLimit.minute(now)
+        return try db.transaction {
+            try pruneRateRows(request, minute: minute, now: now)
+            let stored = try db.withStatement(
+                "SELECT micro_tokens, updated_at FROM rate_buckets WHERE app_id = ?1 AND user_id = ?2"
+            ) { row -> WebhookRateLimit.Bucket? in
+                try row.bind(1, request.appId)
+                try row.bind(2, request.senderId)
+                guard try row.step() else { return nil }
+                return WebhookRateLimit.Bucket(microTokens: row.int64(0), updatedAt: row.int64(1))
+            }
+            let pushes = try request.recipients.map { try pushCount(request, recipient: $0, minute: minute) }
+            let (bucket, refusal) = WebhookRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
+            try db.withStatement(
+                """
+                INSERT OR REPLACE INTO rate_buckets (app_id, user_id, micro_tokens, updated_at)
+                VALUES (?1, ?2, ?3, ?4)
+                """
+            ) {
+                try $0.bind(1, request.appId)
+                try $0.bind(2, request.senderId)
+                try $0.bind(3, bucket.microTokens)
+                try $0.bind(4, bucket.updatedAt)
+                try $0.run()
+            }
+            guard refusal == nil else { return refusal }
+            for recipient in request.recipients { try countPush(request, recipient: recipient, minute: minute) }
+            return nil
+        }
+    }
+
+    /// This minute's pushes from the request's sender to `recipient`.
+    private func pushCount(_ request: WebhookRateRequest, recipient: String, minute: Int64) throws -> Int {
+        try db.withStatement(
+            """
+            SELECT pushes FROM rate_pushes
+            WHERE app_id = ?1 AND sender_id = ?2 AND recipient_id = ?3 AND minute = ?4
+            """
+        ) {
+            try $0.bind(1, request.appId)
+            try $0.bind(2, request.senderId)
+            try $0.bind(3, recipient)
+            try $0.bind(4, minute)
+            return try $0.step() ? $0.int(0) : 0
+        }
+    }
+
+    /// Counts one push from the request's sender to `recipient` in `minute` (a count of an earlier minute
+    /// starts again from one).
+    private func countPush(_ request: WebhookRateRequest, recipient: String, minute: Int64) throws {
+        try db.withStatement(
+            """
+            INSERT INTO rate_pushes (app_id, sender_id, recipient_id, minute, pushes) VALUES (?1, ?2, ?3, ?4, 1)
+            ON CONFLICT (app_id, sender_id, recipient_id) DO UPDATE SET
+                pushes = CASE WHEN minute = excluded.minute THEN pushes + 1 ELSE 1 END, minute = excluded.minute
+            """
+        ) {
+            try $0.bind(1, request.appId)
+            try $0.bind(2, request.senderId)
+            try $0.bind(3, recipient)
+            try $0.bind(4, minute)
+            try $0.run()
+        }
+    }
+
+    /// Deletes up to ``expiredRateRowsPerWebhook`` of the request's app's buckets idle long enough to be full, and as
+    /// many counts of minutes before `minute` (of any app).
+    private func pruneRateRows(_ request: WebhookRateRequest, minute: Int64, now: Date) throws {
+        try db.withStatement(
+            """
+            DELETE FROM rate_buckets WHERE (app_id, user_id) IN (
+                SELECT app_id, user_id FROM rate_buckets WHERE app_id = ?1 AND updated_at < ?2 LIMIT ?3
+            )
+            """
+        ) {
+            try $0.bind(1, request.appId)
+            try $0.bind(2, EpochMilliseconds.of(now) - WebhookRateLimit.refillMilliseconds(request))
+            try $0.bind(3, Self.expiredRateRowsPerWebhook)
+            try $0.run()
+        }
+        try db.withStatement(
+            """
+            DELETE FROM rate_pushes WHERE (app_id, sender_id, recipient_id) IN (
+                SELECT app_id, sender_id, recipient_id FROM rate_pushes WHERE minute < ?1 LIMIT ?2
+            )
+            """
+        ) {
+            try $0.bind(1, minute)
+            try $0.bind(2, Self.expiredRateRowsPerWebhook)
+            try $0.run()
+        }
+    }
+}

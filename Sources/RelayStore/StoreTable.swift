@@ -1,0 +1,61 @@
+/// A table ``StoreCopy`` moves from one store to another, in the order it copies them (a delivery after its
+/// notification), with the columns of its rows in a ``StoreBatch``.
+///
+/// The rows are JSON objects keyed by column name, the same for every engine: times are UNIX epoch
+/// MILLISECONDS (numbers), UUIDs lowercase text, tokens as their platform has them, `muted` a boolean,
+/// `unlinked_topics` an array of strings, `request_hash` PostgreSQL's hex text of bytes (`\x` and two
+/// lowercase hex digits a byte). Leases are not copied: a copied pending delivery or feedback item is
+/// claimable at once.
+public enum StoreTable: String, CaseIterable, Sendable {
+    case devices
+    case roomMembers = "room_members"
+    case rooms
+    case notifications
+    case deliveries
+    case idempotencyKeys = "idempotency_keys"
+    case feedback
+
+    /// The columns a row has, by name.
+    public var columns: [String] {
+        switch self {
+        case .devices:
+            [
+                "app_id", "token", "platform", "user_id", "environment", "state", "created_at", "updated_at",
+                "retired_at", "retired_reason", "apns_timestamp", "unlinked_topics",
+            ]
+        case .roomMembers: ["app_id", "room_id", "user_id", "muted", "joined_at"]
+        case .rooms: ["app_id", "room_id", "membership", "updated_at"]
+        case .notifications:
+            [
+                "id", "app_id", "kind", "message_id", "room_id", "sender_id", "text", "image_url", "room_name",
+                "sender_name", "topic", "expiration", "created_at", "first_delivery_id", "last_delivery_id",
+            ]
+        case .deliveries:
+            [
+                "id", "notification_id", "app_id", "user_id", "token", "status", "attempts", "next_attempt_at",
+                "updated_at", "sent_at", "last_status", "last_reason",
+            ]
+        case .idempotencyKeys: ["app_id", "scope", "key", "request_hash", "notification_id", "created_at"]
+        case .feedback:
+            [
+                "id", "app_id", "token", "platform", "user_id", "environment", "reason", "apns_timestamp",
+                "retired_at", "attempts", "next_attempt_at", "expires_at", "last_status", "last_error",
+            ]
+        }
+    }
+
+    /// The columns that identify a row, in the order batches are read (each batch starts after the last
+    /// row's key).
+    public var key: [String] {
+        switch self {
+        case .devices: ["app_id", "token"]
+        case .roomMembers: ["app_id", "room_id", "user_id"]
+        case .rooms: ["app_id", "room_id"]
+        case .notifications, .deliveries, .feedback: ["id"]
+        case .idempotencyKeys: ["app_id", "scope", "key"]
+        }
+    }
+
+    /// Key columns that hold integers (the rest are text).
+    public var integerKey: Bool { key == ["id"] && self != .notifications }
+}

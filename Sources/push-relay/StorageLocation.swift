@@ -1,0 +1,63 @@
+import Foundation
+import RelayCLI
+import RelayCore
+import RelayPostgres
+import RelayStore
+
+/// A store named on the command line: `sqlite:PATH`, or `postgres:URL` (a libpq connection URI or
+/// `key=value` string; a bare `postgres://` or `postgresql://` URI also names one).
+enum StorageLocation: Equatable {
+    case sqlite(path: String)
+    case postgres(url: String)
+
+    /// Reads `text`, the value of `--<option>`.
+    /// - Throws: ``RelayCLI/Arguments/Problem`` for another scheme or an empty path or URL.
+    init(_ text: String, option: String) throws(Arguments.Problem) {
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            self = .postgres(url: text)
+        } else if text.hasPrefix("postgres:"), text.count > "postgres:".count {
+            self = .postgres(url: String(text.dropFirst("postgres:".count)))
+        } else if text.hasPrefix("sqlite:"), text.count > "sqlite:".count {
+            self = .sqlite(path: String(text.dropFirst("sqlite:".count)))
+        } else {
+            throw Arguments.Problem(
+                description: "--\(option) '\(Self.shown(text))' is not sqlite:PATH or postgres:URL"
+            )
+        }
+    }
+
+    /// The location for messages: a URI's password is never shown.
+    var description: String {
+        switch self {
+        case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let url): "postgres:\(Self.shown(url))"
+        }
+    }
+
+    /// `text` with the password of a URI's `user:password@` replaced by `***`.
+    static func shown(_ text: String) -> String {
+        guard var parts = URLComponents(string: text), parts.password != nil else { return text }
+        parts.password = "***"
+        return parts.string ?? "(a connection URI)"
+    }
+
+    /// The store to read from, opened so it is never written (SQLite read-only; PostgreSQL read-only
+    /// transactions, after the store's own migration on connecting).
+    func openSource(logger: Logger) async throws -> any StoreExport {
+        switch self {
+        case .sqlite(let path): return try SQLiteReader(path: path)
+        case .postgres(let url):
+            let store = try PostgresStore(url: url, logger: logger)
+            try await store.makeReadOnly()
+            return store
+        }
+    }
+
+    /// The store to write into, created or migrated as `serve` would.
+    func openDestination(logger: Logger) throws -> any StoreImport {
+        switch self {
+        case .sqlite(let path): try SQLiteStore(path: path, logger: logger)
+        case .postgres(let url): try PostgresStore(url: url, logger: logger)
+        }
+    }
+}

@@ -1,0 +1,299 @@
+import Foundation
+import RelayCore
+import RelayPostgres
+import RelayStore
+import RelayTestSupport
+import Testing
+
+/// `push-relay storage copy`, run as a process: a SQLite store seeded through the Store API is copied into
+/// a new PostgreSQL schema and read back through the Store API.
+@Suite struct StorageCopyTests {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    static let iosToken = PushToken.apns(try! DeviceToken(parsing: String(repeating: "ab", count: 32)))
+    static let androidToken = PushToken.fcm(
+        try! FCMRegistrationToken(parsing: "fcm-token:APA91b" + String(repeating: "Xy_", count: 40))
+    )
+    static let retiredToken = PushToken.apns(try! DeviceToken(parsing: String(repeating: "cd", count: 32)))
+    static let unlinkedToken = PushToken.apns(try! DeviceToken(parsing: String(repeating: "ef", count: 32)))
+    static let key = IdempotencyKey(scope: "backend", key: "k-1", requestHash: Data((0..<32).map { UInt8($0 * 7) }))
+
+    static func notification(_ text: String, at seconds: Double) -> NewNotification {
+        NewNotification(
+            appId: "chat",
+            message: ChatMessage(
+                roomId: "room-1",
+                senderId: "dora",
+                content: .image(caption: text, imageURL: "https://example.com/\(text).png"),
+                messageId: "m-\(text)",
+                roomName: "Room",
+                senderName: "Dora"
+            ),
+            topic: "com.example.chat",
+            expiration: 1_900_000_000,
+            createdAt: t0.addingTimeInterval(seconds)
+        )
+    }
+
+    /// A relay's data: devices of both platforms, one retired (with its feedback queued) and one with an
+    /// unlinked topic, a room with a muted member and a rule of its own, a finished notification (one
+    /// delivery sent, one retried, one retired, one unlinked), and a pending one made with an idempotency
+    /// key. Returns the two notifications.
+    static func seed(_ store: SQLiteStore) async throws -> (finished: UUID, pending: UUID) {
+        await store.setFeedbackPolicy(FeedbackPolicy(appIds: ["chat"]))
+        let at = t0
+        _ = try await store.upsertDevice(
+            appId: "chat",
+            token: iosToken,
+            userId: "ann",
+            environment: .sandbox,
+            rooms: ["room-1"],
+            at: at
+        )
+        _ = try await store.upsertDevice(
+            appId: "chat",
+            token: androidToken,
+            userId: "bob",
+            environment: .production,
+            rooms: ["room-1"],
+            at: at
+        )
+        _ = try await store.upsertDevice(
+            appId: "chat",
+            token: retiredToken,
+            userId: "cid",
+            environment: .production,
+            rooms: ["room-1"],
+            at: at
+        )
+        _ = try await store.upsertDevice(
+            appId: "chat",
+            token: unlinkedToken,
+            userId: "dan",
+            environment: .production,
+            rooms: ["room-1"],
+            at: at
+        )
+        try await store.addMember(appId: "chat", roomId: "room-1", userId: "eve", muted: true, at: at)
+        try await store.setRoomMembership(appId: "chat", roomId: "room-1", membership: .closed, at: at)
+
+        let finished = try await store.createNotification(
+            notification("one", at: 1),
+            recipients: .init(roomId: "room-1")
+        )
+        let jobs = try await store.claimDueDeliveries(
+            now: at.addingTimeInterval(2),
+            limit: 10,
+            leaseSeconds: 30,
+            owner: "local"
+        )
+        #expect(jobs.count == 4)
+        try await store.complete(
+            jobs.map { job in
+                let outcome: DeliveryOutcome =
+                    switch job.token {
+                    case iosToken: .sent
+                    case androidToken: .retry(at: at.addingTimeInterval(600), status: 503, reason: "UNAVAILABLE")
+                    case unlinkedToken:
+                        .unlinkTopic(topic: "com.example.chat", status: 400, reason: "DeviceTokenNotForTopic")
+                    default: .retired(status: 410, reason: "Unregistered", invalidSince: at.addingTimeInterval(1))
+                    }
+                return (job.deliveryId, outcome)
+            },
+            at: at.addingTimeInterval(3)
+        )
+        let pending = try await store.createNotification(
+            notification("two", at: 4),
+            recipients: .init(roomId: "room-1"),
+            idempotencyKey: key
+        )
+        #expect(pending.devices == 2)
+        return (finished.notificationId, pending.notificationId)
+    }
+
+    /// What a store holds, read through the Store API (both copies must answer the same).
+    struct Reading: Equatable, CustomStringConvertible {
+        var devices: [Device?]
+        var members: [RoomMember]
+        var membership: RoomMembership?
+        var notifications: [String]
+        var deadTokens: [Device]
+        var deviceCounts: [DeviceState: Int]
+        var pending: Int
+        var feedback: Int
+
+        var description: String { "\(self.notifications)" }
+    }
+
+    static func read(_ store: any Store, _ ids: [UUID]) async throws -> Reading {
+        var devices: [Device?] = []
+        for token in [iosToken, androidToken, retiredToken, unlinkedToken] {
+            devices.append(try await store.device(appId: "chat", token: token))
+        }
+        var notifications: [String] = []
+        for id in ids {
+            let found = try #require(try await store.notification(appId: "chat", id: id))
+            notifications.append("\(found.summary) \(found.deliveries)")
+        }
+        return Reading(
+            devices: devices,
+            members: try await store.members(appId: "chat", roomId: "room-1"),
+            membership: try await store.roomMembership(appId: "chat", roomId: "room-1"),
+            notifications: notifications,
+            deadTokens: try await store.deadTokens(appId: "chat", since: .distantPast),
+            deviceCounts: try await store.deviceCounts(),
+            pending: try await store.pendingDeliveryCount(),
+            feedback: try await store.pendingFeedbackCount()
+        )
+    }
+
+    /// A SQLite store at `path`, seeded (``seed(_:)``), read and closed: its notifications and what it reads.
+    static func seededFile(at path: String) async throws -> (ids: (finished: UUID, pending: UUID), reading: Reading) {
+        let source = try SQLiteStore(path: path, logger: .disabled())
+        let ids = try await seed(source)
+        return (ids, try await read(source, [ids.finished, ids.pending]))
+    }
+
+    @Test func copiesASQLiteStoreIntoPostgreSQLAsItReadsThroughTheStore() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.url.appendingPathComponent("relay.sqlite").path
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        let (ids, expected) = try await Self.seededFile(at: path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+
+        let result = try await CommandTests.run([
+            "storage", "copy", "--from", "sqlite:\(path)", "--to", "postgres:\(url)", "--batch", "2",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            "\(result.stdout)"
+        )
+        #expect(report["devices"] as? Int == 4)
+        #expect(report["room_members"] as? Int == 5)
+        #expect(report["rooms"] as? Int == 1)
+        #expect(report["notifications"] as? Int == 2)
+        #expect(report["deliveries"] as? Int == 6)
+        #expect(report["idempotency_keys"] as? Int == 1)
+        #expect(report["feedback"] as? Int == 1)
+        #expect(report["seconds"] is Double)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the source file was written")
+
+        let copy = try PostgresStore(url: url, logger: .disabled())
+        #expect(try await Self.read(copy, [ids.finished, ids.pending]) == expected)
+
+        // The copied pending deliveries are claimable (no lease), with the ids and apns-ids they had.
+        let pending = try #require(try await copy.notification(appId: "chat", id: ids.pending))
+        let claimed = try await copy.claimDueDeliveries(
+            now: Self.t0.addingTimeInterval(5),
+            limit: 10,
+            leaseSeconds: 30,
+            owner: "local"
+        )
+        #expect(Set(claimed.map(\.deliveryId)) == Set(pending.deliveries.map(\.deliveryId)))
+        #expect(Set(claimed.map(\.pushId)) == Set(pending.deliveries.map(\.apnsId)))
+        #expect(Set(claimed.map(\.token)) == [Self.iosToken, Self.androidToken])
+
+        // The idempotent replay answers the first notification; a new one takes ids after the copied ones.
+        let replay = try await copy.createNotification(
+            Self.notification("three", at: 6),
+            recipients: .init(roomId: "room-1"),
+            idempotencyKey: Self.key
+        )
+        #expect(replay == .duplicate(notificationId: ids.pending, devices: 2))
+        let next = try await copy.createNotification(
+            Self.notification("four", at: 7),
+            recipients: .init(roomId: "room-1")
+        )
+        let fresh = try #require(try await copy.notification(appId: "chat", id: next.notificationId))
+        let copiedMax = try #require(pending.deliveries.map(\.deliveryId).max())
+        #expect(fresh.deliveries.count == 2 && fresh.deliveries.allSatisfy { $0.deliveryId > copiedMax })
+
+        // The queued feedback item is claimable, as it was queued.
+        let feedback = try await copy.claimDueFeedback(
+            now: Self.t0.addingTimeInterval(5),
+            limit: 10,
+            leaseSeconds: 30,
+            owner: "local"
+        )
+        #expect(feedback.map(\.token) == [Self.retiredToken])
+        #expect(feedback.first?.reason == "Unregistered" && feedback.first?.userId == "cid")
+
+        // A destination holding data is refused, and nothing is written to it.
+        let again = try await CommandTests.run([
+            "storage", "copy", "--from", "sqlite:\(path)", "--to", "postgres:\(url)",
+        ])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("not empty"), "\(again.stderr)")
+        #expect(try await copy.pendingDeliveryCount() == 5)
+    }
+
+    @Test func copiesPostgreSQLBackIntoANewSQLiteFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let first = directory.url.appendingPathComponent("first.sqlite").path
+        let back = directory.url.appendingPathComponent("back.sqlite").path
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        let (ids, expected) = try await Self.seededFile(at: first)
+        let there = try await CommandTests.run(["storage", "copy", "--from", "sqlite:\(first)", "--to", url])
+        #expect(there.status == 0, "\(there.stderr)")
+        let home = try await CommandTests.run([
+            "storage", "copy", "--from", "postgres:\(url)", "--to", "sqlite:\(back)",
+        ])
+        #expect(home.status == 0, "\(home.stderr)")
+        let copy = try SQLiteStore(path: back, logger: .disabled())
+        #expect(try await Self.read(copy, [ids.finished, ids.pending]) == expected)
+        let replay = try await copy.createNotification(
+            Self.notification("three", at: 6),
+            recipients: .init(roomId: "room-1"),
+            idempotencyKey: Self.key
+        )
+        #expect(replay == .duplicate(notificationId: ids.pending, devices: 2))
+    }
+
+    @Test(arguments: [
+        (
+            ["--from", "sqlite:/nonexistent/relay.sqlite", "--to", "sqlite:/tmp/never.sqlite"], Int32(1),
+            "no SQLite store"
+        ),
+        (
+            ["--from", "mysql://relay@db/relay", "--to", "sqlite:/tmp/never.sqlite"], 2,
+            "is not sqlite:PATH or postgres:URL"
+        ),
+        (["--from", "sqlite:/tmp/a.sqlite"], 2, "--to is required"),
+        (["--from", "sqlite:/tmp/a.sqlite", "--to", "sqlite:/tmp/a.sqlite"], 2, "the same store"),
+        (
+            [
+                "--from", "postgres:postgresql://relay:s3cret@/relay?host=/nonexistent", "--to",
+                "sqlite:/tmp/never.sqlite",
+            ], 1, "PQconnectdb"
+        ),
+    ])
+    func refusesABadSourceOrCommand(words: [String], status: Int32, message: String) async throws {
+        let result = try await CommandTests.run(["storage", "copy"] + words)
+        #expect(result.status == status, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!result.stderr.contains("s3cret"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never.sqlite"))
+    }
+
+    @Test func aFileThatIsNotAStoreIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("notes.sqlite")
+        try Data("not a database".utf8).write(to: file)
+        let result = try await CommandTests.run([
+            "storage", "copy", "--from", "sqlite:\(file.path)", "--to",
+            "sqlite:\(directory.url.appendingPathComponent("copy.sqlite").path)",
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("not a database"), "\(result.stderr)")
+        #expect(try Data(contentsOf: file) == Data("not a database".utf8))
+    }
+
+    @Test func helpNamesTheLocations() async throws {
+        let result = try await CommandTests.run(["storage", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("sqlite:PATH") && result.stdout.contains("postgres:URL"))
+    }
+}

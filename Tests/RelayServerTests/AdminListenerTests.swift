@@ -1,0 +1,71 @@
+import Foundation
+import RelayCore
+import RelayHTTP
+import RelayServer
+import RelayStore
+import Testing
+
+/// `http.admin`: metrics and probes on a listener of their own, over real sockets on loopback.
+@Suite struct AdminListenerTests {
+    static func get(_ port: Int, _ path: String) async throws -> APIResponse {
+        let (status, body, headers) = try await exchange(
+            port: port,
+            "GET",
+            path,
+            bearer: nil,
+            json: nil,
+            body: nil,
+            headers: [:]
+        )
+        return APIResponse(status: status, body: body, headers: headers)
+    }
+
+    @Test func metricsMoveToTheAdminListenerAndTheProbesAreOnBoth() async throws {
+        try await withRelayAndMock(configure: { $0.http.admin = .init(enabled: true, port: 0) }) { harness in
+            let relay = try harness.relay
+            let admin = try #require(relay.adminPort)
+            #expect(admin != relay.port && admin > 0)
+
+            let hidden = try await Self.get(relay.port, "/metrics")
+            #expect(hidden.status == 404, "\(hidden.text)")
+            #expect(hidden.text.contains("\"code\":\"not_found\""), "\(hidden.text)")
+
+            let metrics = try await Self.get(admin, "/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.header("content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
+            #expect(metrics.text.contains("pushrelay_outbox_pending"), "\(metrics.text)")
+            // The public listener's requests are counted where they are scraped.
+            #expect(metrics.text.contains("route=\"unmatched\""), "\(metrics.text)")
+
+            for port in [relay.port, admin] {
+                #expect(try await Self.get(port, "/healthz").status == 200)
+                #expect(try await Self.get(port, "/readyz").status == 200)
+            }
+            // Nothing of the API is on the admin listener.
+            let api = try await Self.get(admin, "/v1/dead-tokens")
+            #expect(api.status == 404, "\(api.text)")
+            #expect(try await Self.get(admin, "/openapi.json").status == 404)
+        }
+    }
+
+    @Test func withoutItMetricsStayOnTheAPIListener() async throws {
+        try await withRelayAndMock { harness in
+            let relay = try harness.relay
+            #expect(relay.adminPort == nil)
+            let metrics = try await Self.get(relay.port, "/metrics")
+            #expect(metrics.status == 200 && metrics.text.contains("pushrelay_outbox_pending"))
+        }
+    }
+
+    /// An admin port in use stops the start, and the API listener it had opened is closed again.
+    @Test func anAdminPortInUseStopsTheStart() async throws {
+        try await withRelayAndMock(configure: { $0.http.admin = .init(enabled: true, port: 0) }) { harness in
+            var configuration = harness.configuration
+            configuration.http.admin.port = try #require(try harness.relay.adminPort)
+            let store = try SQLiteStore.temporary()
+            let second = try Relay(configuration: configuration, store: store, logger: .disabled())
+            await #expect(throws: HTTPServerError.self) { try await second.start() }
+            #expect(second.port == 0, "the API listener was left open on \(second.port)")
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelayPostgres
+@testable import RelayStore
+
+/// ``StoreCopy`` between the engines, where one keeps what the other cannot.
+@Suite struct StoreCopyTests {
+    typealias F = StoreFixtures
+
+    /// PostgreSQL keeps each delivery's notification; SQLite finds it by the notification's run of delivery
+    /// ids, so deliveries of two notifications whose ids interleave are refused, not filed under the wrong one.
+    @Test func interleavedDeliveryIdsAreRefusedBySQLite() async throws {
+        let source = try #require(try await StoreKind.postgres.makeStore() as? PostgresStore)
+        try await source.register(F.token(1), user: "bob")
+        try await source.register(F.token(2), user: "carol")
+        let first = try await source.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let second = try await source.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        // Deliveries 1 and 3 of the first, 2 and 4 of the second (as two concurrent fan-outs can take them).
+        try await source.execute(
+            """
+            UPDATE deliveries SET notification_id = CASE id WHEN 2 THEN '\(second.notificationId.lowercasedString)'
+                ELSE '\(first.notificationId.lowercasedString)' END::uuid WHERE id IN (2, 3)
+            """
+        )
+        let destination = try SQLiteStore.temporary()
+        await #expect {
+            try await StoreCopy(batchSize: 10).run(from: source, to: destination)
+        } throws: { error in
+            (error as? StoreError)?.code == .invalidData
+                && "\(error)".contains("outside their notification's run of delivery ids")
+        }
+        #expect(try await destination.pendingDeliveryCount() == 0)
+    }
+
+    /// A copy into a store that holds rows is refused before anything is read or written.
+    @Test(arguments: StoreKind.allCases) func aDestinationWithRowsIsRefused(kind: StoreKind) async throws {
+        let source = try SQLiteStore.temporary()
+        try await source.register(F.token(1), user: "bob")
+        let destination = try #require(try await kind.makeStore() as? any StoreImport & Store)
+        try await destination.addMember(appId: "app-a", roomId: "room-9", userId: "dan", at: F.t0)
+        await #expect(throws: StoreCopy.Refusal.self) {
+            try await StoreCopy().run(from: source, to: destination)
+        }
+        #expect(try await destination.device(appId: "app-a", token: F.token(1)) == nil)
+    }
+}
