@@ -85,7 +85,9 @@ let package = Package(
         .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
         .testTarget(
             name: "RelayServerTests",
-            dependencies: ["RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelayTestSupport"]
+            dependencies: [
+                "RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelayPostgres", "RelayTestSupport",
+            ]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
         .testTarget(

@@ -20,6 +20,8 @@ problems = []
 
 compose = yaml.safe_load((docker / "compose.yaml").read_text())
 for name, service in compose["services"].items():
+    if "image" in service and "build" not in service:
+        continue
     build = service.get("build", {})
     context = (docker / build.get("context", ".")).resolve()
     if not (context / build.get("dockerfile", "Dockerfile")).is_file():
@@ -31,6 +33,43 @@ for name, service in compose["services"].items():
 for volume in compose.get("volumes", {}):
     if not any(v.startswith(volume + ":") for s in compose["services"].values() for v in s.get("volumes", [])):
         problems.append(f"compose volume {volume} is not used")
+
+
+
+def several_relays(services):
+    """The compose file's shape for issue 14: a PostgreSQL service, and at least two relays (`serve`) on it,
+    each with its own instance id and host port, started after the database is healthy."""
+    found = []
+    databases = {name for name, s in services.items() if str(s.get("image", "")).startswith("postgres")}
+    if not databases:
+        found.append("compose: no PostgreSQL service")
+    relays = {name: s for name, s in services.items() if (s.get("command") or [None])[0] == "serve"}
+    if len(relays) < 2:
+        found.append(f"compose: {len(relays)} relay service(s), want at least two")
+    ids, ports = {}, {}
+    for name, service in relays.items():
+        environment = service.get("environment", {})
+        url = environment.get("PUSH_RELAY_STORAGE_POSTGRES_URL", "")
+        host = re.match(r"postgres(?:ql)?://(?:[^@/]*@)?([^/:?]+)", url)
+        if not host or host.group(1) not in databases:
+            found.append(f"compose service {name}: PUSH_RELAY_STORAGE_POSTGRES_URL does not name the database service")
+        elif service.get("depends_on", {}).get(host.group(1), {}).get("condition") != "service_healthy":
+            found.append(f"compose service {name}: does not wait for {host.group(1)} to be healthy")
+        instance = environment.get("PUSH_RELAY_DELIVERY_INSTANCE_ID")
+        if not instance:
+            found.append(f"compose service {name}: no PUSH_RELAY_DELIVERY_INSTANCE_ID")
+        elif instance in ids:
+            found.append(f"compose services {ids[instance]} and {name}: the same instance id {instance}")
+        ids.setdefault(instance, name)
+        for port in service.get("ports", []):
+            published = ":".join(str(port).split(":")[:-1])
+            if published in ports:
+                found.append(f"compose services {ports[published]} and {name}: the same host port {published}")
+            ports.setdefault(published, name)
+    return found
+
+
+problems += several_relays(compose["services"])
 
 parser = DockerfileParser(path=str(docker / "Dockerfile"))
 for instruction in parser.structure:

@@ -32,6 +32,10 @@ extension Configuration {
             "delivery.apnsConnections: must be \(Delivery.apnsConnectionsRange)"
         )
         require(delivery.pollIntervalMilliseconds > 0, "delivery.pollIntervalMilliseconds: must be positive")
+        require(
+            delivery.instanceId.isEmpty || Self.isInstanceId(delivery.instanceId),
+            "delivery.instanceId: must be 1 to 64 letters, digits, '.', '_' or '-' (or empty to pick one)"
+        )
         require(delivery.retry.maxAttempts > 0, "delivery.retry.maxAttempts: must be positive")
         require(delivery.retry.baseDelayMilliseconds > 0, "delivery.retry.baseDelayMilliseconds: must be positive")
         require(

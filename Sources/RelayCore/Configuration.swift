@@ -139,6 +139,9 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var retry = RetryPolicy()
         /// How often the outbox is checked for due retries when nothing new arrives, in MILLISECONDS.
         public var pollIntervalMilliseconds = 1000
+        /// This relay's name among the relays sharing one store; its leases carry it. Empty picks one: `local`
+        /// on SQLite, `<hostname>-<random>` on PostgreSQL (see ``Configuration/resolvedInstanceId(hostName:)``).
+        public var instanceId = ""
         public init() {}
     }
 

@@ -164,6 +164,31 @@ final class DeliveryLanes: Sendable {
         deliver(released)
     }
 
+    /// No more jobs will be added, and those still queued are taken out and returned (oldest first per app)
+    /// instead of sent: workers finish the jobs in flight, then ``take()`` answers nil.
+    func closeTakingQueued() -> [DeliveryJob] {
+        let (queued, released) = state.withLock { state -> ([DeliveryJob], [Handoff]) in
+            state.closed = true
+            var queued: [DeliveryJob] = []
+            for (appId, lane) in state.lanes {
+                queued += lane.jobs[lane.head...]
+                if lane.inFlight == 0 {
+                    state.lanes[appId] = nil
+                } else {
+                    state.lanes[appId]!.jobs = []
+                    state.lanes[appId]!.head = 0
+                    state.lanes[appId]!.scheduled = false
+                }
+            }
+            state.ready.removeAll()
+            state.readyHead = 0
+            state.queued = 0
+            return (queued, releaseIfDrained(&state))
+        }
+        deliver(released)
+        return queued
+    }
+
     /// Jobs queued and in flight, over all apps.
     var counts: (queued: Int, inFlight: Int) { state.withLock { ($0.queued, $0.inFlight) } }
 

@@ -13,9 +13,16 @@ import RelayStore
 /// result is recorded, so a crash sends again at most `concurrency` pushes: those in flight, or answered
 /// and not yet written.
 ///
-/// Runs as a service: ``run()`` returns when its task is cancelled, after every delivery claimed has been
-/// sent (each is bounded by its transport's request timeout) and recorded; nothing taken is dropped.
+/// Runs as a service: when its task is cancelled it stops claiming, lets the sends in flight finish (each is
+/// bounded by its transport's request timeout) and records them, then hands the jobs still queued in its
+/// lanes back to the store (``RelayStore/Store/releaseClaims(_:owner:)``) unsent, so another relay on the
+/// store, or this one's next start, takes them at once instead of after their lease; then ``run()``
+/// returns. Nothing taken is dropped.
+///
+/// Its claims are leased to `owner`, the relay's instance id. Wake-ups come from this relay's API
+/// (``wake()``) and, through ``RelayStore/Store/setOutboxWakeHandler(_:)``, from other relays on the store.
 public final class Dispatcher: Sendable {
+    private let owner: String
     private let store: any Store
     private let transports: [Platform: any PushTransport]
     private let settings: Configuration.Delivery
@@ -24,7 +31,9 @@ public final class Dispatcher: Sendable {
     private let metrics: RelayMetrics
     private let signal = WakeSignal()
 
+    /// - Parameter owner: the instance id the claims are leased to.
     public init(
+        owner: String,
         store: any Store,
         transports: [any PushTransport],
         settings: Configuration.Delivery,
@@ -32,6 +41,7 @@ public final class Dispatcher: Sendable {
         metrics: RelayMetrics,
         logger: Logger
     ) {
+        self.owner = owner
         self.store = store
         self.transports = Dictionary(transports.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first })
         self.settings = settings
@@ -40,16 +50,15 @@ public final class Dispatcher: Sendable {
         self.logger = logger
     }
 
-    /// Tells the dispatcher new deliveries are due (after a webhook committed), so it need not wait for
-    /// its poll interval.
+    /// Tells the dispatcher new deliveries are due (after a webhook committed, here or on another relay), so
+    /// it need not wait for its poll interval.
     public func wake() { signal.signal() }
 
-    /// Claims, sends and records until cancelled; then sends what it claimed, records every result and
-    /// returns.
+    /// Claims, sends and records until cancelled; then finishes and records the sends in flight, hands back
+    /// the jobs still queued and returns.
     public func run() async {
         let flushSignal = WakeSignal()
-        // Two rounds of sends at most wait in the lanes (what is claimed when a stop comes is still sent before
-        // `run()` returns), so the workers never wait for a claim.
+        // Two rounds of sends at most wait in the lanes, so the workers never wait for a claim.
         let lanes = DeliveryLanes(
             perAppLimit: min(settings.perAppConcurrency, settings.concurrency),
             capacity: 2 * settings.concurrency
@@ -68,16 +77,29 @@ public final class Dispatcher: Sendable {
         let flusher = Task { await self.flushUntilClosed(results, signal: flushSignal) }
 
         await claimUntilCancelled(into: lanes)
-        lanes.close()
+        let unsent = lanes.closeTakingQueued()
         for worker in workers { await worker.value }
         results.close()
         await flusher.value
+        // After the results: a store that leases runs of ids may clear the lease of a job sent in the same run.
+        await handBack(unsent)
+    }
+
+    /// Gives claimed jobs that were not sent back to the store. A failure leaves them leased: they are sent
+    /// when the lease expires.
+    private func handBack(_ jobs: [DeliveryJob]) async {
+        guard !jobs.isEmpty else { return }
+        do {
+            try await store.releaseClaims(jobs.map(\.deliveryId), owner: owner)
+            logger.info("handed back unsent deliveries", ["count": "\(jobs.count)"])
+        } catch {
+            logger.error("handing back unsent deliveries failed", ["error": "\(error)", "count": "\(jobs.count)"])
+        }
     }
 
     /// The claim loop: claims whenever ``DeliveryLanes`` has room and deliveries may be due (the last claim
     /// was full or left apps out, or a webhook woke it, or a poll interval passed); otherwise waits for room
-    /// or for a wake. Jobs claimed as it is cancelled are queued all the same, so nothing taken waits for its
-    /// lease.
+    /// or for a wake. Jobs claimed as it is cancelled are queued all the same, and handed back with the rest.
     private func claimUntilCancelled(into lanes: DeliveryLanes) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         var moreDue = true
@@ -142,7 +164,8 @@ public final class Dispatcher: Sendable {
                 appId: appId,
                 now: time.now,
                 limit: limit,
-                leaseSeconds: settings.leaseSeconds
+                leaseSeconds: settings.leaseSeconds,
+                owner: owner
             )
         } catch {
             logger.error("claiming deliveries failed", ["error": "\(error)", "app.id": appId])

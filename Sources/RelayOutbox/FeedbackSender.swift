@@ -14,7 +14,9 @@ import RelayStore
 /// Items of an app that no longer has a `feedbackURL` are dropped at once.
 ///
 /// Runs as a service: ``run()`` returns when its task is cancelled, after the POSTs in flight finished (each
-/// bounded by ``Settings/requestTimeoutMilliseconds``) and were recorded; everything else stays queued.
+/// bounded by ``Settings/requestTimeoutMilliseconds``) and were recorded; everything else stays queued. It
+/// holds no claimed item unsent (a batch is claimed only to be POSTed at once, all of it), so a stop has
+/// nothing to hand back. Its claims are leased to `owner`, the relay's instance id.
 public final class FeedbackSender: Sendable {
     /// How feedback is sent. Defaults suit production.
     public struct Settings: Sendable, Equatable {
@@ -36,6 +38,7 @@ public final class FeedbackSender: Sendable {
         public init() {}
     }
 
+    private let owner: String
     private let store: any Store
     private let apps: [String: Configuration.App]
     private let settings: Settings
@@ -44,7 +47,9 @@ public final class FeedbackSender: Sendable {
     private let logger: Logger
     private let signal = WakeSignal()
 
+    /// - Parameter owner: the instance id the claims are leased to.
     public init(
+        owner: String,
         store: any Store,
         apps: [Configuration.App],
         settings: Settings,
@@ -52,6 +57,7 @@ public final class FeedbackSender: Sendable {
         metrics: RelayMetrics,
         logger: Logger
     ) {
+        self.owner = owner
         self.store = store
         self.apps = Dictionary(apps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.settings = settings
@@ -80,7 +86,8 @@ public final class FeedbackSender: Sendable {
                 jobs = try await store.claimDueFeedback(
                     now: time.now,
                     limit: settings.batchSize,
-                    leaseSeconds: settings.leaseSeconds
+                    leaseSeconds: settings.leaseSeconds,
+                    owner: owner
                 )
             } catch {
                 logger.error("claiming feedback failed", ["error": "\(error)"])

@@ -9,6 +9,9 @@ import RelayStore
 /// written into the SQL.
 final class PostgresConnection {
     private let raw: OpaquePointer
+    /// Statements with one parameter, run again on the new session after a lost connection is reopened
+    /// (the instance's advisory lock ends with the session that took it); their answers are not checked.
+    var sessionStatements: [(sql: String, parameter: String)] = []
 
     /// Connects to `url`, a libpq connection URI or `key=value` string
     /// (https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING).
@@ -86,7 +89,10 @@ final class PostgresConnection {
     /// A connection the server closed (restart, failover, idle timeout) is opened again before the next
     /// statement; a transaction it was in is lost, and that statement fails.
     private func reconnectIfLost() {
-        if PQstatus(raw) == CONNECTION_BAD { PQreset(raw) }
+        guard PQstatus(raw) == CONNECTION_BAD else { return }
+        PQreset(raw)
+        guard PQstatus(raw) == CONNECTION_OK else { return }
+        for statement in sessionStatements { _ = try? query(statement.sql, statement.parameter) }
     }
 
     /// The rows of a successful `result`, or the server's error as a ``StoreError``.

@@ -10,6 +10,10 @@ enum PostgresMigrations {
     /// The key of the `pg_advisory_xact_lock` held while migrating (any constant the relay alone uses).
     static let lockKey: Int64 = 0x7075_7368_7265_6c79
 
+    /// The first key of an instance's advisory lock (`pg_try_advisory_lock(class, hashtext(id))`), held
+    /// while the relay runs (``PostgresStore`` `claimInstance`).
+    static let instanceLockClass: Int32 = 0x7072_6c79
+
     static let steps: [String] = [
         // 1: the schema of the current model. A delivery keeps its notification's id (a claim joins it), its
         // device's user (a device registered again for another user no longer gets the old user's
@@ -125,7 +129,14 @@ enum PostgresMigrations {
             checked_at bigint NOT NULL
         );
         """,
-        // 2: state the relays sharing the database keep in it: the APNs provider token of each signing key
+        // 2: a lease names its owner, the instance id of the relay that claimed it, so a relay starting
+        // releases only its own leases and one stopping hands back only its own claims. Leases held when this
+        // step runs keep no owner and end when they expire (another relay may still be sending them).
+        """
+        ALTER TABLE deliveries ADD COLUMN lease_owner text;
+        ALTER TABLE feedback ADD COLUMN lease_owner text;
+        """,
+        // 3: state the relays sharing the database keep in it: the APNs provider token of each signing key
         // (renewed under an advisory lock), each sender's webhook bucket (in micro-tokens) and this minute's
         // pushes per sender and recipient, when each periodic job runs next, and notifications by age and
         // keys by notification for the retention job (which deletes finished notifications). Ids are `text`

@@ -4,19 +4,32 @@ import RelayStore
 
 extension PostgresStore {
     public func appsWithDueDeliveries(now: Date) async throws -> [String] {
-        let rows = try db.query(
-            """
-            SELECT DISTINCT app_id FROM deliveries
-            WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-            ORDER BY app_id
-            """,
-            now
-        )
+        let rows = try db.query(Self.dueAppsSQL, now)
         return (0..<rows.count).map { rows.string($0, 0) }
     }
 
+    /// The apps with a due delivery that holds no live lease at $1 (epoch MILLISECONDS), by app id. A loose
+    /// index scan over `deliveries_due` (app id first): one seek per app with a pending delivery, then, for
+    /// each, a range of its due rows up to the first one not leased (leased rows are those in flight: a
+    /// few batches per relay), however many deliveries are pending.
+    static let dueAppsSQL = """
+        WITH RECURSIVE app(id) AS (
+            SELECT min(app_id) FROM deliveries WHERE status = 'pending'
+            UNION ALL
+            SELECT (SELECT min(app_id) FROM deliveries WHERE status = 'pending' AND app_id > app.id)
+            FROM app WHERE app.id IS NOT NULL
+        )
+        SELECT id FROM app
+        WHERE id IS NOT NULL AND EXISTS (
+            SELECT 1 FROM deliveries
+            WHERE status = 'pending' AND app_id = app.id AND next_attempt_at <= $1
+                AND (lease_until IS NULL OR lease_until < $1)
+        )
+        ORDER BY id
+        """
+
     /// Locks up to $3 of app $1's pending deliveries due at $2 that hold no live lease, oldest due first
-    /// (`SKIP LOCKED` passes over rows another claim holds), leases them until $4, and reads them with their
+    /// (`SKIP LOCKED` passes over rows another claim holds), leases them to $5 until $4, and reads them with their
     /// device (NULL columns: deleted, or registered again for another user) and notification. All times
     /// epoch MILLISECONDS.
     static let claimSQL = """
@@ -29,7 +42,7 @@ extension PostgresStore {
             FOR UPDATE SKIP LOCKED
         ),
         leased AS (
-            UPDATE deliveries AS dl SET lease_until = $4 FROM due WHERE dl.id = due.id
+            UPDATE deliveries AS dl SET lease_until = $4, lease_owner = $5 FROM due WHERE dl.id = due.id
             RETURNING dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
         )
         SELECT l.id, l.token, l.attempts, d.state, d.environment, d.updated_at, d.unlinked_topics ? n.topic,
@@ -47,7 +60,8 @@ extension PostgresStore {
         appId: String,
         now: Date,
         limit: Int,
-        leaseSeconds: Int
+        leaseSeconds: Int,
+        owner: String
     ) async throws
         -> [DeliveryJob]
     {
@@ -58,7 +72,7 @@ extension PostgresStore {
             var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs
             while jobs.count < limit {
                 let wanted = limit - jobs.count
-                let rows = try db.query(Self.claimSQL, appId, now, wanted, leaseUntil)
+                let rows = try db.query(Self.claimSQL, appId, now, wanted, leaseUntil, owner)
                 var ended: [EndedDelivery] = []
                 for row in 0..<rows.count {
                     if let end = Self.undeliverable(rows, row) {
@@ -93,7 +107,7 @@ extension PostgresStore {
         try db.query(
             """
             UPDATE deliveries AS dl SET status = e.status, last_reason = e.reason, updated_at = $2,
-                next_attempt_at = NULL, lease_until = NULL
+                next_attempt_at = NULL, lease_until = NULL, lease_owner = NULL
             FROM jsonb_to_recordset($1::jsonb) AS e (id bigint, status text, reason text)
             WHERE dl.id = e.id
             """,
@@ -145,10 +159,34 @@ extension PostgresStore {
         )
     }
 
-    public func releaseLeases() async throws {
+    /// Reads the pending deliveries (`deliveries_due`) once, at start-up; other owners' rows stay as they are.
+    public func releaseLeases(owner: String) async throws {
         try db.transaction {
-            try db.execute("UPDATE deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL")
-            try db.execute("UPDATE feedback SET lease_until = NULL WHERE lease_until IS NOT NULL")
+            let released = try db.query(
+                """
+                UPDATE deliveries SET lease_until = NULL, lease_owner = NULL
+                WHERE status = 'pending' AND lease_owner = $1
+                """,
+                owner
+            )
+            try db.query("UPDATE feedback SET lease_until = NULL, lease_owner = NULL WHERE lease_owner = $1", owner)
+            if released.changed > 0 { try notifyOutbox() }
+        }
+    }
+
+    public func releaseClaims(_ deliveryIds: [Int64], owner: String) async throws {
+        guard !deliveryIds.isEmpty else { return }
+        try db.transaction {
+            let released = try db.query(
+                """
+                UPDATE deliveries SET lease_until = NULL, lease_owner = NULL
+                WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)
+                    AND status = 'pending' AND lease_owner = $2
+                """,
+                try Self.jsonList(deliveryIds),
+                owner
+            )
+            if released.changed > 0 { try notifyOutbox() }
         }
     }
 
@@ -176,7 +214,7 @@ extension PostgresStore {
             try db.query(
                 """
                 UPDATE deliveries SET status = 'sent', attempts = attempts + 1, last_status = 200, last_reason = NULL,
-                    sent_at = $2, next_attempt_at = NULL, updated_at = $2, lease_until = NULL
+                    sent_at = $2, next_attempt_at = NULL, updated_at = $2, lease_until = NULL, lease_owner = NULL
                 WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)
                 """,
                 try Self.jsonList(sent),
@@ -206,7 +244,7 @@ extension PostgresStore {
         let rows = try db.query(
             """
             UPDATE deliveries SET status = $2, attempts = attempts + 1, last_status = $3, last_reason = $4,
-                next_attempt_at = $5, updated_at = $6, lease_until = NULL
+                next_attempt_at = $5, updated_at = $6, lease_until = NULL, lease_owner = NULL
             WHERE id = $1
             RETURNING app_id, token
             """,

@@ -26,7 +26,14 @@ extension PostgresStore {
         )
     }
 
-    public func claimDueFeedback(now: Date, limit: Int, leaseSeconds: Int) async throws -> [FeedbackJob] {
+    public func claimDueFeedback(
+        now: Date,
+        limit: Int,
+        leaseSeconds: Int,
+        owner: String
+    ) async throws
+        -> [FeedbackJob]
+    {
         guard limit > 0 else { return [] }
         let rows = try db.query(
             """
@@ -38,7 +45,7 @@ extension PostgresStore {
                 FOR UPDATE SKIP LOCKED
             ),
             leased AS (
-                UPDATE feedback AS f SET lease_until = $3 FROM due WHERE f.id = due.id
+                UPDATE feedback AS f SET lease_until = $3, lease_owner = $4 FROM due WHERE f.id = due.id
                 RETURNING f.id, f.app_id, f.token, f.user_id, f.environment, f.reason, f.apns_timestamp,
                     f.retired_at, f.attempts, f.expires_at, f.platform, f.next_attempt_at
             )
@@ -46,7 +53,8 @@ extension PostgresStore {
             """,
             now,
             limit,
-            now.addingTimeInterval(TimeInterval(leaseSeconds))
+            now.addingTimeInterval(TimeInterval(leaseSeconds)),
+            owner
         )
         return try (0..<rows.count).map { row in
             guard let environment = APNsEnvironment(rawValue: rows.string(row, 4)) else {
@@ -81,7 +89,7 @@ extension PostgresStore {
                     try db.query(
                         """
                         UPDATE feedback SET attempts = attempts + 1, next_attempt_at = $2, lease_until = NULL,
-                            last_status = $3, last_error = $4
+                            lease_owner = NULL, last_status = $3, last_error = $4
                         WHERE id = $1
                         """,
                         id,

@@ -112,6 +112,8 @@ extension PostgresStore {
             n.topic,
             n.id
         )
+        // Delivered to the listening relays when the transaction commits: one per notification.
+        if deliveries.changed > 0 { try notifyOutbox() }
         return .created(notificationId: n.id, devices: deliveries.changed)
     }
 

@@ -20,6 +20,15 @@ public actor PostgresStore: Store {
 
     let db: PostgresConnection
     private let executor: StoreThreadExecutor
+    /// The connection URI, for the listening connection (``setOutboxWakeHandler(_:)``); never logged.
+    private let url: String
+    private let logger: Logger
+    /// Set while a wake handler is: its own connection LISTENs on ``outboxChannel``.
+    private var listener: PostgresListener?
+    /// The channel of this schema's outbox wake-ups (``PostgresListener/outboxChannelSQL()``).
+    private let outboxChannel: String
+    /// The instance ids this store holds (``claimInstance(_:)``).
+    private var instanceIds: Set<String> = []
     private let timeSource: any TimeSource
     /// Which apps' retirements queue feedback (``setFeedbackPolicy(_:)``); none until set.
     var feedbackPolicy = FeedbackPolicy.none
@@ -38,6 +47,7 @@ public actor PostgresStore: Store {
     public init(url: String, logger: Logger, timeSource: any TimeSource = SystemTimeSource()) throws {
         let db = try PostgresConnection(url: url)
         let (applied, version) = try Self.migrate(db)
+        let outboxChannel = try db.query(PostgresListener.outboxChannelSQL()).string(0, 0)
         logger.info(
             "opened PostgreSQL store",
             [
@@ -49,10 +59,61 @@ public actor PostgresStore: Store {
         self.appliedMigrations = applied
         self.schemaVersion = version
         self.timeSource = timeSource
+        self.url = url
+        self.logger = logger
+        self.outboxChannel = outboxChannel
         self.executor = StoreThreadExecutor(name: "relay-postgres")
     }
 
-    deinit { executor.shutdown() }
+    deinit {
+        listener?.stop()
+        executor.shutdown()
+    }
+
+    /// Holds `id` with a session advisory lock (two-key form, so it never meets the migration's one-key
+    /// lock): the server drops it when this store's session ends, however the process ended, so a restart
+    /// takes it at once (waiting up to 3 s for a session that is ending), and a second live relay given the
+    /// same id is refused. Taken again on a session
+    /// opened after a lost connection. An id the store holds already is kept.
+    public func claimInstance(_ id: String) async throws {
+        guard !instanceIds.contains(id) else { return }
+        // A session that just ended (the relay's last run, killed) may hold it for a moment longer.
+        var taken = try db.query(Self.instanceLockSQL, id).bool(0, 0)
+        for _ in 0..<30 where !taken {
+            usleep(100_000)
+            taken = try db.query(Self.instanceLockSQL, id).bool(0, 0)
+        }
+        guard taken else {
+            throw StoreError(
+                code: .instanceInUse,
+                message: "instance id '\(id)' is in use by another live relay on this database; "
+                    + "give each relay its own delivery.instanceId"
+            )
+        }
+        instanceIds.insert(id)
+        db.sessionStatements.append((Self.instanceLockSQL, id))
+    }
+
+    /// $1 an instance id: takes its advisory lock for the session, true when taken.
+    /// The key is the hash of the schema and the id: advisory locks belong to the whole database, and relays
+    /// of another schema on it are another deployment.
+    static let instanceLockSQL = """
+        SELECT pg_try_advisory_lock(\(PostgresMigrations.instanceLockClass), hashtext(current_schema() || '/' || $1))
+        """
+
+    /// Listens for the outbox's wake-ups on a connection of its own (``PostgresListener``) while `handler`
+    /// is set: every transaction that makes deliveries due sends one (``notifyOutbox()``). Returns once it
+    /// listens (see ``PostgresListener``).
+    public func setOutboxWakeHandler(_ handler: (@Sendable () -> Void)?) async {
+        listener?.stop()
+        listener = handler.map { PostgresListener(url: url, channel: outboxChannel, logger: logger, handler: $0) }
+    }
+
+    /// Tells the listening relays, when the current transaction commits, that deliveries are due.
+    /// PostgreSQL folds identical notifications of one transaction into one.
+    func notifyOutbox() throws {
+        try db.query("SELECT pg_notify($1, '')", outboxChannel)
+    }
 
     /// Applies the missing ``PostgresMigrations`` steps and the version in ONE transaction, holding the
     /// migration advisory lock, so relays starting at once wait for the first and then find the schema

@@ -10,14 +10,19 @@ import RelayStore
 /// The relay as one service: the HTTP API, the outbox dispatcher and its transports (APNs, FCM) over one
 /// store.
 ///
-/// ``start()`` releases leases left by an earlier run (so pending deliveries resume at once), starts the
-/// dispatcher and then the HTTP server. ``shutdown()`` stops accepting requests first, lets the requests in
-/// flight finish, then lets the dispatcher finish and record what it has in flight: nothing accepted is lost.
+/// ``start()`` takes the relay's instance id in the store (refused while another live relay holds it),
+/// releases the leases an earlier run of that id left (so its pending deliveries resume at once; other
+/// relays' leases stay), starts the dispatcher, woken also by other relays' webhooks, and then the HTTP
+/// server. ``shutdown()`` stops accepting requests first, lets the requests in flight finish, then lets the
+/// dispatcher finish and record what it has in flight and hand back what it claimed and did not send:
+/// nothing accepted is lost.
 /// The ``FeedbackSender`` runs beside the dispatcher, started after it and stopped after it (a retirement
 /// recorded while stopping stays queued for the next start). The ``RetentionJob`` runs beside them.
 public final class Relay: Sendable {
     public let configuration: Configuration
     public let store: any Store
+    /// The name its leases carry (``Configuration/resolvedInstanceId(hostName:)``).
+    public let instanceId: String
     public let metrics = RelayMetrics()
     private let server: HTTPServer
     /// The `http.admin` listener; nil when not enabled.
@@ -57,10 +62,13 @@ public final class Relay: Sendable {
         let tls = try Self.loadTLS(configuration.http)
         self.configuration = configuration
         self.store = store
-        self.logger = logger
+        self.instanceId = configuration.resolvedInstanceId()
+        self.logger = logger.with(["relay.instance": instanceId])
+        let logger = self.logger
         let transports = try Self.transports(configuration, store: store, time: time, logger: logger)
         self.transports = transports
         dispatcher = Dispatcher(
+            owner: instanceId,
             store: store,
             transports: transports,
             settings: configuration.delivery,
@@ -69,6 +77,7 @@ public final class Relay: Sendable {
             logger: logger.with(["component": "dispatcher"])
         )
         self.feedback = FeedbackSender(
+            owner: instanceId,
             store: store,
             apps: configuration.apps,
             settings: feedback,
@@ -79,7 +88,7 @@ public final class Relay: Sendable {
         retention = RetentionJob(
             store: store,
             retention: .seconds(configuration.storage.retentionHours * 3600),
-            owner: "relay-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().lowercasedString.prefix(8))",
+            owner: instanceId,
             time: time,
             logger: logger.with(["component": "retention"])
         )
@@ -132,15 +141,19 @@ public final class Relay: Sendable {
     public var httpStatistics: HTTPServerStatistics { server.statistics }
 
     /// Starts the dispatcher and the HTTP server.
-    /// - Throws: the store's error when leases cannot be released; `HTTPServerError` when the port cannot be bound.
+    /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` when another live relay holds this one's instance
+    ///   id, or the store's error when leases cannot be released; `HTTPServerError` when the port cannot be
+    ///   bound.
     public func start() async throws {
         // A server must not die because a peer closed a socket it writes to: OpenSSL writes through plain
         // write(2) (no MSG_NOSIGNAL), e.g. a TLS 1.3 session ticket to a readiness probe that already left.
         // Ignored process-wide, as servers do; writes then fail with EPIPE and are handled as errors.
         signal(SIGPIPE, SIG_IGN)
         await store.setFeedbackPolicy(feedback.policy)
-        try await store.releaseLeases()
+        try await store.claimInstance(instanceId)
+        try await store.releaseLeases(owner: instanceId)
         let dispatcher = self.dispatcher
+        await store.setOutboxWakeHandler { dispatcher.wake() }
         dispatcherTask.set(Task { await dispatcher.run() })
         let feedback = self.feedback
         feedbackTask.set(Task { await feedback.run() })
@@ -181,6 +194,7 @@ public final class Relay: Sendable {
 
     private func stopDispatcher() async {
         await stop(dispatcherTask)
+        await store.setOutboxWakeHandler(nil)
     }
 
     /// Cancels a service's task and waits until it has finished what it had in flight.

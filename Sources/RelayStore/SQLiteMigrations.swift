@@ -300,7 +300,17 @@ enum SQLiteMigrations {
         CREATE INDEX notifications_by_deliveries ON notifications (first_delivery_id)
             WHERE first_delivery_id IS NOT NULL;
         """,
-        // 12: state relays sharing a database keep in it (one file has one relay, but both stores keep the
+        // 12: a lease names its owner, the instance id of the relay that claimed it, so a relay starting
+        // releases only its own leases, and one stopping hands back only its own claims. Leases held when
+        // this step runs were a stopped relay's (the file is migrated as it opens), unowned: they are
+        // released here, as that relay's next start would have done.
+        """
+        DELETE FROM delivery_leases;
+        ALTER TABLE delivery_leases ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
+        UPDATE feedback SET lease_until = NULL;
+        ALTER TABLE feedback ADD COLUMN lease_owner TEXT;
+        """,
+        // 13: state relays sharing a database keep in it (one file has one relay, but both stores keep the
         // same tables): the APNs provider token of each signing key; each sender's webhook bucket (in
         // micro-tokens) and this minute's pushes per sender and recipient; when each periodic job runs next;
         // notifications by age and keys by notification, for the retention job.

@@ -33,7 +33,8 @@ extension SQLiteStore {
         appId: String,
         now: Date,
         limit: Int,
-        leaseSeconds: Int
+        leaseSeconds: Int,
+        owner: String
     ) async throws
         -> [DeliveryJob]
     {
@@ -65,7 +66,7 @@ extension SQLiteStore {
                     )
                     if leased.contains(where: { $0.covers(delivery) }) {
                         // A run holds only what this claim read and took or ended.
-                        if let taken = run { try lease(taken, appId: appId, until: leaseUntil) }
+                        if let taken = run { try lease(taken, appId: appId, until: leaseUntil, owner: owner) }
                         run = nil
                         continue
                     }
@@ -83,7 +84,7 @@ extension SQLiteStore {
                     if let taken = run, taken.nextAttemptAt == delivery.nextAttemptAt {
                         run?.last = delivery.id
                     } else {
-                        if let taken = run { try lease(taken, appId: appId, until: leaseUntil) }
+                        if let taken = run { try lease(taken, appId: appId, until: leaseUntil, owner: owner) }
                         run = LeaseRun(nextAttemptAt: delivery.nextAttemptAt, first: delivery.id, last: delivery.id)
                     }
                     jobs.append(try delivery.job(notification.content))
@@ -93,19 +94,19 @@ extension SQLiteStore {
                     break
                 }
             }
-            if let run { try lease(run, appId: appId, until: leaseUntil) }
+            if let run { try lease(run, appId: appId, until: leaseUntil, owner: owner) }
             return jobs
         }
         claimCursors[appId] = cursor
         return jobs
     }
 
-    /// Leases a run until `until`: one row, however many jobs the run holds.
-    private func lease(_ run: LeaseRun, appId: String, until: Date) throws {
+    /// Leases a run to `owner` until `until`: one row, however many jobs the run holds.
+    private func lease(_ run: LeaseRun, appId: String, until: Date, owner: String) throws {
         try db.withStatement(
             """
-            INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until)
-            VALUES (?1, ?2, ?3, ?4, ?5)
+            INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until, lease_owner)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             """
         ) {
             try $0.bind(1, appId)
@@ -113,6 +114,7 @@ extension SQLiteStore {
             try $0.bind(3, run.first)
             try $0.bind(4, run.last)
             try $0.bind(5, until)
+            try $0.bind(6, owner)
             try $0.run()
         }
     }
@@ -208,11 +210,49 @@ extension SQLiteStore {
             LIMIT ?2
             """
 
-    public func releaseLeases() async throws {
+    public func releaseLeases(owner: String) async throws {
         claimCursors.removeAll()
-        try db.execute("DELETE FROM delivery_leases")
-        try db.execute("UPDATE feedback SET lease_until = NULL WHERE lease_until IS NOT NULL")
+        try db.transaction {
+            try db.withStatement("DELETE FROM delivery_leases WHERE lease_owner = ?1") {
+                try $0.bind(1, owner)
+                try $0.run()
+            }
+            try db.withStatement(
+                "UPDATE feedback SET lease_until = NULL, lease_owner = NULL WHERE lease_owner = ?1"
+            ) {
+                try $0.bind(1, owner)
+                try $0.run()
+            }
+        }
     }
+
+    /// Drops `owner`'s runs that cover a delivery of `deliveryIds`. A run may cover other pending
+    /// deliveries too; at a graceful stop those are the ones whose results could not be recorded, which are
+    /// then claimable at once instead of after their lease (at least once either way). Claims start again
+    /// from the beginning (the cursors are dropped), so they find the released rows behind them.
+    public func releaseClaims(_ deliveryIds: [Int64], owner: String) async throws {
+        guard !deliveryIds.isEmpty else { return }
+        claimCursors.removeAll()
+        try db.transaction {
+            for id in deliveryIds {
+                try db.withStatement(Self.releaseRunSQL) {
+                    try $0.bind(1, id)
+                    try $0.bind(2, owner)
+                    try $0.run()
+                }
+            }
+        }
+    }
+
+    /// ?1 a delivery id, ?2 an owner: deletes the owner's runs that cover that delivery while it is pending
+    /// (a range of `delivery_leases_by_run`).
+    static let releaseRunSQL = """
+        DELETE FROM delivery_leases
+        WHERE lease_owner = ?2 AND (app_id, next_attempt_at) IN (
+                SELECT app_id, next_attempt_at FROM deliveries WHERE id = ?1 AND status = 'pending'
+            )
+            AND last_id >= ?1 AND first_id <= ?1
+        """
 
     public func pendingDeliveryCount() async throws -> Int {
         Int(try db.scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"))

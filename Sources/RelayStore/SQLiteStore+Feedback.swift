@@ -26,7 +26,14 @@ extension SQLiteStore {
         }
     }
 
-    public func claimDueFeedback(now: Date, limit: Int, leaseSeconds: Int) async throws -> [FeedbackJob] {
+    public func claimDueFeedback(
+        now: Date,
+        limit: Int,
+        leaseSeconds: Int,
+        owner: String
+    ) async throws
+        -> [FeedbackJob]
+    {
         guard limit > 0 else { return [] }
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
         return try db.transaction {
@@ -68,9 +75,10 @@ extension SQLiteStore {
                 return jobs
             }
             for job in jobs {
-                try db.withStatement("UPDATE feedback SET lease_until = ?2 WHERE id = ?1") {
+                try db.withStatement("UPDATE feedback SET lease_until = ?2, lease_owner = ?3 WHERE id = ?1") {
                     try $0.bind(1, job.feedbackId)
                     try $0.bind(2, leaseUntil)
+                    try $0.bind(3, owner)
                     try $0.run()
                 }
             }
@@ -92,7 +100,7 @@ extension SQLiteStore {
                     try db.withStatement(
                         """
                         UPDATE feedback SET attempts = attempts + 1, next_attempt_at = ?2, lease_until = NULL,
-                            last_status = ?3, last_error = ?4
+                            lease_owner = NULL, last_status = ?3, last_error = ?4
                         WHERE id = ?1
                         """
                     ) {

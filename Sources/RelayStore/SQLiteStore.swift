@@ -28,8 +28,10 @@ public actor SQLiteStore: Store {
     private let timeSource: any TimeSource
     /// Which apps' retirements queue feedback (``setFeedbackPolicy(_:)``); none until set.
     var feedbackPolicy = FeedbackPolicy.none
-    /// Where each app's last claim stopped (``claimDueDeliveries(appId:now:limit:leaseSeconds:)``).
+    /// Where each app's last claim stopped (``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)``).
     var claimCursors: [String: ClaimCursor] = [:]
+    /// The instance ids this store holds (``claimInstance(_:)``).
+    private var instanceLocks: [String: InstanceLock] = [:]
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -170,6 +172,17 @@ public actor SQLiteStore: Store {
             if done { return (applied, steps.count) }
         }
     }
+
+    /// Holds `id` with a lock file beside the database (`<file>.instance-<id>.lock`), so a second live relay
+    /// given the same id on this file does not start. An id the store holds already is kept.
+    public func claimInstance(_ id: String) async throws {
+        guard instanceLocks[id] == nil else { return }
+        let name = String(id.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
+        instanceLocks[id] = try InstanceLock(path: "\(path).instance-\(name).lock", instanceId: id)
+    }
+
+    /// Nothing to do: every write to the file comes from this process, whose API wakes the dispatcher itself.
+    public func setOutboxWakeHandler(_ handler: (@Sendable () -> Void)?) async {}
 
     /// Runs raw SQL on the store's connection (tests seed large tables with it).
     func execute(_ sql: String) throws {

@@ -4,12 +4,17 @@ import RelayCore
 /// Where PushRelay keeps devices, room memberships, notifications and their deliveries (the outbox).
 ///
 /// Every call is scoped by `appId` where it takes one: no call reads or changes another app's rows. The
-/// dispatcher calls (``claimDueDeliveries(appId:now:limit:leaseSeconds:)``, ``complete(_:at:)``,
-/// ``releaseLeases()``) and the metrics calls work across apps. Times are kept with MILLISECOND precision.
+/// dispatcher calls (``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)``, ``complete(_:at:)``,
+/// ``releaseLeases(owner:)``) and the metrics calls work across apps. Times are kept with MILLISECOND precision.
 /// Implementations: ``SQLiteStore``, and `PostgresStore` (module RelayPostgres).
 ///
 /// Several relays may share one store: the provider tokens (``RelayCore/ProviderTokenCache``), the webhook
 /// rate limits and the periodic jobs' schedule live in it, so they hold across instances.
+///
+/// Several relays may share one store. Each is an instance with its own id (``claimInstance(_:)``); a lease
+/// names its owner (that id) and its expiry. A claim never takes another owner's live lease; a stopped or
+/// killed instance's leases are taken once they expire, or at once when that instance starts again
+/// (``releaseLeases(owner:)``) or hands them back (``releaseClaims(_:owner:)``).
 ///
 /// - Throws: every call throws ``StoreError`` (`.busy`, `.io`, `.constraint`, …) when the backend fails.
 public protocol Store: ProviderTokenCache {
@@ -108,18 +113,43 @@ public protocol Store: ProviderTokenCache {
     func appsWithDueDeliveries(now: Date) async throws -> [String]
 
     /// Atomically takes up to `limit` of `appId`'s pending deliveries due at `now` (next attempt <= now) that
-    /// hold no live lease, oldest due first, and leases them until `now + leaseSeconds`: they are not claimed
-    /// again before that, unless completed (then never) or ``releaseLeases()`` is called.
+    /// hold no live lease of any owner, oldest due first, and leases them to `owner` until `now + leaseSeconds`:
+    /// they are not claimed again before that, unless completed (then never) or released by their owner
+    /// (``releaseLeases(owner:)``, ``releaseClaims(_:owner:)``).
     ///
     /// A due delivery whose device can no longer receive it is ended here instead of returned: device
     /// deleted or registered again for another user (`failed`, `DeviceDeleted`), retired (`retired`, the
     /// device's retired reason), or the notification's topic unlinked from it (`failed`,
     /// `DeviceTokenNotForTopic`). Fewer than `limit` jobs
     /// means no more of the app's were due.
-    func claimDueDeliveries(appId: String, now: Date, limit: Int, leaseSeconds: Int) async throws -> [DeliveryJob]
+    func claimDueDeliveries(
+        appId: String,
+        now: Date,
+        limit: Int,
+        leaseSeconds: Int,
+        owner: String
+    ) async throws
+        -> [DeliveryJob]
 
-    /// Clears every lease, so pending deliveries can be claimed at once (start-up of a single relay).
-    func releaseLeases() async throws
+    /// Clears the leases `owner` holds on deliveries and feedback items, so they can be claimed at once: an
+    /// instance's start-up takes back the work its previous run left. Other owners' leases stay.
+    func releaseLeases(owner: String) async throws
+
+    /// Hands back claimed deliveries that were not sent: the leases `owner` holds on `deliveryIds` are cleared
+    /// (ids it does not hold are skipped) and other instances are told the outbox has work
+    /// (``setOutboxWakeHandler(_:)``). A graceful stop calls it for the jobs still queued.
+    func releaseClaims(_ deliveryIds: [Int64], owner: String) async throws
+
+    /// Makes `id` this process's instance id for as long as the store is open, so that two live relays
+    /// configured with one id are found out at start instead of taking each other's leases.
+    /// - Throws: ``StoreError`` `.instanceInUse` when a live instance (another process, or another store in
+    ///   this one) already holds `id`.
+    func claimInstance(_ id: String) async throws
+
+    /// Calls `handler` whenever another process may have made deliveries due (a webhook committed through
+    /// another relay, or claims handed back). A hint: callers still poll. A store whose writers all live in
+    /// this process keeps nothing and never calls it (the API wakes the dispatcher itself).
+    func setOutboxWakeHandler(_ handler: (@Sendable () -> Void)?) async
 
     /// Records a batch of attempt outcomes (see ``DeliveryOutcome``) in ONE transaction at time `at`.
     /// Unknown delivery ids are skipped.
@@ -162,9 +192,10 @@ public protocol Store: ProviderTokenCache {
     func setFeedbackPolicy(_ policy: FeedbackPolicy) async
 
     /// Atomically takes up to `limit` queued feedback items due at `now` that hold no live lease, oldest due
-    /// first, and leases them until `now + leaseSeconds` (like ``claimDueDeliveries(appId:now:limit:leaseSeconds:)``).
-    /// Expired items are returned too: the caller drops them (and logs it).
-    func claimDueFeedback(now: Date, limit: Int, leaseSeconds: Int) async throws -> [FeedbackJob]
+    /// first, and leases them to `owner` until `now + leaseSeconds` (like
+    /// ``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)``). Expired items are returned too: the
+    /// caller drops them (and logs it).
+    func claimDueFeedback(now: Date, limit: Int, leaseSeconds: Int, owner: String) async throws -> [FeedbackJob]
 
     /// Records feedback outcomes in ONE transaction at `at`: delivered and dropped items are deleted, retried
     /// ones rescheduled. Unknown ids are skipped.
@@ -195,16 +226,24 @@ public protocol Store: ProviderTokenCache {
 }
 
 extension Store {
-    /// ``claimDueDeliveries(appId:now:limit:leaseSeconds:)`` over every app in app id order, up to `limit`
-    /// in all.
-    public func claimDueDeliveries(now: Date, limit: Int, leaseSeconds: Int) async throws -> [DeliveryJob] {
+    /// ``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)`` over every app in app id order, up to
+    /// `limit` in all.
+    public func claimDueDeliveries(
+        now: Date,
+        limit: Int,
+        leaseSeconds: Int,
+        owner: String
+    ) async throws
+        -> [DeliveryJob]
+    {
         var jobs: [DeliveryJob] = []
         for appId in try await appsWithDueDeliveries(now: now) where jobs.count < limit {
             jobs += try await claimDueDeliveries(
                 appId: appId,
                 now: now,
                 limit: limit - jobs.count,
-                leaseSeconds: leaseSeconds
+                leaseSeconds: leaseSeconds,
+                owner: owner
             )
         }
         return jobs

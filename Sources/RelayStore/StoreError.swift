@@ -26,6 +26,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidData = Code("invalidData")
         /// A schema migration failed, or the schema is newer than this build knows.
         public static let migration = Code("migration")
+        /// Another live relay holds the instance id this one was given (``Store/claimInstance(_:)``).
+        public static let instanceInUse = Code("instanceInUse")
         /// Anything else (misuse, internal error); the message says which call.
         public static let other = Code("other")
     }

@@ -80,7 +80,12 @@ import Testing
             notification("one", at: 1),
             recipients: .init(roomId: "room-1")
         )
-        let jobs = try await store.claimDueDeliveries(now: at.addingTimeInterval(2), limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(
+            now: at.addingTimeInterval(2),
+            limit: 10,
+            leaseSeconds: 30,
+            owner: "local"
+        )
         #expect(jobs.count == 4)
         try await store.complete(
             jobs.map { job in
@@ -179,7 +184,12 @@ import Testing
 
         // The copied pending deliveries are claimable (no lease), with the ids and apns-ids they had.
         let pending = try #require(try await copy.notification(appId: "chat", id: ids.pending))
-        let claimed = try await copy.claimDueDeliveries(now: Self.t0.addingTimeInterval(5), limit: 10, leaseSeconds: 30)
+        let claimed = try await copy.claimDueDeliveries(
+            now: Self.t0.addingTimeInterval(5),
+            limit: 10,
+            leaseSeconds: 30,
+            owner: "local"
+        )
         #expect(Set(claimed.map(\.deliveryId)) == Set(pending.deliveries.map(\.deliveryId)))
         #expect(Set(claimed.map(\.pushId)) == Set(pending.deliveries.map(\.apnsId)))
         #expect(Set(claimed.map(\.token)) == [Self.iosToken, Self.androidToken])
@@ -200,7 +210,12 @@ import Testing
         #expect(fresh.deliveries.count == 2 && fresh.deliveries.allSatisfy { $0.deliveryId > copiedMax })
 
         // The queued feedback item is claimable, as it was queued.
-        let feedback = try await copy.claimDueFeedback(now: Self.t0.addingTimeInterval(5), limit: 10, leaseSeconds: 30)
+        let feedback = try await copy.claimDueFeedback(
+            now: Self.t0.addingTimeInterval(5),
+            limit: 10,
+            leaseSeconds: 30,
+            owner: "local"
+        )
         #expect(feedback.map(\.token) == [Self.retiredToken])
         #expect(feedback.first?.reason == "Unregistered" && feedback.first?.userId == "cid")
 

@@ -89,4 +89,22 @@ import Testing
         lanes.finish(appId: "a")
         #expect(lanes.counts == (queued: 0, inFlight: 0))
     }
+
+    /// A stop: the jobs still queued come back out, oldest first per app, and are not handed to any worker;
+    /// the jobs in flight finish, then every waiting worker is told to stop.
+    @Test func closeTakingQueuedReturnsWhatNoWorkerTook() async throws {
+        let lanes = Self.lanes(perApp: 1)
+        lanes.add(try (1...3).map { try Self.job($0, app: "a") } + [try Self.job(4, app: "b")])
+        let inFlight = [try #require(await lanes.take()).deliveryId, try #require(await lanes.take()).deliveryId]
+        #expect(Set(inFlight) == [1, 4])
+        let waiting = Task { await lanes.take() }
+        let queued = lanes.closeTakingQueued()
+        #expect(queued.map(\.deliveryId) == [2, 3])
+        #expect(lanes.counts == (queued: 0, inFlight: 2))
+        lanes.finish(appId: "a")
+        lanes.finish(appId: "b")
+        #expect(await waiting.value == nil)
+        #expect(await lanes.take() == nil)
+        #expect(lanes.counts == (queued: 0, inFlight: 0))
+    }
 }

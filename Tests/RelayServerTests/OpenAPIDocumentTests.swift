@@ -47,6 +47,7 @@ import Testing
             directory: AppDirectory(apps: []),
             store: store,
             dispatcher: Dispatcher(
+                owner: "local",
                 store: store,
                 transports: [],
                 settings: configuration.delivery,

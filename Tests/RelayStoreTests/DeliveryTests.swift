@@ -19,8 +19,10 @@ import Testing
     @Test(arguments: StoreKind.allCases) func claimedJobsCarryTheNotificationAndTheDevice(kind: StoreKind) async throws
     {
         let (store, id) = try await storeWithThreeDeliveries(kind)
-        #expect(try await store.claimDueDeliveries(now: F.time(-1), limit: 10, leaseSeconds: 30).isEmpty)
-        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        #expect(
+            try await store.claimDueDeliveries(now: F.time(-1), limit: 10, leaseSeconds: 30, owner: F.owner).isEmpty
+        )
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(jobs.count == 3)
         #expect(jobs.map(\.deliveryId) == jobs.map(\.deliveryId).sorted())
         let job = try #require(jobs.first)
@@ -47,11 +49,11 @@ import Testing
             notifications.append(n)
             ids.append(try await store.createNotification(n, recipients: .init(roomId: "room-1")).notificationId)
         }
-        let first = try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30)
+        let first = try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30, owner: F.owner)
         #expect(first.map(\.notificationId) == [ids[0]])
         let retried = try #require(first.first)
         try await store.complete([(retried.deliveryId, .retry(at: F.time(1.5), status: 503, reason: nil))], at: F.t0)
-        let jobs = try await store.claimDueDeliveries(now: F.time(2), limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.time(2), limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(jobs.map(\.notificationId) == [ids[0], ids[1], ids[1], ids[0], ids[2], ids[2]])
         for job in jobs {
             let index = try #require(ids.firstIndex(of: job.notificationId))
@@ -66,24 +68,28 @@ import Testing
 
     @Test(arguments: StoreKind.allCases) func leasesKeepClaimedRowsFromBeingClaimedAgain(kind: StoreKind) async throws {
         let (store, _) = try await storeWithThreeDeliveries(kind)
-        let first = try await store.claimDueDeliveries(now: F.t0, limit: 2, leaseSeconds: 30)
+        let first = try await store.claimDueDeliveries(now: F.t0, limit: 2, leaseSeconds: 30, owner: F.owner)
         #expect(first.count == 2)
-        let second = try await store.claimDueDeliveries(now: F.time(1), limit: 10, leaseSeconds: 30)
+        let second = try await store.claimDueDeliveries(now: F.time(1), limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(second.count == 1)
         #expect(Set(first.map(\.deliveryId)).isDisjoint(with: second.map(\.deliveryId)))
-        #expect(try await store.claimDueDeliveries(now: F.time(29), limit: 10, leaseSeconds: 30).isEmpty)
+        #expect(
+            try await store.claimDueDeliveries(now: F.time(29), limit: 10, leaseSeconds: 30, owner: F.owner).isEmpty
+        )
         // After the first lease expires, only its rows come back.
-        let expired = try await store.claimDueDeliveries(now: F.time(30.5), limit: 10, leaseSeconds: 30)
+        let expired = try await store.claimDueDeliveries(now: F.time(30.5), limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(Set(expired.map(\.deliveryId)) == Set(first.map(\.deliveryId)))
-        try await store.releaseLeases()
-        #expect(try await store.claimDueDeliveries(now: F.time(31), limit: 10, leaseSeconds: 30).count == 3)
+        try await store.releaseLeases(owner: F.owner)
+        #expect(
+            try await store.claimDueDeliveries(now: F.time(31), limit: 10, leaseSeconds: 30, owner: F.owner).count == 3
+        )
     }
 
     @Test(arguments: StoreKind.allCases) func completedRowsAreNeverClaimedAndRetriesReturnAtTheirTime(
         kind: StoreKind
     ) async throws {
         let (store, id) = try await storeWithThreeDeliveries(kind)
-        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner)
         try await store.complete(
             [
                 (jobs[0].deliveryId, .sent),
@@ -92,9 +98,11 @@ import Testing
             ],
             at: F.time(1)
         )
-        try await store.releaseLeases()
-        #expect(try await store.claimDueDeliveries(now: F.time(59), limit: 10, leaseSeconds: 30).isEmpty)
-        let retried = try await store.claimDueDeliveries(now: F.time(60), limit: 10, leaseSeconds: 30)
+        try await store.releaseLeases(owner: F.owner)
+        #expect(
+            try await store.claimDueDeliveries(now: F.time(59), limit: 10, leaseSeconds: 30, owner: F.owner).isEmpty
+        )
+        let retried = try await store.claimDueDeliveries(now: F.time(60), limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(retried.map(\.deliveryId) == [jobs[2].deliveryId])
         #expect(retried[0].attempts == 1 && retried[0].pushId == jobs[2].pushId)
         #expect(try await store.pendingDeliveryCount() == 1)
@@ -118,7 +126,9 @@ import Testing
             F.notification(at: F.time(5)),
             recipients: .init(roomId: "room-1")
         )
-        let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
+        let job = try #require(
+            try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30, owner: F.owner).first
+        )
         try await store.complete(
             [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(-5)))],
             at: F.time(1)
@@ -126,7 +136,7 @@ import Testing
         #expect(try await store.device(appId: "app-a", token: job.token)?.state == .retired)
         #expect(try await store.deviceCounts() == [.live: 2, .retired: 1])
         // The device's other delivery is ended by the next claim, which skips it and still fills its limit.
-        let later = try await store.claimDueDeliveries(now: F.time(100), limit: 4, leaseSeconds: 30)
+        let later = try await store.claimDueDeliveries(now: F.time(100), limit: 4, leaseSeconds: 30, owner: F.owner)
         #expect(later.count == 4 && !later.contains { $0.token == job.token })
         let firstCounts = try #require(try await store.notification(appId: "app-a", id: first)).summary.counts
         #expect(firstCounts == DeliveryCounts(pending: 2, retired: 1))
@@ -142,7 +152,9 @@ import Testing
         kind: StoreKind
     ) async throws {
         let (store, _) = try await storeWithThreeDeliveries(kind)
-        let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
+        let job = try #require(
+            try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30, owner: F.owner).first
+        )
         try await store.complete(
             [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(-20)))],
             at: F.time(1)
@@ -156,13 +168,15 @@ import Testing
         for _ in 0..<20 {
             _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         }
-        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 5000, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 5000, leaseSeconds: 30, owner: F.owner)
         #expect(jobs.count == 1000)
         try await store.complete(jobs.map { ($0.deliveryId, .sent) }, at: F.time(1))
         #expect(try await store.pendingDeliveryCount() == 0)
         #expect(try await !store.hasPendingDeliveries())
-        try await store.releaseLeases()
-        #expect(try await store.claimDueDeliveries(now: F.time(2), limit: 5000, leaseSeconds: 30).isEmpty)
+        try await store.releaseLeases(owner: F.owner)
+        #expect(
+            try await store.claimDueDeliveries(now: F.time(2), limit: 5000, leaseSeconds: 30, owner: F.owner).isEmpty
+        )
     }
 
     @Test func storeCallsRunOnTheStoreThread() async throws {
@@ -182,13 +196,37 @@ import Testing
             let b = try database.open()
             for n in 0..<10 { try await a.register(F.token(n), user: "u\(n)") }
             _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-            let first = try await a.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 4, leaseSeconds: 30)
-            let second = try await b.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
-            let third = try await a.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+            let first = try await a.claimDueDeliveries(
+                appId: "app-a",
+                now: F.t0,
+                limit: 4,
+                leaseSeconds: 30,
+                owner: F.owner
+            )
+            let second = try await b.claimDueDeliveries(
+                appId: "app-a",
+                now: F.t0,
+                limit: 10,
+                leaseSeconds: 30,
+                owner: F.otherOwner
+            )
+            let third = try await a.claimDueDeliveries(
+                appId: "app-a",
+                now: F.t0,
+                limit: 10,
+                leaseSeconds: 30,
+                owner: F.owner
+            )
             #expect(first.count == 4 && second.count == 6 && third.isEmpty)
             #expect(Set(first.map(\.deliveryId)).isDisjoint(with: second.map(\.deliveryId)))
             // Once b's leases have run out, a takes those deliveries again (at least once).
-            let later = try await a.claimDueDeliveries(appId: "app-a", now: F.time(31), limit: 10, leaseSeconds: 30)
+            let later = try await a.claimDueDeliveries(
+                appId: "app-a",
+                now: F.time(31),
+                limit: 10,
+                leaseSeconds: 30,
+                owner: F.owner
+            )
             #expect(Set(later.map(\.deliveryId)) == Set((first + second).map(\.deliveryId)))
         }
     }
@@ -201,7 +239,9 @@ import Testing
         let store = try await kind.makeStore()
         for n in 0..<10 { try await store.register(F.token(n), user: "u\(n)") }
         let outcome = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-        let ids = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30).map(\.deliveryId)
+        let ids = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner).map(
+            \.deliveryId
+        )
         #expect(ids.count == 10)
         let sent = [ids[9], ids[0], ids[5], ids[2], ids[1], ids[4], ids[5]]  // unordered, one twice
         try await store.complete(
@@ -235,14 +275,32 @@ import Testing
             let b = try SQLiteStore(path: path, logger: .disabled())
             for n in 0..<7 { try await a.register(F.token(n), user: "u\(n)") }
             _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-            let first = try await a.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 2, leaseSeconds: 30)
+            let first = try await a.claimDueDeliveries(
+                appId: "app-a",
+                now: F.t0,
+                limit: 2,
+                leaseSeconds: 30,
+                owner: F.owner
+            )
             // b, 20 s later, passes over a's two and takes the next two until t0 + 50 s.
-            let held = try await b.claimDueDeliveries(appId: "app-a", now: F.time(20), limit: 2, leaseSeconds: 30)
+            let held = try await b.claimDueDeliveries(
+                appId: "app-a",
+                now: F.time(20),
+                limit: 2,
+                leaseSeconds: 30,
+                owner: F.owner
+            )
             #expect(Set(held.map(\.deliveryId)).isDisjoint(with: first.map(\.deliveryId)))
             // The last device is deleted before a claims again.
             #expect(try await a.deleteDevice(appId: "app-a", token: F.token(6)))
             // a's leases have run out at t0 + 31 s: it takes its two again and the rest, around b's two.
-            let again = try await a.claimDueDeliveries(appId: "app-a", now: F.time(31), limit: 10, leaseSeconds: 30)
+            let again = try await a.claimDueDeliveries(
+                appId: "app-a",
+                now: F.time(31),
+                limit: 10,
+                leaseSeconds: 30,
+                owner: F.owner
+            )
             #expect(again.count == 4)
             // Each delivery's live leases at t0 + 31 s: the ends of the runs that cover it.
             let leases = try await a.withConnection { db in
@@ -276,13 +334,25 @@ import Testing
         kind: StoreKind
     ) async throws {
         let (store, _) = try await storeWithThreeDeliveries(kind)
-        let jobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(
+            appId: "app-a",
+            now: F.t0,
+            limit: 10,
+            leaseSeconds: 30,
+            owner: F.owner
+        )
         try await store.complete(
             [(jobs[1].deliveryId, .retry(at: F.t0, status: 403, reason: "ExpiredProviderToken"))],
             at: F.t0
         )
         let later = F.t0.addingTimeInterval(0.001)
-        let again = try await store.claimDueDeliveries(appId: "app-a", now: later, limit: 10, leaseSeconds: 30)
+        let again = try await store.claimDueDeliveries(
+            appId: "app-a",
+            now: later,
+            limit: 10,
+            leaseSeconds: 30,
+            owner: F.owner
+        )
         #expect(again.map(\.deliveryId) == [jobs[1].deliveryId])
         #expect(again.first?.attempts == 1)
     }
@@ -295,14 +365,32 @@ import Testing
         let store = try await kind.makeStore()
         for n in 0..<4 { try await store.register(F.token(n), user: "u\(n)") }
         _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-        let first = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 2, leaseSeconds: 30)
+        let first = try await store.claimDueDeliveries(
+            appId: "app-a",
+            now: F.t0,
+            limit: 2,
+            leaseSeconds: 30,
+            owner: F.owner
+        )
         #expect(first.count == 2)
         try await store.complete([(first[1].deliveryId, .sent)], at: F.time(1))
         // first[0] never gets a result. Within the lease, the cursor goes on to the third delivery ...
-        let second = try await store.claimDueDeliveries(appId: "app-a", now: F.time(2), limit: 1, leaseSeconds: 30)
+        let second = try await store.claimDueDeliveries(
+            appId: "app-a",
+            now: F.time(2),
+            limit: 1,
+            leaseSeconds: 30,
+            owner: F.owner
+        )
         #expect(second.count == 1 && second[0].deliveryId > first[1].deliveryId)
         // ... and after it, first[0] is taken again before the fourth.
-        let third = try await store.claimDueDeliveries(appId: "app-a", now: F.time(31), limit: 1, leaseSeconds: 30)
+        let third = try await store.claimDueDeliveries(
+            appId: "app-a",
+            now: F.time(31),
+            limit: 1,
+            leaseSeconds: 30,
+            owner: F.owner
+        )
         #expect(third.map(\.deliveryId) == [first[0].deliveryId])
     }
 }

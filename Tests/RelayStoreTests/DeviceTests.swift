@@ -35,7 +35,7 @@ import Testing
             recipients: RecipientSelection(roomId: "r1", excludeUserId: "alice")
         )
         #expect(created.devices == 1)
-        let jobs = try await store.claimDueDeliveries(now: F.time(62), limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.time(62), limit: 10, leaseSeconds: 30, owner: F.owner)
         try await store.complete(
             [(jobs[0].deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(61)))],
             at: F.time(63)
@@ -58,7 +58,9 @@ import Testing
         let store = try await kind.makeStore()
         try await store.register(F.token(1), user: "bob")
         let retireNow = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-        let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
+        let job = try #require(
+            try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30, owner: F.owner).first
+        )
         try await store.complete(
             [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
             at: F.t0
@@ -83,7 +85,7 @@ import Testing
         #expect(try await !store.deleteDevice(appId: "app-a", token: F.token(1)))
         #expect(try await store.device(appId: "app-a", token: F.token(1)) == nil)
         // Ended when next claimed: only the other device's delivery is handed out.
-        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(jobs.map(\.token) == [F.token(2)])
         let (summary, deliveries) = try #require(
             try await store.notification(appId: "app-a", id: outcome.notificationId)
@@ -105,7 +107,7 @@ import Testing
         #expect(outcome.devices == 2)
         try await store.register(F.token(1), user: "dave", at: F.time(1))
         try await store.register(F.token(2), user: "carol", environment: .production, at: F.time(1))
-        let jobs = try await store.claimDueDeliveries(now: F.time(2), limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.time(2), limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(jobs.map(\.token) == [F.token(2)] && jobs.first?.environment == .production)
         let (_, deliveries) = try #require(try await store.notification(appId: "app-a", id: outcome.notificationId))
         #expect(deliveries.first { $0.token == F.token(1).value }?.lastReason == "DeviceDeleted")
@@ -174,7 +176,7 @@ import Testing
                     F.notification(messageId: "m1"),
                     recipients: .init(roomId: "room-1")
                 ).notificationId
-                _ = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 60)
+                _ = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 60, owner: F.owner)
                 try await store.checkWritable()
             }
             let reopened = try SQLiteStore(path: path, logger: .disabled())
@@ -188,9 +190,13 @@ import Testing
             )
             #expect(again == .duplicate(notificationId: notificationId, devices: 1))
             // The lease survived the restart; releaseLeases makes the delivery claimable at once.
-            #expect(try await reopened.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 60).isEmpty)
-            try await reopened.releaseLeases()
-            #expect(try await reopened.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 60).count == 1)
+            #expect(
+                try await reopened.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 60, owner: F.owner).isEmpty
+            )
+            try await reopened.releaseLeases(owner: F.owner)
+            #expect(
+                try await reopened.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 60, owner: F.owner).count == 1
+            )
             try await reopened.checkWritable()
         }
     }

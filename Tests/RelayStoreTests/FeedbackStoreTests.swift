@@ -15,7 +15,7 @@ import Testing
         try await store.register(F.token(2), user: "carol", app: "app-b", environment: .production, at: F.time(-10))
         _ = try await store.createNotification(F.notification(app: "app-a"), recipients: .init(roomId: "room-1"))
         _ = try await store.createNotification(F.notification(app: "app-b"), recipients: .init(roomId: "room-1"))
-        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(jobs.count == 2)
         try await store.complete(
             jobs.map { ($0.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(-5))) },
@@ -32,7 +32,9 @@ import Testing
             policy: FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 600)
         )
         #expect(try await store.pendingFeedbackCount() == 1)
-        let job = try #require(try await store.claimDueFeedback(now: F.time(1), limit: 10, leaseSeconds: 30).first)
+        let job = try #require(
+            try await store.claimDueFeedback(now: F.time(1), limit: 10, leaseSeconds: 30, owner: F.owner).first
+        )
         #expect(job.appId == "app-a" && job.token == F.token(1) && job.userId == "bob")
         #expect(job.environment == .sandbox && job.reason == "Unregistered" && job.attempts == 0)
         #expect(job.apnsTimestamp == F.time(-5) && job.retiredAt == F.time(1) && job.expiresAt == F.time(601))
@@ -51,7 +53,9 @@ import Testing
         await store.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"]))
         try await store.register(F.token(1), user: "bob", at: F.time(-10))
         _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-        let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
+        let job = try #require(
+            try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30, owner: F.owner).first
+        )
         // The queue refuses the row: the retirement must roll back with it.
         try await F.refuseFeedbackRows(in: store, true)
         await #expect(throws: StoreError.self) {
@@ -69,23 +73,27 @@ import Testing
         )
         #expect(try await store.device(appId: "app-a", token: F.token(1))?.state == .retired)
         #expect(try await store.pendingFeedbackCount() == 1)
-        let queued = try #require(try await store.claimDueFeedback(now: F.time(2), limit: 1, leaseSeconds: 30).first)
+        let queued = try #require(
+            try await store.claimDueFeedback(now: F.time(2), limit: 1, leaseSeconds: 30, owner: F.owner).first
+        )
         #expect(queued.apnsTimestamp == F.time(1))
     }
 
     @Test(arguments: StoreKind.allCases) func leasesRetriesAndCompletion(kind: StoreKind) async throws {
         let store = try await storeWithRetirements(kind, policy: FeedbackPolicy(appIds: ["app-a", "app-b"]))
-        let first = try await store.claimDueFeedback(now: F.time(1), limit: 1, leaseSeconds: 30)
+        let first = try await store.claimDueFeedback(now: F.time(1), limit: 1, leaseSeconds: 30, owner: F.owner)
         #expect(first.count == 1)
-        let second = try await store.claimDueFeedback(now: F.time(2), limit: 10, leaseSeconds: 30)
+        let second = try await store.claimDueFeedback(now: F.time(2), limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(second.count == 1 && second[0].feedbackId != first[0].feedbackId)
-        #expect(try await store.claimDueFeedback(now: F.time(3), limit: 10, leaseSeconds: 30).isEmpty)
+        #expect(try await store.claimDueFeedback(now: F.time(3), limit: 10, leaseSeconds: 30, owner: F.owner).isEmpty)
         // An expired lease makes the row claimable again; releaseLeases frees every row at once.
         #expect(
-            try await store.claimDueFeedback(now: F.time(31.5), limit: 10, leaseSeconds: 30).map(\.feedbackId)
+            try await store.claimDueFeedback(now: F.time(31.5), limit: 10, leaseSeconds: 30, owner: F.owner).map(
+                \.feedbackId
+            )
                 == first.map(\.feedbackId)
         )
-        try await store.releaseLeases()
+        try await store.releaseLeases(owner: F.owner)
 
         try await store.completeFeedback(
             [
@@ -95,19 +103,23 @@ import Testing
             at: F.time(40)
         )
         #expect(try await store.pendingFeedbackCount() == 1)
-        #expect(try await store.claimDueFeedback(now: F.time(99), limit: 10, leaseSeconds: 30).isEmpty)
-        let retried = try await store.claimDueFeedback(now: F.time(100), limit: 10, leaseSeconds: 30)
+        #expect(try await store.claimDueFeedback(now: F.time(99), limit: 10, leaseSeconds: 30, owner: F.owner).isEmpty)
+        let retried = try await store.claimDueFeedback(now: F.time(100), limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(retried.map(\.feedbackId) == [first[0].feedbackId] && retried[0].attempts == 1)
         try await store.completeFeedback([(retried[0].feedbackId, .dropped)], at: F.time(101))
         #expect(try await store.pendingFeedbackCount() == 0)
-        #expect(try await store.claimDueFeedback(now: F.time(10_000), limit: 10, leaseSeconds: 30).isEmpty)
+        #expect(
+            try await store.claimDueFeedback(now: F.time(10_000), limit: 10, leaseSeconds: 30, owner: F.owner).isEmpty
+        )
     }
 
     @Test(arguments: StoreKind.allCases) func expiredItemsAreStillHandedOutForTheCallerToDrop(
         kind: StoreKind
     ) async throws {
         let store = try await storeWithRetirements(kind, policy: FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 60))
-        let job = try #require(try await store.claimDueFeedback(now: F.time(500), limit: 10, leaseSeconds: 30).first)
+        let job = try #require(
+            try await store.claimDueFeedback(now: F.time(500), limit: 10, leaseSeconds: 30, owner: F.owner).first
+        )
         #expect(job.expiresAt < F.time(500))
     }
 
@@ -120,7 +132,7 @@ import Testing
             F.notification(app: "app-a", sender: "x"),
             recipients: .init(roomId: "room-1", userIds: ["dave"])
         )
-        let jobs = try await store.claimDueDeliveries(now: F.time(10), limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.time(10), limit: 10, leaseSeconds: 30, owner: F.owner)
         for (index, job) in jobs.enumerated() {
             try await store.complete(
                 [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
@@ -156,7 +168,9 @@ import Testing
                 F.notification(),
                 recipients: .init(roomId: "room-1", userIds: ["bob"])
             )
-            let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
+            let job = try #require(
+                try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30, owner: F.owner).first
+            )
             try await store.complete(
                 [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
                 at: F.time(1)
@@ -189,9 +203,15 @@ import Testing
             )
             let store = try SQLiteStore(path: path, logger: .disabled())
             #expect(store.schemaVersion == SQLiteMigrations.steps.count && SQLiteMigrations.steps.count >= 3)
-            try await store.releaseLeases()
+            try await store.releaseLeases(owner: F.owner)
             #expect(try await store.appsWithDueDeliveries(now: F.t0) == ["app-a"])
-            let jobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+            let jobs = try await store.claimDueDeliveries(
+                appId: "app-a",
+                now: F.t0,
+                limit: 10,
+                leaseSeconds: 30,
+                owner: F.owner
+            )
             #expect(jobs.map(\.token) == [F.token(1)] && jobs.first?.environment == .sandbox)
         }
     }
@@ -224,7 +244,13 @@ import Testing
             )
             let store = try SQLiteStore(path: path, logger: .disabled())
             #expect(store.appliedMigrations == SQLiteMigrations.steps.count - 3)
-            let jobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+            let jobs = try await store.claimDueDeliveries(
+                appId: "app-a",
+                now: F.t0,
+                limit: 10,
+                leaseSeconds: 30,
+                owner: F.owner
+            )
             #expect(jobs.map(\.deliveryId) == [42] && jobs.first?.token == F.token(1))
             let id = try #require(UUID(uuidString: notificationId))
             let view = try #require(try await store.notification(appId: "app-a", id: id, limit: 10))
@@ -235,7 +261,13 @@ import Testing
                 recipients: .init(roomId: "room-1", userIds: ["carol"])
             )
             #expect(next.devices == 1)
-            let newJobs = try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 30)
+            let newJobs = try await store.claimDueDeliveries(
+                appId: "app-a",
+                now: F.t0,
+                limit: 10,
+                leaseSeconds: 30,
+                owner: F.owner
+            )
             #expect(newJobs.map(\.deliveryId) == [43])
             // Step 5: each notification reads its own run of delivery ids, old (filled by the step) and new.
             #expect(view.deliveries.map(\.deliveryId) == [41, 42])

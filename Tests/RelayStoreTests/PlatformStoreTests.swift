@@ -43,7 +43,9 @@ private typealias F = StoreFixtures
             #expect(store.schemaVersion == SQLiteMigrations.steps.count)
             let device = try #require(try await store.device(appId: "app-a", token: F.token(1)))
             #expect(device.platform == .ios && device.environment == .production)
-            let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30).first)
+            let job = try #require(
+                try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner).first
+            )
             #expect(job.token == F.token(1) && job.content.topic == "com.example.chat")
             #expect(job.content.expiration == 1_800_086_400 && job.content.message.messageId == "m-1")
             #expect(job.content.message.payload().encoded() == payload, "the same APNs payload as before")
@@ -62,7 +64,7 @@ private typealias F = StoreFixtures
         #expect(try await store.device(appId: "app-a", token: F.fcmToken(2))?.platform == .android)
         let outcome = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         #expect(outcome.devices == 2)
-        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(Set(jobs.map(\.token)) == [F.token(1), F.fcmToken(2)])
         #expect(jobs.allSatisfy { $0.content === jobs[0].content }, "one content shared by a notification's jobs")
         #expect(try await store.deleteDevice(appId: "app-a", token: F.fcmToken(2)))
@@ -82,7 +84,9 @@ private typealias F = StoreFixtures
         )
         let n = NewNotification(appId: "app-a", message: message, topic: "com.example.chat", createdAt: F.t0)
         _ = try await store.createNotification(n, recipients: .init(roomId: "room-1"))
-        let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30).first)
+        let job = try #require(
+            try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30, owner: F.owner).first
+        )
         #expect(job.content.message == message && job.content.message.kind == .imageMessage)
         #expect(job.content.expiration == nil)
     }

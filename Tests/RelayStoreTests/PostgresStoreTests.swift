@@ -69,7 +69,12 @@ import Testing
                 group.addTask {
                     var mine: [Int64] = []
                     while true {
-                        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 7, leaseSeconds: 60)
+                        let jobs = try await store.claimDueDeliveries(
+                            now: F.t0,
+                            limit: 7,
+                            leaseSeconds: 60,
+                            owner: F.owner
+                        )
                         if jobs.isEmpty { return mine }
                         mine += jobs.map(\.deliveryId)
                     }
@@ -106,6 +111,26 @@ import Testing
         #expect(try await F.count("notifications", in: store) == 0)
     }
 
+    /// Finding the apps with due deliveries reads an index a few rows per app (a loose index scan), never
+    /// every pending delivery; an app whose due rows are all leased, or due later, is left out.
+    @Test func dueAppsAreFoundWithoutReadingEveryPendingDelivery() async throws {
+        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        let now = EpochMilliseconds.of(F.t0)
+        try await store.seed(
+            """
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at, lease_until)
+            SELECT gen_random_uuid(), 'app-' || (n % 3), 'u', 't' || n,
+                CASE WHEN n % 3 = 2 THEN \(now) + 60000 ELSE \(now) END,
+                CASE WHEN n % 3 = 1 THEN \(now) + 30000 END
+            FROM generate_series(1, 30000) AS n;
+            ANALYZE deliveries;
+            """
+        )
+        #expect(try await store.appsWithDueDeliveries(now: F.t0) == ["app-0"])
+        let plan = try await store.plan(PostgresStore.dueAppsSQL, F.t0)
+        #expect(!plan.contains("Seq Scan") && plan.contains("deliveries_due"), "\(plan)")
+    }
+
     /// Runs `body` on a thread of its own: the store's initializer blocks while it connects and migrates.
     private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -117,6 +142,15 @@ import Testing
 extension PostgresStore {
     /// Whether a call runs on the store's thread.
     func onStoreThread() -> Bool { isOnStoreThread }
+
+    /// Runs statements without parameters (tests seed large tables with them).
+    func seed(_ sql: String) throws { try db.execute(sql) }
+
+    /// The plan PostgreSQL chooses for `sql` with `parameter` as $1, one line per node.
+    func plan(_ sql: String, _ parameter: Date) throws -> String {
+        let rows = try db.query("EXPLAIN " + sql, parameter)
+        return (0..<rows.count).map { rows.string($0, 0) }.joined(separator: "\n")
+    }
 
     /// The process id of the server process this store's connection talks to.
     func backendPid() throws -> Int { try db.query("SELECT pg_backend_pid()").int(0, 0) }

@@ -23,7 +23,9 @@ import Testing
             recipients: .init(roomId: "room-1", userIds: ["erin"])
         )
         #expect(retire.devices == 1)
-        let job = try #require(try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 1).first)
+        let job = try #require(
+            try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 1, owner: F.owner).first
+        )
         try await store.complete(
             [(job.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(1)))],
             at: F.t0
@@ -88,7 +90,7 @@ import Testing
             recipients: .init(roomId: "room-1", userIds: ["bob"])
         )
         #expect(first.devices == 2 && second.devices == 2)
-        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30, owner: F.owner)
         let job = try #require(jobs.first)
         try await store.complete(
             [(job.deliveryId, .unlinkTopic(topic: "com.example.chat", status: 400, reason: "DeviceTokenNotForTopic"))],
@@ -97,7 +99,7 @@ import Testing
         let device = try #require(try await store.device(appId: "app-a", token: job.token))
         #expect(device.unlinkedTopics == ["com.example.chat"] && device.state == .live)
         // Its other pending delivery for that topic fails when claimed; the other device's is handed out.
-        let next = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        let next = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(!next.contains { $0.token == job.token })
         let (summary, deliveries) = try #require(
             try await store.notification(appId: "app-a", id: second.notificationId)
@@ -160,7 +162,8 @@ import Testing
         let jobs = try await store.claimDueDeliveries(
             now: Date(timeIntervalSince1970: 4_000_000_000),
             limit: 10,
-            leaseSeconds: 30
+            leaseSeconds: 30,
+            owner: F.owner
         )
         #expect(Set(jobs.map(\.pushId)) == Set(deliveries.map(\.apnsId)), "the dispatcher sends the ids the API shows")
         let limited = try #require(try await store.notification(appId: "app-a", id: outcome.notificationId, limit: 2))

@@ -25,7 +25,7 @@ import Testing
         let after = Self.residentKilobytes()
         #expect(outcome?.devices == count - 1)
         #expect(try await store.pendingDeliveryCount() == count - 1)
-        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 1000, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 1000, leaseSeconds: 30, owner: F.owner)
         #expect(jobs.count == 1000)
         print(
             "[ScaleTests] \(kind): createNotification for \(count - 1) devices took \(elapsed); RSS \(before) kB -> \(after) kB"

@@ -122,7 +122,7 @@ import Testing
         for store in stores { await store.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"])) }
         for n in 0..<60 { try await stores[0].register(F.token(n), user: "u\(n)", at: F.time(-10)) }
         _ = try await stores[0].createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-        let jobs = try await stores[0].claimDueDeliveries(now: F.t0, limit: 100, leaseSeconds: 30)
+        let jobs = try await stores[0].claimDueDeliveries(now: F.t0, limit: 100, leaseSeconds: 30, owner: F.owner)
         try await stores[0].complete(
             jobs.map { ($0.deliveryId, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(-5))) },
             at: F.time(1)
@@ -131,7 +131,7 @@ import Testing
         let claimed = try await Self.atOnce(stores) { store in
             var mine: [Int64] = []
             while true {
-                let items = try await store.claimDueFeedback(now: F.time(2), limit: 3, leaseSeconds: 60)
+                let items = try await store.claimDueFeedback(now: F.time(2), limit: 3, leaseSeconds: 60, owner: F.owner)
                 if items.isEmpty { return mine }
                 mine += items.map(\.feedbackId)
             }

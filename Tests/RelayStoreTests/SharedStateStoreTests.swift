@@ -86,7 +86,7 @@ import Testing
             recipients: .init(roomId: "room-1"),
             idempotencyKey: key
         ).notificationId
-        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30)
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner)
         try await store.complete(
             [(jobs[0].deliveryId, .sent), (jobs[1].deliveryId, .failed(status: 400, reason: "BadTopic"))],
             at: F.time(1)
@@ -99,7 +99,7 @@ import Testing
             F.notification(at: F.time(5)),
             recipients: .init(roomId: "room-1")
         )
-        let due = try await store.claimDueDeliveries(now: F.time(5), limit: 10, leaseSeconds: 30)
+        let due = try await store.claimDueDeliveries(now: F.time(5), limit: 10, leaseSeconds: 30, owner: F.owner)
         try await store.complete(
             due.filter { $0.notificationId == young.notificationId }.map { ($0.deliveryId, .sent) },
             at: F.time(6)

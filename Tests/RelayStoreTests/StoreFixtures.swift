@@ -6,6 +6,9 @@ import RelayCore
 /// Shared helpers: tokens, times and notifications for store tests.
 enum StoreFixtures {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    /// The instance id leases are taken for, and a second relay's.
+    static let owner = "relay-a"
+    static let otherOwner = "relay-b"
 
     /// A 32-byte token whose hex ends with `n` in hex.
     static func token(_ n: Int) -> PushToken {

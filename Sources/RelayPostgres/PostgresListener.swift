@@ -1,0 +1,116 @@
+import CPostgres
+import Foundation
+import RelayCore
+import Synchronization
+
+/// Listens on one notification channel (`LISTEN`) on a libpq connection of its own, on a thread of its own,
+/// and calls a handler when notifications arrive (once per wake-up, however many came together).
+///
+/// The thread blocks in poll(2) on the connection's socket, then reads with PQconsumeInput and PQnotifies
+/// (https://www.postgresql.org/docs/current/libpq-notify.html). A connection that drops is opened again
+/// with back-off (0.1 s doubling to 5 s); the handler is called after every (re)connection too, since
+/// notifications sent while it was down are lost. ``stop()`` ends the thread within a poll timeout.
+final class PostgresListener: Sendable {
+    /// The outbox's channel for the tables in `schema`: `push_relay_` and the MD5 of the schema's name (hex),
+    /// a plain identifier within PostgreSQL's 63 bytes. Notifications go to the whole database, so relays of
+    /// another schema on it never hear this one's.
+    static func outboxChannelSQL() -> String { "SELECT 'push_relay_' || md5(current_schema())" }
+
+    /// Set by ``stop()``; the thread holds it, not the listener, so releasing the listener stops it.
+    private final class Flag: Sendable {
+        private let raised = Atomic<Bool>(false)
+        var isRaised: Bool { raised.load(ordering: .acquiring) }
+        func raise() { raised.store(true, ordering: .releasing) }
+    }
+
+    private let stopped = Flag()
+
+    /// Starts listening on `channel` (an identifier) of the database at `url` (a libpq connection string);
+    /// returns once the first `LISTEN` is in place, or after `readyTimeout` SECONDS when the server cannot
+    /// be reached (the thread goes on trying), so notifications committed after it are heard.
+    init(
+        url: String,
+        channel: String,
+        logger: Logger,
+        readyTimeout: Double = 5,
+        handler: @escaping @Sendable () -> Void
+    ) {
+        let stopped = self.stopped
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread { [stopped] in
+            ThreadName.setForThisThread("relay-pg-listen")
+            Self.run(url: url, channel: channel, stopped: stopped, logger: logger, ready: ready, handler: handler)
+        }
+        thread.start()
+        _ = ready.wait(timeout: .now() + readyTimeout)
+    }
+
+    /// Ends the thread and closes its connection (within a poll timeout); the handler is not called after.
+    func stop() { stopped.raise() }
+
+    deinit { stop() }
+
+    /// How long one poll(2) waits, in MILLISECONDS: the longest ``stop()`` takes to be seen.
+    private static let pollMilliseconds: Int32 = 200
+
+    private static func run(
+        url: String,
+        channel: String,
+        stopped: Flag,
+        logger: Logger,
+        ready: DispatchSemaphore,
+        handler: @Sendable () -> Void
+    ) {
+        var backoff = 0.1
+        var first = true
+        while !stopped.isRaised {
+            guard let connection = PQconnectdb(url) else { return }
+            defer { PQfinish(connection) }
+            if PQstatus(connection) == CONNECTION_OK, listen(connection, channel) {
+                backoff = 0.1
+                if first { ready.signal() }
+                first = false
+                handler()
+                receive(connection, stopped: stopped, handler: handler)
+                if stopped.isRaised { return }
+            }
+            let message = PQerrorMessage(connection).map { String(cString: $0) } ?? "unknown error"
+            logger.warning(
+                "PostgreSQL notification connection lost; reconnecting",
+                ["error": message.trimmingCharacters(in: .whitespacesAndNewlines), "retry.seconds": "\(backoff)"]
+            )
+            var waited = 0.0
+            while waited < backoff, !stopped.isRaised {
+                usleep(UInt32(pollMilliseconds) * 1000)
+                waited += Double(pollMilliseconds) / 1000
+            }
+            backoff = min(backoff * 2, 5)
+        }
+    }
+
+    /// Sends `LISTEN channel`; false when the server refused it.
+    private static func listen(_ connection: OpaquePointer, _ channel: String) -> Bool {
+        guard let result = PQexec(connection, "LISTEN \(channel)") else { return false }
+        defer { PQclear(result) }
+        return PQresultStatus(result) == PGRES_COMMAND_OK
+    }
+
+    /// Waits for notifications until stopped or the connection fails.
+    private static func receive(_ connection: OpaquePointer, stopped: Flag, handler: () -> Void) {
+        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        while !stopped.isRaised {
+            descriptor.revents = 0
+            let ready = poll(&descriptor, 1, pollMilliseconds)
+            if ready < 0 && errno != EINTR { return }
+            guard ready > 0 else { continue }
+            guard PQconsumeInput(connection) == 1 else { return }
+            var notified = false
+            while let notification = PQnotifies(connection) {
+                PQfreemem(notification)
+                notified = true
+            }
+            if notified, !stopped.isRaised { handler() }
+            if PQstatus(connection) != CONNECTION_OK { return }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import APNsMock
+import Foundation
+import RelayCore
+import RelayPostgres
+import RelayServer
+import RelayStore
+import RelayTestSupport
+import Synchronization
+import Testing
+
+/// Several relays in this process on one PostgreSQL database (a new schema of the test cluster) sending to
+/// the one mock APNs of a ``RelayTestBed``: each ``start(_:configure:)`` is another relay with its own store
+/// and instance id. ``stopAll()`` shuts down those still running.
+final class PostgresRelays: Sendable {
+    let bed: RelayTestBed
+    /// The database's connection URI.
+    let url: String
+    private let running = Mutex<[Relay]>([])
+
+    init(bed: RelayTestBed) async throws {
+        self.bed = bed
+        url = try await PostgresCluster.shared().newDatabaseURL()
+    }
+
+    /// A store of its own on the database (another relay's, or the test's probe).
+    func openStore() throws -> PostgresStore { try PostgresStore(url: url, logger: .disabled()) }
+
+    /// Starts a relay with instance id `id`; polling waits five minutes unless `configure` says otherwise,
+    /// so only a notification or its own API wakes its dispatcher.
+    @discardableResult
+    func start(_ id: String, configure: (inout Configuration) -> Void = { _ in }) async throws -> Relay {
+        var configuration = bed.configuration
+        configuration.storage.postgres.url = url
+        configuration.delivery.instanceId = id
+        configuration.delivery.pollIntervalMilliseconds = 300_000
+        configure(&configuration)
+        let relay = try Relay(configuration: configuration, store: try openStore(), logger: .disabled())
+        try await relay.start()
+        running.withLock { $0.append(relay) }
+        return relay
+    }
+
+    /// Graceful stop of `relay`.
+    func stop(_ relay: Relay) async {
+        running.withLock { $0.removeAll { $0 === relay } }
+        await relay.shutdown()
+    }
+
+    func stopAll() async {
+        for relay in running.withLock({ $0 }) { await stop(relay) }
+    }
+
+    /// One API call to `relay` with the first app's key, expecting `status`.
+    @discardableResult
+    func call(_ relay: Relay, _ method: String, _ path: String, json: Any?, status: Int) async throws -> APIResponse {
+        let (code, body, headers) = try await exchange(
+            port: relay.port,
+            method,
+            path,
+            bearer: bed.apps[0].apiKey,
+            json: json,
+            body: nil,
+            headers: [:]
+        )
+        let response = APIResponse(status: code, body: body, headers: headers)
+        try #require(code == status, "\(method) \(path): \(code) \(response.text)")
+        return response
+    }
+
+    /// Registers `tokens` through `relay`, each for its own user, in room `crowd`.
+    func registerCrowd(_ tokens: [String], through relay: Relay) async throws {
+        for (index, token) in tokens.enumerated() {
+            try await call(
+                relay,
+                "POST",
+                "/v1/devices",
+                json: ["token": token, "userId": "user\(index)", "rooms": ["crowd"]],
+                status: 201
+            )
+        }
+    }
+
+    /// Posts one message to room `crowd` through `relay`; returns the notification id.
+    func postToCrowd(through relay: Relay, messageId: String = UUID().uuidString) async throws -> String {
+        let answer = try await call(
+            relay,
+            "POST",
+            "/v1/webhooks/did-send-message",
+            json: ["roomId": "crowd", "senderId": "speaker", "text": "everyone", "messageId": messageId],
+            status: 202
+        )
+        return try answer.decode(WebhookAnswer.self).notificationId
+    }
+
+    /// Waits (up to 30 s) until the notification has no pending delivery; returns its view.
+    func settled(_ id: String, through relay: Relay) async throws -> NotificationJSON {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            let view = try await call(relay, "GET", "/v1/notifications/\(id)", json: nil, status: 200)
+                .decode(NotificationJSON.self)
+            if view.counts.pending == 0 { return view }
+            try #require(ContinuousClock.now < deadline, "still pending: \(view.counts)")
+            try await Task.sleep(for: .milliseconds(25))
+        }
+    }
+
+    /// How many pushes the mock accepted for each token.
+    func sendsByToken() -> [String: Int] {
+        bed.mock.requests.reduce(into: [:]) { counts, request in counts[request.deviceToken ?? "", default: 0] += 1 }
+    }
+}
+
+/// Runs `body` with relays on a new PostgreSQL database and a mock APNs answering by `script`; always stops
+/// the relays, then the mock.
+func withPostgresRelays(
+    script: MockScript = MockScript(),
+    _ body: (PostgresRelays) async throws -> Void
+) async throws {
+    try await withRelayTestBed(appCount: 1, script: script, configure: { _ in }) { bed in
+        let relays = try await PostgresRelays(bed: bed)
+        do {
+            try await body(relays)
+        } catch {
+            await relays.stopAll()
+            throw error
+        }
+        await relays.stopAll()
+    }
+}

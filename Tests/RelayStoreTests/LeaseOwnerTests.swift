@@ -1,0 +1,101 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelayStore
+
+/// Several relays on one database: every lease names the instance that took it. A relay never takes another's
+/// live lease, releases only its own (at start, or handing back unsent claims at a stop), and takes a dead
+/// one's once it expires; an instance id is held by one live store at a time.
+@Suite struct LeaseOwnerTests {
+    typealias F = StoreFixtures
+
+    /// Two stores (two relays) on a new database with ten devices in room-1 and one notification to them.
+    func twoRelays(_ kind: StoreKind) async throws -> (database: TestDatabase, a: any Store, b: any Store) {
+        let database = try await kind.makeDatabase()
+        let a = try database.open()
+        let b = try database.open()
+        for n in 0..<10 { try await a.register(F.token(n), user: "u\(n)", at: F.time(-10)) }
+        _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        return (database, a, b)
+    }
+
+    func claim(_ store: any Store, _ owner: String, at seconds: Double = 0, limit: Int = 10) async throws -> [Int64] {
+        try await store.claimDueDeliveries(now: F.time(seconds), limit: limit, leaseSeconds: 30, owner: owner)
+            .map(\.deliveryId)
+    }
+
+    @Test(arguments: StoreKind.allCases) func anInstanceReleasesOnlyItsOwnLeases(kind: StoreKind) async throws {
+        let (database, a, b) = try await twoRelays(kind)
+        let taken = try await claim(a, F.owner, limit: 4)
+        #expect(taken.count == 4)
+        // b starts: releasing its own leases leaves a's live ones alone.
+        try await b.releaseLeases(owner: F.otherOwner)
+        let rest = try await claim(b, F.otherOwner, at: 1)
+        #expect(rest.count == 6 && Set(rest).isDisjoint(with: taken))
+        // a restarts with its id: it takes back its own four at once, b's six stay b's.
+        let restarted = try database.open()
+        try await restarted.releaseLeases(owner: F.owner)
+        #expect(Set(try await claim(restarted, F.owner, at: 2)) == Set(taken))
+        #expect(try await claim(a, F.owner, at: 2).isEmpty)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aDeadInstancesLeasesAreTakenWhenTheyExpire(kind: StoreKind) async throws {
+        let (_, a, b) = try await twoRelays(kind)
+        let taken = try await claim(a, F.owner)
+        #expect(taken.count == 10)
+        #expect(try await claim(b, F.otherOwner, at: 29).isEmpty)
+        #expect(Set(try await claim(b, F.otherOwner, at: 30.5)) == Set(taken))
+    }
+
+    /// A graceful stop: the sends in flight are recorded, the jobs still queued handed back; the other relay
+    /// takes exactly those at once, and a hand-back by another owner changes nothing.
+    @Test(arguments: StoreKind.allCases) func handedBackClaimsAreClaimableAtOnce(kind: StoreKind) async throws {
+        let (_, a, b) = try await twoRelays(kind)
+        let taken = try await claim(a, F.owner, limit: 6)
+        let (sent, unsent) = (Array(taken.prefix(2)), Array(taken.dropFirst(2)))
+        try await a.complete(sent.map { ($0, .sent) }, at: F.time(1))
+        try await b.releaseClaims(unsent, owner: F.otherOwner)
+        let others = try await claim(b, F.otherOwner, at: 1)
+        #expect(others.count == 4 && Set(others).isDisjoint(with: taken))
+        try await a.releaseClaims(unsent, owner: F.owner)
+        #expect(Set(try await claim(b, F.otherOwner, at: 2)) == Set(unsent))
+        #expect(try await a.pendingDeliveryCount() == 8)
+    }
+
+    @Test(arguments: StoreKind.allCases) func feedbackLeasesHaveOwnersToo(kind: StoreKind) async throws {
+        let database = try await kind.makeDatabase()
+        let a = try database.open()
+        let b = try database.open()
+        await a.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 600))
+        try await a.register(F.token(1), user: "bob", at: F.time(-10))
+        _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let job = try #require(try await claim(a, F.owner).first)
+        try await a.complete([(job, .retired(status: 410, reason: "Unregistered", invalidSince: F.time(-5)))], at: F.t0)
+        #expect(try await a.claimDueFeedback(now: F.time(1), limit: 10, leaseSeconds: 30, owner: F.owner).count == 1)
+        try await b.releaseLeases(owner: F.otherOwner)
+        #expect(try await b.claimDueFeedback(now: F.time(2), limit: 10, leaseSeconds: 30, owner: F.otherOwner).isEmpty)
+        try await a.releaseLeases(owner: F.owner)
+        #expect(
+            try await b.claimDueFeedback(now: F.time(3), limit: 10, leaseSeconds: 30, owner: F.otherOwner).count == 1
+        )
+    }
+
+    /// Two live relays given one instance id: the second is refused; once the first store is closed (its
+    /// process ended), the id is free again.
+    @Test(arguments: StoreKind.allCases) func anInstanceIdIsHeldByOneLiveStore(kind: StoreKind) async throws {
+        let database = try await kind.makeDatabase()
+        do {
+            let first = try database.open()
+            try await first.claimInstance(F.owner)
+            try await first.claimInstance(F.owner)  // held already: kept
+            let second = try database.open()
+            try await second.claimInstance(F.otherOwner)
+            let error = await #expect(throws: StoreError.self) { try await second.claimInstance(F.owner) }
+            #expect(error?.code == .instanceInUse)
+            #expect(error?.message.contains("delivery.instanceId") == true)
+        }
+        let later = try database.open()
+        try await later.claimInstance(F.owner)
+    }
+}
