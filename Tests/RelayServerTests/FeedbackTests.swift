@@ -106,14 +106,15 @@ import Testing
         let token = FeedbackHarness.randomToken()
         let script = MockScript(devices: [.init(token: token, status: 410, reason: "Unregistered")])
         var settings = Self.fastFeedback
-        settings.lifetimeSeconds = 1
+        // Long enough for a first POST on a loaded machine, short enough that the retries run it out.
+        settings.lifetimeSeconds = 5
         do {
             try await FeedbackHarness.with(script: script, feedback: settings) { configuration in
                 configuration.apps[0].feedbackURL = receiver.url
             } _: { harness in
                 try await harness.registerAndNotify(token: token, user: "bob", app: harness.apps[0])
                 // The metric counts the decision; the store records it with the batch right after.
-                let deadline = ContinuousClock.now + .seconds(20)
+                let deadline = ContinuousClock.now + .seconds(30)
                 while true {
                     let metrics = try await harness.call("GET", "/metrics", key: nil).text
                     if metrics.contains("pushrelay_feedback_total{outcome=\"expired\"} 1"),
