@@ -99,7 +99,10 @@ final class AccessTokens: Sendable {
             }
             logger.info(
                 "got an FCM access token",
-                ["fcm.account": account.clientEmail, "fcm.lifetime": "\(lifetime)", "fcm.tokens": minted]
+                [
+                    "fcm.account": account.clientEmail, "fcm.lifetime_seconds": lifetime.components.seconds,
+                    "fcm.tokens": minted,
+                ]
             )
             return token
         } catch {

@@ -91,9 +91,9 @@ public final class Dispatcher: Sendable {
         guard !jobs.isEmpty else { return }
         do {
             try await store.releaseClaims(jobs.map(\.deliveryId), owner: owner)
-            logger.info("handed back unsent deliveries", ["count": "\(jobs.count)"])
+            logger.info("handed back unsent deliveries", ["count": jobs.count])
         } catch {
-            logger.error("handing back unsent deliveries failed", ["error": "\(error)", "count": "\(jobs.count)"])
+            logger.error("handing back unsent deliveries failed", ["error": "\(error)", "count": jobs.count])
         }
     }
 
@@ -179,7 +179,7 @@ public final class Dispatcher: Sendable {
         do {
             try await store.complete(results, at: time.now)
         } catch {
-            logger.error("recording delivery results failed", ["error": "\(error)", "count": "\(results.count)"])
+            logger.error("recording delivery results failed", ["error": "\(error)", "count": results.count])
         }
     }
 
@@ -215,7 +215,7 @@ public final class Dispatcher: Sendable {
             log(
                 .info,
                 "delivery to be retried",
-                ["push.reason": reason ?? "none", "attempt": "\(job.attempts + 1)", "retry.at": Timestamp.rfc3339(at)]
+                ["push.reason": reason ?? "none", "attempt": job.attempts + 1, "retry.at": Timestamp.rfc3339(at)]
             )
         case .fail(let failure, let status, let reason):
             outcome = .failed(status: status, reason: reason)

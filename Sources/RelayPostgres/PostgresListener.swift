@@ -77,7 +77,7 @@ final class PostgresListener: Sendable {
             let message = PQerrorMessage(connection).map { String(cString: $0) } ?? "unknown error"
             logger.warning(
                 "PostgreSQL notification connection lost; reconnecting",
-                ["error": message.trimmingCharacters(in: .whitespacesAndNewlines), "retry.seconds": "\(backoff)"]
+                ["error": message.trimmingCharacters(in: .whitespacesAndNewlines), "retry.seconds": backoff]
             )
             var waited = 0.0
             while waited < backoff, !stopped.isRaised {

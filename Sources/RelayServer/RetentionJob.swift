@@ -39,7 +39,7 @@ struct RetentionJob: Sendable {
             deleted += batch
             if batch < Self.batchSize { break }
         }
-        if deleted > 0 { logger.info("deleted finished notifications", ["notifications": "\(deleted)"]) }
+        if deleted > 0 { logger.info("deleted finished notifications", ["notifications": deleted]) }
         return deleted
     }
 
