@@ -112,7 +112,8 @@ extension Configuration {
         let parsed: Any?
         switch current {
         case is Bool where ["true", "false"].contains(value): parsed = value == "true"
-        case is NSNumber: parsed = Int(value) ?? Double(value)
+        // Every numeric setting is a whole number.
+        case is NSNumber: parsed = Int(value)
         case is String: parsed = value
         // An optional setting that is unset (`null`), such as a file path: the text as it is.
         case is NSNull: parsed = value

@@ -29,13 +29,28 @@ extension Configuration: CustomStringConvertible {
 
     public var description: String { redactedJSON }
 
-    /// A connection URI without its password, whether in the user part or the query (`?password=`).
-    static func withoutPassword(_ url: String) -> String {
+    /// A connection string without its password: a URI's in the user part or the query (`?password=`), a
+    /// libpq `key=value` string's `password` value.
+    public static func withoutPassword(_ url: String) -> String {
+        guard url.contains("://") else {
+            return passwordValue.stringByReplacingMatches(
+                in: url,
+                range: NSRange(url.startIndex..., in: url),
+                withTemplate: "$1redacted"
+            )
+        }
         guard var components = URLComponents(string: url) else { return "<redacted>" }
         if components.password != nil { components.password = "redacted" }
         if components.query != nil { return withoutQuery(components.string ?? "<redacted>") }
         return components.string ?? "<redacted>"
     }
+
+    /// The `password` value of a libpq `key=value` string: quoted (with `\'` and `\\` escapes) or up to
+    /// the next space (https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING-KEYWORD-VALUE).
+    private static let passwordValue = try! NSRegularExpression(
+        pattern: #"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)"#,
+        options: [.caseInsensitive]
+    )
 
     /// `url` with its query, where tokens and keys are often passed, replaced by `<redacted>`.
     static func withoutQuery(_ url: String) -> String {

@@ -83,9 +83,9 @@ public actor Readiness {
             try await store.checkWritable()
             checks["storage"] = "ok"
         } catch let error as StoreError {
-            checks["storage"] = "not writable (\(error.code))"
+            checks["storage"] = "unavailable (\(error.code))"
         } catch {
-            checks["storage"] = "not writable"
+            checks["storage"] = "unavailable"
         }
         return Report(checks: checks)
     }

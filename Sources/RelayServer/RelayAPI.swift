@@ -72,7 +72,7 @@ public struct RelayAPI: Sendable {
         return HTTPError(
             status: 503,
             code: "storage_unavailable",
-            message: "The relay's storage cannot take writes right now (\(error.code)); nothing was recorded",
+            message: "The relay's storage is unavailable right now (\(error.code)); nothing was recorded",
             headers: [("Retry-After", "\(storageRetryAfterSeconds)")]
         )
     }

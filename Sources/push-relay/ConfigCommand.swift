@@ -4,6 +4,7 @@ import RelayAuth
 import RelayCLI
 import RelayCore
 import RelayFCM
+import RelayPostgres
 import RelayServer
 
 /// `push-relay config check [--config FILE]`: validates the layered configuration and prints it as JSON
@@ -27,6 +28,7 @@ enum ConfigCommand {
             )
             try APNsSenders.checkCredentials(configuration.apps)
             try FCMTransport.checkCredentials(configuration.apps)
+            try PostgresConnectionString.check(configuration)
             _ = try AppUserAuthenticator.make(
                 apps: configuration.apps,
                 logger: Logger(label: "config", level: .warning)

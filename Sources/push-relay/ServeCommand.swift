@@ -74,6 +74,7 @@ enum ServeCommand {
         // FCM first: whether an app is a development one is read from its APNs credentials.
         let fcmMock = try development.attachMockFCM(to: &configuration.apps)
         let mock = try development.attachMock(to: &configuration.apps)
+        try PostgresConnectionString.check(configuration)
         let store: any Store =
             if let url = configuration.storage.postgres.url {
                 try PostgresStore(url: url, logger: logger)
@@ -94,7 +95,7 @@ enum ServeCommand {
         if let port = relay.adminPort { say("PushRelay admin on http://\(configuration.http.admin.host):\(port)") }
         let signal = await signals.wait()
         let bound = configuration.shutdownTimeoutSeconds
-        logger.notice("stopping", ["signal": "\(signal)", "shutdown.timeout_seconds": bound])
+        logger.notice("stopping", ["signal": signal, "shutdown.timeout_seconds": bound])
         Task.detached {
             // The bound: whatever is still in flight keeps its outbox row and is sent again on the next start.
             try? await Task.sleep(for: .seconds(bound))

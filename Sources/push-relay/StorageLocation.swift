@@ -11,7 +11,8 @@ enum StorageLocation: Equatable {
     case postgres(url: String)
 
     /// Reads `text`, the value of `--<option>`.
-    /// - Throws: ``RelayCLI/Arguments/Problem`` for another scheme or an empty path or URL.
+    /// - Throws: ``RelayCLI/Arguments/Problem`` for another scheme, an empty path or URL, or a URL libpq
+    ///   cannot read.
     init(_ text: String, option: String) throws(Arguments.Problem) {
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             self = .postgres(url: text)
@@ -24,6 +25,9 @@ enum StorageLocation: Equatable {
                 description: "--\(option) '\(Self.shown(text))' is not sqlite:PATH or postgres:URL"
             )
         }
+        if case .postgres(let url) = self, let problem = PostgresConnectionString.problem(url) {
+            throw Arguments.Problem(description: "--\(option): \(problem)")
+        }
     }
 
     /// The location for messages: a URI's password is never shown.
@@ -34,12 +38,8 @@ enum StorageLocation: Equatable {
         }
     }
 
-    /// `text` with the password of a URI's `user:password@` replaced by `***`.
-    static func shown(_ text: String) -> String {
-        guard var parts = URLComponents(string: text), parts.password != nil else { return text }
-        parts.password = "***"
-        return parts.string ?? "(a connection URI)"
-    }
+    /// `text` without a connection string's password.
+    static func shown(_ text: String) -> String { Configuration.withoutPassword(text) }
 
     /// The store to read from, opened so it is never written (SQLite read-only; PostgreSQL read-only
     /// transactions, after the store's own migration on connecting).

@@ -52,6 +52,16 @@ import Testing
         #expect(withVariable.stderr.contains("delivery.concurrency:"), "\(withVariable.stderr)")
     }
 
+    /// A PostgreSQL URL libpq cannot read fails the check, as it stops `serve`, and its password (which libpq
+    /// quotes back) is not printed.
+    @Test(arguments: ["mysql://relay:s3cret@db/relay", "postgresql://relay:s3cret@[::1", "host=db password s3cret"])
+    func configCheckRefusesAPostgresURLLibpqCannotRead(url: String) async throws {
+        let result = try await Self.run(["config", "check"], environment: ["PUSH_RELAY_STORAGE_POSTGRES_URL": url])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("storage.postgres.url: "), "\(result.stderr)")
+        #expect(!result.stderr.contains("s3cret") && !result.stdout.contains("s3cret"), "\(result.stderr)")
+    }
+
     /// A key file that can be read but holds no usable key fails the check, as it stops `serve`, instead of
     /// failing every delivery (a provider-token key, here a certificate) or every user credential later.
     @Test(arguments: [

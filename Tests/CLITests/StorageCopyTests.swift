@@ -268,6 +268,12 @@ import Testing
                 "sqlite:/tmp/never.sqlite",
             ], 1, "PQconnectdb"
         ),
+        // libpq quotes a string it cannot read, password and all.
+        (
+            ["--from", "sqlite:/tmp/a.sqlite", "--to", "postgres:postgresql://relay:s3cret@[::1"], 2,
+            "in IPv6 host address in URI: \"<redacted>\""
+        ),
+        (["--from", "sqlite:/tmp/a.sqlite", "--to", "postgres:host=db passwords3cret"], 2, "--to: missing \"=\""),
     ])
     func refusesABadSourceOrCommand(words: [String], status: Int32, message: String) async throws {
         let result = try await CommandTests.run(["storage", "copy"] + words)

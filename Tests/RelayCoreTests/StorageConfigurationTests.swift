@@ -26,6 +26,30 @@ import Testing
         #expect(shown.contains("db.internal/relay"))
     }
 
+    @Test(arguments: [
+        "host=db.internal password=hunter2 dbname=relay",
+        "host=db.internal password = 'hunter2 with \\' quote' dbname=relay",
+        "host=db.internal PASSWORD=hunter2",
+    ])
+    func aKeywordValueStringsPasswordNeverReachesTheDescription(url: String) {
+        var configuration = Configuration()
+        configuration.storage.postgres.url = url
+        let shown = configuration.description
+        #expect(!shown.contains("hunter2") && !shown.contains("quote"))
+        #expect(shown.contains("host=db.internal") && shown.contains("redacted"))
+    }
+
+    @Test(arguments: ["1.5", "99999999999999999999", "ten"])
+    func aNumberThatIsNotAWholeIntNamesItsVariableAndKey(value: String) {
+        #expect {
+            try Configuration.load(file: nil, environment: ["PUSH_RELAY_STORAGE_RETENTION_HOURS": value])
+        } throws: { error in
+            (error as? Configuration.Invalid)?.problems == [
+                "PUSH_RELAY_STORAGE_RETENTION_HOURS: '\(value)' is not a valid value for storage.retentionHours"
+            ]
+        }
+    }
+
     @Test func retentionIsAWeekByDefaultAndSetByTheEnvironment() throws {
         #expect(try Configuration.load(file: nil, environment: [:]).storage.retentionHours == 168)
         let set = try Configuration.load(file: nil, environment: ["PUSH_RELAY_STORAGE_RETENTION_HOURS": "24"])

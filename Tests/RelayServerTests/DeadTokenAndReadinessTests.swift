@@ -115,7 +115,7 @@ import Testing
             #expect(json["status"] as? String == "unavailable")
             #expect(
                 json["checks"] as? [String: String] == [
-                    "storage": "not writable (readOnly)", "apns:app0": "ok", "fcm:app0": "ok",
+                    "storage": "unavailable (readOnly)", "apns:app0": "ok", "fcm:app0": "ok",
                 ]
             )
             try await store.execute("PRAGMA query_only = OFF")

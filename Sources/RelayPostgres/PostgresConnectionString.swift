@@ -1,0 +1,40 @@
+import CPostgres
+import Foundation
+import RelayCore
+
+/// `storage.postgres.url`, a libpq connection string (a `postgresql://` URI or `key=value` pairs), read by
+/// libpq's own parser.
+///
+/// libpq quotes the string it cannot read in its message, password and all: every quoted part of a message
+/// that comes from the string is replaced by `<redacted>` before the message goes anywhere.
+public enum PostgresConnectionString {
+    /// Checks that libpq can read the configuration's `storage.postgres.url` (nothing to check without one).
+    /// - Throws: ``RelayCore/Configuration/Invalid`` naming the key and libpq's reason, without the password.
+    public static func check(_ configuration: Configuration) throws(Configuration.Invalid) {
+        guard let url = configuration.storage.postgres.url, let problem = problem(url) else { return }
+        throw Configuration.Invalid(["storage.postgres.url: \(problem)"])
+    }
+
+    /// libpq's reason why it cannot read `url`, scrubbed of it; nil when it can.
+    public static func problem(_ url: String) -> String? {
+        var error: UnsafeMutablePointer<CChar>?
+        if let options = PQconninfoParse(url, &error) {
+            PQconninfoFree(options)
+            return nil
+        }
+        defer { if let error { PQfreemem(error) } }
+        return scrubbed(error.map { String(cString: $0) } ?? "out of memory", url: url)
+    }
+
+    /// `message` with each double-quoted part that is a piece of `url` replaced by `<redacted>`, unless it is
+    /// only punctuation (libpq's `missing "="`).
+    static func scrubbed(_ message: String, url: String) -> String {
+        message.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+            .map { index, part in
+                let fromURL = index % 2 == 1 && url.contains(part) && part.contains { $0.isLetter || $0.isNumber }
+                return fromURL ? "<redacted>" : String(part)
+            }
+            .joined(separator: "\"")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
