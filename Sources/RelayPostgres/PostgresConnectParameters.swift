@@ -34,7 +34,7 @@ struct PostgresConnectParameters {
         }
     }
 
-    /// Whether the parameters name `keyword` (for tests).
+    /// The value given for `keyword`, nil when none is.
     func value(of keyword: String) -> String? { keywords.firstIndex(of: keyword).map { values[$0] } }
 
     /// Connects with PQconnectdbParams (blocking, bounded by `connect_timeout` per host tried). The

@@ -53,10 +53,78 @@ import Testing
         #expect(try await store.device(appId: "app-a", token: F.token(3))?.userId == "u3")
     }
 
+    /// A transaction whose server freezes midway surfaces `.io` without trying ROLLBACK there; the next
+    /// statement reconnects, which fails at the connect timeout, and statements after a failed reconnect
+    /// fail at once (within `reconnectPause`, here longer than the test) without trying again.
+    @Test func aConnectionGivesUpAFrozenSessionAndFailsFastWhileDown() async throws {
+        let cluster = try await PostgresCluster.dedicated()
+        let url = try await cluster.newDatabaseURL() + "&connect_timeout=2"
+        // The connection blocks its caller: on a thread of its own, off the cooperative pool.
+        let (inTransaction, reconnect, whileDown, rows) = try await PostgresStoreTests.onThread {
+            try Self.freezeMidTransaction(url: url, dataDirectory: cluster.dataDirectory)
+        }
+        #expect(inTransaction?.code == .io)
+        #expect(inTransaction?.message.contains("did not answer within 1 s") == true)
+        #expect(reconnect?.code == .io)
+        #expect(reconnect?.message.hasPrefix("PQreset:") == true)
+        #expect(whileDown?.code == .io)
+        #expect(whileDown?.message.hasPrefix("PostgreSQL is unreachable") == true)
+        #expect(rows == 0)
+    }
+
+    /// Runs a transaction whose server freezes midway, then two statements while it is frozen; returns
+    /// their errors and, after the server went on, the rows the transaction left (none).
+    private static func freezeMidTransaction(
+        url: String,
+        dataDirectory: String
+    ) throws -> (StoreError?, StoreError?, StoreError?, Int) {
+        let connection = try PostgresConnection(url: url, statementTimeout: 1, reconnectPause: 3600)
+        try connection.execute("CREATE TABLE t (n integer)")
+        var frozen: FrozenServer?
+        defer { frozen?.resume() }
+        let inTransaction = storeError {
+            try connection.transaction {
+                try connection.query("INSERT INTO t VALUES (1)")
+                frozen = try FrozenServer(dataDirectory: dataDirectory)
+                try connection.query("SELECT count(*) FROM t")
+            }
+        }
+        let reconnect = storeError { try connection.query("SELECT 1") }
+        let whileDown = storeError { try connection.query("SELECT 1") }
+        frozen?.resume()
+        let rows = try PostgresConnection(url: url).query("SELECT count(*) FROM t").int(0, 0)
+        return (inTransaction, reconnect, whileDown, rows)
+    }
+
+    /// `connect_timeout` is added to a URL that sets none, and a URL's own is kept.
+    @Test func aConnectTimeoutIsAddedWhenTheURLSetsNone() throws {
+        let plain = try PostgresConnectParameters(url: "postgresql://relay@/relay?host=/tmp", connectTimeout: 5)
+        #expect(plain.value(of: "connect_timeout") == "5")
+        #expect(plain.value(of: "host") == "/tmp")
+        let own = try PostgresConnectParameters(url: "postgresql://relay@/relay?connect_timeout=2", connectTimeout: 5)
+        #expect(own.value(of: "connect_timeout") == "2")
+        let keyValue = try PostgresConnectParameters(url: "dbname=relay user=relay", connectTimeout: 7)
+        #expect(keyValue.value(of: "dbname") == "relay")
+        #expect(keyValue.value(of: "connect_timeout") == "7")
+        #expect { try PostgresConnectParameters(url: "postgresql://relay@/relay?bogus=1", connectTimeout: 5) } throws: {
+            ($0 as? StoreError)?.code == .open
+        }
+    }
+
     /// The ``StoreError`` `body` throws, nil when it returns.
     private static func storeError(_ body: () async throws -> Void) async -> StoreError? {
         do {
             try await body()
+            return nil
+        } catch {
+            return error as? StoreError
+        }
+    }
+
+    /// The ``StoreError`` `body` throws, nil when it returns (a call on the connection itself).
+    private static func storeError(_ body: () throws -> Void) -> StoreError? {
+        do {
+            try body()
             return nil
         } catch {
             return error as? StoreError
