@@ -3,32 +3,49 @@ import Foundation
 import RelayStore
 
 /// Owns one libpq connection (`PGconn *`). Not `Sendable`: only the store's thread touches it, and every
-/// call blocks that thread until the server answers.
+/// call blocks that thread until the server answers or the statement's deadline passes.
 ///
-/// Every statement is sent with PQexecParams, its values bound to `$1`, `$2`, … in text format, never
-/// written into the SQL.
+/// Every statement is sent with libpq's asynchronous API (PQsendQueryParams, its values bound to `$1`,
+/// `$2`, … in text format, never written into the SQL) on a nonblocking connection and waited for in
+/// poll(2) (``PostgresResultWait``): a server that stops answering without closing the socket fails the
+/// statement after `statementTimeout` instead of hanging the thread, and the connection is given up.
 final class PostgresConnection {
     private let raw: OpaquePointer
+    /// How long one statement may take, client side, in SECONDS.
+    private let statementTimeout: Double
+    /// How long statements fail at once after a reconnect failed, in SECONDS, so a queue of calls drains
+    /// quickly while the server is down instead of each waiting for a connect timeout.
+    private let reconnectPause: Double
+    /// Set when a statement's deadline passed: the session is mid-statement and is reopened before the next.
+    private var abandoned = false
+    /// Until when statements fail without trying to reconnect, and libpq's message of the failed attempt.
+    private var downUntil: (instant: ContinuousClock.Instant, message: String)?
     /// Statements with one parameter, run again on the new session after a lost connection is reopened
     /// (the instance's advisory lock ends with the session that took it); their answers are not checked.
     var sessionStatements: [(sql: String, parameter: String)] = []
 
     /// Connects to `url`, a libpq connection URI or `key=value` string
     /// (https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING).
+    /// - Parameters:
+    ///   - statementTimeout: SECONDS one statement may take before it fails and the connection is given up.
+    ///   - connectTimeout: whole SECONDS one connection attempt may take, unless `url` sets `connect_timeout`.
+    ///   - reconnectPause: SECONDS during which statements fail at once after a reconnect failed.
     /// - Throws: ``StoreError`` `.open` when the server cannot be reached or refuses the connection; the
     ///   message is libpq's, which never repeats the password.
-    init(url: String) throws {
-        guard let raw = PQconnectdb(url) else {
-            throw StoreError(code: .open, message: "PQconnectdb: out of memory")
+    init(url: String, statementTimeout: Double = 10, connectTimeout: Int = 5, reconnectPause: Double = 1) throws {
+        let parameters = try PostgresConnectParameters(url: url, connectTimeout: connectTimeout)
+        guard let raw = parameters.connect() else {
+            throw StoreError(code: .open, message: "PQconnectdbParams: out of memory")
         }
-        guard PQstatus(raw) == CONNECTION_OK else {
+        guard PQstatus(raw) == CONNECTION_OK, PQsetnonblocking(raw, 1) == 0 else {
             let message = Self.trimmed(PQerrorMessage(raw))
             PQfinish(raw)
-            throw StoreError(code: .open, message: "PQconnectdb: \(message)")
+            throw StoreError(code: .open, message: "PQconnectdbParams: \(message)")
         }
         self.raw = raw
-        // libpq prints notices ("relation already exists, skipping") on standard error: only warnings up.
-        try execute("SET client_min_messages = warning")
+        self.statementTimeout = statementTimeout
+        self.reconnectPause = reconnectPause
+        try startSession()
     }
 
     deinit { PQfinish(raw) }
@@ -43,8 +60,7 @@ final class PostgresConnection {
     /// Runs one or more statements without parameters (schema steps, BEGIN, COMMIT).
     /// - Throws: ``StoreError`` with the code of the server's SQLSTATE.
     func execute(_ sql: String) throws {
-        reconnectIfLost()
-        _ = try check(PQexec(raw, sql), call: "PQexec")
+        _ = try run(call: "PQsendQuery") { PQsendQuery($0, sql) }
     }
 
     /// Runs one statement with `parameters` bound to `$1`, `$2`, … (nil binds NULL) and returns its rows.
@@ -63,17 +79,18 @@ final class PostgresConnection {
         if let index = values.firstIndex(where: { $0?.utf8.contains(0) == true }) {
             throw StoreError(code: .invalidData, message: "parameter $\(index + 1) holds a NUL character")
         }
-        reconnectIfLost()
         let texts = values.map { $0.map { strdup($0) } ?? nil }
         defer { texts.forEach { free($0) } }
         let pointers = texts.map { UnsafePointer($0) }
-        let result = pointers.withUnsafeBufferPointer { buffer in
-            PQexecParams(raw, sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+        return try run(call: "PQsendQueryParams") { connection in
+            pointers.withUnsafeBufferPointer { buffer in
+                PQsendQueryParams(connection, sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+            }
         }
-        return try check(result, call: "PQexecParams")
     }
 
-    /// Runs `body` in a transaction begun by `begin`: commits if it returns, rolls back if it throws.
+    /// Runs `body` in a transaction begun by `begin`: commits if it returns, rolls back if it throws. A
+    /// connection given up or lost meanwhile ends the transaction with it: no ROLLBACK is tried there.
     func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
         try execute(begin)
         do {
@@ -81,18 +98,59 @@ final class PostgresConnection {
             try execute("COMMIT")
             return result
         } catch {
-            if PQtransactionStatus(raw) != PQTRANS_IDLE { PQclear(PQexec(raw, "ROLLBACK")) }
+            let state = PQtransactionStatus(raw)
+            if !abandoned, state == PQTRANS_INTRANS || state == PQTRANS_INERROR { _ = try? execute("ROLLBACK") }
             throw error
         }
     }
 
-    /// A connection the server closed (restart, failover, idle timeout) is opened again before the next
-    /// statement; a transaction it was in is lost, and that statement fails.
-    private func reconnectIfLost() {
-        guard PQstatus(raw) == CONNECTION_BAD else { return }
+    /// Sends one statement with `send` (a PQsendQuery… call), waits for its results until the statement's
+    /// deadline, and checks them.
+    /// - Throws: ``StoreError`` `.io` when the connection is lost or given up, or the server does not
+    ///   answer in time; otherwise the code of the server's SQLSTATE.
+    private func run(call: String, send: (OpaquePointer) -> Int32) throws -> PostgresRows {
+        try reconnectIfLost()
+        guard send(raw) == 1 else { return try check(nil, call: call) }
+        switch PostgresResultWait.lastResult(raw, deadline: .now + .seconds(statementTimeout)) {
+        case .finished(let result):
+            return try check(result, call: call)
+        case .timedOut:
+            // PQcancel would block on a frozen server too: the session is dropped instead, by PQreset.
+            abandoned = true
+            throw StoreError(code: .io, message: "PostgreSQL did not answer within \(Self.seconds(statementTimeout))")
+        }
+    }
+
+    /// A connection the server closed (restart, failover, idle timeout) or one given up after a deadline is
+    /// opened again before the next statement; a transaction it was in is lost. While a reconnect failed
+    /// less than `reconnectPause` ago, statements fail at once.
+    /// - Throws: ``StoreError`` `.io` when the server cannot be reached.
+    private func reconnectIfLost() throws {
+        guard abandoned || PQstatus(raw) == CONNECTION_BAD else { return }
+        if let downUntil, ContinuousClock.now < downUntil.instant {
+            throw StoreError(code: .io, message: "PostgreSQL is unreachable: \(downUntil.message)")
+        }
         PQreset(raw)
-        guard PQstatus(raw) == CONNECTION_OK else { return }
+        guard PQstatus(raw) == CONNECTION_OK, PQsetnonblocking(raw, 1) == 0 else {
+            let message = Self.trimmed(PQerrorMessage(raw))
+            downUntil = (.now + .seconds(reconnectPause), message)
+            throw StoreError(code: .io, message: "PQreset: \(message)")
+        }
+        abandoned = false
+        downUntil = nil
+        try startSession()
+    }
+
+    /// Sets up a new session: libpq prints notices ("relation already exists, skipping") on standard
+    /// error, so only warnings up; then the ``sessionStatements``.
+    private func startSession() throws {
+        try execute("SET client_min_messages = warning")
         for statement in sessionStatements { _ = try? query(statement.sql, statement.parameter) }
+    }
+
+    /// `value` SECONDS for a message: "10 s", "0.5 s".
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// The rows of a successful `result`, or the server's error as a ``StoreError``.

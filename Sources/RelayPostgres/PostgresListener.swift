@@ -63,10 +63,13 @@ final class PostgresListener: Sendable {
     ) {
         var backoff = 0.1
         var first = true
+        // Connecting waits at most `connect_timeout` (5 s unless the URL sets one), LISTEN at most 10 s.
+        guard let parameters = try? PostgresConnectParameters(url: url, connectTimeout: 5) else { return }
         while !stopped.isRaised {
-            guard let connection = PQconnectdb(url) else { return }
+            guard let connection = parameters.connect() else { return }
             defer { PQfinish(connection) }
-            if PQstatus(connection) == CONNECTION_OK, listen(connection, channel) {
+            if PQstatus(connection) == CONNECTION_OK, PQsetnonblocking(connection, 1) == 0, listen(connection, channel)
+            {
                 backoff = 0.1
                 if first { ready.signal() }
                 first = false
@@ -88,9 +91,11 @@ final class PostgresListener: Sendable {
         }
     }
 
-    /// Sends `LISTEN channel`; false when the server refused it.
+    /// Sends `LISTEN channel`; false when the server refused it or did not answer within 10 s.
     private static func listen(_ connection: OpaquePointer, _ channel: String) -> Bool {
-        guard let result = PQexec(connection, "LISTEN \(channel)") else { return false }
+        guard PQsendQuery(connection, "LISTEN \(channel)") == 1,
+            case .finished(let result?) = PostgresResultWait.lastResult(connection, deadline: .now + .seconds(10))
+        else { return false }
         defer { PQclear(result) }
         return PQresultStatus(result) == PGRES_COMMAND_OK
     }

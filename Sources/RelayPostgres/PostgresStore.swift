@@ -42,10 +42,18 @@ public actor PostgresStore: Store {
     ///     `PGPASSWORD` or `~/.pgpass`); the tables live in the connection's first `search_path` schema.
     ///   - timeSource: the clock for the few writes that take no time argument (``deleteDevice(appId:token:)``,
     ///     ``checkWritable()``).
+    ///   - statementTimeout: SECONDS a statement may wait for the server (client side, so also when the
+    ///     server is frozen) before the call fails with `.io` and the connection is reopened; connecting
+    ///     waits at most 5 s unless `url` sets `connect_timeout`.
     /// - Throws: ``RelayStore/StoreError`` `.open` (cannot connect), `.migration` (a step failed, or the
     ///   schema is newer than this build).
-    public init(url: String, logger: Logger, timeSource: any TimeSource = SystemTimeSource()) throws {
-        let db = try PostgresConnection(url: url)
+    public init(
+        url: String,
+        logger: Logger,
+        timeSource: any TimeSource = SystemTimeSource(),
+        statementTimeout: Double = 10
+    ) throws {
+        let db = try PostgresConnection(url: url, statementTimeout: statementTimeout)
         let (applied, version) = try Self.migrate(db)
         let outboxChannel = try db.query(PostgresListener.outboxChannelSQL()).string(0, 0)
         logger.info(

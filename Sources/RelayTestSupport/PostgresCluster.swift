@@ -30,6 +30,14 @@ public final class PostgresCluster: Sendable {
     /// - Throws: ``SpawnError`` when PostgreSQL's server programs are missing or the server does not start.
     public static func shared() async throws -> PostgresCluster { try await started.value }
 
+    /// A cluster of its own, for a test that stops or breaks its server (a stopped shared server would stall
+    /// the tests running beside it); it ends with the test process, like the shared one.
+    /// - Throws: ``SpawnError`` as ``shared()``.
+    public static func dedicated() async throws -> PostgresCluster { try await start() }
+
+    /// The server's data directory; the first line of its `postmaster.pid` is the postmaster's process id.
+    public var dataDirectory: String { "\(folder)/data" }
+
     private init(folder: String, startSeconds: Double, bin: String, asServerUser: [String], watchdog: ChildProcess) {
         self.folder = folder
         self.startSeconds = startSeconds

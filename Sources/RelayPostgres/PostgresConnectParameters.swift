@@ -1,0 +1,51 @@
+import CPostgres
+import Foundation
+import RelayStore
+
+/// The keyword/value parameters of a libpq connection string, parsed by libpq (PQconninfoParse), with a
+/// client-side `connect_timeout` added when the string sets none, so connecting to a server that accepts
+/// the socket and never answers (a frozen host) ends (https://www.postgresql.org/docs/current/libpq-connect.html).
+struct PostgresConnectParameters {
+    private var keywords: [String] = []
+    private var values: [String] = []
+
+    /// The parameters of `url` (a URI or `key=value` string); `connectTimeout` in whole SECONDS (libpq
+    /// treats values below 2 as 2) when `url` sets no `connect_timeout`.
+    /// - Throws: ``StoreError`` `.open` when libpq cannot parse `url`.
+    init(url: String, connectTimeout: Int) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(url, &error) else {
+            let message = error.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) }
+            if let error { PQfreemem(error) }
+            throw StoreError(code: .open, message: "PQconninfoParse: \(message ?? "out of memory")")
+        }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val {
+                keywords.append(String(cString: keyword))
+                values.append(String(cString: value))
+            }
+            option += 1
+        }
+        if !keywords.contains("connect_timeout") {
+            keywords.append("connect_timeout")
+            values.append(String(connectTimeout))
+        }
+    }
+
+    /// The value given for `keyword`, nil when none is.
+    func value(of keyword: String) -> String? { keywords.firstIndex(of: keyword).map { values[$0] } }
+
+    /// Connects with PQconnectdbParams (blocking, bounded by `connect_timeout` per host tried). The
+    /// dbname is not expanded again: PQconninfoParse has taken the string apart already. PQreset of the
+    /// connection reuses these parameters. Nil only when libpq is out of memory; check PQstatus.
+    func connect() -> OpaquePointer? {
+        let keywordTexts = keywords.map { strdup($0) }
+        let valueTexts = values.map { strdup($0) }
+        defer { (keywordTexts + valueTexts).forEach { free($0) } }
+        let keywordPointers = keywordTexts.map { UnsafePointer($0) } + [nil]
+        let valuePointers = valueTexts.map { UnsafePointer($0) } + [nil]
+        return PQconnectdbParams(keywordPointers, valuePointers, 0)
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import RelayCore
+import RelayTestSupport
+import Testing
+
+@testable import RelayPostgres
+@testable import RelayStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A PostgreSQL server that stops answering without closing its sockets (its processes stopped with
+/// SIGSTOP, as a frozen host looks): store calls fail with `.io` after the client-side deadline instead
+/// of hanging, and the store works again, with its data, once the server goes on.
+@Suite struct PostgresUnansweredTests {
+    typealias F = StoreFixtures
+
+    @Test func aFrozenServerFailsCallsWithIOThenTheStoreReconnects() async throws {
+        let cluster = try await PostgresCluster.dedicated()
+        let url = try await cluster.newDatabaseURL() + "&connect_timeout=2"
+        let store = try PostgresStore(url: url, logger: .disabled(), statementTimeout: 1)
+        try await store.register(F.token(1), user: "u1")
+
+        let frozen = try FrozenServer(dataDirectory: cluster.dataDirectory)
+        defer { frozen.resume() }
+        // The guard: a call that hangs is released by resuming the server, and then fails the expectation.
+        let guardTask = Task {
+            try await Task.sleep(for: .seconds(90))
+            frozen.resume()
+        }
+        defer { guardTask.cancel() }
+
+        let unanswered = await Self.storeError { _ = try await store.device(appId: "app-a", token: F.token(1)) }
+        #expect(unanswered?.code == .io)
+        #expect(unanswered?.message.contains("did not answer within 1 s") == true)
+        // Reconnecting to the frozen server ends at the connect timeout; the call after fails at once.
+        #expect(await Self.storeError { try await store.register(F.token(2), user: "u2") }?.code == .io)
+        #expect(await Self.storeError { try await store.register(F.token(2), user: "u2") }?.code == .io)
+
+        frozen.resume()
+        var device: Device?
+        for _ in 0..<100 {
+            do {
+                device = try await store.device(appId: "app-a", token: F.token(1))
+                break
+            } catch let error as StoreError where error.code == .io {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        #expect(device?.userId == "u1")
+        try await store.register(F.token(3), user: "u3")
+        #expect(try await store.device(appId: "app-a", token: F.token(3))?.userId == "u3")
+    }
+
+    /// A transaction whose server freezes midway surfaces `.io` without trying ROLLBACK there; the next
+    /// statement reconnects, which fails at the connect timeout, and statements after a failed reconnect
+    /// fail at once (within `reconnectPause`, here longer than the test) without trying again.
+    @Test func aConnectionGivesUpAFrozenSessionAndFailsFastWhileDown() async throws {
+        let cluster = try await PostgresCluster.dedicated()
+        let url = try await cluster.newDatabaseURL() + "&connect_timeout=2"
+        // The connection blocks its caller: on a thread of its own, off the cooperative pool.
+        let (inTransaction, reconnect, whileDown, rows) = try await PostgresStoreTests.onThread {
+            try Self.freezeMidTransaction(url: url, dataDirectory: cluster.dataDirectory)
+        }
+        #expect(inTransaction?.code == .io)
+        #expect(inTransaction?.message.contains("did not answer within 1 s") == true)
+        #expect(reconnect?.code == .io)
+        #expect(reconnect?.message.hasPrefix("PQreset:") == true)
+        #expect(whileDown?.code == .io)
+        #expect(whileDown?.message.hasPrefix("PostgreSQL is unreachable") == true)
+        #expect(rows == 0)
+    }
+
+    /// Runs a transaction whose server freezes midway, then two statements while it is frozen; returns
+    /// their errors and, after the server went on, the rows the transaction left (none).
+    private static func freezeMidTransaction(
+        url: String,
+        dataDirectory: String
+    ) throws -> (StoreError?, StoreError?, StoreError?, Int) {
+        let connection = try PostgresConnection(url: url, statementTimeout: 1, reconnectPause: 3600)
+        try connection.execute("CREATE TABLE t (n integer)")
+        var frozen: FrozenServer?
+        defer { frozen?.resume() }
+        let inTransaction = storeError {
+            try connection.transaction {
+                try connection.query("INSERT INTO t VALUES (1)")
+                frozen = try FrozenServer(dataDirectory: dataDirectory)
+                try connection.query("SELECT count(*) FROM t")
+            }
+        }
+        let reconnect = storeError { try connection.query("SELECT 1") }
+        let whileDown = storeError { try connection.query("SELECT 1") }
+        frozen?.resume()
+        let rows = try PostgresConnection(url: url).query("SELECT count(*) FROM t").int(0, 0)
+        return (inTransaction, reconnect, whileDown, rows)
+    }
+
+    /// `connect_timeout` is added to a URL that sets none, and a URL's own is kept.
+    @Test func aConnectTimeoutIsAddedWhenTheURLSetsNone() throws {
+        let plain = try PostgresConnectParameters(url: "postgresql://relay@/relay?host=/tmp", connectTimeout: 5)
+        #expect(plain.value(of: "connect_timeout") == "5")
+        #expect(plain.value(of: "host") == "/tmp")
+        let own = try PostgresConnectParameters(url: "postgresql://relay@/relay?connect_timeout=2", connectTimeout: 5)
+        #expect(own.value(of: "connect_timeout") == "2")
+        let keyValue = try PostgresConnectParameters(url: "dbname=relay user=relay", connectTimeout: 7)
+        #expect(keyValue.value(of: "dbname") == "relay")
+        #expect(keyValue.value(of: "connect_timeout") == "7")
+        #expect { try PostgresConnectParameters(url: "postgresql://relay@/relay?bogus=1", connectTimeout: 5) } throws: {
+            ($0 as? StoreError)?.code == .open
+        }
+    }
+
+    /// The ``StoreError`` `body` throws, nil when it returns.
+    private static func storeError(_ body: () async throws -> Void) async -> StoreError? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return error as? StoreError
+        }
+    }
+
+    /// The ``StoreError`` `body` throws, nil when it returns (a call on the connection itself).
+    private static func storeError(_ body: () throws -> Void) -> StoreError? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error as? StoreError
+        }
+    }
+}
+
+/// The processes of a PostgreSQL server stopped with SIGSTOP: the postmaster (first, so it starts no new
+/// child) and its children, found by their parent in /proc/<pid>/stat.
+final class FrozenServer: Sendable {
+    private let processes: [pid_t]
+
+    /// Stops the server whose data directory is `dataDirectory`.
+    init(dataDirectory: String) throws {
+        let pidFile = try String(contentsOfFile: "\(dataDirectory)/postmaster.pid", encoding: .utf8)
+        let postmaster = try #require(pid_t(pidFile.split(separator: "\n").first ?? ""))
+        kill(postmaster, SIGSTOP)
+        let children = Self.children(of: postmaster)
+        for child in children { kill(child, SIGSTOP) }
+        processes = [postmaster] + children
+    }
+
+    /// Lets the server go on (SIGCONT to every process stopped; once more is harmless).
+    func resume() {
+        for process in processes.reversed() { kill(process, SIGCONT) }
+    }
+
+    /// The processes whose parent is `parent`: the fourth field of /proc/<pid>/stat, after the command
+    /// name in parentheses (which may hold spaces and parentheses itself, hence the last ')').
+    private static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(pid_t.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return false }
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == parent
+        }
+    }
+}
