@@ -13,11 +13,10 @@ struct PostgresConnectParameters {
     /// treats values below 2 as 2) when `url` sets no `connect_timeout`.
     /// - Throws: ``StoreError`` `.open` when libpq cannot parse `url`.
     init(url: String, connectTimeout: Int) throws {
-        var error: UnsafeMutablePointer<CChar>?
-        guard let options = PQconninfoParse(url, &error) else {
-            let message = error.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) }
-            if let error { PQfreemem(error) }
-            throw StoreError(code: .open, message: "PQconninfoParse: \(message ?? "out of memory")")
+        let options: UnsafeMutablePointer<PQconninfoOption>
+        switch PostgresConnectionString.parse(url) {
+        case .success(let parsed): options = parsed
+        case .failure(let problem): throw StoreError(code: .open, message: "PQconninfoParse: \(problem.message)")
         }
         defer { PQconninfoFree(options) }
         var option = options

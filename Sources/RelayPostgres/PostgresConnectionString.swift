@@ -17,13 +17,25 @@ public enum PostgresConnectionString {
 
     /// libpq's reason why it cannot read `url`, scrubbed of it; nil when it can.
     public static func problem(_ url: String) -> String? {
-        var error: UnsafeMutablePointer<CChar>?
-        if let options = PQconninfoParse(url, &error) {
+        switch parse(url) {
+        case .success(let options):
             PQconninfoFree(options)
             return nil
+        case .failure(let problem): return problem.message
         }
+    }
+
+    /// libpq's reason why it cannot read a connection string, scrubbed of the string.
+    struct Problem: Error {
+        var message: String
+    }
+
+    /// The options libpq reads from `url` (the caller frees them with PQconninfoFree), or why it cannot.
+    static func parse(_ url: String) -> Result<UnsafeMutablePointer<PQconninfoOption>, Problem> {
+        var error: UnsafeMutablePointer<CChar>?
+        if let options = PQconninfoParse(url, &error) { return .success(options) }
         defer { if let error { PQfreemem(error) } }
-        return scrubbed(error.map { String(cString: $0) } ?? "out of memory", url: url)
+        return .failure(Problem(message: scrubbed(error.map { String(cString: $0) } ?? "out of memory", url: url)))
     }
 
     /// `message` with each double-quoted part that is a piece of `url` replaced by `<redacted>`, unless it is
