@@ -24,9 +24,14 @@ import Testing
         defer { directory.remove() }
         let databaseURL = try await PostgresCluster.shared().newDatabaseURL()
         let record = directory.url.appendingPathComponent("mock-record.jsonl")
+        // Every answer comes after 40 ms, so the fan-out lasts seconds and the kill falls inside it however
+        // fast the machine is.
+        let script = directory.url.appendingPathComponent("mock-script.json")
+        try Data(#"{"devices": [{"token": "*", "delayMs": 40}]}"#.utf8).write(to: script)
         let mock = try RelayProcess(
             [
-                "mock-apns", "--port", "0", "--quiet", "--record", record.path, "--topics", Self.topic,
+                "mock-apns", "--port", "0", "--quiet", "--record", record.path, "--script", script.path,
+                "--topics", Self.topic,
                 "--key", "\(Self.keyId):\(Self.teamId):fixtures/keys/AuthKey_\(Self.keyId).pub.pem",
             ],
             outputIn: directory.url,
