@@ -17,7 +17,8 @@ extension SQLiteStore {
                 guard try row.step() else { return nil }
                 return WebhookRateLimit.Bucket(microTokens: row.int64(0), updatedAt: row.int64(1))
             }
-            let pushes = try request.recipients.map { try pushCount(request, recipient: $0, minute: minute) }
+            let recipients = String(decoding: try JSONEncoder().encode(request.recipients), as: UTF8.self)
+            let pushes = try pushCounts(request, recipients: recipients, minute: minute)
             let (bucket, refusal) = WebhookRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
             try db.withStatement(
                 """
@@ -32,41 +33,47 @@ extension SQLiteStore {
                 try $0.run()
             }
             guard refusal == nil else { return refusal }
-            for recipient in request.recipients { try countPush(request, recipient: recipient, minute: minute) }
+            try countPushes(request, recipients: recipients, minute: minute)
             return nil
         }
     }
 
-    /// This minute's pushes from the request's sender to `recipient`.
-    private func pushCount(_ request: WebhookRateRequest, recipient: String, minute: Int64) throws -> Int {
+    /// This minute's pushes from the request's sender to each of its recipients (`recipients`, their JSON
+    /// list), in the request's order; one statement.
+    private func pushCounts(_ request: WebhookRateRequest, recipients: String, minute: Int64) throws -> [Int] {
+        // By bytes, as the database compares them.
+        var counts: [[UInt8]: Int] = [:]
         try db.withStatement(
             """
-            SELECT pushes FROM rate_pushes
-            WHERE app_id = ?1 AND sender_id = ?2 AND recipient_id = ?3 AND minute = ?4
+            SELECT recipient_id, pushes FROM rate_pushes
+            WHERE app_id = ?1 AND sender_id = ?2 AND minute = ?3 AND recipient_id IN (SELECT value FROM json_each(?4))
             """
         ) {
             try $0.bind(1, request.appId)
             try $0.bind(2, request.senderId)
-            try $0.bind(3, recipient)
-            try $0.bind(4, minute)
-            return try $0.step() ? $0.int(0) : 0
+            try $0.bind(3, minute)
+            try $0.bind(4, recipients)
+            while try $0.step() { counts[Array($0.string(0).utf8)] = $0.int(1) }
         }
+        return request.recipients.map { counts[Array($0.utf8)] ?? 0 }
     }
 
-    /// Counts one push from the request's sender to `recipient` in `minute` (a count of an earlier minute
-    /// starts again from one).
-    private func countPush(_ request: WebhookRateRequest, recipient: String, minute: Int64) throws {
+    /// Counts one push from the request's sender to each of `recipients` (their JSON list; one named twice
+    /// counts twice) in `minute`, a count of an earlier minute starting again; one statement.
+    private func countPushes(_ request: WebhookRateRequest, recipients: String, minute: Int64) throws {
         try db.withStatement(
             """
-            INSERT INTO rate_pushes (app_id, sender_id, recipient_id, minute, pushes) VALUES (?1, ?2, ?3, ?4, 1)
+            INSERT INTO rate_pushes (app_id, sender_id, recipient_id, minute, pushes)
+            SELECT ?1, ?2, value, ?3, count(*) FROM json_each(?4) GROUP BY value
             ON CONFLICT (app_id, sender_id, recipient_id) DO UPDATE SET
-                pushes = CASE WHEN minute = excluded.minute THEN pushes + 1 ELSE 1 END, minute = excluded.minute
+                pushes = CASE WHEN minute = excluded.minute THEN pushes + excluded.pushes ELSE excluded.pushes END,
+                minute = excluded.minute
             """
         ) {
             try $0.bind(1, request.appId)
             try $0.bind(2, request.senderId)
-            try $0.bind(3, recipient)
-            try $0.bind(4, minute)
+            try $0.bind(3, minute)
+            try $0.bind(4, recipients)
             try $0.run()
         }
     }
