@@ -49,6 +49,9 @@ public final class ProviderToken: Sendable {
         var issuedAt: Int = 0
         var forced = false
         var generation = 0
+        /// The cache lookup in flight, which every caller that finds the token due awaits: one store round
+        /// trip per renewal, not one per push in flight.
+        var renewal: Task<String, any Error>?
 
         /// Keeps a new token, minted (or, from a cache, issued) at `mintedAt` on the monotonic clock.
         mutating func replace(with token: String, mintedAt: Duration, issuedAt: Int) {
@@ -120,25 +123,49 @@ public final class ProviderToken: Sendable {
     /// honoured.
     /// - Throws: ``CryptoError`` when signing fails; the cache's error when it cannot be read or written.
     public func current() async throws -> String {
-        let due = state.withLock { state -> (kept: String?, replacing: String?) in
-            if let token = state.token, !state.forced, timeSource.monotonic - state.mintedAt < refreshAge {
-                return (token, nil)
-            }
-            return (nil, state.token)
-        }
-        if let kept = due.kept { return kept }
         guard let cache else { return try mintLocally() }
-        let shared = try await cache.sharedProviderToken(
-            teamId: teamId,
-            keyId: keyId,
-            replacing: due.replacing,
-            freshAfter: timeSource.now - refreshAge.timeInterval,
-            mint: { [key, keyId, teamId, timeSource] in
-                let issuedAt = Int(timeSource.now.timeIntervalSince1970)
-                let jwt = try JSONWebToken.sign(keyId: keyId, teamId: teamId, issuedAt: issuedAt, key: key)
-                return IssuedProviderToken(token: jwt.compact, issuedAt: issuedAt)
+        let due = state.withLock { state -> Due in
+            if let token = state.token, !state.forced, timeSource.monotonic - state.mintedAt < refreshAge {
+                return .fresh(token)
             }
-        )
+            if let renewal = state.renewal { return .renewing(renewal) }
+            let replacing = state.token
+            let renewal = Task { try await self.renew(replacing: replacing, from: cache) }
+            state.renewal = renewal
+            return .renewing(renewal)
+        }
+        switch due {
+        case .fresh(let token): return token
+        case .renewing(let renewal): return try await renewal.value
+        }
+    }
+
+    /// What ``current()`` finds: a token to use, or the renewal to wait for.
+    private enum Due {
+        case fresh(String)
+        case renewing(Task<String, any Error>)
+    }
+
+    /// Takes the shared token from the cache (which mints one under its lock when `replacing` is what it
+    /// holds or it is too old) and keeps it; ends the renewal either way.
+    private func renew(replacing: String?, from cache: any ProviderTokenCache) async throws -> String {
+        let shared: IssuedProviderToken
+        do {
+            shared = try await cache.sharedProviderToken(
+                teamId: teamId,
+                keyId: keyId,
+                replacing: replacing,
+                freshAfter: timeSource.now - refreshAge.timeInterval,
+                mint: { [key, keyId, teamId, timeSource] in
+                    let issuedAt = Int(timeSource.now.timeIntervalSince1970)
+                    let jwt = try JSONWebToken.sign(keyId: keyId, teamId: teamId, issuedAt: issuedAt, key: key)
+                    return IssuedProviderToken(token: jwt.compact, issuedAt: issuedAt)
+                }
+            )
+        } catch {
+            state.withLock { $0.renewal = nil }
+            throw error
+        }
         return adopt(shared)
     }
 
@@ -159,6 +186,7 @@ public final class ProviderToken: Sendable {
     /// monotonic mint time is set back by its wall-clock age (never forward: a future `iat` counts as new).
     private func adopt(_ shared: IssuedProviderToken) -> String {
         state.withLock { state in
+            state.renewal = nil
             guard state.token != shared.token else {
                 state.forced = false
                 return shared.token
