@@ -45,3 +45,22 @@ extension IPAddress {
         self.init(networkBytes: bytes)
     }
 }
+
+extension IPNetwork {
+    /// The range of `prefixLength` leading bits that holds `address` (e.g. the /24 or /64 a client is in).
+    public init(address: IPAddress, prefixLength: Int) {
+        let width = address.bytes.count * 8
+        let length = min(max(prefixLength, 0), width)
+        self.prefixLength = length
+        self.address = IPAddress(masking: address, to: length)
+    }
+}
+
+extension IPAddress {
+    /// The range a client at this address shares with its neighbours for per-range limits: its
+    /// `ipv4Length` prefix for IPv4 (default /24), its `ipv6Length` prefix for IPv6 (default /64, the
+    /// smallest range one subscriber is usually given).
+    public func enclosingPrefix(ipv4Length: Int = 24, ipv6Length: Int = 64) -> IPNetwork {
+        IPNetwork(address: self, prefixLength: isIPv4 ? ipv4Length : ipv6Length)
+    }
+}
