@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd"),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq"),
+        .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka"),
 
         .target(name: "RelayCore"),
         .target(name: "RelayCrypto", dependencies: ["RelayCore", "COpenSSL"]),
@@ -34,6 +35,7 @@ let package = Package(
         // The Store on PostgreSQL (libpq), beside SQLiteStore; `storage.postgres.url` selects it.
         .target(name: "RelayPostgres", dependencies: ["RelayCore", "RelayStore", "CPostgres"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
+        .target(name: "RelayKafka", dependencies: ["RelayCore", "CRdKafka"]),
         .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
         // The outbox (claim loop, lanes, dispatcher, feedback): above the store and the transport protocol,
         // knowing no push service.
@@ -82,6 +84,7 @@ let package = Package(
         ),
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore", "RelayPostgres", "RelayTestSupport"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP", "RelayTestSupport"]),
+        .testTarget(name: "RelayKafkaTests", dependencies: ["RelayKafka"]),
         .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
         .testTarget(
             name: "RelayServerTests",

@@ -12,8 +12,9 @@ if [ "${1:-}" = "--runtime" ]; then
     packages=(libcurl4 libssl3 libnghttp2-14 libsqlite3-0 libpq5 libmicrohttpd12 curl ca-certificates)
 else
     # postgresql: the tests start a throwaway cluster of their own (RelayTestSupport.PostgresCluster).
+    # librdkafka-dev brings librdkafka and its mock cluster (rdkafka_mock.h); kcat is the hand tool for Kafka.
     packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libmicrohttpd-dev pkg-config
-              nghttp2-client curl postgresql)
+              nghttp2-client curl postgresql librdkafka-dev kcat)
 fi
 
 as_root() {

@@ -1,4 +1,4 @@
-import RelayCrypto
+import RelayCore
 
 extension JSONValue {
     /// The value as JSON text would show it, for the mock's error messages (strings quoted, containers

@@ -1,0 +1,19 @@
+/// A DittoChat room document (`rooms`, or a DM room of `dm_rooms`), read leniently.
+public struct DittoChatRoom: Sendable, Equatable {
+    public let id: String
+    public let name: String?
+    /// The collection that holds the room's messages (`messages` when unset).
+    public let messagesId: String?
+    /// A generated room (a comment thread) is hidden in the SDK's UI.
+    public let isGenerated: Bool
+    /// A DM room's two users; empty for a public room.
+    public let participants: [String]
+
+    public init(_ document: DittoDocument) {
+        id = document.id
+        name = document.string("name")
+        messagesId = document.string("messagesId")
+        isGenerated = document.flag("isGenerated")
+        participants = document.strings("participants") ?? []
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// A DittoChat user document (the app's users collection), read leniently.
+public struct DittoChatUser: Sendable, Equatable {
+    /// A room subscription: absent or null means not subscribed; a date is when the user last read it.
+    public enum Subscription: Sendable, Equatable {
+        case readAt(Date)
+        /// Subscribed, but the value is not a date the relay can read (it notifies, as for never read).
+        case unreadable
+    }
+
+    public let id: String
+    public let name: String?
+    /// Subscribed rooms by id (rooms whose value is null are left out).
+    public let subscriptions: [String: Subscription]
+    /// Message ids the user is mentioned in, by room id.
+    public let mentions: [String: [String]]
+
+    public init(_ document: DittoDocument) {
+        id = document.id
+        name = document.string("name")
+        var subscriptions: [String: Subscription] = [:]
+        for (room, value) in document.object("subscriptions") ?? [:] where value != .null {
+            subscriptions[room] = value.string.flatMap(Timestamp.parse).map(Subscription.readAt) ?? .unreadable
+        }
+        self.subscriptions = subscriptions
+        var mentions: [String: [String]] = [:]
+        for (room, value) in document.object("mentions") ?? [:] {
+            if case .array(let ids) = value { mentions[room] = ids.compactMap(\.string) }
+        }
+        self.mentions = mentions
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+extension DittoEvent {
+    /// The most events one request may carry.
+    public static let maximumPerRequest = 1_000
+
+    /// Reads one event from JSON (a Kafka record's value).
+    public static func decode(_ json: some Collection<UInt8>) throws(DittoEventError) -> DittoEvent {
+        try decodeList(json, ndjson: false, single: true)[0]
+    }
+
+    /// Reads a request body: one event, a JSON array of events, or (with `ndjson`) one event per line.
+    /// At most ``maximumPerRequest`` events; the first bad one is named by its index.
+    public static func decodeRequest(
+        _ body: some Collection<UInt8>,
+        ndjson: Bool
+    ) throws(DittoEventError)
+        -> [DittoEvent]
+    {
+        try decodeList(body, ndjson: ndjson, single: false)
+    }
+
+    private static func decodeList(
+        _ body: some Collection<UInt8>,
+        ndjson: Bool,
+        single: Bool
+    )
+        throws(DittoEventError) -> [DittoEvent]
+    {
+        let data = Data(body)
+        let decoder = JSONDecoder()
+        let envelopes: [Envelope]
+        if ndjson && !single {
+            let lines = data.split(separator: UInt8(ascii: "\n")).filter {
+                !$0.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+            }
+            guard lines.count <= maximumPerRequest else { throw tooMany }
+            var read: [Envelope] = []
+            for (index, line) in lines.enumerated() {
+                do { read.append(try decoder.decode(Envelope.self, from: Data(line))) } catch {
+                    throw DittoEventError(index: index, reason: reason(error))
+                }
+            }
+            envelopes = read
+        } else if !single, data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
+            do { envelopes = try decoder.decode([Envelope].self, from: data) } catch {
+                throw DittoEventError(index: index(error), reason: reason(error))
+            }
+            guard envelopes.count <= maximumPerRequest else { throw tooMany }
+        } else {
+            do { envelopes = [try decoder.decode(Envelope.self, from: data)] } catch {
+                throw DittoEventError(index: single ? nil : 0, reason: reason(error))
+            }
+        }
+        guard !envelopes.isEmpty else { throw DittoEventError(index: nil, reason: "no events") }
+        var events: [DittoEvent] = []
+        for (position, envelope) in envelopes.enumerated() {
+            do throws(DittoEventError) { events.append(try envelope.event()) } catch {
+                throw DittoEventError(index: single ? nil : position, reason: error.reason)
+            }
+        }
+        return events
+    }
+
+    private static var tooMany: DittoEventError {
+        DittoEventError(index: nil, reason: "more than \(maximumPerRequest) events")
+    }
+
+    /// The array index a decoding error stopped at, when it is inside an array.
+    private static func index(_ error: any Error) -> Int? {
+        guard let error = error as? DecodingError else { return nil }
+        return context(error)?.codingPath.first?.intValue
+    }
+
+    /// What is wrong, by field path and kind of problem, never by value.
+    private static func reason(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "not JSON" }
+        let path = (context(decoding)?.codingPath ?? []).filter { $0.intValue == nil }.map(\.stringValue)
+        let field = path.isEmpty ? "the event" : "`" + path.joined(separator: ".") + "`"
+        switch decoding {
+        case .keyNotFound(let key, _):
+            return "`" + (path + [key.stringValue]).joined(separator: ".") + "` is missing"
+        case .typeMismatch, .valueNotFound: return "\(field) has the wrong type"
+        case .dataCorrupted: return path.isEmpty ? "not JSON" : "\(field) is not valid"
+        @unknown default: return "\(field) is not valid"
+        }
+    }
+
+    private static func context(_ error: DecodingError) -> DecodingError.Context? {
+        switch error {
+        case .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
+            .dataCorrupted(let context):
+            context
+        @unknown default: nil
+        }
+    }
+}
+
+/// An event as JSON has it, before its structure is checked.
+private struct Envelope: Decodable {
+    struct ChangeBody: Decodable {
+        let method: String
+        let oldValue: JSONValue?
+        let newValue: JSONValue?
+        let value: JSONValue?
+    }
+
+    let txnId: UInt64
+    let type: String
+    let collection: String?
+    let change: ChangeBody?
+
+    private enum CodingKeys: String, CodingKey { case txnId, type, collection, change }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        // Foundation reports a negative or fractional number for an unsigned field as invalid JSON as a
+        // whole; a number that is not a txnId is named here instead.
+        if let txnId = try? container.decode(UInt64.self, forKey: .txnId) {
+            self.txnId = txnId
+        } else if (try? container.decode(Double.self, forKey: .txnId)) != nil {
+            throw DecodingError.dataCorruptedError(
+                forKey: .txnId,
+                in: container,
+                debugDescription: "not a whole number from 0"
+            )
+        } else {
+            txnId = try container.decode(UInt64.self, forKey: .txnId)
+        }
+        type = try container.decode(String.self, forKey: .type)
+        collection = try container.decodeIfPresent(String.self, forKey: .collection)
+        change = try container.decodeIfPresent(ChangeBody.self, forKey: .change)
+    }
+
+    func event() throws(DittoEventError) -> DittoEvent {
+        let kind: DittoEvent.Kind =
+            switch type {
+            case "documentChanged": .documentChanged
+            case "requeryRequired": .requeryRequired
+            default: .other(type)
+            }
+        guard kind == .documentChanged else {
+            return DittoEvent(txnId: txnId, kind: kind, collection: collection, change: nil)
+        }
+        guard let change else { throw DittoEventError(index: nil, reason: "`change` is missing") }
+        guard collection != nil else { throw DittoEventError(index: nil, reason: "`collection` is missing") }
+        switch change.method {
+        case "upsert":
+            let new = try document(change.newValue, "change.newValue")
+            let old =
+                change.oldValue == nil || change.oldValue == .null
+                ? nil : try document(change.oldValue, "change.oldValue")
+            return DittoEvent(txnId: txnId, kind: kind, collection: collection, change: .upsert(old: old, new: new))
+        case "remove":
+            return DittoEvent(
+                txnId: txnId,
+                kind: kind,
+                collection: collection,
+                change: .remove(try document(change.value, "change.value"))
+            )
+        default:
+            throw DittoEventError(index: nil, reason: "`change.method` is neither upsert nor remove")
+        }
+    }
+
+    private func document(_ value: JSONValue?, _ field: String) throws(DittoEventError) -> DittoDocument {
+        guard case .object(let fields)? = value else {
+            throw DittoEventError(index: nil, reason: "`\(field)` is not a document")
+        }
+        guard let id = fields["_id"]?.string else {
+            throw DittoEventError(index: nil, reason: "`\(field)._id` is not a string")
+        }
+        return DittoDocument(id: id, fields: fields)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import RelayCore
+import Testing
+
+@Suite struct DittoEventDecodingTests {
+    let message = #"""
+        {"txnId": 18446744073709551615, "type": "documentChanged", "collection": "messages",
+         "change": {"method": "upsert", "oldValue": null,
+                    "newValue": {"_id": "4B1D0C6E-8F3A-4E55-9B2A-0C1D2E3F4A5B", "roomId": "r1", "userId": "u1",
+                                 "text": "hi", "createdOn": "2026-12-02T18:00:00.123Z",
+                                 "mentions": [{"userId": "u2", "startIndex": 0, "endIndex": 3}],
+                                 "thumbnailImageToken": {"id": "x"}}}}
+        """#
+
+    @Test func anInsertReadsWithItsFullTxnIdAndDocument() throws {
+        let event = try DittoEvent.decode(Array(message.utf8))
+        #expect(event.txnId == UInt64.max)
+        #expect(event.kind == .documentChanged)
+        #expect(event.collection == "messages")
+        guard case .upsert(let old, let new)? = event.change else {
+            Issue.record("not an upsert")
+            return
+        }
+        #expect(old == nil)
+        #expect(new.id == "4B1D0C6E-8F3A-4E55-9B2A-0C1D2E3F4A5B")
+        let chat = DittoChatMessage(new)
+        #expect(chat.roomId == "r1" && chat.userId == "u1" && chat.text == "hi")
+        #expect(abs((chat.createdOn?.timeIntervalSince1970 ?? 0) - 1_796_234_400.123) < 0.000_5)
+        #expect(chat.mentionedUserIds == ["u2"])
+        #expect(chat.hasImage)
+        #expect(!chat.isArchived && !chat.isDeleted && !chat.isEdited)
+    }
+
+    @Test func aRemoveAndARequeryRead() throws {
+        let remove = try DittoEvent.decode(
+            Array(
+                #"{"txnId":5,"type":"documentChanged","collection":"rooms","change":{"method":"remove","value":{"_id":"r"}}}"#
+                    .utf8
+            )
+        )
+        #expect(remove.change == .remove(DittoDocument(id: "r", fields: ["_id": .string("r")])))
+        let requery = try DittoEvent.decode(Array(#"{"txnId":6,"type":"requeryRequired"}"#.utf8))
+        #expect(requery.kind == .requeryRequired && requery.change == nil)
+        let other = try DittoEvent.decode(Array(#"{"txnId":7,"type":"somethingNew","collection":"x"}"#.utf8))
+        #expect(other.kind == .other("somethingNew"))
+    }
+
+    @Test(arguments: [
+        (#"{"type":"documentChanged"}"#, "`txnId` is missing"),
+        (#"{"txnId":"5","type":"documentChanged"}"#, "`txnId` has the wrong type"),
+        (#"{"txnId":-1,"type":"documentChanged"}"#, "`txnId` is not valid"),
+        (#"{"txnId":1.5,"type":"documentChanged"}"#, "`txnId` is not valid"),
+        (#"{"txnId":1,"type":"documentChanged","collection":"m"}"#, "`change` is missing"),
+        (
+            #"{"txnId":1,"type":"documentChanged","collection":"m","change":{"method":"patch"}}"#,
+            "`change.method` is neither upsert nor remove"
+        ),
+        (
+            #"{"txnId":1,"type":"documentChanged","collection":"m","change":{"method":"upsert","newValue":{"_id":7}}}"#,
+            "`change.newValue._id` is not a string"
+        ),
+        (
+            #"{"txnId":1,"type":"documentChanged","collection":"m","change":{"method":"remove","value":[]}}"#,
+            "`change.value` is not a document"
+        ),
+        ("not json", "not JSON"),
+    ])
+    func structureErrorsAreInvalid(json: String, reason: String) {
+        #expect(throws: DittoEventError(index: nil, reason: reason)) { try DittoEvent.decode(Array(json.utf8)) }
+    }
+
+    @Test func aRequestIsOneEventAnArrayOrNDJSON() throws {
+        let one = #"{"txnId":1,"type":"requeryRequired"}"#
+        #expect(try DittoEvent.decodeRequest(Array(one.utf8), ndjson: false).count == 1)
+        #expect(try DittoEvent.decodeRequest(Array(" [\(one),\(one)]".utf8), ndjson: false).count == 2)
+        #expect(try DittoEvent.decodeRequest(Array("\(one)\n\n\(one)\r\n\(one)\n".utf8), ndjson: true).count == 3)
+    }
+
+    @Test func theFirstBadEventOfARequestIsNamedByIndex() {
+        let good = #"{"txnId":1,"type":"requeryRequired"}"#
+        let bad = #"{"txnId":1,"type":"documentChanged","collection":"m"}"#
+        #expect(throws: DittoEventError(index: 2, reason: "`change` is missing")) {
+            try DittoEvent.decodeRequest(Array("[\(good),\(good),\(bad)]".utf8), ndjson: false)
+        }
+        #expect(throws: DittoEventError(index: 1, reason: "`txnId` is missing")) {
+            try DittoEvent.decodeRequest(Array("[\(good),{\"type\":\"x\"}]".utf8), ndjson: false)
+        }
+        #expect(throws: DittoEventError(index: 1, reason: "not JSON")) {
+            try DittoEvent.decodeRequest(Array("\(good)\n{oops\n".utf8), ndjson: true)
+        }
+        #expect(throws: DittoEventError(index: nil, reason: "no events")) {
+            try DittoEvent.decodeRequest(Array("[]".utf8), ndjson: false)
+        }
+        let many = "[" + Array(repeating: good, count: DittoEvent.maximumPerRequest + 1).joined(separator: ",") + "]"
+        #expect(throws: DittoEventError(index: nil, reason: "more than 1000 events")) {
+            try DittoEvent.decodeRequest(Array(many.utf8), ndjson: false)
+        }
+    }
+
+    @Test func usersAndRoomsReadTheirSubscriptionsMentionsAndParticipants() {
+        let user = DittoChatUser(
+            DittoDocument(
+                id: "u2",
+                fields: [
+                    "name": .string("Bea"),
+                    "subscriptions": .object([
+                        "r1": .string("2026-12-02T18:00:00Z"), "r2": .null, "r3": .number(4),
+                    ]),
+                    "mentions": .object(["r1": .array([.string("m1"), .number(3)])]),
+                ]
+            )
+        )
+        #expect(user.name == "Bea")
+        #expect(user.subscriptions == ["r1": .readAt(Date(timeIntervalSince1970: 1_796_234_400)), "r3": .unreadable])
+        #expect(user.mentions == ["r1": ["m1"]])
+        let room = DittoChatRoom(
+            DittoDocument(
+                id: "d1",
+                fields: ["participants": .array([.string("u1"), .string("u2")]), "isGenerated": .bool(true)]
+            )
+        )
+        #expect(room.participants == ["u1", "u2"] && room.isGenerated && room.name == nil)
+    }
+}
