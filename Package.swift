@@ -56,7 +56,7 @@ let package = Package(
             name: "push-relay",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
-                "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth",
+                "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth", "RelayKafka",
             ]
         ),
         .executableTarget(
@@ -95,7 +95,9 @@ let package = Package(
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
         .testTarget(
             name: "CLITests",
-            dependencies: ["push-relay", "RelayFCM", "RelayCore", "RelayStore", "RelayPostgres", "RelayTestSupport"]
+            dependencies: [
+                "push-relay", "RelayFCM", "RelayCore", "RelayStore", "RelayPostgres", "RelayKafka", "RelayTestSupport",
+            ]
         ),
         .testTarget(
             name: "PushRelayClientTests",

@@ -1,7 +1,7 @@
 import Foundation
 import RelayCLI
 
-/// `push-relay serve | mock-apns | mock-fcm | send | version | keys new | config check | storage copy`.
+/// `push-relay serve | mock-apns | mock-fcm | mock-kafka | send | version | keys new | config check | storage copy`.
 let usage = """
     usage: push-relay <command> [options]
 
@@ -9,6 +9,7 @@ let usage = """
       serve        run the relay (HTTP API, outbox dispatcher; an in-process mock APNs when no app is configured)
       mock-apns    run a mock APNs (HTTP/2, Apple's validation, scriptable faults)
       mock-fcm     run a mock FCM HTTP v1 with its OAuth token endpoint (HTTP/2, scriptable answers)
+      mock-kafka   run librdkafka's mock Kafka cluster with the topics asked for (for kcat and tests)
       send         send one push to APNs, or to FCM with --platform android, and print the answer as JSON
       version      print the versions of PushRelay and the C libraries it links
       keys new     print a new API key and the SHA-256 to configure
@@ -23,6 +24,7 @@ await CommandLineTool.run(name: "push-relay", usage: usage) { command, words in
     case "serve": try await ServeCommand.run(words)
     case "mock-apns": try await MockAPNsCommand.run(words)
     case "mock-fcm": try await MockFCMCommand.run(words)
+    case "mock-kafka": try await MockKafkaCommand.run(words)
     case "send": try await SendCommand.run(words)
     case "version", "--version": try VersionCommand.run(words)
     case "keys": try KeysCommand.run(words)
