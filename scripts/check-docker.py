@@ -62,6 +62,8 @@ def several_relays(services):
             found.append(f"compose services {ids[instance]} and {name}: the same instance id {instance}")
         ids.setdefault(instance, name)
         for port in service.get("ports", []):
+            if str(port).split(":")[-1] == "8081":
+                found.append(f"compose service {name}: publishes the admin listener (8081) on the host")
             published = ":".join(str(port).split(":")[:-1])
             if published in ports:
                 found.append(f"compose services {ports[published]} and {name}: the same host port {published}")

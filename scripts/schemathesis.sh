@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 
 # Operations documented ahead of their routes (while a branch is unmerged) are left out of the run; none now.
 pending_paths=()
+# Paths of the admin listener (http.admin), which this run does not fuzz: the API's listener answers 404 to
+# any method there.
+admin_paths=(/metrics)
 
 bin=.build/debug/push-relay
 schemathesis=.venv/bin/schemathesis
@@ -64,9 +67,12 @@ echo "schemathesis: relay on port $port, $max_examples examples per operation, s
 checks=not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance
 checks+=,response_schema_conformance,unsupported_method,allow_header_conformance,ignored_auth
 exclude=()
-for path in "${pending_paths[@]}"; do exclude+=(--exclude-path "$path"); done
-# No crash cache (.schemathesis/ in the work tree): a failure is reproduced from the seed.
-printf '[cache]\nenabled = false\n' >"$work/schemathesis.toml"
+for path in "${pending_paths[@]}" "${admin_paths[@]}"; do exclude+=(--exclude-path "$path"); done
+# No crash cache (.schemathesis/ in the work tree): a failure is reproduced from the seed. A method no route
+# serves (PATCH, TRACE, QUERY, …) is refused with 501 before routing, so the unsupported_method check (405
+# with Allow) is asked only of the methods the relay serves on other paths.
+printf '[cache]\nenabled = false\n[phases.coverage]\nunexpected-methods = ["get", "put", "post", "delete"]\n' \
+    >"$work/schemathesis.toml"
 status=0
 "$schemathesis" --config-file "$work/schemathesis.toml" run docs/openapi.yaml \
     --url "http://127.0.0.1:$port" \

@@ -32,21 +32,30 @@ extension Configuration.HTTP {
         return problems
     }
 
-    /// The listener of `GET /metrics`, `/healthz` and `/readyz` for a private network (a Prometheus
-    /// scraper, a load balancer's probes), apart from the API. When enabled, `/metrics` is served there only
-    /// (the API's listener answers 404 for it); `/healthz` and `/readyz` are served on both. Plain HTTP,
-    /// with the API's timeouts, at most 64 connections at once.
+    /// The operator's listener, apart from the API: `GET /metrics` and `GET /readyz` with a check per app
+    /// (app ids are the operator's business) for a private network (a Prometheus scraper, a load balancer's
+    /// probes), and `/healthz`. The API's listener answers 404 for `/metrics` and its `/readyz` names no
+    /// app. Plain HTTP, with the API's timeouts, at most 64 connections at once. On by default.
     public struct Admin: Codable, Sendable, Equatable {
+        /// The port when none is set: 8081.
+        public static let defaultPort = 8081
         /// Whether the listener is started.
-        public var enabled = false
+        public var enabled = true
         /// Address to listen on: loopback unless the scrape network is elsewhere.
         public var host = "127.0.0.1"
-        /// TCP port; 0 picks a free one. Must differ from `http.port`.
-        public var port = 8081
-        public init(enabled: Bool = false, host: String = "127.0.0.1", port: Int = 8081) {
+        /// TCP port; 0 picks a free one. Must differ from `http.port`. Left at ``defaultPort`` while
+        /// `http.port` is 0, it is 0 too (``resolvedPort(publicPort:)``).
+        public var port = defaultPort
+        public init(enabled: Bool = true, host: String = "127.0.0.1", port: Int = defaultPort) {
             self.enabled = enabled
             self.host = host
             self.port = port
+        }
+
+        /// The port to listen on: ``port``, or 0 (a free one) when `publicPort` is 0 and ``port`` is left at
+        /// ``defaultPort``, so relays on free ports (tests, several in one process) never clash on 8081.
+        public func resolvedPort(publicPort: Int) -> Int {
+            publicPort == 0 && port == Self.defaultPort ? 0 : port
         }
 
         /// Every problem of an enabled listener (a disabled one is not looked at).
@@ -54,7 +63,7 @@ extension Configuration.HTTP {
             guard enabled else { return [] }
             var problems: [String] = []
             if !(0...65_535).contains(port) { problems.append("http.admin.port: must be 0...65535, is \(port)") }
-            if port != 0 && port == publicPort {
+            if resolvedPort(publicPort: publicPort) != 0 && port == publicPort {
                 problems.append("http.admin.port: must differ from http.port (\(port)): they are two listeners")
             }
             if host.isEmpty { problems.append("http.admin.host: must not be empty") }

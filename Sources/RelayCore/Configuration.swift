@@ -48,7 +48,7 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var trustedProxies: [String] = []
         /// HTTPS served by the relay itself; unset serves plain HTTP.
         public var tls = TLS()
-        /// A second, plain-HTTP listener for the operator's endpoints (``Admin``); off by default.
+        /// A second, plain-HTTP listener for the operator's endpoints (``Admin``); on by default.
         public var admin = Admin()
         /// Room for a request's line and headers, in BYTES (libmicrohttpd's per-connection memory): longer
         /// headers get 431, a longer request target 414. Within ``maxHeaderBytesRange``.

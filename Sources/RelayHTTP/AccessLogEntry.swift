@@ -7,7 +7,8 @@ public struct AccessLogEntry: Sendable {
     /// The decoded path. It may carry a device token: log ``route`` instead where that matters.
     public var path: String
     /// The matched route pattern, e.g. `"/v1/devices/{token}"`; `nil` when no route matched or the server
-    /// answered by itself (413, 400 on a bad target, 503 while shutting down).
+    /// answered by itself (501 for a method not served, 400 on malformed headers or a bad target, 413, 503
+    /// while shutting down).
     public var route: String?
     /// The status sent.
     public var status: Int

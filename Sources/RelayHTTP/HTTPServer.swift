@@ -11,7 +11,9 @@ import Synchronization
 /// (``HTTPServerConfiguration/headerTimeout``), and serves HTTPS when given a ``TLSCertificate``.
 ///
 /// Every response carries `X-Request-Id`. Bodies over ``HTTPServerConfiguration/maxBodyBytes`` get 413
-/// `payload_too_large` without reaching the handler.
+/// `payload_too_large` without reaching the handler. Every answer the server gives by itself (a method it
+/// does not serve, a malformed or conflicting header, a bad target, a body over the limit) closes the
+/// connection: the bytes after a request the server could not read are never run as another request.
 public final class HTTPServer: Sendable {
     private enum Lifecycle {
         case idle
@@ -30,18 +32,28 @@ public final class HTTPServer: Sendable {
 
     /// - Parameters:
     ///   - tls: serve HTTPS with this certificate; `nil` for plain HTTP.
+    ///   - methods: the methods the handler answers (``Router/methods``); a request with another method is
+    ///     answered 501 `method_not_implemented` as soon as its headers are in, and its connection closed.
+    ///     `nil` takes every method.
     ///   - handler: answers every request that passed the server's own checks; called concurrently.
     ///   - logger: for server-level problems (invalid status, refused header, 503s at shutdown).
     ///   - onResponse: called on libmicrohttpd's thread as each response is queued; keep it quick.
     public init(
         configuration: HTTPServerConfiguration,
         tls: TLSCertificate? = nil,
+        methods: Set<String>? = nil,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
         logger: Logger,
         onResponse: (@Sendable (AccessLogEntry) -> Void)? = nil
     ) {
         self.tls = tls
-        core = ServerCore(configuration: configuration, handler: handler, logger: logger, onResponse: onResponse)
+        core = ServerCore(
+            configuration: configuration,
+            methods: methods,
+            handler: handler,
+            logger: logger,
+            onResponse: onResponse
+        )
     }
 
     /// The configuration the server was made with.

@@ -42,6 +42,13 @@ public struct Router: Sendable {
     /// The registered routes in registration order.
     public var routes: [Route] { entries.map(\.route) }
 
+    /// The methods some route answers, with `HEAD` wherever `GET` is: what ``HTTPServer``'s `methods` takes.
+    public var methods: Set<String> {
+        var methods = Set(entries.map(\.route.method))
+        if methods.contains("GET") { methods.insert("HEAD") }
+        return methods
+    }
+
     /// Registers `handler` for `method` (uppercased) and `pattern`, e.g. `"/v1/devices/{token}"`.
     ///
     /// A malformed pattern (not starting with `/`, an empty segment, a `{` that is not a whole segment, a
@@ -100,7 +107,7 @@ public struct Router: Sendable {
             logger.error(
                 "handler failed",
                 [
-                    "request.id": request.id, "http.route": pattern, "http.method": request.method,
+                    "request.id": request.id, "http.route": pattern, "http.method": LogText.clipped(request.method),
                     "error": String(describing: error),
                 ]
             )

@@ -20,6 +20,8 @@ final class ServerCore: Sendable {
     }
 
     let configuration: HTTPServerConfiguration
+    /// The methods the handler answers; `nil`: every method.
+    let methods: Set<String>?
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let logger: Logger
     let onResponse: (@Sendable (AccessLogEntry) -> Void)?
@@ -31,11 +33,13 @@ final class ServerCore: Sendable {
 
     init(
         configuration: HTTPServerConfiguration,
+        methods: Set<String>?,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
         logger: Logger,
         onResponse: (@Sendable (AccessLogEntry) -> Void)?
     ) {
         self.configuration = configuration
+        self.methods = methods
         self.handler = handler
         self.logger = logger
         self.onResponse = onResponse
@@ -184,31 +188,47 @@ final class ServerCore: Sendable {
             $0.path = String(path).removingPercentEncoding ?? String(path)
         }
         // Decided before any body byte is read (or `100 Continue` sent).
-        if let error = headerProblem(headers, version: version) {
-            context.state.withLock { $0.phase = .done }
-            return queue(error.response, on: connection, context: context)
+        if let error = headerProblem(headers, method: method, version: version) {
+            return refuse(error, on: connection, context: context)
         }
         return .YES
     }
 
     /// What the request line and headers alone decide, in this order:
+    /// - 501 `method_not_implemented`: a method the handler does not answer (RFC 9110 §15.6.2), before
+    ///   anything else is looked at;
+    /// - 400 `malformed_header`: a field name that is not a token (RFC 9110 §5.1), such as one with white
+    ///   space before its colon, which RFC 9112 §5.1 requires a server to refuse: a proxy in front may read
+    ///   the field (`Content-Length : 5`) where libmicrohttpd reads another name, and frame the body
+    ///   otherwise;
     /// - 400 `missing_host`: an HTTP/1.1 request without Host (RFC 9112 §3.2; libmicrohttpd's strict mode
     ///   would answer with an HTML page whose status line and headers 0.9.75 writes twice);
     /// - headers where libmicrohttpd would guess (it reads the first of two values, and a proxy in front may
-    ///   have read the other: request smuggling), answered with `Connection: close` as the body's end is not
-    ///   known: 400 `conflicting_headers` for more than one Host (RFC 9112 §3.2) or Authorization (RFC 9110
-    ///   §11.6.2 defines one credential), Content-Length values that differ (RFC 9112 §6.3; repeats of one
-    ///   value are allowed), or Content-Length beside Transfer-Encoding (RFC 9112 §6.1 lets a server refuse
-    ///   it); 501 `unsupported_transfer_encoding` for a Transfer-Encoding other than `chunked` (RFC 9112
-    ///   §6.1), which libmicrohttpd left unanswered until the connection timed out;
+    ///   have read the other: request smuggling): 400 `conflicting_headers` for more than one Host (RFC
+    ///   9112 §3.2) or Authorization (RFC 9110 §11.6.2 defines one credential), Content-Length values that
+    ///   differ (RFC 9112 §6.3; repeats of one value are allowed), or Content-Length beside
+    ///   Transfer-Encoding (RFC 9112 §6.1 lets a server refuse it); 501 `unsupported_transfer_encoding` for a
+    ///   Transfer-Encoding other than `chunked` (RFC 9112 §6.1), which libmicrohttpd left unanswered until
+    ///   the connection timed out;
     /// - 413 when the announced Content-Length is over the body limit.
-    func headerProblem(_ headers: HTTPHeaders, version: String) -> HTTPError? {
+    ///
+    /// Each is answered by ``refuse(_:on:context:)``, which closes the connection.
+    func headerProblem(_ headers: HTTPHeaders, method: String, version: String) -> HTTPError? {
+        if let methods, !methods.contains(method) {
+            return HTTPError(
+                status: 501,
+                code: "method_not_implemented",
+                message: "The method is not one this server answers: \(methods.sorted().joined(separator: ", "))"
+            )
+        }
+        if headers.contains(where: { !Self.isToken($0.name) }) {
+            return .badRequest(code: "malformed_header", message: "A header field name is not a token (RFC 9110 §5.1)")
+        }
         if version == "HTTP/1.1", headers["host"] == nil {
             return .badRequest(code: "missing_host", message: "An HTTP/1.1 request needs a Host header")
         }
-        let close = [("Connection", "close")]
         func conflict(_ message: String) -> HTTPError {
-            HTTPError(status: 400, code: "conflicting_headers", message: message, headers: close)
+            HTTPError(status: 400, code: "conflicting_headers", message: message)
         }
         /// The field's values as one comma-separated list (RFC 9110 §5.3), each trimmed.
         func list(_ name: String) -> [String] {
@@ -228,8 +248,7 @@ final class ServerCore: Sendable {
             return HTTPError(
                 status: 501,
                 code: "unsupported_transfer_encoding",
-                message: "Transfer-Encoding must be chunked alone",
-                headers: close
+                message: "Transfer-Encoding must be chunked alone"
             )
         }
         if let length = lengths.first.flatMap({ Int($0) }), length > configuration.maxBodyBytes {
@@ -242,9 +261,8 @@ final class ServerCore: Sendable {
         deadlines.requestReceived(connection)
         let snapshot = context.state.withLock { $0 }
         if snapshot.tooLarge {
-            context.state.withLock { $0.phase = .done }
-            return queue(
-                HTTPError.payloadTooLarge(limit: configuration.maxBodyBytes).response,
+            return refuse(
+                HTTPError.payloadTooLarge(limit: configuration.maxBodyBytes),
                 on: connection,
                 context: context
             )
@@ -261,9 +279,7 @@ final class ServerCore: Sendable {
                 id: snapshot.requestID
             )
         } catch {
-            context.state.withLock { $0.phase = .done }
-            let response = (error as? HTTPError ?? HTTPError.badRequest(message: "Bad request")).response
-            return queue(response, on: connection, context: context)
+            return refuse(error as? HTTPError ?? .badRequest(message: "Bad request"), on: connection, context: context)
         }
         context.state.withLock { $0.path = request.path }
         let suspended = state.withLock { state -> Bool in
@@ -275,8 +291,7 @@ final class ServerCore: Sendable {
             return true
         }
         guard suspended else {
-            context.state.withLock { $0.phase = .done }
-            return queue(HTTPError.unavailable(message: "Shutting down").response, on: connection, context: context)
+            return refuse(.unavailable(message: "Shutting down"), on: connection, context: context)
         }
         Task {
             let response = await self.handler(request)
@@ -317,6 +332,16 @@ final class ServerCore: Sendable {
         }
         if resumed > 0 { logger.warning("answered unfinished requests with 503 at shutdown", ["count": resumed]) }
         return resumed
+    }
+
+    /// Answers a request the server refuses by itself (``headerProblem(_:method:version:)``, a target it
+    /// cannot parse, a body over the limit, shutdown) with `Connection: close`: after a request the server
+    /// did not take, where the next one starts is not known, so nothing more is read from the connection.
+    private func refuse(_ error: HTTPError, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        context.state.withLock { $0.phase = .done }
+        var response = error.response
+        response.headers.append(("Connection", "close"))
+        return queue(response, on: connection, context: context)
     }
 
     /// Queues `response` with `X-Request-Id` (and `Connection: close` while draining) and reports it.
@@ -390,6 +415,19 @@ final class ServerCore: Sendable {
     }
 
     // MARK: helpers
+
+    /// Whether `name` is an RFC 9110 §5.6.2 token: one or more of `!#$%&'*+-.^_`|~`, digits and letters.
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    true
+                default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+                }
+            }
+    }
 
     static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }

@@ -4,6 +4,12 @@ import Synchronization
 
 /// The relay's counters and histograms, rendered in the Prometheus text exposition format (version 0.0.4)
 /// at `/metrics`.
+///
+/// Every label takes its values from a closed set, so nothing a client or a push service sends adds a
+/// series: `app` only a configured app id (else `none`), `method` only a method of RFC 9110 or PATCH (else
+/// `other`), `reason` only a reason the relay knows (``MetricLabels/reasons``, else `other`); `route` is a
+/// route pattern of the code or `unmatched`, `status` a status the server sends (100...599), and `event`,
+/// `limit`, `outcome`, `platform` and `state` are named by the code.
 public final class RelayMetrics: Sendable {
     /// Upper bounds of the push services' latency histograms, in SECONDS.
     static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -63,7 +69,13 @@ public final class RelayMetrics: Sendable {
     }
 
     private let state = Mutex(State())
-    public init() {}
+    /// The `app` label's values besides `none`.
+    private let appIds: Set<String>
+
+    /// - Parameter appIds: the configured apps: the only values of the `app` label besides `none`.
+    public init(appIds: some Sequence<String> = [String]()) {
+        self.appIds = Set(appIds)
+    }
 
     func increment(_ name: String, _ labels: [(String, String)], by amount: Double = 1) {
         state.withLock { $0.counters[name, default: [:]][Labels(pairs: labels), default: 0] += amount }
@@ -72,7 +84,12 @@ public final class RelayMetrics: Sendable {
     /// One delivery attempt's outcome (`sent`, `retry`, `failed`, `retired`, `unlinked`) and the service's
     /// reason, for its app and its device's platform.
     public func recordOutcome(_ outcome: String, reason: String, app: String, platform: Platform) {
-        let key = Outcome(app: app, platform: platform, outcome: outcome, reason: reason)
+        let key = Outcome(
+            app: appIds.contains(app) ? app : "none",
+            platform: platform,
+            outcome: outcome,
+            reason: MetricLabels.reason(reason)
+        )
         let reached = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.outcomes[key, default: 0] += 1
             state.attemptsDecided += 1
@@ -129,9 +146,13 @@ public final class RelayMetrics: Sendable {
         increment("pushrelay_feedback_total", [("outcome", outcome)])
     }
 
-    /// An HTTP request answered, by route pattern and status.
+    /// An HTTP request answered, by route pattern (`unmatched` when none matched), method (`other` for one
+    /// outside ``MetricLabels/methods``) and status.
     public func recordRequest(route: String, method: String, status: Int) {
-        increment("pushrelay_http_requests_total", [("route", route), ("method", method), ("status", "\(status)")])
+        increment(
+            "pushrelay_http_requests_total",
+            [("route", route), ("method", MetricLabels.method(method)), ("status", MetricLabels.status(status))]
+        )
     }
 
     /// The time a push service took to answer one delivery's attempt.

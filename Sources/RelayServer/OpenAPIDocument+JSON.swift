@@ -10,7 +10,7 @@ extension OpenAPIDocument {
     "title": "PushRelay API",
     "version": "1.0.0",
     "summary": "Registers APNs device tokens and FCM registration tokens and fans chat messages out to them over APNs and FCM.",
-    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join and leave open rooms as\nitself, send webhooks as itself to rooms it is a member of, and read the notifications it sent. A\nrefusal is 403 with its own code and changes nothing; a user over one of its app's limits gets 429\n`rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a request target that is not a path answers 400 `invalid_target`, an HTTP/1.1 request without\n  `Host` 400 `missing_host`, one with two Host or Authorization headers, differing Content-Length values\n  or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a Transfer-Encoding other\n  than chunked 501 `unsupported_transfer_encoding` (these close the connection);\n- a body over the limit answers 413 `payload_too_large` on any path;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
+    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join and leave open rooms as\nitself, send webhooks as itself to rooms it is a member of, and read the notifications it sent. A\nrefusal is 403 with its own code and changes nothing; a user over one of its app's limits gets 429\n`rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon) answers 400\n  `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
   },
   "servers": [
     {
@@ -81,12 +81,12 @@ extension OpenAPIDocument {
           "operations"
         ],
         "operationId": "getReadiness",
-        "summary": "Readiness (the storage takes a write); every app's APNs endpoint and every FCM app's FCM endpoint are reported.",
-        "description": "Ready while the storage takes a write. Each app's push endpoints are probed too and reported in\n`checks`; one that cannot be reached does not make the relay unavailable (its pushes wait in the\noutbox while other apps' go out).\n",
+        "summary": "Readiness (the storage takes a write), with the apps' push endpoints summed up.",
+        "description": "Ready while the storage takes a write (checked at most once a second, whatever the number of\ncalls). The apps' push endpoints are probed too; here `checks` has `storage` and `push` (`ok`, or\n`N of M failing`) and names no app: the admin listener (`http.admin`) answers the same path with a\ncheck per app (`apns:<appId>`, `fcm:<appId>`). An endpoint that cannot be reached does not make the\nrelay unavailable (its pushes wait in the outbox while other apps' go out).\n",
         "security": [],
         "responses": {
           "200": {
-            "description": "Ready; the storage check is `ok` (endpoint checks say `ok` or why they failed).",
+            "description": "Ready; the storage check is `ok` (`push` says `ok` or how many endpoints failed).",
             "content": {
               "application/json": {
                 "schema": {
@@ -114,12 +114,12 @@ extension OpenAPIDocument {
           "operations"
         ],
         "operationId": "getMetrics",
-        "summary": "Prometheus metrics (text exposition format 0.0.4).",
-        "description": "With `http.admin.enabled` the metrics are served on the admin listener (`http.admin.host`, `http.admin.port`) only, and this listener answers 404 `not_found`.",
+        "summary": "Prometheus metrics (text exposition format 0.0.4), on the admin listener only.",
+        "description": "The metrics name the apps, so they are served on the admin listener (`http.admin.host`, `http.admin.port`, on by default at 127.0.0.1:8081) only; the API's listener answers 404 `not_found`.",
         "security": [],
         "responses": {
           "200": {
-            "description": "The metrics.",
+            "description": "The metrics (admin listener).",
             "content": {
               "text/plain": {
                 "schema": {
@@ -129,7 +129,7 @@ extension OpenAPIDocument {
             }
           },
           "404": {
-            "description": "The metrics are on the admin listener (`http.admin.enabled`).",
+            "description": "The API's listener; the metrics are on the admin listener.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1492,7 +1492,7 @@ extension OpenAPIDocument {
           },
           "checks": {
             "type": "object",
-            "description": "`storage`, `apns:<appId>` for each app and `fcm:<appId>` for each app with FCM: `ok`, or why the check failed.",
+            "description": "On the API's listener `storage` and `push` (when an app has an endpoint); on the admin listener `storage`, `apns:<appId>` for each app and `fcm:<appId>` for each app with FCM: `ok`, or why the check failed.",
             "additionalProperties": {
               "type": "string"
             }

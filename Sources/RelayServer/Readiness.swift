@@ -9,8 +9,10 @@ import RelayStore
 /// others go on, so it is reported in the body, not by taking the relay out of a load balancer.
 ///
 /// Checks are named `storage`, `apns:<appId>` and `fcm:<appId>`; a passing check's value is `ok`, a failing
-/// one's a short reason (an error code, never a path, key or secret). The storage check runs on every call
-/// (a tiny local write). The endpoint probes (TCP connect plus TLS handshake,
+/// one's a short reason (an error code, never a path, key or secret). The storage check (a tiny write) runs
+/// at most once per ``storageRefresh``, concurrent calls sharing it: `/readyz` needs no credential, so its
+/// calls must not each write to the store. ``Report/aggregate`` is what a stranger may see: no app id. The
+/// endpoint probes (TCP connect plus TLS handshake,
 /// ``OutboundHTTP/probe(baseURL:caFile:timeout:)``)
 /// run concurrently, one per distinct endpoint, within ``probeTimeout``, and their results are cached for
 /// ``cacheDuration``: concurrent and repeated scrapes share one round of probes, because APNs treats rapid
@@ -22,6 +24,20 @@ public actor Readiness {
         public var ready: Bool { checks["storage"] == "ok" }
         /// Check name to `ok` or a short reason.
         public var checks: [String: String]
+
+        public init(checks: [String: String]) { self.checks = checks }
+
+        /// The checks without app ids, for the API's listener: `storage`, and `push` (when some app has an
+        /// endpoint check) `ok` or `N of M failing`.
+        public var aggregate: [String: String] {
+            var aggregate = ["storage": checks["storage"] ?? "unavailable"]
+            let endpoints = checks.filter { $0.key != "storage" }
+            if !endpoints.isEmpty {
+                let failing = endpoints.values.filter { $0 != "ok" }.count
+                aggregate["push"] = failing == 0 ? "ok" : "\(failing) of \(endpoints.count) failing"
+            }
+            return aggregate
+        }
     }
 
     /// Where an app's pushes go: for APNs its default environment's endpoint, else Apple's host; for FCM
@@ -36,8 +52,12 @@ public actor Readiness {
     private let targets: [String: Result<Target, Unavailable>]
     public nonisolated let probeTimeout: Duration
     public nonisolated let cacheDuration: Duration
+    /// How long a storage check's result is reused.
+    public nonisolated let storageRefresh: Duration
     private var cached: (at: ContinuousClock.Instant, checks: [String: String])?
     private var running: Task<[String: String], Never>?
+    private var storage: (at: ContinuousClock.Instant, result: String)?
+    private var storageRunning: Task<String, Never>?
 
     struct Unavailable: Error, Hashable {
         var reason: String
@@ -46,11 +66,13 @@ public actor Readiness {
     /// - Parameters:
     ///   - probeTimeout: each probe's limit. Default 2 s.
     ///   - cacheDuration: how long probe results are reused. Default 10 s.
+    ///   - storageRefresh: how long a storage check's result is reused. Default 1 s.
     public init(
         store: any Store,
         apps: [Configuration.App],
         probeTimeout: Duration = .seconds(2),
-        cacheDuration: Duration = .seconds(10)
+        cacheDuration: Duration = .seconds(10),
+        storageRefresh: Duration = .seconds(1)
     ) {
         self.store = store
         var targets: [String: Result<Target, Unavailable>] = [:]
@@ -74,20 +96,36 @@ public actor Readiness {
         self.targets = targets
         self.probeTimeout = probeTimeout
         self.cacheDuration = cacheDuration
+        self.storageRefresh = storageRefresh
     }
 
-    /// Runs the checks (endpoint results possibly from the cache).
+    /// Runs the checks (results possibly from their caches).
     public func check() async -> Report {
         var checks = await endpointChecks()
-        do {
-            try await store.checkWritable()
-            checks["storage"] = "ok"
-        } catch let error as StoreError {
-            checks["storage"] = "unavailable (\(error.code))"
-        } catch {
-            checks["storage"] = "unavailable"
-        }
+        checks["storage"] = await storageCheck()
         return Report(checks: checks)
+    }
+
+    /// The storage check's result: `ok` or `unavailable (<code>)`.
+    private func storageCheck() async -> String {
+        if let storage, ContinuousClock.now - storage.at < storageRefresh { return storage.result }
+        if let storageRunning { return await storageRunning.value }
+        let store = self.store
+        let task = Task {
+            do {
+                try await store.checkWritable()
+                return "ok"
+            } catch let error as StoreError {
+                return "unavailable (\(error.code))"
+            } catch {
+                return "unavailable"
+            }
+        }
+        storageRunning = task
+        let result = await task.value
+        storage = (ContinuousClock.now, result)
+        storageRunning = nil
+        return result
     }
 
     private func endpointChecks() async -> [String: String] {

@@ -29,12 +29,14 @@ extension Relay {
         guard http.admin.enabled else { return nil }
         var server = httpServerConfiguration(http)
         server.host = http.admin.host
-        server.port = http.admin.port
+        server.port = http.admin.resolvedPort(publicPort: http.port)
         server.maxConnections = min(http.maxConnections, adminMaxConnections)
         server.trustedProxies = []
+        let router = api.adminRouter()
         return HTTPServer(
             configuration: server,
-            handler: api.adminRouter().handler,
+            methods: router.methods,
+            handler: router.handler,
             logger: logger,
             onResponse: onResponse
         )

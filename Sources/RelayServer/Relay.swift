@@ -23,7 +23,7 @@ public final class Relay: Sendable {
     public let store: any Store
     /// The name its leases carry (``Configuration/resolvedInstanceId(hostName:)``).
     public let instanceId: String
-    public let metrics = RelayMetrics()
+    public let metrics: RelayMetrics
     private let server: HTTPServer
     /// The `http.admin` listener; nil when not enabled.
     private let adminServer: HTTPServer?
@@ -35,6 +35,7 @@ public final class Relay: Sendable {
     private let feedbackTask = MutexBox<Task<Void, Never>?>(nil)
     private let retention: RetentionJob
     private let retentionTask = MutexBox<Task<Void, Never>?>(nil)
+    private let accessLog: AccessLog
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
@@ -65,6 +66,8 @@ public final class Relay: Sendable {
         self.instanceId = configuration.resolvedInstanceId()
         self.logger = logger.with(["relay.instance": instanceId])
         let logger = self.logger
+        let metrics = RelayMetrics(appIds: configuration.apps.map(\.id))
+        self.metrics = metrics
         let transports = try Self.transports(configuration, store: store, time: time, logger: logger)
         self.transports = transports
         dispatcher = Dispatcher(
@@ -100,26 +103,15 @@ public final class Relay: Sendable {
             time: time,
             logger: logger
         )
-        let router = api.router(metricsElsewhere: configuration.http.admin.enabled)
+        let router = api.router()
         let http = Self.httpServerConfiguration(configuration.http)
-        let metrics = self.metrics
-        let accessLog = logger.with(["component": "http"])
-        let onResponse: @Sendable (AccessLogEntry) -> Void = { entry in
-            let route = entry.route ?? "unmatched"
-            metrics.recordRequest(route: route, method: entry.method, status: entry.status)
-            // The route pattern, never the path: a path can hold a device token.
-            accessLog.info(
-                "request",
-                [
-                    "request.id": entry.requestID, "http.method": entry.method, "http.route": route,
-                    "http.status": entry.status, "duration_ms": (entry.durationMilliseconds * 10).rounded() / 10,
-                    "client.address": entry.clientAddress,
-                ]
-            )
-        }
+        let accessLog = AccessLog(metrics: metrics, logger: logger.with(["component": "http"]))
+        self.accessLog = accessLog
+        let onResponse: @Sendable (AccessLogEntry) -> Void = { accessLog.record($0) }
         server = HTTPServer(
             configuration: http,
             tls: tls,
+            methods: router.methods,
             handler: router.handler,
             logger: logger,
             onResponse: onResponse
@@ -189,6 +181,7 @@ public final class Relay: Sendable {
         await stop(feedbackTask)
         await stop(retentionTask)
         for transport in transports { await transport.shutdown() }
+        accessLog.flush()
         logger.info("relay stopped")
     }
 

@@ -28,14 +28,18 @@ extension RelayAPI {
         return try .json(DeadTokenList(deadTokens: devices.map(DeadTokenView.init)))
     }
 
-    /// `GET /readyz` (no key): 200 `{"status":"ready","checks":{"storage":"ok","apns:<appId>":"ok",…}}` with a
-    /// short reason for each endpoint that failed, or 503 `"status":"unavailable"` when the store takes no
-    /// write (see ``Readiness``).
-    func readyz() async throws -> HTTPResponse {
+    /// `GET /readyz` (no key): 200 `{"status":"ready","checks":{…}}`, or 503 `"status":"unavailable"` when
+    /// the store takes no write (see ``Readiness``). With `listingApps` (the admin listener) the checks are
+    /// `storage`, `apns:<appId>` and `fcm:<appId>`, each `ok` or a short reason; without, the aggregate
+    /// `storage` and `push` (``Readiness/Report/aggregate``), which name no app.
+    func readyz(listingApps: Bool) async throws -> HTTPResponse {
         let report = await readiness.check()
         return try .json(
             status: report.ready ? 200 : 503,
-            ReadinessView(status: report.ready ? "ready" : "unavailable", checks: report.checks)
+            ReadinessView(
+                status: report.ready ? "ready" : "unavailable",
+                checks: listingApps ? report.checks : report.aggregate
+            )
         )
     }
 }

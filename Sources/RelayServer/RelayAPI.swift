@@ -36,10 +36,12 @@ public struct RelayAPI: Sendable {
         self.limiter = UserLimiter(store: store, time: time)
     }
 
-    /// Every route of the relay; without `GET /metrics` when `metricsElsewhere` (``adminRouter()`` has it).
-    public func router(metricsElsewhere: Bool = false) -> Router {
+    /// Every route of the API's listener. `GET /metrics` and the per-app `GET /readyz` are the admin
+    /// listener's (``adminRouter()``): app ids are the operator's business.
+    public func router() -> Router {
         var router = Router(logger: logger, errorAnswer: Self.storageUnavailable)
-        addOperations(to: &router, metrics: !metricsElsewhere)
+        router.get("/healthz") { _, _ in try .json(["status": "ok"]) }
+        router.get("/readyz") { _, _ in try await readyz(listingApps: false) }
         router.get("/openapi.json") { _, _ in OpenAPIDocument.response }
         router.post("/v1/devices") { request, _ in try await registerDevice(request) }
         router.delete("/v1/devices/{token}") { request, parameters in try await deleteDevice(request, parameters) }

@@ -41,6 +41,9 @@ import Testing
                 #expect(try await Self.get(port, "/healthz").status == 200)
                 #expect(try await Self.get(port, "/readyz").status == 200)
             }
+            // App ids are the operator's: only the admin listener's /readyz names them.
+            #expect(try await Self.get(admin, "/readyz").text.contains("apns:app0"))
+            #expect(!(try await Self.get(relay.port, "/readyz").text.contains("app0")))
             // Nothing of the API is on the admin listener.
             let api = try await Self.get(admin, "/v1/dead-tokens")
             #expect(api.status == 404, "\(api.text)")
@@ -48,12 +51,23 @@ import Testing
         }
     }
 
-    @Test func withoutItMetricsStayOnTheAPIListener() async throws {
+    /// On by default, on a free port beside a relay on a free port.
+    @Test func itIsOnByDefault() async throws {
         try await withRelayAndMock { harness in
             let relay = try harness.relay
+            let admin = try #require(relay.adminPort)
+            #expect(admin != relay.port && admin > 0)
+            #expect(try await Self.get(admin, "/metrics").status == 200)
+        }
+    }
+
+    /// Switched off, the metrics are served nowhere: the API's listener never shows them.
+    @Test func withoutItNoListenerServesMetrics() async throws {
+        try await withRelayAndMock(configure: { $0.http.admin.enabled = false }) { harness in
+            let relay = try harness.relay
             #expect(relay.adminPort == nil)
-            let metrics = try await Self.get(relay.port, "/metrics")
-            #expect(metrics.status == 200 && metrics.text.contains("pushrelay_outbox_pending"))
+            #expect(try await Self.get(relay.port, "/metrics").status == 404)
+            #expect(try await Self.get(relay.port, "/readyz").status == 200)
         }
     }
 

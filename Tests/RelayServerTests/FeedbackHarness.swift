@@ -98,6 +98,21 @@ final class FeedbackHarness: Sendable {
         return Answer(status: status, body: data, headers: fields)
     }
 
+    /// `GET path` on the relay's admin listener (`http.admin`), without a key.
+    func adminCall(_ path: String) async throws -> Answer {
+        let port = try #require(relay.adminPort, "the admin listener is off")
+        let (status, data, fields) = try await exchange(
+            port: port,
+            "GET",
+            path,
+            bearer: nil,
+            json: nil,
+            body: nil,
+            headers: [:]
+        )
+        return Answer(status: status, body: data, headers: fields)
+    }
+
     /// Registers `token` for `user` in room `general` of `app`, then has alice post a message there (signed
     /// with `secret` when the app requires signed webhooks).
     func registerAndNotify(token: String, user: String, app: App, secret: String? = nil) async throws {

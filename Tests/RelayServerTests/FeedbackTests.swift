@@ -78,7 +78,7 @@ import Testing
                     ]
                 )
 
-                let metrics = try await harness.call("GET", "/metrics", key: nil).text
+                let metrics = try await harness.adminCall("/metrics").text
                 #expect(metrics.contains("pushrelay_feedback_total{outcome=\"delivered\"} 1"))
                 #expect(metrics.contains("pushrelay_feedback_total{outcome=\"retry\"} 2"))
                 #expect(metrics.contains("pushrelay_feedback_pending 0"))
@@ -116,7 +116,7 @@ import Testing
                 // The metric counts the decision; the store records it with the batch right after.
                 let deadline = ContinuousClock.now + .seconds(30)
                 while true {
-                    let metrics = try await harness.call("GET", "/metrics", key: nil).text
+                    let metrics = try await harness.adminCall("/metrics").text
                     if metrics.contains("pushrelay_feedback_total{outcome=\"expired\"} 1"),
                         try await harness.relay.store.pendingFeedbackCount() == 0
                     {

@@ -40,7 +40,7 @@ import Testing
             #expect(refused.status == 429 && refused.error?.code == "rate_limited")
             #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
             #expect(try await relay.state(rooms: ["room"]) == before)
-            let metrics = try await relay.call("GET", "/metrics", authorize: false).text
+            let metrics = try await relay.adminCall("/metrics").text
             #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="webhooks"} 1"#))
             // Another user has a bucket of its own, and the backend is not limited.
             let bob = try await relay.call(
@@ -138,7 +138,7 @@ import Testing
             let join = try await relay.call("PUT", "/v1/rooms/r3/members/alice", user: "alice")
             #expect(join.status == 429 && join.error?.code == "rate_limited")
             #expect(try await relay.call("GET", "/v1/rooms/r3/members").text == #"{"members":[]}"#)
-            let metrics = try await relay.call("GET", "/metrics", authorize: false).text
+            let metrics = try await relay.adminCall("/metrics").text
             #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="devices"} 1"#))
             #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="rooms"} 1"#))
         }

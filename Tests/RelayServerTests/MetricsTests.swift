@@ -10,7 +10,7 @@ import Testing
 @Suite struct MetricsTests {
     /// What `relay-bench fanout` waits on: every outcome counts once, whatever it was; other counters do not.
     @Test func attemptsDecidedCountsEveryOutcome() {
-        let metrics = RelayMetrics()
+        let metrics = RelayMetrics(appIds: ["app0"])
         #expect(metrics.attemptsDecided == 0)
         metrics.recordOutcome("sent", reason: "none", app: "app0", platform: .ios)
         metrics.recordOutcome("retry", reason: "ServiceUnavailable", app: "app0", platform: .ios)
@@ -129,7 +129,7 @@ import Testing
             #expect(after["\(http){route=\"/metrics\",method=\"GET\",status=\"200\"}"] == 1)
             #expect(after["\(http){route=\"unmatched\",method=\"GET\",status=\"404\"}"] == 1)
             // No path (which can hold a device token) becomes a label.
-            let text = try await relay.call("GET", "/metrics", authorize: false).text
+            let text = try await relay.adminCall("/metrics").text
             for token in fine + [gone, dead] { #expect(!text.contains(token)) }
             #expect(!text.contains("no/such/path"))
         }
@@ -137,9 +137,10 @@ import Testing
 }
 
 extension RelayHarness {
-    /// `GET /metrics` (no key) as sample name with labels -> value, e.g. `pushrelay_devices{state="live"}`.
+    /// `GET /metrics` on the admin listener as sample name with labels -> value, e.g.
+    /// `pushrelay_devices{state="live"}`.
     func metrics() async throws -> [String: Double] {
-        let response = try await call("GET", "/metrics", authorize: false)
+        let response = try await adminCall("/metrics")
         try #require(response.status == 200, "metrics: \(response.status)")
         var samples: [String: Double] = [:]
         for line in response.text.split(separator: "\n") where !line.hasPrefix("#") {

@@ -37,7 +37,7 @@ import Testing
         return routes
     }
 
-    /// The router of a relay API wired as `Relay` wires it, over a temporary store.
+    /// The routes of a relay API wired as `Relay` wires it, over a temporary store, on either listener.
     static func registeredRoutes() throws -> [Route] {
         let store = try SQLiteStore.temporary()
         let configuration = Configuration()
@@ -59,7 +59,10 @@ import Testing
             time: time,
             logger: .disabled()
         )
-        return api.router().routes
+        // The document describes both listeners: the API's and the admin listener's `/metrics`.
+        var routes = api.router().routes
+        for route in api.adminRouter().routes where !routes.contains(route) { routes.append(route) }
+        return routes
     }
 
     @Test func documentIsOpenAPI31() throws {

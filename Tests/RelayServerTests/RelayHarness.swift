@@ -118,6 +118,21 @@ final class RelayHarness: Sendable {
         return APIResponse(status: status, body: data, headers: fields)
     }
 
+    /// `GET path` on the relay's admin listener (`http.admin`), without a key.
+    func adminCall(_ path: String) async throws -> APIResponse {
+        let port = try #require(try relay.adminPort, "the admin listener is off")
+        let (status, data, fields) = try await exchange(
+            port: port,
+            "GET",
+            path,
+            bearer: nil,
+            json: nil,
+            body: nil,
+            headers: [:]
+        )
+        return APIResponse(status: status, body: data, headers: fields)
+    }
+
     /// `POST /v1/devices`; returns the response.
     @discardableResult
     func register(

@@ -1,0 +1,47 @@
+import RelayCore
+
+/// The closed value sets of ``RelayMetrics``' labels that text from outside the relay could otherwise fill:
+/// a value outside its set is counted as `other`.
+enum MetricLabels {
+    /// The `method` label's values besides `other`: the methods of RFC 9110 §9 and PATCH (RFC 5789).
+    static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
+
+    /// The `reason` label's values besides `other`: what APNs and FCM document (their reasons, error codes
+    /// and `google.rpc` statuses), what the relay says itself (`transport`, `Expired`, …) and `none`.
+    static let reasons: Set<String> = {
+        var reasons = Set(APNsReason.documented.map(\.reason.description))
+        reasons.formUnion(FCMErrorCode.documented.map(\.code.description))
+        reasons.formUnion([
+            "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+            "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+            "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+        ])
+        reasons.formUnion(
+            [
+                DeliveryFailure.rejected, .configuration, .relayBug, .exhausted, .expired,
+            ].map(\.rawValue)
+        )
+        reasons.formUnion([
+            "none", "transport", "Expired", "NoTransport", "NotAnAPNsToken", "NotAnFCMToken", "FCMNotConfigured",
+            "tooLarge", "reservedDataKey", "invalidTTL",
+        ])
+        return reasons
+    }()
+
+    /// `method` when it is one of ``methods``, else `other`.
+    static func method(_ method: String) -> String { methods.contains(method) ? method : "other" }
+
+    /// `reason` when it is one of ``reasons`` or `HTTP <status>` (FCM's answer without a code), else `other`.
+    static func reason(_ reason: String) -> String {
+        if reasons.contains(reason) { return reason }
+        if reason.hasPrefix("HTTP "), let status = Int(reason.dropFirst(5)), (100...599).contains(status),
+            reason.count == 8
+        {
+            return reason
+        }
+        return "other"
+    }
+
+    /// `status` as text when it is 100...599, else `other`.
+    static func status(_ status: Int) -> String { (100...599).contains(status) ? "\(status)" : "other" }
+}

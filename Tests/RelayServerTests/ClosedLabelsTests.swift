@@ -1,0 +1,58 @@
+import Foundation
+import RelayCore
+import RelayOutbox
+import Testing
+
+/// Nothing from outside the relay adds a metric series: every label takes values from a closed set.
+@Suite struct ClosedLabelsTests {
+    @Test func madeUpMethodsAppsAndReasonsShareOneSeriesEach() {
+        let metrics = RelayMetrics(appIds: ["app0"])
+        metrics.recordRequest(route: "unmatched", method: "GET", status: 404)
+        let one = metrics.render()
+        for index in 0..<3000 {
+            metrics.recordRequest(
+                route: "unmatched",
+                method: "M\(index)\(String(repeating: "Z", count: 40))",
+                status: 501
+            )
+            metrics.recordOutcome("failed", reason: "Made-up \(index)", app: "stranger\(index)", platform: .ios)
+        }
+        metrics.recordRequest(route: "unmatched", method: "GET", status: 999)
+        metrics.recordOutcome("retry", reason: "HTTP 503", app: "app0", platform: .android)
+        metrics.recordOutcome("retry", reason: "HTTP 50345", app: "app0", platform: .android)
+        let text = metrics.render()
+        let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(samples.contains(#"pushrelay_http_requests_total{route="unmatched",method="other",status="501"} 3000"#))
+        #expect(samples.contains(#"pushrelay_http_requests_total{route="unmatched",method="GET",status="other"} 1"#))
+        #expect(
+            samples.contains(
+                #"pushrelay_notifications_total{app="none",platform="ios",outcome="failed",reason="other"} 3000"#
+            )
+        )
+        #expect(
+            samples.contains(
+                #"pushrelay_notifications_total{app="app0",platform="android",outcome="retry",reason="HTTP 503"} 1"#
+            )
+        )
+        #expect(
+            samples.contains(
+                #"pushrelay_notifications_total{app="app0",platform="android",outcome="retry",reason="other"} 1"#
+            )
+        )
+        #expect(!text.contains("stranger") && !text.contains("Made-up") && !text.contains("ZZZ"))
+        // 6,000 made-up values later, a handful of lines more than one request made.
+        #expect(samples.count - one.split(separator: "\n").filter { !$0.hasPrefix("#") }.count <= 5)
+    }
+
+    @Test func knownReasonsKeepTheirNames() {
+        let metrics = RelayMetrics(appIds: ["app0"])
+        for reason in ["BadDeviceToken", "Unregistered", "UNREGISTERED", "NOT_FOUND", "transport", "Expired", "none"] {
+            metrics.recordOutcome("failed", reason: reason, app: "app0", platform: .ios)
+        }
+        let text = metrics.render()
+        for reason in ["BadDeviceToken", "Unregistered", "UNREGISTERED", "NOT_FOUND", "transport", "Expired", "none"] {
+            #expect(text.contains("reason=\"\(reason)\"} 1"), "\(reason)")
+        }
+        #expect(!text.contains("reason=\"other\""))
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import RelayCore
+import RelayServer
+import RelayStore
+import Synchronization
+import Testing
+
+/// `/readyz` needs no credential, so a storm of calls must not each write to the store.
+@Suite struct ReadinessRefreshTests {
+    /// The machine's clocks, counting the store's reads of the wall clock: `checkWritable()` reads it once
+    /// for the row it writes, and nothing else runs on the store here.
+    final class CountingTime: TimeSource {
+        private let reads = Atomic<Int>(0)
+        var count: Int { reads.load(ordering: .relaxed) }
+        var monotonic: Duration { SystemTimeSource().monotonic }
+        var now: Date {
+            reads.wrappingAdd(1, ordering: .relaxed)
+            return Date()
+        }
+    }
+
+    @Test func aStormOfChecksWritesToTheStoreAtMostOnceASecond() async throws {
+        let time = CountingTime()
+        let store = try SQLiteStore.temporary(timeSource: time)
+        try await store.checkWritable()
+        let perWrite = time.count
+        try #require(perWrite >= 1)
+        let readiness = Readiness(store: store, apps: [])
+        let before = time.count
+        let started = ContinuousClock.now
+        var answers: [Readiness.Report] = []
+        for _ in 0..<20 {
+            answers += await withTaskGroup(of: Readiness.Report.self) { group in
+                for _ in 0..<25 { group.addTask { await readiness.check() } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
+        let writes = (time.count - before) / perWrite
+        #expect(answers.count == 500 && answers.allSatisfy { $0.ready && $0.checks == ["storage": "ok"] })
+        #expect(writes >= 1)
+        #expect(writes <= Int(seconds.rounded(.down)) + 1, "\(writes) writes in \(seconds) s")
+    }
+
+    /// What a stranger sees names no app: the endpoint checks are summed up as `push`.
+    @Test func theAggregateNamesNoApp() {
+        let report = Readiness.Report(checks: ["storage": "ok", "apns:secret-app": "ok", "fcm:secret-app": "ok"])
+        #expect(report.aggregate == ["storage": "ok", "push": "ok"])
+        let failing = Readiness.Report(checks: [
+            "storage": "unavailable (io)", "apns:a": "ok", "apns:b": "unreachable (connect)",
+        ])
+        #expect(failing.aggregate == ["storage": "unavailable (io)", "push": "1 of 2 failing"])
+        #expect(!failing.ready)
+        #expect(Readiness.Report(checks: ["storage": "ok"]).aggregate == ["storage": "ok"])
+    }
+}
