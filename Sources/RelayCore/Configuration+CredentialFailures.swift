@@ -17,7 +17,8 @@ extension Configuration.HTTP {
         public var perPrefixBurst = 16
         /// Failed checks one /24 or /64 is forgiven per MINUTE.
         public var perPrefixPerMinute = 60
-        /// Addresses and ranges counted at most, the least recently seen forgotten first (about 150 bytes each).
+        /// Addresses and ranges counted at most, the least recently seen forgotten first: about 250 bytes each
+        /// (25 MB at the default, once that many were seen).
         public var maxTracked = 100_000
         /// What ``maxTracked`` may be.
         public static let maxTrackedRange = 1000...10_000_000
