@@ -1226,7 +1226,7 @@ extension OpenAPIDocument {
             "description": "Shown before the text; at most 16384 bytes of UTF-8, of which a push shows at most 100 characters."
           },
           "senderDeviceToken": {
-            "description": "The sending device (either platform), left out of the recipients.",
+            "description": "The sending device (either platform), left out of the recipients; from a user credential, only when it is not another user's device.",
             "anyOf": [
               {
                 "$ref": "#/components/schemas/PushTokenInput"

@@ -39,7 +39,7 @@ extension RelayAPI {
         let message = try chatMessage(body, senderId: senderId, kind: kind)
         var excludeToken: PushToken?
         if let sender = body.senderDeviceToken {
-            excludeToken = try await namedToken(sender, platform: nil, appId: app.id, field: "senderDeviceToken")
+            excludeToken = try await sendersDevice(caller, named: sender)
         }
         let recipients = try body.recipients.map { list throws(HTTPError) in
             guard list.count <= Self.maxRecipients else {

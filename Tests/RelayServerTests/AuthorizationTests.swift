@@ -174,6 +174,32 @@ import Testing
         }
     }
 
+    @Test func aSenderDeviceTokenOfAnotherUserIsIgnored() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await Self.populate(relay)
+            var answers: [WebhookAnswer] = []
+            for (index, named) in [Self.bobPhone, String(repeating: "d5", count: 32)].enumerated() {
+                let sent = try await relay.call(
+                    "POST",
+                    "/v1/webhooks/did-send-message",
+                    json: ["roomId": "open-room", "text": "hi", "messageId": "m-\(index)", "senderDeviceToken": named],
+                    user: "alice"
+                )
+                #expect(sent.status == 202, "\(sent.text)")
+                answers.append(try sent.decode(WebhookAnswer.self))
+            }
+            #expect(answers.map(\.devices) == [1, 1], "Bob's phone counts as for an unknown token")
+            for answer in answers { _ = try await relay.settled(answer.notificationId) }
+            #expect(relay.requests(to: Self.bobPhone).count == 2, "Bob is notified of both")
+            // The backend's senderDeviceToken still leaves that device out, whoever it is registered to.
+            let backend = try await relay.webhook([
+                "roomId": "open-room", "senderId": "alice", "text": "hi", "messageId": "m-backend",
+                "senderDeviceToken": Self.bobPhone,
+            ])
+            #expect(backend.devices == 0)
+        }
+    }
+
     @Test func aUserInAClosedRoomCannotRegisterIntoIt() async throws {
         try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
             try await Self.populate(relay)
