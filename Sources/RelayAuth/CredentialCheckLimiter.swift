@@ -6,9 +6,8 @@ import Synchronization
 /// ``RelayCore/Configuration/HTTP/CredentialFailures`` sets the limits.
 ///
 /// Each address and range has a bucket: a check takes room in it while in flight, keeps it when it fails
-/// and gives it back when it succeeds (or could not be made: a 503). Failures drain at the limit's rate. A
-/// check that finds either bucket full is refused before anything is asked, with the seconds until there
-/// is room. Buckets live in a table of at most `maxTracked` entries that forgets the least recently used,
+/// and gives it back only when it succeeds. Failures drain at the limit's rate. A check that finds either
+/// bucket full is refused before anything is asked, with the seconds until there is room. Buckets live in a table of at most `maxTracked` entries that forgets the least recently used,
 /// so memory stays bounded whatever addresses call; a forgotten bucket starts empty again. The counts are
 /// this process's own: relays sharing a store do not share them.
 public final class CredentialCheckLimiter: Sendable {

@@ -44,7 +44,8 @@ public struct AppDirectory: Sendable {
     /// A user credential that the app's cache accepted before passes at once. Any other is first admitted
     /// by ``limiter`` for the request's client address (429 `rate_limited` with `Retry-After` when its
     /// address or range has too many checks in flight or failed), then checked; a refusal counts against
-    /// the client, a success and a 503 do not.
+    /// the client (a 503 too: a webhook that times out must not let junk through uncounted), a success
+    /// does not.
     /// - Throws: ``HTTPError`` 401 `unauthorized` when the header is missing or malformed or the API key
     ///   matches no app; for a user credential, 429 `rate_limited`, and what ``userRefusal(_:)`` makes of
     ///   a refusal (an unknown app and an app without `userAuth` included).
@@ -99,7 +100,6 @@ public struct AppDirectory: Sendable {
             failed = false
             return .user(app, userId: userId)
         } catch {
-            failed = error.status == 401
             throw userRefusal(error)
         }
     }

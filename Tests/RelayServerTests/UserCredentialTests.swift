@@ -102,4 +102,26 @@ import Testing
             #expect(answer.header("Retry-After") == "5")
         }
     }
+
+    /// A check the webhook could not answer counts against the client like a refusal: junk against a webhook
+    /// that times out must not go through uncounted.
+    @Test func checksTheWebhookCouldNotAnswerCountAgainstTheClient() async throws {
+        let url = "http://127.0.0.1:1/auth"
+        try await withRelayAndMock(configure: {
+            $0.apps[0].userAuth = .init(dittoAuthWebhook: .init(url: url, provider: "my-auth"))
+            $0.http.credentialFailures.perAddressBurst = 2
+        }) { relay in
+            var statuses: [Int] = []
+            for index in 0..<3 {
+                let answer = try await relay.call(
+                    "GET",
+                    "/v1/users/alice/devices",
+                    key: "session-\(index)",
+                    headers: ["X-PushRelay-App": relay.app.id]
+                )
+                statuses.append(answer.status)
+            }
+            #expect(statuses == [503, 503, 429])
+        }
+    }
 }
