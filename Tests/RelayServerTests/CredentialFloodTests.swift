@@ -77,6 +77,8 @@ import Testing
                     limits.perPrefixBurst + Int((elapsedMinutes * Double(limits.perPrefixPerMinute)).rounded(.up))
                 #expect(junkCalls <= bound, "\(junkCalls) webhook calls for \(junkRequests) junk requests")
                 #expect(statuses[429, default: 0] >= junkRequests - bound)
+                let metrics = try relay.relay.metrics.render()
+                #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="credential_failures"}"#))
                 print(
                     "credential flood: \(junkRequests) junk requests from one /24, \(junkCalls) webhook calls "
                         + "(\(Double(junkCalls) / Double(junkRequests)) a request)"
