@@ -65,15 +65,26 @@ public struct AppDirectory: Sendable {
             }
             return .backend(keyOwner)
         }
+        return try await user(bearer, appId: appId, isAPIKey: keyOwner != nil, client: request.clientAddress)
+    }
+
+    /// The user a user credential names (see ``authenticate(_:)``): a login the cache accepted at once, any
+    /// other check through ``limiter``.
+    private func user(
+        _ bearer: String,
+        appId: String,
+        isAPIKey: Bool,
+        client: String
+    ) async throws(HTTPError)
+        -> Caller
+    {
         let app = app(id: appId)
         let authenticator = app.flatMap { userAuthenticators[$0.id] }
-        if keyOwner == nil, let app, let authenticator,
-            let userId = await authenticator.cachedUserId(forBearer: bearer)
-        {
+        if !isAPIKey, let app, let authenticator, let userId = await authenticator.cachedUserId(forBearer: bearer) {
             return .user(app, userId: userId)
         }
         let ticket: CredentialCheckLimiter.Ticket
-        switch limiter.begin(client: request.clientAddress) {
+        switch limiter.begin(client: client) {
         case .admitted(let admitted): ticket = admitted
         case .refused(let seconds):
             metrics?.recordRateLimited(limit: "credential_failures")
@@ -88,7 +99,7 @@ public struct AppDirectory: Sendable {
         var failed = true
         defer { limiter.end(ticket, failed: failed) }
         // An API key never leaves the relay: it is not passed to an app's JWKS or auth webhook as a token.
-        guard keyOwner == nil else {
+        guard !isAPIKey else {
             throw userRefusal(.refused("an API key is not a user credential; send it without X-PushRelay-App"))
         }
         guard let app else { throw userRefusal(.refused("X-PushRelay-App names no app of this relay")) }
