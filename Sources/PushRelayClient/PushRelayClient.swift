@@ -102,8 +102,8 @@ public actor PushRelayClient {
     }
 
     /// Removes this device from the relay (`DELETE /v1/devices/{token}`), e.g. when the user signs out; a
-    /// device the relay no longer has counts as removed. Does nothing before
-    /// ``registerDevice(token:rooms:)``.
+    /// device the relay no longer has for this user (404, also when another user registered it since)
+    /// counts as removed. Does nothing before ``registerDevice(token:rooms:)``.
     ///
     /// - Throws: ``PushRelayError``.
     public func unregisterDevice() async throws {

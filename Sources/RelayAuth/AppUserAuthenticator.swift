@@ -64,6 +64,12 @@ public struct AppUserAuthenticator: UserAuthenticator {
         return checks
     }
 
+    /// What the webhook's cache holds for `token` (an accepted token never asked the JWT rules' keys for a
+    /// signature either: it went to the webhook because they could not check it).
+    public func cachedUserId(forBearer token: String) async -> String? {
+        await webhook?.cachedUserId(forBearer: token)
+    }
+
     /// - Throws: ``UserAuthError`` as the JWT rules or the webhook decide (see the type's description);
     ///   401 `credential_refused` when neither is configured.
     public func userId(forBearer token: String) async throws(UserAuthError) -> String {

@@ -12,7 +12,7 @@ import RelayCurl
 /// other than 408 and 429) for `refusalCacheSeconds`. A webhook that cannot be reached, takes longer than
 /// `timeoutMilliseconds`, answers 408, 429, 5xx or anything unusable gives 503 `auth_unavailable` and is
 /// not cached. Requests for a token being asked about share the one call; at most ``maxConcurrentCalls``
-/// calls run at once.
+/// calls run at once; the relay's ``CredentialCheckLimiter`` lets one address range hold only part of them.
 public actor DittoWebhookAuthenticator: UserAuthenticator {
     /// Tokens whose answers are kept at most.
     public static let maxCachedTokens = 100_000
@@ -44,6 +44,12 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
         self.time = time
         self.logger = logger
         cache = ExpiringCache(capacity: Self.maxCachedTokens)
+    }
+
+    /// The user `token` was accepted for, while that answer is cached.
+    public func cachedUserId(forBearer token: String) async -> String? {
+        guard token.utf8.count <= JWTVerifier.maxTokenBytes else { return nil }
+        return try? cache.value(for: TokenDigest(token), now: time.monotonic)?.get()
     }
 
     /// - Throws: ``UserAuthError`` 401 `token_too_large` or `credential_refused`, 503 `auth_unavailable`

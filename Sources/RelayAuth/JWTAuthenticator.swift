@@ -65,14 +65,16 @@ public struct JWTAuthenticator: UserAuthenticator {
         self.logger = logger
     }
 
-    /// - Throws: ``UserAuthError`` 401 with the ``RelayCrypto/JWTError/Code`` of the rule the token breaks;
-    ///   503 `auth_unavailable` when it needs the JWKS URL's keys and none could be fetched yet.
+    /// - Throws: ``UserAuthError`` 401 with the ``RelayCrypto/JWTError/Code`` of the rule the token breaks
+    ///   (``UserAuthError/signatureVerified`` for a rule about its claims, read only once the signature
+    ///   verified); 503 `auth_unavailable` when it needs the JWKS URL's keys and none could be fetched yet.
     public func userId(forBearer token: String) async throws(UserAuthError) -> String {
         let parsed: UnverifiedJWT
         do { parsed = try verifier.parse(token) } catch { throw refusal(error, token) }
         let keys = try await keys(for: parsed)
-        do { return try verifier.verify(parsed, keys: keys, now: time.now) } catch {
-            throw refusal(error, token)
+        do { try verifier.verifySignature(parsed, keys: keys) } catch { throw refusal(error, token) }
+        do { return try verifier.checkClaims(parsed.claims, now: time.now) } catch {
+            throw refusal(error, token, signatureVerified: true)
         }
     }
 
@@ -84,9 +86,9 @@ public struct JWTAuthenticator: UserAuthenticator {
         return try await keys + remote.keys(forKid: kid)
     }
 
-    private func refusal(_ error: JWTError, _ token: String) -> UserAuthError {
+    private func refusal(_ error: JWTError, _ token: String, signatureVerified: Bool = false) -> UserAuthError {
         logger.debug("JWT refused", TokenDigest(token).logMetadata.merging(["error": "\(error)"]) { $1 })
-        return UserAuthError(error)
+        return UserAuthError(error, signatureVerified: signatureVerified)
     }
 
     /// A key file's text; a file that cannot be read is a ``RelayCrypto/CryptoError`` like a bad key.

@@ -2,7 +2,8 @@ import RelayCrypto
 
 /// Why a user credential was not accepted: 401 with a code saying what was wrong with it, or 503
 /// `auth_unavailable` (with ``retryAfterSeconds``) when it cannot be checked now. Messages never hold the
-/// token.
+/// token. The code and message are for logs and the relay's own rule of what a client is told
+/// (``signatureVerified``): a client hears them only about a token that proved to be the app's.
 public struct UserAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 401 (the credential is refused) or 503 (it cannot be checked now).
     public var status: Int
@@ -11,12 +12,23 @@ public struct UserAuthError: Error, Sendable, Equatable, CustomStringConvertible
     public var message: String
     /// For a 503: when to try again, in SECONDS.
     public var retryAfterSeconds: Int?
+    /// Whether one of the app's keys verified the token's signature before it was refused (an expired JWT
+    /// of the app's, one for another audience): only then does the refusal say more than that the
+    /// credential is not valid.
+    public var signatureVerified: Bool
 
-    public init(status: Int, code: String, message: String, retryAfterSeconds: Int? = nil) {
+    public init(
+        status: Int,
+        code: String,
+        message: String,
+        retryAfterSeconds: Int? = nil,
+        signatureVerified: Bool = false
+    ) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
+        self.signatureVerified = signatureVerified
     }
 
     /// The Ditto auth webhook refused the token (`authenticate: false`, or a 4xx).
@@ -25,7 +37,15 @@ public struct UserAuthError: Error, Sendable, Equatable, CustomStringConvertible
     public static let authUnavailable = "auth_unavailable"
 
     /// A 401 for a JWT the rules refuse, with the rule's code.
-    public init(_ error: JWTError) { self.init(status: 401, code: error.code.description, message: error.message) }
+    /// - Parameter signatureVerified: whether the refusal came after one of the app's keys verified it.
+    public init(_ error: JWTError, signatureVerified: Bool = false) {
+        self.init(
+            status: 401,
+            code: error.code.description,
+            message: error.message,
+            signatureVerified: signatureVerified
+        )
+    }
 
     /// A 401 `credential_refused`.
     public static func refused(_ message: String) -> UserAuthError {

@@ -2,4 +2,13 @@
 public protocol UserAuthenticator: Sendable {
     /// - Throws: ``UserAuthError`` 401 when the credential is not valid, 503 when it cannot be checked now.
     func userId(forBearer token: String) async throws(UserAuthError) -> String
+
+    /// The user of a credential accepted before and still cached, without asking anyone; nil otherwise
+    /// (also for a cached refusal: that goes through ``userId(forBearer:)`` and counts as a failure).
+    func cachedUserId(forBearer token: String) async -> String?
+}
+
+extension UserAuthenticator {
+    /// No cache: every check goes through ``userId(forBearer:)``.
+    public func cachedUserId(forBearer token: String) async -> String? { nil }
 }

@@ -28,6 +28,7 @@ extension Configuration.HTTP {
             )
         }
         problems += tls.problems()
+        problems += credentialFailures.problems()
         problems += admin.problems(publicPort: port)
         return problems
     }

@@ -50,6 +50,8 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var tls = TLS()
         /// A second, plain-HTTP listener for the operator's endpoints (``Admin``); on by default.
         public var admin = Admin()
+        /// How many user-credential checks a client may have in flight or failed (``CredentialFailures``).
+        public var credentialFailures = CredentialFailures()
         /// Room for a request's line and headers, in BYTES (libmicrohttpd's per-connection memory): longer
         /// headers get 431, a longer request target 414. Within ``maxHeaderBytesRange``.
         public var maxHeaderBytes = 32_768

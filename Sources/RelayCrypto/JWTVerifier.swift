@@ -81,12 +81,19 @@ public struct JWTVerifier: Sendable {
     /// - Throws: ``JWTError`` `unknownKey`, `algorithmMismatch`, `invalidSignature`, then what
     ///   ``checkClaims(_:now:)`` throws.
     public func verify(_ token: UnverifiedJWT, keys: [PublicKey], now: Date) throws(JWTError) -> String {
+        try verifySignature(token, keys: keys)
+        return try checkClaims(token.claims, now: now)
+    }
+
+    /// The signature half of ``verify(_:keys:now:)``: checks `token`'s signature with the key it names among
+    /// `keys`, claims unread.
+    /// - Throws: ``JWTError`` `unknownKey`, `algorithmMismatch`, `invalidSignature`.
+    public func verifySignature(_ token: UnverifiedJWT, keys: [PublicKey]) throws(JWTError) {
         let candidates = try self.candidates(for: token, among: keys)
         let input = Data(token.signingInput.utf8)
         guard candidates.contains(where: { $0.verify(signature: token.signature, for: input) }) else {
             throw JWTError(.invalidSignature, "the JWT's signature does not verify")
         }
-        return try checkClaims(token.claims, now: now)
     }
 
     /// ``parse(_:)`` and ``verify(_:keys:now:)`` in one.

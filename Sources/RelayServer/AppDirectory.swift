@@ -2,20 +2,37 @@ import RelayAuth
 import RelayCore
 import RelayCrypto
 import RelayHTTP
+import RelayOutbox
 
 /// The configured apps, and who a request's credential names: an app's backend (its API key) or one of its
 /// users (a user credential with `X-PushRelay-App`).
 public struct AppDirectory: Sendable {
     /// The header a user credential names its app with.
     public static let appHeader = "x-pushrelay-app"
+    /// The one 401 code of a user credential refused before it proved to be the app's.
+    public static let invalidCredential = "invalid_credential"
 
     public let apps: [Configuration.App]
     /// The user-credential check of each app that has `userAuth`, by app id.
     let userAuthenticators: [String: any UserAuthenticator]
+    /// Counts each client's user-credential checks that no cache answered.
+    let limiter: CredentialCheckLimiter
+    /// Where a refusal by ``limiter`` is counted; nil counts nothing.
+    let metrics: RelayMetrics?
+    let logger: Logger
 
-    public init(apps: [Configuration.App], userAuthenticators: [String: any UserAuthenticator] = [:]) {
+    public init(
+        apps: [Configuration.App],
+        userAuthenticators: [String: any UserAuthenticator] = [:],
+        limiter: CredentialCheckLimiter = CredentialCheckLimiter(settings: .init()),
+        metrics: RelayMetrics? = nil,
+        logger: Logger = .disabled()
+    ) {
         self.apps = apps
         self.userAuthenticators = userAuthenticators
+        self.limiter = limiter
+        self.metrics = metrics
+        self.logger = logger
     }
 
     public func app(id: String) -> Configuration.App? { apps.first { $0.id == id } }
@@ -23,9 +40,15 @@ public struct AppDirectory: Sendable {
     /// The caller of a `/v1` request: with `X-PushRelay-App: <app id>`, the user whose credential
     /// `Authorization: Bearer <token>` carries, as that app's `userAuth` verifies it; without, the app whose
     /// API key it carries (every key is compared in constant time against every configured hash).
-    /// - Throws: ``HTTPError`` 401 `unauthorized` when the header is missing or malformed or the key matches
-    ///   no app, 401 `unknown_app` or `user_auth_not_configured` for an app that takes no user credentials,
-    ///   and the 401 or 503 (with `Retry-After`) the app's check answers for a user credential.
+    ///
+    /// A user credential that the app's cache accepted before passes at once. Any other is first admitted
+    /// by ``limiter`` for the request's client address (429 `rate_limited` with `Retry-After` when its
+    /// address or range has too many checks in flight or failed), then checked; a refusal counts against
+    /// the client (a 503 too: a webhook that times out must not let junk through uncounted), a success
+    /// does not.
+    /// - Throws: ``HTTPError`` 401 `unauthorized` when the header is missing or malformed or the API key
+    ///   matches no app; for a user credential, 429 `rate_limited`, and what ``userRefusal(_:)`` makes of
+    ///   a refusal (an unknown app and an app without `userAuth` included).
     public func authenticate(_ request: HTTPRequest) async throws(HTTPError) -> Caller {
         let bearer = try Self.bearer(request)
         let appIds = request.headers.values(for: Self.appHeader)
@@ -42,33 +65,78 @@ public struct AppDirectory: Sendable {
             }
             return .backend(keyOwner)
         }
+        return try await user(bearer, appId: appId, isAPIKey: keyOwner != nil, client: request.clientAddress)
+    }
+
+    /// The user a user credential names (see ``authenticate(_:)``): a login the cache accepted at once, any
+    /// other check through ``limiter``.
+    private func user(
+        _ bearer: String,
+        appId: String,
+        isAPIKey: Bool,
+        client: String
+    ) async throws(HTTPError)
+        -> Caller
+    {
+        let app = app(id: appId)
+        let authenticator = app.flatMap { userAuthenticators[$0.id] }
+        if !isAPIKey, let app, let authenticator, let userId = await authenticator.cachedUserId(forBearer: bearer) {
+            return .user(app, userId: userId)
+        }
+        let ticket: CredentialCheckLimiter.Ticket
+        switch limiter.begin(client: client) {
+        case .admitted(let admitted): ticket = admitted
+        case .refused(let seconds):
+            metrics?.recordRateLimited(limit: "credential_failures")
+            throw HTTPError(
+                status: 429,
+                code: "rate_limited",
+                message: "Over the credential_failures limit: too many credential checks from this address or "
+                    + "its range are under way or failed; try again later",
+                headers: [("Retry-After", "\(seconds)")]
+            )
+        }
+        var failed = true
+        defer { limiter.end(ticket, failed: failed) }
         // An API key never leaves the relay: it is not passed to an app's JWKS or auth webhook as a token.
-        guard keyOwner == nil else {
-            throw Self.refusal(
-                code: "unauthorized",
-                message: "An API key is not a user credential; send it without X-PushRelay-App"
-            )
+        guard !isAPIKey else {
+            throw userRefusal(.refused("an API key is not a user credential; send it without X-PushRelay-App"))
         }
-        guard let app = app(id: appId) else {
-            throw Self.refusal(code: "unknown_app", message: "X-PushRelay-App names no app of this relay")
-        }
-        guard let authenticator = userAuthenticators[app.id] else {
-            throw Self.refusal(
-                code: "user_auth_not_configured",
-                message: "app '\(app.id)' takes no user credentials (it has no userAuth); use its API key"
-            )
+        guard let app else { throw userRefusal(.refused("X-PushRelay-App names no app of this relay")) }
+        guard let authenticator else {
+            throw userRefusal(.refused("app '\(app.id)' takes no user credentials (it has no userAuth)"))
         }
         do {
-            return .user(app, userId: try await authenticator.userId(forBearer: bearer))
+            let userId = try await authenticator.userId(forBearer: bearer)
+            failed = false
+            return .user(app, userId: userId)
         } catch {
-            guard error.status == 503 else { throw Self.refusal(code: error.code, message: error.message) }
-            throw HTTPError(
-                status: 503,
+            throw userRefusal(error)
+        }
+    }
+
+    /// What the client is told of a refused user credential, the one rule for all of them: a 503 as it is
+    /// (with `Retry-After`); a 401 for a token one of the app's keys verified with its own code and message;
+    /// any other 401 (no such app, no `userAuth`, not a token the app's keys signed, the webhook said no)
+    /// `invalid_credential` with one message, so a stranger learns neither which apps exist nor why. The
+    /// reason goes to the debug log.
+    func userRefusal(_ error: UserAuthError) -> HTTPError {
+        guard error.status == 401 else {
+            return HTTPError(
+                status: error.status,
                 code: error.code,
                 message: error.message,
                 headers: [("Retry-After", "\(error.retryAfterSeconds ?? 1)")]
             )
         }
+        guard error.signatureVerified else {
+            logger.debug("user credential refused", ["error": error.description])
+            return Self.refusal(
+                code: Self.invalidCredential,
+                message: "The credential is not valid for the app X-PushRelay-App names"
+            )
+        }
+        return Self.refusal(code: error.code, message: error.message)
     }
 
     /// The token of `Authorization: Bearer <token>`.

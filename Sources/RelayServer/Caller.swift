@@ -28,6 +28,14 @@ public enum Caller: Sendable {
         }
     }
 
+    /// Whether the caller may see a thing `owner` has (a device, a notification it sent): the backend sees
+    /// everything, a user only its own. What it may not see is answered as if it did not exist (404), so
+    /// one user cannot probe another's tokens or notifications.
+    func mayRead(ownedBy owner: String) -> Bool {
+        guard let userId else { return true }
+        return owner.isSameId(userId)
+    }
+
     /// Refuses a user: `what` is for the backend only.
     /// - Throws: ``HTTPError`` 403 `backend_only`.
     func requireBackend(_ what: String) throws(HTTPError) {

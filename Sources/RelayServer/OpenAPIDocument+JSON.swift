@@ -10,7 +10,7 @@ extension OpenAPIDocument {
     "title": "PushRelay API",
     "version": "1.0.0",
     "summary": "Registers APNs device tokens and FCM registration tokens and fans chat messages out to them over APNs and FCM.",
-    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join and leave open rooms as\nitself, send webhooks as itself to rooms it is a member of, and read the notifications it sent. A\nrefusal is 403 with its own code and changes nothing; a user over one of its app's limits gets 429\n`rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon) answers 400\n  `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
+    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join and leave open rooms as\nitself, send webhooks as itself to rooms it is a member of, and read the notifications it sent. A\nrefusal is 403 with its own code and changes nothing (another user's device or notification is 404, as\nan unknown one); a user over one of its app's limits, or a client address with too many user-credential\nchecks in flight or failed, gets 429 `rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon) answers 400\n  `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
   },
   "servers": [
     {
@@ -313,8 +313,8 @@ extension OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
-          "403": {
-            "$ref": "#/components/responses/Forbidden"
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/AuthUnavailable"
@@ -367,6 +367,9 @@ extension OpenAPIDocument {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/AuthUnavailable"
@@ -462,6 +465,9 @@ extension OpenAPIDocument {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "503": {
             "$ref": "#/components/responses/AuthUnavailable"
           },
@@ -514,6 +520,9 @@ extension OpenAPIDocument {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "503": {
             "$ref": "#/components/responses/AuthUnavailable"
           },
@@ -565,6 +574,9 @@ extension OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "503": {
             "$ref": "#/components/responses/AuthUnavailable"
           },
@@ -606,6 +618,9 @@ extension OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/AuthUnavailable"
@@ -813,8 +828,8 @@ extension OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
-          "403": {
-            "$ref": "#/components/responses/Forbidden"
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/AuthUnavailable"
@@ -877,6 +892,9 @@ extension OpenAPIDocument {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/AuthUnavailable"
@@ -1208,7 +1226,7 @@ extension OpenAPIDocument {
             "description": "Shown before the text; at most 16384 bytes of UTF-8, of which a push shows at most 100 characters."
           },
           "senderDeviceToken": {
-            "description": "The sending device (either platform), left out of the recipients.",
+            "description": "The sending device (either platform), left out of the recipients; from a user credential, only when it is not another user's device.",
             "anyOf": [
               {
                 "$ref": "#/components/schemas/PushTokenInput"
@@ -1648,10 +1666,10 @@ extension OpenAPIDocument {
         }
       },
       "Unauthorized": {
-        "description": "`unauthorized`: no `Authorization: Bearer <credential>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a backend's webhook whose signature is missing, stale or wrong; `unknown_app`\nand `user_auth_not_configured`: `X-PushRelay-App` names no app, or one without `userAuth`; the\nothers: a user credential the app's `userAuth` refuses (README, \"User credentials\").\n",
+        "description": "`unauthorized`: no `Authorization: Bearer <credential>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a backend's webhook whose signature is missing, stale or wrong;\n`invalid_credential`: a user credential refused before it proved to be the app's, whatever the\nreason (`X-PushRelay-App` names no app or one without `userAuth`, the token is not a JWT the app's\nkeys signed, the auth webhook said no, an API key sent as a user credential); the others: a JWT the\napp's key signed whose claims the app's `userAuth` refuses (README, \"User credentials\").\n",
         "headers": {
           "WWW-Authenticate": {
-            "description": "`Bearer` (with `unauthorized`).",
+            "description": "`Bearer` (with `unauthorized` and the user-credential codes).",
             "schema": {
               "type": "string"
             }
@@ -1672,21 +1690,13 @@ extension OpenAPIDocument {
                           "enum": [
                             "unauthorized",
                             "invalid_signature",
-                            "unknown_app",
-                            "user_auth_not_configured",
-                            "token_too_large",
-                            "invalid_token",
-                            "unsigned_token",
-                            "unsupported_algorithm",
-                            "unknown_key",
-                            "algorithm_mismatch",
+                            "invalid_credential",
                             "missing_claim",
                             "invalid_claim",
                             "token_expired",
                             "token_not_yet_valid",
                             "invalid_issuer",
-                            "invalid_audience",
-                            "credential_refused"
+                            "invalid_audience"
                           ]
                         }
                       }
@@ -1699,7 +1709,7 @@ extension OpenAPIDocument {
         }
       },
       "Forbidden": {
-        "description": "A user credential asked for what its user may not do; nothing changed. `backend_only`: the call needs\nthe API key; `forbidden_user`: `userId` names another user; `forbidden_sender`: `senderId` names\nanother user; `not_your_device`: the token is another user's; `room_closed`: only the backend changes\nthis room's members; `not_a_member`: the user is not in the room; `recipient_not_a_member`: a\nrecipient is not in the room; `not_your_notification`: the user did not send it.\n",
+        "description": "A user credential asked for what its user may not do; nothing changed. `backend_only`: the call needs\nthe API key; `forbidden_user`: `userId` names another user; `forbidden_sender`: `senderId` names\nanother user; `room_closed`: only the backend changes this room's members; `not_a_member`: the user\nis not in the room; `recipient_not_a_member`: a recipient is not in the room. (Another user's device\nor notification is 404 `not_found`, as an unknown one.)\n",
         "content": {
           "application/json": {
             "schema": {
@@ -1716,11 +1726,9 @@ extension OpenAPIDocument {
                             "backend_only",
                             "forbidden_user",
                             "forbidden_sender",
-                            "not_your_device",
                             "room_closed",
                             "not_a_member",
-                            "recipient_not_a_member",
-                            "not_your_notification"
+                            "recipient_not_a_member"
                           ]
                         }
                       }
@@ -1733,7 +1741,7 @@ extension OpenAPIDocument {
         }
       },
       "RateLimited": {
-        "description": "`rate_limited`: the user is over one of its app's `limits` (webhooks per minute, devices, rooms,\npushes to one recipient per minute); nothing was stored.\n",
+        "description": "`rate_limited`: the user is over one of its app's `limits` (webhooks per minute, devices, rooms,\npushes to one recipient per minute), or, for a user credential, the client's address or its /24 or\n/64 has too many credential checks in flight or failed (`http.credentialFailures`; checked before\nthe credential); nothing was stored.\n",
         "headers": {
           "Retry-After": {
             "description": "Seconds until the call may succeed.",

@@ -96,7 +96,13 @@ public final class Relay: Sendable {
             logger: logger.with(["component": "retention"])
         )
         let api = RelayAPI(
-            directory: AppDirectory(apps: configuration.apps, userAuthenticators: userAuthenticators),
+            directory: AppDirectory(
+                apps: configuration.apps,
+                userAuthenticators: userAuthenticators,
+                limiter: CredentialCheckLimiter(settings: configuration.http.credentialFailures, time: time),
+                metrics: metrics,
+                logger: logger.with(["component": "user-auth"])
+            ),
             store: store,
             dispatcher: dispatcher,
             metrics: metrics,

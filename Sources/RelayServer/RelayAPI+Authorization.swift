@@ -34,6 +34,19 @@ extension RelayAPI {
         try await store.roomMembership(appId: app.id, roomId: roomId) ?? app.roomMembership
     }
 
+    /// The device a webhook's `senderDeviceToken` names, to leave out of its deliveries: for the backend,
+    /// whoever it is registered to; for a user, only when it is not another user's (that one is not the
+    /// sender's phone, and leaving it out would change what the webhook answers and reaches: one user could
+    /// tell another's token exists, or keep it from being notified).
+    /// - Throws: what ``namedToken(_:platform:appId:field:)`` throws.
+    func sendersDevice(_ caller: Caller, named raw: String) async throws -> PushToken? {
+        let token = try await namedToken(raw, platform: nil, appId: caller.app.id, field: "senderDeviceToken")
+        guard caller.userId != nil, let device = try await store.device(appId: caller.app.id, token: token) else {
+            return token
+        }
+        return caller.mayRead(ownedBy: device.userId) ? token : nil
+    }
+
     /// Whether the caller's calls count against ``Configuration/Limits``.
     func isLimited(_ caller: Caller) -> Bool {
         caller.userId != nil || caller.app.limits.limitBackend

@@ -60,7 +60,8 @@ extension RelayAPI {
     }
 
     /// `DELETE /v1/devices/{token}[?platform=ios|android]`: 204, or 404 when the app has no such device (of
-    /// that platform, when given); a user deletes only its own.
+    /// that platform, when given); a user deletes only its own, and another user's is 404 to it as well, so
+    /// a user cannot learn which tokens exist.
     func deleteDevice(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let platform = try request.query["platform"].map { value throws(HTTPError) in try Validation.platform(value) }
@@ -71,12 +72,9 @@ extension RelayAPI {
             field: "token"
         )
         guard let device = try await store.device(appId: caller.app.id, token: token),
-            platform.map({ $0 == device.platform }) ?? true
+            platform.map({ $0 == device.platform }) ?? true, caller.mayRead(ownedBy: device.userId)
         else {
             throw HTTPError.notFound(message: "No device with that token")
-        }
-        if let userId = caller.userId, !device.userId.isSameId(userId) {
-            throw HTTPError(status: 403, code: "not_your_device", message: "That device is another user's")
         }
         guard try await store.deleteDevice(appId: caller.app.id, token: token) else {
             throw HTTPError.notFound(message: "No device with that token")

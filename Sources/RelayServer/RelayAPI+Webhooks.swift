@@ -39,7 +39,7 @@ extension RelayAPI {
         let message = try chatMessage(body, senderId: senderId, kind: kind)
         var excludeToken: PushToken?
         if let sender = body.senderDeviceToken {
-            excludeToken = try await namedToken(sender, platform: nil, appId: app.id, field: "senderDeviceToken")
+            excludeToken = try await sendersDevice(caller, named: sender)
         }
         let recipients = try body.recipients.map { list throws(HTTPError) in
             guard list.count <= Self.maxRecipients else {
@@ -180,7 +180,8 @@ extension RelayAPI {
     /// `GET /v1/notifications/{notificationId}?offset=N&limit=M`: the notification and one entry per device
     /// (token suffix), a page of at most `limit` (1...1000, default 1000) from the `offset`-th (default 0), and
     /// `nextOffset` while more follow.
-    /// - Throws: ``HTTPError`` 400 `invalid_query` for a limit or offset out of range, 404 for an unknown id.
+    /// - Throws: ``HTTPError`` 400 `invalid_query` for a limit or offset out of range, 404 for an unknown id
+    ///   and, to a user, for another sender's notification.
     func notification(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let limit = try Validation.queryInteger(request, "limit", in: 1...Self.deliveryPageLimit)
@@ -191,11 +192,8 @@ extension RelayAPI {
                 id: id,
                 limit: limit ?? Self.deliveryPageLimit,
                 offset: offset ?? 0
-            )
+            ), caller.mayRead(ownedBy: summary.senderId)
         else { throw HTTPError.notFound(message: "No notification with that id") }
-        if let userId = caller.userId, !summary.senderId.isSameId(userId) {
-            throw HTTPError(status: 403, code: "not_your_notification", message: "A user reads only what it sent")
-        }
         return try .json(NotificationView(summary, deliveries, offset: offset ?? 0))
     }
 }

@@ -140,7 +140,7 @@ struct ClientRetryTests {
                 try await alice.joinRoom("general")
             }
             #expect(error?.status == 401)
-            #expect(error?.code.rawValue == "invalid_token")
+            #expect(error?.code.rawValue == "invalid_credential")
             #expect(credentials.refreshFlags == [false, true])
             #expect(live.front.seen.count == 2)
         }

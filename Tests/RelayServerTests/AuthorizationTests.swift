@@ -2,8 +2,8 @@ import Foundation
 import RelayTestSupport
 import Testing
 
-/// What a user credential may do, each refusal a 403 with its own code that changes nothing, and the same
-/// call allowed with the app's API key.
+/// What a user credential may do, each refusal a 403 with its own code (or, for another user's device, the
+/// 404 of an unknown one) that changes nothing, and the same call allowed with the app's API key.
 @Suite struct AuthorizationTests {
     /// A call refused for the user and then allowed for the backend.
     struct Row: Sendable, CustomStringConvertible {
@@ -12,7 +12,8 @@ import Testing
         var json: [String: String]?
         var code: String
         var backendStatus: Int
-        var description: String { "\(method) \(path) -> \(code)" }
+        var status = 403
+        var description: String { "\(method) \(path) -> \(status) \(code)" }
     }
 
     static let rows: [Row] = [
@@ -30,7 +31,7 @@ import Testing
         Row(method: "DELETE", path: "/v1/rooms/closed-room/members/alice", code: "room_closed", backendStatus: 204),
         Row(method: "GET", path: "/v1/rooms/bobs-room/members", code: "not_a_member", backendStatus: 200),
         Row(method: "GET", path: "/v1/rooms/bobs-room", code: "not_a_member", backendStatus: 200),
-        Row(method: "DELETE", path: "/v1/devices/\(bobPhone)", code: "not_your_device", backendStatus: 204),
+        Row(method: "DELETE", path: "/v1/devices/\(bobPhone)", code: "not_found", backendStatus: 204, status: 404),
         Row(
             method: "PUT",
             path: "/v1/rooms/open-room",
@@ -71,7 +72,7 @@ import Testing
             try await Self.populate(relay)
             let before = try await relay.state()
             let refused = try await relay.call(row.method, row.path, json: row.json, user: "alice")
-            #expect(refused.status == 403, "\(refused.text)")
+            #expect(refused.status == row.status, "\(refused.text)")
             #expect(refused.error?.code == row.code)
             #expect(try await relay.state() == before, "a refused call changed nothing")
             #expect(relay.mock.requests.isEmpty)
@@ -124,7 +125,7 @@ import Testing
             let read = try await relay.call("GET", "/v1/notifications/\(answer.notificationId)", user: "alice")
             #expect(read.status == 200 && read.text.contains(#""senderId":"alice""#))
             let other = try await relay.call("GET", "/v1/notifications/\(answer.notificationId)", user: "bob")
-            #expect(other.status == 403 && other.error?.code == "not_your_notification")
+            #expect(other.status == 404 && other.error?.code == "not_found")
             // Recipients must be members of the room.
             let outsider = try await relay.call(
                 "POST",
@@ -144,6 +145,58 @@ import Testing
             #expect(moved.status == 200 && moved.text.contains(#""userId":"carol""#))
             #expect(try await relay.call("GET", "/v1/users/bob/devices", user: "bob").text == #"{"devices":[]}"#)
             #expect(try await relay.call("GET", "/v1/users/carol/devices", user: "carol").text.contains(Self.bobPhone))
+        }
+    }
+
+    @Test func anotherUsersTokenOrNotificationIsAnsweredAsAnUnknownOne() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await Self.populate(relay)
+            let sent = try await relay.webhook(["roomId": "open-room", "senderId": "bob", "text": "mine"])
+            let unknownId = UUID().uuidString.lowercased()
+            for (path, unknownPath) in [
+                ("/v1/devices/\(Self.bobPhone)", "/v1/devices/\(String(repeating: "d5", count: 32))"),
+                (
+                    "/v1/devices/\(Self.bobPhone)?platform=ios",
+                    "/v1/devices/\(String(repeating: "d5", count: 32))?platform=ios"
+                ),
+            ] {
+                let others = try await relay.call("DELETE", path, user: "alice")
+                let unknown = try await relay.call("DELETE", unknownPath, user: "alice")
+                #expect(others.status == 404 && others.body == unknown.body, "\(others.text) / \(unknown.text)")
+            }
+            let others = try await relay.call("GET", "/v1/notifications/\(sent.notificationId)", user: "alice")
+            let unknown = try await relay.call("GET", "/v1/notifications/\(unknownId)", user: "alice")
+            #expect(others.status == 404 && others.body == unknown.body, "\(others.text) / \(unknown.text)")
+            // Nothing changed: Bob still has his phone, and he reads his notification.
+            #expect(try await relay.devices(of: "bob").map(\.token) == [Self.bobPhone])
+            let own = try await relay.call("GET", "/v1/notifications/\(sent.notificationId)", user: "bob")
+            #expect(own.status == 200)
+        }
+    }
+
+    @Test func aSenderDeviceTokenOfAnotherUserIsIgnored() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await Self.populate(relay)
+            var answers: [WebhookAnswer] = []
+            for (index, named) in [Self.bobPhone, String(repeating: "d5", count: 32)].enumerated() {
+                let sent = try await relay.call(
+                    "POST",
+                    "/v1/webhooks/did-send-message",
+                    json: ["roomId": "open-room", "text": "hi", "messageId": "m-\(index)", "senderDeviceToken": named],
+                    user: "alice"
+                )
+                #expect(sent.status == 202, "\(sent.text)")
+                answers.append(try sent.decode(WebhookAnswer.self))
+            }
+            #expect(answers.map(\.devices) == [1, 1], "Bob's phone counts as for an unknown token")
+            for answer in answers { _ = try await relay.settled(answer.notificationId) }
+            #expect(relay.requests(to: Self.bobPhone).count == 2, "Bob is notified of both")
+            // The backend's senderDeviceToken still leaves that device out, whoever it is registered to.
+            let backend = try await relay.webhook([
+                "roomId": "open-room", "senderId": "alice", "text": "hi", "messageId": "m-backend",
+                "senderDeviceToken": Self.bobPhone,
+            ])
+            #expect(backend.devices == 0)
         }
     }
 
@@ -173,9 +226,9 @@ import Testing
             try await relay.register(phone, user: precomposed, rooms: ["room"])
             let sent = try await relay.webhook(["roomId": "room", "senderId": precomposed, "text": "mine"])
             let read = try await relay.call("GET", "/v1/notifications/\(sent.notificationId)", user: decomposed)
-            #expect(read.status == 403 && read.error?.code == "not_your_notification")
+            #expect(read.status == 404 && read.error?.code == "not_found")
             let delete = try await relay.call("DELETE", "/v1/devices/\(phone)", user: decomposed)
-            #expect(delete.status == 403 && delete.error?.code == "not_your_device")
+            #expect(delete.status == 404 && delete.error?.code == "not_found")
             let list = try await relay.call("GET", "/v1/users/\(precomposed)/devices", user: decomposed)
             #expect(list.status == 403 && list.error?.code == "forbidden_user")
             #expect(try await relay.devices(of: precomposed).map(\.token) == [phone])
@@ -189,7 +242,7 @@ import Testing
                 "/v1/users/alice/devices",
                 headers: ["X-PushRelay-App": relay.app.id]
             )
-            #expect(keyAsUser.status == 401 && keyAsUser.error?.code == "unauthorized")
+            #expect(keyAsUser.status == 401 && keyAsUser.error?.code == "invalid_credential")
             let twice = try await relay.rawExchange(
                 "GET /v1/users/alice/devices HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(try UserTokenIssuer.shared.token(for: "alice"))\r\n"
                     + "X-PushRelay-App: \(relay.app.id)\r\nX-PushRelay-App: other\r\nConnection: close\r\n\r\n"

@@ -1,0 +1,137 @@
+import RelayCore
+import Synchronization
+
+/// Counts each client's user-credential checks that no cache answered, per address and per address range
+/// (``RelayCore/IPAddress/enclosingPrefix(ipv4Length:ipv6Length:)``: the IPv4 /24 or IPv6 /64), as
+/// ``RelayCore/Configuration/HTTP/CredentialFailures`` sets the limits.
+///
+/// Each address and range has a bucket: a check takes room in it while in flight, keeps it when it fails
+/// and gives it back only when it succeeds. Failures drain at the limit's rate. A check that finds either
+/// bucket full is refused before anything is asked, with the seconds until there is room. Buckets live in a table of at most `maxTracked` entries that forgets the least recently used,
+/// so memory stays bounded whatever addresses call; a forgotten bucket starts empty again. The counts are
+/// this process's own: relays sharing a store do not share them.
+public final class CredentialCheckLimiter: Sendable {
+    /// One admitted check: hand it back to ``end(_:failed:)`` when the check is over.
+    public struct Ticket: Sendable {
+        fileprivate let buckets: [(key: Key, id: UInt64)]
+    }
+
+    /// Whether a check may go ahead.
+    public enum Admission: Sendable {
+        case admitted(Ticket)
+        /// Either bucket is full: try again after this many SECONDS (at least 1).
+        case refused(retryAfterSeconds: Int)
+    }
+
+    /// An address (its full length) or a range, as a compact key: no heap storage per entry.
+    fileprivate struct Key: Hashable, Sendable {
+        var high: UInt64
+        var low: UInt64
+        var length: UInt8
+        var isIPv4: Bool
+
+        init(_ network: IPNetwork) {
+            let bytes = network.address.bytes
+            let value = { (slice: ArraySlice<UInt8>) in slice.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+            high = bytes.count == 16 ? value(bytes[0..<8]) : 0
+            low = bytes.count == 16 ? value(bytes[8..<16]) : value(bytes[...])
+            length = UInt8(network.prefixLength)
+            isIPv4 = network.address.isIPv4
+        }
+    }
+
+    private struct Bucket {
+        /// Failed checks not yet drained (fractional while draining).
+        var level: Double
+        var inFlight: Int
+        /// When ``level`` was last drained (a monotonic reading).
+        var drained: Duration
+        /// Tells this bucket from one made for the same key after this one was forgotten.
+        let id: UInt64
+
+        mutating func drain(now: Duration, perSecond: Double) {
+            let elapsed = max(0, (now - drained).timeInterval)
+            level = max(0, level - elapsed * perSecond)
+            drained = now
+        }
+    }
+
+    private struct Limit {
+        var burst: Double
+        var perSecond: Double
+    }
+
+    private struct State {
+        var buckets: LRUTable<Key, Bucket>
+        var nextId: UInt64 = 0
+    }
+
+    private let addressLimit: Limit
+    private let prefixLimit: Limit
+    private let time: any TimeSource
+    private let state: Mutex<State>
+
+    public init(settings: Configuration.HTTP.CredentialFailures, time: any TimeSource = SystemTimeSource()) {
+        addressLimit = Limit(
+            burst: Double(settings.perAddressBurst),
+            perSecond: Double(settings.perAddressPerMinute) / 60
+        )
+        prefixLimit = Limit(burst: Double(settings.perPrefixBurst), perSecond: Double(settings.perPrefixPerMinute) / 60)
+        self.time = time
+        state = Mutex(State(buckets: LRUTable(capacity: max(2, settings.maxTracked))))
+    }
+
+    /// Addresses and ranges counted now.
+    public var trackedCount: Int { state.withLock { $0.buckets.count } }
+
+    /// Admits one check from `client` (a numeric address; anything else counts as the unspecified address
+    /// `::`), taking room in its address's and its range's buckets, or refuses it, taking nothing.
+    public func begin(client: String) -> Admission {
+        let address = IPAddress(client) ?? IPAddress("::")!
+        let keys = [
+            (Key(IPNetwork(address: address, prefixLength: address.bytes.count * 8)), addressLimit),
+            (Key(address.enclosingPrefix()), prefixLimit),
+        ]
+        let now = time.monotonic
+        return state.withLock { state in
+            var wait = 0.0
+            var taken: [(key: Key, id: UInt64)] = []
+            for (key, limit) in keys {
+                let id = state.nextId
+                state.nextId += 1
+                let (over, bucketId) = state.buckets.update(
+                    key,
+                    make: { Bucket(level: 0, inFlight: 0, drained: now, id: id) }
+                ) { bucket in
+                    bucket.drain(now: now, perSecond: limit.perSecond)
+                    return (bucket.level + Double(bucket.inFlight) + 1 - limit.burst, bucket.id)
+                }
+                if over > 0 { wait = max(wait, over / limit.perSecond) }
+                taken.append((key, bucketId))
+            }
+            // Whole milliseconds first, so 1.0000001 s of floating-point error is not a second more.
+            let milliseconds = Int((wait * 1000).rounded())
+            guard wait == 0 else { return .refused(retryAfterSeconds: max(1, (milliseconds + 999) / 1000)) }
+            for (key, id) in taken {
+                state.buckets.updateIfPresent(key) { bucket in if bucket.id == id { bucket.inFlight += 1 } }
+            }
+            return .admitted(Ticket(buckets: taken))
+        }
+    }
+
+    /// Ends an admitted check: its room is given back, and kept as a failure when `failed`. A bucket
+    /// forgotten meanwhile is left alone.
+    public func end(_ ticket: Ticket, failed: Bool) {
+        let now = time.monotonic
+        state.withLock { state in
+            for ((key, id), limit) in zip(ticket.buckets, [addressLimit, prefixLimit]) {
+                state.buckets.updateIfPresent(key) { bucket in
+                    guard bucket.id == id else { return }
+                    bucket.drain(now: now, perSecond: limit.perSecond)
+                    bucket.inFlight = max(0, bucket.inFlight - 1)
+                    if failed { bucket.level += 1 }
+                }
+            }
+        }
+    }
+}
