@@ -316,6 +316,9 @@ extension OpenAPIDocument {
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "503": {
             "$ref": "#/components/responses/AuthUnavailable"
           },
@@ -461,6 +464,9 @@ extension OpenAPIDocument {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/AuthUnavailable"
@@ -1181,7 +1187,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/schemas/Id"
           },
           "messageId": {
-            "description": "The SDK's message id; the same id twice is sent once (200 with the first notification id).",
+            "description": "The SDK's message id, one message of one sender in the app whatever its kind: the same webhook again is sent once (200 with the first notification id), the id on another kind, room or sender is 409 `message_id_conflict`.",
             "anyOf": [
               {
                 "$ref": "#/components/schemas/Id"
@@ -1197,7 +1203,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxLength": 16384,
-            "description": "The alert title; at most 16384 bytes of UTF-8, of which a push shows at most 100 characters."
+            "description": "The alert title; at most 16384 bytes of UTF-8, of which a push shows (and the relay keeps) at most 100 characters and 256 bytes."
           },
           "senderName": {
             "type": [
@@ -1205,7 +1211,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxLength": 16384,
-            "description": "Shown before the text; at most 16384 bytes of UTF-8, of which a push shows at most 100 characters."
+            "description": "Shown before the text; at most 16384 bytes of UTF-8, of which a push shows (and the relay keeps) at most 100 characters and 256 bytes."
           },
           "senderDeviceToken": {
             "description": "The sending device (either platform), left out of the recipients.",
@@ -1245,7 +1251,7 @@ extension OpenAPIDocument {
         "properties": {
           "text": {
             "type": "string",
-            "description": "The message text; cut on a character boundary to fit each service's limit (APNs' 4096-byte payload, FCM's 4096-byte message)."
+            "description": "The message text; kept up to 4096 bytes of UTF-8 and cut on a character boundary to fit each service's limit (APNs' 4096-byte payload, FCM's 4096-byte message)."
           }
         }
       },
@@ -1264,7 +1270,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxLength": 16384,
-            "description": "At most 16384 bytes of UTF-8; without it the alert says \"📷 Image\"."
+            "description": "At most 16384 bytes of UTF-8, of which the relay keeps 4096; without it the alert says \"📷 Image\"."
           },
           "imageUrl": {
             "type": [
@@ -1556,7 +1562,7 @@ extension OpenAPIDocument {
         }
       },
       "MessageIdConflict": {
-        "description": "`message_id_conflict`: the app already used this `messageId` for a message of this kind in another room or from another sender; nothing is sent.",
+        "description": "`message_id_conflict`: the app already used this `messageId` for another message: of the other kind (text or image), in another room, or from another sender. A message id names one message of one sender in an app, whatever its kind; nothing is sent.",
         "content": {
           "application/json": {
             "schema": {
@@ -1733,7 +1739,7 @@ extension OpenAPIDocument {
         }
       },
       "RateLimited": {
-        "description": "`rate_limited`: the user is over one of its app's `limits` (webhooks per minute, devices, rooms,\npushes to one recipient per minute); nothing was stored.\n",
+        "description": "`rate_limited`: the user is over one of its app's `limits` (writes per minute, webhooks per minute,\ndevices, rooms, pushes to one recipient per minute, notifications or stored bytes per UTC day);\nnothing was stored.\n",
         "headers": {
           "Retry-After": {
             "description": "Seconds until the call may succeed.",
