@@ -293,6 +293,40 @@ import Testing
     }
 }
 
+extension QuotaStoreTests {
+    @Test func migratingKeepsAMessageIdOnTheFirstOfItsNotificationsOnly() async throws {
+        try await F.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("relay.sqlite").path
+            try FeedbackStoreTests.oldDatabase(
+                at: path,
+                version: 13,
+                rows: """
+                    INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, text, topic, created_at)
+                    VALUES ('00000000-0000-4000-8000-000000000001', 'app-a', 'message', 'm-1', 'room-1', 'alice',
+                            'first', 't', 1800000000000),
+                        ('00000000-0000-4000-8000-000000000002', 'app-a', 'image_message', 'm-1', 'room-1', 'mallory',
+                            'second', 't', 1800000001000);
+                    INSERT INTO rate_buckets (app_id, user_id, micro_tokens, updated_at)
+                    VALUES ('app-a', 'alice', 0, 1800000000000);
+                    """
+            )
+            let store = try SQLiteStore(path: path, logger: .disabled())
+            let first = try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000001"))
+            let second = try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000002"))
+            #expect(try await store.notification(appId: "app-a", id: first)?.summary.messageId == "m-1")
+            #expect(try await store.notification(appId: "app-a", id: second)?.summary.messageId == nil)
+            var again = F.notification(messageId: "m-1")
+            again.message.content = .text("first")
+            #expect(
+                try await store.createNotification(again, recipients: .init(roomId: "room-1"))
+                    == .duplicate(notificationId: first, devices: 0)
+            )
+            // Buckets start again full.
+            #expect(try await F.count("rate_buckets", in: store) == 0)
+        }
+    }
+}
+
 extension StoreFixtures {
     /// Runs raw SQL (the tests' own) on `store`'s database.
     static func execute(_ sql: String, in store: any Store) async throws {
