@@ -97,16 +97,8 @@ public struct ChatMessage: Sendable, Equatable {
 
     /// `name` within ``maxShownNameCharacters`` and ``maxShownNameBytes``: its longest prefix of whole
     /// Characters that fits, ended with "…" when cut.
-    private static func shownName(_ name: String) -> String {
-        if name.count <= maxShownNameCharacters, name.utf8.count <= maxShownNameBytes { return name }
-        let room = maxShownNameBytes - TextFitting.ellipsis.utf8.count
-        var kept = Substring(), bytes = 0
-        for character in name.prefix(maxShownNameCharacters - 1) {
-            bytes += character.utf8.count
-            guard bytes <= room else { break }
-            kept.append(character)
-        }
-        return kept + TextFitting.ellipsis
+    static func shownName(_ name: String) -> String {
+        TextFitting.prefix(name, maxCharacters: maxShownNameCharacters, maxBytes: maxShownNameBytes)
     }
 
     /// apns-collapse-id: the message id when it fits APNs' 64-byte limit, else none.

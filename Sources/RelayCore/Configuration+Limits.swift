@@ -14,6 +14,16 @@ extension Configuration {
         public var roomsPerUser: Int
         /// Pushes one user's webhooks may cause to any one recipient within a MINUTE.
         public var pushesPerRecipientPerMinute: Int
+        /// Writes of every kind one user may make (device registration and deletion, joins, leaves, room
+        /// settings, webhooks): a token bucket refilled at this many per MINUTE.
+        public var writesPerMinute: Int
+        /// The writes bucket's size: writes one user may make at once after a quiet spell.
+        public var writeBurst: Int
+        /// Notifications one user's webhooks may record in a UTC day.
+        public var notificationsPerDay: Int
+        /// BYTES one user's webhooks may add to the store in a UTC day: each notification's texts and ids
+        /// and a fixed size per row, its delivery rows included (RelayStore's `DailyBudget.cost`).
+        public var storedBytesPerDay: Int
         /// Whether the backend's calls count too. Default false.
         public var limitBackend: Bool
 
@@ -23,6 +33,10 @@ extension Configuration {
             devicesPerUser: Int = 10,
             roomsPerUser: Int = 1000,
             pushesPerRecipientPerMinute: Int = 30,
+            writesPerMinute: Int = 120,
+            writeBurst: Int = 60,
+            notificationsPerDay: Int = 10_000,
+            storedBytesPerDay: Int = 128 << 20,
             limitBackend: Bool = false
         ) {
             self.webhooksPerMinute = webhooksPerMinute
@@ -30,12 +44,16 @@ extension Configuration {
             self.devicesPerUser = devicesPerUser
             self.roomsPerUser = roomsPerUser
             self.pushesPerRecipientPerMinute = pushesPerRecipientPerMinute
+            self.writesPerMinute = writesPerMinute
+            self.writeBurst = writeBurst
+            self.notificationsPerDay = notificationsPerDay
+            self.storedBytesPerDay = storedBytesPerDay
             self.limitBackend = limitBackend
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case webhooksPerMinute, webhookBurst, devicesPerUser, roomsPerUser, pushesPerRecipientPerMinute
-            case limitBackend
+            case writesPerMinute, writeBurst, notificationsPerDay, storedBytesPerDay, limitBackend
         }
 
         public init(from decoder: any Decoder) throws {
@@ -50,6 +68,12 @@ extension Configuration {
                 roomsPerUser: try c.decodeIfPresent(Int.self, forKey: .roomsPerUser) ?? defaults.roomsPerUser,
                 pushesPerRecipientPerMinute: try c.decodeIfPresent(Int.self, forKey: .pushesPerRecipientPerMinute)
                     ?? defaults.pushesPerRecipientPerMinute,
+                writesPerMinute: try c.decodeIfPresent(Int.self, forKey: .writesPerMinute) ?? defaults.writesPerMinute,
+                writeBurst: try c.decodeIfPresent(Int.self, forKey: .writeBurst) ?? defaults.writeBurst,
+                notificationsPerDay: try c.decodeIfPresent(Int.self, forKey: .notificationsPerDay)
+                    ?? defaults.notificationsPerDay,
+                storedBytesPerDay: try c.decodeIfPresent(Int.self, forKey: .storedBytesPerDay)
+                    ?? defaults.storedBytesPerDay,
                 limitBackend: try c.decodeIfPresent(Bool.self, forKey: .limitBackend) ?? defaults.limitBackend
             )
         }
@@ -59,7 +83,9 @@ extension Configuration {
             let values: [(String, Int)] = [
                 ("webhooksPerMinute", webhooksPerMinute), ("webhookBurst", webhookBurst),
                 ("devicesPerUser", devicesPerUser), ("roomsPerUser", roomsPerUser),
-                ("pushesPerRecipientPerMinute", pushesPerRecipientPerMinute),
+                ("pushesPerRecipientPerMinute", pushesPerRecipientPerMinute), ("writesPerMinute", writesPerMinute),
+                ("writeBurst", writeBurst), ("notificationsPerDay", notificationsPerDay),
+                ("storedBytesPerDay", storedBytesPerDay),
             ]
             return values.filter { $0.1 <= 0 }.map { "\(path).\($0.0): must be positive" }
         }

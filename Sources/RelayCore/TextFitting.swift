@@ -39,6 +39,22 @@ public enum TextFitting {
         throw Overflow(minimumBytes: encode(trial).count)
     }
 
+    /// `text` within `maxCharacters` Characters AND `maxBytes` bytes of UTF-8: as it is when it fits, else its
+    /// longest prefix of whole Characters that fits with ``ellipsis`` after it (the "…" counted in both).
+    /// The one rule that cuts a text to a size without an encoding: shown names, and texts as they are kept.
+    /// - Precondition: `maxCharacters >= 1` and `maxBytes >= 3` (room for the "…").
+    public static func prefix(_ text: String, maxCharacters: Int, maxBytes: Int) -> String {
+        if text.utf8.count <= maxBytes, text.count <= maxCharacters { return text }
+        let room = maxBytes - ellipsis.utf8.count
+        var kept = Substring(), bytes = 0
+        for character in text.prefix(maxCharacters - 1) {
+            bytes += character.utf8.count
+            guard bytes <= room else { break }
+            kept.append(character)
+        }
+        return kept + ellipsis
+    }
+
     /// The encoding with the longest prefix of `text` (plus "…") at `keyPath` that fits, found by binary
     /// search on the number of Characters; nil when none fits. Leaves `value` holding the last trial.
     private static func longestPrefix<Value>(

@@ -175,5 +175,39 @@ enum PostgresMigrations {
         CREATE INDEX notifications_by_age ON notifications (created_at);
         CREATE INDEX idempotency_keys_by_notification ON idempotency_keys (notification_id);
         """,
+        // 4: per-user quotas (as the SQLite schema's step 14). A message id names one message of an app
+        // whatever its kind: of earlier notifications sharing one (across kinds) only the first keeps it.
+        // Buckets are named (`writes`, every write of a user; `webhooks`) and start again (a missing one is
+        // full). `user_usage` counts a user's notifications and stored bytes of the current UTC day; retired
+        // devices by retirement time, for the retention job.
+        """
+        UPDATE notifications AS n SET message_id = NULL WHERE message_id IS NOT NULL AND EXISTS (
+            SELECT 1 FROM notifications AS first WHERE first.app_id = n.app_id AND first.message_id = n.message_id
+                AND (first.created_at, first.id) < (n.created_at, n.id)
+        );
+        DROP INDEX notifications_by_message;
+        CREATE UNIQUE INDEX notifications_by_message ON notifications (app_id, message_id)
+            WHERE message_id IS NOT NULL;
+        DROP TABLE rate_buckets;
+        CREATE TABLE rate_buckets (
+            app_id       text NOT NULL,
+            user_id      text NOT NULL,
+            bucket       text NOT NULL,
+            micro_tokens bigint NOT NULL,
+            updated_at   bigint NOT NULL,
+            PRIMARY KEY (app_id, user_id, bucket)
+        );
+        CREATE INDEX rate_buckets_by_age ON rate_buckets (app_id, bucket, updated_at);
+        CREATE TABLE user_usage (
+            app_id        text NOT NULL,
+            user_id       text NOT NULL,
+            day           bigint NOT NULL,
+            notifications bigint NOT NULL,
+            bytes         bigint NOT NULL,
+            PRIMARY KEY (app_id, user_id)
+        );
+        CREATE INDEX user_usage_by_day ON user_usage (day);
+        CREATE INDEX devices_by_retirement ON devices (retired_at) WHERE state = 'retired';
+        """,
     ]
 }

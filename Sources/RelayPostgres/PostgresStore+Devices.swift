@@ -15,9 +15,11 @@ extension PostgresStore {
         userId: String,
         environment: APNsEnvironment,
         rooms: [String],
-        at: Date
+        at: Date,
+        limits: UserLimits?
     ) async throws -> (device: Device, created: Bool) {
         try db.transaction {
+            if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: token, rooms: rooms) }
             // `xmax = 0` on the returned row: the row was inserted, not updated (a new version written by
             // this statement's update carries this transaction's id there).
             let rows = try db.query(

@@ -42,6 +42,8 @@ extension PostgresStore {
                 }
             } catch is Raced {
                 continue
+            } catch let exceeded as DailyBudget.Exceeded {
+                return .overBudget(notificationId: n.id, retryAfterSeconds: exceeded.retryAfterSeconds)
             }
         }
         throw StoreError(code: .busy, message: "createNotification lost three races for its key and message id")
@@ -60,15 +62,14 @@ extension PostgresStore {
         }
         if let messageId = n.messageId {
             let found = try db.query(
-                "SELECT id, room_id, sender_id FROM notifications WHERE app_id = $1 AND kind = $2 AND message_id = $3",
+                "SELECT id, room_id, sender_id, kind FROM notifications WHERE app_id = $1 AND message_id = $2",
                 n.appId,
-                n.kind.rawValue,
                 messageId
             )
             if found.count > 0 {
                 let id = try StoredValues.uuid(found.string(0, 0))
                 let (roomId, senderId) = (found.string(0, 1), found.string(0, 2))
-                guard roomId == n.roomId, senderId == n.senderId else {
+                guard n.isSameMessage(kind: found.string(0, 3), roomId: roomId, senderId: senderId) else {
                     return .conflict(notificationId: id, roomId: roomId, senderId: senderId)
                 }
                 return .duplicate(notificationId: id, devices: try deliveryCount(of: id))
@@ -85,7 +86,7 @@ extension PostgresStore {
             INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, text, image_url,
                 room_name, sender_name, topic, expiration, created_at)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-            ON CONFLICT (app_id, kind, message_id) WHERE message_id IS NOT NULL DO NOTHING
+            ON CONFLICT (app_id, message_id) WHERE message_id IS NOT NULL DO NOTHING
             """,
             n.id,
             n.appId,
@@ -112,9 +113,45 @@ extension PostgresStore {
             n.topic,
             n.id
         )
+        if let budget = n.budget { try charge(budget, for: n, deliveries: deliveries.changed) }
         // Delivered to the listening relays when the transaction commits: one per notification.
         if deliveries.changed > 0 { try notifyOutbox() }
         return .created(notificationId: n.id, devices: deliveries.changed)
+    }
+
+    /// Counts the notification and its bytes (``DailyBudget/cost(of:deliveries:)``) against its sender's day,
+    /// a count of an earlier day starting again, and deletes a bounded batch of earlier days' counts. The
+    /// upsert locks the sender's row to the end of the transaction: a concurrent webhook of the same sender
+    /// waits, then counts on from this one's total.
+    /// - Throws: ``DailyBudget/Exceeded`` when the day's counts pass `budget` (the transaction then rolls
+    ///   back, this count with it).
+    private func charge(_ budget: DailyBudget, for n: NewNotification, deliveries: Int) throws {
+        let day = DailyBudget.day(n.createdAt)
+        try db.query(
+            """
+            DELETE FROM user_usage WHERE ctid IN (
+                SELECT ctid FROM user_usage WHERE day < $1 LIMIT $2 FOR UPDATE SKIP LOCKED
+            )
+            """,
+            day,
+            Self.expiredRateRowsPerWebhook
+        )
+        let row = try db.query(
+            """
+            INSERT INTO user_usage (app_id, user_id, day, notifications, bytes) VALUES ($1, $2, $3, 1, $4)
+            ON CONFLICT (app_id, user_id) DO UPDATE SET
+                notifications = CASE WHEN user_usage.day = excluded.day THEN user_usage.notifications + 1 ELSE 1 END,
+                bytes = CASE WHEN user_usage.day = excluded.day
+                    THEN user_usage.bytes + excluded.bytes ELSE excluded.bytes END,
+                day = excluded.day
+            RETURNING notifications, bytes
+            """,
+            n.appId,
+            n.senderId,
+            day,
+            Int64(DailyBudget.cost(of: n, deliveries: deliveries))
+        )
+        try budget.check(notifications: row.int64(0, 0), bytes: row.int64(0, 1), at: n.createdAt)
     }
 
     /// The number of deliveries of notification `id`.

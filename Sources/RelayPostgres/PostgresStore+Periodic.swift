@@ -41,4 +41,17 @@ extension PostgresStore {
             ).changed
         }
     }
+
+    public func deleteRetiredDevices(retiredBefore: Date, limit: Int) async throws -> Int {
+        try db.query(
+            """
+            DELETE FROM devices WHERE ctid IN (
+                SELECT ctid FROM devices WHERE state = 'retired' AND retired_at < $1
+                ORDER BY retired_at LIMIT $2 FOR UPDATE SKIP LOCKED
+            )
+            """,
+            retiredBefore,
+            max(0, limit)
+        ).changed
+    }
 }

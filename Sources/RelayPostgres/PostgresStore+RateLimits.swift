@@ -5,50 +5,64 @@ extension PostgresStore {
     /// Refilled buckets and past minutes' counts deleted by each webhook (see the SQLite store's).
     static let expiredRateRowsPerWebhook = 100
 
-    /// The sender's bucket row is taken with `INSERT ... ON CONFLICT DO UPDATE ... RETURNING` (a new sender's
-    /// full), which locks it to the end of the transaction: a relay deciding a webhook of the same sender
-    /// waits, then reads the bucket and counts this one left.
-    public func takeWebhookRate(_ request: WebhookRateRequest, at now: Date) async throws -> WebhookRateRefusal? {
-        let minute = WebhookRateLimit.minute(now)
+    /// The user's bucket rows are taken with `INSERT ... ON CONFLICT DO UPDATE ... RETURNING` (a new user's
+    /// full), in the request's order, which locks them to the end of the transaction: a relay deciding a write
+    /// of the same user waits, then reads the buckets and counts this one left.
+    public func takeUserRate(_ request: UserRateRequest, at now: Date) async throws -> UserRateRefusal? {
+        let minute = UserRateLimit.minute(now)
         let recipients = try Self.jsonList(request.recipients)
         return try db.transaction {
             try pruneRateRows(request, minute: minute, now: now)
-            let row = try db.query(
-                """
-                INSERT INTO rate_buckets (app_id, user_id, micro_tokens, updated_at) VALUES ($1, $2, $3, $4)
-                ON CONFLICT (app_id, user_id) DO UPDATE SET updated_at = rate_buckets.updated_at
-                RETURNING micro_tokens, updated_at
-                """,
-                request.appId,
-                request.senderId,
-                Int64(request.burst) * WebhookRateLimit.scale,
-                now
-            )
-            let stored = WebhookRateLimit.Bucket(microTokens: row.int64(0, 0), updatedAt: row.int64(0, 1))
-            let found = try db.query(
-                """
-                SELECT recipient_id, pushes FROM rate_pushes
-                WHERE app_id = $1 AND sender_id = $2 AND minute = $3
-                    AND recipient_id IN (SELECT jsonb_array_elements_text($4::jsonb))
-                """,
-                request.appId,
-                request.senderId,
-                minute,
-                recipients
-            )
-            // By bytes, as the database compared them.
-            var counts: [[UInt8]: Int] = [:]
-            for index in 0..<found.count { counts[Array(found.string(index, 0).utf8)] = found.int(index, 1) }
-            let pushes = request.recipients.map { counts[Array($0.utf8)] ?? 0 }
-            let (bucket, refusal) = WebhookRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
-            try db.query(
-                "UPDATE rate_buckets SET micro_tokens = $3, updated_at = $4 WHERE app_id = $1 AND user_id = $2",
-                request.appId,
-                request.senderId,
-                bucket.microTokens,
-                bucket.updatedAt
-            )
+            let stored = try request.buckets.map { rule in
+                let row = try db.query(
+                    """
+                    INSERT INTO rate_buckets (app_id, user_id, bucket, micro_tokens, updated_at)
+                    VALUES ($1, $2, $3, $4, $5)
+                    ON CONFLICT (app_id, user_id, bucket) DO UPDATE SET updated_at = rate_buckets.updated_at
+                    RETURNING micro_tokens, updated_at
+                    """,
+                    request.appId,
+                    request.senderId,
+                    rule.name.rawValue,
+                    Int64(rule.burst) * UserRateLimit.scale,
+                    now
+                )
+                return Optional(UserRateLimit.Bucket(microTokens: row.int64(0, 0), updatedAt: row.int64(0, 1)))
+            }
+            var pushes: [Int] = []
+            if !request.recipients.isEmpty {
+                let found = try db.query(
+                    """
+                    SELECT recipient_id, pushes FROM rate_pushes
+                    WHERE app_id = $1 AND sender_id = $2 AND minute = $3
+                        AND recipient_id IN (SELECT jsonb_array_elements_text($4::jsonb))
+                    """,
+                    request.appId,
+                    request.senderId,
+                    minute,
+                    recipients
+                )
+                // By bytes, as the database compared them.
+                var counts: [[UInt8]: Int] = [:]
+                for index in 0..<found.count { counts[Array(found.string(index, 0).utf8)] = found.int(index, 1) }
+                pushes = request.recipients.map { counts[Array($0.utf8)] ?? 0 }
+            }
+            let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
+            for (rule, bucket) in zip(request.buckets, buckets) {
+                try db.query(
+                    """
+                    UPDATE rate_buckets SET micro_tokens = $4, updated_at = $5
+                    WHERE app_id = $1 AND user_id = $2 AND bucket = $3
+                    """,
+                    request.appId,
+                    request.senderId,
+                    rule.name.rawValue,
+                    bucket.microTokens,
+                    bucket.updatedAt
+                )
+            }
             guard refusal == nil else { return refusal }
+            guard !request.recipients.isEmpty else { return nil }
             try db.query(
                 """
                 INSERT INTO rate_pushes (app_id, sender_id, recipient_id, minute, pushes)
@@ -67,20 +81,24 @@ extension PostgresStore {
         }
     }
 
-    /// Deletes up to ``expiredRateRowsPerWebhook`` of the request's app's buckets idle long enough to be
-    /// full, and as many counts of minutes before `minute` (of any app); rows another transaction holds are
-    /// skipped.
-    private func pruneRateRows(_ request: WebhookRateRequest, minute: Int64, now: Date) throws {
-        try db.query(
-            """
-            DELETE FROM rate_buckets WHERE ctid IN (
-                SELECT ctid FROM rate_buckets WHERE app_id = $1 AND updated_at < $2 LIMIT $3 FOR UPDATE SKIP LOCKED
+    /// Deletes up to ``expiredRateRowsPerWebhook`` of the request's app's buckets of each of its names idle
+    /// long enough to be full, and as many counts of minutes before `minute` (of any app); rows another
+    /// transaction holds are skipped.
+    private func pruneRateRows(_ request: UserRateRequest, minute: Int64, now: Date) throws {
+        for rule in request.buckets {
+            try db.query(
+                """
+                DELETE FROM rate_buckets WHERE ctid IN (
+                    SELECT ctid FROM rate_buckets WHERE app_id = $1 AND bucket = $4 AND updated_at < $2
+                    LIMIT $3 FOR UPDATE SKIP LOCKED
+                )
+                """,
+                request.appId,
+                EpochMilliseconds.of(now) - UserRateLimit.refillMilliseconds(rule),
+                Self.expiredRateRowsPerWebhook,
+                rule.name.rawValue
             )
-            """,
-            request.appId,
-            EpochMilliseconds.of(now) - WebhookRateLimit.refillMilliseconds(request),
-            Self.expiredRateRowsPerWebhook
-        )
+        }
         try db.query(
             """
             DELETE FROM rate_pushes WHERE ctid IN (

@@ -9,8 +9,28 @@ extension PostgresStore {
         roomId: String,
         userId: String,
         muted: Bool?,
-        at: Date
+        at: Date,
+        limits: UserLimits?
     ) async throws
+        -> RoomMember
+    {
+        guard let limits else {
+            return try insertMember(appId: appId, roomId: roomId, userId: userId, muted: muted, at: at)
+        }
+        return try db.transaction {
+            try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId])
+            return try insertMember(appId: appId, roomId: roomId, userId: userId, muted: muted, at: at)
+        }
+    }
+
+    /// The statement of ``addMember(appId:roomId:userId:muted:at:limits:)``.
+    private func insertMember(
+        appId: String,
+        roomId: String,
+        userId: String,
+        muted: Bool?,
+        at: Date
+    ) throws
         -> RoomMember
     {
         let rows = try db.query(

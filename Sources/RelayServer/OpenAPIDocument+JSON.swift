@@ -1199,7 +1199,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/schemas/Id"
           },
           "messageId": {
-            "description": "The SDK's message id; the same id twice is sent once (200 with the first notification id).",
+            "description": "The SDK's message id, one message of one sender in the app whatever its kind: the same webhook again is sent once (200 with the first notification id), the id on another kind, room or sender is 409 `message_id_conflict`.",
             "anyOf": [
               {
                 "$ref": "#/components/schemas/Id"
@@ -1215,7 +1215,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxLength": 16384,
-            "description": "The alert title; at most 16384 bytes of UTF-8, of which a push shows at most 100 characters."
+            "description": "The alert title; at most 16384 bytes of UTF-8, of which a push shows (and the relay keeps) at most 100 characters and 256 bytes."
           },
           "senderName": {
             "type": [
@@ -1223,7 +1223,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxLength": 16384,
-            "description": "Shown before the text; at most 16384 bytes of UTF-8, of which a push shows at most 100 characters."
+            "description": "Shown before the text; at most 16384 bytes of UTF-8, of which a push shows (and the relay keeps) at most 100 characters and 256 bytes."
           },
           "senderDeviceToken": {
             "description": "The sending device (either platform), left out of the recipients; from a user credential, only when it is not another user's device.",
@@ -1263,7 +1263,7 @@ extension OpenAPIDocument {
         "properties": {
           "text": {
             "type": "string",
-            "description": "The message text; cut on a character boundary to fit each service's limit (APNs' 4096-byte payload, FCM's 4096-byte message)."
+            "description": "The message text; kept up to 4096 bytes of UTF-8 and cut on a character boundary to fit each service's limit (APNs' 4096-byte payload, FCM's 4096-byte message)."
           }
         }
       },
@@ -1282,7 +1282,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxLength": 16384,
-            "description": "At most 16384 bytes of UTF-8; without it the alert says \"📷 Image\"."
+            "description": "At most 16384 bytes of UTF-8, of which the relay keeps 4096; without it the alert says \"📷 Image\"."
           },
           "imageUrl": {
             "type": [
@@ -1574,7 +1574,7 @@ extension OpenAPIDocument {
         }
       },
       "MessageIdConflict": {
-        "description": "`message_id_conflict`: the app already used this `messageId` for a message of this kind in another room or from another sender; nothing is sent.",
+        "description": "`message_id_conflict`: the app already used this `messageId` for another message: of the other kind (text or image), in another room, or from another sender. A message id names one message of one sender in an app, whatever its kind; nothing is sent.",
         "content": {
           "application/json": {
             "schema": {
@@ -1741,7 +1741,7 @@ extension OpenAPIDocument {
         }
       },
       "RateLimited": {
-        "description": "`rate_limited`: the user is over one of its app's `limits` (webhooks per minute, devices, rooms,\npushes to one recipient per minute), or, for a user credential, the client's address or its /24 or\n/64 has too many credential checks in flight or failed (`http.credentialFailures`; checked before\nthe credential); nothing was stored.\n",
+        "description": "`rate_limited`: the user is over one of its app's `limits` (writes per minute, webhooks per minute,\ndevices, rooms, pushes to one recipient per minute, notifications or stored bytes per UTC day), or,\nfor a user credential, the client's address or its /24 or /64 has too many credential checks in\nflight or failed (`http.credentialFailures`; checked before the credential); nothing was stored.\n",
         "headers": {
           "Retry-After": {
             "description": "Seconds until the call may succeed.",

@@ -52,69 +52,77 @@ extension RelayAPI {
         caller.userId != nil || caller.app.limits.limitBackend
     }
 
-    /// Refuses a registration that would give `userId` more live devices than the app allows (a token the
-    /// user already has live does not count again).
-    /// - Throws: ``HTTPError`` 429 `rate_limited`.
-    func checkDeviceLimit(_ caller: Caller, userId: String, token: PushToken) async throws {
+    /// The counts the store checks in a registration's or join's transaction for this caller: the app's
+    /// ``Configuration/Limits`` when the caller is limited, else none.
+    func userLimits(_ caller: Caller) -> UserLimits? {
+        guard isLimited(caller) else { return nil }
+        return UserLimits(devices: caller.app.limits.devicesPerUser, rooms: caller.app.limits.roomsPerUser)
+    }
+
+    /// Runs a store write that counts against ``userLimits(_:)``, answering its refusal.
+    /// - Throws: ``HTTPError`` 429 `rate_limited` (limit `devices` or `rooms`) for ``UserLimitExceeded``; the
+    ///   write's other errors.
+    @discardableResult
+    func withinUserLimits<T>(userId: String, _ write: () async throws -> T) async throws -> T {
+        do {
+            return try await write()
+        } catch let exceeded as UserLimitExceeded {
+            let what = exceeded.limit == .devices ? "live devices" : "rooms"
+            throw rateLimited(
+                exceeded.limit.rawValue,
+                "'\(userId)' has \(exceeded.current) \(what); at most \(exceeded.maximum)"
+            )
+        }
+    }
+
+    /// Takes one write from the user's writes bucket (``Configuration/Limits/writesPerMinute``): every
+    /// registration, deletion, join and leave a limited caller makes.
+    /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`; the store's error.
+    func takeWriteLimit(_ caller: Caller, userId: String) async throws {
         guard isLimited(caller) else { return }
         let app = caller.app
-        if let device = try await store.device(appId: app.id, token: token), device.userId.isSameId(userId),
-            device.state == .live
-        {
-            return
-        }
-        let live = try await store.liveDeviceCount(appId: app.id, userId: userId)
-        guard live < app.limits.devicesPerUser else {
-            throw rateLimited("devices", "'\(userId)' has \(live) devices; at most \(app.limits.devicesPerUser)")
+        if let refusal = try await limiter.takeWrite(appId: app.id, userId: userId, limits: app.limits) {
+            throw rateLimited(refusal, userId: userId, limits: app.limits)
         }
     }
 
-    /// Refuses joins that would make `userId` a member of more rooms than the app allows.
-    /// - Throws: ``HTTPError`` 429 `rate_limited`.
-    func checkRoomLimit(_ caller: Caller, userId: String, joining rooms: [String]) async throws {
-        guard isLimited(caller), !rooms.isEmpty else { return }
-        let app = caller.app
-        var new = 0
-        for room in Set(rooms.map { Array($0.utf8) }).map({ String(decoding: $0, as: UTF8.self) })
-        where try await store.member(appId: app.id, roomId: room, userId: userId) == nil {
-            new += 1
-        }
-        guard new > 0 else { return }
-        let current = try await store.roomCount(appId: app.id, userId: userId)
-        guard current + new <= app.limits.roomsPerUser else {
-            throw rateLimited("rooms", "'\(userId)' is in \(current) rooms; at most \(app.limits.roomsPerUser)")
-        }
-    }
-
-    /// Takes one webhook from the sender's bucket and counts a push to each recipient user.
+    /// Takes one write and one webhook from the sender's buckets and counts a push to each recipient user.
     /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`, counting nothing more; the store's error.
     func takeWebhookLimits(_ caller: Caller, senderId: String, recipients: [String]) async throws {
         guard isLimited(caller) else { return }
         let app = caller.app
-        switch try await limiter.takeWebhook(
+        if let refusal = try await limiter.takeWebhook(
             appId: app.id,
             senderId: senderId,
             recipients: recipients,
             limits: app.limits
         ) {
-        case nil: return
+            throw rateLimited(refusal, userId: senderId, limits: app.limits)
+        }
+    }
+
+    /// 429 `rate_limited` for what a rate limit refused.
+    private func rateLimited(_ refusal: UserRateRefusal, userId: String, limits: Configuration.Limits) -> HTTPError {
+        switch refusal {
+        case .writes(let wait):
+            rateLimited("writes", "'\(userId)' may make \(limits.writesPerMinute) writes a minute", retryAfter: wait)
         case .webhooks(let wait):
-            throw rateLimited(
+            rateLimited(
                 "webhooks",
-                "'\(senderId)' may send \(app.limits.webhooksPerMinute) webhooks a minute",
+                "'\(userId)' may send \(limits.webhooksPerMinute) webhooks a minute",
                 retryAfter: wait
             )
         case .pushesPerRecipient(let wait):
-            throw rateLimited(
+            rateLimited(
                 "pushes_per_recipient",
-                "'\(senderId)' may cause \(app.limits.pushesPerRecipientPerMinute) pushes a minute to one recipient",
+                "'\(userId)' may cause \(limits.pushesPerRecipientPerMinute) pushes a minute to one recipient",
                 retryAfter: wait
             )
         }
     }
 
-    /// 429 `rate_limited` naming the limit, counted in `pushrelay_rate_limited_total{limit}`.
-    private func rateLimited(_ limit: String, _ message: String, retryAfter: Int = 60) -> HTTPError {
+    /// 429 `rate_limited` naming the limit (a fixed name), counted in `pushrelay_rate_limited_total{limit}`.
+    func rateLimited(_ limit: String, _ message: String, retryAfter: Int = 60) -> HTTPError {
         metrics.recordRateLimited(limit: limit)
         return HTTPError(
             status: 429,

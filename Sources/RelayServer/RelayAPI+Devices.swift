@@ -39,16 +39,18 @@ extension RelayAPI {
             try Validation.id(room, field: "rooms[\(index)]")
         }
         for room in rooms { try await requireOpenRoom(caller, roomId: room) }
-        try await checkDeviceLimit(caller, userId: userId, token: token)
-        try await checkRoomLimit(caller, userId: userId, joining: rooms)
-        let (device, created) = try await store.upsertDevice(
-            appId: app.id,
-            token: token,
-            userId: userId,
-            environment: environment,
-            rooms: rooms,
-            at: time.now
-        )
+        try await takeWriteLimit(caller, userId: userId)
+        let (device, created) = try await withinUserLimits(userId: userId) {
+            try await store.upsertDevice(
+                appId: app.id,
+                token: token,
+                userId: userId,
+                environment: environment,
+                rooms: rooms,
+                at: time.now,
+                limits: userLimits(caller)
+            )
+        }
         logger.info(
             created ? "device registered" : "device updated",
             [
@@ -76,6 +78,7 @@ extension RelayAPI {
         else {
             throw HTTPError.notFound(message: "No device with that token")
         }
+        try await takeWriteLimit(caller, userId: device.userId)
         guard try await store.deleteDevice(appId: caller.app.id, token: token) else {
             throw HTTPError.notFound(message: "No device with that token")
         }
@@ -115,14 +118,17 @@ extension RelayAPI {
     func joinRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let (caller, roomId, userId) = try await membershipCall(request, parameters)
         let update = request.body.isEmpty ? MembershipUpdate() : try request.decode(MembershipUpdate.self)
-        try await checkRoomLimit(caller, userId: userId, joining: [roomId])
-        try await store.addMember(
-            appId: caller.app.id,
-            roomId: roomId,
-            userId: userId,
-            muted: update.muted,
-            at: time.now
-        )
+        try await takeWriteLimit(caller, userId: userId)
+        try await withinUserLimits(userId: userId) {
+            try await store.addMember(
+                appId: caller.app.id,
+                roomId: roomId,
+                userId: userId,
+                muted: update.muted,
+                at: time.now,
+                limits: userLimits(caller)
+            )
+        }
         return .noContent
     }
 
@@ -130,6 +136,7 @@ extension RelayAPI {
     /// only as itself and only open rooms.
     func leaveRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let (caller, roomId, userId) = try await membershipCall(request, parameters)
+        try await takeWriteLimit(caller, userId: userId)
         _ = try await store.removeMember(appId: caller.app.id, roomId: roomId, userId: userId)
         return .noContent
     }

@@ -15,8 +15,9 @@ extension RelayAPI {
     static let maxNameBytes = 16_384
 
     /// `POST /v1/webhooks/did-send-message` / `did-send-image-message`: commits the notification (the chat
-    /// message, rendered per platform when each delivery is sent) and one delivery per recipient device in
-    /// one transaction, then answers 202
+    /// message as kept, ``RelayCore/ChatMessage/kept``, rendered per platform when each delivery is sent) and
+    /// one delivery per recipient device in one transaction, counted against the sender's daily budget, then
+    /// answers 202
     /// (200 with the first notification's id when the same message, or the same `Idempotency-Key` and
     /// request, was already accepted; 422 `idempotency_key_reused` for that key with another request).
     func webhook(_ request: HTTPRequest, kind: NotificationKind) async throws -> HTTPResponse {
@@ -57,10 +58,13 @@ extension RelayAPI {
         let notification = NewNotification(
             id: UUID(),
             appId: app.id,
-            message: app.privacy ? message.withoutTexts : message,
+            message: app.privacy ? message.withoutTexts : message.kept,
             topic: app.topic,
             expiration: app.ttlSeconds == 0 ? 0 : Int(now.timeIntervalSince1970) + app.ttlSeconds,
-            createdAt: now
+            createdAt: now,
+            budget: isLimited(caller)
+                ? DailyBudget(notifications: app.limits.notificationsPerDay, bytes: app.limits.storedBytesPerDay)
+                : nil
         )
         let outcome = try await store.createNotification(
             notification,
@@ -96,6 +100,12 @@ extension RelayAPI {
             throw HTTPError.conflict(
                 code: "message_id_conflict",
                 message: "messageId was already accepted for another message\(which); nothing is sent"
+            )
+        case .overBudget(_, let wait):
+            throw rateLimited(
+                "daily_budget",
+                "'\(message.senderId)' may record \(app.limits.notificationsPerDay) notifications and \(app.limits.storedBytesPerDay) bytes a UTC day",
+                retryAfter: wait
             )
         case .keyReused:
             throw HTTPError(

@@ -3,8 +3,8 @@ import RelayCore
 import RelayStore
 
 /// Deletes the notifications none of whose deliveries is pending once they are older than
-/// ``RelayCore/Configuration/Storage/retentionHours``, with their deliveries and idempotency keys, in
-/// bounded batches. Runs at most once per ``interval`` across every relay on the store
+/// ``RelayCore/Configuration/Storage/retentionHours``, with their deliveries and idempotency keys, and the
+/// devices retired longer ago than that, in bounded batches. Runs at most once per ``interval`` across every relay on the store
 /// (``RelayStore/Store/claimPeriodicRun(job:owner:now:interval:)``): each relay asks every ``poll``, and only
 /// the one whose claim moves the next run forward deletes.
 struct RetentionJob: Sendable {
@@ -40,6 +40,13 @@ struct RetentionJob: Sendable {
             if batch < Self.batchSize { break }
         }
         if deleted > 0 { logger.info("deleted finished notifications", ["notifications": deleted]) }
+        var devices = 0
+        while !Task.isCancelled {
+            let batch = try await store.deleteRetiredDevices(retiredBefore: cutoff, limit: Self.batchSize)
+            devices += batch
+            if batch < Self.batchSize { break }
+        }
+        if devices > 0 { logger.info("deleted retired devices", ["devices": devices]) }
         return deleted
     }
 

@@ -2,20 +2,28 @@ import Foundation
 import RelayCore
 import RelayStore
 
-/// The per-user rate limits of ``Configuration/Limits`` that count over time: webhooks per user (a token
-/// bucket) and pushes one user causes to one recipient (per minute). The counts live in the store
-/// (``RelayStore/Store/takeWebhookRate(_:at:)``, the rule in ``RelayStore/WebhookRateLimit``), so relays
-/// sharing a database share one budget; time is the wall clock, which every relay reads alike. Ids count as
-/// their UTF-8 bytes: two users whose ids are canonically equivalent but spelled differently have a
-/// bucket each (see ``RelayCore/StringProtocol/isSameId(_:)``).
+/// The per-user rate limits of ``Configuration/Limits`` that count over time: writes of every kind per user
+/// and webhooks per user (token buckets), and pushes one user causes to one recipient (per minute). The
+/// counts live in the store (``RelayStore/Store/takeUserRate(_:at:)``, the rule in
+/// ``RelayStore/UserRateLimit``), so relays sharing a database share one budget; time is the wall clock,
+/// which every relay reads alike. Ids count as their UTF-8 bytes: two users whose ids are canonically
+/// equivalent but spelled differently have buckets of their own (see ``RelayCore/StringProtocol/isSameId(_:)``).
 struct UserLimiter: Sendable {
-    typealias Refusal = WebhookRateRefusal
+    typealias Refusal = UserRateRefusal
 
     let store: any Store
     let time: any TimeSource
 
-    /// Takes one webhook from the sender's bucket and counts one push from it to each of `recipients` in
-    /// this minute, or, when the bucket is empty or any recipient is at
+    /// Takes one write from the user's writes bucket, or, when it is empty, takes nothing.
+    /// - Returns: nil when taken; else what refused it.
+    /// - Throws: the store's error.
+    func takeWrite(appId: String, userId: String, limits: Configuration.Limits) async throws -> Refusal? {
+        let request = UserRateRequest(appId: appId, senderId: userId, buckets: [Self.writes(limits)])
+        return try await store.takeUserRate(request, at: time.now)
+    }
+
+    /// Takes one write and one webhook from the sender's buckets and counts one push from it to each of
+    /// `recipients` in this minute, or, when a bucket is empty or any recipient is at
     /// ``Configuration/Limits/pushesPerRecipientPerMinute``, takes and counts nothing.
     /// - Returns: nil when taken; else what refused it.
     /// - Throws: the store's error.
@@ -25,14 +33,21 @@ struct UserLimiter: Sendable {
         recipients: [String],
         limits: Configuration.Limits
     ) async throws -> Refusal? {
-        let request = WebhookRateRequest(
+        let request = UserRateRequest(
             appId: appId,
             senderId: senderId,
+            buckets: [
+                Self.writes(limits),
+                .init(.webhooks, perMinute: limits.webhooksPerMinute, burst: limits.webhookBurst),
+            ],
             recipients: recipients,
-            webhooksPerMinute: limits.webhooksPerMinute,
-            burst: limits.webhookBurst,
             pushesPerRecipientPerMinute: limits.pushesPerRecipientPerMinute
         )
-        return try await store.takeWebhookRate(request, at: time.now)
+        return try await store.takeUserRate(request, at: time.now)
+    }
+
+    /// The writes bucket of `limits`.
+    private static func writes(_ limits: Configuration.Limits) -> UserRateRequest.Bucket {
+        .init(.writes, perMinute: limits.writesPerMinute, burst: limits.writeBurst)
     }
 }

@@ -7,8 +7,8 @@ public struct NewNotification: Sendable, Equatable {
     /// Chosen by the caller; returned by ``Store/createNotification(_:recipients:)``.
     public var id: UUID
     public var appId: String
-    /// The message as it is to be shown (already without its texts in privacy mode); its message id, with
-    /// ``appId`` and its kind, de-duplicates webhooks (nil = never a duplicate).
+    /// The message as it is to be shown (already without its texts in privacy mode); its message id names
+    /// one message of one sender in ``appId``, whatever its kind (nil = never a duplicate).
     public var message: ChatMessage
     /// apns-topic: devices that APNs unlinked from it get no delivery.
     public var topic: String
@@ -16,6 +16,9 @@ public struct NewNotification: Sendable, Equatable {
     /// limit given.
     public var expiration: Int?
     public var createdAt: Date
+    /// The sender's budget for the UTC day of ``createdAt``; nil = not counted (a caller its app does not
+    /// limit).
+    public var budget: DailyBudget?
 
     public init(
         id: UUID = UUID(),
@@ -23,7 +26,8 @@ public struct NewNotification: Sendable, Equatable {
         message: ChatMessage,
         topic: String,
         expiration: Int? = nil,
-        createdAt: Date
+        createdAt: Date,
+        budget: DailyBudget? = nil
     ) {
         self.id = id
         self.appId = appId
@@ -31,10 +35,17 @@ public struct NewNotification: Sendable, Equatable {
         self.topic = topic
         self.expiration = expiration
         self.createdAt = createdAt
+        self.budget = budget
     }
 
     public var kind: NotificationKind { message.kind }
     public var messageId: String? { message.messageId }
     public var roomId: String { message.roomId }
     public var senderId: String { message.senderId }
+
+    /// Whether a stored notification with this message id (its kind's raw value, room and sender) is this
+    /// webhook again: kind, room and sender all the same, ids compared by their bytes as the store does.
+    package func isSameMessage(kind: String, roomId: String, senderId: String) -> Bool {
+        kind == self.kind.rawValue && roomId.isSameId(self.roomId) && senderId.isSameId(self.senderId)
+    }
 }

@@ -348,5 +348,40 @@ enum SQLiteMigrations {
         CREATE INDEX notifications_by_age ON notifications (created_at);
         CREATE INDEX idempotency_keys_by_notification ON idempotency_keys (notification_id);
         """,
+        // 14: per-user quotas. A message id names one message of an app whatever its kind: of earlier
+        // notifications sharing one (across kinds) only the first keeps it. Buckets are named (`writes`, every
+        // write of a user; `webhooks`); buckets are transient (a missing one is full), so they start again.
+        // `user_usage` counts a user's notifications and stored bytes of the current UTC day; retired devices
+        // by retirement time, for the retention job.
+        """
+        UPDATE notifications SET message_id = NULL WHERE message_id IS NOT NULL AND EXISTS (
+            SELECT 1 FROM notifications AS first WHERE first.app_id = notifications.app_id
+                AND first.message_id = notifications.message_id
+                AND (first.created_at, first.id) < (notifications.created_at, notifications.id)
+        );
+        DROP INDEX notifications_by_message;
+        CREATE UNIQUE INDEX notifications_by_message ON notifications (app_id, message_id)
+            WHERE message_id IS NOT NULL;
+        DROP TABLE rate_buckets;
+        CREATE TABLE rate_buckets (
+            app_id       TEXT NOT NULL,
+            user_id      TEXT NOT NULL,
+            bucket       TEXT NOT NULL,
+            micro_tokens INTEGER NOT NULL,
+            updated_at   INTEGER NOT NULL,
+            PRIMARY KEY (app_id, user_id, bucket)
+        ) WITHOUT ROWID;
+        CREATE INDEX rate_buckets_by_age ON rate_buckets (app_id, bucket, updated_at);
+        CREATE TABLE user_usage (
+            app_id        TEXT NOT NULL,
+            user_id       TEXT NOT NULL,
+            day           INTEGER NOT NULL,
+            notifications INTEGER NOT NULL,
+            bytes         INTEGER NOT NULL,
+            PRIMARY KEY (app_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX user_usage_by_day ON user_usage (day);
+        CREATE INDEX devices_by_retirement ON devices (retired_at) WHERE state = 'retired';
+        """,
     ]
 }

@@ -13,9 +13,11 @@ extension SQLiteStore {
         userId: String,
         environment: APNsEnvironment,
         rooms: [String],
-        at: Date
+        at: Date,
+        limits: UserLimits?
     ) async throws -> (device: Device, created: Bool) {
         try db.transaction {
+            if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: token, rooms: rooms) }
             let existing = try loadDevice(appId: appId, token: token)
             let sql =
                 existing == nil
@@ -120,8 +122,25 @@ extension SQLiteStore {
         roomId: String,
         userId: String,
         muted: Bool?,
-        at: Date
+        at: Date,
+        limits: UserLimits?
     ) async throws
+        -> RoomMember
+    {
+        try db.transaction {
+            if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId]) }
+            return try insertMember(appId: appId, roomId: roomId, userId: userId, muted: muted, at: at)
+        }
+    }
+
+    /// The statement of ``addMember(appId:roomId:userId:muted:at:limits:)``.
+    private func insertMember(
+        appId: String,
+        roomId: String,
+        userId: String,
+        muted: Bool?,
+        at: Date
+    ) throws
         -> RoomMember
     {
         try db.withStatement(

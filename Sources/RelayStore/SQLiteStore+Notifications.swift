@@ -33,96 +33,152 @@ extension SQLiteStore {
     ) async throws
         -> CreateOutcome
     {
-        let id = n.id.lowercasedString
         let userList: String?
         if let userIds = recipients.userIds {
             userList = String(decoding: try JSONEncoder().encode(userIds), as: UTF8.self)
         } else {
             userList = nil
         }
-        return try db.transaction {
-            if let idempotencyKey,
-                let answer = try rememberedAnswer(for: idempotencyKey, appId: n.appId, at: n.createdAt)
-            {
-                return answer
+        do {
+            return try db.transaction {
+                try record(n, recipients: recipients, userList: userList, idempotencyKey: idempotencyKey)
             }
-            if let messageId = n.messageId {
-                let found = try db.withStatement(
-                    """
-                    SELECT id, room_id, sender_id, first_delivery_id, last_delivery_id FROM notifications
-                    WHERE app_id = ?1 AND kind = ?2 AND message_id = ?3
-                    """
-                ) { row -> (id: String, roomId: String, senderId: String, deliveries: DeliveryRun)? in
-                    try row.bind(1, n.appId)
-                    try row.bind(2, n.kind.rawValue)
-                    try row.bind(3, messageId)
-                    guard try row.step() else { return nil }
-                    return (row.string(0), row.string(1), row.string(2), DeliveryRun(row, first: 3))
-                }
-                if let found, found.roomId != n.roomId || found.senderId != n.senderId {
-                    return .conflict(
-                        notificationId: try StoredValues.uuid(found.id),
-                        roomId: found.roomId,
-                        senderId: found.senderId
-                    )
-                }
-                if let found {
-                    return .duplicate(
-                        notificationId: try StoredValues.uuid(found.id),
-                        devices: try count(found.deliveries)
-                    )
-                }
-            }
-            if let idempotencyKey { try remember(idempotencyKey, appId: n.appId, notificationId: id, at: n.createdAt) }
-            try db.withStatement(
-                """
-                INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, text, image_url,
-                    room_name, sender_name, topic, expiration, created_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                """
-            ) { statement in
-                let message = n.message
-                try statement.bind(1, id)
-                try statement.bind(2, n.appId)
-                try statement.bind(3, n.kind.rawValue)
-                try statement.bind(4, message.messageId)
-                try statement.bind(5, message.roomId)
-                try statement.bind(6, message.senderId)
-                let (text, imageURL) = StoredValues.columns(of: message.content)
-                try statement.bind(7, text)
-                try statement.bind(8, imageURL)
-                try statement.bind(9, message.roomName)
-                try statement.bind(10, message.senderName)
-                try statement.bind(11, n.topic)
-                try statement.bind(12, n.expiration)
-                try statement.bind(13, n.createdAt)
-                try statement.run()
-            }
-            try db.withStatement(Self.insertDeliveriesSQL(explicitRecipients: userList != nil)) { statement in
-                try statement.bind(1, n.appId)
-                try statement.bind(2, n.createdAt)
-                try statement.bind(3, userList ?? recipients.roomId)
-                try statement.bind(4, recipients.excludeUserId)
-                try statement.bind(5, recipients.excludeToken?.value)
-                try statement.bind(6, n.topic)
-                try statement.run()
-            }
-            let devices = db.changes
-            if devices > 0 {
-                // One statement under the write lock: its rows took consecutive ids, each one above the largest
-                // (SQLite, "ROWIDs and the INTEGER PRIMARY KEY"), ending at the last row inserted.
-                let last = db.lastInsertRowId
-                try db.withStatement(
-                    "UPDATE notifications SET first_delivery_id = ?2, last_delivery_id = ?3 WHERE id = ?1"
-                ) {
-                    try $0.bind(1, id)
-                    try $0.bind(2, last - Int64(devices) + 1)
-                    try $0.bind(3, last)
-                    try $0.run()
-                }
-            }
-            return .created(notificationId: n.id, devices: devices)
+        } catch let exceeded as DailyBudget.Exceeded {
+            return .overBudget(notificationId: n.id, retryAfterSeconds: exceeded.retryAfterSeconds)
         }
+    }
+
+    /// The body of ``createNotification(_:recipients:idempotencyKey:)``'s transaction.
+    /// - Throws: ``DailyBudget/Exceeded`` when the notification would pass its sender's budget.
+    private func record(
+        _ n: NewNotification,
+        recipients: RecipientSelection,
+        userList: String?,
+        idempotencyKey: IdempotencyKey?
+    ) throws -> CreateOutcome {
+        let id = n.id.lowercasedString
+        if let idempotencyKey,
+            let answer = try rememberedAnswer(for: idempotencyKey, appId: n.appId, at: n.createdAt)
+        {
+            return answer
+        }
+        if let messageId = n.messageId {
+            let found = try db.withStatement(
+                """
+                SELECT id, room_id, sender_id, first_delivery_id, last_delivery_id, kind FROM notifications
+                WHERE app_id = ?1 AND message_id = ?2
+                """
+            ) { row -> (id: String, roomId: String, senderId: String, deliveries: DeliveryRun, kind: String)? in
+                try row.bind(1, n.appId)
+                try row.bind(2, messageId)
+                guard try row.step() else { return nil }
+                return (row.string(0), row.string(1), row.string(2), DeliveryRun(row, first: 3), row.string(5))
+            }
+            if let found,
+                !n.isSameMessage(kind: found.kind, roomId: found.roomId, senderId: found.senderId)
+            {
+                return .conflict(
+                    notificationId: try StoredValues.uuid(found.id),
+                    roomId: found.roomId,
+                    senderId: found.senderId
+                )
+            }
+            if let found {
+                return .duplicate(
+                    notificationId: try StoredValues.uuid(found.id),
+                    devices: try count(found.deliveries)
+                )
+            }
+        }
+        if let idempotencyKey { try remember(idempotencyKey, appId: n.appId, notificationId: id, at: n.createdAt) }
+        try db.withStatement(
+            """
+            INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, text, image_url,
+                room_name, sender_name, topic, expiration, created_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            """
+        ) { statement in
+            let message = n.message
+            try statement.bind(1, id)
+            try statement.bind(2, n.appId)
+            try statement.bind(3, n.kind.rawValue)
+            try statement.bind(4, message.messageId)
+            try statement.bind(5, message.roomId)
+            try statement.bind(6, message.senderId)
+            let (text, imageURL) = StoredValues.columns(of: message.content)
+            try statement.bind(7, text)
+            try statement.bind(8, imageURL)
+            try statement.bind(9, message.roomName)
+            try statement.bind(10, message.senderName)
+            try statement.bind(11, n.topic)
+            try statement.bind(12, n.expiration)
+            try statement.bind(13, n.createdAt)
+            try statement.run()
+        }
+        try db.withStatement(Self.insertDeliveriesSQL(explicitRecipients: userList != nil)) { statement in
+            try statement.bind(1, n.appId)
+            try statement.bind(2, n.createdAt)
+            try statement.bind(3, userList ?? recipients.roomId)
+            try statement.bind(4, recipients.excludeUserId)
+            try statement.bind(5, recipients.excludeToken?.value)
+            try statement.bind(6, n.topic)
+            try statement.run()
+        }
+        let devices = db.changes
+        if devices > 0 {
+            // One statement under the write lock: its rows took consecutive ids, each one above the largest
+            // (SQLite, "ROWIDs and the INTEGER PRIMARY KEY"), ending at the last row inserted.
+            let last = db.lastInsertRowId
+            try db.withStatement(
+                "UPDATE notifications SET first_delivery_id = ?2, last_delivery_id = ?3 WHERE id = ?1"
+            ) {
+                try $0.bind(1, id)
+                try $0.bind(2, last - Int64(devices) + 1)
+                try $0.bind(3, last)
+                try $0.run()
+            }
+        }
+        if let budget = n.budget { try charge(budget, for: n, deliveries: devices) }
+        return .created(notificationId: n.id, devices: devices)
+    }
+
+    /// Counts the notification and its bytes (``DailyBudget/cost(of:deliveries:)``) against its sender's day,
+    /// a count of an earlier day starting again, and deletes a bounded batch of earlier days' counts.
+    /// - Throws: ``DailyBudget/Exceeded`` when the day's counts pass `budget` (the caller's transaction then
+    ///   rolls back, this count with it).
+    private func charge(_ budget: DailyBudget, for n: NewNotification, deliveries: Int) throws {
+        let day = DailyBudget.day(n.createdAt)
+        try db.withStatement(
+            """
+            DELETE FROM user_usage WHERE (app_id, user_id) IN (
+                SELECT app_id, user_id FROM user_usage WHERE day < ?1 LIMIT ?2
+            )
+            """
+        ) {
+            try $0.bind(1, day)
+            try $0.bind(2, Self.expiredRateRowsPerWebhook)
+            try $0.run()
+        }
+        let (notifications, bytes) = try db.withStatement(
+            """
+            INSERT INTO user_usage (app_id, user_id, day, notifications, bytes) VALUES (?1, ?2, ?3, 1, ?4)
+            ON CONFLICT (app_id, user_id) DO UPDATE SET
+                notifications = CASE WHEN day = excluded.day THEN notifications + 1 ELSE 1 END,
+                bytes = CASE WHEN day = excluded.day THEN bytes + excluded.bytes ELSE excluded.bytes END,
+                day = excluded.day
+            RETURNING notifications, bytes
+            """
+        ) { statement -> (Int64, Int64) in
+            try statement.bind(1, n.appId)
+            try statement.bind(2, n.senderId)
+            try statement.bind(3, day)
+            try statement.bind(4, Int64(DailyBudget.cost(of: n, deliveries: deliveries)))
+            guard try statement.step() else { throw StoreError(code: .notFound, message: "user_usage returned no row") }
+            let counts = (statement.int64(0), statement.int64(1))
+            try statement.run()
+            return counts
+        }
+        try budget.check(notifications: notifications, bytes: bytes, at: n.createdAt)
     }
 
     /// The number of deliveries in `run`.

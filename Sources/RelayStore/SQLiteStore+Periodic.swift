@@ -52,4 +52,22 @@ extension SQLiteStore {
             return due.count
         }
     }
+
+    public func deleteRetiredDevices(retiredBefore: Date, limit: Int) async throws -> Int {
+        try db.transaction {
+            try db.withStatement(
+                """
+                DELETE FROM devices WHERE (app_id, token) IN (
+                    SELECT app_id, token FROM devices INDEXED BY devices_by_retirement
+                    WHERE state = 'retired' AND retired_at < ?1 ORDER BY retired_at LIMIT ?2
+                )
+                """
+            ) {
+                try $0.bind(1, retiredBefore)
+                try $0.bind(2, max(0, limit))
+                try $0.run()
+            }
+            return db.changes
+        }
+    }
 }

@@ -1,46 +1,53 @@
 import Foundation
 
 extension SQLiteStore {
-    /// Refilled buckets and past minutes' counts deleted by each webhook: more than one, so the tables shrink
-    /// back to the senders of the last minutes even when webhooks slow down.
+    /// Refilled buckets and past minutes' counts deleted by each write: more than one, so the tables shrink
+    /// back to the users of the last minutes even when writes slow down.
     static let expiredRateRowsPerWebhook = 100
 
-    public func takeWebhookRate(_ request: WebhookRateRequest, at now: Date) async throws -> WebhookRateRefusal? {
-        let minute = WebhookRateLimit.minute(now)
+    public func takeUserRate(_ request: UserRateRequest, at now: Date) async throws -> UserRateRefusal? {
+        let minute = UserRateLimit.minute(now)
         return try db.transaction {
             try pruneRateRows(request, minute: minute, now: now)
-            let stored = try db.withStatement(
-                "SELECT micro_tokens, updated_at FROM rate_buckets WHERE app_id = ?1 AND user_id = ?2"
-            ) { row -> WebhookRateLimit.Bucket? in
-                try row.bind(1, request.appId)
-                try row.bind(2, request.senderId)
-                guard try row.step() else { return nil }
-                return WebhookRateLimit.Bucket(microTokens: row.int64(0), updatedAt: row.int64(1))
+            let stored = try request.buckets.map { rule in
+                try db.withStatement(
+                    "SELECT micro_tokens, updated_at FROM rate_buckets WHERE app_id = ?1 AND user_id = ?2 AND bucket = ?3"
+                ) { row -> UserRateLimit.Bucket? in
+                    try row.bind(1, request.appId)
+                    try row.bind(2, request.senderId)
+                    try row.bind(3, rule.name.rawValue)
+                    guard try row.step() else { return nil }
+                    return UserRateLimit.Bucket(microTokens: row.int64(0), updatedAt: row.int64(1))
+                }
             }
             let recipients = String(decoding: try JSONEncoder().encode(request.recipients), as: UTF8.self)
-            let pushes = try pushCounts(request, recipients: recipients, minute: minute)
-            let (bucket, refusal) = WebhookRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
-            try db.withStatement(
-                """
-                INSERT OR REPLACE INTO rate_buckets (app_id, user_id, micro_tokens, updated_at)
-                VALUES (?1, ?2, ?3, ?4)
-                """
-            ) {
-                try $0.bind(1, request.appId)
-                try $0.bind(2, request.senderId)
-                try $0.bind(3, bucket.microTokens)
-                try $0.bind(4, bucket.updatedAt)
-                try $0.run()
+            let pushes =
+                request.recipients.isEmpty ? [] : try pushCounts(request, recipients: recipients, minute: minute)
+            let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
+            for (rule, bucket) in zip(request.buckets, buckets) {
+                try db.withStatement(
+                    """
+                    INSERT OR REPLACE INTO rate_buckets (app_id, user_id, bucket, micro_tokens, updated_at)
+                    VALUES (?1, ?2, ?3, ?4, ?5)
+                    """
+                ) {
+                    try $0.bind(1, request.appId)
+                    try $0.bind(2, request.senderId)
+                    try $0.bind(3, rule.name.rawValue)
+                    try $0.bind(4, bucket.microTokens)
+                    try $0.bind(5, bucket.updatedAt)
+                    try $0.run()
+                }
             }
             guard refusal == nil else { return refusal }
-            try countPushes(request, recipients: recipients, minute: minute)
+            if !request.recipients.isEmpty { try countPushes(request, recipients: recipients, minute: minute) }
             return nil
         }
     }
 
     /// This minute's pushes from the request's sender to each of its recipients (`recipients`, their JSON
     /// list), in the request's order; one statement.
-    private func pushCounts(_ request: WebhookRateRequest, recipients: String, minute: Int64) throws -> [Int] {
+    private func pushCounts(_ request: UserRateRequest, recipients: String, minute: Int64) throws -> [Int] {
         // By bytes, as the database compares them.
         var counts: [[UInt8]: Int] = [:]
         try db.withStatement(
@@ -60,7 +67,7 @@ extension SQLiteStore {
 
     /// Counts one push from the request's sender to each of `recipients` (their JSON list; one named twice
     /// counts twice) in `minute`, a count of an earlier minute starting again; one statement.
-    private func countPushes(_ request: WebhookRateRequest, recipients: String, minute: Int64) throws {
+    private func countPushes(_ request: UserRateRequest, recipients: String, minute: Int64) throws {
         try db.withStatement(
             """
             INSERT INTO rate_pushes (app_id, sender_id, recipient_id, minute, pushes)
@@ -78,20 +85,24 @@ extension SQLiteStore {
         }
     }
 
-    /// Deletes up to ``expiredRateRowsPerWebhook`` of the request's app's buckets idle long enough to be full, and as
-    /// many counts of minutes before `minute` (of any app).
-    private func pruneRateRows(_ request: WebhookRateRequest, minute: Int64, now: Date) throws {
-        try db.withStatement(
-            """
-            DELETE FROM rate_buckets WHERE (app_id, user_id) IN (
-                SELECT app_id, user_id FROM rate_buckets WHERE app_id = ?1 AND updated_at < ?2 LIMIT ?3
-            )
-            """
-        ) {
-            try $0.bind(1, request.appId)
-            try $0.bind(2, EpochMilliseconds.of(now) - WebhookRateLimit.refillMilliseconds(request))
-            try $0.bind(3, Self.expiredRateRowsPerWebhook)
-            try $0.run()
+    /// Deletes up to ``expiredRateRowsPerWebhook`` of the request's app's buckets of each of its names idle
+    /// long enough to be full, and as many counts of minutes before `minute` (of any app).
+    private func pruneRateRows(_ request: UserRateRequest, minute: Int64, now: Date) throws {
+        for rule in request.buckets {
+            try db.withStatement(
+                """
+                DELETE FROM rate_buckets WHERE (app_id, user_id, bucket) IN (
+                    SELECT app_id, user_id, bucket FROM rate_buckets
+                    WHERE app_id = ?1 AND bucket = ?4 AND updated_at < ?2 LIMIT ?3
+                )
+                """
+            ) {
+                try $0.bind(1, request.appId)
+                try $0.bind(2, EpochMilliseconds.of(now) - UserRateLimit.refillMilliseconds(rule))
+                try $0.bind(3, Self.expiredRateRowsPerWebhook)
+                try $0.bind(4, rule.name.rawValue)
+                try $0.run()
+            }
         }
         try db.withStatement(
             """

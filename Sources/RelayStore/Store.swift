@@ -24,13 +24,18 @@ public protocol Store: ProviderTokenCache {
     /// A new token is inserted (`created == true`). A known one gets the new user, platform, environment and
     /// `updatedAt = at`; a retired one is revived (state `live`, retired fields cleared). Every registration
     /// clears ``Device/unlinkedTopics``. Joining a room the user is in changes nothing (mute kept).
+    ///
+    /// With `limits`, the (app, user) is locked first and the user's counts checked in the transaction: its
+    /// live devices besides `token`, and the rooms it is in and would join.
+    /// - Throws: ``UserLimitExceeded`` over `limits`, writing nothing.
     func upsertDevice(
         appId: String,
         token: PushToken,
         userId: String,
         environment: APNsEnvironment,
         rooms: [String],
-        at: Date
+        at: Date,
+        limits: UserLimits?
     ) async throws -> (device: Device, created: Bool)
 
     /// The device registered with `token` for `appId`, live or retired; nil if none.
@@ -44,14 +49,17 @@ public protocol Store: ProviderTokenCache {
     func devices(appId: String, userId: String) async throws -> [Device]
 
     /// Adds the user to the room, or updates the member: `muted` nil keeps the current value (false for a
-    /// new member). Returns the member as stored.
+    /// new member). Returns the member as stored. With `limits`, the (app, user) is locked first and a new
+    /// membership counted against its rooms in the transaction.
+    /// - Throws: ``UserLimitExceeded`` `.rooms` over `limits`, writing nothing.
     @discardableResult
     func addMember(
         appId: String,
         roomId: String,
         userId: String,
         muted: Bool?,
-        at: Date
+        at: Date,
+        limits: UserLimits?
     ) async throws
         -> RoomMember
 
@@ -93,9 +101,11 @@ public protocol Store: ProviderTokenCache {
     /// the other answers from it (an engine whose transactions run concurrently inserts the key's row first,
     /// so the second waits on the index for the first to commit, then answers from its row).
     ///
-    /// If a notification with the same (appId, kind, messageId) exists (messageId non-nil), inserts nothing
-    /// and returns `.duplicate` with the first one's id and delivery count, or `.conflict` when that one was
-    /// for another room or sender (a message id used twice by the app, not the same webhook again). Otherwise
+    /// A message id names one message of one sender in the app, whatever its kind: if a notification with the
+    /// same (appId, messageId) exists (messageId non-nil), inserts nothing and returns `.duplicate` with the
+    /// first one's id and delivery count when its kind, room and sender are all this one's, else `.conflict`
+    /// (a message id used twice in the app, not the same webhook again). A unique index on (app id, message
+    /// id) holds it under concurrency. Otherwise
     /// one pending delivery, due at `n.createdAt`, is created for each distinct live device of `n.appId` whose
     /// user is a recipient (`recipients.userIds`, or the unmuted members of `recipients.roomId`), except the
     /// devices of `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked
@@ -206,12 +216,13 @@ public protocol Store: ProviderTokenCache {
 
     // MARK: State shared by relays
 
-    /// Decides one webhook by ``WebhookRateLimit`` at `now` and, when it is allowed, takes its token and
-    /// counts its pushes, in ONE transaction that holds the sender's bucket, so relays sharing the store
-    /// share one budget. Refused, nothing is taken or counted. Also deletes a bounded batch of the app's
-    /// buckets that have refilled (a missing bucket is a full one) and of counts of past minutes.
+    /// Decides one write of a user (a webhook, a registration, a membership change) by ``UserRateLimit`` at
+    /// `now` and, when it is allowed, takes a token from each of its buckets and counts its pushes, in ONE
+    /// transaction that holds the user's buckets, so relays sharing the store share one budget. Refused,
+    /// nothing is taken or counted. Also deletes a bounded batch of the app's buckets that have refilled (a
+    /// missing bucket is a full one) and of counts of past minutes.
     /// - Returns: nil when allowed; else which limit refused it and when to try again.
-    func takeWebhookRate(_ request: WebhookRateRequest, at now: Date) async throws -> WebhookRateRefusal?
+    func takeUserRate(_ request: UserRateRequest, at now: Date) async throws -> UserRateRefusal?
 
     /// Whether the caller runs periodic `job` now: true when the job is due at `now` (never run, or its next
     /// run is at or before `now`), and then its next run is set to `now + interval` and `owner` recorded, in
@@ -223,9 +234,49 @@ public protocol Store: ProviderTokenCache {
     /// The notification then reads as unknown (``notification(appId:id:limit:offset:)`` answers nil).
     /// - Returns: how many notifications were deleted (fewer than `limit`: no more were due).
     func deleteFinishedNotifications(createdBefore: Date, limit: Int) async throws -> Int
+
+    /// Deletes up to `limit` devices of any app retired before `retiredBefore`, oldest retirement first, in
+    /// one transaction; a retired device is kept for the dead-token list and feedback until then. Their
+    /// pending deliveries end as those of a deleted device (``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)``).
+    /// - Returns: how many devices were deleted (fewer than `limit`: no more were due).
+    func deleteRetiredDevices(retiredBefore: Date, limit: Int) async throws -> Int
 }
 
 extension Store {
+    /// ``upsertDevice(appId:token:userId:environment:rooms:at:limits:)`` without limits.
+    public func upsertDevice(
+        appId: String,
+        token: PushToken,
+        userId: String,
+        environment: APNsEnvironment,
+        rooms: [String],
+        at: Date
+    ) async throws -> (device: Device, created: Bool) {
+        try await upsertDevice(
+            appId: appId,
+            token: token,
+            userId: userId,
+            environment: environment,
+            rooms: rooms,
+            at: at,
+            limits: nil
+        )
+    }
+
+    /// ``addMember(appId:roomId:userId:muted:at:limits:)`` without limits.
+    @discardableResult
+    public func addMember(
+        appId: String,
+        roomId: String,
+        userId: String,
+        muted: Bool?,
+        at: Date
+    ) async throws
+        -> RoomMember
+    {
+        try await addMember(appId: appId, roomId: roomId, userId: userId, muted: muted, at: at, limits: nil)
+    }
+
     /// ``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)`` over every app in app id order, up to
     /// `limit` in all.
     public func claimDueDeliveries(

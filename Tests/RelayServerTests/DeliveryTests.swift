@@ -185,18 +185,18 @@ import Testing
                 "roomId": "room-barrier", "senderId": "s", "text": "barrier", "messageId": "dup-2",
             ])
             _ = try await relay.settled(barrier.notificationId)
-            // The same message id as an image is another notification.
-            let image = try await relay.webhook(
-                ["roomId": room, "senderId": "s", "messageId": "dup-1"],
-                image: true
+            // The same message id as an image is another message: refused, nothing sent.
+            let image = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-image-message",
+                json: ["roomId": room, "senderId": "s", "messageId": "dup-1"]
             )
-            #expect(image.notificationId != first.notificationId)
-            _ = try await relay.settled(image.notificationId)
+            #expect(image.status == 409 && image.text.contains("message_id_conflict"))
 
             let view = try await relay.notification(first.notificationId)
             #expect(view.deliveries.count == 3 && view.counts.sent == 3)
-            for token in tokens { #expect(relay.requests(to: token).count == 2) }  // the text once, the image once
-            #expect(relay.mock.requests.count == 7)
+            for token in tokens { #expect(relay.requests(to: token).count == 1) }
+            #expect(relay.mock.requests.count == 4)
         }
     }
 

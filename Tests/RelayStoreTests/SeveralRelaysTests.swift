@@ -82,7 +82,7 @@ import Testing
 
     @Test func relaysShareOneWebhookBudgetPerSender() async throws {
         let stores = try await Self.relays(3)
-        let request = WebhookRateRequest(
+        let request = UserRateRequest(
             appId: "app-a",
             senderId: "alice",
             recipients: ["bob"],
@@ -92,16 +92,16 @@ import Testing
         )
         let answers = try await Self.atOnce(stores) { store in
             var allowed = 0
-            for _ in 0..<10 where try await store.takeWebhookRate(request, at: F.t0) == nil { allowed += 1 }
+            for _ in 0..<10 where try await store.takeUserRate(request, at: F.t0) == nil { allowed += 1 }
             return allowed
         }
         #expect(answers.reduce(0, +) == 10)
-        #expect(try await stores[0].takeWebhookRate(request, at: F.t0) == .webhooks(retryAfterSeconds: 1))
+        #expect(try await stores[0].takeUserRate(request, at: F.t0) == .webhooks(retryAfterSeconds: 1))
     }
 
     @Test func relaysShareOnePushCountPerRecipient() async throws {
         let stores = try await Self.relays(3)
-        let request = WebhookRateRequest(
+        let request = UserRateRequest(
             appId: "app-a",
             senderId: "alice",
             recipients: ["bob", "carol"],
@@ -111,7 +111,7 @@ import Testing
         )
         let answers = try await Self.atOnce(stores) { store in
             var allowed = 0
-            for _ in 0..<10 where try await store.takeWebhookRate(request, at: F.time(5)) == nil { allowed += 1 }
+            for _ in 0..<10 where try await store.takeUserRate(request, at: F.time(5)) == nil { allowed += 1 }
             return allowed
         }
         #expect(answers.reduce(0, +) == 7)

@@ -143,8 +143,8 @@ import Testing
         perMinute: Int = 60,
         burst: Int = 2,
         pushes: Int = 30
-    ) -> WebhookRateRequest {
-        WebhookRateRequest(
+    ) -> UserRateRequest {
+        UserRateRequest(
             appId: "app-a",
             senderId: sender,
             recipients: recipients,
@@ -158,22 +158,22 @@ import Testing
         kind: StoreKind
     ) async throws {
         let store = try await kind.makeStore()
-        #expect(try await store.takeWebhookRate(Self.rate(), at: F.t0) == nil)
-        #expect(try await store.takeWebhookRate(Self.rate(), at: F.t0) == nil)
-        #expect(try await store.takeWebhookRate(Self.rate(), at: F.t0) == .webhooks(retryAfterSeconds: 1))
-        #expect(try await store.takeWebhookRate(Self.rate(), at: F.time(0.5)) == .webhooks(retryAfterSeconds: 1))
+        #expect(try await store.takeUserRate(Self.rate(), at: F.t0) == nil)
+        #expect(try await store.takeUserRate(Self.rate(), at: F.t0) == nil)
+        #expect(try await store.takeUserRate(Self.rate(), at: F.t0) == .webhooks(retryAfterSeconds: 1))
+        #expect(try await store.takeUserRate(Self.rate(), at: F.time(0.5)) == .webhooks(retryAfterSeconds: 1))
         // One token a second: a refused call took nothing, so one is back a second after the last take.
-        #expect(try await store.takeWebhookRate(Self.rate(), at: F.time(1)) == nil)
-        #expect(try await store.takeWebhookRate(Self.rate(), at: F.time(1)) == .webhooks(retryAfterSeconds: 1))
+        #expect(try await store.takeUserRate(Self.rate(), at: F.time(1)) == nil)
+        #expect(try await store.takeUserRate(Self.rate(), at: F.time(1)) == .webhooks(retryAfterSeconds: 1))
         // Another sender, and a sender spelled with other bytes, have buckets of their own.
-        #expect(try await store.takeWebhookRate(Self.rate("carol"), at: F.time(1)) == nil)
-        #expect(try await store.takeWebhookRate(Self.rate("e\u{301}"), at: F.time(1)) == nil)
-        #expect(try await store.takeWebhookRate(Self.rate("e\u{301}"), at: F.time(1)) == nil)
-        #expect(try await store.takeWebhookRate(Self.rate("\u{e9}"), at: F.time(1)) == nil)
+        #expect(try await store.takeUserRate(Self.rate("carol"), at: F.time(1)) == nil)
+        #expect(try await store.takeUserRate(Self.rate("e\u{301}"), at: F.time(1)) == nil)
+        #expect(try await store.takeUserRate(Self.rate("e\u{301}"), at: F.time(1)) == nil)
+        #expect(try await store.takeUserRate(Self.rate("\u{e9}"), at: F.time(1)) == nil)
         // A slow refill says how long the missing token takes.
         let slow = Self.rate("dave", perMinute: 1, burst: 1)
-        #expect(try await store.takeWebhookRate(slow, at: F.t0) == nil)
-        #expect(try await store.takeWebhookRate(slow, at: F.time(15)) == .webhooks(retryAfterSeconds: 45))
+        #expect(try await store.takeUserRate(slow, at: F.t0) == nil)
+        #expect(try await store.takeUserRate(slow, at: F.time(15)) == .webhooks(retryAfterSeconds: 45))
     }
 
     @Test(arguments: StoreKind.allCases) func pushesPerRecipientCountPerMinuteAndARefusalCountsNothing(
@@ -181,35 +181,35 @@ import Testing
     ) async throws {
         let store = try await kind.makeStore()
         let request = { (to: [String]) in Self.rate(to: to, burst: 100, pushes: 2) }
-        #expect(try await store.takeWebhookRate(request(["bob", "carol"]), at: F.time(10)) == nil)
-        #expect(try await store.takeWebhookRate(request(["bob"]), at: F.time(20)) == nil)
+        #expect(try await store.takeUserRate(request(["bob", "carol"]), at: F.time(10)) == nil)
+        #expect(try await store.takeUserRate(request(["bob"]), at: F.time(20)) == nil)
         // bob is at 2: the whole webhook is refused, carol's count and the bucket are untouched.
         #expect(
-            try await store.takeWebhookRate(request(["carol", "bob"]), at: F.time(30))
+            try await store.takeUserRate(request(["carol", "bob"]), at: F.time(30))
                 == .pushesPerRecipient(retryAfterSeconds: 30)
         )
-        #expect(try await store.takeWebhookRate(request(["carol"]), at: F.time(40)) == nil)
+        #expect(try await store.takeUserRate(request(["carol"]), at: F.time(40)) == nil)
         #expect(
-            try await store.takeWebhookRate(request(["carol"]), at: F.time(41))
+            try await store.takeUserRate(request(["carol"]), at: F.time(41))
                 == .pushesPerRecipient(retryAfterSeconds: 19)
         )
         // A recipient named twice counts twice.
-        #expect(try await store.takeWebhookRate(request(["dave", "dave"]), at: F.time(42)) == nil)
-        #expect(try await store.takeWebhookRate(request(["dave"]), at: F.time(43)) != nil)
+        #expect(try await store.takeUserRate(request(["dave", "dave"]), at: F.time(42)) == nil)
+        #expect(try await store.takeUserRate(request(["dave"]), at: F.time(43)) != nil)
         // The next minute starts afresh.
-        #expect(try await store.takeWebhookRate(request(["bob", "carol", "dave"]), at: F.time(60)) == nil)
+        #expect(try await store.takeUserRate(request(["bob", "carol", "dave"]), at: F.time(60)) == nil)
     }
 
     @Test(arguments: StoreKind.allCases) func oldRateRowsArePrunedAsWebhooksArrive(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
         for sender in 0..<5 {
-            #expect(try await store.takeWebhookRate(Self.rate("user-\(sender)"), at: F.t0) == nil)
+            #expect(try await store.takeUserRate(Self.rate("user-\(sender)"), at: F.t0) == nil)
         }
         #expect(try await F.count("rate_buckets", in: store) == 5)
         #expect(try await F.count("rate_pushes", in: store) == 5)
         // Two tokens refill in two seconds: later, the idle buckets are full and dropped, and the old
         // minute's counts go.
-        #expect(try await store.takeWebhookRate(Self.rate("zed"), at: F.time(61)) == nil)
+        #expect(try await store.takeUserRate(Self.rate("zed"), at: F.time(61)) == nil)
         #expect(try await F.count("rate_buckets", in: store) == 1)
         #expect(try await F.count("rate_pushes", in: store) == 1)
     }

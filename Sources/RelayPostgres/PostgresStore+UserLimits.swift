@@ -1,0 +1,50 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+extension PostgresStore {
+    /// The first key of the per-(app, user) locks (`pg_advisory_xact_lock(int, int)`): a constant the relay
+    /// uses for nothing else.
+    static let userLockClass = 0x7573_6572
+
+    /// Takes the (app, user)'s transaction lock, then checks a registration's or join's counts against
+    /// `limits`: the user's live devices besides `token` when a token is given, and the rooms it is in with
+    /// those of `rooms` it would join. Concurrent writes of one user (on any relay) wait for the lock and
+    /// then count this one's rows. Two users whose keys hash alike only wait for each other.
+    /// - Throws: ``UserLimitExceeded``; the store's error.
+    func checkUserLimits(
+        _ limits: UserLimits,
+        appId: String,
+        userId: String,
+        token: PushToken?,
+        rooms: [String]
+    ) throws {
+        try db.query(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2 || ' ' || $3))",
+            Self.userLockClass,
+            appId,
+            userId
+        )
+        if let token {
+            let others = try db.query(
+                "SELECT count(*) FROM devices WHERE app_id = $1 AND user_id = $2 AND state = 'live' AND token <> $3",
+                appId,
+                userId,
+                token.value
+            )
+            try limits.checkDevices(otherLiveDevices: others.int(0, 0))
+        }
+        guard !rooms.isEmpty else { return }
+        let counts = try db.query(
+            """
+            SELECT (SELECT count(*) FROM room_members WHERE app_id = $1 AND user_id = $2),
+                (SELECT count(DISTINCT room) FROM jsonb_array_elements_text($3::jsonb) AS room WHERE room NOT IN (
+                    SELECT room_id FROM room_members WHERE app_id = $1 AND user_id = $2))
+            """,
+            appId,
+            userId,
+            try Self.jsonList(rooms)
+        )
+        try limits.checkRooms(current: counts.int(0, 0), joining: counts.int(0, 1))
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+@testable import RelayCore
+
+/// The per-user quota settings (`apps[].limits`) and the message as the relay keeps it.
+@Suite struct QuotaConfigurationAndTextTests {
+    static let hash = String(repeating: "a", count: 64)
+
+    static func load(limits: String) throws -> Configuration {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).json")
+        try Data(#"{"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(hash)"],"limits":\#(limits)}]}"#.utf8)
+            .write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        return try Configuration.load(file: url.path, environment: [:])
+    }
+
+    @Test func theWriteRateAndDailyBudgetHaveDefaultsAndAreRead() throws {
+        let defaults = try Self.load(limits: "{}").apps[0].limits
+        #expect(defaults.writesPerMinute == 120 && defaults.writeBurst == 60)
+        #expect(defaults.notificationsPerDay == 10_000 && defaults.storedBytesPerDay == 128 << 20)
+        let set = try Self.load(
+            limits: #"{"writesPerMinute":10,"writeBurst":5,"notificationsPerDay":7,"storedBytesPerDay":4096}"#
+        ).apps[0].limits
+        #expect(set.writesPerMinute == 10 && set.writeBurst == 5)
+        #expect(set.notificationsPerDay == 7 && set.storedBytesPerDay == 4096)
+    }
+
+    @Test(arguments: ["writesPerMinute", "writeBurst", "notificationsPerDay", "storedBytesPerDay"])
+    func aLimitThatIsNotPositiveIsRefused(key: String) {
+        do {
+            _ = try Self.load(limits: #"{"\#(key)":0}"#)
+            Issue.record("expected a failure")
+        } catch let error as Configuration.Invalid {
+            #expect(error.problems.contains("apps[0].limits.\(key): must be positive"))
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    @Test func aKeptMessageHoldsWhatAPushCanShowAndNoMore() {
+        let text = String(repeating: "é", count: 10_000)
+        let name = String(repeating: "👩‍👩‍👧", count: 500)
+        let message = ChatMessage(
+            roomId: "room",
+            senderId: "alice",
+            content: .text(text),
+            roomName: String(repeating: "r", count: 1000),
+            senderName: name
+        )
+        let kept = message.kept
+        guard case .text(let keptText) = kept.content else {
+            Issue.record("the kind changed")
+            return
+        }
+        #expect(keptText.utf8.count <= ChatMessage.maxKeptTextBytes && keptText.hasSuffix("…"))
+        #expect(keptText.utf8.count > ChatMessage.maxKeptTextBytes - 8)
+        for shown in [kept.senderName, kept.roomName] {
+            let shown = shown ?? ""
+            #expect(shown.utf8.count <= ChatMessage.maxShownNameBytes)
+            #expect(shown.count <= ChatMessage.maxShownNameCharacters && shown.hasSuffix("…"))
+        }
+        // The names a push shows are the same from the kept message as from the whole one.
+        #expect(kept.payload().aps.alert?.title == message.payload().aps.alert?.title)
+        #expect(kept.kept == kept)
+        // A short message and an image's caption are kept whole; its URL is never cut.
+        let short = ChatMessage(
+            roomId: "room",
+            senderId: "alice",
+            content: .image(caption: "hi", imageURL: "https://a/b")
+        )
+        #expect(short.kept == short)
+    }
+
+    @Test func theOneCuttingRuleCountsCharactersAndBytes() {
+        #expect(TextFitting.prefix("abc", maxCharacters: 3, maxBytes: 3) == "abc")
+        #expect(TextFitting.prefix("abcd", maxCharacters: 3, maxBytes: 100) == "ab…")
+        #expect(TextFitting.prefix("ééééé", maxCharacters: 100, maxBytes: 7) == "éé…")
+        // A cluster is never split, however many bytes it has.
+        #expect(TextFitting.prefix("e\u{301}e\u{301}x", maxCharacters: 100, maxBytes: 6) == "e\u{301}…")
+    }
+}
