@@ -175,5 +175,15 @@ enum PostgresMigrations {
         CREATE INDEX notifications_by_age ON notifications (created_at);
         CREATE INDEX idempotency_keys_by_notification ON idempotency_keys (notification_id);
         """,
+        // 4: a membership records who made it, as in the SQLite schema's step 14 (and with the same rule for
+        // earlier rows: `backend` for members of a room whose own rule is closed who joined at or after the
+        // rule was set, which only the backend could add; `user` for the rest, which may be users' own).
+        """
+        ALTER TABLE room_members ADD COLUMN origin text NOT NULL DEFAULT 'user'
+            CHECK (origin IN ('user', 'backend'));
+        UPDATE room_members AS m SET origin = 'backend' FROM rooms AS r
+        WHERE r.app_id = m.app_id AND r.room_id = m.room_id AND r.membership = 'closed'
+            AND m.joined_at >= r.updated_at;
+        """,
     ]
 }
