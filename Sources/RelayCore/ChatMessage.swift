@@ -70,27 +70,28 @@ public struct ChatMessage: Sendable, Equatable {
     /// The payload for this message, the texts every platform shows: alert title = room name, body =
     /// "Sender: text" (or the text), sound "default", thread-id = room id; image messages add
     /// mutable-content 1 and use the caption or "📷 Image"; top-level `dittoChatRoomId` always,
-    /// `dittoChatMessageId` when known. A room name, sender name or caption that
-    /// ``StringProtocol/isBlank`` counts as absent; names are cut to ``maxShownNameCharacters`` and
-    /// ``maxShownNameBytes``. An image message's URL goes in the top-level `imageUrl`. The payload is uncut
-    /// otherwise: each platform's encoding cuts it to its own limit.
+    /// `dittoChatMessageId` when known. Texts and names show as ``ShownText`` cleans them (names on one
+    /// line); a room name, sender name or caption that ``StringProtocol/isBlank`` then counts as absent;
+    /// names are cut to ``maxShownNameCharacters`` and ``maxShownNameBytes``. An image message's URL goes in
+    /// the top-level `imageUrl` when ``ImageURL`` takes it (a row stored under an older rule shows no image).
+    /// The payload is uncut otherwise: each platform's encoding cuts it to its own limit.
     public func payload() -> ChatPayload {
         let text: String
         switch content {
-        case .text(let body): text = body
-        case .image(let caption, _): text = caption.nonBlank ?? ChatPayload.imageBody
+        case .text(let body): text = ShownText.text(body)
+        case .image(let caption, _): text = caption.map(ShownText.text).nonBlank ?? ChatPayload.imageBody
         }
-        let sender = senderName.nonBlank.map(Self.shownName)
+        let sender = senderName.map(ShownText.name).nonBlank.map(Self.shownName)
         let body = sender.map { "\($0): \(text)" } ?? text
         var aps = APS(
-            alert: .init(title: roomName.nonBlank.map(Self.shownName), body: body),
+            alert: .init(title: roomName.map(ShownText.name).nonBlank.map(Self.shownName), body: body),
             sound: "default",
             threadId: roomId
         )
         var imageUrl: String?
         if case .image(_, let url) = content {
             aps.mutableContent = 1
-            imageUrl = url
+            imageUrl = url.flatMap { ImageURL.problem($0) == nil ? $0 : nil }
         }
         return ChatPayload(aps: aps, dittoChatRoomId: roomId, dittoChatMessageId: messageId, imageUrl: imageUrl)
     }

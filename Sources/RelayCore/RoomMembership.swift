@@ -1,5 +1,6 @@
-/// Who may change a room's members: `open` rooms take joins and leaves from their users themselves (Ditto's
-/// public rooms); in `closed` ones only the app's backend (its API key) manages membership.
+/// Who may add a room's members: `open` rooms take joins from their users themselves (Ditto's public rooms);
+/// in `closed` ones only the app's backend (its API key) adds members, and closing a room removes the
+/// members who joined themselves. Members leave and mute themselves in either.
 public enum RoomMembership: String, Sendable, Codable, ListedCases {
     case open, closed
 }

@@ -209,5 +209,15 @@ enum PostgresMigrations {
         CREATE INDEX user_usage_by_day ON user_usage (day);
         CREATE INDEX devices_by_retirement ON devices (retired_at) WHERE state = 'retired';
         """,
+        // 5: a membership records who made it, as in the SQLite schema's step 15 (and with the same rule for
+        // earlier rows: `backend` for members of a room whose own rule is closed who joined at or after the
+        // rule was set, which only the backend could add; `user` for the rest, which may be users' own).
+        """
+        ALTER TABLE room_members ADD COLUMN origin text NOT NULL DEFAULT 'user'
+            CHECK (origin IN ('user', 'backend'));
+        UPDATE room_members AS m SET origin = 'backend' FROM rooms AS r
+        WHERE r.app_id = m.app_id AND r.room_id = m.room_id AND r.membership = 'closed'
+            AND m.joined_at >= r.updated_at;
+        """,
     ]
 }

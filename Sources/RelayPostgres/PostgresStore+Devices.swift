@@ -15,11 +15,14 @@ extension PostgresStore {
         userId: String,
         environment: APNsEnvironment,
         rooms: [String],
+        origin: RoomMember.Origin,
         at: Date,
         limits: UserLimits?
     ) async throws -> (device: Device, created: Bool) {
         try db.transaction {
+            // The user's lock (with limits) before the rooms' locks, always in this order.
             if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: token, rooms: rooms) }
+            if origin == .user, !rooms.isEmpty { try lockRooms(appId: appId, rooms) }
             // `xmax = 0` on the returned row: the row was inserted, not updated (a new version written by
             // this statement's update carries this transaction's id there).
             let rows = try db.query(
@@ -39,15 +42,13 @@ extension PostgresStore {
                 token.platform.rawValue
             )
             try db.query(
-                """
-                INSERT INTO room_members (app_id, room_id, user_id, muted, joined_at)
-                SELECT DISTINCT $1, room, $3, false, $4::bigint FROM jsonb_array_elements_text($2::jsonb) AS room
-                ON CONFLICT (app_id, room_id, user_id) DO NOTHING
-                """,
+                Self.joinSQL(list: true),
                 appId,
                 try Self.jsonList(rooms),
                 userId,
-                at
+                nil,
+                at,
+                origin.rawValue
             )
             return (try Self.readDevice(rows, 0), rows.bool(0, 12))
         }

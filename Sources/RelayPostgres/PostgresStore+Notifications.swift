@@ -9,11 +9,17 @@ extension PostgresStore {
 
     /// One pending delivery per selected device: $1 app id, $2 created at (the first due time), $3 recipients
     /// (a room id, or a JSON array of user ids), $4 excluded user, $5 excluded token, $6 topic, $7 the
-    /// notification id. Each device has one user, so each token appears once.
+    /// notification id, and with explicit recipients $8: the room whose members who muted it are left out
+    /// (NULL: none are). Each device has one user, so each token appears once.
     static func insertDeliveriesSQL(explicitRecipients: Bool) -> String {
         let recipients =
             explicitRecipients
-            ? "SELECT DISTINCT user_id FROM jsonb_array_elements_text($3::jsonb) AS r (user_id)"
+            ? """
+            SELECT DISTINCT r.user_id FROM jsonb_array_elements_text($3::jsonb) AS r (user_id)
+            WHERE $8::text IS NULL OR NOT EXISTS (
+                SELECT 1 FROM room_members AS m WHERE m.app_id = $1 AND m.room_id = $8::text AND m.user_id = r.user_id
+                    AND m.muted)
+            """
             : "SELECT user_id FROM room_members WHERE app_id = $1 AND room_id = $3 AND NOT muted"
         return """
             INSERT INTO deliveries (notification_id, app_id, user_id, token, status, attempts, next_attempt_at)
@@ -103,16 +109,12 @@ extension PostgresStore {
             n.createdAt
         )
         guard inserted.changed == 1 else { throw Raced() }
-        let deliveries = try db.query(
-            Self.insertDeliveriesSQL(explicitRecipients: userList != nil),
-            n.appId,
-            n.createdAt,
-            userList ?? recipients.roomId,
-            recipients.excludeUserId,
-            recipients.excludeToken?.value,
-            n.topic,
-            n.id
-        )
+        var parameters: [(any PostgresParameter)?] = [
+            n.appId, n.createdAt, userList ?? recipients.roomId, recipients.excludeUserId,
+            recipients.excludeToken?.value, n.topic, n.id,
+        ]
+        if userList != nil { parameters.append(recipients.reachesMuted ? nil : recipients.roomId) }
+        let deliveries = try db.query(Self.insertDeliveriesSQL(explicitRecipients: userList != nil), parameters)
         if let budget = n.budget { try charge(budget, for: n, deliveries: deliveries.changed) }
         // Delivered to the listening relays when the transaction commits: one per notification.
         if deliveries.changed > 0 { try notifyOutbox() }

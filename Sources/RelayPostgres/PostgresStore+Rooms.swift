@@ -9,45 +9,81 @@ extension PostgresStore {
         roomId: String,
         userId: String,
         muted: Bool?,
+        origin: RoomMember.Origin,
         at: Date,
         limits: UserLimits?
     ) async throws
-        -> RoomMember
+        -> RoomMember?
     {
-        guard let limits else {
-            return try insertMember(appId: appId, roomId: roomId, userId: userId, muted: muted, at: at)
-        }
-        return try db.transaction {
-            try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId])
-            return try insertMember(appId: appId, roomId: roomId, userId: userId, muted: muted, at: at)
+        try db.transaction {
+            // The user's lock (with limits) before the room's lock, always in this order.
+            if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId]) }
+            if origin == .user { try lockRooms(appId: appId, [roomId]) }
+            let rows = try db.query(
+                Self.joinSQL(list: false),
+                appId,
+                roomId,
+                userId,
+                muted,
+                at,
+                origin.rawValue
+            )
+            return try rows.count == 1 ? Self.readMember(rows, 0) : nil
         }
     }
 
-    /// The statement of ``addMember(appId:roomId:userId:muted:at:limits:)``.
-    private func insertMember(
-        appId: String,
-        roomId: String,
-        userId: String,
-        muted: Bool?,
-        at: Date
-    ) throws
-        -> RoomMember
-    {
+    /// Joins $3 to the rooms in $2 (one room id, or with `list` a JSON array of them) as $6 made the
+    /// membership, at $5, muted as $4 says (NULL keeps the mute, false when new), and returns the members
+    /// as stored (``memberColumns``): ``RelayStore/Store/addMember(appId:roomId:userId:muted:origin:at:limits:)``'s
+    /// rule, in one statement. A user's own join needs the rooms' locks (``lockRooms(appId:_:)``), taken
+    /// earlier in its transaction.
+    static func joinSQL(list: Bool) -> String {
+        let rooms =
+            list ? "SELECT DISTINCT room FROM jsonb_array_elements_text($2::jsonb) AS j (room)" : "SELECT $2::text"
+        return """
+            INSERT INTO room_members AS m (app_id, room_id, user_id, muted, joined_at, origin)
+            SELECT $1, s.room, $3, coalesce($4::boolean, false), $5::bigint, $6::text FROM (\(rooms)) AS s (room)
+            WHERE $6::text = 'backend' OR NOT EXISTS (
+                SELECT 1 FROM rooms AS r WHERE r.app_id = $1 AND r.room_id = s.room AND r.membership = 'closed')
+            ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET muted = coalesce($4::boolean, m.muted),
+                origin = CASE WHEN $6::text = 'backend' THEN 'backend' ELSE m.origin END
+            RETURNING \(memberColumns)
+            """
+    }
+
+    /// Takes the transaction-scoped advisory locks of the rooms, in the order of their keys so that two
+    /// transactions never wait on each other: a user's own join and a close of the same room hold the
+    /// same lock, so a join that read the room open commits before the close removes its row.
+    func lockRooms(appId: String, _ roomIds: [String]) throws {
+        try db.query(
+            """
+            SELECT pg_advisory_xact_lock(\(Self.roomLockClass), k.key) FROM (
+                SELECT DISTINCT hashtext($1 || '/' || room) AS key FROM jsonb_array_elements_text($2::jsonb) AS j (room)
+                ORDER BY key
+            ) AS k
+            """,
+            appId,
+            try Self.jsonList(roomIds)
+        )
+    }
+
+    /// The first key of the room locks (`pg_advisory_xact_lock(int, int)`): a constant the relay alone uses;
+    /// the second is a hash of the app and room ids.
+    static let roomLockClass = 0x726f_6f6d
+
+    public func setMuted(appId: String, roomId: String, userId: String, muted: Bool?) async throws -> RoomMember? {
         let rows = try db.query(
             """
-            INSERT INTO room_members (app_id, room_id, user_id, muted, joined_at)
-            VALUES ($1, $2, $3, coalesce($4::boolean, false), $5)
-            ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET muted = coalesce($4::boolean, room_members.muted)
-            RETURNING user_id, muted, joined_at
+            UPDATE room_members SET muted = coalesce($4::boolean, muted) WHERE app_id = $1 AND room_id = $2
+                AND user_id = $3
+            RETURNING \(Self.memberColumns)
             """,
             appId,
             roomId,
             userId,
-            muted,
-            at
+            muted
         )
-        guard rows.count == 1 else { throw StoreError(code: .notFound, message: "addMember returned no row") }
-        return Self.readMember(rows, 0)
+        return try rows.count == 1 ? Self.readMember(rows, 0) : nil
     }
 
     public func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool {
@@ -61,21 +97,21 @@ extension PostgresStore {
 
     public func members(appId: String, roomId: String) async throws -> [RoomMember] {
         let rows = try db.query(
-            "SELECT user_id, muted, joined_at FROM room_members WHERE app_id = $1 AND room_id = $2 ORDER BY user_id",
+            "SELECT \(Self.memberColumns) FROM room_members WHERE app_id = $1 AND room_id = $2 ORDER BY user_id",
             appId,
             roomId
         )
-        return (0..<rows.count).map { Self.readMember(rows, $0) }
+        return try (0..<rows.count).map { try Self.readMember(rows, $0) }
     }
 
     public func member(appId: String, roomId: String, userId: String) async throws -> RoomMember? {
         let rows = try db.query(
-            "SELECT user_id, muted, joined_at FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
+            "SELECT \(Self.memberColumns) FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
             appId,
             roomId,
             userId
         )
-        return rows.count > 0 ? Self.readMember(rows, 0) : nil
+        return try rows.count > 0 ? Self.readMember(rows, 0) : nil
     }
 
     public func nonMembers(appId: String, roomId: String, userIds: [String]) async throws -> [String] {
@@ -107,21 +143,47 @@ extension PostgresStore {
         return membership
     }
 
-    public func setRoomMembership(appId: String, roomId: String, membership: RoomMembership, at: Date) async throws {
-        try db.query(
-            """
-            INSERT INTO rooms (app_id, room_id, membership, updated_at) VALUES ($1, $2, $3, $4)
-            ON CONFLICT (app_id, room_id) DO UPDATE SET membership = $3, updated_at = $4
-            """,
-            appId,
-            roomId,
-            membership.rawValue,
-            at
-        )
+    @discardableResult
+    public func setRoomMembership(
+        appId: String,
+        roomId: String,
+        membership: RoomMembership,
+        at: Date
+    ) async throws -> Int {
+        try db.transaction {
+            try lockRooms(appId: appId, [roomId])
+            try db.query(
+                """
+                INSERT INTO rooms (app_id, room_id, membership, updated_at) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (app_id, room_id) DO UPDATE SET membership = $3, updated_at = $4
+                """,
+                appId,
+                roomId,
+                membership.rawValue,
+                at
+            )
+            guard membership == .closed else { return 0 }
+            return try db.query(
+                "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user'",
+                appId,
+                roomId
+            ).changed
+        }
     }
 
-    /// A member from a row of (user_id, muted, joined_at).
-    private static func readMember(_ rows: PostgresRows, _ row: Int) -> RoomMember {
-        RoomMember(userId: rows.string(row, 0), muted: rows.bool(row, 1), joinedAt: rows.date(row, 2))
+    /// The columns ``readMember(_:_:)`` reads, in its order.
+    static let memberColumns = "user_id, muted, joined_at, origin"
+
+    /// A member from a row of ``memberColumns``.
+    static func readMember(_ rows: PostgresRows, _ row: Int) throws -> RoomMember {
+        guard let origin = RoomMember.Origin(rawValue: rows.string(row, 3)) else {
+            throw StoreError(code: .invalidData, message: "member '\(rows.string(row, 0))' has an unknown origin")
+        }
+        return RoomMember(
+            userId: rows.string(row, 0),
+            muted: rows.bool(row, 1),
+            joinedAt: rows.date(row, 2),
+            origin: origin
+        )
     }
 }

@@ -10,7 +10,7 @@ extension OpenAPIDocument {
     "title": "PushRelay API",
     "version": "1.0.0",
     "summary": "Registers APNs device tokens and FCM registration tokens and fans chat messages out to them over APNs and FCM.",
-    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join and leave open rooms as\nitself, send webhooks as itself to rooms it is a member of, and read the notifications it sent. A\nrefusal is 403 with its own code and changes nothing (another user's device or notification is 404, as\nan unknown one); a user over one of its app's limits, or a client address with too many user-credential\nchecks in flight or failed, gets 429 `rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon) answers 400\n  `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
+    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join open rooms and mute or\nleave any room it is in as itself, send webhooks as itself to rooms it is a member of, and read the\nnotifications it sent. A refusal is 403 with its own code and changes nothing (another user's device or\nnotification is 404, as an unknown one); a user over one of its app's limits, or a client address with\ntoo many user-credential checks in flight or failed, gets 429 `rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon) answers 400\n  `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
   },
   "servers": [
     {
@@ -387,6 +387,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "joinRoom",
         "summary": "Makes the user a member of the room (idempotent); `muted` members get no pushes.",
+        "description": "With the API key the membership is the backend's, which closing the room keeps. A user joins only\nopen rooms (else 403 `room_closed`), and sets its own `muted` in any room it is a member of.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RoomId"
@@ -443,7 +444,7 @@ extension OpenAPIDocument {
           "rooms"
         ],
         "operationId": "leaveRoom",
-        "summary": "Removes the user from the room (also when the user was not a member).",
+        "summary": "Removes the user from the room (also when the user was not a member); a user leaves any room, closed ones too.",
         "parameters": [
           {
             "$ref": "#/components/parameters/RoomId"
@@ -538,7 +539,7 @@ extension OpenAPIDocument {
           "rooms"
         ],
         "operationId": "setRoom",
-        "summary": "Sets whether the room's users manage their own membership (backend only).",
+        "summary": "Sets whether the room's users join themselves (backend only); closing removes the members who joined themselves.",
         "parameters": [
           {
             "$ref": "#/components/parameters/RoomId"
@@ -638,7 +639,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "didSendMessage",
         "summary": "A text message was sent; notify the room's (or the named recipients') devices.",
-        "description": "Recipients are `recipients` when given, else the room's members; every device of the sender and\n`senderDeviceToken` are left out; each token gets the message once. The notification and one\ndelivery per device are committed before the answer. When the app has a `webhookSecret`, the\nbody must be signed (`X-PushRelay-Signature`), else 401 `invalid_signature`.\n",
+        "description": "Recipients are `recipients` when given (a user's less the members who muted the room, skipped\nsilently), else the room's unmuted members; every device of the sender and\n`senderDeviceToken` are left out; each token gets the message once. The notification and one\ndelivery per device are committed before the answer. When the app has a `webhookSecret`, the\nbody must be signed (`X-PushRelay-Signature`), else 401 `invalid_signature`.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/WebhookSignature"
@@ -1168,7 +1169,7 @@ extension OpenAPIDocument {
           "open",
           "closed"
         ],
-        "description": "`open`: users join and leave themselves; `closed`: only the app's backend manages the members. A room\nwithout a setting of its own follows its app's `roomMembership` (open by default).\n"
+        "description": "`open`: users join themselves; `closed`: only the app's backend adds members, and setting it removes\nthe members who joined themselves (those the backend added stay). Members leave and mute either way.\nA room without a setting of its own follows its app's `roomMembership` (open by default).\n"
       },
       "Room": {
         "type": "object",
@@ -1242,7 +1243,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxItems": 10000,
-            "description": "The users to notify instead of the room's members (absent or null); a user may name only\nmembers of the room.\n",
+            "description": "The users to notify instead of the room's members (absent or null); a user may name only\nmembers of the room, and those who muted it are skipped silently (the backend's reach them).\n",
             "items": {
               "$ref": "#/components/schemas/Id"
             }
@@ -1290,7 +1291,7 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxLength": 2048,
-            "description": "An absolute https URL of at most 2048 bytes of the characters RFC 3986 allows (anything else\npercent-encoded), with a host name, no user info and a port from 1 to 65535 if any, sent as the\npayload's top-level `imageUrl` for the app's notification service extension (not with `privacy`).\n"
+            "description": "An absolute https URL of at most 2048 bytes of the characters RFC 3986 allows (anything else\npercent-encoded), with no user info, port 443 or none, and a fully qualified host name: no IP\naddress in any spelling (IPv6, IPv4, or a host ending in a numeric label such as `2130706433`),\nno `localhost`, `local`, `home.arpa` or `internal` name; else 400 `invalid_field`. Sent as the\npayload's top-level `imageUrl` for the app's notification service extension (not with `privacy`).\n"
           }
         }
       },
@@ -1709,7 +1710,7 @@ extension OpenAPIDocument {
         }
       },
       "Forbidden": {
-        "description": "A user credential asked for what its user may not do; nothing changed. `backend_only`: the call needs\nthe API key; `forbidden_user`: `userId` names another user; `forbidden_sender`: `senderId` names\nanother user; `room_closed`: only the backend changes this room's members; `not_a_member`: the user\nis not in the room; `recipient_not_a_member`: a recipient is not in the room. (Another user's device\nor notification is 404 `not_found`, as an unknown one.)\n",
+        "description": "A user credential asked for what its user may not do; nothing changed. `backend_only`: the call needs\nthe API key; `forbidden_user`: `userId` names another user; `forbidden_sender`: `senderId` names\nanother user; `room_closed`: only the backend adds members to this room; `not_a_member`: the user\nis not in the room; `recipient_not_a_member`: a recipient is not in the room. (Another user's device\nor notification is 404 `not_found`, as an unknown one.)\n",
         "content": {
           "application/json": {
             "schema": {

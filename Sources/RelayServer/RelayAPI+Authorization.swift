@@ -16,17 +16,25 @@ extension RelayAPI {
         }
     }
 
-    /// Refuses a user a change of membership of a closed room (one the backend manages alone).
+    /// Refuses a user a join of a closed room (one whose members the backend sets).
     /// - Throws: ``HTTPError`` 403 `room_closed`.
     func requireOpenRoom(_ caller: Caller, roomId: String) async throws {
         guard case .user(let app, _) = caller else { return }
-        guard try await roomMembership(app, roomId: roomId) == .open else {
-            throw HTTPError(
-                status: 403,
-                code: "room_closed",
-                message: "Room '\(roomId)' is closed: only the app's backend manages its members"
-            )
-        }
+        guard try await roomMembership(app, roomId: roomId) == .open else { throw roomClosed(roomId) }
+    }
+
+    /// 403 `room_closed`: a user joins only open rooms.
+    func roomClosed(_ roomId: String) -> HTTPError {
+        HTTPError(
+            status: 403,
+            code: "room_closed",
+            message: "Room '\(roomId)' is closed: only the app's backend adds its members"
+        )
+    }
+
+    /// Who a membership the caller makes is recorded as made by: closing a room keeps only the backend's.
+    func membershipOrigin(_ caller: Caller) -> RoomMember.Origin {
+        caller.userId == nil ? .backend : .user
     }
 
     /// The rule that applies to the room: its own, else the app's.

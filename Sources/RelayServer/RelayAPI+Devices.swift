@@ -47,6 +47,7 @@ extension RelayAPI {
                 userId: userId,
                 environment: environment,
                 rooms: rooms,
+                origin: membershipOrigin(caller),
                 at: time.now,
                 limits: userLimits(caller)
             )
@@ -113,27 +114,38 @@ extension RelayAPI {
         return try .json(DeviceList(devices: devices.map(DeviceView.init)))
     }
 
-    /// `PUT /v1/rooms/{roomId}/members/{userId}` with an optional `{"muted": Bool}`: 204. A user joins (or
-    /// mutes) only as itself and only open rooms.
+    /// `PUT /v1/rooms/{roomId}/members/{userId}` with an optional `{"muted": Bool}`: 204. The backend adds
+    /// anyone (a membership closing the room keeps); a user joins only as itself and only open rooms, and
+    /// mutes or unmutes itself in any room it is a member of.
     func joinRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let (caller, roomId, userId) = try await membershipCall(request, parameters)
         let update = request.body.isEmpty ? MembershipUpdate() : try request.decode(MembershipUpdate.self)
         try await takeWriteLimit(caller, userId: userId)
-        try await withinUserLimits(userId: userId) {
+        if caller.userId != nil, try await roomMembership(caller.app, roomId: roomId) == .closed {
+            guard
+                try await store.setMuted(appId: caller.app.id, roomId: roomId, userId: userId, muted: update.muted)
+                    != nil
+            else { throw roomClosed(roomId) }
+            return .noContent
+        }
+        let member = try await withinUserLimits(userId: userId) {
             try await store.addMember(
                 appId: caller.app.id,
                 roomId: roomId,
                 userId: userId,
                 muted: update.muted,
+                origin: membershipOrigin(caller),
                 at: time.now,
                 limits: userLimits(caller)
             )
         }
+        // nil: the room was closed between the check above and the write.
+        guard member != nil else { throw roomClosed(roomId) }
         return .noContent
     }
 
     /// `DELETE /v1/rooms/{roomId}/members/{userId}`: 204 (also when the user was not a member). A user leaves
-    /// only as itself and only open rooms.
+    /// only as itself, any room (also a closed one, and a membership the backend made).
     func leaveRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let (caller, roomId, userId) = try await membershipCall(request, parameters)
         try await takeWriteLimit(caller, userId: userId)
@@ -141,7 +153,7 @@ extension RelayAPI {
         return .noContent
     }
 
-    /// The caller, room and user of a join or leave, once the caller may change that membership.
+    /// The caller, room and user of a join or leave: a user acts only as itself.
     private func membershipCall(
         _ request: HTTPRequest,
         _ parameters: RouteParameters
@@ -152,7 +164,6 @@ extension RelayAPI {
             try Validation.id(try parameters.require("userId"), field: "userId"),
             field: "userId"
         )
-        try await requireOpenRoom(caller, roomId: roomId)
         return (caller, roomId, userId)
     }
 
@@ -165,7 +176,8 @@ extension RelayAPI {
         return try .json(MemberList(members: members.map(\.userId)))
     }
 
-    /// `PUT /v1/rooms/{roomId}` `{"membership": "open" | "closed"}` (backend only): 200 with the room.
+    /// `PUT /v1/rooms/{roomId}` `{"membership": "open" | "closed"}` (backend only): 200 with the room. Closing
+    /// removes the memberships users made themselves; the ones the backend made stay.
     func setRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         try caller.requireBackend("Setting a room's membership")

@@ -71,6 +71,7 @@ extension RelayAPI {
             recipients: RecipientSelection(
                 roomId: message.roomId,
                 userIds: recipients,
+                reachesMuted: caller.userId == nil,
                 excludeUserId: message.senderId,
                 excludeToken: excludeToken
             ),
@@ -117,8 +118,10 @@ extension RelayAPI {
         }
     }
 
-    /// A user sends only to a room it is a member of, and names only members as recipients; then the
-    /// sender's limits count the webhook and a push to each user it reaches.
+    /// A user sends only to a room it is a member of, and names only members as recipients (those who muted
+    /// the room are left out silently when the deliveries are made); then the sender's limits count the
+    /// webhook and a push to each user it reaches or names: a muted recipient counts as any other, so the
+    /// limits do not tell a user who muted the room.
     /// - Throws: ``HTTPError`` 403 `not_a_member` or `recipient_not_a_member`, 429 `rate_limited`.
     private func authorizeWebhook(_ caller: Caller, message: ChatMessage, recipients: [String]?) async throws {
         let app = caller.app

@@ -46,49 +46,14 @@ enum Validation {
         return value
     }
 
-    /// An image's URL for the app's notification service extension: absolute `https` (App Transport Security
-    /// refuses plain `http` by default) with a host, at most 2048 bytes, checked as below and read by
-    /// Foundation's `URL`.
+    /// An image's URL for the app's notification service extension, as ``RelayCore/ImageURL`` takes it.
     /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
     static func imageURL(_ value: String?, field: String) throws(HTTPError) -> String? {
-        guard let url = try text(value, field: field, maxBytes: 2048) else { return nil }
-        // Only the characters RFC 3986 section 2 allows, each % starting an escape, so nothing rides along
-        // where Foundation's parser is lenient (a line break, `<`, a backslash); a host of DNS labels
-        // (RFC 1123 section 2.1) or an IPv6 literal; no user:password, which every device would get.
-        guard Self.isURICharacters(url), let parsed = URL(string: url), parsed.scheme?.lowercased() == "https",
-            let host = parsed.host, Self.isHostName(host) || host.contains(":"), parsed.user == nil,
-            parsed.password == nil, parsed.port.map({ (1...65_535).contains($0) }) ?? true
-        else {
-            throw .badRequest(
-                code: "invalid_field",
-                message: "\(field) must be an absolute https URL of RFC 3986 characters (anything else "
-                    + "percent-encoded) with a host name, no user info and a port from 1 to 65535 if any"
-            )
+        guard let url = try text(value, field: field, maxBytes: ImageURL.maxBytes) else { return nil }
+        if let problem = ImageURL.problem(url) {
+            throw .badRequest(code: "invalid_field", message: "\(field) \(problem)")
         }
         return url
-    }
-
-    /// RFC 3986 section 2: unreserved and reserved characters, and `%` followed by two hex digits.
-    private static func isURICharacters(_ text: String) -> Bool {
-        let marks = Set("-._~:/?#[]@!$&'()*+,;=".utf8)
-        var bytes = text.utf8.makeIterator()
-        while let byte = bytes.next() {
-            if byte == UInt8(ascii: "%") {
-                guard bytes.next()?.isASCIIHexDigit == true, bytes.next()?.isASCIIHexDigit == true else { return false }
-            } else if !(byte.isASCIIAlphanumeric || marks.contains(byte)) {
-                return false
-            }
-        }
-        return true
-    }
-
-    /// DNS labels of 1 to 63 letters, digits and hyphens, none starting or ending with a hyphen (RFC 1123
-    /// section 2.1); an IPv4 address passes too.
-    private static func isHostName(_ host: String) -> Bool {
-        host.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
-            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
-                && label.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") }
-        }
     }
 
     /// The query parameter `name` as a decimal integer within `range`; nil when absent.

@@ -383,5 +383,18 @@ enum SQLiteMigrations {
         CREATE INDEX user_usage_by_day ON user_usage (day);
         CREATE INDEX devices_by_retirement ON devices (retired_at) WHERE state = 'retired';
         """,
+        // 15: a membership records who made it, `user` (the user joined itself) or `backend`, since closing
+        // a room removes the users' own. Earlier rows kept no such record: a member of a room whose own
+        // rule is closed who joined at or after the rule was set can only have been added by the backend;
+        // every other row may be a user's own join and becomes `user`, so that closing its room later
+        // leaves only the members the backend sets (a backend that named such a member before keeps it by
+        // naming it again).
+        """
+        ALTER TABLE room_members ADD COLUMN origin TEXT NOT NULL DEFAULT 'user'
+            CHECK (origin IN ('user', 'backend'));
+        UPDATE room_members SET origin = 'backend' WHERE EXISTS (
+            SELECT 1 FROM rooms AS r WHERE r.app_id = room_members.app_id AND r.room_id = room_members.room_id
+                AND r.membership = 'closed' AND room_members.joined_at >= r.updated_at);
+        """,
     ]
 }

@@ -13,6 +13,7 @@ extension SQLiteStore {
         userId: String,
         environment: APNsEnvironment,
         rooms: [String],
+        origin: RoomMember.Origin,
         at: Date,
         limits: UserLimits?
     ) async throws -> (device: Device, created: Bool) {
@@ -40,18 +41,7 @@ extension SQLiteStore {
                 try statement.run()
             }
             for room in Set(rooms) {
-                try db.withStatement(
-                    """
-                    INSERT INTO room_members (app_id, room_id, user_id, muted, joined_at) VALUES (?1, ?2, ?3, 0, ?4)
-                    ON CONFLICT (app_id, room_id, user_id) DO NOTHING
-                    """
-                ) { statement in
-                    try statement.bind(1, appId)
-                    try statement.bind(2, room)
-                    try statement.bind(3, userId)
-                    try statement.bind(4, at)
-                    try statement.run()
-                }
+                _ = try join(appId: appId, roomId: room, userId: userId, muted: nil, origin: origin, at: at)
             }
             guard let device = try loadDevice(appId: appId, token: token) else {
                 throw StoreError(code: .notFound, message: "device …\(token.suffix) vanished during upsert")
@@ -122,33 +112,37 @@ extension SQLiteStore {
         roomId: String,
         userId: String,
         muted: Bool?,
+        origin: RoomMember.Origin,
         at: Date,
         limits: UserLimits?
     ) async throws
-        -> RoomMember
+        -> RoomMember?
     {
         try db.transaction {
             if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId]) }
-            return try insertMember(appId: appId, roomId: roomId, userId: userId, muted: muted, at: at)
+            return try join(appId: appId, roomId: roomId, userId: userId, muted: muted, origin: origin, at: at)
         }
     }
 
-    /// The statement of ``addMember(appId:roomId:userId:muted:at:limits:)``.
-    private func insertMember(
+    /// ``addMember(appId:roomId:userId:muted:origin:at:limits:)`` in the caller's transaction: one statement,
+    /// so the room's rule it reads is the one a close commits before or after it.
+    private func join(
         appId: String,
         roomId: String,
         userId: String,
         muted: Bool?,
+        origin: RoomMember.Origin,
         at: Date
-    ) throws
-        -> RoomMember
-    {
+    ) throws -> RoomMember? {
         try db.withStatement(
             """
-            INSERT INTO room_members (app_id, room_id, user_id, muted, joined_at)
-            VALUES (?1, ?2, ?3, coalesce(?4, 0), ?5)
-            ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET muted = coalesce(?4, muted)
-            RETURNING user_id, muted, joined_at
+            INSERT INTO room_members (app_id, room_id, user_id, muted, joined_at, origin)
+            SELECT ?1, ?2, ?3, coalesce(?4, 0), ?5, ?6
+            WHERE ?6 = 'backend'
+                OR NOT EXISTS (SELECT 1 FROM rooms WHERE app_id = ?1 AND room_id = ?2 AND membership = 'closed')
+            ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET muted = coalesce(?4, muted),
+                origin = CASE WHEN ?6 = 'backend' THEN 'backend' ELSE origin END
+            RETURNING \(Self.memberColumns)
             """
         ) { statement in
             try statement.bind(1, appId)
@@ -156,14 +150,27 @@ extension SQLiteStore {
             try statement.bind(3, userId)
             try statement.bind(4, muted)
             try statement.bind(5, at)
-            guard try statement.step() else {
-                throw StoreError(code: .notFound, message: "addMember returned no row")
-            }
-            let member = RoomMember(
-                userId: statement.string(0),
-                muted: statement.int(1) != 0,
-                joinedAt: statement.date(2)
-            )
+            try statement.bind(6, origin.rawValue)
+            guard try statement.step() else { return nil }
+            let member = try Self.readMember(statement)
+            try statement.run()
+            return member
+        }
+    }
+
+    public func setMuted(appId: String, roomId: String, userId: String, muted: Bool?) async throws -> RoomMember? {
+        try db.withStatement(
+            """
+            UPDATE room_members SET muted = coalesce(?4, muted) WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3
+            RETURNING \(Self.memberColumns)
+            """
+        ) { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, roomId)
+            try statement.bind(3, userId)
+            try statement.bind(4, muted)
+            guard try statement.step() else { return nil }
+            let member = try Self.readMember(statement)
             try statement.run()
             return member
         }
@@ -181,21 +188,28 @@ extension SQLiteStore {
 
     public func members(appId: String, roomId: String) async throws -> [RoomMember] {
         try db.withStatement(
-            "SELECT user_id, muted, joined_at FROM room_members WHERE app_id = ?1 AND room_id = ?2 ORDER BY user_id"
+            "SELECT \(Self.memberColumns) FROM room_members WHERE app_id = ?1 AND room_id = ?2 ORDER BY user_id"
         ) { statement in
             try statement.bind(1, appId)
             try statement.bind(2, roomId)
             var members: [RoomMember] = []
-            while try statement.step() {
-                members.append(
-                    RoomMember(userId: statement.string(0), muted: statement.int(1) != 0, joinedAt: statement.date(2))
-                )
-            }
+            while try statement.step() { members.append(try Self.readMember(statement)) }
             return members
         }
     }
 
     // MARK: Rows
+
+    /// The columns ``readMember(_:)`` reads, in its order.
+    static let memberColumns = "user_id, muted, joined_at, origin"
+
+    /// A member from a row of ``memberColumns``.
+    static func readMember(_ row: SQLiteStatement) throws -> RoomMember {
+        guard let origin = RoomMember.Origin(rawValue: row.string(3)) else {
+            throw StoreError(code: .invalidData, message: "member '\(row.string(0))' has an unknown origin")
+        }
+        return RoomMember(userId: row.string(0), muted: row.int(1) != 0, joinedAt: row.date(2), origin: origin)
+    }
 
     func loadDevice(appId: String, token: PushToken) throws -> Device? {
         try db.withStatement("SELECT \(Self.deviceColumns) FROM devices WHERE app_id = ?1 AND token = ?2") {

@@ -3,7 +3,8 @@ import RelayCore
 
 extension SQLiteStore {
     /// One pending delivery per selected device. Parameters: ?1 app id, ?2 created at (the first due time),
-    /// ?3 recipients (room id, or a JSON array of user ids), ?4 excluded user, ?5 excluded token, ?6 topic.
+    /// ?3 recipients (room id, or a JSON array of user ids), ?4 excluded user, ?5 excluded token, ?6 topic,
+    /// and with explicit recipients ?7: the room whose members who muted it are left out (NULL: none are).
     /// The rows are the notification's by their ids (its first and last delivery id, set next).
     ///
     /// The recipients drive the loop (CROSS JOIN fixes the order; INDEXED BY the per-user index), so the cost
@@ -12,7 +13,11 @@ extension SQLiteStore {
     static func insertDeliveriesSQL(explicitRecipients: Bool) -> String {
         let recipients =
             explicitRecipients
-            ? "(SELECT DISTINCT value AS user_id FROM json_each(?3))"
+            ? """
+            (SELECT DISTINCT r.value AS user_id FROM json_each(?3) AS r WHERE ?7 IS NULL OR NOT EXISTS (
+                SELECT 1 FROM room_members AS m WHERE m.app_id = ?1 AND m.room_id = ?7 AND m.user_id = r.value
+                    AND m.muted = 1))
+            """
             : "(SELECT user_id FROM room_members WHERE app_id = ?1 AND room_id = ?3 AND muted = 0)"
         return """
             INSERT INTO deliveries (app_id, user_id, token, status, attempts, next_attempt_at)
@@ -122,6 +127,7 @@ extension SQLiteStore {
             try statement.bind(4, recipients.excludeUserId)
             try statement.bind(5, recipients.excludeToken?.value)
             try statement.bind(6, n.topic)
+            if userList != nil { try statement.bind(7, recipients.reachesMuted ? nil : recipients.roomId) }
             try statement.run()
         }
         let devices = db.changes

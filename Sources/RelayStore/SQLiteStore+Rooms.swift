@@ -4,13 +4,13 @@ import RelayCore
 extension SQLiteStore {
     public func member(appId: String, roomId: String, userId: String) async throws -> RoomMember? {
         try db.withStatement(
-            "SELECT user_id, muted, joined_at FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
+            "SELECT \(Self.memberColumns) FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
         ) { statement in
             try statement.bind(1, appId)
             try statement.bind(2, roomId)
             try statement.bind(3, userId)
             guard try statement.step() else { return nil }
-            return RoomMember(userId: statement.string(0), muted: statement.int(1) != 0, joinedAt: statement.date(2))
+            return try Self.readMember(statement)
         }
     }
 
@@ -50,18 +50,35 @@ extension SQLiteStore {
         }
     }
 
-    public func setRoomMembership(appId: String, roomId: String, membership: RoomMembership, at: Date) async throws {
-        try db.withStatement(
-            """
-            INSERT INTO rooms (app_id, room_id, membership, updated_at) VALUES (?1, ?2, ?3, ?4)
-            ON CONFLICT (app_id, room_id) DO UPDATE SET membership = ?3, updated_at = ?4
-            """
-        ) { statement in
-            try statement.bind(1, appId)
-            try statement.bind(2, roomId)
-            try statement.bind(3, membership.rawValue)
-            try statement.bind(4, at)
-            try statement.run()
+    @discardableResult
+    public func setRoomMembership(
+        appId: String,
+        roomId: String,
+        membership: RoomMembership,
+        at: Date
+    ) async throws -> Int {
+        try db.transaction {
+            try db.withStatement(
+                """
+                INSERT INTO rooms (app_id, room_id, membership, updated_at) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (app_id, room_id) DO UPDATE SET membership = ?3, updated_at = ?4
+                """
+            ) { statement in
+                try statement.bind(1, appId)
+                try statement.bind(2, roomId)
+                try statement.bind(3, membership.rawValue)
+                try statement.bind(4, at)
+                try statement.run()
+            }
+            guard membership == .closed else { return 0 }
+            return try db.withStatement(
+                "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user'"
+            ) { statement in
+                try statement.bind(1, appId)
+                try statement.bind(2, roomId)
+                try statement.run()
+                return db.changes
+            }
         }
     }
 

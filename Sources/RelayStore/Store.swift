@@ -19,11 +19,12 @@ import RelayCore
 /// - Throws: every call throws ``StoreError`` (`.busy`, `.io`, `.constraint`, …) when the backend fails.
 public protocol Store: ProviderTokenCache {
     /// Registers `token` (its platform with it) for `userId`, or re-registers it, and joins the user to
-    /// `rooms`; one transaction.
+    /// `rooms` as `origin` made them; one transaction.
     ///
     /// A new token is inserted (`created == true`). A known one gets the new user, platform, environment and
     /// `updatedAt = at`; a retired one is revived (state `live`, retired fields cleared). Every registration
-    /// clears ``Device/unlinkedTopics``. Joining a room the user is in changes nothing (mute kept).
+    /// clears ``Device/unlinkedTopics``. The joins follow ``addMember(appId:roomId:userId:muted:origin:at:limits:)``
+    /// with the mute kept: a user's own skip the rooms whose own rule is closed.
     ///
     /// With `limits`, the (app, user) is locked first and the user's counts checked in the transaction: its
     /// live devices besides `token`, and the rooms it is in and would join.
@@ -34,6 +35,7 @@ public protocol Store: ProviderTokenCache {
         userId: String,
         environment: APNsEnvironment,
         rooms: [String],
+        origin: RoomMember.Origin,
         at: Date,
         limits: UserLimits?
     ) async throws -> (device: Device, created: Bool)
@@ -48,9 +50,17 @@ public protocol Store: ProviderTokenCache {
     /// The user's devices (live and retired), oldest registration first.
     func devices(appId: String, userId: String) async throws -> [Device]
 
-    /// Adds the user to the room, or updates the member: `muted` nil keeps the current value (false for a
-    /// new member). Returns the member as stored. With `limits`, the (app, user) is locked first and a new
-    /// membership counted against its rooms in the transaction.
+    /// Adds the user to the room as `origin` made the membership, or updates the member: `muted` nil keeps
+    /// the current value (false for a new member), and a membership the backend names becomes the
+    /// backend's (a user's own call never takes that back). Returns the member as stored.
+    ///
+    /// A user's own join (`origin` `.user`) of a room whose own rule (``roomMembership(appId:roomId:)``) is
+    /// `closed` adds nothing and returns nil, decided in the write, so a join racing
+    /// ``setRoomMembership(appId:roomId:membership:at:)`` never lands after the close (the app's default
+    /// rule is the caller's to check: it does not change while the relay runs).
+    ///
+    /// With `limits`, the (app, user) is locked first and a new membership counted against its rooms in the
+    /// transaction.
     /// - Throws: ``UserLimitExceeded`` `.rooms` over `limits`, writing nothing.
     @discardableResult
     func addMember(
@@ -58,12 +68,18 @@ public protocol Store: ProviderTokenCache {
         roomId: String,
         userId: String,
         muted: Bool?,
+        origin: RoomMember.Origin,
         at: Date,
         limits: UserLimits?
     ) async throws
-        -> RoomMember
+        -> RoomMember?
 
-    /// Removes the user from the room. Returns false when the user was not a member.
+    /// Sets an existing member's mute, whatever the room's rule (`nil` changes nothing). Returns the member
+    /// as stored; nil when the user is not a member (nothing is added).
+    func setMuted(appId: String, roomId: String, userId: String, muted: Bool?) async throws -> RoomMember?
+
+    /// Removes the user from the room, whoever made the membership. Returns false when the user was not a
+    /// member.
     func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool
 
     /// The room's members, by user id.
@@ -82,8 +98,12 @@ public protocol Store: ProviderTokenCache {
     /// has none (the app's setting applies).
     func roomMembership(appId: String, roomId: String) async throws -> RoomMembership?
 
-    /// Gives the room a membership rule of its own (the room needs no members for it).
-    func setRoomMembership(appId: String, roomId: String, membership: RoomMembership, at: Date) async throws
+    /// Gives the room a membership rule of its own (the room needs no members for it). Setting `closed`
+    /// also removes the memberships the users made themselves (``RoomMember/Origin/user``), in the same
+    /// transaction: a closed room reaches only the members its backend set.
+    /// - Returns: how many memberships closing removed (0 when opening).
+    @discardableResult
+    func setRoomMembership(appId: String, roomId: String, membership: RoomMembership, at: Date) async throws -> Int
 
     /// How many live devices the user has registered.
     func liveDeviceCount(appId: String, userId: String) async throws -> Int
@@ -107,7 +127,8 @@ public protocol Store: ProviderTokenCache {
     /// (a message id used twice in the app, not the same webhook again). A unique index on (app id, message
     /// id) holds it under concurrency. Otherwise
     /// one pending delivery, due at `n.createdAt`, is created for each distinct live device of `n.appId` whose
-    /// user is a recipient (`recipients.userIds`, or the unmuted members of `recipients.roomId`), except the
+    /// user is a recipient (`recipients.userIds`, less the members of `recipients.roomId` who muted it unless
+    /// ``RecipientSelection/reachesMuted``; or the unmuted members of `recipients.roomId`), except the
     /// devices of `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked
     /// topics. Each delivery's apns-id is derived from the notification and delivery ids
     /// (``RelayCore/APNsIdentifier``). The message is stored as given and read back, whole, into every job's
@@ -243,40 +264,6 @@ public protocol Store: ProviderTokenCache {
 }
 
 extension Store {
-    /// ``upsertDevice(appId:token:userId:environment:rooms:at:limits:)`` without limits.
-    public func upsertDevice(
-        appId: String,
-        token: PushToken,
-        userId: String,
-        environment: APNsEnvironment,
-        rooms: [String],
-        at: Date
-    ) async throws -> (device: Device, created: Bool) {
-        try await upsertDevice(
-            appId: appId,
-            token: token,
-            userId: userId,
-            environment: environment,
-            rooms: rooms,
-            at: at,
-            limits: nil
-        )
-    }
-
-    /// ``addMember(appId:roomId:userId:muted:at:limits:)`` without limits.
-    @discardableResult
-    public func addMember(
-        appId: String,
-        roomId: String,
-        userId: String,
-        muted: Bool?,
-        at: Date
-    ) async throws
-        -> RoomMember
-    {
-        try await addMember(appId: appId, roomId: roomId, userId: userId, muted: muted, at: at, limits: nil)
-    }
-
     /// ``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)`` over every app in app id order, up to
     /// `limit` in all.
     public func claimDueDeliveries(
@@ -316,10 +303,85 @@ extension Store {
         try await notification(appId: appId, id: id, limit: limit, offset: 0)
     }
 
-    /// ``addMember(appId:roomId:userId:muted:at:)`` keeping the current mute (false when new).
+    /// ``addMember(appId:roomId:userId:muted:origin:at:limits:)`` as the backend makes it.
     @discardableResult
-    public func addMember(appId: String, roomId: String, userId: String, at: Date) async throws -> RoomMember {
-        try await addMember(appId: appId, roomId: roomId, userId: userId, muted: nil, at: at)
+    public func addMember(
+        appId: String,
+        roomId: String,
+        userId: String,
+        muted: Bool? = nil,
+        at: Date
+    ) async throws
+        -> RoomMember
+    {
+        guard
+            let member = try await addMember(
+                appId: appId,
+                roomId: roomId,
+                userId: userId,
+                muted: muted,
+                origin: .backend,
+                at: at,
+                limits: nil
+            )
+        else { throw StoreError(code: .notFound, message: "addMember returned no row") }
+        return member
+    }
+
+    /// ``upsertDevice(appId:token:userId:environment:rooms:origin:at:limits:)`` with the backend's joins.
+    public func upsertDevice(
+        appId: String,
+        token: PushToken,
+        userId: String,
+        environment: APNsEnvironment,
+        rooms: [String],
+        at: Date
+    ) async throws -> (device: Device, created: Bool) {
+        try await upsertDevice(
+            appId: appId,
+            token: token,
+            userId: userId,
+            environment: environment,
+            rooms: rooms,
+            origin: .backend,
+            at: at,
+            limits: nil
+        )
+    }
+
+    /// ``upsertDevice(appId:token:userId:environment:rooms:origin:at:limits:)`` without limits.
+    public func upsertDevice(
+        appId: String,
+        token: PushToken,
+        userId: String,
+        environment: APNsEnvironment,
+        rooms: [String],
+        origin: RoomMember.Origin,
+        at: Date
+    ) async throws -> (device: Device, created: Bool) {
+        try await upsertDevice(
+            appId: appId,
+            token: token,
+            userId: userId,
+            environment: environment,
+            rooms: rooms,
+            origin: origin,
+            at: at,
+            limits: nil
+        )
+    }
+
+    /// ``addMember(appId:roomId:userId:muted:origin:at:limits:)`` without limits.
+    @discardableResult
+    public func addMember(
+        appId: String,
+        roomId: String,
+        userId: String,
+        muted: Bool?,
+        origin: RoomMember.Origin,
+        at: Date
+    ) async throws -> RoomMember? {
+        try await addMember(appId: appId, roomId: roomId, userId: userId, muted: muted, origin: origin, at: at, limits: nil)
     }
 }
 

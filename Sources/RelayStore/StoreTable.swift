@@ -23,7 +23,7 @@ public enum StoreTable: String, CaseIterable, Sendable {
                 "app_id", "token", "platform", "user_id", "environment", "state", "created_at", "updated_at",
                 "retired_at", "retired_reason", "apns_timestamp", "unlinked_topics",
             ]
-        case .roomMembers: ["app_id", "room_id", "user_id", "muted", "joined_at"]
+        case .roomMembers: ["app_id", "room_id", "user_id", "muted", "joined_at", "origin"]
         case .rooms: ["app_id", "room_id", "membership", "updated_at"]
         case .notifications:
             [

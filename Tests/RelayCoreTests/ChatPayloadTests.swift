@@ -75,7 +75,7 @@ import Testing
         #expect(!text.isBlank)
     }
 
-    @Test(arguments: ["a", "😀", "é", "\"", "\u{1}", "👩‍👩‍👧‍👦"])
+    @Test(arguments: ["a", "😀", "é", "\"", "\n", "👩‍👩‍👧‍👦"])
     func longTextIsCutOnACharacterBoundaryWithinTheLimit(unit: String) throws {
         let text = String(repeating: unit, count: 5000)
         let message = ChatMessage(roomId: "r", senderId: "a", content: .text(text), messageId: "m")

@@ -13,7 +13,7 @@ import Testing
         router.get("/healthz") { _, _ in .text("ok") }
         router.post("/echo") { request, _ in .text("got \(request.body.count)") }
         router.get("/slow") { _, _ in
-            try await Task.sleep(for: .milliseconds(2500))
+            try await Task.sleep(for: .milliseconds(4000))
             return .text("done")
         }
         return router
@@ -71,8 +71,9 @@ import Testing
     @Test func aSlowHandlerIsAnsweredAndTheNextRequestGetsAFreshDeadline() async throws {
         try await withServer(
             configure: {
-                $0.headerTimeout = 1
-                $0.bodyTimeout = 1
+                // 3 s, so that a busy test machine writes the second request within its fresh deadline.
+                $0.headerTimeout = 3
+                $0.bodyTimeout = 3
             },
             handler: Self.router().handler
         ) { server in

@@ -333,6 +333,60 @@ import Testing
             mentions: "imageUrl"
         ),
         Case(
+            name: "image webhook whose imageUrl names an IPv4 literal",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://169.254.169.254/latest/meta-data"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl names an IPv4 address in inet_aton's decimal form",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://2130706433/a.jpg"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl names an IPv6 literal",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://[::1]/a.jpg"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl names localhost",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://img.localhost/a.jpg"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl names a port other than 443",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://example.com:8443/a.jpg"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
+            name: "image webhook whose imageUrl names a single-label host",
+            method: "POST",
+            path: "/v1/webhooks/did-send-image-message",
+            raw: json(["roomId": "r", "senderId": "s", "imageUrl": "https://intranet/a.jpg"]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "imageUrl"
+        ),
+        Case(
             name: "image webhook whose imageUrl is not percent-encoded",
             method: "POST",
             path: "/v1/webhooks/did-send-image-message",

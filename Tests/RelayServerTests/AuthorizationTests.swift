@@ -27,8 +27,7 @@ import Testing
         ),
         Row(method: "PUT", path: "/v1/rooms/open-room/members/bob", code: "forbidden_user", backendStatus: 204),
         Row(method: "DELETE", path: "/v1/rooms/open-room/members/bob", code: "forbidden_user", backendStatus: 204),
-        Row(method: "PUT", path: "/v1/rooms/closed-room/members/alice", code: "room_closed", backendStatus: 204),
-        Row(method: "DELETE", path: "/v1/rooms/closed-room/members/alice", code: "room_closed", backendStatus: 204),
+        Row(method: "PUT", path: "/v1/rooms/staff-room/members/alice", code: "room_closed", backendStatus: 204),
         Row(method: "GET", path: "/v1/rooms/bobs-room/members", code: "not_a_member", backendStatus: 200),
         Row(method: "GET", path: "/v1/rooms/bobs-room", code: "not_a_member", backendStatus: 200),
         Row(method: "DELETE", path: "/v1/devices/\(bobPhone)", code: "not_found", backendStatus: 204, status: 404),
@@ -59,12 +58,16 @@ import Testing
     static let alicePhone = String(repeating: "a1", count: 32)
     static let bobPhone = String(repeating: "b2", count: 32)
 
-    /// Alice (in open-room and closed-room) and Bob (in open-room and bobs-room), registered by the backend.
+    /// Alice (in open-room and closed-room) and Bob (in open-room, bobs-room and staff-room), registered
+    /// and added by the backend; closed-room and staff-room are closed.
     static func populate(_ relay: RelayHarness) async throws {
         try await relay.register(alicePhone, user: "alice", rooms: ["open-room"])
         try await relay.register(bobPhone, user: "bob", rooms: ["open-room", "bobs-room"])
-        #expect(try await relay.call("PUT", "/v1/rooms/closed-room", json: ["membership": "closed"]).status == 200)
+        for room in ["closed-room", "staff-room"] {
+            #expect(try await relay.call("PUT", "/v1/rooms/\(room)", json: ["membership": "closed"]).status == 200)
+        }
         try await relay.join("closed-room", "alice")
+        try await relay.join("staff-room", "bob")
     }
 
     @Test(arguments: rows) func aUserIsRefusedWhatTheBackendMayDo(row: Row) async throws {
@@ -135,6 +138,17 @@ import Testing
             )
             #expect(outsider.status == 403 && outsider.error?.code == "recipient_not_a_member")
             #expect(relay.requests(to: Self.bobPhone).count == 1)
+            // A member mutes a closed room and leaves it.
+            let closedMute = try await relay.call(
+                "PUT",
+                "/v1/rooms/closed-room/members/alice",
+                json: ["muted": true],
+                user: "alice"
+            )
+            #expect(closedMute.status == 204, "\(closedMute.text)")
+            #expect(try await relay.call("DELETE", "/v1/rooms/closed-room/members/alice", user: "alice").status == 204)
+            let rejoin = try await relay.call("PUT", "/v1/rooms/closed-room/members/alice", user: "alice")
+            #expect(rejoin.status == 403 && rejoin.error?.code == "room_closed")
         }
     }
 

@@ -29,7 +29,10 @@ import Testing
                 $0.http.trustedProxies = ["127.0.0.1"]
                 $0.http.maxConnectionsPerAddress = 200
                 $0.http.credentialFailures = limits
-                $0.apps[0].userAuth = .init(dittoAuthWebhook: .init(url: webhook.url, provider: "my-auth"))
+                // A generous timeout: on a loaded test machine the webhook's 300 ms answer can take seconds.
+                $0.apps[0].userAuth = .init(
+                    dittoAuthWebhook: .init(url: webhook.url, provider: "my-auth", timeoutMilliseconds: 30_000)
+                )
             }) { relay in
                 // Eighty clients at once, more than the webhook's 64 calls: before the limit, Alice got 503.
                 let workers = 80

@@ -79,7 +79,7 @@ import Testing
             let wait = try #require(Int(refused.header("Retry-After") ?? ""))
             #expect(wait >= 1 && wait <= 86_400)
             #expect(try await Self.scalar("SELECT count(*) FROM notifications", in: relay) == stored)
-            let metrics = try await relay.call("GET", "/metrics", authorize: false).text
+            let metrics = try await relay.adminCall("/metrics").text
             #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="daily_budget"} 1"#))
             // Another user has a budget of its own; the backend has none.
             let bob = try await relay.call(
@@ -148,7 +148,7 @@ import Testing
             #expect(register.status == 429)
             #expect(try await relay.call("GET", "/v1/rooms/r4/members").text == #"{"members":[]}"#)
             #expect(try await relay.call("GET", "/v1/rooms/r1/members").text == #"{"members":["alice"]}"#)
-            let metrics = try await relay.call("GET", "/metrics", authorize: false).text
+            let metrics = try await relay.adminCall("/metrics").text
             #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="writes"} 3"#))
             // Another user has a bucket of its own, and the backend is not limited.
             #expect(try await relay.call("PUT", "/v1/rooms/r1/members/bob", user: "bob").status == 204)

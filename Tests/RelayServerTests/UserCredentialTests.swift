@@ -110,6 +110,8 @@ import Testing
         try await withRelayAndMock(configure: {
             $0.apps[0].userAuth = .init(dittoAuthWebhook: .init(url: url, provider: "my-auth"))
             $0.http.credentialFailures.perAddressBurst = 2
+            // Drains one check a minute, so a slow run does not free room between the three calls.
+            $0.http.credentialFailures.perAddressPerMinute = 1
         }) { relay in
             var statuses: [Int] = []
             for index in 0..<3 {

@@ -37,7 +37,7 @@ extension RelayHarness {
 
     func state(
         users: [String] = ["alice", "bob", "carol"],
-        rooms: [String] = ["open-room", "closed-room", "bobs-room"]
+        rooms: [String] = ["open-room", "closed-room", "bobs-room", "staff-room"]
     )
         async throws -> StoreState
     {

@@ -112,6 +112,7 @@ import Testing
                             userId: "alice",
                             environment: .production,
                             rooms: [],
+                            origin: .user,
                             at: F.t0,
                             limits: limits
                         )
@@ -134,6 +135,7 @@ import Testing
             userId: "alice",
             environment: .production,
             rooms: [],
+            origin: .user,
             at: F.t0,
             limits: limits
         )
@@ -143,6 +145,7 @@ import Testing
             userId: "bob",
             environment: .production,
             rooms: [],
+            origin: .user,
             at: F.t0,
             limits: limits
         )
@@ -164,6 +167,7 @@ import Testing
                                 userId: "alice",
                                 environment: .production,
                                 rooms: ["r\(index)", "x\(index)"],
+                                origin: .user,
                                 at: F.t0,
                                 limits: limits
                             )
@@ -174,6 +178,7 @@ import Testing
                             roomId: "r\(index)",
                             userId: "alice",
                             muted: nil,
+                            origin: .user,
                             at: F.t0,
                             limits: limits
                         )
@@ -194,6 +199,7 @@ import Testing
                 roomId: "one-more",
                 userId: "alice",
                 muted: nil,
+                origin: .user,
                 at: F.t0,
                 limits: UserLimits(devices: 10, rooms: rooms)
             )

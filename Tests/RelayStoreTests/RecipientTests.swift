@@ -59,6 +59,25 @@ import Testing
         #expect(try await store.pendingTokens(of: both.notificationId) == [F.token(2)])
     }
 
+    /// A user's recipients (`reachesMuted` false) leave out the members who muted the room, and only that
+    /// room's mute counts.
+    @Test(arguments: StoreKind.allCases) func aUsersRecipientsLeaveOutMembersWhoMutedTheRoom(
+        kind: StoreKind
+    ) async throws {
+        let store = try await populatedStore(kind)
+        let outcome = try await store.createNotification(
+            F.notification(),
+            recipients: .init(roomId: "room-1", userIds: ["carol", "bob"], reachesMuted: false, excludeUserId: "alice")
+        )
+        #expect(outcome.devices == 2)
+        #expect(try await store.pendingTokens(of: outcome.notificationId) == [F.token(3), F.token(4)])
+        let otherRoom = try await store.createNotification(
+            F.notification(room: "room-2"),
+            recipients: .init(roomId: "room-2", userIds: ["carol", "dave"], reachesMuted: false)
+        )
+        #expect(try await store.pendingTokens(of: otherRoom.notificationId) == [F.token(5), F.token(6)])
+    }
+
     @Test(arguments: StoreKind.allCases) func explicitRecipientsIgnoreMuteAndRoomAndGetEachTokenOnce(
         kind: StoreKind
     ) async throws {
