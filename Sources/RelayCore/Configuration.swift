@@ -37,6 +37,21 @@ public struct Configuration: Codable, Sendable, Equatable {
         /// Connections open at once from one direct peer address (the TCP peer, a proxy's own address when
         /// one is in front); further ones are closed at accept.
         public var maxConnectionsPerAddress = 64
+        /// Connections open at once from the direct peers of one address range: an IPv4 address's
+        /// ``ipv4PrefixLength`` leading bits (a /24), an IPv6 address's ``ipv6PrefixLength`` (a /64, which one
+        /// subscriber usually holds whole); further ones are closed at accept. Peers in ``trustedProxies`` are
+        /// capped by neither this nor ``maxConnectionsPerAddress``.
+        public var maxConnectionsPerPrefix = 256
+        /// Leading bits of an IPv4 address that make its range for ``maxConnectionsPerPrefix``, 1...32.
+        public var ipv4PrefixLength = 24
+        /// Leading bits of an IPv6 address that make its range for ``maxConnectionsPerPrefix``, 1...128.
+        public var ipv6PrefixLength = 64
+        /// Least average pace of a request body, in BYTES a second, counted from its headers' end once
+        /// ``bodyRateGraceSeconds`` have passed (each that many bytes buy a second more); a slower body's
+        /// connection is closed without an answer.
+        public var minBodyBytesPerSecond = 1024
+        /// SECONDS after a request's headers before ``minBodyBytesPerSecond`` counts.
+        public var bodyRateGraceSeconds = 5
         /// A request's line and headers must arrive within this many SECONDS of the connection's start (or of
         /// the end of the previous request on it); bytes arriving slowly do not extend it.
         public var headerTimeoutSeconds = 10

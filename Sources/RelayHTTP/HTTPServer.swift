@@ -8,7 +8,9 @@ import Synchronization
 /// is not bound by `select()`'s 1,024; each complete request is handed to an `async` handler in a Swift task
 /// while its connection is suspended (`MHD_ALLOW_SUSPEND_RESUME`), so handlers never block libmicrohttpd's
 /// threads. The server closes connections whose headers or body miss their deadline
-/// (``HTTPServerConfiguration/headerTimeout``), and serves HTTPS when given a ``TLSCertificate``.
+/// (``HTTPServerConfiguration/headerTimeout``) or whose body falls behind its pace, caps connections per peer
+/// address and range, sheds the slowest unfinished requests near the total (``ConnectionTable``), and serves
+/// HTTPS when given a ``TLSCertificate``.
 ///
 /// Every response carries `X-Request-Id`. Bodies over ``HTTPServerConfiguration/maxBodyBytes`` get 413
 /// `payload_too_large` without reaching the handler. Every answer the server gives by itself (a method it
@@ -62,14 +64,18 @@ public final class HTTPServer: Sendable {
     /// The bound TCP port once started (the real one when the configuration asked for 0), else 0.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
-    /// Open connections, the connection limit in force and the connections closed at their deadlines.
+    /// Open connections, the connection limit in force and the connections closed early, by reason.
     public var statistics: HTTPServerStatistics {
-        let counts = core.deadlines.counts
+        let counts = core.connections.counts
         return HTTPServerStatistics(
             openConnections: counts.open,
             connectionLimit: connectionLimit.load(ordering: .acquiring),
-            closedAtHeaderDeadline: counts.closedAtHeaders,
-            closedAtBodyDeadline: counts.closedAtBody
+            closedAtHeaderDeadline: counts.closures[.headerDeadline, default: 0],
+            closedAtBodyDeadline: counts.closures[.bodyDeadline, default: 0],
+            closedForSlowBody: counts.closures[.slowBody, default: 0],
+            refusedOverAddressCap: counts.closures[.addressCap, default: 0],
+            refusedOverPrefixCap: counts.closures[.prefixCap, default: 0],
+            shed: counts.closures[.shed, default: 0]
         )
     }
 
@@ -93,6 +99,7 @@ public final class HTTPServer: Sendable {
                 throw HTTPServerError(code: .alreadyStarted, message: "start() called twice")
             }
             let limit = try connectionLimit(for: configuration)
+            core.connections.setLimit(limit)
             let daemon = try Self.startDaemon(configuration: configuration, limit: limit, tls: tls, core: core)
             connectionLimit.store(limit, ordering: .releasing)
             boundPort.store(Int(cmhd_daemon_bound_port(daemon.raw)), ordering: .releasing)
@@ -154,10 +161,10 @@ public final class HTTPServer: Sendable {
         lifecycle.withLock { $0 = .stopped }
     }
 
-    /// ``HTTPServerConfiguration/maxConnections``, or what the open-file limit leaves room for when that is
-    /// less.
+    /// ``HTTPServerConfiguration/maxConnections``, or what the open-file limit leaves room for beside
+    /// ``HTTPServerConfiguration/reservedConnections`` when that is less.
     private func connectionLimit(for configuration: HTTPServerConfiguration) throws(HTTPServerError) -> Int {
-        let capacity = OpenFileLimit.connectionCapacity
+        let capacity = OpenFileLimit.connectionCapacity - configuration.reservedConnections
         guard capacity > 0 else {
             throw HTTPServerError(
                 code: .start,
@@ -235,9 +242,6 @@ public final class HTTPServer: Sendable {
             // written twice, in 0.9.75); ServerCore and HTTPRequest refuse both with JSON instead.
             MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 0, ptr_value: nil),
         ]
-        if let limit = configuration.maxConnectionsPerAddress {
-            options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: limit, ptr_value: nil))
-        }
         if configuration.threadCount > 1 {
             options.append(
                 MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadCount, ptr_value: nil)

@@ -1,7 +1,8 @@
 import RelayCore
 
-/// Limits and binding of an ``HTTPServer``. libmicrohttpd enforces the connection limits and the inactivity
-/// timeout itself; the header and body deadlines are the server's own (see ``headerTimeout``).
+/// Limits and binding of an ``HTTPServer``. libmicrohttpd enforces the total of connections and the
+/// inactivity timeout itself; the header and body deadlines, the body pace, the caps per address and range and
+/// the shedding near the total are the server's own (see ``ConnectionTable``).
 public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
     /// Numeric address or host name to bind. Default `"127.0.0.1"`; `"0.0.0.0"` or `"::"` for every address.
     public var host: String = "127.0.0.1"
@@ -28,8 +29,29 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
     /// what the open-file limit allows (``OpenFileLimit/connectionCapacity``), with a warning. Default 10000.
     public var maxConnections: Int = 10_000
     /// Most simultaneous connections from one direct peer address (the TCP peer, not `X-Forwarded-For`);
-    /// further ones are closed at accept. `nil` for no limit. Default 64.
+    /// further ones are closed at accept. Peers in ``trustedProxies`` are not capped. `nil` for no limit.
+    /// Default 64.
     public var maxConnectionsPerAddress: Int? = 64
+    /// Most simultaneous connections from the addresses of one range around the direct peer: its
+    /// ``ipv4PrefixLength`` or ``ipv6PrefixLength`` leading bits (one IPv6 /64 holds 2^64 addresses);
+    /// further ones are closed at accept. Peers in ``trustedProxies`` are not capped. `nil` for no limit.
+    /// Default 256.
+    public var maxConnectionsPerPrefix: Int? = 256
+    /// Leading bits of an IPv4 peer address that make its range for ``maxConnectionsPerPrefix``, 1...32.
+    /// Default 24.
+    public var ipv4PrefixLength: Int = 24
+    /// Leading bits of an IPv6 peer address that make its range for ``maxConnectionsPerPrefix``, 1...128.
+    /// Default 64.
+    public var ipv6PrefixLength: Int = 64
+    /// Least average rate of a request body, in bytes a second, counted from the end of its headers once
+    /// ``bodyRateGraceSeconds`` have passed (each that many bytes buy a second more); a slower body is
+    /// closed without an answer, like one past ``bodyTimeout``. Default 1024.
+    public var minBodyBytesPerSecond: Int = 1024
+    /// Seconds from the end of a request's headers before ``minBodyBytesPerSecond`` counts. Default 5.
+    public var bodyRateGraceSeconds: Int = 5
+    /// Connections another listener of this process may hold (the admin listener's): left out of the room
+    /// the open-file limit gives this server, so a flood here cannot take their descriptors. Default 0.
+    public var reservedConnections: Int = 0
     /// Addresses and CIDR ranges of proxies whose `X-Forwarded-For` is believed (see
     /// ``HTTPRequest/clientAddress``). Default none.
     public var trustedProxies: [String] = []
@@ -63,6 +85,14 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
         if container.contains(.maxConnectionsPerAddress) {
             maxConnectionsPerAddress = try container.decodeIfPresent(Int.self, forKey: .maxConnectionsPerAddress)
         }
+        if container.contains(.maxConnectionsPerPrefix) {
+            maxConnectionsPerPrefix = try container.decodeIfPresent(Int.self, forKey: .maxConnectionsPerPrefix)
+        }
+        ipv4PrefixLength = try value(.ipv4PrefixLength, ipv4PrefixLength)
+        ipv6PrefixLength = try value(.ipv6PrefixLength, ipv6PrefixLength)
+        minBodyBytesPerSecond = try value(.minBodyBytesPerSecond, minBodyBytesPerSecond)
+        bodyRateGraceSeconds = try value(.bodyRateGraceSeconds, bodyRateGraceSeconds)
+        reservedConnections = try value(.reservedConnections, reservedConnections)
         trustedProxies = try value(.trustedProxies, trustedProxies)
         threadCount = try value(.threadCount, threadCount)
         maxHeaderBytes = try value(.maxHeaderBytes, maxHeaderBytes)
@@ -82,6 +112,14 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
         if let limit = maxConnectionsPerAddress, limit < 1 {
             problems.append("http.maxConnectionsPerAddress must be positive when set")
         }
+        if let limit = maxConnectionsPerPrefix, limit < 1 {
+            problems.append("http.maxConnectionsPerPrefix must be positive when set")
+        }
+        if !(1...32).contains(ipv4PrefixLength) { problems.append("http.ipv4PrefixLength must be 1...32") }
+        if !(1...128).contains(ipv6PrefixLength) { problems.append("http.ipv6PrefixLength must be 1...128") }
+        if minBodyBytesPerSecond < 1 { problems.append("http.minBodyBytesPerSecond must be positive") }
+        if bodyRateGraceSeconds < 1 { problems.append("http.bodyRateGraceSeconds must be positive (seconds)") }
+        if reservedConnections < 0 { problems.append("http.reservedConnections must not be negative") }
         if TrustedProxies(trustedProxies) == nil {
             problems.append("http.trustedProxies must be IP addresses or CIDR ranges")
         }

@@ -10,4 +10,15 @@ public struct HTTPServerStatistics: Sendable, Equatable {
     public var closedAtHeaderDeadline: Int
     /// Connections closed because their request's body was not in by the body deadline, since the start.
     public var closedAtBodyDeadline: Int
+    /// Connections closed because their request's body arrived slower than
+    /// ``HTTPServerConfiguration/minBodyBytesPerSecond``, since the start.
+    public var closedForSlowBody: Int
+    /// Connections closed at accept because their peer address was at
+    /// ``HTTPServerConfiguration/maxConnectionsPerAddress``, since the start.
+    public var refusedOverAddressCap: Int
+    /// Connections closed at accept because their peer's range was at
+    /// ``HTTPServerConfiguration/maxConnectionsPerPrefix``, since the start.
+    public var refusedOverPrefixCap: Int
+    /// Unfinished requests dropped so that new connections fit under the limit, since the start.
+    public var shed: Int
 }

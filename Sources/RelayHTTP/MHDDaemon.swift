@@ -14,7 +14,7 @@ final class MHDDaemon: @unchecked Sendable {
     init(raw: OpaquePointer, core: ServerCore) {
         self.raw = raw
         self.core = core
-        core.deadlines.startSweeping()
+        core.connections.startSweeping()
     }
 
     /// Stops accepting connections (`MHD_quiesce_daemon`); open connections keep being served.
@@ -23,12 +23,12 @@ final class MHDDaemon: @unchecked Sendable {
         quiescedSocket = Int32(MHD_quiesce_daemon(raw))
     }
 
-    /// Stops the deadline sweeper, resumes every suspended connection with 503, then `MHD_stop_daemon` (closes
+    /// Stops the connection sweeper, resumes every suspended connection with 503, then `MHD_stop_daemon` (closes
     /// every connection and joins libmicrohttpd's threads) and closes a quiesced listen socket. Idempotent.
     func stop() {
         guard !stopped else { return }
         stopped = true
-        core.deadlines.stopSweeping()
+        core.connections.stopSweeping()
         core.resumeAllSuspended()
         MHD_stop_daemon(raw)
         if quiescedSocket >= 0 {

@@ -26,7 +26,8 @@ final class ServerCore: Sendable {
     let logger: Logger
     let onResponse: (@Sendable (AccessLogEntry) -> Void)?
     let state = Mutex(State())
-    let deadlines: ConnectionDeadlines
+    /// Open connections: deadlines, body pace, caps and shedding.
+    let connections: ConnectionTable
     let proxies: TrustedProxies
     /// libmicrohttpd's messages for this server's daemon.
     let messages: MHDMessages
@@ -43,12 +44,8 @@ final class ServerCore: Sendable {
         self.handler = handler
         self.logger = logger
         self.onResponse = onResponse
-        deadlines = ConnectionDeadlines(
-            headerTimeout: .seconds(configuration.headerTimeout),
-            bodyTimeout: .seconds(configuration.bodyTimeout),
-            logger: logger
-        )
         proxies = TrustedProxies(configuration.trustedProxies) ?? .none
+        connections = ConnectionTable(configuration: configuration, proxies: proxies, logger: logger)
         messages = MHDMessages(logger: logger)
     }
 
@@ -59,15 +56,16 @@ final class ServerCore: Sendable {
 
     // MARK: libmicrohttpd callbacks (on its polling threads)
 
-    /// `MHD_CONNECTION_NOTIFY_STARTED`: a connection was accepted; its header deadline starts.
+    /// `MHD_CONNECTION_NOTIFY_STARTED`: a connection was accepted; it is counted against its caps (and closed
+    /// when over one), and its header deadline starts.
     func connectionStarted(_ connection: OpaquePointer) {
         let peer = Self.numericAddress(cmhd_connection_client_address(connection))
-        deadlines.opened(connection, socket: cmhd_connection_socket(connection), peer: peer)
+        connections.opened(connection, socket: cmhd_connection_socket(connection), peer: peer)
     }
 
     /// `MHD_CONNECTION_NOTIFY_CLOSED`: libmicrohttpd closes the connection's socket right after this returns.
     func connectionClosed(_ connection: OpaquePointer) {
-        deadlines.closed(connection)
+        connections.closed(connection)
     }
 
     /// `MHD_OPTION_URI_LOG_CALLBACK`: a request line arrived. Returns the retained context.
@@ -79,7 +77,7 @@ final class ServerCore: Sendable {
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the request ended (answered, timed out, or the daemon stopped).
     func requestCompleted(_ pointer: UnsafeMutableRawPointer) {
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
-        deadlines.requestEnded(context.connection)
+        connections.requestEnded(context.connection)
         let wasUnanswered = context.state.withLock { state -> Bool in
             defer { state.phase = .done }
             switch state.phase {
@@ -108,6 +106,7 @@ final class ServerCore: Sendable {
         enum Step {
             case headers
             case more
+            case received(Int)
             case overLimit
             case endOfBody
             case send(HTTPResponse)
@@ -135,7 +134,7 @@ final class ServerCore: Sendable {
                         }
                     }
                 }
-                return .more
+                return .received(count)
             case .suspended:
                 return .more
             case .ready(let response):
@@ -148,6 +147,9 @@ final class ServerCore: Sendable {
         }
         switch step {
         case .more:
+            return .YES
+        case .received(let count):
+            connections.bodyReceived(connection, count: count)
             return .YES
         case .overLimit:
             // libmicrohttpd 0.9.75 refuses MHD_queue_response in the middle of a body: the rest is discarded
@@ -174,7 +176,7 @@ final class ServerCore: Sendable {
         withUnsafeMutablePointer(to: &headers) { pointer in
             _ = MHD_get_connection_values(connection, .HEADER_KIND, ServerCore.collectHeader, pointer)
         }
-        deadlines.headersReceived(connection)
+        connections.headersReceived(connection)
         let remote = Self.numericAddress(cmhd_connection_client_address(connection))
         let client = proxies.clientAddress(peer: remote, forwardedFor: headers.values(for: "x-forwarded-for"))
         let requestID = HTTPRequest.acceptableRequestID(headers["x-request-id"]) ?? HTTPRequest.makeRequestID()
@@ -258,7 +260,7 @@ final class ServerCore: Sendable {
     }
 
     private func receivedBody(connection: OpaquePointer, context: RequestContext) -> MHD_Result {
-        deadlines.requestReceived(connection)
+        connections.requestReceived(connection)
         let snapshot = context.state.withLock { $0 }
         if snapshot.tooLarge {
             return refuse(

@@ -13,6 +13,13 @@ extension Relay {
         server.bodyTimeout = http.bodyTimeoutSeconds
         server.maxConnections = http.maxConnections
         server.maxConnectionsPerAddress = http.maxConnectionsPerAddress
+        server.maxConnectionsPerPrefix = http.maxConnectionsPerPrefix
+        server.ipv4PrefixLength = http.ipv4PrefixLength
+        server.ipv6PrefixLength = http.ipv6PrefixLength
+        server.minBodyBytesPerSecond = http.minBodyBytesPerSecond
+        server.bodyRateGraceSeconds = http.bodyRateGraceSeconds
+        // The admin listener's descriptors stay out of the API's room, so a flood here cannot take them.
+        server.reservedConnections = http.admin.enabled ? adminMaxConnections : 0
         server.trustedProxies = http.trustedProxies
         server.maxHeaderBytes = http.maxHeaderBytes
         return server
@@ -31,6 +38,7 @@ extension Relay {
         server.host = http.admin.host
         server.port = http.admin.resolvedPort(publicPort: http.port)
         server.maxConnections = min(http.maxConnections, adminMaxConnections)
+        server.reservedConnections = 0
         server.trustedProxies = []
         let router = api.adminRouter()
         return HTTPServer(

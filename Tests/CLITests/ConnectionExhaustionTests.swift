@@ -107,13 +107,17 @@ import Testing
         _ = try await relay.exitStatus()
     }
 
-    /// With the per-address cap lifted, the relay holds all 1,100 connections at once (past `select()`'s
-    /// 1,024) and still answers 127.0.0.2.
+    /// With the caps per address and per range lifted, the relay holds all 1,100 connections at once (past
+    /// `select()`'s 1,024) and still answers 127.0.0.2.
     @Test func moreThan1024ConnectionsAreHeldAtOnce() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let relay = try Self.serve(
-            ["PUSH_RELAY_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "5000", "PUSH_RELAY_HTTP_HEADER_TIMEOUT_SECONDS": "120"],
+            [
+                "PUSH_RELAY_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "5000",
+                "PUSH_RELAY_HTTP_MAX_CONNECTIONS_PER_PREFIX": "5000",
+                "PUSH_RELAY_HTTP_HEADER_TIMEOUT_SECONDS": "120",
+            ],
             in: directory
         )
         let port = try await relay.listeningPort()

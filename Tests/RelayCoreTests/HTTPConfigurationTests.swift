@@ -32,6 +32,39 @@ import Testing
         #expect(!http.tls.isEnabled)
     }
 
+    @Test func connectionSlotKeysHaveDefaultsVariablesAndChecks() throws {
+        let http = try Configuration.load(file: nil, environment: [:]).http
+        #expect(http.maxConnectionsPerPrefix == 256)
+        #expect(http.ipv4PrefixLength == 24)
+        #expect(http.ipv6PrefixLength == 64)
+        #expect(http.minBodyBytesPerSecond == 1024)
+        #expect(http.bodyRateGraceSeconds == 5)
+        let set = try Configuration.load(
+            file: nil,
+            environment: [
+                "PUSH_RELAY_HTTP_MAX_CONNECTIONS_PER_PREFIX": "32", "PUSH_RELAY_HTTP_IPV4_PREFIX_LENGTH": "16",
+                "PUSH_RELAY_HTTP_IPV6_PREFIX_LENGTH": "48", "PUSH_RELAY_HTTP_MIN_BODY_BYTES_PER_SECOND": "512",
+                "PUSH_RELAY_HTTP_BODY_RATE_GRACE_SECONDS": "2",
+            ]
+        ).http
+        #expect(set.maxConnectionsPerPrefix == 32)
+        #expect(set.ipv4PrefixLength == 16)
+        #expect(set.ipv6PrefixLength == 48)
+        #expect(set.minBodyBytesPerSecond == 512)
+        #expect(set.bodyRateGraceSeconds == 2)
+        #expect(
+            try problems(
+                #"{"http":{"maxConnectionsPerPrefix":0,"ipv4PrefixLength":33,"ipv6PrefixLength":0,"minBodyBytesPerSecond":0,"bodyRateGraceSeconds":-1}}"#
+            ) == [
+                "http.maxConnectionsPerPrefix: must be positive",
+                "http.ipv4PrefixLength: must be 1...32",
+                "http.ipv6PrefixLength: must be 1...128",
+                "http.minBodyBytesPerSecond: must be positive",
+                "http.bodyRateGraceSeconds: must be positive",
+            ]
+        )
+    }
+
     @Test func aFileAndVariablesSetTheNewKeys() throws {
         let certificate = try file("certificate", suffix: ".pem")
         let key = try file("key", suffix: ".key")
