@@ -68,10 +68,21 @@ public final class CredentialCheckLimiter: Sendable {
 
     private let addressLimit: Limit
     private let prefixLimit: Limit
+    private let ipv4PrefixLength: Int
+    private let ipv6PrefixLength: Int
     private let time: any TimeSource
     private let state: Mutex<State>
 
-    public init(settings: Configuration.HTTP.CredentialFailures, time: any TimeSource = SystemTimeSource()) {
+    /// Ranges are `http.ipv4PrefixLength` / `http.ipv6PrefixLength` wide (defaults /24 and /64), the same
+    /// ranges the connection caps count.
+    public init(
+        settings: Configuration.HTTP.CredentialFailures,
+        ipv4PrefixLength: Int = 24,
+        ipv6PrefixLength: Int = 64,
+        time: any TimeSource = SystemTimeSource()
+    ) {
+        self.ipv4PrefixLength = ipv4PrefixLength
+        self.ipv6PrefixLength = ipv6PrefixLength
         addressLimit = Limit(
             burst: Double(settings.perAddressBurst),
             perSecond: Double(settings.perAddressPerMinute) / 60
@@ -90,7 +101,7 @@ public final class CredentialCheckLimiter: Sendable {
         let address = IPAddress(client) ?? IPAddress("::")!
         let keys = [
             (Key(IPNetwork(address: address, prefixLength: address.bytes.count * 8)), addressLimit),
-            (Key(address.enclosingPrefix()), prefixLimit),
+            (Key(address.enclosingPrefix(ipv4Length: ipv4PrefixLength, ipv6Length: ipv6PrefixLength)), prefixLimit),
         ]
         let now = time.monotonic
         return state.withLock { state in

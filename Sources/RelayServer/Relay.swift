@@ -99,7 +99,12 @@ public final class Relay: Sendable {
             directory: AppDirectory(
                 apps: configuration.apps,
                 userAuthenticators: userAuthenticators,
-                limiter: CredentialCheckLimiter(settings: configuration.http.credentialFailures, time: time),
+                limiter: CredentialCheckLimiter(
+                    settings: configuration.http.credentialFailures,
+                    ipv4PrefixLength: configuration.http.ipv4PrefixLength,
+                    ipv6PrefixLength: configuration.http.ipv6PrefixLength,
+                    time: time
+                ),
                 metrics: metrics,
                 logger: logger.with(["component": "user-auth"])
             ),
