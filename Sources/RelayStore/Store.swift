@@ -381,7 +381,15 @@ extension Store {
         origin: RoomMember.Origin,
         at: Date
     ) async throws -> RoomMember? {
-        try await addMember(appId: appId, roomId: roomId, userId: userId, muted: muted, origin: origin, at: at, limits: nil)
+        try await addMember(
+            appId: appId,
+            roomId: roomId,
+            userId: userId,
+            muted: muted,
+            origin: origin,
+            at: at,
+            limits: nil
+        )
     }
 }
 
