@@ -161,6 +161,11 @@ extension PostgresStore {
         try db.query("SELECT count(*) FROM deliveries WHERE notification_id = $1", id).int(0, 0)
     }
 
+    public func notificationId(appId: String, messageId: String) async throws -> UUID? {
+        let rows = try db.query("SELECT id FROM notifications WHERE app_id = $1 AND message_id = $2", appId, messageId)
+        return rows.count > 0 ? try StoredValues.uuid(rows.string(0, 0)) : nil
+    }
+
     public func notification(
         appId: String,
         id: UUID,

@@ -197,16 +197,48 @@ extension RelayAPI {
     ///   and, to a user, for another sender's notification.
     func notification(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
+        guard let id = UUID(canonical: try parameters.require("notificationId")) else {
+            throw HTTPError.notFound(message: "No notification with that id")
+        }
+        return try await notificationView(
+            caller,
+            id: id,
+            request,
+            unknown: HTTPError.notFound(message: "No notification with that id")
+        )
+    }
+
+    /// `GET /v1/notifications?messageId=<id>`: the notification a message id names, as
+    /// ``notification(_:_:)`` shows it (`offset`, `limit` alike); 404 when none is kept, or, for a user, when
+    /// another user sent it.
+    func notificationByMessage(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
+        let caller = try await directory.authenticate(request)
+        let messageId = try Validation.id(request.query["messageId"] ?? "", field: "messageId")
+        let unknown = HTTPError.notFound(message: "No notification with that message id")
+        guard let id = try await store.notificationId(appId: caller.app.id, messageId: messageId) else {
+            throw unknown
+        }
+        return try await notificationView(caller, id: id, request, unknown: unknown)
+    }
+
+    /// The notification `id` of the caller's app with a page of its deliveries, when the caller may read it;
+    /// else `unknown`, the answer for a notification that does not exist.
+    private func notificationView(
+        _ caller: Caller,
+        id: UUID,
+        _ request: HTTPRequest,
+        unknown: HTTPError
+    ) async throws -> HTTPResponse {
         let limit = try Validation.queryInteger(request, "limit", in: 1...Self.deliveryPageLimit)
         let offset = try Validation.queryInteger(request, "offset", in: 0...Int(Int32.max))
-        guard let id = UUID(canonical: try parameters.require("notificationId")),
+        guard
             let (summary, deliveries) = try await store.notification(
                 appId: caller.app.id,
                 id: id,
                 limit: limit ?? Self.deliveryPageLimit,
                 offset: offset ?? 0
             ), caller.mayRead(ownedBy: summary.senderId)
-        else { throw HTTPError.notFound(message: "No notification with that id") }
+        else { throw unknown }
         return try .json(NotificationView(summary, deliveries, offset: offset ?? 0))
     }
 }

@@ -59,6 +59,9 @@ public struct RelayAPI: Sendable {
         router.post("/v1/webhooks/did-send-image-message") { request, _ in
             try await webhook(request, kind: .imageMessage)
         }
+        router.get("/v1/notifications") { request, parameters in
+            try await notificationByMessage(request, parameters)
+        }
         router.get("/v1/notifications/{notificationId}") { request, parameters in
             try await notification(request, parameters)
         }

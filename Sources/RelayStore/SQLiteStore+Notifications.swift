@@ -195,6 +195,14 @@ extension SQLiteStore {
         }
     }
 
+    public func notificationId(appId: String, messageId: String) async throws -> UUID? {
+        try db.withStatement("SELECT id FROM notifications WHERE app_id = ?1 AND message_id = ?2") { row in
+            try row.bind(1, appId)
+            try row.bind(2, messageId)
+            return try row.step() ? try StoredValues.uuid(row.string(0)) : nil
+        }
+    }
+
     public func notification(
         appId: String,
         id: UUID,

@@ -186,6 +186,10 @@ public protocol Store: ProviderTokenCache {
     /// Unknown delivery ids are skipped.
     func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws
 
+    /// The id of the notification that `messageId` names in `appId` (a message id names one message of one
+    /// sender in an app); nil when none is kept.
+    func notificationId(appId: String, messageId: String) async throws -> UUID?
+
     /// The notification `id` of `appId` with its delivery counts and up to `limit` of its deliveries in the
     /// order they were made, from the one at `offset` (0 is the first; the list never changes, so pages of it
     /// are stable); nil if the app has no such notification.

@@ -188,6 +188,27 @@ import Testing
         }
     }
 
+    @Test func aNotificationIsFoundByItsMessageIdByItsSenderAndTheBackend() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await Self.populate(relay)
+            let sent = try await relay.webhook([
+                "roomId": "open-room", "senderId": "bob", "text": "mine", "messageId": "B1D0-Msg",
+            ])
+            let own = try await relay.call("GET", "/v1/notifications?messageId=B1D0-Msg", user: "bob")
+            #expect(own.status == 200 && own.text.contains(sent.notificationId), "\(own.text)")
+            let byId = try await relay.call("GET", "/v1/notifications/\(sent.notificationId)", user: "bob")
+            #expect(own.body == byId.body)
+            #expect(try await relay.call("GET", "/v1/notifications?messageId=B1D0-Msg").status == 200)
+            // Another user, a message id in another case, an unknown one: the same 404.
+            let others = try await relay.call("GET", "/v1/notifications?messageId=B1D0-Msg", user: "alice")
+            let otherCase = try await relay.call("GET", "/v1/notifications?messageId=b1d0-msg", user: "bob")
+            let unknown = try await relay.call("GET", "/v1/notifications?messageId=nothing", user: "alice")
+            #expect(others.status == 404 && others.body == unknown.body && otherCase.body == unknown.body)
+            let missing = try await relay.call("GET", "/v1/notifications", user: "bob")
+            #expect(missing.status == 400 && missing.error?.code == "invalid_field")
+        }
+    }
+
     @Test func aSenderDeviceTokenOfAnotherUserIsIgnored() async throws {
         try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
             try await Self.populate(relay)

@@ -64,6 +64,11 @@ import Testing
                     senderId: "alic\u{0065}\u{0301}"
                 )
         )
+        // Each message id finds its own first notification, by its bytes; an unknown one finds none.
+        #expect(try await store.notificationId(appId: "app-a", messageId: "m-1") == first.notificationId)
+        #expect(try await store.notificationId(appId: "app-a", messageId: "m-2") == decomposed.notificationId)
+        #expect(try await store.notificationId(appId: "app-a", messageId: "m-3") == nil)
+        #expect(try await store.notificationId(appId: "app-b", messageId: "m-1") == nil)
         // The same kind, room and sender: the same message again.
         #expect(
             try await store.createNotification(F.notification(messageId: "m-1"), recipients: .init(roomId: "room-1"))
