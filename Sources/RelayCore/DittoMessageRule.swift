@@ -1,0 +1,126 @@
+import Foundation
+
+/// Which Ditto message document is a push, to whom, with which texts: DittoChat's own rules in one place,
+/// shared by every way a message reaches the relay from Ditto (its change stream and webhook bridges).
+///
+/// Two steps, so that a caller asks its mirror only about messages that are pushed: ``screen(_:in:now:)``
+/// decides from the document alone, ``push(for:facts:)`` then names the recipients and builds the texts
+/// from what the mirror knows (``DittoMessageFacts``). Whether the relay saw the `_id` before (a replay)
+/// is the store's to decide.
+public struct DittoMessageRule: Sendable, Equatable {
+    /// A message document that passed ``screen(_:in:now:)``: a new message to push.
+    public struct Message: Sendable, Equatable {
+        /// The document's `_id`, exactly as Ditto has it (Swift writes upper-case UUIDs).
+        public let id: String
+        public let roomId: String
+        /// The sender's Ditto user id (`userId`).
+        public let senderId: String
+        /// `createdOn`, no later than the relay's clock when the message arrived.
+        public let createdOn: Date
+        public let text: String?
+        /// Whether an image token is set.
+        public let hasImage: Bool
+        /// The user ids the message mentions (`mentions[].userId`).
+        public let mentionedUserIds: [String]
+        /// Whether its collection is the DM messages collection (what decides a DM when the room is unknown).
+        public let isInDMCollection: Bool
+    }
+
+    /// What the document alone says.
+    public enum Screening: Sendable, Equatable {
+        /// A new message: gather its ``DittoMessageFacts`` and call ``push(for:facts:)``.
+        case new(Message)
+        /// Not a push: ``DittoEventOutcome/ignored``, ``DittoEventOutcome/editOrDelete`` or
+        /// ``DittoEventOutcome/tooOld``.
+        case skip(DittoEventOutcome)
+    }
+
+    /// A message's push: who gets it and what it shows.
+    public struct Push: Sendable, Equatable {
+        /// Ditto user ids, each once (compared as bytes), sorted by their bytes of UTF-8; may be empty.
+        public var recipients: [String]
+        /// The message as a webhook would give it, so its payload is rendered and cut by the same rules.
+        public var message: ChatMessage
+    }
+
+    /// The title of a push whose room and sender the mirror does not know.
+    public static let untitled = "New message"
+    /// The default of ``maxMessageAgeSeconds``.
+    public static let defaultMaxMessageAgeSeconds = 300
+
+    public var collections: DittoCollections
+    /// The oldest a message may be when it arrives, in SECONDS on the relay's clock, and still be pushed.
+    public var maxMessageAgeSeconds: Int
+
+    public init(
+        collections: DittoCollections = DittoCollections(),
+        maxMessageAgeSeconds: Int = DittoMessageRule.defaultMaxMessageAgeSeconds
+    ) {
+        self.collections = collections
+        self.maxMessageAgeSeconds = maxMessageAgeSeconds
+    }
+
+    /// Whether a message document (of a message collection, ``DittoCollections/kind(of:roomMessageCollections:)``)
+    /// is a new message, read on its own, in this order:
+    /// - `archivedMessage` set, `isEdited` or `isDeleted`: ``DittoEventOutcome/editOrDelete`` (a JS edit or
+    ///   delete is a new document, not a new message);
+    /// - `isArchived`: ``DittoEventOutcome/ignored`` (the SDK shows it nowhere);
+    /// - `_id`, `roomId` or `userId` missing or not an id the relay takes (``ChatMessage/idProblem(_:)``),
+    ///   `createdOn` missing or not an RFC 3339 time, or neither a text that shows nor an image token:
+    ///   ``DittoEventOutcome/ignored``;
+    /// - `createdOn` more than ``maxMessageAgeSeconds`` before `now`: ``DittoEventOutcome/tooOld``. A
+    ///   `createdOn` after `now` counts as `now` (a sender's clock ahead of the relay's).
+    /// - Parameter now: the relay's clock when the event arrived.
+    public func screen(_ document: DittoDocument, in collection: String, now: Date) -> Screening {
+        let message = DittoChatMessage(document)
+        if message.archivedMessage != nil || message.isEdited || message.isDeleted { return .skip(.editOrDelete) }
+        if message.isArchived { return .skip(.ignored) }
+        guard ChatMessage.idProblem(document.id) == nil,
+            let roomId = message.roomId, ChatMessage.idProblem(roomId) == nil,
+            let senderId = message.userId, ChatMessage.idProblem(senderId) == nil,
+            let written = message.createdOn,
+            message.text.nonBlank != nil || message.hasImage
+        else { return .skip(.ignored) }
+        let createdOn = min(written, now)
+        if now.timeIntervalSince(createdOn) > TimeInterval(maxMessageAgeSeconds) { return .skip(.tooOld) }
+        return .new(
+            Message(
+                id: document.id,
+                roomId: roomId,
+                senderId: senderId,
+                createdOn: createdOn,
+                text: message.text,
+                hasImage: message.hasImage,
+                mentionedUserIds: message.mentionedUserIds,
+                isInDMCollection: collections.dmMessages.isSameId(collection)
+            )
+        )
+    }
+
+    /// The push of a new message: its recipients (``recipients(of:facts:)``) and its texts.
+    ///
+    /// Texts come from Ditto's documents: title = the room's `name`, body = "<sender name>: <text>"; in a DM
+    /// the title is the sender's `name` and the body the text alone. An image message (any image token)
+    /// shows its text, or "📷 Image" without one ("<sender>: 📷 Image" in a room). A name the mirror lacks
+    /// (or that is blank): a DM is titled with the sender's name, else the room's, else ``untitled``; a room
+    /// with the room's name, else ``untitled``; a body without a sender name is the text alone. A message is
+    /// a DM when its room is a DM room, or, when the mirror lacks the room, when it is in the DM messages
+    /// collection. `dittoChatRoomId` is the room id and `dittoChatMessageId` the `_id`, exactly.
+    public func push(for message: Message, facts: DittoMessageFacts) -> Push {
+        let isDirect = facts.room?.isDirect ?? message.isInDMCollection
+        let senderName = facts.senderName.nonBlank
+        let roomName = facts.room?.document.name.nonBlank
+        let title = (isDirect ? senderName ?? roomName : roomName) ?? Self.untitled
+        let content: ChatMessage.Content =
+            message.hasImage ? .image(caption: message.text, imageURL: nil) : .text(message.text ?? "")
+        let chat = ChatMessage(
+            roomId: message.roomId,
+            senderId: message.senderId,
+            content: content,
+            messageId: message.id,
+            roomName: title,
+            senderName: isDirect ? nil : senderName
+        )
+        return Push(recipients: recipients(of: message, facts: facts), message: chat)
+    }
+}
