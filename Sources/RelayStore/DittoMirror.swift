@@ -1,0 +1,58 @@
+import Foundation
+import RelayCore
+
+/// What the relay needs to turn a batch of an app's Ditto change events into mirror rows and notifications.
+public struct DittoApplySettings: Sendable, Equatable {
+    /// Which message is a push, to whom (collections, age limit).
+    public var rule: DittoMessageRule
+    /// apns-topic of the notifications made (the app's bundle id).
+    public var topic: String
+    /// Notifications expire `ttlSeconds` after they are made.
+    public var ttlSeconds: Int
+    /// Privacy mode: notifications keep no text or names ("New message").
+    public var privacy: Bool
+
+    public init(rule: DittoMessageRule, topic: String, ttlSeconds: Int, privacy: Bool) {
+        self.rule = rule
+        self.topic = topic
+        self.ttlSeconds = ttlSeconds
+        self.privacy = privacy
+    }
+}
+
+/// What applying a batch did, for the HTTP answer (`applied`, `duplicates`, `ignored`, `notifications`)
+/// and the metrics (events by collection kind and outcome).
+public struct DittoApplyCounts: Sendable, Equatable {
+    /// Events that changed the mirror (including messages that became notifications).
+    public var applied = 0
+    /// Events already applied (the same txnId, collection and `_id`), which changed nothing.
+    public var duplicates = 0
+    /// Events of no mirrored collection, of an unknown type, stale ones (a lower txnId), and messages the
+    /// rule skips.
+    public var ignored = 0
+    /// Notifications made.
+    public var notifications = 0
+    /// Events by outcome, keyed by the collection's kind name (`rooms`, `dmRooms`, `messages`,
+    /// `dmMessages`, `users`, or `other`: a bounded set for metric labels).
+    public var outcomes: [String: [DittoEventOutcome: Int]] = [:]
+
+    public init() {}
+}
+
+/// The store side of Ditto's change stream: one transaction per batch, so a batch's effects and (for
+/// Kafka) the offsets committed after it never disagree.
+public protocol DittoMirror: Sendable {
+    /// Applies `events` of `appId`, in order, in ONE transaction, arriving at `at` (the relay's clock):
+    /// each document's state is replaced only by an event whose `txnId` is at least the one applied to it (an
+    /// equal one with the same collection and `_id` is a duplicate), a `remove` leaves a tombstone, and a
+    /// message document seen for the first time that the rule pushes becomes one notification with its
+    /// deliveries. Concurrent appliers (HTTP and Kafka, two relays) dedupe through unique keys.
+    /// - Throws: ``StoreError``; then nothing of the batch is applied.
+    func applyDittoEvents(
+        _ events: [DittoEvent],
+        appId: String,
+        settings: DittoApplySettings,
+        at: Date
+    )
+        async throws -> DittoApplyCounts
+}
