@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayCrypto
 
 /// The outbox's way to APNs: renders a job as an APNs request, sends it with the app's client for the
 /// device's environment (``APNsSenders``) and decides its fate by ``RelayCore/APNsDecision``.
@@ -44,7 +45,7 @@ public final class APNsTransport: PushTransport {
             pushType: .alert,
             priority: .immediate,
             expiration: content.expiration,
-            collapseId: content.message.collapseId,
+            collapseId: content.message.notificationIdentifier,
             apnsId: job.pushId,
             payload: payload
         )

@@ -101,10 +101,4 @@ public struct ChatMessage: Sendable, Equatable {
     static func shownName(_ name: String) -> String {
         TextFitting.prefix(name, maxCharacters: maxShownNameCharacters, maxBytes: maxShownNameBytes)
     }
-
-    /// apns-collapse-id: the message id when it fits APNs' 64-byte limit, else none.
-    public var collapseId: String? {
-        guard let messageId, messageId.utf8.count <= APNsLimits.collapseIdMaxBytes else { return nil }
-        return messageId
-    }
 }

@@ -1,17 +1,20 @@
 import Foundation
 import RelayCore
+import RelayCrypto
 
 /// One FCM HTTP v1 message to one registration token, for a Ditto chat message: what the Android app shows
 /// and the routing keys its `FirebaseMessagingService` reads.
 ///
 /// The request body (Firebase, "REST Resource: projects.messages"; keys sorted, `data` values strings only):
 /// ```json
-/// {"message":{"android":{"notification":{"tag":"<message id>"},"priority":"HIGH","ttl":"86400s"},
-///  "data":{"dittoChatMessageId":"<message id>","dittoChatRoomId":"<room id>","imageUrl":"<url>"},
-///  "notification":{"body":"Alice: hi","title":"Team"},"token":"<registration token>"}}
+/// {"message":{"android":{"notification":{"tag":"dittochat-msg-<message id>"},"priority":"HIGH",
+///  "ttl":"86400s"},"data":{"dittoChatMessageId":"<message id>","dittoChatRoomId":"<room id>",
+///  "imageUrl":"<url>"},"notification":{"body":"Alice: hi","title":"Team"},"token":"<registration token>"}}
 /// ```
-/// The notification `tag` comes from the message id, so a message sent again replaces its notification on
-/// the device instead of showing twice; `collapse_key` is not used, FCM keeps only four of them per device.
+/// The notification `tag` is the message's notification identifier, the APNs push's `apns-collapse-id`
+/// (``RelayCore/ChatMessage/notificationIdentifier(messageId:sha256Hex:)``), so a message sent again
+/// replaces its notification on the device instead of showing twice; `collapse_key` is not used, FCM keeps
+/// only four of them per device.
 public struct FCMMessage: Sendable, Equatable {
     /// `android.priority`.
     public enum Priority: String, Sendable, Equatable {
@@ -53,9 +56,9 @@ public struct FCMMessage: Sendable, Equatable {
     }
 
     /// The message for a chat payload, with the same texts and keys as the APNs rendering: title and body
-    /// from its alert, and in `data` `dittoChatRoomId`, `dittoChatMessageId` (also the tag) and `imageUrl`
-    /// when present. Give the payload uncut (``ChatMessage/payload(privacy:)``): ``encoded()`` cuts to
-    /// FCM's own limit.
+    /// from its alert, and in `data` `dittoChatRoomId`, `dittoChatMessageId` and `imageUrl` when present;
+    /// the tag is the message id's notification identifier. Give the payload uncut
+    /// (``ChatMessage/payload(privacy:)``): ``encoded()`` cuts to FCM's own limit.
     public init(token: FCMRegistrationToken, chat payload: ChatPayload, ttlSeconds: Int) {
         var data = ["dittoChatRoomId": payload.dittoChatRoomId]
         data["dittoChatMessageId"] = payload.dittoChatMessageId
@@ -66,7 +69,7 @@ public struct FCMMessage: Sendable, Equatable {
             body: payload.aps.alert?.body,
             data: data,
             ttlSeconds: ttlSeconds,
-            tag: payload.dittoChatMessageId
+            tag: payload.dittoChatMessageId.map(ChatMessage.notificationIdentifier(messageId:))
         )
     }
 

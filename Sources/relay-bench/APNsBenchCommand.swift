@@ -2,6 +2,7 @@ import Foundation
 import RelayAPNs
 import RelayCLI
 import RelayCore
+import RelayCrypto
 
 /// `relay-bench apns`: the client-only reference for APNs (``ClientBench``) through one ``APNsClient``. All
 /// to one device token (as h2load and the C loop send), or with `--distinct-tokens` each to another one, as a
@@ -28,7 +29,7 @@ enum APNsBenchCommand {
         let token = try DeviceToken(parsing: BenchDefaults.deviceToken)
         let tokens = try bench.tokens(single: token, SeedCommand.token)
         let payload = Data(BenchDefaults.body.utf8)
-        let collapseId = UUID().lowercasedString
+        let collapseId = ChatMessage.notificationIdentifier(messageId: UUID().uuidString)
         let notificationId = UUID()
 
         // Warm-up: connects, proves the provider token (APNs allows one stream until then).
@@ -36,8 +37,8 @@ enum APNsBenchCommand {
 
         let report = await bench.measure { issued in
             // The headers the relay sends for a chat message: its own apns-id, derived as the relay derives it
-            // (no random UUID, which reads /dev/urandom each time on Linux), an expiration and the message id
-            // as collapse id, so the fan-out is compared with the same work.
+            // (no random UUID, which reads /dev/urandom each time on Linux), an expiration and the message's
+            // notification identifier as collapse id, so the fan-out is compared with the same work.
             let notification = APNsNotification(
                 deviceToken: tokens[issued % tokens.count],
                 topic: BenchDefaults.topic,

@@ -123,13 +123,6 @@ import Testing
         #expect(text.contains("New message"))
         #expect(text.contains("dittoChatRoomId"))
     }
-
-    @Test func collapseIdOnlyWhenTheMessageIdFits() {
-        var message = ChatMessage(roomId: "r", senderId: "a", content: .text("x"), messageId: "short")
-        #expect(message.collapseId == "short")
-        message.messageId = String(repeating: "é", count: 33)
-        #expect(message.collapseId == nil)
-    }
 }
 
 @Suite struct TimestampTests {

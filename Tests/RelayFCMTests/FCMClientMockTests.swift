@@ -21,7 +21,8 @@ import Testing
         #expect(recorded.body == String(decoding: try message.encoded(), as: UTF8.self))
         #expect(
             recorded.body
-                == #"{"message":{"android":{"notification":{"tag":"msg-1"},"priority":"HIGH","ttl":"3600s"},"#
+                == #"{"message":{"android":{"notification":{"tag":"dittochat-msg-msg-1"},"priority":"HIGH","#
+                + #""ttl":"3600s"},"#
                 + #""data":{"dittoChatMessageId":"msg-1","dittoChatRoomId":"room-7"},"#
                 + #""notification":{"body":"Alice: See you at 5/6? 😀","title":"Team"},"#
                 + #""token":"\#(FCMHarness.token(1).value)"}}"#

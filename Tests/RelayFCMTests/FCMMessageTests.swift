@@ -34,7 +34,8 @@ import Testing
     @Test func aTextMessageIsExactlyThisJSON() throws {
         let body = String(decoding: try Self.message().encoded(), as: UTF8.self)
         let expected =
-            #"{"message":{"android":{"notification":{"tag":"msg-42"},"priority":"HIGH","ttl":"86400s"},"#
+            #"{"message":{"android":{"notification":{"tag":"dittochat-msg-msg-42"},"priority":"HIGH","#
+            + #""ttl":"86400s"},"#
             + #""data":{"dittoChatMessageId":"msg-42","dittoChatRoomId":"room-7"},"#
             + #""notification":{"body":"Alice: See you at 5/6?","title":"Team"},"token":"\#(Self.token.value)"}}"#
         #expect(body == expected)
@@ -78,7 +79,7 @@ import Testing
 
     @Test func idsTooLongForAnyTextAreRefused() {
         let error = #expect(throws: FCMMessageError.self) {
-            try Self.message(messageId: String(repeating: "m", count: 3000)).encoded()
+            try Self.message(messageId: String(repeating: "m", count: 5000)).encoded()
         }
         #expect(error?.code == .tooLarge)
     }

@@ -29,9 +29,12 @@ import Testing
             #expect(closed.devices == 1)
             _ = try await relay.settled(closed.notificationId)
             #expect(
-                relay.requests(to: Self.bobPhone).compactMap { $0.header("apns-collapse-id") }.sorted() == ["c", "o"]
+                relay.requests(to: Self.bobPhone).compactMap { $0.header("apns-collapse-id") }.sorted() == [
+                    "dittochat-msg-c", "dittochat-msg-o",
+                ]
             )
-            #expect(relay.requests(to: Self.malloryPhone).compactMap { $0.header("apns-collapse-id") } == ["o"])
+            let mallorys = relay.requests(to: Self.malloryPhone).compactMap { $0.header("apns-collapse-id") }
+            #expect(mallorys == ["dittochat-msg-o"])
 
             // Mallory cannot come back, by joining or by registering into the room, nor read it.
             let rejoin = try await relay.call("PUT", "/v1/rooms/board/members/mallory", user: "mallory")
@@ -88,8 +91,8 @@ import Testing
             ])
             #expect(backend.devices == 1)
             _ = try await relay.settled(backend.notificationId)
-            #expect(relay.requests(to: bob).compactMap { $0.header("apns-collapse-id") } == ["u"])
-            #expect(relay.requests(to: carol).compactMap { $0.header("apns-collapse-id") } == ["b"])
+            #expect(relay.requests(to: bob).compactMap { $0.header("apns-collapse-id") } == ["dittochat-msg-u"])
+            #expect(relay.requests(to: carol).compactMap { $0.header("apns-collapse-id") } == ["dittochat-msg-b"])
         }
     }
 

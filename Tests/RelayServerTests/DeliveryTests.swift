@@ -41,7 +41,7 @@ import Testing
                 #expect(request.header("apns-push-type") == "alert")
                 #expect(request.header("apns-priority") == "10")
                 #expect(request.header("apns-topic") == relay.app.topic)
-                #expect(request.header("apns-collapse-id") == "msg-1")
+                #expect(request.header("apns-collapse-id") == "dittochat-msg-msg-1")
                 let expiration = try #require(request.header("apns-expiration").flatMap { Int($0) })
                 #expect(
                     (before + RelayHarness.ttlSeconds - 1)...(after + RelayHarness.ttlSeconds + 1) ~= expiration

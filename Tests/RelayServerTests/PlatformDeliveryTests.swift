@@ -54,7 +54,7 @@ import Testing
                 #expect(notification == ["title": "General", "body": "Alice: lunch?"])
                 let androidPart = try #require(message["android"] as? [String: Any])
                 #expect(androidPart["priority"] as? String == "HIGH")
-                #expect((androidPart["notification"] as? [String: String])?["tag"] == "m-1")
+                #expect((androidPart["notification"] as? [String: String])?["tag"] == "dittochat-msg-m-1")
                 let ttl = try #require(androidPart["ttl"] as? String)
                 let seconds = try #require(Int(ttl.dropLast()))
                 #expect(

@@ -75,11 +75,11 @@ import Testing
 
             for token in quiet {
                 let ids = relay.requests(to: token).compactMap { $0.header("apns-collapse-id") }
-                #expect(ids.sorted() == ["mute-a2", "mute-b1"])
+                #expect(ids.sorted() == ["dittochat-msg-mute-a2", "dittochat-msg-mute-b1"])
             }
             #expect(
                 relay.requests(to: loud).compactMap { $0.header("apns-collapse-id") }.sorted() == [
-                    "mute-a1", "mute-a2",
+                    "dittochat-msg-mute-a1", "dittochat-msg-mute-a2",
                 ]
             )
             #expect(relay.mock.requests.count == 6)

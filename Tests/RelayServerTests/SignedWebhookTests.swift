@@ -91,10 +91,14 @@ import Testing
 
             for token in tokens {
                 let sent = relay.requests(to: token).compactMap { $0.header("apns-collapse-id") }
-                #expect(sent.sorted() == ["sig-barrier", "sig-good"])
+                #expect(sent.sorted() == ["dittochat-msg-sig-barrier", "dittochat-msg-sig-good"])
             }
-            #expect(relay.requests(to: otherToken).compactMap { $0.header("apns-collapse-id") } == ["sig-unsigned"])
-            let refusedIds = Set(refused.map(\.messageId))
+            #expect(
+                relay.requests(to: otherToken).compactMap { $0.header("apns-collapse-id") } == [
+                    "dittochat-msg-sig-unsigned"
+                ]
+            )
+            let refusedIds = Set(refused.map { "dittochat-msg-" + $0.messageId })
             #expect(!relay.mock.requests.contains { refusedIds.contains($0.header("apns-collapse-id") ?? "") })
             #expect(relay.mock.requests.count == 5)
         }
