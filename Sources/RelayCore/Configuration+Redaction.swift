@@ -2,7 +2,7 @@ import Foundation
 
 extension Configuration: CustomStringConvertible {
     /// The configuration as pretty JSON with secrets replaced by `"<redacted>"` (certificate passwords,
-    /// webhook secrets), the queries of URLs (feedback, JWKS, auth webhook) by `redacted`, and the PostgreSQL
+    /// webhook secrets, Ditto's API key), the queries of URLs (feedback, JWKS, auth webhook) by `redacted`, and the PostgreSQL
     /// URI's password and query;
     /// key hashes and file paths (the FCM service account file too) are shown, key material never is (it lives
     /// in files).
@@ -13,6 +13,10 @@ extension Configuration: CustomStringConvertible {
                 copy.apps[index].apns.credentials?.certificatePassword = "<redacted>"
             }
             if copy.apps[index].webhookSecret != nil { copy.apps[index].webhookSecret = "<redacted>" }
+            if copy.apps[index].ditto?.kafka?.p12Password != nil {
+                copy.apps[index].ditto?.kafka?.p12Password = "<redacted>"
+            }
+            if copy.apps[index].ditto?.httpAPI != nil { copy.apps[index].ditto?.httpAPI?.apiKey = "<redacted>" }
             if let url = copy.apps[index].feedbackURL { copy.apps[index].feedbackURL = Self.withoutQuery(url) }
             if let url = copy.apps[index].userAuth?.jwt?.jwksURL {
                 copy.apps[index].userAuth?.jwt?.jwksURL = Self.withoutQuery(url)

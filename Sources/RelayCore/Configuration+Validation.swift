@@ -78,6 +78,7 @@ extension Configuration {
                 problems += fcm.problems(at: "\(at).fcm", apnsCredentials: app.apns.credentials != nil)
             }
             if let userAuth = app.userAuth { problems += userAuth.problems(at: "\(at).userAuth") }
+            if let ditto = app.ditto { problems += ditto.problems(at: "\(at).ditto") }
             if let secret = app.webhookSecret {
                 require(secret.utf8.count >= 16, "\(at).webhookSecret: must be at least 16 bytes")
             }

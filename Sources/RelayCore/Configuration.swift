@@ -197,6 +197,8 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var limits: Limits
         /// How the app's users prove who they are; none: only the app's API key is taken.
         public var userAuth: UserAuth?
+        /// The app's Ditto change stream; with it, rooms, members and names come from Ditto.
+        public var ditto: Ditto?
 
         public init(
             id: String,
@@ -210,7 +212,8 @@ public struct Configuration: Codable, Sendable, Equatable {
             feedbackURL: String? = nil,
             roomMembership: RoomMembership = .open,
             limits: Limits = Limits(),
-            userAuth: UserAuth? = nil
+            userAuth: UserAuth? = nil,
+            ditto: Ditto? = nil
         ) {
             self.id = id
             self.topic = topic
@@ -224,11 +227,12 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.roomMembership = roomMembership
             self.limits = limits
             self.userAuth = userAuth
+            self.ditto = ditto
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, topic, apiKeySHA256, apns, fcm, ttlSeconds, webhookSecret
-            case privacy, feedbackURL, roomMembership, limits, userAuth
+            case privacy, feedbackURL, roomMembership, limits, userAuth, ditto
         }
 
         /// Also takes the deprecated flat APNs keys (see ``DeprecatedKeys``).
@@ -247,7 +251,8 @@ public struct Configuration: Codable, Sendable, Equatable {
                 feedbackURL: try c.decodeIfPresent(String.self, forKey: .feedbackURL),
                 roomMembership: try c.decodeIfPresent(RoomMembership.self, forKey: .roomMembership) ?? .open,
                 limits: try c.decodeIfPresent(Limits.self, forKey: .limits) ?? Limits(),
-                userAuth: try c.decodeIfPresent(UserAuth.self, forKey: .userAuth)
+                userAuth: try c.decodeIfPresent(UserAuth.self, forKey: .userAuth),
+                ditto: try c.decodeIfPresent(Ditto.self, forKey: .ditto)
             )
         }
     }

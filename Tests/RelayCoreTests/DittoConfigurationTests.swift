@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+@testable import RelayCore
+
+/// `apps[].ditto` as a file gives it, its defaults, what `validate()` refuses and what a printout hides.
+@Suite struct DittoConfigurationTests {
+    static func load(_ ditto: String) throws(Configuration.Invalid) -> Configuration {
+        let json = """
+            {"apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(String(repeating: "a", count: 64))"],
+              "ditto": \(ditto)}]}
+            """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ditto-\(UUID().uuidString).json")
+        try? Data(json.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try Configuration.load(file: file.path, environment: [:])
+    }
+
+    @Test func aFullSettingReadsAndDefaultsFillTheRest() throws {
+        let configuration = try Self.load(
+            """
+            {"kafka": {"bootstrapServers": "kafka-1:9093,kafka-2:9093", "topics": ["ditto.chat"],
+                       "p12File": "/etc/relay/ditto.p12", "p12Password": "s3cret-p12", "caFile": "/etc/relay/ca.pem"},
+             "ingestSecretSHA256": ["\(String(repeating: "b", count: 64))"],
+             "collections": {"users": "chat_users"},
+             "httpAPI": {"url": "https://app.cloud.example/", "apiKey": "ditto-api-key"}}
+            """
+        )
+        let ditto = try #require(configuration.apps[0].ditto)
+        let kafka = try #require(ditto.kafka)
+        #expect(kafka.group(appId: "chat") == "push-relay-chat")
+        #expect(kafka.usesTLS && kafka.sessionTimeoutMilliseconds == 10_000)
+        #expect(ditto.collections.users == "chat_users" && ditto.collections.messages == "messages")
+        #expect(ditto.maxMessageAgeSeconds == 300 && ditto.rule.maxMessageAgeSeconds == 300)
+        let shown = configuration.redactedJSON
+        #expect(!shown.contains("s3cret-p12") && !shown.contains("ditto-api-key"))
+        #expect(shown.contains("/etc/relay/ditto.p12"))
+    }
+
+    @Test func anAppWithoutDittoHasNone() throws {
+        #expect(try Configuration.load(file: nil, environment: [:]).apps.allSatisfy { $0.ditto == nil })
+    }
+
+    @Test(arguments: [
+        (#"{"kafka": {"bootstrapServers": " ", "topics": []}}"#, "apps[0].ditto.kafka.bootstrapServers"),
+        (#"{"kafka": {"bootstrapServers": "k:9092", "topics": []}}"#, "apps[0].ditto.kafka.topics: name at least"),
+        (#"{"kafka": {"bootstrapServers": "k:9092", "topics": ["a b"]}}"#, "apps[0].ditto.kafka.topics[0]"),
+        (#"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "keyFile": "k.pem"}}"#, "keyFile: give both"),
+        (
+            #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "p12Password": "x"}}"#,
+            "p12Password: only with p12File"
+        ),
+        (
+            #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "sessionTimeoutMilliseconds": 10}}"#,
+            "sessionTimeoutMilliseconds"
+        ),
+        (#"{"ingestSecretSHA256": ["abc"]}"#, "apps[0].ditto.ingestSecretSHA256[0]"),
+        (#"{"maxMessageAgeSeconds": -1}"#, "apps[0].ditto.maxMessageAgeSeconds"),
+        (#"{"maxBodyBytes": 0}"#, "apps[0].ditto.maxBodyBytes"),
+        (#"{"httpAPI": {"url": "http://ditto.example", "apiKey": "k"}}"#, "apps[0].ditto.httpAPI.url"),
+    ])
+    func badSettingsAreNamed(ditto: String, problem: String) {
+        do {
+            _ = try Self.load(ditto)
+            Issue.record("accepted \(ditto)")
+        } catch {
+            #expect(error.description.contains(problem), "\(error.description)")
+        }
+    }
+
+    @Test func unknownKeysAreRefused() {
+        #expect(throws: Configuration.Invalid.self) { try Self.load(#"{"kafkaa": {}}"#) }
+        #expect(throws: Configuration.Invalid.self) {
+            try Self.load(#"{"kafka": {"bootstrapServers": "k", "topics": ["t"], "group": "g"}}"#)
+        }
+    }
+}
