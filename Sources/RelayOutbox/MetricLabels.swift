@@ -44,4 +44,9 @@ enum MetricLabels {
 
     /// `status` as text when it is 100...599, else `other`.
     static func status(_ status: Int) -> String { (100...599).contains(status) ? "\(status)" : "other" }
+
+    /// A Ditto collection kind's name (``RelayCore/DittoCollections/Kind``), else `other`.
+    static func dittoCollection(_ name: String) -> String {
+        DittoCollections.Kind.allCases.contains { "\($0)" == name } ? name : "other"
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 import Synchronization
 
 /// The relay's counters and histograms, rendered in the Prometheus text exposition format (version 0.0.4)
@@ -134,6 +135,24 @@ public final class RelayMetrics: Sendable {
         increment("pushrelay_webhooks_total", [("event", event)])
     }
 
+    /// A batch of an app's Ditto change events applied, counted by collection kind and outcome (both closed
+    /// sets: ``DittoApplyCounts/outcomes``).
+    public func recordDittoEvents(_ counts: DittoApplyCounts, app: String) {
+        let app = appIds.contains(app) ? app : "none"
+        for (collection, outcomes) in counts.outcomes {
+            for (outcome, count) in outcomes where count > 0 {
+                increment(
+                    "pushrelay_ditto_events_total",
+                    [
+                        ("app", app), ("collection", MetricLabels.dittoCollection(collection)),
+                        ("outcome", outcome.rawValue),
+                    ],
+                    by: Double(count)
+                )
+            }
+        }
+    }
+
     /// A call refused 429 by one of the per-user limits (`webhooks`, `pushes_per_recipient`, `devices`,
     /// `rooms`).
     public func recordRateLimited(limit: String) {
@@ -189,6 +208,7 @@ public final class RelayMetrics: Sendable {
             "pushrelay_webhooks_total": "Webhooks accepted by event.",
             "pushrelay_http_requests_total": "HTTP requests by route, method and status.",
             "pushrelay_feedback_total": "Feedback POSTs of retired tokens by outcome.",
+            "pushrelay_ditto_events_total": "Ditto change events by app, collection kind and outcome.",
             "pushrelay_rate_limited_total": "Calls refused 429 by a per-user limit, by limit.",
         ]
         for name in counters.keys.sorted() {

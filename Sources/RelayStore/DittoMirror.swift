@@ -32,8 +32,8 @@ public struct DittoApplyCounts: Sendable, Equatable {
     public var ignored = 0
     /// Notifications made.
     public var notifications = 0
-    /// Events by outcome, keyed by the collection's kind name (`rooms`, `dmRooms`, `messages`,
-    /// `dmMessages`, `users`, or `other`: a bounded set for metric labels).
+    /// Events by outcome, keyed by the collection's kind name (`"\(DittoCollections.Kind.rooms)"` …, or
+    /// `other` for a collection of no kind: a bounded set for metric labels).
     public var outcomes: [String: [DittoEventOutcome: Int]] = [:]
 
     public init() {}

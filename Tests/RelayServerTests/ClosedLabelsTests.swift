@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayOutbox
+import RelayStore
 import Testing
 
 /// Nothing from outside the relay adds a metric series: every label takes values from a closed set.
@@ -54,5 +55,21 @@ import Testing
             #expect(text.contains("reason=\"\(reason)\"} 1"), "\(reason)")
         }
         #expect(!text.contains("reason=\"other\""))
+    }
+
+    @Test func dittoEventsAreCountedByAppCollectionKindAndOutcome() {
+        let metrics = RelayMetrics(appIds: ["chat"])
+        var counts = DittoApplyCounts()
+        counts.outcomes = ["messages": [.notified: 2, .tooOld: 1], "someone's-collection": [.ignored: 4]]
+        metrics.recordDittoEvents(counts, app: "chat")
+        metrics.recordDittoEvents(counts, app: "stranger")
+        let samples = metrics.render().split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(
+            samples.contains(#"pushrelay_ditto_events_total{app="chat",collection="messages",outcome="notified"} 2"#)
+        )
+        #expect(samples.contains(#"pushrelay_ditto_events_total{app="chat",collection="other",outcome="ignored"} 4"#))
+        #expect(
+            samples.contains(#"pushrelay_ditto_events_total{app="none",collection="messages",outcome="too_old"} 1"#)
+        )
     }
 }
