@@ -35,9 +35,11 @@ extension RelayAPI {
             }
             environment = .production
         }
-        let rooms = try (body.rooms ?? []).enumerated().map { index, room throws(HTTPError) in
+        var rooms = try (body.rooms ?? []).enumerated().map { index, room throws(HTTPError) in
             try Validation.id(room, field: "rooms[\(index)]")
         }
+        // An app with a stream takes membership from Ditto: `rooms` is read and then ignored.
+        if app.ditto != nil { rooms = [] }
         for room in rooms { try await requireOpenRoom(caller, roomId: room) }
         try await takeWriteLimit(caller, userId: userId)
         let (device, created) = try await withinUserLimits(userId: userId) {
@@ -119,6 +121,7 @@ extension RelayAPI {
     /// mutes or unmutes itself in any room it is a member of.
     func joinRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let (caller, roomId, userId) = try await membershipCall(request, parameters)
+        try requireMembershipFromRelay(caller, "Joining a room or muting it")
         let update = request.body.isEmpty ? MembershipUpdate() : try request.decode(MembershipUpdate.self)
         try await takeWriteLimit(caller, userId: userId)
         if caller.userId != nil, try await roomMembership(caller.app, roomId: roomId) == .closed {
@@ -148,6 +151,7 @@ extension RelayAPI {
     /// only as itself, any room (also a closed one, and a membership the backend made).
     func leaveRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let (caller, roomId, userId) = try await membershipCall(request, parameters)
+        try requireMembershipFromRelay(caller, "Leaving a room")
         try await takeWriteLimit(caller, userId: userId)
         _ = try await store.removeMember(appId: caller.app.id, roomId: roomId, userId: userId)
         return .noContent
@@ -181,6 +185,7 @@ extension RelayAPI {
     func setRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         try caller.requireBackend("Setting a room's membership")
+        try requireMembershipFromRelay(caller, "Setting a room's membership")
         let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
         let body = try request.decode(RoomSettings.self)
         try await store.setRoomMembership(

@@ -25,6 +25,9 @@ struct MessageWebhook: ClosedJSONBody {
 
 /// The answer to a webhook: 202 when new, 200 for a repeat of the same message.
 struct WebhookAccepted: Encodable {
-    var notificationId: String
+    /// None for an app with a stream: nothing is stored.
+    var notificationId: String?
     var devices: Int
+    /// `ditto` when the app's change stream makes the push; none when the relay notified.
+    var source: String? = nil
 }

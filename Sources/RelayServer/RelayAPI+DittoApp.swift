@@ -1,0 +1,21 @@
+import RelayCore
+import RelayHTTP
+
+extension RelayAPI {
+    /// An app with a stream (`apps[].ditto`) takes its rooms and members from Ditto, so the relay's own
+    /// member and room writes are refused for it.
+    /// - Throws: ``HTTPError`` 409 `managed_by_ditto` when the app has `apps[].ditto`.
+    func requireMembershipFromRelay(_ caller: Caller, _ what: String) throws(HTTPError) {
+        guard caller.app.ditto != nil else { return }
+        throw HTTPError.conflict(
+            code: "managed_by_ditto",
+            message: "\(what): app '\(caller.app.id)' takes rooms and members from Ditto (apps[].ditto)"
+        )
+    }
+
+    /// The answer to a delegate webhook of an app with a stream: Ditto's change stream makes the push, so the
+    /// webhook stores and sends nothing (an app that still forwards the delegate does not double its pushes).
+    static func dittoWebhookAnswer() throws -> HTTPResponse {
+        try .json(status: 202, WebhookAccepted(notificationId: nil, devices: 0, source: "ditto"))
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import RelayCore
+import Testing
+
+/// The existing endpoints for an app with a stream (`apps[].ditto`): membership comes from Ditto, and the
+/// delegate webhooks store and send nothing.
+@Suite struct DittoAppTests {
+    /// The first app gets a stream that only takes events over HTTP.
+    static func withStream(_ configuration: inout Configuration) {
+        configuration.apps[0].ditto = Configuration.Ditto(ingestSecretSHA256: [String(repeating: "a", count: 64)])
+    }
+
+    @Test func memberAndRoomWritesAnswer409ManagedByDitto() async throws {
+        try await withRelayAndMock(configure: Self.withStream) { relay in
+            let writes: [(String, String, Any?)] = [
+                ("PUT", "/v1/rooms/general/members/alice", nil),
+                ("PUT", "/v1/rooms/general/members/alice", ["muted": true]),
+                ("DELETE", "/v1/rooms/general/members/alice", nil),
+                ("PUT", "/v1/rooms/general", ["membership": "closed"]),
+            ]
+            for (method, path, json) in writes {
+                let answer = try await relay.call(method, path, json: json)
+                #expect(answer.status == 409, "\(method) \(path): \(answer.text)")
+                #expect(answer.error?.code == "managed_by_ditto", "\(method) \(path)")
+            }
+            // Reads keep working.
+            let members = try await relay.call("GET", "/v1/rooms/general/members")
+            #expect(members.status == 200 && members.text.contains(#""members":[]"#), "\(members.text)")
+            #expect(try await relay.call("GET", "/v1/rooms/general").status == 200)
+        }
+    }
+
+    @Test func aRegistrationWithRoomsIsAcceptedAndMakesNoMembership() async throws {
+        try await withRelayAndMock(configure: Self.withStream) { relay in
+            let token = randomToken()
+            let created = try await relay.register(token, user: "alice", rooms: ["general", "random"])
+            #expect(created.status == 201)
+            #expect(try await relay.devices(of: "alice").count == 1)
+            for room in ["general", "random"] {
+                let members = try await relay.call("GET", "/v1/rooms/\(room)/members")
+                #expect(members.status == 200 && members.text.contains(#""members":[]"#), "\(members.text)")
+            }
+            // A room id is still read as one.
+            let bad = try await relay.call(
+                "POST",
+                "/v1/devices",
+                json: ["token": token, "userId": "alice", "rooms": [""]]
+            )
+            #expect(bad.status == 400, "\(bad.text)")
+        }
+    }
+
+    @Test func theDelegateWebhooksAnswer202SourceDittoAndSendNothing() async throws {
+        try await withRelayAndMock(configure: Self.withStream) { relay in
+            try await relay.register(randomToken(), user: "alice")
+            try await relay.register(randomToken(), user: "bob")
+            let bodies: [(Bool, [String: Any])] = [
+                (false, ["roomId": "general", "senderId": "alice", "text": "Hi", "messageId": "M-1"]),
+                (true, ["roomId": "general", "senderId": "alice", "messageId": "M-2", "recipients": ["bob"]]),
+            ]
+            for (image, body) in bodies {
+                let path = image ? "/v1/webhooks/did-send-image-message" : "/v1/webhooks/did-send-message"
+                let answer = try await relay.call("POST", path, json: body)
+                #expect(answer.status == 202, "\(path): \(answer.text)")
+                #expect(answer.text == #"{"devices":0,"source":"ditto"}"#, "\(path)")
+                let found = try await relay.call("GET", "/v1/notifications?messageId=\(body["messageId"]!)")
+                #expect(found.status == 404, "nothing stored: \(found.text)")
+            }
+            // They still authenticate and validate as today.
+            let anonymous = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "general", "senderId": "alice", "text": "Hi"],
+                authorize: false
+            )
+            #expect(anonymous.status == 401)
+            let invalid = try await relay.call("POST", "/v1/webhooks/did-send-message", json: ["senderId": "alice"])
+            #expect(invalid.status == 400 && invalid.error?.code == "missing_field", "\(invalid.text)")
+            #expect(relay.mock.requests.isEmpty)
+        }
+    }
+
+    @Test func anAppWithoutAStreamIsUnchanged() async throws {
+        try await withRelayAndMock { relay in
+            let bobToken = randomToken()
+            try await relay.register(randomToken(), user: "alice", rooms: ["general"])
+            try await relay.register(bobToken, user: "bob", rooms: ["general"])
+            let members = try await relay.call("GET", "/v1/rooms/general/members")
+            #expect(members.text.contains("alice") && members.text.contains("bob"))
+            let answer = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "general", "senderId": "alice", "text": "Hi"]
+            )
+            #expect(answer.status == 202 && !answer.text.contains("source"), "\(answer.text)")
+            let accepted = try answer.decode(WebhookAnswer.self)
+            #expect(accepted.devices == 1)
+            let view = try await relay.settled(accepted.notificationId)
+            #expect(view.counts.pending == 0)
+            #expect(relay.requests(to: bobToken).count == 1)
+            try await relay.join("general", "carol")
+        }
+    }
+}
