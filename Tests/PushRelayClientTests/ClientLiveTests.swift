@@ -1,5 +1,6 @@
 import Foundation
 import PushRelayClient
+import RelayCore
 import Testing
 
 /// The client against the live relay (through the test's front): what the relay stored and what the mock
@@ -57,6 +58,27 @@ struct ClientLiveTests {
         }
     }
 
+    @Test("For an app with a Ditto stream, didSendMessage reports the source ditto, no notification id, no devices")
+    func dittoReceipt() async throws {
+        try await withLiveRelay(ditto: Configuration.Ditto(ingestSecretSHA256: [String(repeating: "a", count: 64)])) {
+            live in
+            let alice = live.client(userId: "alice")
+            let bob = live.client(userId: "bob")
+            try await alice.registerDevice(token: Self.randomToken(), rooms: ["general"])
+            try await bob.registerDevice(token: Self.randomToken(), rooms: ["general"])
+
+            let text = try await alice.didSendMessage(
+                roomId: "general",
+                roomName: "General",
+                senderName: "Alice",
+                text: "Hi Bob"
+            )
+            #expect(text == MessageReceipt(notificationId: nil, devices: 0, source: .ditto))
+            let image = try await alice.didSendImageMessage(roomId: "general", roomName: "General", senderName: "Alice")
+            #expect(image == MessageReceipt(notificationId: nil, devices: 0, source: .ditto))
+        }
+    }
+
     @Test("didSendMessage notifies the room's other members with room name, sender name and a fresh key")
     func didSendMessage() async throws {
         try await withLiveRelay { live in
@@ -80,6 +102,8 @@ struct ClientLiveTests {
                 text: "Still there?"
             )
             #expect(first.devices == 1)
+            #expect(first.source == .relay)
+            #expect(first.notificationId != nil)
             #expect(second.notificationId != first.notificationId)
 
             try await waitUntil("two pushes to Bob") { try live.pushes(to: Self.sdkHex(bobToken)).count == 2 }

@@ -95,3 +95,24 @@ struct ClientRulesTests {
         #expect(request.httpBody.map { String(decoding: $0, as: UTF8.self) } == #"{"text":"a/b"}"#)
     }
 }
+
+/// The receipt as the relay answers it: from a notification it made, and from an app with a Ditto stream.
+@Suite("PushRelayClient receipts")
+struct MessageReceiptTests {
+    @Test("A 202 of the relay decodes with its id and source relay; a Ditto app's with source ditto and no id")
+    func decoding() throws {
+        let relay = try JSONDecoder().decode(
+            MessageReceipt.self,
+            from: Data(#"{"notificationId":"0f8e5b3c-2f7a-4c1e-9d3b-6a1f2e4d5c6b","devices":2}"#.utf8)
+        )
+        #expect(relay == MessageReceipt(notificationId: "0f8e5b3c-2f7a-4c1e-9d3b-6a1f2e4d5c6b", devices: 2))
+        #expect(relay.source == .relay)
+        let ditto = try JSONDecoder().decode(MessageReceipt.self, from: Data(#"{"devices":0,"source":"ditto"}"#.utf8))
+        #expect(ditto.notificationId == nil)
+        #expect(ditto.devices == 0)
+        #expect(ditto.source == .ditto)
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(MessageReceipt.self, from: Data(#"{"source":"ditto"}"#.utf8))
+        }
+    }
+}

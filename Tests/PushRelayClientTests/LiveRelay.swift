@@ -109,7 +109,8 @@ struct LiveRelay: Sendable {
 
 /// Starts a mock APNs, the relay and a front, runs `body`, and always stops all three and removes the
 /// temporary directory.
-func withLiveRelay(_ body: (LiveRelay) async throws -> Void) async throws {
+/// With `ditto`, the app has a stream (`apps[].ditto`).
+func withLiveRelay(ditto: Configuration.Ditto? = nil, _ body: (LiveRelay) async throws -> Void) async throws {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("relay-client-\(UUID().uuidString.lowercased())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -149,6 +150,7 @@ func withLiveRelay(_ body: (LiveRelay) async throws -> Void) async throws {
         )
     ]
     configuration.apps[0].userAuth = UserTokenIssuer.shared.userAuth
+    configuration.apps[0].ditto = ditto
     let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
     let relay = try Relay(configuration: configuration, store: store, logger: .disabled())
     try await relay.start()
