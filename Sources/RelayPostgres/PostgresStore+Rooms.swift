@@ -104,6 +104,20 @@ extension PostgresStore {
         return try (0..<rows.count).map { try Self.readMember(rows, $0) }
     }
 
+    public func members(appId: String, roomId: String, offset: Int, limit: Int) async throws -> [RoomMember] {
+        let rows = try db.query(
+            """
+            SELECT \(Self.memberColumns) FROM room_members WHERE app_id = $1 AND room_id = $2
+            ORDER BY user_id LIMIT $3 OFFSET $4
+            """,
+            appId,
+            roomId,
+            max(1, limit),
+            max(0, offset)
+        )
+        return try (0..<rows.count).map { try Self.readMember(rows, $0) }
+    }
+
     public func member(appId: String, roomId: String, userId: String) async throws -> RoomMember? {
         let rows = try db.query(
             "SELECT \(Self.memberColumns) FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3",

@@ -54,6 +54,8 @@ struct MembershipUpdate: ClosedJSONBody {
 
 struct MemberList: Encodable {
     var members: [String]
+    /// The `offset` of the next page; none on the last.
+    var nextOffset: Int?
 }
 
 /// `PUT /v1/rooms/{roomId}` body.

@@ -4,6 +4,11 @@ import RelayHTTP
 import RelayStore
 
 extension RelayAPI {
+    /// Members per page of `GET /v1/rooms/{roomId}/members` by default.
+    static let memberPageLimit = 1000
+    /// Members per page of `GET /v1/rooms/{roomId}/members` at most.
+    static let maxMemberPageLimit = 10_000
+
     /// `POST /v1/devices`: 201 new, 200 updated (a retired token is revived). A user registers for itself
     /// (`userId` omitted or its own) and joins only open rooms; a token another user had moves to it. The
     /// token is read by its platform's rules (`platform`, default `ios`); only iOS devices have an APNs
@@ -171,13 +176,25 @@ extension RelayAPI {
         return (caller, roomId, userId)
     }
 
-    /// `GET /v1/rooms/{roomId}/members`: `{"members": [userId]}`; a user must be a member.
+    /// `GET /v1/rooms/{roomId}/members?offset=N&limit=M`: `{"members": [userId]}` by user id, a page of at most
+    /// `limit` (1...10,000, default 1000) from the `offset`-th (default 0), and `nextOffset` while more follow;
+    /// a user must be a member.
+    /// - Throws: ``HTTPError`` 400 `invalid_query` for a limit or offset out of range.
     func roomMembers(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
+        let limit =
+            try Validation.queryInteger(request, "limit", in: 1...Self.maxMemberPageLimit) ?? Self.memberPageLimit
+        let offset = try Validation.queryInteger(request, "offset", in: 0...Int(Int32.max)) ?? 0
         try await requireMember(caller, roomId: roomId)
-        let members = try await store.members(appId: caller.app.id, roomId: roomId)
-        return try .json(MemberList(members: members.map(\.userId)))
+        // One more than the page tells whether more follow.
+        let members = try await store.members(appId: caller.app.id, roomId: roomId, offset: offset, limit: limit + 1)
+        return try .json(
+            MemberList(
+                members: members.prefix(limit).map(\.userId),
+                nextOffset: members.count > limit ? offset + limit : nil
+            )
+        )
     }
 
     /// `PUT /v1/rooms/{roomId}` `{"membership": "open" | "closed"}` (backend only): 200 with the room. Closing

@@ -198,6 +198,23 @@ extension SQLiteStore {
         }
     }
 
+    public func members(appId: String, roomId: String, offset: Int, limit: Int) async throws -> [RoomMember] {
+        try db.withStatement(
+            """
+            SELECT \(Self.memberColumns) FROM room_members WHERE app_id = ?1 AND room_id = ?2
+            ORDER BY user_id LIMIT ?3 OFFSET ?4
+            """
+        ) { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, roomId)
+            try statement.bind(3, max(1, limit))
+            try statement.bind(4, max(0, offset))
+            var members: [RoomMember] = []
+            while try statement.step() { members.append(try Self.readMember(statement)) }
+            return members
+        }
+    }
+
     // MARK: Rows
 
     /// The columns ``readMember(_:)`` reads, in its order.

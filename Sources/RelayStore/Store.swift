@@ -85,6 +85,9 @@ public protocol Store: ProviderTokenCache {
     /// The room's members, by user id.
     func members(appId: String, roomId: String) async throws -> [RoomMember]
 
+    /// A page of the room's members by user id: at most `limit` (at least 1) from the `offset`-th (0 first).
+    func members(appId: String, roomId: String, offset: Int, limit: Int) async throws -> [RoomMember]
+
     /// The user's membership of the room; nil when not a member.
     func member(appId: String, roomId: String, userId: String) async throws -> RoomMember?
 
