@@ -431,6 +431,9 @@ extension OpenAPIDocument {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "409": {
+            "$ref": "#/components/responses/ManagedByDitto"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -474,6 +477,9 @@ extension OpenAPIDocument {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/ManagedByDitto"
           }
         }
       }
@@ -484,10 +490,34 @@ extension OpenAPIDocument {
           "rooms"
         ],
         "operationId": "listRoomMembers",
-        "summary": "The room's members' user ids (empty for an unknown room).",
+        "summary": "A page of the room's members' user ids, by user id (empty for an unknown room).",
         "parameters": [
           {
             "$ref": "#/components/parameters/RoomId"
+          },
+          {
+            "name": "offset",
+            "in": "query",
+            "required": false,
+            "description": "The position of the first member to list (0, the default, is the first by user id); the answer's `nextOffset` for the next page.",
+            "schema": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 2147483647,
+              "default": 0
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "The most members in the page.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 10000,
+              "default": 1000
+            }
           }
         ],
         "responses": {
@@ -506,6 +536,11 @@ extension OpenAPIDocument {
                       "items": {
                         "$ref": "#/components/schemas/Id"
                       }
+                    },
+                    "nextOffset": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "description": "The `offset` of the next page; absent on the last."
                     }
                   }
                 }
@@ -583,6 +618,9 @@ extension OpenAPIDocument {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "409": {
+            "$ref": "#/components/responses/ManagedByDitto"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -1165,7 +1203,7 @@ extension OpenAPIDocument {
               "array",
               "null"
             ],
-            "description": "Rooms the user joins; absent or null for none.",
+            "description": "Rooms the user joins; absent or null for none. For an app with a Ditto stream (`apps[].ditto`) the list is read and ignored: membership comes from Ditto.",
             "items": {
               "$ref": "#/components/schemas/Id"
             }
@@ -1371,19 +1409,26 @@ extension OpenAPIDocument {
       "WebhookAccepted": {
         "type": "object",
         "required": [
-          "notificationId",
           "devices"
         ],
         "properties": {
           "notificationId": {
             "type": "string",
             "format": "uuid",
-            "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+            "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+            "description": "The notification made; absent when `source` is `ditto` (nothing is stored)."
           },
           "devices": {
             "type": "integer",
             "minimum": 0,
-            "description": "Deliveries created, one per recipient device."
+            "description": "Deliveries created, one per recipient device; 0 when `source` is `ditto`."
+          },
+          "source": {
+            "type": "string",
+            "enum": [
+              "ditto"
+            ],
+            "description": "`ditto`: the app has a Ditto stream (`apps[].ditto`), which makes the push; this webhook was authenticated and validated, and stored and sent nothing, so an app that still forwards the delegate does not double its pushes. Absent when the relay made the notification."
           }
         }
       },
@@ -1618,7 +1663,7 @@ extension OpenAPIDocument {
     },
     "responses": {
       "WebhookAccepted": {
-        "description": "Accepted; the deliveries are committed and will be sent.",
+        "description": "Accepted; the deliveries are committed and will be sent. For an app with a Ditto stream: `{\"devices\": 0, \"source\": \"ditto\"}`, nothing stored or sent.",
         "content": {
           "application/json": {
             "schema": {
@@ -1644,6 +1689,33 @@ extension OpenAPIDocument {
         "links": {
           "GetNotification": {
             "$ref": "#/components/links/GetNotification"
+          }
+        }
+      },
+      "ManagedByDitto": {
+        "description": "`managed_by_ditto`: the app has a Ditto stream (`apps[].ditto`) and takes its rooms and members from Ditto; nothing changed. This includes a body that only sets `muted` (per-user levels come later).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "managed_by_ditto"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
           }
         }
       },
