@@ -80,6 +80,42 @@ import Testing
         }
     }
 
+    @Test func aUserOfAStreamAppIsAnsweredAsTheBackendIs() async throws {
+        try await withRelayAndMock(configure: {
+            Self.withStream(&$0)
+            RelayHarness.withUserAuth(&$0)
+            $0.apps[0].roomMembership = .closed
+        }) { relay in
+            let join = try await relay.call("PUT", "/v1/rooms/general/members/alice", user: "alice")
+            #expect(join.status == 409 && join.error?.code == "managed_by_ditto", "\(join.text)")
+            let leave = try await relay.call("DELETE", "/v1/rooms/general/members/alice", user: "alice")
+            #expect(leave.status == 409 && leave.error?.code == "managed_by_ditto", "\(leave.text)")
+            // A closed room in `rooms` is no refusal: the list is ignored.
+            let registered = try await relay.call(
+                "POST",
+                "/v1/devices",
+                json: ["token": randomToken(), "rooms": ["general"]],
+                user: "alice"
+            )
+            #expect(registered.status == 201, "\(registered.text)")
+            // Not a member in the relay's store, and still the stream's answer, not 403 not_a_member.
+            let sent = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "general", "text": "Hi"],
+                user: "alice"
+            )
+            #expect(sent.status == 202 && sent.text == #"{"devices":0,"source":"ditto"}"#, "\(sent.text)")
+            let asBob = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "general", "senderId": "bob", "text": "Hi"],
+                user: "alice"
+            )
+            #expect(asBob.status == 403 && asBob.error?.code == "forbidden_sender", "\(asBob.text)")
+        }
+    }
+
     @Test func anAppWithoutAStreamIsUnchanged() async throws {
         try await withRelayAndMock { relay in
             let bobToken = randomToken()
