@@ -1848,7 +1848,7 @@ extension OpenAPIDocument {
         }
       },
       "AuthUnavailable": {
-        "description": "`auth_unavailable`: the user credential cannot be checked now (the app's JWKS URL or Ditto auth\nwebhook does not answer); try again after `Retry-After` seconds.\n",
+        "description": "`auth_unavailable`: the user credential cannot be checked now (the app's JWKS URL or Ditto auth\nwebhook does not answer, or no call of the webhook's 64 came free for the client's range within its\ntimeout); try again after `Retry-After` seconds.\n",
         "headers": {
           "Retry-After": {
             "required": true,
