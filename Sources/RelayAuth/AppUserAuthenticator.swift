@@ -73,16 +73,22 @@ public struct AppUserAuthenticator: UserAuthenticator {
     /// - Throws: ``UserAuthError`` as the JWT rules or the webhook decide (see the type's description);
     ///   401 `credential_refused` when neither is configured.
     public func userId(forBearer token: String) async throws(UserAuthError) -> String {
+        try await userId(forBearer: token, from: IPNetwork("::/0")!)
+    }
+
+    /// - Parameter range: the client's address range, for the webhook's fair share of calls.
+    /// - Throws: as ``userId(forBearer:)``.
+    public func userId(forBearer token: String, from range: IPNetwork) async throws(UserAuthError) -> String {
         guard let jwt else {
             guard let webhook else { throw .refused("this app takes no user credentials") }
-            return try await webhook.userId(forBearer: token)
+            return try await webhook.userId(forBearer: token, from: range)
         }
         do {
             return try await jwt.userId(forBearer: token)
         } catch {
             guard let webhook, JWTAuthenticator.notOurs.contains(error.code) else { throw error }
             do {
-                return try await webhook.userId(forBearer: token)
+                return try await webhook.userId(forBearer: token, from: range)
             } catch let refusal where refusal.code == UserAuthError.credentialRefused {
                 throw .refused("\(refusal.message); as a JWT: \(error.message)")
             }

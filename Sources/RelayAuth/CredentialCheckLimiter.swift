@@ -95,13 +95,21 @@ public final class CredentialCheckLimiter: Sendable {
     /// Addresses and ranges counted now.
     public var trackedCount: Int { state.withLock { $0.buckets.count } }
 
+    /// The range `client` (a numeric address; anything else is `::`) is counted in: its /24 or /64.
+    public func range(of client: String) -> IPNetwork {
+        (IPAddress(client) ?? IPAddress("::")!).enclosingPrefix(
+            ipv4Length: ipv4PrefixLength,
+            ipv6Length: ipv6PrefixLength
+        )
+    }
+
     /// Admits one check from `client` (a numeric address; anything else counts as the unspecified address
     /// `::`), taking room in its address's and its range's buckets, or refuses it, taking nothing.
     public func begin(client: String) -> Admission {
         let address = IPAddress(client) ?? IPAddress("::")!
         let keys = [
             (Key(IPNetwork(address: address, prefixLength: address.bytes.count * 8)), addressLimit),
-            (Key(address.enclosingPrefix(ipv4Length: ipv4PrefixLength, ipv6Length: ipv6PrefixLength)), prefixLimit),
+            (Key(range(of: client)), prefixLimit),
         ]
         let now = time.monotonic
         return state.withLock { state in

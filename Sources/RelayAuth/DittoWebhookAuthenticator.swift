@@ -12,12 +12,20 @@ import RelayCurl
 /// other than 408 and 429) for `refusalCacheSeconds`. A webhook that cannot be reached, takes longer than
 /// `timeoutMilliseconds`, answers 408, 429, 5xx or anything unusable gives 503 `auth_unavailable` and is
 /// not cached. Requests for a token being asked about share the one call; at most ``maxConcurrentCalls``
-/// calls run at once; the relay's ``CredentialCheckLimiter`` lets one address range hold only part of them.
+/// calls run at once, shared among client ranges by a ``FairCallGate``: a check that finds them all taken
+/// waits for one (at most `timeoutMilliseconds`, at most ``waitersPerRange`` of a range at once), and a
+/// freed call goes to the waiting range holding the fewest, so a range with none gets one of the next calls
+/// to end however many other ranges flood. The relay's ``CredentialCheckLimiter`` lets one range hold only
+/// part of them.
 public actor DittoWebhookAuthenticator: UserAuthenticator {
     /// Tokens whose answers are kept at most.
     public static let maxCachedTokens = 100_000
-    /// Webhook calls under way at most; a request needing one more gets 503.
+    /// Webhook calls under way at most; a request needing one more waits for one.
     public static let maxConcurrentCalls = 64
+    /// Checks of one client range waiting for a call at most; one more gets 503.
+    public static let waitersPerRange = 2
+    /// Checks waiting for a call at most, all ranges together; one more gets 503.
+    public static let maxWaiters = 1024
     /// What a 503 tells the client to wait, in SECONDS.
     public static let retryAfterSeconds = 5
     /// The longest answer read, in BYTES.
@@ -34,6 +42,7 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
     private let logger: Logger
     private var cache: ExpiringCache<TokenDigest, Result<String, UserAuthError>>
     private var calls: [TokenDigest: Task<Outcome, Never>] = [:]
+    private let gate: FairCallGate<IPNetwork>
 
     public init(
         settings: Configuration.UserAuth.DittoAuthWebhook,
@@ -44,6 +53,13 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
         self.time = time
         self.logger = logger
         cache = ExpiringCache(capacity: Self.maxCachedTokens)
+        gate = FairCallGate(
+            slots: Self.maxConcurrentCalls,
+            waitersPerKey: Self.waitersPerRange,
+            maxWaiters: Self.maxWaiters,
+            maxWait: .milliseconds(settings.timeoutMilliseconds),
+            time: time
+        )
     }
 
     /// The user `token` was accepted for, while that answer is cached.
@@ -52,29 +68,48 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
         return try? cache.value(for: TokenDigest(token), now: time.monotonic)?.get()
     }
 
-    /// - Throws: ``UserAuthError`` 401 `token_too_large` or `credential_refused`, 503 `auth_unavailable`
-    ///   with Retry-After.
+    /// - Throws: as ``userId(forBearer:from:)``, all such checks counted as one client range.
     public func userId(forBearer token: String) async throws(UserAuthError) -> String {
+        try await userId(forBearer: token, from: Self.anyRange)
+    }
+
+    /// - Parameter range: the client's address range, whose share of the webhook's calls a new call takes.
+    /// - Throws: ``UserAuthError`` 401 `token_too_large` or `credential_refused`, 503 `auth_unavailable`
+    ///   with Retry-After (also when no webhook call came free in time for the range).
+    public func userId(forBearer token: String, from range: IPNetwork) async throws(UserAuthError) -> String {
         guard token.utf8.count <= JWTVerifier.maxTokenBytes else {
             throw UserAuthError(JWTError(.tokenTooLarge, "the token is longer than \(JWTVerifier.maxTokenBytes) bytes"))
         }
         let digest = TokenDigest(token)
         if let known = cache.value(for: digest, now: time.monotonic) { return try known.get() }
         if let call = calls[digest] { return try await call.value.result.get() }
-        guard calls.count < Self.maxConcurrentCalls else {
-            logger.warning("too many auth webhook calls under way", ["calls": calls.count])
+        guard await gate.acquire(range) else {
+            logger.warning("no auth webhook call came free", ["calls": gate.busy, "waiting": gate.waiters])
             throw .unavailable("too many credentials are being checked at once", retryAfterSeconds: 1)
+        }
+        // Another request may have asked about the token, or had its answer, while this one waited.
+        if let known = cache.value(for: digest, now: time.monotonic) {
+            gate.release(range)
+            return try known.get()
+        }
+        if let call = calls[digest] {
+            gate.release(range)
+            return try await call.value.result.get()
         }
         let call = Task { [settings, logger] in await Self.ask(token, settings: settings, logger: logger) }
         calls[digest] = call
         let outcome = await call.value
         calls[digest] = nil
+        gate.release(range)
         if let keep = outcome.keep {
             let now = time.monotonic
             cache.insert(outcome.result, for: digest, until: now + keep, now: now)
         }
         return try outcome.result.get()
     }
+
+    /// The range of checks that name none.
+    private static let anyRange = IPNetwork("::/0")!
 
     /// One webhook call and what its answer means.
     private static func ask(

@@ -107,7 +107,7 @@ public struct AppDirectory: Sendable {
             throw userRefusal(.refused("app '\(app.id)' takes no user credentials (it has no userAuth)"))
         }
         do {
-            let userId = try await authenticator.userId(forBearer: bearer)
+            let userId = try await authenticator.userId(forBearer: bearer, from: limiter.range(of: client))
             failed = false
             return .user(app, userId: userId)
         } catch {

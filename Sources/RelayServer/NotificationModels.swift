@@ -11,7 +11,9 @@ struct NotificationView: Encodable {
         var retired: Int
     }
     struct DeliveryView: Encodable {
-        var tokenSuffix: String
+        /// The device token's last 8 hex characters; left out of a user's view, since the devices are other
+        /// users'.
+        var tokenSuffix: String?
         var status: String
         var apnsId: String
         var attempts: Int
@@ -35,8 +37,10 @@ struct NotificationView: Encodable {
     /// The `offset` of the next page; nil when this page ends the list.
     var nextOffset: Int?
 
-    /// - Parameter offset: the position of `deliveries[0]` among all of the notification's deliveries.
-    init(_ summary: NotificationSummary, _ deliveries: [DeliveryRecord], offset: Int) {
+    /// - Parameters:
+    ///   - offset: the position of `deliveries[0]` among all of the notification's deliveries.
+    ///   - showingTokens: whether each delivery names its device's token suffix (for the backend only).
+    init(_ summary: NotificationSummary, _ deliveries: [DeliveryRecord], offset: Int, showingTokens: Bool) {
         notificationId = summary.id.lowercasedString
         kind = summary.kind.rawValue
         roomId = summary.roomId
@@ -54,7 +58,7 @@ struct NotificationView: Encodable {
         nextOffset = !deliveries.isEmpty && next < total ? next : nil
         self.deliveries = deliveries.map { record in
             DeliveryView(
-                tokenSuffix: PushToken.suffix(of: record.token),
+                tokenSuffix: showingTokens ? PushToken.suffix(of: record.token) : nil,
                 status: record.status.rawValue,
                 apnsId: record.apnsId.lowercasedString,
                 attempts: record.attempts,

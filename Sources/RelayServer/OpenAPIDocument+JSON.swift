@@ -196,7 +196,7 @@ extension OpenAPIDocument {
         },
         "responses": {
           "200": {
-            "description": "The token was known; updated.",
+            "description": "The token was known (to a user, its own); updated.",
             "content": {
               "application/json": {
                 "schema": {
@@ -214,7 +214,7 @@ extension OpenAPIDocument {
             }
           },
           "201": {
-            "description": "A new device.",
+            "description": "A new device; to a user, also a token another user had, which moves to it (`createdAt` is then the time of the move), so a user does not learn which tokens are registered.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1498,7 +1498,7 @@ extension OpenAPIDocument {
           },
           "deliveries": {
             "type": "array",
-            "description": "A page of the deliveries, one per device, in the order they were made.",
+            "description": "A page of the deliveries, one per device, in the order they were made. To a user (its own notification) the entries carry no `tokenSuffix`: the devices are other users'.",
             "items": {
               "$ref": "#/components/schemas/Delivery"
             }
@@ -1513,7 +1513,6 @@ extension OpenAPIDocument {
       "Delivery": {
         "type": "object",
         "required": [
-          "tokenSuffix",
           "status",
           "apnsId",
           "attempts",
@@ -1523,7 +1522,7 @@ extension OpenAPIDocument {
         "properties": {
           "tokenSuffix": {
             "type": "string",
-            "description": "The token's last 8 characters (hex for an APNs token).",
+            "description": "The token's last 8 characters (hex for an APNs token); shown to the app's backend only, never to a user.",
             "pattern": "^[A-Za-z0-9_:-]{1,8}$"
           },
           "status": {
@@ -1921,7 +1920,7 @@ extension OpenAPIDocument {
         }
       },
       "AuthUnavailable": {
-        "description": "`auth_unavailable`: the user credential cannot be checked now (the app's JWKS URL or Ditto auth\nwebhook does not answer); try again after `Retry-After` seconds.\n",
+        "description": "`auth_unavailable`: the user credential cannot be checked now (the app's JWKS URL or Ditto auth\nwebhook does not answer, or no call of the webhook's 64 came free for the client's range within its\ntimeout); try again after `Retry-After` seconds.\n",
         "headers": {
           "Retry-After": {
             "required": true,

@@ -10,7 +10,8 @@ extension RelayAPI {
     static let maxMemberPageLimit = 10_000
 
     /// `POST /v1/devices`: 201 new, 200 updated (a retired token is revived). A user registers for itself
-    /// (`userId` omitted or its own) and joins only open rooms; a token another user had moves to it. The
+    /// (`userId` omitted or its own) and joins only open rooms; a token another user had moves to it and is
+    /// answered as a new one (201, `createdAt` now), while the backend sees 200 and the first `createdAt`. The
     /// token is read by its platform's rules (`platform`, default `ios`); only iOS devices have an APNs
     /// `environment` (an Android device is stored as `production`, which nothing reads).
     func registerDevice(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -47,6 +48,12 @@ extension RelayAPI {
         if app.ditto != nil { rooms = [] }
         for room in rooms { try await requireOpenRoom(caller, roomId: room) }
         try await takeWriteLimit(caller, userId: userId)
+        // A user is not told that a token it takes over was registered by someone else: that is a new
+        // registration to it (201, created now), so a stranger cannot probe which tokens exist.
+        var heldByAnother = false
+        if let user = caller.userId, let previous = try await store.device(appId: app.id, token: token) {
+            heldByAnother = !previous.userId.isSameId(user)
+        }
         let (device, created) = try await withinUserLimits(userId: userId) {
             try await store.upsertDevice(
                 appId: app.id,
@@ -66,7 +73,10 @@ extension RelayAPI {
                 "request.id": request.id,
             ]
         )
-        return try .json(status: created ? 201 : 200, DeviceView(device))
+        guard heldByAnother, !created else { return try .json(status: created ? 201 : 200, DeviceView(device)) }
+        var view = DeviceView(device)
+        view.createdAt = view.updatedAt
+        return try .json(status: 201, view)
     }
 
     /// `DELETE /v1/devices/{token}[?platform=ios|android]`: 204, or 404 when the app has no such device (of

@@ -194,7 +194,7 @@ extension RelayAPI {
     }
 
     /// `GET /v1/notifications/{notificationId}?offset=N&limit=M`: the notification and one entry per device
-    /// (token suffix), a page of at most `limit` (1...1000, default 1000) from the `offset`-th (default 0), and
+    /// (with its token suffix for the backend; a user sees no other user's tokens), a page of at most `limit` (1...1000, default 1000) from the `offset`-th (default 0), and
     /// `nextOffset` while more follow.
     /// - Throws: ``HTTPError`` 400 `invalid_query` for a limit or offset out of range, 404 for an unknown id
     ///   and, to a user, for another sender's notification.
@@ -242,6 +242,7 @@ extension RelayAPI {
                 offset: offset ?? 0
             ), caller.mayRead(ownedBy: summary.senderId)
         else { throw unknown }
-        return try .json(NotificationView(summary, deliveries, offset: offset ?? 0))
+        let view = NotificationView(summary, deliveries, offset: offset ?? 0, showingTokens: caller.userId == nil)
+        return try .json(view)
     }
 }

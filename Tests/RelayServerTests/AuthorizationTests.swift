@@ -155,8 +155,27 @@ import Testing
     @Test func aTokenRegisteredByAnotherUserMovesToTheCaller() async throws {
         try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
             try await Self.populate(relay)
+            struct Dates: Decodable, Equatable {
+                var createdAt: String
+                var updatedAt: String
+            }
+            struct Devices: Decodable { var devices: [Dates] }
+            let bobs = try await relay.call("GET", "/v1/users/bob/devices").decode(Devices.self).devices
+            let bobsCreatedAt = try #require(bobs.first?.createdAt)
             let moved = try await relay.call("POST", "/v1/devices", json: ["token": Self.bobPhone], user: "carol")
-            #expect(moved.status == 200 && moved.text.contains(#""userId":"carol""#))
+            // To carol it is a new registration: neither the status nor createdAt tell it was bob's.
+            #expect(moved.status == 201 && moved.text.contains(#""userId":"carol""#), "\(moved.text)")
+            let view = try moved.decode(Dates.self)
+            #expect(view.createdAt != bobsCreatedAt && view.createdAt == view.updatedAt)
+            // Registered again by carol, it is hers: 200.
+            let again = try await relay.call("POST", "/v1/devices", json: ["token": Self.bobPhone], user: "carol")
+            #expect(again.status == 200)
+            // The backend sees the token's history: 200 and the first createdAt.
+            let back = try await relay.call("POST", "/v1/devices", json: ["token": Self.bobPhone, "userId": "bob"])
+            #expect(back.status == 200, "\(back.text)")
+            #expect(try back.decode(Dates.self).createdAt == bobsCreatedAt)
+            let movedAgain = try await relay.call("POST", "/v1/devices", json: ["token": Self.bobPhone], user: "carol")
+            #expect(movedAgain.status == 201)
             #expect(try await relay.call("GET", "/v1/users/bob/devices", user: "bob").text == #"{"devices":[]}"#)
             #expect(try await relay.call("GET", "/v1/users/carol/devices", user: "carol").text.contains(Self.bobPhone))
         }
@@ -185,6 +204,22 @@ import Testing
             #expect(try await relay.devices(of: "bob").map(\.token) == [Self.bobPhone])
             let own = try await relay.call("GET", "/v1/notifications/\(sent.notificationId)", user: "bob")
             #expect(own.status == 200)
+        }
+    }
+
+    @Test func aUserSeesNoTokenOfItsNotificationsRecipients() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await Self.populate(relay)
+            let sent = try await relay.webhook(["roomId": "open-room", "senderId": "bob", "text": "hi alice"])
+            let path = "/v1/notifications/\(sent.notificationId)"
+            let alicesSuffix = String(Self.alicePhone.suffix(8))
+            // Bob's view: one delivery (Alice's phone), with its status but not its token.
+            let own = try await relay.call("GET", path, user: "bob")
+            #expect(own.status == 200 && own.text.contains(#""deliveries":[{"#), "\(own.text)")
+            #expect(!own.text.contains("tokenSuffix") && !own.text.contains(alicesSuffix), "\(own.text)")
+            // The backend's view is unchanged.
+            let backend = try await relay.call("GET", path)
+            #expect(backend.text.contains(#""tokenSuffix":"\#(alicesSuffix)""#), "\(backend.text)")
         }
     }
 

@@ -112,6 +112,76 @@ import Testing
         await webhook.shutdown()
     }
 
+    /// Junk from six ranges at their limit (16 checks each, 96 against the webhook's 64 calls), over and over,
+    /// against a webhook that takes 2 s a call: a fresh login from a seventh range waits for a call, gets
+    /// the first that ends (the flooding ranges each hold some), and signs in.
+    @Test func aFloodFromSeveralRangesLetsAFreshLoginFromAnotherIn() async throws {
+        let webhook = try SlowAuthWebhook(delay: .seconds(2), users: ["alice-session": "alice"])
+        let ranges = 6
+        let perRange = Configuration.HTTP.CredentialFailures().perPrefixBurst
+        do {
+            try await withRelayAndMock(configure: {
+                $0.http.trustedProxies = ["127.0.0.1"]
+                $0.http.maxConnectionsPerAddress = 400
+                $0.http.maxConnectionsPerPrefix = 400
+                $0.apps[0].userAuth = .init(
+                    dittoAuthWebhook: .init(url: webhook.url, provider: "my-auth", timeoutMilliseconds: 30_000)
+                )
+            }) { relay in
+                let flood = Flood()
+                let session = Self.floodSession(connections: ranges * perRange)
+                let port = try relay.relay.port
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for range in 0..<ranges {
+                        for client in 0..<perRange {
+                            group.addTask {
+                                while flood.next(minimum: 0) != nil {
+                                    let (status, code, _) = try await Self.junk(
+                                        session,
+                                        port: port,
+                                        app: relay.app.id,
+                                        from: "127.0.\(70 + range).\(1 + client)"
+                                    )
+                                    #expect(
+                                        [401: "invalid_credential", 429: "rate_limited", 503: "auth_unavailable"][
+                                            status
+                                        ] == code,
+                                        "\(status) \(code)"
+                                    )
+                                    flood.record(status)
+                                    // A refused client does not spin: it comes back a little later.
+                                    if status == 429 { try await Task.sleep(for: .milliseconds(100)) }
+                                }
+                            }
+                        }
+                    }
+                    // Every webhook call is taken by the flood when Alice, in yet another range, signs in.
+                    try await waitUntil { webhook.calls(excluding: "alice-session") >= 64 }
+                    let alice = try await relay.call(
+                        "GET",
+                        "/v1/users/alice/devices",
+                        key: "alice-session",
+                        headers: ["X-PushRelay-App": relay.app.id, "X-Forwarded-For": "127.0.99.7"]
+                    )
+                    #expect(alice.status == 200, "\(alice.text)")
+                    flood.stop()
+                    try await group.waitForAll()
+                }
+                #expect(webhook.calls(for: "alice-session") == 1)
+                #expect(webhook.mostInFlight <= 64, "the webhook had \(webhook.mostInFlight) calls at once")
+                print(
+                    "credential flood from \(ranges) ranges: \(flood.sent) junk requests \(flood.statuses), "
+                        + "\(webhook.calls(excluding: "alice-session")) webhook calls, at most "
+                        + "\(webhook.mostInFlight) at once"
+                )
+            }
+        } catch {
+            await webhook.shutdown()
+            throw error
+        }
+        await webhook.shutdown()
+    }
+
     /// A session of its own that opens as many connections at once as the flood has clients.
     static func floodSession(connections: Int) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
@@ -174,6 +244,8 @@ final class SlowAuthWebhook: Sendable {
     /// The tokens asked about, shared with the server's handler.
     private final class Log: Sendable {
         let tokens = Mutex<[String]>([])
+        /// Calls being answered now, and the most there were at once.
+        let inFlight = Mutex((now: 0, most: 0))
     }
 
     private let server: HTTPServer
@@ -183,12 +255,19 @@ final class SlowAuthWebhook: Sendable {
         let log = self.log
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
+        // Every call comes from the relay's one address: more than 64 at once must not be closed at accept.
+        configuration.maxConnectionsPerAddress = nil
         server = HTTPServer(
             configuration: configuration,
             handler: { request in
                 let token = (try? JSONDecoder().decode([String: String].self, from: request.body))?["token"] ?? ""
+                log.inFlight.withLock {
+                    $0.now += 1
+                    $0.most = max($0.most, $0.now)
+                }
                 log.tokens.withLock { $0.append(token) }
                 try? await Task.sleep(for: delay)
+                log.inFlight.withLock { $0.now -= 1 }
                 let answer: [String: Any] =
                     users[token].map { ["authenticate": true, "userID": $0] }
                     ?? ["authenticate": false]
@@ -206,5 +285,7 @@ final class SlowAuthWebhook: Sendable {
     var url: String { "http://127.0.0.1:\(server.port)/auth" }
     func calls(for token: String) -> Int { log.tokens.withLock { $0.filter { $0 == token }.count } }
     func calls(excluding token: String) -> Int { log.tokens.withLock { $0.filter { $0 != token }.count } }
+    /// The most calls the webhook was answering at once.
+    var mostInFlight: Int { log.inFlight.withLock { $0.most } }
     func shutdown() async { await server.shutdown() }
 }
