@@ -46,7 +46,7 @@ let package = Package(
             name: "RelayServer",
             dependencies: [
                 "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayFCM", "RelayStore", "RelayHTTP",
-                "RelayAuth", "RelayOutbox",
+                "RelayAuth", "RelayOutbox", "RelayDittoKafka",
             ]
         ),
         .target(name: "RelayCLI"),
@@ -59,6 +59,7 @@ let package = Package(
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
                 "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth", "RelayKafka",
+                "RelayDittoKafka",
             ]
         ),
         .executableTarget(

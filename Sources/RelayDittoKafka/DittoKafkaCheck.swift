@@ -8,13 +8,13 @@ public enum DittoKafkaCheck {
     /// Makes (and drops) a consumer handle with each app's Kafka settings.
     /// - Throws: ``RelayKafka/KafkaError`` of the first app whose settings librdkafka refuses, naming the app.
     public static func check(_ apps: [Configuration.App]) throws(KafkaError) {
-        for app in apps {
+        for (index, app) in apps.enumerated() {
             guard let kafka = app.ditto?.kafka else { continue }
             do {
                 _ = try KafkaConsumer(settings: kafka.kafkaSettings(appId: app.id)) { _ in }
             } catch {
                 throw KafkaError(
-                    call: "apps[\(app.id)].ditto.kafka: \(error.call)",
+                    call: "apps[\(index)].ditto.kafka: \(error.call)",
                     code: error.code,
                     message: error.message
                 )
