@@ -11,7 +11,11 @@ public enum DittoKafkaCheck {
         for (index, app) in apps.enumerated() {
             guard let kafka = app.ditto?.kafka else { continue }
             do {
-                _ = try KafkaConsumer(settings: kafka.kafkaSettings(appId: app.id)) { _ in }
+                // The handle is dropped at once: its brokers' connection errors are not the check's to print
+                // (a file librdkafka cannot load is the error thrown here).
+                var settings = kafka.kafkaSettings(appId: app.id)
+                settings["log_level"] = "2"
+                _ = try KafkaConsumer(settings: settings) { _ in }
             } catch {
                 throw KafkaError(
                     call: "apps[\(index)].ditto.kafka: \(error.call)",
