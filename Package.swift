@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
         .target(name: "RelayKafka", dependencies: ["RelayCore", "CRdKafka"]),
         .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
+        // The consumer of each app's Ditto CDC topics: Kafka records into the store's DittoMirror.
+        .target(name: "RelayDittoKafka", dependencies: ["RelayCore", "RelayStore", "RelayOutbox", "RelayKafka"]),
         // The outbox (claim loop, lanes, dispatcher, feedback): above the store and the transport protocol,
         // knowing no push service.
         .target(name: "RelayOutbox", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl", "RelayStore"]),
@@ -44,7 +46,7 @@ let package = Package(
             name: "RelayServer",
             dependencies: [
                 "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayFCM", "RelayStore", "RelayHTTP",
-                "RelayAuth", "RelayOutbox",
+                "RelayAuth", "RelayOutbox", "RelayDittoKafka",
             ]
         ),
         .target(name: "RelayCLI"),
@@ -57,6 +59,7 @@ let package = Package(
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
                 "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth", "RelayKafka",
+                "RelayDittoKafka",
             ]
         ),
         .executableTarget(
@@ -85,6 +88,10 @@ let package = Package(
         .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore", "RelayPostgres", "RelayTestSupport"]),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP", "RelayTestSupport"]),
         .testTarget(name: "RelayKafkaTests", dependencies: ["RelayKafka"]),
+        .testTarget(
+            name: "RelayDittoKafkaTests",
+            dependencies: ["RelayDittoKafka", "RelayKafka", "RelayStore", "RelayOutbox", "RelayCore"]
+        ),
         .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
         .testTarget(
             name: "RelayServerTests",

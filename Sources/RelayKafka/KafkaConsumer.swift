@@ -168,3 +168,14 @@ private func kafkaRebalance(
         rd_kafka_assign(client, nil)
     }
 }
+
+extension KafkaConsumer {
+    /// The partition's high watermark (the offset the next produced record gets) as last seen in a fetch
+    /// answer; nil before one came. Cached by librdkafka: no broker round trip.
+    public func highWatermark(_ partition: KafkaTopicPartition) -> Int64? {
+        var low: Int64 = -1
+        var high: Int64 = -1
+        let result = rd_kafka_get_watermark_offsets(client, partition.topic, partition.partition, &low, &high)
+        return result == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : nil
+    }
+}

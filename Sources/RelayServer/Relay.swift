@@ -2,6 +2,7 @@ import Foundation
 import RelayAPNs
 import RelayAuth
 import RelayCore
+import RelayDittoKafka
 import RelayFCM
 import RelayHTTP
 import RelayOutbox
@@ -18,6 +19,8 @@ import RelayStore
 /// nothing accepted is lost.
 /// The ``FeedbackSender`` runs beside the dispatcher, started after it and stopped after it (a retirement
 /// recorded while stopping stays queued for the next start). The ``RetentionJob`` runs beside them.
+/// Each app with `apps[].ditto.kafka` has a ``RelayDittoKafka/DittoKafkaConsumer`` (when the store mirrors
+/// Ditto events), started after the dispatcher and stopped, its batch in flight committed, before it.
 public final class Relay: Sendable {
     public let configuration: Configuration
     public let store: any Store
@@ -36,6 +39,8 @@ public final class Relay: Sendable {
     private let retention: RetentionJob
     private let retentionTask = MutexBox<Task<Void, Never>?>(nil)
     private let accessLog: AccessLog
+    /// One consumer per app with `apps[].ditto.kafka`.
+    private let dittoConsumers: [DittoKafkaConsumer]
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
@@ -95,6 +100,14 @@ public final class Relay: Sendable {
             time: time,
             logger: logger.with(["component": "retention"])
         )
+        let dittoConsumers = Self.dittoConsumers(
+            configuration,
+            store: store,
+            metrics: metrics,
+            time: time,
+            logger: logger
+        )
+        self.dittoConsumers = dittoConsumers
         let api = RelayAPI(
             directory: AppDirectory(
                 apps: configuration.apps,
@@ -112,7 +125,8 @@ public final class Relay: Sendable {
             dispatcher: dispatcher,
             metrics: metrics,
             time: time,
-            logger: logger
+            logger: logger,
+            dittoConsumers: dittoConsumers
         )
         let router = api.router()
         let http = Self.httpServerConfiguration(configuration.http)
@@ -162,11 +176,13 @@ public final class Relay: Sendable {
         feedbackTask.set(Task { await feedback.run() })
         let retention = self.retention
         retentionTask.set(Task { await retention.run() })
+        for consumer in dittoConsumers { consumer.start() }
         do {
             try server.start()
             try adminServer?.start()
         } catch {
             await server.shutdown()
+            for consumer in dittoConsumers { await consumer.stop() }
             await stopDispatcher()
             await stop(feedbackTask)
             await stop(retentionTask)
@@ -188,6 +204,7 @@ public final class Relay: Sendable {
     public func shutdown() async {
         await server.shutdown()
         await adminServer?.shutdown()
+        for consumer in dittoConsumers { await consumer.stop() }
         await stopDispatcher()
         await stop(feedbackTask)
         await stop(retentionTask)
@@ -206,5 +223,41 @@ public final class Relay: Sendable {
         guard let task = box.take() else { return }
         task.cancel()
         await task.value
+    }
+}
+
+extension Relay {
+    /// A consumer for each app with `apps[].ditto.kafka`; none (and a warning) when the store does not
+    /// mirror Ditto events.
+    static func dittoConsumers(
+        _ configuration: Configuration,
+        store: any Store,
+        metrics: RelayMetrics,
+        time: any TimeSource,
+        logger: Logger
+    ) -> [DittoKafkaConsumer] {
+        let apps = configuration.apps.filter { $0.ditto?.kafka != nil }
+        guard !apps.isEmpty else { return [] }
+        guard let mirror = store as? any DittoMirror else {
+            logger.warning("the store does not mirror Ditto events: apps[].ditto.kafka is not consumed")
+            return []
+        }
+        return apps.compactMap { app in
+            guard let ditto = app.ditto, let kafka = ditto.kafka else { return nil }
+            return DittoKafkaConsumer(
+                appId: app.id,
+                kafka: kafka,
+                mirror: mirror,
+                applySettings: DittoApplySettings(
+                    rule: ditto.rule,
+                    topic: app.topic,
+                    ttlSeconds: app.ttlSeconds,
+                    privacy: app.privacy
+                ),
+                metrics: metrics,
+                time: time,
+                logger: logger.with(["component": "ditto-kafka"])
+            )
+        }
     }
 }

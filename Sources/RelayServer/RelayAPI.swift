@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayDittoKafka
 import RelayHTTP
 import RelayOutbox
 import RelayStore
@@ -15,6 +16,8 @@ public struct RelayAPI: Sendable {
     let logger: Logger
     let readiness: Readiness
     let limiter: UserLimiter
+    /// The apps' Ditto Kafka consumers, whose lag and last-record age `/metrics` shows.
+    let dittoConsumers: [DittoKafkaConsumer]
 
     /// - Parameter readiness: what `GET /readyz` checks; nil makes one over `store` and the directory's apps.
     public init(
@@ -24,7 +27,8 @@ public struct RelayAPI: Sendable {
         metrics: RelayMetrics,
         time: any TimeSource,
         logger: Logger,
-        readiness: Readiness? = nil
+        readiness: Readiness? = nil,
+        dittoConsumers: [DittoKafkaConsumer] = []
     ) {
         self.directory = directory
         self.store = store
@@ -34,6 +38,7 @@ public struct RelayAPI: Sendable {
         self.logger = logger
         self.readiness = readiness ?? Readiness(store: store, apps: directory.apps)
         self.limiter = UserLimiter(store: store, time: time)
+        self.dittoConsumers = dittoConsumers
     }
 
     /// Every route of the API's listener. `GET /metrics` and the per-app `GET /readyz` are the admin
@@ -102,6 +107,7 @@ public struct RelayAPI: Sendable {
                 )
             }
         }
+        for consumer in dittoConsumers { gauges += consumer.gauges() }
         var response = HTTPResponse.text(metrics.render(gauges: gauges))
         response.headers = [("content-type", "text/plain; version=0.0.4; charset=utf-8")]
         return response

@@ -3,6 +3,7 @@ import RelayAPNs
 import RelayAuth
 import RelayCLI
 import RelayCore
+import RelayDittoKafka
 import RelayFCM
 import RelayPostgres
 import RelayServer
@@ -34,6 +35,7 @@ enum ConfigCommand {
                 logger: Logger(label: "config", level: .warning)
             )
             _ = try Relay.loadTLS(configuration.http)
+            try DittoKafkaCheck.check(configuration.apps)
             say(configuration.redactedJSON)
             // Still valid: the old keys are read into their new places, so the check passes.
             for notice in deprecations { FileHandle.standardError.write(Data("warning: \(notice)\n".utf8)) }

@@ -92,6 +92,27 @@ import Testing
         #expect(!result.stdout.contains("{"), "printed a configuration: \(result.stdout)")
     }
 
+    /// librdkafka opens an app's Kafka TLS files as `config check` builds a client with them: a .p12 with the
+    /// wrong password fails the check (without printing the password), the right one passes.
+    @Test(arguments: [("wrong-kafka-password", Int32(1)), ("test", Int32(0))])
+    func configCheckOpensTheKafkaCertificate(password: String, status: Int32) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("relay.json")
+        let hash = String(repeating: "ef", count: 32)
+        let kafka =
+            #"{"bootstrapServers": "127.0.0.1:9", "topics": ["messages"], "p12File": "P12", "p12Password": "PW"}"#
+            .replacingOccurrences(of: "P12", with: HTTPSServeTests.fixture("tls/client.p12"))
+            .replacingOccurrences(of: "PW", with: password)
+        let app =
+            #"{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\#(hash)"], "ditto": {"kafka": \#(kafka)}}"#
+        try Data(#"{"apps": [\#(app)]}"#.utf8).write(to: file)
+        let result = try await Self.run(["config", "check", "--config", file.path])
+        #expect(result.status == status, "\(result.stderr)")
+        if status != 0 { #expect(result.stderr.contains("apps[0].ditto.kafka: rd_kafka_new"), "\(result.stderr)") }
+        #expect(!result.stderr.contains("wrong-kafka-password") && !result.stdout.contains("wrong-kafka-password"))
+    }
+
     @Test func configCheckPrintsAGoodConfigurationWithSecretsRedacted() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

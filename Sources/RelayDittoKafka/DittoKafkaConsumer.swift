@@ -1,0 +1,158 @@
+import Foundation
+import RelayCore
+import RelayKafka
+import RelayOutbox
+import RelayStore
+import Synchronization
+
+/// One app's consumer of its Ditto CDC topics: a member of the app's consumer group that applies what it
+/// reads to the store's ``RelayStore/DittoMirror`` and commits each partition's offset only after the
+/// store has committed the batch (a crash between the two replays events, which the mirror dedupes).
+///
+/// A dedicated thread polls librdkafka (never the cooperative pool): ``start()`` starts it, ``stop()``
+/// finishes the batch in flight, commits, closes the consumer (leaving the group) and returns when the
+/// thread has ended. The loop itself is ``DittoKafkaLoop``.
+public final class DittoKafkaConsumer: Sendable {
+    /// How a batch is bounded and how long a store failure pauses the partitions.
+    public struct Limits: Sendable {
+        /// The most records one batch takes.
+        public var maxBatchRecords: Int
+        /// How long one batch gathers records, in MILLISECONDS.
+        public var maxBatchMilliseconds: Int
+        /// The first pause after a store failure, doubled each failure up to ``maxBackoffMilliseconds``.
+        public var minBackoffMilliseconds: Int
+        public var maxBackoffMilliseconds: Int
+
+        public init(
+            maxBatchRecords: Int = 500,
+            maxBatchMilliseconds: Int = 100,
+            minBackoffMilliseconds: Int = 200,
+            maxBackoffMilliseconds: Int = 10_000
+        ) {
+            self.maxBatchRecords = maxBatchRecords
+            self.maxBatchMilliseconds = maxBatchMilliseconds
+            self.minBackoffMilliseconds = minBackoffMilliseconds
+            self.maxBackoffMilliseconds = maxBackoffMilliseconds
+        }
+    }
+
+    /// What the loop last published for `/metrics` and tests.
+    struct Snapshot: Sendable {
+        var partitions: Set<KafkaTopicPartition> = []
+        var lag: [KafkaTopicPartition: Int64] = [:]
+        var lastRecordAt: Date?
+        var paused = false
+    }
+
+    private struct Lifecycle {
+        var started = false
+        var stopping = false
+        var finished = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    public let appId: String
+    let settings: KafkaSettings
+    let topics: [String]
+    let group: String
+    let mirror: any DittoMirror
+    let applySettings: DittoApplySettings
+    let metrics: RelayMetrics
+    let time: any TimeSource
+    let logger: Logger
+    let limits: Limits
+    private let lifecycle = Mutex(Lifecycle())
+    let snapshot = Mutex(Snapshot())
+
+    public init(
+        appId: String,
+        kafka: Configuration.Ditto.Kafka,
+        mirror: any DittoMirror,
+        applySettings: DittoApplySettings,
+        metrics: RelayMetrics,
+        time: any TimeSource = SystemTimeSource(),
+        logger: Logger,
+        limits: Limits = Limits()
+    ) {
+        self.appId = appId
+        self.settings = kafka.kafkaSettings(appId: appId)
+        self.topics = kafka.topics
+        self.group = kafka.group(appId: appId)
+        self.mirror = mirror
+        self.applySettings = applySettings
+        self.metrics = metrics
+        self.time = time
+        self.logger = logger.with(["app.id": appId, "kafka.group": kafka.group(appId: appId)])
+        self.limits = limits
+    }
+
+    /// Starts the polling thread (once; later calls do nothing).
+    public func start() {
+        let first = lifecycle.withLock { state -> Bool in
+            defer { state.started = true }
+            return !state.started && !state.stopping
+        }
+        guard first else { return }
+        let thread = Thread { [self] in
+            DittoKafkaLoop(service: self).run()
+            let waiters = lifecycle.withLock { state in
+                state.finished = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+        thread.name = "ditto-kafka"
+        thread.start()
+    }
+
+    /// Graceful stop: the batch in flight is applied and committed, the consumer leaves the group; returns
+    /// when the thread has ended.
+    public func stop() async {
+        let running = lifecycle.withLock { state in
+            state.stopping = true
+            return state.started && !state.finished
+        }
+        guard running else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = lifecycle.withLock { state in
+                if !state.finished { state.waiters.append(continuation) }
+                return state.finished
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    var isStopping: Bool { lifecycle.withLock { $0.stopping } }
+
+    /// The partitions this member holds now.
+    public var partitions: Set<KafkaTopicPartition> { snapshot.withLock { $0.partitions } }
+
+    /// Whether a store failure has paused the partitions (polling goes on).
+    public var isPaused: Bool { snapshot.withLock { $0.paused } }
+
+    /// Gauges for `/metrics` (``RelayOutbox/RelayMetrics/render(gauges:)``): the consumer lag of each
+    /// partition held (records behind the high watermark) and the age of the last record read, in SECONDS.
+    public func gauges() -> [(name: String, help: String, labels: [(String, String)], value: Double)] {
+        let snapshot = snapshot.withLock { $0 }
+        var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []
+        for (partition, lag) in snapshot.lag.sorted(by: { $0.key.description < $1.key.description }) {
+            gauges.append(
+                (
+                    "pushrelay_ditto_kafka_lag", "Records behind the partition's end, by app and partition.",
+                    [("app", appId), ("topic", partition.topic), ("partition", "\(partition.partition)")],
+                    Double(lag)
+                )
+            )
+        }
+        if let last = snapshot.lastRecordAt {
+            gauges.append(
+                (
+                    "pushrelay_ditto_last_event_age_seconds", "Seconds since the app's last Ditto record was read.",
+                    [("app", appId)], max(0, time.now.timeIntervalSince(last))
+                )
+            )
+        }
+        return gauges
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import RelayCore
+import RelayKafka
+import RelayStore
+
+/// The polling loop of one ``DittoKafkaConsumer``, confined to its thread (librdkafka calls the rebalance
+/// handler on it, inside `poll`): gathers a bounded batch, applies it, then commits `last offset + 1` per
+/// partition. A store failure pauses every partition held, keeps polling (the member stays in the group),
+/// and after a back-off seeks each partition back to its first uncommitted record and resumes.
+final class DittoKafkaLoop {
+    /// Records read and not yet committed: the events in order, and per partition the first and the next
+    /// offset.
+    private struct Batch {
+        var events: [DittoEvent] = []
+        var invalid = 0
+        var first: [KafkaTopicPartition: Int64] = [:]
+        var next: [KafkaTopicPartition: Int64] = [:]
+        var records = 0
+    }
+
+    private let service: DittoKafkaConsumer
+    private let thread = Thread.current
+    private var consumer: KafkaConsumer?
+    private var assigned: Set<KafkaTopicPartition> = []
+    private var current = Batch()
+    /// Offsets applied in the store and not yet committed (a commit that failed is retried).
+    private var uncommitted: [KafkaTopicPartition: Int64] = [:]
+    /// Each partition's next offset to read as last committed (for the lag).
+    private var position: [KafkaTopicPartition: Int64] = [:]
+    /// While paused: where each partition reads again on resume.
+    private var rewind: [KafkaTopicPartition: Int64] = [:]
+    private var pausedUntil: Duration?
+    private var backoff: Int
+    private var errorsLogged = ErrorLogLimiter()
+
+    init(service: DittoKafkaConsumer) {
+        self.service = service
+        backoff = service.limits.minBackoffMilliseconds
+    }
+
+    private var logger: Logger { service.logger }
+
+    func run() {
+        do {
+            let consumer = try KafkaConsumer(settings: service.settings) { [unowned self] in rebalanced($0) }
+            self.consumer = consumer
+            try consumer.subscribe(service.topics)
+        } catch {
+            logger.error("cannot start the Kafka consumer", ["error": "\(error)"])
+            return
+        }
+        logger.info("joining the Kafka group", ["kafka.topics": service.topics.joined(separator: ",")])
+        while !service.isStopping {
+            if let until = pausedUntil, service.time.monotonic < until {
+                pollWhilePaused()
+                continue
+            }
+            if pausedUntil != nil { resumeAll() }
+            gather()
+            process()
+            publish()
+        }
+        consumer?.close()
+        consumer = nil
+        service.snapshot.withLock { $0 = DittoKafkaConsumer.Snapshot() }
+        logger.info("left the Kafka group")
+    }
+
+    /// Polls into ``current`` until it holds ``DittoKafkaConsumer/Limits/maxBatchRecords`` records or
+    /// ``DittoKafkaConsumer/Limits/maxBatchMilliseconds`` have passed.
+    private func gather() {
+        guard let consumer else { return }
+        let deadline = service.time.monotonic + .milliseconds(service.limits.maxBatchMilliseconds)
+        while current.records < service.limits.maxBatchRecords, !service.isStopping, pausedUntil == nil {
+            let left = deadline - service.time.monotonic
+            guard left > .zero else { break }
+            let (seconds, attoseconds) = left.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            switch consumer.poll(timeoutMilliseconds: max(1, milliseconds)) {
+            case .message(let record)?: add(record)
+            case .error(let error)?: logKafkaError(error)
+            case nil: continue
+            }
+        }
+    }
+
+    private func add(_ record: KafkaMessage) {
+        service.snapshot.withLock { $0.lastRecordAt = service.time.now }
+        do {
+            current.events.append(try DittoEvent.decode(record.payload))
+        } catch {
+            // Counted and committed past: a record that can never be read must not stall its partition.
+            current.invalid += 1
+            logger.warning(
+                "invalid Ditto event skipped",
+                ["kafka.partition": record.partition.description, "kafka.offset": record.offset, "error": error.reason]
+            )
+        }
+        current.records += 1
+        if current.first[record.partition] == nil { current.first[record.partition] = record.offset }
+        current.next[record.partition] = record.offset + 1
+    }
+
+    /// Applies ``current`` and commits its offsets; on a store failure pauses instead.
+    private func process() {
+        let batch = current
+        current = Batch()
+        guard batch.records > 0 else { return }
+        if !batch.events.isEmpty {
+            let service = self.service
+            let events = batch.events
+            let now = service.time.now
+            let result = blockingAwait {
+                try await service.mirror.applyDittoEvents(
+                    events,
+                    appId: service.appId,
+                    settings: service.applySettings,
+                    at: now
+                )
+            }
+            switch result {
+            case .success(let counts): service.metrics.recordDittoEvents(counts, app: service.appId)
+            case .failure(let error):
+                pause(rewindingTo: batch.first, because: error)
+                return
+            }
+        }
+        if batch.invalid > 0 {
+            var counts = DittoApplyCounts()
+            counts.outcomes["other"] = [.invalid: batch.invalid]
+            service.metrics.recordDittoEvents(counts, app: service.appId)
+        }
+        backoff = service.limits.minBackoffMilliseconds
+        uncommitted.merge(batch.next) { max($0, $1) }
+        commit()
+    }
+
+    /// Commits what was applied for the partitions held, synchronously.
+    private func commit() {
+        guard let consumer else { return }
+        let offsets = uncommitted.filter { assigned.contains($0.key) }
+        guard !offsets.isEmpty else { return }
+        do {
+            try consumer.commit(offsets)
+            uncommitted = [:]
+            position.merge(offsets) { max($0, $1) }
+        } catch {
+            logKafkaError(error)
+        }
+    }
+
+    private func pause(rewindingTo first: [KafkaTopicPartition: Int64], because error: any Error) {
+        logger.warning(
+            "the store is unavailable; pausing the partitions",
+            ["error": "\(error)", "retry.milliseconds": backoff]
+        )
+        rewind.merge(first) { min($0, $1) }
+        pausedUntil = service.time.monotonic + .milliseconds(backoff)
+        backoff = min(backoff * 2, service.limits.maxBackoffMilliseconds)
+        do { try consumer?.pause(Array(assigned)) } catch { logKafkaError(error) }
+        service.snapshot.withLock { $0.paused = true }
+    }
+
+    /// Keeps the member in the group while paused; a record still on its way is read again on resume.
+    private func pollWhilePaused() {
+        switch consumer?.poll(timeoutMilliseconds: 100) {
+        case .message(let record)?:
+            rewind[record.partition] = min(rewind[record.partition] ?? record.offset, record.offset)
+        case .error(let error)?: logKafkaError(error)
+        case nil: break
+        }
+    }
+
+    private func resumeAll() {
+        pausedUntil = nil
+        guard let consumer else { return }
+        do {
+            try consumer.seek(rewind.filter { assigned.contains($0.key) })
+            try consumer.resume(Array(assigned))
+        } catch {
+            logKafkaError(error)
+        }
+        rewind = [:]
+        service.snapshot.withLock { $0.paused = false }
+    }
+
+    /// Called inside `poll` (and `close`) on this thread. On a revoke (the eager protocol takes every
+    /// partition) the batch being gathered is applied and everything applied is committed before the
+    /// partitions go.
+    private func rebalanced(_ rebalance: KafkaConsumer.Rebalance) {
+        precondition(Thread.current == thread, "the rebalance handler runs on the consumer's thread")
+        switch rebalance {
+        case .assigned(let partitions):
+            assigned = Set(partitions)
+            logger.info(
+                "holding Kafka partitions",
+                ["kafka.partitions": partitions.map(\.description).sorted().joined(separator: ",")]
+            )
+            if pausedUntil != nil {
+                do { try consumer?.pause(partitions) } catch { logKafkaError(error) }
+            }
+        case .revoked(let partitions):
+            if pausedUntil == nil { process() }
+            commit()
+            logger.info(
+                "giving up Kafka partitions",
+                ["kafka.partitions": partitions.map(\.description).sorted().joined(separator: ",")]
+            )
+            current = Batch()
+            assigned.subtract(partitions)
+            for partition in partitions {
+                uncommitted[partition] = nil
+                rewind[partition] = nil
+                position[partition] = nil
+            }
+        }
+        service.snapshot.withLock { $0.partitions = assigned }
+    }
+
+    /// The lag of each partition held, from librdkafka's cached high watermarks.
+    private func publish() {
+        guard let consumer else { return }
+        var lag: [KafkaTopicPartition: Int64] = [:]
+        for partition in assigned {
+            guard let high = consumer.highWatermark(partition), let next = position[partition] else { continue }
+            lag[partition] = max(0, high - next)
+        }
+        service.snapshot.withLock { $0.lag = lag }
+    }
+
+    private func logKafkaError(_ error: KafkaError) {
+        guard let suppressed = errorsLogged.admit(at: service.time.monotonic) else { return }
+        logger.error("Kafka error", ["error": error.description, "kafka.suppressed": suppressed])
+    }
+}
+
+/// At most one line per interval: how librdkafka's retried errors (a broker down) stay a trickle in logs.
+struct ErrorLogLimiter {
+    var interval: Duration = .seconds(10)
+    private var last: Duration?
+    private var suppressed = 0
+
+    /// The number of errors suppressed since the last line when this one may be logged, else nil.
+    mutating func admit(at now: Duration) -> Int? {
+        if let last, now - last < interval {
+            suppressed += 1
+            return nil
+        }
+        last = now
+        defer { suppressed = 0 }
+        return suppressed
+    }
+}

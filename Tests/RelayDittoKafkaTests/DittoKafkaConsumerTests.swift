@@ -1,0 +1,205 @@
+import Foundation
+import RelayCore
+import RelayDittoKafka
+import RelayKafka
+import RelayOutbox
+import RelayStore
+import Testing
+
+/// librdkafka's mock cluster, shared by the suite (each test uses its own topic and group). Safe to share:
+/// the cluster runs on librdkafka's own threads and is only read (its bootstrap list) or told to create a
+/// topic, which librdkafka serializes.
+final class SharedCluster: @unchecked Sendable {
+    static let shared = SharedCluster()
+    private let cluster: KafkaMockCluster?
+    let bootstrapServers: String
+
+    private init() {
+        cluster = try? KafkaMockCluster(brokers: 1)
+        bootstrapServers = cluster?.bootstrapServers ?? ""
+    }
+
+    func createTopic(_ topic: String, partitions: Int) throws {
+        let cluster = try #require(cluster)
+        try cluster.createTopic(topic, partitions: partitions)
+    }
+}
+
+/// The consumer of an app's Ditto CDC topics against librdkafka's mock cluster (the real Kafka protocol on
+/// loopback) and a ``RecordingMirror``.
+@Suite(.serialized) struct DittoKafkaConsumerTests {
+    let cluster = SharedCluster.shared
+
+    func kafka(_ topic: String) -> Configuration.Ditto.Kafka {
+        Configuration.Ditto.Kafka(
+            bootstrapServers: cluster.bootstrapServers,
+            topics: [topic],
+            groupId: "group-\(topic)",
+            sessionTimeoutMilliseconds: 6_000
+        )
+    }
+
+    func consumer(
+        _ topic: String,
+        mirror: RecordingMirror,
+        metrics: RelayMetrics = RelayMetrics(appIds: ["chat"])
+    ) -> DittoKafkaConsumer {
+        DittoKafkaConsumer(
+            appId: "chat",
+            kafka: kafka(topic),
+            mirror: mirror,
+            applySettings: DittoApplySettings(rule: DittoMessageRule(), topic: "t", ttlSeconds: 60, privacy: false),
+            metrics: metrics,
+            logger: .disabled(),
+            limits: .init(minBackoffMilliseconds: 100, maxBackoffMilliseconds: 400)
+        )
+    }
+
+    /// One users event per index: txnId = index, `_id` names the partition it is produced to.
+    static func event(_ index: Int, partitions: Int) -> [UInt8] {
+        Array(
+            """
+            {"txnId":\(index),"type":"documentChanged","collection":"users",\
+            "change":{"method":"upsert","oldValue":null,"newValue":{"_id":"p\(index % partitions)-\(index)"}}}
+            """.utf8
+        )
+    }
+
+    func produce(_ topic: String, _ range: Range<Int>, partitions: Int) throws {
+        let producer = try KafkaProducer(settings: KafkaSettings([("bootstrap.servers", cluster.bootstrapServers)]))
+        for index in range {
+            try producer.send(
+                topic: topic,
+                partition: Int32(index % partitions),
+                payload: Self.event(index, partitions: partitions)
+            )
+        }
+        try producer.flush()
+    }
+
+    /// The group's committed offsets (the next record to read) of `topic`'s partitions.
+    func committed(_ topic: String, partitions: Int) throws -> [Int32: Int64] {
+        let reader = try KafkaConsumer(settings: kafka(topic).kafkaSettings(appId: "reader")) { _ in }
+        let offsets = try reader.committed(
+            (0..<Int32(partitions)).map { KafkaTopicPartition(topic: topic, partition: $0) }
+        )
+        return Dictionary(uniqueKeysWithValues: offsets.map { ($0.key.partition, $0.value) })
+    }
+
+    /// Waits (at most 30 s, checking every 50 ms) until `condition` holds; returns whether it did.
+    func eventually(_ condition: () async -> Bool) async throws -> Bool {
+        for _ in 0..<600 {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return await condition()
+    }
+
+    /// Whether each partition's events were applied in txnId order (the order they were produced).
+    static func inOrderPerPartition(_ events: [DittoEvent]) -> Bool {
+        var last: [String: UInt64] = [:]
+        for event in events {
+            guard case .upsert(_, let document)? = event.change else { return false }
+            let partition = String(document.id.prefix { $0 != "-" })
+            if let before = last[partition], before >= event.txnId { return false }
+            last[partition] = event.txnId
+        }
+        return true
+    }
+
+    @Test func recordsAreAppliedInOrderAndCommittedAfterwards() async throws {
+        let topic = "ordered"
+        try cluster.createTopic(topic, partitions: 2)
+        try produce(topic, 0..<40, partitions: 2)
+        let mirror = RecordingMirror()
+        let consumer = consumer(topic, mirror: mirror)
+        consumer.start()
+        #expect(try await eventually { await mirror.applied.count >= 40 })
+        #expect(
+            try await eventually {
+                let lags = consumer.gauges().filter { $0.name == "pushrelay_ditto_kafka_lag" }
+                return lags.count == 2 && lags.allSatisfy { $0.value == 0 }
+            }
+        )
+        #expect(consumer.gauges().contains { $0.name == "pushrelay_ditto_last_event_age_seconds" })
+        await consumer.stop()
+        let applied = await mirror.applied
+        #expect(applied.map(\.txnId).sorted() == (0..<40).map(UInt64.init))
+        #expect(Self.inOrderPerPartition(applied))
+        #expect(try committed(topic, partitions: 2) == [0: 20, 1: 20])
+    }
+
+    @Test func aFailingStoreCommitsNothingPausesAndLosesNothing() async throws {
+        let topic = "failing"
+        try cluster.createTopic(topic, partitions: 2)
+        try produce(topic, 0..<20, partitions: 2)
+        let mirror = RecordingMirror()
+        await mirror.setFailing(true)
+        let consumer = consumer(topic, mirror: mirror)
+        consumer.start()
+        #expect(try await eventually { await mirror.failures >= 2 && consumer.isPaused })
+        #expect(try committed(topic, partitions: 2).isEmpty)
+        #expect(await mirror.applied.isEmpty)
+        #expect(consumer.partitions.count == 2)  // still in the group while paused
+
+        await mirror.setFailing(false)
+        #expect(try await eventually { await mirror.applied.count >= 20 })
+        try produce(topic, 20..<30, partitions: 2)
+        #expect(try await eventually { await mirror.applied.count >= 30 })
+        await consumer.stop()
+        let applied = await mirror.applied
+        #expect(applied.map(\.txnId).sorted() == (0..<30).map(UInt64.init))
+        #expect(Self.inOrderPerPartition(applied))
+        #expect(try committed(topic, partitions: 2) == [0: 15, 1: 15])
+    }
+
+    @Test func aPoisonRecordIsCountedInvalidAndCommittedPast() async throws {
+        let topic = "poison"
+        try cluster.createTopic(topic, partitions: 1)
+        try produce(topic, 0..<5, partitions: 1)
+        let producer = try KafkaProducer(settings: KafkaSettings([("bootstrap.servers", cluster.bootstrapServers)]))
+        try producer.send(topic: topic, partition: 0, payload: Array(#"{"txnId":"secret text""#.utf8))
+        try producer.flush()
+        try produce(topic, 5..<10, partitions: 1)
+        let mirror = RecordingMirror()
+        let metrics = RelayMetrics(appIds: ["chat"])
+        let consumer = consumer(topic, mirror: mirror, metrics: metrics)
+        consumer.start()
+        #expect(try await eventually { await mirror.applied.count >= 10 })
+        await consumer.stop()
+        #expect(await mirror.applied.map(\.txnId) == (0..<10).map(UInt64.init))
+        #expect(try committed(topic, partitions: 1) == [0: 11])
+        let invalid = #"pushrelay_ditto_events_total{app="chat",collection="other",outcome="invalid"} 1"#
+        #expect(metrics.render().contains(invalid))
+    }
+
+    @Test func aSurvivorTakesThePartitionsFromTheCommittedOffsets() async throws {
+        let topic = "shared"
+        try cluster.createTopic(topic, partitions: 4)
+        let mirror = RecordingMirror()
+        let first = consumer(topic, mirror: mirror)
+        let second = consumer(topic, mirror: mirror)
+        first.start()
+        second.start()
+        try produce(topic, 0..<40, partitions: 4)
+        #expect(
+            try await eventually {
+                !first.partitions.isEmpty && !second.partitions.isEmpty
+                    && first.partitions.union(second.partitions).count == 4
+            }
+        )
+        #expect(first.partitions.isDisjoint(with: second.partitions))
+        #expect(try await eventually { Set(await mirror.applied.map(\.txnId)).count >= 40 })
+
+        await first.stop()
+        try produce(topic, 40..<80, partitions: 4)
+        #expect(try await eventually { second.partitions.count == 4 })
+        #expect(try await eventually { Set(await mirror.applied.map(\.txnId)).count >= 80 })
+        await second.stop()
+        let applied = await mirror.applied
+        #expect(Set(applied.map(\.txnId)) == Set((0..<80).map(UInt64.init)))
+        // Duplicates at most one uncommitted batch (none after a graceful stop, which commits).
+        #expect(applied.count - 80 <= DittoKafkaConsumer.Limits().maxBatchRecords)
+        #expect(try committed(topic, partitions: 4) == [0: 20, 1: 20, 2: 20, 3: 20])
+    }
+}
