@@ -123,6 +123,7 @@ public final class Relay: Sendable {
             configuration: http,
             tls: tls,
             methods: router.methods,
+            headerCheck: router.headerCheck,
             handler: router.handler,
             logger: logger,
             onResponse: onResponse
