@@ -133,4 +133,37 @@ import Testing
             #expect(refused.status == 413)
         }
     }
+
+    @Test func ndjsonIsOneEventALineAndTheAPIKeyNeedsTheSignatureWhenTheAppHasASecret() async throws {
+        let webhookSecret = "s3cret-for-signed-webhooks-0123456789"
+        try await withRelayAndMock(
+            configure: { configuration in
+                Self.withDitto()(&configuration)
+                configuration.apps[0].webhookSecret = webhookSecret
+            }
+        ) { relay in
+            let lines = try Self.events(messageId: "m-1").map { try JSONSerialization.data(withJSONObject: $0) }
+            let body = Data(lines.joined(separator: Data("\n".utf8)))
+            let ndjson = ["Content-Type": "application/x-ndjson"]
+            let unsigned = try await relay.call("POST", "/v1/ditto/events", body: body, headers: ndjson)
+            #expect(unsigned.status == 401 && unsigned.text.contains("invalid_signature"))
+            var signed = ndjson
+            signed[WebhookSignature.header] = WebhookSignature.sign(
+                body,
+                secret: webhookSecret,
+                timestamp: Int(Date().timeIntervalSince1970)
+            )
+            let taken = try await relay.call("POST", "/v1/ditto/events", body: body, headers: signed)
+            #expect(taken.status == 200, "\(taken.text)")
+            #expect(try taken.decode(Answer.self) == Answer(applied: 4, duplicates: 0, ignored: 0, notifications: 1))
+            let bySecret = try await relay.call(
+                "POST",
+                "/v1/ditto/events",
+                body: body,
+                key: Self.secret,
+                headers: ndjson
+            )
+            #expect(try bySecret.decode(Answer.self).duplicates == 4)
+        }
+    }
 }
