@@ -37,13 +37,3 @@ package protocol DittoMirrorRows {
     /// - Returns: whether it was made (false: a notification with its message id exists).
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool
 }
-
-/// What ``DittoMirrorRows/recordDocument(appId:collection:id:txnId:removed:)`` found.
-package enum DittoDocumentWrite: Sendable, Equatable {
-    /// The change is recorded: the caller applies it to the mirror.
-    case applied
-    /// The same txnId was recorded before.
-    case duplicate
-    /// A higher txnId was recorded before.
-    case stale
-}
