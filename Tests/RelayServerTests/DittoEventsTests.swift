@@ -86,6 +86,15 @@ import Testing
             let view = try await relay.call("GET", "/v1/notifications?messageId=\(id)")
             #expect(try view.decode(NotificationJSON.self).deliveries.count == 1)
             #expect(relay.requests(to: phone).count == 1)
+            let metrics = try await relay.adminCall("/metrics").text
+            #expect(
+                metrics.contains(
+                    #"pushrelay_ditto_events_total{app="app0",collection="dmMessages",outcome="notified"} 1"#
+                )
+            )
+            #expect(
+                metrics.contains(#"pushrelay_ditto_events_total{app="app0",collection="users",outcome="duplicate"} 2"#)
+            )
         }
     }
 
