@@ -37,6 +37,8 @@ public final class HTTPServer: Sendable {
     ///   - methods: the methods the handler answers (``Router/methods``); a request with another method is
     ///     answered 501 `method_not_implemented` as soon as its headers are in, and its connection closed.
     ///     `nil` takes every method.
+    ///   - headerCheck: decides each request from its headers before its body is read (``Router/headerCheck``):
+    ///     a route's own body limit, or a refusal answered at once; nil lets every request proceed.
     ///   - handler: answers every request that passed the server's own checks; called concurrently.
     ///   - logger: for server-level problems (invalid status, refused header, 503s at shutdown).
     ///   - onResponse: called on libmicrohttpd's thread as each response is queued; keep it quick.
@@ -44,6 +46,7 @@ public final class HTTPServer: Sendable {
         configuration: HTTPServerConfiguration,
         tls: TLSCertificate? = nil,
         methods: Set<String>? = nil,
+        headerCheck: HeaderVerdict.Check? = nil,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
         logger: Logger,
         onResponse: (@Sendable (AccessLogEntry) -> Void)? = nil
@@ -52,6 +55,7 @@ public final class HTTPServer: Sendable {
         core = ServerCore(
             configuration: configuration,
             methods: methods,
+            headerCheck: headerCheck,
             handler: handler,
             logger: logger,
             onResponse: onResponse

@@ -29,6 +29,8 @@ final class RequestContext: @unchecked Sendable {
         var body = Data()
         var receivedBytes = 0
         var tooLarge = false
+        /// The request's body limit, as its route's header check set it (nil: the server's).
+        var bodyLimit: Int?
         var remoteAddress = ""
         var clientAddress = ""
         var requestID = ""

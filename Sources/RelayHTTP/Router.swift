@@ -25,6 +25,8 @@ public struct Router: Sendable {
     }
 
     private var entries: [Entry] = []
+    /// Header checks by `"<METHOD> <literal path>"` (``checkHeaders(_:_:check:)``).
+    private var headerChecks: [String: HeaderVerdict.Check] = [:]
     private let logger: Logger
     /// The answer to an error a handler threw that is not an ``HTTPError`` (nil: 500).
     private let errorAnswer: @Sendable (any Error) -> HTTPError?
@@ -67,6 +69,22 @@ public struct Router: Sendable {
     }
     public mutating func delete(_ pattern: String, handler: @escaping Handler) {
         add("DELETE", pattern, handler: handler)
+    }
+
+    /// Has `check` decide a request to `method` and the literal `path` from its headers, before its body is
+    /// read (``HTTPServer``'s `headerCheck`): its own body limit, or a refusal.
+    public mutating func checkHeaders(_ method: String, _ path: String, check: @escaping HeaderVerdict.Check) {
+        precondition(!path.contains("{"), "a header check takes a literal path: \(path)")
+        headerChecks["\(method.uppercased()) \(path)"] = check
+    }
+
+    /// The header checks as one server `headerCheck`: a request no check names proceeds with the server's
+    /// body limit.
+    public var headerCheck: HeaderVerdict.Check {
+        let checks = headerChecks
+        return { method, path, headers in
+            checks["\(method) \(path)"]?(method, path, headers) ?? .proceed(maxBodyBytes: nil)
+        }
     }
 
     /// This router as a server handler.

@@ -22,6 +22,8 @@ final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     /// The methods the handler answers; `nil`: every method.
     let methods: Set<String>?
+    /// Decides a request from its headers before its body is read; nil: every request proceeds.
+    let headerCheck: HeaderVerdict.Check?
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let logger: Logger
     let onResponse: (@Sendable (AccessLogEntry) -> Void)?
@@ -35,12 +37,14 @@ final class ServerCore: Sendable {
     init(
         configuration: HTTPServerConfiguration,
         methods: Set<String>?,
+        headerCheck: HeaderVerdict.Check? = nil,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
         logger: Logger,
         onResponse: (@Sendable (AccessLogEntry) -> Void)?
     ) {
         self.configuration = configuration
         self.methods = methods
+        self.headerCheck = headerCheck
         self.handler = handler
         self.logger = logger
         self.onResponse = onResponse
@@ -111,9 +115,9 @@ final class ServerCore: Sendable {
             case endOfBody
             case send(HTTPResponse)
         }
-        let limit = configuration.maxBodyBytes
-        let discardLimit = limit + max(limit, 1 << 20)
         let step = context.state.withLock { state -> Step in
+            let limit = state.bodyLimit ?? configuration.maxBodyBytes
+            let discardLimit = limit + max(limit, 1 << 20)
             switch state.phase {
             case .start:
                 state.phase = .receiving
@@ -190,9 +194,14 @@ final class ServerCore: Sendable {
             $0.path = String(path).removingPercentEncoding ?? String(path)
         }
         // Decided before any body byte is read (or `100 Continue` sent).
-        if let error = headerProblem(headers, method: method, version: version) {
+        let verdict = headerCheck?(method, String(path).removingPercentEncoding ?? String(path), headers)
+        var limit = configuration.maxBodyBytes
+        if case .proceed(let routeLimit?) = verdict { limit = routeLimit }
+        context.state.withLock { $0.bodyLimit = limit }
+        if let error = headerProblem(headers, method: method, version: version, limit: limit) {
             return refuse(error, on: connection, context: context)
         }
+        if case .refuse(let error) = verdict { return refuse(error, on: connection, context: context) }
         return .YES
     }
 
@@ -212,10 +221,11 @@ final class ServerCore: Sendable {
     ///   Transfer-Encoding (RFC 9112 §6.1 lets a server refuse it); 501 `unsupported_transfer_encoding` for a
     ///   Transfer-Encoding other than `chunked` (RFC 9112 §6.1), which libmicrohttpd left unanswered until
     ///   the connection timed out;
-    /// - 413 when the announced Content-Length is over the body limit.
+    /// - 413 when the announced Content-Length is over `limit` (the route's body limit, else the server's).
     ///
     /// Each is answered by ``refuse(_:on:context:)``, which closes the connection.
-    func headerProblem(_ headers: HTTPHeaders, method: String, version: String) -> HTTPError? {
+    func headerProblem(_ headers: HTTPHeaders, method: String, version: String, limit: Int? = nil) -> HTTPError? {
+        let limit = limit ?? configuration.maxBodyBytes
         if let methods, !methods.contains(method) {
             return HTTPError(
                 status: 501,
@@ -253,8 +263,8 @@ final class ServerCore: Sendable {
                 message: "Transfer-Encoding must be chunked alone"
             )
         }
-        if let length = lengths.first.flatMap({ Int($0) }), length > configuration.maxBodyBytes {
-            return .payloadTooLarge(limit: configuration.maxBodyBytes)
+        if let length = lengths.first.flatMap({ Int($0) }), length > limit {
+            return .payloadTooLarge(limit: limit)
         }
         return nil
     }
@@ -264,7 +274,7 @@ final class ServerCore: Sendable {
         let snapshot = context.state.withLock { $0 }
         if snapshot.tooLarge {
             return refuse(
-                HTTPError.payloadTooLarge(limit: configuration.maxBodyBytes),
+                HTTPError.payloadTooLarge(limit: snapshot.bodyLimit ?? configuration.maxBodyBytes),
                 on: connection,
                 context: context
             )

@@ -219,5 +219,59 @@ enum PostgresMigrations {
         WHERE r.app_id = m.app_id AND r.room_id = m.room_id AND r.membership = 'closed'
             AND m.joined_at >= r.updated_at;
         """,
+        // 6: the Ditto mirror, as in the SQLite schema's step 16.
+        """
+        CREATE TABLE ditto_documents (
+            app_id     text NOT NULL,
+            collection text NOT NULL,
+            doc_id     text NOT NULL,
+            txn_id     bigint NOT NULL,
+            removed    boolean NOT NULL,
+            PRIMARY KEY (app_id, collection, doc_id)
+        );
+        CREATE TABLE ditto_rooms (
+            app_id       text NOT NULL,
+            collection   text NOT NULL,
+            room_id      text NOT NULL,
+            is_direct    boolean NOT NULL,
+            name         text,
+            messages_id  text,
+            is_generated boolean NOT NULL,
+            participants jsonb NOT NULL,
+            PRIMARY KEY (app_id, collection, room_id)
+        );
+        CREATE INDEX ditto_rooms_by_id ON ditto_rooms (app_id, room_id);
+        CREATE INDEX ditto_rooms_by_messages ON ditto_rooms (app_id, messages_id);
+        CREATE TABLE ditto_users (
+            app_id  text NOT NULL,
+            user_id text NOT NULL,
+            name    text,
+            PRIMARY KEY (app_id, user_id)
+        );
+        CREATE TABLE ditto_subscriptions (
+            app_id  text NOT NULL,
+            room_id text NOT NULL,
+            user_id text NOT NULL,
+            read_at bigint,
+            PRIMARY KEY (app_id, room_id, user_id)
+        );
+        CREATE INDEX ditto_subscriptions_by_user ON ditto_subscriptions (app_id, user_id);
+        CREATE TABLE ditto_mentions (
+            app_id     text NOT NULL,
+            room_id    text NOT NULL,
+            message_id text NOT NULL,
+            user_id    text NOT NULL,
+            PRIMARY KEY (app_id, room_id, message_id, user_id)
+        );
+        CREATE INDEX ditto_mentions_by_user ON ditto_mentions (app_id, user_id);
+        CREATE TABLE ditto_seen_messages (
+            app_id     text NOT NULL,
+            message_id text NOT NULL,
+            txn_id     bigint NOT NULL,
+            keep_until bigint NOT NULL,
+            PRIMARY KEY (app_id, message_id)
+        );
+        CREATE INDEX ditto_seen_messages_by_age ON ditto_seen_messages (keep_until);
+        """,
     ]
 }

@@ -5,7 +5,7 @@ import RelayStore
 extension PostgresStore {
     /// Another transaction committed the same idempotency key or message id while this one ran: the call
     /// starts again and answers from that one's rows.
-    private struct Raced: Error {}
+    struct Raced: Error {}
 
     /// One pending delivery per selected device: $1 app id, $2 created at (the first due time), $3 recipients
     /// (a room id, or a JSON array of user ids), $4 excluded user, $5 excluded token, $6 topic, $7 the
@@ -57,7 +57,7 @@ extension PostgresStore {
 
     /// The body of ``createNotification(_:recipients:idempotencyKey:)``'s transaction.
     /// - Throws: ``Raced`` when a concurrent transaction committed the key or the message id first.
-    private func record(
+    func record(
         _ n: NewNotification,
         recipients: RecipientSelection,
         userList: String?,

@@ -41,6 +41,9 @@ extension OpenAPIDocument {
       "name": "notifications"
     },
     {
+      "name": "ditto"
+    },
+    {
       "name": "operations"
     }
   ],
@@ -807,6 +810,119 @@ extension OpenAPIDocument {
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          }
+        }
+      }
+    },
+    "/v1/ditto/events": {
+      "post": {
+        "tags": [
+          "ditto"
+        ],
+        "operationId": "postDittoEvents",
+        "summary": "Apply change events of the app's Ditto collections (a webhook data bridge, a script, a replay).",
+        "description": "Authorized on the headers before the body is read: `Authorization: Bearer` with a secret whose\nSHA-256 is in an app's `apps[].ditto.ingestSecretSHA256` (that app), or with the app's API key (then,\nwhen the app has a `webhookSecret`, the body must be signed, else 401 `invalid_signature`). An app\nwithout `apps[].ditto` answers 409 `ditto_not_configured`. The body is one event, a JSON array of\nevents, or NDJSON (`Content-Type: application/x-ndjson`, one event a line), at most 1,000 events and\n`apps[].ditto.maxBodyBytes` bytes (else `http.maxBodyBytes`). Every event of the request is applied\nin one transaction; a malformed event answers 400 `invalid_event` naming its 0-based index, and\nnothing of the request is applied. A message document seen for the first time that DittoChat's\nrules push becomes one notification (`messageId` = its `_id`); the same events again change nothing.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookSignature"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/DittoEvent"
+                  },
+                  {
+                    "type": "array",
+                    "maxItems": 1000,
+                    "items": {
+                      "$ref": "#/components/schemas/DittoEvent"
+                    }
+                  }
+                ]
+              },
+              "example": {
+                "txnId": 42,
+                "type": "documentChanged",
+                "collection": "messages",
+                "change": {
+                  "method": "upsert",
+                  "oldValue": null,
+                  "newValue": {
+                    "_id": "3F2B8C1E-6A4D-4E7B-9C1A-2D5E8F0B7A64",
+                    "roomId": "general",
+                    "userId": "alice",
+                    "text": "Hi Bob",
+                    "createdOn": "2026-12-02T12:00:00.000Z"
+                  }
+                }
+              }
+            },
+            "application/x-ndjson": {
+              "schema": {
+                "type": "string",
+                "description": "One event (as application/json's single event) a line."
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Applied and committed; what the request's events came to.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "applied",
+                    "duplicates",
+                    "ignored",
+                    "notifications"
+                  ],
+                  "properties": {
+                    "applied": {
+                      "type": "integer",
+                      "description": "Events that changed the mirror, including messages that became notifications."
+                    },
+                    "duplicates": {
+                      "type": "integer",
+                      "description": "Events applied before (the same txnId, collection and `_id`)."
+                    },
+                    "ignored": {
+                      "type": "integer",
+                      "description": "Unknown collections or types, stale txnIds, and messages the rules skip."
+                    },
+                    "notifications": {
+                      "type": "integer",
+                      "description": "Notifications made."
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "409": {
+            "description": "`ditto_not_configured`: the app has no `apps[].ditto`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
           }
         }
       }
@@ -1632,6 +1748,31 @@ extension OpenAPIDocument {
             "additionalProperties": {
               "type": "string"
             }
+          }
+        }
+      },
+      "DittoEvent": {
+        "type": "object",
+        "description": "One event of Ditto's change stream (CDC or a webhook data bridge).",
+        "required": [
+          "txnId",
+          "type"
+        ],
+        "properties": {
+          "txnId": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "type": {
+            "type": "string",
+            "description": "`documentChanged` or `requeryRequired`; any other type is counted as ignored."
+          },
+          "collection": {
+            "type": "string"
+          },
+          "change": {
+            "type": "object",
+            "description": "`{\"method\": \"upsert\", \"oldValue\", \"newValue\"}` or `{\"method\": \"remove\", \"value\"}`; each document has a string `_id`."
           }
         }
       },

@@ -137,6 +137,7 @@ public final class Relay: Sendable {
             configuration: http,
             tls: tls,
             methods: router.methods,
+            headerCheck: router.headerCheck,
             handler: router.handler,
             logger: logger,
             onResponse: onResponse

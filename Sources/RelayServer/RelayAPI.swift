@@ -60,6 +60,8 @@ public struct RelayAPI: Sendable {
         router.get("/v1/rooms/{roomId}/members") { request, parameters in try await roomMembers(request, parameters) }
         router.put("/v1/rooms/{roomId}") { request, parameters in try await setRoom(request, parameters) }
         router.get("/v1/rooms/{roomId}") { request, parameters in try await room(request, parameters) }
+        router.post(Self.dittoEventsPath) { request, _ in try await dittoEvents(request) }
+        router.checkHeaders("POST", Self.dittoEventsPath) { _, _, headers in dittoEventsHeaderCheck(headers) }
         router.post("/v1/webhooks/did-send-message") { request, _ in try await webhook(request, kind: .message) }
         router.post("/v1/webhooks/did-send-image-message") { request, _ in
             try await webhook(request, kind: .imageMessage)

@@ -396,5 +396,62 @@ enum SQLiteMigrations {
             SELECT 1 FROM rooms AS r WHERE r.app_id = room_members.app_id AND r.room_id = room_members.room_id
                 AND r.membership = 'closed' AND room_members.joined_at >= r.updated_at);
         """,
+        // 16: the Ditto mirror (issue 21). `ditto_documents` holds each mirrored document's applied txnId, and
+        // with `removed` = 1 its tombstone; rooms, users, subscriptions and mentions are rows, so a message's
+        // recipients come from set-based queries. `ditto_seen_messages` keeps a message id until `keep_until`
+        // (ms), so one id becomes at most one notification.
+        """
+        CREATE TABLE ditto_documents (
+            app_id     TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            doc_id     TEXT NOT NULL,
+            txn_id     INTEGER NOT NULL,
+            removed    INTEGER NOT NULL,
+            PRIMARY KEY (app_id, collection, doc_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE ditto_rooms (
+            app_id       TEXT NOT NULL,
+            collection   TEXT NOT NULL,
+            room_id      TEXT NOT NULL,
+            is_direct    INTEGER NOT NULL,
+            name         TEXT,
+            messages_id  TEXT,
+            is_generated INTEGER NOT NULL,
+            participants TEXT NOT NULL,
+            PRIMARY KEY (app_id, collection, room_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX ditto_rooms_by_id ON ditto_rooms (app_id, room_id);
+        CREATE INDEX ditto_rooms_by_messages ON ditto_rooms (app_id, messages_id);
+        CREATE TABLE ditto_users (
+            app_id  TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            name    TEXT,
+            PRIMARY KEY (app_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE ditto_subscriptions (
+            app_id  TEXT NOT NULL,
+            room_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            read_at INTEGER,
+            PRIMARY KEY (app_id, room_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX ditto_subscriptions_by_user ON ditto_subscriptions (app_id, user_id);
+        CREATE TABLE ditto_mentions (
+            app_id     TEXT NOT NULL,
+            room_id    TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            user_id    TEXT NOT NULL,
+            PRIMARY KEY (app_id, room_id, message_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX ditto_mentions_by_user ON ditto_mentions (app_id, user_id);
+        CREATE TABLE ditto_seen_messages (
+            app_id     TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            txn_id     INTEGER NOT NULL,
+            keep_until INTEGER NOT NULL,
+            PRIMARY KEY (app_id, message_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX ditto_seen_messages_by_age ON ditto_seen_messages (keep_until);
+        """,
     ]
 }

@@ -55,7 +55,7 @@ extension SQLiteStore {
 
     /// The body of ``createNotification(_:recipients:idempotencyKey:)``'s transaction.
     /// - Throws: ``DailyBudget/Exceeded`` when the notification would pass its sender's budget.
-    private func record(
+    func record(
         _ n: NewNotification,
         recipients: RecipientSelection,
         userList: String?,

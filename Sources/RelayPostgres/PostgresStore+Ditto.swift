@@ -1,0 +1,243 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+extension PostgresStore {
+    public func applyDittoEvents(
+        _ events: [DittoEvent],
+        appId: String,
+        settings: DittoApplySettings,
+        at: Date
+    )
+        async throws -> DittoApplyCounts
+    {
+        try db.transaction {
+            let rows = PostgresDittoRows(db: db) { n, recipients in
+                do {
+                    let userList = try Self.jsonList(recipients.userIds ?? [])
+                    let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
+                    if case .created = outcome { return true }
+                    return false
+                } catch is Raced {
+                    // A webhook's notification with this message id committed meanwhile: the message has one.
+                    return false
+                }
+            }
+            return try DittoApplier(rows: rows, appId: appId, settings: settings, at: at).apply(events)
+        }
+    }
+}
+
+/// The Ditto mirror's statements on PostgreSQL, run inside the batch's transaction. Concurrent appliers meet
+/// on unique keys: an insert … on conflict waits for the other transaction's row and then sees it committed.
+struct PostgresDittoRows: DittoMirrorRows {
+    let db: PostgresConnection
+    /// The store's notification code (``PostgresStore/createNotification(_:recipients:idempotencyKey:)``'s body).
+    let record: (NewNotification, RecipientSelection) throws -> Bool
+
+    func recordDocument(
+        appId: String,
+        collection: String,
+        id: String,
+        txnId: UInt64,
+        removed: Bool
+    ) throws
+        -> DittoDocumentWrite
+    {
+        let txn = Int64(clamping: txnId)
+        let changed = try db.query(
+            """
+            INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (app_id, collection, doc_id) DO UPDATE SET txn_id = excluded.txn_id, removed = excluded.removed
+                WHERE ditto_documents.txn_id < excluded.txn_id
+            """,
+            appId,
+            collection,
+            id,
+            txn,
+            removed
+        )
+        if changed.changed > 0 { return .applied }
+        let recorded = try db.query(
+            "SELECT txn_id FROM ditto_documents WHERE app_id = $1 AND collection = $2 AND doc_id = $3",
+            appId,
+            collection,
+            id
+        )
+        return recorded.count > 0 && recorded.int64(0, 0) == txn ? .duplicate : .stale
+    }
+
+    func putRoom(appId: String, collection: String, room: DittoChatRoom, isDirect: Bool) throws {
+        try db.query(
+            """
+            INSERT INTO ditto_rooms (app_id, collection, room_id, is_direct, name, messages_id, is_generated,
+                participants)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)
+            ON CONFLICT (app_id, collection, room_id) DO UPDATE SET is_direct = excluded.is_direct,
+                name = excluded.name, messages_id = excluded.messages_id, is_generated = excluded.is_generated,
+                participants = excluded.participants
+            """,
+            appId,
+            collection,
+            room.id,
+            isDirect,
+            room.name,
+            room.messagesId,
+            room.isGenerated,
+            try PostgresStore.jsonList(room.participants)
+        )
+    }
+
+    func deleteRoom(appId: String, collection: String, id: String) throws {
+        try db.query(
+            "DELETE FROM ditto_rooms WHERE app_id = $1 AND collection = $2 AND room_id = $3",
+            appId,
+            collection,
+            id
+        )
+    }
+
+    func putUser(appId: String, user: DittoChatUser) throws {
+        try deleteUser(appId: appId, id: user.id)
+        try db.query("INSERT INTO ditto_users (app_id, user_id, name) VALUES ($1, $2, $3)", appId, user.id, user.name)
+        var rooms: [String] = []
+        var readAt: [Int64?] = []
+        for (room, subscription) in user.subscriptions {
+            rooms.append(room)
+            if case .readAt(let date) = subscription {
+                readAt.append(EpochMilliseconds.of(date))
+            } else {
+                readAt.append(nil)
+            }
+        }
+        if !rooms.isEmpty {
+            try db.query(
+                """
+                INSERT INTO ditto_subscriptions (app_id, room_id, user_id, read_at)
+                SELECT $1, s.room_id, $2, s.read_at
+                FROM jsonb_to_recordset($3::jsonb) AS s (room_id text, read_at bigint)
+                """,
+                appId,
+                user.id,
+                try PostgresStore.jsonList(zip(rooms, readAt).map { SubscriptionRow(room_id: $0, read_at: $1) })
+            )
+        }
+        let mentions = user.mentions.flatMap { room, ids in ids.map { MentionRow(room_id: room, message_id: $0) } }
+        if !mentions.isEmpty {
+            try db.query(
+                """
+                INSERT INTO ditto_mentions (app_id, room_id, message_id, user_id)
+                SELECT $1, m.room_id, m.message_id, $2
+                FROM jsonb_to_recordset($3::jsonb) AS m (room_id text, message_id text)
+                ON CONFLICT DO NOTHING
+                """,
+                appId,
+                user.id,
+                try PostgresStore.jsonList(mentions)
+            )
+        }
+    }
+
+    /// One subscription as ``putUser(appId:user:)`` sends it in a JSON array.
+    private struct SubscriptionRow: Encodable {
+        var room_id: String
+        var read_at: Int64?
+    }
+
+    /// One mention as ``putUser(appId:user:)`` sends it in a JSON array.
+    private struct MentionRow: Encodable {
+        var room_id: String
+        var message_id: String
+    }
+
+    func deleteUser(appId: String, id: String) throws {
+        for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
+            try db.query("DELETE FROM \(table) WHERE app_id = $1 AND user_id = $2", appId, id)
+        }
+    }
+
+    func isRoomMessageCollection(appId: String, collection: String) throws -> Bool {
+        try db.query("SELECT 1 FROM ditto_rooms WHERE app_id = $1 AND messages_id = $2 LIMIT 1", appId, collection)
+            .count > 0
+    }
+
+    func markSeen(appId: String, messageId: String, txnId: UInt64, keepUntil: Date) throws -> UInt64? {
+        let inserted = try db.query(
+            """
+            INSERT INTO ditto_seen_messages (app_id, message_id, txn_id, keep_until) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (app_id, message_id) DO NOTHING
+            """,
+            appId,
+            messageId,
+            Int64(clamping: txnId),
+            keepUntil
+        )
+        if inserted.changed > 0 { return nil }
+        let seen = try db.query(
+            "SELECT txn_id FROM ditto_seen_messages WHERE app_id = $1 AND message_id = $2",
+            appId,
+            messageId
+        )
+        return seen.count > 0 ? UInt64(clamping: seen.int64(0, 0)) : 0
+    }
+
+    func purgeSeen(before now: Date, limit: Int) throws {
+        try db.query(
+            """
+            DELETE FROM ditto_seen_messages WHERE ctid IN (
+                SELECT ctid FROM ditto_seen_messages WHERE keep_until < $1 LIMIT $2 FOR UPDATE SKIP LOCKED
+            )
+            """,
+            now,
+            limit
+        )
+    }
+
+    func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts {
+        var facts = DittoMessageFacts()
+        let room = try db.query(
+            """
+            SELECT room_id, is_direct, name, messages_id, is_generated, participants::text FROM ditto_rooms
+            WHERE app_id = $1 AND room_id = $2 ORDER BY is_direct DESC, collection LIMIT 1
+            """,
+            appId,
+            message.roomId
+        )
+        if room.count > 0 {
+            facts.room = DittoMirrorRow.room(
+                id: room.string(0, 0),
+                isDirect: room.bool(0, 1),
+                name: room.optionalString(0, 2),
+                messagesId: room.optionalString(0, 3),
+                isGenerated: room.bool(0, 4),
+                participants: room.string(0, 5)
+            )
+        }
+        let sender = try db.query(
+            "SELECT name FROM ditto_users WHERE app_id = $1 AND user_id = $2",
+            appId,
+            message.senderId
+        )
+        facts.senderName = sender.count > 0 ? sender.optionalString(0, 0) : nil
+        let subscribers = try db.query(
+            "SELECT user_id, read_at FROM ditto_subscriptions WHERE app_id = $1 AND room_id = $2",
+            appId,
+            message.roomId
+        )
+        facts.subscribers = (0..<subscribers.count).map {
+            DittoMirrorRow.subscriber(userId: subscribers.string($0, 0), readAt: subscribers.optionalDate($0, 1))
+        }
+        let mentioned = try db.query(
+            "SELECT user_id FROM ditto_mentions WHERE app_id = $1 AND room_id = $2 AND message_id = $3",
+            appId,
+            message.roomId,
+            message.id
+        )
+        facts.mentionedByUserDocuments = (0..<mentioned.count).map { mentioned.string($0, 0) }
+        return facts
+    }
+
+    func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {
+        try record(n, recipients)
+    }
+}

@@ -1,0 +1,16 @@
+import RelayStore
+
+/// The answer of `POST /v1/ditto/events`: what the batch came to.
+struct DittoEventsAnswer: Encodable {
+    var applied: Int
+    var duplicates: Int
+    var ignored: Int
+    var notifications: Int
+
+    init(_ counts: DittoApplyCounts) {
+        applied = counts.applied
+        duplicates = counts.duplicates
+        ignored = counts.ignored
+        notifications = counts.notifications
+    }
+}

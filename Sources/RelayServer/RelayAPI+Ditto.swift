@@ -1,0 +1,94 @@
+import Foundation
+import RelayCore
+import RelayCrypto
+import RelayHTTP
+import RelayStore
+
+extension RelayAPI {
+    /// The path of Ditto's change events over HTTP (webhook data bridges, scripts, replays).
+    static let dittoEventsPath = "/v1/ditto/events"
+
+    /// Who may post an app's Ditto events, decided from the headers alone: `Authorization: Bearer` with a
+    /// secret whose SHA-256 is in an app's `ditto.ingestSecretSHA256` (that app), else with an app's API key.
+    /// Every configured hash is compared in constant time.
+    /// - Returns: the app, and whether the API key named it (then its `webhookSecret` signature is required).
+    /// - Throws: ``HTTPError`` 401 `unauthorized` for a missing, malformed or unknown credential; 409
+    ///   `ditto_not_configured` for an app without `apps[].ditto`.
+    func dittoIngestApp(_ headers: HTTPHeaders) throws(HTTPError) -> (app: Configuration.App, byAPIKey: Bool) {
+        guard let header = headers["authorization"] else {
+            throw .unauthorized(message: "Authorization: Bearer <ingest secret or api key> is required")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw .unauthorized(message: "Authorization must be 'Bearer <token>'")
+        }
+        let bearer = parts[1].trimmingCharacters(in: .whitespaces)
+        var bySecret: Configuration.App?
+        var byKey: Configuration.App?
+        for app in directory.apps {
+            if let ditto = app.ditto, APIKey.matches(bearer, anyOf: ditto.ingestSecretSHA256) {
+                bySecret = bySecret ?? app
+            }
+            if APIKey.matches(bearer, anyOf: app.apiKeySHA256) { byKey = byKey ?? app }
+        }
+        guard let app = bySecret ?? byKey else {
+            throw .unauthorized(message: "The ingest secret or API key is not valid")
+        }
+        guard app.ditto != nil else {
+            throw HTTPError(
+                status: 409,
+                code: "ditto_not_configured",
+                message: "App '\(app.id)' has no apps[].ditto: it takes no Ditto events"
+            )
+        }
+        return (app, bySecret == nil)
+    }
+
+    /// The header check of `POST /v1/ditto/events`: the caller before the body, and the app's body limit
+    /// (`apps[].ditto.maxBodyBytes`, else `http.maxBodyBytes`).
+    func dittoEventsHeaderCheck(_ headers: HTTPHeaders) -> HeaderVerdict {
+        do {
+            let (app, _) = try dittoIngestApp(headers)
+            return .proceed(maxBodyBytes: app.ditto?.maxBodyBytes)
+        } catch {
+            return .refuse(error)
+        }
+    }
+
+    /// `POST /v1/ditto/events`: one event, a JSON array of events, or NDJSON (`Content-Type:
+    /// application/x-ndjson`), at most ``DittoEvent/maximumPerRequest``, applied in ONE transaction; answers
+    /// 200 `{"applied","duplicates","ignored","notifications"}` after the commit.
+    /// - Throws: ``HTTPError`` 401 / 409 as ``dittoIngestApp(_:)``; 401 `invalid_signature` for the API key
+    ///   of an app with `webhookSecret` without a valid signature; 400 `invalid_event` naming the first bad
+    ///   event's index (nothing applied).
+    func dittoEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let (app, byAPIKey) = try dittoIngestApp(request.headers)
+        guard let ditto = app.ditto else { throw HTTPError.internal() }
+        if byAPIKey, let secret = app.webhookSecret {
+            do {
+                try WebhookSignature.verify(
+                    request.headers[WebhookSignature.header],
+                    body: request.body,
+                    secret: secret,
+                    now: time.now
+                )
+            } catch { throw HTTPError(status: 401, code: "invalid_signature", message: error.description) }
+        }
+        let contentType = request.headers["content-type"]?.lowercased() ?? ""
+        let events: [DittoEvent]
+        do {
+            events = try DittoEvent.decodeRequest(request.body, ndjson: contentType.hasPrefix("application/x-ndjson"))
+        } catch {
+            throw HTTPError.badRequest(code: "invalid_event", message: error.description)
+        }
+        let settings = DittoApplySettings(
+            rule: ditto.rule,
+            topic: app.topic,
+            ttlSeconds: app.ttlSeconds,
+            privacy: app.privacy
+        )
+        let counts = try await store.applyDittoEvents(events, appId: app.id, settings: settings, at: time.now)
+        metrics.recordDittoEvents(counts, app: app.id)
+        return try HTTPResponse.json(DittoEventsAnswer(counts))
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import RelayCore
+
+/// The rules of ``DittoMirror/applyDittoEvents(_:appId:settings:at:)`` in one place, over an engine's
+/// ``DittoMirrorRows``, run inside the engine's transaction of one batch.
+package struct DittoApplier<Rows: DittoMirrorRows> {
+    /// How long past `maxMessageAgeSeconds` a seen message id is kept, in SECONDS: a replay that the age
+    /// rule would still pass on a relay whose clock runs behind is still known.
+    package static var clockSkewMarginSeconds: Int { 600 }
+    /// Seen message ids deleted at most per batch, so a batch's work stays bounded.
+    package static var purgeBatch: Int { 1000 }
+
+    package let rows: Rows
+    package let appId: String
+    package let settings: DittoApplySettings
+    package let at: Date
+
+    package init(rows: Rows, appId: String, settings: DittoApplySettings, at: Date) {
+        self.rows = rows
+        self.appId = appId
+        self.settings = settings
+        self.at = at
+    }
+
+    /// Applies `events` in order and counts their outcomes.
+    package func apply(_ events: [DittoEvent]) throws -> DittoApplyCounts {
+        var counts = DittoApplyCounts()
+        try rows.purgeSeen(before: at, limit: Self.purgeBatch)
+        for event in events {
+            let (kind, outcome) = try apply(event)
+            counts.count(outcome, kind: kind)
+        }
+        return counts
+    }
+
+    /// One event's collection kind (nil: none) and outcome.
+    private func apply(_ event: DittoEvent) throws -> (DittoCollections.Kind?, DittoEventOutcome) {
+        guard event.kind == .documentChanged, let collection = event.collection, let change = event.change else {
+            return (nil, .ignored)
+        }
+        let rule = settings.rule
+        var kind = rule.collections.kind(of: collection)
+        if kind == nil, try rows.isRoomMessageCollection(appId: appId, collection: collection) { kind = .messages }
+        guard let kind else { return (nil, .ignored) }
+        let document = change.document
+        switch kind {
+        case .messages, .dmMessages:
+            guard case .upsert = change else { return (kind, .ignored) }
+            return (kind, try applyMessage(document, in: collection, txnId: event.txnId))
+        case .rooms, .dmRooms, .users:
+            let removed: Bool
+            if case .remove = change { removed = true } else { removed = false }
+            let write = try rows.recordDocument(
+                appId: appId,
+                collection: collection,
+                id: document.id,
+                txnId: event.txnId,
+                removed: removed
+            )
+            switch write {
+            case .duplicate: return (kind, .duplicate)
+            case .stale: return (kind, .ignored)
+            case .applied: break
+            }
+            switch (kind, removed) {
+            case (.users, false): try rows.putUser(appId: appId, user: DittoChatUser(document))
+            case (.users, true): try rows.deleteUser(appId: appId, id: document.id)
+            case (_, false):
+                try rows.putRoom(
+                    appId: appId,
+                    collection: collection,
+                    room: DittoChatRoom(document),
+                    isDirect: kind == .dmRooms
+                )
+            case (_, true): try rows.deleteRoom(appId: appId, collection: collection, id: document.id)
+            }
+            return (kind, .applied)
+        }
+    }
+
+    /// A message document: screened, seen once, and pushed to its recipients' devices.
+    private func applyMessage(
+        _ document: DittoDocument,
+        in collection: String,
+        txnId: UInt64
+    ) throws
+        -> DittoEventOutcome
+    {
+        let message: DittoMessageRule.Message
+        switch settings.rule.screen(document, in: collection, now: at) {
+        case .skip(let outcome): return outcome
+        case .new(let new): message = new
+        }
+        // Kept from the later of its written createdOn and now: a createdOn ahead of the relay's clock passes
+        // the age rule for longer, and its id is kept as long.
+        let written = max(DittoChatMessage(document).createdOn ?? at, at)
+        let keep = TimeInterval(settings.rule.maxMessageAgeSeconds + Self.clockSkewMarginSeconds)
+        if let seen = try rows.markSeen(
+            appId: appId,
+            messageId: message.id,
+            txnId: txnId,
+            keepUntil: written.addingTimeInterval(keep)
+        ) {
+            return seen == txnId ? .duplicate : .ignored
+        }
+        let push = settings.rule.push(for: message, facts: try rows.facts(appId: appId, message: message))
+        let (notification, recipients) = settings.notification(of: push, appId: appId, at: at)
+        return try rows.insertNotification(notification, recipients: recipients) ? .notified : .duplicate
+    }
+}

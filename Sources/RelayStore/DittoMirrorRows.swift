@@ -1,0 +1,39 @@
+import Foundation
+import RelayCore
+
+/// What a store engine does to its Ditto mirror tables, each call one set-based statement or a few, all
+/// inside the transaction of one batch (``DittoApplier`` decides what to call, so the rules live once).
+package protocol DittoMirrorRows {
+    /// Records `txnId` as the applied change of a mirrored document (`removed`: its tombstone) when it is
+    /// higher than the one recorded, through one insert … on conflict update (concurrent appliers wait on
+    /// the row).
+    func recordDocument(
+        appId: String,
+        collection: String,
+        id: String,
+        txnId: UInt64,
+        removed: Bool
+    ) throws
+        -> DittoDocumentWrite
+    /// Replaces the mirrored room `room` of `collection` (a DM room when `isDirect`).
+    func putRoom(appId: String, collection: String, room: DittoChatRoom, isDirect: Bool) throws
+    /// Removes the mirrored room `id` of `collection`.
+    func deleteRoom(appId: String, collection: String, id: String) throws
+    /// Replaces the mirrored user (its name, subscription and mention rows).
+    func putUser(appId: String, user: DittoChatUser) throws
+    /// Removes the mirrored user `id` with its subscription and mention rows.
+    func deleteUser(appId: String, id: String) throws
+    /// Whether a mirrored room names `collection` as its `messagesId`.
+    func isRoomMessageCollection(appId: String, collection: String) throws -> Bool
+    /// Records message `id` as seen until `keepUntil`, unless it is already recorded.
+    /// - Returns: nil when it was recorded now, else the txnId recorded with it.
+    func markSeen(appId: String, messageId: String, txnId: UInt64, keepUntil: Date) throws -> UInt64?
+    /// Deletes at most `limit` seen message ids kept until before `now`.
+    func purgeSeen(before now: Date, limit: Int) throws
+    /// The mirror's facts about `message` of `appId`: its room, the sender's name, the room's subscribers and
+    /// the users whose mentions list it.
+    func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts
+    /// Records the notification and its deliveries with the engine's notification code.
+    /// - Returns: whether it was made (false: a notification with its message id exists).
+    func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool
+}

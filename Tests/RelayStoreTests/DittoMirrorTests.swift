@@ -1,0 +1,236 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelayStore
+
+/// The Ditto mirror on every engine: document ordering by txnId, tombstones, replays, who a stream message
+/// reaches, and one notification per message id across concurrent appliers.
+@Suite struct DittoMirrorTests {
+    typealias F = StoreFixtures
+
+    static let settings = DittoApplySettings(
+        rule: DittoMessageRule(),
+        topic: "com.example.chat",
+        ttlSeconds: 86_400,
+        privacy: false
+    )
+    /// The arrival time of every batch.
+    static let at = F.t0
+
+    /// One event from its JSON.
+    static func event(_ json: String) throws -> DittoEvent {
+        try DittoEvent.decode(Array(json.utf8))
+    }
+
+    static func user(
+        _ id: String,
+        txn: Int,
+        name: String? = nil,
+        subscriptions: String = "{}",
+        mentions: String = "{}"
+    ) throws -> DittoEvent {
+        let name = name.map { "\"\($0)\"" } ?? "null"
+        return try event(
+            """
+            {"txnId":\(txn),"type":"documentChanged","collection":"users","change":{"method":"upsert",
+            "oldValue":null,"newValue":{"_id":"\(id)","name":\(name),"subscriptions":\(subscriptions),
+            "mentions":\(mentions)}}}
+            """
+        )
+    }
+
+    static func removeUser(_ id: String, txn: Int) throws -> DittoEvent {
+        try event(
+            """
+            {"txnId":\(txn),"type":"documentChanged","collection":"users","change":{"method":"remove",
+            "value":{"_id":"\(id)"}}}
+            """
+        )
+    }
+
+    static func room(
+        _ id: String,
+        txn: Int,
+        name: String,
+        collection: String = "rooms",
+        participants: [String] = []
+    )
+        throws -> DittoEvent
+    {
+        let list = participants.map { "\"\($0)\"" }.joined(separator: ",")
+        return try event(
+            """
+            {"txnId":\(txn),"type":"documentChanged","collection":"\(collection)","change":{"method":"upsert",
+            "oldValue":null,"newValue":{"_id":"\(id)","name":"\(name)","participants":[\(list)]}}}
+            """
+        )
+    }
+
+    static func message(
+        _ id: String,
+        txn: Int = 1,
+        room: String = "room-1",
+        from sender: String = "alice",
+        collection: String = "messages",
+        ageSeconds: Double = 10,
+        mentions: [String] = []
+    ) throws -> DittoEvent {
+        let created = Timestamp.rfc3339(at.addingTimeInterval(-ageSeconds))
+        let mentioned = mentions.map { "{\"userId\":\"\($0)\",\"startIndex\":0,\"endIndex\":1}" }
+            .joined(separator: ",")
+        return try event(
+            """
+            {"txnId":\(txn),"type":"documentChanged","collection":"\(collection)","change":{"method":"upsert",
+            "oldValue":null,"newValue":{"_id":"\(id)","roomId":"\(room)","userId":"\(sender)","text":"hello",
+            "createdOn":"\(created)","mentions":[\(mentioned)]}}}
+            """
+        )
+    }
+
+    /// Applies `events` to app-a at ``at``.
+    @discardableResult
+    static func apply(_ events: [DittoEvent], to store: any Store) async throws -> DittoApplyCounts {
+        try await store.applyDittoEvents(events, appId: "app-a", settings: settings, at: at)
+    }
+
+    /// The users whose devices got the notification of message `id` (devices of user n are token n).
+    static func recipients(of id: String, in store: any Store, users: [String]) async throws -> Set<String> {
+        guard let notification = try await store.notificationId(appId: "app-a", messageId: id) else { return [] }
+        let tokens = try await store.pendingTokens(of: notification)
+        return Set(users.enumerated().filter { tokens.contains(F.token($0.offset)) }.map(\.element))
+    }
+
+    static let people = ["alice", "bob", "carol", "dave", "erin", "frank"]
+
+    /// A store with one device per person (token n for person n).
+    static func store(_ kind: StoreKind) async throws -> any Store {
+        let store = try await kind.makeStore()
+        for (n, user) in people.enumerated() { try await store.register(F.token(n), user: user, rooms: []) }
+        return store
+    }
+
+    @Test(arguments: StoreKind.allCases) func aHigherTxnIdAppliesAnEqualOneIsADuplicateALowerOneIsStale(
+        kind: StoreKind
+    ) async throws {
+        let store = try await Self.store(kind)
+        let subscribed = #"{"room-1":"2020-01-01T00:00:00Z"}"#
+        var counts = try await Self.apply([try Self.user("bob", txn: 5, subscriptions: subscribed)], to: store)
+        #expect(counts.applied == 1)
+        counts = try await Self.apply([try Self.user("bob", txn: 5, subscriptions: subscribed)], to: store)
+        #expect(counts.duplicates == 1 && counts.applied == 0)
+        counts = try await Self.apply([try Self.user("bob", txn: 3)], to: store)
+        #expect(counts.ignored == 1 && counts.applied == 0)
+        #expect(counts.outcomes["users"] == [.ignored: 1])
+        try await Self.apply([try Self.message("m-1")], to: store)
+        #expect(try await Self.recipients(of: "m-1", in: store, users: Self.people) == ["bob"])
+        counts = try await Self.apply([try Self.user("bob", txn: 6)], to: store)
+        #expect(counts.applied == 1)
+        try await Self.apply([try Self.message("m-2")], to: store)
+        #expect(try await Self.recipients(of: "m-2", in: store, users: Self.people) == [])
+    }
+
+    @Test(arguments: StoreKind.allCases) func aRemoveLeavesATombstoneThatAnOlderReplayedUpsertCannotPass(
+        kind: StoreKind
+    ) async throws {
+        let store = try await Self.store(kind)
+        let subscribed = #"{"room-1":"2020-01-01T00:00:00Z"}"#
+        try await Self.apply([try Self.user("bob", txn: 5, subscriptions: subscribed)], to: store)
+        var counts = try await Self.apply([try Self.removeUser("bob", txn: 7)], to: store)
+        #expect(counts.applied == 1)
+        counts = try await Self.apply([try Self.user("bob", txn: 5, subscriptions: subscribed)], to: store)
+        #expect(counts.applied == 0 && counts.ignored == 1)
+        counts = try await Self.apply([try Self.user("bob", txn: 6, subscriptions: subscribed)], to: store)
+        #expect(counts.ignored == 1)
+        try await Self.apply([try Self.message("m-1")], to: store)
+        #expect(try await Self.recipients(of: "m-1", in: store, users: Self.people) == [])
+    }
+
+    @Test(arguments: StoreKind.allCases) func aReplayedBatchChangesNothing(kind: StoreKind) async throws {
+        let store = try await Self.store(kind)
+        let batch = [
+            try Self.room("room-1", txn: 1, name: "Team"),
+            try Self.user("alice", txn: 2, name: "Alice", subscriptions: #"{"room-1":"2020-01-01T00:00:00Z"}"#),
+            try Self.user("bob", txn: 3, name: "Bob", subscriptions: #"{"room-1":"2020-01-01T00:00:00Z"}"#),
+            try Self.message("m-1", txn: 4),
+        ]
+        let first = try await Self.apply(batch, to: store)
+        #expect(first.applied == 4 && first.notifications == 1 && first.duplicates == 0)
+        #expect(first.outcomes["messages"] == [.notified: 1])
+        let notifications = try await F.count("notifications", in: store)
+        let deliveries = try await F.count("deliveries", in: store)
+        let again = try await Self.apply(batch, to: store)
+        #expect(again.applied == 0 && again.notifications == 0 && again.duplicates == 4)
+        #expect(try await F.count("notifications", in: store) == notifications)
+        #expect(try await F.count("deliveries", in: store) == deliveries)
+        #expect(try await Self.recipients(of: "m-1", in: store, users: Self.people) == ["bob"])
+    }
+
+    @Test(arguments: StoreKind.allCases) func subscribersMentionsAndDMParticipantsGetItNeverTheSenderOrReaders(
+        kind: StoreKind
+    ) async throws {
+        let store = try await Self.store(kind)
+        let before = Timestamp.rfc3339(Self.at.addingTimeInterval(-3600))
+        let after = Timestamp.rfc3339(Self.at)
+        try await Self.apply(
+            [
+                try Self.room("room-1", txn: 1, name: "Team"),
+                try Self.room(
+                    "dm-1",
+                    txn: 1,
+                    name: "Alice & Frank",
+                    collection: "dm_rooms",
+                    participants: ["alice", "frank"]
+                ),
+                try Self.user("alice", txn: 1, name: "Alice", subscriptions: "{\"room-1\":\"\(before)\"}"),
+                try Self.user("bob", txn: 1, subscriptions: "{\"room-1\":\"\(before)\"}"),
+                try Self.user("carol", txn: 1, subscriptions: "{\"room-1\":\"\(after)\"}"),
+                try Self.user("erin", txn: 1, mentions: #"{"room-1":["m-1"]}"#),
+                try Self.user("frank", txn: 1, subscriptions: #"{"room-1":null}"#),
+            ],
+            to: store
+        )
+        let counts = try await Self.apply(
+            [
+                try Self.message("m-1", mentions: ["dave"]),
+                try Self.message("d-1", room: "dm-1", collection: "dm_messages"),
+            ],
+            to: store
+        )
+        #expect(counts.notifications == 2)
+        #expect(counts.outcomes["dmMessages"] == [.notified: 1])
+        #expect(try await Self.recipients(of: "m-1", in: store, users: Self.people) == ["bob", "dave", "erin"])
+        #expect(try await Self.recipients(of: "d-1", in: store, users: Self.people) == ["frank"])
+    }
+
+    @Test(arguments: StoreKind.allCases) func aMessageTooOldWhenItArrivesIsSkipped(kind: StoreKind) async throws {
+        let store = try await Self.store(kind)
+        try await Self.apply(
+            [try Self.user("bob", txn: 1, subscriptions: #"{"room-1":"2020-01-01T00:00:00Z"}"#)],
+            to: store
+        )
+        let counts = try await Self.apply([try Self.message("m-old", ageSeconds: 301)], to: store)
+        #expect(counts.ignored == 1 && counts.notifications == 0)
+        #expect(counts.outcomes["messages"] == [.tooOld: 1])
+        #expect(try await store.notificationId(appId: "app-a", messageId: "m-old") == nil)
+    }
+
+    @Test func oneMessageAppliedByTwoRelaysAtOnceIsPushedOnce() async throws {
+        let database = try await StoreKind.postgres.makeDatabase()
+        let stores = try (0..<2).map { _ in try database.open() }
+        try await stores[0].register(F.token(1), user: "bob", rooms: [])
+        try await Self.apply(
+            [try Self.user("bob", txn: 1, subscriptions: #"{"room-1":"2020-01-01T00:00:00Z"}"#)],
+            to: stores[0]
+        )
+        let rounds = 20
+        for round in 0..<rounds {
+            let batch = [try Self.message("m-\(round)", txn: round + 10)]
+            let counts = try await SeveralRelaysTests.atOnce(stores) { store in try await Self.apply(batch, to: store) }
+            #expect(counts.map(\.notifications).reduce(0, +) == 1, "round \(round): \(counts)")
+            #expect(counts.map(\.duplicates).reduce(0, +) == 1, "round \(round): \(counts)")
+        }
+        #expect(try await F.count("notifications", in: stores[1]) == rounds)
+        #expect(try await F.count("deliveries", in: stores[1]) == rounds)
+    }
+}
