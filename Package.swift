@@ -96,7 +96,8 @@ let package = Package(
         .testTarget(
             name: "RelayServerTests",
             dependencies: [
-                "RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelayPostgres", "RelayTestSupport",
+                "RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelayPostgres", "RelayKafka",
+                "RelayTestSupport",
             ]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.

@@ -19,8 +19,7 @@ import RelayStore
 /// nothing accepted is lost.
 /// The ``FeedbackSender`` runs beside the dispatcher, started after it and stopped after it (a retirement
 /// recorded while stopping stays queued for the next start). The ``RetentionJob`` runs beside them.
-/// Each app with `apps[].ditto.kafka` has a ``RelayDittoKafka/DittoKafkaConsumer`` (when the store mirrors
-/// Ditto events), started after the dispatcher and stopped, its batch in flight committed, before it.
+/// Each app with `apps[].ditto.kafka` has a ``RelayDittoKafka/DittoKafkaConsumer``, started after the dispatcher and stopped, its batch in flight committed, before it.
 public final class Relay: Sendable {
     public let configuration: Configuration
     public let store: any Store
@@ -228,8 +227,7 @@ public final class Relay: Sendable {
 }
 
 extension Relay {
-    /// A consumer for each app with `apps[].ditto.kafka`; none (and a warning) when the store does not
-    /// mirror Ditto events.
+    /// A consumer for each app with `apps[].ditto.kafka`.
     static func dittoConsumers(
         _ configuration: Configuration,
         store: any Store,
@@ -238,23 +236,13 @@ extension Relay {
         logger: Logger
     ) -> [DittoKafkaConsumer] {
         let apps = configuration.apps.filter { $0.ditto?.kafka != nil }
-        guard !apps.isEmpty else { return [] }
-        guard let mirror = store as? any DittoMirror else {
-            logger.warning("the store does not mirror Ditto events: apps[].ditto.kafka is not consumed")
-            return []
-        }
         return apps.compactMap { app in
             guard let ditto = app.ditto, let kafka = ditto.kafka else { return nil }
             return DittoKafkaConsumer(
                 appId: app.id,
                 kafka: kafka,
-                mirror: mirror,
-                applySettings: DittoApplySettings(
-                    rule: ditto.rule,
-                    topic: app.topic,
-                    ttlSeconds: app.ttlSeconds,
-                    privacy: app.privacy
-                ),
+                mirror: store,
+                applySettings: DittoApplySettings(app: app, ditto: ditto),
                 metrics: metrics,
                 time: time,
                 logger: logger.with(["component": "ditto-kafka"])

@@ -81,12 +81,7 @@ extension RelayAPI {
         } catch {
             throw HTTPError.badRequest(code: "invalid_event", message: error.description)
         }
-        let settings = DittoApplySettings(
-            rule: ditto.rule,
-            topic: app.topic,
-            ttlSeconds: app.ttlSeconds,
-            privacy: app.privacy
-        )
+        let settings = DittoApplySettings(app: app, ditto: ditto)
         let counts = try await store.applyDittoEvents(events, appId: app.id, settings: settings, at: time.now)
         metrics.recordDittoEvents(counts, app: app.id)
         return try HTTPResponse.json(DittoEventsAnswer(counts))

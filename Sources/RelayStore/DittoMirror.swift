@@ -18,6 +18,11 @@ public struct DittoApplySettings: Sendable, Equatable {
         self.ttlSeconds = ttlSeconds
         self.privacy = privacy
     }
+
+    /// The settings of `app`'s stream (`apps[].ditto`), the same for the HTTP route and the Kafka consumer.
+    public init(app: Configuration.App, ditto: Configuration.Ditto) {
+        self.init(rule: ditto.rule, topic: app.topic, ttlSeconds: app.ttlSeconds, privacy: app.privacy)
+    }
 }
 
 /// What applying a batch did, for the HTTP answer (`applied`, `duplicates`, `ignored`, `notifications`)
