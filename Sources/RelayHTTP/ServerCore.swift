@@ -399,6 +399,7 @@ final class ServerCore: Sendable {
             logger.error("MHD_queue_response failed", ["request.id": info.id, "http.status": response.status])
             return result
         }
+        connections.answerQueued(connection)
         if let onResponse {
             let elapsed = ContinuousClock.now - context.started
             let milliseconds = elapsed.timeInterval * 1000
