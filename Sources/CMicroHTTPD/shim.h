@@ -5,6 +5,10 @@
 #include <sys/socket.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <microhttpd.h>
 
 // Starts a daemon with its callbacks fixed and the remaining options (the listen address, limits, TLS) given
@@ -48,4 +52,31 @@ static inline const struct sockaddr *_Nullable cmhd_connection_client_address(st
 static inline int cmhd_connection_socket(struct MHD_Connection *_Nonnull c) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
+}
+
+// Bytes written to a socket that its peer has not acknowledged yet (`SIOCOUTQ`: queued plus in flight), or -1.
+// `ioctl` is variadic, which Swift cannot call.
+static inline int cmhd_socket_unacknowledged_bytes(int fd) {
+    int count = 0;
+    return ioctl(fd, SIOCOUTQ, &count) == 0 ? count : -1;
+}
+
+// The head of Linux's `struct tcp_info` up to `tcpi_bytes_acked` (Linux 4.1; the kernel only appends fields).
+// glibc's own `struct tcp_info` stops before it, and <linux/tcp.h> clashes with glibc's in Swift's modules.
+struct cmhd_tcp_info_head {
+    uint8_t state, ca_state, retransmits, probes, backoff, options, wscale, flags;
+    uint32_t rto, ato, snd_mss, rcv_mss, unacked, sacked, lost, retrans, fackets;
+    uint32_t last_data_sent, last_ack_sent, last_data_recv, last_ack_recv;
+    uint32_t pmtu, rcv_ssthresh, rtt, rttvar, snd_ssthresh, snd_cwnd, advmss, reordering, rcv_rtt, rcv_space;
+    uint32_t total_retrans;
+    uint64_t pacing_rate, max_pacing_rate, bytes_acked;
+};
+
+// Bytes of the connection its peer has acknowledged since it opened (`TCP_INFO`'s `tcpi_bytes_acked`), or -1
+// when the kernel does not report it.
+static inline int64_t cmhd_socket_acknowledged_bytes(int fd) {
+    struct cmhd_tcp_info_head info;
+    socklen_t length = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 || length < sizeof info) { return -1; }
+    return (int64_t)info.bytes_acked;
 }

@@ -48,7 +48,8 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var ipv6PrefixLength = 64
         /// Least average pace of a request body, in BYTES a second, counted from its headers' end once
         /// ``bodyRateGraceSeconds`` have passed (each that many bytes buy a second more); a slower body's
-        /// connection is closed without an answer.
+        /// connection is closed without an answer. A client taking its answers slower, counted from the
+        /// first it has not acknowledged, is closed too.
         public var minBodyBytesPerSecond = 1024
         /// SECONDS after a request's headers before ``minBodyBytesPerSecond`` counts.
         public var bodyRateGraceSeconds = 5

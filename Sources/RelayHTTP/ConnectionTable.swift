@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Foundation
 import RelayCore
 import Synchronization
@@ -8,7 +9,9 @@ import Synchronization
 ///   ``HTTPServerConfiguration/bodyTimeout`` seconds of the headers' end. libmicrohttpd's own timeout only
 ///   measures inactivity, so a byte every few seconds renews it; these do not move while bytes trickle in.
 /// - pace: a body slower than ``HTTPServerConfiguration/minBodyBytesPerSecond`` after its grace
-///   (``BodyPace``).
+///   (``BodyPace``), and answers taken by the client slower than that same pace: from the first answer it
+///   has not acknowledged (`SIOCOUTQ`), answers to requests pipelined behind it included, the bytes it
+///   acknowledges (`TCP_INFO`) must keep up, else the connection is closed.
 /// - caps: connections per peer address and per address range (``ConnectionSlots``), counted on the TCP
 ///   peer; peers in ``HTTPServerConfiguration/trustedProxies`` are not capped. A connection over a cap is
 ///   closed as soon as it is accepted.
@@ -17,8 +20,8 @@ import Synchronization
 ///
 /// A connection is closed by `shutdown(2)` of its socket; libmicrohttpd then reads the end of the stream and
 /// closes the connection itself. No answer is sent: libmicrohttpd has none to give while a request is still
-/// arriving. A request whose handler runs, or whose answer is being written, is never closed here (the
-/// inactivity timeout still applies).
+/// arriving. A request whose handler runs is never closed here (the inactivity timeout still applies); once
+/// its handler finished, an answer the client does not take is.
 ///
 /// The socket is shut down under the same lock ``closed(_:)`` takes, and libmicrohttpd 0.9.75 reports a
 /// connection closed (`MHD_CONNECTION_NOTIFY_CLOSED`, in `MHD_cleanup_connections`) before it closes its
@@ -30,6 +33,8 @@ final class ConnectionTable: Sendable {
         case headers
         /// The rest of the body.
         case body
+        /// The client taking an answer (the handler finished, or the server refused the request).
+        case answer
     }
 
     /// Why a connection was closed early, for the log and ``counts``.
@@ -37,6 +42,7 @@ final class ConnectionTable: Sendable {
         case headerDeadline = "header_deadline"
         case bodyDeadline = "body_deadline"
         case slowBody = "slow_body"
+        case slowAnswer = "slow_answer"
         case addressCap = "address_cap"
         case prefixCap = "prefix_cap"
         case shed
@@ -54,6 +60,10 @@ final class ConnectionTable: Sendable {
         var deadline: ContinuousClock.Instant
         /// Body bytes received in the body stage.
         var bytes = 0
+        /// Answers queued on the connection and not all acknowledged by the peer: when the first of them was
+        /// queued, and the connection's acknowledged bytes then (`TCP_INFO`). `nil` once the peer took
+        /// everything.
+        var sending: (since: ContinuousClock.Instant, acknowledged: Int64)?
         /// Shut down here; libmicrohttpd has not reported it closed yet.
         var dropped = false
     }
@@ -145,6 +155,21 @@ final class ConnectionTable: Sendable {
     /// The whole request arrived: no deadline while it is answered.
     func requestReceived(_ connection: OpaquePointer) { move(connection, to: nil, after: .zero) }
 
+    /// An answer was queued: the client must take it, with any earlier answers it has not acknowledged yet,
+    /// at the pace.
+    func answerQueued(_ connection: OpaquePointer) {
+        move(connection, to: .answer, after: .zero)
+        let now = ContinuousClock.now
+        state.withLock { state in
+            let key = Self.key(connection)
+            guard let entry = state.open[key], !entry.dropped else { return }
+            // A pipelined request's answer joins the earlier ones the peer has not taken yet.
+            if entry.sending != nil, cmhd_socket_unacknowledged_bytes(entry.socket) > 0 { return }
+            let acknowledged = cmhd_socket_acknowledged_bytes(entry.socket)
+            if acknowledged >= 0 { state.open[key]?.sending = (now, acknowledged) }
+        }
+    }
+
     /// The request ended (answered or aborted): the next request's header deadline starts now.
     func requestEnded(_ connection: OpaquePointer) { move(connection, to: .headers, after: headerTimeout) }
 
@@ -160,7 +185,8 @@ final class ConnectionTable: Sendable {
         }
     }
 
-    /// Shuts down the socket of every connection past its deadline or behind the body pace; returns how many.
+    /// Shuts down the socket of every connection past its deadline or behind the body or answer pace;
+    /// returns how many.
     @discardableResult
     func sweep(now: ContinuousClock.Instant = .now) -> Int {
         let events = state.withLock { state -> [(peer: String, closure: Closure)] in
@@ -168,7 +194,11 @@ final class ConnectionTable: Sendable {
             for (key, entry) in state.open {
                 guard let stage = entry.stage else { continue }
                 let closure: Closure
-                if entry.deadline <= now {
+                let taken = Self.taken(entry)
+                if entry.sending != nil, taken == nil, stage != .answer { state.open[key]?.sending = nil }
+                if let taken, let sending = entry.sending, pace.isBehind(bytes: taken, after: now - sending.since) {
+                    closure = .slowAnswer
+                } else if stage != .answer, entry.deadline <= now {
                     closure = stage == .headers ? .headerDeadline : .bodyDeadline
                 } else if stage == .body, pace.isBehind(bytes: entry.bytes, after: now - entry.since) {
                     closure = .slowBody
@@ -197,6 +227,9 @@ final class ConnectionTable: Sendable {
         guard excess > 0 else { return [] }
         let candidates = state.open.compactMap { key, entry -> LoadShedding.Candidate? in
             guard key != spared, entry.stage != nil else { return nil }
+            if let sending = entry.sending, let taken = taken(entry) {
+                return LoadShedding.Candidate(key: key, since: sending.since, bytes: taken)
+            }
             return LoadShedding.Candidate(key: key, since: entry.since, bytes: entry.bytes)
         }
         return state.shedding.victims(among: candidates, count: excess, now: now).compactMap { key in
@@ -205,6 +238,14 @@ final class ConnectionTable: Sendable {
             state.open[key] = entry
             return (entry.peer, .shed)
         }
+    }
+
+    /// Bytes the peer acknowledged since the entry's first unacknowledged answer was queued; `nil` when it
+    /// has nothing left unacknowledged (or none is counted).
+    private static func taken(_ entry: Entry) -> Int? {
+        guard let sending = entry.sending, cmhd_socket_unacknowledged_bytes(entry.socket) > 0 else { return nil }
+        let acknowledged = cmhd_socket_acknowledged_bytes(entry.socket)
+        return acknowledged < 0 ? nil : Int(clamping: max(0, acknowledged - sending.acknowledged))
     }
 
     /// Shuts the entry's socket down (once) and counts why.

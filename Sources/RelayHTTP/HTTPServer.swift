@@ -77,6 +77,7 @@ public final class HTTPServer: Sendable {
             closedAtHeaderDeadline: counts.closures[.headerDeadline, default: 0],
             closedAtBodyDeadline: counts.closures[.bodyDeadline, default: 0],
             closedForSlowBody: counts.closures[.slowBody, default: 0],
+            closedForSlowAnswer: counts.closures[.slowAnswer, default: 0],
             refusedOverAddressCap: counts.closures[.addressCap, default: 0],
             refusedOverPrefixCap: counts.closures[.prefixCap, default: 0],
             shed: counts.closures[.shed, default: 0]

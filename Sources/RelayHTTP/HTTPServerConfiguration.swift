@@ -45,7 +45,9 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
     public var ipv6PrefixLength: Int = 64
     /// Least average rate of a request body, in bytes a second, counted from the end of its headers once
     /// ``bodyRateGraceSeconds`` have passed (each that many bytes buy a second more); a slower body is
-    /// closed without an answer, like one past ``bodyTimeout``. Default 1024.
+    /// closed without an answer, like one past ``bodyTimeout``. A client taking its answers (pipelined ones
+    /// included) slower than this, counted from the first it has not acknowledged, is closed too. Default
+    /// 1024.
     public var minBodyBytesPerSecond: Int = 1024
     /// Seconds from the end of a request's headers before ``minBodyBytesPerSecond`` counts. Default 5.
     public var bodyRateGraceSeconds: Int = 5

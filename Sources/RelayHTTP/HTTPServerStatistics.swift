@@ -13,6 +13,9 @@ public struct HTTPServerStatistics: Sendable, Equatable {
     /// Connections closed because their request's body arrived slower than
     /// ``HTTPServerConfiguration/minBodyBytesPerSecond``, since the start.
     public var closedForSlowBody: Int
+    /// Connections closed because their client took its answers slower than
+    /// ``HTTPServerConfiguration/minBodyBytesPerSecond``, since the start.
+    public var closedForSlowAnswer: Int
     /// Connections closed at accept because their peer address was at
     /// ``HTTPServerConfiguration/maxConnectionsPerAddress``, since the start.
     public var refusedOverAddressCap: Int

@@ -3,18 +3,19 @@ import RelayCore
 /// Which connections give up their slot when the open connections near the total
 /// (``HTTPServerConfiguration/maxConnections``), so that a new client is still let in: from the watermark
 /// (90 % of the total) on, each new connection drops unfinished requests down to a little below it, the
-/// slowest and oldest first. A request whose handler runs, or whose answer is being written, is never a
-/// candidate: only connections waiting for a request's line and headers (an idle keep-alive connection
-/// among them) or for the rest of a body are.
+/// slowest and oldest first. A request whose handler runs is never a candidate: only connections waiting for
+/// a request's line and headers (an idle keep-alive connection among them), for the rest of a body, or for
+/// their client to take an answer are (a slow reader, ranked by the bytes it acknowledged since its first
+/// unacknowledged answer was queued).
 struct LoadShedding: Sendable, Equatable {
     /// A connection that may be dropped.
     struct Candidate: Sendable, Equatable {
         /// The caller's name for the connection.
         var key: UInt
         /// When it began waiting for what it still owes (its connection's start, the end of its previous
-        /// request, or the end of its headers).
+        /// request, the end of its headers, or the first answer its client has not taken).
         var since: ContinuousClock.Instant
-        /// Body bytes received since then; 0 while headers are awaited.
+        /// Body bytes received, or answer bytes acknowledged, since then; 0 while headers are awaited.
         var bytes: Int
     }
 

@@ -176,10 +176,8 @@ final class ServerCore: Sendable {
         version: String,
         context: RequestContext
     ) -> MHD_Result {
-        var headers = HTTPHeaders()
-        withUnsafeMutablePointer(to: &headers) { pointer in
-            _ = MHD_get_connection_values(connection, .HEADER_KIND, ServerCore.collectHeader, pointer)
-        }
+        let received = ReceivedHeaders.read(from: connection)
+        let headers = received.headers
         connections.headersReceived(connection)
         let remote = Self.numericAddress(cmhd_connection_client_address(connection))
         let client = proxies.clientAddress(peer: remote, forwardedFor: headers.values(for: "x-forwarded-for"))
@@ -194,11 +192,11 @@ final class ServerCore: Sendable {
             $0.path = String(path).removingPercentEncoding ?? String(path)
         }
         // Decided before any body byte is read (or `100 Continue` sent).
-        let verdict = headerCheck?(method, String(path).removingPercentEncoding ?? String(path), headers)
+        let verdict = headerCheck?(method, String(path).removingPercentEncoding ?? String(path), received.headers)
         var limit = configuration.maxBodyBytes
         if case .proceed(let routeLimit?) = verdict { limit = routeLimit }
         context.state.withLock { $0.bodyLimit = limit }
-        if let error = headerProblem(headers, method: method, version: version, limit: limit) {
+        if let error = headerProblem(received, method: method, version: version, limit: limit) {
             return refuse(error, on: connection, context: context)
         }
         if case .refuse(let error) = verdict { return refuse(error, on: connection, context: context) }
@@ -211,21 +209,24 @@ final class ServerCore: Sendable {
     /// - 400 `malformed_header`: a field name that is not a token (RFC 9110 §5.1), such as one with white
     ///   space before its colon, which RFC 9112 §5.1 requires a server to refuse: a proxy in front may read
     ///   the field (`Content-Length : 5`) where libmicrohttpd reads another name, and frame the body
-    ///   otherwise;
+    ///   otherwise; a control character in a value, obs-fold or a bare LF (``ReceivedHeaders``); a
+    ///   Content-Length that is not digits alone (RFC 9112 §6.3: `0\x0034` or `3x` is not a length);
     /// - 400 `missing_host`: an HTTP/1.1 request without Host (RFC 9112 §3.2; libmicrohttpd's strict mode
     ///   would answer with an HTML page whose status line and headers 0.9.75 writes twice);
     /// - headers where libmicrohttpd would guess (it reads the first of two values, and a proxy in front may
     ///   have read the other: request smuggling): 400 `conflicting_headers` for more than one Host (RFC
     ///   9112 §3.2) or Authorization (RFC 9110 §11.6.2 defines one credential), Content-Length values that
     ///   differ (RFC 9112 §6.3; repeats of one value are allowed), or Content-Length beside
-    ///   Transfer-Encoding (RFC 9112 §6.1 lets a server refuse it); 501 `unsupported_transfer_encoding` for a
-    ///   Transfer-Encoding other than `chunked` (RFC 9112 §6.1), which libmicrohttpd left unanswered until
-    ///   the connection timed out;
+    ///   Transfer-Encoding (RFC 9112 §6.1 lets a server refuse it); 501 `unsupported_transfer_encoding` for
+    ///   Transfer-Encoding other than one field `chunked` (RFC 9112 §6.1; any case, no white space after it,
+    ///   where libmicrohttpd reads no coding at all), which libmicrohttpd left unanswered until the
+    ///   connection timed out;
     /// - 413 when the announced Content-Length is over `limit` (the route's body limit, else the server's).
     ///
     /// Each is answered by ``refuse(_:on:context:)``, which closes the connection.
-    func headerProblem(_ headers: HTTPHeaders, method: String, version: String, limit: Int? = nil) -> HTTPError? {
+    func headerProblem(_ received: ReceivedHeaders, method: String, version: String, limit: Int? = nil) -> HTTPError? {
         let limit = limit ?? configuration.maxBodyBytes
+        let headers = received.headers
         if let methods, !methods.contains(method) {
             return HTTPError(
                 status: 501,
@@ -233,8 +234,8 @@ final class ServerCore: Sendable {
                 message: "The method is not one this server answers: \(methods.sorted().joined(separator: ", "))"
             )
         }
-        if headers.contains(where: { !Self.isToken($0.name) }) {
-            return .badRequest(code: "malformed_header", message: "A header field name is not a token (RFC 9110 §5.1)")
+        if let problem = received.problem {
+            return .badRequest(code: "malformed_header", message: problem)
         }
         if version == "HTTP/1.1", headers["host"] == nil {
             return .badRequest(code: "missing_host", message: "An HTTP/1.1 request needs a Host header")
@@ -242,21 +243,24 @@ final class ServerCore: Sendable {
         func conflict(_ message: String) -> HTTPError {
             HTTPError(status: 400, code: "conflicting_headers", message: message)
         }
-        /// The field's values as one comma-separated list (RFC 9110 §5.3), each trimmed.
+        /// The field's values as one comma-separated list (RFC 9110 §5.3), each trimmed of OWS (SP, HTAB).
         func list(_ name: String) -> [String] {
-            headers.values(for: name).flatMap { $0.split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces) }
+            headers.values(for: name).flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+                .map { $0.trimmingCharacters(in: Self.optionalWhiteSpace) }
         }
         for name in ["host", "authorization"] where headers.values(for: name).count > 1 {
             return conflict("The request has more than one \(name) header")
         }
         let lengths = list("content-length")
+        if lengths.contains(where: { $0.isEmpty || !$0.utf8.allSatisfy { (0x30...0x39).contains($0) } }) {
+            return .badRequest(code: "malformed_header", message: "Content-Length must be digits (RFC 9112 §6.3)")
+        }
         if Set(lengths).count > 1 { return conflict("The request's Content-Length values differ") }
-        let codings = list("transfer-encoding").map { $0.lowercased() }
+        let codings = headers.values(for: "transfer-encoding")
         if !codings.isEmpty, !lengths.isEmpty {
             return conflict("The request has both Content-Length and Transfer-Encoding")
         }
-        if !codings.isEmpty, codings != ["chunked"] {
+        if !codings.isEmpty, codings.map({ $0.lowercased() }) != ["chunked"] {
             return HTTPError(
                 status: 501,
                 code: "unsupported_transfer_encoding",
@@ -405,6 +409,7 @@ final class ServerCore: Sendable {
             logger.error("MHD_queue_response failed", ["request.id": info.id, "http.status": response.status])
             return result
         }
+        connections.answerQueued(connection)
         if let onResponse {
             let elapsed = ContinuousClock.now - context.started
             let milliseconds = elapsed.timeInterval * 1000
@@ -428,25 +433,8 @@ final class ServerCore: Sendable {
 
     // MARK: helpers
 
-    /// Whether `name` is an RFC 9110 §5.6.2 token: one or more of `!#$%&'*+-.^_`|~`, digits and letters.
-    static func isToken(_ name: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    true
-                default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-                }
-            }
-    }
-
-    static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
-        guard let cls, let key else { return .YES }
-        let headers = cls.assumingMemoryBound(to: HTTPHeaders.self)
-        headers.pointee.add(String(cString: key), value.map { String(cString: $0) } ?? "")
-        return .YES
-    }
+    /// RFC 9110 §5.6.3's OWS: SP and HTAB.
+    static let optionalWhiteSpace = CharacterSet(charactersIn: " \t")
 
     /// `"127.0.0.1"`, `"::1"`; `""` when unknown.
     static func numericAddress(_ address: UnsafePointer<sockaddr>?) -> String {

@@ -43,6 +43,70 @@ import Testing
 
     static let hello = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
 
+    /// 20 pipelined requests for 512 KiB answers each: 10 MiB, more than loopback's socket buffers hold.
+    static let pipelinedBig = String(repeating: "GET /big HTTP/1.1\r\nHost: t\r\n\r\n", count: 20)
+
+    static func bigRouter() -> Router {
+        var router = router()
+        let big = Data(repeating: UInt8(ascii: "z"), count: 512 * 1024)
+        router.get("/big") { _, _ in HTTPResponse(status: 200, body: big) }
+        return router
+    }
+
+    /// A client that pipelines large answers and never reads them is closed once it falls behind the pace
+    /// (after its grace), long before the inactivity timeout; one that reads them is served in full.
+    @Test func aClientNotTakingItsAnswersIsClosedAtThePace() async throws {
+        try await withServer(
+            configure: {
+                $0.minBodyBytesPerSecond = 1000
+                $0.bodyRateGraceSeconds = 1
+                $0.connectionTimeout = 120
+            },
+            handler: Self.bigRouter().handler
+        ) { server in
+            let reader = try RawConnection(port: server.port, receiveTimeout: 20)
+            await reader.write("GET /big HTTP/1.1\r\nHost: t\r\n\r\n" + Self.hello)
+            let read = await reader.read(until: "\r\n\r\nhello")
+            #expect(statusCode(read) == 200 && read.hasSuffix("hello"))
+            #expect(read.utf8.count > 512 * 1024, "the large answer came whole")
+
+            let slow = try RawConnection(port: server.port, receiveTimeout: 30, receiveBuffer: 2048)
+            await slow.write(Self.pipelinedBig)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while server.statistics.closedForSlowAnswer == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(server.statistics.closedForSlowAnswer == 1)
+            #expect(await slow.readsEndOfStream())
+        }
+    }
+
+    /// At the watermark, clients that stopped reading their answers are dropped (their handlers finished),
+    /// so a new client is answered though slow readers filled every slot.
+    @Test func nearTheTotalSlowReadersAreDropped() async throws {
+        try await withServer(
+            configure: {
+                $0.maxConnections = 10
+                $0.bodyRateGraceSeconds = 600
+                $0.connectionTimeout = 600
+            },
+            handler: Self.bigRouter().handler
+        ) { server in
+            var readers: [RawConnection] = []
+            for _ in 0..<10 {
+                let connection = try RawConnection(port: server.port, receiveTimeout: 20, receiveBuffer: 2048)
+                await connection.write(Self.pipelinedBig)
+                readers.append(connection)
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let newcomer = try RawConnection(port: server.port, receiveTimeout: 20)
+            await newcomer.write(Self.hello)
+            #expect(statusCode(await newcomer.read(until: "hello")) == 200)
+            #expect(server.statistics.shed >= 1)
+            withExtendedLifetime(readers) {}
+        }
+    }
+
     /// A body at 5 bytes a second is closed, without an answer, soon after its grace, long before its 30 s
     /// deadline; one at 400 bytes a second, over the asked 100, is answered.
     @Test func aBodyBelowThePaceIsClosedAndOneAboveItAnswered() async throws {

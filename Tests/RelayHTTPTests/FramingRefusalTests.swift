@@ -53,20 +53,22 @@ import Testing
 
     /// Each request is refused, the request pipelined behind it is not run, and the server closes the
     /// connection (the answer says `Connection: close` where the relay writes it).
-    @Test(arguments: [
-        // White space before a colon: `Content-Length : 5` is a field some proxies read and libmicrohttpd
-        // does not, so "hello" would be read as the next request.
-        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length : 5\r\n\r\nhello", 400, "malformed_header"),
-        ("GET /hello HTTP/1.1\r\nHost : t\r\n\r\n", 400, "malformed_header"),
-        ("GET /hello HTTP/1.1\r\nHost: t\r\nX-Tab\t: 1\r\n\r\n", 400, "malformed_header"),
-        ("GET /hello HTTP/1.1\r\nConnection: keep-alive\r\n\r\n", 400, "missing_host"),
-        ("GET /hello HTTP/1.1\r\nHost: t\r\nHost: u\r\n\r\n", 400, "conflicting_headers"),
-        ("BREW /hello HTTP/1.1\r\nHost: t\r\n\r\n", 501, "method_not_implemented"),
-        ("PATCH /hello HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello", 501, "method_not_implemented"),
-        ("GET /he%zz HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
-        ("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "unsupported_transfer_encoding"),
-        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1001\r\n\r\n", 413, "payload_too_large"),
-    ])
+    @Test(
+        arguments: [
+            // White space before a colon: `Content-Length : 5` is a field some proxies read and libmicrohttpd
+            // does not, so "hello" would be read as the next request.
+            ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length : 5\r\n\r\nhello", 400, "malformed_header"),
+            ("GET /hello HTTP/1.1\r\nHost : t\r\n\r\n", 400, "malformed_header"),
+            ("GET /hello HTTP/1.1\r\nHost: t\r\nX-Tab\t: 1\r\n\r\n", 400, "malformed_header"),
+            ("GET /hello HTTP/1.1\r\nConnection: keep-alive\r\n\r\n", 400, "missing_host"),
+            ("GET /hello HTTP/1.1\r\nHost: t\r\nHost: u\r\n\r\n", 400, "conflicting_headers"),
+            ("BREW /hello HTTP/1.1\r\nHost: t\r\n\r\n", 501, "method_not_implemented"),
+            ("PATCH /hello HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello", 501, "method_not_implemented"),
+            ("GET /he%zz HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
+            ("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "unsupported_transfer_encoding"),
+            ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1001\r\n\r\n", 413, "payload_too_large"),
+        ] + Self.malformedFields
+    )
     func aRefusedRequestClosesTheConnection(_ request: String, _ status: Int, _ code: String) async throws {
         try await Self.withCountingServer { server, hellos in
             let connection = try RawConnection(port: server.port, receiveTimeout: 5)
@@ -82,6 +84,62 @@ import Testing
             #expect(await connection.readsEndOfStream())
             #expect(hellos.value == 0)
             try await Self.expectServed(server, hellos)
+        }
+    }
+
+    /// Header bytes libmicrohttpd 0.9.75 lets through and a proxy in front may frame otherwise: obs-fold,
+    /// control characters in a value, a bare LF, a Content-Length that is not digits, a Transfer-Encoding
+    /// other than `chunked` alone. Each is followed by a body whose bytes would form a request if the
+    /// length were read otherwise. (A Content-Length that is not digits libmicrohttpd refuses by itself.)
+    static let malformedFields: [(String, Int, String)] = [
+        // obs-fold: libmicrohttpd appends the folded line to the field's name, and the length is lost.
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n x\r\n\r\n{x}", 400, "malformed_header"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\t3\r\n\r\n{x}", 400, "malformed_header"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n 34\r\n\r\n", 400, "malformed_header"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 34\r\n x\r\n\r\n", 400, "malformed_header"),
+        ("GET /hello HTTP/1.1\r\nHost: t\r\nX-A: 1\r\n  folded\r\n\r\n", 400, "malformed_header"),
+        // A bare CR, a NUL and other control characters inside a value.
+        ("GET /hello HTTP/1.1\r\nHost: x\rContent-Length: 34\r\n\r\n", 400, "malformed_header"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 0\u{0}34\r\n\r\n", 400, "malformed_header"),
+        (
+            "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\u{0}, gzip\r\n\r\n0\r\n\r\n", 400,
+            "malformed_header"
+        ),
+        ("GET /hello HTTP/1.1\r\nHost: t\r\nX-A: a\u{1}b\r\n\r\n", 400, "malformed_header"),
+        ("GET /hello HTTP/1.1\r\nHost: t\r\nX-A: a\u{7f}b\r\n\r\n", 400, "malformed_header"),
+        // A bare LF ending a header line that another follows.
+        ("GET /hello HTTP/1.1\r\nHost: t\nX-A: 1\r\n\r\n", 400, "malformed_header"),
+        // Transfer-Encoding other than one `chunked` (libmicrohttpd reads `chunked ` as no coding at all).
+        (
+            "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked \r\n\r\n0\r\n\r\n", 501,
+            "unsupported_transfer_encoding"
+        ),
+        (
+            "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked,\r\n\r\n0\r\n\r\n", 501,
+            "unsupported_transfer_encoding"
+        ),
+        (
+            "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "0\r\n\r\n", 501, "unsupported_transfer_encoding"
+        ),
+    ]
+
+    /// Lawful fields around the checks are served, and the connection kept: a repeated equal length, HTAB inside a value, `Chunked` in another case, trailing white space.
+    @Test(arguments: [
+        "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc",
+        "POST /echo HTTP/1.1\r\nHost: t\r\nX-A: a\tb \r\nContent-Length: 3\r\n\r\nabc",
+        "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding:  Chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+        "POST /echo HTTP/1.1\r\nHost: t\r\nX-Empty:\r\nContent-Length: 3\r\n\r\nabc",
+    ])
+    func lawfulFieldsAreServed(_ request: String) async throws {
+        try await Self.withCountingServer { server, hellos in
+            let connection = try RawConnection(port: server.port, receiveTimeout: 5)
+            await connection.write(request + Self.follower)
+            let raw = await connection.read(until: "hello")
+            #expect(statusCode(raw) == 200, "\(raw)")
+            #expect(raw.contains("abc"), "\(raw)")
+            #expect(raw.hasSuffix("hello"), "\(raw)")
+            #expect(hellos.value == 1)
         }
     }
 
@@ -105,6 +163,23 @@ import Testing
                 raw.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/") }.count == 1,
                 "one answer: \(raw)"
             )
+            #expect(await connection.readsEndOfStream())
+            #expect(hellos.value == 0)
+            try await Self.expectServed(server, hellos)
+        }
+    }
+
+    /// A Content-Length that is not digits, or lists values, libmicrohttpd answers itself with an HTML 400 (its
+    /// status line and headers written twice, in 0.9.75) and closes: the body is never read as a request.
+    @Test(arguments: ["3x", "+3", "3 3", "", "3,", "3, 4", " \t3 "])
+    func aContentLengthNotDigitsIsRefused(_ length: String) async throws {
+        try await Self.withCountingServer { server, hellos in
+            let connection = try RawConnection(port: server.port, receiveTimeout: 5)
+            let request = "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length:\(length)\r\n\r\n{x}"
+            await connection.write(request + Self.follower)
+            let raw = await connection.read()
+            #expect(statusCode(raw) == 400, "\(raw)")
+            #expect(!raw.contains("200 OK"), "\(raw)")
             #expect(await connection.readsEndOfStream())
             #expect(hellos.value == 0)
             try await Self.expectServed(server, hellos)

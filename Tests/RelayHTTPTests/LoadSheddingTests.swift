@@ -46,6 +46,18 @@ import Testing
         #expect(shedding.victims(among: candidates, count: 4, now: now) == [3, 2, 1, 4])
     }
 
+    /// A client that stopped reading its answers 8 s ago, having taken 2 KiB, goes before a body trickling
+    /// for 3 s and a new request; one taking its answers fast goes last.
+    @Test func aStalledAnswerGoesByHowLongItWaited() {
+        let candidates = [
+            candidate(1, age: 0.01),  // a new client
+            candidate(2, age: 8, bytes: 2048),  // a slow reader
+            candidate(3, age: 3, bytes: 30),  // trickling its body
+            candidate(4, age: 8, bytes: 4_000_000),  // a fast reader of large answers
+        ]
+        #expect(shedding.victims(among: candidates, count: 4, now: now) == [2, 3, 1, 4])
+    }
+
     @Test func equalShortfallsGoOldestFirst() {
         let candidates = [candidate(1, age: 3, bytes: 1024), candidate(2, age: 2)]
         #expect(shedding.victims(among: candidates, count: 1, now: now) == [1])

@@ -91,10 +91,13 @@ final class RawConnection: @unchecked Sendable {
     let fd: Int32
 
     /// Connects to 127.0.0.1:`port`, from `source` (any address of 127/8 is this machine's loopback) when
-    /// given.
-    init(port: Int, from source: String? = nil, receiveTimeout: Int = 10) throws {
+    /// given, with a receive buffer of `receiveBuffer` bytes when given (a slow reader's small window).
+    init(port: Int, from source: String? = nil, receiveTimeout: Int = 10, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         func call(_ address: String, port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
