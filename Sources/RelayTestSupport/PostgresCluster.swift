@@ -31,7 +31,8 @@ public final class PostgresCluster: Sendable {
     public static func shared() async throws -> PostgresCluster { try await started.value }
 
     /// A cluster of its own, for a test that stops or breaks its server (a stopped shared server would stall
-    /// the tests running beside it); it ends with the test process, like the shared one.
+    /// the tests running beside it); it is stopped and deleted when released (at the end of its test), or
+    /// by its watchdog when the test process ends first.
     /// - Throws: ``SpawnError`` as ``shared()``.
     public static func dedicated() async throws -> PostgresCluster { try await start() }
 
@@ -44,6 +45,14 @@ public final class PostgresCluster: Sendable {
         self.bin = bin
         self.asServerUser = asServerUser
         self.watchdog = watchdog
+    }
+
+    /// Stops the server and deletes its folder: releasing the cluster also ends its watchdog, which would
+    /// otherwise have done this when the test process ends.
+    deinit {
+        let command = asServerUser + ["\(bin)/pg_ctl", "stop", "-D", dataDirectory, "-m", "immediate", "-s"]
+        if let stop = try? ChildProcess(command[0], Array(command.dropFirst())) { _ = stop.waitForExit() }
+        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// A new, empty schema of the cluster's `postgres` database, as a libpq connection URI whose
