@@ -187,7 +187,8 @@ import Testing
     static func floodSession(connections: Int) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = connections
-        configuration.timeoutIntervalForRequest = 30
+        // A junk check may wait a whole webhook timeout for a call and then take the call itself.
+        configuration.timeoutIntervalForRequest = 120
         return URLSession(configuration: configuration)
     }
 
