@@ -111,7 +111,7 @@ extension PostgresStore {
             FROM jsonb_to_recordset($1::jsonb) AS e (id bigint, status text, reason text)
             WHERE dl.id = e.id
             """,
-            try Self.jsonList(ended),
+            try StoredValues.jsonList(ended),
             at
         )
     }
@@ -183,7 +183,7 @@ extension PostgresStore {
                 WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)
                     AND status = 'pending' AND lease_owner = $2
                 """,
-                try Self.jsonList(deliveryIds),
+                try StoredValues.jsonList(deliveryIds),
                 owner
             )
             if released.changed > 0 { try notifyOutbox() }
@@ -217,7 +217,7 @@ extension PostgresStore {
                     sent_at = $2, next_attempt_at = NULL, updated_at = $2, lease_until = NULL, lease_owner = NULL
                 WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)
                 """,
-                try Self.jsonList(sent),
+                try StoredValues.jsonList(sent),
                 at
             )
         }

@@ -44,7 +44,7 @@ extension PostgresStore {
             try db.query(
                 Self.joinSQL(list: true),
                 appId,
-                try Self.jsonList(rooms),
+                try StoredValues.jsonList(rooms),
                 userId,
                 nil,
                 at,

@@ -14,7 +14,7 @@ extension PostgresStore {
         try db.transaction {
             let rows = PostgresDittoRows(db: db) { n, recipients in
                 do {
-                    let userList = try Self.jsonList(recipients.userIds ?? [])
+                    let userList = try StoredValues.jsonList(recipients.userIds ?? [])
                     let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
                     if case .created = outcome { return true }
                     return false
@@ -84,7 +84,7 @@ struct PostgresDittoRows: DittoMirrorRows {
             room.name,
             room.messagesId,
             room.isGenerated,
-            try PostgresStore.jsonList(room.participants)
+            try StoredValues.jsonList(room.participants)
         )
     }
 
@@ -119,7 +119,7 @@ struct PostgresDittoRows: DittoMirrorRows {
                 """,
                 appId,
                 user.id,
-                try PostgresStore.jsonList(zip(rooms, readAt).map { SubscriptionRow(room_id: $0, read_at: $1) })
+                try StoredValues.jsonList(zip(rooms, readAt).map { SubscriptionRow(room_id: $0, read_at: $1) })
             )
         }
         let mentions = user.mentions.flatMap { room, ids in ids.map { MentionRow(room_id: room, message_id: $0) } }
@@ -133,7 +133,7 @@ struct PostgresDittoRows: DittoMirrorRows {
                 """,
                 appId,
                 user.id,
-                try PostgresStore.jsonList(mentions)
+                try StoredValues.jsonList(mentions)
             )
         }
     }

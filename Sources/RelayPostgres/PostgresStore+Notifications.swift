@@ -39,7 +39,7 @@ extension PostgresStore {
     ) async throws
         -> CreateOutcome
     {
-        let userList = try recipients.userIds.map { try Self.jsonList($0) }
+        let userList = try recipients.userIds.map { try StoredValues.jsonList($0) }
         // A race is lost at most once per key and message id: the next round finds the winner's rows.
         for _ in 0..<3 {
             do {

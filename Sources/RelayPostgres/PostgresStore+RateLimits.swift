@@ -10,7 +10,7 @@ extension PostgresStore {
     /// of the same user waits, then reads the buckets and counts this one left.
     public func takeUserRate(_ request: UserRateRequest, at now: Date) async throws -> UserRateRefusal? {
         let minute = UserRateLimit.minute(now)
-        let recipients = try Self.jsonList(request.recipients)
+        let recipients = try StoredValues.jsonList(request.recipients)
         return try db.transaction {
             try pruneRateRows(request, minute: minute, now: now)
             let stored = try request.buckets.map { rule in

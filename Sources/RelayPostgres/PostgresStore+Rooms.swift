@@ -63,7 +63,7 @@ extension PostgresStore {
             ) AS k
             """,
             appId,
-            try Self.jsonList(roomIds)
+            try StoredValues.jsonList(roomIds)
         )
     }
 
@@ -139,7 +139,7 @@ extension PostgresStore {
             """,
             appId,
             roomId,
-            try Self.jsonList(userIds)
+            try StoredValues.jsonList(userIds)
         )
         return (0..<rows.count).map { rows.string($0, 0) }
     }

@@ -43,7 +43,7 @@ extension PostgresStore {
             """,
             appId,
             userId,
-            try Self.jsonList(rooms)
+            try StoredValues.jsonList(rooms)
         )
         try limits.checkRooms(current: counts.int(0, 0), joining: counts.int(0, 1))
     }

@@ -157,8 +157,4 @@ public actor PostgresStore: Store {
 
     var now: Date { timeSource.now }
 
-    /// `values` as a JSON array, the form in which a statement takes a list (`jsonb_array_elements_text($n)`).
-    static func jsonList<T: Encodable>(_ values: [T]) throws -> String {
-        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
-    }
 }

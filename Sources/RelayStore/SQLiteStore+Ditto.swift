@@ -12,7 +12,7 @@ extension SQLiteStore {
     {
         try db.transaction {
             let rows = SQLiteDittoRows(db: db) { n, recipients in
-                let userList = String(decoding: try JSONEncoder().encode(recipients.userIds ?? []), as: UTF8.self)
+                let userList = try StoredValues.jsonList(recipients.userIds ?? [])
                 let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
                 if case .created = outcome { return true }
                 return false
@@ -67,7 +67,7 @@ struct SQLiteDittoRows: DittoMirrorRows {
     }
 
     func putRoom(appId: String, collection: String, room: DittoChatRoom, isDirect: Bool) throws {
-        let participants = String(decoding: try JSONEncoder().encode(room.participants), as: UTF8.self)
+        let participants = try StoredValues.jsonList(room.participants)
         try db.withStatement(
             """
             INSERT INTO ditto_rooms (app_id, collection, room_id, is_direct, name, messages_id, is_generated,

@@ -40,7 +40,7 @@ extension SQLiteStore {
     {
         let userList: String?
         if let userIds = recipients.userIds {
-            userList = String(decoding: try JSONEncoder().encode(userIds), as: UTF8.self)
+            userList = try StoredValues.jsonList(userIds)
         } else {
             userList = nil
         }

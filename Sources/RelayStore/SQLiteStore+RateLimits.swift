@@ -20,7 +20,7 @@ extension SQLiteStore {
                     return UserRateLimit.Bucket(microTokens: row.int64(0), updatedAt: row.int64(1))
                 }
             }
-            let recipients = String(decoding: try JSONEncoder().encode(request.recipients), as: UTF8.self)
+            let recipients = try StoredValues.jsonList(request.recipients)
             let pushes =
                 request.recipients.isEmpty ? [] : try pushCounts(request, recipients: recipients, minute: minute)
             let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)

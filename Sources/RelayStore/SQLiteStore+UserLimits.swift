@@ -35,7 +35,7 @@ extension SQLiteStore {
         ) { statement -> (Int, Int) in
             try statement.bind(1, appId)
             try statement.bind(2, userId)
-            try statement.bind(3, String(decoding: try JSONEncoder().encode(rooms), as: UTF8.self))
+            try statement.bind(3, try StoredValues.jsonList(rooms))
             return try statement.step() ? (statement.int(0), statement.int(1)) : (0, 0)
         }
         try limits.checkRooms(current: current, joining: joining)

@@ -81,3 +81,11 @@ package enum StoredValues {
         return nil
     }
 }
+
+extension StoredValues {
+    /// `values` as a JSON array's text: the form in which a statement of either engine takes a list
+    /// (SQLite `json_each`, PostgreSQL `jsonb_array_elements_text`).
+    public static func jsonList<T: Encodable>(_ values: [T]) throws -> String {
+        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 import RelayTestSupport
 import Testing
 
@@ -236,7 +237,7 @@ extension PostgresStore {
     /// Registers `tokens` (lowercase hex) for app `app` as the API would: token `i` for user
     /// `user<from + i>`, sandbox, member of `crowd` and of `r<(from + i) % rooms>`; one statement per table.
     func seedDevices(app: String, tokens: [String], from: Int, rooms: Int) throws {
-        let list = try Self.jsonList(tokens)
+        let list = try StoredValues.jsonList(tokens)
         try db.transaction {
             try db.query(
                 """
