@@ -77,10 +77,15 @@ extension HTTPRequest {
     }
 
     /// True for `application/json` and `<type>/<subtype>+json`, any case, parameters ignored.
-    static func isJSONMediaType(_ value: String) -> Bool {
-        let mediaType = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            .trimmingCharacters(in: .whitespaces).lowercased()
+    public static func isJSONMediaType(_ value: String) -> Bool {
+        let mediaType = mediaType(of: value)
         return mediaType == "application/json" || (mediaType.contains("/") && mediaType.hasSuffix("+json"))
+    }
+
+    /// The media type of a `Content-Type` value, lower case, without its parameters (`charset`).
+    public static func mediaType(of value: String) -> String {
+        value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            .trimmingCharacters(in: .whitespaces).lowercased()
     }
 
     static func httpError(for error: DecodingError) -> HTTPError {

@@ -923,6 +923,16 @@ extension OpenAPIDocument {
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "description": "`unsupported_media_type`: a `Content-Type` other than JSON or `application/x-ndjson`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }

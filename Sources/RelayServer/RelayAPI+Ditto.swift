@@ -59,8 +59,9 @@ extension RelayAPI {
     /// application/x-ndjson`), at most ``DittoEvent/maximumPerRequest``, applied in ONE transaction; answers
     /// 200 `{"applied","duplicates","ignored","notifications"}` after the commit.
     /// - Throws: ``HTTPError`` 401 / 409 as ``dittoIngestApp(_:)``; 401 `invalid_signature` for the API key
-    ///   of an app with `webhookSecret` without a valid signature; 400 `invalid_event` naming the first bad
-    ///   event's index (nothing applied).
+    ///   of an app with `webhookSecret` without a valid signature; 415 `unsupported_media_type` for a
+    ///   `Content-Type` neither JSON nor NDJSON; 400 `invalid_event` naming the first bad event's index (nothing
+    ///   applied).
     func dittoEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
         let (app, byAPIKey) = try dittoIngestApp(request.headers)
         guard let ditto = app.ditto else { throw HTTPError.internal() }
@@ -74,10 +75,16 @@ extension RelayAPI {
                 )
             } catch { throw HTTPError(status: 401, code: "invalid_signature", message: error.description) }
         }
-        let contentType = request.headers["content-type"]?.lowercased() ?? ""
+        let mediaType = request.headers["content-type"].map(HTTPRequest.mediaType(of:))
+        let ndjson = mediaType == "application/x-ndjson"
+        if let mediaType, !ndjson, !HTTPRequest.isJSONMediaType(mediaType) {
+            throw HTTPError.unsupportedMediaType(
+                message: "Content-Type must be application/json or application/x-ndjson"
+            )
+        }
         let events: [DittoEvent]
         do {
-            events = try DittoEvent.decodeRequest(request.body, ndjson: contentType.hasPrefix("application/x-ndjson"))
+            events = try DittoEvent.decodeRequest(request.body, ndjson: ndjson)
         } catch {
             throw HTTPError.badRequest(code: "invalid_event", message: error.description)
         }

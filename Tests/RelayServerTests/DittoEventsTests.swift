@@ -126,6 +126,25 @@ import Testing
         }
     }
 
+    @Test func aBodyNeitherJSONNorNDJSONIsRefusedUnread() async throws {
+        try await withRelayAndMock(configure: Self.withDitto()) { relay in
+            let body = try JSONSerialization.data(withJSONObject: Self.events(messageId: "m-1"))
+            for contentType in ["text/plain", "application/x-ndjsonx", "application/x-www-form-urlencoded"] {
+                let refused = try await relay.call(
+                    "POST",
+                    "/v1/ditto/events",
+                    body: body,
+                    key: Self.secret,
+                    headers: ["Content-Type": contentType]
+                )
+                #expect(refused.status == 415 && refused.text.contains("unsupported_media_type"), "\(contentType)")
+            }
+            let json = ["Content-Type": "application/json; charset=utf-8"]
+            let taken = try await relay.call("POST", "/v1/ditto/events", body: body, key: Self.secret, headers: json)
+            #expect(try taken.decode(Answer.self).applied == 4, "\(taken.text)")
+        }
+    }
+
     @Test func theRoutesOwnBodyLimitHoldsAboveAndBelowTheServers() async throws {
         try await withRelayAndMock(
             configure: { configuration in
