@@ -5,8 +5,9 @@ import RelayCrypto
 /// The outbox's way to APNs: renders a job as an APNs request, sends it with the app's client for the
 /// device's environment (``APNsSenders``) and decides its fate by ``RelayCore/APNsDecision``.
 ///
-/// The payload depends only on the notification, so it is encoded once and shared by all its deliveries
-/// (``RelayCore/NotificationContent/rendering(_:_:)``); the 4,096-byte rule is applied there, by
+/// The payload depends only on the notification and the badge, so it is encoded once per badge value and
+/// shared by those deliveries (``RelayCore/NotificationContent/rendering(_:_:)``); the 4,096-byte rule is
+/// applied there, by
 /// ``RelayCore/ChatPayload/encoded(limit:)``. An ExpiredProviderToken answer renews the provider token and
 /// sends once more at once (Apple, "Handling notification responses from APNs").
 public final class APNsTransport: PushTransport {
@@ -23,8 +24,11 @@ public final class APNsTransport: PushTransport {
         self.logger = logger
     }
 
-    /// The name of the APNs payload among a notification's renderings.
-    static let rendering = "apns-payload"
+    /// The name of the APNs payload among a notification's renderings: one per badge value, so the
+    /// deliveries of one count share their bytes.
+    static func rendering(badge: Int?) -> String {
+        badge.map { "apns-payload-badge-\($0)" } ?? "apns-payload"
+    }
 
     public func send(_ job: DeliveryJob) async -> PushResult {
         guard case .apns(let token) = job.token else {
@@ -33,8 +37,8 @@ public final class APNsTransport: PushTransport {
         let content = job.content
         let payload: Data
         do {
-            payload = try content.rendering(Self.rendering) {
-                try content.message.payload().encoded(limit: PushType.alert.maxPayloadBytes)
+            payload = try content.rendering(Self.rendering(badge: job.badge)) {
+                try job.payload().encoded(limit: PushType.alert.maxPayloadBytes)
             }
         } catch {
             return .fail(.rejected, status: nil, reason: APNsReason.payloadTooLarge.description)

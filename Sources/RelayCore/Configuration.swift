@@ -200,6 +200,9 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var userAuth: UserAuth?
         /// The app's Ditto change stream; with it, rooms, members and names come from Ditto.
         public var ditto: Ditto?
+        /// Each iOS alert carries `aps.badge` and each Android message `data.dittoChatUnread`: the
+        /// recipient's unread total when the push is sent. Default off.
+        public var badge: Bool
 
         public init(
             id: String,
@@ -214,7 +217,8 @@ public struct Configuration: Codable, Sendable, Equatable {
             roomMembership: RoomMembership = .open,
             limits: Limits = Limits(),
             userAuth: UserAuth? = nil,
-            ditto: Ditto? = nil
+            ditto: Ditto? = nil,
+            badge: Bool = false
         ) {
             self.id = id
             self.topic = topic
@@ -229,11 +233,12 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.limits = limits
             self.userAuth = userAuth
             self.ditto = ditto
+            self.badge = badge
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, topic, apiKeySHA256, apns, fcm, ttlSeconds, webhookSecret
-            case privacy, feedbackURL, roomMembership, limits, userAuth, ditto
+            case privacy, feedbackURL, roomMembership, limits, userAuth, ditto, badge
         }
 
         /// Also takes the deprecated flat APNs keys (see ``DeprecatedKeys``).
@@ -253,7 +258,8 @@ public struct Configuration: Codable, Sendable, Equatable {
                 roomMembership: try c.decodeIfPresent(RoomMembership.self, forKey: .roomMembership) ?? .open,
                 limits: try c.decodeIfPresent(Limits.self, forKey: .limits) ?? Limits(),
                 userAuth: try c.decodeIfPresent(UserAuth.self, forKey: .userAuth),
-                ditto: try c.decodeIfPresent(Ditto.self, forKey: .ditto)
+                ditto: try c.decodeIfPresent(Ditto.self, forKey: .ditto),
+                badge: try c.decodeIfPresent(Bool.self, forKey: .badge) ?? false
             )
         }
     }

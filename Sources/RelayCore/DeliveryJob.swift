@@ -15,6 +15,8 @@ public struct DeliveryJob: Sendable, Equatable {
     public var deviceRegisteredAt: Date
     /// What is sent, shared by every delivery of the notification.
     public var content: NotificationContent
+    /// The recipient's unread total when the job was claimed, for an app with `apps[].badge`; nil: no badge.
+    public var badge: Int?
 
     public init(
         deliveryId: Int64,
@@ -23,7 +25,8 @@ public struct DeliveryJob: Sendable, Equatable {
         environment: APNsEnvironment,
         attempts: Int,
         deviceRegisteredAt: Date,
-        content: NotificationContent
+        content: NotificationContent,
+        badge: Int? = nil
     ) {
         self.deliveryId = deliveryId
         self.appId = appId
@@ -32,6 +35,7 @@ public struct DeliveryJob: Sendable, Equatable {
         self.attempts = attempts
         self.deviceRegisteredAt = deviceRegisteredAt
         self.content = content
+        self.badge = badge
     }
 
     public var notificationId: UUID { content.id }
@@ -39,4 +43,12 @@ public struct DeliveryJob: Sendable, Equatable {
     /// The delivery's own id at the push service (apns-id), the same for every resend
     /// (``APNsIdentifier``).
     public var pushId: UUID { APNsIdentifier.forDelivery(deliveryId, of: content.id) }
+
+    /// The chat payload this device is sent: the message's (``ChatMessage/payload()``) with `aps.badge` set
+    /// to ``badge``. Every platform renders its push from it.
+    public func payload() -> ChatPayload {
+        var payload = content.message.payload()
+        payload.aps.badge = badge
+        return payload
+    }
 }

@@ -30,4 +30,24 @@ public struct DittoChatUser: Sendable, Equatable {
         }
         self.mentions = mentions
     }
+
+    private init(id: String, name: String?, subscriptions: [String: Subscription], mentions: [String: [String]]) {
+        self.id = id
+        self.name = name
+        self.subscriptions = subscriptions
+        self.mentions = mentions
+    }
+
+    /// The user with every read date later than `latest` moved back to `latest`: a read date in the
+    /// future (a device whose clock runs ahead) counts as a read at its arrival.
+    public func readDatesClamped(to latest: Date) -> DittoChatUser {
+        DittoChatUser(
+            id: id,
+            name: name,
+            subscriptions: subscriptions.mapValues {
+                if case .readAt(let date) = $0, date > latest { .readAt(latest) } else { $0 }
+            },
+            mentions: mentions
+        )
+    }
 }

@@ -55,14 +55,19 @@ public struct FCMMessage: Sendable, Equatable {
         self.tag = tag
     }
 
+    /// The `data` key of the recipient's unread total (the APNs payload's `aps.badge`), a decimal string.
+    public static let unreadKey = "dittoChatUnread"
+
     /// The message for a chat payload, with the same texts and keys as the APNs rendering: title and body
-    /// from its alert, and in `data` `dittoChatRoomId`, `dittoChatMessageId` and `imageUrl` when present;
+    /// from its alert, and in `data` `dittoChatRoomId`, `dittoChatMessageId`, `imageUrl` and (from
+    /// `aps.badge`) ``unreadKey`` when present;
     /// the tag is the message id's notification identifier. Give the payload uncut
     /// (``ChatMessage/payload(privacy:)``): ``encoded()`` cuts to FCM's own limit.
     public init(token: FCMRegistrationToken, chat payload: ChatPayload, ttlSeconds: Int) {
         var data = ["dittoChatRoomId": payload.dittoChatRoomId]
         data["dittoChatMessageId"] = payload.dittoChatMessageId
         data["imageUrl"] = payload.imageUrl
+        data[Self.unreadKey] = payload.aps.badge.map(String.init)
         self.init(
             token: token,
             title: payload.aps.alert?.title,

@@ -47,7 +47,7 @@ public final class FCMTransport: PushTransport {
         let sentAt = time.now
         let message = FCMMessage(
             token: token,
-            chat: job.content.message.payload(),
+            chat: job.payload(),
             ttlSeconds: min(job.content.secondsToLive(at: sentAt) ?? FCMLimits.maxTTLSeconds, FCMLimits.maxTTLSeconds)
         )
         let attempt: FCMDecision.Attempt

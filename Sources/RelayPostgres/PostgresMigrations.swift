@@ -273,5 +273,20 @@ enum PostgresMigrations {
         );
         CREATE INDEX ditto_seen_messages_by_age ON ditto_seen_messages (keep_until);
         """,
+        // 7: unread counts, as in the SQLite schema's step 17.
+        """
+        CREATE TABLE room_messages (
+            app_id      text NOT NULL,
+            room_id     text NOT NULL,
+            message_key text NOT NULL,
+            sender_id   text NOT NULL,
+            created_at  bigint NOT NULL,
+            archived    boolean NOT NULL,
+            PRIMARY KEY (app_id, room_id, message_key)
+        );
+        CREATE INDEX room_messages_by_time ON room_messages (app_id, room_id, created_at, sender_id, archived);
+        CREATE INDEX room_messages_by_age ON room_messages (created_at);
+        ALTER TABLE room_members ADD COLUMN read_at bigint;
+        """,
     ]
 }

@@ -47,7 +47,7 @@ extension PostgresStore {
         )
         SELECT l.id, l.token, l.attempts, d.state, d.environment, d.updated_at, d.unlinked_topics ? n.topic,
             d.retired_reason, d.platform, n.id, n.kind, n.message_id, n.room_id, n.sender_id, n.text, n.image_url,
-            n.room_name, n.sender_name, n.topic, n.expiration, n.created_at
+            n.room_name, n.sender_name, n.topic, n.expiration, n.created_at, l.user_id
         FROM leased AS l
         JOIN notifications AS n ON n.id = l.notification_id
         LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
@@ -70,6 +70,7 @@ extension PostgresStore {
         return try db.transaction {
             var jobs: [DeliveryJob] = []
             var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs
+            var userIds: [String] = []  // each job's recipient, for the badges
             while jobs.count < limit {
                 let wanted = limit - jobs.count
                 let rows = try db.query(Self.claimSQL, appId, now, wanted, leaseUntil, owner)
@@ -83,11 +84,14 @@ extension PostgresStore {
                     let content = try contents[id] ?? Self.readContent(rows, row, id: id)
                     contents[id] = content
                     jobs.append(try Self.readJob(rows, row, appId: appId, content: content))
+                    userIds.append(rows.string(row, 21))
                 }
                 try settle(ended, at: now)
                 if rows.count < wanted { break }
             }
-            return jobs
+            return try unreadPolicy.badged(jobs, userIds: userIds, appId: appId) {
+                try unreadTotals(appId: appId, userIds: $0)
+            }
         }
     }
 

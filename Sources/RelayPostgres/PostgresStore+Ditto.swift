@@ -237,6 +237,10 @@ struct PostgresDittoRows: DittoMirrorRows {
         return facts
     }
 
+    func indexMessage(appId: String, _ message: IndexedMessage) throws {
+        try PostgresStore.indexMessage(appId: appId, message, in: db)
+    }
+
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {
         try record(n, recipients)
     }

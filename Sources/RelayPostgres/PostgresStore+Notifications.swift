@@ -44,7 +44,14 @@ extension PostgresStore {
         for _ in 0..<3 {
             do {
                 return try db.transaction {
-                    try record(n, recipients: recipients, userList: userList, idempotencyKey: idempotencyKey)
+                    let outcome = try record(
+                        n,
+                        recipients: recipients,
+                        userList: userList,
+                        idempotencyKey: idempotencyKey
+                    )
+                    if case .created = outcome { try Self.indexMessage(appId: n.appId, IndexedMessage(n), in: db) }
+                    return outcome
                 }
             } catch is Raced {
                 continue

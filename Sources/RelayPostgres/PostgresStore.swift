@@ -32,6 +32,8 @@ public actor PostgresStore: Store {
     private let timeSource: any TimeSource
     /// Which apps' retirements queue feedback (``setFeedbackPolicy(_:)``); none until set.
     var feedbackPolicy = FeedbackPolicy.none
+    /// Where read positions come from and which apps' claims carry badges (``setUnreadPolicy(_:)``).
+    var unreadPolicy = UnreadPolicy.none
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

@@ -167,6 +167,7 @@ public final class Relay: Sendable {
         // Ignored process-wide, as servers do; writes then fail with EPIPE and are handled as errors.
         signal(SIGPIPE, SIG_IGN)
         await store.setFeedbackPolicy(feedback.policy)
+        await store.setUnreadPolicy(UnreadPolicy(apps: configuration.apps))
         try await store.claimInstance(instanceId)
         try await store.releaseLeases(owner: instanceId)
         let dispatcher = self.dispatcher

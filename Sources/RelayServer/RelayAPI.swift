@@ -57,6 +57,9 @@ public struct RelayAPI: Sendable {
         router.delete("/v1/rooms/{roomId}/members/{userId}") { request, parameters in
             try await leaveRoom(request, parameters)
         }
+        router.put("/v1/rooms/{roomId}/read/{userId}") { request, parameters in try await markRead(request, parameters)
+        }
+        router.get("/v1/users/{userId}/unread") { request, parameters in try await unread(request, parameters) }
         router.get("/v1/rooms/{roomId}/members") { request, parameters in try await roomMembers(request, parameters) }
         router.put("/v1/rooms/{roomId}") { request, parameters in try await setRoom(request, parameters) }
         router.get("/v1/rooms/{roomId}") { request, parameters in try await room(request, parameters) }

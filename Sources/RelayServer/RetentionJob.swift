@@ -4,7 +4,8 @@ import RelayStore
 
 /// Deletes the notifications none of whose deliveries is pending once they are older than
 /// ``RelayCore/Configuration/Storage/retentionHours``, with their deliveries and idempotency keys, and the
-/// devices retired longer ago than that, in bounded batches. Runs at most once per ``interval`` across every relay on the store
+/// devices retired longer ago than that, and the unread counts' indexed messages written longer ago than that
+/// (older messages no longer count as unread), in bounded batches. Runs at most once per ``interval`` across every relay on the store
 /// (``RelayStore/Store/claimPeriodicRun(job:owner:now:interval:)``): each relay asks every ``poll``, and only
 /// the one whose claim moves the next run forward deletes.
 struct RetentionJob: Sendable {
@@ -47,6 +48,13 @@ struct RetentionJob: Sendable {
             if batch < Self.batchSize { break }
         }
         if devices > 0 { logger.info("deleted retired devices", ["devices": devices]) }
+        var messages = 0
+        while !Task.isCancelled {
+            let batch = try await store.deleteIndexedMessages(before: cutoff, limit: Self.batchSize)
+            messages += batch
+            if batch < Self.batchSize { break }
+        }
+        if messages > 0 { logger.info("deleted indexed messages", ["messages": messages]) }
         return deleted
     }
 

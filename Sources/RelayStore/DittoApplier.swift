@@ -46,6 +46,9 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         switch kind {
         case .messages, .dmMessages:
             guard case .upsert = change else { return (kind, .ignored) }
+            if let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
+                try rows.indexMessage(appId: appId, indexed)
+            }
             return (kind, try applyMessage(document, in: collection, txnId: event.txnId))
         case .rooms, .dmRooms, .users:
             let removed: Bool
@@ -63,7 +66,8 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             case .applied: break
             }
             switch (kind, removed) {
-            case (.users, false): try rows.putUser(appId: appId, user: DittoChatUser(document))
+            case (.users, false):
+                try rows.putUser(appId: appId, user: DittoChatUser(document).readDatesClamped(to: at))
             case (.users, true): try rows.deleteUser(appId: appId, id: document.id)
             case (_, false):
                 try rows.putRoom(

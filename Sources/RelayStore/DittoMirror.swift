@@ -51,7 +51,10 @@ public protocol DittoMirror: Sendable {
     /// each document's state is replaced only by an event whose `txnId` is at least the one applied to it (an
     /// equal one with the same collection and `_id` is a duplicate), a `remove` leaves a tombstone, and a
     /// message document seen for the first time that the rule pushes becomes one notification with its
-    /// deliveries. Concurrent appliers (HTTP and Kafka, two relays) dedupe through unique keys.
+    /// deliveries. Every upsert of a message document enters its room's message index for the unread counts
+    /// (``RelayCore/IndexedMessage``; one that sets `isArchived` marks it archived), and a user document's
+    /// read dates later than `at` are kept as `at`.
+    /// Concurrent appliers (HTTP and Kafka, two relays) dedupe through unique keys.
     /// - Throws: ``StoreError``; then nothing of the batch is applied.
     func applyDittoEvents(
         _ events: [DittoEvent],

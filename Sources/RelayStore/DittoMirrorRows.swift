@@ -33,6 +33,8 @@ package protocol DittoMirrorRows {
     /// The mirror's facts about `message` of `appId`: its room, the sender's name, the room's subscribers and
     /// the users whose mentions list it.
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts
+    /// Adds a message to its room's index, or marks an indexed one archived (never back).
+    func indexMessage(appId: String, _ message: IndexedMessage) throws
     /// Records the notification and its deliveries with the engine's notification code.
     /// - Returns: whether it was made (false: a notification with its message id exists).
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool

@@ -453,5 +453,24 @@ enum SQLiteMigrations {
         ) WITHOUT ROWID;
         CREATE INDEX ditto_seen_messages_by_age ON ditto_seen_messages (keep_until);
         """,
+        // 17: unread counts (issue 22). `room_messages` indexes each room's messages (a webhook's by its
+        // notification id, a Ditto message by its `_id`) with time, sender and archived flag, so a user's
+        // unread count is a range of `room_messages_by_time` from its read position; rows older than
+        // `storage.retentionHours` are deleted by the retention job. `room_members.read_at` is a member's read
+        // position (NULL: its join time).
+        """
+        CREATE TABLE room_messages (
+            app_id      TEXT NOT NULL,
+            room_id     TEXT NOT NULL,
+            message_key TEXT NOT NULL,
+            sender_id   TEXT NOT NULL,
+            created_at  INTEGER NOT NULL,
+            archived    INTEGER NOT NULL,
+            PRIMARY KEY (app_id, room_id, message_key)
+        ) WITHOUT ROWID;
+        CREATE INDEX room_messages_by_time ON room_messages (app_id, room_id, created_at, sender_id, archived);
+        CREATE INDEX room_messages_by_age ON room_messages (created_at);
+        ALTER TABLE room_members ADD COLUMN read_at INTEGER;
+        """,
     ]
 }

@@ -51,6 +51,7 @@ extension SQLiteStore {
             let leased = try liveLeases(appId: appId, now: nowMilliseconds, after: cursor)
             var jobs: [DeliveryJob] = []
             jobs.reserveCapacity(limit)
+            var userIds: [String] = []  // each job's recipient, for the badges
             var notifications: [NotificationRun] = []  // one per notification, its content shared
             // The jobs taken since the last lease written, with the undeliverable rows ended among them.
             var run: LeaseRun?
@@ -88,6 +89,7 @@ extension SQLiteStore {
                         run = LeaseRun(nextAttemptAt: delivery.nextAttemptAt, first: delivery.id, last: delivery.id)
                     }
                     jobs.append(try delivery.job(notification.content))
+                    userIds.append(delivery.userId)
                 }
                 if due.count < wanted {
                     cursor = nil
@@ -95,7 +97,9 @@ extension SQLiteStore {
                 }
             }
             if let run { try lease(run, appId: appId, until: leaseUntil, owner: owner) }
-            return jobs
+            return try unreadPolicy.badged(jobs, userIds: userIds, appId: appId) {
+                try unreadTotals(appId: appId, userIds: $0)
+            }
         }
         claimCursors[appId] = cursor
         return jobs
@@ -183,7 +187,7 @@ extension SQLiteStore {
     private static let dueColumns = """
         SELECT dl.id, dl.app_id, dl.token, dl.attempts,
             d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason,
-            dl.next_attempt_at, d.platform
+            dl.next_attempt_at, d.platform, dl.user_id
         FROM deliveries AS dl
         LEFT JOIN devices AS d INDEXED BY devices_by_user_state
             ON d.app_id = dl.app_id AND d.user_id = dl.user_id AND d.token = dl.token
@@ -488,6 +492,8 @@ private struct DueDelivery {
     /// Epoch MILLISECONDS.
     var nextAttemptAt: Int64
     var platform: String
+    /// The user the delivery is for.
+    var userId: String
 
     init(_ row: SQLiteStatement) {
         id = row.int64(0)
@@ -501,6 +507,7 @@ private struct DueDelivery {
         retiredReason = row.optionalString(8)
         nextAttemptAt = row.int64(9)
         platform = row.optionalString(10) ?? ""
+        userId = row.string(11)
     }
 
     func job(_ content: NotificationContent) throws -> DeliveryJob {

@@ -238,6 +238,10 @@ struct SQLiteDittoRows: DittoMirrorRows {
         return facts
     }
 
+    func indexMessage(appId: String, _ message: IndexedMessage) throws {
+        try SQLiteStore.indexMessage(appId: appId, message, in: db)
+    }
+
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {
         try record(n, recipients)
     }

@@ -46,7 +46,9 @@ extension SQLiteStore {
         }
         do {
             return try db.transaction {
-                try record(n, recipients: recipients, userList: userList, idempotencyKey: idempotencyKey)
+                let outcome = try record(n, recipients: recipients, userList: userList, idempotencyKey: idempotencyKey)
+                if case .created = outcome { try Self.indexMessage(appId: n.appId, IndexedMessage(n), in: db) }
+                return outcome
             }
         } catch let exceeded as DailyBudget.Exceeded {
             return .overBudget(notificationId: n.id, retryAfterSeconds: exceeded.retryAfterSeconds)

@@ -28,6 +28,8 @@ public actor SQLiteStore: Store {
     private let timeSource: any TimeSource
     /// Which apps' retirements queue feedback (``setFeedbackPolicy(_:)``); none until set.
     var feedbackPolicy = FeedbackPolicy.none
+    /// Where read positions come from and which apps' claims carry badges (``setUnreadPolicy(_:)``).
+    var unreadPolicy = UnreadPolicy.none
     /// Where each app's last claim stopped (``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)``).
     var claimCursors: [String: ClaimCursor] = [:]
     /// The instance ids this store holds (``claimInstance(_:)``).

@@ -136,6 +136,8 @@ public protocol Store: ProviderTokenCache, DittoMirror {
     /// topics. Each delivery's apns-id is derived from the notification and delivery ids
     /// (``RelayCore/APNsIdentifier``). The message is stored as given and read back, whole, into every job's
     /// ``RelayCore/NotificationContent``.
+    /// The notification also enters its room's message index (``IndexedMessage``: key its id, time
+    /// `n.createdAt`) in the transaction, for the unread counts.
     /// Devices are selected inside the database: memory does not grow with the room.
     func createNotification(
         _ n: NewNotification,
@@ -155,7 +157,8 @@ public protocol Store: ProviderTokenCache, DittoMirror {
     /// deleted or registered again for another user (`failed`, `DeviceDeleted`), retired (`retired`, the
     /// device's retired reason), or the notification's topic unlinked from it (`failed`,
     /// `DeviceTokenNotForTopic`). Fewer than `limit` jobs
-    /// means no more of the app's were due.
+    /// means no more of the app's were due. For an app with badges (``UnreadPolicy/badgeAppIds``) each job
+    /// carries its recipient's unread total, counted in the claim's transaction.
     func claimDueDeliveries(
         appId: String,
         now: Date,
@@ -241,6 +244,26 @@ public protocol Store: ProviderTokenCache, DittoMirror {
 
     /// Feedback items queued, of all apps (a metric).
     func pendingFeedbackCount() async throws -> Int
+
+    // MARK: Read positions and unread counts
+
+    /// Sets where each app's read positions come from and which apps' claims carry badges. Until called,
+    /// positions come from memberships and no job carries a badge.
+    func setUnreadPolicy(_ policy: UnreadPolicy) async
+
+    /// Moves the member's read position of the room forward to `at` (a position never moves back; it starts
+    /// at the join time). The caller clamps `at` to its now.
+    /// - Returns: the position as stored; nil when the user is not a member (nothing is written).
+    func markRead(appId: String, roomId: String, userId: String, at: Date) async throws -> Date?
+
+    /// The user's unread messages (``UnreadSQL``): its total, and at most `roomLimit` rooms with unread
+    /// messages, most first. The positions are the app's per ``UnreadPolicy/dittoAppIds``. Counted in the
+    /// database by ranges of the message index: memory does not grow with a room.
+    func unreadCounts(appId: String, userId: String, roomLimit: Int) async throws -> UnreadCounts
+
+    /// Deletes up to `limit` indexed messages of any app written before `before`, in one transaction.
+    /// - Returns: how many were deleted (fewer than `limit`: no more were due).
+    func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int
 
     // MARK: State shared by relays
 

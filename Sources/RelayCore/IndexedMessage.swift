@@ -1,0 +1,44 @@
+import Foundation
+
+/// One message of a room as the unread counts see it: a row of the relay's per-room message index.
+///
+/// Unread for a user in a room is the number of such messages from others, not archived, written after its
+/// read position (the DittoChat SDK's rule over message documents).
+public struct IndexedMessage: Sendable, Equatable {
+    public var roomId: String
+    /// Names the message in its room: a Ditto message's `_id`, or a webhook notification's id.
+    public var key: String
+    public var senderId: String
+    /// When it was written, never later than its arrival at the relay.
+    public var createdAt: Date
+    /// Archived messages (`isArchived`, e.g. the original of a JS edit) do not count.
+    public var isArchived: Bool
+
+    public init(roomId: String, key: String, senderId: String, createdAt: Date, isArchived: Bool) {
+        self.roomId = roomId
+        self.key = key
+        self.senderId = senderId
+        self.createdAt = createdAt
+        self.isArchived = isArchived
+    }
+
+    /// The index row of a Ditto message document that arrived at `arrival`; nil for a document that is no
+    /// message: an edit or delete (it names `archivedMessage`, or is `isEdited`/`isDeleted`), or one without
+    /// a usable `_id`, `roomId`, `userId` or `createdOn`. `createdOn` is clamped to `arrival`.
+    public init?(dittoDocument document: DittoDocument, arrival: Date) {
+        let message = DittoChatMessage(document)
+        guard message.archivedMessage == nil, !message.isEdited, !message.isDeleted,
+            ChatMessage.idProblem(document.id) == nil,
+            let roomId = message.roomId, ChatMessage.idProblem(roomId) == nil,
+            let senderId = message.userId, ChatMessage.idProblem(senderId) == nil,
+            let written = message.createdOn
+        else { return nil }
+        self.init(
+            roomId: roomId,
+            key: document.id,
+            senderId: senderId,
+            createdAt: min(written, arrival),
+            isArchived: message.isArchived
+        )
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import RelayCore
+
+/// Where each app's read positions come from, and which apps' pushes carry the recipient's unread total.
+///
+/// The store starts with ``none``; the relay sets the policy from its configuration at start.
+public struct UnreadPolicy: Sendable, Equatable {
+    /// Apps with a Ditto stream (`apps[].ditto`): a user's read position of a room is its Ditto
+    /// `subscriptions[roomId]`. Every other app's is its membership's (join time, moved by `markRead`).
+    public var dittoAppIds: Set<String>
+    /// Apps with `apps[].badge`: each job a claim returns carries its recipient's total (``RelayCore/DeliveryJob/badge``).
+    public var badgeAppIds: Set<String>
+
+    public init(dittoAppIds: Set<String> = [], badgeAppIds: Set<String> = []) {
+        self.dittoAppIds = dittoAppIds
+        self.badgeAppIds = badgeAppIds
+    }
+
+    /// Positions from memberships for every app, no badges.
+    public static let none = UnreadPolicy()
+
+    /// The policy of `apps`.
+    public init(apps: [Configuration.App]) {
+        self.init(
+            dittoAppIds: Set(apps.filter { $0.ditto != nil }.map(\.id)),
+            badgeAppIds: Set(apps.filter(\.badge).map(\.id))
+        )
+    }
+
+    /// `jobs` of `appId` with their badges when the app has them: each job's recipient (`userIds`, in the
+    /// jobs' order) gets its total from `totals`, called once with the distinct recipients (a user with no
+    /// unread message has 0).
+    package func badged(
+        _ jobs: [DeliveryJob],
+        userIds: [String],
+        appId: String,
+        totals: ([String]) throws -> [String: Int]
+    ) rethrows -> [DeliveryJob] {
+        guard badgeAppIds.contains(appId), !jobs.isEmpty else { return jobs }
+        let counts = try totals(Array(Set(userIds)).sorted())
+        return zip(jobs, userIds).map { job, userId in
+            var job = job
+            job.badge = counts[userId] ?? 0
+            return job
+        }
+    }
+}

@@ -1,0 +1,111 @@
+/// The unread rule as SQL, written once for both engines: each gives how it spells a parameter and the
+/// user ids of a JSON list parameter.
+///
+/// A user's read positions are its Ditto subscriptions with a date (a Ditto app) or its memberships (from
+/// `read_at`, else the join time); a room at level none (today: a membership the user muted,
+/// ``countedRoom``) does not count. Unread in a room = the room's indexed messages (`room_messages`) from
+/// others, not archived, written after the position, counted by a range of the index from the position:
+/// never a loop over the room's members.
+package struct UnreadSQL: Sendable {
+    /// Parameter `n` (1 is the first).
+    package var parameter: @Sendable (Int) -> String
+    /// A query of one column `user_id`: the strings of the JSON array in the given parameter.
+    package var userIdsOfList: @Sendable (String) -> String
+
+    package init(
+        parameter: @escaping @Sendable (Int) -> String,
+        userIdsOfList: @escaping @Sendable (String) -> String
+    ) {
+        self.parameter = parameter
+        self.userIdsOfList = userIdsOfList
+    }
+
+    /// Whether position `p`'s room counts: not at level none. Today a muted membership is level none;
+    /// this is the one place that says so.
+    package static let countedRoom = """
+        NOT EXISTS (SELECT 1 FROM room_members AS x
+            WHERE x.app_id = p.app_id AND x.room_id = p.room_id AND x.user_id = p.user_id AND x.muted)
+        """
+
+    /// `counts (user_id, room_id, n)`: parameters 1 the app id, 2 a JSON list of user ids.
+    private func counts(fromDitto: Bool) -> String {
+        let app = parameter(1)
+        let positions =
+            fromDitto
+            ? """
+            SELECT s.app_id, s.user_id, s.room_id, s.read_at FROM users AS u
+            JOIN ditto_subscriptions AS s ON s.app_id = \(app) AND s.user_id = u.user_id
+            WHERE s.read_at IS NOT NULL
+            """
+            : """
+            SELECT m.app_id, m.user_id, m.room_id, coalesce(m.read_at, m.joined_at) FROM users AS u
+            JOIN room_members AS m ON m.app_id = \(app) AND m.user_id = u.user_id
+            """
+        return """
+            WITH users (user_id) AS (\(userIdsOfList(parameter(2)))),
+            positions (app_id, user_id, room_id, read_at) AS (\(positions)),
+            counts (user_id, room_id, n) AS (
+                SELECT p.user_id, p.room_id, (
+                    SELECT count(*) FROM room_messages AS msg
+                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND msg.created_at > p.read_at
+                        AND msg.sender_id <> p.user_id AND NOT msg.archived)
+                FROM positions AS p
+                WHERE \(Self.countedRoom)
+            )
+            """
+    }
+
+    /// One user's rooms with unread messages, most first (then by room id), at most parameter 3, each row
+    /// `room_id, n, total` (total: over all the user's rooms). Parameters 1 the app id, 2 a JSON list of
+    /// the one user id.
+    package func roomsSQL(fromDitto: Bool) -> String {
+        counts(fromDitto: fromDitto) + """
+
+            SELECT room_id, n, CAST(sum(n) OVER () AS BIGINT) FROM counts WHERE n > 0
+            ORDER BY n DESC, room_id LIMIT \(parameter(3))
+            """
+    }
+
+    /// Each listed user's total, as rows `user_id, total` (a user without a counted position has none).
+    /// Parameters 1 the app id, 2 a JSON list of user ids.
+    package func totalsSQL(fromDitto: Bool) -> String {
+        counts(fromDitto: fromDitto) + """
+
+            SELECT user_id, CAST(sum(n) AS BIGINT) FROM counts GROUP BY user_id
+            """
+    }
+
+    /// Adds a message to the index, or marks an indexed one archived (never back): parameters 1 app id,
+    /// 2 room id, 3 message key, 4 sender id, 5 time (epoch MILLISECONDS), 6 archived.
+    package var indexMessageSQL: String {
+        let p = parameter
+        return """
+            INSERT INTO room_messages (app_id, room_id, message_key, sender_id, created_at, archived)
+            VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(6)))
+            ON CONFLICT (app_id, room_id, message_key) DO UPDATE SET archived = excluded.archived
+                WHERE excluded.archived
+            """
+    }
+
+    /// Moves a member's read position forward, to parameter 4 (epoch MILLISECONDS) when it is later, and
+    /// returns the position: parameters 1 app id, 2 room id, 3 user id. No row: not a member.
+    package var markReadSQL: String {
+        let p = parameter
+        let at = "CAST(\(p(4)) AS BIGINT)"
+        return """
+            UPDATE room_members SET read_at = CASE WHEN coalesce(read_at, joined_at) < \(at) THEN \(at)
+                ELSE coalesce(read_at, joined_at) END
+            WHERE app_id = \(p(1)) AND room_id = \(p(2)) AND user_id = \(p(3))
+            RETURNING read_at
+            """
+    }
+
+    /// Deletes up to parameter 2 index rows of any app written before parameter 1 (epoch MILLISECONDS).
+    package var deleteOldMessagesSQL: String {
+        """
+        DELETE FROM room_messages WHERE (app_id, room_id, message_key) IN (
+            SELECT app_id, room_id, message_key FROM room_messages WHERE created_at < \(parameter(1))
+            LIMIT \(parameter(2)))
+        """
+    }
+}
