@@ -10,7 +10,7 @@ extension OpenAPIDocument {
     "title": "PushRelay API",
     "version": "1.0.0",
     "summary": "Registers APNs device tokens and FCM registration tokens and fans chat messages out to them over APNs and FCM.",
-    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join open rooms and mute or\nleave any room it is in as itself, send webhooks as itself to rooms it is a member of, and read the\nnotifications it sent. A refusal is 403 with its own code and changes nothing (another user's device or\nnotification is 404, as an unknown one); a user over one of its app's limits, or a client address with\ntoo many user-credential checks in flight or failed, gets 429 `rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon), a field value with a\n  control character other than HTAB (NUL, a bare CR), a folded field (obs-fold), a header line ended\n  by a bare LF, or a Content-Length that is not digits answers 400 `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
+    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join open rooms and mute or\nleave any room it is in as itself, mark its rooms read and read its unread counts, send webhooks as itself to rooms it is a member of, and read the\nnotifications it sent. A refusal is 403 with its own code and changes nothing (another user's device or\nnotification is 404, as an unknown one); a user over one of its app's limits, or a client address with\ntoo many user-credential checks in flight or failed, gets 429 `rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon), a field value with a\n  control character other than HTAB (NUL, a bare CR), a folded field (obs-fold), a header line ended\n  by a bare LF, or a Content-Length that is not digits answers 400 `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
   },
   "servers": [
     {
@@ -383,6 +383,55 @@ extension OpenAPIDocument {
         }
       }
     },
+    "/v1/users/{userId}/unread": {
+      "get": {
+        "tags": [
+          "rooms"
+        ],
+        "operationId": "getUnread",
+        "summary": "The user's unread messages, in total and by room.",
+        "description": "Unread in a room = the room's messages from others, not archived, written after the user's read\nposition there (the DittoChat SDK's rule). A room without a read position (for an app with a Ditto\nstream: a `subscriptions[roomId]` that is absent, null or no date) and a room the user muted count\nnothing. Messages older than `storage.retentionHours` no longer count. `rooms` lists only rooms with\nunread messages, the 1,000 most unread at most; `total` counts every room. A user reads only its own\n(403 `forbidden_user`); the backend anyone's.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/UserId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The counts.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Unread"
+                },
+                "example": {
+                  "total": 3,
+                  "rooms": {
+                    "general": 2,
+                    "dm-alice-bob": 1
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
     "/v1/rooms/{roomId}/members/{userId}": {
       "put": {
         "tags": [
@@ -483,6 +532,76 @@ extension OpenAPIDocument {
           },
           "409": {
             "$ref": "#/components/responses/ManagedByDitto"
+          }
+        }
+      }
+    },
+    "/v1/rooms/{roomId}/read/{userId}": {
+      "put": {
+        "tags": [
+          "rooms"
+        ],
+        "operationId": "markRoomRead",
+        "summary": "Moves the member's read position of the room forward to `at`.",
+        "description": "A member's position starts at its join and only moves forward: an earlier `at` changes nothing, and\nan `at` after the relay's clock counts as now. The answer is the position kept. A user marks only\nits own (403 `forbidden_user`); the backend anyone's. An app with a Ditto stream (`apps[].ditto`)\ntakes positions from Ditto's `subscriptions` and is answered 409 `managed_by_ditto`.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RoomId"
+          },
+          {
+            "$ref": "#/components/parameters/UserId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ReadMarker"
+              },
+              "example": {
+                "at": "2026-05-01T12:00:00.000Z"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The position kept.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ReadPosition"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
+          "404": {
+            "$ref": "#/components/responses/MemberNotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/ManagedByDitto"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
           }
         }
       }
@@ -1388,6 +1507,61 @@ extension OpenAPIDocument {
           }
         }
       },
+      "ReadMarker": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "at"
+        ],
+        "properties": {
+          "at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "RFC 3339; the moment up to which the user has read the room."
+          }
+        }
+      },
+      "ReadPosition": {
+        "type": "object",
+        "required": [
+          "roomId",
+          "userId",
+          "readAt"
+        ],
+        "properties": {
+          "roomId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "userId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "readAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          }
+        }
+      },
+      "Unread": {
+        "type": "object",
+        "required": [
+          "total",
+          "rooms"
+        ],
+        "properties": {
+          "total": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Unread messages in every room of the user."
+          },
+          "rooms": {
+            "type": "object",
+            "description": "Unread messages by room id; only rooms with some, the 1,000 most unread at most.",
+            "additionalProperties": {
+              "type": "integer",
+              "minimum": 1
+            }
+          }
+        }
+      },
       "RoomSettings": {
         "type": "object",
         "additionalProperties": false,
@@ -2118,6 +2292,34 @@ extension OpenAPIDocument {
                       "properties": {
                         "code": {
                           "const": "not_found"
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "MemberNotFound": {
+        "description": "`member_not_found`: the user is not a member of the room (nothing changed).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "member_not_found",
+                            "not_found"
+                          ]
                         }
                       }
                     }

@@ -2,9 +2,9 @@
 /// notification), with the columns of its rows in a ``StoreBatch``.
 ///
 /// The rows are JSON objects keyed by column name, the same for every engine: times are UNIX epoch
-/// MILLISECONDS (numbers), UUIDs lowercase text, tokens as their platform has them, `muted` a boolean,
-/// `unlinked_topics` an array of strings, `request_hash` PostgreSQL's hex text of bytes (`\x` and two
-/// lowercase hex digits a byte). Leases are not copied: a copied pending delivery or feedback item is
+/// MILLISECONDS (numbers), UUIDs lowercase text, tokens as their platform has them, `muted` and `archived`
+/// booleans, `unlinked_topics` an array of strings, `request_hash` PostgreSQL's hex text of bytes (`\x` and
+/// two lowercase hex digits a byte). Leases are not copied: a copied pending delivery or feedback item is
 /// claimable at once.
 public enum StoreTable: String, CaseIterable, Sendable {
     case devices
@@ -14,6 +14,7 @@ public enum StoreTable: String, CaseIterable, Sendable {
     case deliveries
     case idempotencyKeys = "idempotency_keys"
     case feedback
+    case roomMessages = "room_messages"
 
     /// The columns a row has, by name.
     public var columns: [String] {
@@ -23,7 +24,7 @@ public enum StoreTable: String, CaseIterable, Sendable {
                 "app_id", "token", "platform", "user_id", "environment", "state", "created_at", "updated_at",
                 "retired_at", "retired_reason", "apns_timestamp", "unlinked_topics",
             ]
-        case .roomMembers: ["app_id", "room_id", "user_id", "muted", "joined_at", "origin"]
+        case .roomMembers: ["app_id", "room_id", "user_id", "muted", "joined_at", "origin", "read_at"]
         case .rooms: ["app_id", "room_id", "membership", "updated_at"]
         case .notifications:
             [
@@ -41,6 +42,7 @@ public enum StoreTable: String, CaseIterable, Sendable {
                 "id", "app_id", "token", "platform", "user_id", "environment", "reason", "apns_timestamp",
                 "retired_at", "attempts", "next_attempt_at", "expires_at", "last_status", "last_error",
             ]
+        case .roomMessages: ["app_id", "room_id", "message_key", "sender_id", "created_at", "archived"]
         }
     }
 
@@ -53,6 +55,7 @@ public enum StoreTable: String, CaseIterable, Sendable {
         case .rooms: ["app_id", "room_id"]
         case .notifications, .deliveries, .feedback: ["id"]
         case .idempotencyKeys: ["app_id", "scope", "key"]
+        case .roomMessages: ["app_id", "room_id", "message_key"]
         }
     }
 
