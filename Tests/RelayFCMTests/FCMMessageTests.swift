@@ -101,4 +101,14 @@ import Testing
         zero.ttlSeconds = 0
         #expect(String(decoding: (try? zero.encoded()) ?? Data(), as: UTF8.self).contains(#""ttl":"0s""#))
     }
+
+    @Test func aBadgeBecomesTheUnreadDataKeyAsAString() throws {
+        var chat = ChatMessage(roomId: "room-7", senderId: "u1", content: .text("hi"), messageId: "msg-42").payload()
+        chat.aps.badge = 12
+        let message = FCMMessage(token: Self.token, chat: chat, ttlSeconds: 60)
+        #expect(message.data["dittoChatUnread"] == "12")
+        let data = try #require(try Self.object(try message.encoded())["data"] as? [String: String])
+        #expect(data == ["dittoChatRoomId": "room-7", "dittoChatMessageId": "msg-42", "dittoChatUnread": "12"])
+        #expect(Self.message().data["dittoChatUnread"] == nil)
+    }
 }

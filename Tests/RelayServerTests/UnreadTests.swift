@@ -66,13 +66,17 @@ import Testing
             try await relay.register(phone, user: "bob", rooms: ["general"])
             try await relay.register(android, user: "bob", rooms: ["general"], platform: "android")
             try await relay.register(randomToken(), user: "alice", rooms: ["general"])
+            // carol joins after the first message: her count starts there, so one notification renders two
+            // badges.
+            let carolsPhone = randomToken()
             for n in 1...3 {
                 try await Self.message(relay, "hi \(n)")
-                let apns = try await relay.mock.waitForRequests(count: n, timeout: .seconds(60))
-                #expect(try Self.badge(try #require(apns.last)) == n)
-                let fcm = try await relay.fcm.waitForRequests(count: n, timeout: .seconds(60))
-                #expect(try Self.unreadKey(try #require(fcm.last)) == "\(n)")
+                if n == 1 { try await relay.register(carolsPhone, user: "carol", rooms: ["general"]) }
             }
+            #expect(try relay.requests(to: phone).map(Self.badge) == [1, 2, 3])
+            #expect(try relay.requests(to: carolsPhone).map(Self.badge) == [1, 2])
+            let fcm = try await relay.fcm.waitForRequests(count: 3, timeout: .seconds(60))
+            #expect(try fcm.map(Self.unreadKey) == ["1", "2", "3"])
             #expect(try await Self.unread(relay, "bob") == Unread(total: 3, rooms: ["general": 3]))
             #expect(try await Self.unread(relay, "alice") == Unread(total: 0, rooms: [:]))
 
@@ -80,10 +84,10 @@ import Testing
             _ = try await Self.markRead(relay, "bob", at: Date())
             #expect(try await Self.unread(relay, "bob") == Unread(total: 0, rooms: [:]))
             try await Self.message(relay, "hi 4")
-            let apns = try await relay.mock.waitForRequests(count: 4, timeout: .seconds(60))
-            #expect(try Self.badge(try #require(apns.last)) == 1)
-            let fcm = try await relay.fcm.waitForRequests(count: 4, timeout: .seconds(60))
-            #expect(try Self.unreadKey(try #require(fcm.last)) == "1")
+            #expect(try relay.requests(to: phone).map(Self.badge) == [1, 2, 3, 1])
+            #expect(try relay.requests(to: carolsPhone).map(Self.badge) == [1, 2, 3])
+            let all = try await relay.fcm.waitForRequests(count: 4, timeout: .seconds(60))
+            #expect(try Self.unreadKey(try #require(all.last)) == "1")
         }
     }
 

@@ -1,0 +1,79 @@
+import Foundation
+import RelayCore
+import Testing
+
+/// What the unread counts take from a Ditto message document, the badge a job renders, and the setting.
+@Suite struct UnreadRenderingTests {
+    typealias R = DittoMessageRuleTests
+
+    @Test func aMessageDocumentIsIndexedWithItsCreatedOnClampedToItsArrival() throws {
+        let indexed = try #require(IndexedMessage(dittoDocument: R.document(), arrival: R.now))
+        #expect(
+            indexed
+                == IndexedMessage(
+                    roomId: "room-1",
+                    key: R.messageId,
+                    senderId: "alice",
+                    createdAt: R.now.addingTimeInterval(-10),
+                    isArchived: false
+                )
+        )
+        let ahead = IndexedMessage(dittoDocument: R.document(["createdOn": R.time(3600)]), arrival: R.now)
+        #expect(ahead?.createdAt == R.now)
+        let archived = IndexedMessage(dittoDocument: R.document(["isArchived": .bool(true)]), arrival: R.now)
+        #expect(archived?.isArchived == true)
+        // A message with no text still counts: the SDK counts documents, not texts.
+        #expect(IndexedMessage(dittoDocument: R.document(["text": nil]), arrival: R.now) != nil)
+    }
+
+    @Test(
+        arguments: [
+            ["archivedMessage": JSONValue.string("m-0")], ["isEdited": .bool(true)], ["isDeleted": .bool(true)],
+            ["roomId": nil], ["userId": nil], ["createdOn": nil], ["createdOn": .string("yesterday")],
+            ["roomId": .string("")],
+        ] as [[String: JSONValue?]]
+    )
+    func editsDeletesAndIncompleteDocumentsAreNoMessages(changes: [String: JSONValue?]) {
+        #expect(IndexedMessage(dittoDocument: R.document(changes), arrival: R.now) == nil)
+    }
+
+    static func job(badge: Int?) -> DeliveryJob {
+        DeliveryJob(
+            deliveryId: 7,
+            appId: "chat",
+            token: .apns(try! DeviceToken(parsing: String(repeating: "ab", count: 32))),
+            environment: .sandbox,
+            attempts: 0,
+            deviceRegisteredAt: R.now,
+            content: NotificationContent(
+                id: UUID(),
+                message: ChatMessage(roomId: "room-1", senderId: "alice", content: .text("hi"), messageId: "m-1"),
+                topic: "com.example.chat",
+                expiration: nil,
+                createdAt: R.now
+            ),
+            badge: badge
+        )
+    }
+
+    @Test func aJobsPayloadCarriesItsBadgeAndNoneWithout() throws {
+        let badged = try JSONSerialization.jsonObject(with: Self.job(badge: 4).payload().encoded()) as? [String: Any]
+        #expect((badged?["aps"] as? [String: Any])?["badge"] as? Int == 4)
+        let plain = Self.job(badge: nil).payload()
+        #expect(plain.aps.badge == nil && plain == Self.job(badge: nil).content.message.payload())
+        #expect(!String(decoding: plain.encoded(), as: UTF8.self).contains("badge"))
+        // 0 is a badge too: it clears the icon's number.
+        #expect(Self.job(badge: 0).payload().aps.badge == 0)
+    }
+
+    @Test func badgeIsOffUnlessAnAppSetsIt() throws {
+        let decoder = JSONDecoder()
+        let base = #"{"id":"chat","topic":"com.example.chat","apiKeySHA256":["\#(String(repeating: "a", count: 64))"]"#
+        #expect(try decoder.decode(Configuration.App.self, from: Data((base + "}").utf8)).badge == false)
+        let on = try decoder.decode(Configuration.App.self, from: Data((base + #","badge":true}"#).utf8))
+        #expect(on.badge)
+        #expect(throws: (any Error).self) {
+            try decoder.decode(Configuration.App.self, from: Data((base + #","badge":"yes"}"#).utf8))
+        }
+    }
+}
