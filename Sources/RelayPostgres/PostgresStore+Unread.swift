@@ -6,7 +6,8 @@ extension PostgresStore {
     /// ``RelayStore/UnreadSQL`` in PostgreSQL's spelling.
     static let unreadSQL = UnreadSQL(
         parameter: { "$\($0)" },
-        userIdsOfList: { "SELECT jsonb_array_elements_text(\($0)::jsonb)" }
+        userIdsOfList: { "SELECT jsonb_array_elements_text(\($0)::jsonb)" },
+        indexed: { _ in "" }
     )
 
     public func setUnreadPolicy(_ policy: UnreadPolicy) async {

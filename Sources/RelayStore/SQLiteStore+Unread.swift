@@ -5,7 +5,8 @@ extension SQLiteStore {
     /// ``UnreadSQL`` in SQLite's spelling.
     static let unreadSQL = UnreadSQL(
         parameter: { "?\($0)" },
-        userIdsOfList: { "SELECT value FROM json_each(\($0))" }
+        userIdsOfList: { "SELECT value FROM json_each(\($0))" },
+        indexed: { "INDEXED BY \($0)" }
     )
 
     public func setUnreadPolicy(_ policy: UnreadPolicy) async {
