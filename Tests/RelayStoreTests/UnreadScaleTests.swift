@@ -1,0 +1,97 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelayPostgres
+@testable import RelayStore
+
+/// Unread counts in a room of 100,000: the counting queries walk indexes from each listed user, never a
+/// room's members or the app's positions.
+@Suite struct UnreadScaleTests {
+    typealias F = StoreFixtures
+
+    /// The counts' query plans on SQLite: each listed user's positions by the per-user index, each room's
+    /// messages by a range of `room_messages_by_time` from the position.
+    @Test(arguments: [true, false]) func queryPlansSeekByUserAndRangeByTime(fromDitto: Bool) async throws {
+        let store = try SQLiteStore.temporary()
+        let plan = try await store.withConnection { db in
+            try db.withStatement("EXPLAIN QUERY PLAN " + SQLiteStore.unreadSQL.totalsSQL(fromDitto: fromDitto)) { row in
+                var lines: [String] = []
+                while try row.step() { lines.append(row.string(3)) }
+                return lines
+            }
+        }
+        let positions =
+            fromDitto
+            ? "SEARCH s USING INDEX ditto_subscriptions_by_user (app_id=? AND user_id=?)"
+            : "SEARCH m USING INDEX room_members_by_user (app_id=? AND user_id=?)"
+        #expect(plan.contains(positions), "\(plan)")
+        #expect(
+            plan.contains(
+                "SEARCH msg USING COVERING INDEX room_messages_by_time (app_id=? AND room_id=? AND created_at>?)"
+            ),
+            "\(plan)"
+        )
+        #expect(!plan.contains { $0.hasPrefix("SCAN") && !$0.contains("json_each") }, "\(plan)")
+    }
+
+    /// A badge app's claims of a 100,000-device room, each of whose members has 1,000 unread messages: prints
+    /// the time a claim of 1,000 jobs takes with their totals and without (no assertion on either).
+    @Test(arguments: StoreKind.allCases) func claimsOfAHundredThousandDeviceRoomCountTheirBadges(
+        kind: StoreKind
+    )
+        async throws
+    {
+        let store = try await kind.makeStore()
+        try await F.seedRoom("big", devices: 100_000, in: store)
+        try await Self.seedMessages(1000, room: "big", in: store)
+        _ = try await store.createNotification(
+            F.notification(room: "big", sender: "user-1", at: F.time(2000)),
+            recipients: .init(roomId: "big", excludeUserId: "user-1")
+        )
+        let clock = ContinuousClock()
+        var plain: [DeliveryJob] = []
+        let without = try await clock.measure {
+            plain = try await store.claimDueDeliveries(now: F.time(2000), limit: 1000, leaseSeconds: 30, owner: F.owner)
+        }
+        await store.setUnreadPolicy(UnreadPolicy(badgeAppIds: ["app-a"]))
+        var badged: [DeliveryJob] = []
+        let with = try await clock.measure {
+            badged = try await store.claimDueDeliveries(
+                now: F.time(2000),
+                limit: 1000,
+                leaseSeconds: 30,
+                owner: F.owner
+            )
+        }
+        #expect(plain.count == 1000 && plain.allSatisfy { $0.badge == nil })
+        // Each member has the 1,000 seeded messages and the notification's own.
+        #expect(badged.count == 1000 && badged.allSatisfy { $0.badge == 1001 })
+        print("[UnreadScaleTests] \(kind): a claim of 1000 jobs took \(without) without badges, \(with) with")
+    }
+
+    /// `count` indexed messages of `user-1` in `room`, one a second from t0 + 1 s, in one statement.
+    static func seedMessages(_ count: Int, room: String, in store: any Store) async throws {
+        switch store {
+        case let sqlite as SQLiteStore:
+            try await sqlite.execute(
+                """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+                INSERT INTO room_messages (app_id, room_id, message_key, sender_id, created_at, archived)
+                SELECT 'app-a', '\(room)', 'm-' || i, 'user-1', 1800000000000 + i * 1000, 0 FROM n;
+                """
+            )
+        case let postgres as PostgresStore:
+            try await postgres.execute(
+                """
+                INSERT INTO room_messages (app_id, room_id, message_key, sender_id, created_at, archived)
+                SELECT 'app-a', '\(room)', 'm-' || i, 'user-1', 1800000000000 + i * 1000, false
+                FROM generate_series(1, \(count)) AS i;
+                ANALYZE room_messages;
+                """
+            )
+        default:
+            preconditionFailure("no seeding for \(type(of: store))")
+        }
+    }
+}
