@@ -3,8 +3,9 @@ import RelayCore
 import RelayStore
 
 /// Deletes the notifications none of whose deliveries is pending once they are older than
-/// ``RelayCore/Configuration/Storage/retentionHours``, with their deliveries and idempotency keys, and the
-/// devices retired longer ago than that, in bounded batches. Runs at most once per ``interval`` across every relay on the store
+/// ``RelayCore/Configuration/Storage/retentionHours``, with their deliveries and idempotency keys, the
+/// devices retired longer ago than that, and each Ditto app's tombstones older than its
+/// ``RelayCore/Configuration/Ditto/tombstoneRetentionHours``, in bounded batches. Runs at most once per ``interval`` across every relay on the store
 /// (``RelayStore/Store/claimPeriodicRun(job:owner:now:interval:)``): each relay asks every ``poll``, and only
 /// the one whose claim moves the next run forward deletes.
 struct RetentionJob: Sendable {
@@ -24,6 +25,8 @@ struct RetentionJob: Sendable {
     let logger: Logger
     /// How often this relay asks whether the job is due.
     var poll: Duration = .seconds(60)
+    /// How long each app with a stream keeps its tombstones, by app id.
+    var tombstoneRetention: [String: Duration] = [:]
 
     /// Runs the job when it is due at the time source's now.
     /// - Returns: how many notifications were deleted; nil when the job was not due (another relay ran it).
@@ -47,6 +50,19 @@ struct RetentionJob: Sendable {
             if batch < Self.batchSize { break }
         }
         if devices > 0 { logger.info("deleted retired devices", ["devices": devices]) }
+        for (appId, kept) in tombstoneRetention.sorted(by: { $0.key < $1.key }) {
+            var tombstones = 0
+            while !Task.isCancelled {
+                let batch = try await store.purgeDittoTombstones(
+                    appId: appId,
+                    removedBefore: now - kept.timeInterval,
+                    limit: Self.batchSize
+                )
+                tombstones += batch
+                if batch < Self.batchSize { break }
+            }
+            if tombstones > 0 { logger.info("deleted Ditto tombstones", ["app.id": appId, "tombstones": tombstones]) }
+        }
         return deleted
     }
 
