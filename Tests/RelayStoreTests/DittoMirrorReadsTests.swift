@@ -121,4 +121,24 @@ import Testing
         )
         #expect(counts.ignored == 1)
     }
+
+    @Test func aTombstoneOfAVersionSixteenDatabaseCountsFromTheMigration() async throws {
+        try await F.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("v16.sqlite").path
+            try FeedbackStoreTests.oldDatabase(
+                at: path,
+                version: 16,
+                rows: """
+                    INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed)
+                    VALUES ('app-a', 'users', 'bob', 7, 1), ('app-a', 'users', 'carol', 5, 0);
+                    """
+            )
+            let store = try SQLiteStore(path: path, logger: .disabled())
+            #expect(store.schemaVersion == SQLiteMigrations.steps.count)
+            let now = Date()
+            #expect(try await store.purgeDittoTombstones(appId: "app-a", removedBefore: now - 3600, limit: 10) == 0)
+            #expect(try await store.purgeDittoTombstones(appId: "app-a", removedBefore: now + 3600, limit: 10) == 1)
+            #expect(try await F.count("ditto_documents", in: store) == 1)
+        }
+    }
 }
