@@ -273,5 +273,13 @@ enum PostgresMigrations {
         );
         CREATE INDEX ditto_seen_messages_by_age ON ditto_seen_messages (keep_until);
         """,
+        // 7: when a tombstone was written, as in the SQLite schema's step 17.
+        """
+        ALTER TABLE ditto_documents ADD COLUMN removed_at bigint;
+        UPDATE ditto_documents SET removed_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+        WHERE removed;
+        CREATE INDEX ditto_documents_by_removal ON ditto_documents (app_id, removed_at)
+            WHERE removed_at IS NOT NULL;
+        """,
     ]
 }

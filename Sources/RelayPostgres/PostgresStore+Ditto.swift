@@ -40,22 +40,25 @@ struct PostgresDittoRows: DittoMirrorRows {
         collection: String,
         id: String,
         txnId: UInt64,
-        removed: Bool
+        removedAt: Date?
     ) throws
         -> DittoDocumentWrite
     {
         let txn = Int64(clamping: txnId)
         let changed = try db.query(
             """
-            INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed) VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT (app_id, collection, doc_id) DO UPDATE SET txn_id = excluded.txn_id, removed = excluded.removed
+            INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed, removed_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (app_id, collection, doc_id) DO UPDATE SET txn_id = excluded.txn_id,
+                removed = excluded.removed, removed_at = excluded.removed_at
                 WHERE ditto_documents.txn_id < excluded.txn_id
             """,
             appId,
             collection,
             id,
             txn,
-            removed
+            removedAt != nil,
+            removedAt
         )
         if changed.changed > 0 { return .applied }
         let recorded = try db.query(
@@ -195,24 +198,7 @@ struct PostgresDittoRows: DittoMirrorRows {
 
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts {
         var facts = DittoMessageFacts()
-        let room = try db.query(
-            """
-            SELECT room_id, is_direct, name, messages_id, is_generated, participants::text FROM ditto_rooms
-            WHERE app_id = $1 AND room_id = $2 ORDER BY is_direct DESC, collection LIMIT 1
-            """,
-            appId,
-            message.roomId
-        )
-        if room.count > 0 {
-            facts.room = DittoMirrorRow.room(
-                id: room.string(0, 0),
-                isDirect: room.bool(0, 1),
-                name: room.optionalString(0, 2),
-                messagesId: room.optionalString(0, 3),
-                isGenerated: room.bool(0, 4),
-                participants: room.string(0, 5)
-            )
-        }
+        facts.room = try db.dittoRoom(appId: appId, roomId: message.roomId)
         let sender = try db.query(
             "SELECT name FROM ditto_users WHERE app_id = $1 AND user_id = $2",
             appId,

@@ -56,6 +56,8 @@ struct MemberList: Encodable {
     var members: [String]
     /// The `offset` of the next page; none on the last.
     var nextOffset: Int?
+    /// `ditto` when the members are the app's Ditto mirror's; none for the relay's own.
+    var source: String?
 }
 
 /// `PUT /v1/rooms/{roomId}` body.
@@ -71,4 +73,10 @@ struct RoomSettings: ClosedJSONBody {
 struct RoomView: Encodable {
     var roomId: String
     var membership: String
+    /// The mirrored room's `name` (an app with a stream).
+    var name: String?
+    /// Whether the mirrored room is a DM room (an app with a stream).
+    var direct: Bool?
+    /// `ditto` when the room is the app's Ditto mirror's.
+    var source: String?
 }

@@ -494,6 +494,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "listRoomMembers",
         "summary": "A page of the room's members' user ids, by user id (empty for an unknown room).",
+        "description": "For an app with a Ditto stream (`apps[].ditto`) the members are the mirror's: a DM room's\n`participants`, else the users whose `subscriptions[roomId]` is set; the answer then has `source`\n`ditto`. A user reads only rooms it is a member of (else 403 `not_a_member`).\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RoomId"
@@ -544,6 +545,13 @@ extension OpenAPIDocument {
                       "type": "integer",
                       "minimum": 1,
                       "description": "The `offset` of the next page; absent on the last."
+                    },
+                    "source": {
+                      "type": "string",
+                      "enum": [
+                        "ditto"
+                      ],
+                      "description": "`ditto`: the members are the app's Ditto mirror's; absent for the relay's own."
                     }
                   }
                 }
@@ -639,6 +647,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "getRoom",
         "summary": "The room's membership rule (its own, else the app's); a user must be a member.",
+        "description": "For an app with a Ditto stream (`apps[].ditto`) the room is the mirror's: `membership` `closed`\n(nobody joins through the relay), its `name`, `direct` for a DM room and `source` `ditto`; 404\n`not_found` when the mirror holds no such room. A user must be a member by Ditto's rule (a DM room's\nparticipant, else subscribed), else 403 `not_a_member`, whether or not the room exists.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RoomId"
@@ -654,6 +663,9 @@ extension OpenAPIDocument {
                 }
               }
             }
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
@@ -1420,6 +1432,21 @@ extension OpenAPIDocument {
           },
           "membership": {
             "$ref": "#/components/schemas/RoomMembership"
+          },
+          "name": {
+            "type": "string",
+            "description": "The mirrored room's `name` (an app with a Ditto stream; absent when the room has none)."
+          },
+          "direct": {
+            "type": "boolean",
+            "description": "Whether the mirrored room is a DM room (of `dm_rooms`); an app with a Ditto stream only."
+          },
+          "source": {
+            "type": "string",
+            "enum": [
+              "ditto"
+            ],
+            "description": "`ditto`: the room is the app's Ditto mirror's; absent for the relay's own rooms."
           }
         }
       },

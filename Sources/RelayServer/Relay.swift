@@ -97,7 +97,13 @@ public final class Relay: Sendable {
             retention: .seconds(configuration.storage.retentionHours * 3600),
             owner: instanceId,
             time: time,
-            logger: logger.with(["component": "retention"])
+            logger: logger.with(["component": "retention"]),
+            tombstoneRetention: Dictionary(
+                configuration.apps.compactMap { app in
+                    app.ditto.map { (app.id, Duration.seconds($0.tombstoneRetentionHours * 3600)) }
+                },
+                uniquingKeysWith: { first, _ in first }
+            )
         )
         let dittoConsumers = Self.dittoConsumers(
             configuration,

@@ -1,5 +1,6 @@
 import RelayCore
 import RelayHTTP
+import RelayStore
 
 extension RelayAPI {
     /// An app with a stream (`apps[].ditto`) takes its rooms and members from Ditto, so the relay's own
@@ -17,5 +18,21 @@ extension RelayAPI {
     /// webhook stores and sends nothing (an app that still forwards the delegate does not double its pushes).
     static func dittoWebhookAnswer() throws -> HTTPResponse {
         try .json(status: 202, WebhookAccepted(notificationId: nil, devices: 0, source: "ditto"))
+    }
+
+    /// The mirrored room as `GET /v1/rooms/{roomId}` shows it for an app with a stream: `membership`
+    /// `closed` (nobody joins through the relay), the room's `name`, `direct` for a DM room, `source` `ditto`.
+    /// - Throws: ``HTTPError`` 404 `not_found` when the mirror holds no room of that id.
+    func dittoRoomView(_ caller: Caller, roomId: String) async throws -> RoomView {
+        guard let room = try await store.dittoRoom(appId: caller.app.id, roomId: roomId) else {
+            throw HTTPError.notFound(message: "No room '\(roomId)' in the app's Ditto mirror")
+        }
+        return RoomView(
+            roomId: roomId,
+            membership: RoomMembership.closed.rawValue,
+            name: room.document.name,
+            direct: room.isDirect,
+            source: "ditto"
+        )
     }
 }

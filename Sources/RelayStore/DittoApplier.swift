@@ -55,7 +55,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
                 collection: collection,
                 id: document.id,
                 txnId: event.txnId,
-                removed: removed
+                removedAt: removed ? at : nil
             )
             switch write {
             case .duplicate: return (kind, .duplicate)

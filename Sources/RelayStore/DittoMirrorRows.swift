@@ -4,15 +4,15 @@ import RelayCore
 /// What a store engine does to its Ditto mirror tables, each call one set-based statement or a few, all
 /// inside the transaction of one batch (``DittoApplier`` decides what to call, so the rules live once).
 package protocol DittoMirrorRows {
-    /// Records `txnId` as the applied change of a mirrored document (`removed`: its tombstone) when it is
-    /// higher than the one recorded, through one insert … on conflict update (concurrent appliers wait on
-    /// the row).
+    /// Records `txnId` as the applied change of a mirrored document when it is higher than the one
+    /// recorded, through one insert … on conflict update (concurrent appliers wait on the row). `removedAt`
+    /// is set for a remove: the document's tombstone, written then (the retention job deletes it later).
     func recordDocument(
         appId: String,
         collection: String,
         id: String,
         txnId: UInt64,
-        removed: Bool
+        removedAt: Date?
     ) throws
         -> DittoDocumentWrite
     /// Replaces the mirrored room `room` of `collection` (a DM room when `isDirect`).

@@ -453,5 +453,14 @@ enum SQLiteMigrations {
         ) WITHOUT ROWID;
         CREATE INDEX ditto_seen_messages_by_age ON ditto_seen_messages (keep_until);
         """,
+        // 17: a tombstone records when it was written (`removed_at`, ms; NULL for a live document), so the
+        // retention job deletes tombstones older than `apps[].ditto.tombstoneRetentionHours`. Tombstones
+        // written before this step count from the step's run.
+        """
+        ALTER TABLE ditto_documents ADD COLUMN removed_at INTEGER;
+        UPDATE ditto_documents SET removed_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000 WHERE removed = 1;
+        CREATE INDEX ditto_documents_by_removal ON ditto_documents (app_id, removed_at)
+            WHERE removed_at IS NOT NULL;
+        """,
     ]
 }
