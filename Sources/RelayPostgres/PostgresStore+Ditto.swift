@@ -11,7 +11,8 @@ extension PostgresStore {
     )
         async throws -> DittoApplyCounts
     {
-        try db.transaction {
+        // Two appliers (relays, or HTTP and Kafka) lock the same documents in their batches' orders.
+        try db.retryingTransaction {
             let rows = PostgresDittoRows(db: db) { n, recipients in
                 do {
                     let userList = try StoredValues.jsonList(recipients.userIds ?? [])

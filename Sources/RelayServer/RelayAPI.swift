@@ -76,11 +76,14 @@ public struct RelayAPI: Sendable {
         return router
     }
 
-    /// A store that cannot write just now (disk full, I/O error, locked past its busy timeout, read-only):
+    /// A store that cannot write just now (disk full, I/O error, locked past its busy timeout, a conflict
+    /// with concurrent writers that outlasted the retries, read-only):
     /// 503 `storage_unavailable` with `Retry-After`, since the same call may well succeed later. Nothing was
     /// recorded (every write is one transaction).
     static func storageUnavailable(_ error: any Error) -> HTTPError? {
-        guard let error = error as? StoreError, [.io, .busy, .readOnly].contains(error.code) else { return nil }
+        guard let error = error as? StoreError, [.io, .busy, .conflict, .readOnly].contains(error.code) else {
+            return nil
+        }
         return HTTPError(
             status: 503,
             code: "storage_unavailable",
