@@ -273,5 +273,16 @@ enum PostgresMigrations {
         );
         CREATE INDEX ditto_seen_messages_by_age ON ditto_seen_messages (keep_until);
         """,
+        // 7: an app's pending `requeryRequired`, as in the SQLite schema's step 17.
+        """
+        CREATE TABLE ditto_requeries (
+            app_id           text PRIMARY KEY,
+            txn_id           bigint NOT NULL,
+            completed_txn_id bigint NOT NULL DEFAULT 0,
+            requested_at     bigint NOT NULL,
+            lease_owner      text,
+            lease_until      bigint
+        );
+        """,
     ]
 }

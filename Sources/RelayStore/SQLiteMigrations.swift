@@ -453,5 +453,18 @@ enum SQLiteMigrations {
         ) WITHOUT ROWID;
         CREATE INDEX ditto_seen_messages_by_age ON ditto_seen_messages (keep_until);
         """,
+        // 17: an app's pending `requeryRequired` (issue 21): the highest requery txnId received, the highest one
+        // whose re-read completed (pending while below `txn_id`), and the re-read's lease (one relay at a time;
+        // `lease_until` in ms, taken over once it passed).
+        """
+        CREATE TABLE ditto_requeries (
+            app_id           TEXT PRIMARY KEY NOT NULL,
+            txn_id           INTEGER NOT NULL,
+            completed_txn_id INTEGER NOT NULL DEFAULT 0,
+            requested_at     INTEGER NOT NULL,
+            lease_owner      TEXT,
+            lease_until      INTEGER
+        ) WITHOUT ROWID;
+        """,
     ]
 }
