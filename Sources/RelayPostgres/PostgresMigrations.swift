@@ -281,5 +281,16 @@ enum PostgresMigrations {
         CREATE INDEX ditto_documents_by_removal ON ditto_documents (app_id, removed_at)
             WHERE removed_at IS NOT NULL;
         """,
+        // 8: an app's pending `requeryRequired`, as in the SQLite schema's step 18.
+        """
+        CREATE TABLE ditto_requeries (
+            app_id           text PRIMARY KEY,
+            txn_id           bigint NOT NULL,
+            completed_txn_id bigint NOT NULL DEFAULT 0,
+            requested_at     bigint NOT NULL,
+            lease_owner      text,
+            lease_until      bigint
+        );
+        """,
     ]
 }

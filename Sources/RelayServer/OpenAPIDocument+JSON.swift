@@ -85,7 +85,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "getReadiness",
         "summary": "Readiness (the storage takes a write), with the apps' push endpoints summed up.",
-        "description": "Ready while the storage takes a write (checked at most once a second, whatever the number of\ncalls). The apps' push endpoints are probed too; here `checks` has `storage` and `push` (`ok`, or\n`N of M failing`) and names no app: the admin listener (`http.admin`) answers the same path with a\ncheck per app (`apns:<appId>`, `fcm:<appId>`). An endpoint that cannot be reached does not make the\nrelay unavailable (its pushes wait in the outbox while other apps' go out).\n",
+        "description": "Ready while the storage takes a write (checked at most once a second, whatever the number of\ncalls). The apps' push endpoints are probed too; here `checks` has `storage` and `push` (`ok`, or\n`N of M failing`) and names no app: the admin listener (`http.admin`) answers the same path with a\ncheck per app (`apns:<appId>`, `fcm:<appId>`, and `ditto:<appId>` for an app with `apps[].ditto`:\n`ok`, or `degraded (…)` while a `requeryRequired` waits for its re-read). An endpoint that cannot be\nreached does not make the relay unavailable (its pushes wait in the outbox while other apps' go out).\n",
         "security": [],
         "responses": {
           "200": {

@@ -462,5 +462,18 @@ enum SQLiteMigrations {
         CREATE INDEX ditto_documents_by_removal ON ditto_documents (app_id, removed_at)
             WHERE removed_at IS NOT NULL;
         """,
+        // 18: an app's pending `requeryRequired`: the highest requery txnId received, the highest one
+        // whose re-read completed (pending while below `txn_id`), and the re-read's lease (one relay at a time;
+        // `lease_until` in ms, taken over once it passed).
+        """
+        CREATE TABLE ditto_requeries (
+            app_id           TEXT PRIMARY KEY NOT NULL,
+            txn_id           INTEGER NOT NULL,
+            completed_txn_id INTEGER NOT NULL DEFAULT 0,
+            requested_at     INTEGER NOT NULL,
+            lease_owner      TEXT,
+            lease_until      INTEGER
+        ) WITHOUT ROWID;
+        """,
     ]
 }

@@ -17,7 +17,7 @@ import RelayCore
 /// (``releaseLeases(owner:)``) or hands them back (``releaseClaims(_:owner:)``).
 ///
 /// - Throws: every call throws ``StoreError`` (`.busy`, `.io`, `.constraint`, …) when the backend fails.
-public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads {
+public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoRequeries {
     /// Registers `token` (its platform with it) for `userId`, or re-registers it, and joins the user to
     /// `rooms` as `origin` made them; one transaction.
     ///
