@@ -292,5 +292,25 @@ enum PostgresMigrations {
             lease_until      bigint
         );
         """,
+        // 9: notification levels, as in the SQLite schema's step 19 (a muted member is a member at level
+        // `none`).
+        """
+        CREATE TABLE room_levels (
+            app_id  text NOT NULL,
+            room_id text NOT NULL,
+            user_id text NOT NULL,
+            level   text NOT NULL CHECK (level IN ('all', 'mentions', 'none')),
+            PRIMARY KEY (app_id, room_id, user_id)
+        );
+        CREATE TABLE user_settings (
+            app_id  text NOT NULL,
+            user_id text NOT NULL,
+            notify  text NOT NULL CHECK (notify IN ('all', 'mentions', 'none')),
+            PRIMARY KEY (app_id, user_id)
+        );
+        INSERT INTO room_levels (app_id, room_id, user_id, level)
+        SELECT app_id, room_id, user_id, 'none' FROM room_members WHERE muted;
+        ALTER TABLE room_members DROP COLUMN muted;
+        """,
     ]
 }

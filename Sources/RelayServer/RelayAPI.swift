@@ -51,6 +51,12 @@ public struct RelayAPI: Sendable {
         router.post("/v1/devices") { request, _ in try await registerDevice(request) }
         router.delete("/v1/devices/{token}") { request, parameters in try await deleteDevice(request, parameters) }
         router.get("/v1/users/{userId}/devices") { request, parameters in try await userDevices(request, parameters) }
+        router.get("/v1/users/{userId}/settings") { request, parameters in
+            try await userSettings(request, parameters)
+        }
+        router.put("/v1/users/{userId}/settings") { request, parameters in
+            try await setUserSettings(request, parameters)
+        }
         router.put("/v1/rooms/{roomId}/members/{userId}") { request, parameters in
             try await joinRoom(request, parameters)
         }

@@ -475,5 +475,26 @@ enum SQLiteMigrations {
             lease_until      INTEGER
         ) WITHOUT ROWID;
         """,
+        // 19: notification levels. A user's own level for a room is a row of `room_levels`, apart
+        // from its membership, since an app whose members Ditto holds keeps levels for users who are no
+        // member rows; `user_settings` holds a user's default. A muted member is a member at level `none`.
+        """
+        CREATE TABLE room_levels (
+            app_id  TEXT NOT NULL,
+            room_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            level   TEXT NOT NULL CHECK (level IN ('all', 'mentions', 'none')),
+            PRIMARY KEY (app_id, room_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE user_settings (
+            app_id  TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            notify  TEXT NOT NULL CHECK (notify IN ('all', 'mentions', 'none')),
+            PRIMARY KEY (app_id, user_id)
+        ) WITHOUT ROWID;
+        INSERT INTO room_levels (app_id, room_id, user_id, level)
+        SELECT app_id, room_id, user_id, 'none' FROM room_members WHERE muted <> 0;
+        ALTER TABLE room_members DROP COLUMN muted;
+        """,
     ]
 }
