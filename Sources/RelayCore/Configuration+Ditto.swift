@@ -17,6 +17,9 @@ extension Configuration {
         public var maxBodyBytes: Int?
         /// Ditto's HTTP API, for re-reading the mirrored collections after `requeryRequired`.
         public var httpAPI: HTTPAPI?
+        /// How long a removed document's tombstone is kept, in HOURS: an older upsert replayed within it
+        /// cannot bring the document back. The default is Kafka's default retention (`log.retention.hours`).
+        public var tombstoneRetentionHours: Int
 
         public init(
             kafka: Kafka? = nil,
@@ -24,7 +27,8 @@ extension Configuration {
             collections: DittoCollections = DittoCollections(),
             maxMessageAgeSeconds: Int = DittoMessageRule.defaultMaxMessageAgeSeconds,
             maxBodyBytes: Int? = nil,
-            httpAPI: HTTPAPI? = nil
+            httpAPI: HTTPAPI? = nil,
+            tombstoneRetentionHours: Int = Self.defaultTombstoneRetentionHours
         ) {
             self.kafka = kafka
             self.ingestSecretSHA256 = ingestSecretSHA256
@@ -32,10 +36,12 @@ extension Configuration {
             self.maxMessageAgeSeconds = maxMessageAgeSeconds
             self.maxBodyBytes = maxBodyBytes
             self.httpAPI = httpAPI
+            self.tombstoneRetentionHours = tombstoneRetentionHours
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case kafka, ingestSecretSHA256, collections, maxMessageAgeSeconds, maxBodyBytes, httpAPI
+            case tombstoneRetentionHours
         }
 
         public init(from decoder: any Decoder) throws {
@@ -48,7 +54,9 @@ extension Configuration {
                 maxMessageAgeSeconds: try c.decodeIfPresent(Int.self, forKey: .maxMessageAgeSeconds)
                     ?? DittoMessageRule.defaultMaxMessageAgeSeconds,
                 maxBodyBytes: try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes),
-                httpAPI: try c.decodeIfPresent(HTTPAPI.self, forKey: .httpAPI)
+                httpAPI: try c.decodeIfPresent(HTTPAPI.self, forKey: .httpAPI),
+                tombstoneRetentionHours: try c.decodeIfPresent(Int.self, forKey: .tombstoneRetentionHours)
+                    ?? Self.defaultTombstoneRetentionHours
             )
         }
 
@@ -61,6 +69,10 @@ extension Configuration {
         public static let maxEventsPerRequest = DittoEvent.maximumPerRequest
         /// The largest body `maxBodyBytes` may allow: 1,000 events of up to 64 KiB.
         public static let maxBodyBytesLimit = 64 << 20
+        /// `tombstoneRetentionHours` when unset: 7 days, Kafka's default `log.retention.hours`.
+        public static let defaultTombstoneRetentionHours = 168
+        /// The most `tombstoneRetentionHours` allows: 10 years.
+        public static let maxTombstoneRetentionHours = 87_600
 
         /// Every problem, each starting with `path` (`apps[0].ditto`).
         func problems(at path: String) -> [String] {
@@ -73,6 +85,9 @@ extension Configuration {
             }
             if !(0...86_400).contains(maxMessageAgeSeconds) {
                 problems.append("\(path).maxMessageAgeSeconds: must be 0...86400")
+            }
+            if !(1...Self.maxTombstoneRetentionHours).contains(tombstoneRetentionHours) {
+                problems.append("\(path).tombstoneRetentionHours: must be 1...\(Self.maxTombstoneRetentionHours)")
             }
             if let maxBodyBytes, !(1...Self.maxBodyBytesLimit).contains(maxBodyBytes) {
                 problems.append("\(path).maxBodyBytes: must be 1...\(Self.maxBodyBytesLimit)")

@@ -11,7 +11,8 @@ extension PostgresStore {
     )
         async throws -> DittoApplyCounts
     {
-        try db.transaction {
+        // Two appliers (relays, or HTTP and Kafka) lock the same documents in their batches' orders.
+        try db.retryingTransaction {
             let rows = PostgresDittoRows(db: db) { n, recipients in
                 do {
                     let userList = try StoredValues.jsonList(recipients.userIds ?? [])
@@ -40,22 +41,25 @@ struct PostgresDittoRows: DittoMirrorRows {
         collection: String,
         id: String,
         txnId: UInt64,
-        removed: Bool
+        removedAt: Date?
     ) throws
         -> DittoDocumentWrite
     {
         let txn = Int64(clamping: txnId)
         let changed = try db.query(
             """
-            INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed) VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT (app_id, collection, doc_id) DO UPDATE SET txn_id = excluded.txn_id, removed = excluded.removed
+            INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed, removed_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (app_id, collection, doc_id) DO UPDATE SET txn_id = excluded.txn_id,
+                removed = excluded.removed, removed_at = excluded.removed_at
                 WHERE ditto_documents.txn_id < excluded.txn_id
             """,
             appId,
             collection,
             id,
             txn,
-            removed
+            removedAt != nil,
+            removedAt
         )
         if changed.changed > 0 { return .applied }
         let recorded = try db.query(
@@ -195,24 +199,7 @@ struct PostgresDittoRows: DittoMirrorRows {
 
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts {
         var facts = DittoMessageFacts()
-        let room = try db.query(
-            """
-            SELECT room_id, is_direct, name, messages_id, is_generated, participants::text FROM ditto_rooms
-            WHERE app_id = $1 AND room_id = $2 ORDER BY is_direct DESC, collection LIMIT 1
-            """,
-            appId,
-            message.roomId
-        )
-        if room.count > 0 {
-            facts.room = DittoMirrorRow.room(
-                id: room.string(0, 0),
-                isDirect: room.bool(0, 1),
-                name: room.optionalString(0, 2),
-                messagesId: room.optionalString(0, 3),
-                isGenerated: room.bool(0, 4),
-                participants: room.string(0, 5)
-            )
-        }
+        facts.room = try db.dittoRoom(appId: appId, roomId: message.roomId)
         let sender = try db.query(
             "SELECT name FROM ditto_users WHERE app_id = $1 AND user_id = $2",
             appId,
@@ -239,6 +226,59 @@ struct PostgresDittoRows: DittoMirrorRows {
 
     func indexMessage(appId: String, _ message: IndexedMessage) throws {
         try PostgresStore.indexMessage(appId: appId, message, in: db)
+    }
+
+    func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
+        try db.query(
+            """
+            INSERT INTO ditto_requeries (app_id, txn_id, requested_at) VALUES ($1, $2, $3)
+            ON CONFLICT (app_id) DO UPDATE SET txn_id = excluded.txn_id, requested_at = excluded.requested_at
+                WHERE ditto_requeries.txn_id < excluded.txn_id
+            """,
+            appId,
+            Int64(clamping: txnId),
+            at
+        ).changed > 0
+    }
+
+    func deleteRooms(appId: String, collection: String, below txnId: UInt64) throws {
+        try db.query(
+            """
+            DELETE FROM ditto_rooms WHERE app_id = $1 AND collection = $2 AND room_id IN (
+                SELECT doc_id FROM ditto_documents
+                WHERE app_id = $1 AND collection = $2 AND txn_id < $3 AND NOT removed)
+            """,
+            appId,
+            collection,
+            Int64(clamping: txnId)
+        )
+    }
+
+    func deleteUsers(appId: String, collection: String, below txnId: UInt64) throws {
+        for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
+            try db.query(
+                """
+                DELETE FROM \(table) WHERE app_id = $1 AND user_id IN (
+                    SELECT doc_id FROM ditto_documents
+                    WHERE app_id = $1 AND collection = $2 AND txn_id < $3 AND NOT removed)
+                """,
+                appId,
+                collection,
+                Int64(clamping: txnId)
+            )
+        }
+    }
+
+    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int {
+        try db.query(
+            """
+            UPDATE ditto_documents SET txn_id = $3, removed = true
+            WHERE app_id = $1 AND collection = $2 AND txn_id < $3 AND NOT removed
+            """,
+            appId,
+            collection,
+            Int64(clamping: txnId)
+        ).changed
     }
 
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {

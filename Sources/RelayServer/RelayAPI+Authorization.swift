@@ -7,11 +7,17 @@ import RelayStore
 /// place for each, called by the handlers. The backend passes every membership rule, and the limits only
 /// when its app sets `limits.limitBackend`.
 extension RelayAPI {
-    /// Refuses a user who is not a member of the room.
+    /// Refuses a user who is not a member of the room: of the relay's, or for an app with a stream of the
+    /// Ditto mirror's (``RelayStore/DittoMirrorReads/isDittoMember(appId:roomId:userId:)``).
     /// - Throws: ``HTTPError`` 403 `not_a_member`.
     func requireMember(_ caller: Caller, roomId: String) async throws {
         guard let userId = caller.userId else { return }
-        guard try await store.member(appId: caller.app.id, roomId: roomId, userId: userId) != nil else {
+        let app = caller.app
+        let isMember =
+            app.ditto != nil
+            ? try await store.isDittoMember(appId: app.id, roomId: roomId, userId: userId)
+            : try await store.member(appId: app.id, roomId: roomId, userId: userId) != nil
+        guard isMember else {
             throw HTTPError(status: 403, code: "not_a_member", message: "You are not a member of room '\(roomId)'")
         }
     }

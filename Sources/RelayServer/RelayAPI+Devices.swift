@@ -131,19 +131,32 @@ extension RelayAPI {
         return try .json(DeviceList(devices: devices.map(DeviceView.init)))
     }
 
-    /// `PUT /v1/rooms/{roomId}/members/{userId}` with an optional `{"muted": Bool}`: 204. The backend adds
-    /// anyone (a membership closing the room keeps); a user joins only as itself and only open rooms, and
-    /// mutes or unmutes itself in any room it is a member of.
+    /// `PUT /v1/rooms/{roomId}/members/{userId}` with an optional `{"notify": "all" | "mentions" | "none" |
+    /// "default"}` (or the deprecated `{"muted": Bool}`): 204. The backend adds anyone (a membership closing
+    /// the room keeps); a user joins only as itself and only open rooms, and sets its own level in any room it
+    /// is a member of. An app with a stream takes only a level (``setDittoRoomLevel(_:roomId:userId:_:)``).
     func joinRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let (caller, roomId, userId) = try await membershipCall(request, parameters)
-        try requireMembershipFromRelay(caller, "Joining a room or muting it")
         let update = request.body.isEmpty ? MembershipUpdate() : try request.decode(MembershipUpdate.self)
+        let change = try update.levelChange()
+        if caller.app.ditto != nil {
+            return try await setDittoRoomLevel(caller, roomId: roomId, userId: userId, change)
+        }
         try await takeWriteLimit(caller, userId: userId)
         if caller.userId != nil, try await roomMembership(caller.app, roomId: roomId) == .closed {
-            guard
-                try await store.setMuted(appId: caller.app.id, roomId: roomId, userId: userId, muted: update.muted)
-                    != nil
-            else { throw roomClosed(roomId) }
+            let isMember =
+                if let change {
+                    try await store.setRoomLevel(
+                        appId: caller.app.id,
+                        roomId: roomId,
+                        userId: userId,
+                        change,
+                        membersOnly: true
+                    )
+                } else {
+                    try await store.member(appId: caller.app.id, roomId: roomId, userId: userId) != nil
+                }
+            guard isMember else { throw roomClosed(roomId) }
             return .noContent
         }
         let member = try await withinUserLimits(userId: userId) {
@@ -151,7 +164,7 @@ extension RelayAPI {
                 appId: caller.app.id,
                 roomId: roomId,
                 userId: userId,
-                muted: update.muted,
+                notify: change,
                 origin: membershipOrigin(caller),
                 at: time.now,
                 limits: userLimits(caller)
@@ -188,7 +201,8 @@ extension RelayAPI {
 
     /// `GET /v1/rooms/{roomId}/members?offset=N&limit=M`: `{"members": [userId]}` by user id, a page of at most
     /// `limit` (1...10,000, default 1000) from the `offset`-th (default 0), and `nextOffset` while more follow;
-    /// a user must be a member.
+    /// a user must be a member. For an app with a stream the members are the Ditto mirror's
+    /// (``RelayStore/DittoMirrorReads/dittoMembers(appId:roomId:offset:limit:)``), with `source` `ditto`.
     /// - Throws: ``HTTPError`` 400 `invalid_query` for a limit or offset out of range.
     func roomMembers(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
@@ -198,11 +212,17 @@ extension RelayAPI {
         let offset = try Validation.queryInteger(request, "offset", in: 0...Int(Int32.max)) ?? 0
         try await requireMember(caller, roomId: roomId)
         // One more than the page tells whether more follow.
-        let members = try await store.members(appId: caller.app.id, roomId: roomId, offset: offset, limit: limit + 1)
+        let fromDitto = caller.app.ditto != nil
+        let members =
+            fromDitto
+            ? try await store.dittoMembers(appId: caller.app.id, roomId: roomId, offset: offset, limit: limit + 1)
+            : try await store.members(appId: caller.app.id, roomId: roomId, offset: offset, limit: limit + 1)
+                .map(\.userId)
         return try .json(
             MemberList(
-                members: members.prefix(limit).map(\.userId),
-                nextOffset: members.count > limit ? offset + limit : nil
+                members: Array(members.prefix(limit)),
+                nextOffset: members.count > limit ? offset + limit : nil,
+                source: fromDitto ? "ditto" : nil
             )
         )
     }
@@ -225,10 +245,12 @@ extension RelayAPI {
     }
 
     /// `GET /v1/rooms/{roomId}`: the room's membership rule (its own, else the app's); a user must be a member.
+    /// For an app with a stream, the mirrored room (``dittoRoomView(_:roomId:)``).
     func room(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
         try await requireMember(caller, roomId: roomId)
+        if caller.app.ditto != nil { return try .json(try await dittoRoomView(caller, roomId: roomId)) }
         let membership = try await roomMembership(caller.app, roomId: roomId)
         return try .json(RoomView(roomId: roomId, membership: membership.rawValue))
     }

@@ -1,4 +1,4 @@
-/// What ``DittoMirrorRows/recordDocument(appId:collection:id:txnId:removed:)`` found.
+/// What ``DittoMirrorRows/recordDocument(appId:collection:id:txnId:removedAt:)`` found.
 package enum DittoDocumentWrite: Sendable, Equatable {
     /// The change is recorded: the caller applies it to the mirror.
     case applied

@@ -4,15 +4,15 @@ import RelayCore
 /// What a store engine does to its Ditto mirror tables, each call one set-based statement or a few, all
 /// inside the transaction of one batch (``DittoApplier`` decides what to call, so the rules live once).
 package protocol DittoMirrorRows {
-    /// Records `txnId` as the applied change of a mirrored document (`removed`: its tombstone) when it is
-    /// higher than the one recorded, through one insert … on conflict update (concurrent appliers wait on
-    /// the row).
+    /// Records `txnId` as the applied change of a mirrored document when it is higher than the one
+    /// recorded, through one insert … on conflict update (concurrent appliers wait on the row). `removedAt`
+    /// is set for a remove: the document's tombstone, written then (the retention job deletes it later).
     func recordDocument(
         appId: String,
         collection: String,
         id: String,
         txnId: UInt64,
-        removed: Bool
+        removedAt: Date?
     ) throws
         -> DittoDocumentWrite
     /// Replaces the mirrored room `room` of `collection` (a DM room when `isDirect`).
@@ -35,6 +35,19 @@ package protocol DittoMirrorRows {
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts
     /// Adds a message to its room's index, or marks an indexed one archived (never back).
     func indexMessage(appId: String, _ message: IndexedMessage) throws
+    /// Records `txnId` as `appId`'s pending requery when it is higher than the one recorded (insert … on
+    /// conflict update), requested at `at`.
+    /// - Returns: whether it was recorded (false: an equal or higher one was).
+    func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool
+    /// Removes the mirrored rooms of `collection` whose recorded txnId is below `txnId` and not removed.
+    func deleteRooms(appId: String, collection: String, below txnId: UInt64) throws
+    /// Removes the mirrored users (with their subscription and mention rows) of `collection` whose recorded
+    /// txnId is below `txnId` and not removed.
+    func deleteUsers(appId: String, collection: String, below txnId: UInt64) throws
+    /// Tombstones (at `txnId`) the documents of `collection` whose recorded txnId is below `txnId` and not
+    /// removed.
+    /// - Returns: how many.
+    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int
     /// Records the notification and its deliveries with the engine's notification code.
     /// - Returns: whether it was made (false: a notification with its message id exists).
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool

@@ -453,7 +453,50 @@ enum SQLiteMigrations {
         ) WITHOUT ROWID;
         CREATE INDEX ditto_seen_messages_by_age ON ditto_seen_messages (keep_until);
         """,
-        // 17: unread counts (issue 22). `room_messages` indexes each room's messages (a webhook's by its
+        // 17: a tombstone records when it was written (`removed_at`, ms; NULL for a live document), so the
+        // retention job deletes tombstones older than `apps[].ditto.tombstoneRetentionHours`. Tombstones
+        // written before this step count from the step's run.
+        """
+        ALTER TABLE ditto_documents ADD COLUMN removed_at INTEGER;
+        UPDATE ditto_documents SET removed_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000 WHERE removed = 1;
+        CREATE INDEX ditto_documents_by_removal ON ditto_documents (app_id, removed_at)
+            WHERE removed_at IS NOT NULL;
+        """,
+        // 18: an app's pending `requeryRequired`: the highest requery txnId received, the highest one
+        // whose re-read completed (pending while below `txn_id`), and the re-read's lease (one relay at a time;
+        // `lease_until` in ms, taken over once it passed).
+        """
+        CREATE TABLE ditto_requeries (
+            app_id           TEXT PRIMARY KEY NOT NULL,
+            txn_id           INTEGER NOT NULL,
+            completed_txn_id INTEGER NOT NULL DEFAULT 0,
+            requested_at     INTEGER NOT NULL,
+            lease_owner      TEXT,
+            lease_until      INTEGER
+        ) WITHOUT ROWID;
+        """,
+        // 19: notification levels. A user's own level for a room is a row of `room_levels`, apart
+        // from its membership, since an app whose members Ditto holds keeps levels for users who are no
+        // member rows; `user_settings` holds a user's default. A muted member is a member at level `none`.
+        """
+        CREATE TABLE room_levels (
+            app_id  TEXT NOT NULL,
+            room_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            level   TEXT NOT NULL CHECK (level IN ('all', 'mentions', 'none')),
+            PRIMARY KEY (app_id, room_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE user_settings (
+            app_id  TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            notify  TEXT NOT NULL CHECK (notify IN ('all', 'mentions', 'none')),
+            PRIMARY KEY (app_id, user_id)
+        ) WITHOUT ROWID;
+        INSERT INTO room_levels (app_id, room_id, user_id, level)
+        SELECT app_id, room_id, user_id, 'none' FROM room_members WHERE muted <> 0;
+        ALTER TABLE room_members DROP COLUMN muted;
+        """,
+        // 20: unread counts (issue 22). `room_messages` indexes each room's messages (a webhook's by its
         // notification id, a Ditto message by its `_id`) with time, sender and archived flag, so a user's
         // unread count is a range of `room_messages_by_time` from its read position; rows older than
         // `storage.retentionHours` are deleted by the retention job. `room_members.read_at` is a member's read

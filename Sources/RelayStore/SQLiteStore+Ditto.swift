@@ -34,15 +34,17 @@ struct SQLiteDittoRows: DittoMirrorRows {
         collection: String,
         id: String,
         txnId: UInt64,
-        removed: Bool
+        removedAt: Date?
     ) throws
         -> DittoDocumentWrite
     {
         let txn = Int64(clamping: txnId)
         let changed = try db.withStatement(
             """
-            INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed) VALUES (?1, ?2, ?3, ?4, ?5)
-            ON CONFLICT (app_id, collection, doc_id) DO UPDATE SET txn_id = excluded.txn_id, removed = excluded.removed
+            INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed, removed_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            ON CONFLICT (app_id, collection, doc_id) DO UPDATE SET txn_id = excluded.txn_id,
+                removed = excluded.removed, removed_at = excluded.removed_at
                 WHERE ditto_documents.txn_id < excluded.txn_id
             """
         ) { statement in
@@ -50,7 +52,8 @@ struct SQLiteDittoRows: DittoMirrorRows {
             try statement.bind(2, collection)
             try statement.bind(3, id)
             try statement.bind(4, txn)
-            try statement.bind(5, removed)
+            try statement.bind(5, removedAt != nil)
+            try statement.bind(6, removedAt)
             try statement.run()
             return db.changes
         }
@@ -191,24 +194,7 @@ struct SQLiteDittoRows: DittoMirrorRows {
 
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts {
         var facts = DittoMessageFacts()
-        facts.room = try db.withStatement(
-            """
-            SELECT room_id, is_direct, name, messages_id, is_generated, participants FROM ditto_rooms
-            WHERE app_id = ?1 AND room_id = ?2 ORDER BY is_direct DESC, collection LIMIT 1
-            """
-        ) { row in
-            try row.bind(1, appId)
-            try row.bind(2, message.roomId)
-            guard try row.step() else { return nil }
-            return DittoMirrorRow.room(
-                id: row.string(0),
-                isDirect: row.int(1) != 0,
-                name: row.optionalString(2),
-                messagesId: row.optionalString(3),
-                isGenerated: row.int(4) != 0,
-                participants: row.string(5)
-            )
-        }
+        facts.room = try db.dittoRoom(appId: appId, roomId: message.roomId)
         facts.senderName = try db.withStatement("SELECT name FROM ditto_users WHERE app_id = ?1 AND user_id = ?2") {
             try $0.bind(1, appId)
             try $0.bind(2, message.senderId)
@@ -240,6 +226,69 @@ struct SQLiteDittoRows: DittoMirrorRows {
 
     func indexMessage(appId: String, _ message: IndexedMessage) throws {
         try SQLiteStore.indexMessage(appId: appId, message, in: db)
+    }
+
+    func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
+        try db.withStatement(
+            """
+            INSERT INTO ditto_requeries (app_id, txn_id, requested_at) VALUES (?1, ?2, ?3)
+            ON CONFLICT (app_id) DO UPDATE SET txn_id = excluded.txn_id, requested_at = excluded.requested_at
+                WHERE ditto_requeries.txn_id < excluded.txn_id
+            """
+        ) {
+            try $0.bind(1, appId)
+            try $0.bind(2, Int64(clamping: txnId))
+            try $0.bind(3, at)
+            try $0.run()
+            return db.changes > 0
+        }
+    }
+
+    func deleteRooms(appId: String, collection: String, below txnId: UInt64) throws {
+        try db.withStatement(
+            """
+            DELETE FROM ditto_rooms WHERE app_id = ?1 AND collection = ?2 AND room_id IN (
+                SELECT doc_id FROM ditto_documents
+                WHERE app_id = ?1 AND collection = ?2 AND txn_id < ?3 AND removed = 0)
+            """
+        ) {
+            try $0.bind(1, appId)
+            try $0.bind(2, collection)
+            try $0.bind(3, Int64(clamping: txnId))
+            try $0.run()
+        }
+    }
+
+    func deleteUsers(appId: String, collection: String, below txnId: UInt64) throws {
+        for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
+            try db.withStatement(
+                """
+                DELETE FROM \(table) WHERE app_id = ?1 AND user_id IN (
+                    SELECT doc_id FROM ditto_documents
+                    WHERE app_id = ?1 AND collection = ?2 AND txn_id < ?3 AND removed = 0)
+                """
+            ) {
+                try $0.bind(1, appId)
+                try $0.bind(2, collection)
+                try $0.bind(3, Int64(clamping: txnId))
+                try $0.run()
+            }
+        }
+    }
+
+    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int {
+        try db.withStatement(
+            """
+            UPDATE ditto_documents SET txn_id = ?3, removed = 1
+            WHERE app_id = ?1 AND collection = ?2 AND txn_id < ?3 AND removed = 0
+            """
+        ) {
+            try $0.bind(1, appId)
+            try $0.bind(2, collection)
+            try $0.bind(3, Int64(clamping: txnId))
+            try $0.run()
+            return db.changes
+        }
     }
 
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {

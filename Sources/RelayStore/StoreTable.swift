@@ -2,13 +2,15 @@
 /// notification), with the columns of its rows in a ``StoreBatch``.
 ///
 /// The rows are JSON objects keyed by column name, the same for every engine: times are UNIX epoch
-/// MILLISECONDS (numbers), UUIDs lowercase text, tokens as their platform has them, `muted` and `archived`
-/// booleans, `unlinked_topics` an array of strings, `request_hash` PostgreSQL's hex text of bytes (`\x` and
-/// two lowercase hex digits a byte). Leases are not copied: a copied pending delivery or feedback item is
+/// MILLISECONDS (numbers), UUIDs lowercase text, tokens as their platform has them, `archived` a boolean,
+/// `unlinked_topics` an array of strings, `request_hash` PostgreSQL's hex text of bytes (`\x` and two
+/// lowercase hex digits a byte). Leases are not copied: a copied pending delivery or feedback item is
 /// claimable at once.
 public enum StoreTable: String, CaseIterable, Sendable {
     case devices
     case roomMembers = "room_members"
+    case roomLevels = "room_levels"
+    case userSettings = "user_settings"
     case rooms
     case notifications
     case deliveries
@@ -24,7 +26,9 @@ public enum StoreTable: String, CaseIterable, Sendable {
                 "app_id", "token", "platform", "user_id", "environment", "state", "created_at", "updated_at",
                 "retired_at", "retired_reason", "apns_timestamp", "unlinked_topics",
             ]
-        case .roomMembers: ["app_id", "room_id", "user_id", "muted", "joined_at", "origin", "read_at"]
+        case .roomMembers: ["app_id", "room_id", "user_id", "joined_at", "origin", "read_at"]
+        case .roomLevels: ["app_id", "room_id", "user_id", "level"]
+        case .userSettings: ["app_id", "user_id", "notify"]
         case .rooms: ["app_id", "room_id", "membership", "updated_at"]
         case .notifications:
             [
@@ -51,7 +55,8 @@ public enum StoreTable: String, CaseIterable, Sendable {
     public var key: [String] {
         switch self {
         case .devices: ["app_id", "token"]
-        case .roomMembers: ["app_id", "room_id", "user_id"]
+        case .roomMembers, .roomLevels: ["app_id", "room_id", "user_id"]
+        case .userSettings: ["app_id", "user_id"]
         case .rooms: ["app_id", "room_id"]
         case .notifications, .deliveries, .feedback: ["id"]
         case .idempotencyKeys: ["app_id", "scope", "key"]

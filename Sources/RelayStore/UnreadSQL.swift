@@ -2,10 +2,9 @@
 /// user ids of a JSON list parameter.
 ///
 /// A user's read positions are its Ditto subscriptions with a date (a Ditto app) or its memberships (from
-/// `read_at`, else the join time); a room at level none (today: a membership the user muted,
-/// ``countedRoom``) does not count. Unread in a room = the room's indexed messages (`room_messages`) from
-/// others, not archived, written after the position, counted by a range of the index from the position:
-/// never a loop over the room's members.
+/// `read_at`, else the join time); a room at level `none` (``countedRoom``) does not count. Unread in a
+/// room = the room's indexed messages (`room_messages`) from others, not archived, written after the
+/// position, counted by a range of the index from the position: never a loop over the room's members.
 package struct UnreadSQL: Sendable {
     /// Parameter `n` (1 is the first).
     package var parameter: @Sendable (Int) -> String
@@ -25,12 +24,9 @@ package struct UnreadSQL: Sendable {
         self.indexed = indexed
     }
 
-    /// Whether position `p`'s room counts: not at level none. Today a muted membership is level none;
-    /// this is the one place that says so.
-    package static let countedRoom = """
-        NOT EXISTS (SELECT 1 FROM room_members AS x
-            WHERE x.app_id = p.app_id AND x.room_id = p.room_id AND x.user_id = p.user_id AND x.muted)
-        """
+    /// Whether position `p`'s room counts: the user's level for it (``NotifyLevelSQL``) is not `none`.
+    package static let countedRoom =
+        NotifyLevelSQL.level(app: "p.app_id", room: "p.room_id", user: "p.user_id") + " <> 'none'"
 
     /// `counts (user_id, room_id, n)`: parameters 1 the app id, 2 a JSON list of user ids. The listed users
     /// drive the loop (CROSS JOIN fixes SQLite's order), each a seek of the per-user index (SQLite, without

@@ -32,6 +32,7 @@ import Testing
         #expect(kafka.usesTLS && kafka.sessionTimeoutMilliseconds == 10_000)
         #expect(ditto.collections.users == "chat_users" && ditto.collections.messages == "messages")
         #expect(ditto.maxMessageAgeSeconds == 300 && ditto.rule.maxMessageAgeSeconds == 300)
+        #expect(ditto.tombstoneRetentionHours == 168)
         let shown = configuration.redactedJSON
         #expect(!shown.contains("s3cret-p12") && !shown.contains("ditto-api-key"))
         #expect(shown.contains("/etc/relay/ditto.p12"))
@@ -57,6 +58,8 @@ import Testing
         (#"{"ingestSecretSHA256": ["abc"]}"#, "apps[0].ditto.ingestSecretSHA256[0]"),
         (#"{"maxMessageAgeSeconds": -1}"#, "apps[0].ditto.maxMessageAgeSeconds"),
         (#"{"maxBodyBytes": 0}"#, "apps[0].ditto.maxBodyBytes"),
+        (#"{"tombstoneRetentionHours": 0}"#, "apps[0].ditto.tombstoneRetentionHours: must be 1...87600"),
+        (#"{"tombstoneRetentionHours": 87601}"#, "apps[0].ditto.tombstoneRetentionHours"),
         (#"{"httpAPI": {"url": "http://ditto.example", "apiKey": "k"}}"#, "apps[0].ditto.httpAPI.url"),
     ])
     func badSettingsAreNamed(ditto: String, problem: String) {

@@ -229,6 +229,8 @@ import Testing
             let sent = try await relay.webhook([
                 "roomId": "open-room", "senderId": "bob", "text": "mine", "messageId": "B1D0-Msg",
             ])
+            // Settled first, so both reads below show the same delivery states.
+            _ = try await relay.settled(sent.notificationId)
             let own = try await relay.call("GET", "/v1/notifications?messageId=B1D0-Msg", user: "bob")
             #expect(own.status == 200 && own.text.contains(sent.notificationId), "\(own.text)")
             let byId = try await relay.call("GET", "/v1/notifications/\(sent.notificationId)", user: "bob")

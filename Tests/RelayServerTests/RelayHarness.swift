@@ -180,7 +180,7 @@ final class RelayHarness: Sendable {
     }
 
     /// Polls `GET /v1/notifications/{id}` until no delivery is pending; fails after `timeout`.
-    func settled(_ id: String, key: String? = nil, timeout: Duration = .seconds(20)) async throws -> NotificationJSON {
+    func settled(_ id: String, key: String? = nil, timeout: Duration = .seconds(90)) async throws -> NotificationJSON {
         let deadline = ContinuousClock.now + timeout
         while true {
             let view = try await notification(id, key: key)

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayCrypto
 import Testing
 
 @testable import RelayServer
@@ -41,6 +42,54 @@ import Testing
             let unknown = try await harness.call("GET", "/v1/notifications/\(UUID().uuidString.lowercased())")
             #expect(gone.status == 404 && unknown.status == 404)
             #expect(try Self.errorCode(gone) == Self.errorCode(unknown))
+        }
+    }
+
+    @Test func aDittoTombstoneIsKeptForItsRetentionThenAnOlderReplayAppliesAgain() async throws {
+        let time = ManualTimeSource(now: Date())
+        let secret = "ingest-secret-retention-0123456789"
+        try await withRelayAndMock(
+            time: time,
+            configure: {
+                $0.apps[0].ditto = Configuration.Ditto(
+                    ingestSecretSHA256: [Digest.sha256(Data(secret.utf8)).hexString],
+                    tombstoneRetentionHours: 2
+                )
+            }
+        ) { harness in
+            func send(_ txn: Int, _ change: [String: Any]) async throws -> [String: Any] {
+                let event: [String: Any] = [
+                    "txnId": txn, "type": "documentChanged", "collection": "users", "change": change,
+                ]
+                let answer = try await harness.call("POST", "/v1/ditto/events", json: [event], key: secret)
+                try #require(answer.status == 200, "\(answer.text)")
+                return try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+            }
+            let bob: [String: Any] = ["method": "upsert", "oldValue": NSNull(), "newValue": ["_id": "bob"]]
+            _ = try await send(5, bob)
+            _ = try await send(7, ["method": "remove", "value": ["_id": "bob"]])
+            let relay = try harness.relay
+            let job = RetentionJob(
+                store: relay.store,
+                retention: .seconds(24 * 3600),
+                owner: "test",
+                time: time,
+                logger: .disabled(),
+                tombstoneRetention: [harness.app.id: .seconds(2 * 3600)]
+            )
+            time.advance(by: .seconds(3600))
+            _ = try await job.runIfDue()
+            #expect(try await send(5, bob)["ignored"] as? Int == 1, "the tombstone holds within its retention")
+            time.advance(by: .seconds(3601))
+            // The relay's own job may take this run: then its purge is awaited.
+            _ = try await job.runIfDue()
+            let deadline = Date().addingTimeInterval(60)
+            var applied = try await send(5, bob)["applied"] as? Int
+            while applied != 1 && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                applied = try await send(5, bob)["applied"] as? Int
+            }
+            #expect(applied == 1, "past its retention the tombstone is gone and the older upsert applies")
         }
     }
 }

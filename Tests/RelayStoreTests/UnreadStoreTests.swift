@@ -73,14 +73,27 @@ import Testing
         #expect(try await Self.unread(store, "alice").total == 1)
     }
 
-    @Test(arguments: StoreKind.allCases) func aMutedRoomDoesNotCount(kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func aRoomAtLevelNoneDoesNotCount(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
-        try await store.register(F.token(1), user: "alice", rooms: ["room-1", "room-2"])
-        try await store.register(F.token(2), user: "bob", rooms: ["room-1", "room-2"])
+        try await store.register(F.token(1), user: "alice", rooms: ["room-1", "room-2", "room-3"])
+        try await store.register(F.token(2), user: "bob", rooms: ["room-1", "room-2", "room-3"])
         try await Self.post(store, from: "alice", at: 1)
         try await Self.post(store, from: "alice", room: "room-2", at: 2)
-        _ = try await store.setMuted(appId: "app-a", roomId: "room-2", userId: "bob", muted: true)
-        #expect(try await Self.unread(store, "bob") == UnreadCounts(total: 1, rooms: ["room-1": 1]))
+        try await Self.post(store, from: "alice", room: "room-3", at: 3)
+        try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "bob", .set(.none), membersOnly: true)
+        try await store.setRoomLevel(
+            appId: "app-a",
+            roomId: "room-3",
+            userId: "bob",
+            .set(.mentions),
+            membersOnly: true
+        )
+        #expect(try await Self.unread(store, "bob") == UnreadCounts(total: 2, rooms: ["room-1": 1, "room-3": 1]))
+        // A default of none takes every room without a level of its own out.
+        try await store.setUserLevel(appId: "app-a", userId: "bob", NotifyLevel.none)
+        #expect(try await Self.unread(store, "bob") == UnreadCounts(total: 1, rooms: ["room-3": 1]))
+        try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "bob", .set(.all), membersOnly: true)
+        #expect(try await Self.unread(store, "bob") == UnreadCounts(total: 2, rooms: ["room-2": 1, "room-3": 1]))
     }
 
     /// A message document of `room` from `sender` written `ageSeconds` before its arrival, with extra fields.

@@ -1,0 +1,77 @@
+import Foundation
+import RelayCore
+
+extension SQLiteStore {
+    public func dittoRoom(appId: String, roomId: String) async throws -> DittoMessageFacts.Room? {
+        try db.dittoRoom(appId: appId, roomId: roomId)
+    }
+
+    public func dittoSubscribers(appId: String, roomId: String, offset: Int, limit: Int) async throws -> [String] {
+        try db.withStatement(
+            """
+            SELECT user_id FROM ditto_subscriptions WHERE app_id = ?1 AND room_id = ?2
+            ORDER BY user_id LIMIT ?3 OFFSET ?4
+            """
+        ) { row in
+            try row.bind(1, appId)
+            try row.bind(2, roomId)
+            try row.bind(3, max(1, limit))
+            try row.bind(4, max(0, offset))
+            var users: [String] = []
+            while try row.step() { users.append(row.string(0)) }
+            return users
+        }
+    }
+
+    public func isDittoSubscriber(appId: String, roomId: String, userId: String) async throws -> Bool {
+        try db.withStatement(
+            "SELECT 1 FROM ditto_subscriptions WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
+        ) { row in
+            try row.bind(1, appId)
+            try row.bind(2, roomId)
+            try row.bind(3, userId)
+            return try row.step()
+        }
+    }
+
+    public func purgeDittoTombstones(appId: String, removedBefore: Date, limit: Int) async throws -> Int {
+        try db.withStatement(
+            """
+            DELETE FROM ditto_documents WHERE (app_id, collection, doc_id) IN (
+                SELECT app_id, collection, doc_id FROM ditto_documents
+                WHERE app_id = ?1 AND removed_at < ?2 ORDER BY removed_at LIMIT ?3)
+            """
+        ) { statement in
+            try statement.bind(1, appId)
+            try statement.bind(2, removedBefore)
+            try statement.bind(3, max(0, limit))
+            try statement.run()
+            return db.changes
+        }
+    }
+}
+
+extension SQLiteConnection {
+    /// The mirrored room `roomId` of `appId`: the DM room when both kinds hold that id (then the first
+    /// collection by name), as ``DittoMirrorReads/dittoRoom(appId:roomId:)`` and a message's facts read it.
+    func dittoRoom(appId: String, roomId: String) throws -> DittoMessageFacts.Room? {
+        try withStatement(
+            """
+            SELECT room_id, is_direct, name, messages_id, is_generated, participants FROM ditto_rooms
+            WHERE app_id = ?1 AND room_id = ?2 ORDER BY is_direct DESC, collection LIMIT 1
+            """
+        ) { row in
+            try row.bind(1, appId)
+            try row.bind(2, roomId)
+            guard try row.step() else { return nil }
+            return DittoMirrorRow.room(
+                id: row.string(0),
+                isDirect: row.int(1) != 0,
+                name: row.optionalString(2),
+                messagesId: row.optionalString(3),
+                isGenerated: row.int(4) != 0,
+                participants: row.string(5)
+            )
+        }
+    }
+}
