@@ -281,5 +281,16 @@ enum PostgresMigrations {
         CREATE INDEX ditto_documents_by_removal ON ditto_documents (app_id, removed_at)
             WHERE removed_at IS NOT NULL;
         """,
+        // 8: wake budgets, as in the SQLite schema's step 18.
+        """
+        CREATE TABLE wake_budgets (
+            app_id text NOT NULL,
+            token  text NOT NULL,
+            hour   bigint NOT NULL,
+            used   integer NOT NULL,
+            PRIMARY KEY (app_id, token)
+        );
+        CREATE INDEX wake_budgets_by_hour ON wake_budgets (hour);
+        """,
     ]
 }
