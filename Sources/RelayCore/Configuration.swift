@@ -200,6 +200,12 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var userAuth: UserAuth?
         /// The app's Ditto change stream; with it, rooms, members and names come from Ditto.
         public var ditto: Ditto?
+        /// Wake pushes (``PushMode/wake``) one device takes in a UTC clock hour, within
+        /// ``wakeBudgetRange``; beyond them its messages come as alerts. Default 3 (Apple throttles
+        /// background pushes to "two or three per hour").
+        public var wakeBudgetPerHour: Int
+        /// What ``wakeBudgetPerHour`` may be.
+        public static let wakeBudgetRange = 1...60
 
         public init(
             id: String,
@@ -214,7 +220,8 @@ public struct Configuration: Codable, Sendable, Equatable {
             roomMembership: RoomMembership = .open,
             limits: Limits = Limits(),
             userAuth: UserAuth? = nil,
-            ditto: Ditto? = nil
+            ditto: Ditto? = nil,
+            wakeBudgetPerHour: Int = 3
         ) {
             self.id = id
             self.topic = topic
@@ -229,11 +236,13 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.limits = limits
             self.userAuth = userAuth
             self.ditto = ditto
+            self.wakeBudgetPerHour = wakeBudgetPerHour
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, topic, apiKeySHA256, apns, fcm, ttlSeconds, webhookSecret
             case privacy, feedbackURL, roomMembership, limits, userAuth, ditto
+            case wakeBudgetPerHour
         }
 
         /// Also takes the deprecated flat APNs keys (see ``DeprecatedKeys``).
@@ -253,7 +262,8 @@ public struct Configuration: Codable, Sendable, Equatable {
                 roomMembership: try c.decodeIfPresent(RoomMembership.self, forKey: .roomMembership) ?? .open,
                 limits: try c.decodeIfPresent(Limits.self, forKey: .limits) ?? Limits(),
                 userAuth: try c.decodeIfPresent(UserAuth.self, forKey: .userAuth),
-                ditto: try c.decodeIfPresent(Ditto.self, forKey: .ditto)
+                ditto: try c.decodeIfPresent(Ditto.self, forKey: .ditto),
+                wakeBudgetPerHour: try c.decodeIfPresent(Int.self, forKey: .wakeBudgetPerHour) ?? 3
             )
         }
     }

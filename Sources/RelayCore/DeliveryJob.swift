@@ -15,6 +15,9 @@ public struct DeliveryJob: Sendable, Equatable {
     public var deviceRegisteredAt: Date
     /// What is sent, shared by every delivery of the notification.
     public var content: NotificationContent
+    /// How it is sent: an alert, or a wake push when the app's ``WakePolicy`` asks for one and the device's
+    /// hourly budget took it (decided at claim).
+    public var mode: PushMode
 
     public init(
         deliveryId: Int64,
@@ -23,7 +26,8 @@ public struct DeliveryJob: Sendable, Equatable {
         environment: APNsEnvironment,
         attempts: Int,
         deviceRegisteredAt: Date,
-        content: NotificationContent
+        content: NotificationContent,
+        mode: PushMode = .alert
     ) {
         self.deliveryId = deliveryId
         self.appId = appId
@@ -32,6 +36,7 @@ public struct DeliveryJob: Sendable, Equatable {
         self.attempts = attempts
         self.deviceRegisteredAt = deviceRegisteredAt
         self.content = content
+        self.mode = mode
     }
 
     public var notificationId: UUID { content.id }
