@@ -51,7 +51,7 @@ let package = Package(
         ),
         .target(name: "RelayCLI"),
         // Shared by test targets only: a test identity provider that signs user JWTs.
-        .target(name: "RelayTestSupport", dependencies: ["RelayCore", "RelayCrypto"]),
+        .target(name: "RelayTestSupport", dependencies: ["RelayCore", "RelayCrypto", "RelayHTTP"]),
         // The app-side client: Foundation only (scripts/check-client.sh), so an iOS app adds this package.
         .target(name: "PushRelayClient"),
         .executableTarget(
@@ -92,7 +92,10 @@ let package = Package(
             name: "RelayDittoKafkaTests",
             dependencies: ["RelayDittoKafka", "RelayKafka", "RelayStore", "RelayOutbox", "RelayCore"]
         ),
-        .testTarget(name: "RelayAuthTests", dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL"]),
+        .testTarget(
+            name: "RelayAuthTests",
+            dependencies: ["RelayAuth", "RelayCrypto", "RelayHTTP", "COpenSSL", "RelayTestSupport"]
+        ),
         .testTarget(
             name: "RelayServerTests",
             dependencies: [

@@ -19,3 +19,14 @@ struct MessageBody: Encodable, Sendable {
     var caption: String?
     var imageUrl: String?
 }
+
+/// `PUT /v1/rooms/{roomId}/members/{userId}` and `PUT /v1/users/{userId}/settings`: a level (or `default`
+/// for a room).
+struct LevelBody: Encodable, Sendable {
+    var notify: String
+}
+
+/// `GET`/`PUT /v1/users/{userId}/settings` answers.
+struct UserSettingsBody: Decodable, Sendable {
+    var notify: NotificationLevel
+}

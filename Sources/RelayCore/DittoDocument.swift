@@ -11,6 +11,13 @@ public struct DittoDocument: Sendable, Equatable {
         self.fields = fields
     }
 
+    /// The document a JSON object is (a change event's value, an item of a DQL query's answer), or nil when
+    /// `value` is no object or its `_id` is no string.
+    public init?(_ value: JSONValue) {
+        guard case .object(let fields) = value, let id = fields["_id"]?.string else { return nil }
+        self.init(id: id, fields: fields)
+    }
+
     /// The string at `name`, or nil when absent, null or of another type.
     public func string(_ name: String) -> String? { fields[name]?.string }
 

@@ -164,12 +164,12 @@ private struct Envelope: Decodable {
     }
 
     private func document(_ value: JSONValue?, _ field: String) throws(DittoEventError) -> DittoDocument {
-        guard case .object(let fields)? = value else {
+        guard case .object? = value else {
             throw DittoEventError(index: nil, reason: "`\(field)` is not a document")
         }
-        guard let id = fields["_id"]?.string else {
+        guard let value, let document = DittoDocument(value) else {
             throw DittoEventError(index: nil, reason: "`\(field)._id` is not a string")
         }
-        return DittoDocument(id: id, fields: fields)
+        return document
     }
 }

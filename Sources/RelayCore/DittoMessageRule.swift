@@ -41,6 +41,12 @@ public struct DittoMessageRule: Sendable, Equatable {
         public var recipients: [String]
         /// The message as a webhook would give it, so its payload is rendered and cut by the same rules.
         public var message: ChatMessage
+        /// The users the message mentions: those it names (`mentions[].userId`) and those whose
+        /// `mentions[roomId]` lists it, each once, sorted by their bytes of UTF-8. A level of `mentions`
+        /// admits them.
+        public var mentionedUserIds: [String]
+        /// Whether the message is a DM (``push(for:facts:)``): every message of a DM counts as a mention.
+        public var isDirect: Bool
     }
 
     /// The title of a push whose room and sender the mirror does not know.
@@ -121,6 +127,17 @@ public struct DittoMessageRule: Sendable, Equatable {
             roomName: title,
             senderName: isDirect ? nil : senderName
         )
-        return Push(recipients: recipients(of: message, facts: facts), message: chat)
+        var mentioned: [String] = []
+        var seen: Set<[UInt8]> = []
+        for user in message.mentionedUserIds + facts.mentionedByUserDocuments
+        where seen.insert(Array(user.utf8)).inserted {
+            mentioned.append(user)
+        }
+        return Push(
+            recipients: recipients(of: message, facts: facts),
+            message: chat,
+            mentionedUserIds: mentioned.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) },
+            isDirect: isDirect
+        )
     }
 }

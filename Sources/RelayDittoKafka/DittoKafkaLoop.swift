@@ -119,7 +119,13 @@ final class DittoKafkaLoop {
                 )
             }
             switch result {
-            case .success(let counts): service.metrics.recordDittoEvents(counts, app: service.appId)
+            case .success(let counts):
+                counts.report(
+                    app: service.appId,
+                    settings: service.applySettings,
+                    metrics: service.metrics,
+                    logger: logger
+                )
             case .failure(let error):
                 pause(rewindingTo: batch.first, because: error)
                 return

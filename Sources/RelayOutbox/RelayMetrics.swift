@@ -136,7 +136,7 @@ public final class RelayMetrics: Sendable {
     }
 
     /// A batch of an app's Ditto change events applied, counted by collection kind and outcome (both closed
-    /// sets: ``DittoApplyCounts/outcomes``).
+    /// sets: ``DittoApplyCounts/outcomes``), and the requeries it raised by app.
     public func recordDittoEvents(_ counts: DittoApplyCounts, app: String) {
         let app = appIds.contains(app) ? app : "none"
         for (collection, outcomes) in counts.outcomes {
@@ -150,6 +150,9 @@ public final class RelayMetrics: Sendable {
                     by: Double(count)
                 )
             }
+        }
+        if counts.requeries > 0 {
+            increment("pushrelay_ditto_requeries_total", [("app", app)], by: Double(counts.requeries))
         }
     }
 
@@ -209,6 +212,7 @@ public final class RelayMetrics: Sendable {
             "pushrelay_http_requests_total": "HTTP requests by route, method and status.",
             "pushrelay_feedback_total": "Feedback POSTs of retired tokens by outcome.",
             "pushrelay_ditto_events_total": "Ditto change events by app, collection kind and outcome.",
+            "pushrelay_ditto_requeries_total": "Ditto requeryRequired events that raised an app's pending requery.",
             "pushrelay_rate_limited_total": "Calls refused 429 by a per-user limit, by limit.",
             "pushrelay_wake_decisions_total": "Deliveries that asked to wake, by app, platform and decision.",
         ]

@@ -104,6 +104,24 @@ final class PostgresConnection {
         }
     }
 
+    /// ``transaction(begin:_:)``, run again when the server rolls it back for meeting a concurrent one
+    /// (``StoreError/Code/conflict``: SQLSTATE 40P01 deadlock, 40001 serialization failure), up to
+    /// `attempts` times in all, after a pause of 5 to 25 ms times the attempt (random, so two transactions
+    /// that met do not meet again in step). For transactions that lock rows in an order their input decides
+    /// (two relays applying one document stream); `body` must be safe to run again.
+    /// - Throws: the last attempt's error, or the first error that is not a conflict.
+    func retryingTransaction<T>(attempts: Int = 5, _ body: () throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try transaction(body)
+            } catch let error as StoreError where error.code == .conflict && attempt < attempts {
+                usleep(UInt32(Int.random(in: 5_000...25_000) * attempt))
+                attempt += 1
+            }
+        }
+    }
+
     /// Sends one statement with `send` (a PQsendQuery… call), waits for its results until the statement's
     /// deadline, and checks them.
     /// - Throws: ``StoreError`` `.io` when the connection is lost or given up, or the server does not
@@ -184,7 +202,8 @@ final class PostgresConnection {
     static func code(sqlState: String) -> StoreError.Code {
         switch sqlState {
         case "25006": return .readOnly
-        case "40001", "40P01", "55P03", "57014": return .busy
+        case "40001", "40P01": return .conflict
+        case "55P03", "57014": return .busy
         case "XX001", "XX002": return .corrupt
         default: break
         }

@@ -281,7 +281,38 @@ enum PostgresMigrations {
         CREATE INDEX ditto_documents_by_removal ON ditto_documents (app_id, removed_at)
             WHERE removed_at IS NOT NULL;
         """,
-        // 8: wake budgets, as in the SQLite schema's step 18.
+        // 8: an app's pending `requeryRequired`, as in the SQLite schema's step 18.
+        """
+        CREATE TABLE ditto_requeries (
+            app_id           text PRIMARY KEY,
+            txn_id           bigint NOT NULL,
+            completed_txn_id bigint NOT NULL DEFAULT 0,
+            requested_at     bigint NOT NULL,
+            lease_owner      text,
+            lease_until      bigint
+        );
+        """,
+        // 9: notification levels, as in the SQLite schema's step 19 (a muted member is a member at level
+        // `none`).
+        """
+        CREATE TABLE room_levels (
+            app_id  text NOT NULL,
+            room_id text NOT NULL,
+            user_id text NOT NULL,
+            level   text NOT NULL CHECK (level IN ('all', 'mentions', 'none')),
+            PRIMARY KEY (app_id, room_id, user_id)
+        );
+        CREATE TABLE user_settings (
+            app_id  text NOT NULL,
+            user_id text NOT NULL,
+            notify  text NOT NULL CHECK (notify IN ('all', 'mentions', 'none')),
+            PRIMARY KEY (app_id, user_id)
+        );
+        INSERT INTO room_levels (app_id, room_id, user_id, level)
+        SELECT app_id, room_id, user_id, 'none' FROM room_members WHERE muted;
+        ALTER TABLE room_members DROP COLUMN muted;
+        """,
+        // 10: wake budgets, as in the SQLite schema's step 20.
         """
         CREATE TABLE wake_budgets (
             app_id text NOT NULL,

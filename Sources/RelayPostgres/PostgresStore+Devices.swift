@@ -46,7 +46,6 @@ extension PostgresStore {
                 appId,
                 try StoredValues.jsonList(rooms),
                 userId,
-                nil,
                 at,
                 origin.rawValue
             )

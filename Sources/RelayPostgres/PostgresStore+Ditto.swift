@@ -11,7 +11,8 @@ extension PostgresStore {
     )
         async throws -> DittoApplyCounts
     {
-        try db.transaction {
+        // Two appliers (relays, or HTTP and Kafka) lock the same documents in their batches' orders.
+        try db.retryingTransaction {
             let rows = PostgresDittoRows(db: db) { n, recipients in
                 do {
                     let userList = try StoredValues.jsonList(recipients.userIds ?? [])
@@ -221,6 +222,59 @@ struct PostgresDittoRows: DittoMirrorRows {
         )
         facts.mentionedByUserDocuments = (0..<mentioned.count).map { mentioned.string($0, 0) }
         return facts
+    }
+
+    func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
+        try db.query(
+            """
+            INSERT INTO ditto_requeries (app_id, txn_id, requested_at) VALUES ($1, $2, $3)
+            ON CONFLICT (app_id) DO UPDATE SET txn_id = excluded.txn_id, requested_at = excluded.requested_at
+                WHERE ditto_requeries.txn_id < excluded.txn_id
+            """,
+            appId,
+            Int64(clamping: txnId),
+            at
+        ).changed > 0
+    }
+
+    func deleteRooms(appId: String, collection: String, below txnId: UInt64) throws {
+        try db.query(
+            """
+            DELETE FROM ditto_rooms WHERE app_id = $1 AND collection = $2 AND room_id IN (
+                SELECT doc_id FROM ditto_documents
+                WHERE app_id = $1 AND collection = $2 AND txn_id < $3 AND NOT removed)
+            """,
+            appId,
+            collection,
+            Int64(clamping: txnId)
+        )
+    }
+
+    func deleteUsers(appId: String, collection: String, below txnId: UInt64) throws {
+        for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
+            try db.query(
+                """
+                DELETE FROM \(table) WHERE app_id = $1 AND user_id IN (
+                    SELECT doc_id FROM ditto_documents
+                    WHERE app_id = $1 AND collection = $2 AND txn_id < $3 AND NOT removed)
+                """,
+                appId,
+                collection,
+                Int64(clamping: txnId)
+            )
+        }
+    }
+
+    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int {
+        try db.query(
+            """
+            UPDATE ditto_documents SET txn_id = $3, removed = true
+            WHERE app_id = $1 AND collection = $2 AND txn_id < $3 AND NOT removed
+            """,
+            appId,
+            collection,
+            Int64(clamping: txnId)
+        ).changed
     }
 
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {

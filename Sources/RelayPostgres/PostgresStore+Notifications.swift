@@ -9,18 +9,20 @@ extension PostgresStore {
 
     /// One pending delivery per selected device: $1 app id, $2 created at (the first due time), $3 recipients
     /// (a room id, or a JSON array of user ids), $4 excluded user, $5 excluded token, $6 topic, $7 the
-    /// notification id, and with explicit recipients $8: the room whose members who muted it are left out
-    /// (NULL: none are). Each device has one user, so each token appears once.
+    /// notification id, $8 the room whose levels apply (NULL: none do), $9 whether the room is direct (every
+    /// message a mention), $10 the mentioned user ids (a JSON array). Each device has one user, so each token
+    /// appears once.
     static func insertDeliveriesSQL(explicitRecipients: Bool) -> String {
         let recipients =
             explicitRecipients
             ? """
             SELECT DISTINCT r.user_id FROM jsonb_array_elements_text($3::jsonb) AS r (user_id)
-            WHERE $8::text IS NULL OR NOT EXISTS (
-                SELECT 1 FROM room_members AS m WHERE m.app_id = $1 AND m.room_id = $8::text AND m.user_id = r.user_id
-                    AND m.muted)
+            WHERE \(admitted("r.user_id"))
             """
-            : "SELECT user_id FROM room_members WHERE app_id = $1 AND room_id = $3 AND NOT muted"
+            : """
+            SELECT m.user_id FROM room_members AS m WHERE m.app_id = $1 AND m.room_id = $3::text
+                AND \(admitted("m.user_id"))
+            """
         return """
             INSERT INTO deliveries (notification_id, app_id, user_id, token, status, attempts, next_attempt_at)
             SELECT $7::uuid, d.app_id, d.user_id, d.token, 'pending', 0, $2::bigint
@@ -30,6 +32,19 @@ extension PostgresStore {
                 AND NOT d.unlinked_topics ? $6::text
             ORDER BY d.user_id, d.token
             """
+    }
+
+    /// Whether the level of `user` (an SQL expression) for room $8 admits the message
+    /// (``RelayStore/RecipientSelection``): its own for the room, else its default, else `all`; true when $8
+    /// is NULL.
+    private static func admitted(_ user: String) -> String {
+        """
+        ($8::text IS NULL OR coalesce(
+            (SELECT l.level FROM room_levels AS l WHERE l.app_id = $1 AND l.room_id = $8::text AND l.user_id = \(user)),
+            (SELECT s.notify FROM user_settings AS s WHERE s.app_id = $1 AND s.user_id = \(user)),
+            'all') IN ('all', CASE WHEN $9::boolean OR \(user) IN (SELECT jsonb_array_elements_text($10::jsonb))
+                THEN 'mentions' END))
+        """
     }
 
     public func createNotification(
@@ -109,11 +124,11 @@ extension PostgresStore {
             n.createdAt
         )
         guard inserted.changed == 1 else { throw Raced() }
-        var parameters: [(any PostgresParameter)?] = [
+        let parameters: [(any PostgresParameter)?] = [
             n.appId, n.createdAt, userList ?? recipients.roomId, recipients.excludeUserId,
-            recipients.excludeToken?.value, n.topic, n.id,
+            recipients.excludeToken?.value, n.topic, n.id, recipients.levelRoomId, recipients.isDirect,
+            try StoredValues.jsonList(recipients.mentionedUserIds),
         ]
-        if userList != nil { parameters.append(recipients.reachesMuted ? nil : recipients.roomId) }
         let deliveries = try db.query(Self.insertDeliveriesSQL(explicitRecipients: userList != nil), parameters)
         if let budget = n.budget { try charge(budget, for: n, deliveries: deliveries.changed) }
         // Delivered to the listening relays when the transaction commits: one per notification.

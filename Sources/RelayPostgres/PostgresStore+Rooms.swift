@@ -8,7 +8,7 @@ extension PostgresStore {
         appId: String,
         roomId: String,
         userId: String,
-        muted: Bool?,
+        notify: RoomLevelChange?,
         origin: RoomMember.Origin,
         at: Date,
         limits: UserLimits?
@@ -19,34 +19,32 @@ extension PostgresStore {
             // The user's lock (with limits) before the room's lock, always in this order.
             if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId]) }
             if origin == .user { try lockRooms(appId: appId, [roomId]) }
-            let rows = try db.query(
-                Self.joinSQL(list: false),
-                appId,
-                roomId,
-                userId,
-                muted,
-                at,
-                origin.rawValue
-            )
-            return try rows.count == 1 ? Self.readMember(rows, 0) : nil
+            let rows = try db.query(Self.joinSQL(list: false), appId, roomId, userId, at, origin.rawValue)
+            guard rows.count == 1 else { return nil }
+            var member = try Self.readMember(rows, 0)
+            // The level changes only when the user joined.
+            if let notify {
+                try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, notify)
+                member.notify = notify.level
+            }
+            return member
         }
     }
 
-    /// Joins $3 to the rooms in $2 (one room id, or with `list` a JSON array of them) as $6 made the
-    /// membership, at $5, muted as $4 says (NULL keeps the mute, false when new), and returns the members
-    /// as stored (``memberColumns``): ``RelayStore/Store/addMember(appId:roomId:userId:muted:origin:at:limits:)``'s
-    /// rule, in one statement. A user's own join needs the rooms' locks (``lockRooms(appId:_:)``), taken
-    /// earlier in its transaction.
+    /// Joins $3 to the rooms in $2 (one room id, or with `list` a JSON array of them) as $5 made the
+    /// membership, at $4, and returns the members as stored (``memberColumns``):
+    /// ``RelayStore/Store/addMember(appId:roomId:userId:notify:origin:at:limits:)``'s rule, in one statement. A
+    /// user's own join needs the rooms' locks (``lockRooms(appId:_:)``), taken earlier in its transaction.
     static func joinSQL(list: Bool) -> String {
         let rooms =
             list ? "SELECT DISTINCT room FROM jsonb_array_elements_text($2::jsonb) AS j (room)" : "SELECT $2::text"
         return """
-            INSERT INTO room_members AS m (app_id, room_id, user_id, muted, joined_at, origin)
-            SELECT $1, s.room, $3, coalesce($4::boolean, false), $5::bigint, $6::text FROM (\(rooms)) AS s (room)
-            WHERE $6::text = 'backend' OR NOT EXISTS (
+            INSERT INTO room_members AS m (app_id, room_id, user_id, joined_at, origin)
+            SELECT $1, s.room, $3, $4::bigint, $5::text FROM (\(rooms)) AS s (room)
+            WHERE $5::text = 'backend' OR NOT EXISTS (
                 SELECT 1 FROM rooms AS r WHERE r.app_id = $1 AND r.room_id = s.room AND r.membership = 'closed')
-            ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET muted = coalesce($4::boolean, m.muted),
-                origin = CASE WHEN $6::text = 'backend' THEN 'backend' ELSE m.origin END
+            ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET
+                origin = CASE WHEN $5::text = 'backend' THEN 'backend' ELSE m.origin END
             RETURNING \(memberColumns)
             """
     }
@@ -71,33 +69,100 @@ extension PostgresStore {
     /// the second is a hash of the app and room ids.
     static let roomLockClass = 0x726f_6f6d
 
-    public func setMuted(appId: String, roomId: String, userId: String, muted: Bool?) async throws -> RoomMember? {
-        let rows = try db.query(
-            """
-            UPDATE room_members SET muted = coalesce($4::boolean, muted) WHERE app_id = $1 AND room_id = $2
-                AND user_id = $3
-            RETURNING \(Self.memberColumns)
-            """,
-            appId,
-            roomId,
-            userId,
-            muted
-        )
-        return try rows.count == 1 ? Self.readMember(rows, 0) : nil
+    @discardableResult
+    public func setRoomLevel(
+        appId: String,
+        roomId: String,
+        userId: String,
+        _ change: RoomLevelChange,
+        membersOnly: Bool
+    ) async throws -> Bool {
+        try db.transaction {
+            if membersOnly {
+                // Locks the membership row, so a concurrent leave commits before this reads it or after.
+                let member = try db.query(
+                    "SELECT 1 FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3 FOR SHARE",
+                    appId,
+                    roomId,
+                    userId
+                )
+                guard member.count == 1 else { return false }
+            }
+            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, change)
+            return true
+        }
     }
 
-    public func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool {
-        try db.query(
-            "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
+    public func roomLevel(appId: String, roomId: String, userId: String) async throws -> NotifyLevel? {
+        let rows = try db.query(
+            "SELECT level FROM room_levels WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
             appId,
             roomId,
             userId
-        ).changed > 0
+        )
+        return try rows.count == 1 ? Self.level(rows.string(0, 0)) : nil
+    }
+
+    public func userLevel(appId: String, userId: String) async throws -> NotifyLevel? {
+        let rows = try db.query("SELECT notify FROM user_settings WHERE app_id = $1 AND user_id = $2", appId, userId)
+        return try rows.count == 1 ? Self.level(rows.string(0, 0)) : nil
+    }
+
+    public func setUserLevel(appId: String, userId: String, _ level: NotifyLevel?) async throws {
+        if let level {
+            try db.query(
+                """
+                INSERT INTO user_settings (app_id, user_id, notify) VALUES ($1, $2, $3)
+                ON CONFLICT (app_id, user_id) DO UPDATE SET notify = excluded.notify
+                """,
+                appId,
+                userId,
+                level.rawValue
+            )
+        } else {
+            try db.query("DELETE FROM user_settings WHERE app_id = $1 AND user_id = $2", appId, userId)
+        }
+    }
+
+    /// Writes the user's own level for the room (a row of `room_levels`; none for the user's default), in
+    /// the caller's transaction.
+    private func writeRoomLevel(appId: String, roomId: String, userId: String, _ change: RoomLevelChange) throws {
+        if let level = change.level {
+            try db.query(
+                """
+                INSERT INTO room_levels (app_id, room_id, user_id, level) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET level = excluded.level
+                """,
+                appId,
+                roomId,
+                userId,
+                level.rawValue
+            )
+        } else {
+            try db.query(
+                "DELETE FROM room_levels WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
+                appId,
+                roomId,
+                userId
+            )
+        }
+    }
+
+    public func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool {
+        try db.transaction {
+            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, .userDefault)
+            return try db.query(
+                "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
+                appId,
+                roomId,
+                userId
+            ).changed > 0
+        }
     }
 
     public func members(appId: String, roomId: String) async throws -> [RoomMember] {
         let rows = try db.query(
-            "SELECT \(Self.memberColumns) FROM room_members WHERE app_id = $1 AND room_id = $2 ORDER BY user_id",
+            "SELECT \(Self.memberColumns) FROM room_members AS m WHERE app_id = $1 AND room_id = $2 ORDER BY user_id",
             appId,
             roomId
         )
@@ -107,7 +172,7 @@ extension PostgresStore {
     public func members(appId: String, roomId: String, offset: Int, limit: Int) async throws -> [RoomMember] {
         let rows = try db.query(
             """
-            SELECT \(Self.memberColumns) FROM room_members WHERE app_id = $1 AND room_id = $2
+            SELECT \(Self.memberColumns) FROM room_members AS m WHERE app_id = $1 AND room_id = $2
             ORDER BY user_id LIMIT $3 OFFSET $4
             """,
             appId,
@@ -120,7 +185,7 @@ extension PostgresStore {
 
     public func member(appId: String, roomId: String, userId: String) async throws -> RoomMember? {
         let rows = try db.query(
-            "SELECT \(Self.memberColumns) FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
+            "SELECT \(Self.memberColumns) FROM room_members AS m WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
             appId,
             roomId,
             userId
@@ -177,6 +242,14 @@ extension PostgresStore {
                 at
             )
             guard membership == .closed else { return 0 }
+            try db.query(
+                """
+                DELETE FROM room_levels WHERE app_id = $1 AND room_id = $2 AND user_id IN (
+                    SELECT user_id FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user')
+                """,
+                appId,
+                roomId
+            )
             return try db.query(
                 "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user'",
                 appId,
@@ -185,8 +258,12 @@ extension PostgresStore {
         }
     }
 
-    /// The columns ``readMember(_:_:)`` reads, in its order.
-    static let memberColumns = "user_id, muted, joined_at, origin"
+    /// The columns ``readMember(_:_:)`` reads, in its order, of a `room_members` row named `m`: the member's
+    /// own level for the room comes from `room_levels`.
+    static let memberColumns = """
+        m.user_id, (SELECT l.level FROM room_levels AS l WHERE l.app_id = m.app_id AND l.room_id = m.room_id
+            AND l.user_id = m.user_id), m.joined_at, m.origin
+        """
 
     /// A member from a row of ``memberColumns``.
     static func readMember(_ rows: PostgresRows, _ row: Int) throws -> RoomMember {
@@ -195,9 +272,18 @@ extension PostgresStore {
         }
         return RoomMember(
             userId: rows.string(row, 0),
-            muted: rows.bool(row, 1),
+            notify: try rows.optionalString(row, 1).map(level),
             joinedAt: rows.date(row, 2),
             origin: origin
         )
+    }
+
+    /// A stored level.
+    /// - Throws: ``RelayStore/StoreError`` `.invalidData` for a value that is none.
+    static func level(_ text: String) throws -> NotifyLevel {
+        guard let level = NotifyLevel(rawValue: text) else {
+            throw StoreError(code: .invalidData, message: "unknown notification level '\(text)'")
+        }
+        return level
     }
 }

@@ -43,13 +43,59 @@ struct DeviceList: Encodable {
     var devices: [DeviceView]
 }
 
-/// `PUT /v1/rooms/{roomId}/members/{userId}` body (optional).
+/// `PUT /v1/rooms/{roomId}/members/{userId}` body (optional): the user's own level for the room.
 struct MembershipUpdate: ClosedJSONBody {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case muted
+        case notify, muted
     }
 
+    var notify: MemberNotify?
+    /// Deprecated spelling: true is `notify: none`, false the user's default again.
     var muted: Bool?
+
+    /// The change of the user's level for the room the body asks for; nil when it asks none (a plain join).
+    /// - Throws: ``HTTPError`` 400 `invalid_field` when it sets both `notify` and `muted`.
+    func levelChange() throws(HTTPError) -> RoomLevelChange? {
+        switch (notify, muted) {
+        case (.some, .some):
+            throw .badRequest(code: "invalid_field", message: "set notify or muted (deprecated), not both")
+        case (let notify?, nil): notify.change
+        case (nil, let muted?): muted ? .set(.none) : .userDefault
+        case (nil, nil): nil
+        }
+    }
+}
+
+/// `notify` of a member update: a level for the room, or `default` (the user's default level again).
+enum MemberNotify: String, Decodable, ListedCases {
+    case all, mentions, none
+    case userDefault = "default"
+
+    var change: RoomLevelChange {
+        switch self {
+        case .all: .set(.all)
+        case .mentions: .set(.mentions)
+        case .none: .set(.none)
+        case .userDefault: .userDefault
+        }
+    }
+}
+
+/// `PUT /v1/users/{userId}/settings` body.
+struct UserSettingsUpdate: ClosedJSONBody {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case notify
+    }
+
+    /// The user's default level, for the rooms it set none for.
+    var notify: NotifyLevel
+}
+
+/// A user's settings as `GET`/`PUT /v1/users/{userId}/settings` show them.
+struct UserSettingsView: Encodable {
+    var userId: String
+    /// The default level (`all` when never set).
+    var notify: String
 }
 
 struct MemberList: Encodable {

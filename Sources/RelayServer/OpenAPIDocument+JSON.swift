@@ -10,7 +10,7 @@ extension OpenAPIDocument {
     "title": "PushRelay API",
     "version": "1.0.0",
     "summary": "Registers APNs device tokens and FCM registration tokens and fans chat messages out to them over APNs and FCM.",
-    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join open rooms and mute or\nleave any room it is in as itself, send webhooks as itself to rooms it is a member of, and read the\nnotifications it sent. A refusal is 403 with its own code and changes nothing (another user's device or\nnotification is 404, as an unknown one); a user over one of its app's limits, or a client address with\ntoo many user-credential checks in flight or failed, gets 429 `rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon), a field value with a\n  control character other than HTAB (NUL, a bare CR), a folded field (obs-fold), a header line ended\n  by a bare LF, or a Content-Length that is not digits answers 400 `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
+    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join open rooms, set its own\nnotification levels (per room it is in, and its default) and leave any room it is in as itself, send webhooks as itself to rooms it is a member of, and read the\nnotifications it sent. A refusal is 403 with its own code and changes nothing (another user's device or\nnotification is 404, as an unknown one); a user over one of its app's limits, or a client address with\ntoo many user-credential checks in flight or failed, gets 429 `rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon), a field value with a\n  control character other than HTAB (NUL, a bare CR), a folded field (obs-fold), a header line ended\n  by a bare LF, or a Content-Length that is not digits answers 400 `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
   },
   "servers": [
     {
@@ -33,6 +33,9 @@ extension OpenAPIDocument {
     },
     {
       "name": "rooms"
+    },
+    {
+      "name": "users"
     },
     {
       "name": "webhooks"
@@ -85,7 +88,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "getReadiness",
         "summary": "Readiness (the storage takes a write), with the apps' push endpoints summed up.",
-        "description": "Ready while the storage takes a write (checked at most once a second, whatever the number of\ncalls). The apps' push endpoints are probed too; here `checks` has `storage` and `push` (`ok`, or\n`N of M failing`) and names no app: the admin listener (`http.admin`) answers the same path with a\ncheck per app (`apns:<appId>`, `fcm:<appId>`). An endpoint that cannot be reached does not make the\nrelay unavailable (its pushes wait in the outbox while other apps' go out).\n",
+        "description": "Ready while the storage takes a write (checked at most once a second, whatever the number of\ncalls). The apps' push endpoints are probed too; here `checks` has `storage` and `push` (`ok`, or\n`N of M failing`) and names no app: the admin listener (`http.admin`) answers the same path with a\ncheck per app (`apns:<appId>`, `fcm:<appId>`, and `ditto:<appId>` for an app with `apps[].ditto`:\n`ok`, or `degraded (…)` while a `requeryRequired` waits for its re-read). An endpoint that cannot be\nreached does not make the relay unavailable (its pushes wait in the outbox while other apps' go out).\n",
         "security": [],
         "responses": {
           "200": {
@@ -383,14 +386,120 @@ extension OpenAPIDocument {
         }
       }
     },
+    "/v1/users/{userId}/settings": {
+      "get": {
+        "tags": [
+          "users"
+        ],
+        "operationId": "getUserSettings",
+        "summary": "The user's default notification level (`all` when never set); a user reads only its own.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/UserId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The settings.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UserSettings"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "put": {
+        "tags": [
+          "users"
+        ],
+        "operationId": "setUserSettings",
+        "summary": "Sets the user's default notification level, for the rooms it set no level of its own for.",
+        "description": "A user sets only its own; the API key, anyone's. Apps with a Ditto stream take it too.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/UserId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UserSettingsUpdate"
+              },
+              "example": {
+                "notify": "mentions"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The settings as stored.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UserSettings"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "503": {
+            "$ref": "#/components/responses/AuthUnavailable"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          }
+        }
+      }
+    },
     "/v1/rooms/{roomId}/members/{userId}": {
       "put": {
         "tags": [
           "rooms"
         ],
         "operationId": "joinRoom",
-        "summary": "Makes the user a member of the room (idempotent); `muted` members get no pushes.",
-        "description": "With the API key the membership is the backend's, which closing the room keeps. A user joins only\nopen rooms (else 403 `room_closed`), and sets its own `muted` in any room it is a member of.\n",
+        "summary": "Makes the user a member of the room (idempotent) and sets its notification level for the room.",
+        "description": "With the API key the membership is the backend's, which closing the room keeps. A user joins only\nopen rooms (else 403 `room_closed`), and sets its own level (`notify`, or the deprecated `muted`) in\nany room it is a member of, closed ones too. The membership and the level change in one write; a\nbody without either only joins, keeping the level. Leaving the room (or being removed by its\nclosing) forgets the member's level for it.\n\nAn app with a Ditto stream (`apps[].ditto`) takes its members from Ditto: a body that sets a level\nis stored as the user's level for the room (whether or not Ditto has the user subscribed) and\nanswers 204; any other body (a join) is 409 `managed_by_ditto`.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RoomId"
@@ -407,14 +516,14 @@ extension OpenAPIDocument {
                 "$ref": "#/components/schemas/MembershipUpdate"
               },
               "example": {
-                "muted": false
+                "notify": "mentions"
               }
             }
           }
         },
         "responses": {
           "204": {
-            "description": "The user is a member."
+            "description": "The user is a member (for an app with a stream, the level is stored)."
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
@@ -692,7 +801,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "didSendMessage",
         "summary": "A text message was sent; notify the room's (or the named recipients') devices.",
-        "description": "Recipients are `recipients` when given (a user's less the members who muted the room, skipped\nsilently), else the room's unmuted members; every device of the sender and\n`senderDeviceToken` are left out; each token gets the message once. The notification and one\ndelivery per device are committed before the answer. When the app has a `webhookSecret`, the\nbody must be signed (`X-PushRelay-Signature`), else 401 `invalid_signature`.\n",
+        "description": "Recipients are `recipients` when given, else the room's members, each as its notification level\nfor the room admits the message (NotifyLevel; `mentions` admits a message whose `mentions` names\nthe user); a user's `recipients` whose level leaves the message out are skipped silently, the API\nkey's reach them whatever their level. Every device of the sender and\n`senderDeviceToken` are left out; each token gets the message once. The notification and one\ndelivery per device are committed before the answer. When the app has a `webhookSecret`, the\nbody must be signed (`X-PushRelay-Signature`), else 401 `invalid_signature`.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/WebhookSignature"
@@ -1391,12 +1500,63 @@ extension OpenAPIDocument {
         "type": "object",
         "additionalProperties": false,
         "properties": {
+          "notify": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "all",
+              "mentions",
+              "none",
+              "default",
+              null
+            ],
+            "description": "The user's own level for the room (NotifyLevel), or `default` to follow the user's default again.\nAbsent or null keeps the current level (a new member follows its default). Not with `muted`.\n"
+          },
           "muted": {
             "type": [
               "boolean",
               "null"
             ],
-            "description": "A muted member gets no pushes for the room. Absent or null keeps the current setting (new members are not muted)."
+            "deprecated": true,
+            "description": "The former spelling of `notify`: true is `none`, false is `default`."
+          }
+        }
+      },
+      "NotifyLevel": {
+        "type": "string",
+        "enum": [
+          "all",
+          "mentions",
+          "none"
+        ],
+        "description": "Which of a room's messages notify a user: `all`; `mentions`, only those that mention the user (a\nwebhook's `mentions`, or Ditto's mentions: the message's `mentions[].userId` and the user document's\n`mentions[roomId]`), every message of a Ditto DM room counting as one; `none`. A user's level for a\nroom is its own for the room when set, else its default (`/v1/users/{userId}/settings`), else `all`.\n"
+      },
+      "UserSettings": {
+        "type": "object",
+        "required": [
+          "userId",
+          "notify"
+        ],
+        "properties": {
+          "userId": {
+            "$ref": "#/components/schemas/Id"
+          },
+          "notify": {
+            "$ref": "#/components/schemas/NotifyLevel"
+          }
+        }
+      },
+      "UserSettingsUpdate": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "notify"
+        ],
+        "properties": {
+          "notify": {
+            "$ref": "#/components/schemas/NotifyLevel"
           }
         }
       },
@@ -1418,7 +1578,7 @@ extension OpenAPIDocument {
           "open",
           "closed"
         ],
-        "description": "`open`: users join themselves; `closed`: only the app's backend adds members, and setting it removes\nthe members who joined themselves (those the backend added stay). Members leave and mute either way.\nA room without a setting of its own follows its app's `roomMembership` (open by default).\n"
+        "description": "`open`: users join themselves; `closed`: only the app's backend adds members, and setting it removes\nthe members who joined themselves (those the backend added stay). Members leave and set their levels either way.\nA room without a setting of its own follows its app's `roomMembership` (open by default).\n"
       },
       "Room": {
         "type": "object",
@@ -1507,7 +1667,18 @@ extension OpenAPIDocument {
               "null"
             ],
             "maxItems": 10000,
-            "description": "The users to notify instead of the room's members (absent or null); a user may name only\nmembers of the room, and those who muted it are skipped silently (the backend's reach them).\n",
+            "description": "The users to notify instead of the room's members (absent or null); a user may name only\nmembers of the room, and those whose level leaves the message out are skipped silently (the\nbackend's reach them).\n",
+            "items": {
+              "$ref": "#/components/schemas/Id"
+            }
+          },
+          "mentions": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "maxItems": 1000,
+            "description": "The users the message mentions: a recipient at level `mentions` (NotifyLevel) gets the message\nwhen named here. Mentions add no recipients. A webhook room is never a DM; name the other\nparticipant here to reach it at level `mentions`.\n",
             "items": {
               "$ref": "#/components/schemas/Id"
             }
@@ -1870,7 +2041,7 @@ extension OpenAPIDocument {
         }
       },
       "ManagedByDitto": {
-        "description": "`managed_by_ditto`: the app has a Ditto stream (`apps[].ditto`) and takes its rooms and members from Ditto; nothing changed. This includes a body that only sets `muted` (per-user levels come later).",
+        "description": "`managed_by_ditto`: the app has a Ditto stream (`apps[].ditto`) and takes its rooms and members from Ditto; nothing changed. A member write that sets a level (`notify` or `muted`) is taken instead.",
         "content": {
           "application/json": {
             "schema": {

@@ -8,10 +8,12 @@ import RelayStore
 /// store decides readiness: an app whose service is unreachable keeps its pushes in the outbox while the
 /// others go on, so it is reported in the body, not by taking the relay out of a load balancer.
 ///
-/// Checks are named `storage`, `apns:<appId>` and `fcm:<appId>`; a passing check's value is `ok`, a failing
-/// one's a short reason (an error code, never a path, key or secret). The storage check (a tiny write) runs
-/// at most once per ``storageRefresh``, concurrent calls sharing it: `/readyz` needs no credential, so its
-/// calls must not each write to the store. ``Report/aggregate`` is what a stranger may see: no app id. The
+/// Checks are named `storage`, `apns:<appId>`, `fcm:<appId>` and, for an app with `apps[].ditto`,
+/// `ditto:<appId>`; a passing check's value is `ok`, a failing one's a short reason (an error code, never a
+/// path, key or secret). `ditto:<appId>` reads `degraded (…)` while the app has a pending `requeryRequired`
+/// (``RelayStore/DittoRequeries``). The storage check (a tiny write, and the read of the pending requeries)
+/// runs at most once per ``storageRefresh``, concurrent calls sharing it: `/readyz` needs no credential, so
+/// its calls must not each write to the store. ``Report/aggregate`` is what a stranger may see: no app id. The
 /// endpoint probes (TCP connect plus TLS handshake,
 /// ``OutboundHTTP/probe(baseURL:caFile:timeout:)``)
 /// run concurrently, one per distinct endpoint, within ``probeTimeout``, and their results are cached for
@@ -28,10 +30,10 @@ public actor Readiness {
         public init(checks: [String: String]) { self.checks = checks }
 
         /// The checks without app ids, for the API's listener: `storage`, and `push` (when some app has an
-        /// endpoint check) `ok` or `N of M failing`.
+        /// endpoint check) `ok` or `N of M failing`. The `ditto:` checks are left out.
         public var aggregate: [String: String] {
             var aggregate = ["storage": checks["storage"] ?? "unavailable"]
-            let endpoints = checks.filter { $0.key != "storage" }
+            let endpoints = checks.filter { $0.key.hasPrefix("apns:") || $0.key.hasPrefix("fcm:") }
             if !endpoints.isEmpty {
                 let failing = endpoints.values.filter { $0 != "ok" }.count
                 aggregate["push"] = failing == 0 ? "ok" : "\(failing) of \(endpoints.count) failing"
@@ -50,14 +52,16 @@ public actor Readiness {
     private let store: any Store
     /// Check name (`apns:<appId>`, `fcm:<appId>`) to its endpoint, or to the reason it has none.
     private let targets: [String: Result<Target, Unavailable>]
+    /// The apps with `apps[].ditto`, by id: whether the relay re-reads after a requery (`httpAPI` set).
+    private let dittoApps: [String: Bool]
     public nonisolated let probeTimeout: Duration
     public nonisolated let cacheDuration: Duration
     /// How long a storage check's result is reused.
     public nonisolated let storageRefresh: Duration
     private var cached: (at: ContinuousClock.Instant, checks: [String: String])?
     private var running: Task<[String: String], Never>?
-    private var storage: (at: ContinuousClock.Instant, result: String)?
-    private var storageRunning: Task<String, Never>?
+    private var storage: (at: ContinuousClock.Instant, checks: [String: String])?
+    private var storageRunning: Task<[String: String], Never>?
 
     struct Unavailable: Error, Hashable {
         var reason: String
@@ -94,6 +98,10 @@ public actor Readiness {
             }
         }
         self.targets = targets
+        dittoApps = Dictionary(
+            apps.compactMap { app in app.ditto.map { (app.id, $0.httpAPI != nil) } },
+            uniquingKeysWith: { first, _ in first }
+        )
         self.probeTimeout = probeTimeout
         self.cacheDuration = cacheDuration
         self.storageRefresh = storageRefresh
@@ -101,31 +109,50 @@ public actor Readiness {
 
     /// Runs the checks (results possibly from their caches).
     public func check() async -> Report {
-        var checks = await endpointChecks()
-        checks["storage"] = await storageCheck()
-        return Report(checks: checks)
+        let checks = await endpointChecks()
+        return Report(checks: checks.merging(await storageChecks()) { _, storage in storage })
     }
 
-    /// The storage check's result: `ok` or `unavailable (<code>)`.
-    private func storageCheck() async -> String {
-        if let storage, ContinuousClock.now - storage.at < storageRefresh { return storage.result }
+    /// The storage check's result (`ok` or `unavailable (<code>)`) and each Ditto app's check.
+    private func storageChecks() async -> [String: String] {
+        if let storage, ContinuousClock.now - storage.at < storageRefresh { return storage.checks }
         if let storageRunning { return await storageRunning.value }
         let store = self.store
+        let dittoApps = self.dittoApps
         let task = Task {
+            var checks: [String: String] = [:]
             do {
                 try await store.checkWritable()
-                return "ok"
+                checks["storage"] = "ok"
             } catch let error as StoreError {
-                return "unavailable (\(error.code))"
+                checks["storage"] = "unavailable (\(error.code))"
             } catch {
-                return "unavailable"
+                checks["storage"] = "unavailable"
             }
+            guard !dittoApps.isEmpty else { return checks }
+            let pending: [String: UInt64]?
+            do { pending = try await store.pendingDittoRequeries() } catch { pending = nil }
+            for (app, rereads) in dittoApps {
+                checks["ditto:\(app)"] = Self.dittoCheck(pending: pending.map { $0[app] }, rereads: rereads)
+            }
+            return checks
         }
         storageRunning = task
-        let result = await task.value
-        storage = (ContinuousClock.now, result)
+        let checks = await task.value
+        storage = (ContinuousClock.now, checks)
         storageRunning = nil
-        return result
+        return checks
+    }
+
+    /// A Ditto app's check: `ok` without a pending requery, else `degraded (…)` saying what clears it.
+    /// - Parameter pending: nil when the store could not be read, else the pending requery's txnId or nil.
+    static func dittoCheck(pending: UInt64??, rereads: Bool) -> String {
+        guard let pending else { return "unknown (the store cannot be read)" }
+        guard let txnId = pending else { return "ok" }
+        return rereads
+            ? "degraded (requeryRequired txnId \(txnId): re-reading the collections through the HTTP API)"
+            : "degraded (requeryRequired txnId \(txnId): re-feed the collections, then run "
+                + "push-relay storage requery-done)"
     }
 
     private func endpointChecks() async -> [String: String] {

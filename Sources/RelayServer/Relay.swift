@@ -20,6 +20,8 @@ import RelayStore
 /// The ``FeedbackSender`` runs beside the dispatcher, started after it and stopped after it (a retirement
 /// recorded while stopping stays queued for the next start). The ``RetentionJob`` runs beside them.
 /// Each app with `apps[].ditto.kafka` has a ``RelayDittoKafka/DittoKafkaConsumer``, started after the dispatcher and stopped, its batch in flight committed, before it.
+/// Each app with `apps[].ditto.httpAPI` has a ``DittoRequeryJob`` that re-reads its collections after a
+/// `requeryRequired`.
 public final class Relay: Sendable {
     public let configuration: Configuration
     public let store: any Store
@@ -40,6 +42,9 @@ public final class Relay: Sendable {
     private let accessLog: AccessLog
     /// One consumer per app with `apps[].ditto.kafka`.
     private let dittoConsumers: [DittoKafkaConsumer]
+    /// One re-read job per app with `apps[].ditto.httpAPI`.
+    private let dittoRequeries: [DittoRequeryJob]
+    private let requeryTask = MutexBox<Task<Void, Never>?>(nil)
 
     /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
@@ -117,6 +122,19 @@ public final class Relay: Sendable {
             logger: logger
         )
         self.dittoConsumers = dittoConsumers
+        let owner = instanceId
+        dittoRequeries = configuration.apps.compactMap { app in
+            guard let ditto = app.ditto, let httpAPI = ditto.httpAPI else { return nil }
+            return DittoRequeryJob(
+                appId: app.id,
+                api: DittoQueryAPI(settings: httpAPI),
+                applySettings: DittoApplySettings(app: app, ditto: ditto),
+                store: store,
+                owner: owner,
+                time: time,
+                logger: logger.with(["component": "ditto-requery"])
+            )
+        }
         let api = RelayAPI(
             directory: AppDirectory(
                 apps: configuration.apps,
@@ -187,12 +205,23 @@ public final class Relay: Sendable {
         let retention = self.retention
         retentionTask.set(Task { await retention.run() })
         for consumer in dittoConsumers { consumer.start() }
+        let requeries = dittoRequeries
+        if !requeries.isEmpty {
+            requeryTask.set(
+                Task {
+                    await withTaskGroup(of: Void.self) { group in
+                        for job in requeries { group.addTask { await job.run() } }
+                    }
+                }
+            )
+        }
         do {
             try server.start()
             try adminServer?.start()
         } catch {
             await server.shutdown()
             for consumer in dittoConsumers { await consumer.stop() }
+            await stop(requeryTask)
             await stopDispatcher()
             await stop(feedbackTask)
             await stop(retentionTask)
@@ -215,6 +244,7 @@ public final class Relay: Sendable {
         await server.shutdown()
         await adminServer?.shutdown()
         for consumer in dittoConsumers { await consumer.stop() }
+        await stop(requeryTask)
         await stopDispatcher()
         await stop(feedbackTask)
         await stop(retentionTask)

@@ -131,19 +131,32 @@ extension RelayAPI {
         return try .json(DeviceList(devices: devices.map(DeviceView.init)))
     }
 
-    /// `PUT /v1/rooms/{roomId}/members/{userId}` with an optional `{"muted": Bool}`: 204. The backend adds
-    /// anyone (a membership closing the room keeps); a user joins only as itself and only open rooms, and
-    /// mutes or unmutes itself in any room it is a member of.
+    /// `PUT /v1/rooms/{roomId}/members/{userId}` with an optional `{"notify": "all" | "mentions" | "none" |
+    /// "default"}` (or the deprecated `{"muted": Bool}`): 204. The backend adds anyone (a membership closing
+    /// the room keeps); a user joins only as itself and only open rooms, and sets its own level in any room it
+    /// is a member of. An app with a stream takes only a level (``setDittoRoomLevel(_:roomId:userId:_:)``).
     func joinRoom(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let (caller, roomId, userId) = try await membershipCall(request, parameters)
-        try requireMembershipFromRelay(caller, "Joining a room or muting it")
         let update = request.body.isEmpty ? MembershipUpdate() : try request.decode(MembershipUpdate.self)
+        let change = try update.levelChange()
+        if caller.app.ditto != nil {
+            return try await setDittoRoomLevel(caller, roomId: roomId, userId: userId, change)
+        }
         try await takeWriteLimit(caller, userId: userId)
         if caller.userId != nil, try await roomMembership(caller.app, roomId: roomId) == .closed {
-            guard
-                try await store.setMuted(appId: caller.app.id, roomId: roomId, userId: userId, muted: update.muted)
-                    != nil
-            else { throw roomClosed(roomId) }
+            let isMember =
+                if let change {
+                    try await store.setRoomLevel(
+                        appId: caller.app.id,
+                        roomId: roomId,
+                        userId: userId,
+                        change,
+                        membersOnly: true
+                    )
+                } else {
+                    try await store.member(appId: caller.app.id, roomId: roomId, userId: userId) != nil
+                }
+            guard isMember else { throw roomClosed(roomId) }
             return .noContent
         }
         let member = try await withinUserLimits(userId: userId) {
@@ -151,7 +164,7 @@ extension RelayAPI {
                 appId: caller.app.id,
                 roomId: roomId,
                 userId: userId,
-                muted: update.muted,
+                notify: change,
                 origin: membershipOrigin(caller),
                 at: time.now,
                 limits: userLimits(caller)

@@ -90,7 +90,7 @@ extension RelayAPI {
         }
         let settings = DittoApplySettings(app: app, ditto: ditto)
         let counts = try await store.applyDittoEvents(events, appId: app.id, settings: settings, at: time.now)
-        metrics.recordDittoEvents(counts, app: app.id)
+        counts.report(app: app.id, settings: settings, metrics: metrics, logger: logger)
         return try HTTPResponse.json(DittoEventsAnswer(counts))
     }
 }

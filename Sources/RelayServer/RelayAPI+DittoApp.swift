@@ -8,10 +8,31 @@ extension RelayAPI {
     /// - Throws: ``HTTPError`` 409 `managed_by_ditto` when the app has `apps[].ditto`.
     func requireMembershipFromRelay(_ caller: Caller, _ what: String) throws(HTTPError) {
         guard caller.app.ditto != nil else { return }
-        throw HTTPError.conflict(
+        throw managedByDitto(caller, what)
+    }
+
+    /// 409 `managed_by_ditto`: the app takes its rooms and members from Ditto.
+    private func managedByDitto(_ caller: Caller, _ what: String) -> HTTPError {
+        HTTPError.conflict(
             code: "managed_by_ditto",
             message: "\(what): app '\(caller.app.id)' takes rooms and members from Ditto (apps[].ditto)"
         )
+    }
+
+    /// `PUT /v1/rooms/{roomId}/members/{userId}` for an app with a stream: Ditto holds the membership, so only
+    /// a body that sets the user's level for the room (`notify`, or the deprecated `muted`) is taken (204),
+    /// stored whether or not the mirror has the user subscribed to the room.
+    /// - Throws: ``HTTPError`` 409 `managed_by_ditto` for a body that sets no level (a join).
+    func setDittoRoomLevel(
+        _ caller: Caller,
+        roomId: String,
+        userId: String,
+        _ change: RoomLevelChange?
+    ) async throws -> HTTPResponse {
+        guard let change else { throw managedByDitto(caller, "Joining a room") }
+        try await takeWriteLimit(caller, userId: userId)
+        try await store.setRoomLevel(appId: caller.app.id, roomId: roomId, userId: userId, change, membersOnly: false)
+        return .noContent
     }
 
     /// The answer to a delegate webhook of an app with a stream: Ditto's change stream makes the push, so the

@@ -8,6 +8,8 @@ import RelayStore
 extension RelayAPI {
     /// The most recipients one webhook may name.
     static let maxRecipients = 10_000
+    /// The most users one webhook may mention.
+    static let maxMentions = 1000
     /// Deliveries per page of `GET /v1/notifications/{notificationId}` at most (and by default).
     static let deliveryPageLimit = 1000
     /// The longest room or sender name taken, in BYTES: pushes show at most
@@ -43,15 +45,10 @@ extension RelayAPI {
             excludeToken = try await sendersDevice(caller, named: sender)
         }
         let recipients = try body.recipients.map { list throws(HTTPError) in
-            guard list.count <= Self.maxRecipients else {
-                throw .badRequest(
-                    code: "invalid_field",
-                    message: "recipients must name at most \(Self.maxRecipients) users"
-                )
-            }
-            return try list.enumerated().map { index, user throws(HTTPError) in
-                try Validation.id(user, field: "recipients[\(index)]")
-            }
+            try Self.userIds(list, field: "recipients", max: Self.maxRecipients)
+        }
+        let mentions = try body.mentions.map { list throws(HTTPError) in
+            try Self.userIds(list, field: "mentions", max: Self.maxMentions)
         }
         // The message reaches its recipients through the app's Ditto stream, whose membership the relay does not
         // check here.
@@ -74,7 +71,8 @@ extension RelayAPI {
             recipients: RecipientSelection(
                 roomId: message.roomId,
                 userIds: recipients,
-                reachesMuted: caller.userId == nil,
+                overridesLevels: caller.userId == nil,
+                mentionedUserIds: mentions ?? [],
                 excludeUserId: message.senderId,
                 excludeToken: excludeToken
             ),
@@ -121,10 +119,10 @@ extension RelayAPI {
         }
     }
 
-    /// A user sends only to a room it is a member of, and names only members as recipients (those who muted
-    /// the room are left out silently when the deliveries are made); then the sender's limits count the
-    /// webhook and a push to each user it reaches or names: a muted recipient counts as any other, so the
-    /// limits do not tell a user who muted the room.
+    /// A user sends only to a room it is a member of, and names only members as recipients (those whose level
+    /// leaves the message out are left out silently when the deliveries are made); then the sender's limits
+    /// count the webhook and a push to each user it names, or to each member whose own level for the room is
+    /// not `none`: a recipient counts whatever its level, so the limits do not tell a user who muted the room.
     /// - Throws: ``HTTPError`` 403 `not_a_member` or `recipient_not_a_member`, 429 `rate_limited`.
     private func authorizeWebhook(_ caller: Caller, message: ChatMessage, recipients: [String]?) async throws {
         let app = caller.app
@@ -144,13 +142,27 @@ extension RelayAPI {
         guard isLimited(caller) else { return }
         var reached = recipients ?? []
         if recipients == nil {
-            reached = try await store.members(appId: app.id, roomId: message.roomId).filter { !$0.muted }.map(\.userId)
+            reached = try await store.members(appId: app.id, roomId: message.roomId).filter {
+                $0.notify != NotifyLevel.none
+            }
+            .map(\.userId)
         }
         try await takeWebhookLimits(
             caller,
             senderId: message.senderId,
             recipients: reached.filter { !$0.isSameId(message.senderId) }
         )
+    }
+
+    /// A webhook's list of user ids (`field`), at most `max`, each a valid id.
+    /// - Throws: ``HTTPError`` 400 `invalid_field` for a longer list or an invalid id.
+    private static func userIds(_ list: [String], field: String, max: Int) throws(HTTPError) -> [String] {
+        guard list.count <= max else {
+            throw .badRequest(code: "invalid_field", message: "\(field) must name at most \(max) users")
+        }
+        return try list.enumerated().map { index, user throws(HTTPError) in
+            try Validation.id(user, field: "\(field)[\(index)]")
+        }
     }
 
     private func chatMessage(

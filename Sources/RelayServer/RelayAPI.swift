@@ -51,6 +51,12 @@ public struct RelayAPI: Sendable {
         router.post("/v1/devices") { request, _ in try await registerDevice(request) }
         router.delete("/v1/devices/{token}") { request, parameters in try await deleteDevice(request, parameters) }
         router.get("/v1/users/{userId}/devices") { request, parameters in try await userDevices(request, parameters) }
+        router.get("/v1/users/{userId}/settings") { request, parameters in
+            try await userSettings(request, parameters)
+        }
+        router.put("/v1/users/{userId}/settings") { request, parameters in
+            try await setUserSettings(request, parameters)
+        }
         router.put("/v1/rooms/{roomId}/members/{userId}") { request, parameters in
             try await joinRoom(request, parameters)
         }
@@ -76,11 +82,14 @@ public struct RelayAPI: Sendable {
         return router
     }
 
-    /// A store that cannot write just now (disk full, I/O error, locked past its busy timeout, read-only):
+    /// A store that cannot write just now (disk full, I/O error, locked past its busy timeout, a conflict
+    /// with concurrent writers that outlasted the retries, read-only):
     /// 503 `storage_unavailable` with `Retry-After`, since the same call may well succeed later. Nothing was
     /// recorded (every write is one transaction).
     static func storageUnavailable(_ error: any Error) -> HTTPError? {
-        guard let error = error as? StoreError, [.io, .busy, .readOnly].contains(error.code) else { return nil }
+        guard let error = error as? StoreError, [.io, .busy, .conflict, .readOnly].contains(error.code) else {
+            return nil
+        }
         return HTTPError(
             status: 503,
             code: "storage_unavailable",

@@ -5,8 +5,8 @@ import RelayHTTP
 /// the SDK's delegate reports a sent message.
 struct MessageWebhook: ClosedJSONBody {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case roomId, senderId, text, messageId, roomName, senderName, senderDeviceToken, recipients, caption
-        case imageUrl
+        case roomId, senderId, text, messageId, roomName, senderName, senderDeviceToken, recipients, mentions
+        case caption, imageUrl
     }
 
     var roomId: String
@@ -19,6 +19,8 @@ struct MessageWebhook: ClosedJSONBody {
     var senderName: String?
     var senderDeviceToken: String?
     var recipients: [String]?
+    /// The users the message mentions: a recipient at level `mentions` gets it when named here.
+    var mentions: [String]?
     var caption: String?
     var imageUrl: String?
 }

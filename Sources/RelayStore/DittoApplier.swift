@@ -27,14 +27,39 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         var counts = DittoApplyCounts()
         try rows.purgeSeen(before: at, limit: Self.purgeBatch)
         for event in events {
-            let (kind, outcome) = try apply(event)
+            let (kind, outcome) = try apply(event, counting: &counts)
             counts.count(outcome, kind: kind)
         }
         return counts
     }
 
-    /// One event's collection kind (nil: none) and outcome.
-    private func apply(_ event: DittoEvent) throws -> (DittoCollections.Kind?, DittoEventOutcome) {
+    /// Removes, after a requery's re-read of `collection` (a rooms, DM rooms or users collection) read every
+    /// page at `txnId`, the mirrored documents of it that the re-read did not find: those whose recorded
+    /// txnId is below `txnId` and that are not removed, tombstoned at `txnId` (an older replayed upsert
+    /// cannot bring them back; a later change by a higher txnId still applies).
+    /// - Returns: how many were removed.
+    package func sweep(_ collection: String, below txnId: UInt64) throws -> Int {
+        switch settings.rule.collections.kind(of: collection) {
+        case .rooms?, .dmRooms?: try rows.deleteRooms(appId: appId, collection: collection, below: txnId)
+        case .users?: try rows.deleteUsers(appId: appId, collection: collection, below: txnId)
+        case .messages?, .dmMessages?, nil: return 0
+        }
+        return try rows.tombstoneDocuments(appId: appId, collection: collection, below: txnId)
+    }
+
+    /// One event's collection kind (nil: none) and outcome; a requery raised is counted in `counts`.
+    private func apply(
+        _ event: DittoEvent,
+        counting counts: inout DittoApplyCounts
+    ) throws
+        -> (DittoCollections.Kind?, DittoEventOutcome)
+    {
+        if event.kind == .requeryRequired {
+            guard try rows.recordRequery(appId: appId, txnId: event.txnId, at: at) else { return (nil, .duplicate) }
+            counts.requeries += 1
+            counts.requeryTxnId = max(counts.requeryTxnId ?? 0, event.txnId)
+            return (nil, .applied)
+        }
         guard event.kind == .documentChanged, let collection = event.collection, let change = event.change else {
             return (nil, .ignored)
         }

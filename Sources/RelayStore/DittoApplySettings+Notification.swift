@@ -2,7 +2,8 @@ import Foundation
 import RelayCore
 
 extension DittoApplySettings {
-    /// The notification of a stream message and whom it goes to: the push's recipients, never the sender,
+    /// The notification of a stream message and whom it goes to: the push's recipients as their levels for
+    /// the room admit it (its mentions and whether it is a DM with it), never the sender,
     /// texts kept by the webhook's rules (none in privacy mode), no daily budget.
     package func notification(
         of push: DittoMessageRule.Push,
@@ -22,7 +23,9 @@ extension DittoApplySettings {
         let recipients = RecipientSelection(
             roomId: message.roomId,
             userIds: push.recipients,
-            reachesMuted: false,
+            overridesLevels: false,
+            mentionedUserIds: push.mentionedUserIds,
+            isDirect: push.isDirect,
             excludeUserId: message.senderId
         )
         return (notification, recipients)

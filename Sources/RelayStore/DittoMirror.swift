@@ -11,17 +11,27 @@ public struct DittoApplySettings: Sendable, Equatable {
     public var ttlSeconds: Int
     /// Privacy mode: notifications keep no text or names ("New message").
     public var privacy: Bool
+    /// Whether the relay re-reads the collections itself after `requeryRequired` (`apps[].ditto.httpAPI` is
+    /// set); else an operator re-feeds them. Only what the relay says about a requery depends on it.
+    public var rereadsOnRequery: Bool
 
-    public init(rule: DittoMessageRule, topic: String, ttlSeconds: Int, privacy: Bool) {
+    public init(rule: DittoMessageRule, topic: String, ttlSeconds: Int, privacy: Bool, rereadsOnRequery: Bool = false) {
         self.rule = rule
         self.topic = topic
         self.ttlSeconds = ttlSeconds
         self.privacy = privacy
+        self.rereadsOnRequery = rereadsOnRequery
     }
 
     /// The settings of `app`'s stream (`apps[].ditto`), the same for the HTTP route and the Kafka consumer.
     public init(app: Configuration.App, ditto: Configuration.Ditto) {
-        self.init(rule: ditto.rule, topic: app.topic, ttlSeconds: app.ttlSeconds, privacy: app.privacy)
+        self.init(
+            rule: ditto.rule,
+            topic: app.topic,
+            ttlSeconds: app.ttlSeconds,
+            privacy: app.privacy,
+            rereadsOnRequery: ditto.httpAPI != nil
+        )
     }
 }
 
@@ -37,6 +47,10 @@ public struct DittoApplyCounts: Sendable, Equatable {
     public var ignored = 0
     /// Notifications made.
     public var notifications = 0
+    /// `requeryRequired` events that raised the app's pending requery (a replayed or lower one does not).
+    public var requeries = 0
+    /// The highest requery txnId of those.
+    public var requeryTxnId: UInt64?
     /// Events by outcome, keyed by the collection's kind name (`"\(DittoCollections.Kind.rooms)"` …, or
     /// `other` for a collection of no kind: a bounded set for metric labels).
     public var outcomes: [String: [DittoEventOutcome: Int]] = [:]
@@ -51,7 +65,8 @@ public protocol DittoMirror: Sendable {
     /// each document's state is replaced only by an event whose `txnId` is at least the one applied to it (an
     /// equal one with the same collection and `_id` is a duplicate), a `remove` leaves a tombstone, and a
     /// message document seen for the first time that the rule pushes becomes one notification with its
-    /// deliveries. Concurrent appliers (HTTP and Kafka, two relays) dedupe through unique keys.
+    /// deliveries. A `requeryRequired` event records the app's pending requery (``DittoRequeries``), keeping
+    /// the highest txnId. Concurrent appliers (HTTP and Kafka, two relays) dedupe through unique keys.
     /// - Throws: ``StoreError``; then nothing of the batch is applied.
     func applyDittoEvents(
         _ events: [DittoEvent],

@@ -33,6 +33,19 @@ package protocol DittoMirrorRows {
     /// The mirror's facts about `message` of `appId`: its room, the sender's name, the room's subscribers and
     /// the users whose mentions list it.
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts
+    /// Records `txnId` as `appId`'s pending requery when it is higher than the one recorded (insert … on
+    /// conflict update), requested at `at`.
+    /// - Returns: whether it was recorded (false: an equal or higher one was).
+    func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool
+    /// Removes the mirrored rooms of `collection` whose recorded txnId is below `txnId` and not removed.
+    func deleteRooms(appId: String, collection: String, below txnId: UInt64) throws
+    /// Removes the mirrored users (with their subscription and mention rows) of `collection` whose recorded
+    /// txnId is below `txnId` and not removed.
+    func deleteUsers(appId: String, collection: String, below txnId: UInt64) throws
+    /// Tombstones (at `txnId`) the documents of `collection` whose recorded txnId is below `txnId` and not
+    /// removed.
+    /// - Returns: how many.
+    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int
     /// Records the notification and its deliveries with the engine's notification code.
     /// - Returns: whether it was made (false: a notification with its message id exists).
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool

@@ -1,6 +1,7 @@
 import Foundation
+import RelayCore
 
-/// A user's membership of a room: members get the room's notifications unless muted.
+/// A user's membership of a room: members get the room's notifications as their level for it admits.
 public struct RoomMember: Sendable, Codable, Equatable, Hashable {
     /// Who made a membership. Closing a room drops the memberships its users made themselves, so that only
     /// the members the backend set receive it (``Store/setRoomMembership(appId:roomId:membership:at:)``).
@@ -12,16 +13,16 @@ public struct RoomMember: Sendable, Codable, Equatable, Hashable {
     }
 
     public var userId: String
-    /// A muted member gets no notifications for the room, unless the backend names it as a recipient.
-    public var muted: Bool
+    /// The member's own level for the room; nil follows the user's default (``Store/userLevel(appId:userId:)``).
+    public var notify: NotifyLevel?
     /// When the user first joined (millisecond precision).
     public var joinedAt: Date
     /// Who made the membership; the backend's once it named the member, whoever joined first.
     public var origin: Origin
 
-    public init(userId: String, muted: Bool = false, joinedAt: Date, origin: Origin = .backend) {
+    public init(userId: String, notify: NotifyLevel? = nil, joinedAt: Date, origin: Origin = .backend) {
         self.userId = userId
-        self.muted = muted
+        self.notify = notify
         self.joinedAt = joinedAt
         self.origin = origin
     }

@@ -26,7 +26,6 @@ extension SQLiteConnection {
     private static func exportExpression(_ table: StoreTable, _ column: String) -> String {
         switch (table, column) {
         case (.devices, "unlinked_topics"): "json(t.unlinked_topics)"
-        case (.roomMembers, "muted"): "json(CASE WHEN t.muted THEN 'true' ELSE 'false' END)"
         case (.idempotencyKeys, "request_hash"): "'\\x' || lower(hex(t.request_hash))"
         // A delivery's notification is the one whose run of delivery ids holds it (SQLiteMigrations step 8).
         case (.deliveries, "notification_id"):

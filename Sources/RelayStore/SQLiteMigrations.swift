@@ -462,7 +462,41 @@ enum SQLiteMigrations {
         CREATE INDEX ditto_documents_by_removal ON ditto_documents (app_id, removed_at)
             WHERE removed_at IS NOT NULL;
         """,
-        // 18: wake budgets (issue 22): the wake pushes each device was given in the UTC clock hour `hour`
+        // 18: an app's pending `requeryRequired`: the highest requery txnId received, the highest one
+        // whose re-read completed (pending while below `txn_id`), and the re-read's lease (one relay at a time;
+        // `lease_until` in ms, taken over once it passed).
+        """
+        CREATE TABLE ditto_requeries (
+            app_id           TEXT PRIMARY KEY NOT NULL,
+            txn_id           INTEGER NOT NULL,
+            completed_txn_id INTEGER NOT NULL DEFAULT 0,
+            requested_at     INTEGER NOT NULL,
+            lease_owner      TEXT,
+            lease_until      INTEGER
+        ) WITHOUT ROWID;
+        """,
+        // 19: notification levels. A user's own level for a room is a row of `room_levels`, apart
+        // from its membership, since an app whose members Ditto holds keeps levels for users who are no
+        // member rows; `user_settings` holds a user's default. A muted member is a member at level `none`.
+        """
+        CREATE TABLE room_levels (
+            app_id  TEXT NOT NULL,
+            room_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            level   TEXT NOT NULL CHECK (level IN ('all', 'mentions', 'none')),
+            PRIMARY KEY (app_id, room_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE user_settings (
+            app_id  TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            notify  TEXT NOT NULL CHECK (notify IN ('all', 'mentions', 'none')),
+            PRIMARY KEY (app_id, user_id)
+        ) WITHOUT ROWID;
+        INSERT INTO room_levels (app_id, room_id, user_id, level)
+        SELECT app_id, room_id, user_id, 'none' FROM room_members WHERE muted <> 0;
+        ALTER TABLE room_members DROP COLUMN muted;
+        """,
+        // 20: wake budgets (issue 22): the wake pushes each device was given in the UTC clock hour `hour`
         // (UNIX epoch hours); a row of a past hour counts as none and is pruned.
         """
         CREATE TABLE wake_budgets (

@@ -41,7 +41,7 @@ extension SQLiteStore {
                 try statement.run()
             }
             for room in Set(rooms) {
-                _ = try join(appId: appId, roomId: room, userId: userId, muted: nil, origin: origin, at: at)
+                _ = try join(appId: appId, roomId: room, userId: userId, notify: nil, origin: origin, at: at)
             }
             guard let device = try loadDevice(appId: appId, token: token) else {
                 throw StoreError(code: .notFound, message: "device …\(token.suffix) vanished during upsert")
@@ -111,7 +111,7 @@ extension SQLiteStore {
         appId: String,
         roomId: String,
         userId: String,
-        muted: Bool?,
+        notify: RoomLevelChange?,
         origin: RoomMember.Origin,
         at: Date,
         limits: UserLimits?
@@ -120,69 +120,139 @@ extension SQLiteStore {
     {
         try db.transaction {
             if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId]) }
-            return try join(appId: appId, roomId: roomId, userId: userId, muted: muted, origin: origin, at: at)
+            return try join(appId: appId, roomId: roomId, userId: userId, notify: notify, origin: origin, at: at)
         }
     }
 
-    /// ``addMember(appId:roomId:userId:muted:origin:at:limits:)`` in the caller's transaction: one statement,
-    /// so the room's rule it reads is the one a close commits before or after it.
+    /// ``addMember(appId:roomId:userId:notify:origin:at:limits:)`` in the caller's transaction: one statement
+    /// joins, so the room's rule it reads is the one a close commits before or after it; the level changes
+    /// only when it joined.
     private func join(
         appId: String,
         roomId: String,
         userId: String,
-        muted: Bool?,
+        notify: RoomLevelChange?,
         origin: RoomMember.Origin,
         at: Date
     ) throws -> RoomMember? {
-        try db.withStatement(
+        let joined = try db.withStatement(
             """
-            INSERT INTO room_members (app_id, room_id, user_id, muted, joined_at, origin)
-            SELECT ?1, ?2, ?3, coalesce(?4, 0), ?5, ?6
-            WHERE ?6 = 'backend'
+            INSERT INTO room_members (app_id, room_id, user_id, joined_at, origin)
+            SELECT ?1, ?2, ?3, ?4, ?5
+            WHERE ?5 = 'backend'
                 OR NOT EXISTS (SELECT 1 FROM rooms WHERE app_id = ?1 AND room_id = ?2 AND membership = 'closed')
-            ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET muted = coalesce(?4, muted),
-                origin = CASE WHEN ?6 = 'backend' THEN 'backend' ELSE origin END
+            ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET
+                origin = CASE WHEN ?5 = 'backend' THEN 'backend' ELSE origin END
             RETURNING \(Self.memberColumns)
             """
-        ) { statement in
+        ) { statement -> RoomMember? in
             try statement.bind(1, appId)
             try statement.bind(2, roomId)
             try statement.bind(3, userId)
-            try statement.bind(4, muted)
-            try statement.bind(5, at)
-            try statement.bind(6, origin.rawValue)
+            try statement.bind(4, at)
+            try statement.bind(5, origin.rawValue)
             guard try statement.step() else { return nil }
             let member = try Self.readMember(statement)
             try statement.run()
             return member
         }
+        guard var member = joined else { return nil }
+        if let notify {
+            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, notify)
+            member.notify = notify.level
+        }
+        return member
     }
 
-    public func setMuted(appId: String, roomId: String, userId: String, muted: Bool?) async throws -> RoomMember? {
-        try db.withStatement(
+    @discardableResult
+    public func setRoomLevel(
+        appId: String,
+        roomId: String,
+        userId: String,
+        _ change: RoomLevelChange,
+        membersOnly: Bool
+    ) async throws -> Bool {
+        try db.transaction {
+            if membersOnly {
+                let isMember = try db.withStatement(
+                    "SELECT 1 FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
+                ) {
+                    try $0.bind(1, appId)
+                    try $0.bind(2, roomId)
+                    try $0.bind(3, userId)
+                    return try $0.step()
+                }
+                guard isMember else { return false }
+            }
+            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, change)
+            return true
+        }
+    }
+
+    public func roomLevel(appId: String, roomId: String, userId: String) async throws -> NotifyLevel? {
+        try db.withStatement("SELECT level FROM room_levels WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3") {
+            try $0.bind(1, appId)
+            try $0.bind(2, roomId)
+            try $0.bind(3, userId)
+            return try $0.step() ? try Self.level($0.string(0)) : nil
+        }
+    }
+
+    public func userLevel(appId: String, userId: String) async throws -> NotifyLevel? {
+        try db.withStatement("SELECT notify FROM user_settings WHERE app_id = ?1 AND user_id = ?2") {
+            try $0.bind(1, appId)
+            try $0.bind(2, userId)
+            return try $0.step() ? try Self.level($0.string(0)) : nil
+        }
+    }
+
+    public func setUserLevel(appId: String, userId: String, _ level: NotifyLevel?) async throws {
+        let sql =
+            level == nil
+            ? "DELETE FROM user_settings WHERE app_id = ?1 AND user_id = ?2"
+            : """
+            INSERT INTO user_settings (app_id, user_id, notify) VALUES (?1, ?2, ?3)
+            ON CONFLICT (app_id, user_id) DO UPDATE SET notify = excluded.notify
             """
-            UPDATE room_members SET muted = coalesce(?4, muted) WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3
-            RETURNING \(Self.memberColumns)
+        try db.withStatement(sql) {
+            try $0.bind(1, appId)
+            try $0.bind(2, userId)
+            if let level { try $0.bind(3, level.rawValue) }
+            try $0.run()
+        }
+    }
+
+    /// Writes the user's own level for the room (a row of `room_levels`; none for the user's default), in
+    /// the caller's transaction.
+    private func writeRoomLevel(appId: String, roomId: String, userId: String, _ change: RoomLevelChange) throws {
+        let sql =
+            change.level == nil
+            ? "DELETE FROM room_levels WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
+            : """
+            INSERT INTO room_levels (app_id, room_id, user_id, level) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (app_id, room_id, user_id) DO UPDATE SET level = excluded.level
             """
-        ) { statement in
-            try statement.bind(1, appId)
-            try statement.bind(2, roomId)
-            try statement.bind(3, userId)
-            try statement.bind(4, muted)
-            guard try statement.step() else { return nil }
-            let member = try Self.readMember(statement)
-            try statement.run()
-            return member
+        try db.withStatement(sql) {
+            try $0.bind(1, appId)
+            try $0.bind(2, roomId)
+            try $0.bind(3, userId)
+            if let level = change.level { try $0.bind(4, level.rawValue) }
+            try $0.run()
         }
     }
 
     public func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool {
-        try db.withStatement("DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3") {
-            try $0.bind(1, appId)
-            try $0.bind(2, roomId)
-            try $0.bind(3, userId)
-            try $0.run()
-            return db.changes > 0
+        try db.transaction {
+            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, .userDefault)
+            return try db.withStatement(
+                "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
+            ) {
+                try $0.bind(1, appId)
+                try $0.bind(2, roomId)
+                try $0.bind(3, userId)
+                try $0.run()
+                return db.changes > 0
+            }
         }
     }
 
@@ -217,15 +287,33 @@ extension SQLiteStore {
 
     // MARK: Rows
 
-    /// The columns ``readMember(_:)`` reads, in its order.
-    static let memberColumns = "user_id, muted, joined_at, origin"
+    /// The columns ``readMember(_:)`` reads, in its order, of a `room_members` row (not aliased): the
+    /// member's own level for the room comes from `room_levels`.
+    static let memberColumns = """
+        user_id, (SELECT l.level FROM room_levels AS l WHERE l.app_id = room_members.app_id
+            AND l.room_id = room_members.room_id AND l.user_id = room_members.user_id), joined_at, origin
+        """
 
     /// A member from a row of ``memberColumns``.
     static func readMember(_ row: SQLiteStatement) throws -> RoomMember {
         guard let origin = RoomMember.Origin(rawValue: row.string(3)) else {
             throw StoreError(code: .invalidData, message: "member '\(row.string(0))' has an unknown origin")
         }
-        return RoomMember(userId: row.string(0), muted: row.int(1) != 0, joinedAt: row.date(2), origin: origin)
+        return RoomMember(
+            userId: row.string(0),
+            notify: try row.optionalString(1).map(level),
+            joinedAt: row.date(2),
+            origin: origin
+        )
+    }
+
+    /// A stored level.
+    /// - Throws: ``StoreError`` `.invalidData` for a value that is none.
+    static func level(_ text: String) throws -> NotifyLevel {
+        guard let level = NotifyLevel(rawValue: text) else {
+            throw StoreError(code: .invalidData, message: "unknown notification level '\(text)'")
+        }
+        return level
     }
 
     func loadDevice(appId: String, token: PushToken) throws -> Device? {

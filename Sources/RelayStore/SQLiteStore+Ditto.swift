@@ -224,6 +224,69 @@ struct SQLiteDittoRows: DittoMirrorRows {
         return facts
     }
 
+    func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
+        try db.withStatement(
+            """
+            INSERT INTO ditto_requeries (app_id, txn_id, requested_at) VALUES (?1, ?2, ?3)
+            ON CONFLICT (app_id) DO UPDATE SET txn_id = excluded.txn_id, requested_at = excluded.requested_at
+                WHERE ditto_requeries.txn_id < excluded.txn_id
+            """
+        ) {
+            try $0.bind(1, appId)
+            try $0.bind(2, Int64(clamping: txnId))
+            try $0.bind(3, at)
+            try $0.run()
+            return db.changes > 0
+        }
+    }
+
+    func deleteRooms(appId: String, collection: String, below txnId: UInt64) throws {
+        try db.withStatement(
+            """
+            DELETE FROM ditto_rooms WHERE app_id = ?1 AND collection = ?2 AND room_id IN (
+                SELECT doc_id FROM ditto_documents
+                WHERE app_id = ?1 AND collection = ?2 AND txn_id < ?3 AND removed = 0)
+            """
+        ) {
+            try $0.bind(1, appId)
+            try $0.bind(2, collection)
+            try $0.bind(3, Int64(clamping: txnId))
+            try $0.run()
+        }
+    }
+
+    func deleteUsers(appId: String, collection: String, below txnId: UInt64) throws {
+        for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
+            try db.withStatement(
+                """
+                DELETE FROM \(table) WHERE app_id = ?1 AND user_id IN (
+                    SELECT doc_id FROM ditto_documents
+                    WHERE app_id = ?1 AND collection = ?2 AND txn_id < ?3 AND removed = 0)
+                """
+            ) {
+                try $0.bind(1, appId)
+                try $0.bind(2, collection)
+                try $0.bind(3, Int64(clamping: txnId))
+                try $0.run()
+            }
+        }
+    }
+
+    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int {
+        try db.withStatement(
+            """
+            UPDATE ditto_documents SET txn_id = ?3, removed = 1
+            WHERE app_id = ?1 AND collection = ?2 AND txn_id < ?3 AND removed = 0
+            """
+        ) {
+            try $0.bind(1, appId)
+            try $0.bind(2, collection)
+            try $0.bind(3, Int64(clamping: txnId))
+            try $0.run()
+            return db.changes
+        }
+    }
+
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {
         try record(n, recipients)
     }

@@ -4,8 +4,9 @@ import RelayCore
 extension SQLiteStore {
     /// One pending delivery per selected device. Parameters: ?1 app id, ?2 created at (the first due time),
     /// ?3 recipients (room id, or a JSON array of user ids), ?4 excluded user, ?5 excluded token, ?6 topic,
-    /// and with explicit recipients ?7: the room whose members who muted it are left out (NULL: none are).
-    /// The rows are the notification's by their ids (its first and last delivery id, set next).
+    /// ?7 the room whose levels apply (NULL: none do), ?8 whether the room is direct (every message a
+    /// mention), ?9 the mentioned user ids (a JSON array). The rows are the notification's by their ids (its
+    /// first and last delivery id, set next).
     ///
     /// The recipients drive the loop (CROSS JOIN fixes the order; INDEXED BY the per-user index), so the cost
     /// follows the number of recipients, not the app's device count. A device has one user, so each token
@@ -13,12 +14,11 @@ extension SQLiteStore {
     static func insertDeliveriesSQL(explicitRecipients: Bool) -> String {
         let recipients =
             explicitRecipients
-            ? """
-            (SELECT DISTINCT r.value AS user_id FROM json_each(?3) AS r WHERE ?7 IS NULL OR NOT EXISTS (
-                SELECT 1 FROM room_members AS m WHERE m.app_id = ?1 AND m.room_id = ?7 AND m.user_id = r.value
-                    AND m.muted = 1))
+            ? "(SELECT DISTINCT r.value AS user_id FROM json_each(?3) AS r WHERE \(admitted("r.value")))"
+            : """
+            (SELECT m.user_id FROM room_members AS m WHERE m.app_id = ?1 AND m.room_id = ?3
+                AND \(admitted("m.user_id")))
             """
-            : "(SELECT user_id FROM room_members WHERE app_id = ?1 AND room_id = ?3 AND muted = 0)"
         return """
             INSERT INTO deliveries (app_id, user_id, token, status, attempts, next_attempt_at)
             SELECT d.app_id, d.user_id, d.token, 'pending', 0, ?2
@@ -29,6 +29,17 @@ extension SQLiteStore {
                 AND (d.unlinked_topics = '[]'
                     OR NOT EXISTS (SELECT 1 FROM json_each(d.unlinked_topics) WHERE value = ?6))
             """
+    }
+
+    /// Whether the level of `user` (an SQL expression) for room ?7 admits the message
+    /// (``RecipientSelection``): its own for the room, else its default, else `all`; true when ?7 is NULL.
+    private static func admitted(_ user: String) -> String {
+        """
+        (?7 IS NULL OR coalesce(
+            (SELECT l.level FROM room_levels AS l WHERE l.app_id = ?1 AND l.room_id = ?7 AND l.user_id = \(user)),
+            (SELECT s.notify FROM user_settings AS s WHERE s.app_id = ?1 AND s.user_id = \(user)),
+            'all') IN ('all', CASE WHEN ?8 OR \(user) IN (SELECT value FROM json_each(?9)) THEN 'mentions' END))
+        """
     }
 
     public func createNotification(
@@ -127,7 +138,9 @@ extension SQLiteStore {
             try statement.bind(4, recipients.excludeUserId)
             try statement.bind(5, recipients.excludeToken?.value)
             try statement.bind(6, n.topic)
-            if userList != nil { try statement.bind(7, recipients.reachesMuted ? nil : recipients.roomId) }
+            try statement.bind(7, recipients.levelRoomId)
+            try statement.bind(8, recipients.isDirect)
+            try statement.bind(9, try StoredValues.jsonList(recipients.mentionedUserIds))
             try statement.run()
         }
         let devices = db.changes

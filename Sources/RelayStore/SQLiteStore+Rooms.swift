@@ -71,6 +71,16 @@ extension SQLiteStore {
                 try statement.run()
             }
             guard membership == .closed else { return 0 }
+            try db.withStatement(
+                """
+                DELETE FROM room_levels WHERE app_id = ?1 AND room_id = ?2 AND user_id IN (
+                    SELECT user_id FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user')
+                """
+            ) { statement in
+                try statement.bind(1, appId)
+                try statement.bind(2, roomId)
+                try statement.run()
+            }
             return try db.withStatement(
                 "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user'"
             ) { statement in

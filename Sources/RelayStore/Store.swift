@@ -17,14 +17,14 @@ import RelayCore
 /// (``releaseLeases(owner:)``) or hands them back (``releaseClaims(_:owner:)``).
 ///
 /// - Throws: every call throws ``StoreError`` (`.busy`, `.io`, `.constraint`, …) when the backend fails.
-public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads {
+public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoRequeries {
     /// Registers `token` (its platform with it) for `userId`, or re-registers it, and joins the user to
     /// `rooms` as `origin` made them; one transaction.
     ///
     /// A new token is inserted (`created == true`). A known one gets the new user, platform, environment and
     /// `updatedAt = at`; a retired one is revived (state `live`, retired fields cleared). Every registration
-    /// clears ``Device/unlinkedTopics``. The joins follow ``addMember(appId:roomId:userId:muted:origin:at:limits:)``
-    /// with the mute kept: a user's own skip the rooms whose own rule is closed.
+    /// clears ``Device/unlinkedTopics``. The joins follow ``addMember(appId:roomId:userId:notify:origin:at:limits:)``
+    /// with the levels kept: a user's own skip the rooms whose own rule is closed.
     ///
     /// With `limits`, the (app, user) is locked first and the user's counts checked in the transaction: its
     /// live devices besides `token`, and the rooms it is in and would join.
@@ -50,9 +50,10 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads {
     /// The user's devices (live and retired), oldest registration first.
     func devices(appId: String, userId: String) async throws -> [Device]
 
-    /// Adds the user to the room as `origin` made the membership, or updates the member: `muted` nil keeps
-    /// the current value (false for a new member), and a membership the backend names becomes the
-    /// backend's (a user's own call never takes that back). Returns the member as stored.
+    /// Adds the user to the room as `origin` made the membership, or updates the member: `notify` changes
+    /// the user's own level for the room in the same transaction (nil keeps it; a new member follows its
+    /// default), and a membership the backend names becomes the backend's (a user's own call never takes
+    /// that back). Returns the member as stored.
     ///
     /// A user's own join (`origin` `.user`) of a room whose own rule (``roomMembership(appId:roomId:)``) is
     /// `closed` adds nothing and returns nil, decided in the write, so a join racing
@@ -67,19 +68,36 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads {
         appId: String,
         roomId: String,
         userId: String,
-        muted: Bool?,
+        notify: RoomLevelChange?,
         origin: RoomMember.Origin,
         at: Date,
         limits: UserLimits?
     ) async throws
         -> RoomMember?
 
-    /// Sets an existing member's mute, whatever the room's rule (`nil` changes nothing). Returns the member
-    /// as stored; nil when the user is not a member (nothing is added).
-    func setMuted(appId: String, roomId: String, userId: String, muted: Bool?) async throws -> RoomMember?
+    /// Changes the user's own level for the room, whatever the room's rule. With `membersOnly` only a member's
+    /// (the relay keeps the room's members); without, any user's (an app whose members Ditto holds).
+    /// - Returns: false when `membersOnly` and the user is not a member (nothing is written).
+    @discardableResult
+    func setRoomLevel(
+        appId: String,
+        roomId: String,
+        userId: String,
+        _ change: RoomLevelChange,
+        membersOnly: Bool
+    ) async throws -> Bool
 
-    /// Removes the user from the room, whoever made the membership. Returns false when the user was not a
-    /// member.
+    /// The user's own level for the room; nil when it has none (its default applies).
+    func roomLevel(appId: String, roomId: String, userId: String) async throws -> NotifyLevel?
+
+    /// The user's default level, for the rooms it set none for; nil when it has none (`all` applies).
+    func userLevel(appId: String, userId: String) async throws -> NotifyLevel?
+
+    /// Sets the user's default level (``userLevel(appId:userId:)``); nil removes it.
+    func setUserLevel(appId: String, userId: String, _ level: NotifyLevel?) async throws
+
+    /// Removes the user from the room, whoever made the membership, with its own level for the room. Returns
+    /// false when the user was not a member.
     func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool
 
     /// The room's members, by user id.
@@ -102,8 +120,8 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads {
     func roomMembership(appId: String, roomId: String) async throws -> RoomMembership?
 
     /// Gives the room a membership rule of its own (the room needs no members for it). Setting `closed`
-    /// also removes the memberships the users made themselves (``RoomMember/Origin/user``), in the same
-    /// transaction: a closed room reaches only the members its backend set.
+    /// also removes the memberships the users made themselves (``RoomMember/Origin/user``) and their levels
+    /// for the room, in the same transaction: a closed room reaches only the members its backend set.
     /// - Returns: how many memberships closing removed (0 when opening).
     @discardableResult
     func setRoomMembership(appId: String, roomId: String, membership: RoomMembership, at: Date) async throws -> Int
@@ -130,10 +148,11 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads {
     /// (a message id used twice in the app, not the same webhook again). A unique index on (app id, message
     /// id) holds it under concurrency. Otherwise
     /// one pending delivery, due at `n.createdAt`, is created for each distinct live device of `n.appId` whose
-    /// user is a recipient (`recipients.userIds`, less the members of `recipients.roomId` who muted it unless
-    /// ``RecipientSelection/reachesMuted``; or the unmuted members of `recipients.roomId`), except the
+    /// user is a recipient (`recipients.userIds`, or the members of `recipients.roomId`) whose level for the
+    /// room admits the message (``RecipientSelection``; explicit recipients regardless of it with
+    /// ``RecipientSelection/overridesLevels``), except the
     /// devices of `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked
-    /// topics. Each delivery's apns-id is derived from the notification and delivery ids
+    /// topics. The levels are read inside the same statement, set-based. Each delivery's apns-id is derived from the notification and delivery ids
     /// (``RelayCore/APNsIdentifier``). The message is stored as given and read back, whole, into every job's
     /// ``RelayCore/NotificationContent``.
     /// Devices are selected inside the database: memory does not grow with the room.
@@ -319,13 +338,13 @@ extension Store {
         try await notification(appId: appId, id: id, limit: limit, offset: 0)
     }
 
-    /// ``addMember(appId:roomId:userId:muted:origin:at:limits:)`` as the backend makes it.
+    /// ``addMember(appId:roomId:userId:notify:origin:at:limits:)`` as the backend makes it.
     @discardableResult
     public func addMember(
         appId: String,
         roomId: String,
         userId: String,
-        muted: Bool? = nil,
+        notify: RoomLevelChange? = nil,
         at: Date
     ) async throws
         -> RoomMember
@@ -335,7 +354,7 @@ extension Store {
                 appId: appId,
                 roomId: roomId,
                 userId: userId,
-                muted: muted,
+                notify: notify,
                 origin: .backend,
                 at: at,
                 limits: nil
@@ -387,13 +406,13 @@ extension Store {
         )
     }
 
-    /// ``addMember(appId:roomId:userId:muted:origin:at:limits:)`` without limits.
+    /// ``addMember(appId:roomId:userId:notify:origin:at:limits:)`` without limits.
     @discardableResult
     public func addMember(
         appId: String,
         roomId: String,
         userId: String,
-        muted: Bool?,
+        notify: RoomLevelChange?,
         origin: RoomMember.Origin,
         at: Date
     ) async throws -> RoomMember? {
@@ -401,7 +420,7 @@ extension Store {
             appId: appId,
             roomId: roomId,
             userId: userId,
-            muted: muted,
+            notify: notify,
             origin: origin,
             at: at,
             limits: nil

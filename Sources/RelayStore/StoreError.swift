@@ -14,6 +14,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let constraint = Code("constraint")
         /// The database stayed locked by another connection longer than the busy timeout.
         public static let busy = Code("busy")
+        /// The transaction met a concurrent one and the server rolled it back (PostgreSQL: a deadlock or a
+        /// serialization failure); the same call may succeed when run again.
+        public static let conflict = Code("conflict")
         /// The file is damaged or not a database.
         public static let corrupt = Code("corrupt")
         /// A row the call needs does not exist.

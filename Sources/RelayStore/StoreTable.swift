@@ -2,13 +2,15 @@
 /// notification), with the columns of its rows in a ``StoreBatch``.
 ///
 /// The rows are JSON objects keyed by column name, the same for every engine: times are UNIX epoch
-/// MILLISECONDS (numbers), UUIDs lowercase text, tokens as their platform has them, `muted` a boolean,
+/// MILLISECONDS (numbers), UUIDs lowercase text, tokens as their platform has them,
 /// `unlinked_topics` an array of strings, `request_hash` PostgreSQL's hex text of bytes (`\x` and two
 /// lowercase hex digits a byte). Leases are not copied: a copied pending delivery or feedback item is
 /// claimable at once.
 public enum StoreTable: String, CaseIterable, Sendable {
     case devices
     case roomMembers = "room_members"
+    case roomLevels = "room_levels"
+    case userSettings = "user_settings"
     case rooms
     case notifications
     case deliveries
@@ -23,7 +25,9 @@ public enum StoreTable: String, CaseIterable, Sendable {
                 "app_id", "token", "platform", "user_id", "environment", "state", "created_at", "updated_at",
                 "retired_at", "retired_reason", "apns_timestamp", "unlinked_topics",
             ]
-        case .roomMembers: ["app_id", "room_id", "user_id", "muted", "joined_at", "origin"]
+        case .roomMembers: ["app_id", "room_id", "user_id", "joined_at", "origin"]
+        case .roomLevels: ["app_id", "room_id", "user_id", "level"]
+        case .userSettings: ["app_id", "user_id", "notify"]
         case .rooms: ["app_id", "room_id", "membership", "updated_at"]
         case .notifications:
             [
@@ -49,7 +53,8 @@ public enum StoreTable: String, CaseIterable, Sendable {
     public var key: [String] {
         switch self {
         case .devices: ["app_id", "token"]
-        case .roomMembers: ["app_id", "room_id", "user_id"]
+        case .roomMembers, .roomLevels: ["app_id", "room_id", "user_id"]
+        case .userSettings: ["app_id", "user_id"]
         case .rooms: ["app_id", "room_id"]
         case .notifications, .deliveries, .feedback: ["id"]
         case .idempotencyKeys: ["app_id", "scope", "key"]

@@ -7,7 +7,8 @@ import RelayStore
 /// rooms and members, notifications with their deliveries, idempotency keys, queued feedback) from one
 /// store into a new, empty one, e.g. from its SQLite file into PostgreSQL. Prints one JSON line of the rows
 /// copied per table and the seconds taken. Exit status 2 for a mistake in the command or a destination that
-/// holds data, 1 when a store cannot be opened or a batch fails.
+/// holds data, 1 when a store cannot be opened or a batch fails. `push-relay storage requery-done` is
+/// ``StorageRequeryCommand``.
 enum StorageCommand {
     static let usage = """
         usage: push-relay storage copy --from LOCATION --to LOCATION [--batch N]
@@ -16,14 +17,22 @@ enum StorageCommand {
           statuses, due times), idempotency keys and queued feedback into an EMPTY destination, N rows per
           transaction (default 1000). Leases are not copied: pending deliveries are claimable at once. The
           source is opened read-only and never changed; stop the relay that uses it first.
+               push-relay storage requery-done --store LOCATION --app ID
+          \(StorageRequeryCommand.summary)
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, switches: ["help"], options: ["from", "to", "batch"], positional: 1)
+        let arguments = try Arguments(
+            words,
+            switches: ["help"],
+            options: ["from", "to", "batch", "store", "app"],
+            positional: 1
+        )
         if arguments.flag("help") {
             say(usage)
             return 0
         }
+        if arguments.positional == ["requery-done"] { return try await StorageRequeryCommand.run(arguments) }
         try arguments.requireSubcommand("copy", usage: usage)
         let from = try StorageLocation(try arguments.required("from"), option: "from")
         let to = try StorageLocation(try arguments.required("to"), option: "to")

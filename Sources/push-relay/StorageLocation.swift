@@ -53,6 +53,14 @@ enum StorageLocation: Equatable {
         }
     }
 
+    /// The store a relay serves from, created or migrated as `serve` would.
+    func openStore(logger: Logger) throws -> any Store {
+        switch self {
+        case .sqlite(let path): try SQLiteStore(path: path, logger: logger)
+        case .postgres(let url): try PostgresStore(url: url, logger: logger)
+        }
+    }
+
     /// The store to write into, created or migrated as `serve` would.
     func openDestination(logger: Logger) throws -> any StoreImport {
         switch self {

@@ -1,7 +1,8 @@
 import Foundation
 import RelayCLI
 
-/// `push-relay serve | mock-apns | mock-fcm | mock-kafka | send | version | keys new | config check | storage copy`.
+/// `push-relay serve | mock-apns | mock-fcm | mock-kafka | send | version | keys new | config check |
+/// storage copy | storage requery-done`.
 let usage = """
     usage: push-relay <command> [options]
 
@@ -15,6 +16,8 @@ let usage = """
       keys new     print a new API key and the SHA-256 to configure
       config check validate and print the effective configuration, secrets redacted
       storage copy copy a relay's data from one store into an empty one (SQLite to PostgreSQL, or back)
+      storage requery-done
+                   mark an app's Ditto requeryRequired handled after its collections were re-fed
 
     'push-relay <command> --help' shows a command's options.
     """

@@ -135,10 +135,11 @@ import Testing
         )
     }
 
-    /// The apps setting of every relay: one app sending to the mock with the fixture provider key.
-    static func apps(mockPort: Int, apiKeyHash: String) -> String {
+    /// The apps setting of every relay: one app sending to the mock with the fixture provider key, with
+    /// `ditto` as its `apps[].ditto` when given.
+    static func apps(mockPort: Int, apiKeyHash: String, ditto: [String: Any]? = nil) -> String {
         let endpoint = ["baseURL": "https://127.0.0.1:\(mockPort)", "caFile": "fixtures/tls/ca.pem"]
-        let app: [String: Any] = [
+        var app: [String: Any] = [
             "id": "multi", "topic": topic, "apiKeySHA256": [apiKeyHash],
             "apns": [
                 "credentials": ["keyFile": "fixtures/keys/AuthKey_\(keyId).p8", "keyId": keyId, "teamId": teamId],
@@ -146,6 +147,7 @@ import Testing
                 "endpoints": ["production": endpoint, "sandbox": endpoint],
             ],
         ]
+        app["ditto"] = ditto
         let data = try! JSONSerialization.data(withJSONObject: [app])
         return String(decoding: data, as: UTF8.self)
     }
@@ -207,11 +209,12 @@ import Testing
     }
 
     /// One push the mock accepted: its token, its delivery (the apns-id, one per device and notification),
-    /// and its `authorization` (the provider token).
+    /// its `authorization` (the provider token) and its `apns-collapse-id`, if any.
     struct Push {
         var token: String
         var delivery: String
         var authorization: String
+        var collapseId: String?
     }
 
     /// The accepted pushes of the mock's record file (JSON lines; a line still being written is skipped).
@@ -227,7 +230,8 @@ import Testing
             return Push(
                 token: String(path.dropFirst("/3/device/".count)),
                 delivery: id,
-                authorization: authorization
+                authorization: authorization,
+                collapseId: header("apns-collapse-id")
             )
         }
     }

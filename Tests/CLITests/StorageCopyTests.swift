@@ -35,7 +35,7 @@ import Testing
     }
 
     /// A relay's data: devices of both platforms, one retired (with its feedback queued) and one with an
-    /// unlinked topic, a room with a muted member and a rule of its own, a finished notification (one
+    /// unlinked topic, a room with a member at level none (and a default level) and a rule of its own, a finished notification (one
     /// delivery sent, one retried, one retired, one unlinked), and a pending one made with an idempotency
     /// key. Returns the two notifications.
     static func seed(_ store: SQLiteStore) async throws -> (finished: UUID, pending: UUID) {
@@ -73,7 +73,8 @@ import Testing
             rooms: ["room-1"],
             at: at
         )
-        try await store.addMember(appId: "chat", roomId: "room-1", userId: "eve", muted: true, at: at)
+        try await store.addMember(appId: "chat", roomId: "room-1", userId: "eve", notify: .set(.none), at: at)
+        try await store.setUserLevel(appId: "chat", userId: "eve", .mentions)
         try await store.setRoomMembership(appId: "chat", roomId: "room-1", membership: .closed, at: at)
 
         let finished = try await store.createNotification(
@@ -115,6 +116,7 @@ import Testing
         var devices: [Device?]
         var members: [RoomMember]
         var membership: RoomMembership?
+        var userLevel: NotifyLevel?
         var notifications: [String]
         var deadTokens: [Device]
         var deviceCounts: [DeviceState: Int]
@@ -138,6 +140,7 @@ import Testing
             devices: devices,
             members: try await store.members(appId: "chat", roomId: "room-1"),
             membership: try await store.roomMembership(appId: "chat", roomId: "room-1"),
+            userLevel: try await store.userLevel(appId: "chat", userId: "eve"),
             notifications: notifications,
             deadTokens: try await store.deadTokens(appId: "chat", since: .distantPast),
             deviceCounts: try await store.deviceCounts(),
@@ -171,6 +174,8 @@ import Testing
         )
         #expect(report["devices"] as? Int == 4)
         #expect(report["room_members"] as? Int == 5)
+        #expect(report["room_levels"] as? Int == 1)
+        #expect(report["user_settings"] as? Int == 1)
         #expect(report["rooms"] as? Int == 1)
         #expect(report["notifications"] as? Int == 2)
         #expect(report["deliveries"] as? Int == 6)

@@ -58,6 +58,28 @@ struct ClientLiveTests {
         }
     }
 
+    @Test("Notification levels for a room and by default decide which messages reach the user")
+    func levels() async throws {
+        try await withLiveRelay { live in
+            let alice = live.client(userId: "alice")
+            let bob = live.client(userId: "bob")
+            try await alice.registerDevice(token: Self.randomToken(), rooms: ["general"])
+            try await bob.registerDevice(token: Self.randomToken(), rooms: ["general"])
+            let send = { (text: String) in
+                try await alice.didSendMessage(roomId: "general", roomName: nil, senderName: nil, text: text).devices
+            }
+            #expect(try await bob.defaultNotificationLevel() == .all)
+            try await bob.setNotificationLevel(NotificationLevel.none, forRoom: "general")
+            #expect(try await send("one") == 0)
+            try await bob.setDefaultNotificationLevel(.mentions)
+            #expect(try await bob.defaultNotificationLevel() == .mentions)
+            try await bob.setNotificationLevel(nil, forRoom: "general")
+            #expect(try await send("two") == 0, "the default, mentions, admits no plain message")
+            try await bob.setNotificationLevel(.all, forRoom: "general")
+            #expect(try await send("three") == 1)
+        }
+    }
+
     @Test("For an app with a Ditto stream, didSendMessage reports the source ditto, no notification id, no devices")
     func dittoReceipt() async throws {
         try await withLiveRelay(ditto: Configuration.Ditto(ingestSecretSHA256: [String(repeating: "a", count: 64)])) {

@@ -3,6 +3,7 @@ import RelayAuth
 import RelayCore
 import RelayCrypto
 import RelayHTTP
+import RelayTestSupport
 import Testing
 
 /// An app's userAuth as a whole: JWT rules, webhook, both, and what loading it at start refuses.

@@ -2,6 +2,7 @@ import Foundation
 import RelayAuth
 import RelayCore
 import RelayHTTP
+import RelayTestSupport
 import Testing
 
 /// The Ditto auth webhook, served by a real HTTP server on loopback that counts its calls; time is a manual

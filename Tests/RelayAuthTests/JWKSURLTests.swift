@@ -3,6 +3,7 @@ import RelayAuth
 import RelayCore
 import RelayCrypto
 import RelayHTTP
+import RelayTestSupport
 import Synchronization
 import Testing
 

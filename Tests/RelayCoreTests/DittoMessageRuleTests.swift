@@ -382,6 +382,23 @@ import Testing
         #expect(object["dittoChatRoomId"] as? String == "7C3D9E1F-0A2B-4C5D-8E6F-708192A3B4C5")
     }
 
+    /// The push names its mentions (the message's and the user documents', each once) and whether it is a
+    /// DM, for the recipients' levels.
+    @Test func thePushCarriesItsMentionsAndWhetherItIsADM() throws {
+        let mentions: JSONValue = .array([.object(["userId": "zoe"]), .object(["userId": "bob"])])
+        let message = try Self.new(Self.document(["mentions": mentions]))
+        let room = Self.rule.push(for: message, facts: DittoMessageFacts(mentionedByUserDocuments: ["bob", "amy"]))
+        #expect(room.mentionedUserIds == ["amy", "bob", "zoe"])
+        #expect(!room.isDirect)
+        let dm = Self.rule.push(
+            for: message,
+            facts: DittoMessageFacts(room: Self.room(["participants": ["alice", "bob"]], isDirect: true))
+        )
+        #expect(dm.isDirect && dm.mentionedUserIds == ["bob", "zoe"])
+        let unknownRoom = try Self.new(Self.document(), in: "dm_messages")
+        #expect(Self.rule.push(for: unknownRoom, facts: DittoMessageFacts()).isDirect)
+    }
+
     @Test func aLongTextIsCutByTheWebhooksRules() throws {
         let long = String(repeating: "é", count: 5000)
         let message = try Self.new(Self.document(["text": .string(long)]))

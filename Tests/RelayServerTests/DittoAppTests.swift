@@ -14,7 +14,8 @@ import Testing
         try await withRelayAndMock(configure: Self.withStream) { relay in
             let writes: [(String, String, Any?)] = [
                 ("PUT", "/v1/rooms/general/members/alice", nil),
-                ("PUT", "/v1/rooms/general/members/alice", ["muted": true]),
+                // A body that sets no level is a join.
+                ("PUT", "/v1/rooms/general/members/alice", [String: Any]()),
                 ("DELETE", "/v1/rooms/general/members/alice", nil),
                 ("PUT", "/v1/rooms/general", ["membership": "closed"]),
             ]

@@ -50,6 +50,33 @@ import Testing
         }
     }
 
+    @Test func aRequeryRequiredOnTheTopicMakesTheAppsCheckDegraded() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        try cluster.createTopic("ditto.chat", partitions: 1)
+        let bootstrap = cluster.bootstrapServers
+        try await withRelayAndMock(configure: { configuration in
+            DittoEventsTests.withDitto()(&configuration)
+            configuration.apps[0].ditto?.kafka = Configuration.Ditto.Kafka(
+                bootstrapServers: bootstrap,
+                topics: ["ditto.chat"],
+                sessionTimeoutMilliseconds: 6_000
+            )
+        }) { relay in
+            let producer = try KafkaProducer(settings: KafkaSettings([("bootstrap.servers", bootstrap)]))
+            try producer.send(
+                topic: "ditto.chat",
+                key: [],
+                payload: Array(#"{"txnId":3,"type":"requeryRequired"}"#.utf8)
+            )
+            try producer.flush()
+            let counted = try await waitForMetric(relay, #"pushrelay_ditto_requeries_total{app="app0"}"#, atLeast: 1)
+            #expect(counted == 1)
+            try await DittoRequeryTests.eventually("the check reads degraded") {
+                try await DittoRequeryTests.dittoCheck(relay)?.contains("requeryRequired txnId 3") == true
+            }
+        }
+    }
+
     /// The sum of the samples whose line starts with `prefix` on the admin `/metrics`, once it is at least
     /// `atLeast` (waiting up to 60 s).
     func waitForMetric(_ relay: RelayHarness, _ prefix: String, atLeast: Double) async throws -> Double {

@@ -113,14 +113,14 @@ import Testing
         #expect(deliveries.first { $0.token == F.token(1).value }?.lastReason == "DeviceDeleted")
     }
 
-    @Test(arguments: StoreKind.allCases) func membersAreIdempotentAndKeepMute(kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func membersAreIdempotentAndKeepTheirLevel(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
         let joined = try await store.addMember(appId: "app-a", roomId: "r", userId: "u", at: F.t0)
-        #expect(joined == RoomMember(userId: "u", muted: false, joinedAt: F.t0))
-        try await store.addMember(appId: "app-a", roomId: "r", userId: "u", muted: true, at: F.time(5))
-        let kept = try await store.addMember(appId: "app-a", roomId: "r", userId: "u", muted: nil, at: F.time(9))
-        #expect(kept == RoomMember(userId: "u", muted: true, joinedAt: F.t0))
-        // Registering with the room again keeps the mute.
+        #expect(joined == RoomMember(userId: "u", notify: nil, joinedAt: F.t0))
+        try await store.addMember(appId: "app-a", roomId: "r", userId: "u", notify: .set(.none), at: F.time(5))
+        let kept = try await store.addMember(appId: "app-a", roomId: "r", userId: "u", notify: nil, at: F.time(9))
+        #expect(kept == RoomMember(userId: "u", notify: NotifyLevel.none, joinedAt: F.t0))
+        // Registering with the room again keeps the level.
         try await store.register(F.token(1), user: "u", rooms: ["r"])
         #expect(try await store.members(appId: "app-a", roomId: "r") == [kept])
         #expect(try await store.removeMember(appId: "app-a", roomId: "r", userId: "u"))

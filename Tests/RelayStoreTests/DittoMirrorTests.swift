@@ -2,6 +2,7 @@ import Foundation
 import RelayCore
 import Testing
 
+@testable import RelayPostgres
 @testable import RelayStore
 
 /// The Ditto mirror on every engine: document ordering by txnId, tombstones, replays, who a stream message
@@ -232,5 +233,71 @@ import Testing
         }
         #expect(try await F.count("notifications", in: stores[1]) == rounds)
         #expect(try await F.count("deliveries", in: stores[1]) == rounds)
+    }
+
+    /// Two relays applying batches that touch the same documents in opposite orders deadlock in PostgreSQL
+    /// (the server rolls one back with SQLSTATE 40P01); the store runs that batch again, so every batch
+    /// succeeds, each round's message is pushed once, and the mirror holds the newest version of each user.
+    @Test func overlappingBatchesInOppositeOrdersAllSucceedAndLeaveTheMirrorConsistent() async throws {
+        let database = try await StoreKind.postgres.makeDatabase()
+        // Deadlocks found in 10 ms instead of the server's default second, so the rounds stay quick.
+        let stores = try (0..<2).map { _ in
+            try PostgresStore(url: database.location + "%20-cdeadlock_timeout%3D10", logger: .disabled())
+        }
+        for (n, user) in Self.people.enumerated() { try await stores[0].register(F.token(n), user: user, rooms: []) }
+        let rooms = (0..<4).map { "room-\($0)" }
+        let rounds = 60
+        /// Round `round`'s version of every room and user (each user subscribed to one room), at `txn`,
+        /// then the round's message; `reversed` lists the documents the other way round.
+        func batch(round: Int, txn: Int, reversed: Bool) throws -> [DittoEvent] {
+            var documents = try rooms.map { try Self.room($0, txn: txn, name: "\($0) \(txn)") }
+            documents += try Self.people.enumerated().map { n, user in
+                let room = rooms[(n + round) % rooms.count]
+                return try Self.user(
+                    user,
+                    txn: txn,
+                    name: "\(user) \(txn)",
+                    subscriptions: "{\"\(room)\":\"2020-01-01T00:00:00Z\"}"
+                )
+            }
+            let message = try Self.message("m-\(round)", txn: 1_000 + round, room: rooms[0], from: "alice")
+            return (reversed ? documents.reversed() : documents) + [message]
+        }
+        for round in 0..<rounds {
+            let batches = [
+                try batch(round: round, txn: 2 * round + 1, reversed: false),
+                try batch(round: round, txn: 2 * round + 2, reversed: true),
+            ]
+            async let first = Self.apply(batches[0], to: stores[0])
+            async let second = Self.apply(batches[1], to: stores[1])
+            let counts = try await [first, second]
+            #expect(counts.map(\.notifications).reduce(0, +) == 1, "round \(round): \(counts)")
+        }
+        #expect(try await F.count("notifications", in: stores[1]) == rounds)
+        // The second batch of the last round has the highest txnId: its version of each user is the one kept.
+        let last = 2 * rounds
+        let names = try await stores[1].dittoUserNames(appId: "app-a")
+        #expect(names == Dictionary(uniqueKeysWithValues: Self.people.map { ($0, "\($0) \(last)") }))
+        let subscriptions = try await stores[1].dittoSubscriptions(appId: "app-a")
+        let expected = Self.people.enumerated().map { n, user in "\(user)>\(rooms[(n + rounds - 1) % rooms.count])" }
+        #expect(subscriptions == expected.sorted())
+        #expect(try await F.count("ditto_rooms", in: stores[1]) == rooms.count)
+    }
+}
+
+extension PostgresStore {
+    /// Each mirrored user's name (tests).
+    func dittoUserNames(appId: String) throws -> [String: String] {
+        let rows = try db.query("SELECT user_id, name FROM ditto_users WHERE app_id = $1", appId)
+        return Dictionary(uniqueKeysWithValues: (0..<rows.count).map { (rows.string($0, 0), rows.string($0, 1)) })
+    }
+
+    /// Every mirrored subscription as `user>room`, sorted (tests).
+    func dittoSubscriptions(appId: String) throws -> [String] {
+        let rows = try db.query(
+            "SELECT user_id || '>' || room_id FROM ditto_subscriptions WHERE app_id = $1 ORDER BY 1",
+            appId
+        )
+        return (0..<rows.count).map { rows.string($0, 0) }
     }
 }

@@ -28,9 +28,9 @@ import Testing
         let members = try await store.members(appId: "app-a", roomId: "room-1")
         #expect(members.map(\.userId) == ["bob", "carol", "dave"])
         #expect(members.map(\.origin) == [.backend, .user, .backend])
-        // A user's own call never takes the backend's membership back; it still sets the mute.
-        let dave = try #require(try await store.join("dave", muted: true))
-        #expect(dave.origin == .backend && dave.muted && dave.joinedAt == F.t0)
+        // A user's own call never takes the backend's membership back; it still sets the level.
+        let dave = try #require(try await store.join("dave", notify: .set(.none)))
+        #expect(dave.origin == .backend && dave.notify == NotifyLevel.none && dave.joinedAt == F.t0)
     }
 
     /// Closing drops the users' own memberships in the same write; the backend's stay and receive.
@@ -58,7 +58,7 @@ import Testing
         let store = try await populatedStore(kind)
         try await store.setRoomMembership(appId: "app-a", roomId: "room-1", membership: .closed, at: F.time(2))
         #expect(try await store.join("carol") == nil)
-        #expect(try await store.join("bob", muted: true) == nil)
+        #expect(try await store.join("bob", notify: .set(.none)) == nil)
         try await store.setRoomMembership(appId: "app-a", roomId: "room-2", membership: .open, at: F.time(2))
         _ = try await store.upsertDevice(
             appId: "app-a",
@@ -72,18 +72,74 @@ import Testing
         #expect(try await store.member(appId: "app-a", roomId: "room-1", userId: "carol") == nil)
         #expect(try await store.member(appId: "app-a", roomId: "room-2", userId: "carol")?.origin == .user)
         #expect(try await store.member(appId: "app-a", roomId: "room-3", userId: "carol")?.origin == .user)
-        #expect(try await store.member(appId: "app-a", roomId: "room-1", userId: "bob")?.muted == false)
+        #expect(try await store.member(appId: "app-a", roomId: "room-1", userId: "bob")?.notify == nil)
+        #expect(try await store.roomLevel(appId: "app-a", roomId: "room-1", userId: "bob") == nil)
     }
 
-    /// A member sets its mute in any room; nobody becomes a member that way.
-    @Test(arguments: StoreKind.allCases) func setMutedChangesOnlyExistingMembers(kind: StoreKind) async throws {
+    /// A member sets its level in any room; nobody becomes a member that way, and without `membersOnly` (an
+    /// app whose members Ditto holds) any user's level is kept.
+    @Test(arguments: StoreKind.allCases) func roomLevelsOfMembersOnlyChangeOnlyMembers(kind: StoreKind) async throws {
         let store = try await populatedStore(kind)
         try await store.setRoomMembership(appId: "app-a", roomId: "room-1", membership: .closed, at: F.time(2))
-        let bob = try #require(try await store.setMuted(appId: "app-a", roomId: "room-1", userId: "bob", muted: true))
-        #expect(bob.muted && bob.origin == .backend)
-        #expect(try await store.setMuted(appId: "app-a", roomId: "room-1", userId: "bob", muted: nil)?.muted == true)
-        #expect(try await store.setMuted(appId: "app-a", roomId: "room-1", userId: "carol", muted: true) == nil)
+        let level = { (user: String) in try await store.roomLevel(appId: "app-a", roomId: "room-1", userId: user) }
+        #expect(
+            try await store.setRoomLevel(
+                appId: "app-a",
+                roomId: "room-1",
+                userId: "bob",
+                .set(.none),
+                membersOnly: true
+            )
+        )
+        let bob = try #require(try await store.member(appId: "app-a", roomId: "room-1", userId: "bob"))
+        #expect(bob.notify == NotifyLevel.none && bob.origin == .backend)
+        #expect(try await level("bob") == NotifyLevel.none)
+        #expect(
+            try await store.setRoomLevel(
+                appId: "app-a",
+                roomId: "room-1",
+                userId: "bob",
+                .userDefault,
+                membersOnly: true
+            )
+        )
+        #expect(try await level("bob") == nil)
+        #expect(
+            try await !store.setRoomLevel(
+                appId: "app-a",
+                roomId: "room-1",
+                userId: "carol",
+                .set(.none),
+                membersOnly: true
+            )
+        )
         #expect(try await store.member(appId: "app-a", roomId: "room-1", userId: "carol") == nil)
+        #expect(try await level("carol") == nil)
+        #expect(
+            try await store.setRoomLevel(
+                appId: "app-a",
+                roomId: "room-1",
+                userId: "carol",
+                .set(.mentions),
+                membersOnly: false
+            )
+        )
+        #expect(try await level("carol") == .mentions)
+        #expect(try await store.member(appId: "app-a", roomId: "room-1", userId: "carol") == nil)
+    }
+
+    /// Leaving a room, or being removed by its closing, forgets the member's own level for it: joining again
+    /// starts from the user's default.
+    @Test(arguments: StoreKind.allCases) func leavingForgetsTheRoomLevel(kind: StoreKind) async throws {
+        let store = try await populatedStore(kind)
+        try await store.join("carol", notify: .set(.none))
+        try await store.addMember(appId: "app-a", roomId: "room-1", userId: "bob", notify: .set(.mentions), at: F.t0)
+        #expect(try await store.removeMember(appId: "app-a", roomId: "room-1", userId: "bob"))
+        #expect(try await store.roomLevel(appId: "app-a", roomId: "room-1", userId: "bob") == nil)
+        try await store.setRoomMembership(appId: "app-a", roomId: "room-1", membership: .closed, at: F.time(2))
+        #expect(try await store.roomLevel(appId: "app-a", roomId: "room-1", userId: "carol") == nil)
+        try await store.addMember(appId: "app-a", roomId: "room-1", userId: "carol", at: F.time(3))
+        #expect(try await store.member(appId: "app-a", roomId: "room-1", userId: "carol")?.notify == nil)
     }
 
     /// Users joining while the backend closes the room, through four connections (four relays on
@@ -100,7 +156,7 @@ import Testing
                             appId: "app-a",
                             roomId: "room-1",
                             userId: "u\(index)-\(n)",
-                            muted: nil,
+                            notify: nil,
                             origin: .user,
                             at: F.t0
                         )
@@ -141,7 +197,11 @@ import Testing
         #expect(try await origins("closed-room") == ["after:backend", "at:backend", "before:user"])
         #expect(try await origins("open-room") == ["later:user"])
         #expect(try await origins("no-rule") == ["any:user"])
-        #expect(try await store.member(appId: "app-a", roomId: "closed-room", userId: "after")?.muted == true)
+        // A muted member is a member at level `none` (the levels step); the others follow their default.
+        #expect(
+            try await store.member(appId: "app-a", roomId: "closed-room", userId: "after")?.notify == NotifyLevel.none
+        )
+        #expect(try await store.member(appId: "app-a", roomId: "closed-room", userId: "at")?.notify == nil)
     }
 
     /// The database as a build that knew only the schema steps before the origin step left it, holding `rows`
@@ -169,12 +229,12 @@ import Testing
 extension Store {
     /// `user` joins room-1 of app-a itself.
     @discardableResult
-    func join(_ user: String, muted: Bool? = nil) async throws -> RoomMember? {
+    func join(_ user: String, notify: RoomLevelChange? = nil) async throws -> RoomMember? {
         try await addMember(
             appId: "app-a",
             roomId: "room-1",
             userId: user,
-            muted: muted,
+            notify: notify,
             origin: .user,
             at: StoreFixtures.t0
         )

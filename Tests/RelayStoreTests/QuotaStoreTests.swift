@@ -182,7 +182,7 @@ import Testing
                             appId: "app-a",
                             roomId: "r\(index)",
                             userId: "alice",
-                            muted: nil,
+                            notify: nil,
                             origin: .user,
                             at: F.t0,
                             limits: limits
@@ -203,7 +203,7 @@ import Testing
                 appId: "app-a",
                 roomId: "one-more",
                 userId: "alice",
-                muted: nil,
+                notify: nil,
                 origin: .user,
                 at: F.t0,
                 limits: UserLimits(devices: 10, rooms: rooms)

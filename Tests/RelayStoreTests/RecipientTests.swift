@@ -15,7 +15,7 @@ import Testing
         try await store.register(F.token(3), user: "bob")
         try await store.register(F.token(4), user: "bob", environment: .production)
         try await store.register(F.token(5), user: "carol")
-        try await store.addMember(appId: "app-a", roomId: "room-1", userId: "carol", muted: true, at: F.t0)
+        try await store.addMember(appId: "app-a", roomId: "room-1", userId: "carol", notify: .set(.none), at: F.t0)
         try await store.register(F.token(6), user: "dave", rooms: ["room-2"])
         try await store.register(F.token(7), user: "erin")
         let retire = try await store.createNotification(
@@ -59,7 +59,7 @@ import Testing
         #expect(try await store.pendingTokens(of: both.notificationId) == [F.token(2)])
     }
 
-    /// A user's recipients (`reachesMuted` false) leave out the members who muted the room, and only that
+    /// A user's recipients (`overridesLevels` false) leave out the members who muted the room, and only that
     /// room's mute counts.
     @Test(arguments: StoreKind.allCases) func aUsersRecipientsLeaveOutMembersWhoMutedTheRoom(
         kind: StoreKind
@@ -67,13 +67,18 @@ import Testing
         let store = try await populatedStore(kind)
         let outcome = try await store.createNotification(
             F.notification(),
-            recipients: .init(roomId: "room-1", userIds: ["carol", "bob"], reachesMuted: false, excludeUserId: "alice")
+            recipients: .init(
+                roomId: "room-1",
+                userIds: ["carol", "bob"],
+                overridesLevels: false,
+                excludeUserId: "alice"
+            )
         )
         #expect(outcome.devices == 2)
         #expect(try await store.pendingTokens(of: outcome.notificationId) == [F.token(3), F.token(4)])
         let otherRoom = try await store.createNotification(
             F.notification(room: "room-2"),
-            recipients: .init(roomId: "room-2", userIds: ["carol", "dave"], reachesMuted: false)
+            recipients: .init(roomId: "room-2", userIds: ["carol", "dave"], overridesLevels: false)
         )
         #expect(try await store.pendingTokens(of: otherRoom.notificationId) == [F.token(5), F.token(6)])
     }

@@ -125,6 +125,38 @@ extension StoreFixtures {
         }
     }
 
+    /// Gives the members `user-N` of `room` (``seedRoom(_:devices:in:)``) levels: `none` for the room when N
+    /// ends in 0, `mentions` by default when it ends in 1; one statement per table.
+    static func seedLevels(room: String, in store: any Store) async throws {
+        switch store {
+        case let sqlite as SQLiteStore:
+            try await sqlite.execute(
+                """
+                INSERT INTO room_levels (app_id, room_id, user_id, level)
+                SELECT app_id, room_id, user_id, 'none' FROM room_members
+                WHERE app_id = 'app-a' AND room_id = '\(room)' AND CAST(substr(user_id, 6) AS INTEGER) % 10 = 0;
+                INSERT INTO user_settings (app_id, user_id, notify)
+                SELECT app_id, user_id, 'mentions' FROM room_members
+                WHERE app_id = 'app-a' AND room_id = '\(room)' AND CAST(substr(user_id, 6) AS INTEGER) % 10 = 1;
+                """
+            )
+        case let postgres as PostgresStore:
+            try await postgres.execute(
+                """
+                INSERT INTO room_levels (app_id, room_id, user_id, level)
+                SELECT app_id, room_id, user_id, 'none' FROM room_members
+                WHERE app_id = 'app-a' AND room_id = '\(room)' AND substr(user_id, 6)::int % 10 = 0;
+                INSERT INTO user_settings (app_id, user_id, notify)
+                SELECT app_id, user_id, 'mentions' FROM room_members
+                WHERE app_id = 'app-a' AND room_id = '\(room)' AND substr(user_id, 6)::int % 10 = 1;
+                ANALYZE room_levels; ANALYZE user_settings;
+                """
+            )
+        default:
+            preconditionFailure("no seeding for \(type(of: store))")
+        }
+    }
+
     /// How many forgotten idempotency keys the store deletes per keyed notification.
     static func forgottenKeysPerInsert(_ kind: StoreKind) -> Int {
         switch kind {

@@ -3,10 +3,10 @@ import RelayCore
 import RelayHTTP
 import Synchronization
 
-/// A real HTTP server on 127.0.0.1 (port 0) standing in for a JWKS URL or an auth webhook: it answers
+/// A real HTTP server on 127.0.0.1 (port 0) standing in for a JWKS URL, an auth webhook or Ditto's HTTP API: it answers
 /// with what ``answer(_:)`` last set and counts the requests it got.
-final class TestEndpoint: Sendable {
-    typealias Answer = @Sendable (HTTPRequest) async -> HTTPResponse
+public final class TestEndpoint: Sendable {
+    public typealias Answer = @Sendable (HTTPRequest) async -> HTTPResponse
 
     /// What the server's handler and the test share.
     private final class State: Sendable {
@@ -17,7 +17,7 @@ final class TestEndpoint: Sendable {
     private let state: State
     private let server: HTTPServer
 
-    init(_ answer: @escaping Answer) throws {
+    public init(_ answer: @escaping Answer) throws {
         let state = State(answer)
         var configuration = HTTPServerConfiguration()
         configuration.host = "127.0.0.1"
@@ -39,19 +39,19 @@ final class TestEndpoint: Sendable {
     }
 
     /// `http://127.0.0.1:<port>/<path>`.
-    func url(_ path: String = "auth") -> String { "http://127.0.0.1:\(server.port)/\(path)" }
+    public func url(_ path: String = "auth") -> String { "http://127.0.0.1:\(server.port)/\(path)" }
 
     /// Answers every request from now on with `answer`.
-    func answer(_ answer: @escaping Answer) { state.value.withLock { $0.answer = answer } }
+    public func answer(_ answer: @escaping Answer) { state.value.withLock { $0.answer = answer } }
 
     /// The requests received so far.
-    var requests: [HTTPRequest] { state.value.withLock { $0.requests } }
-    var calls: Int { requests.count }
+    public var requests: [HTTPRequest] { state.value.withLock { $0.requests } }
+    public var calls: Int { requests.count }
 
-    func stop() async { await server.shutdown() }
+    public func stop() async { await server.shutdown() }
 
     /// A JSON answer.
-    static func json(_ object: [String: Any], status: Int = 200) -> HTTPResponse {
+    public static func json(_ object: [String: Any], status: Int = 200) -> HTTPResponse {
         HTTPResponse(
             status: status,
             headers: [("content-type", "application/json")],
@@ -60,7 +60,7 @@ final class TestEndpoint: Sendable {
     }
 
     /// A URL on 127.0.0.1 where nothing listens (a server's port after it stopped).
-    static func closedURL() async throws -> String {
+    public static func closedURL() async throws -> String {
         let endpoint = try TestEndpoint { _ in HTTPResponse(status: 204) }
         let url = endpoint.url()
         await endpoint.stop()
@@ -69,7 +69,7 @@ final class TestEndpoint: Sendable {
 }
 
 /// Runs `body` with a started endpoint and always stops it.
-func withEndpoint<T>(
+public func withEndpoint<T>(
     _ answer: @escaping TestEndpoint.Answer,
     _ body: (TestEndpoint) async throws -> T
 ) async throws -> T {

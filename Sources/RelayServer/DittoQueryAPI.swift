@@ -1,0 +1,87 @@
+import Foundation
+import RelayCore
+import RelayCurl
+
+/// An app's Ditto HTTP API as the requery re-read uses it: one page of a collection at a time, by keyset
+/// (`_id` after the last page's last one, in `_id` order), through `POST <url>/api/v4/store/execute` with the
+/// API key as `Authorization: Bearer` (Ditto, "HTTP API: execute a DQL statement"). The key never reaches a
+/// log or an error.
+struct DittoQueryAPI: Sendable {
+    /// Why a page could not be read: no answer, a status other than 200, or an answer that is not Ditto's
+    /// JSON. Its text holds no key and no document.
+    struct Failure: Error, Sendable, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The answer's fields the re-read reads (Ditto also sends `transactionId`, `queryType`, `warnings`…).
+    private struct Answer: Decodable {
+        var items: [JSONValue]?
+        var error: JSONValue?
+    }
+
+    let settings: Configuration.Ditto.HTTPAPI
+    /// Each page's limit, connect included.
+    var timeout: Duration = .seconds(30)
+    /// The largest answer read, in BYTES: a page over it is a failure (lower the page size).
+    var maxAnswerBytes = 32 << 20
+
+    /// The statement's endpoint.
+    var endpoint: String {
+        var base = settings.url
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + "/api/v4/store/execute"
+    }
+
+    /// The documents of `collection` whose `_id` sorts after `after` (the empty string: from the first), at
+    /// most `limit`, in `_id` order.
+    /// - Throws: ``Failure``.
+    func page(of collection: String, after: String, limit: Int) async throws(Failure) -> [DittoDocument] {
+        let request: [String: Any] = [
+            "statement": "SELECT * FROM \(collection) WHERE _id > :after ORDER BY _id LIMIT :limit",
+            "args": ["after": after, "limit": limit],
+        ]
+        let answer: (status: Int, body: Data)
+        do {
+            answer = try await OutboundHTTP.post(
+                url: endpoint,
+                body: try JSONSerialization.data(withJSONObject: request),
+                headers: [
+                    ("Authorization", "Bearer \(settings.apiKey)"), ("Content-Type", "application/json"),
+                    ("Accept", "application/json"),
+                ],
+                timeout: timeout,
+                keepingBodyUpTo: maxAnswerBytes
+            )
+        } catch let error as TransportError {
+            throw Failure(description: "no answer from the HTTP API (\(error.code)): \(error.message)")
+        } catch {
+            throw Failure(description: "the statement cannot be encoded")
+        }
+        guard answer.status == 200 else { throw Failure(description: "the HTTP API answered \(answer.status)") }
+        guard answer.body.count < maxAnswerBytes else {
+            throw Failure(
+                description: "a page of \(collection) is \(maxAnswerBytes) bytes or more: lower the page size"
+            )
+        }
+        guard let decoded = try? JSONDecoder().decode(Answer.self, from: answer.body) else {
+            throw Failure(description: "the HTTP API's answer is not JSON with `items`")
+        }
+        if let error = decoded.error, error != .null {
+            var reason = ""
+            if case .object(let fields) = error, let text = fields["description"]?.string {
+                reason = ": " + text.prefix(200)
+            }
+            throw Failure(description: "the HTTP API answered an error\(reason)")
+        }
+        guard let items = decoded.items else { throw Failure(description: "the HTTP API's answer has no `items`") }
+        var documents: [DittoDocument] = []
+        documents.reserveCapacity(items.count)
+        for item in items {
+            guard let document = DittoDocument(item) else {
+                throw Failure(description: "an item of \(collection) is not a document with a string `_id`")
+            }
+            documents.append(document)
+        }
+        return documents
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import RelayCore
+import RelayStore
+import RelayTestSupport
+import Testing
+
+/// `push-relay storage requery-done`, run as a process on a SQLite store with a pending requery.
+@Suite struct StorageRequeryCommandTests {
+    @Test func itClearsThePendingRequeryAndSaysWhichItCleared() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.url.appendingPathComponent("relay.sqlite").path
+        do {
+            let store = try SQLiteStore(path: path, logger: .disabled())
+            let settings = DittoApplySettings(rule: DittoMessageRule(), topic: "t", ttlSeconds: 60, privacy: false)
+            let requery = try DittoEvent.decode(Array(#"{"txnId":7,"type":"requeryRequired"}"#.utf8))
+            _ = try await store.applyDittoEvents([requery], appId: "chat", settings: settings, at: Date())
+            #expect(try await store.pendingDittoRequeries() == ["chat": 7])
+        }
+        let done = try await CommandTests.run(["storage", "requery-done", "--store", "sqlite:\(path)", "--app", "chat"])
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(done.stdout.contains(#"{"app":"chat","cleared":7}"#), "\(done.stdout)")
+        #expect(try await SQLiteStore(path: path, logger: .disabled()).pendingDittoRequeries().isEmpty)
+        let again = try await CommandTests.run([
+            "storage", "requery-done", "--store", "sqlite:\(path)", "--app", "chat",
+        ])
+        #expect(again.status == 0 && again.stdout.contains(#""cleared":null"#), "\(again.stdout)")
+        let missing = try await CommandTests.run(["storage", "requery-done", "--app", "chat"])
+        #expect(missing.status == 2 && missing.stderr.contains("--store"), "\(missing.stderr)")
+    }
+}
