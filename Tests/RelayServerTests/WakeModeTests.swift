@@ -85,6 +85,12 @@ import Testing
                     == ["alert -", "background m-4", "background m-5", "alert m-6"]
             )
             #expect(relay.mock.requests.allSatisfy { $0.status == 200 })
+            // Bob woke 4 times and got 2 alerts over budget; carol woke 4 times and got 1 (m-6).
+            let metrics = try await relay.adminCall("/metrics").text
+            #expect(metrics.contains(#"pushrelay_wake_decisions_total{app="app0",platform="ios",decision="wake"} 8"#))
+            #expect(
+                metrics.contains(#"pushrelay_wake_decisions_total{app="app0",platform="ios",decision="over_budget"} 3"#)
+            )
         }
     }
 
