@@ -18,9 +18,10 @@ import RelayCore
 /// 400 BadDeviceToken (not even-length hex of 8...256 bytes), 400 DuplicateHeaders, then the provider token
 /// (403 MissingProviderToken / InvalidProviderToken / ExpiredProviderToken / Forbidden, 429
 /// TooManyProviderTokenUpdates), 400 BadMessageId, BadExpirationDate, BadPriority, InvalidPushType,
-/// BadPriority (background at an explicit 10), MissingTopic, BadTopic, TopicDisallowed, BadCollapseId,
+/// BadPriority (background at 10, the default), MissingTopic, BadTopic, TopicDisallowed, BadCollapseId,
 /// PayloadEmpty, 413 PayloadTooLarge (4096 bytes, 5120 for voip), 400 PayloadEmpty (body not a JSON
-/// object). Only then does the script's device rule (if any) pick the answer.
+/// object), InvalidPushType (background with alert, sound or badge), BadPriority (10 with content-available
+/// only). Only then does the script's device rule (if any) pick the answer.
 ///
 /// Answers: 200 with `apns-id` (the request's, else a new lowercase UUID) and, for `.sandbox`,
 /// `apns-unique-id`, no body; errors with `apns-id`, `content-type: application/json` and

@@ -21,8 +21,9 @@ final class MockConnection: ConnectionHandler {
     private var tokenCheck = ProviderTokenCheck()
     private var streamsGranted = true
     private var grantedStreamLimit = 0
-    /// The last body that was a JSON object: an identical body is not parsed again.
-    private var lastValidBody: [UInt8] = []
+    /// The last valid body with the push type and priority it was valid for: an identical request's body is
+    /// not parsed again.
+    private var lastValidBody: (bytes: [UInt8], kind: RequestValidator.Kind?) = ([], nil)
     private var uuids = FastUUID()
     // Copied from the configuration once: reading the struct through the core per request retains its fields.
     private let authentication: MockAPNsConfiguration.Authentication
@@ -111,7 +112,7 @@ final class MockConnection: ConnectionHandler {
                 tokenAuthenticated = true
             }
         }
-        var pushType = PushType.alert
+        var kind = RequestValidator.Kind(pushType: .alert, priority: .immediate)
         if failure == nil {
             switch RequestValidator.checkHeaders(
                 stream.headers,
@@ -119,20 +120,22 @@ final class MockConnection: ConnectionHandler {
                 allowedTopics: allowedTopics
             ) {
             case .failure(let headerFailure): failure = headerFailure
-            case .success(let type): pushType = type
+            case .success(let read): kind = read
             }
         }
         if failure == nil {
-            if stream.bodyBytes > 0, stream.bodyBytes <= pushType.maxPayloadBytes, stream.body == lastValidBody {
-                // Same bytes as the last valid body on this connection: already known to be a JSON object.
+            if stream.bodyBytes > 0, stream.bodyBytes <= kind.pushType.maxPayloadBytes, kind == lastValidBody.kind,
+                stream.body == lastValidBody.bytes
+            {
+                // Same bytes, push type and priority as the last valid request on this connection: known valid.
             } else if let bodyFailure = RequestValidator.checkBody(
                 stream.body,
                 totalBytes: stream.bodyBytes,
-                pushType: pushType
+                kind: kind
             ) {
                 failure = bodyFailure
             } else {
-                lastValidBody = stream.body
+                lastValidBody = (stream.body, kind)
             }
         }
         if let failure {

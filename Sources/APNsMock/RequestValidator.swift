@@ -10,16 +10,19 @@ import RelayCore
 /// 2. Provider token (see ``ProviderTokenCheck``), unless authentication is disabled or the connection has a
 ///    verified client certificate.
 /// 3. `apns-id` not a canonical UUID (8-4-4-4-12 hex, either case) -> 400 BadMessageId; `apns-expiration`
-///    not an integer -> 400 BadExpirationDate; `apns-priority` not 10/5/1 -> 400 BadPriority;
-///    `apns-push-type` unknown -> 400 InvalidPushType (absent means alert); `background` with an explicit
-///    priority 10 -> 400 BadPriority.
+///    not an integer -> 400 BadExpirationDate; `apns-priority` not 10/5/1 -> 400 BadPriority (absent means
+///    10); `apns-push-type` unknown -> 400 InvalidPushType (absent means alert); `background` at priority
+///    10 -> 400 BadPriority.
 /// 4. Topic: absent -> 400 MissingTopic (certificate connections may omit it). A push type whose topic needs
 ///    a suffix (`.voip`, `.complication`, ...; ``PushType/topicSuffix``) and a topic without it -> 400
 ///    BadTopic. With `allowedTopics` configured, the topic minus that suffix not among them -> 400
 ///    TopicDisallowed.
 /// 5. `apns-collapse-id` over 64 bytes -> 400 BadCollapseId.
 /// 6. Body: empty -> 400 PayloadEmpty; over 4096 bytes (5120 for voip) -> 413 PayloadTooLarge; not a JSON
-///    object -> 400 PayloadEmpty (Apple documents no other reason for it).
+///    object -> 400 PayloadEmpty (Apple documents no other reason for it); then its `aps` against the
+///    push type and priority (``RelayCore/PushType/payloadRefusal(priority:aps:)``): a background push
+///    with alert, sound or badge -> 400 InvalidPushType; priority 10 with `content-available` and no
+///    alert, sound or badge -> 400 BadPriority.
 struct RequestValidator {
     /// An error answer: the status and Apple's reason.
     struct Failure: Error, Equatable {
@@ -62,12 +65,19 @@ struct RequestValidator {
         return utf8.allSatisfy(\.isLowercaseASCIIHexDigit) ? String(raw) : raw.lowercased()
     }
 
-    /// Stages 3-5: APNs headers and topic. Returns the push type.
+    /// What stages 3-5 read from the headers for stage 6.
+    struct Kind: Equatable {
+        var pushType: PushType
+        /// The priority sent, or 10 (Apple's default) when none was.
+        var priority: Priority
+    }
+
+    /// Stages 3-5: APNs headers and topic. Returns the push type and priority.
     static func checkHeaders(
         _ headers: [(name: String, value: String)],
         topicRequired: Bool,
         allowedTopics: Set<String>?
-    ) -> Result<PushType, Failure> {
+    ) -> Result<Kind, Failure> {
         func value(_ name: String) -> String? { headers.first { $0.name == name }?.value }
         if let id = value("apns-id"), !UUID.isCanonical(id) {
             return .failure(Failure(status: 400, reason: .badMessageId))
@@ -75,7 +85,7 @@ struct RequestValidator {
         if let expiration = value("apns-expiration"), Int64(expiration) == nil {
             return .failure(Failure(status: 400, reason: .badExpirationDate))
         }
-        var priority: Priority?
+        var priority = Priority.immediate
         if let raw = value("apns-priority") {
             guard let number = Int(raw), let parsed = Priority(rawValue: number) else {
                 return .failure(Failure(status: 400, reason: .badPriority))
@@ -89,7 +99,7 @@ struct RequestValidator {
             }
             pushType = parsed
         }
-        if let priority, !pushType.allows(priority) {
+        if !pushType.allows(priority) {
             return .failure(Failure(status: 400, reason: .badPriority))
         }
         if let topic = value("apns-topic") {
@@ -106,17 +116,20 @@ struct RequestValidator {
         if let collapseId = value("apns-collapse-id"), collapseId.utf8.count > APNsLimits.collapseIdMaxBytes {
             return .failure(Failure(status: 400, reason: .badCollapseId))
         }
-        return .success(pushType)
+        return .success(Kind(pushType: pushType, priority: priority))
     }
 
     /// Stage 6: the body. `totalBytes` counts every byte received, `body` holds at most ``maxBufferedBody``.
-    static func checkBody(_ body: [UInt8], totalBytes: Int, pushType: PushType) -> Failure? {
+    static func checkBody(_ body: [UInt8], totalBytes: Int, kind: Kind) -> Failure? {
         if totalBytes == 0 { return Failure(status: 400, reason: .payloadEmpty) }
-        if totalBytes > pushType.maxPayloadBytes { return Failure(status: 413, reason: .payloadTooLarge) }
+        if totalBytes > kind.pushType.maxPayloadBytes { return Failure(status: 413, reason: .payloadTooLarge) }
         let object = body.withUnsafeBufferPointer { buffer in
             try? JSONSerialization.jsonObject(with: Data(buffer), options: [])
         }
-        guard object is [String: Any] else { return Failure(status: 400, reason: .payloadEmpty) }
+        guard let payload = object as? [String: Any] else { return Failure(status: 400, reason: .payloadEmpty) }
+        if let reason = kind.pushType.payloadRefusal(priority: kind.priority, aps: payload["aps"] as? [String: Any]) {
+            return Failure(status: 400, reason: reason)
+        }
         return nil
     }
 }

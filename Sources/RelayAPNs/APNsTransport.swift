@@ -30,20 +30,17 @@ public final class APNsTransport: PushTransport {
         badge.map { "apns-payload-badge-\($0)" } ?? "apns-payload"
     }
 
-    public func send(_ job: DeliveryJob) async -> PushResult {
-        guard case .apns(let token) = job.token else {
-            return .fail(.relayBug, status: nil, reason: "NotAnAPNsToken")
-        }
+    /// The request for `job`: for a wake job ``wakeRequest(for:token:)``'s; otherwise (and for a message
+    /// without an id) the alert: push type alert at priority 10, the message's texts within 4,096 bytes and
+    /// its notification identifier as apns-collapse-id.
+    /// - Throws: ``RelayCore/ChatPayload/TooLarge`` when the payload cannot fit.
+    static func request(for job: DeliveryJob, token: DeviceToken) throws -> APNsNotification {
+        if job.mode == .wake, let wake = wakeRequest(for: job, token: token) { return wake }
         let content = job.content
-        let payload: Data
-        do {
-            payload = try content.rendering(Self.rendering(badge: job.badge)) {
-                try job.payload().encoded(limit: PushType.alert.maxPayloadBytes)
-            }
-        } catch {
-            return .fail(.rejected, status: nil, reason: APNsReason.payloadTooLarge.description)
+        let payload = try content.rendering(Self.rendering(badge: job.badge)) {
+            try job.payload().encoded(limit: PushType.alert.maxPayloadBytes)
         }
-        let notification = APNsNotification(
+        return APNsNotification(
             deviceToken: token,
             topic: content.topic,
             pushType: .alert,
@@ -53,6 +50,16 @@ public final class APNsTransport: PushTransport {
             apnsId: job.pushId,
             payload: payload
         )
+    }
+
+    public func send(_ job: DeliveryJob) async -> PushResult {
+        guard case .apns(let token) = job.token else {
+            return .fail(.relayBug, status: nil, reason: "NotAnAPNsToken")
+        }
+        let notification: APNsNotification
+        do { notification = try Self.request(for: job, token: token) } catch {
+            return .fail(.rejected, status: nil, reason: APNsReason.payloadTooLarge.description)
+        }
         var previousReason: APNsReason?
         while true {
             let sentAt = time.now

@@ -12,18 +12,23 @@ extension Configuration {
         /// APNs-compatible servers (mocks) to send to instead of Apple's hosts, per environment. Default
         /// none: Apple's host for each environment.
         public var endpoints: Endpoints
+        /// `alert` (default): pushes show the message; `wake`: silent background pushes within each device's
+        /// hourly budget (``PushMode``, ``WakePolicy``).
+        public var mode: PushMode
 
         public init(
             credentials: Credentials? = nil,
             defaultEnvironment: APNsEnvironment = .sandbox,
-            endpoints: Endpoints = Endpoints()
+            endpoints: Endpoints = Endpoints(),
+            mode: PushMode = .alert
         ) {
             self.credentials = credentials
             self.defaultEnvironment = defaultEnvironment
             self.endpoints = endpoints
+            self.mode = mode
         }
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case credentials, defaultEnvironment, endpoints }
+        enum CodingKeys: String, CodingKey, CaseIterable { case credentials, defaultEnvironment, endpoints, mode }
 
         public init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -32,7 +37,8 @@ extension Configuration {
                 credentials: try c.decodeIfPresent(Credentials.self, forKey: .credentials),
                 defaultEnvironment: try c.decodeIfPresent(APNsEnvironment.self, forKey: .defaultEnvironment)
                     ?? .sandbox,
-                endpoints: try c.decodeIfPresent(Endpoints.self, forKey: .endpoints) ?? Endpoints()
+                endpoints: try c.decodeIfPresent(Endpoints.self, forKey: .endpoints) ?? Endpoints(),
+                mode: try c.decodeIfPresent(PushMode.self, forKey: .mode) ?? .alert
             )
         }
 

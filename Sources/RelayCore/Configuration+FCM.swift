@@ -11,14 +11,23 @@ extension Configuration {
         public var projectId: String?
         /// An FCM-compatible server (a mock) to send to instead of Google's.
         public var endpoint: MockEndpoint?
+        /// `alert` (default): messages show the message; `wake`: data-only messages within each device's
+        /// hourly budget (``PushMode``, ``WakePolicy``).
+        public var mode: PushMode
 
-        public init(serviceAccountFile: String? = nil, projectId: String? = nil, endpoint: MockEndpoint? = nil) {
+        public init(
+            serviceAccountFile: String? = nil,
+            projectId: String? = nil,
+            endpoint: MockEndpoint? = nil,
+            mode: PushMode = .alert
+        ) {
             self.serviceAccountFile = serviceAccountFile
             self.projectId = projectId
             self.endpoint = endpoint
+            self.mode = mode
         }
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case serviceAccountFile, projectId, endpoint }
+        enum CodingKeys: String, CodingKey, CaseIterable { case serviceAccountFile, projectId, endpoint, mode }
 
         public init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -26,7 +35,8 @@ extension Configuration {
             self.init(
                 serviceAccountFile: try c.decodeIfPresent(String.self, forKey: .serviceAccountFile),
                 projectId: try c.decodeIfPresent(String.self, forKey: .projectId),
-                endpoint: try c.decodeIfPresent(MockEndpoint.self, forKey: .endpoint)
+                endpoint: try c.decodeIfPresent(MockEndpoint.self, forKey: .endpoint),
+                mode: try c.decodeIfPresent(PushMode.self, forKey: .mode) ?? .alert
             )
         }
 

@@ -72,6 +72,11 @@ extension Configuration {
                 (0...Self.maxTTLSeconds).contains(app.ttlSeconds),
                 "\(at).ttlSeconds: must be 0...\(Self.maxTTLSeconds) (28 days, the longest FCM keeps a message)"
             )
+            require(
+                Configuration.App.wakeBudgetRange.contains(app.wakeBudgetPerHour),
+                "\(at).wakeBudgetPerHour: must be \(Configuration.App.wakeBudgetRange) (wake pushes a device "
+                    + "takes in an hour)"
+            )
             problems += app.limits.problems(at: "\(at).limits")
             problems += app.apns.problems(at: "\(at).apns")
             if let fcm = app.fcm {

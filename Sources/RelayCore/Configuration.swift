@@ -203,6 +203,12 @@ public struct Configuration: Codable, Sendable, Equatable {
         /// Each iOS alert carries `aps.badge` and each Android message `data.dittoChatUnread`: the
         /// recipient's unread total when the push is sent. Default off.
         public var badge: Bool
+        /// Wake pushes (``PushMode/wake``) one device takes in a UTC clock hour, within
+        /// ``wakeBudgetRange``; beyond them its messages come as alerts. Default 3 (Apple throttles
+        /// background pushes to "two or three per hour").
+        public var wakeBudgetPerHour: Int
+        /// What ``wakeBudgetPerHour`` may be.
+        public static let wakeBudgetRange = 1...60
 
         public init(
             id: String,
@@ -218,7 +224,8 @@ public struct Configuration: Codable, Sendable, Equatable {
             limits: Limits = Limits(),
             userAuth: UserAuth? = nil,
             ditto: Ditto? = nil,
-            badge: Bool = false
+            badge: Bool = false,
+            wakeBudgetPerHour: Int = 3
         ) {
             self.id = id
             self.topic = topic
@@ -234,11 +241,13 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.userAuth = userAuth
             self.ditto = ditto
             self.badge = badge
+            self.wakeBudgetPerHour = wakeBudgetPerHour
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, topic, apiKeySHA256, apns, fcm, ttlSeconds, webhookSecret
             case privacy, feedbackURL, roomMembership, limits, userAuth, ditto, badge
+            case wakeBudgetPerHour
         }
 
         /// Also takes the deprecated flat APNs keys (see ``DeprecatedKeys``).
@@ -259,7 +268,8 @@ public struct Configuration: Codable, Sendable, Equatable {
                 limits: try c.decodeIfPresent(Limits.self, forKey: .limits) ?? Limits(),
                 userAuth: try c.decodeIfPresent(UserAuth.self, forKey: .userAuth),
                 ditto: try c.decodeIfPresent(Ditto.self, forKey: .ditto),
-                badge: try c.decodeIfPresent(Bool.self, forKey: .badge) ?? false
+                badge: try c.decodeIfPresent(Bool.self, forKey: .badge) ?? false,
+                wakeBudgetPerHour: try c.decodeIfPresent(Int.self, forKey: .wakeBudgetPerHour) ?? 3
             )
         }
     }

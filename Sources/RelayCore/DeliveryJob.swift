@@ -17,6 +17,9 @@ public struct DeliveryJob: Sendable, Equatable {
     public var content: NotificationContent
     /// The recipient's unread total when the job was claimed, for an app with `apps[].badge`; nil: no badge.
     public var badge: Int?
+    /// How it is sent: an alert, or a wake push when the app's ``WakePolicy`` asks for one and the device's
+    /// hourly budget took it (decided at claim).
+    public var mode: PushMode
 
     public init(
         deliveryId: Int64,
@@ -26,7 +29,8 @@ public struct DeliveryJob: Sendable, Equatable {
         attempts: Int,
         deviceRegisteredAt: Date,
         content: NotificationContent,
-        badge: Int? = nil
+        badge: Int? = nil,
+        mode: PushMode = .alert
     ) {
         self.deliveryId = deliveryId
         self.appId = appId
@@ -36,6 +40,7 @@ public struct DeliveryJob: Sendable, Equatable {
         self.deviceRegisteredAt = deviceRegisteredAt
         self.content = content
         self.badge = badge
+        self.mode = mode
     }
 
     public var notificationId: UUID { content.id }

@@ -45,11 +45,11 @@ public final class FCMTransport: PushTransport {
             return .fail(.configuration, status: nil, reason: "FCMNotConfigured")
         }
         let sentAt = time.now
-        let message = FCMMessage(
-            token: token,
-            chat: job.payload(),
-            ttlSeconds: min(job.content.secondsToLive(at: sentAt) ?? FCMLimits.maxTTLSeconds, FCMLimits.maxTTLSeconds)
-        )
+        let ttlSeconds = min(job.content.secondsToLive(at: sentAt) ?? FCMLimits.maxTTLSeconds, FCMLimits.maxTTLSeconds)
+        let wake = job.mode == .wake ? job.content.message.wakePayload() : nil
+        let message =
+            wake.map { FCMMessage(token: token, wake: $0, ttlSeconds: ttlSeconds) }
+            ?? FCMMessage(token: token, chat: job.payload(), ttlSeconds: ttlSeconds)
         let attempt: FCMDecision.Attempt
         do {
             attempt = .answered(try await client.send(message))

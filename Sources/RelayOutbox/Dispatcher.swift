@@ -30,8 +30,11 @@ public final class Dispatcher: Sendable {
     private let logger: Logger
     private let metrics: RelayMetrics
     private let signal = WakeSignal()
+    private let wakes: WakeAssigner
 
-    /// - Parameter owner: the instance id the claims are leased to.
+    /// - Parameters:
+    ///   - owner: the instance id the claims are leased to.
+    ///   - wakePolicies: by app id, the apps in wake mode (``WakeAssigner``).
     public init(
         owner: String,
         store: any Store,
@@ -39,7 +42,8 @@ public final class Dispatcher: Sendable {
         settings: Configuration.Delivery,
         time: any TimeSource,
         metrics: RelayMetrics,
-        logger: Logger
+        logger: Logger,
+        wakePolicies: [String: WakePolicy] = [:]
     ) {
         self.owner = owner
         self.store = store
@@ -48,6 +52,7 @@ public final class Dispatcher: Sendable {
         self.time = time
         self.metrics = metrics
         self.logger = logger
+        wakes = WakeAssigner(policies: wakePolicies, store: store, time: time, metrics: metrics, logger: logger)
     }
 
     /// Tells the dispatcher new deliveries are due (after a webhook committed, here or on another relay), so
@@ -158,15 +163,17 @@ public final class Dispatcher: Sendable {
         }
     }
 
+    /// Claims up to `limit` of the app's due deliveries, those given a wake push marked so (``WakeAssigner``).
     private func claim(appId: String, limit: Int) async -> [DeliveryJob] {
         do {
-            return try await store.claimDueDeliveries(
+            let jobs = try await store.claimDueDeliveries(
                 appId: appId,
                 now: time.now,
                 limit: limit,
                 leaseSeconds: settings.leaseSeconds,
                 owner: owner
             )
+            return await wakes.assign(jobs, appId: appId)
         } catch {
             logger.error("claiming deliveries failed", ["error": "\(error)", "app.id": appId])
             return []

@@ -214,6 +214,7 @@ public final class RelayMetrics: Sendable {
             "pushrelay_ditto_events_total": "Ditto change events by app, collection kind and outcome.",
             "pushrelay_ditto_requeries_total": "Ditto requeryRequired events that raised an app's pending requery.",
             "pushrelay_rate_limited_total": "Calls refused 429 by a per-user limit, by limit.",
+            "pushrelay_wake_decisions_total": "Deliveries that asked to wake, by app, platform and decision.",
         ]
         for name in counters.keys.sorted() {
             out += "# HELP \(name) \(help[name] ?? name)\n# TYPE \(name) counter\n"

@@ -327,5 +327,16 @@ enum PostgresMigrations {
         CREATE INDEX room_messages_by_age ON room_messages (created_at);
         ALTER TABLE room_members ADD COLUMN read_at bigint;
         """,
+        // 11: wake budgets, as in the SQLite schema's step 21.
+        """
+        CREATE TABLE wake_budgets (
+            app_id text NOT NULL,
+            token  text NOT NULL,
+            hour   bigint NOT NULL,
+            used   integer NOT NULL,
+            PRIMARY KEY (app_id, token)
+        );
+        CREATE INDEX wake_budgets_by_hour ON wake_budgets (hour);
+        """,
     ]
 }

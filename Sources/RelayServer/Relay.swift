@@ -86,7 +86,11 @@ public final class Relay: Sendable {
             settings: configuration.delivery,
             time: time,
             metrics: metrics,
-            logger: logger.with(["component": "dispatcher"])
+            logger: logger.with(["component": "dispatcher"]),
+            wakePolicies: Dictionary(
+                configuration.apps.compactMap { app in WakePolicy(app: app).map { (app.id, $0) } },
+                uniquingKeysWith: { first, _ in first }
+            )
         )
         self.feedback = FeedbackSender(
             owner: instanceId,

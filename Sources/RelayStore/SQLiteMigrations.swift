@@ -515,5 +515,17 @@ enum SQLiteMigrations {
         CREATE INDEX room_messages_by_age ON room_messages (created_at);
         ALTER TABLE room_members ADD COLUMN read_at INTEGER;
         """,
+        // 21: wake budgets (issue 22): the wake pushes each device was given in the UTC clock hour `hour`
+        // (UNIX epoch hours); a row of a past hour counts as none and is pruned.
+        """
+        CREATE TABLE wake_budgets (
+            app_id TEXT NOT NULL,
+            token  TEXT NOT NULL,
+            hour   INTEGER NOT NULL,
+            used   INTEGER NOT NULL,
+            PRIMARY KEY (app_id, token)
+        ) WITHOUT ROWID;
+        CREATE INDEX wake_budgets_by_hour ON wake_budgets (hour);
+        """,
     ]
 }

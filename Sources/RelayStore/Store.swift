@@ -294,6 +294,15 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// - Returns: nil when allowed; else which limit refused it and when to try again.
     func takeUserRate(_ request: UserRateRequest, at now: Date) async throws -> UserRateRefusal?
 
+    /// Gives wake pushes (``RelayCore/PushMode/wake``) from devices' hourly budgets: `tokens` are the devices
+    /// of `appId` that claimed deliveries ask to wake, in the claim's order (a device named twice asks for
+    /// two). Each device counts the wake pushes it was given in the UTC clock hour of `now`; it is given one
+    /// while its count is below `budget`, in the order asked, and the counts grow by what was given, in ONE
+    /// transaction that holds the devices' counts, so relays sharing the store share each device's budget.
+    /// Also deletes a bounded batch of counts of past hours.
+    /// - Returns: for each of `tokens`, whether it is given a wake push (else its delivery is an alert).
+    func takeWakePushes(appId: String, tokens: [String], perHour budget: Int, at now: Date) async throws -> [Bool]
+
     /// Whether the caller runs periodic `job` now: true when the job is due at `now` (never run, or its next
     /// run is at or before `now`), and then its next run is set to `now + interval` and `owner` recorded, in
     /// one atomic statement; false when another caller (of this relay or another) took this run.

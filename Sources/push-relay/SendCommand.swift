@@ -21,7 +21,7 @@ enum SendCommand {
         ios (APNs):
           --topic ID             apns-topic (bundle id, with the push type's suffix)
           --push-type TYPE       alert (default), background, voip, ...
-          --payload FILE         raw JSON payload instead of --title/--body
+          --payload FILE         raw JSON payload instead of --title/--body (background: content-available only)
           --priority N           10 (default; 5 for background), 5 or 1
           --expiration SECONDS   apns-expiration, UNIX epoch seconds (0 = deliver once)
           --collapse-id ID       apns-collapse-id (at most 64 bytes)
@@ -143,10 +143,14 @@ enum SendCommand {
                 throw Arguments.Problem(description: "cannot read --payload \(file)")
             }
         } else {
-            let aps = APS(
-                alert: .init(title: arguments.value("title"), body: arguments.value("body") ?? defaultBody),
-                sound: "default"
-            )
+            // A background push must not alert (Apple refuses it, as the mock does): it only wakes the app.
+            let aps =
+                pushType == .background
+                ? APS(contentAvailable: 1)
+                : APS(
+                    alert: .init(title: arguments.value("title"), body: arguments.value("body") ?? defaultBody),
+                    sound: "default"
+                )
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             payload = try encoder.encode(["aps": aps])

@@ -39,6 +39,8 @@ enum MockFixtures {
     static let token = String(repeating: "ab", count: 32)
     static let otherToken = String(repeating: "cd", count: 32)
     static let payload = Data(#"{"aps":{"alert":"hi"}}"#.utf8)
+    /// A wake push's payload: `aps` holds only content-available.
+    static let wakePayload = Data(#"{"aps":{"content-available":1},"dittoChatRoomId":"r1"}"#.utf8)
     static let topic = "apns-topic: com.example.chat"
 
     /// Starts a server; the caller stops it.

@@ -85,6 +85,60 @@ import Testing
             status: 400,
             reason: "BadPriority"
         ),
+        Case(
+            name: "background at priority 5 with content-available only",
+            headers: [MockFixtures.topic, "apns-push-type: background", "apns-priority: 5"],
+            body: MockFixtures.wakePayload,
+            status: 200
+        ),
+        Case(
+            name: "background without a priority (10 by default)",
+            headers: [MockFixtures.topic, "apns-push-type: background"],
+            body: MockFixtures.wakePayload,
+            status: 400,
+            reason: "BadPriority"
+        ),
+        Case(
+            name: "background with an alert",
+            headers: [MockFixtures.topic, "apns-push-type: background", "apns-priority: 5"],
+            body: Data(#"{"aps":{"content-available":1,"alert":"hi"}}"#.utf8),
+            status: 400,
+            reason: "InvalidPushType"
+        ),
+        Case(
+            name: "background with a sound",
+            headers: [MockFixtures.topic, "apns-push-type: background", "apns-priority: 5"],
+            body: Data(#"{"aps":{"content-available":1,"sound":"default"}}"#.utf8),
+            status: 400,
+            reason: "InvalidPushType"
+        ),
+        Case(
+            name: "background with a badge",
+            headers: [MockFixtures.topic, "apns-push-type: background", "apns-priority: 5"],
+            body: Data(#"{"aps":{"content-available":1,"badge":2}}"#.utf8),
+            status: 400,
+            reason: "InvalidPushType"
+        ),
+        Case(
+            name: "priority 10 with content-available only",
+            headers: [MockFixtures.topic, "apns-push-type: alert", "apns-priority: 10"],
+            body: MockFixtures.wakePayload,
+            status: 400,
+            reason: "BadPriority"
+        ),
+        Case(
+            name: "no priority with content-available only",
+            headers: [MockFixtures.topic],
+            body: MockFixtures.wakePayload,
+            status: 400,
+            reason: "BadPriority"
+        ),
+        Case(
+            name: "priority 10 with content-available and an alert",
+            headers: [MockFixtures.topic, "apns-priority: 10"],
+            body: Data(#"{"aps":{"content-available":1,"alert":"hi"}}"#.utf8),
+            status: 200
+        ),
         Case(name: "no topic", headers: [], status: 400, reason: "MissingTopic"),
         Case(
             name: "voip without .voip topic",
@@ -141,6 +195,31 @@ import Testing
         #expect(response.reason == testCase.reason)
         #expect(response.headers["apns-id"] != nil)
         #expect(server.answeredCount == 1)
+    }
+
+    /// The mock skips parsing a body identical to the last valid one on a connection; the push type and
+    /// priority it was valid with must be the same too, or a wake payload valid at 5 would pass at 10.
+    @Test func aBodyValidAtPriority5IsRefusedAt10OnTheSameConnection() throws {
+        let time = ManualTimeSource()
+        let server = try MockFixtures.start(.init(providerKeys: MockFixtures.providerKeys(), timeSource: time))
+        defer { server.stop() }
+        let client = CurlH2Client(port: server.port)
+        let authorization = try MockFixtures.authorization(issuedAt: Int(time.now.timeIntervalSince1970))
+        let path = "/3/device/" + MockFixtures.token
+        let background = client.send(
+            path: path,
+            headers: [MockFixtures.topic, authorization, "apns-push-type: background", "apns-priority: 5"],
+            body: MockFixtures.wakePayload
+        )
+        #expect(background.status == 200)
+        let immediate = client.send(
+            path: path,
+            headers: [MockFixtures.topic, authorization, "apns-push-type: alert", "apns-priority: 10"],
+            body: MockFixtures.wakePayload
+        )
+        #expect(immediate.status == 400)
+        #expect(immediate.reason == "BadPriority")
+        #expect(Set(server.requests.map(\.connectionId)).count == 1)
     }
 
     @Test func anUnknownKeyOrAWrongTeamIsAnInvalidProviderToken() throws {

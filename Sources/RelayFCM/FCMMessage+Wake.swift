@@ -1,0 +1,14 @@
+import RelayCore
+
+extension FCMMessage {
+    /// The data-only message that wakes the Android app for a message (``RelayCore/PushMode/wake``): no
+    /// `notification` and no tag, so FCM shows nothing and hands `data` (`dittoChatRoomId`,
+    /// `dittoChatMessageId`) to the app's `FirebaseMessagingService` even in the background; HIGH priority,
+    /// so a dozing device wakes at once (Firebase, "Set and manage Android message priority").
+    /// - Parameter wake: ``RelayCore/ChatMessage/wakePayload()``.
+    public init(token: FCMRegistrationToken, wake: ChatPayload, ttlSeconds: Int) {
+        var data = ["dittoChatRoomId": wake.dittoChatRoomId]
+        data["dittoChatMessageId"] = wake.dittoChatMessageId
+        self.init(token: token, title: nil, body: nil, data: data, priority: .high, ttlSeconds: ttlSeconds, tag: nil)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import RelayCore
+import Testing
+
+/// Wake mode's settings (`apps[].apns.mode`, `apps[].fcm.mode`, `apps[].wakeBudgetPerHour`): read, checked,
+/// printed, and the ``WakePolicy`` they make.
+@Suite struct WakeConfigurationTests {
+    typealias Folder = PlatformConfigurationTests.Folder
+
+    @Test func modesAndBudgetAreReadPrintedAndMakeThePolicy() throws {
+        let folder = try Folder()
+        let file = try folder.appFile(#""apns":{"mode":"wake"},"fcm":{"mode":"wake"},"wakeBudgetPerHour":5"#)
+        let configuration = try Configuration.load(file: file, environment: [:])
+        let app = try #require(configuration.apps.first)
+        #expect(app.apns.mode == .wake && app.fcm?.mode == .wake && app.wakeBudgetPerHour == 5)
+        #expect(WakePolicy(app: app) == WakePolicy(platforms: [.ios, .android], budgetPerHour: 5))
+        // `config check` prints them.
+        let printed = try #require(
+            try JSONSerialization.jsonObject(with: Data(configuration.redactedJSON.utf8)) as? [String: Any]
+        )
+        let shown = try #require((printed["apps"] as? [[String: Any]])?.first)
+        #expect((shown["apns"] as? [String: Any])?["mode"] as? String == "wake")
+        #expect((shown["fcm"] as? [String: Any])?["mode"] as? String == "wake")
+        #expect(shown["wakeBudgetPerHour"] as? Int == 5)
+    }
+
+    @Test func byDefaultAnAppAlertsWithABudgetOf3() throws {
+        let folder = try Folder()
+        let app = try #require(
+            try Configuration.load(file: try folder.appFile(#""fcm":{}"#), environment: [:]).apps.first
+        )
+        #expect(app.apns.mode == .alert && app.fcm?.mode == .alert && app.wakeBudgetPerHour == 3)
+        #expect(WakePolicy(app: app) == nil)
+        var iosOnly = app
+        iosOnly.apns.mode = .wake
+        #expect(WakePolicy(app: iosOnly) == WakePolicy(platforms: [.ios], budgetPerHour: 3))
+        var noFCM = app
+        noFCM.fcm = nil
+        #expect(WakePolicy(app: noFCM) == nil)
+    }
+
+    @Test func anUnknownModeOrABudgetOutOfRangeIsRefusedClearly() throws {
+        let folder = try Folder()
+        #expect(
+            PlatformConfigurationTests.problems(try folder.appFile(#""apns":{"mode":"silent"}"#))
+                == ["apps[0].apns.mode: must be one of alert, wake, not 'silent'"]
+        )
+        #expect(
+            PlatformConfigurationTests.problems(try folder.appFile(#""fcm":{"mode":"quiet"}"#))
+                == ["apps[0].fcm.mode: must be one of alert, wake, not 'quiet'"]
+        )
+        for budget in [0, -1, 61] {
+            #expect(
+                PlatformConfigurationTests.problems(try folder.appFile(#""wakeBudgetPerHour":\#(budget)"#))
+                    == ["apps[0].wakeBudgetPerHour: must be 1...60 (wake pushes a device takes in an hour)"]
+            )
+        }
+        #expect(PlatformConfigurationTests.problems(try folder.appFile(#""wakeBudgetPerHour":60"#)).isEmpty)
+    }
+
+    @Test func aWakePayloadHasOnlyContentAvailableAndTheKeys() throws {
+        let message = ChatMessage(
+            roomId: "general",
+            senderId: "alice",
+            content: .text("hi"),
+            messageId: "m-1",
+            roomName: "General",
+            senderName: "Alice"
+        )
+        let payload = try #require(message.wakePayload())
+        #expect(
+            String(decoding: payload.encoded(), as: UTF8.self)
+                == #"{"aps":{"content-available":1},"dittoChatMessageId":"m-1","dittoChatRoomId":"general"}"#
+        )
+        var withoutId = message
+        withoutId.messageId = nil
+        #expect(withoutId.wakePayload() == nil)
+    }
+
+    /// Apple's rules the mock applies to a payload's `aps` (``PushType/payloadRefusal(priority:aps:)``).
+    @Test func applesPayloadRulesForBackgroundAndPriority10() {
+        let wake: [String: Any] = ["content-available": 1]
+        #expect(PushType.background.payloadRefusal(priority: .conserve, aps: wake) == nil)
+        #expect(PushType.alert.payloadRefusal(priority: .immediate, aps: wake) == .badPriority)
+        #expect(PushType.alert.payloadRefusal(priority: .conserve, aps: ["badge": 3]) == nil)
+        for key in PushType.userVisibleKeys {
+            var aps = wake
+            aps[key] = key == "badge" ? 1 : "x"
+            #expect(PushType.background.payloadRefusal(priority: .conserve, aps: aps) == .invalidPushType, "\(key)")
+            #expect(PushType.alert.payloadRefusal(priority: .immediate, aps: aps) == nil, "\(key)")
+        }
+        #expect(PushType.alert.payloadRefusal(priority: .immediate, aps: nil) == nil)
+    }
+}
