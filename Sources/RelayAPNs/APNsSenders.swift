@@ -140,6 +140,9 @@ public final class APNsSenders: Sendable {
         if !problems.isEmpty { throw Configuration.Invalid(problems) }
     }
 
+    /// The app's apns-topic (`apps[].topic`, its bundle id); nil for an unknown app.
+    public func topic(appId: String) -> String? { apps[appId]?.topic }
+
     /// After 403 ExpiredProviderToken: the app's next request carries a freshly minted token.
     public func renewProviderToken(appId: String) {
         let token = state.withLock { $0.tokens[appId] }

@@ -60,25 +60,51 @@ public final class APNsTransport: PushTransport {
         do { notification = try Self.request(for: job, token: token) } catch {
             return .fail(.rejected, status: nil, reason: APNsReason.payloadTooLarge.description)
         }
+        return await send(notification, appId: job.appId, environment: job.environment, attempts: job.attempts)
+    }
+
+    public func send(_ update: BadgeUpdateJob) async -> PushResult {
+        guard case .apns(let token) = update.token else {
+            return .fail(.relayBug, status: nil, reason: "NotAnAPNsToken")
+        }
+        guard let topic = senders.topic(appId: update.appId) else {
+            return .fail(.configuration, status: nil, reason: "NoApp")
+        }
+        return await send(
+            Self.badgeRequest(for: update, token: token, topic: topic),
+            appId: update.appId,
+            environment: update.environment,
+            attempts: update.attempts
+        )
+    }
+
+    /// Sends `notification` with the app's client for `environment`, renewing the provider token and sending
+    /// once more on ExpiredProviderToken, and answers its fate. `attempts` were made before this one.
+    private func send(
+        _ notification: APNsNotification,
+        appId: String,
+        environment: APNsEnvironment,
+        attempts: Int
+    ) async -> PushResult {
         var previousReason: APNsReason?
         while true {
             let sentAt = time.now
             let attempt: APNsDecision.Attempt
             do {
-                let client = try senders.sender(appId: job.appId, environment: job.environment)
+                let client = try senders.sender(appId: appId, environment: environment)
                 attempt = .answered(try await client.send(notification))
             } catch let refused as NotificationError {
                 return .fail(.rejected, status: nil, reason: "\(refused.reason)")
             } catch {
                 logger.warning(
                     "APNs request failed",
-                    ["error": "\(error)", "app.id": job.appId, "token.suffix": token.suffix]
+                    ["error": "\(error)", "app.id": appId, "token.suffix": notification.deviceToken.suffix]
                 )
                 attempt = .transportFailure
             }
             let decision = APNsDecision.decide(
                 attempt,
-                attempts: job.attempts + 1,
+                attempts: attempts + 1,
                 previousReason: previousReason,
                 policy: retry,
                 random: Double.random(in: 0..<1)
@@ -86,7 +112,7 @@ public final class APNsTransport: PushTransport {
             let response: APNsResponse? = if case .answered(let answer) = attempt { answer } else { nil }
             if case .retry(_, true) = decision {
                 previousReason = response?.reason
-                senders.renewProviderToken(appId: job.appId)
+                senders.renewProviderToken(appId: appId)
                 continue
             }
             return Self.result(of: decision, response, topic: notification.topic, sentAt: sentAt)

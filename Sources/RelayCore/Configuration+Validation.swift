@@ -77,6 +77,11 @@ extension Configuration {
                 "\(at).wakeBudgetPerHour: must be \(Configuration.App.wakeBudgetRange) (wake pushes a device "
                     + "takes in an hour)"
             )
+            require(
+                Configuration.App.badgeUpdateRange.contains(app.badgeUpdateSeconds),
+                "\(at).badgeUpdateSeconds: must be \(Configuration.App.badgeUpdateRange) (seconds between two "
+                    + "badge updates to one device)"
+            )
             problems += app.limits.problems(at: "\(at).limits")
             problems += app.apns.problems(at: "\(at).apns")
             if let fcm = app.fcm {

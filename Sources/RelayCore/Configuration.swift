@@ -209,6 +209,12 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var wakeBudgetPerHour: Int
         /// What ``wakeBudgetPerHour`` may be.
         public static let wakeBudgetRange = 1...60
+        /// With ``badge``: the fewest SECONDS between two badge updates to one device (the pushes that
+        /// lower its badge when its user reads elsewhere), within ``badgeUpdateRange``; later changes
+        /// coalesce into the next one. Default 10.
+        public var badgeUpdateSeconds: Int
+        /// What ``badgeUpdateSeconds`` may be.
+        public static let badgeUpdateRange = 1...3600
 
         public init(
             id: String,
@@ -225,7 +231,8 @@ public struct Configuration: Codable, Sendable, Equatable {
             userAuth: UserAuth? = nil,
             ditto: Ditto? = nil,
             badge: Bool = false,
-            wakeBudgetPerHour: Int = 3
+            wakeBudgetPerHour: Int = 3,
+            badgeUpdateSeconds: Int = 10
         ) {
             self.id = id
             self.topic = topic
@@ -242,12 +249,13 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.ditto = ditto
             self.badge = badge
             self.wakeBudgetPerHour = wakeBudgetPerHour
+            self.badgeUpdateSeconds = badgeUpdateSeconds
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, topic, apiKeySHA256, apns, fcm, ttlSeconds, webhookSecret
             case privacy, feedbackURL, roomMembership, limits, userAuth, ditto, badge
-            case wakeBudgetPerHour
+            case wakeBudgetPerHour, badgeUpdateSeconds
         }
 
         /// Also takes the deprecated flat APNs keys (see ``DeprecatedKeys``).
@@ -269,7 +277,8 @@ public struct Configuration: Codable, Sendable, Equatable {
                 userAuth: try c.decodeIfPresent(UserAuth.self, forKey: .userAuth),
                 ditto: try c.decodeIfPresent(Ditto.self, forKey: .ditto),
                 badge: try c.decodeIfPresent(Bool.self, forKey: .badge) ?? false,
-                wakeBudgetPerHour: try c.decodeIfPresent(Int.self, forKey: .wakeBudgetPerHour) ?? 3
+                wakeBudgetPerHour: try c.decodeIfPresent(Int.self, forKey: .wakeBudgetPerHour) ?? 3,
+                badgeUpdateSeconds: try c.decodeIfPresent(Int.self, forKey: .badgeUpdateSeconds) ?? 10
             )
         }
     }

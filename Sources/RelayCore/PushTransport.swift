@@ -9,6 +9,9 @@ public protocol PushTransport: Sendable {
     /// Sends `job` once (plus any resend its service's rules call for at once) and answers its fate; every
     /// failure is a result, never a throw.
     func send(_ job: DeliveryJob) async -> PushResult
+    /// Sends a badge update once, as a delivery is sent, its fate decided by the same rules (a dead token
+    /// retires the device, a transient failure retries); a platform without badges answers `.fail`.
+    func send(_ update: BadgeUpdateJob) async -> PushResult
     /// Stops after the sends in flight have finished.
     func shutdown() async
 }

@@ -34,22 +34,39 @@ public final class FCMTransport: PushTransport {
         guard case .fcm(let token) = job.token else {
             return .fail(.relayBug, status: nil, reason: "NotAnFCMToken")
         }
-        let client: FCMClient
-        do {
-            guard let made = try self.client(appId: job.appId) else {
-                return .fail(.configuration, status: nil, reason: "FCMNotConfigured")
-            }
-            client = made
-        } catch {
-            logger.error("FCM client cannot be made", ["app.id": job.appId, "error": "\(error)"])
-            return .fail(.configuration, status: nil, reason: "FCMNotConfigured")
-        }
-        let sentAt = time.now
-        let ttlSeconds = min(job.content.secondsToLive(at: sentAt) ?? FCMLimits.maxTTLSeconds, FCMLimits.maxTTLSeconds)
+        let ttlSeconds = min(
+            job.content.secondsToLive(at: time.now) ?? FCMLimits.maxTTLSeconds,
+            FCMLimits.maxTTLSeconds
+        )
         let wake = job.mode == .wake ? job.content.message.wakePayload() : nil
         let message =
             wake.map { FCMMessage(token: token, wake: $0, ttlSeconds: ttlSeconds) }
             ?? FCMMessage(token: token, chat: job.payload(), ttlSeconds: ttlSeconds)
+        return await send(message, appId: job.appId, attempts: job.attempts)
+    }
+
+    public func send(_ update: BadgeUpdateJob) async -> PushResult {
+        guard case .fcm(let token) = update.token else {
+            return .fail(.relayBug, status: nil, reason: "NotAnFCMToken")
+        }
+        let message = FCMMessage(token: token, unread: update.badge, ttlSeconds: BadgeUpdateJob.timeToLiveSeconds)
+        return await send(message, appId: update.appId, attempts: update.attempts)
+    }
+
+    /// Sends `message` with the app's client and answers its fate by ``RelayCore/FCMDecision``. `attempts`
+    /// were made before this one.
+    private func send(_ message: FCMMessage, appId: String, attempts: Int) async -> PushResult {
+        let client: FCMClient
+        do {
+            guard let made = try self.client(appId: appId) else {
+                return .fail(.configuration, status: nil, reason: "FCMNotConfigured")
+            }
+            client = made
+        } catch {
+            logger.error("FCM client cannot be made", ["app.id": appId, "error": "\(error)"])
+            return .fail(.configuration, status: nil, reason: "FCMNotConfigured")
+        }
+        let sentAt = time.now
         let attempt: FCMDecision.Attempt
         do {
             attempt = .answered(try await client.send(message))
@@ -58,13 +75,13 @@ public final class FCMTransport: PushTransport {
         } catch {
             logger.warning(
                 "FCM request failed",
-                ["error": "\(error)", "app.id": job.appId, "token.suffix": token.suffix]
+                ["error": "\(error)", "app.id": appId, "token.suffix": message.token.suffix]
             )
             attempt = .transportFailure
         }
         let decision = FCMDecision.decide(
             attempt,
-            attempts: job.attempts + 1,
+            attempts: attempts + 1,
             policy: retry,
             random: Double.random(in: 0..<1)
         )

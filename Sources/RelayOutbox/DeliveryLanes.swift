@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// ``take()`` hands out at most `perAppLimit` jobs of one app until their ``finish(appId:)``. Thread-safe;
 /// workers, the dispatcher's claim loop and tests share one instance.
-final class DeliveryLanes: Sendable {
+final class DeliveryLanes<Job: LaneJob>: Sendable {
     /// How many the claim loop may add: `room` jobs in all, and of each app at most ``appRoom(_:)``.
     struct ClaimWindow: Equatable {
         var room: Int
@@ -24,14 +24,14 @@ final class DeliveryLanes: Sendable {
     }
 
     private struct Lane {
-        var jobs: [DeliveryJob] = []
+        var jobs: [Job] = []
         var head = 0
         var inFlight = 0
         /// Listed in `State.ready`.
         var scheduled = false
         var queued: Int { jobs.count - head }
 
-        mutating func pop() -> DeliveryJob {
+        mutating func pop() -> Job {
             let job = jobs[head]
             head += 1
             if head == jobs.count {
@@ -52,7 +52,7 @@ final class DeliveryLanes: Sendable {
         var readyHead = 0
         var queued = 0
         var inFlight = 0
-        var waiters: [CheckedContinuation<DeliveryJob?, Never>] = []
+        var waiters: [CheckedContinuation<Job?, Never>] = []
         var closed = false
     }
 
@@ -100,7 +100,7 @@ final class DeliveryLanes: Sendable {
     }
 
     /// Queues `jobs` (in order), handing them straight to waiting workers where an app has a free slot.
-    func add(_ jobs: [DeliveryJob]) {
+    func add(_ jobs: [Job]) {
         guard !jobs.isEmpty else { return }
         let handed = state.withLock { state -> [Handoff] in
             for job in jobs {
@@ -115,7 +115,7 @@ final class DeliveryLanes: Sendable {
 
     /// The next job to send, waiting for one if none can go now; nil once ``close()`` was called and every
     /// queued job has been handed out.
-    func take() async -> DeliveryJob? {
+    func take() async -> Job? {
         let now = state.withLock { state -> (Next, [Handoff]) in
             let next = pop(&state)
             return (next, releaseIfDrained(&state))
@@ -166,10 +166,10 @@ final class DeliveryLanes: Sendable {
 
     /// No more jobs will be added, and those still queued are taken out and returned (oldest first per app)
     /// instead of sent: workers finish the jobs in flight, then ``take()`` answers nil.
-    func closeTakingQueued() -> [DeliveryJob] {
-        let (queued, released) = state.withLock { state -> ([DeliveryJob], [Handoff]) in
+    func closeTakingQueued() -> [Job] {
+        let (queued, released) = state.withLock { state -> ([Job], [Handoff]) in
             state.closed = true
-            var queued: [DeliveryJob] = []
+            var queued: [Job] = []
             for (appId, lane) in state.lanes {
                 queued += lane.jobs[lane.head...]
                 if lane.inFlight == 0 {
@@ -195,10 +195,10 @@ final class DeliveryLanes: Sendable {
     // MARK: Inside the lock
 
     /// A waiting worker and what it gets (nil: stop).
-    private typealias Handoff = (waiter: CheckedContinuation<DeliveryJob?, Never>, job: DeliveryJob?)
+    private typealias Handoff = (waiter: CheckedContinuation<Job?, Never>, job: Job?)
 
     private enum Next {
-        case job(DeliveryJob)
+        case job(Job)
         case wait
         case finished
     }

@@ -2,9 +2,9 @@ import Foundation
 import RelayCore
 import RelayStore
 
-/// Sends the outbox: takes due deliveries from the store, hands each to its device's platform's
-/// ``RelayCore/PushTransport`` with bounded concurrency, and records each result (``RelayCore/PushResult``)
-/// in batches. It knows no push service: the transports render, send and decide.
+/// Sends the outbox: takes due deliveries and badge updates (``OutboxJob``) from the store, hands each to
+/// its device's platform's ``RelayCore/PushTransport`` with bounded concurrency, and records each result
+/// (``RelayCore/PushResult``) in batches. It knows no push service: the transports render, send and decide.
 ///
 /// Three parts run side by side: a claim loop keeps ``DeliveryLanes`` topped up (claiming when half of the
 /// lanes, or of an app's lane, is left), `concurrency` workers each take a job, send it and hand its result
@@ -64,7 +64,7 @@ public final class Dispatcher: Sendable {
     public func run() async {
         let flushSignal = WakeSignal()
         // Two rounds of sends at most wait in the lanes, so the workers never wait for a claim.
-        let lanes = DeliveryLanes(
+        let lanes = DeliveryLanes<OutboxJob>(
             perAppLimit: min(settings.perAppConcurrency, settings.concurrency),
             capacity: 2 * settings.concurrency
         )
@@ -74,7 +74,7 @@ public final class Dispatcher: Sendable {
         let workers = (0..<max(1, settings.concurrency)).map { _ in
             Task {
                 while let job = await lanes.take() {
-                    await results.record(job.deliveryId, await self.attempt(job))
+                    await results.record(job.id, await self.attempt(job))
                     lanes.finish(appId: job.appId)
                 }
             }
@@ -92,10 +92,19 @@ public final class Dispatcher: Sendable {
 
     /// Gives claimed jobs that were not sent back to the store. A failure leaves them leased: they are sent
     /// when the lease expires.
-    private func handBack(_ jobs: [DeliveryJob]) async {
+    private func handBack(_ jobs: [OutboxJob]) async {
         guard !jobs.isEmpty else { return }
+        var deliveries: [Int64] = []
+        var updates: [Int64] = []
+        for job in jobs {
+            switch job.id {
+            case .delivery(let id): deliveries.append(id)
+            case .badgeUpdate(let id): updates.append(id)
+            }
+        }
         do {
-            try await store.releaseClaims(jobs.map(\.deliveryId), owner: owner)
+            try await store.releaseClaims(deliveries, owner: owner)
+            try await store.releaseBadgeUpdateClaims(updates, owner: owner)
             logger.info("handed back unsent deliveries", ["count": jobs.count])
         } catch {
             logger.error("handing back unsent deliveries failed", ["error": "\(error)", "count": jobs.count])
@@ -105,7 +114,7 @@ public final class Dispatcher: Sendable {
     /// The claim loop: claims whenever ``DeliveryLanes`` has room and deliveries may be due (the last claim
     /// was full or left apps out, or a webhook woke it, or a poll interval passed); otherwise waits for room
     /// or for a wake. Jobs claimed as it is cancelled are queued all the same, and handed back with the rest.
-    private func claimUntilCancelled(into lanes: DeliveryLanes) async {
+    private func claimUntilCancelled(into lanes: DeliveryLanes<OutboxJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         var moreDue = true
         var turn = 0  // which app's turn it is to be claimed first
@@ -154,17 +163,23 @@ public final class Dispatcher: Sendable {
         }
     }
 
+    /// The apps with deliveries or badge updates due, by app id.
     private func dueApps() async -> [String] {
         do {
-            return try await store.appsWithDueDeliveries(now: time.now)
+            let now = time.now
+            let apps = Set(try await store.appsWithDueDeliveries(now: now))
+                .union(try await store.appsWithDueBadgeUpdates(now: now))
+            return apps.sorted()
         } catch {
             logger.error("finding due deliveries failed", ["error": "\(error)"])
             return []
         }
     }
 
-    /// Claims up to `limit` of the app's due deliveries, those given a wake push marked so (``WakeAssigner``).
-    private func claim(appId: String, limit: Int) async -> [DeliveryJob] {
+    /// Claims up to `limit` of the app's due deliveries, those given a wake push marked so (``WakeAssigner``),
+    /// then its due badge updates within what is left of `limit`.
+    private func claim(appId: String, limit: Int) async -> [OutboxJob] {
+        var claimed: [OutboxJob]
         do {
             let jobs = try await store.claimDueDeliveries(
                 appId: appId,
@@ -173,21 +188,80 @@ public final class Dispatcher: Sendable {
                 leaseSeconds: settings.leaseSeconds,
                 owner: owner
             )
-            return await wakes.assign(jobs, appId: appId)
+            claimed = await wakes.assign(jobs, appId: appId).map(OutboxJob.delivery)
         } catch {
             logger.error("claiming deliveries failed", ["error": "\(error)", "app.id": appId])
             return []
         }
+        guard claimed.count < limit else { return claimed }
+        do {
+            let updates = try await store.claimDueBadgeUpdates(
+                appId: appId,
+                now: time.now,
+                limit: limit - claimed.count,
+                leaseSeconds: settings.leaseSeconds,
+                owner: owner
+            )
+            claimed += updates.map(OutboxJob.badgeUpdate)
+        } catch {
+            logger.error("claiming badge updates failed", ["error": "\(error)", "app.id": appId])
+        }
+        return claimed
     }
 
-    /// Records a batch of results. A failure leaves them leased: the lease expires and they are sent again
-    /// (at least once).
-    private func flush(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)]) async {
-        do {
-            try await store.complete(results, at: time.now)
-        } catch {
-            logger.error("recording delivery results failed", ["error": "\(error)", "count": results.count])
+    /// Records a batch of results, the deliveries' and the badge updates' each in one store call. A failure
+    /// leaves them leased: the lease expires and they are sent again (at least once).
+    private func flush(_ results: [ResultBuffer.Result]) async {
+        var deliveries: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
+        var updates: [(updateId: Int64, outcome: DeliveryOutcome)] = []
+        for (id, outcome) in results {
+            switch id {
+            case .delivery(let id): deliveries.append((id, outcome))
+            case .badgeUpdate(let id): updates.append((id, outcome))
+            }
         }
+        do {
+            try await store.complete(deliveries, at: time.now)
+        } catch {
+            logger.error("recording delivery results failed", ["error": "\(error)", "count": deliveries.count])
+        }
+        do {
+            try await store.completeBadgeUpdates(updates, at: time.now)
+        } catch {
+            logger.error("recording badge update results failed", ["error": "\(error)", "count": updates.count])
+        }
+    }
+
+    /// One send of an outbox job, and what the store records for its result.
+    private func attempt(_ job: OutboxJob) async -> DeliveryOutcome {
+        switch job {
+        case .delivery(let delivery): await attempt(delivery)
+        case .badgeUpdate(let update): await attempt(update)
+        }
+    }
+
+    /// One badge update through its device's transport.
+    private func attempt(_ update: BadgeUpdateJob) async -> DeliveryOutcome {
+        let platform = update.token.platform
+        let result: PushResult
+        if let transport = transports[platform] {
+            result = await transport.send(update)
+        } else {
+            result = .fail(.configuration, status: nil, reason: "NoTransport")
+        }
+        let outcome = DeliveryOutcome(result, now: time.now)
+        if logger.level <= .info {
+            logger.info(
+                "badge update",
+                [
+                    "outcome": outcome.metricName, "push.reason": result.reason ?? "none", "badge": update.badge,
+                    "token.suffix": update.token.suffix, "device.platform": platform.rawValue,
+                    "app.id": update.appId,
+                ]
+            )
+        }
+        metrics.recordBadgeUpdate(outcome.metricName, app: update.appId, platform: platform)
+        return outcome
     }
 
     /// One send through the job's transport, and what the store records for its result; a job past its
@@ -205,28 +279,24 @@ public final class Dispatcher: Sendable {
         } else {
             result = .fail(.configuration, status: nil, reason: "NoTransport")
         }
-        let outcome: DeliveryOutcome
-        switch result {
-        case .delivered(let id):
-            outcome = .sent
+        let outcome = DeliveryOutcome(result, now: time.now)
+        switch (result, outcome) {
+        case (.delivered(let id), _):
             log(.info, "push accepted", id.map { ["push.id": $0] } ?? [:])
-        case .retire(let status, let reason, let invalidSince):
-            outcome = .retired(status: status, reason: reason, invalidSince: invalidSince)
+        case (.retire(_, let reason, _), _):
             log(.notice, "device token retired", ["push.reason": reason])
-        case .unlinkTopic(let topic, let status, let reason):
-            outcome = .unlinkTopic(topic: topic, status: status, reason: reason)
+        case (.unlinkTopic(_, _, let reason), _):
             log(.notice, "device token unlinked from topic", ["push.reason": reason])
-        case .retry(let delay, let status, let reason):
-            let at = time.now + delay.timeInterval
-            outcome = .retry(at: at, status: status, reason: reason)
+        case (.retry(_, _, let reason), .retry(let at, _, _)):
             log(
                 .info,
                 "delivery to be retried",
                 ["push.reason": reason ?? "none", "attempt": job.attempts + 1, "retry.at": Timestamp.rfc3339(at)]
             )
-        case .fail(let failure, let status, let reason):
-            outcome = .failed(status: status, reason: reason)
+        case (.fail(let failure, _, let reason), _):
             log(.warning, "delivery failed", ["push.reason": reason, "failure": failure.rawValue])
+        case (.retry, _):
+            break
         }
         metrics.recordOutcome(outcome.metricName, reason: result.reason ?? "none", app: job.appId, platform: platform)
         return outcome
@@ -234,6 +304,21 @@ public final class Dispatcher: Sendable {
 }
 
 extension DeliveryOutcome {
+    /// What the store records for a transport's `result` at `now`: a retry is due `now` plus its delay.
+    init(_ result: PushResult, now: Date) {
+        switch result {
+        case .delivered: self = .sent
+        case .retire(let status, let reason, let invalidSince):
+            self = .retired(status: status, reason: reason, invalidSince: invalidSince)
+        case .unlinkTopic(let topic, let status, let reason):
+            self = .unlinkTopic(topic: topic, status: status, reason: reason)
+        case .retry(let delay, let status, let reason):
+            self = .retry(at: now + delay.timeInterval, status: status, reason: reason)
+        case .fail(_, let status, let reason):
+            self = .failed(status: status, reason: reason)
+        }
+    }
+
     /// The `outcome` label of ``RelayMetrics/recordOutcome(_:reason:app:platform:)``.
     var metricName: String {
         switch self {

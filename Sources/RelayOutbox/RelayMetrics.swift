@@ -215,6 +215,7 @@ public final class RelayMetrics: Sendable {
             "pushrelay_ditto_requeries_total": "Ditto requeryRequired events that raised an app's pending requery.",
             "pushrelay_rate_limited_total": "Calls refused 429 by a per-user limit, by limit.",
             "pushrelay_wake_decisions_total": "Deliveries that asked to wake, by app, platform and decision.",
+            "pushrelay_badge_updates_total": "Badge update attempts by app, platform and outcome.",
         ]
         for name in counters.keys.sorted() {
             out += "# HELP \(name) \(help[name] ?? name)\n# TYPE \(name) counter\n"

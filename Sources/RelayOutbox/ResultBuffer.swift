@@ -7,7 +7,7 @@ import Synchronization
 /// again at most that many pushes. The flusher takes everything handed over since its last write as one
 /// batch (group commit): results that arrive while a batch is written make the next one.
 final class ResultBuffer: Sendable {
-    typealias Result = (deliveryId: Int64, outcome: DeliveryOutcome)
+    typealias Result = (id: OutboxJob.ID, outcome: DeliveryOutcome)
 
     private struct State {
         var results: [Result] = []
@@ -23,10 +23,10 @@ final class ResultBuffer: Sendable {
     }
 
     /// Hands a result over; returns once the flusher has written the batch that holds it.
-    func record(_ deliveryId: Int64, _ outcome: DeliveryOutcome) async {
+    func record(_ id: OutboxJob.ID, _ outcome: DeliveryOutcome) async {
         await withCheckedContinuation { continuation in
             let first = state.withLock { state in
-                state.results.append((deliveryId, outcome))
+                state.results.append((id, outcome))
                 state.waiters.append(continuation)
                 return state.results.count == 1
             }

@@ -338,5 +338,25 @@ enum PostgresMigrations {
         );
         CREATE INDEX wake_budgets_by_hour ON wake_budgets (hour);
         """,
+        // 12: badge updates, as in the SQLite schema's step 22.
+        """
+        CREATE TABLE badge_updates (
+            id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app_id          text NOT NULL,
+            token           text NOT NULL,
+            user_id         text NOT NULL,
+            window_ms       bigint NOT NULL,
+            due_at          bigint,
+            sent_at         bigint,
+            version         bigint NOT NULL,
+            claimed_version bigint,
+            attempts        integer NOT NULL,
+            lease_owner     text,
+            lease_until     bigint
+        );
+        CREATE UNIQUE INDEX badge_updates_by_device ON badge_updates (app_id, token);
+        CREATE INDEX badge_updates_due ON badge_updates (due_at) WHERE due_at IS NOT NULL;
+        CREATE INDEX badge_updates_idle ON badge_updates (sent_at) WHERE due_at IS NULL;
+        """,
     ]
 }

@@ -174,6 +174,7 @@ extension PostgresStore {
                 owner
             )
             try db.query("UPDATE feedback SET lease_until = NULL, lease_owner = NULL WHERE lease_owner = $1", owner)
+            try db.query(Self.badgeUpdateSQL.releaseOwnerSQL, owner)
             if released.changed > 0 { try notifyOutbox() }
         }
     }
@@ -265,24 +266,30 @@ extension PostgresStore {
         case .retired(_, let reason, let invalidSince):
             try retireDevice(appId: appId, token: token, reason: reason, invalidSince: invalidSince, at: at)
         case .unlinkTopic(let topic, _, _):
-            try db.query(
-                """
-                UPDATE devices SET unlinked_topics = unlinked_topics || jsonb_build_array($3::text)
-                WHERE app_id = $1 AND token = $2 AND NOT unlinked_topics ? $3::text
-                """,
-                appId,
-                token,
-                topic
-            )
+            try unlinkTopic(topic, appId: appId, token: token)
         case .sent, .retry, .failed:
             break
         }
     }
 
+    /// Adds `topic` to the device's unlinked topics. Its pending deliveries for that topic are ended when
+    /// claimed.
+    func unlinkTopic(_ topic: String, appId: String, token: String) throws {
+        try db.query(
+            """
+            UPDATE devices SET unlinked_topics = unlinked_topics || jsonb_build_array($3::text)
+            WHERE app_id = $1 AND token = $2 AND NOT unlinked_topics ? $3::text
+            """,
+            appId,
+            token,
+            topic
+        )
+    }
+
     /// Retires a live device unless it registered again after `invalidSince` (the `retired` guard), and
     /// queues its feedback when the app has a feedback URL (``RelayStore/FeedbackPolicy``), in the same
     /// transaction. Its pending deliveries are ended when claimed.
-    private func retireDevice(appId: String, token: String, reason: String, invalidSince: Date, at: Date) throws {
+    func retireDevice(appId: String, token: String, reason: String, invalidSince: Date, at: Date) throws {
         let retired = try db.query(
             """
             UPDATE devices SET state = 'retired', retired_at = $3, retired_reason = $4, apns_timestamp = $5

@@ -13,7 +13,7 @@ extension PostgresStore {
     {
         // Two appliers (relays, or HTTP and Kafka) lock the same documents in their batches' orders.
         try db.retryingTransaction {
-            let rows = PostgresDittoRows(db: db) { n, recipients in
+            let rows = PostgresDittoRows(db: db, badgeUpdates: badgeUpdateRule(now: at)) { n, recipients in
                 do {
                     let userList = try StoredValues.jsonList(recipients.userIds ?? [])
                     let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
@@ -33,6 +33,7 @@ extension PostgresStore {
 /// on unique keys: an insert … on conflict waits for the other transaction's row and then sees it committed.
 struct PostgresDittoRows: DittoMirrorRows {
     let db: PostgresConnection
+    let badgeUpdates: BadgeUpdateRule
     /// The store's notification code (``PostgresStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
 

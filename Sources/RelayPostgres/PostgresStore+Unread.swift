@@ -15,8 +15,13 @@ extension PostgresStore {
     }
 
     public func markRead(appId: String, roomId: String, userId: String, at: Date) async throws -> Date? {
-        let rows = try db.query(Self.unreadSQL.markReadSQL, appId, roomId, userId, at)
-        return rows.count > 0 ? rows.date(0, 0) : nil
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
+            try rule.moving(appId: appId, userId: userId) {
+                let rows = try db.query(Self.unreadSQL.markReadSQL, appId, roomId, userId, at)
+                return rows.count > 0 ? rows.date(0, 0) : nil
+            }
+        }
     }
 
     public func unreadCounts(appId: String, userId: String, roomLimit: Int) async throws -> UnreadCounts {

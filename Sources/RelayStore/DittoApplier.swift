@@ -92,7 +92,10 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             }
             switch (kind, removed) {
             case (.users, false):
-                try rows.putUser(appId: appId, user: DittoChatUser(document).readDatesClamped(to: at))
+                let user = DittoChatUser(document).readDatesClamped(to: at)
+                try rows.badgeUpdates.moving(appId: appId, userId: user.id) {
+                    try rows.putUser(appId: appId, user: user)
+                }
             case (.users, true): try rows.deleteUser(appId: appId, id: document.id)
             case (_, false):
                 try rows.putRoom(

@@ -4,6 +4,8 @@ import RelayCore
 /// What a store engine does to its Ditto mirror tables, each call one set-based statement or a few, all
 /// inside the transaction of one batch (``DittoApplier`` decides what to call, so the rules live once).
 package protocol DittoMirrorRows {
+    /// Whether a user document's new read positions give its devices badge updates.
+    var badgeUpdates: BadgeUpdateRule { get }
     /// Records `txnId` as the applied change of a mirrored document when it is higher than the one
     /// recorded, through one insert … on conflict update (concurrent appliers wait on the row). `removedAt`
     /// is set for a remove: the document's tombstone, written then (the retention job deletes it later).

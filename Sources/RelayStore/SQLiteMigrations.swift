@@ -527,5 +527,27 @@ enum SQLiteMigrations {
         ) WITHOUT ROWID;
         CREATE INDEX wake_budgets_by_hour ON wake_budgets (hour);
         """,
+        // 22: badge updates (issue 22): one row per device (app id and token), its pending update's due time
+        // (NULL: none pending), its last send, the app's window, and the version of the user's count it has
+        // (``BadgeUpdateSQL``); claims lease rows like deliveries.
+        """
+        CREATE TABLE badge_updates (
+            id              INTEGER PRIMARY KEY,
+            app_id          TEXT NOT NULL,
+            token           TEXT NOT NULL,
+            user_id         TEXT NOT NULL,
+            window_ms       INTEGER NOT NULL,
+            due_at          INTEGER,
+            sent_at         INTEGER,
+            version         INTEGER NOT NULL,
+            claimed_version INTEGER,
+            attempts        INTEGER NOT NULL,
+            lease_owner     TEXT,
+            lease_until     INTEGER
+        );
+        CREATE UNIQUE INDEX badge_updates_by_device ON badge_updates (app_id, token);
+        CREATE INDEX badge_updates_due ON badge_updates (due_at) WHERE due_at IS NOT NULL;
+        CREATE INDEX badge_updates_idle ON badge_updates (sent_at) WHERE due_at IS NULL;
+        """,
     ]
 }

@@ -227,6 +227,10 @@ extension SQLiteStore {
                 try $0.bind(1, owner)
                 try $0.run()
             }
+            try db.withStatement(Self.badgeUpdateSQL.releaseOwnerSQL) {
+                try $0.bind(1, owner)
+                try $0.run()
+            }
         }
     }
 
@@ -437,7 +441,7 @@ extension SQLiteStore {
     /// Retires a live device (unless it registered again after `invalidSince`) and queues its feedback when
     /// the app has a feedback URL (``FeedbackPolicy``), in the same transaction. Its pending deliveries are
     /// settled when claimed.
-    private func retireDevice(
+    func retireDevice(
         _ device: (appId: String, token: String),
         reason: String,
         invalidSince: Date,
@@ -462,7 +466,7 @@ extension SQLiteStore {
 
     /// Adds `topic` to the device's unlinked topics. Its pending deliveries for that topic are settled when
     /// claimed.
-    private func unlinkTopic(_ topic: String, device: (appId: String, token: String)) throws {
+    func unlinkTopic(_ topic: String, device: (appId: String, token: String)) throws {
         try db.withStatement(
             """
             UPDATE devices SET unlinked_topics = json_insert(unlinked_topics, '$[#]', ?3)

@@ -11,7 +11,7 @@ extension SQLiteStore {
         async throws -> DittoApplyCounts
     {
         try db.transaction {
-            let rows = SQLiteDittoRows(db: db) { n, recipients in
+            let rows = SQLiteDittoRows(db: db, badgeUpdates: badgeUpdateRule(now: at)) { n, recipients in
                 let userList = try StoredValues.jsonList(recipients.userIds ?? [])
                 let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
                 if case .created = outcome { return true }
@@ -26,6 +26,7 @@ extension SQLiteStore {
 /// writer at a time, so an insert … on conflict never races).
 struct SQLiteDittoRows: DittoMirrorRows {
     let db: SQLiteConnection
+    let badgeUpdates: BadgeUpdateRule
     /// The store's notification code (``SQLiteStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
 

@@ -14,16 +14,19 @@ extension SQLiteStore {
     }
 
     public func markRead(appId: String, roomId: String, userId: String, at: Date) async throws -> Date? {
-        try db.transaction {
-            try db.withStatement(Self.unreadSQL.markReadSQL) { statement -> Date? in
-                try statement.bind(1, appId)
-                try statement.bind(2, roomId)
-                try statement.bind(3, userId)
-                try statement.bind(4, at)
-                guard try statement.step() else { return nil }
-                let position = statement.date(0)
-                try statement.run()
-                return position
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
+            try rule.moving(appId: appId, userId: userId) {
+                try db.withStatement(Self.unreadSQL.markReadSQL) { statement -> Date? in
+                    try statement.bind(1, appId)
+                    try statement.bind(2, roomId)
+                    try statement.bind(3, userId)
+                    try statement.bind(4, at)
+                    guard try statement.step() else { return nil }
+                    let position = statement.date(0)
+                    try statement.run()
+                    return position
+                }
             }
         }
     }

@@ -187,7 +187,7 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     ) async throws
         -> [DeliveryJob]
 
-    /// Clears the leases `owner` holds on deliveries and feedback items, so they can be claimed at once: an
+    /// Clears the leases `owner` holds on deliveries, badge updates and feedback items, so they can be claimed at once: an
     /// instance's start-up takes back the work its previous run left. Other owners' leases stay.
     func releaseLeases(owner: String) async throws
 
@@ -271,7 +271,9 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     func setUnreadPolicy(_ policy: UnreadPolicy) async
 
     /// Moves the member's read position of the room forward to `at` (a position never moves back; it starts
-    /// at the join time). The caller clamps `at` to its now.
+    /// at the join time). The caller clamps `at` to its now. For an app with badges, a move that lowers the
+    /// user's unread total gives its devices badge updates in the same transaction (``BadgeUpdateRule``,
+    /// due from the store's clock).
     /// - Returns: the position as stored; nil when the user is not a member (nothing is written).
     func markRead(appId: String, roomId: String, userId: String, at: Date) async throws -> Date?
 
@@ -283,6 +285,35 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// Deletes up to `limit` indexed messages of any app written before `before`, in one transaction.
     /// - Returns: how many were deleted (fewer than `limit`: no more were due).
     func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int
+
+    // MARK: Badge updates
+
+    /// The apps with a badge update due at `now` that holds no live lease, by app id.
+    func appsWithDueBadgeUpdates(now: Date) async throws -> [String]
+
+    /// Atomically takes up to `limit` of `appId`'s badge updates due at `now` (one per device at most,
+    /// ``BadgeUpdateSQL``) that hold no live lease, oldest due first, and leases them to `owner` until
+    /// `now + leaseSeconds`, like ``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)``. Each job
+    /// carries its user's unread total, counted in the claim's transaction. An update whose device is
+    /// deleted, retired or now another user's is deleted instead of returned.
+    func claimDueBadgeUpdates(
+        appId: String,
+        now: Date,
+        limit: Int,
+        leaseSeconds: Int,
+        owner: String
+    ) async throws
+        -> [BadgeUpdateJob]
+
+    /// Records badge update outcomes in ONE transaction at `at`: sent (the next change is due a window after
+    /// it; one that came while it was in flight is due then already), retried (due at the retry time),
+    /// failed or unlinked (nothing pending; the topic unlinked from the device), retired (the device retired
+    /// as ``complete(_:at:)`` retires it, its row deleted). Also deletes a bounded batch of rows with
+    /// nothing pending whose last send is over an hour old. Unknown ids are skipped.
+    func completeBadgeUpdates(_ results: [(updateId: Int64, outcome: DeliveryOutcome)], at: Date) async throws
+
+    /// Hands back claimed badge updates that were not sent: `owner`'s leases on `updateIds` are cleared.
+    func releaseBadgeUpdateClaims(_ updateIds: [Int64], owner: String) async throws
 
     // MARK: State shared by relays
 

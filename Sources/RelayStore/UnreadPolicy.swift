@@ -10,10 +10,17 @@ public struct UnreadPolicy: Sendable, Equatable {
     public var dittoAppIds: Set<String>
     /// Apps with `apps[].badge`: each job a claim returns carries its recipient's total (``RelayCore/DeliveryJob/badge``).
     public var badgeAppIds: Set<String>
+    /// Each badge app's `badgeUpdateSeconds` (the fewest seconds between two badge updates to one device);
+    /// a badge app missing here has ``defaultBadgeUpdateSeconds``.
+    public var badgeUpdateSeconds: [String: Int]
 
-    public init(dittoAppIds: Set<String> = [], badgeAppIds: Set<String> = []) {
+    /// `apps[].badgeUpdateSeconds`' default.
+    public static let defaultBadgeUpdateSeconds = 10
+
+    public init(dittoAppIds: Set<String> = [], badgeAppIds: Set<String> = [], badgeUpdateSeconds: [String: Int] = [:]) {
         self.dittoAppIds = dittoAppIds
         self.badgeAppIds = badgeAppIds
+        self.badgeUpdateSeconds = badgeUpdateSeconds
     }
 
     /// Positions from memberships for every app, no badges.
@@ -23,8 +30,19 @@ public struct UnreadPolicy: Sendable, Equatable {
     public init(apps: [Configuration.App]) {
         self.init(
             dittoAppIds: Set(apps.filter { $0.ditto != nil }.map(\.id)),
-            badgeAppIds: Set(apps.filter(\.badge).map(\.id))
+            badgeAppIds: Set(apps.filter(\.badge).map(\.id)),
+            badgeUpdateSeconds: Dictionary(
+                apps.filter(\.badge).map { ($0.id, $0.badgeUpdateSeconds) },
+                uniquingKeysWith: { first, _ in first }
+            )
         )
+    }
+
+    /// The window between two badge updates to one device of `appId`, in MILLISECONDS; nil when the app
+    /// has no badges (its users' reads send none).
+    package func badgeUpdateMilliseconds(appId: String) -> Int64? {
+        guard badgeAppIds.contains(appId) else { return nil }
+        return Int64(badgeUpdateSeconds[appId] ?? Self.defaultBadgeUpdateSeconds) * 1000
     }
 
     /// `jobs` of `appId` with their badges when the app has them: each job's recipient (`userIds`, in the

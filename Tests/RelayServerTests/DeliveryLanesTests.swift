@@ -26,7 +26,7 @@ import Testing
         )
     }
 
-    static func lanes(perApp: Int = 2, capacity: Int = 8) -> DeliveryLanes {
+    static func lanes(perApp: Int = 2, capacity: Int = 8) -> DeliveryLanes<DeliveryJob> {
         DeliveryLanes(perAppLimit: perApp, capacity: capacity)
     }
 

@@ -1,0 +1,142 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+extension PostgresStore {
+    /// ``RelayStore/BadgeUpdateSQL`` in PostgreSQL's spelling.
+    static let badgeUpdateSQL = BadgeUpdateSQL(
+        parameter: { "$\($0)" },
+        idsOfList: { "SELECT jsonb_array_elements_text(\($0)::jsonb)::bigint" }
+    )
+
+    /// Rows with nothing pending deleted at most per ``completeBadgeUpdates(_:at:)``.
+    static let badgeUpdatePruneBatch = 100
+
+    /// The badge update rule over this store's statements, inside the caller's transaction, due from `now`.
+    func badgeUpdateRule(now: Date) -> BadgeUpdateRule {
+        BadgeUpdateRule(
+            policy: unreadPolicy,
+            total: { appId, userId in try self.unreadTotals(appId: appId, userIds: [userId])[userId] ?? 0 },
+            enqueue: { appId, userId, window in
+                try self.db.query(Self.badgeUpdateSQL.enqueueSQL, appId, userId, now, window)
+            }
+        )
+    }
+
+    public func appsWithDueBadgeUpdates(now: Date) async throws -> [String] {
+        let rows = try db.query(Self.badgeUpdateSQL.dueAppsSQL, now)
+        return (0..<rows.count).map { rows.string($0, 0) }
+    }
+
+    /// Locks up to $3 of app $1's updates due at $2 that hold no live lease, oldest due first (`SKIP LOCKED`
+    /// passes over rows another claim holds), leases them to $5 until $4 with the version they carry, and
+    /// reads them with their device (NULL columns: deleted). Times epoch MILLISECONDS.
+    static let claimBadgeUpdatesSQL = """
+        WITH due AS (
+            SELECT id FROM badge_updates
+            WHERE app_id = $1 AND due_at <= $2 AND (lease_until IS NULL OR lease_until < $2)
+            ORDER BY due_at, id
+            LIMIT $3
+            FOR UPDATE SKIP LOCKED
+        ),
+        leased AS (
+            UPDATE badge_updates AS b SET lease_until = $4, lease_owner = $5, claimed_version = b.version
+            FROM due WHERE b.id = due.id
+            RETURNING b.id, b.app_id, b.token, b.user_id, b.attempts, b.due_at
+        )
+        SELECT l.id, l.token, l.user_id, l.attempts, d.state, d.environment, d.updated_at, d.platform, d.user_id
+        FROM leased AS l
+        LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token
+        ORDER BY l.due_at, l.id
+        """
+
+    public func claimDueBadgeUpdates(
+        appId: String,
+        now: Date,
+        limit: Int,
+        leaseSeconds: Int,
+        owner: String
+    ) async throws
+        -> [BadgeUpdateJob]
+    {
+        guard limit > 0 else { return [] }
+        let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
+        return try db.transaction {
+            let rows = try db.query(Self.claimBadgeUpdatesSQL, appId, now, limit, leaseUntil, owner)
+            var jobs: [(job: BadgeUpdateJob, userId: String)] = []
+            var ended: [Int64] = []
+            for row in 0..<rows.count {
+                let userId = rows.string(row, 2)
+                guard rows.optionalString(row, 4) == "live", rows.optionalString(row, 8) == userId,
+                    let environment = APNsEnvironment(rawValue: rows.string(row, 5))
+                else {
+                    ended.append(rows.int64(row, 0))
+                    continue
+                }
+                let job = BadgeUpdateJob(
+                    updateId: rows.int64(row, 0),
+                    appId: appId,
+                    token: try StoredValues.token(rows.string(row, 1), platform: rows.string(row, 7)),
+                    environment: environment,
+                    attempts: rows.int(row, 3),
+                    deviceRegisteredAt: rows.date(row, 6),
+                    badge: 0
+                )
+                jobs.append((job, userId))
+            }
+            if !ended.isEmpty {
+                try db.query(
+                    "DELETE FROM badge_updates WHERE id IN (\(Self.badgeUpdateSQL.idsOfList("$1")))",
+                    try StoredValues.jsonList(ended)
+                )
+            }
+            let totals = jobs.isEmpty ? [:] : try unreadTotals(appId: appId, userIds: Array(Set(jobs.map(\.userId))))
+            return jobs.map { job, userId in
+                var job = job
+                job.badge = totals[userId] ?? 0
+                return job
+            }
+        }
+    }
+
+    public func completeBadgeUpdates(_ results: [(updateId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {
+        guard !results.isEmpty else { return }
+        let sql = Self.badgeUpdateSQL
+        try db.transaction {
+            for (id, outcome) in results {
+                switch outcome {
+                case .sent:
+                    try db.query(sql.sentSQL, id, at)
+                case .retry(let retryAt, _, _):
+                    try db.query(sql.retrySQL, id, retryAt)
+                case .failed:
+                    try db.query(sql.dropSQL, id)
+                case .unlinkTopic(let topic, _, _):
+                    let rows = try db.query(sql.dropSQL, id)
+                    guard rows.count > 0 else { continue }
+                    try unlinkTopic(topic, appId: rows.string(0, 0), token: rows.string(0, 1))
+                case .retired(_, let reason, let invalidSince):
+                    let rows = try db.query(sql.deleteSQL, id)
+                    guard rows.count > 0 else { continue }
+                    try retireDevice(
+                        appId: rows.string(0, 0),
+                        token: rows.string(0, 1),
+                        reason: reason,
+                        invalidSince: invalidSince,
+                        at: at
+                    )
+                }
+            }
+            try db.query(
+                sql.pruneSQL,
+                at.addingTimeInterval(-TimeInterval(Configuration.App.badgeUpdateRange.upperBound)),
+                Self.badgeUpdatePruneBatch
+            )
+        }
+    }
+
+    public func releaseBadgeUpdateClaims(_ updateIds: [Int64], owner: String) async throws {
+        guard !updateIds.isEmpty else { return }
+        try db.query(Self.badgeUpdateSQL.releaseSQL, try StoredValues.jsonList(updateIds), owner)
+    }
+}

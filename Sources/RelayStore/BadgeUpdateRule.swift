@@ -1,0 +1,38 @@
+import Foundation
+
+/// When a user's read position moves, whether its devices get a badge update: with `apps[].badge`, when the
+/// move lowered the user's unread total. Engines run it inside the transaction that moves the position
+/// (a marker call, a Ditto user document), so the update is written with the read.
+package struct BadgeUpdateRule {
+    package let policy: UnreadPolicy
+    /// The user's unread total in the app (``UnreadSQL/totalsSQL(fromDitto:)``).
+    package let total: (_ appId: String, _ userId: String) throws -> Int
+    /// Gives the user's live devices their pending update (``BadgeUpdateSQL/enqueueSQL``) with the
+    /// window in MILLISECONDS.
+    package let enqueue: (_ appId: String, _ userId: String, _ windowMilliseconds: Int64) throws -> Void
+
+    package init(
+        policy: UnreadPolicy,
+        total: @escaping (String, String) throws -> Int,
+        enqueue: @escaping (String, String, Int64) throws -> Void
+    ) {
+        self.policy = policy
+        self.total = total
+        self.enqueue = enqueue
+    }
+
+    /// A rule that sends no badge updates (a requery's sweep removes users; it reads nothing).
+    package static var none: BadgeUpdateRule {
+        BadgeUpdateRule(policy: .none, total: { _, _ in 0 }, enqueue: { _, _, _ in })
+    }
+
+    /// Runs `move` (a change of the user's read positions) and, for an app with badges whose user's total
+    /// it lowered, enqueues the user's badge updates. Without badges only `move` runs.
+    package func moving<T>(appId: String, userId: String, _ move: () throws -> T) throws -> T {
+        guard let window = policy.badgeUpdateMilliseconds(appId: appId) else { return try move() }
+        let before = try total(appId, userId)
+        let result = try move()
+        if before > 0, try total(appId, userId) < before { try enqueue(appId, userId, window) }
+        return result
+    }
+}
