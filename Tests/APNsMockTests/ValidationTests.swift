@@ -120,6 +120,19 @@ import Testing
             reason: "InvalidPushType"
         ),
         Case(
+            name: "badge update: alert at priority 5 with only a badge",
+            headers: [MockFixtures.topic, "apns-push-type: alert", "apns-priority: 5"],
+            body: Data(#"{"aps":{"badge":0}}"#.utf8),
+            status: 200
+        ),
+        Case(
+            name: "background at priority 5 with only a badge",
+            headers: [MockFixtures.topic, "apns-push-type: background", "apns-priority: 5"],
+            body: Data(#"{"aps":{"badge":3}}"#.utf8),
+            status: 400,
+            reason: "InvalidPushType"
+        ),
+        Case(
             name: "priority 10 with content-available only",
             headers: [MockFixtures.topic, "apns-push-type: alert", "apns-priority: 10"],
             body: MockFixtures.wakePayload,

@@ -1,0 +1,124 @@
+import APNsMock
+import FCMMock
+import Foundation
+import RelayCore
+import Testing
+
+/// Read elsewhere end to end (`apps[].badge`, `apps[].badgeUpdateSeconds`): a real relay on a SQLite file,
+/// the mock APNs over HTTP/2 and the mock FCM. A read that lowers a user's total sends each of its devices a
+/// badge update (iOS: an alert push at priority 5 holding only the badge; Android: a data message), at most
+/// one per device per window, the later reads coalescing into the next with the count at its sending.
+@Suite struct BadgeUpdateTests {
+    typealias U = UnreadTests
+
+    /// The requests to `token` that are badge updates (priority 5), oldest first.
+    static func updates(_ relay: RelayHarness, to token: String) -> [RecordedRequest] {
+        relay.requests(to: token).filter { $0.header("apns-priority") == "5" }
+    }
+
+    /// The FCM messages sent at NORMAL priority (badge updates), oldest first, as JSON objects.
+    static func fcmUpdates(_ messages: [RecordedMessage]) throws -> [[String: Any]] {
+        try messages.sorted { $0.time < $1.time }.compactMap { recorded in
+            let body = try #require(try JSONSerialization.jsonObject(with: Data(recorded.body.utf8)) as? [String: Any])
+            let message = try #require(body["message"] as? [String: Any])
+            let android = try #require(message["android"] as? [String: Any])
+            return android["priority"] as? String == "NORMAL" ? message : nil
+        }
+    }
+
+    @Test func readsElsewhereSendOneCoalescedBadgeUpdatePerDeviceAndWindow() async throws {
+        let time = ManualTimeSource(now: Date())
+        let start = time.now
+        try await withRelayAndMock(
+            time: time,
+            configure: {
+                U.withBadge(&$0)
+                $0.apps[0].badgeUpdateSeconds = 10
+            }
+        ) { relay in
+            let phone = randomToken(), android = PlatformDeliveryTests.fcmToken(1)
+            try await relay.register(phone, user: "bob", rooms: ["general"])
+            try await relay.register(android, user: "bob", rooms: ["general"], platform: "android")
+            try await relay.register(randomToken(), user: "alice", rooms: ["general"])
+            // alice's messages at start + 1, 2 and 3 s.
+            for n in 1...3 {
+                time.advance(by: .seconds(1))
+                try await U.message(relay, "hi \(n)")
+            }
+            // bob reads the first on another device: each of his devices gets the count, 2.
+            _ = try await U.markRead(relay, "bob", at: start.addingTimeInterval(1))
+            // bob's phone: three alerts and the update; his Android device the same.
+            var pushes = try await relay.mock.waitForRequests(count: 4, timeout: .seconds(60))
+            var fcm = try await relay.fcm.waitForRequests(count: 4, timeout: .seconds(60))
+            #expect(pushes.filter { $0.header("apns-priority") == "5" }.count == 1)
+            let update = try #require(Self.updates(relay, to: phone).first)
+            #expect(update.status == 200, "\(update.reason ?? "")")
+            #expect(update.header("apns-push-type") == "alert" && update.header("apns-topic") == relay.app.topic)
+            #expect(update.header("apns-collapse-id") == nil)
+            #expect(String(decoding: update.body, as: UTF8.self) == #"{"aps":{"badge":2}}"#)
+            var data = try Self.fcmUpdates(fcm)
+            #expect(data.count == 1)
+            #expect(data.first?["data"] as? [String: String] == ["dittoChatUnread": "2"])
+            #expect(data.first?["notification"] == nil)
+
+            // Two more reads within the window coalesce into ONE update, sent once the window is over,
+            // with the count of then (0).
+            _ = try await U.markRead(relay, "bob", at: start.addingTimeInterval(2))
+            _ = try await U.markRead(relay, "bob", at: start.addingTimeInterval(3))
+            time.advance(by: .seconds(10))
+            pushes = try await relay.mock.waitForRequests(count: 5, timeout: .seconds(60))
+            fcm = try await relay.fcm.waitForRequests(count: 5, timeout: .seconds(60))
+            #expect(
+                Self.updates(relay, to: phone).map { String(decoding: $0.body, as: UTF8.self) } == [
+                    #"{"aps":{"badge":2}}"#, #"{"aps":{"badge":0}}"#,
+                ]
+            )
+            data = try Self.fcmUpdates(fcm)
+            #expect(
+                data.map { $0["data"] as? [String: String] } == [["dittoChatUnread": "2"], ["dittoChatUnread": "0"]]
+            )
+            // Only bob's devices: alice read nothing.
+            #expect(pushes.filter { $0.header("apns-priority") == "5" }.count == 2)
+            let metrics = try await relay.adminCall("/metrics").text
+            #expect(metrics.contains(#"pushrelay_badge_updates_total{app="app0",platform="ios",outcome="sent"} 2"#))
+            #expect(
+                metrics.contains(#"pushrelay_badge_updates_total{app="app0",platform="android",outcome="sent"} 2"#)
+            )
+        }
+    }
+
+    @Test func anUnregisteredAnswerToABadgeUpdateRetiresTheDevice() async throws {
+        let phone = randomToken()
+        let script = MockScript(devices: [.init(token: phone, status: 410, reason: "Unregistered")])
+        try await withRelayAndMock(script: script, configure: U.withBadge) { relay in
+            // bob is a member before alice writes, and registers his phone after: it got no alert.
+            try await relay.join("general", "bob")
+            try await relay.register(randomToken(), user: "alice", rooms: ["general"])
+            try await U.message(relay, "hi")
+            try await relay.register(phone, user: "bob")
+            _ = try await U.markRead(relay, "bob", at: Date())
+            let pushes = try await relay.mock.waitForRequests(count: 1, timeout: .seconds(60))
+            #expect(pushes.first?.status == 410 && pushes.first?.header("apns-priority") == "5")
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await relay.devices(of: "bob").first?.state != "retired", ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(try await relay.devices(of: "bob").map(\.state) == ["retired"])
+            let metrics = try await relay.adminCall("/metrics").text
+            #expect(metrics.contains(#"pushrelay_badge_updates_total{app="app0",platform="ios",outcome="retired"} 1"#))
+        }
+    }
+
+    @Test func withoutBadgesAReadSendsNothing() async throws {
+        try await withRelayAndMock { relay in
+            let phone = randomToken()
+            try await relay.register(phone, user: "bob", rooms: ["general"])
+            try await relay.register(randomToken(), user: "alice", rooms: ["general"])
+            try await U.message(relay, "one")
+            _ = try await U.markRead(relay, "bob", at: Date())
+            try await U.message(relay, "two")
+            #expect(relay.requests(to: phone).map { $0.header("apns-priority") } == ["10", "10"])
+            #expect(try await !relay.adminCall("/metrics").text.contains("pushrelay_badge_updates_total"))
+        }
+    }
+}
