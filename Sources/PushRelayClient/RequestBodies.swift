@@ -30,3 +30,15 @@ struct LevelBody: Encodable, Sendable {
 struct UserSettingsBody: Decodable, Sendable {
     var notify: NotificationLevel
 }
+
+/// `PUT /v1/rooms/{roomId}/read/{userId}`.
+struct ReadMarkerBody: Encodable, Sendable {
+    var at: String
+}
+
+/// The answer to `PUT /v1/rooms/{roomId}/read/{userId}`.
+struct ReadPositionBody: Decodable, Sendable {
+    var roomId: String
+    var userId: String
+    var readAt: String
+}

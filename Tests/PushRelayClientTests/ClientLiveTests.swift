@@ -80,6 +80,45 @@ struct ClientLiveTests {
         }
     }
 
+    @Test("markRead moves the user's read position forward and unread counts what is after it")
+    func markReadAndUnread() async throws {
+        try await withLiveRelay { live in
+            let alice = live.client(userId: "alice")
+            let bob = live.client(userId: "bob")
+            try await alice.registerDevice(token: Self.randomToken(), rooms: ["general", "team/α β"])
+            try await bob.registerDevice(token: Self.randomToken(), rooms: ["general", "team/α β"])
+            #expect(try await bob.unread() == UnreadCounts(total: 0, rooms: [:]))
+            let start = Date()
+            for text in ["one", "two"] {
+                _ = try await alice.didSendMessage(roomId: "general", roomName: nil, senderName: nil, text: text)
+            }
+            _ = try await alice.didSendMessage(roomId: "team/α β", roomName: nil, senderName: nil, text: "three")
+            #expect(try await bob.unread() == UnreadCounts(total: 3, rooms: ["general": 2, "team/α β": 1]))
+
+            // Read up to now in one room; an earlier date then moves nothing.
+            let position = try await bob.markRead(roomId: "general")
+            #expect(position >= start.addingTimeInterval(-1) && position <= Date().addingTimeInterval(1))
+            #expect(try await bob.markRead(roomId: "general", at: start.addingTimeInterval(-3600)) == position)
+            #expect(try await bob.unread() == UnreadCounts(total: 1, rooms: ["team/α β": 1]))
+            try await bob.markRead(roomId: "team/α β", userId: "bob")
+            #expect(try await bob.unread() == UnreadCounts(total: 0, rooms: [:]))
+            // A user's credential reads and marks only its own; a room it is not in has no position.
+            let refused = { (code: String) in
+                { (error: any Error) in (error as? PushRelayError)?.code == PushRelayError.Code(rawValue: code) }
+            }
+            await #expect(throws: Never.self) { try await alice.unread() }
+            await #expect(performing: { try await alice.unread(userId: "bob") }, throws: refused("forbidden_user"))
+            await #expect(
+                performing: { try await alice.markRead(roomId: "general", userId: "bob") },
+                throws: refused("forbidden_user")
+            )
+            await #expect(
+                performing: { try await bob.markRead(roomId: "elsewhere") },
+                throws: refused("member_not_found")
+            )
+        }
+    }
+
     @Test("For an app with a Ditto stream, didSendMessage reports the source ditto, no notification id, no devices")
     func dittoReceipt() async throws {
         try await withLiveRelay(ditto: Configuration.Ditto(ingestSecretSHA256: [String(repeating: "a", count: 64)])) {
