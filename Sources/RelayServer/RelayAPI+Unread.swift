@@ -9,7 +9,9 @@ extension RelayAPI {
 
     /// `PUT /v1/rooms/{roomId}/read/{userId}` `{"at": "<RFC 3339>"}`: moves the member's read position
     /// forward (never back; a future `at` counts as now) and answers 200 `{"roomId", "userId", "readAt"}`
-    /// with the position kept. A user marks only its own; the backend anyone's.
+    /// with the position kept. A user marks only its own; the backend anyone's. With `apps[].badge`, a read
+    /// that lowers the user's unread total makes its devices' badge updates (docs/behaviour.md "Read
+    /// elsewhere").
     /// - Throws: ``HTTPError`` 409 `managed_by_ditto` for an app whose positions come from Ditto, 404
     ///   `member_not_found` when the user is not a member, 400 `invalid_field` for an `at` that is no
     ///   RFC 3339 date.
@@ -40,6 +42,8 @@ extension RelayAPI {
                 message: "User '\(userId)' is not a member of room '\(roomId)'"
             )
         }
+        // The read may have made badge updates due now (Store.markRead).
+        if caller.app.badge { dispatcher.wake() }
         return try .json(ReadPosition(roomId: roomId, userId: userId, readAt: Timestamp.rfc3339(position)))
     }
 

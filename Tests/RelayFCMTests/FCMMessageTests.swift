@@ -41,6 +41,18 @@ import Testing
         #expect(body == expected)
     }
 
+    @Test func aBadgeUpdateIsADataMessageAtNormalPriorityWithOnlyTheCount() throws {
+        let body = String(
+            decoding: try FCMMessage(token: Self.token, unread: 7, ttlSeconds: 86_400).encoded(),
+            as: UTF8.self
+        )
+        #expect(
+            body
+                == #"{"message":{"android":{"priority":"NORMAL","ttl":"86400s"},"data":{"dittoChatUnread":"7"},"#
+                + #""token":"\#(Self.token.value)"}}"#
+        )
+    }
+
     @Test func anImageMessageCarriesItsURLInDataAsAString() throws {
         let message = Self.message(.image(caption: nil, imageURL: "https://cdn.example.com/a/b.jpg"))
         let object = try Self.object(try message.encoded())

@@ -110,6 +110,39 @@ import Testing
         #expect(try await F.count("badge_updates", in: store) == 0)
     }
 
+    @Test(arguments: StoreKind.allCases) func relaysOnOneDatabaseClaimEachUpdateOnce(kind: StoreKind) async throws {
+        let database = try await kind.makeDatabase()
+        let now = F.time(100)
+        let stores = try (0..<3).map { _ in try database.open(timeSource: ManualTimeSource(now: now)) }
+        for store in stores { await store.setUnreadPolicy(Self.policy) }
+        let first = stores[0]
+        try await first.register(F.token(1), user: "alice")
+        for n in 2...21 { try await first.register(F.token(n), user: "user-\(n)") }
+        for second in 1...2 { try await U.post(first, from: "alice", at: Double(second)) }
+        for n in 2...21 { try await Self.read(first, "user-\(n)", at: 1) }
+        // Three relays claim at once, a few at a time, until none is left: each device's update once.
+        let claimed = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for (index, store) in stores.enumerated() {
+                group.addTask {
+                    var ids: [Int64] = []
+                    while true {
+                        let jobs = try await store.claimDueBadgeUpdates(
+                            appId: "app-a",
+                            now: now,
+                            limit: 3,
+                            leaseSeconds: 30,
+                            owner: "relay-\(index)"
+                        )
+                        if jobs.isEmpty { return ids }
+                        ids += jobs.map(\.updateId)
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int64]()) { $0 += $1 }
+        }
+        #expect(claimed.count == 20 && Set(claimed).count == 20)
+    }
+
     @Test(arguments: StoreKind.allCases) func aDittoReadElsewhereGivesTheUsersDevicesAnUpdate(
         kind: StoreKind
     ) async throws {
