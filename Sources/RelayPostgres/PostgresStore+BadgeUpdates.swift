@@ -16,6 +16,8 @@ extension PostgresStore {
     func badgeUpdateRule(now: Date) -> BadgeUpdateRule {
         BadgeUpdateRule(
             policy: unreadPolicy,
+            hasDevices: { appId, userId in try self.db.query(Self.badgeUpdateSQL.hasDevicesSQL, appId, userId).count > 0
+            },
             total: { appId, userId in try self.unreadTotals(appId: appId, userIds: [userId])[userId] ?? 0 },
             enqueue: { appId, userId, window in
                 try self.db.query(Self.badgeUpdateSQL.enqueueSQL, appId, userId, now, window)

@@ -5,6 +5,8 @@ import Foundation
 /// (a marker call, a Ditto user document), so the update is written with the read.
 package struct BadgeUpdateRule {
     package let policy: UnreadPolicy
+    /// Whether the user has a live device an update can reach (``BadgeUpdateSQL/hasDevicesSQL``).
+    package let hasDevices: (_ appId: String, _ userId: String) throws -> Bool
     /// The user's unread total in the app (``UnreadSQL/totalsSQL(fromDitto:)``).
     package let total: (_ appId: String, _ userId: String) throws -> Int
     /// Gives the user's live devices their pending update (``BadgeUpdateSQL/enqueueSQL``) with the
@@ -13,23 +15,28 @@ package struct BadgeUpdateRule {
 
     package init(
         policy: UnreadPolicy,
+        hasDevices: @escaping (String, String) throws -> Bool,
         total: @escaping (String, String) throws -> Int,
         enqueue: @escaping (String, String, Int64) throws -> Void
     ) {
         self.policy = policy
+        self.hasDevices = hasDevices
         self.total = total
         self.enqueue = enqueue
     }
 
     /// A rule that sends no badge updates (a requery's sweep removes users; it reads nothing).
     package static var none: BadgeUpdateRule {
-        BadgeUpdateRule(policy: .none, total: { _, _ in 0 }, enqueue: { _, _, _ in })
+        BadgeUpdateRule(policy: .none, hasDevices: { _, _ in false }, total: { _, _ in 0 }, enqueue: { _, _, _ in })
     }
 
     /// Runs `move` (a change of the user's read positions) and, for an app with badges whose user's total
-    /// it lowered, enqueues the user's badge updates. Without badges only `move` runs.
+    /// it lowered, enqueues the user's badge updates. Without badges, or for a user without a device to
+    /// update, only `move` runs: nothing is counted.
     package func moving<T>(appId: String, userId: String, _ move: () throws -> T) throws -> T {
-        guard let window = policy.badgeUpdateMilliseconds(appId: appId) else { return try move() }
+        guard let window = policy.badgeUpdateMilliseconds(appId: appId), try hasDevices(appId, userId) else {
+            return try move()
+        }
         let before = try total(appId, userId)
         let result = try move()
         if before > 0, try total(appId, userId) < before { try enqueue(appId, userId, window) }

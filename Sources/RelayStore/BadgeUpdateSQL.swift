@@ -41,6 +41,17 @@ package struct BadgeUpdateSQL: Sendable {
             """
     }
 
+    /// One row when the user (parameter 2) of app parameter 1 has a live device an update can reach (a seek
+    /// of `devices_by_user`): without one a read counts nothing.
+    package var hasDevicesSQL: String {
+        """
+        SELECT 1 FROM devices
+        WHERE app_id = \(parameter(1)) AND user_id = \(parameter(2)) AND state = 'live'
+            AND platform IN ('ios', 'android')
+        LIMIT 1
+        """
+    }
+
     /// The apps with an update due at parameter 1 that holds no live lease, by app id.
     package var dueAppsSQL: String {
         """

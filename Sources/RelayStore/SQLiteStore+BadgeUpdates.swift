@@ -15,6 +15,13 @@ extension SQLiteStore {
     func badgeUpdateRule(now: Date) -> BadgeUpdateRule {
         BadgeUpdateRule(
             policy: unreadPolicy,
+            hasDevices: { appId, userId in
+                try self.db.withStatement(Self.badgeUpdateSQL.hasDevicesSQL) {
+                    try $0.bind(1, appId)
+                    try $0.bind(2, userId)
+                    return try $0.step()
+                }
+            },
             total: { appId, userId in try self.unreadTotals(appId: appId, userIds: [userId])[userId] ?? 0 },
             enqueue: { appId, userId, window in
                 try self.db.withStatement(Self.badgeUpdateSQL.enqueueSQL) {
