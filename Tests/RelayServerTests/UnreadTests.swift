@@ -208,6 +208,10 @@ import Testing
             #expect(response.status == 409 && response.text.contains("managed_by_ditto"))
             try await post([upsert(7, "users", ["_id": "bob", "subscriptions": ["room-1": Timestamp.rfc3339(Date())]])])
             #expect(try await Self.unread(relay, "bob") == Unread(total: 0, rooms: [:]))
+            // The read elsewhere sends bob's phone the badge update (BadgeUpdateTests).
+            pushes = try await relay.mock.waitForRequests(count: 3, timeout: .seconds(60))
+            #expect(pushes[2].header("apns-priority") == "5" && pushes[2].status == 200)
+            #expect(String(decoding: pushes[2].body, as: UTF8.self) == #"{"aps":{"badge":0}}"#)
         }
     }
 }
