@@ -77,6 +77,11 @@ extension Configuration {
                 "\(at).wakeBudgetPerHour: must be \(Configuration.App.wakeBudgetRange) (wake pushes a device "
                     + "takes in an hour)"
             )
+            require(
+                Configuration.App.pushDelayRange.contains(app.pushDelaySeconds),
+                "\(at).pushDelaySeconds: must be \(Configuration.App.pushDelayRange) (seconds a push waits for "
+                    + "a read elsewhere)"
+            )
             problems += app.limits.problems(at: "\(at).limits")
             problems += app.apns.problems(at: "\(at).apns")
             if let fcm = app.fcm {

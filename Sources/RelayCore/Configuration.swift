@@ -209,6 +209,12 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var wakeBudgetPerHour: Int
         /// What ``wakeBudgetPerHour`` may be.
         public static let wakeBudgetRange = 1...60
+        /// The grace window, in SECONDS within ``pushDelayRange``: a delivery is due this long after its
+        /// message's time, and one whose recipient read the room up to that time before then ends
+        /// `cancelled` (reason `read`) without being sent. Default 0 (due at once).
+        public var pushDelaySeconds: Int
+        /// What ``pushDelaySeconds`` may be.
+        public static let pushDelayRange = 0...300
 
         public init(
             id: String,
@@ -225,7 +231,8 @@ public struct Configuration: Codable, Sendable, Equatable {
             userAuth: UserAuth? = nil,
             ditto: Ditto? = nil,
             badge: Bool = false,
-            wakeBudgetPerHour: Int = 3
+            wakeBudgetPerHour: Int = 3,
+            pushDelaySeconds: Int = 0
         ) {
             self.id = id
             self.topic = topic
@@ -242,12 +249,13 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.ditto = ditto
             self.badge = badge
             self.wakeBudgetPerHour = wakeBudgetPerHour
+            self.pushDelaySeconds = pushDelaySeconds
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, topic, apiKeySHA256, apns, fcm, ttlSeconds, webhookSecret
             case privacy, feedbackURL, roomMembership, limits, userAuth, ditto, badge
-            case wakeBudgetPerHour
+            case wakeBudgetPerHour, pushDelaySeconds
         }
 
         /// Also takes the deprecated flat APNs keys (see ``DeprecatedKeys``).
@@ -269,7 +277,8 @@ public struct Configuration: Codable, Sendable, Equatable {
                 userAuth: try c.decodeIfPresent(UserAuth.self, forKey: .userAuth),
                 ditto: try c.decodeIfPresent(Ditto.self, forKey: .ditto),
                 badge: try c.decodeIfPresent(Bool.self, forKey: .badge) ?? false,
-                wakeBudgetPerHour: try c.decodeIfPresent(Int.self, forKey: .wakeBudgetPerHour) ?? 3
+                wakeBudgetPerHour: try c.decodeIfPresent(Int.self, forKey: .wakeBudgetPerHour) ?? 3,
+                pushDelaySeconds: try c.decodeIfPresent(Int.self, forKey: .pushDelaySeconds) ?? 0
             )
         }
     }

@@ -121,10 +121,10 @@ public final class Dispatcher: Sendable {
                         waiting = true
                         continue
                     }
-                    let jobs = await claim(appId: appId, limit: limit)
+                    let (jobs, claimed) = await claim(appId: appId, limit: limit)
                     lanes.add(jobs)
                     room -= jobs.count
-                    if jobs.count == limit { filled = true }
+                    if claimed == limit { filled = true }
                 }
                 turn += 1
                 if filled { continue }
@@ -164,19 +164,31 @@ public final class Dispatcher: Sendable {
     }
 
     /// Claims up to `limit` of the app's due deliveries, those given a wake push marked so (``WakeAssigner``).
-    private func claim(appId: String, limit: Int) async -> [DeliveryJob] {
+    /// The claim's cancelled deliveries (``RelayCore/DeliveryJob/cancelReason``) are counted and left out.
+    /// - Returns: the jobs to send, and how many the claim returned (cancelled ones included).
+    private func claim(appId: String, limit: Int) async -> (jobs: [DeliveryJob], claimed: Int) {
         do {
-            let jobs = try await store.claimDueDeliveries(
+            let claimed = try await store.claimDueDeliveries(
                 appId: appId,
                 now: time.now,
                 limit: limit,
                 leaseSeconds: settings.leaseSeconds,
                 owner: owner
             )
-            return await wakes.assign(jobs, appId: appId)
+            var jobs: [DeliveryJob] = []
+            jobs.reserveCapacity(claimed.count)
+            for job in claimed {
+                guard let reason = job.cancelReason else {
+                    jobs.append(job)
+                    continue
+                }
+                DeliveryLog(logger: logger, job: job)(.info, "delivery cancelled", ["push.reason": reason])
+                metrics.recordOutcome("cancelled", reason: reason, app: appId, platform: job.token.platform)
+            }
+            return (await wakes.assign(jobs, appId: appId), claimed.count)
         } catch {
             logger.error("claiming deliveries failed", ["error": "\(error)", "app.id": appId])
-            return []
+            return ([], 0)
         }
     }
 

@@ -338,5 +338,12 @@ enum PostgresMigrations {
         );
         CREATE INDEX wake_budgets_by_hour ON wake_budgets (hour);
         """,
+        // 12: the grace window and deletes, as in the SQLite schema's step 22.
+        """
+        ALTER TABLE deliveries DROP CONSTRAINT deliveries_status_check;
+        ALTER TABLE deliveries ADD CONSTRAINT deliveries_status_check
+            CHECK (status IN ('pending', 'sent', 'failed', 'retired', 'cancelled'));
+        ALTER TABLE notifications ADD COLUMN message_at bigint;
+        """,
     ]
 }

@@ -30,29 +30,41 @@ extension PostgresStore {
 
     /// Locks up to $3 of app $1's pending deliveries due at $2 that hold no live lease, oldest due first
     /// (`SKIP LOCKED` passes over rows another claim holds), leases them to $5 until $4, and reads them with their
-    /// device (NULL columns: deleted, or registered again for another user) and notification. All times
-    /// epoch MILLISECONDS.
-    static let claimSQL = """
-        WITH due AS (
-            SELECT id FROM deliveries
-            WHERE app_id = $1 AND status = 'pending' AND next_attempt_at <= $2
-                AND (lease_until IS NULL OR lease_until < $2)
-            ORDER BY next_attempt_at, id
-            LIMIT $3
-            FOR UPDATE SKIP LOCKED
-        ),
-        leased AS (
-            UPDATE deliveries AS dl SET lease_until = $4, lease_owner = $5 FROM due WHERE dl.id = due.id
-            RETURNING dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
+    /// device (NULL columns: deleted, or registered again for another user) and notification, and whether
+    /// the recipient read the room up to the message's time (never for a removal;
+    /// ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions from Ditto
+    /// subscriptions when `fromDitto`). All times epoch MILLISECONDS.
+    static func claimSQL(fromDitto: Bool) -> String {
+        let read = UnreadSQL.readReached(
+            app: "l.app_id",
+            room: "n.room_id",
+            user: "l.user_id",
+            time: "coalesce(n.message_at, n.created_at)",
+            fromDitto: fromDitto
         )
-        SELECT l.id, l.token, l.attempts, d.state, d.environment, d.updated_at, d.unlinked_topics ? n.topic,
-            d.retired_reason, d.platform, n.id, n.kind, n.message_id, n.room_id, n.sender_id, n.text, n.image_url,
-            n.room_name, n.sender_name, n.topic, n.expiration, n.created_at, l.user_id
-        FROM leased AS l
-        JOIN notifications AS n ON n.id = l.notification_id
-        LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
-        ORDER BY l.next_attempt_at, l.id
-        """
+        return """
+            WITH due AS (
+                SELECT id FROM deliveries
+                WHERE app_id = $1 AND status = 'pending' AND next_attempt_at <= $2
+                    AND (lease_until IS NULL OR lease_until < $2)
+                ORDER BY next_attempt_at, id
+                LIMIT $3
+                FOR UPDATE SKIP LOCKED
+            ),
+            leased AS (
+                UPDATE deliveries AS dl SET lease_until = $4, lease_owner = $5 FROM due WHERE dl.id = due.id
+                RETURNING dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
+            )
+            SELECT l.id, l.token, l.attempts, d.state, d.environment, d.updated_at, d.unlinked_topics ? n.topic,
+                d.retired_reason, d.platform, n.id, n.kind, n.message_id, n.room_id, n.sender_id, n.text, n.image_url,
+                n.room_name, n.sender_name, n.topic, n.expiration, n.created_at, l.user_id,
+                n.kind <> '\(NotificationKind.removal.rawValue)' AND \(read)
+            FROM leased AS l
+            JOIN notifications AS n ON n.id = l.notification_id
+            LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
+            ORDER BY l.next_attempt_at, l.id
+            """
+    }
 
     /// Claims in one transaction; a due delivery that can no longer be sent is ended there and the claim
     /// reads on, so that fewer than `limit` jobs means no more were due.
@@ -67,13 +79,14 @@ extension PostgresStore {
     {
         guard limit > 0 else { return [] }
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
+        let claimSQL = Self.claimSQL(fromDitto: unreadPolicy.dittoAppIds.contains(appId))
         return try db.transaction {
             var jobs: [DeliveryJob] = []
             var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs
             var userIds: [String] = []  // each job's recipient, for the badges
             while jobs.count < limit {
                 let wanted = limit - jobs.count
-                let rows = try db.query(Self.claimSQL, appId, now, wanted, leaseUntil, owner)
+                let rows = try db.query(claimSQL, appId, now, wanted, leaseUntil, owner)
                 var ended: [EndedDelivery] = []
                 for row in 0..<rows.count {
                     if let end = Self.undeliverable(rows, row) {
@@ -83,7 +96,18 @@ extension PostgresStore {
                     let id = try StoredValues.uuid(rows.string(row, 9))
                     let content = try contents[id] ?? Self.readContent(rows, row, id: id)
                     contents[id] = content
-                    jobs.append(try Self.readJob(rows, row, appId: appId, content: content))
+                    var job = try Self.readJob(rows, row, appId: appId, content: content)
+                    if rows.bool(row, 22) {
+                        ended.append(
+                            EndedDelivery(
+                                id: job.deliveryId,
+                                status: DeliveryStatus.cancelled.rawValue,
+                                reason: CancelReason.read.rawValue
+                            )
+                        )
+                        job.cancelReason = CancelReason.read.rawValue
+                    }
+                    jobs.append(job)
                     userIds.append(rows.string(row, 21))
                 }
                 try settle(ended, at: now)

@@ -13,17 +13,26 @@ extension PostgresStore {
     {
         // Two appliers (relays, or HTTP and Kafka) lock the same documents in their batches' orders.
         try db.retryingTransaction {
-            let rows = PostgresDittoRows(db: db) { n, recipients in
-                do {
-                    let userList = try StoredValues.jsonList(recipients.userIds ?? [])
-                    let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
-                    if case .created = outcome { return true }
-                    return false
-                } catch is Raced {
-                    // A webhook's notification with this message id committed meanwhile: the message has one.
-                    return false
-                }
-            }
+            let rows = PostgresDittoRows(
+                db: db,
+                record: { n, recipients in
+                    do {
+                        let userList = try StoredValues.jsonList(recipients.userIds ?? [])
+                        let outcome = try self.record(
+                            n,
+                            recipients: recipients,
+                            userList: userList,
+                            idempotencyKey: nil
+                        )
+                        if case .created = outcome { return true }
+                        return false
+                    } catch is Raced {
+                        // A webhook's notification with this message id committed meanwhile: the message has one.
+                        return false
+                    }
+                },
+                delete: self.recordDeletion
+            )
             return try DittoApplier(rows: rows, appId: appId, settings: settings, at: at).apply(events)
         }
     }
@@ -35,6 +44,8 @@ struct PostgresDittoRows: DittoMirrorRows {
     let db: PostgresConnection
     /// The store's notification code (``PostgresStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
+    /// The store's delete code (``PostgresStore/recordDeletion(appId:messageId:notifiedSince:at:removal:)``).
+    let delete: (String, String, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool
 
     func recordDocument(
         appId: String,
@@ -283,5 +294,15 @@ struct PostgresDittoRows: DittoMirrorRows {
 
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {
         try record(n, recipients)
+    }
+
+    func deleteMessage(
+        appId: String,
+        messageId: String,
+        notifiedSince: Date,
+        at: Date,
+        removal: (ChatMessage) -> NewNotification
+    ) throws -> Bool {
+        try delete(appId, messageId, notifiedSince, at, removal)
     }
 }

@@ -71,6 +71,10 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         switch kind {
         case .messages, .dmMessages:
             guard case .upsert = change else { return (kind, .ignored) }
+            if let deletion = settings.rule.deletion(document, now: at) {
+                try applyDeletion(deletion)
+                return (kind, .editOrDelete)
+            }
             if let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
                 try rows.indexMessage(appId: appId, indexed)
             }
@@ -107,6 +111,18 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         }
     }
 
+    /// A delete document: the deleted message leaves its room's unread counts, and a notification of it made
+    /// within the app's TTL is cancelled where pending and removed where it was sent.
+    private func applyDeletion(_ deletion: DittoMessageRule.Deletion) throws {
+        try rows.indexMessage(appId: appId, deletion.archivedIndexRow)
+        _ = try rows.deleteMessage(
+            appId: appId,
+            messageId: deletion.messageId,
+            notifiedSince: at.addingTimeInterval(-TimeInterval(settings.ttlSeconds)),
+            at: at
+        ) { settings.removal(of: $0, deletion: deletion, appId: appId, at: at) }
+    }
+
     /// A message document: screened, seen once, and pushed to its recipients' devices.
     private func applyMessage(
         _ document: DittoDocument,
@@ -133,7 +149,12 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             return seen == txnId ? .duplicate : .ignored
         }
         let push = settings.rule.push(for: message, facts: try rows.facts(appId: appId, message: message))
-        let (notification, recipients) = settings.notification(of: push, appId: appId, at: at)
+        let (notification, recipients) = settings.notification(
+            of: push,
+            appId: appId,
+            messageAt: message.createdOn,
+            at: at
+        )
         return try rows.insertNotification(notification, recipients: recipients) ? .notified : .duplicate
     }
 }

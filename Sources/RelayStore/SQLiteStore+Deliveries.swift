@@ -82,13 +82,20 @@ extension SQLiteStore {
                         try settle(delivery.id, status: status, reason: reason, at: now)
                         continue
                     }
+                    var cancelReason: CancelReason?
+                    if try hasRead(delivery, notification) {
+                        try settle(delivery.id, status: .cancelled, reason: CancelReason.read.rawValue, at: now)
+                        cancelReason = .read
+                    }
                     if let taken = run, taken.nextAttemptAt == delivery.nextAttemptAt {
                         run?.last = delivery.id
                     } else {
                         if let taken = run { try lease(taken, appId: appId, until: leaseUntil, owner: owner) }
                         run = LeaseRun(nextAttemptAt: delivery.nextAttemptAt, first: delivery.id, last: delivery.id)
                     }
-                    jobs.append(try delivery.job(notification.content))
+                    var job = try delivery.job(notification.content)
+                    job.cancelReason = cancelReason?.rawValue
+                    jobs.append(job)
                     userIds.append(delivery.userId)
                 }
                 if due.count < wanted {
@@ -104,6 +111,28 @@ extension SQLiteStore {
         claimCursors[appId] = cursor
         return jobs
     }
+
+    /// Whether `delivery`'s recipient read its notification's room up to the message's time
+    /// (``UnreadSQL/readReached(app:room:user:time:fromDitto:)``); never for a removal.
+    private func hasRead(_ delivery: DueDelivery, _ notification: NotificationRun) throws -> Bool {
+        guard notification.content.message.removedMessageId == nil else { return false }
+        let sql = unreadPolicy.dittoAppIds.contains(delivery.appId) ? Self.readReachedDittoSQL : Self.readReachedSQL
+        return try db.withStatement(sql) { row in
+            try row.bind(1, delivery.appId)
+            try row.bind(2, notification.content.message.roomId)
+            try row.bind(3, delivery.userId)
+            try row.bind(4, notification.messageAt)
+            return try row.step() && row.int(0) != 0
+        }
+    }
+
+    /// ?1 app id, ?2 room id, ?3 user id, ?4 the message's time: whether the user's membership read position
+    /// reached it (one seek of the primary key).
+    static let readReachedSQL =
+        "SELECT " + UnreadSQL.readReached(app: "?1", room: "?2", user: "?3", time: "?4", fromDitto: false)
+    /// ``readReachedSQL`` for a Ditto app: the user's subscription.
+    static let readReachedDittoSQL =
+        "SELECT " + UnreadSQL.readReached(app: "?1", room: "?2", user: "?3", time: "?4", fromDitto: true)
 
     /// Leases a run to `owner` until `until`: one row, however many jobs the run holds.
     private func lease(_ run: LeaseRun, appId: String, until: Date, owner: String) throws {
@@ -342,7 +371,7 @@ extension SQLiteStore {
     /// `notifications_by_deliveries`); the delivery is its when the run also ends at or after it.
     static let notificationOfDeliverySQL = """
         SELECT id, kind, message_id, room_id, sender_id, text, image_url, room_name, sender_name, topic,
-            expiration, created_at, first_delivery_id, last_delivery_id
+            expiration, created_at, first_delivery_id, last_delivery_id, coalesce(message_at, created_at)
         FROM notifications WHERE first_delivery_id <= ?1 ORDER BY first_delivery_id DESC LIMIT 1
         """
 
@@ -372,7 +401,8 @@ extension SQLiteStore {
                     topic: row.string(9),
                     expiration: row.optionalInt(10),
                     createdAt: row.date(11)
-                )
+                ),
+                messageAt: row.date(14)
             )
         }
     }
@@ -530,6 +560,8 @@ private struct DueDelivery {
 private struct NotificationRun {
     var deliveries: ClosedRange<Int64>
     var content: NotificationContent
+    /// The message's time (``NewNotification/messageAt``).
+    var messageAt: Date
 }
 
 /// Deliveries a claim took (or ended) in a row of its due order: one due time, ids `first` to `last` (epoch

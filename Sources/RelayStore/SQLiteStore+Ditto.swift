@@ -11,12 +11,16 @@ extension SQLiteStore {
         async throws -> DittoApplyCounts
     {
         try db.transaction {
-            let rows = SQLiteDittoRows(db: db) { n, recipients in
-                let userList = try StoredValues.jsonList(recipients.userIds ?? [])
-                let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
-                if case .created = outcome { return true }
-                return false
-            }
+            let rows = SQLiteDittoRows(
+                db: db,
+                record: { n, recipients in
+                    let userList = try StoredValues.jsonList(recipients.userIds ?? [])
+                    let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
+                    if case .created = outcome { return true }
+                    return false
+                },
+                delete: self.recordDeletion
+            )
             return try DittoApplier(rows: rows, appId: appId, settings: settings, at: at).apply(events)
         }
     }
@@ -28,6 +32,8 @@ struct SQLiteDittoRows: DittoMirrorRows {
     let db: SQLiteConnection
     /// The store's notification code (``SQLiteStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
+    /// The store's delete code (``SQLiteStore/recordDeletion(appId:messageId:notifiedSince:at:removal:)``).
+    let delete: (String, String, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool
 
     func recordDocument(
         appId: String,
@@ -293,5 +299,15 @@ struct SQLiteDittoRows: DittoMirrorRows {
 
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {
         try record(n, recipients)
+    }
+
+    func deleteMessage(
+        appId: String,
+        messageId: String,
+        notifiedSince: Date,
+        at: Date,
+        removal: (ChatMessage) -> NewNotification
+    ) throws -> Bool {
+        try delete(appId, messageId, notifiedSince, at, removal)
     }
 }
