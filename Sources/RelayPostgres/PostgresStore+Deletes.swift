@@ -45,8 +45,12 @@ extension PostgresStore {
             CancelReason.deleted.rawValue,
             at
         )
+        let sent = try db.query(
+            "SELECT EXISTS (SELECT 1 FROM deliveries WHERE notification_id = $1 AND status = 'sent')",
+            originalId
+        )
         let n = removal(original)
-        guard try insertRow(of: n) else { return false }
+        guard sent.bool(0, 0), try insertRow(of: n) else { return false }
         // The devices the message reached, in the order of their deliveries.
         let deliveries = try db.query(
             """

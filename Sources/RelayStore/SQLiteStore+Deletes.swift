@@ -48,8 +48,16 @@ extension SQLiteStore {
             try $0.bind(4, at)
             try $0.run()
         }
+        let anySent = try db.withStatement(
+            "SELECT EXISTS (SELECT 1 FROM deliveries WHERE id BETWEEN ?1 AND ?2 AND status = 'sent')"
+        ) {
+            try original.deliveries.bind(to: $0, at: 1)
+            return try $0.step() && $0.int(0) != 0
+        }
         let n = removal(original.message)
-        guard let removalId = n.messageId, try notificationId(of: removalId, appId: appId) == nil else { return false }
+        guard anySent, let removalId = n.messageId, try notificationId(of: removalId, appId: appId) == nil else {
+            return false
+        }
         try insertRow(of: n)
         // The devices the message reached, in the order of their deliveries.
         try db.withStatement(
