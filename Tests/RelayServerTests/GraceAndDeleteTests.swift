@@ -51,6 +51,13 @@ import Testing
             #expect(view.deliveries.contains { $0.status == "cancelled" && $0.lastReason == "read" })
             #expect(relay.requests(to: bob).isEmpty)
             #expect(relay.requests(to: carol).count == 1)
+            let metrics = try await relay.adminCall("/metrics").text
+            #expect(
+                metrics.contains(
+                    #"pushrelay_notifications_total{app="app0",platform="ios",outcome="cancelled",reason="read"} 1"#
+                ),
+                "\(metrics)"
+            )
             // A message bob reads only after its window: sent.
             let later = try await relay.webhook(["roomId": "general", "senderId": "alice", "text": "again"])
             time.advance(by: .seconds(61))
