@@ -229,7 +229,8 @@ extension PostgresStore {
     public func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {
         guard !results.isEmpty else { return }
         try db.transaction {
-            // Accepted pushes, the bulk of a fan-out, are recorded in one statement.
+            // Accepted pushes, the bulk of a fan-out, are recorded in one statement. Here and in `apply`, a
+            // delivery cancelled while it was in flight (its message deleted) stays `cancelled`.
             var sent: [Int64] = []
             for (deliveryId, outcome) in results {
                 if case .sent = outcome {
@@ -241,8 +242,9 @@ extension PostgresStore {
             guard !sent.isEmpty else { return }
             try db.query(
                 """
-                UPDATE deliveries SET status = 'sent', attempts = attempts + 1, last_status = 200, last_reason = NULL,
-                    sent_at = $2, next_attempt_at = NULL, updated_at = $2, lease_until = NULL, lease_owner = NULL
+                UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE 'sent' END,
+                    attempts = attempts + 1, last_status = 200,
+                    last_reason = CASE WHEN status = 'cancelled' THEN last_reason END, sent_at = $2, next_attempt_at = NULL, updated_at = $2, lease_until = NULL, lease_owner = NULL
                 WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)
                 """,
                 try StoredValues.jsonList(sent),
@@ -271,8 +273,11 @@ extension PostgresStore {
         }
         let rows = try db.query(
             """
-            UPDATE deliveries SET status = $2, attempts = attempts + 1, last_status = $3, last_reason = $4,
-                next_attempt_at = $5, updated_at = $6, lease_until = NULL, lease_owner = NULL
+            UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END,
+                attempts = attempts + 1, last_status = $3,
+                last_reason = CASE WHEN status = 'cancelled' THEN last_reason ELSE $4 END,
+                next_attempt_at = CASE WHEN status = 'cancelled' THEN NULL ELSE $5::bigint END, updated_at = $6,
+                lease_until = NULL, lease_owner = NULL
             WHERE id = $1
             RETURNING app_id, token
             """,

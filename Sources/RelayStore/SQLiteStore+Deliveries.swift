@@ -330,9 +330,12 @@ extension SQLiteStore {
     }
 
     /// Records a run of accepted pushes, ?1 to ?2 (every id between them is in the batch), at ?3 (epoch
-    /// MILLISECONDS): what ``recordResultSQL`` records for a 200, for each.
+    /// MILLISECONDS): what ``recordResultSQL`` records for a 200, for each. A delivery cancelled while it was
+    /// in flight (its message deleted) stays `cancelled`.
     static let recordSentRunSQL = """
-        UPDATE deliveries SET status = 'sent', attempts = attempts + 1, last_status = 200, last_reason = NULL,
+        UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE 'sent' END,
+            attempts = attempts + 1, last_status = 200,
+            last_reason = CASE WHEN status = 'cancelled' THEN last_reason END,
             sent_at = ?3, next_attempt_at = NULL, updated_at = ?3
         WHERE id BETWEEN ?1 AND ?2
         """
@@ -410,10 +413,14 @@ extension SQLiteStore {
     /// One attempt's result other than an accepted push (``recordSentRunSQL``): ?1 delivery id, ?2 status,
     /// ?3 APNs status, ?4 reason, ?5 next attempt at, ?6 now (times epoch MILLISECONDS). A retry is due at
     /// least a millisecond after the due time it was claimed at, so it leaves its run's lease even when it
-    /// comes back at once (ExpiredProviderToken) within that millisecond.
+    /// comes back at once (ExpiredProviderToken) within that millisecond. A delivery cancelled while it was in
+    /// flight stays `cancelled` and is never due again.
     static let recordResultSQL = """
-        UPDATE deliveries SET status = ?2, attempts = attempts + 1, last_status = ?3, last_reason = ?4,
-            next_attempt_at = CASE WHEN ?5 IS NULL THEN NULL ELSE max(?5, next_attempt_at + 1) END, updated_at = ?6
+        UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE ?2 END, attempts = attempts + 1,
+            last_status = ?3, last_reason = CASE WHEN status = 'cancelled' THEN last_reason ELSE ?4 END,
+            next_attempt_at = CASE WHEN ?5 IS NULL OR status = 'cancelled' THEN NULL
+                ELSE max(?5, next_attempt_at + 1) END,
+            updated_at = ?6
         WHERE id = ?1
         """
 

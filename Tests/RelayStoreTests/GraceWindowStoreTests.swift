@@ -254,4 +254,36 @@ import Testing
         )
         #expect(try await U.unread(store, "bob").total == 1)
     }
+
+    @Test(arguments: StoreKind.allCases) func aDeliveryCancelledInFlightStaysCancelledWhateverItsResult(
+        kind: StoreKind
+    ) async throws {
+        let store = try await D.store(kind)
+        let before = Timestamp.rfc3339(D.at.addingTimeInterval(-100))
+        try await D.apply(
+            [
+                try D.user("bob", txn: 1, subscriptions: #"{"room-1":"\#(before)"}"#),
+                try D.user("carol", txn: 1, subscriptions: #"{"room-1":"\#(before)"}"#),
+                try D.message("m-1", txn: 2, ageSeconds: 10),
+            ],
+            to: store
+        )
+        let jobs = try await Self.claim(store, at: D.at)
+        #expect(jobs.count == 2)
+        // The delete lands while both are being sent.
+        try await D.apply([try Self.delete("d-1", of: "m-1", txn: 3)], to: store)
+        try await store.complete(
+            jobs.map { job in
+                job.token == F.token(1)
+                    ? (job.deliveryId, .sent)
+                    : (job.deliveryId, .retry(at: D.at.addingTimeInterval(5), status: 503, reason: "Unavailable"))
+            },
+            at: D.at.addingTimeInterval(1)
+        )
+        let (summary, records) = try await Self.deliveries(store, messageId: "m-1")
+        #expect(summary.counts == DeliveryCounts(cancelled: 2))
+        #expect(records.values.allSatisfy { $0.lastReason == "deleted" && $0.attempts == 1 })
+        try await store.releaseLeases(owner: F.owner)
+        #expect(try await Self.claim(store, at: D.at.addingTimeInterval(60)).isEmpty)
+    }
 }
