@@ -239,6 +239,16 @@ struct PostgresDittoRows: DittoMirrorRows {
         try PostgresStore.indexMessage(appId: appId, message, in: db)
     }
 
+    func isArchivedInIndex(appId: String, roomId: String, key: String) throws -> Bool {
+        let rows = try db.query(
+            "SELECT archived FROM room_messages WHERE app_id = $1 AND room_id = $2 AND message_key = $3",
+            appId,
+            roomId,
+            key
+        )
+        return rows.count > 0 && rows.bool(0, 0)
+    }
+
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
         try db.query(
             """

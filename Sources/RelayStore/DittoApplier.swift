@@ -136,6 +136,8 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         case .skip(let outcome): return outcome
         case .new(let new): message = new
         }
+        // Deleted before it arrived (the delete document came first): never pushed.
+        if try rows.isArchivedInIndex(appId: appId, roomId: message.roomId, key: message.id) { return .editOrDelete }
         // Kept from the later of its written createdOn and now: a createdOn ahead of the relay's clock passes
         // the age rule for longer, and its id is kept as long.
         let written = max(DittoChatMessage(document).createdOn ?? at, at)

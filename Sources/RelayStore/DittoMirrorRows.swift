@@ -35,6 +35,8 @@ package protocol DittoMirrorRows {
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts
     /// Adds a message to its room's index, or marks an indexed one archived (never back).
     func indexMessage(appId: String, _ message: IndexedMessage) throws
+    /// Whether the index holds message `key` of `roomId` as archived (a delete came first).
+    func isArchivedInIndex(appId: String, roomId: String, key: String) throws -> Bool
     /// Records `txnId` as `appId`'s pending requery when it is higher than the one recorded (insert … on
     /// conflict update), requested at `at`.
     /// - Returns: whether it was recorded (false: an equal or higher one was).

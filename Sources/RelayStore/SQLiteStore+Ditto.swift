@@ -234,6 +234,17 @@ struct SQLiteDittoRows: DittoMirrorRows {
         try SQLiteStore.indexMessage(appId: appId, message, in: db)
     }
 
+    func isArchivedInIndex(appId: String, roomId: String, key: String) throws -> Bool {
+        try db.withStatement(
+            "SELECT archived FROM room_messages WHERE app_id = ?1 AND room_id = ?2 AND message_key = ?3"
+        ) {
+            try $0.bind(1, appId)
+            try $0.bind(2, roomId)
+            try $0.bind(3, key)
+            return try $0.step() && $0.int(0) != 0
+        }
+    }
+
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
         try db.withStatement(
             """

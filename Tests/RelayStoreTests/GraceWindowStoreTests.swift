@@ -247,12 +247,13 @@ import Testing
             to: store
         )
         #expect(try await U.unread(store, "bob").total == 1)
-        // A delete that arrives before its message: the message never counts.
+        // A delete that arrives before its message: the message never counts, and is not pushed.
         try await D.apply(
             [try Self.delete("d-3", of: "m-3", txn: 8), try U.dittoMessage("m-3", txn: 9, ageSeconds: 5)],
             to: store
         )
         #expect(try await U.unread(store, "bob").total == 1)
+        #expect(try await store.notificationId(appId: "app-a", messageId: "m-3") == nil)
     }
 
     @Test(arguments: StoreKind.allCases) func aDeliveryCancelledInFlightStaysCancelledWhateverItsResult(
