@@ -244,7 +244,8 @@ extension PostgresStore {
                 """
                 UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE 'sent' END,
                     attempts = attempts + 1, last_status = 200,
-                    last_reason = CASE WHEN status = 'cancelled' THEN last_reason END, sent_at = $2, next_attempt_at = NULL, updated_at = $2, lease_until = NULL, lease_owner = NULL
+                    last_reason = CASE WHEN status = 'cancelled' THEN last_reason END, sent_at = $2,
+                    next_attempt_at = NULL, updated_at = $2, lease_until = NULL, lease_owner = NULL
                 WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)
                 """,
                 try StoredValues.jsonList(sent),
