@@ -30,11 +30,13 @@ public final class APNsTransport: PushTransport {
         badge.map { "apns-payload-badge-\($0)" } ?? "apns-payload"
     }
 
-    /// The request for `job`: for a wake job ``wakeRequest(for:token:)``'s; otherwise (and for a message
+    /// The request for `job`: for a removal ``removalRequest(for:token:)``'s, for a wake job
+    /// ``wakeRequest(for:token:)``'s; otherwise (and for a message
     /// without an id) the alert: push type alert at priority 10, the message's texts within 4,096 bytes and
     /// its notification identifier as apns-collapse-id.
     /// - Throws: ``RelayCore/ChatPayload/TooLarge`` when the payload cannot fit.
     static func request(for job: DeliveryJob, token: DeviceToken) throws -> APNsNotification {
+        if let removal = removalRequest(for: job, token: token) { return removal }
         if job.mode == .wake, let wake = wakeRequest(for: job, token: token) { return wake }
         let content = job.content
         let payload = try content.rendering(Self.rendering(badge: job.badge)) {

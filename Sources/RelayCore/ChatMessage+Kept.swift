@@ -15,6 +15,7 @@ extension ChatMessage {
         switch content {
         case .text(let text): copy.content = .text(Self.keptText(text))
         case .image(let caption, let url): copy.content = .image(caption: caption.map(Self.keptText), imageURL: url)
+        case .removal: break
         }
         return copy
     }

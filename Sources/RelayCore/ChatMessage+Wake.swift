@@ -4,7 +4,7 @@ extension ChatMessage {
     /// and `dittoChatMessageId`, which the app uses to find the message once Ditto synced. Nil without a
     /// message id: such a message cannot wake (``WakePolicy``).
     public func wakePayload() -> ChatPayload? {
-        guard let messageId else { return nil }
+        guard let messageId, removedMessageId == nil else { return nil }
         return ChatPayload(aps: APS(contentAvailable: 1), dittoChatRoomId: roomId, dittoChatMessageId: messageId)
     }
 }

@@ -10,6 +10,9 @@ public struct ChatMessage: Sendable, Equatable {
         case text(String)
         /// `dittoChat(_:didSendImageMessageInRoom:)`; caption and image URL when the app has them.
         case image(caption: String?, imageURL: String?)
+        /// No message: removes the notification of the deleted message `messageId` from a device that
+        /// showed it (``ChatMessage/removal(of:roomId:senderId:deleteId:)``).
+        case removal(messageId: String)
     }
 
     public var roomId: String
@@ -37,8 +40,11 @@ public struct ChatMessage: Sendable, Equatable {
 
     /// Which webhook reported it.
     public var kind: NotificationKind {
-        if case .image = content { return .imageMessage }
-        return .message
+        switch content {
+        case .text: .message
+        case .image: .imageMessage
+        case .removal: .removal
+        }
     }
 
     /// The longest id (room, sender, message, user) accepted, in BYTES of UTF-8.
@@ -63,6 +69,7 @@ public struct ChatMessage: Sendable, Equatable {
         switch content {
         case .text: copy.content = .text(Self.privateBody)
         case .image: copy.content = .image(caption: Self.privateBody, imageURL: nil)
+        case .removal: break
         }
         return copy
     }
@@ -80,6 +87,8 @@ public struct ChatMessage: Sendable, Equatable {
         switch content {
         case .text(let body): text = ShownText.text(body)
         case .image(let caption, _): text = caption.map(ShownText.text).nonBlank ?? ChatPayload.imageBody
+        case .removal:
+            return ChatPayload(aps: APS(contentAvailable: 1), dittoChatRoomId: roomId)
         }
         let sender = senderName.map(ShownText.name).nonBlank.map(Self.shownName)
         let body = sender.map { "\($0): \(text)" } ?? text

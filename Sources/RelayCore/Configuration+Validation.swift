@@ -78,6 +78,11 @@ extension Configuration {
                     + "takes in an hour)"
             )
             require(
+                Configuration.App.pushDelayRange.contains(app.pushDelaySeconds),
+                "\(at).pushDelaySeconds: must be \(Configuration.App.pushDelayRange) (seconds a push waits for "
+                    + "a read elsewhere)"
+            )
+            require(
                 Configuration.App.badgeUpdateRange.contains(app.badgeUpdateSeconds),
                 "\(at).badgeUpdateSeconds: must be \(Configuration.App.badgeUpdateRange) (seconds between two "
                     + "badge updates to one device)"

@@ -209,6 +209,12 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var wakeBudgetPerHour: Int
         /// What ``wakeBudgetPerHour`` may be.
         public static let wakeBudgetRange = 1...60
+        /// The grace window, in SECONDS within ``pushDelayRange``: a delivery is due this long after its
+        /// message's time, and one whose recipient read the room up to that time before then ends
+        /// `cancelled` (reason `read`) without being sent. Default 0 (due at once).
+        public var pushDelaySeconds: Int
+        /// What ``pushDelaySeconds`` may be.
+        public static let pushDelayRange = 0...300
         /// With ``badge``: the fewest SECONDS between two badge updates to one device (the pushes that
         /// lower its badge when its user reads elsewhere), within ``badgeUpdateRange``; later changes
         /// coalesce into the next one. Default 10.
@@ -232,6 +238,7 @@ public struct Configuration: Codable, Sendable, Equatable {
             ditto: Ditto? = nil,
             badge: Bool = false,
             wakeBudgetPerHour: Int = 3,
+            pushDelaySeconds: Int = 0,
             badgeUpdateSeconds: Int = 10
         ) {
             self.id = id
@@ -249,13 +256,14 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.ditto = ditto
             self.badge = badge
             self.wakeBudgetPerHour = wakeBudgetPerHour
+            self.pushDelaySeconds = pushDelaySeconds
             self.badgeUpdateSeconds = badgeUpdateSeconds
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, topic, apiKeySHA256, apns, fcm, ttlSeconds, webhookSecret
             case privacy, feedbackURL, roomMembership, limits, userAuth, ditto, badge
-            case wakeBudgetPerHour, badgeUpdateSeconds
+            case wakeBudgetPerHour, pushDelaySeconds, badgeUpdateSeconds
         }
 
         /// Also takes the deprecated flat APNs keys (see ``DeprecatedKeys``).
@@ -278,6 +286,7 @@ public struct Configuration: Codable, Sendable, Equatable {
                 ditto: try c.decodeIfPresent(Ditto.self, forKey: .ditto),
                 badge: try c.decodeIfPresent(Bool.self, forKey: .badge) ?? false,
                 wakeBudgetPerHour: try c.decodeIfPresent(Int.self, forKey: .wakeBudgetPerHour) ?? 3,
+                pushDelaySeconds: try c.decodeIfPresent(Int.self, forKey: .pushDelaySeconds) ?? 0,
                 badgeUpdateSeconds: try c.decodeIfPresent(Int.self, forKey: .badgeUpdateSeconds) ?? 10
             )
         }

@@ -20,6 +20,10 @@ public struct DeliveryJob: Sendable, Equatable {
     /// How it is sent: an alert, or a wake push when the app's ``WakePolicy`` asks for one and the device's
     /// hourly budget took it (decided at claim).
     public var mode: PushMode
+    /// Set when the claim ended the delivery `cancelled` instead of handing it out (the recipient read the
+    /// room up to the message's time within the grace window): its reason (`read`). Such a job is not sent;
+    /// the outbox only counts it.
+    public var cancelReason: String?
 
     public init(
         deliveryId: Int64,

@@ -23,11 +23,13 @@ public struct IndexedMessage: Sendable, Equatable {
     }
 
     /// The index row of a Ditto message document that arrived at `arrival`; nil for a document that is no
-    /// message: an edit or delete (it names `archivedMessage`, or is `isEdited`/`isDeleted`), or one without
-    /// a usable `_id`, `roomId`, `userId` or `createdOn`. `createdOn` is clamped to `arrival`.
+    /// message: a delete (`isDeleted`), or one without a usable `_id`, `roomId`, `userId` or `createdOn`.
+    /// A JS edit (`isEdited`, naming the original in `archivedMessage`) is indexed as the message it
+    /// replaces: the original is archived, and the edit keeps its `createdOn`, so the count stays.
+    /// `createdOn` is clamped to `arrival`.
     public init?(dittoDocument document: DittoDocument, arrival: Date) {
         let message = DittoChatMessage(document)
-        guard message.archivedMessage == nil, !message.isEdited, !message.isDeleted,
+        guard !message.isDeleted,
             ChatMessage.idProblem(document.id) == nil,
             let roomId = message.roomId, ChatMessage.idProblem(roomId) == nil,
             let senderId = message.userId, ChatMessage.idProblem(senderId) == nil,

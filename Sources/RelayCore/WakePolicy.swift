@@ -24,8 +24,10 @@ public struct WakePolicy: Sendable, Equatable {
         self.init(platforms: platforms, budgetPerHour: app.wakeBudgetPerHour)
     }
 
-    /// Whether `job` asks to wake: its platform is in wake mode and its message has a message id.
+    /// Whether `job` asks to wake: its platform is in wake mode and its message has a message id (a removal
+    /// is no message: it is always a background push of its own).
     public func asksToWake(_ job: DeliveryJob) -> Bool {
         platforms.contains(job.token.platform) && job.content.message.messageId != nil
+            && job.content.message.removedMessageId == nil
     }
 }

@@ -11,4 +11,19 @@ extension FCMMessage {
         data["dittoChatMessageId"] = wake.dittoChatMessageId
         self.init(token: token, title: nil, body: nil, data: data, priority: .high, ttlSeconds: ttlSeconds, tag: nil)
     }
+
+    /// The data-only message that removes the deleted message `removedId`'s notification
+    /// (``RelayCore/NotificationKind/removal``): `data` holds only `dittoChatRemoveMessageId`, so the app's
+    /// `FirebaseMessagingService` cancels the notification it showed; NORMAL priority (nothing to show).
+    public init(token: FCMRegistrationToken, removing removedId: String, ttlSeconds: Int) {
+        self.init(
+            token: token,
+            title: nil,
+            body: nil,
+            data: [ChatMessage.removeMessageIdKey: removedId],
+            priority: .normal,
+            ttlSeconds: ttlSeconds,
+            tag: nil
+        )
+    }
 }

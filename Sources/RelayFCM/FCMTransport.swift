@@ -39,8 +39,11 @@ public final class FCMTransport: PushTransport {
             FCMLimits.maxTTLSeconds
         )
         let wake = job.mode == .wake ? job.content.message.wakePayload() : nil
+        let removal = job.content.message.removedMessageId.map {
+            FCMMessage(token: token, removing: $0, ttlSeconds: ttlSeconds)
+        }
         let message =
-            wake.map { FCMMessage(token: token, wake: $0, ttlSeconds: ttlSeconds) }
+            removal ?? wake.map { FCMMessage(token: token, wake: $0, ttlSeconds: ttlSeconds) }
             ?? FCMMessage(token: token, chat: job.payload(), ttlSeconds: ttlSeconds)
         return await send(message, appId: job.appId, attempts: job.attempts)
     }

@@ -130,10 +130,10 @@ public final class Dispatcher: Sendable {
                         waiting = true
                         continue
                     }
-                    let jobs = await claim(appId: appId, limit: limit)
+                    let (jobs, claimed) = await claim(appId: appId, limit: limit)
                     lanes.add(jobs)
                     room -= jobs.count
-                    if jobs.count == limit { filled = true }
+                    if claimed == limit { filled = true }
                 }
                 turn += 1
                 if filled { continue }
@@ -177,36 +177,51 @@ public final class Dispatcher: Sendable {
     }
 
     /// Claims up to `limit` of the app's due deliveries, those given a wake push marked so (``WakeAssigner``),
-    /// then its due badge updates within what is left of `limit`.
-    private func claim(appId: String, limit: Int) async -> [OutboxJob] {
-        var claimed: [OutboxJob]
+    /// then its due badge updates within what is left of `limit`. The claim's cancelled deliveries
+    /// (``RelayCore/DeliveryJob/cancelReason``) are counted and left out.
+    /// - Returns: the jobs to send, and how many the claims returned (cancelled ones included).
+    private func claim(appId: String, limit: Int) async -> (jobs: [OutboxJob], claimed: Int) {
+        var sendable: [OutboxJob]
+        var count: Int
         do {
-            let jobs = try await store.claimDueDeliveries(
+            let claimed = try await store.claimDueDeliveries(
                 appId: appId,
                 now: time.now,
                 limit: limit,
                 leaseSeconds: settings.leaseSeconds,
                 owner: owner
             )
-            claimed = await wakes.assign(jobs, appId: appId).map(OutboxJob.delivery)
+            var jobs: [DeliveryJob] = []
+            jobs.reserveCapacity(claimed.count)
+            for job in claimed {
+                guard let reason = job.cancelReason else {
+                    jobs.append(job)
+                    continue
+                }
+                DeliveryLog(logger: logger, job: job)(.info, "delivery cancelled", ["push.reason": reason])
+                metrics.recordOutcome("cancelled", reason: reason, app: appId, platform: job.token.platform)
+            }
+            sendable = await wakes.assign(jobs, appId: appId).map(OutboxJob.delivery)
+            count = claimed.count
         } catch {
             logger.error("claiming deliveries failed", ["error": "\(error)", "app.id": appId])
-            return []
+            return ([], 0)
         }
-        guard claimed.count < limit else { return claimed }
+        guard count < limit else { return (sendable, count) }
         do {
             let updates = try await store.claimDueBadgeUpdates(
                 appId: appId,
                 now: time.now,
-                limit: limit - claimed.count,
+                limit: limit - count,
                 leaseSeconds: settings.leaseSeconds,
                 owner: owner
             )
-            claimed += updates.map(OutboxJob.badgeUpdate)
+            sendable += updates.map(OutboxJob.badgeUpdate)
+            count += updates.count
         } catch {
             logger.error("claiming badge updates failed", ["error": "\(error)", "app.id": appId])
         }
-        return claimed
+        return (sendable, count)
     }
 
     /// Records a batch of results, the deliveries' and the badge updates' each in one store call. A failure

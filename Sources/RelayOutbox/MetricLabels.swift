@@ -1,4 +1,5 @@
 import RelayCore
+import RelayStore
 
 /// The closed value sets of ``RelayMetrics``' labels that text from outside the relay could otherwise fill:
 /// a value outside its set is counted as `other`.
@@ -7,7 +8,8 @@ enum MetricLabels {
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
 
     /// The `reason` label's values besides `other`: what APNs and FCM document (their reasons, error codes
-    /// and `google.rpc` statuses), what the relay says itself (`transport`, `Expired`, …) and `none`.
+    /// and `google.rpc` statuses), what the relay says itself (`transport`, `Expired`, a cancellation's
+    /// reason, …) and `none`.
     static let reasons: Set<String> = {
         var reasons = Set(APNsReason.documented.map(\.reason.description))
         reasons.formUnion(FCMErrorCode.documented.map(\.code.description))
@@ -25,6 +27,7 @@ enum MetricLabels {
             "none", "transport", "Expired", "NoTransport", "NotAnAPNsToken", "NotAnFCMToken", "FCMNotConfigured",
             "tooLarge", "reservedDataKey", "invalidTTL",
         ])
+        reasons.formUnion(CancelReason.allCases.map(\.rawValue))
         return reasons
     }()
 

@@ -338,7 +338,14 @@ enum PostgresMigrations {
         );
         CREATE INDEX wake_budgets_by_hour ON wake_budgets (hour);
         """,
-        // 12: badge updates, as in the SQLite schema's step 22.
+        // 12: the grace window and deletes, as in the SQLite schema's step 22.
+        """
+        ALTER TABLE deliveries DROP CONSTRAINT deliveries_status_check;
+        ALTER TABLE deliveries ADD CONSTRAINT deliveries_status_check
+            CHECK (status IN ('pending', 'sent', 'failed', 'retired', 'cancelled'));
+        ALTER TABLE notifications ADD COLUMN message_at bigint;
+        """,
+        // 13: badge updates, as in the SQLite schema's step 23.
         """
         CREATE TABLE badge_updates (
             id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

@@ -30,29 +30,41 @@ extension PostgresStore {
 
     /// Locks up to $3 of app $1's pending deliveries due at $2 that hold no live lease, oldest due first
     /// (`SKIP LOCKED` passes over rows another claim holds), leases them to $5 until $4, and reads them with their
-    /// device (NULL columns: deleted, or registered again for another user) and notification. All times
-    /// epoch MILLISECONDS.
-    static let claimSQL = """
-        WITH due AS (
-            SELECT id FROM deliveries
-            WHERE app_id = $1 AND status = 'pending' AND next_attempt_at <= $2
-                AND (lease_until IS NULL OR lease_until < $2)
-            ORDER BY next_attempt_at, id
-            LIMIT $3
-            FOR UPDATE SKIP LOCKED
-        ),
-        leased AS (
-            UPDATE deliveries AS dl SET lease_until = $4, lease_owner = $5 FROM due WHERE dl.id = due.id
-            RETURNING dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
+    /// device (NULL columns: deleted, or registered again for another user) and notification, and whether
+    /// the recipient read the room up to the message's time (never for a removal;
+    /// ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions from Ditto
+    /// subscriptions when `fromDitto`). All times epoch MILLISECONDS.
+    static func claimSQL(fromDitto: Bool) -> String {
+        let read = UnreadSQL.readReached(
+            app: "l.app_id",
+            room: "n.room_id",
+            user: "l.user_id",
+            time: "coalesce(n.message_at, n.created_at)",
+            fromDitto: fromDitto
         )
-        SELECT l.id, l.token, l.attempts, d.state, d.environment, d.updated_at, d.unlinked_topics ? n.topic,
-            d.retired_reason, d.platform, n.id, n.kind, n.message_id, n.room_id, n.sender_id, n.text, n.image_url,
-            n.room_name, n.sender_name, n.topic, n.expiration, n.created_at, l.user_id
-        FROM leased AS l
-        JOIN notifications AS n ON n.id = l.notification_id
-        LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
-        ORDER BY l.next_attempt_at, l.id
-        """
+        return """
+            WITH due AS (
+                SELECT id FROM deliveries
+                WHERE app_id = $1 AND status = 'pending' AND next_attempt_at <= $2
+                    AND (lease_until IS NULL OR lease_until < $2)
+                ORDER BY next_attempt_at, id
+                LIMIT $3
+                FOR UPDATE SKIP LOCKED
+            ),
+            leased AS (
+                UPDATE deliveries AS dl SET lease_until = $4, lease_owner = $5 FROM due WHERE dl.id = due.id
+                RETURNING dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
+            )
+            SELECT l.id, l.token, l.attempts, d.state, d.environment, d.updated_at, d.unlinked_topics ? n.topic,
+                d.retired_reason, d.platform, n.id, n.kind, n.message_id, n.room_id, n.sender_id, n.text, n.image_url,
+                n.room_name, n.sender_name, n.topic, n.expiration, n.created_at, l.user_id,
+                n.kind <> '\(NotificationKind.removal.rawValue)' AND \(read)
+            FROM leased AS l
+            JOIN notifications AS n ON n.id = l.notification_id
+            LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
+            ORDER BY l.next_attempt_at, l.id
+            """
+    }
 
     /// Claims in one transaction; a due delivery that can no longer be sent is ended there and the claim
     /// reads on, so that fewer than `limit` jobs means no more were due.
@@ -67,13 +79,14 @@ extension PostgresStore {
     {
         guard limit > 0 else { return [] }
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
+        let claimSQL = Self.claimSQL(fromDitto: unreadPolicy.dittoAppIds.contains(appId))
         return try db.transaction {
             var jobs: [DeliveryJob] = []
             var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs
             var userIds: [String] = []  // each job's recipient, for the badges
             while jobs.count < limit {
                 let wanted = limit - jobs.count
-                let rows = try db.query(Self.claimSQL, appId, now, wanted, leaseUntil, owner)
+                let rows = try db.query(claimSQL, appId, now, wanted, leaseUntil, owner)
                 var ended: [EndedDelivery] = []
                 for row in 0..<rows.count {
                     if let end = Self.undeliverable(rows, row) {
@@ -83,7 +96,18 @@ extension PostgresStore {
                     let id = try StoredValues.uuid(rows.string(row, 9))
                     let content = try contents[id] ?? Self.readContent(rows, row, id: id)
                     contents[id] = content
-                    jobs.append(try Self.readJob(rows, row, appId: appId, content: content))
+                    var job = try Self.readJob(rows, row, appId: appId, content: content)
+                    if rows.bool(row, 22) {
+                        ended.append(
+                            EndedDelivery(
+                                id: job.deliveryId,
+                                status: DeliveryStatus.cancelled.rawValue,
+                                reason: CancelReason.read.rawValue
+                            )
+                        )
+                        job.cancelReason = CancelReason.read.rawValue
+                    }
+                    jobs.append(job)
                     userIds.append(rows.string(row, 21))
                 }
                 try settle(ended, at: now)
@@ -206,7 +230,8 @@ extension PostgresStore {
     public func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {
         guard !results.isEmpty else { return }
         try db.transaction {
-            // Accepted pushes, the bulk of a fan-out, are recorded in one statement.
+            // Accepted pushes, the bulk of a fan-out, are recorded in one statement. Here and in `apply`, a
+            // delivery cancelled while it was in flight (its message deleted) stays `cancelled`.
             var sent: [Int64] = []
             for (deliveryId, outcome) in results {
                 if case .sent = outcome {
@@ -218,8 +243,10 @@ extension PostgresStore {
             guard !sent.isEmpty else { return }
             try db.query(
                 """
-                UPDATE deliveries SET status = 'sent', attempts = attempts + 1, last_status = 200, last_reason = NULL,
-                    sent_at = $2, next_attempt_at = NULL, updated_at = $2, lease_until = NULL, lease_owner = NULL
+                UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE 'sent' END,
+                    attempts = attempts + 1, last_status = 200,
+                    last_reason = CASE WHEN status = 'cancelled' THEN last_reason END, sent_at = $2,
+                    next_attempt_at = NULL, updated_at = $2, lease_until = NULL, lease_owner = NULL
                 WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)
                 """,
                 try StoredValues.jsonList(sent),
@@ -248,8 +275,11 @@ extension PostgresStore {
         }
         let rows = try db.query(
             """
-            UPDATE deliveries SET status = $2, attempts = attempts + 1, last_status = $3, last_reason = $4,
-                next_attempt_at = $5, updated_at = $6, lease_until = NULL, lease_owner = NULL
+            UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END,
+                attempts = attempts + 1, last_status = $3,
+                last_reason = CASE WHEN status = 'cancelled' THEN last_reason ELSE $4 END,
+                next_attempt_at = CASE WHEN status = 'cancelled' THEN NULL ELSE $5::bigint END, updated_at = $6,
+                lease_until = NULL, lease_owner = NULL
             WHERE id = $1
             RETURNING app_id, token
             """,

@@ -13,17 +13,27 @@ extension PostgresStore {
     {
         // Two appliers (relays, or HTTP and Kafka) lock the same documents in their batches' orders.
         try db.retryingTransaction {
-            let rows = PostgresDittoRows(db: db, badgeUpdates: badgeUpdateRule(now: at)) { n, recipients in
-                do {
-                    let userList = try StoredValues.jsonList(recipients.userIds ?? [])
-                    let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
-                    if case .created = outcome { return true }
-                    return false
-                } catch is Raced {
-                    // A webhook's notification with this message id committed meanwhile: the message has one.
-                    return false
-                }
-            }
+            let rows = PostgresDittoRows(
+                db: db,
+                badgeUpdates: badgeUpdateRule(now: at),
+                record: { n, recipients in
+                    do {
+                        let userList = try StoredValues.jsonList(recipients.userIds ?? [])
+                        let outcome = try self.record(
+                            n,
+                            recipients: recipients,
+                            userList: userList,
+                            idempotencyKey: nil
+                        )
+                        if case .created = outcome { return true }
+                        return false
+                    } catch is Raced {
+                        // A webhook's notification with this message id committed meanwhile: the message has one.
+                        return false
+                    }
+                },
+                delete: self.recordDeletion
+            )
             return try DittoApplier(rows: rows, appId: appId, settings: settings, at: at).apply(events)
         }
     }
@@ -36,6 +46,8 @@ struct PostgresDittoRows: DittoMirrorRows {
     let badgeUpdates: BadgeUpdateRule
     /// The store's notification code (``PostgresStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
+    /// The store's delete code (``PostgresStore/recordDeletion(appId:messageId:notifiedSince:at:removal:)``).
+    let delete: (String, String, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool
 
     func recordDocument(
         appId: String,
@@ -229,6 +241,16 @@ struct PostgresDittoRows: DittoMirrorRows {
         try PostgresStore.indexMessage(appId: appId, message, in: db)
     }
 
+    func isArchivedInIndex(appId: String, roomId: String, key: String) throws -> Bool {
+        let rows = try db.query(
+            "SELECT archived FROM room_messages WHERE app_id = $1 AND room_id = $2 AND message_key = $3",
+            appId,
+            roomId,
+            key
+        )
+        return rows.count > 0 && rows.bool(0, 0)
+    }
+
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
         try db.query(
             """
@@ -284,5 +306,15 @@ struct PostgresDittoRows: DittoMirrorRows {
 
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {
         try record(n, recipients)
+    }
+
+    func deleteMessage(
+        appId: String,
+        messageId: String,
+        notifiedSince: Date,
+        at: Date,
+        removal: (ChatMessage) -> NewNotification
+    ) throws -> Bool {
+        try delete(appId, messageId, notifiedSince, at, removal)
     }
 }

@@ -7,7 +7,7 @@ extension PostgresStore {
     /// starts again and answers from that one's rows.
     struct Raced: Error {}
 
-    /// One pending delivery per selected device: $1 app id, $2 created at (the first due time), $3 recipients
+    /// One pending delivery per selected device: $1 app id, $2 the first due time (``RelayStore/NewNotification/dueAt``), $3 recipients
     /// (a room id, or a JSON array of user ids), $4 excluded user, $5 excluded token, $6 topic, $7 the
     /// notification id, $8 the room whose levels apply (NULL: none do), $9 whether the room is direct (every
     /// message a mention), $10 the mentioned user ids (a JSON array). Each device has one user, so each token
@@ -104,13 +104,29 @@ extension PostgresStore {
         if let idempotencyKey, try !remember(idempotencyKey, appId: n.appId, notificationId: n.id, at: n.createdAt) {
             throw Raced()
         }
+        guard try insertRow(of: n) else { throw Raced() }
+        let parameters: [(any PostgresParameter)?] = [
+            n.appId, n.dueAt, userList ?? recipients.roomId, recipients.excludeUserId,
+            recipients.excludeToken?.value, n.topic, n.id, recipients.levelRoomId, recipients.isDirect,
+            try StoredValues.jsonList(recipients.mentionedUserIds),
+        ]
+        let deliveries = try db.query(Self.insertDeliveriesSQL(explicitRecipients: userList != nil), parameters)
+        if let budget = n.budget { try charge(budget, for: n, deliveries: deliveries.changed) }
+        // Delivered to the listening relays when the transaction commits: one per notification.
+        if deliveries.changed > 0 { try notifyOutbox() }
+        return .created(notificationId: n.id, devices: deliveries.changed)
+    }
+
+    /// Inserts the notification's own row (no deliveries yet).
+    /// - Returns: false when a notification with its message id exists (nothing inserted).
+    func insertRow(of n: NewNotification) throws -> Bool {
         let message = n.message
         let (text, imageURL) = StoredValues.columns(of: message.content)
         let inserted = try db.query(
             """
             INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, text, image_url,
-                room_name, sender_name, topic, expiration, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                room_name, sender_name, topic, expiration, created_at, message_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
             ON CONFLICT (app_id, message_id) WHERE message_id IS NOT NULL DO NOTHING
             """,
             n.id,
@@ -125,19 +141,10 @@ extension PostgresStore {
             message.senderName,
             n.topic,
             n.expiration,
-            n.createdAt
+            n.createdAt,
+            n.messageAt
         )
-        guard inserted.changed == 1 else { throw Raced() }
-        let parameters: [(any PostgresParameter)?] = [
-            n.appId, n.createdAt, userList ?? recipients.roomId, recipients.excludeUserId,
-            recipients.excludeToken?.value, n.topic, n.id, recipients.levelRoomId, recipients.isDirect,
-            try StoredValues.jsonList(recipients.mentionedUserIds),
-        ]
-        let deliveries = try db.query(Self.insertDeliveriesSQL(explicitRecipients: userList != nil), parameters)
-        if let budget = n.budget { try charge(budget, for: n, deliveries: deliveries.changed) }
-        // Delivered to the listening relays when the transaction commits: one per notification.
-        if deliveries.changed > 0 { try notifyOutbox() }
-        return .created(notificationId: n.id, devices: deliveries.changed)
+        return inserted.changed == 1
     }
 
     /// Counts the notification and its bytes (``DailyBudget/cost(of:deliveries:)``) against its sender's day,

@@ -9,6 +9,7 @@ struct NotificationView: Encodable {
         var sent: Int
         var failed: Int
         var retired: Int
+        var cancelled: Int
     }
     struct DeliveryView: Encodable {
         /// The device token's last 8 hex characters; left out of a user's view, since the devices are other
@@ -51,9 +52,10 @@ struct NotificationView: Encodable {
             pending: summary.counts.pending,
             sent: summary.counts.sent,
             failed: summary.counts.failed,
-            retired: summary.counts.retired
+            retired: summary.counts.retired,
+            cancelled: summary.counts.cancelled
         )
-        let total = summary.counts.pending + summary.counts.sent + summary.counts.failed + summary.counts.retired
+        let total = summary.counts.total
         let next = offset + deliveries.count
         nextOffset = !deliveries.isEmpty && next < total ? next : nil
         self.deliveries = deliveries.map { record in

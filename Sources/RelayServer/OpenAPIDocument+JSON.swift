@@ -1951,8 +1951,10 @@ extension OpenAPIDocument {
             "type": "string",
             "enum": [
               "message",
-              "image_message"
-            ]
+              "image_message",
+              "removal"
+            ],
+            "description": "`removal`: made by the relay when a Ditto message is deleted: a background push that removes the deleted message's notification from the devices it was sent to; its `messageId` is the delete document's `_id`."
           },
           "roomId": {
             "$ref": "#/components/schemas/Id"
@@ -1973,7 +1975,8 @@ extension OpenAPIDocument {
               "pending",
               "sent",
               "failed",
-              "retired"
+              "retired",
+              "cancelled"
             ],
             "properties": {
               "pending": {
@@ -1989,6 +1992,10 @@ extension OpenAPIDocument {
                 "minimum": 0
               },
               "retired": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "cancelled": {
                 "type": "integer",
                 "minimum": 0
               }
@@ -2029,8 +2036,10 @@ extension OpenAPIDocument {
               "pending",
               "sent",
               "failed",
-              "retired"
-            ]
+              "retired",
+              "cancelled"
+            ],
+            "description": "`cancelled`: ended unsent; `lastReason` is `read` (the recipient read the room up to the message's time within the grace window, `apps[].pushDelaySeconds`) or `deleted` (the message was deleted)."
           },
           "apnsId": {
             "type": "string",
@@ -2047,7 +2056,7 @@ extension OpenAPIDocument {
           },
           "lastReason": {
             "type": "string",
-            "description": "The service's reason (e.g. APNs' `BadDeviceToken`, FCM's `UNREGISTERED`) or the transport failure of the last attempt."
+            "description": "The service's reason (e.g. APNs' `BadDeviceToken`, FCM's `UNREGISTERED`) or the transport failure of the last attempt; for a `cancelled` delivery `read` or `deleted`."
           },
           "createdAt": {
             "$ref": "#/components/schemas/Timestamp"

@@ -64,7 +64,8 @@ extension RelayAPI {
             createdAt: now,
             budget: isLimited(caller)
                 ? DailyBudget(notifications: app.limits.notificationsPerDay, bytes: app.limits.storedBytesPerDay)
-                : nil
+                : nil,
+            delaySeconds: app.pushDelaySeconds
         )
         let outcome = try await store.createNotification(
             notification,
@@ -194,6 +195,8 @@ extension RelayAPI {
                 caption: try Validation.text(body.caption, field: "caption", maxBytes: 16_384),
                 imageURL: try Validation.imageURL(body.imageUrl, field: "imageUrl")
             )
+        case .removal:
+            throw .badRequest(code: "invalid_kind", message: "removals are made by the relay, never by a webhook")
         }
         return ChatMessage(
             roomId: try Validation.id(body.roomId, field: "roomId"),

@@ -4,16 +4,18 @@ public struct DeliveryCounts: Sendable, Codable, Equatable {
     public var sent: Int
     public var failed: Int
     public var retired: Int
+    public var cancelled: Int
 
-    public init(pending: Int = 0, sent: Int = 0, failed: Int = 0, retired: Int = 0) {
+    public init(pending: Int = 0, sent: Int = 0, failed: Int = 0, retired: Int = 0, cancelled: Int = 0) {
         self.pending = pending
         self.sent = sent
         self.failed = failed
         self.retired = retired
+        self.cancelled = cancelled
     }
 
     /// All deliveries.
-    public var total: Int { pending + sent + failed + retired }
+    public var total: Int { pending + sent + failed + retired + cancelled }
 
     /// The count for one status.
     public subscript(status: DeliveryStatus) -> Int {
@@ -23,6 +25,7 @@ public struct DeliveryCounts: Sendable, Codable, Equatable {
             case .sent: sent
             case .failed: failed
             case .retired: retired
+            case .cancelled: cancelled
             }
         }
         set {
@@ -31,6 +34,7 @@ public struct DeliveryCounts: Sendable, Codable, Equatable {
             case .sent: sent = newValue
             case .failed: failed = newValue
             case .retired: retired = newValue
+            case .cancelled: cancelled = newValue
             }
         }
     }

@@ -8,4 +8,15 @@ public enum DeliveryStatus: String, Sendable, Codable, CaseIterable, Hashable {
     case failed
     /// Its device token was retired (410), so it is not sent.
     case retired
+    /// Ended unsent by a reason of the chat (``CancelReason``, its `lastReason`): decided when it is claimed
+    /// (the recipient read the room up to the message's time) or when its message is deleted.
+    case cancelled
+}
+
+/// Why a delivery ended ``DeliveryStatus/cancelled``: its `lastReason`.
+public enum CancelReason: String, Sendable, Codable, CaseIterable, Hashable {
+    /// The recipient's read position for the room reached the message's time before the delivery was due.
+    case read
+    /// The message was deleted (a Ditto delete document) before the delivery was sent.
+    case deleted
 }

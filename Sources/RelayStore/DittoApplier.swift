@@ -71,6 +71,10 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         switch kind {
         case .messages, .dmMessages:
             guard case .upsert = change else { return (kind, .ignored) }
+            if let deletion = settings.rule.deletion(document, now: at) {
+                try applyDeletion(deletion)
+                return (kind, .editOrDelete)
+            }
             if let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
                 try rows.indexMessage(appId: appId, indexed)
             }
@@ -110,6 +114,18 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         }
     }
 
+    /// A delete document: the deleted message leaves its room's unread counts, and a notification of it made
+    /// within the app's TTL is cancelled where pending and removed where it was sent.
+    private func applyDeletion(_ deletion: DittoMessageRule.Deletion) throws {
+        try rows.indexMessage(appId: appId, deletion.archivedIndexRow)
+        _ = try rows.deleteMessage(
+            appId: appId,
+            messageId: deletion.messageId,
+            notifiedSince: at.addingTimeInterval(-TimeInterval(settings.ttlSeconds)),
+            at: at
+        ) { settings.removal(of: $0, deletion: deletion, appId: appId, at: at) }
+    }
+
     /// A message document: screened, seen once, and pushed to its recipients' devices.
     private func applyMessage(
         _ document: DittoDocument,
@@ -123,6 +139,8 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         case .skip(let outcome): return outcome
         case .new(let new): message = new
         }
+        // Deleted before it arrived (the delete document came first): never pushed.
+        if try rows.isArchivedInIndex(appId: appId, roomId: message.roomId, key: message.id) { return .editOrDelete }
         // Kept from the later of its written createdOn and now: a createdOn ahead of the relay's clock passes
         // the age rule for longer, and its id is kept as long.
         let written = max(DittoChatMessage(document).createdOn ?? at, at)
@@ -136,7 +154,12 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             return seen == txnId ? .duplicate : .ignored
         }
         let push = settings.rule.push(for: message, facts: try rows.facts(appId: appId, message: message))
-        let (notification, recipients) = settings.notification(of: push, appId: appId, at: at)
+        let (notification, recipients) = settings.notification(
+            of: push,
+            appId: appId,
+            messageAt: message.createdOn,
+            at: at
+        )
         return try rows.insertNotification(notification, recipients: recipients) ? .notified : .duplicate
     }
 }

@@ -14,13 +14,24 @@ public struct DittoApplySettings: Sendable, Equatable {
     /// Whether the relay re-reads the collections itself after `requeryRequired` (`apps[].ditto.httpAPI` is
     /// set); else an operator re-feeds them. Only what the relay says about a requery depends on it.
     public var rereadsOnRequery: Bool
+    /// The grace window (`apps[].pushDelaySeconds`): deliveries are due this many SECONDS after their
+    /// message's time.
+    public var pushDelaySeconds: Int
 
-    public init(rule: DittoMessageRule, topic: String, ttlSeconds: Int, privacy: Bool, rereadsOnRequery: Bool = false) {
+    public init(
+        rule: DittoMessageRule,
+        topic: String,
+        ttlSeconds: Int,
+        privacy: Bool,
+        rereadsOnRequery: Bool = false,
+        pushDelaySeconds: Int = 0
+    ) {
         self.rule = rule
         self.topic = topic
         self.ttlSeconds = ttlSeconds
         self.privacy = privacy
         self.rereadsOnRequery = rereadsOnRequery
+        self.pushDelaySeconds = pushDelaySeconds
     }
 
     /// The settings of `app`'s stream (`apps[].ditto`), the same for the HTTP route and the Kafka consumer.
@@ -30,7 +41,8 @@ public struct DittoApplySettings: Sendable, Equatable {
             topic: app.topic,
             ttlSeconds: app.ttlSeconds,
             privacy: app.privacy,
-            rereadsOnRequery: ditto.httpAPI != nil
+            rereadsOnRequery: ditto.httpAPI != nil,
+            pushDelaySeconds: app.pushDelaySeconds
         )
     }
 }
@@ -67,7 +79,9 @@ public protocol DittoMirror: Sendable {
     /// message document seen for the first time that the rule pushes becomes one notification with its
     /// deliveries. Every upsert of a message document enters its room's message index for the unread counts
     /// (``RelayCore/IndexedMessage``; one that sets `isArchived` marks it archived), and a user document's
-    /// read dates later than `at` are kept as `at`. A `requeryRequired` event records the app's pending
+    /// read dates later than `at` are kept as `at`. A delete document (``RelayCore/DittoMessageRule/deletion(_:now:)``)
+    /// marks the deleted message archived in the index and ends its notification
+    /// (``DittoMirrorRows/deleteMessage(appId:messageId:notifiedSince:at:removal:)``). A `requeryRequired` event records the app's pending
     /// requery (``DittoRequeries``), keeping the highest txnId. Concurrent appliers (HTTP and Kafka, two
     /// relays) dedupe through unique keys.
     /// - Throws: ``StoreError``; then nothing of the batch is applied.

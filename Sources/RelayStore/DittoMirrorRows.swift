@@ -37,6 +37,8 @@ package protocol DittoMirrorRows {
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts
     /// Adds a message to its room's index, or marks an indexed one archived (never back).
     func indexMessage(appId: String, _ message: IndexedMessage) throws
+    /// Whether the index holds message `key` of `roomId` as archived (a delete came first).
+    func isArchivedInIndex(appId: String, roomId: String, key: String) throws -> Bool
     /// Records `txnId` as `appId`'s pending requery when it is higher than the one recorded (insert … on
     /// conflict update), requested at `at`.
     /// - Returns: whether it was recorded (false: an equal or higher one was).
@@ -53,4 +55,17 @@ package protocol DittoMirrorRows {
     /// Records the notification and its deliveries with the engine's notification code.
     /// - Returns: whether it was made (false: a notification with its message id exists).
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool
+    /// Ends the notification of deleted message `messageId` when it was made at or after `notifiedSince`:
+    /// its pending deliveries end `cancelled` (reason ``CancelReason/deleted``), and `removal(message)` (made
+    /// from the notification's message) is recorded with one pending delivery, due at its creation, for each
+    /// device whose delivery was sent. Nothing is recorded when no delivery was sent, or when a notification
+    /// with the removal's message id exists (a replayed delete).
+    /// - Returns: whether a removal was recorded.
+    func deleteMessage(
+        appId: String,
+        messageId: String,
+        notifiedSince: Date,
+        at: Date,
+        removal: (ChatMessage) -> NewNotification
+    ) throws -> Bool
 }

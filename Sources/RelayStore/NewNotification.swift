@@ -19,6 +19,12 @@ public struct NewNotification: Sendable, Equatable {
     /// The sender's budget for the UTC day of ``createdAt``; nil = not counted (a caller its app does not
     /// limit).
     public var budget: DailyBudget?
+    /// The message's time: when it was written (a Ditto message's `createdOn`, clamped to its arrival), or
+    /// ``createdAt`` (a webhook's acceptance). A read position at or after it cancels the deliveries.
+    public var messageAt: Date
+    /// The app's grace window (`apps[].pushDelaySeconds`): the deliveries are due this many SECONDS after
+    /// ``messageAt`` (``dueAt``).
+    public var delaySeconds: Int
 
     public init(
         id: UUID = UUID(),
@@ -27,7 +33,9 @@ public struct NewNotification: Sendable, Equatable {
         topic: String,
         expiration: Int? = nil,
         createdAt: Date,
-        budget: DailyBudget? = nil
+        budget: DailyBudget? = nil,
+        messageAt: Date? = nil,
+        delaySeconds: Int = 0
     ) {
         self.id = id
         self.appId = appId
@@ -36,7 +44,13 @@ public struct NewNotification: Sendable, Equatable {
         self.expiration = expiration
         self.createdAt = createdAt
         self.budget = budget
+        self.messageAt = messageAt ?? createdAt
+        self.delaySeconds = delaySeconds
     }
+
+    /// When its deliveries are first due: ``delaySeconds`` after ``messageAt``, so a message that arrives
+    /// late is due at once.
+    public var dueAt: Date { messageAt.addingTimeInterval(TimeInterval(delaySeconds)) }
 
     public var kind: NotificationKind { message.kind }
     public var messageId: String? { message.messageId }

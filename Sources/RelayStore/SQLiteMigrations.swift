@@ -527,7 +527,37 @@ enum SQLiteMigrations {
         ) WITHOUT ROWID;
         CREATE INDEX wake_budgets_by_hour ON wake_budgets (hour);
         """,
-        // 22: badge updates (issue 22): one row per device (app id and token), its pending update's due time
+        // 22: the grace window and deletes (issue 22). A delivery may end `cancelled` (its `last_reason` says
+        // why: `read` or `deleted`); the table is rebuilt as in step 8, since SQLite cannot alter a CHECK.
+        // `notifications.message_at` is the message's time (NULL: `created_at`), which a read position is
+        // compared with.
+        """
+        CREATE TABLE deliveries_v22 (
+            id              INTEGER PRIMARY KEY,
+            app_id          TEXT NOT NULL,
+            user_id         TEXT,
+            token           TEXT NOT NULL,
+            status          TEXT NOT NULL DEFAULT 'pending'
+                            CHECK (status = 'pending' OR status = 'sent' OR status = 'failed' OR status = 'retired'
+                                OR status = 'cancelled'),
+            attempts        INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER,
+            updated_at      INTEGER,
+            sent_at         INTEGER,
+            last_status     INTEGER,
+            last_reason     TEXT
+        );
+        INSERT INTO deliveries_v22 (id, app_id, user_id, token, status, attempts, next_attempt_at, updated_at,
+            sent_at, last_status, last_reason)
+        SELECT id, app_id, user_id, token, status, attempts, next_attempt_at, updated_at, sent_at, last_status,
+            last_reason
+        FROM deliveries;
+        DROP TABLE deliveries;
+        ALTER TABLE deliveries_v22 RENAME TO deliveries;
+        CREATE INDEX deliveries_due ON deliveries (app_id, next_attempt_at, id) WHERE status = 'pending';
+        ALTER TABLE notifications ADD COLUMN message_at INTEGER;
+        """,
+        // 23: badge updates (issue 22): one row per device (app id and token), its pending update's due time
         // (NULL: none pending), its last send, the app's window, and the version of the user's count it has
         // (``BadgeUpdateSQL``); claims lease rows like deliveries.
         """

@@ -82,13 +82,20 @@ extension SQLiteStore {
                         try settle(delivery.id, status: status, reason: reason, at: now)
                         continue
                     }
+                    var cancelReason: CancelReason?
+                    if try hasRead(delivery, notification) {
+                        try settle(delivery.id, status: .cancelled, reason: CancelReason.read.rawValue, at: now)
+                        cancelReason = .read
+                    }
                     if let taken = run, taken.nextAttemptAt == delivery.nextAttemptAt {
                         run?.last = delivery.id
                     } else {
                         if let taken = run { try lease(taken, appId: appId, until: leaseUntil, owner: owner) }
                         run = LeaseRun(nextAttemptAt: delivery.nextAttemptAt, first: delivery.id, last: delivery.id)
                     }
-                    jobs.append(try delivery.job(notification.content))
+                    var job = try delivery.job(notification.content)
+                    job.cancelReason = cancelReason?.rawValue
+                    jobs.append(job)
                     userIds.append(delivery.userId)
                 }
                 if due.count < wanted {
@@ -104,6 +111,28 @@ extension SQLiteStore {
         claimCursors[appId] = cursor
         return jobs
     }
+
+    /// Whether `delivery`'s recipient read its notification's room up to the message's time
+    /// (``UnreadSQL/readReached(app:room:user:time:fromDitto:)``); never for a removal.
+    private func hasRead(_ delivery: DueDelivery, _ notification: NotificationRun) throws -> Bool {
+        guard notification.content.message.removedMessageId == nil else { return false }
+        let sql = unreadPolicy.dittoAppIds.contains(delivery.appId) ? Self.readReachedDittoSQL : Self.readReachedSQL
+        return try db.withStatement(sql) { row in
+            try row.bind(1, delivery.appId)
+            try row.bind(2, notification.content.message.roomId)
+            try row.bind(3, delivery.userId)
+            try row.bind(4, notification.messageAt)
+            return try row.step() && row.int(0) != 0
+        }
+    }
+
+    /// ?1 app id, ?2 room id, ?3 user id, ?4 the message's time: whether the user's membership read position
+    /// reached it (one seek of the primary key).
+    static let readReachedSQL =
+        "SELECT " + UnreadSQL.readReached(app: "?1", room: "?2", user: "?3", time: "?4", fromDitto: false)
+    /// ``readReachedSQL`` for a Ditto app: the user's subscription.
+    static let readReachedDittoSQL =
+        "SELECT " + UnreadSQL.readReached(app: "?1", room: "?2", user: "?3", time: "?4", fromDitto: true)
 
     /// Leases a run to `owner` until `until`: one row, however many jobs the run holds.
     private func lease(_ run: LeaseRun, appId: String, until: Date, owner: String) throws {
@@ -305,9 +334,12 @@ extension SQLiteStore {
     }
 
     /// Records a run of accepted pushes, ?1 to ?2 (every id between them is in the batch), at ?3 (epoch
-    /// MILLISECONDS): what ``recordResultSQL`` records for a 200, for each.
+    /// MILLISECONDS): what ``recordResultSQL`` records for a 200, for each. A delivery cancelled while it was
+    /// in flight (its message deleted) stays `cancelled`.
     static let recordSentRunSQL = """
-        UPDATE deliveries SET status = 'sent', attempts = attempts + 1, last_status = 200, last_reason = NULL,
+        UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE 'sent' END,
+            attempts = attempts + 1, last_status = 200,
+            last_reason = CASE WHEN status = 'cancelled' THEN last_reason END,
             sent_at = ?3, next_attempt_at = NULL, updated_at = ?3
         WHERE id BETWEEN ?1 AND ?2
         """
@@ -346,7 +378,7 @@ extension SQLiteStore {
     /// `notifications_by_deliveries`); the delivery is its when the run also ends at or after it.
     static let notificationOfDeliverySQL = """
         SELECT id, kind, message_id, room_id, sender_id, text, image_url, room_name, sender_name, topic,
-            expiration, created_at, first_delivery_id, last_delivery_id
+            expiration, created_at, first_delivery_id, last_delivery_id, coalesce(message_at, created_at)
         FROM notifications WHERE first_delivery_id <= ?1 ORDER BY first_delivery_id DESC LIMIT 1
         """
 
@@ -376,7 +408,8 @@ extension SQLiteStore {
                     topic: row.string(9),
                     expiration: row.optionalInt(10),
                     createdAt: row.date(11)
-                )
+                ),
+                messageAt: row.date(14)
             )
         }
     }
@@ -384,10 +417,14 @@ extension SQLiteStore {
     /// One attempt's result other than an accepted push (``recordSentRunSQL``): ?1 delivery id, ?2 status,
     /// ?3 APNs status, ?4 reason, ?5 next attempt at, ?6 now (times epoch MILLISECONDS). A retry is due at
     /// least a millisecond after the due time it was claimed at, so it leaves its run's lease even when it
-    /// comes back at once (ExpiredProviderToken) within that millisecond.
+    /// comes back at once (ExpiredProviderToken) within that millisecond. A delivery cancelled while it was in
+    /// flight stays `cancelled` and is never due again.
     static let recordResultSQL = """
-        UPDATE deliveries SET status = ?2, attempts = attempts + 1, last_status = ?3, last_reason = ?4,
-            next_attempt_at = CASE WHEN ?5 IS NULL THEN NULL ELSE max(?5, next_attempt_at + 1) END, updated_at = ?6
+        UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE ?2 END, attempts = attempts + 1,
+            last_status = ?3, last_reason = CASE WHEN status = 'cancelled' THEN last_reason ELSE ?4 END,
+            next_attempt_at = CASE WHEN ?5 IS NULL OR status = 'cancelled' THEN NULL
+                ELSE max(?5, next_attempt_at + 1) END,
+            updated_at = ?6
         WHERE id = ?1
         """
 
@@ -534,6 +571,8 @@ private struct DueDelivery {
 private struct NotificationRun {
     var deliveries: ClosedRange<Int64>
     var content: NotificationContent
+    /// The message's time (``NewNotification/messageAt``).
+    var messageAt: Date
 }
 
 /// Deliveries a claim took (or ended) in a row of its due order: one due time, ids `first` to `last` (epoch

@@ -11,12 +11,17 @@ extension SQLiteStore {
         async throws -> DittoApplyCounts
     {
         try db.transaction {
-            let rows = SQLiteDittoRows(db: db, badgeUpdates: badgeUpdateRule(now: at)) { n, recipients in
-                let userList = try StoredValues.jsonList(recipients.userIds ?? [])
-                let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
-                if case .created = outcome { return true }
-                return false
-            }
+            let rows = SQLiteDittoRows(
+                db: db,
+                badgeUpdates: badgeUpdateRule(now: at),
+                record: { n, recipients in
+                    let userList = try StoredValues.jsonList(recipients.userIds ?? [])
+                    let outcome = try self.record(n, recipients: recipients, userList: userList, idempotencyKey: nil)
+                    if case .created = outcome { return true }
+                    return false
+                },
+                delete: self.recordDeletion
+            )
             return try DittoApplier(rows: rows, appId: appId, settings: settings, at: at).apply(events)
         }
     }
@@ -29,6 +34,8 @@ struct SQLiteDittoRows: DittoMirrorRows {
     let badgeUpdates: BadgeUpdateRule
     /// The store's notification code (``SQLiteStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
+    /// The store's delete code (``SQLiteStore/recordDeletion(appId:messageId:notifiedSince:at:removal:)``).
+    let delete: (String, String, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool
 
     func recordDocument(
         appId: String,
@@ -229,6 +236,17 @@ struct SQLiteDittoRows: DittoMirrorRows {
         try SQLiteStore.indexMessage(appId: appId, message, in: db)
     }
 
+    func isArchivedInIndex(appId: String, roomId: String, key: String) throws -> Bool {
+        try db.withStatement(
+            "SELECT archived FROM room_messages WHERE app_id = ?1 AND room_id = ?2 AND message_key = ?3"
+        ) {
+            try $0.bind(1, appId)
+            try $0.bind(2, roomId)
+            try $0.bind(3, key)
+            return try $0.step() && $0.int(0) != 0
+        }
+    }
+
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
         try db.withStatement(
             """
@@ -294,5 +312,15 @@ struct SQLiteDittoRows: DittoMirrorRows {
 
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool {
         try record(n, recipients)
+    }
+
+    func deleteMessage(
+        appId: String,
+        messageId: String,
+        notifiedSince: Date,
+        at: Date,
+        removal: (ChatMessage) -> NewNotification
+    ) throws -> Bool {
+        try delete(appId, messageId, notifiedSince, at, removal)
     }
 }

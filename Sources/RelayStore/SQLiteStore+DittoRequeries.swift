@@ -38,7 +38,12 @@ extension SQLiteStore {
     ) async throws -> Int {
         try db.transaction {
             // A sweep makes no notification.
-            let rows = SQLiteDittoRows(db: db, badgeUpdates: .none) { _, _ in false }
+            let rows = SQLiteDittoRows(
+                db: db,
+                badgeUpdates: .none,
+                record: { _, _ in false },
+                delete: { _, _, _, _, _ in false }
+            )
             return try DittoApplier(rows: rows, appId: appId, settings: settings, at: Date()).sweep(
                 collection,
                 below: txnId

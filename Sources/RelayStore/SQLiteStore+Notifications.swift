@@ -2,7 +2,7 @@ import Foundation
 import RelayCore
 
 extension SQLiteStore {
-    /// One pending delivery per selected device. Parameters: ?1 app id, ?2 created at (the first due time),
+    /// One pending delivery per selected device. Parameters: ?1 app id, ?2 the first due time (``NewNotification/dueAt``),
     /// ?3 recipients (room id, or a JSON array of user ids), ?4 excluded user, ?5 excluded token, ?6 topic,
     /// ?7 the room whose levels apply (NULL: none do), ?8 whether the room is direct (every message a
     /// mention), ?9 the mentioned user ids (a JSON array). The rows are the notification's by their ids (its
@@ -106,15 +106,36 @@ extension SQLiteStore {
             }
         }
         if let idempotencyKey { try remember(idempotencyKey, appId: n.appId, notificationId: id, at: n.createdAt) }
+        try insertRow(of: n)
+        try db.withStatement(Self.insertDeliveriesSQL(explicitRecipients: userList != nil)) { statement in
+            try statement.bind(1, n.appId)
+            try statement.bind(2, n.dueAt)
+            try statement.bind(3, userList ?? recipients.roomId)
+            try statement.bind(4, recipients.excludeUserId)
+            try statement.bind(5, recipients.excludeToken?.value)
+            try statement.bind(6, n.topic)
+            try statement.bind(7, recipients.levelRoomId)
+            try statement.bind(8, recipients.isDirect)
+            try statement.bind(9, try StoredValues.jsonList(recipients.mentionedUserIds))
+            try statement.run()
+        }
+        let devices = db.changes
+        try setDeliveryRun(of: id, inserted: devices)
+        if let budget = n.budget { try charge(budget, for: n, deliveries: devices) }
+        return .created(notificationId: n.id, devices: devices)
+    }
+
+    /// Inserts the notification's own row (no deliveries yet).
+    func insertRow(of n: NewNotification) throws {
         try db.withStatement(
             """
             INSERT INTO notifications (id, app_id, kind, message_id, room_id, sender_id, text, image_url,
-                room_name, sender_name, topic, expiration, created_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                room_name, sender_name, topic, expiration, created_at, message_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """
         ) { statement in
             let message = n.message
-            try statement.bind(1, id)
+            try statement.bind(1, n.id.lowercasedString)
             try statement.bind(2, n.appId)
             try statement.bind(3, n.kind.rawValue)
             try statement.bind(4, message.messageId)
@@ -128,21 +149,14 @@ extension SQLiteStore {
             try statement.bind(11, n.topic)
             try statement.bind(12, n.expiration)
             try statement.bind(13, n.createdAt)
+            try statement.bind(14, n.messageAt)
             try statement.run()
         }
-        try db.withStatement(Self.insertDeliveriesSQL(explicitRecipients: userList != nil)) { statement in
-            try statement.bind(1, n.appId)
-            try statement.bind(2, n.createdAt)
-            try statement.bind(3, userList ?? recipients.roomId)
-            try statement.bind(4, recipients.excludeUserId)
-            try statement.bind(5, recipients.excludeToken?.value)
-            try statement.bind(6, n.topic)
-            try statement.bind(7, recipients.levelRoomId)
-            try statement.bind(8, recipients.isDirect)
-            try statement.bind(9, try StoredValues.jsonList(recipients.mentionedUserIds))
-            try statement.run()
-        }
-        let devices = db.changes
+    }
+
+    /// Records notification `id`'s run of delivery ids after one statement inserted its `inserted`
+    /// deliveries (none: no run).
+    func setDeliveryRun(of id: String, inserted devices: Int) throws {
         if devices > 0 {
             // One statement under the write lock: its rows took consecutive ids, each one above the largest
             // (SQLite, "ROWIDs and the INTEGER PRIMARY KEY"), ending at the last row inserted.
@@ -156,8 +170,6 @@ extension SQLiteStore {
                 try $0.run()
             }
         }
-        if let budget = n.budget { try charge(budget, for: n, deliveries: devices) }
-        return .created(notificationId: n.id, devices: devices)
     }
 
     /// Counts the notification and its bytes (``DailyBudget/cost(of:deliveries:)``) against its sender's day,

@@ -147,7 +147,7 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// first one's id and delivery count when its kind, room and sender are all this one's, else `.conflict`
     /// (a message id used twice in the app, not the same webhook again). A unique index on (app id, message
     /// id) holds it under concurrency. Otherwise
-    /// one pending delivery, due at `n.createdAt`, is created for each distinct live device of `n.appId` whose
+    /// one pending delivery, due at ``NewNotification/dueAt`` (the grace window after the message's time), is created for each distinct live device of `n.appId` whose
     /// user is a recipient (`recipients.userIds`, or the members of `recipients.roomId`) whose level for the
     /// room admits the message (``RecipientSelection``; explicit recipients regardless of it with
     /// ``RecipientSelection/overridesLevels``), except the
@@ -175,7 +175,10 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// A due delivery whose device can no longer receive it is ended here instead of returned: device
     /// deleted or registered again for another user (`failed`, `DeviceDeleted`), retired (`retired`, the
     /// device's retired reason), or the notification's topic unlinked from it (`failed`,
-    /// `DeviceTokenNotForTopic`). Fewer than `limit` jobs
+    /// `DeviceTokenNotForTopic`). A due delivery of a message (not a removal) whose recipient read the room
+    /// up to the message's time (``UnreadSQL/readReached(app:room:user:time:fromDitto:)``) is ended
+    /// `cancelled` (reason `read`) and returned with ``RelayCore/DeliveryJob/cancelReason`` set, not to be
+    /// sent. Fewer than `limit` jobs
     /// means no more of the app's were due. For an app with badges (``UnreadPolicy/badgeAppIds``) each job
     /// carries its recipient's unread total, counted in the claim's transaction.
     func claimDueDeliveries(

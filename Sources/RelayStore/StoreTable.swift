@@ -34,6 +34,7 @@ public enum StoreTable: String, CaseIterable, Sendable {
             [
                 "id", "app_id", "kind", "message_id", "room_id", "sender_id", "text", "image_url", "room_name",
                 "sender_name", "topic", "expiration", "created_at", "first_delivery_id", "last_delivery_id",
+                "message_at",
             ]
         case .deliveries:
             [

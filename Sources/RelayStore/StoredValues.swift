@@ -25,11 +25,13 @@ package enum StoredValues {
         return uuid
     }
 
-    /// A chat message's `text` column (the text, or an image's caption) and `image_url` column.
+    /// A chat message's `text` column (the text, an image's caption, or a removal's removed message id)
+    /// and `image_url` column.
     package static func columns(of content: ChatMessage.Content) -> (text: String?, imageURL: String?) {
         switch content {
         case .text(let text): (text, nil)
         case .image(let caption, let imageURL): (caption, imageURL)
+        case .removal(let messageId): (messageId, nil)
         }
     }
 
@@ -52,6 +54,7 @@ package enum StoredValues {
             switch kind {
             case .message: .text(text ?? "")
             case .imageMessage: .image(caption: text, imageURL: imageURL)
+            case .removal: .removal(messageId: text ?? "")
             }
         return ChatMessage(
             roomId: roomId,

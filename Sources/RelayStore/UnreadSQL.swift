@@ -24,6 +24,18 @@ package struct UnreadSQL: Sendable {
         self.indexed = indexed
     }
 
+    /// Whether `user` read `room` of `app` up to `time` (SQL expressions; times epoch MILLISECONDS): its
+    /// read position is at or after `time`. The position is its Ditto subscription's date (a Ditto app) or
+    /// its membership's `read_at`, moved only by a read (a join is no read). The grace window's rule
+    /// (``DeliveryStatus/cancelled``, ``CancelReason/read``), decided in the claim's transaction.
+    package static func readReached(app: String, room: String, user: String, time: String, fromDitto: Bool) -> String {
+        let table = fromDitto ? "ditto_subscriptions" : "room_members"
+        return """
+            EXISTS (SELECT 1 FROM \(table) AS rp WHERE rp.app_id = \(app) AND rp.room_id = \(room)
+                AND rp.user_id = \(user) AND rp.read_at >= \(time))
+            """
+    }
+
     /// Whether position `p`'s room counts: the user's level for it (``NotifyLevelSQL``) is not `none`.
     package static let countedRoom =
         NotifyLevelSQL.level(app: "p.app_id", room: "p.room_id", user: "p.user_id") + " <> 'none'"

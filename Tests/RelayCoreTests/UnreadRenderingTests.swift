@@ -28,13 +28,25 @@ import Testing
 
     @Test(
         arguments: [
-            ["archivedMessage": JSONValue.string("m-0")], ["isEdited": .bool(true)], ["isDeleted": .bool(true)],
+            ["isDeleted": .bool(true)], ["isDeleted": .bool(true), "archivedMessage": JSONValue.string("m-0")],
             ["roomId": nil], ["userId": nil], ["createdOn": nil], ["createdOn": .string("yesterday")],
             ["roomId": .string("")],
         ] as [[String: JSONValue?]]
     )
-    func editsDeletesAndIncompleteDocumentsAreNoMessages(changes: [String: JSONValue?]) {
+    func deletesAndIncompleteDocumentsAreNoMessages(changes: [String: JSONValue?]) {
         #expect(IndexedMessage(dittoDocument: R.document(changes), arrival: R.now) == nil)
+    }
+
+    /// A JS edit replaces its archived original in the counts, with the original's `createdOn`.
+    @Test(
+        arguments: [
+            ["archivedMessage": JSONValue.string("m-0")], ["isEdited": .bool(true), "archivedMessage": .string("m-0")],
+        ] as [[String: JSONValue?]]
+    )
+    func editsAreIndexedInTheirOriginalsPlace(changes: [String: JSONValue?]) {
+        let edit = IndexedMessage(dittoDocument: R.document(changes), arrival: R.now)
+        #expect(edit?.key == R.messageId && edit?.isArchived == false)
+        #expect(edit?.createdAt == R.now.addingTimeInterval(-10))
     }
 
     static func job(badge: Int?) -> DeliveryJob {

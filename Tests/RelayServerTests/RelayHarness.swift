@@ -3,6 +3,7 @@ import FCMMock
 import Foundation
 import RelayCore
 import RelayCrypto
+import RelayPostgres
 import RelayServer
 import RelayStore
 import RelayTestSupport
@@ -79,7 +80,12 @@ final class RelayHarness: Sendable {
 
     /// Opens the store on the harness's database file and starts a new relay on it.
     func startRelay() async throws {
-        let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled(), timeSource: time)
+        let store: any Store =
+            if let url = configuration.storage.postgres.url {
+                try PostgresStore(url: url, logger: .disabled())
+            } else {
+                try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled(), timeSource: time)
+            }
         let relay = try Relay(configuration: configuration, store: store, time: time, logger: .disabled())
         try await relay.start()
         current.withLock { $0 = relay }
@@ -260,6 +266,7 @@ struct NotificationJSON: Decodable {
         var sent: Int
         var failed: Int
         var retired: Int
+        var cancelled: Int
     }
     struct Delivery: Decodable {
         var tokenSuffix: String

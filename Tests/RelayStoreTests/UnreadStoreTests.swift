@@ -138,7 +138,9 @@ import Testing
                 try Self.dittoMessage("m-3", txn: 4, ageSeconds: 40),
                 try Self.dittoMessage("m-4", txn: 5, from: "bob", ageSeconds: 30),  // bob's own
                 try Self.dittoMessage("m-5", txn: 6, ageSeconds: 20, extra: #","isArchived":true"#),
-                // A JS edit of m-3: a new document naming the old one is no message.
+                // A JS edit of m-3: the original archived, and a new document naming it, with its createdOn,
+                // counting in its place.
+                try Self.dittoMessage("m-3", txn: 7, ageSeconds: 40, extra: #","isArchived":true"#),
                 try Self.dittoMessage(
                     "m-6",
                     txn: 7,

@@ -1,0 +1,41 @@
+import Foundation
+
+extension ChatMessage {
+    /// The key that names the message whose notification a removal push takes away, in the APNs payload and
+    /// in FCM `data`.
+    public static let removeMessageIdKey = "dittoChatRemoveMessageId"
+
+    /// The removal of deleted message `removedId`'s notification: a notification of its own, kind
+    /// ``NotificationKind/removal``, whose message id is the delete document's (`deleteId`), so a replayed
+    /// delete makes no second removal.
+    public static func removal(of removedId: String, roomId: String, senderId: String, deleteId: String) -> ChatMessage
+    {
+        ChatMessage(roomId: roomId, senderId: senderId, content: .removal(messageId: removedId), messageId: deleteId)
+    }
+
+    /// The id of the message whose notification this removes; nil for a chat message.
+    public var removedMessageId: String? {
+        if case .removal(let id) = content { return id }
+        return nil
+    }
+}
+
+/// The APNs payload of a removal push: `{"aps":{"content-available":1},"dittoChatRemoveMessageId":"<id>"}`,
+/// a background push with no alert, sound or badge (Apple, "Pushing background updates to your App"). The
+/// app removes the delivered notification `dittochat-msg-<id>` when it wakes.
+public struct RemovalPayload: Encodable, Sendable, Equatable {
+    public var aps = APS(contentAvailable: 1)
+    public var dittoChatRemoveMessageId: String
+
+    public init(removedMessageId: String) {
+        dittoChatRemoveMessageId = removedMessageId
+    }
+
+    /// The payload's bytes, keys sorted.
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding an int and a string cannot fail.
+        return try! encoder.encode(self)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import RelayCore
+
+extension SQLiteStore {
+    /// ``DittoMirrorRows/deleteMessage(appId:messageId:notifiedSince:at:removal:)`` inside the batch's
+    /// transaction.
+    func recordDeletion(
+        appId: String,
+        messageId: String,
+        notifiedSince: Date,
+        at: Date,
+        removal: (ChatMessage) -> NewNotification
+    ) throws -> Bool {
+        let original = try db.withStatement(
+            """
+            SELECT kind, room_id, sender_id, text, image_url, room_name, sender_name, first_delivery_id,
+                last_delivery_id
+            FROM notifications
+            WHERE app_id = ?1 AND message_id = ?2 AND kind <> ?3 AND created_at >= ?4
+            """
+        ) { row -> (message: ChatMessage, deliveries: DeliveryRun)? in
+            try row.bind(1, appId)
+            try row.bind(2, messageId)
+            try row.bind(3, NotificationKind.removal.rawValue)
+            try row.bind(4, notifiedSince)
+            guard try row.step() else { return nil }
+            let message = try StoredValues.message(
+                kind: row.string(0),
+                roomId: row.string(1),
+                senderId: row.string(2),
+                messageId: messageId,
+                text: row.optionalString(3),
+                imageURL: row.optionalString(4),
+                roomName: row.optionalString(5),
+                senderName: row.optionalString(6)
+            )
+            return (message, DeliveryRun(row, first: 7))
+        }
+        guard let original else { return false }
+        try db.withStatement(
+            """
+            UPDATE deliveries SET status = 'cancelled', last_reason = ?3, updated_at = ?4, next_attempt_at = NULL
+            WHERE id BETWEEN ?1 AND ?2 AND status = 'pending'
+            """
+        ) {
+            try original.deliveries.bind(to: $0, at: 1)
+            try $0.bind(3, CancelReason.deleted.rawValue)
+            try $0.bind(4, at)
+            try $0.run()
+        }
+        let anySent = try db.withStatement(
+            "SELECT EXISTS (SELECT 1 FROM deliveries WHERE id BETWEEN ?1 AND ?2 AND status = 'sent')"
+        ) {
+            try original.deliveries.bind(to: $0, at: 1)
+            return try $0.step() && $0.int(0) != 0
+        }
+        let n = removal(original.message)
+        guard anySent, let removalId = n.messageId, try notificationId(of: removalId, appId: appId) == nil else {
+            return false
+        }
+        try insertRow(of: n)
+        // The devices the message reached, in the order of their deliveries.
+        try db.withStatement(
+            """
+            INSERT INTO deliveries (app_id, user_id, token, status, attempts, next_attempt_at)
+            SELECT app_id, user_id, token, 'pending', 0, ?3 FROM deliveries
+            WHERE id BETWEEN ?1 AND ?2 AND status = 'sent'
+            ORDER BY id
+            """
+        ) {
+            try original.deliveries.bind(to: $0, at: 1)
+            try $0.bind(3, n.dueAt)
+            try $0.run()
+        }
+        let devices = db.changes
+        try setDeliveryRun(of: n.id.lowercasedString, inserted: devices)
+        return devices > 0
+    }
+
+    /// The id of the notification `messageId` names in `appId`, inside a transaction; nil when none.
+    private func notificationId(of messageId: String, appId: String) throws -> String? {
+        try db.withStatement("SELECT id FROM notifications WHERE app_id = ?1 AND message_id = ?2") {
+            try $0.bind(1, appId)
+            try $0.bind(2, messageId)
+            return try $0.step() ? $0.string(0) : nil
+        }
+    }
+}
