@@ -73,6 +73,7 @@ let package = Package(
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayTestSupport"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
+        .testTarget(name: "MockHTTP2Tests", dependencies: ["MockHTTP2", "RelayCurl"]),
         .testTarget(
             name: "RelayAPNsTests",
             dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto", "RelayPostgres", "RelayTestSupport"]
