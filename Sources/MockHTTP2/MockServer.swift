@@ -2,9 +2,9 @@
 /// and what was answered. A service's server (`MockAPNsServer`, `MockFCMServer`) subclasses it with its
 /// configuration and its ``MockService``; see there for what the generic part does.
 ///
-/// `open` only for the services' servers: its one initializer is `package`, so no other module can make a
-/// subclass. `@unchecked Sendable`: a class open to subclasses cannot be checked; every stored property is a
-/// `let` of a `Sendable` type, and subclasses add only such.
+/// `open` only for the services' servers: its one initializer is `package`, so no module outside the
+/// package can make a subclass. `@unchecked Sendable`: a class open to subclasses cannot be checked; every
+/// stored property is a `let` of a `Sendable` type, and subclasses add only such.
 open class MockServer<Script: Sendable, Record: Sendable & Encodable>: @unchecked Sendable {
     private let state: MockState<Script>
     private let log: RequestLog<Record>

@@ -1,5 +1,5 @@
-/// What the generic ``MockServer`` reads of a service's configuration (`MockAPNsConfiguration`, `MockFCMConfiguration`): where
-/// it listens, its stream limit, the script at start, and how it records.
+/// What the generic ``MockServer`` reads of a service's configuration (`MockAPNsConfiguration`,
+/// `MockFCMConfiguration`): where it listens, its stream limit, the script at start, and how it records.
 package protocol MockServerSettings<Script, Record>: Sendable {
     associatedtype Script: Sendable
     associatedtype Record: Sendable

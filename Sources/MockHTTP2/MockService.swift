@@ -3,10 +3,11 @@
 /// the connection faults of the script, the stream grant after authentication, the script's per-token
 /// answers with their delays and silences, the bounded record and the waits on it, shutdown.
 ///
-/// A third service needs only a conformance of its own: Web Push, for instance, would check a POST to any
-/// path for an encrypted body and a VAPID header (its validator), answer 201 or its errors (its answers), and
-/// record the subscription and the decrypted message (its record), with a ``MockServer`` subclass for its
-/// configuration.
+/// A third service needs only its own parts: Web Push, for instance, would check a POST to any path for an
+/// encrypted body and a VAPID header (this conformance's ``check(_:on:)``, its validator), answer 201 or its
+/// errors (``reply(to:with:)``), record the subscription and the decrypted message (its ``Record``), and bring
+/// its script rules (``MockScripted``), its configuration (``MockServerSettings``) and a ``MockServer``
+/// subclass of a few lines for its public name. MockHTTP2Tests builds such a service.
 ///
 /// One instance per connection, made and used only on the event-loop thread: it keeps per-connection state
 /// (APNs' provider token) without locks.
