@@ -14,7 +14,10 @@ final class MockConnection<Service: MockService>: ConnectionHandler {
     /// The `"next"` rule this connection took when accepted.
     private let nextRule: MockConnectionRule?
     private var faults = ConnectionFaults()
-    private var faultsVersion = -1
+    /// Whether the script has device rules: without, a valid request takes no lock to find none.
+    private var hasDeviceRules = false
+    /// The version of the script that `faults` and `hasDeviceRules` come from.
+    private var scriptVersion = -1
     /// Request ordinals in fault rules count from here: the request count when the faults took effect.
     private var faultsBaseline = 0
     private var streamsGranted = true
@@ -40,7 +43,7 @@ final class MockConnection<Service: MockService>: ConnectionHandler {
 
     func sessionStarted(_ connection: H2Connection) {
         streamsGranted = service.grantsStreamsAtStart(on: connection)
-        readFaults()
+        readScript()
         if let limit = faults.streamLimit, (limit.afterRequests ?? 0) <= 0 { grantedStreamLimit = limit.value }
         connection.submitSettings(maxConcurrentStreams: streamsGranted ? grantedStreamLimit : 1)
         if let goAway = faults.goAway, goAway.afterRequests <= 0 { sendGoAway(goAway, defaultLastStreamId: 0) }
@@ -48,18 +51,19 @@ final class MockConnection<Service: MockService>: ConnectionHandler {
 
     func woken(_ connection: H2Connection) { refreshFaultsIfScriptChanged() }
 
-    private func readFaults() {
+    private func readScript() {
         let (script, version) = state.versionedScript
         faults = ConnectionFaults(rules: script.connections, connectionId: id, nextRule: nextRule)
-        faultsVersion = version
+        hasDeviceRules = !script.devices.isEmpty
+        scriptVersion = version
     }
 
     /// Re-reads the faults after a script change; rules with `afterRequests` 0 act at once, other ordinals
     /// count from now. Called for a request about to be answered, `before` is its stream id: a GOAWAY sent
     /// now then leaves that stream (and later ones) unprocessed.
     private func refreshFaultsIfScriptChanged(before streamId: Int32? = nil) {
-        guard state.scriptVersion != faultsVersion else { return }
-        readFaults()
+        guard state.scriptVersion != scriptVersion else { return }
+        readScript()
         faultsBaseline = requestCount
         if let limit = faults.streamLimit, (limit.afterRequests ?? 0) <= 0, limit.value != grantedStreamLimit {
             grantedStreamLimit = limit.value
@@ -99,7 +103,7 @@ final class MockConnection<Service: MockService>: ConnectionHandler {
 
     /// Answers a valid request as the script's rule for its token says: another answer, later, or never.
     private func answerValid(_ stream: RequestStream, token: String, accepted: Service.Answer) {
-        guard let rule = state.rule(for: token) else {
+        guard hasDeviceRules, let rule = state.rule(for: token) else {
             answer(stream, accepted)
             return
         }

@@ -62,10 +62,11 @@ extension MockState where Script: MockScripted {
     /// The first rule for a valid request to `token` that is not used up, consuming one use of it.
     package func rule(for token: String) -> Script.Rule? {
         state.withLock { state in
-            for (index, rule) in state.script.devices.enumerated() where rule.applies(to: token) {
-                if let count = rule.count, state.ruleUses[index, default: 0] >= count { continue }
+            let devices = state.script.devices
+            for index in devices.indices where devices[index].applies(to: token) {
+                if let count = devices[index].count, state.ruleUses[index, default: 0] >= count { continue }
                 state.ruleUses[index, default: 0] += 1
-                return rule
+                return devices[index]
             }
             return nil
         }
