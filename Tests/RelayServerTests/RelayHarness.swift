@@ -80,7 +80,13 @@ final class RelayHarness: Sendable {
     /// Opens the store on the harness's database file and starts a new relay on it.
     func startRelay() async throws {
         let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled(), timeSource: time)
-        let relay = try Relay(configuration: configuration, store: store, time: time, logger: .disabled())
+        let relay = try Relay(
+            configuration: configuration,
+            store: store,
+            time: time,
+            logger: .disabled(),
+            gaugeInterval: .milliseconds(500)
+        )
         try await relay.start()
         current.withLock { $0 = relay }
     }
