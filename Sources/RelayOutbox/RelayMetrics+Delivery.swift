@@ -19,7 +19,11 @@ extension RelayMetrics {
 
     /// The time a push service took to answer one attempt (`pushrelay_push_duration_seconds`).
     public func recordPushDuration(_ duration: Duration, app: String, platform: Platform) {
-        observe(MetricCatalog.pushDuration, [("app", appLabel(app)), ("platform", platform.rawValue)], duration.timeInterval)
+        observe(
+            MetricCatalog.pushDuration,
+            [("app", appLabel(app)), ("platform", platform.rawValue)],
+            duration.timeInterval
+        )
     }
 
     /// The time from a notification's acceptance (webhook or Ditto event committed) to the push service's
