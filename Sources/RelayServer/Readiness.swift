@@ -10,7 +10,7 @@ import RelayStore
 /// others go on, so it is reported in the body, not by taking the relay out of a load balancer.
 ///
 /// Checks are named `storage`, `apns:<appId>`, `fcm:<appId>` and, for an app with `apps[].ditto`,
-/// `ditto:<appId>`, with those other parts report into ``HealthChecks``; a passing check's value is `ok`, a
+/// `ditto:<appId>`, besides those other parts report into ``HealthChecks``; a passing check's value is `ok`, a
 /// failing one's a short reason (an error code, never a path, key or secret). `ditto:<appId>` reads
 /// `degraded (…)` while the app has a pending `requeryRequired` (``RelayStore/DittoRequeries``).
 ///

@@ -92,7 +92,10 @@ import Testing
             let missing = try await relay.call("GET", "/no/such/path")
             #expect(missing.status == 404)
 
-            let after = try await relay.metrics { $0["pushrelay_devices{state=\"retired\"}"] == 1 }
+            // A read of the store's figures after the last result was recorded.
+            let after = try await relay.metrics {
+                $0["pushrelay_devices{state=\"retired\"}"] == 1 && $0["pushrelay_outbox_pending{app=\"app0\"}"] == 0
+            }
             // Three attempts for the dead token (maxAttempts 3): two retries, then failed.
             #expect(
                 after["pushrelay_notifications_total{app=\"app0\",platform=\"ios\",outcome=\"sent\",reason=\"none\"}"]
