@@ -19,12 +19,6 @@ extension RelayMetrics {
         _ = state.withLock { $0.gauges.removeValue(forKey: name) }
     }
 
-    /// The gauge's current samples as label text (`{app="a"}`) to value; empty when it is not shown.
-    public func gaugeValues(_ name: String) -> [String: Double] {
-        let family = state.withLock { $0.gauges[name] } ?? [:]
-        return Dictionary(uniqueKeysWithValues: family.map { ($0.key.text, $0.value) })
-    }
-
     /// `pushrelay_storage_up`: 1 while the storage probe passes, else 0.
     public func setStorageUp(_ up: Bool) {
         setGauges(MetricCatalog.storageUp, [([], up ? 1 : 0)])

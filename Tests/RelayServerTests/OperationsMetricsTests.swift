@@ -118,6 +118,26 @@ import Testing
         }
     }
 
+    /// The seam other parts report through: a check set in ``HealthChecks`` shows on the admin listener's
+    /// `/readyz` only and leaves the relay ready; `pushrelay_provider_paused` follows its setter.
+    @Test func reportedChecksAndThePausedGaugeShowWhereAnOperatorLooks() async throws {
+        try await withRelayAndMock { relay in
+            let running = try relay.relay
+            running.healthChecks.set("provider:app0:ios:production", "paused (InvalidProviderToken)")
+            running.metrics.setProviderPaused(true, app: "app0", platform: .ios, environment: .production)
+            let admin = try await relay.adminCall("/readyz")
+            #expect(admin.status == 200, "\(admin.text)")
+            #expect(try Self.checks(admin)["provider:app0:ios:production"] == "paused (InvalidProviderToken)")
+            let api = try await relay.call("GET", "/readyz", key: nil)
+            #expect(api.status == 200 && !api.text.contains("provider"), "\(api.text)")
+            let samples = try await relay.metrics()
+            #expect(samples["pushrelay_provider_paused{app=\"app0\",platform=\"ios\",environment=\"production\"}"] == 1)
+            #expect(samples["pushrelay_provider_paused{app=\"app0\",platform=\"ios\",environment=\"sandbox\"}"] == 0)
+            running.healthChecks.remove("provider:app0:ios:production")
+            #expect(try Self.checks(try await relay.adminCall("/readyz"))["provider:app0:ios:production"] == nil)
+        }
+    }
+
     /// Of several relays on one database one reports the store's figures, so `sum()` over relays is right;
     /// when it stops, another takes over.
     @Test(.timeLimit(.minutes(5))) func oneRelayOfSeveralReportsTheStoresFigures() async throws {
