@@ -290,7 +290,14 @@ public final class Dispatcher: Sendable {
         } else if let transport = transports[platform] {
             let started = ContinuousClock.now
             result = await transport.send(job)
-            metrics.recordLatency(ContinuousClock.now - started, platform: platform)
+            metrics.recordPushDuration(ContinuousClock.now - started, app: job.appId, platform: platform)
+            if result.endsDelivery {
+                metrics.recordAcceptedToAnswered(
+                    time.now.timeIntervalSince(job.content.createdAt),
+                    app: job.appId,
+                    platform: platform
+                )
+            }
         } else {
             result = .fail(.configuration, status: nil, reason: "NoTransport")
         }
@@ -315,6 +322,15 @@ public final class Dispatcher: Sendable {
         }
         metrics.recordOutcome(outcome.metricName, reason: result.reason ?? "none", app: job.appId, platform: platform)
         return outcome
+    }
+}
+
+extension PushResult {
+    /// Whether the push service's answer ends the delivery (sent, retired, unlinked or failed), so it counts
+    /// in `pushrelay_accepted_to_answered_seconds`; a retry does not.
+    var endsDelivery: Bool {
+        if case .retry = self { return false }
+        return true
     }
 }
 

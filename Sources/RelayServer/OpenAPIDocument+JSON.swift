@@ -88,7 +88,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "getReadiness",
         "summary": "Readiness (the storage takes a write), with the apps' push endpoints summed up.",
-        "description": "Ready while the storage takes a write (checked at most once a second, whatever the number of\ncalls). The apps' push endpoints are probed too; here `checks` has `storage` and `push` (`ok`, or\n`N of M failing`) and names no app: the admin listener (`http.admin`) answers the same path with a\ncheck per app (`apns:<appId>`, `fcm:<appId>`, and `ditto:<appId>` for an app with `apps[].ditto`:\n`ok`, or `degraded (…)` while a `requeryRequired` waits for its re-read). An endpoint that cannot be\nreached does not make the relay unavailable (its pushes wait in the outbox while other apps' go out).\n",
+        "description": "Ready while the storage takes a write. Answered from state background probes keep (storage every\nsecond, `unavailable (timeout)` when a probe takes over 2 s; endpoints every 10 s), never waiting on\nthe storage, whatever the number of calls. The apps' push endpoints are probed too; here `checks` has `storage` and `push` (`ok`, or\n`N of M failing`) and names no app: the admin listener (`http.admin`) answers the same path with a\ncheck per app (`apns:<appId>`, `fcm:<appId>`, and `ditto:<appId>` for an app with `apps[].ditto`:\n`ok`, or `degraded (…)` while a `requeryRequired` waits for its re-read). An endpoint that cannot be\nreached does not make the relay unavailable (its pushes wait in the outbox while other apps' go out).\n",
         "security": [],
         "responses": {
           "200": {
@@ -121,7 +121,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "getMetrics",
         "summary": "Prometheus metrics (text exposition format 0.0.4), on the admin listener only.",
-        "description": "The metrics name the apps, so they are served on the admin listener (`http.admin.host`, `http.admin.port`, on by default at 127.0.0.1:8081) only; the API's listener answers 404 `not_found`.",
+        "description": "The metrics name the apps, so they are served on the admin listener (`http.admin.host`, `http.admin.port`, on by default at 127.0.0.1:8081) only; the API's listener answers 404 `not_found`. Rendered from memory, never waiting on the storage; every metric and its labels are listed in docs/metrics.md.",
         "security": [],
         "responses": {
           "200": {

@@ -85,7 +85,7 @@ extension RelayAPI {
         )
         switch outcome {
         case .created:
-            metrics.recordWebhook(kind == .message ? "did_send_message" : "did_send_image_message")
+            metrics.recordWebhook(kind == .message ? "did_send_message" : "did_send_image_message", app: app.id)
             dispatcher.wake()
             logger.info(
                 "webhook accepted",

@@ -104,23 +104,9 @@ public struct RelayAPI: Sendable {
     /// `Retry-After` of a 503 `storage_unavailable`, in SECONDS.
     static let storageRetryAfterSeconds = 5
 
+    /// `GET /metrics`: rendered from memory (``RelayOutbox/RelayMetrics``); nothing here waits on the store.
     func metricsResponse() async -> HTTPResponse {
         var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []
-        if let pending = try? await store.pendingDeliveryCount() {
-            gauges.append(("pushrelay_outbox_pending", "Deliveries waiting to be sent.", [], Double(pending)))
-        }
-        if let pending = try? await store.pendingFeedbackCount() {
-            gauges.append(
-                ("pushrelay_feedback_pending", "Retired tokens waiting to be POSTed as feedback.", [], Double(pending))
-            )
-        }
-        if let counts = try? await store.deviceCounts() {
-            for state in DeviceState.allCases {
-                gauges.append(
-                    ("pushrelay_devices", "Devices by state.", [("state", state.rawValue)], Double(counts[state] ?? 0))
-                )
-            }
-        }
         for consumer in dittoConsumers { gauges += consumer.gauges() }
         var response = HTTPResponse.text(metrics.render(gauges: gauges))
         response.headers = [("content-type", "text/plain; version=0.0.4; charset=utf-8")]

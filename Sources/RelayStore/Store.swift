@@ -232,6 +232,10 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// Pending deliveries of all apps (a metric).
     func pendingDeliveryCount() async throws -> Int
 
+    /// Each app's outbox at `now` (``OutboxCounts``), by app id; an app with nothing pending is absent. Counted
+    /// over the pending deliveries only (an index range), for the gauges one relay reports.
+    func outboxCounts(now: Date) async throws -> [String: OutboxCounts]
+
     /// Whether any delivery of any app is pending, in constant time (``pendingDeliveryCount()`` counts them).
     func hasPendingDeliveries() async throws -> Bool
 
@@ -341,6 +345,13 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// run is at or before `now`), and then its next run is set to `now + interval` and `owner` recorded, in
     /// one atomic statement; false when another caller (of this relay or another) took this run.
     func claimPeriodicRun(job: String, owner: String, now: Date, interval: Duration) async throws -> Bool
+
+    /// Whether `owner` holds the lease of `job` (a row of the periodic jobs' table) until `now + duration`:
+    /// true when it held the lease already (then renewed) or the lease ran out by `now` (then taken), in one
+    /// atomic statement; false while another owner holds it. A holder that stops gives it up by renewing it
+    /// with a `duration` of zero. Used where one relay of several does a job continuously (reporting the
+    /// store's gauges).
+    func holdPeriodicLease(job: String, owner: String, now: Date, duration: Duration) async throws -> Bool
 
     /// Deletes up to `limit` notifications of any app created before `createdBefore` none of whose
     /// deliveries is pending, oldest first, with their deliveries and idempotency keys, in one transaction.

@@ -28,13 +28,22 @@ final class PostgresRelays: Sendable {
     /// Starts a relay with instance id `id`; polling waits five minutes unless `configure` says otherwise,
     /// so only a notification or its own API wakes its dispatcher.
     @discardableResult
-    func start(_ id: String, configure: (inout Configuration) -> Void = { _ in }) async throws -> Relay {
+    func start(
+        _ id: String,
+        gaugeInterval: Duration = .seconds(10),
+        configure: (inout Configuration) -> Void = { _ in }
+    ) async throws -> Relay {
         var configuration = bed.configuration
         configuration.storage.postgres.url = url
         configuration.delivery.instanceId = id
         configuration.delivery.pollIntervalMilliseconds = 300_000
         configure(&configuration)
-        let relay = try Relay(configuration: configuration, store: try openStore(), logger: .disabled())
+        let relay = try Relay(
+            configuration: configuration,
+            store: try openStore(),
+            logger: .disabled(),
+            gaugeInterval: gaugeInterval
+        )
         try await relay.start()
         running.withLock { $0.append(relay) }
         return relay
