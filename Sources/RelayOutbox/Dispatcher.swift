@@ -74,7 +74,7 @@ public final class Dispatcher: Sendable {
         let workers = (0..<max(1, settings.concurrency)).map { _ in
             Task {
                 while let job = await lanes.take() {
-                    await results.record(job.deliveryId, await self.attempt(job))
+                    await results.record(job, await self.attempt(job))
                     lanes.finish(appId: job.appId)
                 }
             }
@@ -145,10 +145,12 @@ public final class Dispatcher: Sendable {
     /// ``ResultBuffer/close()`` was called.
     private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
+        let done = NotificationDoneLog(store: store, logger: logger)
         while true {
-            let (batch, waiters, closed) = results.takeAll()
-            if !batch.isEmpty { await flush(batch) }
+            let (batch, waiters, ended, closed) = results.takeAll()
+            let recorded = batch.isEmpty ? false : await flush(batch)
             for waiter in waiters { waiter.resume() }
+            if recorded { await done.report(ended) }
             if closed { return }
             if batch.isEmpty { await signal.wait(timeout: poll) }
         }
@@ -180,13 +182,15 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// Records a batch of results. A failure leaves them leased: the lease expires and they are sent again
-    /// (at least once).
-    private func flush(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)]) async {
+    /// Records a batch of results; false when it could not. A failure leaves them leased: the lease expires
+    /// and they are sent again (at least once).
+    private func flush(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)]) async -> Bool {
         do {
             try await store.complete(results, at: time.now)
+            return true
         } catch {
             logger.error("recording delivery results failed", ["error": "\(error)", "count": results.count])
+            return false
         }
     }
 
@@ -209,7 +213,7 @@ public final class Dispatcher: Sendable {
         switch result {
         case .delivered(let id):
             outcome = .sent
-            log(.info, "push accepted", id.map { ["push.id": $0] } ?? [:])
+            log(.debug, "push accepted", id.map { ["push.id": $0] } ?? [:])
         case .retire(let status, let reason, let invalidSince):
             outcome = .retired(status: status, reason: reason, invalidSince: invalidSince)
             log(.notice, "device token retired", ["push.reason": reason])
@@ -220,7 +224,7 @@ public final class Dispatcher: Sendable {
             let at = time.now + delay.timeInterval
             outcome = .retry(at: at, status: status, reason: reason)
             log(
-                .info,
+                .debug,
                 "delivery to be retried",
                 ["push.reason": reason ?? "none", "attempt": job.attempts + 1, "retry.at": Timestamp.rfc3339(at)]
             )
@@ -234,6 +238,11 @@ public final class Dispatcher: Sendable {
 }
 
 extension DeliveryOutcome {
+    /// Whether the delivery stays pending (a retry), so its notification is not done.
+    var isRetry: Bool {
+        if case .retry = self { true } else { false }
+    }
+
     /// The `outcome` label of ``RelayMetrics/recordOutcome(_:reason:app:platform:)``.
     var metricName: String {
         switch self {
