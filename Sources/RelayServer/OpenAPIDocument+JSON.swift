@@ -2012,7 +2012,7 @@ extension OpenAPIDocument {
         "type": "object",
         "required": [
           "status",
-          "apnsId",
+          "pushId",
           "attempts",
           "createdAt",
           "updatedAt"
@@ -2032,10 +2032,15 @@ extension OpenAPIDocument {
               "retired"
             ]
           },
+          "pushId": {
+            "type": "string",
+            "format": "uuid",
+            "description": "The delivery's id, the same for every attempt, whatever the push service."
+          },
           "apnsId": {
             "type": "string",
             "format": "uuid",
-            "description": "The `apns-id` of every attempt."
+            "description": "The `apns-id` header of every attempt (the same value as `pushId`); iOS deliveries only, absent for Android (FCM names a message itself)."
           },
           "attempts": {
             "type": "integer",

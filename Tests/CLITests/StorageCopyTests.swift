@@ -196,7 +196,7 @@ import Testing
             owner: "local"
         )
         #expect(Set(claimed.map(\.deliveryId)) == Set(pending.deliveries.map(\.deliveryId)))
-        #expect(Set(claimed.map(\.pushId)) == Set(pending.deliveries.map(\.apnsId)))
+        #expect(Set(claimed.map(\.pushId)) == Set(pending.deliveries.map(\.pushId)))
         #expect(Set(claimed.map(\.token)) == [Self.iosToken, Self.androidToken])
 
         // The idempotent replay answers the first notification; a new one takes ids after the copied ones.
