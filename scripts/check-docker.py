@@ -2,12 +2,14 @@
 source of the Dockerfile exists and is not left out by .dockerignore (which leaves out .build, .venv, .data
 and .git), the health checks (the image's is `push-relay health`, which reads the configuration as serve does,
 so serve takes no --host/--port/--config; a compose service of the image that is not a relay has its own or
-none), docker/README.md names only scripts that exist, the build stage's package resolves from exactly the files its COPY lines
+none), docker/README.md names only scripts that exist, every Debian library the binary links is in the
+runtime stage's package list (scripts/setup.sh --runtime), the build stage's package resolves from exactly the files its COPY lines
 bring (in a temporary folder, as the image's WORKDIR would hold them) and has the product its RUN builds,
 and docker/relay.json passes `push-relay config check` once the container's /fixtures paths are mapped onto
 the repository's fixtures/. Run by `make test` through the setup's venv."""
 import fnmatch
 import json
+import os
 import pathlib
 import re
 import shutil
@@ -194,7 +196,38 @@ def readme_problems():
             for name in sorted(set(re.findall(r"scripts/[\w./-]*\w", text))) if not (root / name).exists()]
 
 
+def runtime_library_problems(binary):
+    """Each shared library the binary names (its NEEDED entries) that a Debian package here provides must come
+    from a package of `setup.sh --runtime`, or the image's binary does not load. The C library's own packages
+    are in every Debian image; libraries of no package (Swift's, linked statically in the image) are skipped."""
+    setup = (root / "scripts" / "setup.sh").read_text()
+    listed = re.search(r'"--runtime" \]; then\s+packages=\(([^)]*)\)', setup)
+    if not listed:
+        return ["scripts/setup.sh: no --runtime package list found"]
+    runtime = set(listed.group(1).split()) | {"libc6", "libgcc-s1", "libstdc++6"}
+    dynamic = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
+    resolved = dict(re.findall(r"^\s*(\S+) => (\S+)", subprocess.run(["ldd", binary], capture_output=True,
+                                                                    text=True).stdout, re.MULTILINE))
+    found = []
+    for name in needed:
+        path = resolved.get(name)
+        if not path:
+            continue
+        owner = subprocess.run(["dpkg", "-S", os.path.realpath(path)], capture_output=True, text=True)
+        if owner.returncode != 0:
+            owner = subprocess.run(["dpkg", "-S", path.replace("/lib/", "/usr/lib/", 1)], capture_output=True,
+                                   text=True)
+        if owner.returncode != 0:
+            continue
+        package = owner.stdout.split(":")[0]
+        if package not in runtime:
+            found.append(f"the binary links {name} (Debian {package}), missing from setup.sh --runtime")
+    return found
+
+
 problems += context_problems(parser.structure, ignored_patterns())
+problems += runtime_library_problems(sys.argv[1])
 problems += health_problems(parser.structure, compose["services"])
 problems += readme_problems()
 if not any(i["instruction"] == "USER" and i["value"] not in ("root", "0") for i in parser.structure):
