@@ -29,8 +29,10 @@ enum HealthCommand {
         var http = try ConfigurationFile.load(arguments).configuration.http
         if let host = arguments.value("host") { http.host = host }
         if let port = try arguments.integer("port") { http.port = port }
+        // Exit status 1, not 2: a container engine reads 2 as reserved, not as unhealthy.
         guard (1...65_535).contains(http.port) else {
-            throw Arguments.Problem(description: "http.port \(http.port) names no port to ask (0 picks a free one)")
+            printError("unhealthy: http.port \(http.port) names no port to ask (0 picks a free one)")
+            return 1
         }
         let url = "\(http.tls.isEnabled ? "https" : "http")://\(probeHost(http.host)):\(http.port)/healthz"
         do {

@@ -114,6 +114,32 @@ import Testing
         #expect(try await first.exitStatus().status == 0)
     }
 
+    /// A port another relay holds stops the start with a critical JSON line, exit status 1.
+    @Test func aPortInUseIsAJSONLine() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        func serve(_ name: String, port: Int) throws -> RelayProcess {
+            try RelayProcess(
+                ["serve", "--port", "\(port)"],
+                environment: [
+                    "PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("\(name).sqlite").path,
+                    "PUSH_RELAY_HTTP_ADMIN_ENABLED": "false",
+                ],
+                outputIn: directory.url,
+                name: name
+            )
+        }
+        let first = try serve("first", port: 0)
+        let port = try await first.listeningPort()
+        let second = try serve("second", port: port)
+        #expect(try await second.exitStatus().status == 1)
+        let lines = try ServeLogTests.objects(second.stderr)
+        let line = try #require(lines.first { $0["msg"] as? String == "cannot start" }, "\(second.stderr)")
+        #expect(line["level"] as? String == "critical" && line["error"] is String, "\(line)")
+        first.signal(SIGTERM)
+        #expect(try await first.exitStatus().status == 0)
+    }
+
     /// At info, a fan-out logs one line for its notification once done, counting deliveries by outcome,
     /// and no line per push.
     @Test func aNotificationLogsOneInfoLineWhenDoneAndNoLinePerPush() async throws {
