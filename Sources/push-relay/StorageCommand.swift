@@ -18,7 +18,7 @@ enum StorageCommand {
           statuses, due times), idempotency keys and queued feedback into an EMPTY destination, N rows per
           transaction (default 1000). Leases are not copied: pending deliveries are claimable at once. The
           source is opened read-only and never changed; stop the relay that uses it first.
-               push-relay storage requery-done --store LOCATION --app ID
+               push-relay storage requery-done --store LOCATION --app ID [--password-file FILE]
           \(StorageRequeryCommand.summary)
         """
 

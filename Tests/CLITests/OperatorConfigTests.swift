@@ -85,6 +85,28 @@ import Testing
         #expect(!unencoded.stdout.contains("9f3k") && !unencoded.stderr.contains("9f3k"), "\(unencoded)")
     }
 
+    /// `storage copy --password-file` reads the password as `passwordFile` does, refusing a second one.
+    @Test func storageCopyTakesThePasswordFromAFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("pg-password")
+        try Data("Pw/9f3k@x\n".utf8).write(to: file)
+        let source = "sqlite:" + directory.url.appendingPathComponent("none.sqlite").path
+        let missing = try await CommandTests.run([
+            "storage", "copy", "--from", source, "--to", "postgres:postgresql://relay@127.0.0.1:1/relay",
+            "--password-file", directory.url.appendingPathComponent("none").path,
+        ])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("--password-file: cannot read"), "\(missing.stderr)")
+        let twice = try await CommandTests.run([
+            "storage", "copy", "--from", source, "--to", "postgres:postgresql://relay:s3cret@127.0.0.1:1/relay",
+            "--password-file", file.path,
+        ])
+        #expect(twice.status == 2)
+        #expect(twice.stderr.contains("holds a password already"), "\(twice.stderr)")
+        #expect(!twice.stderr.contains("s3cret") && !twice.stderr.contains("9f3k"), "\(twice.stderr)")
+    }
+
     /// Two relays on one SQLite file with different instance ids: the second does not start and says who
     /// holds the file, in a JSON line; the first keeps serving.
     @Test func aSecondRelayOnOneSQLiteFileDoesNotStartWhateverItsId() async throws {
