@@ -161,34 +161,4 @@ import Testing
         first.signal(SIGTERM)
         #expect(try await first.exitStatus().status == 0)
     }
-
-    /// At info, a fan-out logs one line for its notification once done, counting deliveries by outcome,
-    /// and no line per push.
-    @Test func aNotificationLogsOneInfoLineWhenDoneAndNoLinePerPush() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let run = FanOutRun(devices: 12)
-        let relay = try RelayProcess(
-            ["serve", "--port", "0", "--log-level", "info"],
-            environment: ["PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path],
-            outputIn: directory.url,
-            name: "serve"
-        )
-        let (client, id) = try await run.start(on: relay)
-        let counts = try await run.settle(client, id)
-        #expect(counts["sent"] as? Int == 12)
-        relay.signal(SIGTERM)
-        #expect(try await relay.exitStatus().status == 0)
-
-        let lines = try ServeLogTests.objects(relay.stderr)
-        let done = lines.filter { $0["msg"] as? String == "notification done" }
-        #expect(done.count == 1, "\(relay.stderr)")
-        let line = try #require(done.first)
-        #expect(line["notification.id"] as? String == id && line["app.id"] as? String == "dev", "\(line)")
-        #expect(line["deliveries.sent"] as? Int == 12 && line["deliveries.failed"] as? Int == 0, "\(line)")
-        #expect(line["deliveries.retired"] as? Int == 0, "\(line)")
-        // A delivery's lines name its notification and device.
-        let perPush = lines.filter { $0["notification.id"] != nil && $0["token.suffix"] != nil }
-        #expect(perPush.isEmpty, "a line per push at info:\n\(relay.stderr)")
-    }
 }
