@@ -3,9 +3,9 @@ import Foundation
 extension Configuration: CustomStringConvertible {
     /// The configuration as pretty JSON with secrets replaced by `"<redacted>"` (certificate passwords,
     /// webhook secrets, Ditto's API key), the userinfo and queries of URLs (feedback, JWKS, auth webhook,
-    /// the PostgreSQL URI) by `redacted` (``redactedURL(_:)``), a libpq `key=value` string's password; key hashes
-    /// and file paths (the FCM service account file and `storage.postgres.passwordFile` too) are shown, key
-    /// material never is (it lives in files).
+    /// Ditto's HTTP API, the PostgreSQL URI) by `redacted` (``redactedURL(_:)``), and a libpq `key=value`
+    /// string's password; key hashes and file paths (the FCM service account file and
+    /// `storage.postgres.passwordFile` too) are shown, key material never is (it lives in files).
     public var redactedJSON: String {
         var copy = self
         for index in copy.apps.indices {
@@ -16,7 +16,10 @@ extension Configuration: CustomStringConvertible {
             if copy.apps[index].ditto?.kafka?.p12Password != nil {
                 copy.apps[index].ditto?.kafka?.p12Password = "<redacted>"
             }
-            if copy.apps[index].ditto?.httpAPI != nil { copy.apps[index].ditto?.httpAPI?.apiKey = "<redacted>" }
+            if let api = copy.apps[index].ditto?.httpAPI {
+                copy.apps[index].ditto?.httpAPI?.apiKey = "<redacted>"
+                copy.apps[index].ditto?.httpAPI?.url = Self.redactedURL(api.url)
+            }
             if let url = copy.apps[index].feedbackURL { copy.apps[index].feedbackURL = Self.redactedURL(url) }
             if let url = copy.apps[index].userAuth?.jwt?.jwksURL {
                 copy.apps[index].userAuth?.jwt?.jwksURL = Self.redactedURL(url)
