@@ -205,6 +205,9 @@ def runtime_library_problems(binary):
     if not listed:
         return ["scripts/setup.sh: no --runtime package list found"]
     runtime = set(listed.group(1).split()) | {"libc6", "libgcc-s1", "libstdc++6"}
+    missing = [tool for tool in ("readelf", "ldd", "dpkg") if shutil.which(tool) is None]
+    if missing:
+        return [f"cannot check the runtime libraries without {', '.join(missing)} (Debian binutils, libc-bin, dpkg)"]
     dynamic = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True).stdout
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
     resolved = dict(re.findall(r"^\s*(\S+) => (\S+)", subprocess.run(["ldd", binary], capture_output=True,
