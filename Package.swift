@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd"),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq"),
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka"),
+        .systemLibrary(name: "CJansson", pkgConfig: "jansson"),
 
         .target(name: "RelayCore"),
         .target(name: "RelayCrypto", dependencies: ["RelayCore", "COpenSSL"]),
@@ -50,6 +51,8 @@ let package = Package(
             ]
         ),
         .target(name: "RelayCLI"),
+        // Strict JSON for the configuration file (jansson): line and column of the first error.
+        .target(name: "RelayStrictJSON", dependencies: ["CJansson"]),
         // Shared by test targets only: a test identity provider that signs user JWTs.
         .target(name: "RelayTestSupport", dependencies: ["RelayCore", "RelayCrypto", "RelayHTTP"]),
         // The app-side client: Foundation only (scripts/check-client.sh), so an iOS app adds this package.
@@ -59,7 +62,7 @@ let package = Package(
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
                 "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth", "RelayKafka",
-                "RelayDittoKafka",
+                "RelayDittoKafka", "RelayStrictJSON",
             ]
         ),
         .executableTarget(

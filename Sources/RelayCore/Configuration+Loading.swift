@@ -27,21 +27,28 @@ extension Configuration {
 
     /// ``load(file:environment:)``, also returning one notice per deprecated key the file or `PUSH_RELAY_APPS`
     /// used (`apps[0].mockEndpoint is deprecated: use apps[0].apns.endpoints.production and .sandbox`).
-    /// - Throws: ``Invalid`` as ``load(file:environment:)``.
+    /// - Parameter strictSyntax: checks the file's bytes first and returns why they are not strict JSON
+    ///   (with line and column), nil when they are; the command line passes jansson's check
+    ///   (`RelayStrictJSON`), which RelayCore cannot import.
+    /// - Throws: ``Invalid`` as ``load(file:environment:)``, or with the file and `strictSyntax`'s answer.
     public static func loadNoticingDeprecations(
         file: String?,
-        environment: [String: String]
+        environment: [String: String],
+        strictSyntax: (Data) -> String? = { _ in nil }
     ) throws(Invalid) -> (configuration: Configuration, deprecations: [String]) {
         var tree = Configuration().jsonTree()
         var problems: [String] = []
         if let file {
             do {
                 let data = try Data(contentsOf: URL(fileURLWithPath: file))
+                if let problem = strictSyntax(data) { throw Invalid(["\(file): not strict JSON: \(problem)"]) }
                 if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
                     tree = merged(tree, object, path: [], problems: &problems)
                 } else {
                     problems.append("\(file): must hold a JSON object")
                 }
+            } catch let invalid as Invalid {
+                throw invalid  // the rest would only repeat it: nothing of the file is read
             } catch {
                 problems.append("\(file): cannot be read as JSON (\(error.localizedDescription))")
             }

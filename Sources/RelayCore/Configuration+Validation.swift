@@ -18,6 +18,10 @@ extension Configuration {
             "storage.postgres.url: must not be empty (leave it null for SQLite)"
         )
         require(
+            storage.postgres.passwordFile == nil || storage.postgres.url != nil,
+            "storage.postgres.passwordFile: needs storage.postgres.url"
+        )
+        require(
             (1...Storage.maxRetentionHours).contains(storage.retentionHours),
             "storage.retentionHours: must be 1...\(Storage.maxRetentionHours)"
         )

@@ -74,7 +74,7 @@ public final class Dispatcher: Sendable {
         let workers = (0..<max(1, settings.concurrency)).map { _ in
             Task {
                 while let job = await lanes.take() {
-                    await results.record(job.id, await self.attempt(job))
+                    await results.record(job, await self.attempt(job))
                     lanes.finish(appId: job.appId)
                 }
             }
@@ -154,10 +154,12 @@ public final class Dispatcher: Sendable {
     /// ``ResultBuffer/close()`` was called.
     private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
+        let done = NotificationDoneLog(store: store, logger: logger)
         while true {
-            let (batch, waiters, closed) = results.takeAll()
-            if !batch.isEmpty { await flush(batch) }
+            let (batch, waiters, ended, closed) = results.takeAll()
+            let recorded = batch.isEmpty ? false : await flush(batch)
             for waiter in waiters { waiter.resume() }
+            if recorded { await done.report(ended) }
             if closed { return }
             if batch.isEmpty { await signal.wait(timeout: poll) }
         }
@@ -198,7 +200,7 @@ public final class Dispatcher: Sendable {
                     jobs.append(job)
                     continue
                 }
-                DeliveryLog(logger: logger, job: job)(.info, "delivery cancelled", ["push.reason": reason])
+                DeliveryLog(logger: logger, job: job)(.debug, "delivery cancelled", ["push.reason": reason])
                 metrics.recordOutcome("cancelled", reason: reason, app: appId, platform: job.token.platform)
             }
             sendable = await wakes.assign(jobs, appId: appId).map(OutboxJob.delivery)
@@ -224,9 +226,10 @@ public final class Dispatcher: Sendable {
         return (sendable, count)
     }
 
-    /// Records a batch of results, the deliveries' and the badge updates' each in one store call. A failure
-    /// leaves them leased: the lease expires and they are sent again (at least once).
-    private func flush(_ results: [ResultBuffer.Result]) async {
+    /// Records a batch of results, the deliveries' and the badge updates' each in one store call; false when
+    /// the deliveries' could not be. A failure leaves them leased: the lease expires and they are sent again
+    /// (at least once).
+    private func flush(_ results: [ResultBuffer.Result]) async -> Bool {
         var deliveries: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
         var updates: [(updateId: Int64, outcome: DeliveryOutcome)] = []
         for (id, outcome) in results {
@@ -235,16 +238,19 @@ public final class Dispatcher: Sendable {
             case .badgeUpdate(let id): updates.append((id, outcome))
             }
         }
+        var recorded = true
         do {
             try await store.complete(deliveries, at: time.now)
         } catch {
             logger.error("recording delivery results failed", ["error": "\(error)", "count": deliveries.count])
+            recorded = false
         }
         do {
             try await store.completeBadgeUpdates(updates, at: time.now)
         } catch {
             logger.error("recording badge update results failed", ["error": "\(error)", "count": updates.count])
         }
+        return recorded
     }
 
     /// One send of an outbox job, and what the store records for its result.
@@ -265,8 +271,8 @@ public final class Dispatcher: Sendable {
             result = .fail(.configuration, status: nil, reason: "NoTransport")
         }
         let outcome = DeliveryOutcome(result, now: time.now)
-        if logger.level <= .info {
-            logger.info(
+        if logger.level <= .debug {
+            logger.debug(
                 "badge update",
                 [
                     "outcome": outcome.metricName, "push.reason": result.reason ?? "none", "badge": update.badge,
@@ -304,14 +310,14 @@ public final class Dispatcher: Sendable {
         let outcome = DeliveryOutcome(result, now: time.now)
         switch (result, outcome) {
         case (.delivered(let id), _):
-            log(.info, "push accepted", id.map { ["push.id": $0] } ?? [:])
+            log(.debug, "push accepted", id.map { ["push.id": $0] } ?? [:])
         case (.retire(_, let reason, _), _):
             log(.notice, "device token retired", ["push.reason": reason])
         case (.unlinkTopic(_, _, let reason), _):
             log(.notice, "device token unlinked from topic", ["push.reason": reason])
         case (.retry(_, _, let reason), .retry(let at, _, _)):
             log(
-                .info,
+                .debug,
                 "delivery to be retried",
                 ["push.reason": reason ?? "none", "attempt": job.attempts + 1, "retry.at": Timestamp.rfc3339(at)]
             )
@@ -348,6 +354,11 @@ extension DeliveryOutcome {
         case .fail(_, let status, let reason):
             self = .failed(status: status, reason: reason)
         }
+    }
+
+    /// Whether the delivery stays pending (a retry), so its notification is not done.
+    var isRetry: Bool {
+        if case .retry = self { true } else { false }
     }
 
     /// The `outcome` label of ``RelayMetrics/recordOutcome(_:reason:app:platform:)``.

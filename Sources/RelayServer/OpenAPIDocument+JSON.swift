@@ -2019,7 +2019,7 @@ extension OpenAPIDocument {
         "type": "object",
         "required": [
           "status",
-          "apnsId",
+          "pushId",
           "attempts",
           "createdAt",
           "updatedAt"
@@ -2041,10 +2041,15 @@ extension OpenAPIDocument {
             ],
             "description": "`cancelled`: ended unsent; `lastReason` is `read` (the recipient read the room up to the message's time within the grace window, `apps[].pushDelaySeconds`) or `deleted` (the message was deleted)."
           },
+          "pushId": {
+            "type": "string",
+            "format": "uuid",
+            "description": "The delivery's id, the same for every attempt, whatever the push service."
+          },
           "apnsId": {
             "type": "string",
             "format": "uuid",
-            "description": "The `apns-id` of every attempt."
+            "description": "The `apns-id` header of every attempt (the same value as `pushId`); iOS deliveries only, absent for Android (FCM names a message itself)."
           },
           "attempts": {
             "type": "integer",

@@ -199,10 +199,16 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// (``setOutboxWakeHandler(_:)``). A graceful stop calls it for the jobs still queued.
     func releaseClaims(_ deliveryIds: [Int64], owner: String) async throws
 
+    /// The deliveries of each notification of `ids` that has none pending any more, counted by status;
+    /// one with a delivery still pending, or no deliveries, or unknown, is left out. One call for a batch
+    /// of results (never one per delivery): the dispatcher logs a line per notification once it is done.
+    func finishedNotificationCounts(_ ids: [UUID]) async throws -> [UUID: DeliveryCounts]
+
     /// Makes `id` this process's instance id for as long as the store is open, so that two live relays
-    /// configured with one id are found out at start instead of taking each other's leases.
+    /// configured with one id are found out at start instead of taking each other's leases. A SQLite store
+    /// serves one relay: a second claim of its file, with any id, is refused.
     /// - Throws: ``StoreError`` `.instanceInUse` when a live instance (another process, or another store in
-    ///   this one) already holds `id`.
+    ///   this one) already holds `id` (on SQLite: the file).
     func claimInstance(_ id: String) async throws
 
     /// Calls `handler` whenever another process may have made deliveries due (a webhook committed through

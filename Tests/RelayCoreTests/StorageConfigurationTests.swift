@@ -26,6 +26,35 @@ import Testing
         #expect(shown.contains("db.internal/relay"))
     }
 
+    /// The whole userinfo is redacted whatever it holds: an unencoded `@`, `/`, `:` or `?` in the password
+    /// shows none of it (issue 23: `redacted@Pw/9f3k@…` was printed).
+    @Test(arguments: [
+        ("postgresql://relay:Pw/9f3k@x@db.internal/relay", "postgresql://redacted@db.internal/relay"),
+        (
+            "postgresql://relay:a@b/c:d@db.internal:5432/relay?sslmode=require",
+            "postgresql://redacted@db.internal:5432/relay?redacted"
+        ),
+        ("postgresql://relay:p?w@db.internal/relay", "postgresql://redacted@db.internal/relay"),
+        ("postgresql://relay%40corp:p%2Fw@db.internal/relay", "postgresql://redacted@db.internal/relay"),
+        ("postgresql://db.internal/relay", "postgresql://db.internal/relay"),
+    ])
+    func aURLsUserinfoIsRedactedWhole(url: String, shown: String) {
+        var configuration = Configuration()
+        configuration.storage.postgres.url = url
+        #expect(Configuration.withoutPassword(url) == shown)
+        let printed = configuration.description
+        #expect(printed.contains(shown), "\(printed)")
+        for secret in ["9f3k", "relay:", "c:d", "p?w", "p%2Fw", "corp"] { #expect(!printed.contains(secret)) }
+    }
+
+    @Test func aPasswordFileNeedsAURL() {
+        #expect {
+            try Configuration.load(file: nil, environment: ["PUSH_RELAY_STORAGE_POSTGRES_PASSWORD_FILE": "/run/pw"])
+        } throws: { error in
+            (error as? Configuration.Invalid)?.problems == ["storage.postgres.passwordFile: needs storage.postgres.url"]
+        }
+    }
+
     @Test(arguments: [
         "host=db.internal password=hunter2 dbname=relay",
         "host=db.internal password = 'hunter2 with \\' quote' dbname=relay",

@@ -50,6 +50,7 @@ import Testing
                 #expect(delivery.status == "sent" && delivery.attempts == 1)
                 #expect(request.header("apns-id") == delivery.apnsId)
                 #expect(request.apnsId == delivery.apnsId)
+                #expect(delivery.pushId == delivery.apnsId)
 
                 let authorization = try #require(request.header("authorization"))
                 #expect(authorization.hasPrefix("bearer "))

@@ -29,6 +29,11 @@ import Testing
             #expect(answer.devices == 4)
             let view = try await relay.settled(answer.notificationId)
             #expect(view.counts.sent == 4)
+            // Every delivery has a pushId; only the iOS ones call it an apns-id.
+            for token in ios + android {
+                let delivery = try #require(view.delivery(for: token))
+                #expect(delivery.apnsId == (ios.contains(token) ? delivery.pushId : nil), "\(token.suffix(8))")
+            }
 
             let apns = relay.mock.requests
             #expect(Set(apns.map(\.deviceToken)) == Set(ios) && apns.count == 2)

@@ -277,7 +277,8 @@ struct NotificationJSON: Decodable {
     struct Delivery: Decodable {
         var tokenSuffix: String
         var status: String
-        var apnsId: String
+        var pushId: String
+        var apnsId: String?
         var attempts: Int
         var lastStatus: Int?
         var lastReason: String?
