@@ -102,8 +102,13 @@ public struct Configuration: Codable, Sendable, Equatable {
     public struct Storage: Codable, Sendable, Equatable {
         /// The SQLite database file; created with its folder when missing.
         public var sqlitePath = ".data/push-relay.sqlite"
-        /// How long a writer waits for a lock, in MILLISECONDS.
+        /// How long a writer waits for a lock, in MILLISECONDS; SQLite waits at most
+        /// ``requestDeadlineMilliseconds``.
         public var busyTimeoutMilliseconds = 5000
+        /// How long after a request's arrival its store calls may still START, in MILLISECONDS (default 5,000):
+        /// a call that cannot (every PostgreSQL connection of the relay busy, a frozen or unreachable
+        /// database) answers 503 `storage_unavailable` instead of queueing.
+        public var requestDeadlineMilliseconds = 5000
         /// PostgreSQL instead of SQLite, when its `url` is set.
         public var postgres = Postgres()
         /// How long a notification is kept once none of its deliveries is pending, in HOURS (default 168, a
@@ -120,6 +125,11 @@ public struct Configuration: Codable, Sendable, Equatable {
             /// keeps the store in SQLite at ``Storage/sqlitePath``. A password is best given by `PGPASSWORD`
             /// or `~/.pgpass` rather than in the URI (https://www.postgresql.org/docs/current/libpq-envars.html).
             public var url: String?
+            /// Connections to the database per relay (default 4; 1...64): store calls run on as many at once,
+            /// and a call waits for a free one at most until its request's deadline.
+            public var poolSize = 4
+            /// The largest ``poolSize``.
+            public static let maxPoolSize = 64
             public init(url: String? = nil) { self.url = url }
 
             /// Writes an unset URL as `null`, so the setting appears in `config check` and a file or
@@ -127,6 +137,7 @@ public struct Configuration: Codable, Sendable, Equatable {
             public func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(url, forKey: .url)
+                try container.encode(poolSize, forKey: .poolSize)
             }
         }
     }

@@ -233,11 +233,14 @@ extension PostgresStore {
         var lastStatus: Int?
         var lastReason: String?
         var nextAttemptAt: Date?
+        var attempts = 1
         switch outcome {
         case .sent:
             (status, lastStatus) = (.sent, 200)
         case .retry(let retryAt, let code, let reason):
             (status, lastStatus, lastReason, nextAttemptAt) = (.pending, code, reason, retryAt)
+        case .deferred(let retryAt, let code, let reason):
+            (status, lastStatus, lastReason, nextAttemptAt, attempts) = (.pending, code, reason, retryAt, 0)
         case .failed(let code, let reason):
             (status, lastStatus, lastReason) = (.failed, code, reason)
         case .retired(let code, let reason, _):
@@ -247,7 +250,7 @@ extension PostgresStore {
         }
         let rows = try db.query(
             """
-            UPDATE deliveries SET status = $2, attempts = attempts + 1, last_status = $3, last_reason = $4,
+            UPDATE deliveries SET status = $2, attempts = attempts + $7, last_status = $3, last_reason = $4,
                 next_attempt_at = $5, updated_at = $6, lease_until = NULL, lease_owner = NULL
             WHERE id = $1
             RETURNING app_id, token
@@ -257,7 +260,8 @@ extension PostgresStore {
             lastStatus,
             lastReason,
             nextAttemptAt,
-            at
+            at,
+            attempts
         )
         guard rows.count > 0 else { return }
         let (appId, token) = (rows.string(0, 0), rows.string(0, 1))
@@ -274,7 +278,7 @@ extension PostgresStore {
                 token,
                 topic
             )
-        case .sent, .retry, .failed:
+        case .sent, .retry, .deferred, .failed:
             break
         }
     }

@@ -90,7 +90,8 @@ public final class Relay: Sendable {
             wakePolicies: Dictionary(
                 configuration.apps.compactMap { app in WakePolicy(app: app).map { (app.id, $0) } },
                 uniquingKeysWith: { first, _ in first }
-            )
+            ),
+            pauses: ProviderPauses(apps: configuration.apps, logger: logger.with(["component": "dispatcher"]))
         )
         self.feedback = FeedbackSender(
             owner: instanceId,
@@ -165,11 +166,11 @@ public final class Relay: Sendable {
             tls: tls,
             methods: router.methods,
             headerCheck: router.headerCheck,
-            handler: router.handler,
+            handler: Self.withStoreDeadline(router.handler, configuration.storage),
             logger: logger,
             onResponse: onResponse
         )
-        adminServer = Self.adminServer(configuration.http, api: api, logger: logger, onResponse: onResponse)
+        adminServer = Self.adminServer(configuration, api: api, logger: logger, onResponse: onResponse)
     }
 
     /// The HTTP port (the real one when the configuration asked for 0).

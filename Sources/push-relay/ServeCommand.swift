@@ -77,12 +77,16 @@ enum ServeCommand {
         try PostgresConnectionString.check(configuration)
         let store: any Store =
             if let url = configuration.storage.postgres.url {
-                try PostgresStore(url: url, logger: logger)
+                try PostgresStore.pool(url: url, size: configuration.storage.postgres.poolSize, logger: logger)
             } else {
                 try SQLiteStore(
                     path: configuration.storage.sqlitePath,
                     logger: logger,
-                    busyTimeoutMilliseconds: configuration.storage.busyTimeoutMilliseconds
+                    // A call waits for a lock no longer than a request may wait to start one.
+                    busyTimeoutMilliseconds: min(
+                        configuration.storage.busyTimeoutMilliseconds,
+                        configuration.storage.requestDeadlineMilliseconds
+                    )
                 )
             }
         let relay = try Relay(configuration: configuration, store: store, logger: logger)
