@@ -84,7 +84,12 @@ public final class ProviderPauses: Sendable {
     func refused(_ key: Key, reason: String, probe: Bool, now: Date) -> Date {
         let (until, started) = paused.withLock { paused -> (Date, Bool) in
             guard var pause = paused[key] else {
-                let pause = Pause(reason: reason, step: Self.firstStep, nextProbe: now + Self.firstStep.timeInterval, probing: false)
+                let pause = Pause(
+                    reason: reason,
+                    step: Self.firstStep,
+                    nextProbe: now + Self.firstStep.timeInterval,
+                    probing: false
+                )
                 paused[key] = pause
                 return (pause.nextProbe, true)
             }
@@ -134,7 +139,9 @@ public final class ProviderPauses: Sendable {
     public func gauges() -> [(name: String, help: String, labels: [(String, String)], value: Double)] {
         let now = paused.withLock { $0 }
         let keys = Set(known).union(now.keys).sorted {
-            ($0.appId, $0.platform.rawValue, $0.environment.rawValue) < ($1.appId, $1.platform.rawValue, $1.environment.rawValue)
+            ($0.appId, $0.platform.rawValue, $0.environment.rawValue) < (
+                $1.appId, $1.platform.rawValue, $1.environment.rawValue
+            )
         }
         return keys.map { key in
             (
@@ -152,7 +159,9 @@ public final class ProviderPauses: Sendable {
         let now = paused.withLock { $0 }
         var byApp: [String: [String]] = [:]
         for (key, pause) in now {
-            byApp[key.appId, default: []].append("\(pause.reason): \(key.platform.rawValue) \(key.environment.rawValue)")
+            byApp[key.appId, default: []].append(
+                "\(pause.reason): \(key.platform.rawValue) \(key.environment.rawValue)"
+            )
         }
         return byApp.mapValues { "paused (" + $0.sorted().joined(separator: "; ") + ")" }
             .reduce(into: [:]) { $0["provider:\($1.key)"] = $1.value }

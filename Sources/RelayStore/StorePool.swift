@@ -31,7 +31,10 @@ public final class StorePool: Store {
     /// - Throws: ``StoreError/Code/unavailable`` when the deadline passed first; else what `body` throws.
     private func call<T>(_ body: (any Store) async throws -> T) async throws -> T {
         guard let index = await slots.acquire(deadline: StoreDeadline.current) else {
-            let error = StoreError(code: .unavailable, message: "no storage connection was free by the request's deadline")
+            let error = StoreError(
+                code: .unavailable,
+                message: "no storage connection was free by the request's deadline"
+            )
             health.record(error)
             throw error
         }
@@ -275,7 +278,9 @@ public final class StorePool: Store {
 
     public func claimDueFeedback(now: Date, limit: Int, leaseSeconds: Int, owner: String) async throws -> [FeedbackJob]
     {
-        try await call { try await $0.claimDueFeedback(now: now, limit: limit, leaseSeconds: leaseSeconds, owner: owner) }
+        try await call {
+            try await $0.claimDueFeedback(now: now, limit: limit, leaseSeconds: leaseSeconds, owner: owner)
+        }
     }
 
     public func completeFeedback(_ results: [(feedbackId: Int64, outcome: FeedbackOutcome)], at: Date) async throws {
@@ -379,7 +384,9 @@ public final class StorePool: Store {
     }
 
     public func claimDittoRequery(appId: String, owner: String, now: Date, leaseSeconds: Int) async throws -> UInt64? {
-        try await call { try await $0.claimDittoRequery(appId: appId, owner: owner, now: now, leaseSeconds: leaseSeconds) }
+        try await call {
+            try await $0.claimDittoRequery(appId: appId, owner: owner, now: now, leaseSeconds: leaseSeconds)
+        }
     }
 
     public func sweepDittoCollection(

@@ -75,6 +75,12 @@ import Testing
                 try await Task.sleep(for: .seconds(8))
             }
 
+            // The first calls after the freeze may still meet a connection being given up: 503 until then.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await Self.get("/v1/notifications/\(id)", from: relay, relays: relays).status != 200 {
+                try #require(ContinuousClock.now < deadline, "reads did not come back")
+                try await Task.sleep(for: .milliseconds(200))
+            }
             let view = try await relays.settled(id, through: relay)
             #expect(view.counts.sent == tokens.count)
             let sends = relays.sendsByToken()
@@ -84,7 +90,24 @@ import Testing
         }
     }
 
-    private static func register(_ token: String, through relay: Relay, relays: PostgresRelays) async throws
+    private static func get(_ path: String, from relay: Relay, relays: PostgresRelays) async throws -> APIResponse {
+        let (status, body, headers) = try await exchange(
+            port: relay.port,
+            "GET",
+            path,
+            bearer: relays.bed.apps[0].apiKey,
+            json: nil,
+            body: nil,
+            headers: [:]
+        )
+        return APIResponse(status: status, body: body, headers: headers)
+    }
+
+    private static func register(
+        _ token: String,
+        through relay: Relay,
+        relays: PostgresRelays
+    ) async throws
         -> APIResponse
     {
         let (status, body, headers) = try await exchange(
