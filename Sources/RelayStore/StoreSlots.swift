@@ -59,6 +59,9 @@ final class StoreSlots: Sendable {
         waiter?.continuation.resume(returning: index)
     }
 
+    /// Callers waiting for a member.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     /// Resumes waiter `id` with nil when it is still waiting (its deadline passed).
     private func giveUp(_ id: UInt64) {
         let waiter: Waiter? = state.withLock { state in
