@@ -142,7 +142,8 @@ import Testing
     }
 
     /// Production and sandbox pushes go to the endpoint set for each environment, as Apple's two hosts are:
-    /// a second mock stands for production (it knows no provider key, so it refuses what it records).
+    /// a second mock stands for production (it knows no provider key, so it refuses what it records, which
+    /// pauses the app's production sends).
     @Test func eachAPNsEnvironmentGoesToItsOwnEndpoint() async throws {
         let tls = fixturesDirectory.appendingPathComponent("tls")
         let production = MockAPNsServer(
@@ -165,8 +166,9 @@ import Testing
             let sandboxToken = randomToken(), productionToken = randomToken()
             try await relay.register(sandboxToken, user: "bob", rooms: ["general"], environment: "sandbox")
             try await relay.register(productionToken, user: "carol", rooms: ["general"], environment: "production")
-            let answer = try await relay.webhook(["roomId": "general", "senderId": "alice", "text": "hi"])
-            _ = try await relay.settled(answer.notificationId)
+            _ = try await relay.webhook(["roomId": "general", "senderId": "alice", "text": "hi"])
+            _ = try await relay.mock.waitForRequests(count: 1, timeout: .seconds(60))
+            _ = try await production.waitForRequests(count: 1, timeout: .seconds(60))
             #expect(relay.mock.requests.map(\.deviceToken) == [sandboxToken])
             #expect(production.requests.map(\.deviceToken) == [productionToken])
         }
