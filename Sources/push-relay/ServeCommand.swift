@@ -79,14 +79,20 @@ enum ServeCommand {
             if let url = configuration.storage.postgres.url {
                 try PostgresStore.pool(url: url, size: configuration.storage.postgres.poolSize, logger: logger)
             } else {
-                try SQLiteStore(
-                    path: configuration.storage.sqlitePath,
-                    logger: logger,
-                    // A call waits for a lock no longer than a request may wait to start one.
-                    busyTimeoutMilliseconds: min(
-                        configuration.storage.busyTimeoutMilliseconds,
-                        configuration.storage.requestDeadlineMilliseconds
-                    )
+                // One connection: the pool adds the request deadline and the storage down/up lines.
+                StorePool(
+                    members: [
+                        try SQLiteStore(
+                            path: configuration.storage.sqlitePath,
+                            logger: logger,
+                            // A call waits for a lock no longer than a request may wait to start one.
+                            busyTimeoutMilliseconds: min(
+                                configuration.storage.busyTimeoutMilliseconds,
+                                configuration.storage.requestDeadlineMilliseconds
+                            )
+                        )
+                    ],
+                    logger: logger.with(["component": "storage"])
                 )
             }
         let relay = try Relay(configuration: configuration, store: store, logger: logger)
