@@ -196,11 +196,12 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// Records a batch of results, trying again while the store refuses them (their workers wait, so no new
-    /// push starts meanwhile): the first failure stops the claims and takes the queued jobs out of `lanes`,
-    /// the write that answers hands those back to the store and lets the claims go on. While `closing`, it
-    /// gives up after a few tries: the results stay leased, and their pushes are sent again once the lease
-    /// expires (at least once).
+    /// Records a batch of results, trying again while the store cannot take them for now
+    /// (``RelayStore/StoreError/isTransient``; their workers wait, so no new push starts meanwhile): the
+    /// first failure stops the claims and takes the queued jobs out of `lanes`, the write that answers hands
+    /// those back to the store and lets the claims go on. Any other error, or a third failure while
+    /// `closing`, gives the batch up: its results stay leased, and their pushes are sent again once the
+    /// lease expires (at least once).
     private func flush(
         _ results: [(deliveryId: Int64, outcome: DeliveryOutcome)],
         lanes: DeliveryLanes,
@@ -213,6 +214,10 @@ public final class Dispatcher: Sendable {
                 try await store.complete(results, at: time.now)
                 break
             } catch {
+                guard (error as? StoreError)?.isTransient == true else {
+                    logger.error("recording delivery results failed", ["error": "\(error)", "count": results.count])
+                    break
+                }
                 if attempt == 1 {
                     recordingFails.withLock { $0 = true }
                     logger.error(

@@ -71,7 +71,8 @@ public final class ProviderPauses: Sendable {
     func admit(_ key: Key, now: Date) -> Admission {
         paused.withLock { paused in
             guard var pause = paused[key] else { return .send }
-            if pause.probing { return .hold(until: now + pause.step.timeInterval) }
+            // Only until the probe's answer may have come: a probe accepted resumes the others soon after.
+            if pause.probing { return .hold(until: now + Self.firstStep.timeInterval) }
             guard now >= pause.nextProbe else { return .hold(until: pause.nextProbe) }
             pause.probing = true
             paused[key] = pause

@@ -91,7 +91,7 @@ public struct RelayAPI: Sendable {
     /// 503 `storage_unavailable` with `Retry-After`, since the same call may well succeed later. Nothing was
     /// recorded (every write is one transaction).
     static func storageUnavailable(_ error: any Error) -> HTTPError? {
-        guard let error = error as? StoreError, [.io, .busy, .conflict, .readOnly, .unavailable].contains(error.code)
+        guard let error = error as? StoreError, error.isTransient
         else {
             return nil
         }

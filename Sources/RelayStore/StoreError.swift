@@ -47,4 +47,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// Whether the store cannot take the call just now but the same call may succeed later: unreachable
+    /// or failing I/O, locked, read-only, no connection free by the deadline, or a conflict that outlasted
+    /// the retries. Nothing of the call was recorded.
+    public var isTransient: Bool { [.io, .busy, .conflict, .readOnly, .unavailable].contains(code) }
 }
