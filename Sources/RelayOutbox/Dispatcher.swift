@@ -15,7 +15,7 @@ import Synchronization
 /// and not yet written.
 ///
 /// While results cannot be recorded no new push is started: the flusher writes a batch that failed again
-/// (every second or so) and its workers wait for it, the claim loop stops claiming, and the jobs queued in
+/// (after 250 ms, doubling up to 4 s) and its workers wait for it, the claim loop stops claiming, and the jobs queued in
 /// the lanes are taken out and handed back once the store answers again. A database outage thus sends
 /// again at most the `concurrency` pushes in flight, as a crash does.
 ///
