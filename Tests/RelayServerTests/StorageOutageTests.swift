@@ -19,7 +19,6 @@ import Testing
                 $0.storage.postgres.poolSize = 1
                 $0.storage.requestDeadlineMilliseconds = 1000
             }
-            try await relays.registerCrowd([randomToken()], through: relay)
 
             let frozen = try FrozenServer(dataDirectory: cluster.dataDirectory)
             defer { frozen.resume() }
