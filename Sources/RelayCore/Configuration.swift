@@ -102,8 +102,13 @@ public struct Configuration: Codable, Sendable, Equatable {
     public struct Storage: Codable, Sendable, Equatable {
         /// The SQLite database file; created with its folder when missing.
         public var sqlitePath = ".data/push-relay.sqlite"
-        /// How long a writer waits for a lock, in MILLISECONDS.
+        /// How long a writer waits for a lock, in MILLISECONDS; SQLite waits at most
+        /// ``requestDeadlineMilliseconds``.
         public var busyTimeoutMilliseconds = 5000
+        /// How long after a request's arrival its store calls may still START, in MILLISECONDS (default 5,000):
+        /// a call that cannot (every PostgreSQL connection of the relay busy, a frozen or unreachable
+        /// database) answers 503 `storage_unavailable` instead of queueing.
+        public var requestDeadlineMilliseconds = 5000
         /// PostgreSQL instead of SQLite, when its `url` is set.
         public var postgres = Postgres()
         /// How long a notification is kept once none of its deliveries is pending, in HOURS (default 168, a
@@ -124,6 +129,11 @@ public struct Configuration: Codable, Sendable, Equatable {
             /// A file holding the password for ``url`` (a mounted secret), read once at start; one trailing
             /// newline is ignored. Nil (the default): the password comes from the URI or libpq's own sources.
             public var passwordFile: String?
+            /// Connections to the database per relay (default 4; 1...64): store calls run on as many at once,
+            /// and a call waits for a free one at most until its request's deadline.
+            public var poolSize = 4
+            /// The largest ``poolSize``.
+            public static let maxPoolSize = 64
             public init(url: String? = nil, passwordFile: String? = nil) {
                 self.url = url
                 self.passwordFile = passwordFile
@@ -135,6 +145,7 @@ public struct Configuration: Codable, Sendable, Equatable {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(url, forKey: .url)
                 try container.encode(passwordFile, forKey: .passwordFile)
+                try container.encode(poolSize, forKey: .poolSize)
             }
         }
     }

@@ -32,7 +32,7 @@ enum MetricLabels {
     }()
 
     /// The `outcome` label of `pushrelay_notifications_total` (``DeliveryOutcome``'s metric names).
-    static let outcomes = ["sent", "retry", "failed", "retired", "unlinked", "cancelled"]
+    static let outcomes = ["sent", "retry", "failed", "retired", "unlinked", "cancelled", "paused"]
 
     /// The `outcome` label of `pushrelay_badge_updates_total` (a badge update is never cancelled).
     static let badgeUpdateOutcomes = ["sent", "retry", "failed", "retired", "unlinked"]

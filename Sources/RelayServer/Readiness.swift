@@ -203,18 +203,11 @@ public actor Readiness {
         publish(checks)
     }
 
-    /// Makes `checks` the storage checks: sets the gauge, and logs a change of storage between up and down.
+    /// Makes `checks` the storage checks and sets the gauge. Storage going away and coming back is logged
+    /// once by the store's own ``RelayStore/StorageHealth``, which sees every call (this probe's too).
     private func publish(_ checks: [String: String]) {
-        let wasUp = storage["storage"] == "ok"
-        let isUp = checks["storage"] == "ok"
         storage = checks
-        metrics?.setStorageUp(isUp)
-        if !isUp, wasUp || !published {
-            logger.error("storage unavailable", ["storage.check": checks["storage"] ?? "unavailable"])
-        } else if isUp, !wasUp, published {
-            logger.notice("storage available again")
-        }
-        published = true
+        metrics?.setStorageUp(checks["storage"] == "ok")
     }
 
     /// The storage check's result (`ok` or `unavailable (<code>)`) and each Ditto app's check.

@@ -126,7 +126,8 @@ public final class Relay: Sendable {
             wakePolicies: Dictionary(
                 configuration.apps.compactMap { app in WakePolicy(app: app).map { (app.id, $0) } },
                 uniquingKeysWith: { first, _ in first }
-            )
+            ),
+            pauses: ProviderPauses(apps: configuration.apps, logger: logger.with(["component": "dispatcher"]))
         )
         self.feedback = FeedbackSender(
             owner: instanceId,
@@ -204,12 +205,12 @@ public final class Relay: Sendable {
             tls: tls,
             methods: router.methods,
             headerCheck: router.headerCheck,
-            handler: router.handler,
+            handler: Self.withStoreDeadline(router.handler, configuration.storage),
             logger: logger,
             onResponse: onResponse
         )
         adminServer = Self.adminServer(
-            configuration.http,
+            configuration,
             api: api,
             logger: logger,
             onResponse: { adminAccessLog.record($0) }

@@ -86,11 +86,13 @@ public struct RelayAPI: Sendable {
     }
 
     /// A store that cannot write just now (disk full, I/O error, locked past its busy timeout, a conflict
-    /// with concurrent writers that outlasted the retries, read-only):
+    /// with concurrent writers that outlasted the retries, read-only, no connection free by the request's
+    /// deadline):
     /// 503 `storage_unavailable` with `Retry-After`, since the same call may well succeed later. Nothing was
     /// recorded (every write is one transaction).
     static func storageUnavailable(_ error: any Error) -> HTTPError? {
-        guard let error = error as? StoreError, [.io, .busy, .conflict, .readOnly].contains(error.code) else {
+        guard let error = error as? StoreError, error.isTransient
+        else {
             return nil
         }
         return HTTPError(
@@ -108,6 +110,7 @@ public struct RelayAPI: Sendable {
     func metricsResponse() async -> HTTPResponse {
         var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []
         for consumer in dittoConsumers { gauges += consumer.gauges() }
+        gauges += dispatcher.pauses.gauges()
         var response = HTTPResponse.text(metrics.render(gauges: gauges))
         response.headers = [("content-type", "text/plain; version=0.0.4; charset=utf-8")]
         return response

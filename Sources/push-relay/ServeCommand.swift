@@ -90,12 +90,22 @@ enum ServeCommand {
         let mock = try development.attachMock(to: &configuration.apps)
         let store: any Store =
             if let url = try PostgresConnectionString.connectionURL(configuration.storage.postgres) {
-                try PostgresStore(url: url, logger: logger)
+                try PostgresStore.pool(url: url, size: configuration.storage.postgres.poolSize, logger: logger)
             } else {
-                try SQLiteStore(
-                    path: configuration.storage.sqlitePath,
-                    logger: logger,
-                    busyTimeoutMilliseconds: configuration.storage.busyTimeoutMilliseconds
+                // One connection: the pool adds the request deadline and the storage down/up lines.
+                StorePool(
+                    members: [
+                        try SQLiteStore(
+                            path: configuration.storage.sqlitePath,
+                            logger: logger,
+                            // A call waits for a lock no longer than a request may wait to start one.
+                            busyTimeoutMilliseconds: min(
+                                configuration.storage.busyTimeoutMilliseconds,
+                                configuration.storage.requestDeadlineMilliseconds
+                            )
+                        )
+                    ],
+                    logger: logger.with(["component": "storage"])
                 )
             }
         let relay = try Relay(configuration: configuration, store: store, logger: logger)

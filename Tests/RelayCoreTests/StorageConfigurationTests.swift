@@ -92,4 +92,30 @@ import Testing
             (error as? Configuration.Invalid)?.problems.contains { $0.hasPrefix("storage.retentionHours:") } == true
         }
     }
+
+    @Test func theDeadlineAndThePoolHaveDefaultsAndAreSetByTheEnvironment() throws {
+        let defaults = try Configuration.load(file: nil, environment: [:])
+        #expect(defaults.storage.requestDeadlineMilliseconds == 5000 && defaults.storage.postgres.poolSize == 4)
+        let set = try Configuration.load(
+            file: nil,
+            environment: [
+                "PUSH_RELAY_STORAGE_REQUEST_DEADLINE_MILLISECONDS": "1500",
+                "PUSH_RELAY_STORAGE_POSTGRES_POOL_SIZE": "8",
+            ]
+        )
+        #expect(set.storage.requestDeadlineMilliseconds == 1500 && set.storage.postgres.poolSize == 8)
+    }
+
+    @Test(arguments: [
+        ("PUSH_RELAY_STORAGE_REQUEST_DEADLINE_MILLISECONDS", "0", "storage.requestDeadlineMilliseconds:"),
+        ("PUSH_RELAY_STORAGE_POSTGRES_POOL_SIZE", "0", "storage.postgres.poolSize:"),
+        ("PUSH_RELAY_STORAGE_POSTGRES_POOL_SIZE", "65", "storage.postgres.poolSize:"),
+    ])
+    func aDeadlineOrPoolOutOfRangeIsRefused(variable: String, value: String, problem: String) {
+        #expect {
+            try Configuration.load(file: nil, environment: [variable: value])
+        } throws: { error in
+            (error as? Configuration.Invalid)?.problems.contains { $0.hasPrefix(problem) } == true
+        }
+    }
 }
