@@ -109,7 +109,7 @@ extension PostgresStore {
                 switch outcome {
                 case .sent:
                     try db.query(sql.sentSQL, id, at)
-                case .retry(let retryAt, _, _):
+                case .retry(let retryAt, _, _), .deferred(let retryAt, _, _):
                     try db.query(sql.retrySQL, id, retryAt)
                 case .failed:
                     try db.query(sql.dropSQL, id)

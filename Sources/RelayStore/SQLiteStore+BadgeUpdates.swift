@@ -133,7 +133,7 @@ extension SQLiteStore {
                         try $0.bind(2, at)
                         try $0.run()
                     }
-                case .retry(let retryAt, _, _):
+                case .retry(let retryAt, _, _), .deferred(let retryAt, _, _):
                     try db.withStatement(sql.retrySQL) {
                         try $0.bind(1, id)
                         try $0.bind(2, retryAt)

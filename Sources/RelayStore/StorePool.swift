@@ -29,7 +29,7 @@ public final class StorePool: Store {
 
     /// Runs `body` on a free member, once one is free and before the task's ``StoreDeadline``.
     /// - Throws: ``StoreError/Code/unavailable`` when the deadline passed first; else what `body` throws.
-    private func call<T>(_ body: (any Store) async throws -> T) async throws -> T {
+    func call<T>(_ body: (any Store) async throws -> T) async throws -> T {
         guard let index = await slots.acquire(deadline: StoreDeadline.current) else {
             let error = StoreError(
                 code: .unavailable,
