@@ -168,7 +168,7 @@ public final class Dispatcher: Sendable {
     /// The flusher: writes whatever results have arrived, one batch per write, lets their workers go, and
     /// waits for the next result only when none is left; returns after recording the last ones once
     /// ``ResultBuffer/close()`` was called.
-    private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal, lanes: DeliveryLanes) async {
+    private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal, lanes: DeliveryLanes<OutboxJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         let done = NotificationDoneLog(store: store, logger: logger)
         while true {
