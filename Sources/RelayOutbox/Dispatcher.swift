@@ -56,7 +56,7 @@ public final class Dispatcher: Sendable {
         wakePolicies: [String: WakePolicy] = [:],
         pauses: ProviderPauses? = nil
     ) {
-        self.pauses = pauses ?? ProviderPauses(apps: [], logger: logger)
+        self.pauses = pauses ?? ProviderPauses(metrics: metrics, logger: logger)
         self.owner = owner
         self.store = store
         self.transports = Dictionary(transports.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first })

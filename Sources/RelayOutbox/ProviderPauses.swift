@@ -55,16 +55,19 @@ public final class ProviderPauses: Sendable {
     public static let longestStep = Duration.seconds(300)
 
     private let paused = Mutex<[Key: Pause]>([:])
-    /// The keys reported at 0 when not paused: the configured apps' iOS environments and, with FCM, Android.
-    private let known: [Key]
+    /// Where `pushrelay_provider_paused` is set (1 when a pause starts, 0 when it ends); nil reports nothing.
+    private let metrics: RelayMetrics?
     private let logger: Logger
 
-    public init(apps: [Configuration.App], logger: Logger) {
-        known = apps.flatMap { app in
-            APNsEnvironment.allCases.map { Key(appId: app.id, platform: .ios, environment: $0) }
-                + (app.fcm == nil ? [] : [Key(appId: app.id, platform: .android, environment: .production)])
-        }
+    public init(metrics: RelayMetrics?, logger: Logger) {
+        self.metrics = metrics
         self.logger = logger
+    }
+
+    /// Sets `pushrelay_provider_paused` for `key` (FCM's one environment is labelled `none`).
+    private func report(_ key: Key, paused: Bool) {
+        let environment = key.platform == .ios ? key.environment : nil
+        metrics?.setProviderPaused(paused, app: key.appId, platform: key.platform, environment: environment)
     }
 
     /// Whether a delivery under `key` is sent now, sent as the probe, or held.
@@ -104,6 +107,7 @@ public final class ProviderPauses: Sendable {
             return (pause.nextProbe, false)
         }
         if started {
+            report(key, paused: true)
             logger.error(
                 "push service refused the relay's credentials; sends paused",
                 Self.metadata(key).merging(["push.reason": reason]) { _, new in new }
@@ -116,6 +120,7 @@ public final class ProviderPauses: Sendable {
     func answered(_ key: Key) {
         let ended = paused.withLock { $0.removeValue(forKey: key) }
         guard let ended else { return }
+        report(key, paused: false)
         logger.notice(
             "push service accepts the relay's credentials again; sends resume",
             Self.metadata(key).merging(["push.reason": ended.reason]) { _, new in new }
@@ -134,25 +139,6 @@ public final class ProviderPauses: Sendable {
 
     /// Whether `key` is paused.
     public func isPaused(_ key: Key) -> Bool { paused.withLock { $0[key] != nil } }
-
-    /// `pushrelay_provider_paused{app,platform,environment}`: 1 while paused, 0 for every configured key
-    /// that is not.
-    public func gauges() -> [(name: String, help: String, labels: [(String, String)], value: Double)] {
-        let now = paused.withLock { $0 }
-        let keys = Set(known).union(now.keys).sorted {
-            ($0.appId, $0.platform.rawValue, $0.environment.rawValue) < (
-                $1.appId, $1.platform.rawValue, $1.environment.rawValue
-            )
-        }
-        return keys.map { key in
-            (
-                "pushrelay_provider_paused",
-                "1 while the push service refuses the relay's credentials for the app and its sends are paused.",
-                [("app", key.appId), ("platform", key.platform.rawValue), ("environment", key.environment.rawValue)],
-                now[key] == nil ? 0 : 1
-            )
-        }
-    }
 
     /// A `/readyz` check per app with a paused key, `provider:<appId>`:
     /// `paused (InvalidProviderToken: ios production)`, the keys joined by `; `.

@@ -127,7 +127,7 @@ public final class Relay: Sendable {
                 configuration.apps.compactMap { app in WakePolicy(app: app).map { (app.id, $0) } },
                 uniquingKeysWith: { first, _ in first }
             ),
-            pauses: ProviderPauses(apps: configuration.apps, logger: logger.with(["component": "dispatcher"]))
+            pauses: ProviderPauses(metrics: metrics, logger: logger.with(["component": "dispatcher"]))
         )
         self.feedback = FeedbackSender(
             owner: instanceId,

@@ -110,7 +110,6 @@ public struct RelayAPI: Sendable {
     func metricsResponse() async -> HTTPResponse {
         var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []
         for consumer in dittoConsumers { gauges += consumer.gauges() }
-        gauges += dispatcher.pauses.gauges()
         var response = HTTPResponse.text(metrics.render(gauges: gauges))
         response.headers = [("content-type", "text/plain; version=0.0.4; charset=utf-8")]
         return response

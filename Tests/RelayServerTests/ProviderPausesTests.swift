@@ -13,10 +13,7 @@ import Testing
     static let production = ProviderPauses.Key(appId: "app0", platform: .ios, environment: .production)
 
     func pauses() -> ProviderPauses {
-        ProviderPauses(
-            apps: [Configuration.App(id: "app0", topic: "com.example.chat", apiKeySHA256: [])],
-            logger: .disabled()
-        )
+        ProviderPauses(metrics: nil, logger: .disabled())
     }
 
     @Test func aRefusalPausesItsEnvironmentAloneAndOneProbeGoesPerStep() {
@@ -60,19 +57,18 @@ import Testing
         #expect(pauses.checks().isEmpty)
     }
 
-    /// Every configured key reads 0 until paused; Android only for an app with FCM, in one environment.
-    @Test func theGaugeListsTheConfiguredAppsAtZero() {
-        let pauses = pauses()
+    /// `pushrelay_provider_paused` reads 1 for the paused key from the refusal to the answer, the others 0;
+    /// Android has one environment.
+    @Test func theGaugeFollowsThePause() {
+        let metrics = RelayMetrics(appIds: ["app0"])
+        let pauses = ProviderPauses(metrics: metrics, logger: .disabled())
+        let production = #"pushrelay_provider_paused{app="app0",platform="ios",environment="production"}"#
+        let sandbox = #"pushrelay_provider_paused{app="app0",platform="ios",environment="sandbox"}"#
+        #expect(metrics.render().contains("\(production) 0"))
         _ = pauses.refused(Self.production, reason: "InvalidProviderToken", probe: false, now: Self.t0)
-        let values = pauses.gauges().map { gauge in
-            (gauge.labels.map { "\($0.0)=\($0.1)" }.joined(separator: ","), gauge.value)
-        }
-        #expect(
-            values.map(\.0) == [
-                "app=app0,platform=ios,environment=production", "app=app0,platform=ios,environment=sandbox",
-            ]
-        )
-        #expect(values.map(\.1) == [1, 0])
+        #expect(metrics.render().contains("\(production) 1") && metrics.render().contains("\(sandbox) 0"))
+        pauses.answered(Self.production)
+        #expect(metrics.render().contains("\(production) 0"))
         let android = ProviderPauses.Key(appId: "app0", platform: .android, environment: .sandbox)
         #expect(android.environment == .production)
     }
