@@ -40,7 +40,7 @@ format:
 TEST_WIDTH ?= 24
 test: venv build lint
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_FLAGS)
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) bash scripts/test-servers.sh $(SWIFT) test --skip-build $(SWIFT_FLAGS)
 	.venv/bin/python scripts/openapi-json.py --check
 	.venv/bin/python scripts/check-docker.py $(BIN)
 	$(PROMTOOL) check rules docs/alerts.yml
