@@ -94,10 +94,10 @@ import Testing
             try #require(ContinuousClock.now < deadline, "the fan-out did not get going")
             try await Task.sleep(for: .milliseconds(5))
         }
+        let sentAtKill = Self.recorded(record).count
         relays[0].signal(SIGKILL)
         let killed = try await relays[0].exitStatus()
         #expect(!killed.exited && killed.status == SIGKILL, "\(killed)")
-        let sentAtKill = Self.recorded(record).count
         try #require(sentAtKill < expected, "the kill came after everything was sent")
 
         // Its leases expire after four seconds; the others take that work then.
