@@ -19,6 +19,7 @@ public struct ContentCodingHeader: Sendable, Equatable {
     public var keyId: Data
 
     public init(salt: Data, recordSize: UInt32, keyId: Data) {
+        precondition(salt.count == Self.saltSize && keyId.count <= 255, "a 16-byte salt, a key id of 255 bytes or less")
         self.salt = salt
         self.recordSize = recordSize
         self.keyId = keyId
