@@ -45,7 +45,8 @@ public final class KeyAgreementKey: @unchecked Sendable {
             throw WebPushError(.invalidKey, "a P-256 private key is 32 bytes, got \(scalar.count)")
         }
         guard let point = Self.publicPoint(ofScalar: scalar) else {
-            throw WebPushError(.invalidKey, "not a P-256 private key: \(openSSLErrorText())")
+            ERR_clear_error()
+            throw WebPushError(.invalidKey, "not a P-256 private key: the number must be from 1 to the group order - 1")
         }
         guard let priv = BN_bin2bn(scalar, Int32(scalar.count), nil) else {
             throw WebPushError(.cryptoFailed, "BN_bin2bn: \(openSSLErrorText())")

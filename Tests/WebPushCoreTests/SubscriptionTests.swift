@@ -152,5 +152,9 @@ import WebPushCore
         #expect(throws: WebPushError.self) { try KeyAgreementKey(rawPrivateKey: Data(repeating: 0, count: 32)) }
         #expect(throws: WebPushError.self) { try KeyAgreementKey(rawPrivateKey: Data(repeating: 0xFF, count: 32)) }
         #expect(throws: WebPushError.self) { try KeyAgreementKey(rawPrivateKey: Data(repeating: 1, count: 31)) }
+        let shortAuth = #expect(throws: WebPushError.self) {
+            try SubscriptionKeyPair(privateKey: pair.privateKey, auth: Data(repeating: 1, count: 15))
+        }
+        #expect(shortAuth?.code == .invalidAuth)
     }
 }
