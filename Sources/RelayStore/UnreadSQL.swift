@@ -92,14 +92,23 @@ package struct UnreadSQL: Sendable {
     }
 
     /// Adds a message to the index, or marks an indexed one archived (never back): parameters 1 app id,
-    /// 2 room id, 3 message key, 4 sender id, 5 time (epoch MILLISECONDS), 6 archived.
+    /// 2 room id, 3 message key, 4 sender id, 5 time (epoch MILLISECONDS), 6 archived, 7 the key of the
+    /// message it replaces (NULL: none), whose time it takes when the index holds it from the same sender.
+    /// Only a row of the same sender archives an indexed message (another user's delete changes nothing);
+    /// a message replaces an archived row another sender's delete left before it arrived.
     package var indexMessageSQL: String {
         let p = parameter
         return """
             INSERT INTO room_messages (app_id, room_id, message_key, sender_id, created_at, archived)
-            VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(6)))
-            ON CONFLICT (app_id, room_id, message_key) DO UPDATE SET archived = excluded.archived
-                WHERE excluded.archived
+            VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), coalesce((
+                SELECT o.created_at FROM room_messages AS o
+                WHERE o.app_id = \(p(1)) AND o.room_id = \(p(2)) AND o.message_key = \(p(7))
+                    AND o.sender_id = \(p(4))), \(p(5))), \(p(6)))
+            ON CONFLICT (app_id, room_id, message_key) DO UPDATE SET archived = excluded.archived,
+                sender_id = excluded.sender_id,
+                created_at = CASE WHEN excluded.archived THEN room_messages.created_at ELSE excluded.created_at END
+                WHERE CASE WHEN room_messages.sender_id = excluded.sender_id THEN excluded.archived
+                    ELSE NOT excluded.archived END
             """
     }
 
