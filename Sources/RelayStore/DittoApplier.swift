@@ -99,7 +99,10 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
                 try rows.badgeUpdates.moving(appId: appId, userId: user.id) {
                     try rows.putUser(appId: appId, user: user)
                 }
-            case (.users, true): try rows.deleteUser(appId: appId, id: document.id)
+            case (.users, true):
+                try rows.badgeUpdates.moving(appId: appId, userId: document.id) {
+                    try rows.deleteUser(appId: appId, id: document.id)
+                }
             case (_, false):
                 try rows.putRoom(
                     appId: appId,
@@ -134,7 +137,9 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             at: at
         ) { settings.removal(of: $0, deletion: deletion, appId: appId, at: at) }
         guard ended != nil else { return .ignored }
-        try rows.indexMessage(appId: appId, deletion.archivedIndexRow)
+        try rows.badgeUpdates.archiving(appId: appId, roomId: deletion.roomId, key: deletion.messageId) {
+            try rows.indexMessage(appId: appId, deletion.archivedIndexRow)
+        }
         return .editOrDelete
     }
 

@@ -71,6 +71,29 @@ package struct UnreadSQL: Sendable {
             """
     }
 
+    /// The users (one column, `user_id`) whose unread count in room `room` of `app` holds indexed message
+    /// `key`, or any message when `key` is nil (SQL expressions): a position before the message, another
+    /// sender, not archived, the room counted, and `condition` on the position `p`. One range of the room's
+    /// positions, set-based.
+    package static func countingUsersSQL(
+        fromDitto: Bool,
+        app: String,
+        room: String,
+        key: String?,
+        condition: String = "TRUE"
+    ) -> String {
+        let (table, position) =
+            fromDitto ? ("ditto_subscriptions", "p.read_at") : ("room_members", "coalesce(p.read_at, p.joined_at)")
+        let message = key.map { "msg.message_key = \($0) AND " } ?? ""
+        return """
+            SELECT p.user_id FROM \(table) AS p
+            WHERE p.app_id = \(app) AND p.room_id = \(room) AND \(position) IS NOT NULL AND \(condition)
+                AND \(countedRoom) AND EXISTS (SELECT 1 FROM room_messages AS msg
+                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND \(message)msg.created_at > \(position)
+                        AND msg.sender_id <> p.user_id AND NOT msg.archived)
+            """
+    }
+
     /// One user's rooms with unread messages, most first (then by room id), at most parameter 3, each row
     /// `room_id, n, total` (total: over all the user's rooms). Parameters 1 the app id, 2 a JSON list of
     /// the one user id.
