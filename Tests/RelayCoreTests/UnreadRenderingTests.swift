@@ -30,6 +30,7 @@ import Testing
         arguments: [
             ["isDeleted": .bool(true)], ["isDeleted": .bool(true), "archivedMessage": JSONValue.string("m-0")],
             ["roomId": nil], ["userId": nil], ["createdOn": nil], ["createdOn": .string("yesterday")],
+            ["createdOn": .string("2026-01-01T25:00:00Z")], ["createdOn": .string("2026-01-01T10:99:00.000Z")],
             ["roomId": .string("")],
         ] as [[String: JSONValue?]]
     )
