@@ -2061,7 +2061,7 @@ extension OpenAPIDocument {
           },
           "lastReason": {
             "type": "string",
-            "description": "The service's reason (e.g. APNs' `BadDeviceToken`, FCM's `UNREGISTERED`) or the transport failure of the last attempt; for a `cancelled` delivery `read` or `deleted`."
+            "description": "The service's reason (e.g. APNs' `BadDeviceToken`, FCM's `UNREGISTERED`) or the transport failure of the last attempt; for a `cancelled` delivery `read` or `deleted`; for a `sent` one `deleted` once the message was deleted and the device was sent its removal."
           },
           "createdAt": {
             "$ref": "#/components/schemas/Timestamp"
