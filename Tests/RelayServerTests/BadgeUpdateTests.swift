@@ -205,6 +205,9 @@ import Testing
             _ = try await relay.mock.waitForRequests(count: 2, timeout: .seconds(60))
             try await post([message(5, "m-2")])
             _ = try await relay.mock.waitForRequests(count: 4, timeout: .seconds(60))
+            // Recorded as sent before the delete (a push still in flight at the delete gets no removal).
+            let sent = try await relay.call("GET", "/v1/notifications?messageId=m-2").decode(NotificationJSON.self)
+            _ = try await relay.settled(sent.notificationId)
             // carol's total is 0: her alerts carry no badge rather than clear her icon.
             #expect(try relay.requests(to: carolsPhone).map(U.badge) == [nil, nil])
             #expect(try relay.requests(to: phone).map(U.badge) == [1, 2])
