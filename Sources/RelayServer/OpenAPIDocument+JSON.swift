@@ -2348,7 +2348,7 @@ extension OpenAPIDocument {
         }
       },
       "Unauthorized": {
-        "description": "`unauthorized`: no `Authorization: Bearer <credential>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a backend's webhook whose signature is missing, stale or wrong;\n`invalid_credential`: a user credential refused before it proved to be the app's, whatever the\nreason (`X-PushRelay-App` names no app or one without `userAuth`, the token is not a JWT the app's\nkeys signed, the auth webhook said no, an API key sent as a user credential); the others: a JWT the\napp's key signed whose claims the app's `userAuth` refuses (README, \"User credentials\").\n",
+        "description": "`unauthorized`: no `Authorization: Bearer <credential>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a backend's webhook whose signature is missing, stale or wrong;\n`invalid_credential`: a user credential refused before it proved to be the app's, whatever the\nreason (`X-PushRelay-App` names no app or one without `userAuth`, the token is not a JWT the app's\nkeys signed, the auth webhook said no, an API key sent as a user credential); the others: a JWT the\napp's key signed whose claims the app's `userAuth` refuses (docs/configuration.md, \"User credentials\").\n",
         "headers": {
           "WWW-Authenticate": {
             "description": "`Bearer` (with `unauthorized` and the user-credential codes).",
