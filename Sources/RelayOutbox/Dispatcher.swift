@@ -355,8 +355,8 @@ public final class Dispatcher: Sendable {
         } else if let transport = transports[platform] {
             switch pauses.admit(pause, now: time.now) {
             case .hold(let until):
+                // Not an attempt: only a refused attempt counts (`outcome="paused"`), not each hold.
                 log(.debug, "delivery held: the app's sends are paused")
-                metrics.recordOutcome("paused", reason: "none", app: job.appId, platform: platform)
                 return .deferred(at: heldUntil(until, job), status: nil, reason: nil)
             case .probe:
                 probe = true
@@ -391,7 +391,7 @@ public final class Dispatcher: Sendable {
         }
         switch (result, outcome) {
         case (.credentialsRefused(_, let reason), _):
-            log(.info, "delivery held: the push service refused the relay's credentials", ["push.reason": reason])
+            log(.debug, "delivery held: the push service refused the relay's credentials", ["push.reason": reason])
         case (.delivered(let id), _):
             log(.debug, "push accepted", id.map { ["push.id": $0] } ?? [:])
         case (.retire(_, let reason, _), _):
