@@ -27,6 +27,7 @@ extension PostgresStore {
                 try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, notify)
                 member.notify = notify.level
             }
+            try refreshUnreadTotals(appId: appId, userIds: [userId])
             return member
         }
     }
@@ -89,6 +90,7 @@ extension PostgresStore {
                 guard member.count == 1 else { return false }
             }
             try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, change)
+            try refreshUnreadTotals(appId: appId, userIds: [userId])
             return true
         }
     }
@@ -109,18 +111,21 @@ extension PostgresStore {
     }
 
     public func setUserLevel(appId: String, userId: String, _ level: NotifyLevel?) async throws {
-        if let level {
-            try db.query(
-                """
-                INSERT INTO user_settings (app_id, user_id, notify) VALUES ($1, $2, $3)
-                ON CONFLICT (app_id, user_id) DO UPDATE SET notify = excluded.notify
-                """,
-                appId,
-                userId,
-                level.rawValue
-            )
-        } else {
-            try db.query("DELETE FROM user_settings WHERE app_id = $1 AND user_id = $2", appId, userId)
+        try db.transaction {
+            if let level {
+                try db.query(
+                    """
+                    INSERT INTO user_settings (app_id, user_id, notify) VALUES ($1, $2, $3)
+                    ON CONFLICT (app_id, user_id) DO UPDATE SET notify = excluded.notify
+                    """,
+                    appId,
+                    userId,
+                    level.rawValue
+                )
+            } else {
+                try db.query("DELETE FROM user_settings WHERE app_id = $1 AND user_id = $2", appId, userId)
+            }
+            try refreshUnreadTotals(appId: appId, userIds: [userId])
         }
     }
 
@@ -151,12 +156,15 @@ extension PostgresStore {
     public func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool {
         try db.transaction {
             try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, .userDefault)
-            return try db.query(
-                "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
-                appId,
-                roomId,
-                userId
-            ).changed > 0
+            let removed =
+                try db.query(
+                    "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
+                    appId,
+                    roomId,
+                    userId
+                ).changed > 0
+            try refreshUnreadTotals(appId: appId, userIds: [userId])
+            return removed
         }
     }
 
@@ -250,11 +258,13 @@ extension PostgresStore {
                 appId,
                 roomId
             )
-            return try db.query(
-                "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user'",
+            let removed = try db.query(
+                "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user' RETURNING user_id",
                 appId,
                 roomId
-            ).changed
+            )
+            try refreshUnreadTotals(appId: appId, userIds: (0..<removed.count).map { removed.string($0, 0) })
+            return removed.count
         }
     }
 

@@ -43,6 +43,7 @@ extension SQLiteStore {
             for room in Set(rooms) {
                 _ = try join(appId: appId, roomId: room, userId: userId, notify: nil, origin: origin, at: at)
             }
+            try refreshUnreadTotals(appId: appId, userIds: [userId] + (existing.map { [$0.userId] } ?? []))
             guard let device = try loadDevice(appId: appId, token: token) else {
                 throw StoreError(code: .notFound, message: "device …\(token.suffix) vanished during upsert")
             }
@@ -55,12 +56,16 @@ extension SQLiteStore {
     }
 
     public func deleteDevice(appId: String, token: PushToken) async throws -> Bool {
-        try db.withStatement("DELETE FROM devices WHERE app_id = ?1 AND token = ?2") { statement in
-            try statement.bind(1, appId)
-            try statement.bind(2, token.value)
-            try statement.run()
+        try db.transaction {
+            guard let device = try loadDevice(appId: appId, token: token) else { return false }
+            try db.withStatement("DELETE FROM devices WHERE app_id = ?1 AND token = ?2") { statement in
+                try statement.bind(1, appId)
+                try statement.bind(2, token.value)
+                try statement.run()
+            }
+            try refreshUnreadTotals(appId: appId, userIds: [device.userId])
+            return true
         }
-        return db.changes > 0
     }
 
     public func devices(appId: String, userId: String) async throws -> [Device] {
@@ -120,7 +125,9 @@ extension SQLiteStore {
     {
         try db.transaction {
             if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId]) }
-            return try join(appId: appId, roomId: roomId, userId: userId, notify: notify, origin: origin, at: at)
+            let member = try join(appId: appId, roomId: roomId, userId: userId, notify: notify, origin: origin, at: at)
+            try refreshUnreadTotals(appId: appId, userIds: [userId])
+            return member
         }
     }
 
@@ -185,6 +192,7 @@ extension SQLiteStore {
                 guard isMember else { return false }
             }
             try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, change)
+            try refreshUnreadTotals(appId: appId, userIds: [userId])
             return true
         }
     }
@@ -214,11 +222,14 @@ extension SQLiteStore {
             INSERT INTO user_settings (app_id, user_id, notify) VALUES (?1, ?2, ?3)
             ON CONFLICT (app_id, user_id) DO UPDATE SET notify = excluded.notify
             """
-        try db.withStatement(sql) {
-            try $0.bind(1, appId)
-            try $0.bind(2, userId)
-            if let level { try $0.bind(3, level.rawValue) }
-            try $0.run()
+        try db.transaction {
+            try db.withStatement(sql) {
+                try $0.bind(1, appId)
+                try $0.bind(2, userId)
+                if let level { try $0.bind(3, level.rawValue) }
+                try $0.run()
+            }
+            try refreshUnreadTotals(appId: appId, userIds: [userId])
         }
     }
 
@@ -244,7 +255,7 @@ extension SQLiteStore {
     public func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool {
         try db.transaction {
             try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, .userDefault)
-            return try db.withStatement(
+            let removed = try db.withStatement(
                 "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
             ) {
                 try $0.bind(1, appId)
@@ -253,6 +264,8 @@ extension SQLiteStore {
                 try $0.run()
                 return db.changes > 0
             }
+            try refreshUnreadTotals(appId: appId, userIds: [userId])
+            return removed
         }
     }
 

@@ -71,6 +71,20 @@ extension SQLiteStore {
                 try statement.run()
             }
             guard membership == .closed else { return 0 }
+            // The members it removes whose totals are cached, recounted once they are gone.
+            let cached = try db.withStatement(
+                """
+                SELECT m.user_id FROM room_members AS m
+                JOIN unread_totals AS t ON t.app_id = m.app_id AND t.user_id = m.user_id
+                WHERE m.app_id = ?1 AND m.room_id = ?2 AND m.origin = 'user'
+                """
+            ) { row in
+                try row.bind(1, appId)
+                try row.bind(2, roomId)
+                var users: [String] = []
+                while try row.step() { users.append(row.string(0)) }
+                return users
+            }
             try db.withStatement(
                 """
                 DELETE FROM room_levels WHERE app_id = ?1 AND room_id = ?2 AND user_id IN (
@@ -81,7 +95,7 @@ extension SQLiteStore {
                 try statement.bind(2, roomId)
                 try statement.run()
             }
-            return try db.withStatement(
+            let removed = try db.withStatement(
                 "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user'"
             ) { statement in
                 try statement.bind(1, appId)
@@ -89,6 +103,8 @@ extension SQLiteStore {
                 try statement.run()
                 return db.changes
             }
+            try refreshUnreadTotals(appId: appId, userIds: cached)
+            return removed
         }
     }
 

@@ -40,31 +40,53 @@ package struct UnreadSQL: Sendable {
     package static let countedRoom =
         NotifyLevelSQL.level(app: "p.app_id", room: "p.room_id", user: "p.user_id") + " <> 'none'"
 
-    /// `counts (user_id, room_id, n)`: parameters 1 the app id, 2 a JSON list of user ids. The listed users
-    /// drive the loop (CROSS JOIN fixes SQLite's order), each a seek of the per-user index (SQLite, without
-    /// statistics, would rather scan the app's part of the primary key), never a scan of the app's positions.
-    private func counts(fromDitto: Bool) -> String {
-        let app = parameter(1)
-        let positions =
-            fromDitto
+    /// The read positions (`app_id, user_id, room_id, read_at`, of alias `x`) that meet `condition`: a
+    /// Ditto app's subscriptions with a date, else memberships (`read_at`, else the join time). `join`
+    /// precedes the table; `hint` (an index hint) follows it.
+    func positions(fromDitto: Bool, join: String = "", hint: String = "", condition: String) -> String {
+        fromDitto
             ? """
-            SELECT s.app_id, s.user_id, s.room_id, s.read_at FROM users AS u
-            CROSS JOIN ditto_subscriptions AS s \(indexed("ditto_subscriptions_by_user"))
-            WHERE s.app_id = \(app) AND s.user_id = u.user_id AND s.read_at IS NOT NULL
+            SELECT x.app_id, x.user_id, x.room_id, x.read_at AS read_at FROM \(join)ditto_subscriptions AS x \(hint)
+            WHERE \(condition) AND x.read_at IS NOT NULL
             """
             : """
-            SELECT m.app_id, m.user_id, m.room_id, coalesce(m.read_at, m.joined_at) FROM users AS u
-            CROSS JOIN room_members AS m \(indexed("room_members_by_user"))
-            WHERE m.app_id = \(app) AND m.user_id = u.user_id
+            SELECT x.app_id, x.user_id, x.room_id, coalesce(x.read_at, x.joined_at) AS read_at
+            FROM \(join)room_members AS x \(hint)
+            WHERE \(condition)
             """
+    }
+
+    /// Whether `user` of `app` (SQL expressions) has a live device.
+    static func hasLiveDevice(app: String, user: String) -> String {
+        "EXISTS (SELECT 1 FROM devices AS d WHERE d.app_id = \(app) AND d.user_id = \(user) AND d.state = 'live')"
+    }
+
+    /// Whether message `msg` counts as unread at position `p`: from another user, not archived, written
+    /// after the position.
+    static let unreadAtPosition =
+        "msg.created_at > p.read_at AND msg.sender_id <> p.user_id AND NOT msg.archived"
+
+    /// `counts (user_id, room_id, n)`: parameters 1 the app id, 2 a JSON list of user ids (with
+    /// `liveDevicesOnly`, those of them with a live device). The listed users drive the loop (CROSS JOIN
+    /// fixes SQLite's order), each a seek of the per-user index (SQLite, without statistics, would rather
+    /// scan the app's part of the primary key), never a scan of the app's positions.
+    func counts(fromDitto: Bool, liveDevicesOnly: Bool = false) -> String {
+        let app = parameter(1)
+        let filter = liveDevicesOnly ? " WHERE " + Self.hasLiveDevice(app: app, user: "listed.user_id") : ""
+        let rows = positions(
+            fromDitto: fromDitto,
+            join: "users AS u CROSS JOIN ",
+            hint: indexed(fromDitto ? "ditto_subscriptions_by_user" : "room_members_by_user"),
+            condition: "x.app_id = \(app) AND x.user_id = u.user_id"
+        )
         return """
-            WITH users (user_id) AS (\(userIdsOfList(parameter(2)))),
-            positions (app_id, user_id, room_id, read_at) AS (\(positions)),
+            WITH listed (user_id) AS (\(userIdsOfList(parameter(2)))),
+            users (user_id) AS (SELECT user_id FROM listed\(filter)),
+            positions (app_id, user_id, room_id, read_at) AS (\(rows)),
             counts (user_id, room_id, n) AS (
                 SELECT p.user_id, p.room_id, (
                     SELECT count(*) FROM room_messages AS msg
-                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND msg.created_at > p.read_at
-                        AND msg.sender_id <> p.user_id AND NOT msg.archived)
+                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND \(Self.unreadAtPosition))
                 FROM positions AS p
                 WHERE \(Self.countedRoom)
             )
@@ -99,7 +121,7 @@ package struct UnreadSQL: Sendable {
             INSERT INTO room_messages (app_id, room_id, message_key, sender_id, created_at, archived)
             VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(6)))
             ON CONFLICT (app_id, room_id, message_key) DO UPDATE SET archived = excluded.archived
-                WHERE excluded.archived
+                WHERE excluded.archived AND NOT room_messages.archived
             """
     }
 
@@ -114,14 +136,5 @@ package struct UnreadSQL: Sendable {
             WHERE app_id = \(p(1)) AND room_id = \(p(2)) AND user_id = \(p(3))
             RETURNING read_at
             """
-    }
-
-    /// Deletes up to parameter 2 index rows of any app written before parameter 1 (epoch MILLISECONDS).
-    package var deleteOldMessagesSQL: String {
-        """
-        DELETE FROM room_messages WHERE (app_id, room_id, message_key) IN (
-            SELECT app_id, room_id, message_key FROM room_messages WHERE created_at < \(parameter(1))
-            LIMIT \(parameter(2)))
-        """
     }
 }

@@ -23,8 +23,8 @@ import Testing
         }
         let positions =
             fromDitto
-            ? "SEARCH s USING INDEX ditto_subscriptions_by_user (app_id=? AND user_id=?)"
-            : "SEARCH m USING INDEX room_members_by_user (app_id=? AND user_id=?)"
+            ? "SEARCH x USING INDEX ditto_subscriptions_by_user (app_id=? AND user_id=?)"
+            : "SEARCH x USING INDEX room_members_by_user (app_id=? AND user_id=?)"
         #expect(plan.contains(positions), "\(plan)")
         #expect(
             plan.contains(

@@ -1,0 +1,147 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+/// The cached unread totals (``RelayStore/UnreadSQL`` `+Totals`) on PostgreSQL: each call runs inside the
+/// caller's transaction, so a total changes with what changes it.
+extension PostgresStore {
+    /// Recounts `userIds`' cached totals in `appId` from the current policy's source: a user with a live
+    /// device gets its row, a user without has none.
+    func refreshUnreadTotals(appId: String, userIds: [String]) throws {
+        try Self.refreshUnreadTotals(appId: appId, userIds: userIds, policy: unreadPolicy, in: db)
+    }
+
+    /// ``refreshUnreadTotals(appId:userIds:)`` over `db` with `policy`.
+    static func refreshUnreadTotals(
+        appId: String,
+        userIds: [String],
+        policy: UnreadPolicy,
+        in db: PostgresConnection
+    ) throws {
+        let users = Array(Set(userIds)).sorted()
+        guard !users.isEmpty else { return }
+        let list = try StoredValues.jsonList(users)
+        let fromDitto = policy.dittoAppIds.contains(appId)
+        try db.query(unreadSQL.dropTotalsSQL, appId, list)
+        try db.query(unreadSQL.refreshTotalsSQL(fromDitto: fromDitto), appId, list, fromDitto)
+    }
+
+    /// Each of `userIds`' unread total in `appId` (0 for a user with none), for the badges of a claim: the
+    /// cached totals in one lookup; a user without a row is recounted into the cache (it gets one when it
+    /// has a live device) and, still without one, counted.
+    func unreadTotals(appId: String, userIds: [String]) throws -> [String: Int] {
+        let fromDitto = unreadPolicy.dittoAppIds.contains(appId)
+        let users = Array(Set(userIds)).sorted()
+        guard !users.isEmpty else { return [:] }
+        var totals = try cachedUnreadTotals(appId: appId, userIds: users, fromDitto: fromDitto)
+        let missing = users.filter { totals[$0] == nil }
+        guard !missing.isEmpty else { return totals }
+        try refreshUnreadTotals(appId: appId, userIds: missing)
+        totals.merge(try cachedUnreadTotals(appId: appId, userIds: missing, fromDitto: fromDitto)) { $1 }
+        let uncached = missing.filter { totals[$0] == nil }
+        guard !uncached.isEmpty else { return totals }
+        return totals.merging(try countUnreadTotals(appId: appId, userIds: uncached)) { $1 }
+    }
+
+    /// The cached totals of `userIds` counted from the source `fromDitto` names.
+    private func cachedUnreadTotals(appId: String, userIds: [String], fromDitto: Bool) throws -> [String: Int] {
+        let rows = try db.query(Self.unreadSQL.cachedTotalsSQL, appId, try StoredValues.jsonList(userIds), fromDitto)
+        var totals: [String: Int] = [:]
+        for row in 0..<rows.count { totals[rows.string(row, 0)] = rows.int(row, 1) }
+        return totals
+    }
+
+    /// Each of `userIds`' unread total in `appId` counted by ``RelayStore/UnreadSQL/totalsSQL(fromDitto:)``
+    /// (a user with none is missing).
+    func countUnreadTotals(appId: String, userIds: [String]) throws -> [String: Int] {
+        let fromDitto = unreadPolicy.dittoAppIds.contains(appId)
+        let rows = try db.query(
+            Self.unreadSQL.totalsSQL(fromDitto: fromDitto),
+            appId,
+            try StoredValues.jsonList(userIds)
+        )
+        var totals: [String: Int] = [:]
+        for row in 0..<rows.count { totals[rows.string(row, 0)] = rows.int(row, 1) }
+        return totals
+    }
+
+    /// Adds `message` to its room's index (``RelayStore/UnreadSQL/indexMessageSQL``) and adds what the write
+    /// changes (``RelayStore/UnreadSQL/totalsDelta(storedArchived:writing:)``) to the cached totals it
+    /// counts for, inside the caller's transaction. The write returns its row when it inserted one (`xmax`
+    /// 0) or archived an unarchived one, so a write racing another of the same message counts once.
+    static func indexMessage(
+        appId: String,
+        _ message: IndexedMessage,
+        policy: UnreadPolicy,
+        in db: PostgresConnection
+    ) throws {
+        let written = try db.query(
+            unreadSQL.indexMessageSQL + " RETURNING sender_id, created_at, xmax = 0",
+            appId,
+            message.roomId,
+            message.key,
+            message.senderId,
+            message.createdAt,
+            message.isArchived
+        )
+        guard written.count == 1 else { return }
+        let inserted = written.bool(0, 2)
+        let delta = UnreadSQL.totalsDelta(storedArchived: inserted ? nil : false, writing: message)
+        guard delta != 0 else { return }
+        try addToUnreadTotals(
+            delta,
+            appId: appId,
+            roomId: message.roomId,
+            senderId: written.string(0, 0),
+            createdAt: written.date(0, 1),
+            policy: policy,
+            in: db
+        )
+    }
+
+    /// Adds `delta` to the cached total of each user a message of `roomId` by `senderId` at `createdAt`
+    /// counts for (``RelayStore/UnreadSQL/messageTotalsSQL(fromDitto:)``).
+    static func addToUnreadTotals(
+        _ delta: Int,
+        appId: String,
+        roomId: String,
+        senderId: String,
+        createdAt: Date,
+        policy: UnreadPolicy,
+        in db: PostgresConnection
+    ) throws {
+        let fromDitto = policy.dittoAppIds.contains(appId)
+        try db.query(
+            unreadSQL.messageTotalsSQL(fromDitto: fromDitto),
+            appId,
+            roomId,
+            senderId,
+            createdAt,
+            delta,
+            fromDitto
+        )
+    }
+
+    public func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int {
+        let policy = unreadPolicy
+        return try db.transaction {
+            let old = try db.query(Self.unreadSQL.oldMessagesSQL + " FOR UPDATE SKIP LOCKED", before, limit)
+            for row in 0..<old.count {
+                let appId = old.string(row, 0)
+                let roomId = old.string(row, 1)
+                try db.query(Self.unreadSQL.deleteMessageSQL, appId, roomId, old.string(row, 2))
+                guard !old.bool(row, 5) else { continue }
+                try Self.addToUnreadTotals(
+                    -1,
+                    appId: appId,
+                    roomId: roomId,
+                    senderId: old.string(row, 3),
+                    createdAt: old.date(row, 4),
+                    policy: policy,
+                    in: db
+                )
+            }
+            return old.count
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import RelayCore
+
+/// The cached unread totals (``UnreadSQL`` `+Totals`) on SQLite: each call runs inside the caller's
+/// transaction, so a total changes with what changes it.
+extension SQLiteStore {
+    /// Recounts `userIds`' cached totals in `appId` from the current policy's source: a user with a live
+    /// device gets its row, a user without has none.
+    func refreshUnreadTotals(appId: String, userIds: [String]) throws {
+        try Self.refreshUnreadTotals(appId: appId, userIds: userIds, policy: unreadPolicy, in: db)
+    }
+
+    /// ``refreshUnreadTotals(appId:userIds:)`` over `db` with `policy`.
+    static func refreshUnreadTotals(
+        appId: String,
+        userIds: [String],
+        policy: UnreadPolicy,
+        in db: SQLiteConnection
+    ) throws {
+        let users = Array(Set(userIds)).sorted()
+        guard !users.isEmpty else { return }
+        let list = try StoredValues.jsonList(users)
+        try db.withStatement(unreadSQL.dropTotalsSQL) {
+            try $0.bind(1, appId)
+            try $0.bind(2, list)
+            try $0.run()
+        }
+        let fromDitto = policy.dittoAppIds.contains(appId)
+        try db.withStatement(unreadSQL.refreshTotalsSQL(fromDitto: fromDitto)) {
+            try $0.bind(1, appId)
+            try $0.bind(2, list)
+            try $0.bind(3, fromDitto)
+            try $0.run()
+        }
+    }
+
+    /// Each of `userIds`' unread total in `appId` (0 for a user with none), for the badges of a claim: the
+    /// cached totals in one lookup; a user without a row is recounted into the cache (it gets one when it
+    /// has a live device) and, still without one, counted.
+    func unreadTotals(appId: String, userIds: [String]) throws -> [String: Int] {
+        let fromDitto = unreadPolicy.dittoAppIds.contains(appId)
+        let users = Array(Set(userIds)).sorted()
+        guard !users.isEmpty else { return [:] }
+        var totals = try cachedUnreadTotals(appId: appId, userIds: users, fromDitto: fromDitto)
+        let missing = users.filter { totals[$0] == nil }
+        guard !missing.isEmpty else { return totals }
+        try refreshUnreadTotals(appId: appId, userIds: missing)
+        totals.merge(try cachedUnreadTotals(appId: appId, userIds: missing, fromDitto: fromDitto)) { $1 }
+        let uncached = missing.filter { totals[$0] == nil }
+        guard !uncached.isEmpty else { return totals }
+        return totals.merging(try countUnreadTotals(appId: appId, userIds: uncached)) { $1 }
+    }
+
+    /// The cached totals of `userIds` counted from the source `fromDitto` names.
+    private func cachedUnreadTotals(appId: String, userIds: [String], fromDitto: Bool) throws -> [String: Int] {
+        try db.withStatement(Self.unreadSQL.cachedTotalsSQL) { row in
+            try row.bind(1, appId)
+            try row.bind(2, try StoredValues.jsonList(userIds))
+            try row.bind(3, fromDitto)
+            var totals: [String: Int] = [:]
+            while try row.step() { totals[row.string(0)] = row.int(1) }
+            return totals
+        }
+    }
+
+    /// Each of `userIds`' unread total in `appId` counted by ``UnreadSQL/totalsSQL(fromDitto:)`` (a user
+    /// with none is missing).
+    func countUnreadTotals(appId: String, userIds: [String]) throws -> [String: Int] {
+        let fromDitto = unreadPolicy.dittoAppIds.contains(appId)
+        return try db.withStatement(Self.unreadSQL.totalsSQL(fromDitto: fromDitto)) { row in
+            try row.bind(1, appId)
+            try row.bind(2, try StoredValues.jsonList(userIds))
+            var totals: [String: Int] = [:]
+            while try row.step() { totals[row.string(0)] = row.int(1) }
+            return totals
+        }
+    }
+
+    /// Adds `message` to its room's index (``UnreadSQL/indexMessageSQL``) and adds what the write changes
+    /// (``UnreadSQL/totalsDelta(storedArchived:writing:)``) to the cached totals it counts for, inside the
+    /// caller's transaction.
+    static func indexMessage(
+        appId: String,
+        _ message: IndexedMessage,
+        policy: UnreadPolicy,
+        in db: SQLiteConnection
+    ) throws {
+        let stored = try db.withStatement(unreadSQL.indexedMessageSQL) { row in
+            try row.bind(1, appId)
+            try row.bind(2, message.roomId)
+            try row.bind(3, message.key)
+            return try row.step() ? (senderId: row.string(0), createdAt: row.date(1), archived: row.int(2) != 0) : nil
+        }
+        try db.withStatement(unreadSQL.indexMessageSQL) {
+            try $0.bind(1, appId)
+            try $0.bind(2, message.roomId)
+            try $0.bind(3, message.key)
+            try $0.bind(4, message.senderId)
+            try $0.bind(5, message.createdAt)
+            try $0.bind(6, message.isArchived)
+            try $0.run()
+        }
+        let delta = UnreadSQL.totalsDelta(storedArchived: stored?.archived, writing: message)
+        guard delta != 0 else { return }
+        try addToUnreadTotals(
+            delta,
+            appId: appId,
+            roomId: message.roomId,
+            senderId: stored?.senderId ?? message.senderId,
+            createdAt: stored?.createdAt ?? message.createdAt,
+            policy: policy,
+            in: db
+        )
+    }
+
+    /// Adds `delta` to the cached total of each user a message of `roomId` by `senderId` at `createdAt`
+    /// counts for (``UnreadSQL/messageTotalsSQL(fromDitto:)``).
+    static func addToUnreadTotals(
+        _ delta: Int,
+        appId: String,
+        roomId: String,
+        senderId: String,
+        createdAt: Date,
+        policy: UnreadPolicy,
+        in db: SQLiteConnection
+    ) throws {
+        let fromDitto = policy.dittoAppIds.contains(appId)
+        try db.withStatement(unreadSQL.messageTotalsSQL(fromDitto: fromDitto)) {
+            try $0.bind(1, appId)
+            try $0.bind(2, roomId)
+            try $0.bind(3, senderId)
+            try $0.bind(4, createdAt)
+            try $0.bind(5, delta)
+            try $0.bind(6, fromDitto)
+            try $0.run()
+        }
+    }
+
+    public func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int {
+        let policy = unreadPolicy
+        return try db.transaction {
+            let old = try db.withStatement(Self.unreadSQL.oldMessagesSQL) { row in
+                try row.bind(1, before)
+                try row.bind(2, limit)
+                var old: [(appId: String, roomId: String, key: String, senderId: String, at: Date, archived: Bool)] = []
+                while try row.step() {
+                    old.append(
+                        (row.string(0), row.string(1), row.string(2), row.string(3), row.date(4), row.int(5) != 0)
+                    )
+                }
+                return old
+            }
+            for message in old {
+                try db.withStatement(Self.unreadSQL.deleteMessageSQL) {
+                    try $0.bind(1, message.appId)
+                    try $0.bind(2, message.roomId)
+                    try $0.bind(3, message.key)
+                    try $0.run()
+                }
+                guard !message.archived else { continue }
+                try Self.addToUnreadTotals(
+                    -1,
+                    appId: message.appId,
+                    roomId: message.roomId,
+                    senderId: message.senderId,
+                    createdAt: message.at,
+                    policy: policy,
+                    in: db
+                )
+            }
+            return old.count
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import RelayCore
+
+/// The cached unread totals (`unread_totals`): one row per app and user with a live device, its total by
+/// ``UnreadSQL/totalsSQL(fromDitto:)``'s rule and the source of positions it was counted from (`from_ditto`,
+/// a Ditto app's subscriptions or memberships). Each statement runs in the transaction of the change it
+/// follows; a row counted from the other source is stale (the app's policy changed) and is neither kept up
+/// nor read, only recounted.
+extension UnreadSQL {
+    /// Recounts the listed users' rows: parameters 1 the app id, 2 a JSON list of distinct user ids, 3 the
+    /// source (true: Ditto subscriptions). A listed user with a live device gets its row with its total
+    /// (inserted or replaced); ``dropTotalsSQL`` removes the others'.
+    package func refreshTotalsSQL(fromDitto: Bool) -> String {
+        let p = parameter
+        return counts(fromDitto: fromDitto, liveDevicesOnly: true) + """
+            ,
+            totals (user_id, total) AS (SELECT user_id, sum(n) FROM counts GROUP BY user_id)
+            INSERT INTO unread_totals (app_id, user_id, from_ditto, total)
+            SELECT CAST(\(p(1)) AS TEXT), u.user_id, CAST(\(p(3)) AS BOOLEAN), CAST(coalesce(t.total, 0) AS BIGINT)
+            FROM users AS u LEFT JOIN totals AS t ON t.user_id = u.user_id
+            WHERE true
+            ON CONFLICT (app_id, user_id) DO UPDATE SET from_ditto = excluded.from_ditto, total = excluded.total
+            """
+    }
+
+    /// Deletes the rows of the listed users without a live device: parameters 1 the app id, 2 a JSON list
+    /// of user ids.
+    package var dropTotalsSQL: String {
+        let p = parameter
+        return """
+            DELETE FROM unread_totals WHERE app_id = \(p(1)) AND user_id IN (\(userIdsOfList(p(2))))
+                AND NOT \(Self.hasLiveDevice(app: "unread_totals.app_id", user: "unread_totals.user_id"))
+            """
+    }
+
+    /// The listed users' cached totals as rows `user_id, total`: parameters 1 the app id, 2 a JSON list of
+    /// user ids, 3 the source the app counts from (a row of the other source is not read).
+    package var cachedTotalsSQL: String {
+        let p = parameter
+        return """
+            SELECT user_id, total FROM unread_totals
+            WHERE app_id = \(p(1)) AND from_ditto = \(p(3)) AND user_id IN (\(userIdsOfList(p(2))))
+            """
+    }
+
+    /// Adds parameter 5 (+1 or -1) to the cached total of each user a message counts for: parameters 1 the
+    /// app id, 2 the room id, 3 the sender, 4 the message's time (epoch MILLISECONDS), 6 the source the app
+    /// counts from. The room's positions drive it (a seek of the room's part of the primary key), each
+    /// looked up in the cache before its level: one statement, never a loop over the members.
+    package func messageTotalsSQL(fromDitto: Bool) -> String {
+        let p = parameter
+        let room = positions(fromDitto: fromDitto, condition: "x.app_id = \(p(1)) AND x.room_id = \(p(2))")
+        return """
+            UPDATE unread_totals SET total = total + \(p(5))
+            WHERE app_id = \(p(1)) AND from_ditto = \(p(6)) AND user_id IN (
+                SELECT p.user_id FROM (\(room)) AS p
+                WHERE p.read_at < \(p(4)) AND p.user_id <> \(p(3))
+                    AND EXISTS (SELECT 1 FROM unread_totals AS c WHERE c.app_id = p.app_id AND c.user_id = p.user_id)
+                    AND \(Self.countedRoom))
+            """
+    }
+
+    /// The message an index write stores, as parameters 1 app id, 2 room id, 3 message key: its row
+    /// `sender_id, created_at, archived`, if any (read before ``indexMessageSQL`` to know what the write
+    /// changes).
+    package var indexedMessageSQL: String {
+        let p = parameter
+        return """
+            SELECT sender_id, created_at, archived FROM room_messages
+            WHERE app_id = \(p(1)) AND room_id = \(p(2)) AND message_key = \(p(3))
+            """
+    }
+
+    /// Up to parameter 2 index rows of any app written before parameter 1 (epoch MILLISECONDS), the
+    /// retention job's next batch: `app_id, room_id, message_key, sender_id, created_at, archived`.
+    package var oldMessagesSQL: String {
+        """
+        SELECT app_id, room_id, message_key, sender_id, created_at, archived FROM room_messages
+        WHERE created_at < \(parameter(1))
+        LIMIT \(parameter(2))
+        """
+    }
+
+    /// Deletes index row parameters 1 app id, 2 room id, 3 message key.
+    package var deleteMessageSQL: String {
+        let p = parameter
+        return "DELETE FROM room_messages WHERE app_id = \(p(1)) AND room_id = \(p(2)) AND message_key = \(p(3))"
+    }
+
+    /// The change writing `message` to the index makes to its room's cached totals, given whether the row
+    /// stored before is archived (nil: no row): +1 for a new unarchived message, -1 for a stored unarchived one archived now
+    /// (it counts with the stored sender and time), 0 otherwise.
+    package static func totalsDelta(storedArchived: Bool?, writing message: IndexedMessage) -> Int {
+        guard let storedArchived else { return message.isArchived ? 0 : 1 }
+        return !storedArchived && message.isArchived ? -1 : 0
+    }
+}
