@@ -125,23 +125,15 @@ extension PostgresStore {
     public func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int {
         let policy = unreadPolicy
         return try db.transaction {
-            let old = try db.query(Self.unreadSQL.oldMessagesSQL + " FOR UPDATE SKIP LOCKED", before, limit)
-            for row in 0..<old.count {
-                let appId = old.string(row, 0)
-                let roomId = old.string(row, 1)
-                try db.query(Self.unreadSQL.deleteMessageSQL, appId, roomId, old.string(row, 2))
-                guard !old.bool(row, 5) else { continue }
-                try Self.addToUnreadTotals(
-                    -1,
-                    appId: appId,
-                    roomId: roomId,
-                    senderId: old.string(row, 3),
-                    createdAt: old.date(row, 4),
-                    policy: policy,
-                    in: db
-                )
+            let rooms = try db.query(Self.unreadSQL.oldRoomsSQL, before, limit)
+            var deleted = 0
+            for row in 0..<rooms.count {
+                let (appId, roomId, upto) = (rooms.string(row, 0), rooms.string(row, 1), rooms.date(row, 2))
+                let fromDitto = policy.dittoAppIds.contains(appId)
+                try db.query(Self.unreadSQL.purgeTotalsSQL(fromDitto: fromDitto), appId, roomId, upto, fromDitto)
+                deleted += try db.query(Self.unreadSQL.deleteRoomMessagesSQL, appId, roomId, upto).changed
             }
-            return old.count
+            return deleted
         }
     }
 }

@@ -139,36 +139,32 @@ extension SQLiteStore {
     public func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int {
         let policy = unreadPolicy
         return try db.transaction {
-            let old = try db.withStatement(Self.unreadSQL.oldMessagesSQL) { row in
+            let rooms = try db.withStatement(Self.unreadSQL.oldRoomsSQL) { row in
                 try row.bind(1, before)
                 try row.bind(2, limit)
-                var old: [(appId: String, roomId: String, key: String, senderId: String, at: Date, archived: Bool)] = []
-                while try row.step() {
-                    old.append(
-                        (row.string(0), row.string(1), row.string(2), row.string(3), row.date(4), row.int(5) != 0)
-                    )
-                }
-                return old
+                var rooms: [(appId: String, roomId: String, upto: Date)] = []
+                while try row.step() { rooms.append((row.string(0), row.string(1), row.date(2))) }
+                return rooms
             }
-            for message in old {
-                try db.withStatement(Self.unreadSQL.deleteMessageSQL) {
-                    try $0.bind(1, message.appId)
-                    try $0.bind(2, message.roomId)
-                    try $0.bind(3, message.key)
+            var deleted = 0
+            for room in rooms {
+                let fromDitto = policy.dittoAppIds.contains(room.appId)
+                try db.withStatement(Self.unreadSQL.purgeTotalsSQL(fromDitto: fromDitto)) {
+                    try $0.bind(1, room.appId)
+                    try $0.bind(2, room.roomId)
+                    try $0.bind(3, room.upto)
+                    try $0.bind(4, fromDitto)
                     try $0.run()
                 }
-                guard !message.archived else { continue }
-                try Self.addToUnreadTotals(
-                    -1,
-                    appId: message.appId,
-                    roomId: message.roomId,
-                    senderId: message.senderId,
-                    createdAt: message.at,
-                    policy: policy,
-                    in: db
-                )
+                deleted += try db.withStatement(Self.unreadSQL.deleteRoomMessagesSQL) {
+                    try $0.bind(1, room.appId)
+                    try $0.bind(2, room.roomId)
+                    try $0.bind(3, room.upto)
+                    try $0.run()
+                    return db.changes
+                }
             }
-            return old.count
+            return deleted
         }
     }
 }

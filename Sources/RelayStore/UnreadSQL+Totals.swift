@@ -70,20 +70,44 @@ extension UnreadSQL {
             """
     }
 
-    /// Up to parameter 2 index rows of any app written before parameter 1 (epoch MILLISECONDS), the
-    /// retention job's next batch: `app_id, room_id, message_key, sender_id, created_at, archived`.
-    package var oldMessagesSQL: String {
+    /// The retention job's next batch: the rooms of the (up to) parameter 2 oldest index rows of any app written
+    /// before parameter 1 (epoch MILLISECONDS), each row `app_id, room_id, upto` (the latest of those rows' times
+    /// in the room): ``purgeTotalsSQL(fromDitto:)`` then ``deleteRoomMessagesSQL`` take the room's rows up
+    /// to it.
+    package var oldRoomsSQL: String {
         """
-        SELECT app_id, room_id, message_key, sender_id, created_at, archived FROM room_messages
-        WHERE created_at < \(parameter(1))
-        LIMIT \(parameter(2))
+        SELECT b.app_id, b.room_id, max(b.created_at) FROM (
+            SELECT app_id, room_id, created_at FROM room_messages WHERE created_at < \(parameter(1))
+            ORDER BY created_at LIMIT \(parameter(2))) AS b
+        GROUP BY b.app_id, b.room_id
         """
     }
 
-    /// Deletes index row parameters 1 app id, 2 room id, 3 message key.
-    package var deleteMessageSQL: String {
+    /// Takes from each cached total the room's messages it counts up to a time, before they are deleted:
+    /// parameters 1 the app id, 2 the room id, 3 the time (epoch MILLISECONDS, inclusive), 4 the source the
+    /// app counts from. One statement per room, driven by the room's positions before that time.
+    package func purgeTotalsSQL(fromDitto: Bool) -> String {
         let p = parameter
-        return "DELETE FROM room_messages WHERE app_id = \(p(1)) AND room_id = \(p(2)) AND message_key = \(p(3))"
+        let room = positions(fromDitto: fromDitto, condition: "x.app_id = \(p(1)) AND x.room_id = \(p(2))")
+        let position = Self.position(fromDitto: fromDitto, app: p(1), room: p(2), user: "unread_totals.user_id")
+        return """
+            UPDATE unread_totals SET total = total - (
+                SELECT count(*) FROM room_messages AS msg
+                WHERE msg.app_id = \(p(1)) AND msg.room_id = \(p(2)) AND msg.created_at <= \(p(3))
+                    AND \(Self.unread(position: position, user: "unread_totals.user_id")))
+            WHERE app_id = \(p(1)) AND from_ditto = \(p(4)) AND user_id IN (
+                SELECT p.user_id FROM (\(room)) AS p
+                WHERE p.read_at < \(p(3))
+                    AND EXISTS (SELECT 1 FROM unread_totals AS c WHERE c.app_id = p.app_id AND c.user_id = p.user_id)
+                    AND \(Self.countedRoom))
+            """
+    }
+
+    /// Deletes the index rows of room parameter 2 of app parameter 1 written up to parameter 3 (epoch
+    /// MILLISECONDS, inclusive).
+    package var deleteRoomMessagesSQL: String {
+        let p = parameter
+        return "DELETE FROM room_messages WHERE app_id = \(p(1)) AND room_id = \(p(2)) AND created_at <= \(p(3))"
     }
 
     /// The change writing `message` to the index makes to its room's cached totals, given whether the row

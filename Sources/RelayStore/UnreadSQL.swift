@@ -40,19 +40,28 @@ package struct UnreadSQL: Sendable {
     package static let countedRoom =
         NotifyLevelSQL.level(app: "p.app_id", room: "p.room_id", user: "p.user_id") + " <> 'none'"
 
-    /// The read positions (`app_id, user_id, room_id, read_at`, of alias `x`) that meet `condition`: a
-    /// Ditto app's subscriptions with a date, else memberships (`read_at`, else the join time). `join`
-    /// precedes the table; `hint` (an index hint) follows it.
+    /// The table of read positions and a position's expression over its alias `x`: a Ditto app's
+    /// subscriptions (a NULL date is none), else memberships (`read_at`, else the join time).
+    static func positionSource(fromDitto: Bool) -> (table: String, readAt: String) {
+        fromDitto ? ("ditto_subscriptions", "x.read_at") : ("room_members", "coalesce(x.read_at, x.joined_at)")
+    }
+
+    /// The read positions (`app_id, user_id, room_id, read_at`, of alias `x`) that meet `condition`
+    /// (``positionSource(fromDitto:)``). `join` precedes the table; `hint` (an index hint) follows it.
     func positions(fromDitto: Bool, join: String = "", hint: String = "", condition: String) -> String {
-        fromDitto
-            ? """
-            SELECT x.app_id, x.user_id, x.room_id, x.read_at AS read_at FROM \(join)ditto_subscriptions AS x \(hint)
-            WHERE \(condition) AND x.read_at IS NOT NULL
+        let source = Self.positionSource(fromDitto: fromDitto)
+        return """
+            SELECT x.app_id, x.user_id, x.room_id, \(source.readAt) AS read_at FROM \(join)\(source.table) AS x \(hint)
+            WHERE \(condition) AND \(source.readAt) IS NOT NULL
             """
-            : """
-            SELECT x.app_id, x.user_id, x.room_id, coalesce(x.read_at, x.joined_at) AS read_at
-            FROM \(join)room_members AS x \(hint)
-            WHERE \(condition)
+    }
+
+    /// `user`'s read position in `room` of `app` (SQL expressions) as a scalar subquery; NULL: none.
+    static func position(fromDitto: Bool, app: String, room: String, user: String) -> String {
+        let source = positionSource(fromDitto: fromDitto)
+        return """
+            (SELECT \(source.readAt) FROM \(source.table) AS x
+            WHERE x.app_id = \(app) AND x.room_id = \(room) AND x.user_id = \(user))
             """
     }
 
@@ -61,10 +70,14 @@ package struct UnreadSQL: Sendable {
         "EXISTS (SELECT 1 FROM devices AS d WHERE d.app_id = \(app) AND d.user_id = \(user) AND d.state = 'live')"
     }
 
-    /// Whether message `msg` counts as unread at position `p`: from another user, not archived, written
-    /// after the position.
-    static let unreadAtPosition =
-        "msg.created_at > p.read_at AND msg.sender_id <> p.user_id AND NOT msg.archived"
+    /// Whether message `msg` counts as unread for `user` at `position` (SQL expressions): from another
+    /// user, not archived, written after the position.
+    static func unread(position: String, user: String) -> String {
+        "msg.created_at > \(position) AND msg.sender_id <> \(user) AND NOT msg.archived"
+    }
+
+    /// ``unread(position:user:)`` at position `p` of a ``positions(fromDitto:join:hint:condition:)`` row.
+    static let unreadAtPosition = unread(position: "p.read_at", user: "p.user_id")
 
     /// `counts (user_id, room_id, n)`: parameters 1 the app id, 2 a JSON list of user ids (with
     /// `liveDevicesOnly`, those of them with a live device). The listed users drive the loop (CROSS JOIN
