@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd"),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq"),
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka"),
+        .systemLibrary(name: "CJansson", pkgConfig: "jansson"),
 
         .target(name: "RelayCore"),
         .target(name: "RelayCrypto", dependencies: ["RelayCore", "COpenSSL"]),
@@ -31,6 +32,9 @@ let package = Package(
         .target(name: "MockHTTP2", dependencies: ["RelayCore", "CNghttp2", "COpenSSL"]),
         .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
         .target(name: "FCMMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
+        // Web Push's vocabulary, shared by its transport and its mock: subscriptions, RFC 8291 message
+        // encryption, RFC 8292 VAPID, topics. No networking.
+        .target(name: "WebPushCore", dependencies: ["RelayCore", "RelayCrypto", "COpenSSL"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         // The Store on PostgreSQL (libpq), beside SQLiteStore; `storage.postgres.url` selects it.
         .target(name: "RelayPostgres", dependencies: ["RelayCore", "RelayStore", "CPostgres"]),
@@ -50,6 +54,8 @@ let package = Package(
             ]
         ),
         .target(name: "RelayCLI"),
+        // Strict JSON for the configuration file (jansson): line and column of the first error.
+        .target(name: "RelayStrictJSON", dependencies: ["CJansson"]),
         // Shared by test targets only: a test identity provider that signs user JWTs.
         .target(name: "RelayTestSupport", dependencies: ["RelayCore", "RelayCrypto", "RelayHTTP"]),
         // The app-side client: Foundation only (scripts/check-client.sh), so an iOS app adds this package.
@@ -59,7 +65,7 @@ let package = Package(
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
                 "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth", "RelayKafka",
-                "RelayDittoKafka",
+                "RelayDittoKafka", "RelayStrictJSON",
             ]
         ),
         .executableTarget(
@@ -72,6 +78,7 @@ let package = Package(
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayTestSupport"]),
+        .testTarget(name: "WebPushCoreTests", dependencies: ["WebPushCore", "RelayCrypto"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
         .testTarget(
             name: "RelayAPNsTests",

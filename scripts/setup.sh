@@ -3,18 +3,19 @@
 # Fast (no apt call at all) when everything is present. On Debian 12 (bookworm), libcurl 8.x comes
 # from bookworm-backports; the backports line is derived from the machine's own apt sources, so no
 # mirror is named here. With --venv (make venv, for make test and make openapi) it makes only the Python
-# virtualenv .venv (see setup_venv), from PyPI; `make run` and the builds need only the Debian packages.
+# virtualenv .venv (see setup_venv), from PyPI, and unpacks promtool (see setup_promtool); `make run` and the
+# builds need only the Debian packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# --runtime (the Docker image's last stage): only the shared libraries the binary loads, and curl.
+# --runtime (the Docker image's last stage): only the shared libraries the binary loads, and the CA bundle.
 if [ "${1:-}" = "--runtime" ]; then
-    packages=(libcurl4 libssl3 libnghttp2-14 libsqlite3-0 libpq5 libmicrohttpd12 curl ca-certificates)
+    packages=(libcurl4 libssl3 libnghttp2-14 libsqlite3-0 libpq5 libmicrohttpd12 libjansson4 librdkafka1 ca-certificates)
 else
     # postgresql: the tests start a throwaway cluster of their own (RelayTestSupport.PostgresCluster).
     # librdkafka-dev brings librdkafka and its mock cluster (rdkafka_mock.h); kcat is the hand tool for Kafka.
-    packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libmicrohttpd-dev pkg-config
-              nghttp2-client curl postgresql librdkafka-dev kcat)
+    packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libjansson-dev
+              pkg-config nghttp2-client curl postgresql librdkafka-dev kcat)
 fi
 
 as_root() {
@@ -25,7 +26,7 @@ as_root() {
 # The Python virtualenv `make test` runs schemathesis from (scripts/schemathesis.sh) and that converts
 # docs/openapi.yaml to JSON (scripts/openapi-json.py). A stamp holding the pinned requirements keeps a
 # second run instant.
-venv_requirements="schemathesis==4.32.5 PyYAML==6.0.3 dockerfile-parse==2.0.1"
+venv_requirements="schemathesis==4.32.5 PyYAML==6.0.3 dockerfile-parse==2.0.1 promql-parser==0.11.0"
 setup_venv() {
     local stamp=.venv/.push-relay-requirements
     if [ -x .venv/bin/python ] && [ "$(cat "$stamp" 2>/dev/null)" = "$venv_requirements" ]; then return; fi
@@ -40,8 +41,27 @@ setup_venv() {
     .venv/bin/python -m pip install --quiet --disable-pip-version-check $venv_requirements
     echo "$venv_requirements" >"$stamp"
 }
+# promtool, which checks docs/alerts.yml (make test), from Debian's `prometheus` package unpacked into
+# .build/tools: installing the package would start a Prometheus server. Nothing to do when it is there.
+promtool_dir=.build/tools/prometheus
+setup_promtool() {
+    [ -x "$promtool_dir/usr/bin/promtool" ] && return
+    local download
+    download=$(mktemp -d)
+    chmod 755 "$download"  # apt-get download writes as the _apt user where it can
+    echo "setup: unpacking promtool from Debian's prometheus package into $promtool_dir"
+    if ! (cd "$download" && apt-get download -qq prometheus 2>/dev/null); then
+        as_root apt-get update -qq
+        (cd "$download" && apt-get download -qq prometheus 2>/dev/null)
+    fi
+    mkdir -p "$promtool_dir"
+    dpkg-deb -x "$download"/prometheus_*.deb "$promtool_dir"
+    rm -rf "$download"
+    "$promtool_dir/usr/bin/promtool" --version >/dev/null
+}
 if [ "${1:-}" = "--venv" ]; then
     setup_venv
+    setup_promtool
     exit 0
 fi
 

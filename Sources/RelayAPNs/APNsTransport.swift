@@ -142,6 +142,8 @@ public final class APNsTransport: PushTransport {
             return .retry(after: delay, status: status, reason: reason ?? (response == nil ? "transport" : nil))
         case .fail(let failure):
             return .fail(failure, status: status, reason: reason ?? failure.rawValue)
+        case .credentialsRefused:
+            return .credentialsRefused(status: status ?? 0, reason: reason ?? "credentials")
         }
     }
 

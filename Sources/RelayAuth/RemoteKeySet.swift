@@ -76,7 +76,10 @@ actor RemoteKeySet {
 
     private static func fetch(_ url: String, logger: Logger) async -> Result<[PublicKey], UserAuthError> {
         func failure(_ reason: String) -> Result<[PublicKey], UserAuthError> {
-            logger.warning("cannot fetch the JWKS document", ["jwks.url": url, "error": reason])
+            logger.warning(
+                "cannot fetch the JWKS document",
+                ["jwks.url": Configuration.redactedURL(url), "error": reason]
+            )
             return .failure(unavailable(retryAfter: retryInterval))
         }
         let answer: (status: Int, body: Data)
@@ -95,9 +98,11 @@ actor RemoteKeySet {
         let set: JSONWebKeySet
         do { set = try JSONWebKeySet(json: answer.body) } catch { return failure(error.message) }
         let (keys, skipped) = set.publicKeys()
-        for reason in skipped { logger.warning("JWKS key passed over", ["jwks.url": url, "error": reason]) }
+        for reason in skipped {
+            logger.warning("JWKS key passed over", ["jwks.url": Configuration.redactedURL(url), "error": reason])
+        }
         guard !keys.isEmpty else { return failure("it holds no ES256 or RS256 key") }
-        logger.info("fetched the JWKS document", ["jwks.url": url, "keys": keys.count])
+        logger.info("fetched the JWKS document", ["jwks.url": Configuration.redactedURL(url), "keys": keys.count])
         return .success(keys)
     }
 

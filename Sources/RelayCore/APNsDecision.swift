@@ -19,6 +19,9 @@ public enum APNsDecision: Sendable, Equatable {
     case retry(after: Duration, renewProviderToken: Bool)
     /// Give up on this delivery; the device stays as it is.
     case fail(DeliveryFailure)
+    /// APNs refused the relay's credentials (its provider token or certificate), not the push: the
+    /// delivery waits, spending no attempt, while the outbox pauses the app's sends to that environment.
+    case credentialsRefused
 
     /// The result of one attempt.
     public enum Attempt: Sendable, Equatable {
@@ -57,10 +60,11 @@ public enum APNsDecision: Sendable, Equatable {
         case .badCollapseId, .badExpirationDate, .badMessageId, .badPriority, .invalidPushType, .missingTopic,
             .payloadEmpty, .payloadTooLarge:
             return .fail(.rejected)
-        case .badTopic, .topicDisallowed, .badCertificate, .badCertificateEnvironment, .invalidProviderToken,
-            .badEnvironmentKeyIdInToken, .forbidden:
+        case .badCertificate, .badCertificateEnvironment, .invalidProviderToken, .missingProviderToken:
+            return .credentialsRefused
+        case .badTopic, .topicDisallowed, .badEnvironmentKeyIdInToken, .forbidden:
             return .fail(.configuration)
-        case .duplicateHeaders, .missingDeviceToken, .badPath, .methodNotAllowed, .missingProviderToken:
+        case .duplicateHeaders, .missingDeviceToken, .badPath, .methodNotAllowed:
             return .fail(.relayBug)
         case .expiredProviderToken:
             if previousReason == .expiredProviderToken || attempts >= policy.maxAttempts {

@@ -2,10 +2,10 @@ import Foundation
 
 extension Configuration: CustomStringConvertible {
     /// The configuration as pretty JSON with secrets replaced by `"<redacted>"` (certificate passwords,
-    /// webhook secrets, Ditto's API key), the queries of URLs (feedback, JWKS, auth webhook) by `redacted`, and the PostgreSQL
-    /// URI's password and query;
-    /// key hashes and file paths (the FCM service account file too) are shown, key material never is (it lives
-    /// in files).
+    /// webhook secrets, Ditto's API key), the userinfo and queries of URLs (feedback, JWKS, auth webhook,
+    /// Ditto's HTTP API, the PostgreSQL URI) by `redacted` (``redactedURL(_:)``), and a libpq `key=value`
+    /// string's password; key hashes and file paths (the FCM service account file and
+    /// `storage.postgres.passwordFile` too) are shown, key material never is (it lives in files).
     public var redactedJSON: String {
         var copy = self
         for index in copy.apps.indices {
@@ -16,13 +16,16 @@ extension Configuration: CustomStringConvertible {
             if copy.apps[index].ditto?.kafka?.p12Password != nil {
                 copy.apps[index].ditto?.kafka?.p12Password = "<redacted>"
             }
-            if copy.apps[index].ditto?.httpAPI != nil { copy.apps[index].ditto?.httpAPI?.apiKey = "<redacted>" }
-            if let url = copy.apps[index].feedbackURL { copy.apps[index].feedbackURL = Self.withoutQuery(url) }
+            if let api = copy.apps[index].ditto?.httpAPI {
+                copy.apps[index].ditto?.httpAPI?.apiKey = "<redacted>"
+                copy.apps[index].ditto?.httpAPI?.url = Self.redactedURL(api.url)
+            }
+            if let url = copy.apps[index].feedbackURL { copy.apps[index].feedbackURL = Self.redactedURL(url) }
             if let url = copy.apps[index].userAuth?.jwt?.jwksURL {
-                copy.apps[index].userAuth?.jwt?.jwksURL = Self.withoutQuery(url)
+                copy.apps[index].userAuth?.jwt?.jwksURL = Self.redactedURL(url)
             }
             if let url = copy.apps[index].userAuth?.dittoAuthWebhook?.url {
-                copy.apps[index].userAuth?.dittoAuthWebhook?.url = Self.withoutQuery(url)
+                copy.apps[index].userAuth?.dittoAuthWebhook?.url = Self.redactedURL(url)
             }
         }
         if let url = copy.storage.postgres.url { copy.storage.postgres.url = Self.withoutPassword(url) }
@@ -33,8 +36,8 @@ extension Configuration: CustomStringConvertible {
 
     public var description: String { redactedJSON }
 
-    /// A connection string without its password: a URI's in the user part or the query (`?password=`), a
-    /// libpq `key=value` string's `password` value.
+    /// A connection string without its password: a URI as ``redactedURL(_:)`` shows it, a libpq
+    /// `key=value` string with its `password` value replaced.
     public static func withoutPassword(_ url: String) -> String {
         guard url.contains("://") else {
             return passwordValue.stringByReplacingMatches(
@@ -43,10 +46,7 @@ extension Configuration: CustomStringConvertible {
                 withTemplate: "$1redacted"
             )
         }
-        guard var components = URLComponents(string: url) else { return "<redacted>" }
-        if components.password != nil { components.password = "redacted" }
-        if components.query != nil { return withoutQuery(components.string ?? "<redacted>") }
-        return components.string ?? "<redacted>"
+        return redactedURL(url)
     }
 
     /// The `password` value of a libpq `key=value` string: quoted (with `\'` and `\\` escapes) or up to
@@ -56,10 +56,25 @@ extension Configuration: CustomStringConvertible {
         options: [.caseInsensitive]
     )
 
-    /// `url` with its query, where tokens and keys are often passed, replaced by `<redacted>`.
-    static func withoutQuery(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.query != nil else { return url }
-        components.percentEncodedQuery = "redacted"
-        return components.string ?? "<redacted>"
+    /// `url` as it may be printed: its whole userinfo (user and password) becomes `redacted` and its query,
+    /// where tokens and keys are often passed, `redacted` too (`postgresql://redacted@db/relay?redacted`).
+    ///
+    /// Read by hand rather than by URLComponents, which refuses a password holding an unencoded `@` or `/`:
+    /// the userinfo ends at the LAST `@` after `://`, so whatever the password holds is never shown (an `@`
+    /// of a query is redacted with it). Every URL the relay prints goes through here.
+    public static func redactedURL(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        var rest = url[scheme.upperBound...]
+        var shown = String(url[..<scheme.upperBound])
+        if let at = rest.lastIndex(of: "@") {
+            shown += "redacted@"
+            rest = rest[rest.index(after: at)...]
+        }
+        if let query = rest.firstIndex(of: "?") {
+            shown += rest[..<query] + "?redacted"
+        } else {
+            shown += rest
+        }
+        return shown
     }
 }

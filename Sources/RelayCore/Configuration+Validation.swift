@@ -13,9 +13,18 @@ extension Configuration {
         problems += http.problems()
         require(!storage.sqlitePath.isEmpty, "storage.sqlitePath: must not be empty")
         require(storage.busyTimeoutMilliseconds > 0, "storage.busyTimeoutMilliseconds: must be positive")
+        require(storage.requestDeadlineMilliseconds > 0, "storage.requestDeadlineMilliseconds: must be positive")
+        require(
+            (1...Storage.Postgres.maxPoolSize).contains(storage.postgres.poolSize),
+            "storage.postgres.poolSize: must be 1...\(Storage.Postgres.maxPoolSize)"
+        )
         require(
             storage.postgres.url.map { !$0.isBlank } ?? true,
             "storage.postgres.url: must not be empty (leave it null for SQLite)"
+        )
+        require(
+            storage.postgres.passwordFile == nil || storage.postgres.url != nil,
+            "storage.postgres.passwordFile: needs storage.postgres.url"
         )
         require(
             (1...Storage.maxRetentionHours).contains(storage.retentionHours),

@@ -102,8 +102,13 @@ public struct Configuration: Codable, Sendable, Equatable {
     public struct Storage: Codable, Sendable, Equatable {
         /// The SQLite database file; created with its folder when missing.
         public var sqlitePath = ".data/push-relay.sqlite"
-        /// How long a writer waits for a lock, in MILLISECONDS.
+        /// How long a writer waits for a lock, in MILLISECONDS; SQLite waits at most
+        /// ``requestDeadlineMilliseconds``.
         public var busyTimeoutMilliseconds = 5000
+        /// How long after a request's arrival its store calls may still START, in MILLISECONDS (default 5,000):
+        /// a call that cannot (every PostgreSQL connection of the relay busy, a frozen or unreachable
+        /// database) answers 503 `storage_unavailable` instead of queueing.
+        public var requestDeadlineMilliseconds = 5000
         /// PostgreSQL instead of SQLite, when its `url` is set.
         public var postgres = Postgres()
         /// How long a notification is kept once none of its deliveries is pending, in HOURS (default 168, a
@@ -117,16 +122,30 @@ public struct Configuration: Codable, Sendable, Equatable {
         /// The PostgreSQL database the relay keeps its store in instead of the SQLite file.
         public struct Postgres: Codable, Sendable, Equatable {
             /// A libpq connection URI, e.g. `postgresql://relay@db.internal:5432/relay`; nil (the default)
-            /// keeps the store in SQLite at ``Storage/sqlitePath``. A password is best given by `PGPASSWORD`
-            /// or `~/.pgpass` rather than in the URI (https://www.postgresql.org/docs/current/libpq-envars.html).
+            /// keeps the store in SQLite at ``Storage/sqlitePath``. A password is best given by ``passwordFile``,
+            /// `PGPASSWORD` or `~/.pgpass` rather than in the URI; one in the URI must be percent-encoded
+            /// (`@` as `%40`, `/` as `%2F`; https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING-URIS).
             public var url: String?
-            public init(url: String? = nil) { self.url = url }
+            /// A file holding the password for ``url`` (a mounted secret), read once at start; one trailing
+            /// newline is ignored. Nil (the default): the password comes from the URI or libpq's own sources.
+            public var passwordFile: String?
+            /// Connections to the database per relay (default 4; 1...64): store calls run on as many at once,
+            /// and a call waits for a free one at most until its request's deadline.
+            public var poolSize = 4
+            /// The largest ``poolSize``.
+            public static let maxPoolSize = 64
+            public init(url: String? = nil, passwordFile: String? = nil) {
+                self.url = url
+                self.passwordFile = passwordFile
+            }
 
-            /// Writes an unset URL as `null`, so the setting appears in `config check` and a file or
-            /// `PUSH_RELAY_STORAGE_POSTGRES_URL` may set it.
+            /// Writes unset settings as `null`, so they appear in `config check` and a file or
+            /// `PUSH_RELAY_STORAGE_POSTGRES_URL` / `_PASSWORD_FILE` may set them.
             public func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(url, forKey: .url)
+                try container.encode(passwordFile, forKey: .passwordFile)
+                try container.encode(poolSize, forKey: .poolSize)
             }
         }
     }

@@ -18,6 +18,9 @@ public enum FCMDecision: Sendable, Equatable {
     case retry(after: Duration)
     /// Give up on this delivery; the device stays as it is.
     case fail(DeliveryFailure)
+    /// FCM refused the relay's credentials (its service account or access token), not the message: the
+    /// delivery waits, spending no attempt, while the outbox pauses the app's Android sends.
+    case credentialsRefused
 
     /// The result of one attempt.
     public enum Attempt: Sendable, Equatable {
@@ -35,9 +38,10 @@ public enum FCMDecision: Sendable, Equatable {
     /// | UNREGISTERED (404), SENDER_ID_MISMATCH (403) | retire |
     /// | INVALID_ARGUMENT (400, or a 400 INVALID_ARGUMENT status without FcmError) | retire when it names the token, else fail (rejected) |
     /// | QUOTA_EXCEEDED (429), UNAVAILABLE (503), INTERNAL (500), UNSPECIFIED_ERROR | retry with back-off, honouring `Retry-After` up to `policy.maxDelayMilliseconds` |
-    /// | THIRD_PARTY_AUTH_ERROR (401) | fail (configuration) |
-    /// | 401 UNAUTHENTICATED without errorCode | fail (configuration): the client already renewed the access token once and FCM refused the new one too |
-    /// | other 401, 403, 404 without errorCode | fail (configuration) |
+    /// | THIRD_PARTY_AUTH_ERROR (401) | credentials refused |
+    /// | 401 UNAUTHENTICATED without errorCode | credentials refused: the client already renewed the access token once and FCM refused the new one too |
+    /// | other 401, 403 without errorCode | credentials refused |
+    /// | 404 without errorCode | fail (configuration) |
     /// | other 429, 5xx; no answer | retry with back-off |
     /// | anything else | fail (rejected) |
     ///
@@ -69,13 +73,14 @@ public enum FCMDecision: Sendable, Equatable {
         case .quotaExceeded, .unavailable, .internal, .unspecifiedError:
             return backOff(notBefore: response.retryAfter)
         case .thirdPartyAuthError:
-            return .fail(.configuration)
+            return .credentialsRefused
         case .unknown, nil:
             if response.errorStatus == "INVALID_ARGUMENT" {
                 return response.namesToken ? .retire(.invalidArgument) : .fail(.rejected)
             }
             switch response.status {
-            case 401, 403, 404: return .fail(.configuration)
+            case 401, 403: return .credentialsRefused
+            case 404: return .fail(.configuration)
             case 429, 500...599: return backOff(notBefore: response.retryAfter)
             default: return .fail(.rejected)
             }

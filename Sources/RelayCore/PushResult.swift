@@ -14,12 +14,26 @@ public enum PushResult: Sendable, Equatable {
     case retry(after: Duration, status: Int?, reason: String?)
     /// Give up on this delivery; the device stays as it is.
     case fail(DeliveryFailure, status: Int?, reason: String)
+    /// The service refused the relay's credentials for the app (APNs InvalidProviderToken, FCM
+    /// THIRD_PARTY_AUTH_ERROR, …): nothing was wrong with the push, which waits without spending an attempt
+    /// while the app's sends are paused (the outbox's `ProviderPauses`).
+    case credentialsRefused(status: Int, reason: String)
+
+    /// Whether the service answered (a status came back), rather than no connection, a timeout, or a
+    /// refusal by the relay itself.
+    public var answered: Bool {
+        switch self {
+        case .delivered, .retire, .unlinkTopic, .credentialsRefused: true
+        case .retry(_, let status, _), .fail(_, let status, _): status != nil
+        }
+    }
 
     /// The service's reason (or the relay's), for logs and metrics; nil when delivered or none was given.
     public var reason: String? {
         switch self {
         case .delivered: nil
         case .retire(_, let reason, _), .unlinkTopic(_, _, let reason), .fail(_, _, let reason): reason
+        case .credentialsRefused(_, let reason): reason
         case .retry(_, _, let reason): reason
         }
     }

@@ -100,6 +100,8 @@ public final class FCMTransport: PushTransport {
             return .retry(after: delay, status: status, reason: reason ?? "transport")
         case .fail(let failure):
             return .fail(failure, status: status, reason: reason ?? failure.rawValue)
+        case .credentialsRefused:
+            return .credentialsRefused(status: status ?? 0, reason: reason ?? "credentials")
         }
     }
 

@@ -27,6 +27,9 @@ public struct HTTPRequest: Sendable {
     /// the client's `X-Request-Id` when it is sane (see ``HTTPRequest/acceptableRequestID(_:)``), else 32
     /// lowercase hex characters.
     public var id: String
+    /// When the request line arrived (set by the server; a request built elsewhere takes the time it was
+    /// built): deadlines for the request's work are measured from here.
+    public var arrived: ContinuousClock.Instant = .now
 
     /// Builds a request from its raw request target (origin-form `"/path?query"` or absolute-form
     /// `"http://host/path?query"`, RFC 9112 §3.2), parsed by Foundation's `URLComponents`.

@@ -283,7 +283,7 @@ final class ServerCore: Sendable {
                 context: context
             )
         }
-        let request: HTTPRequest
+        var request: HTTPRequest
         do {
             request = try HTTPRequest(
                 method: snapshot.method,
@@ -297,6 +297,7 @@ final class ServerCore: Sendable {
         } catch {
             return refuse(error as? HTTPError ?? .badRequest(message: "Bad request"), on: connection, context: context)
         }
+        request.arrived = context.started
         context.state.withLock { $0.path = request.path }
         let suspended = state.withLock { state -> Bool in
             guard !state.closed else { return false }

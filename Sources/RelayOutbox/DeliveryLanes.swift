@@ -166,9 +166,14 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
 
     /// No more jobs will be added, and those still queued are taken out and returned (oldest first per app)
     /// instead of sent: workers finish the jobs in flight, then ``take()`` answers nil.
-    func closeTakingQueued() -> [Job] {
+    func closeTakingQueued() -> [Job] { takeQueued(closing: true) }
+
+    /// The jobs still queued, taken out (oldest first per app) instead of sent; jobs may be added again.
+    func takeQueued() -> [Job] { takeQueued(closing: false) }
+
+    private func takeQueued(closing: Bool) -> [Job] {
         let (queued, released) = state.withLock { state -> ([Job], [Handoff]) in
-            state.closed = true
+            if closing { state.closed = true }
             var queued: [Job] = []
             for (appId, lane) in state.lanes {
                 queued += lane.jobs[lane.head...]

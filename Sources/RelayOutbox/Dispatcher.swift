@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayStore
+import Synchronization
 
 /// Sends the outbox: takes due deliveries and badge updates (``OutboxJob``) from the store, hands each to
 /// its device's platform's ``RelayCore/PushTransport`` with bounded concurrency, and records each result
@@ -12,6 +13,11 @@ import RelayStore
 /// during the one before (group commit, ``ResultBuffer``). A worker takes its next job only once its
 /// result is recorded, so a crash sends again at most `concurrency` pushes: those in flight, or answered
 /// and not yet written.
+///
+/// While results cannot be recorded no new push is started: the flusher writes a batch that failed again
+/// (after 250 ms, doubling up to 4 s) and its workers wait for it, the claim loop stops claiming, and the jobs queued in
+/// the lanes are taken out and handed back once the store answers again. A database outage thus sends
+/// again at most the `concurrency` pushes in flight, as a crash does.
 ///
 /// Runs as a service: when its task is cancelled it stops claiming, lets the sends in flight finish (each is
 /// bounded by its transport's request timeout) and records them, then hands the jobs still queued in its
@@ -31,6 +37,10 @@ public final class Dispatcher: Sendable {
     private let metrics: RelayMetrics
     private let signal = WakeSignal()
     private let wakes: WakeAssigner
+    /// The apps whose credentials a push service refuses, their sends paused.
+    public let pauses: ProviderPauses
+    /// Set while the store refuses the results: no claim is made and no queued job is sent.
+    private let recordingFails = Mutex(false)
 
     /// - Parameters:
     ///   - owner: the instance id the claims are leased to.
@@ -43,8 +53,10 @@ public final class Dispatcher: Sendable {
         time: any TimeSource,
         metrics: RelayMetrics,
         logger: Logger,
-        wakePolicies: [String: WakePolicy] = [:]
+        wakePolicies: [String: WakePolicy] = [:],
+        pauses: ProviderPauses? = nil
     ) {
+        self.pauses = pauses ?? ProviderPauses(metrics: metrics, logger: logger)
         self.owner = owner
         self.store = store
         self.transports = Dictionary(transports.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first })
@@ -74,12 +86,12 @@ public final class Dispatcher: Sendable {
         let workers = (0..<max(1, settings.concurrency)).map { _ in
             Task {
                 while let job = await lanes.take() {
-                    await results.record(job.id, await self.attempt(job))
+                    await results.record(job, await self.attempt(job))
                     lanes.finish(appId: job.appId)
                 }
             }
         }
-        let flusher = Task { await self.flushUntilClosed(results, signal: flushSignal) }
+        let flusher = Task { await self.flushUntilClosed(results, signal: flushSignal, lanes: lanes) }
 
         await claimUntilCancelled(into: lanes)
         let unsent = lanes.closeTakingQueued()
@@ -119,6 +131,10 @@ public final class Dispatcher: Sendable {
         var moreDue = true
         var turn = 0  // which app's turn it is to be claimed first
         while !Task.isCancelled {
+            if recordingFails.withLock({ $0 }) {
+                await signal.wait(timeout: poll)
+                continue
+            }
             if moreDue, let window = lanes.claimWindow() {
                 let apps = await dueApps()
                 var room = window.room
@@ -152,12 +168,14 @@ public final class Dispatcher: Sendable {
     /// The flusher: writes whatever results have arrived, one batch per write, lets their workers go, and
     /// waits for the next result only when none is left; returns after recording the last ones once
     /// ``ResultBuffer/close()`` was called.
-    private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal) async {
+    private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal, lanes: DeliveryLanes<OutboxJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
+        let done = NotificationDoneLog(store: store, logger: logger)
         while true {
-            let (batch, waiters, closed) = results.takeAll()
-            if !batch.isEmpty { await flush(batch) }
+            let (batch, waiters, ended, closed) = results.takeAll()
+            let recorded = batch.isEmpty ? false : await flush(batch, lanes: lanes, closing: closed)
             for waiter in waiters { waiter.resume() }
+            if recorded { await done.report(ended) }
             if closed { return }
             if batch.isEmpty { await signal.wait(timeout: poll) }
         }
@@ -198,7 +216,7 @@ public final class Dispatcher: Sendable {
                     jobs.append(job)
                     continue
                 }
-                DeliveryLog(logger: logger, job: job)(.info, "delivery cancelled", ["push.reason": reason])
+                DeliveryLog(logger: logger, job: job)(.debug, "delivery cancelled", ["push.reason": reason])
                 metrics.recordOutcome("cancelled", reason: reason, app: appId, platform: job.token.platform)
             }
             sendable = await wakes.assign(jobs, appId: appId).map(OutboxJob.delivery)
@@ -224,9 +242,15 @@ public final class Dispatcher: Sendable {
         return (sendable, count)
     }
 
-    /// Records a batch of results, the deliveries' and the badge updates' each in one store call. A failure
-    /// leaves them leased: the lease expires and they are sent again (at least once).
-    private func flush(_ results: [ResultBuffer.Result]) async {
+    /// Records a batch of results, the deliveries' and the badge updates' each in one store call; false when
+    /// the deliveries' could not be. While the store cannot take them for now
+    /// (``RelayStore/StoreError/isTransient``; their workers wait, so no new push starts meanwhile) it tries
+    /// again (after 250 ms, doubling up to 4 s): the first failure stops the claims and takes the queued jobs
+    /// out of `lanes`, the write that answers hands those back to the store and lets the claims go on. Any
+    /// other error, or a third failure while `closing`, gives the batch up: its results stay leased, and their
+    /// pushes are sent again once the lease expires (at least once). A badge update's result is written once:
+    /// one lost is sent again when its lease expires.
+    private func flush(_ results: [ResultBuffer.Result], lanes: DeliveryLanes<OutboxJob>, closing: Bool) async -> Bool {
         var deliveries: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
         var updates: [(updateId: Int64, outcome: DeliveryOutcome)] = []
         for (id, outcome) in results {
@@ -235,16 +259,54 @@ public final class Dispatcher: Sendable {
             case .badgeUpdate(let id): updates.append((id, outcome))
             }
         }
-        do {
-            try await store.complete(deliveries, at: time.now)
-        } catch {
-            logger.error("recording delivery results failed", ["error": "\(error)", "count": deliveries.count])
-        }
+        let recorded = await record(deliveries, lanes: lanes, closing: closing)
         do {
             try await store.completeBadgeUpdates(updates, at: time.now)
         } catch {
             logger.error("recording badge update results failed", ["error": "\(error)", "count": updates.count])
         }
+        return recorded
+    }
+
+    /// Writes delivery results, trying again while the store's failure is transient (``flush(_:lanes:closing:)``);
+    /// false when they were given up.
+    private func record(
+        _ results: [(deliveryId: Int64, outcome: DeliveryOutcome)],
+        lanes: DeliveryLanes<OutboxJob>,
+        closing: Bool
+    ) async -> Bool {
+        var held: [OutboxJob] = []
+        var pause = Duration.milliseconds(250)
+        var recorded = false
+        for attempt in 1... {
+            do {
+                try await store.complete(results, at: time.now)
+                recorded = true
+                break
+            } catch {
+                guard (error as? StoreError)?.isTransient == true else {
+                    logger.error("recording delivery results failed", ["error": "\(error)", "count": results.count])
+                    break
+                }
+                if attempt == 1 {
+                    recordingFails.withLock { $0 = true }
+                    logger.error(
+                        "recording delivery results failed; no push is sent until the store answers",
+                        ["error": "\(error)", "count": results.count]
+                    )
+                }
+                held += lanes.takeQueued()
+                if closing && attempt >= 3 { return false }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(4))
+            }
+        }
+        guard recordingFails.withLock({ $0 }) else { return recorded }
+        logger.notice("recording delivery results again; sending resumes", ["count": results.count])
+        await handBack(held)
+        recordingFails.withLock { $0 = false }
+        signal.signal()
+        return recorded
     }
 
     /// One send of an outbox job, and what the store records for its result.
@@ -265,8 +327,8 @@ public final class Dispatcher: Sendable {
             result = .fail(.configuration, status: nil, reason: "NoTransport")
         }
         let outcome = DeliveryOutcome(result, now: time.now)
-        if logger.level <= .info {
-            logger.info(
+        if logger.level <= .debug {
+            logger.debug(
                 "badge update",
                 [
                     "outcome": outcome.metricName, "push.reason": result.reason ?? "none", "badge": update.badge,
@@ -280,31 +342,65 @@ public final class Dispatcher: Sendable {
     }
 
     /// One send through the job's transport, and what the store records for its result; a job past its
-    /// expiration is not sent.
+    /// expiration is not sent, nor one whose app's sends are paused (``ProviderPauses``) unless it is the
+    /// pause's probe.
     private func attempt(_ job: DeliveryJob) async -> DeliveryOutcome {
         let log = DeliveryLog(logger: logger, job: job)
         let platform = job.token.platform
+        let pause = ProviderPauses.Key(job)
+        var probe = false
         let result: PushResult
         if job.content.hasExpired(at: time.now, attempts: job.attempts) {
             result = .fail(.expired, status: nil, reason: "Expired")
         } else if let transport = transports[platform] {
+            switch pauses.admit(pause, now: time.now) {
+            case .hold(let until):
+                log(.debug, "delivery held: the app's sends are paused")
+                metrics.recordOutcome("paused", reason: "none", app: job.appId, platform: platform)
+                return .deferred(at: heldUntil(until, job), status: nil, reason: nil)
+            case .probe:
+                probe = true
+                log(.info, "probing whether the push service accepts the relay's credentials again")
+            case .send:
+                break
+            }
             let started = ContinuousClock.now
             result = await transport.send(job)
-            metrics.recordLatency(ContinuousClock.now - started, platform: platform)
+            metrics.recordPushDuration(ContinuousClock.now - started, app: job.appId, platform: platform)
+            if result.endsDelivery {
+                metrics.recordAcceptedToAnswered(
+                    time.now.timeIntervalSince(job.content.createdAt),
+                    app: job.appId,
+                    platform: platform
+                )
+            }
+            switch result {
+            case .credentialsRefused: break
+            case _ where result.answered: pauses.answered(pause)
+            default: if probe { pauses.probeUnanswered(pause, now: time.now) }
+            }
         } else {
             result = .fail(.configuration, status: nil, reason: "NoTransport")
         }
-        let outcome = DeliveryOutcome(result, now: time.now)
+        let outcome: DeliveryOutcome
+        if case .credentialsRefused(let status, let reason) = result {
+            let until = pauses.refused(pause, reason: reason, probe: probe, now: time.now)
+            outcome = .deferred(at: heldUntil(until, job), status: status, reason: reason)
+        } else {
+            outcome = DeliveryOutcome(result, now: time.now)
+        }
         switch (result, outcome) {
+        case (.credentialsRefused(_, let reason), _):
+            log(.info, "delivery held: the push service refused the relay's credentials", ["push.reason": reason])
         case (.delivered(let id), _):
-            log(.info, "push accepted", id.map { ["push.id": $0] } ?? [:])
+            log(.debug, "push accepted", id.map { ["push.id": $0] } ?? [:])
         case (.retire(_, let reason, _), _):
             log(.notice, "device token retired", ["push.reason": reason])
         case (.unlinkTopic(_, _, let reason), _):
             log(.notice, "device token unlinked from topic", ["push.reason": reason])
         case (.retry(_, _, let reason), .retry(let at, _, _)):
             log(
-                .info,
+                .debug,
                 "delivery to be retried",
                 ["push.reason": reason ?? "none", "attempt": job.attempts + 1, "retry.at": Timestamp.rfc3339(at)]
             )
@@ -315,6 +411,26 @@ public final class Dispatcher: Sendable {
         }
         metrics.recordOutcome(outcome.metricName, reason: result.reason ?? "none", app: job.appId, platform: platform)
         return outcome
+    }
+}
+
+extension PushResult {
+    /// Whether the push service's answer ends the delivery (sent, retired, unlinked or failed), so it counts
+    /// in `pushrelay_accepted_to_answered_seconds`; a retry or a refusal of the relay's credentials does not.
+    var endsDelivery: Bool {
+        switch self {
+        case .retry, .credentialsRefused: false
+        default: true
+        }
+    }
+}
+
+extension Dispatcher {
+    /// When a held delivery comes due again: at `until`, or at its expiration when that is sooner (it then
+    /// ends `expired` when claimed).
+    func heldUntil(_ until: Date, _ job: DeliveryJob) -> Date {
+        guard let expiration = job.content.expiration, expiration > 0 else { return until }
+        return min(until, Date(timeIntervalSince1970: TimeInterval(expiration)))
     }
 }
 
@@ -331,6 +447,17 @@ extension DeliveryOutcome {
             self = .retry(at: now + delay.timeInterval, status: status, reason: reason)
         case .fail(_, let status, let reason):
             self = .failed(status: status, reason: reason)
+        case .credentialsRefused(let status, let reason):
+            // A job outside the pauses' bookkeeping (a badge update) tries again after a minute.
+            self = .retry(at: now + 60, status: status, reason: reason)
+        }
+    }
+
+    /// Whether the delivery stays pending (a retry, or held by a pause), so its notification is not done.
+    var isRetry: Bool {
+        switch self {
+        case .retry, .deferred: true
+        default: false
         }
     }
 
@@ -342,6 +469,7 @@ extension DeliveryOutcome {
         case .failed: "failed"
         case .retired: "retired"
         case .unlinkTopic: "unlinked"
+        case .deferred: "paused"
         }
     }
 }

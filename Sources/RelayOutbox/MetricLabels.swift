@@ -31,6 +31,30 @@ enum MetricLabels {
         return reasons
     }()
 
+    /// The `outcome` label of `pushrelay_notifications_total` (``DeliveryOutcome``'s metric names).
+    static let outcomes = ["sent", "retry", "failed", "retired", "unlinked", "cancelled", "paused"]
+
+    /// The `outcome` label of `pushrelay_badge_updates_total` (a badge update is never cancelled).
+    static let badgeUpdateOutcomes = ["sent", "retry", "failed", "retired", "unlinked"]
+
+    /// The `event` label of `pushrelay_webhooks_total`.
+    static let webhookEvents = ["did_send_message", "did_send_image_message"]
+
+    /// The `decision` label of `pushrelay_wake_decisions_total`.
+    static let wakeDecisions = ["wake", "over_budget"]
+
+    /// The `outcome` label of `pushrelay_feedback_total`.
+    static let feedbackOutcomes = ["delivered", "retry", "expired", "dropped"]
+
+    /// The `limit` label of `pushrelay_rate_limited_total` besides `other`: the per-user limits, the daily
+    /// budget and the credential-failure limit.
+    static let rateLimits: Set<String> = [
+        "writes", "webhooks", "pushes_per_recipient", "devices", "rooms", "daily_budget", "credential_failures",
+    ]
+
+    /// `limit` when it is one of ``rateLimits``, else `other`.
+    static func rateLimit(_ limit: String) -> String { rateLimits.contains(limit) ? limit : "other" }
+
     /// `method` when it is one of ``methods``, else `other`.
     static func method(_ method: String) -> String { methods.contains(method) ? method : "other" }
 

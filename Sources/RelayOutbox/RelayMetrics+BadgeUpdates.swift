@@ -5,7 +5,7 @@ extension RelayMetrics {
     /// `unlinked`), by app and platform.
     public func recordBadgeUpdate(_ outcome: String, app: String, platform: Platform) {
         increment(
-            "pushrelay_badge_updates_total",
+            MetricCatalog.badgeUpdates,
             [("app", app), ("platform", platform.rawValue), ("outcome", outcome)]
         )
     }

@@ -5,8 +5,8 @@ extension RelayMetrics {
     /// `over_budget` (its device's hourly budget was spent: sent as an alert).
     public func recordWakeDecision(_ decision: String, app: String, platform: Platform) {
         increment(
-            "pushrelay_wake_decisions_total",
-            [("app", app), ("platform", platform.rawValue), ("decision", decision)]
+            MetricCatalog.wakeDecisions,
+            [("app", appLabel(app)), ("platform", platform.rawValue), ("decision", decision)]
         )
     }
 }

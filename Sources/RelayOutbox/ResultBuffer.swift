@@ -1,3 +1,5 @@
+import Foundation
+import RelayCore
 import RelayStore
 import Synchronization
 
@@ -5,12 +7,15 @@ import Synchronization
 /// is let go once the result is in the store (or its batch could not be written): a send slot is freed
 /// only then, so at any moment no more results are unrecorded than there are workers, and a crash sends
 /// again at most that many pushes. The flusher takes everything handed over since its last write as one
-/// batch (group commit): results that arrive while a batch is written make the next one.
+/// batch (group commit): results that arrive while a batch is written make the next one. With each batch
+/// come the notifications that a final result (not a retry) of the batch belongs to, which may be done.
 final class ResultBuffer: Sendable {
     typealias Result = (id: OutboxJob.ID, outcome: DeliveryOutcome)
+    typealias Ended = (appId: String, notificationId: UUID)
 
     private struct State {
         var results: [Result] = []
+        var ended: [Ended] = []
         var waiters: [CheckedContinuation<Void, Never>] = []
         var closed = false
     }
@@ -22,11 +27,14 @@ final class ResultBuffer: Sendable {
         self.signal = signal
     }
 
-    /// Hands a result over; returns once the flusher has written the batch that holds it.
-    func record(_ id: OutboxJob.ID, _ outcome: DeliveryOutcome) async {
+    /// Hands `job`'s result over; returns once the flusher has written the batch that holds it.
+    func record(_ job: OutboxJob, _ outcome: DeliveryOutcome) async {
         await withCheckedContinuation { continuation in
             let first = state.withLock { state in
-                state.results.append((id, outcome))
+                state.results.append((job.id, outcome))
+                if case .delivery(let delivery) = job, !outcome.isRetry {
+                    state.ended.append((delivery.appId, delivery.notificationId))
+                }
                 state.waiters.append(continuation)
                 return state.results.count == 1
             }
@@ -34,15 +42,18 @@ final class ResultBuffer: Sendable {
         }
     }
 
-    /// Everything handed over so far, the workers waiting on it, and whether ``close()`` was called before
-    /// (so nothing more will come).
-    func takeAll() -> (results: [Result], waiters: [CheckedContinuation<Void, Never>], closed: Bool) {
+    /// Everything handed over so far, the workers waiting on it, the notifications of its final results, and
+    /// whether ``close()`` was called before (so nothing more will come).
+    func takeAll() -> (
+        results: [Result], waiters: [CheckedContinuation<Void, Never>], ended: [Ended], closed: Bool
+    ) {
         state.withLock { state in
             defer {
                 state.results.removeAll(keepingCapacity: true)
                 state.waiters.removeAll(keepingCapacity: true)
+                state.ended.removeAll(keepingCapacity: true)
             }
-            return (state.results, state.waiters, state.closed)
+            return (state.results, state.waiters, state.ended, state.closed)
         }
     }
 

@@ -110,7 +110,7 @@ final class PostgresConnection {
     /// that met do not meet again in step). For transactions that lock rows in an order their input decides
     /// (two relays applying one document stream); `body` must be safe to run again.
     /// - Throws: the last attempt's error, or the first error that is not a conflict.
-    func retryingTransaction<T>(attempts: Int = 5, _ body: () throws -> T) throws -> T {
+    func retryingTransaction<T>(attempts: Int = 10, _ body: () throws -> T) throws -> T {
         var attempt = 1
         while true {
             do {

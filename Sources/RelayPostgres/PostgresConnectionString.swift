@@ -8,11 +8,11 @@ import RelayCore
 /// libpq quotes the string it cannot read in its message, password and all: every quoted part of a message
 /// that comes from the string is replaced by `<redacted>` before the message goes anywhere.
 public enum PostgresConnectionString {
-    /// Checks that libpq can read the configuration's `storage.postgres.url` (nothing to check without one).
-    /// - Throws: ``RelayCore/Configuration/Invalid`` naming the key and libpq's reason, without the password.
+    /// Checks that libpq can read the configuration's `storage.postgres.url` and that its
+    /// `storage.postgres.passwordFile` can be read (nothing to check without a URL).
+    /// - Throws: ``RelayCore/Configuration/Invalid`` as ``connectionURL(_:)``, without the password.
     public static func check(_ configuration: Configuration) throws(Configuration.Invalid) {
-        guard let url = configuration.storage.postgres.url, let problem = problem(url) else { return }
-        throw Configuration.Invalid(["storage.postgres.url: \(problem)"])
+        _ = try connectionURL(configuration.storage.postgres)
     }
 
     /// libpq's reason why it cannot read `url`, scrubbed of it; nil when it can.
@@ -26,8 +26,9 @@ public enum PostgresConnectionString {
     }
 
     /// libpq's reason why it cannot read a connection string, scrubbed of the string.
-    struct Problem: Error {
-        var message: String
+    public struct Problem: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
     }
 
     /// The options libpq reads from `url` (the caller frees them with PQconninfoFree), or why it cannot.

@@ -22,6 +22,18 @@ extension PostgresStore {
             refresh: { appId, userId in try self.refreshUnreadTotals(appId: appId, userIds: [userId]) },
             enqueue: { appId, userId, window in
                 try self.db.query(Self.badgeUpdateSQL.enqueueSQL, appId, userId, now, window)
+            },
+            enqueueCounting: { appId, roomId, key, window in
+                // A close (no key) removes membership rows; a deleted message counts at the app's positions.
+                let users = UnreadSQL.countingUsersSQL(
+                    fromDitto: key != nil && self.unreadPolicy.dittoAppIds.contains(appId),
+                    app: "$1",
+                    room: "$2",
+                    key: key.map { _ in "$5" },
+                    condition: key == nil ? "p.origin = 'user'" : "TRUE"
+                )
+                let parameters: [(any PostgresParameter)?] = [appId, roomId, now, window] + (key.map { [$0] } ?? [])
+                try self.db.query(Self.badgeUpdateSQL.enqueueSQL(users: "IN (\(users))"), parameters)
             }
         )
     }
@@ -110,7 +122,7 @@ extension PostgresStore {
                 switch outcome {
                 case .sent:
                     try db.query(sql.sentSQL, id, at)
-                case .retry(let retryAt, _, _):
+                case .retry(let retryAt, _, _), .deferred(let retryAt, _, _):
                     try db.query(sql.retrySQL, id, retryAt)
                 case .failed:
                     try db.query(sql.dropSQL, id)

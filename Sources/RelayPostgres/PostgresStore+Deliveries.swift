@@ -261,11 +261,14 @@ extension PostgresStore {
         var lastStatus: Int?
         var lastReason: String?
         var nextAttemptAt: Date?
+        var attempts = 1
         switch outcome {
         case .sent:
             (status, lastStatus) = (.sent, 200)
         case .retry(let retryAt, let code, let reason):
             (status, lastStatus, lastReason, nextAttemptAt) = (.pending, code, reason, retryAt)
+        case .deferred(let retryAt, let code, let reason):
+            (status, lastStatus, lastReason, nextAttemptAt, attempts) = (.pending, code, reason, retryAt, 0)
         case .failed(let code, let reason):
             (status, lastStatus, lastReason) = (.failed, code, reason)
         case .retired(let code, let reason, _):
@@ -276,7 +279,7 @@ extension PostgresStore {
         let rows = try db.query(
             """
             UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END,
-                attempts = attempts + 1, last_status = $3,
+                attempts = attempts + $7, last_status = $3,
                 last_reason = CASE WHEN status = 'cancelled' THEN last_reason ELSE $4 END,
                 next_attempt_at = CASE WHEN status = 'cancelled' THEN NULL ELSE $5::bigint END, updated_at = $6,
                 lease_until = NULL, lease_owner = NULL
@@ -288,7 +291,8 @@ extension PostgresStore {
             lastStatus,
             lastReason,
             nextAttemptAt,
-            at
+            at,
+            attempts
         )
         guard rows.count > 0 else { return }
         let (appId, token) = (rows.string(0, 0), rows.string(0, 1))
@@ -297,7 +301,7 @@ extension PostgresStore {
             try retireDevice(appId: appId, token: token, reason: reason, invalidSince: invalidSince, at: at)
         case .unlinkTopic(let topic, _, _):
             try unlinkTopic(topic, appId: appId, token: token)
-        case .sent, .retry, .failed:
+        case .sent, .retry, .deferred, .failed:
             break
         }
     }

@@ -235,9 +235,11 @@ extension PostgresStore {
             }
             let rows = try db.query(
                 """
-                SELECT id, token, status, attempts, last_status, last_reason, coalesce(updated_at, $2::bigint),
-                    sent_at, next_attempt_at
-                FROM deliveries WHERE notification_id = $1 ORDER BY id LIMIT $3 OFFSET $4
+                SELECT dl.id, dl.token, dl.status, dl.attempts, dl.last_status, dl.last_reason,
+                    coalesce(dl.updated_at, $2::bigint), dl.sent_at, dl.next_attempt_at, d.platform
+                FROM deliveries AS dl
+                LEFT JOIN devices AS d ON d.app_id = dl.app_id AND d.user_id = dl.user_id AND d.token = dl.token
+                WHERE dl.notification_id = $1 ORDER BY dl.id LIMIT $3 OFFSET $4
                 """,
                 id,
                 summary.createdAt,
@@ -253,7 +255,8 @@ extension PostgresStore {
                     deliveryId: deliveryId,
                     token: rows.string(row, 1),
                     status: status,
-                    apnsId: APNsIdentifier.forDelivery(deliveryId, of: id),
+                    platform: rows.optionalString(row, 9).flatMap(Platform.init(rawValue:)),
+                    pushId: APNsIdentifier.forDelivery(deliveryId, of: id),
                     attempts: rows.int(row, 3),
                     lastStatus: rows.optionalInt(row, 4),
                     lastReason: rows.optionalString(row, 5),

@@ -54,4 +54,20 @@ extension PostgresStore {
             max(0, limit)
         ).changed
     }
+
+    /// The lease's end is the job's `next_run_at`; a concurrent take waits on the row, then finds it held.
+    public func holdPeriodicLease(job: String, owner: String, now: Date, duration: Duration) async throws -> Bool {
+        try db.query(
+            """
+            INSERT INTO periodic_runs (job, next_run_at, owner, last_run_at) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (job) DO UPDATE SET next_run_at = excluded.next_run_at, owner = excluded.owner,
+                last_run_at = excluded.last_run_at
+            WHERE periodic_runs.owner = excluded.owner OR periodic_runs.next_run_at <= excluded.last_run_at
+            """,
+            job,
+            now + duration.timeInterval,
+            owner,
+            now
+        ).changed == 1
+    }
 }

@@ -65,38 +65,63 @@ extension PostgresStore {
         return totals
     }
 
-    /// Adds `message` to its room's index (``RelayStore/UnreadSQL/indexMessageSQL``) and adds what the write
-    /// changes (``RelayStore/UnreadSQL/totalsDelta(storedArchived:writing:)``) to the cached totals it
-    /// counts for, inside the caller's transaction. The write returns its row when it inserted one (`xmax`
-    /// 0) or archived an unarchived one, so a write racing another of the same message counts once.
+    /// Adds `message` to its room's index (``RelayStore/UnreadSQL/indexMessageSQL``) and applies what the
+    /// write changed (``RelayStore/UnreadSQL/totalsChanges(before:after:)``) to the cached totals it counts
+    /// for, inside the caller's transaction. The message's advisory lock (``messageLockClass``) makes the
+    /// row read before the write the one the write changes, so writes racing on one message count once.
     static func indexMessage(
         appId: String,
         _ message: IndexedMessage,
         policy: UnreadPolicy,
         in db: PostgresConnection
     ) throws {
-        let written = try db.query(
-            unreadSQL.indexMessageSQL + " RETURNING sender_id, created_at, xmax = 0",
+        try db.query(
+            "SELECT pg_advisory_xact_lock(\(messageLockClass), hashtext($1 || '/' || $2 || '/' || $3))",
+            appId,
+            message.roomId,
+            message.key
+        )
+        let before = try indexedRow(appId: appId, roomId: message.roomId, key: message.key, in: db)
+        try db.query(
+            unreadSQL.indexMessageSQL,
             appId,
             message.roomId,
             message.key,
             message.senderId,
             message.createdAt,
-            message.isArchived
+            message.isArchived,
+            message.replacedKey
         )
-        guard written.count == 1 else { return }
-        let inserted = written.bool(0, 2)
-        let delta = UnreadSQL.totalsDelta(storedArchived: inserted ? nil : false, writing: message)
-        guard delta != 0 else { return }
-        try addToUnreadTotals(
-            delta,
-            appId: appId,
-            roomId: message.roomId,
-            senderId: written.string(0, 0),
-            createdAt: written.date(0, 1),
-            policy: policy,
-            in: db
-        )
+        let after = try indexedRow(appId: appId, roomId: message.roomId, key: message.key, in: db)
+        for change in UnreadSQL.totalsChanges(before: before, after: after) {
+            try addToUnreadTotals(
+                change.delta,
+                appId: appId,
+                roomId: message.roomId,
+                senderId: change.row.senderId,
+                createdAt: change.row.createdAt,
+                policy: policy,
+                in: db
+            )
+        }
+    }
+
+    /// The first key of the index's message locks (`pg_advisory_xact_lock(int, int)`): a constant the relay
+    /// alone uses; the second is a hash of the app, room and message key.
+    static let messageLockClass = 0x6d73_6773
+
+    /// Message `key`'s row in the index of `roomId` (``RelayStore/UnreadSQL/indexedMessageSQL``), if any.
+    static func indexedRow(
+        appId: String,
+        roomId: String,
+        key: String,
+        in db: PostgresConnection
+    ) throws
+        -> UnreadSQL.IndexRow?
+    {
+        let rows = try db.query(unreadSQL.indexedMessageSQL, appId, roomId, key)
+        guard rows.count > 0 else { return nil }
+        return UnreadSQL.IndexRow(senderId: rows.string(0, 0), createdAt: rows.date(0, 1), isArchived: rows.bool(0, 2))
     }
 
     /// Adds `delta` to the cached total of each user a message of `roomId` by `senderId` at `createdAt`

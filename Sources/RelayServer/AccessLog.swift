@@ -2,8 +2,8 @@ import RelayCore
 import RelayHTTP
 import RelayOutbox
 
-/// What the relay does with each answered request: counts it in `pushrelay_http_requests_total` and writes
-/// its access log line (the route pattern, never the path, which can hold a device token; the method cut to
+/// What the relay does with each answered request: counts it in `pushrelay_http_requests_total` (the API's
+/// listener only: admin scrapes and probes are not API traffic) and writes its access log line (the route pattern, never the path, which can hold a device token; the method cut to
 /// ``RelayCore/LogText/maxBytes``).
 ///
 /// Lines of refused requests (4xx, 501, 505: what a stranger can cause without a credential) take a
@@ -14,12 +14,13 @@ final class AccessLog: Sendable {
     /// Access log lines of refused requests written in one second.
     static let refusedLinesPerSecond = 20
 
-    private let metrics: RelayMetrics
+    /// Where requests are counted; nil for the admin listener.
+    private let metrics: RelayMetrics?
     private let logger: Logger
     private let refusals: LogBudget
 
     init(
-        metrics: RelayMetrics,
+        metrics: RelayMetrics?,
         logger: Logger,
         refusals: LogBudget = LogBudget(limit: refusedLinesPerSecond, interval: .seconds(1))
     ) {
@@ -31,10 +32,10 @@ final class AccessLog: Sendable {
     /// Whether a status refuses the request (4xx, 501 Not Implemented, 505 HTTP Version Not Supported).
     static func isRefusal(_ status: Int) -> Bool { (400..<500).contains(status) || status == 501 || status == 505 }
 
-    /// Counts `entry` and logs it (a refusal within the budget).
+    /// Counts `entry` (with metrics) and logs it (a refusal within the budget).
     func record(_ entry: AccessLogEntry) {
         let route = entry.route ?? "unmatched"
-        metrics.recordRequest(route: route, method: entry.method, status: entry.status)
+        metrics?.recordRequest(route: route, method: entry.method, status: entry.status)
         guard logger.level <= .info else { return }
         if Self.isRefusal(entry.status) {
             switch refusals.admit() {

@@ -16,7 +16,10 @@ struct NotificationView: Encodable {
         /// users'.
         var tokenSuffix: String?
         var status: String
-        var apnsId: String
+        /// The delivery's id, the same for every attempt, whatever the push service.
+        var pushId: String
+        /// ``pushId`` again, as the `apns-id` header carried it: iOS deliveries only.
+        var apnsId: String?
         var attempts: Int
         var lastStatus: Int?
         var lastReason: String?
@@ -62,7 +65,8 @@ struct NotificationView: Encodable {
             DeliveryView(
                 tokenSuffix: showingTokens ? PushToken.suffix(of: record.token) : nil,
                 status: record.status.rawValue,
-                apnsId: record.apnsId.lowercasedString,
+                pushId: record.pushId.lowercasedString,
+                apnsId: record.isAPNs ? record.pushId.lowercasedString : nil,
                 attempts: record.attempts,
                 lastStatus: record.lastStatus,
                 lastReason: record.lastReason,

@@ -10,7 +10,7 @@ extension OpenAPIDocument {
     "title": "PushRelay API",
     "version": "1.0.0",
     "summary": "Registers APNs device tokens and FCM registration tokens and fans chat messages out to them over APNs and FCM.",
-    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join open rooms, set its own\nnotification levels (per room it is in, and its default) and leave any room it is in as itself, mark\nits rooms read and read its unread counts, send webhooks as itself to rooms it is a member of, and read the\nnotifications it sent. A refusal is 403 with its own code and changes nothing (another user's device or\nnotification is 404, as an unknown one); a user over one of its app's limits, or a client address with\ntoo many user-credential checks in flight or failed, gets 429 `rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon), a field value with a\n  control character other than HTAB (NUL, a bare CR), a folded field (obs-fold), a header line ended\n  by a bare LF, or a Content-Length that is not digits answers 400 `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable), a\n  call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
+    "description": "Every `/v1` call carries `Authorization: Bearer <credential>`, and no call can see or touch another\napp's devices, rooms or notifications. The credential is either the app's API key (its backend: every\ncall within the app; the key selects the app) or, with `X-PushRelay-App: <app id>`, a user credential\nthe app's `userAuth` verifies (a JWT, or a token its Ditto auth webhook accepts): the user may then do\nonly what concerns itself: register, list and delete its own devices, join open rooms, set its own\nnotification levels (per room it is in, and its default) and leave any room it is in as itself, mark\nits rooms read and read its unread counts, send webhooks as itself to rooms it is a member of, and read the\nnotifications it sent. A refusal is 403 with its own code and changes nothing (another user's device or\nnotification is 404, as an unknown one); a user over one of its app's limits, or a client address with\ntoo many user-credential checks in flight or failed, gets 429 `rate_limited` with `Retry-After`. Request bodies are JSON (`Content-Type`\n`application/json` or `*/*+json`, or none) of at most 64 KiB (`http.maxBodyBytes`).\n\nEvery error is `{\"error\":{\"code\":\"snake_case\",\"message\":\"...\"}}` with `Content-Type: application/json`.\nBesides the answers listed per operation:\n- a method no path serves (anything but GET, HEAD, POST, PUT and DELETE) answers 501\n  `method_not_implemented` before anything else is looked at;\n- a known path with a method it does not serve answers 405 `method_not_allowed` with `Allow`\n  (components/responses/MethodNotAllowed); `HEAD` is served wherever `GET` is;\n- an unknown path answers 404 `not_found`;\n- a header field name that is not a token (white space before its colon), a field value with a\n  control character other than HTAB (NUL, a bare CR), a folded field (obs-fold), a header line ended\n  by a bare LF, or a Content-Length that is not digits answers 400 `malformed_header`, a request target that is not a path 400 `invalid_target`, an HTTP/1.1 request\n  without `Host` 400 `missing_host`, one with two Host or Authorization headers, differing\n  Content-Length values or Content-Length beside Transfer-Encoding 400 `conflicting_headers`, and a\n  Transfer-Encoding other than chunked 501 `unsupported_transfer_encoding`;\n- a body over the limit answers 413 `payload_too_large` on any path;\n- every answer of the two items above, the 501s and what the HTTP library refuses by itself (a header\n  line without a colon, 414, 431, 505) carry `Connection: close` and close the connection: nothing sent\n  after such a request is read;\n- while the relay shuts down, requests it can no longer finish answer 503 `unavailable`;\n- while its storage is unavailable (disk full, I/O error, locked, read-only, database unreachable or\n  frozen: no database connection free within `storage.requestDeadlineMilliseconds` of the request's\n  arrival), a call answers 503 `storage_unavailable` with `Retry-After` and records nothing.\n\nEvery answer carries `X-Request-Id` (the client's own when it is 1...128 characters of\n`A-Za-z0-9-_.:`, else 32 lowercase hex characters).\n\ndocs/openapi.yaml is the source; its JSON form, served at `/openapi.json`, is generated into\nSources/RelayServer/OpenAPIDocument+JSON.swift by `make openapi`.\n"
   },
   "servers": [
     {
@@ -88,7 +88,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "getReadiness",
         "summary": "Readiness (the storage takes a write), with the apps' push endpoints summed up.",
-        "description": "Ready while the storage takes a write (checked at most once a second, whatever the number of\ncalls). The apps' push endpoints are probed too; here `checks` has `storage` and `push` (`ok`, or\n`N of M failing`) and names no app: the admin listener (`http.admin`) answers the same path with a\ncheck per app (`apns:<appId>`, `fcm:<appId>`, and `ditto:<appId>` for an app with `apps[].ditto`:\n`ok`, or `degraded (…)` while a `requeryRequired` waits for its re-read). An endpoint that cannot be\nreached does not make the relay unavailable (its pushes wait in the outbox while other apps' go out).\n",
+        "description": "Ready while the storage takes a write. Answered from state background probes keep (storage every\nsecond, `unavailable (timeout)` when a probe takes over 2 s; endpoints every 10 s), never waiting on\nthe storage, whatever the number of calls. The apps' push endpoints are probed too; here `checks` has `storage` and `push` (`ok`, or\n`N of M failing`) and names no app: the admin listener (`http.admin`) answers the same path with a\ncheck per app (`apns:<appId>`, `fcm:<appId>`, and `ditto:<appId>` for an app with `apps[].ditto`:\n`ok`, or `degraded (…)` while a `requeryRequired` waits for its re-read), and `provider:<appId>` while\na push service refuses the app's credentials and its sends are paused (`paused (InvalidProviderToken:\nios production)`). An endpoint that cannot be reached, or a paused app, does not make the relay\nunavailable (its pushes wait in the outbox while other apps' go out).\n",
         "security": [],
         "responses": {
           "200": {
@@ -121,7 +121,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "getMetrics",
         "summary": "Prometheus metrics (text exposition format 0.0.4), on the admin listener only.",
-        "description": "The metrics name the apps, so they are served on the admin listener (`http.admin.host`, `http.admin.port`, on by default at 127.0.0.1:8081) only; the API's listener answers 404 `not_found`.",
+        "description": "The metrics name the apps, so they are served on the admin listener (`http.admin.host`, `http.admin.port`, on by default at 127.0.0.1:8081) only; the API's listener answers 404 `not_found`. Rendered from memory, never waiting on the storage; every metric and its labels are listed in docs/metrics.md.",
         "security": [],
         "responses": {
           "200": {
@@ -2019,7 +2019,7 @@ extension OpenAPIDocument {
         "type": "object",
         "required": [
           "status",
-          "apnsId",
+          "pushId",
           "attempts",
           "createdAt",
           "updatedAt"
@@ -2041,10 +2041,15 @@ extension OpenAPIDocument {
             ],
             "description": "`cancelled`: ended unsent; `lastReason` is `read` (the recipient read the room up to the message's time within the grace window, `apps[].pushDelaySeconds`) or `deleted` (the message was deleted)."
           },
+          "pushId": {
+            "type": "string",
+            "format": "uuid",
+            "description": "The delivery's id, the same for every attempt, whatever the push service."
+          },
           "apnsId": {
             "type": "string",
             "format": "uuid",
-            "description": "The `apns-id` of every attempt."
+            "description": "The `apns-id` header of every attempt (the same value as `pushId`); iOS deliveries only, absent for Android (FCM names a message itself)."
           },
           "attempts": {
             "type": "integer",
@@ -2056,7 +2061,7 @@ extension OpenAPIDocument {
           },
           "lastReason": {
             "type": "string",
-            "description": "The service's reason (e.g. APNs' `BadDeviceToken`, FCM's `UNREGISTERED`) or the transport failure of the last attempt; for a `cancelled` delivery `read` or `deleted`."
+            "description": "The service's reason (e.g. APNs' `BadDeviceToken`, FCM's `UNREGISTERED`) or the transport failure of the last attempt; for a `cancelled` delivery `read` or `deleted`; for a `sent` one `deleted` once the message was deleted and the device was sent its removal."
           },
           "createdAt": {
             "$ref": "#/components/schemas/Timestamp"
@@ -2135,7 +2140,7 @@ extension OpenAPIDocument {
           },
           "checks": {
             "type": "object",
-            "description": "On the API's listener `storage` and `push` (when an app has an endpoint); on the admin listener `storage`, `apns:<appId>` for each app and `fcm:<appId>` for each app with FCM: `ok`, or why the check failed.",
+            "description": "On the API's listener `storage` and `push` (when an app has an endpoint); on the admin listener `storage`, `apns:<appId>` for each app and `fcm:<appId>` for each app with FCM: `ok`, or why the check failed; `provider:<appId>` for an app whose sends are paused because a push service refuses its credentials.",
             "additionalProperties": {
               "type": "string"
             }
@@ -2343,7 +2348,7 @@ extension OpenAPIDocument {
         }
       },
       "Unauthorized": {
-        "description": "`unauthorized`: no `Authorization: Bearer <credential>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a backend's webhook whose signature is missing, stale or wrong;\n`invalid_credential`: a user credential refused before it proved to be the app's, whatever the\nreason (`X-PushRelay-App` names no app or one without `userAuth`, the token is not a JWT the app's\nkeys signed, the auth webhook said no, an API key sent as a user credential); the others: a JWT the\napp's key signed whose claims the app's `userAuth` refuses (README, \"User credentials\").\n",
+        "description": "`unauthorized`: no `Authorization: Bearer <credential>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a backend's webhook whose signature is missing, stale or wrong;\n`invalid_credential`: a user credential refused before it proved to be the app's, whatever the\nreason (`X-PushRelay-App` names no app or one without `userAuth`, the token is not a JWT the app's\nkeys signed, the auth webhook said no, an API key sent as a user credential); the others: a JWT the\napp's key signed whose claims the app's `userAuth` refuses (docs/configuration.md, \"User credentials\").\n",
         "headers": {
           "WWW-Authenticate": {
             "description": "`Bearer` (with `unauthorized` and the user-credential codes).",

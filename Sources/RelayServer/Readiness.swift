@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayCurl
+import RelayOutbox
 import RelayStore
 
 /// What `GET /readyz` answers: whether this relay can take work (the store takes a write), and how each
@@ -9,16 +10,19 @@ import RelayStore
 /// others go on, so it is reported in the body, not by taking the relay out of a load balancer.
 ///
 /// Checks are named `storage`, `apns:<appId>`, `fcm:<appId>` and, for an app with `apps[].ditto`,
-/// `ditto:<appId>`; a passing check's value is `ok`, a failing one's a short reason (an error code, never a
-/// path, key or secret). `ditto:<appId>` reads `degraded (…)` while the app has a pending `requeryRequired`
-/// (``RelayStore/DittoRequeries``). The storage check (a tiny write, and the read of the pending requeries)
-/// runs at most once per ``storageRefresh``, concurrent calls sharing it: `/readyz` needs no credential, so
-/// its calls must not each write to the store. ``Report/aggregate`` is what a stranger may see: no app id. The
-/// endpoint probes (TCP connect plus TLS handshake,
-/// ``OutboundHTTP/probe(baseURL:caFile:timeout:)``)
-/// run concurrently, one per distinct endpoint, within ``probeTimeout``, and their results are cached for
-/// ``cacheDuration``: concurrent and repeated scrapes share one round of probes, because APNs treats rapid
-/// connect/disconnect as abuse (Apple, "Sending notification requests to APNs").
+/// `ditto:<appId>`, besides those other parts report into ``HealthChecks``; a passing check's value is `ok`, a
+/// failing one's a short reason (an error code, never a path, key or secret). `ditto:<appId>` reads
+/// `degraded (…)` while the app has a pending `requeryRequired` (``RelayStore/DittoRequeries``).
+///
+/// ``check()`` never waits: it answers from state that background probes refresh (``run()``), so `/readyz`
+/// and `/metrics` answer while the database is frozen. The storage probe (a tiny write, and the read of the
+/// pending requeries) starts every ``storageRefresh`` unless one is still running; one running longer than
+/// ``storageTimeout`` marks storage `unavailable (timeout)` until it ends. Its result is also the gauge
+/// `pushrelay_storage_up`, and a line is logged when storage goes away and when it is back. The endpoint
+/// probes (TCP connect plus TLS handshake, ``OutboundHTTP/probe(baseURL:caFile:timeout:)``) run
+/// concurrently, one per distinct endpoint, within ``probeTimeout``, every ``cacheDuration``: scrapes never
+/// open connections, because APNs treats rapid connect/disconnect as abuse (Apple, "Sending notification
+/// requests to APNs"). ``Report/aggregate`` is what a stranger may see: no app id.
 public actor Readiness {
     /// One answer.
     public struct Report: Sendable, Equatable {
@@ -30,7 +34,7 @@ public actor Readiness {
         public init(checks: [String: String]) { self.checks = checks }
 
         /// The checks without app ids, for the API's listener: `storage`, and `push` (when some app has an
-        /// endpoint check) `ok` or `N of M failing`. The `ditto:` checks are left out.
+        /// endpoint check) `ok` or `N of M failing`. The `ditto:` checks and ``HealthChecks``' are left out.
         public var aggregate: [String: String] {
             var aggregate = ["storage": checks["storage"] ?? "unavailable"]
             let endpoints = checks.filter { $0.key.hasPrefix("apns:") || $0.key.hasPrefix("fcm:") }
@@ -54,29 +58,45 @@ public actor Readiness {
     private let targets: [String: Result<Target, Unavailable>]
     /// The apps with `apps[].ditto`, by id: whether the relay re-reads after a requery (`httpAPI` set).
     private let dittoApps: [String: Bool]
+    private let metrics: RelayMetrics?
+    private let logger: Logger
+    /// What other parts of the relay report.
+    public nonisolated let healthChecks: HealthChecks
     public nonisolated let probeTimeout: Duration
     public nonisolated let cacheDuration: Duration
-    /// How long a storage check's result is reused.
+    /// How often the storage probe starts.
     public nonisolated let storageRefresh: Duration
-    private var cached: (at: ContinuousClock.Instant, checks: [String: String])?
-    private var running: Task<[String: String], Never>?
-    private var storage: (at: ContinuousClock.Instant, checks: [String: String])?
-    private var storageRunning: Task<[String: String], Never>?
+    /// How long a storage probe may run before storage counts as unavailable.
+    public nonisolated let storageTimeout: Duration
+    private var storage: [String: String] = ["storage": "unavailable (not probed yet)"]
+    private var endpoints: [String: String] = [:]
+    /// The storage probe running, and when it started.
+    private var storageProbe: (id: UInt64, started: ContinuousClock.Instant)?
+    private var probeCount: UInt64 = 0
+    /// Whether a probe's result was published yet.
+    private var published = false
 
     struct Unavailable: Error, Hashable {
         var reason: String
     }
 
     /// - Parameters:
-    ///   - probeTimeout: each probe's limit. Default 2 s.
-    ///   - cacheDuration: how long probe results are reused. Default 10 s.
-    ///   - storageRefresh: how long a storage check's result is reused. Default 1 s.
+    ///   - metrics: where `pushrelay_storage_up` is set; nil: nowhere.
+    ///   - healthChecks: the checks other parts report, added to every report.
+    ///   - probeTimeout: each endpoint probe's limit. Default 2 s.
+    ///   - cacheDuration: how often the endpoints are probed. Default 10 s.
+    ///   - storageRefresh: how often storage is probed. Default 1 s.
+    ///   - storageTimeout: how long a storage probe may take before storage counts as unavailable. Default 2 s.
     public init(
         store: any Store,
         apps: [Configuration.App],
+        metrics: RelayMetrics? = nil,
+        healthChecks: HealthChecks = HealthChecks(),
+        logger: Logger = .disabled(),
         probeTimeout: Duration = .seconds(2),
         cacheDuration: Duration = .seconds(10),
-        storageRefresh: Duration = .seconds(1)
+        storageRefresh: Duration = .seconds(1),
+        storageTimeout: Duration = .seconds(2)
     ) {
         self.store = store
         var targets: [String: Result<Target, Unavailable>] = [:]
@@ -98,49 +118,115 @@ public actor Readiness {
             }
         }
         self.targets = targets
+        endpoints = targets.mapValues { _ in "unknown (not probed yet)" }
         dittoApps = Dictionary(
             apps.compactMap { app in app.ditto.map { (app.id, $0.httpAPI != nil) } },
             uniquingKeysWith: { first, _ in first }
         )
+        self.metrics = metrics
+        self.logger = logger
+        self.healthChecks = healthChecks
         self.probeTimeout = probeTimeout
         self.cacheDuration = cacheDuration
         self.storageRefresh = storageRefresh
+        self.storageTimeout = storageTimeout
     }
 
-    /// Runs the checks (results possibly from their caches).
-    public func check() async -> Report {
-        let checks = await endpointChecks()
-        return Report(checks: checks.merging(await storageChecks()) { _, storage in storage })
+    /// The checks as the probes last left them, with ``healthChecks``; never waits.
+    public func check() -> Report {
+        Report(checks: healthChecks.snapshot.merging(endpoints) { _, own in own }.merging(storage) { _, own in own })
+    }
+
+    /// The first round of probes, waited for (each within its limit): a relay about to listen answers its
+    /// first scrape from them.
+    public func probeOnce() async {
+        async let endpointRound: Void = probeEndpoints()
+        startStorageProbe()
+        let deadline = ContinuousClock.now + storageTimeout
+        while storageProbe != nil, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        expireStorageProbe()
+        await endpointRound
+    }
+
+    /// Refreshes the storage check every ``storageRefresh`` and the endpoint checks every ``cacheDuration``
+    /// until cancelled. A storage probe still running then finishes on its own.
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: self.storageRefresh)
+                    guard !Task.isCancelled else { return }
+                    await self.refreshStorage()
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: self.cacheDuration)
+                    guard !Task.isCancelled else { return }
+                    await self.probeEndpoints()
+                }
+            }
+        }
+    }
+
+    /// Starts a storage probe unless one is running; marks storage unavailable when that one is overdue.
+    private func refreshStorage() {
+        if storageProbe == nil { startStorageProbe() } else { expireStorageProbe() }
+    }
+
+    private func startStorageProbe() {
+        probeCount += 1
+        let id = probeCount
+        storageProbe = (id, ContinuousClock.now)
+        let store = self.store
+        let dittoApps = self.dittoApps
+        // Unstructured: a probe blocked in the database must not hold up the refresh loop or a shutdown.
+        Task {
+            let checks = await Self.probeStorage(store, dittoApps: dittoApps)
+            self.finishStorageProbe(id, checks)
+        }
+    }
+
+    /// Storage is unavailable while the running probe is older than ``storageTimeout``.
+    private func expireStorageProbe() {
+        guard let probe = storageProbe, ContinuousClock.now - probe.started >= storageTimeout else { return }
+        var checks = storage
+        checks["storage"] = "unavailable (timeout)"
+        publish(checks)
+    }
+
+    private func finishStorageProbe(_ id: UInt64, _ checks: [String: String]) {
+        guard storageProbe?.id == id else { return }
+        storageProbe = nil
+        publish(checks)
+    }
+
+    /// Makes `checks` the storage checks and sets the gauge. Storage going away and coming back is logged
+    /// once by the store's own ``RelayStore/StorageHealth``, which sees every call (this probe's too).
+    private func publish(_ checks: [String: String]) {
+        storage = checks
+        metrics?.setStorageUp(checks["storage"] == "ok")
     }
 
     /// The storage check's result (`ok` or `unavailable (<code>)`) and each Ditto app's check.
-    private func storageChecks() async -> [String: String] {
-        if let storage, ContinuousClock.now - storage.at < storageRefresh { return storage.checks }
-        if let storageRunning { return await storageRunning.value }
-        let store = self.store
-        let dittoApps = self.dittoApps
-        let task = Task {
-            var checks: [String: String] = [:]
-            do {
-                try await store.checkWritable()
-                checks["storage"] = "ok"
-            } catch let error as StoreError {
-                checks["storage"] = "unavailable (\(error.code))"
-            } catch {
-                checks["storage"] = "unavailable"
-            }
-            guard !dittoApps.isEmpty else { return checks }
-            let pending: [String: UInt64]?
-            do { pending = try await store.pendingDittoRequeries() } catch { pending = nil }
-            for (app, rereads) in dittoApps {
-                checks["ditto:\(app)"] = Self.dittoCheck(pending: pending.map { $0[app] }, rereads: rereads)
-            }
-            return checks
+    private static func probeStorage(_ store: any Store, dittoApps: [String: Bool]) async -> [String: String] {
+        var checks: [String: String] = [:]
+        do {
+            try await store.checkWritable()
+            checks["storage"] = "ok"
+        } catch let error as StoreError {
+            checks["storage"] = "unavailable (\(error.code))"
+        } catch {
+            checks["storage"] = "unavailable"
         }
-        storageRunning = task
-        let checks = await task.value
-        storage = (ContinuousClock.now, checks)
-        storageRunning = nil
+        guard !dittoApps.isEmpty else { return checks }
+        let pending: [String: UInt64]?
+        do { pending = try await store.pendingDittoRequeries() } catch { pending = nil }
+        for (app, rereads) in dittoApps {
+            checks["ditto:\(app)"] = dittoCheck(pending: pending.map { $0[app] }, rereads: rereads)
+        }
         return checks
     }
 
@@ -155,17 +241,9 @@ public actor Readiness {
                 + "push-relay storage requery-done)"
     }
 
-    private func endpointChecks() async -> [String: String] {
-        if let cached, ContinuousClock.now - cached.at < cacheDuration { return cached.checks }
-        if let running { return await running.value }
-        let targets = self.targets
-        let timeout = probeTimeout
-        let task = Task { await Self.probeAll(targets, timeout: timeout) }
-        running = task
-        let checks = await task.value
-        cached = (ContinuousClock.now, checks)
-        running = nil
-        return checks
+    /// One round of endpoint probes; its results replace the last round's.
+    private func probeEndpoints() async {
+        endpoints = await Self.probeAll(targets, timeout: probeTimeout)
     }
 
     /// Probes each distinct endpoint once, concurrently; each check gets its endpoint's result.

@@ -1,5 +1,6 @@
 import RelayCore
 import RelayHTTP
+import RelayStore
 
 extension Relay {
     /// The HTTP server's settings from the configuration's `http` section.
@@ -28,11 +29,12 @@ extension Relay {
     /// The `http.admin` listener (plain HTTP, the API's timeouts, a few connections) serving
     /// ``RelayAPI/adminRouter()``; nil when not enabled.
     static func adminServer(
-        _ http: Configuration.HTTP,
+        _ configuration: Configuration,
         api: RelayAPI,
         logger: Logger,
         onResponse: @escaping @Sendable (AccessLogEntry) -> Void
     ) -> HTTPServer? {
+        let http = configuration.http
         guard http.admin.enabled else { return nil }
         var server = httpServerConfiguration(http)
         server.host = http.admin.host
@@ -44,10 +46,22 @@ extension Relay {
         return HTTPServer(
             configuration: server,
             methods: router.methods,
-            handler: router.handler,
+            handler: withStoreDeadline(router.handler, configuration.storage),
             logger: logger,
             onResponse: onResponse
         )
+    }
+
+    /// `handler` with its store calls bound to start within `storage.requestDeadlineMilliseconds` of the
+    /// request's arrival (``RelayStore/StoreDeadline``).
+    static func withStoreDeadline(
+        _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+        _ storage: Configuration.Storage
+    ) -> @Sendable (HTTPRequest) async -> HTTPResponse {
+        let deadline = Duration.milliseconds(storage.requestDeadlineMilliseconds)
+        return { request in
+            await StoreDeadline.$current.withValue(request.arrived + deadline) { await handler(request) }
+        }
     }
 
     /// Connections the admin listener takes at once: scrapers and probes, not clients.

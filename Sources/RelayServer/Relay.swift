@@ -2,6 +2,7 @@ import Foundation
 import RelayAPNs
 import RelayAuth
 import RelayCore
+import RelayCurl
 import RelayDittoKafka
 import RelayFCM
 import RelayHTTP
@@ -40,13 +41,25 @@ public final class Relay: Sendable {
     private let retention: RetentionJob
     private let retentionTask = MutexBox<Task<Void, Never>?>(nil)
     private let accessLog: AccessLog
+    /// The admin listener's access log, which counts nothing in `pushrelay_http_requests_total`.
+    private let adminAccessLog: AccessLog
     /// One consumer per app with `apps[].ditto.kafka`.
     private let dittoConsumers: [DittoKafkaConsumer]
     /// One re-read job per app with `apps[].ditto.httpAPI`.
     private let dittoRequeries: [DittoRequeryJob]
     private let requeryTask = MutexBox<Task<Void, Never>?>(nil)
+    /// What `GET /readyz` answers, refreshed in the background.
+    private let readiness: Readiness
+    private let readinessTask = MutexBox<Task<Void, Never>?>(nil)
+    private let gaugeReporter: StoreGaugeReporter
+    private let gaugeTask = MutexBox<Task<Void, Never>?>(nil)
+    /// Checks other parts of the relay report into `GET /readyz` (admin listener).
+    public var healthChecks: HealthChecks { readiness.healthChecks }
 
-    /// - Parameter feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
+    /// - Parameters:
+    ///   - feedback: how retired tokens are POSTed to apps' `feedbackURL`s.
+    ///   - gaugeInterval: how often the relay holding the store's gauge lease reads the store's figures
+    ///     (``RelayOutbox/StoreGaugeReporter``).
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
     ///   token key or FCM service-account key cannot be loaded (``APNsSenders/checkCredentials(_:)``,
     ///   ``RelayFCM/FCMTransport/checkCredentials(_:)``), its `userAuth` key files cannot be
@@ -57,7 +70,8 @@ public final class Relay: Sendable {
         store: any Store,
         time: any TimeSource = SystemTimeSource(),
         logger: Logger,
-        feedback: FeedbackSender.Settings = .init()
+        feedback: FeedbackSender.Settings = .init(),
+        gaugeInterval: Duration = .seconds(10)
     )
         throws
     {
@@ -75,8 +89,30 @@ public final class Relay: Sendable {
         self.instanceId = configuration.resolvedInstanceId()
         self.logger = logger.with(["relay.instance": instanceId])
         let logger = self.logger
-        let metrics = RelayMetrics(appIds: configuration.apps.map(\.id))
+        let metrics = RelayMetrics(
+            appIds: configuration.apps.map(\.id),
+            dittoAppIds: configuration.apps.filter { $0.ditto != nil }.map(\.id)
+        )
+        metrics.setGauges(
+            MetricCatalog.buildInfo,
+            [([("version", BuildInfo.version), ("libcurl", LibcurlInfo.current.version)], 1)]
+        )
         self.metrics = metrics
+        readiness = Readiness(
+            store: store,
+            apps: configuration.apps,
+            metrics: metrics,
+            logger: self.logger.with(["component": "readiness"])
+        )
+        gaugeReporter = StoreGaugeReporter(
+            owner: instanceId,
+            store: store,
+            metrics: metrics,
+            appIds: configuration.apps.map(\.id),
+            time: time,
+            logger: self.logger.with(["component": "gauges"]),
+            interval: gaugeInterval
+        )
         let transports = try Self.transports(configuration, store: store, time: time, logger: logger)
         self.transports = transports
         dispatcher = Dispatcher(
@@ -90,7 +126,8 @@ public final class Relay: Sendable {
             wakePolicies: Dictionary(
                 configuration.apps.compactMap { app in WakePolicy(app: app).map { (app.id, $0) } },
                 uniquingKeysWith: { first, _ in first }
-            )
+            ),
+            pauses: ProviderPauses(metrics: metrics, logger: logger.with(["component": "dispatcher"]))
         )
         self.feedback = FeedbackSender(
             owner: instanceId,
@@ -153,6 +190,7 @@ public final class Relay: Sendable {
             metrics: metrics,
             time: time,
             logger: logger,
+            readiness: readiness,
             dittoConsumers: dittoConsumers
         )
         let router = api.router()
@@ -160,16 +198,23 @@ public final class Relay: Sendable {
         let accessLog = AccessLog(metrics: metrics, logger: logger.with(["component": "http"]))
         self.accessLog = accessLog
         let onResponse: @Sendable (AccessLogEntry) -> Void = { accessLog.record($0) }
+        let adminAccessLog = AccessLog(metrics: nil, logger: logger.with(["component": "http"]))
+        self.adminAccessLog = adminAccessLog
         server = HTTPServer(
             configuration: http,
             tls: tls,
             methods: router.methods,
             headerCheck: router.headerCheck,
-            handler: router.handler,
+            handler: Self.withStoreDeadline(router.handler, configuration.storage),
             logger: logger,
             onResponse: onResponse
         )
-        adminServer = Self.adminServer(configuration.http, api: api, logger: logger, onResponse: onResponse)
+        adminServer = Self.adminServer(
+            configuration,
+            api: api,
+            logger: logger,
+            onResponse: { adminAccessLog.record($0) }
+        )
     }
 
     /// The HTTP port (the real one when the configuration asked for 0).
@@ -205,6 +250,12 @@ public final class Relay: Sendable {
         feedbackTask.set(Task { await feedback.run() })
         let retention = self.retention
         retentionTask.set(Task { await retention.run() })
+        let readiness = self.readiness
+        await readiness.probeOnce()
+        readinessTask.set(Task { await readiness.run() })
+        let gaugeReporter = self.gaugeReporter
+        _ = try? await gaugeReporter.refresh()
+        gaugeTask.set(Task { await gaugeReporter.run() })
         for consumer in dittoConsumers { consumer.start() }
         let requeries = dittoRequeries
         if !requeries.isEmpty {
@@ -226,6 +277,8 @@ public final class Relay: Sendable {
             await stopDispatcher()
             await stop(feedbackTask)
             await stop(retentionTask)
+            await stop(readinessTask)
+            await stop(gaugeTask)
             throw error
         }
         logger.info(
@@ -249,8 +302,11 @@ public final class Relay: Sendable {
         await stopDispatcher()
         await stop(feedbackTask)
         await stop(retentionTask)
+        await stop(readinessTask)
+        await stop(gaugeTask)
         for transport in transports { await transport.shutdown() }
         accessLog.flush()
+        adminAccessLog.flush()
         logger.info("relay stopped")
     }
 

@@ -30,10 +30,12 @@ extension RelayAPI {
 
     /// `GET /readyz` (no key): 200 `{"status":"ready","checks":{…}}`, or 503 `"status":"unavailable"` when
     /// the store takes no write (see ``Readiness``). With `listingApps` (the admin listener) the checks are
-    /// `storage`, `apns:<appId>` and `fcm:<appId>`, each `ok` or a short reason; without, the aggregate
+    /// `storage`, `apns:<appId>` and `fcm:<appId>`, each `ok` or a short reason, and `provider:<appId>` for
+    /// an app whose sends are paused (``RelayOutbox/ProviderPauses/checks()``); without, the aggregate
     /// `storage` and `push` (``Readiness/Report/aggregate``), which name no app.
     func readyz(listingApps: Bool) async throws -> HTTPResponse {
-        let report = await readiness.check()
+        var report = await readiness.check()
+        report.checks.merge(dispatcher.pauses.checks()) { _, paused in paused }
         return try .json(
             status: report.ready ? 200 : 503,
             ReadinessView(

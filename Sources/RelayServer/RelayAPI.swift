@@ -86,11 +86,13 @@ public struct RelayAPI: Sendable {
     }
 
     /// A store that cannot write just now (disk full, I/O error, locked past its busy timeout, a conflict
-    /// with concurrent writers that outlasted the retries, read-only):
+    /// with concurrent writers that outlasted the retries, read-only, no connection free by the request's
+    /// deadline):
     /// 503 `storage_unavailable` with `Retry-After`, since the same call may well succeed later. Nothing was
     /// recorded (every write is one transaction).
     static func storageUnavailable(_ error: any Error) -> HTTPError? {
-        guard let error = error as? StoreError, [.io, .busy, .conflict, .readOnly].contains(error.code) else {
+        guard let error = error as? StoreError, error.isTransient
+        else {
             return nil
         }
         return HTTPError(
@@ -104,23 +106,9 @@ public struct RelayAPI: Sendable {
     /// `Retry-After` of a 503 `storage_unavailable`, in SECONDS.
     static let storageRetryAfterSeconds = 5
 
+    /// `GET /metrics`: rendered from memory (``RelayOutbox/RelayMetrics``); nothing here waits on the store.
     func metricsResponse() async -> HTTPResponse {
         var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []
-        if let pending = try? await store.pendingDeliveryCount() {
-            gauges.append(("pushrelay_outbox_pending", "Deliveries waiting to be sent.", [], Double(pending)))
-        }
-        if let pending = try? await store.pendingFeedbackCount() {
-            gauges.append(
-                ("pushrelay_feedback_pending", "Retired tokens waiting to be POSTed as feedback.", [], Double(pending))
-            )
-        }
-        if let counts = try? await store.deviceCounts() {
-            for state in DeviceState.allCases {
-                gauges.append(
-                    ("pushrelay_devices", "Devices by state.", [("state", state.rawValue)], Double(counts[state] ?? 0))
-                )
-            }
-        }
         for consumer in dittoConsumers { gauges += consumer.gauges() }
         var response = HTTPResponse.text(metrics.render(gauges: gauges))
         response.headers = [("content-type", "text/plain; version=0.0.4; charset=utf-8")]

@@ -1,12 +1,17 @@
 import Foundation
 
 /// The result of one attempt as ``Store/complete(_:at:)`` records it (the outbox makes it from the
-/// transport's ``RelayCore/PushResult``). Every outcome counts one attempt and releases the lease.
+/// transport's ``RelayCore/PushResult``). Every outcome but ``deferred(at:status:reason:)`` counts one
+/// attempt; every outcome releases the lease.
 public enum DeliveryOutcome: Sendable, Equatable {
     /// The push service accepted it: status `sent`, `sentAt` = the completion time, last status 200.
     case sent
     /// Try again at `at`: status stays `pending`, `nextAttemptAt` = `at`.
     case retry(at: Date, status: Int?, reason: String?)
+    /// Not an attempt of the push: its app's sends are paused because the service refused the relay's
+    /// credentials (``RelayCore/PushResult/credentialsRefused(status:reason:)``). Status stays `pending`, `nextAttemptAt` = `at`, attempts unchanged; `status` and `reason` are the
+    /// refusal that paused the app (nil for a delivery held back without being sent).
+    case deferred(at: Date, status: Int?, reason: String?)
     /// Give up: status `failed`.
     case failed(status: Int?, reason: String?)
     /// The token is invalid: the delivery becomes `retired`, and so does the DEVICE (state, retiredAt =

@@ -7,8 +7,12 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var deliveryId: Int64
     public var token: String
     public var status: DeliveryStatus
-    /// The delivery's id at the push service (apns-id), the same for every attempt.
-    public var apnsId: UUID
+    /// The platform of the delivery's device; nil when the device is gone (deleted) and ``isAPNs`` reads it
+    /// from the token.
+    public var platform: Platform?
+    /// The delivery's id, the same for every attempt: the `apns-id` an APNs push carries (an FCM message is
+    /// named by FCM instead).
+    public var pushId: UUID
     /// Attempts made.
     public var attempts: Int
     /// HTTP status of the push service's last answer (nil before any, or for a transport error without one).
@@ -26,7 +30,8 @@ public struct DeliveryRecord: Sendable, Equatable {
         deliveryId: Int64,
         token: String,
         status: DeliveryStatus,
-        apnsId: UUID,
+        platform: Platform?,
+        pushId: UUID,
         attempts: Int,
         lastStatus: Int?,
         lastReason: String?,
@@ -38,7 +43,8 @@ public struct DeliveryRecord: Sendable, Equatable {
         self.deliveryId = deliveryId
         self.token = token
         self.status = status
-        self.apnsId = apnsId
+        self.platform = platform
+        self.pushId = pushId
         self.attempts = attempts
         self.lastStatus = lastStatus
         self.lastReason = lastReason
@@ -46,5 +52,12 @@ public struct DeliveryRecord: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.sentAt = sentAt
         self.nextAttemptAt = nextAttemptAt
+    }
+
+    /// Whether the delivery goes to APNs (so ``pushId`` is its `apns-id`): its device's platform, or for a
+    /// device that is gone, whether the token is an APNs one (hex; an FCM token is not).
+    public var isAPNs: Bool {
+        if let platform { return platform == .ios }
+        return (try? DeviceToken(parsing: token)) != nil
     }
 }

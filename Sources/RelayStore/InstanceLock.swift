@@ -1,29 +1,45 @@
 import Foundation
 
-/// An exclusive `flock(2)` on a file, held as long as this lives: the proof that one instance id of a
-/// SQLite store is in use by a live relay. The kernel drops the lock when the process ends, killed or not,
-/// so a restart takes it at once; a second open of the file, in this process or another, fails to get it.
+/// An exclusive `flock(2)` on a lock file beside a SQLite store, held as long as this lives: the proof that
+/// a live relay serves from that store. SQLite serves one relay at a time whatever instance ids relays are
+/// given (several relays share PostgreSQL instead). The kernel drops the lock when the process ends, killed
+/// or not, so a restart takes it at once; a second open of the file, in this process or another, fails to
+/// get it. The holder writes its instance id into the file, so a refusal names it.
 final class InstanceLock {
     private let descriptor: Int32
 
-    /// Takes the lock on `path`, creating the file.
+    /// Takes the lock on `path` (creating the file) for the relay `instanceId` serving from `database`.
     /// - Throws: ``StoreError`` `.instanceInUse` when another open file holds it, `.open` when the file
     ///   cannot be opened.
-    init(path: String, instanceId: String) throws {
+    init(path: String, database: String, instanceId: String) throws {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw StoreError(code: .open, message: "open \(path): \(String(cString: strerror(errno)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = Self.holder(descriptor)
             close(descriptor)
             throw StoreError(
                 code: .instanceInUse,
-                message: "instance id '\(instanceId)' is in use by another live relay on this database (\(path) is "
-                    + "locked); give each relay its own delivery.instanceId"
+                message: "\(database) is in use by another live relay"
+                    + (holder.map { " (instance id '\($0)')" } ?? "") + " (\(path) is locked): a SQLite store serves "
+                    + "one relay; stop that one, or give several relays one PostgreSQL store (storage.postgres.url), "
+                    + "each with its own delivery.instanceId"
             )
+        }
+        if ftruncate(descriptor, 0) == 0 {
+            _ = Array(instanceId.utf8).withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         }
         self.descriptor = descriptor
     }
 
     deinit { close(descriptor) }
+
+    /// The instance id the holder wrote (at most 64 bytes, as ids are), nil when it wrote none.
+    private static func holder(_ descriptor: Int32) -> String? {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        return String(decoding: bytes.prefix(count), as: UTF8.self)
+    }
 }

@@ -23,11 +23,21 @@ public actor SQLiteReader: StoreExport {
         }
         let db = try SQLiteConnection(path: path, readOnly: true)
         let version = Int(try db.scalar("PRAGMA user_version"))
-        guard version == SQLiteMigrations.steps.count else {
+        let current = SQLiteMigrations.steps.count
+        guard version == current else {
+            // Advice that works: `serve` migrates an older file and refuses a newer one.
+            let advice =
+                if version == 0 {
+                    "not a PushRelay store"
+                } else if version < current {
+                    "an older schema: start this build's relay on it once (PUSH_RELAY_STORAGE_SQLITE_PATH=\(path) "
+                        + "push-relay serve), stop it, and copy again"
+                } else {
+                    "written by a newer PushRelay, which this build cannot read: copy with that version"
+                }
             throw StoreError(
                 code: .migration,
-                message: "\(path) has schema version \(version), this build \(SQLiteMigrations.steps.count)"
-                    + (version == 0 ? " (not a PushRelay store)" : " (run `push-relay serve` on it once first)")
+                message: "\(path) has schema version \(version), this build \(current) (\(advice))"
             )
         }
         self.path = path

@@ -415,13 +415,15 @@ extension SQLiteStore {
     }
 
     /// One attempt's result other than an accepted push (``recordSentRunSQL``): ?1 delivery id, ?2 status,
-    /// ?3 APNs status, ?4 reason, ?5 next attempt at, ?6 now (times epoch MILLISECONDS). A retry is due at
+    /// ?3 APNs status, ?4 reason, ?5 next attempt at, ?6 now (times epoch MILLISECONDS), ?7 the attempts it
+    /// counts (0 for a deferral). A retry is due at
     /// least a millisecond after the due time it was claimed at, so it leaves its run's lease even when it
     /// comes back at once (ExpiredProviderToken) within that millisecond. A delivery cancelled while it was in
     /// flight stays `cancelled` and is never due again.
     static let recordResultSQL = """
-        UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE ?2 END, attempts = attempts + 1,
-            last_status = ?3, last_reason = CASE WHEN status = 'cancelled' THEN last_reason ELSE ?4 END,
+        UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE ?2 END,
+            attempts = attempts + ?7, last_status = ?3,
+            last_reason = CASE WHEN status = 'cancelled' THEN last_reason ELSE ?4 END,
             next_attempt_at = CASE WHEN ?5 IS NULL OR status = 'cancelled' THEN NULL
                 ELSE max(?5, next_attempt_at + 1) END,
             updated_at = ?6
@@ -434,11 +436,14 @@ extension SQLiteStore {
         var lastStatus: Int?
         var lastReason: String?
         var nextAttemptAt: Date?
+        var attempts = 1
         switch outcome {
         case .sent:
             return try recordSent(deliveryId...deliveryId, at: at)
         case .retry(let retryAt, let code, let reason):
             (status, lastStatus, lastReason, nextAttemptAt) = (.pending, code, reason, retryAt)
+        case .deferred(let retryAt, let code, let reason):
+            (status, lastStatus, lastReason, nextAttemptAt, attempts) = (.pending, code, reason, retryAt, 0)
         case .failed(let code, let reason):
             (status, lastStatus, lastReason) = (.failed, code, reason)
         case .retired(let code, let reason, _):
@@ -453,6 +458,7 @@ extension SQLiteStore {
             try row.bind(4, lastReason)
             try row.bind(5, nextAttemptAt)
             try row.bind(6, at)
+            try row.bind(7, attempts)
             try row.run()
         }
         switch outcome {
@@ -462,7 +468,7 @@ extension SQLiteStore {
         case .unlinkTopic(let topic, _, _):
             guard let device = try device(of: deliveryId) else { return }
             try unlinkTopic(topic, device: device)
-        case .sent, .retry, .failed:
+        case .sent, .retry, .deferred, .failed:
             break
         }
     }

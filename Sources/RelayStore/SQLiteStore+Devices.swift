@@ -123,11 +123,13 @@ extension SQLiteStore {
     ) async throws
         -> RoomMember?
     {
-        try db.transaction {
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
             if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId]) }
-            let member = try join(appId: appId, roomId: roomId, userId: userId, notify: notify, origin: origin, at: at)
-            try refreshUnreadTotals(appId: appId, userIds: [userId])
-            return member
+            // A level set to `none` can lower the user's total.
+            return try rule.moving(appId: appId, userId: userId) {
+                try join(appId: appId, roomId: roomId, userId: userId, notify: notify, origin: origin, at: at)
+            }
         }
     }
 
@@ -179,7 +181,8 @@ extension SQLiteStore {
         _ change: RoomLevelChange,
         membersOnly: Bool
     ) async throws -> Bool {
-        try db.transaction {
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
             if membersOnly {
                 let isMember = try db.withStatement(
                     "SELECT 1 FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
@@ -191,8 +194,9 @@ extension SQLiteStore {
                 }
                 guard isMember else { return false }
             }
-            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, change)
-            try refreshUnreadTotals(appId: appId, userIds: [userId])
+            try rule.moving(appId: appId, userId: userId) {
+                try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, change)
+            }
             return true
         }
     }
@@ -222,14 +226,16 @@ extension SQLiteStore {
             INSERT INTO user_settings (app_id, user_id, notify) VALUES (?1, ?2, ?3)
             ON CONFLICT (app_id, user_id) DO UPDATE SET notify = excluded.notify
             """
+        let rule = badgeUpdateRule(now: now)
         try db.transaction {
-            try db.withStatement(sql) {
-                try $0.bind(1, appId)
-                try $0.bind(2, userId)
-                if let level { try $0.bind(3, level.rawValue) }
-                try $0.run()
+            try rule.moving(appId: appId, userId: userId) {
+                try db.withStatement(sql) {
+                    try $0.bind(1, appId)
+                    try $0.bind(2, userId)
+                    if let level { try $0.bind(3, level.rawValue) }
+                    try $0.run()
+                }
             }
-            try refreshUnreadTotals(appId: appId, userIds: [userId])
         }
     }
 
@@ -253,19 +259,20 @@ extension SQLiteStore {
     }
 
     public func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool {
-        try db.transaction {
-            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, .userDefault)
-            let removed = try db.withStatement(
-                "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
-            ) {
-                try $0.bind(1, appId)
-                try $0.bind(2, roomId)
-                try $0.bind(3, userId)
-                try $0.run()
-                return db.changes > 0
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
+            try rule.moving(appId: appId, userId: userId) {
+                try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, .userDefault)
+                return try db.withStatement(
+                    "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
+                ) {
+                    try $0.bind(1, appId)
+                    try $0.bind(2, roomId)
+                    try $0.bind(3, userId)
+                    try $0.run()
+                    return db.changes > 0
+                }
             }
-            try refreshUnreadTotals(appId: appId, userIds: [userId])
-            return removed
         }
     }
 

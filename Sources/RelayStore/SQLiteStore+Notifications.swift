@@ -273,9 +273,11 @@ extension SQLiteStore {
             }
             let deliveries = try db.withStatement(
                 """
-                SELECT id, token, status, attempts, last_status, last_reason, coalesce(updated_at, ?1), sent_at,
-                    next_attempt_at
-                FROM deliveries WHERE id BETWEEN ?3 + ?5 AND ?4 ORDER BY id LIMIT ?2
+                SELECT dl.id, dl.token, dl.status, dl.attempts, dl.last_status, dl.last_reason,
+                    coalesce(dl.updated_at, ?1), dl.sent_at, dl.next_attempt_at, d.platform
+                FROM deliveries AS dl
+                LEFT JOIN devices AS d ON d.app_id = dl.app_id AND d.user_id = dl.user_id AND d.token = dl.token
+                WHERE dl.id BETWEEN ?3 + ?5 AND ?4 ORDER BY dl.id LIMIT ?2
                 """
             ) { row in
                 try row.bind(1, header.createdAt)
@@ -292,7 +294,8 @@ extension SQLiteStore {
                             deliveryId: row.int64(0),
                             token: row.string(1),
                             status: status,
-                            apnsId: APNsIdentifier.forDelivery(row.int64(0), of: n),
+                            platform: row.optionalString(9).flatMap(Platform.init(rawValue:)),
+                            pushId: APNsIdentifier.forDelivery(row.int64(0), of: n),
                             attempts: row.int(3),
                             lastStatus: row.optionalInt(4),
                             lastReason: row.optionalString(5),

@@ -70,4 +70,23 @@ extension SQLiteStore {
             return db.changes
         }
     }
+
+    /// The lease's end is the job's `next_run_at`.
+    public func holdPeriodicLease(job: String, owner: String, now: Date, duration: Duration) async throws -> Bool {
+        try db.withStatement(
+            """
+            INSERT INTO periodic_runs (job, next_run_at, owner, last_run_at) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (job) DO UPDATE SET next_run_at = excluded.next_run_at, owner = excluded.owner,
+                last_run_at = excluded.last_run_at
+            WHERE periodic_runs.owner = excluded.owner OR periodic_runs.next_run_at <= excluded.last_run_at
+            """
+        ) {
+            try $0.bind(1, job)
+            try $0.bind(2, now + duration.timeInterval)
+            try $0.bind(3, owner)
+            try $0.bind(4, now)
+            try $0.run()
+            return db.changes == 1
+        }
+    }
 }

@@ -57,7 +57,8 @@ extension SQLiteStore {
         membership: RoomMembership,
         at: Date
     ) async throws -> Int {
-        try db.transaction {
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
             try db.withStatement(
                 """
                 INSERT INTO rooms (app_id, room_id, membership, updated_at) VALUES (?1, ?2, ?3, ?4)
@@ -85,23 +86,25 @@ extension SQLiteStore {
                 while try row.step() { users.append(row.string(0)) }
                 return users
             }
-            try db.withStatement(
-                """
-                DELETE FROM room_levels WHERE app_id = ?1 AND room_id = ?2 AND user_id IN (
-                    SELECT user_id FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user')
-                """
-            ) { statement in
-                try statement.bind(1, appId)
-                try statement.bind(2, roomId)
-                try statement.run()
-            }
-            let removed = try db.withStatement(
-                "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user'"
-            ) { statement in
-                try statement.bind(1, appId)
-                try statement.bind(2, roomId)
-                try statement.run()
-                return db.changes
+            let removed = try rule.closing(appId: appId, roomId: roomId) {
+                try db.withStatement(
+                    """
+                    DELETE FROM room_levels WHERE app_id = ?1 AND room_id = ?2 AND user_id IN (
+                        SELECT user_id FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user')
+                    """
+                ) { statement in
+                    try statement.bind(1, appId)
+                    try statement.bind(2, roomId)
+                    try statement.run()
+                }
+                return try db.withStatement(
+                    "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user'"
+                ) { statement in
+                    try statement.bind(1, appId)
+                    try statement.bind(2, roomId)
+                    try statement.run()
+                    return db.changes
+                }
             }
             try refreshUnreadTotals(appId: appId, userIds: cached)
             return removed

@@ -76,21 +76,16 @@ extension SQLiteStore {
         }
     }
 
-    /// Adds `message` to its room's index (``UnreadSQL/indexMessageSQL``) and adds what the write changes
-    /// (``UnreadSQL/totalsDelta(storedArchived:writing:)``) to the cached totals it counts for, inside the
-    /// caller's transaction.
+    /// Adds `message` to its room's index (``UnreadSQL/indexMessageSQL``) and applies what the write changed
+    /// (``UnreadSQL/totalsChanges(before:after:)``) to the cached totals it counts for, inside the caller's
+    /// transaction.
     static func indexMessage(
         appId: String,
         _ message: IndexedMessage,
         policy: UnreadPolicy,
         in db: SQLiteConnection
     ) throws {
-        let stored = try db.withStatement(unreadSQL.indexedMessageSQL) { row in
-            try row.bind(1, appId)
-            try row.bind(2, message.roomId)
-            try row.bind(3, message.key)
-            return try row.step() ? (senderId: row.string(0), createdAt: row.date(1), archived: row.int(2) != 0) : nil
-        }
+        let before = try indexedRow(appId: appId, roomId: message.roomId, key: message.key, in: db)
         try db.withStatement(unreadSQL.indexMessageSQL) {
             try $0.bind(1, appId)
             try $0.bind(2, message.roomId)
@@ -98,19 +93,39 @@ extension SQLiteStore {
             try $0.bind(4, message.senderId)
             try $0.bind(5, message.createdAt)
             try $0.bind(6, message.isArchived)
+            try $0.bind(7, message.replacedKey)
             try $0.run()
         }
-        let delta = UnreadSQL.totalsDelta(storedArchived: stored?.archived, writing: message)
-        guard delta != 0 else { return }
-        try addToUnreadTotals(
-            delta,
-            appId: appId,
-            roomId: message.roomId,
-            senderId: stored?.senderId ?? message.senderId,
-            createdAt: stored?.createdAt ?? message.createdAt,
-            policy: policy,
-            in: db
-        )
+        let after = try indexedRow(appId: appId, roomId: message.roomId, key: message.key, in: db)
+        for change in UnreadSQL.totalsChanges(before: before, after: after) {
+            try addToUnreadTotals(
+                change.delta,
+                appId: appId,
+                roomId: message.roomId,
+                senderId: change.row.senderId,
+                createdAt: change.row.createdAt,
+                policy: policy,
+                in: db
+            )
+        }
+    }
+
+    /// Message `key`'s row in the index of `roomId` (``UnreadSQL/indexedMessageSQL``), if any.
+    static func indexedRow(
+        appId: String,
+        roomId: String,
+        key: String,
+        in db: SQLiteConnection
+    ) throws
+        -> UnreadSQL.IndexRow?
+    {
+        try db.withStatement(unreadSQL.indexedMessageSQL) { row in
+            try row.bind(1, appId)
+            try row.bind(2, roomId)
+            try row.bind(3, key)
+            guard try row.step() else { return nil }
+            return UnreadSQL.IndexRow(senderId: row.string(0), createdAt: row.date(1), isArchived: row.int(2) != 0)
+        }
     }
 
     /// Adds `delta` to the cached total of each user a message of `roomId` by `senderId` at `createdAt`

@@ -32,8 +32,8 @@ public actor SQLiteStore: Store {
     var unreadPolicy = UnreadPolicy.none
     /// Where each app's last claim stopped (``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)``).
     var claimCursors: [String: ClaimCursor] = [:]
-    /// The instance ids this store holds (``claimInstance(_:)``).
-    private var instanceLocks: [String: InstanceLock] = [:]
+    /// The lock on the file held since the first ``claimInstance(_:)``.
+    private var instanceLock: InstanceLock?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -175,12 +175,12 @@ public actor SQLiteStore: Store {
         }
     }
 
-    /// Holds `id` with a lock file beside the database (`<file>.instance-<id>.lock`), so a second live relay
-    /// given the same id on this file does not start. An id the store holds already is kept.
+    /// Holds the file for this relay with a lock file beside it (`<file>.lock`), so a second live relay on
+    /// this file does not start, whatever its instance id: SQLite serves one relay. Once held, later claims
+    /// of this store are kept.
     public func claimInstance(_ id: String) async throws {
-        guard instanceLocks[id] == nil else { return }
-        let name = String(id.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
-        instanceLocks[id] = try InstanceLock(path: "\(path).instance-\(name).lock", instanceId: id)
+        guard instanceLock == nil else { return }
+        instanceLock = try InstanceLock(path: "\(path).lock", database: path, instanceId: id)
     }
 
     /// Nothing to do: every write to the file comes from this process, whose API wakes the dispatcher itself.

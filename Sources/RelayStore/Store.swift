@@ -199,10 +199,16 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// (``setOutboxWakeHandler(_:)``). A graceful stop calls it for the jobs still queued.
     func releaseClaims(_ deliveryIds: [Int64], owner: String) async throws
 
+    /// The deliveries of each notification of `ids` that has none pending any more, counted by status;
+    /// one with a delivery still pending, or no deliveries, or unknown, is left out. One call for a batch
+    /// of results (never one per delivery): the dispatcher logs a line per notification once it is done.
+    func finishedNotificationCounts(_ ids: [UUID]) async throws -> [UUID: DeliveryCounts]
+
     /// Makes `id` this process's instance id for as long as the store is open, so that two live relays
-    /// configured with one id are found out at start instead of taking each other's leases.
+    /// configured with one id are found out at start instead of taking each other's leases. A SQLite store
+    /// serves one relay: a second claim of its file, with any id, is refused.
     /// - Throws: ``StoreError`` `.instanceInUse` when a live instance (another process, or another store in
-    ///   this one) already holds `id`.
+    ///   this one) already holds `id` (on SQLite: the file).
     func claimInstance(_ id: String) async throws
 
     /// Calls `handler` whenever another process may have made deliveries due (a webhook committed through
@@ -231,6 +237,10 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
 
     /// Pending deliveries of all apps (a metric).
     func pendingDeliveryCount() async throws -> Int
+
+    /// Each app's outbox at `now` (``OutboxCounts``), by app id; an app with nothing pending is absent. Counted
+    /// over the pending deliveries only (an index range), for the gauges one relay reports.
+    func outboxCounts(now: Date) async throws -> [String: OutboxCounts]
 
     /// Whether any delivery of any app is pending, in constant time (``pendingDeliveryCount()`` counts them).
     func hasPendingDeliveries() async throws -> Bool
@@ -343,6 +353,13 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// run is at or before `now`), and then its next run is set to `now + interval` and `owner` recorded, in
     /// one atomic statement; false when another caller (of this relay or another) took this run.
     func claimPeriodicRun(job: String, owner: String, now: Date, interval: Duration) async throws -> Bool
+
+    /// Whether `owner` holds the lease of `job` (a row of the periodic jobs' table) until `now + duration`:
+    /// true when it held the lease already (then renewed) or the lease ran out by `now` (then taken), in one
+    /// atomic statement; false while another owner holds it. A holder that stops gives it up by renewing it
+    /// with a `duration` of zero. Used where one relay of several does a job continuously (reporting the
+    /// store's gauges).
+    func holdPeriodicLease(job: String, owner: String, now: Date, duration: Duration) async throws -> Bool
 
     /// Deletes up to `limit` notifications of any app created before `createdBefore` none of whose
     /// deliveries is pending, oldest first, with their deliveries and idempotency keys, in one transaction.

@@ -27,6 +27,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let readOnly = Code("readOnly")
         /// A stored value could not be turned back into a model (e.g. an invalid token in a row).
         public static let invalidData = Code("invalidData")
+        /// No connection to the database was free by the request's deadline (``StoreDeadline``): the call
+        /// was not started.
+        public static let unavailable = Code("unavailable")
         /// A schema migration failed, or the schema is newer than this build knows.
         public static let migration = Code("migration")
         /// Another live relay holds the instance id this one was given (``Store/claimInstance(_:)``).
@@ -44,4 +47,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// Whether the store cannot take the call just now but the same call may succeed later: unreachable
+    /// or failing I/O, locked, read-only, no connection free by the deadline, or a conflict that outlasted
+    /// the retries. Nothing of the call was recorded.
+    public var isTransient: Bool { [.io, .busy, .conflict, .readOnly, .unavailable].contains(code) }
 }

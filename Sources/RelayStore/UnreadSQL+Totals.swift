@@ -1,3 +1,4 @@
+import Foundation
 import RelayCore
 
 /// The cached unread totals (`unread_totals`): one row per app and user with a live device, its total by
@@ -42,26 +43,28 @@ extension UnreadSQL {
             """
     }
 
-    /// Adds parameter 5 (+1 or -1) to the cached total of each user a message counts for: parameters 1 the
-    /// app id, 2 the room id, 3 the sender, 4 the message's time (epoch MILLISECONDS), 6 the source the app
-    /// counts from. The room's positions drive it (a seek of the room's part of the primary key), each
-    /// looked up in the cache before its level: one statement, never a loop over the members.
+    /// Adds parameter 5 (+1 or -1) to the cached total of each user an unarchived message counts for:
+    /// parameters 1 the app id, 2 the room id, 3 the sender, 4 the message's time (epoch MILLISECONDS), 6
+    /// the source the app counts from. The room's positions drive it
+    /// (``countingUsersSQL(fromDitto:app:room:message:condition:)``), each looked up in the cache before its
+    /// level: one statement, never a loop over the members.
     package func messageTotalsSQL(fromDitto: Bool) -> String {
         let p = parameter
-        let room = positions(fromDitto: fromDitto, condition: "x.app_id = \(p(1)) AND x.room_id = \(p(2))")
+        let users = Self.countingUsersSQL(
+            fromDitto: fromDitto,
+            app: p(1),
+            room: p(2),
+            message: .written(sender: p(3), time: p(4)),
+            condition: "EXISTS (SELECT 1 FROM unread_totals AS c WHERE c.app_id = p.app_id AND c.user_id = p.user_id)"
+        )
         return """
             UPDATE unread_totals SET total = total + \(p(5))
-            WHERE app_id = \(p(1)) AND from_ditto = \(p(6)) AND user_id IN (
-                SELECT p.user_id FROM (\(room)) AS p
-                WHERE p.read_at < \(p(4)) AND p.user_id <> \(p(3))
-                    AND EXISTS (SELECT 1 FROM unread_totals AS c WHERE c.app_id = p.app_id AND c.user_id = p.user_id)
-                    AND \(Self.countedRoom))
+            WHERE app_id = \(p(1)) AND from_ditto = \(p(6)) AND user_id IN (\(users))
             """
     }
 
-    /// The message an index write stores, as parameters 1 app id, 2 room id, 3 message key: its row
-    /// `sender_id, created_at, archived`, if any (read before ``indexMessageSQL`` to know what the write
-    /// changes).
+    /// The index row of parameters 1 app id, 2 room id, 3 message key: `sender_id, created_at, archived`,
+    /// if any (read before and after ``indexMessageSQL`` to know what the write changed).
     package var indexedMessageSQL: String {
         let p = parameter
         return """
@@ -110,11 +113,28 @@ extension UnreadSQL {
         return "DELETE FROM room_messages WHERE app_id = \(p(1)) AND room_id = \(p(2)) AND created_at <= \(p(3))"
     }
 
-    /// The change writing `message` to the index makes to its room's cached totals, given whether the row
-    /// stored before is archived (nil: no row): +1 for a new unarchived message, -1 for a stored unarchived one archived now
-    /// (it counts with the stored sender and time), 0 otherwise.
-    package static func totalsDelta(storedArchived: Bool?, writing message: IndexedMessage) -> Int {
-        guard let storedArchived else { return message.isArchived ? 0 : 1 }
-        return !storedArchived && message.isArchived ? -1 : 0
+    /// What an index write did to its room's cached totals, given the message's row before and after it
+    /// (nil: none): nothing when the row is unchanged; else -1 for the row before, when unarchived (it
+    /// counted with its sender and time), and +1 for the row after, when unarchived. So an upsert that
+    /// archives, changes the sender or moves the time adjusts the totals exactly as a recount would.
+    package static func totalsChanges(before: IndexRow?, after: IndexRow?) -> [(delta: Int, row: IndexRow)] {
+        guard before != after else { return [] }
+        var changes: [(delta: Int, row: IndexRow)] = []
+        if let before, !before.isArchived { changes.append((-1, before)) }
+        if let after, !after.isArchived { changes.append((1, after)) }
+        return changes
+    }
+
+    /// One message's row in the room index (``indexedMessageSQL``).
+    package struct IndexRow: Equatable, Sendable {
+        package var senderId: String
+        package var createdAt: Date
+        package var isArchived: Bool
+
+        package init(senderId: String, createdAt: Date, isArchived: Bool) {
+            self.senderId = senderId
+            self.createdAt = createdAt
+            self.isArchived = isArchived
+        }
     }
 }

@@ -9,7 +9,9 @@ import Foundation
 /// (``shared()``). Each test takes a schema of its own (``newDatabaseURL()``), so tests run in parallel.
 ///
 /// A watchdog process stops the server (`pg_ctl stop -m immediate`) and deletes the folder within about a
-/// second of the test process's end, however it ends. `initdb` refuses to run as root: as root, the folder
+/// second of the test process's end, however it ends. Under `make test` the server is also listed in the
+/// run's folder (`PUSH_RELAY_TEST_SERVERS`, scripts/test-servers.sh), which stops it when the run ends even
+/// if the watchdog was killed with the tests. `initdb` refuses to run as root: as root, the folder
 /// belongs to the `postgres` user and the server's programs run as that user (`runuser`).
 public final class PostgresCluster: Sendable {
     /// The folder holding the data directory, the server's socket and its log.
@@ -53,6 +55,13 @@ public final class PostgresCluster: Sendable {
         let command = asServerUser + ["\(bin)/pg_ctl", "stop", "-D", dataDirectory, "-m", "immediate", "-s"]
         if let stop = try? ChildProcess(command[0], Array(command.dropFirst())) { _ = stop.waitForExit() }
         try? FileManager.default.removeItem(atPath: folder)
+        if let listing = Self.listing(folder) { try? FileManager.default.removeItem(atPath: listing) }
+    }
+
+    /// The run folder's stop script of the server in `folder`, when the tests run under scripts/test-servers.sh.
+    private static func listing(_ folder: String) -> String? {
+        guard let run = ProcessInfo.processInfo.environment["PUSH_RELAY_TEST_SERVERS"], !run.isEmpty else { return nil }
+        return "\(run)/postgres-\(URL(fileURLWithPath: folder).lastPathComponent).stop"
     }
 
     /// A new, empty schema of the cluster's `postgres` database, as a libpq connection URI whose
@@ -89,13 +98,17 @@ public final class PostgresCluster: Sendable {
             asServerUser = ["/usr/sbin/runuser", "-u", "postgres", "--"]
         }
         let data = "\(folder)/data"
+        let stop = "\(asServerUser.joined(separator: " ")) \(bin)/pg_ctl stop -D \(data) -m immediate -s"
+        if let listing = listing(folder) {
+            try "\(stop)\nrm -rf \(folder)\n".write(toFile: listing, atomically: true, encoding: .utf8)
+        }
         let watchdog = try ChildProcess(
             "/bin/sh",
             [
                 "-c",
                 """
                 while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
-                \(asServerUser.joined(separator: " ")) \(bin)/pg_ctl stop -D \(data) -m immediate -s
+                \(stop)
                 rm -rf \(folder)
                 """,
             ]

@@ -21,12 +21,8 @@ enum ConfigCommand {
             return 0
         }
         try arguments.requireSubcommand("check", usage: usage)
-        let environment = ProcessInfo.processInfo.environment
         do {
-            let (configuration, deprecations) = try Configuration.loadNoticingDeprecations(
-                file: arguments.value("config") ?? environment[Configuration.fileVariable],
-                environment: environment
-            )
+            let (configuration, deprecations) = try ConfigurationFile.load(arguments)
             try APNsSenders.checkCredentials(configuration.apps)
             try FCMTransport.checkCredentials(configuration.apps)
             try PostgresConnectionString.check(configuration)

@@ -63,6 +63,7 @@ extension SendCommand {
             case .delivered: fate = "delivered"
             case .retire: fate = "retire"
             case .retry: fate = "retry"
+            case .credentialsRefused: fate = "credentials_refused"
             case .fail(let why):
                 fate = "fail"
                 failure = why.rawValue

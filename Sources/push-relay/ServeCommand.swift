@@ -33,11 +33,25 @@ enum ServeCommand {
             say(help)
             return 0
         }
-        let environment = ProcessInfo.processInfo.environment
-        let loaded = try Configuration.loadNoticingDeprecations(
-            file: arguments.value("config") ?? environment[Configuration.fileVariable],
-            environment: environment
-        )
+        do {
+            return try await serve(arguments)
+        } catch let problem as Arguments.Problem {
+            throw problem  // a command-line mistake: plain text, exit status 2
+        } catch {
+            // What stops the start (the configuration, the store, the listener) as a JSON line like the rest.
+            let logger = Logger(label: "push-relay", level: .info)
+            if let invalid = error as? Configuration.Invalid {
+                logger.critical("invalid configuration", ["problems": invalid.problems.joined(separator: "; ")])
+            } else {
+                logger.critical("cannot start", ["error": "\(error)"])
+            }
+            return 1
+        }
+    }
+
+    /// Runs the relay for `arguments` until a signal stops it.
+    private static func serve(_ arguments: Arguments) async throws -> Int32 {
+        let loaded = try ConfigurationFile.load(arguments)
         var configuration = loaded.configuration
         if let host = arguments.value("host") { configuration.http.host = host }
         if let port = try arguments.integer("port") { configuration.http.port = port }
@@ -74,15 +88,24 @@ enum ServeCommand {
         // FCM first: whether an app is a development one is read from its APNs credentials.
         let fcmMock = try development.attachMockFCM(to: &configuration.apps)
         let mock = try development.attachMock(to: &configuration.apps)
-        try PostgresConnectionString.check(configuration)
         let store: any Store =
-            if let url = configuration.storage.postgres.url {
-                try PostgresStore(url: url, logger: logger)
+            if let url = try PostgresConnectionString.connectionURL(configuration.storage.postgres) {
+                try PostgresStore.pool(url: url, size: configuration.storage.postgres.poolSize, logger: logger)
             } else {
-                try SQLiteStore(
-                    path: configuration.storage.sqlitePath,
-                    logger: logger,
-                    busyTimeoutMilliseconds: configuration.storage.busyTimeoutMilliseconds
+                // One connection: the pool adds the request deadline and the storage down/up lines.
+                StorePool(
+                    members: [
+                        try SQLiteStore(
+                            path: configuration.storage.sqlitePath,
+                            logger: logger,
+                            // A call waits for a lock no longer than a request may wait to start one.
+                            busyTimeoutMilliseconds: min(
+                                configuration.storage.busyTimeoutMilliseconds,
+                                configuration.storage.requestDeadlineMilliseconds
+                            )
+                        )
+                    ],
+                    logger: logger.with(["component": "storage"])
                 )
             }
         let relay = try Relay(configuration: configuration, store: store, logger: logger)

@@ -11,13 +11,14 @@ import RelayStore
 /// ``StorageRequeryCommand``.
 enum StorageCommand {
     static let usage = """
-        usage: push-relay storage copy --from LOCATION --to LOCATION [--batch N]
-          LOCATION is sqlite:PATH or postgres:URL (a libpq URI, e.g. postgres:postgresql://relay@db/relay).
+        usage: push-relay storage copy --from LOCATION --to LOCATION [--batch N] [--password-file FILE]
+          LOCATION is sqlite:PATH or postgres:URL (a libpq URI, e.g. postgres:postgresql://relay@db/relay;
+          percent-encode a password in it, or give it in FILE, as storage.postgres.passwordFile).
           Copies devices, rooms and members, notifications with their deliveries (ids, apns-ids, attempts,
           statuses, due times), idempotency keys and queued feedback into an EMPTY destination, N rows per
           transaction (default 1000). Leases are not copied: pending deliveries are claimable at once. The
           source is opened read-only and never changed; stop the relay that uses it first.
-               push-relay storage requery-done --store LOCATION --app ID
+               push-relay storage requery-done --store LOCATION --app ID [--password-file FILE]
           \(StorageRequeryCommand.summary)
         """
 
@@ -25,7 +26,7 @@ enum StorageCommand {
         let arguments = try Arguments(
             words,
             switches: ["help"],
-            options: ["from", "to", "batch", "store", "app"],
+            options: ["from", "to", "batch", "store", "app", "password-file"],
             positional: 1
         )
         if arguments.flag("help") {
@@ -34,8 +35,10 @@ enum StorageCommand {
         }
         if arguments.positional == ["requery-done"] { return try await StorageRequeryCommand.run(arguments) }
         try arguments.requireSubcommand("copy", usage: usage)
+        let passwordFile = arguments.value("password-file")
         let from = try StorageLocation(try arguments.required("from"), option: "from")
-        let to = try StorageLocation(try arguments.required("to"), option: "to")
+            .addingPassword(fromFile: passwordFile)
+        let to = try StorageLocation(try arguments.required("to"), option: "to").addingPassword(fromFile: passwordFile)
         guard from != to else { throw Arguments.Problem(description: "--from and --to name the same store") }
         let copy = StoreCopy(batchSize: try arguments.positiveInteger("batch", default: 1000))
         let logger = Logger(label: "storage", level: .warning)

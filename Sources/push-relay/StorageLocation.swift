@@ -30,6 +30,25 @@ enum StorageLocation: Equatable {
         }
     }
 
+    /// This location with the password held in `file` (`--password-file`, one trailing newline ignored) added
+    /// to a `postgres:` URL; a `sqlite:` location, or no file, keeps it as it is.
+    /// - Throws: ``RelayCLI/Arguments/Problem`` when the file cannot be read or is empty, or the URL holds a
+    ///   password already.
+    func addingPassword(fromFile file: String?) throws(Arguments.Problem) -> StorageLocation {
+        guard let file, case .postgres(let url) = self else { return self }
+        let password: String
+        do {
+            password = try PostgresConnectionString.readPassword(file, key: "--password-file")
+        } catch {
+            throw Arguments.Problem(description: error.problems.joined(separator: "; "))
+        }
+        do {
+            return .postgres(url: try PostgresConnectionString.withPassword(password, in: url))
+        } catch {
+            throw Arguments.Problem(description: "--password-file: the URL \(error.message)")
+        }
+    }
+
     /// The location for messages: a URI's password is never shown.
     var description: String {
         switch self {

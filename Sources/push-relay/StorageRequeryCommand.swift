@@ -16,6 +16,7 @@ enum StorageRequeryCommand {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let location = try StorageLocation(try arguments.required("store"), option: "store")
+            .addingPassword(fromFile: arguments.value("password-file"))
         let app = try arguments.required("app")
         let store = try location.openStore(logger: Logger(label: "storage", level: .warning))
         let pending = try await store.pendingDittoRequeries()[app]

@@ -1,5 +1,6 @@
 import APNsMock
 import RelayCLI
+import RelayCore
 import RelayCrypto
 import RelayCurl
 import RelayHTTP
@@ -7,7 +8,7 @@ import RelayStore
 
 /// `push-relay version`: PushRelay's version and every C library it links, with their versions.
 enum VersionCommand {
-    static let version = "0.1.0"
+    static let version = BuildInfo.version
 
     static func run(_ words: [String]) throws -> Int32 {
         _ = try Arguments(words, options: [], positional: 0)

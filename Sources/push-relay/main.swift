@@ -1,13 +1,14 @@
 import Foundation
 import RelayCLI
 
-/// `push-relay serve | mock-apns | mock-fcm | mock-kafka | send | version | keys new | config check |
+/// `push-relay serve | health | mock-apns | mock-fcm | mock-kafka | send | version | keys new | config check |
 /// storage copy | storage requery-done`.
 let usage = """
     usage: push-relay <command> [options]
 
     commands:
       serve        run the relay (HTTP API, outbox dispatcher; an in-process mock APNs when no app is configured)
+      health       ask the configured relay's /healthz (http or https); exit 0 healthy, 1 not
       mock-apns    run a mock APNs (HTTP/2, Apple's validation, scriptable faults)
       mock-fcm     run a mock FCM HTTP v1 with its OAuth token endpoint (HTTP/2, scriptable answers)
       mock-kafka   run librdkafka's mock Kafka cluster with the topics asked for (for kcat and tests)
@@ -25,6 +26,7 @@ let usage = """
 await CommandLineTool.run(name: "push-relay", usage: usage) { command, words in
     switch command {
     case "serve": try await ServeCommand.run(words)
+    case "health": try await HealthCommand.run(words)
     case "mock-apns": try await MockAPNsCommand.run(words)
     case "mock-fcm": try await MockFCMCommand.run(words)
     case "mock-kafka": try await MockKafkaCommand.run(words)

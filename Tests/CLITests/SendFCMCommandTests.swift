@@ -99,7 +99,7 @@ import Testing
             (busy, ["status": 429, "errorCode": "QUOTA_EXCEEDED", "fate": "retry", "retryAfterSeconds": 30]),
             (
                 misconfigured,
-                ["status": 401, "errorCode": "THIRD_PARTY_AUTH_ERROR", "fate": "fail", "failure": "configuration"]
+                ["status": 401, "errorCode": "THIRD_PARTY_AUTH_ERROR", "fate": "credentials_refused"]
             ),
         ]
         for row in rows {

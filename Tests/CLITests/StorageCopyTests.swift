@@ -1,9 +1,10 @@
 import Foundation
 import RelayCore
 import RelayPostgres
-import RelayStore
 import RelayTestSupport
 import Testing
+
+@testable import RelayStore
 
 /// `push-relay storage copy`, run as a process: a SQLite store seeded through the Store API is copied into
 /// a new PostgreSQL schema and read back through the Store API.
@@ -196,7 +197,7 @@ import Testing
             owner: "local"
         )
         #expect(Set(claimed.map(\.deliveryId)) == Set(pending.deliveries.map(\.deliveryId)))
-        #expect(Set(claimed.map(\.pushId)) == Set(pending.deliveries.map(\.apnsId)))
+        #expect(Set(claimed.map(\.pushId)) == Set(pending.deliveries.map(\.pushId)))
         #expect(Set(claimed.map(\.token)) == [Self.iosToken, Self.androidToken])
 
         // The idempotent replay answers the first notification; a new one takes ids after the copied ones.
@@ -286,6 +287,30 @@ import Testing
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!result.stderr.contains("s3cret"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never.sqlite"))
+    }
+
+    /// A source written by a newer build is refused without advising `serve`, which refuses it too.
+    @Test func aSourceOfANewerSchemaIsRefusedWithAdviceServeAgreesWith() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("newer.sqlite")
+        do {
+            let store = try SQLiteStore(path: file.path, logger: .disabled())
+            try await store.execute("PRAGMA user_version = \(SQLiteMigrations.steps.count + 1)")
+        }
+        let copy = try await CommandTests.run([
+            "storage", "copy", "--from", "sqlite:\(file.path)", "--to",
+            "sqlite:\(directory.url.appendingPathComponent("copy.sqlite").path)",
+        ])
+        #expect(copy.status == 1)
+        #expect(copy.stderr.contains("written by a newer PushRelay"), "\(copy.stderr)")
+        #expect(!copy.stderr.contains("serve"), "\(copy.stderr)")
+        let serve = try await CommandTests.run(
+            ["serve", "--port", "0"],
+            environment: ["PUSH_RELAY_STORAGE_SQLITE_PATH": file.path]
+        )
+        #expect(serve.status == 1)
+        #expect(serve.stderr.contains("newer than this build"), "\(serve.stderr)")
     }
 
     @Test func aFileThatIsNotAStoreIsRefused() async throws {

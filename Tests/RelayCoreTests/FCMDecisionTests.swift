@@ -86,12 +86,13 @@ import Testing
             status: 401,
             errorCode: "THIRD_PARTY_AUTH_ERROR",
             rpcStatus: "UNAUTHENTICATED",
-            expected: .fail(.configuration)
+            expected: .credentialsRefused
         ),
-        Row(status: 401, errorCode: nil, rpcStatus: "UNAUTHENTICATED", expected: .fail(.configuration)),
-        // Without FCM's errorCode a 404 or 403 is the project's or account's problem: no token is retired.
+        Row(status: 401, errorCode: nil, rpcStatus: "UNAUTHENTICATED", expected: .credentialsRefused),
+        // Without FCM's errorCode a 404 or 403 is the project's or account's problem: no token is retired; a
+        // 403 refuses the relay's account (the sends pause), a 404 names no project (the delivery fails).
         Row(status: 404, errorCode: nil, rpcStatus: "NOT_FOUND", expected: .fail(.configuration)),
-        Row(status: 403, errorCode: nil, rpcStatus: "PERMISSION_DENIED", expected: .fail(.configuration)),
+        Row(status: 403, errorCode: nil, rpcStatus: "PERMISSION_DENIED", expected: .credentialsRefused),
         Row(status: 503, errorCode: "SOMETHING_NEW", rpcStatus: "UNAVAILABLE", expected: retrySoon),
         Row(status: 409, errorCode: "SOMETHING_NEW", rpcStatus: "ABORTED", expected: .fail(.rejected)),
     ]

@@ -26,6 +26,35 @@ import Testing
         #expect(shown.contains("db.internal/relay"))
     }
 
+    /// The whole userinfo is redacted whatever it holds: an unencoded `@`, `/`, `:` or `?` in the password
+    /// shows none of it (issue 23: `redacted@Pw/9f3k@…` was printed).
+    @Test(arguments: [
+        ("postgresql://relay:Pw/9f3k@x@db.internal/relay", "postgresql://redacted@db.internal/relay"),
+        (
+            "postgresql://relay:a@b/c:d@db.internal:5432/relay?sslmode=require",
+            "postgresql://redacted@db.internal:5432/relay?redacted"
+        ),
+        ("postgresql://relay:p?w@db.internal/relay", "postgresql://redacted@db.internal/relay"),
+        ("postgresql://relay%40corp:p%2Fw@db.internal/relay", "postgresql://redacted@db.internal/relay"),
+        ("postgresql://db.internal/relay", "postgresql://db.internal/relay"),
+    ])
+    func aURLsUserinfoIsRedactedWhole(url: String, shown: String) {
+        var configuration = Configuration()
+        configuration.storage.postgres.url = url
+        #expect(Configuration.withoutPassword(url) == shown)
+        let printed = configuration.description
+        #expect(printed.contains(shown), "\(printed)")
+        for secret in ["9f3k", "relay:", "c:d", "p?w", "p%2Fw", "corp"] { #expect(!printed.contains(secret)) }
+    }
+
+    @Test func aPasswordFileNeedsAURL() {
+        #expect {
+            try Configuration.load(file: nil, environment: ["PUSH_RELAY_STORAGE_POSTGRES_PASSWORD_FILE": "/run/pw"])
+        } throws: { error in
+            (error as? Configuration.Invalid)?.problems == ["storage.postgres.passwordFile: needs storage.postgres.url"]
+        }
+    }
+
     @Test(arguments: [
         "host=db.internal password=hunter2 dbname=relay",
         "host=db.internal password = 'hunter2 with \\' quote' dbname=relay",
@@ -61,6 +90,32 @@ import Testing
             try Configuration.load(file: nil, environment: ["PUSH_RELAY_STORAGE_RETENTION_HOURS": "\(hours)"])
         } throws: { error in
             (error as? Configuration.Invalid)?.problems.contains { $0.hasPrefix("storage.retentionHours:") } == true
+        }
+    }
+
+    @Test func theDeadlineAndThePoolHaveDefaultsAndAreSetByTheEnvironment() throws {
+        let defaults = try Configuration.load(file: nil, environment: [:])
+        #expect(defaults.storage.requestDeadlineMilliseconds == 5000 && defaults.storage.postgres.poolSize == 4)
+        let set = try Configuration.load(
+            file: nil,
+            environment: [
+                "PUSH_RELAY_STORAGE_REQUEST_DEADLINE_MILLISECONDS": "1500",
+                "PUSH_RELAY_STORAGE_POSTGRES_POOL_SIZE": "8",
+            ]
+        )
+        #expect(set.storage.requestDeadlineMilliseconds == 1500 && set.storage.postgres.poolSize == 8)
+    }
+
+    @Test(arguments: [
+        ("PUSH_RELAY_STORAGE_REQUEST_DEADLINE_MILLISECONDS", "0", "storage.requestDeadlineMilliseconds:"),
+        ("PUSH_RELAY_STORAGE_POSTGRES_POOL_SIZE", "0", "storage.postgres.poolSize:"),
+        ("PUSH_RELAY_STORAGE_POSTGRES_POOL_SIZE", "65", "storage.postgres.poolSize:"),
+    ])
+    func aDeadlineOrPoolOutOfRangeIsRefused(variable: String, value: String, problem: String) {
+        #expect {
+            try Configuration.load(file: nil, environment: [variable: value])
+        } throws: { error in
+            (error as? Configuration.Invalid)?.problems.contains { $0.hasPrefix(problem) } == true
         }
     }
 }

@@ -87,7 +87,7 @@ import Testing
         #expect(harness.mock.accessTokensIssued == 2)
         #expect(
             FCMDecision.decide(.answered(response), attempts: 1, policy: Self.policy, random: 0)
-                == .fail(.configuration)
+                == .credentialsRefused
         )
         await harness.stop()
     }
@@ -129,7 +129,7 @@ import Testing
         Row(
             rule: .init(token: token, error: "THIRD_PARTY_AUTH_ERROR"),
             status: 401,
-            expected: .fail(.configuration)
+            expected: .credentialsRefused
         ),
     ]
 

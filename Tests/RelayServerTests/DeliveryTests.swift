@@ -50,6 +50,7 @@ import Testing
                 #expect(delivery.status == "sent" && delivery.attempts == 1)
                 #expect(request.header("apns-id") == delivery.apnsId)
                 #expect(request.apnsId == delivery.apnsId)
+                #expect(delivery.pushId == delivery.apnsId)
 
                 let authorization = try #require(request.header("authorization"))
                 #expect(authorization.hasPrefix("bearer "))
@@ -331,10 +332,12 @@ import Testing
         ])
         try await withRelayAndMock(script: script) { relay in
             try await relay.register(token, user: "mover", rooms: ["room-env"], environment: "sandbox")
+            // The readiness probe's connections came before (the relay's start probes each endpoint once).
+            let probed = relay.mock.acceptedConnections
             let answer = try await relay.webhook(["roomId": "room-env", "senderId": "s", "text": "x"])
             // The sandbox client connected: the delivery was claimed for sandbox and its answer is delayed.
             let deadline = ContinuousClock.now + .seconds(20)
-            while relay.mock.acceptedConnections == 0 {
+            while relay.mock.acceptedConnections == probed {
                 try #require(ContinuousClock.now < deadline, "the relay never connected")
                 try await Task.sleep(for: .milliseconds(10))
             }

@@ -62,7 +62,13 @@ final class FeedbackHarness: Sendable {
         try await withRelayTestBed(appCount: appCount, script: script, configure: configure) { bed in
             let configuration = bed.configuration
             let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
-            let relay = try Relay(configuration: configuration, store: store, logger: .disabled(), feedback: feedback)
+            let relay = try Relay(
+                configuration: configuration,
+                store: store,
+                logger: .disabled(),
+                feedback: feedback,
+                gaugeInterval: .milliseconds(500)
+            )
             try await relay.start()
             let harness = FeedbackHarness(
                 mock: bed.mock,

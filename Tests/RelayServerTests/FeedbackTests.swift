@@ -78,7 +78,13 @@ import Testing
                     ]
                 )
 
-                let metrics = try await harness.adminCall("/metrics").text
+                // The pending count is read from the store in the background: asked until it is read after the POST.
+                var metrics = try await harness.adminCall("/metrics").text
+                let scraping = ContinuousClock.now + .seconds(60)
+                while !metrics.contains("pushrelay_feedback_pending 0"), ContinuousClock.now < scraping {
+                    try await Task.sleep(for: .milliseconds(100))
+                    metrics = try await harness.adminCall("/metrics").text
+                }
                 #expect(metrics.contains("pushrelay_feedback_total{outcome=\"delivered\"} 1"))
                 #expect(metrics.contains("pushrelay_feedback_total{outcome=\"retry\"} 2"))
                 #expect(metrics.contains("pushrelay_feedback_pending 0"))

@@ -15,26 +15,54 @@ final class PostgresRelays: Sendable {
     let bed: RelayTestBed
     /// The database's connection URI.
     let url: String
+    /// The cluster the database is on.
+    let cluster: PostgresCluster
+    /// SECONDS one statement of a relay may take before it fails (`.io`).
+    let statementTimeout: Double
     private let running = Mutex<[Relay]>([])
 
-    init(bed: RelayTestBed) async throws {
+    /// - Parameter cluster: the cluster to use (one of the test's own to stop it); nil for the shared one.
+    init(bed: RelayTestBed, cluster: PostgresCluster? = nil, statementTimeout: Double = 10) async throws {
         self.bed = bed
-        url = try await PostgresCluster.shared().newDatabaseURL()
+        let cluster = try await Self.cluster(cluster)
+        self.cluster = cluster
+        self.statementTimeout = statementTimeout
+        url = try await cluster.newDatabaseURL()
+    }
+
+    /// `given`, or the test process's shared cluster.
+    private static func cluster(_ given: PostgresCluster?) async throws -> PostgresCluster {
+        if let given { return given }
+        return try await PostgresCluster.shared()
     }
 
     /// A store of its own on the database (another relay's, or the test's probe).
     func openStore() throws -> PostgresStore { try PostgresStore(url: url, logger: .disabled()) }
 
+    /// A relay's store: `storage.postgres.poolSize` connections, as `serve` opens it.
+    func openPool(size: Int) throws -> StorePool {
+        try PostgresStore.pool(url: url, size: size, logger: .disabled(), statementTimeout: statementTimeout)
+    }
+
     /// Starts a relay with instance id `id`; polling waits five minutes unless `configure` says otherwise,
     /// so only a notification or its own API wakes its dispatcher.
     @discardableResult
-    func start(_ id: String, configure: (inout Configuration) -> Void = { _ in }) async throws -> Relay {
+    func start(
+        _ id: String,
+        gaugeInterval: Duration = .seconds(10),
+        configure: (inout Configuration) -> Void = { _ in }
+    ) async throws -> Relay {
         var configuration = bed.configuration
         configuration.storage.postgres.url = url
         configuration.delivery.instanceId = id
         configuration.delivery.pollIntervalMilliseconds = 300_000
         configure(&configuration)
-        let relay = try Relay(configuration: configuration, store: try openStore(), logger: .disabled())
+        let relay = try Relay(
+            configuration: configuration,
+            store: try openPool(size: configuration.storage.postgres.poolSize),
+            logger: .disabled(),
+            gaugeInterval: gaugeInterval
+        )
         try await relay.start()
         running.withLock { $0.append(relay) }
         return relay
@@ -114,10 +142,12 @@ final class PostgresRelays: Sendable {
 /// the relays, then the mock.
 func withPostgresRelays(
     script: MockScript = MockScript(),
+    cluster: PostgresCluster? = nil,
+    statementTimeout: Double = 10,
     _ body: (PostgresRelays) async throws -> Void
 ) async throws {
     try await withRelayTestBed(appCount: 1, script: script, configure: { _ in }) { bed in
-        let relays = try await PostgresRelays(bed: bed)
+        let relays = try await PostgresRelays(bed: bed, cluster: cluster, statementTimeout: statementTimeout)
         do {
             try await body(relays)
         } catch {

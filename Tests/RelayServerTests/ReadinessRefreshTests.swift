@@ -28,6 +28,9 @@ import Testing
         let readiness = Readiness(store: store, apps: [])
         let before = time.count
         let started = ContinuousClock.now
+        await readiness.probeOnce()
+        let probes = Task { await readiness.run() }
+        defer { probes.cancel() }
         var answers: [Readiness.Report] = []
         for _ in 0..<20 {
             answers += await withTaskGroup(of: Readiness.Report.self) { group in
@@ -40,6 +43,13 @@ import Testing
         #expect(answers.count == 500 && answers.allSatisfy { $0.ready && $0.checks == ["storage": "ok"] })
         #expect(writes >= 1)
         #expect(writes <= Int(seconds.rounded(.down)) + 1, "\(writes) writes in \(seconds) s")
+    }
+
+    /// Before its first probe a relay is not ready: nothing says its storage takes a write.
+    @Test func notReadyBeforeTheFirstProbe() async throws {
+        let readiness = Readiness(store: try SQLiteStore.temporary(), apps: [])
+        let report = await readiness.check()
+        #expect(!report.ready && report.checks == ["storage": "unavailable (not probed yet)"])
     }
 
     /// What a stranger sees names no app: the endpoint checks are summed up as `push`.

@@ -86,7 +86,13 @@ final class RelayHarness: Sendable {
             } else {
                 try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled(), timeSource: time)
             }
-        let relay = try Relay(configuration: configuration, store: store, time: time, logger: .disabled())
+        let relay = try Relay(
+            configuration: configuration,
+            store: store,
+            time: time,
+            logger: .disabled(),
+            gaugeInterval: .milliseconds(500)
+        )
         try await relay.start()
         current.withLock { $0 = relay }
     }
@@ -271,7 +277,8 @@ struct NotificationJSON: Decodable {
     struct Delivery: Decodable {
         var tokenSuffix: String
         var status: String
-        var apnsId: String
+        var pushId: String
+        var apnsId: String?
         var attempts: Int
         var lastStatus: Int?
         var lastReason: String?

@@ -90,12 +90,28 @@ import Testing
             try await first.claimInstance(F.owner)
             try await first.claimInstance(F.owner)  // held already: kept
             let second = try database.open()
-            try await second.claimInstance(F.otherOwner)
+            if kind == .postgres { try await second.claimInstance(F.otherOwner) }
             let error = await #expect(throws: StoreError.self) { try await second.claimInstance(F.owner) }
             #expect(error?.code == .instanceInUse)
             #expect(error?.message.contains("delivery.instanceId") == true)
         }
         let later = try database.open()
         try await later.claimInstance(F.owner)
+    }
+
+    /// A SQLite file serves one relay: a second live store on it is refused whatever its id, naming the
+    /// holder's; once the first is closed, another id takes the file.
+    @Test func aSQLiteFileIsHeldByOneLiveRelayWhateverItsId() async throws {
+        let database = try await StoreKind.sqlite.makeDatabase()
+        do {
+            let first = try database.open()
+            try await first.claimInstance("relay-a")
+            let second = try database.open()
+            let error = await #expect(throws: StoreError.self) { try await second.claimInstance("relay-b") }
+            #expect(error?.code == .instanceInUse)
+            #expect(error?.message.contains("'relay-a'") == true, "\(error?.message ?? "")")
+        }
+        let later = try database.open()
+        try await later.claimInstance("relay-b")
     }
 }

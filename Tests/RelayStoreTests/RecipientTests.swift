@@ -178,19 +178,19 @@ import Testing
             try await store.notification(appId: "app-a", id: outcome.notificationId)
         )
         #expect(summary.counts.pending == 4 && deliveries.count == 4)
-        #expect(Set(deliveries.map(\.apnsId)).count == 4)
-        let raw = deliveries.map { $0.apnsId.uuidString.lowercased() }
+        #expect(Set(deliveries.map(\.pushId)).count == 4)
+        let raw = deliveries.map { $0.pushId.uuidString.lowercased() }
         let pattern = #/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/#
         for id in raw { #expect(id.wholeMatch(of: pattern) != nil, "\(id)") }
         let again = try #require(try await store.notification(appId: "app-a", id: outcome.notificationId))
-        #expect(again.deliveries.map(\.apnsId) == deliveries.map(\.apnsId), "derived the same every time")
+        #expect(again.deliveries.map(\.pushId) == deliveries.map(\.pushId), "derived the same every time")
         let jobs = try await store.claimDueDeliveries(
             now: Date(timeIntervalSince1970: 4_000_000_000),
             limit: 10,
             leaseSeconds: 30,
             owner: F.owner
         )
-        #expect(Set(jobs.map(\.pushId)) == Set(deliveries.map(\.apnsId)), "the dispatcher sends the ids the API shows")
+        #expect(Set(jobs.map(\.pushId)) == Set(deliveries.map(\.pushId)), "the dispatcher sends the ids the API shows")
         let limited = try #require(try await store.notification(appId: "app-a", id: outcome.notificationId, limit: 2))
         #expect(limited.deliveries.count == 2 && limited.summary.counts.total == 4)
     }

@@ -1,0 +1,160 @@
+import Foundation
+import RelayCore
+import Synchronization
+
+/// The sends paused because a push service refused the relay's credentials for an app (APNs
+/// InvalidProviderToken, MissingProviderToken, BadCertificate, BadCertificateEnvironment; FCM
+/// THIRD_PARTY_AUTH_ERROR, 401, 403: ``RelayCore/PushResult/credentialsRefused(status:reason:)``), by
+/// (app, platform, environment).
+///
+/// A refusal is about the relay's key, not a device, so it pauses every send of its key; keyed by
+/// environment, since a device chooses its APNs environment, so one user's sandbox device cannot pause an
+/// app's production sends (FCM has one environment: production). While paused, deliveries are held back
+/// unsent and spend no attempt; one probe delivery is sent per back-off step (``firstStep``, doubling up
+/// to ``longestStep``), and the first answer that is not a refusal resumes the sends. The pause lives in
+/// this relay's memory: each relay on a store finds and probes it by itself.
+public final class ProviderPauses: Sendable {
+    /// What is paused: an app's sends on one platform to one environment.
+    public struct Key: Hashable, Sendable {
+        public var appId: String
+        public var platform: Platform
+        public var environment: APNsEnvironment
+
+        public init(appId: String, platform: Platform, environment: APNsEnvironment) {
+            self.appId = appId
+            self.platform = platform
+            self.environment = platform == .ios ? environment : .production
+        }
+
+        /// The key a delivery is sent under.
+        init(_ job: DeliveryJob) {
+            self.init(appId: job.appId, platform: job.token.platform, environment: job.environment)
+        }
+    }
+
+    /// What to do with a delivery now.
+    enum Admission: Equatable {
+        /// Not paused: send it.
+        case send
+        /// Paused, and its step has passed: send it as the one probe.
+        case probe
+        /// Paused: keep it unsent until then.
+        case hold(until: Date)
+    }
+
+    private struct Pause {
+        var reason: String
+        var step: Duration
+        var nextProbe: Date
+        var probing: Bool
+    }
+
+    /// The first wait before a probe.
+    public static let firstStep = Duration.seconds(5)
+    /// The longest wait between probes.
+    public static let longestStep = Duration.seconds(300)
+
+    private let paused = Mutex<[Key: Pause]>([:])
+    /// Where `pushrelay_provider_paused` is set (1 when a pause starts, 0 when it ends); nil reports nothing.
+    private let metrics: RelayMetrics?
+    private let logger: Logger
+
+    public init(metrics: RelayMetrics?, logger: Logger) {
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Sets `pushrelay_provider_paused` for `key` (FCM's one environment is labelled `none`).
+    private func report(_ key: Key, paused: Bool) {
+        let environment = key.platform == .ios ? key.environment : nil
+        metrics?.setProviderPaused(paused, app: key.appId, platform: key.platform, environment: environment)
+    }
+
+    /// Whether a delivery under `key` is sent now, sent as the probe, or held.
+    func admit(_ key: Key, now: Date) -> Admission {
+        paused.withLock { paused in
+            guard var pause = paused[key] else { return .send }
+            // Only until the probe's answer may have come: a probe accepted resumes the others soon after.
+            if pause.probing { return .hold(until: now + Self.firstStep.timeInterval) }
+            guard now >= pause.nextProbe else { return .hold(until: pause.nextProbe) }
+            pause.probing = true
+            paused[key] = pause
+            return .probe
+        }
+    }
+
+    /// The service refused the credentials of `key`: pauses it (a refused probe doubles the step) and
+    /// returns when the next probe is due, the time to hold the refused delivery until.
+    func refused(_ key: Key, reason: String, probe: Bool, now: Date) -> Date {
+        let (until, started) = paused.withLock { paused -> (Date, Bool) in
+            guard var pause = paused[key] else {
+                let pause = Pause(
+                    reason: reason,
+                    step: Self.firstStep,
+                    nextProbe: now + Self.firstStep.timeInterval,
+                    probing: false
+                )
+                paused[key] = pause
+                return (pause.nextProbe, true)
+            }
+            if probe {
+                pause.step = min(pause.step * 2, Self.longestStep)
+                pause.nextProbe = now + pause.step.timeInterval
+                pause.probing = false
+                pause.reason = reason
+                paused[key] = pause
+            }
+            return (pause.nextProbe, false)
+        }
+        if started {
+            report(key, paused: true)
+            logger.error(
+                "push service refused the relay's credentials; sends paused",
+                Self.metadata(key).merging(["push.reason": reason]) { _, new in new }
+            )
+        }
+        return until
+    }
+
+    /// The service answered a delivery of `key` otherwise than by refusing its credentials: a pause ends.
+    func answered(_ key: Key) {
+        let ended = paused.withLock { $0.removeValue(forKey: key) }
+        guard let ended else { return }
+        report(key, paused: false)
+        logger.notice(
+            "push service accepts the relay's credentials again; sends resume",
+            Self.metadata(key).merging(["push.reason": ended.reason]) { _, new in new }
+        )
+    }
+
+    /// The probe of `key` got no answer (no connection, a timeout): the next one goes a step later.
+    func probeUnanswered(_ key: Key, now: Date) {
+        paused.withLock { paused in
+            guard var pause = paused[key] else { return }
+            pause.probing = false
+            pause.nextProbe = now + pause.step.timeInterval
+            paused[key] = pause
+        }
+    }
+
+    /// Whether `key` is paused.
+    public func isPaused(_ key: Key) -> Bool { paused.withLock { $0[key] != nil } }
+
+    /// A `/readyz` check per app with a paused key, `provider:<appId>`:
+    /// `paused (InvalidProviderToken: ios production)`, the keys joined by `; `.
+    public func checks() -> [String: String] {
+        let now = paused.withLock { $0 }
+        var byApp: [String: [String]] = [:]
+        for (key, pause) in now {
+            byApp[key.appId, default: []].append(
+                "\(pause.reason): \(key.platform.rawValue) \(key.environment.rawValue)"
+            )
+        }
+        return byApp.mapValues { "paused (" + $0.sorted().joined(separator: "; ") + ")" }
+            .reduce(into: [:]) { $0["provider:\($1.key)"] = $1.value }
+    }
+
+    private static func metadata(_ key: Key) -> Logger.Metadata {
+        ["app.id": key.appId, "device.platform": key.platform.rawValue, "apns.environment": key.environment.rawValue]
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import RelayCore
+
+extension RelayMetrics {
+    /// One delivery attempt's outcome (`sent`, `retry`, `failed`, `retired`, `unlinked`) and the service's
+    /// reason, for its app and its device's platform.
+    public func recordOutcome(_ outcome: String, reason: String, app: String, platform: Platform) {
+        let key = Outcome(app: appLabel(app), platform: platform, outcome: outcome, reason: MetricLabels.reason(reason))
+        let reached = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.outcomes[key, default: 0] += 1
+            state.attemptsDecided += 1
+            guard !state.attemptWaiters.isEmpty else { return [] }
+            let decided = state.attemptsDecided
+            let ids = state.attemptWaiters.filter { $0.value.count <= decided }.map(\.key)
+            return ids.compactMap { state.attemptWaiters.removeValue(forKey: $0)?.continuation }
+        }
+        for continuation in reached { continuation.resume() }
+    }
+
+    /// The time a push service took to answer one attempt (`pushrelay_push_duration_seconds`).
+    public func recordPushDuration(_ duration: Duration, app: String, platform: Platform) {
+        observe(
+            MetricCatalog.pushDuration,
+            [("app", appLabel(app)), ("platform", platform.rawValue)],
+            duration.timeInterval
+        )
+    }
+
+    /// The time from a notification's acceptance (webhook or Ditto event committed) to the push service's
+    /// answer that ended one of its deliveries, in SECONDS (`pushrelay_accepted_to_answered_seconds`).
+    public func recordAcceptedToAnswered(_ seconds: Double, app: String, platform: Platform) {
+        observe(
+            MetricCatalog.acceptedToAnswered,
+            [("app", appLabel(app)), ("platform", platform.rawValue)],
+            max(0, seconds)
+        )
+    }
+
+    /// Delivery attempts decided so far, whatever their outcome (``recordOutcome(_:reason:app:platform:)``
+    /// calls).
+    public var attemptsDecided: Int { state.withLock { $0.attemptsDecided } }
+
+    /// Returns once ``attemptsDecided`` is at least `count`, or when the task is cancelled: for benchmarks and
+    /// tests that wait for a fan-out's last push without polling (a poll wakes a thread on the cores the
+    /// sends need, or sees the end late).
+    public func waitUntilAttemptsDecided(_ count: Int) async {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiterId += 1
+            return state.nextWaiterId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let waits = state.withLock { state -> Bool in
+                    guard state.attemptsDecided < count, !Task.isCancelled else { return false }
+                    state.attemptWaiters[id] = (count, continuation)
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.attemptWaiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
+}

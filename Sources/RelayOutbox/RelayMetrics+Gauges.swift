@@ -1,0 +1,34 @@
+import RelayCore
+
+extension RelayMetrics {
+    /// One gauge series: its label pairs and value.
+    public typealias GaugeSample = (labels: [(String, String)], value: Double)
+
+    /// Replaces every series of gauge `name` (one of ``MetricCatalog``'s) with `samples`: what a background
+    /// job read from the store, shown by every scrape until it reads again.
+    public func setGauges(_ name: String, _ samples: [GaugeSample]) {
+        state.withLock { state in
+            var family: [Labels: Double] = [:]
+            for sample in samples { family[Labels(pairs: sample.labels)] = sample.value }
+            state.gauges[name] = family
+        }
+    }
+
+    /// Takes gauge `name` out of the exposition (a relay that stops reporting the store's figures).
+    public func removeGauges(_ name: String) {
+        _ = state.withLock { $0.gauges.removeValue(forKey: name) }
+    }
+
+    /// `pushrelay_storage_up`: 1 while the storage probe passes, else 0.
+    public func setStorageUp(_ up: Bool) {
+        setGauges(MetricCatalog.storageUp, [([], up ? 1 : 0)])
+    }
+
+    /// `pushrelay_provider_paused{app,platform,environment}`: 1 while an app's sends to a push service
+    /// environment are paused because the service refuses its credentials, else 0. FCM has one
+    /// environment, labelled `none`.
+    public func setProviderPaused(_ paused: Bool, app: String, platform: Platform, environment: APNsEnvironment?) {
+        let labels = Labels(pairs: MetricCatalog.providerLabels(app: appLabel(app), platform: platform, environment))
+        state.withLock { $0.gauges[MetricCatalog.providerPaused, default: [:]][labels] = paused ? 1 : 0 }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+/// Reports the store's figures as gauges: each app's outbox (pending, due, leased, the oldest due
+/// delivery's lateness), devices by state and feedback pending. They count the whole database, so of several
+/// relays on one store only one reports them, and `sum()` over relays is right: the holder of the store's
+/// periodic lease ``job`` (``RelayStore/Store/holdPeriodicLease(job:owner:now:duration:)``), renewed every
+/// ``interval`` and held for three of them, so another relay takes over when the holder stops or dies. The
+/// holder shows `pushrelay_outbox_reporter` 1, every other relay 0 and none of the figures.
+///
+/// Runs as a service; a scrape never waits on it. A failed read keeps the figures last read (the storage
+/// probe's `pushrelay_storage_up` says the store is down). A stop gives the lease up for the next relay.
+public final class StoreGaugeReporter: Sendable {
+    /// The periodic lease's name in the store.
+    public static let job = "store-gauges"
+    private static let figures = [
+        MetricCatalog.outboxPending, MetricCatalog.outboxDue, MetricCatalog.outboxLeased,
+        MetricCatalog.outboxOldestAge, MetricCatalog.devices, MetricCatalog.feedbackPending,
+    ]
+
+    private let owner: String
+    private let store: any Store
+    private let metrics: RelayMetrics
+    private let appIds: [String]
+    private let time: any TimeSource
+    private let logger: Logger
+    /// How often the figures are read (and the lease renewed).
+    public let interval: Duration
+
+    /// - Parameters:
+    ///   - owner: the relay's instance id, which the lease names.
+    ///   - appIds: the configured apps, each reported (at zero when it has nothing pending).
+    ///   - interval: how often the figures are read. Default 10 s (the storage probe runs every second).
+    public init(
+        owner: String,
+        store: any Store,
+        metrics: RelayMetrics,
+        appIds: [String],
+        time: any TimeSource,
+        logger: Logger,
+        interval: Duration = .seconds(10)
+    ) {
+        self.owner = owner
+        self.store = store
+        self.metrics = metrics
+        self.appIds = appIds
+        self.time = time
+        self.logger = logger
+        self.interval = interval
+    }
+
+    /// Reads the figures every ``interval`` while it holds the lease, until cancelled; then gives the lease up.
+    public func run() async {
+        var holding = false
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                holding = try await refresh()
+                if failing { logger.notice("store figures read again") }
+                failing = false
+            } catch {
+                if !failing { logger.warning("reading the store's figures failed", ["error": "\(error)"]) }
+                failing = true
+            }
+            try? await Task.sleep(for: interval)
+        }
+        guard holding else { return }
+        _ = try? await store.holdPeriodicLease(job: Self.job, owner: owner, now: time.now, duration: .zero)
+        stepDown()
+    }
+
+    /// Takes or renews the lease and, holding it, reads and publishes the figures (a relay's start calls it
+    /// once before it listens, so its first scrape has them).
+    /// - Returns: whether this relay holds the lease.
+    /// - Throws: the store's error; the figures last read stay.
+    @discardableResult
+    public func refresh() async throws -> Bool {
+        let held = try await store.holdPeriodicLease(job: Self.job, owner: owner, now: time.now, duration: interval * 3)
+        guard held else {
+            stepDown()
+            return false
+        }
+        let now = time.now
+        let outbox = try await store.outboxCounts(now: now)
+        let devices = try await store.deviceCounts()
+        let feedback = try await store.pendingFeedbackCount()
+        var byApp = Dictionary(uniqueKeysWithValues: appIds.map { ($0, OutboxCounts()) })
+        for (app, counts) in outbox {
+            var sum = byApp[metrics.appLabel(app)] ?? OutboxCounts()
+            sum.pending += counts.pending
+            sum.due += counts.due
+            sum.leased += counts.leased
+            sum.oldestDueAt = [sum.oldestDueAt, counts.oldestDueAt].compactMap { $0 }.min()
+            byApp[metrics.appLabel(app)] = sum
+        }
+        func samples(_ value: (OutboxCounts) -> Double) -> [RelayMetrics.GaugeSample] {
+            byApp.map { ([("app", $0.key)], value($0.value)) }
+        }
+        metrics.setGauges(MetricCatalog.outboxPending, samples { Double($0.pending) })
+        metrics.setGauges(MetricCatalog.outboxDue, samples { Double($0.due) })
+        metrics.setGauges(MetricCatalog.outboxLeased, samples { Double($0.leased) })
+        metrics.setGauges(
+            MetricCatalog.outboxOldestAge,
+            samples { counts in counts.oldestDueAt.map { max(0, now.timeIntervalSince($0)) } ?? 0 }
+        )
+        metrics.setGauges(
+            MetricCatalog.devices,
+            DeviceState.allCases.map { ([("state", $0.rawValue)], Double(devices[$0] ?? 0)) }
+        )
+        metrics.setGauges(MetricCatalog.feedbackPending, [([], Double(feedback))])
+        metrics.setGauges(MetricCatalog.outboxReporter, [([], 1)])
+        return true
+    }
+
+    /// Shows none of the figures: another relay reports them.
+    private func stepDown() {
+        for name in Self.figures { metrics.removeGauges(name) }
+        metrics.setGauges(MetricCatalog.outboxReporter, [([], 0)])
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import RelayCore
+import RelayStore
+
+extension PostgresStore {
+    /// One statement: each notification asked about is probed for a pending delivery from its newest id down
+    /// (during a fan-out the last ones are claimed last, so the probe stops at once instead of walking the
+    /// finished ones), and only those with none are counted by status.
+    public func finishedNotificationCounts(_ ids: [UUID]) async throws -> [UUID: DeliveryCounts] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try db.query(
+            """
+            WITH asked AS (SELECT DISTINCT jsonb_array_elements_text($1::jsonb)::uuid AS id),
+            done AS (
+                SELECT a.id FROM asked AS a
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM (
+                        SELECT d.status FROM deliveries AS d WHERE d.notification_id = a.id AND d.status = 'pending'
+                        ORDER BY d.id DESC LIMIT 1
+                    ) AS pending
+                )
+            )
+            SELECT d.notification_id::text, d.status, count(*) FROM deliveries AS d
+            WHERE d.notification_id IN (SELECT id FROM done)
+            GROUP BY d.notification_id, d.status
+            """,
+            try StoredValues.jsonList(Array(Set(ids.map(\.lowercasedString))))
+        )
+        var counts: [UUID: DeliveryCounts] = [:]
+        for row in 0..<rows.count {
+            guard let status = DeliveryStatus(rawValue: rows.string(row, 1)) else { continue }
+            counts[try StoredValues.uuid(rows.string(row, 0)), default: DeliveryCounts()][status] = rows.int(row, 2)
+        }
+        return counts
+    }
+}

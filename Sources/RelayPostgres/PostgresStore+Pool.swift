@@ -1,0 +1,29 @@
+import RelayCore
+import RelayStore
+
+extension PostgresStore {
+    /// A ``RelayStore/StorePool`` of `size` stores on `url`, each with its own connection and thread: the
+    /// relay's store with `storage.postgres.poolSize` connections. The first store migrates the database,
+    /// the others find it current.
+    /// - Parameter statementTimeout: as ``init(url:logger:timeSource:statementTimeout:)``.
+    /// - Throws: ``RelayStore/StoreError`` as ``init(url:logger:timeSource:statementTimeout:)``.
+    public static func pool(
+        url: String,
+        size: Int,
+        logger: Logger,
+        timeSource: any TimeSource = SystemTimeSource(),
+        statementTimeout: Double = 10
+    ) throws -> StorePool {
+        let first = try PostgresStore(
+            url: url,
+            logger: logger,
+            timeSource: timeSource,
+            statementTimeout: statementTimeout
+        )
+        // The others open quietly: one "opened" line per relay.
+        let others = try (1..<max(1, size)).map { _ in
+            try PostgresStore(url: url, logger: .disabled(), timeSource: timeSource, statementTimeout: statementTimeout)
+        }
+        return StorePool(members: [first] + others, logger: logger.with(["component": "storage"]))
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+extension SQLiteStore {
+    /// Two reads, between which no write of this store's actor runs: the pending deliveries by app over
+    /// `deliveries_due` (app, due time: the index holds every column read), and the pending deliveries the
+    /// live lease runs cover (a run is one app and due time, a range of ids).
+    public func outboxCounts(now: Date) async throws -> [String: OutboxCounts] {
+        var counts: [String: OutboxCounts] = [:]
+        var dueOrLeased: [String: Int] = [:]
+        try db.withStatement(
+            """
+            SELECT app_id, count(*), sum(next_attempt_at <= ?1),
+                min(CASE WHEN next_attempt_at <= ?1 THEN next_attempt_at END)
+            FROM deliveries WHERE status = 'pending' GROUP BY app_id
+            """
+        ) { row in
+            try row.bind(1, now)
+            while try row.step() {
+                let app = row.string(0)
+                counts[app] = OutboxCounts(pending: row.int(1), oldestDueAt: row.optionalDate(3))
+                dueOrLeased[app] = row.int(2)
+            }
+        }
+        try db.withStatement(
+            """
+            SELECT l.app_id, count(*) FROM delivery_leases AS l
+            JOIN deliveries AS d INDEXED BY deliveries_due ON d.app_id = l.app_id AND d.status = 'pending'
+                AND d.next_attempt_at = l.next_attempt_at AND d.id BETWEEN l.first_id AND l.last_id
+            WHERE l.lease_until >= ?1 GROUP BY l.app_id
+            """
+        ) { row in
+            try row.bind(1, now)
+            while try row.step() { counts[row.string(0)]?.leased = row.int(1) }
+        }
+        for (app, total) in dueOrLeased {
+            let leased = counts[app]?.leased ?? 0
+            counts[app]?.due = max(0, total - leased)
+        }
+        return counts
+    }
+}

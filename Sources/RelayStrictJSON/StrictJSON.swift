@@ -1,0 +1,41 @@
+import CJansson
+import Foundation
+
+/// Strict JSON (RFC 8259) checked by jansson: no comments, no trailing commas, no duplicate keys, one value
+/// and nothing after it. Foundation's parser accepts some of these silently; a configuration file must not.
+public enum StrictJSON {
+    /// Where and why a text is not strict JSON; `line` and `column` count from 1 (the column in characters).
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        public var line: Int
+        public var column: Int
+        public var reason: String
+        public init(line: Int, column: Int, reason: String) {
+            self.line = line
+            self.column = column
+            self.reason = reason
+        }
+        /// `line 3, column 5: duplicate object key near '"port"'`.
+        public var description: String { "line \(line), column \(column): \(reason)" }
+    }
+
+    /// Checks `data` with jansson's `json_loadb` and `JSON_REJECT_DUPLICATES`.
+    /// - Throws: ``Problem`` with jansson's line, column and text for the first error.
+    public static func check(_ data: Data) throws(Problem) {
+        var error = json_error_t()
+        // An empty text as one space: the same error, and a buffer with an address.
+        let text = data.isEmpty ? Data(" ".utf8) : data
+        let value = text.withUnsafeBytes { bytes in
+            json_loadb(
+                bytes.baseAddress!.assumingMemoryBound(to: CChar.self),
+                bytes.count,
+                cjansson_reject_duplicates(),
+                &error
+            )
+        }
+        guard let value else {
+            let reason = withUnsafeBytes(of: &error.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            throw Problem(line: Int(error.line), column: Int(error.column), reason: reason)
+        }
+        cjansson_decref(value)
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import RelayCLI
+import RelayCore
+import RelayStrictJSON
+
+/// The configuration the commands that run or probe a relay read (`serve`, `config check`, `health`): the
+/// defaults, then `--config FILE` (or `PUSH_RELAY_CONFIG`) checked as strict JSON, then `PUSH_RELAY_*`.
+enum ConfigurationFile {
+    /// Loads the configuration for `arguments` (its `config` option) and the process environment.
+    /// - Throws: ``RelayCore/Configuration/Invalid`` listing every problem, a file's syntax error with its
+    ///   line and column.
+    static func load(
+        _ arguments: Arguments
+    ) throws(Configuration.Invalid) -> (configuration: Configuration, deprecations: [String]) {
+        let environment = ProcessInfo.processInfo.environment
+        return try Configuration.loadNoticingDeprecations(
+            file: arguments.value("config") ?? environment[Configuration.fileVariable],
+            environment: environment,
+            strictSyntax: { data in
+                do {
+                    try StrictJSON.check(data)
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
+            }
+        )
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import RelayTestSupport
+import Testing
+
+/// scripts/test-servers.sh, which `make test` runs the tests under: every server a run lists is stopped when
+/// the run ends, also when it fails, and what an earlier run left behind is swept at the next start.
+@Suite struct TestServersScriptTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../scripts/test-servers.sh").standardizedFileURL.path
+
+    /// Runs the script with `command` under a TMPDIR of its own; returns its exit status.
+    func run(_ command: String, tmp: String) throws -> ChildProcess.Termination {
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = tmp
+        return try ChildProcess("/bin/bash", [Self.script, "/bin/sh", "-c", command], environment: environment)
+            .waitForExit()
+    }
+
+    func temporaryFolder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tss-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test func aFailedRunStillStopsTheServersItListed() throws {
+        let tmp = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let stopped = "\(tmp)/stopped"
+        let status = try run(#"echo "touch \#(stopped)" > "$PUSH_RELAY_TEST_SERVERS/one.stop"; exit 3"#, tmp: tmp)
+        #expect(status == .exited(3))
+        #expect(FileManager.default.fileExists(atPath: stopped))
+        let left = try FileManager.default.contentsOfDirectory(atPath: "\(tmp)/push-relay-test-runs")
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test func aRunSweepsWhatAGoneRunLeft() throws {
+        let tmp = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        // A run folder whose runner (a process id that cannot exist) is gone, its server never stopped.
+        let stale = "\(tmp)/push-relay-test-runs/2147483646"
+        try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
+        let stopped = "\(tmp)/stale-stopped"
+        try "touch \(stopped)\n".write(toFile: "\(stale)/old.stop", atomically: true, encoding: .utf8)
+        #expect(try run("true", tmp: tmp) == .exited(0))
+        #expect(FileManager.default.fileExists(atPath: stopped))
+        #expect(!FileManager.default.fileExists(atPath: stale))
+    }
+}

@@ -1,0 +1,76 @@
+import APNsMock
+import Foundation
+import RelayCore
+import Testing
+
+/// Issue 23: APNs refusing the relay's credentials (InvalidProviderToken) pauses the app's sends to that
+/// environment instead of failing every delivery: the deliveries stay pending with no attempt spent, the
+/// pause shows in `/readyz` and `pushrelay_provider_paused`, and once APNs accepts again (the operator fixed
+/// the key) the probe resumes the sends and every delivery is sent.
+@Suite struct ProviderPauseTests {
+    static let refuse = MockScript(devices: [.init(token: "*", status: 403, reason: "InvalidProviderToken")])
+
+    @Test func aRefusedProviderTokenPausesThenResumesWithEveryDeliverySent() async throws {
+        try await withRelayAndMock(script: Self.refuse) { harness in
+            let tokens = (0..<6).map { _ in randomToken() }
+            for (index, token) in tokens.enumerated() {
+                try await harness.register(token, user: "user\(index)", rooms: ["lobby"])
+            }
+            let id = try await harness.webhook(["roomId": "lobby", "senderId": "speaker", "text": "hello"])
+                .notificationId
+            _ = try await harness.mock.waitForRequests(count: 1, timeout: .seconds(60))
+
+            // Paused: every delivery pending, none with an attempt spent, and the app named.
+            try await Self.waitUntil(harness, "the app paused") {
+                $0.contains(#"pushrelay_provider_paused{app="app0",platform="ios",environment="sandbox"} 1"#)
+            }
+            let paused = try await harness.notification(id)
+            #expect(paused.counts.pending == tokens.count)
+            #expect(paused.deliveries.allSatisfy { $0.attempts == 0 })
+            #expect(paused.deliveries.contains { $0.lastReason == "InvalidProviderToken" })
+            let ready = try await harness.adminCall("/readyz")
+            #expect(ready.text.contains("provider:app0"))
+            #expect(ready.text.contains("InvalidProviderToken"))
+            let metrics = try await harness.adminCall("/metrics").text
+            #expect(
+                metrics.contains(
+                    #"pushrelay_provider_paused{app="app0",platform="ios",environment="sandbox"} 1"#
+                )
+            )
+            #expect(
+                metrics.contains(
+                    #"pushrelay_provider_paused{app="app0",platform="ios",environment="production"} 0"#
+                )
+            )
+            // One refusal per delivery in flight at most, then one probe per step: far fewer than a retry storm.
+            #expect(harness.mock.requests.count <= tokens.count + 2)
+
+            harness.mock.updateScript { $0 = MockScript() }
+            let view = try await harness.settled(id, timeout: .seconds(120))
+            #expect(view.counts.sent == tokens.count)
+            #expect(view.deliveries.allSatisfy { $0.attempts == 1 })
+            for token in tokens {
+                #expect(harness.requests(to: token).filter { $0.status == 200 }.count == 1)
+            }
+            #expect(try await harness.adminCall("/readyz").text.contains("provider:") == false)
+            #expect(
+                try await harness.adminCall("/metrics").text.contains(
+                    #"pushrelay_provider_paused{app="app0",platform="ios",environment="sandbox"} 0"#
+                )
+            )
+        }
+    }
+
+    /// Polls the admin `/metrics` until `done` holds for its text (up to 60 s).
+    private static func waitUntil(
+        _ harness: RelayHarness,
+        _ what: String,
+        _ done: (String) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !done(try await harness.adminCall("/metrics").text) {
+            try #require(ContinuousClock.now < deadline, "waited in vain for \(what)")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelayOutbox
+
+/// The rules of ``ProviderPauses`` on a clock of its own: a refusal pauses its (app, platform,
+/// environment) alone, one probe goes per step, a refused probe doubles the step up to five minutes, and
+/// the first answer resumes.
+@Suite struct ProviderPausesTests {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    static let sandbox = ProviderPauses.Key(appId: "app0", platform: .ios, environment: .sandbox)
+    static let production = ProviderPauses.Key(appId: "app0", platform: .ios, environment: .production)
+
+    func pauses() -> ProviderPauses {
+        ProviderPauses(metrics: nil, logger: .disabled())
+    }
+
+    @Test func aRefusalPausesItsEnvironmentAloneAndOneProbeGoesPerStep() {
+        let pauses = pauses()
+        #expect(pauses.admit(Self.sandbox, now: Self.t0) == .send)
+        let next = pauses.refused(Self.sandbox, reason: "InvalidProviderToken", probe: false, now: Self.t0)
+        #expect(next == Self.t0 + 5)
+        // In-flight refusals after the first change nothing.
+        #expect(pauses.refused(Self.sandbox, reason: "InvalidProviderToken", probe: false, now: Self.t0 + 1) == next)
+        #expect(pauses.admit(Self.production, now: Self.t0 + 1) == .send)
+        #expect(pauses.admit(Self.sandbox, now: Self.t0 + 1) == .hold(until: next))
+        #expect(pauses.admit(Self.sandbox, now: next) == .probe)
+        // While the probe is out, the others wait a step more.
+        #expect(pauses.admit(Self.sandbox, now: next) == .hold(until: next + 5))
+        #expect(pauses.checks() == ["provider:app0": "paused (InvalidProviderToken: ios sandbox)"])
+    }
+
+    @Test func aRefusedProbeDoublesTheStepUpToFiveMinutes() {
+        let pauses = pauses()
+        var now = Self.t0
+        var next = pauses.refused(Self.sandbox, reason: "InvalidProviderToken", probe: false, now: now)
+        var steps: [TimeInterval] = []
+        for _ in 0..<8 {
+            now = next
+            #expect(pauses.admit(Self.sandbox, now: now) == .probe)
+            next = pauses.refused(Self.sandbox, reason: "InvalidProviderToken", probe: true, now: now)
+            steps.append(next.timeIntervalSince(now))
+        }
+        #expect(steps == [10, 20, 40, 80, 160, 300, 300, 300])
+    }
+
+    @Test func anAnswerResumesAndAProbeWithoutAnswerWaitsAStep() {
+        let pauses = pauses()
+        let next = pauses.refused(Self.sandbox, reason: "BadCertificate", probe: false, now: Self.t0)
+        #expect(pauses.admit(Self.sandbox, now: next) == .probe)
+        pauses.probeUnanswered(Self.sandbox, now: next)
+        #expect(pauses.admit(Self.sandbox, now: next + 1) == .hold(until: next + 5))
+        #expect(pauses.admit(Self.sandbox, now: next + 5) == .probe)
+        pauses.answered(Self.sandbox)
+        #expect(pauses.admit(Self.sandbox, now: next + 5) == .send)
+        #expect(pauses.checks().isEmpty)
+    }
+
+    /// `pushrelay_provider_paused` reads 1 for the paused key from the refusal to the answer, the others 0;
+    /// Android has one environment.
+    @Test func theGaugeFollowsThePause() {
+        let metrics = RelayMetrics(appIds: ["app0"])
+        let pauses = ProviderPauses(metrics: metrics, logger: .disabled())
+        let production = #"pushrelay_provider_paused{app="app0",platform="ios",environment="production"}"#
+        let sandbox = #"pushrelay_provider_paused{app="app0",platform="ios",environment="sandbox"}"#
+        #expect(metrics.render().contains("\(production) 0"))
+        _ = pauses.refused(Self.production, reason: "InvalidProviderToken", probe: false, now: Self.t0)
+        #expect(metrics.render().contains("\(production) 1") && metrics.render().contains("\(sandbox) 0"))
+        pauses.answered(Self.production)
+        #expect(metrics.render().contains("\(production) 0"))
+        let android = ProviderPauses.Key(appId: "app0", platform: .android, environment: .sandbox)
+        #expect(android.environment == .production)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelayPostgres
+
+/// `storage.postgres.passwordFile`: read once, one trailing newline dropped, handed to libpq as the password
+/// whatever characters it holds.
+@Suite struct PostgresPasswordFileTests {
+    /// The password libpq reads from the connection string the relay connects with.
+    static func password(url: String, file: String) throws -> String? {
+        let settings = Configuration.Storage.Postgres(url: url, passwordFile: file)
+        let connection = try #require(try PostgresConnectionString.connectionURL(settings))
+        return try PostgresConnectParameters(url: connection, connectTimeout: 5).value(of: "password")
+    }
+
+    @Test(arguments: [
+        "postgresql://relay@db.internal:5432/relay", "postgresql://relay@db.internal/relay?sslmode=disable",
+        "host=db.internal user=relay dbname=relay",
+    ])
+    func theFilesPasswordReachesLibpqWhateverItHolds(url: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pw-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (text, password) in [
+            ("Pw/9f3k@x\n", "Pw/9f3k@x"), ("a b'c\\d&e=f?g#h%\r\n", "a b'c\\d&e=f?g#h%"), ("plain", "plain"),
+        ] {
+            let file = directory.appendingPathComponent("password").path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            #expect(try Self.password(url: url, file: file) == password, "\(url) \(text.debugDescription)")
+        }
+    }
+
+    @Test func anUnreadableOrEmptyFileIsAClearProblem() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pw-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = "postgresql://relay@db.internal/relay"
+        let missing = directory.appendingPathComponent("missing").path
+        #expect {
+            try PostgresConnectionString.connectionURL(.init(url: url, passwordFile: missing))
+        } throws: { error in
+            (error as? Configuration.Invalid)?.problems.first?.hasPrefix(
+                "storage.postgres.passwordFile: cannot read \(missing)"
+            ) == true
+        }
+        let empty = directory.appendingPathComponent("empty").path
+        try Data("\n".utf8).write(to: URL(fileURLWithPath: empty))
+        #expect {
+            try PostgresConnectionString.connectionURL(.init(url: url, passwordFile: empty))
+        } throws: { error in
+            (error as? Configuration.Invalid)?.problems == ["storage.postgres.passwordFile: \(empty) is empty"]
+        }
+    }
+}

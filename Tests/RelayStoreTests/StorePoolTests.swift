@@ -1,0 +1,52 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelayStore
+
+/// The parts of ``StorePool`` that need no database: lending its members under a deadline
+/// (``StoreSlots``) and logging storage going away and coming back once each (``StorageHealth``).
+@Suite struct StorePoolTests {
+    @Test func aCallThatFindsNoFreeMemberByItsDeadlineGivesUp() async throws {
+        let slots = StoreSlots(count: 1)
+        let held = try #require(await slots.acquire(deadline: nil))
+        #expect(await slots.acquire(deadline: .now + .milliseconds(50)) == nil)
+        #expect(await slots.acquire(deadline: .now - .seconds(1)) == nil)
+        slots.release(held)
+        #expect(await slots.acquire(deadline: .now + .seconds(60)) == held)
+    }
+
+    /// A released member goes to the caller that has waited longest.
+    @Test func aReleasedMemberGoesToTheFirstWaiter() async throws {
+        let slots = StoreSlots(count: 1)
+        let held = try #require(await slots.acquire(deadline: nil))
+        let first = Task { await slots.acquire(deadline: .now + .seconds(60)) }
+        while slots.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        let second = Task { await slots.acquire(deadline: .now + .seconds(60)) }
+        while slots.waiting < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        slots.release(held)
+        #expect(await first.value == held)
+        #expect(slots.waiting == 1)
+        slots.release(held)
+        #expect(await second.value == held)
+    }
+
+    @Test func storageGoingAwayAndComingBackIsLoggedOnceEach() {
+        let lines = MemoryLogHandler()
+        let health = StorageHealth(logger: Logger(label: "test", handler: lines))
+        let io = StoreError(code: .io, message: "PostgreSQL did not answer within 10 s")
+        health.record(nil)
+        health.record(io)
+        health.record(StoreError(code: .unavailable, message: "no connection free"))
+        health.record(io)
+        #expect(!health.up)
+        // A refused write says nothing about the storage being there.
+        health.record(StoreError(code: .constraint, message: "unique"))
+        #expect(!health.up)
+        health.record(nil)
+        health.record(nil)
+        #expect(health.up)
+        #expect(lines.entries.map(\.message) == ["storage unavailable", "storage available again"])
+        #expect(lines.entries.first?.level == .warning)
+    }
+}
