@@ -76,15 +76,20 @@ import Testing
         #expect(badges == [F.token(1): cached["alice"], F.token(2): cached["bob"], F.token(3): cached["carol"]])
         _ = try await store.markRead(appId: "app-a", roomId: "room-1", userId: "bob", at: F.time(1.5))
         try await check("a read")
+        // Muting room-2 (dave's message) and leaving room-1 (alice's and bob's) lower the totals.
+        #expect(try await Self.cached(store)["alice"] == 2)
         try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "alice", .set(.none), membersOnly: true)
         try await check("a room level")
+        #expect(try await Self.cached(store)["alice"] == 1)
         try await store.setUserLevel(appId: "app-a", userId: "bob", NotifyLevel.none)
         try await check("a default level")
         try await store.setUserLevel(appId: "app-a", userId: "bob", nil)
         try await store.addMember(appId: "app-a", roomId: "room-2", userId: "carol", at: F.t0)
         try await check("a join")
+        #expect(try await Self.cached(store)["carol"] == 3)
         _ = try await store.removeMember(appId: "app-a", roomId: "room-1", userId: "carol")
         try await check("a leave")
+        #expect(try await Self.cached(store)["carol"] == 1)
         try await store.addMember(
             appId: "app-a",
             roomId: "room-1",
@@ -160,15 +165,42 @@ import Testing
         try await D.apply([try GraceWindowStoreTests.delete("m-6", of: "m-9", txn: 9)], to: store)
         try await D.apply([try U.dittoMessage("m-9", txn: 10, from: "carol", ageSeconds: 20)], to: store)
         try await check("a message whose delete came first")
+        let counted = try await Self.cached(store)
+        #expect(counted == ["alice": 1, "bob": 2])
+        // Bob deleting carol's m-9 changes nothing.
+        try await D.apply([try DeleteAuthorTests.delete("d-1", of: "m-9", txn: 11, from: "bob")], to: store)
+        try await check("a stranger's delete")
+        #expect(try await Self.cached(store) == counted)
+        // Carol's edit of m-9 with a createdOn before every read date takes m-9's time: the count holds.
+        try await D.apply(
+            [
+                try U.dittoMessage("m-9", txn: 12, from: "carol", ageSeconds: 20, extra: #","isArchived":true"#),
+                try U.dittoMessage(
+                    "e-9",
+                    txn: 13,
+                    from: "carol",
+                    ageSeconds: 200,
+                    extra: #","archivedMessage":"m-9","isEdited":true"#
+                ),
+            ],
+            to: store
+        )
+        try await check("an edit with an earlier createdOn")
+        #expect(try await Self.cached(store) == counted)
+        // Bob's delete of m-10 arrives first (an archived row of his); carol's m-10 takes the row over.
+        try await D.apply([try DeleteAuthorTests.delete("d-2", of: "m-10", txn: 14, from: "bob")], to: store)
+        try await D.apply([try U.dittoMessage("m-10", txn: 15, from: "carol", ageSeconds: 15)], to: store)
+        try await check("a message taking over a stranger's delete")
+        #expect(try await Self.cached(store) == ["alice": 2, "bob": 3])
         let now = Timestamp.rfc3339(D.at)
         try await D.apply(
-            [try D.user("bob", txn: 11, subscriptions: #"{"room-1":"\#(now)","room-2":"\#(read)"}"#)],
+            [try D.user("bob", txn: 16, subscriptions: #"{"room-1":"\#(now)","room-2":"\#(read)"}"#)],
             to: store
         )
         try await check("a read")
         try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "bob", .set(.none), membersOnly: false)
         try await check("a level")
-        try await D.apply([try D.removeUser("alice", txn: 12)], to: store)
+        try await D.apply([try D.removeUser("alice", txn: 17)], to: store)
         try await check("a user document removed")
         // The same rows read under a policy without Ditto are another source's: recounted, never read.
         await store.setUnreadPolicy(UnreadPolicy(badgeAppIds: ["app-a"]))
