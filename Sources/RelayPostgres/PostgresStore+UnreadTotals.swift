@@ -11,7 +11,8 @@ extension PostgresStore {
         try Self.refreshUnreadTotals(appId: appId, userIds: userIds, policy: unreadPolicy, in: db)
     }
 
-    /// ``refreshUnreadTotals(appId:userIds:)`` over `db` with `policy`.
+    /// ``refreshUnreadTotals(appId:userIds:)`` over `db` with `policy`, the users' cached rows locked first
+    /// (``RelayStore/UnreadSQL/lockTotalsSQL``).
     static func refreshUnreadTotals(
         appId: String,
         userIds: [String],
@@ -22,6 +23,7 @@ extension PostgresStore {
         guard !users.isEmpty else { return }
         let list = try StoredValues.jsonList(users)
         let fromDitto = policy.dittoAppIds.contains(appId)
+        try db.query(unreadSQL.lockTotalsSQL, appId, list)
         try db.query(unreadSQL.dropTotalsSQL, appId, list)
         try db.query(unreadSQL.refreshTotalsSQL(fromDitto: fromDitto), appId, list, fromDitto)
     }

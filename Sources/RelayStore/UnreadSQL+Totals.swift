@@ -23,6 +23,18 @@ extension UnreadSQL {
             """
     }
 
+    /// Locks the listed users' cached rows (PostgreSQL's `FOR UPDATE`, in user order) before a recount:
+    /// parameters 1 the app id, 2 a JSON list of user ids. A message's update of those rows
+    /// (``messageTotalsSQL(fromDitto:)``) either committed before (the recount, a later statement, sees it)
+    /// or waits and adds to the recounted total, so a recount never overwrites a message's +1.
+    package var lockTotalsSQL: String {
+        let p = parameter
+        return """
+            SELECT user_id FROM unread_totals WHERE app_id = \(p(1)) AND user_id IN (\(userIdsOfList(p(2))))
+            ORDER BY user_id FOR UPDATE
+            """
+    }
+
     /// Deletes the rows of the listed users without a live device: parameters 1 the app id, 2 a JSON list
     /// of user ids.
     package var dropTotalsSQL: String {
