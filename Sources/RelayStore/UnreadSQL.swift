@@ -40,10 +40,12 @@ package struct UnreadSQL: Sendable {
     package static let countedRoom =
         NotifyLevelSQL.level(app: "p.app_id", room: "p.room_id", user: "p.user_id") + " <> 'none'"
 
-    /// The table of read positions and a position's expression over its alias `x`: a Ditto app's
+    /// The table of read positions and a position's expression over its alias `alias`: a Ditto app's
     /// subscriptions (a NULL date is none), else memberships (`read_at`, else the join time).
-    static func positionSource(fromDitto: Bool) -> (table: String, readAt: String) {
-        fromDitto ? ("ditto_subscriptions", "x.read_at") : ("room_members", "coalesce(x.read_at, x.joined_at)")
+    static func positionSource(fromDitto: Bool, alias: String = "x") -> (table: String, readAt: String) {
+        fromDitto
+            ? ("ditto_subscriptions", "\(alias).read_at")
+            : ("room_members", "coalesce(\(alias).read_at, \(alias).joined_at)")
     }
 
     /// The read positions (`app_id, user_id, room_id, read_at`, of alias `x`) that meet `condition`
@@ -138,16 +140,15 @@ package struct UnreadSQL: Sendable {
         message: CountedMessage,
         condition: String = "TRUE"
     ) -> String {
-        let (table, position) =
-            fromDitto ? ("ditto_subscriptions", "p.read_at") : ("room_members", "coalesce(p.read_at, p.joined_at)")
+        let (table, position) = positionSource(fromDitto: fromDitto, alias: "p")
         let counted: String
         switch message {
         case .indexed(let key):
             let keyed = key.map { "msg.message_key = \($0) AND " } ?? ""
+            let isUnread = unread(position: position, user: "p.user_id")
             counted = """
                 EXISTS (SELECT 1 FROM room_messages AS msg
-                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND \(keyed)msg.created_at > \(position)
-                        AND msg.sender_id <> p.user_id AND NOT msg.archived)
+                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND \(keyed)\(isUnread))
                 """
         case .written(let sender, let time):
             counted = "\(position) < \(time) AND p.user_id <> \(sender)"
