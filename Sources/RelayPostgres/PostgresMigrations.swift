@@ -365,5 +365,15 @@ enum PostgresMigrations {
         CREATE INDEX badge_updates_due ON badge_updates (due_at) WHERE due_at IS NOT NULL;
         CREATE INDEX badge_updates_idle ON badge_updates (sent_at) WHERE due_at IS NULL;
         """,
+        // 14: cached unread totals, as in the SQLite schema's step 24.
+        """
+        CREATE TABLE unread_totals (
+            app_id     text NOT NULL,
+            user_id    text NOT NULL,
+            from_ditto boolean NOT NULL,
+            total      bigint NOT NULL,
+            PRIMARY KEY (app_id, user_id)
+        );
+        """,
     ]
 }

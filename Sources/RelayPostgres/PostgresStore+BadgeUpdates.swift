@@ -19,6 +19,7 @@ extension PostgresStore {
             hasDevices: { appId, userId in try self.db.query(Self.badgeUpdateSQL.hasDevicesSQL, appId, userId).count > 0
             },
             total: { appId, userId in try self.unreadTotals(appId: appId, userIds: [userId])[userId] ?? 0 },
+            refresh: { appId, userId in try self.refreshUnreadTotals(appId: appId, userIds: [userId]) },
             enqueue: { appId, userId, window in
                 try self.db.query(Self.badgeUpdateSQL.enqueueSQL, appId, userId, now, window)
             },

@@ -328,6 +328,7 @@ extension PostgresStore {
             """
             UPDATE devices SET state = 'retired', retired_at = $3, retired_reason = $4, apns_timestamp = $5
             WHERE app_id = $1 AND token = $2 AND state = 'live' AND updated_at <= $5
+            RETURNING user_id
             """,
             appId,
             token,
@@ -335,8 +336,9 @@ extension PostgresStore {
             reason,
             invalidSince
         )
-        guard retired.changed > 0 else { return }
+        guard retired.count > 0 else { return }
         try enqueueFeedback(appId: appId, token: token, at: at)
+        try refreshUnreadTotals(appId: appId, userIds: [retired.string(0, 0)])
     }
 }
 

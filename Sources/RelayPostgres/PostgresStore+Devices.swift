@@ -23,6 +23,11 @@ extension PostgresStore {
             // The user's lock (with limits) before the rooms' locks, always in this order.
             if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: token, rooms: rooms) }
             if origin == .user, !rooms.isEmpty { try lockRooms(appId: appId, rooms) }
+            let before = try db.query(
+                "SELECT user_id FROM devices WHERE app_id = $1 AND token = $2 FOR UPDATE",
+                appId,
+                token.value
+            )
             // `xmax = 0` on the returned row: the row was inserted, not updated (a new version written by
             // this statement's update carries this transaction's id there).
             let rows = try db.query(
@@ -49,6 +54,7 @@ extension PostgresStore {
                 at,
                 origin.rawValue
             )
+            try refreshUnreadTotals(appId: appId, userIds: [userId] + (0..<before.count).map { before.string($0, 0) })
             return (try Self.readDevice(rows, 0), rows.bool(0, 12))
         }
     }
@@ -58,7 +64,16 @@ extension PostgresStore {
     }
 
     public func deleteDevice(appId: String, token: PushToken) async throws -> Bool {
-        try db.query("DELETE FROM devices WHERE app_id = $1 AND token = $2", appId, token.value).changed > 0
+        try db.transaction {
+            let deleted = try db.query(
+                "DELETE FROM devices WHERE app_id = $1 AND token = $2 RETURNING user_id",
+                appId,
+                token.value
+            )
+            guard deleted.count > 0 else { return false }
+            try refreshUnreadTotals(appId: appId, userIds: [deleted.string(0, 0)])
+            return true
+        }
     }
 
     public func devices(appId: String, userId: String) async throws -> [Device] {

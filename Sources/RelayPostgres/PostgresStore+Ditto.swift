@@ -15,6 +15,7 @@ extension PostgresStore {
         try db.retryingTransaction {
             let rows = PostgresDittoRows(
                 db: db,
+                policy: unreadPolicy,
                 badgeUpdates: badgeUpdateRule(now: at),
                 record: { n, recipients in
                     do {
@@ -43,6 +44,8 @@ extension PostgresStore {
 /// on unique keys: an insert … on conflict waits for the other transaction's row and then sees it committed.
 struct PostgresDittoRows: DittoMirrorRows {
     let db: PostgresConnection
+    /// The store's unread policy: where the cached totals' positions come from.
+    let policy: UnreadPolicy
     let badgeUpdates: BadgeUpdateRule
     /// The store's notification code (``PostgresStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
@@ -116,7 +119,7 @@ struct PostgresDittoRows: DittoMirrorRows {
     }
 
     func putUser(appId: String, user: DittoChatUser) throws {
-        try deleteUser(appId: appId, id: user.id)
+        try deleteUserRows(appId: appId, id: user.id)
         try db.query("INSERT INTO ditto_users (app_id, user_id, name) VALUES ($1, $2, $3)", appId, user.id, user.name)
         var rooms: [String] = []
         var readAt: [Int64?] = []
@@ -169,6 +172,12 @@ struct PostgresDittoRows: DittoMirrorRows {
     }
 
     func deleteUser(appId: String, id: String) throws {
+        try deleteUserRows(appId: appId, id: id)
+        try PostgresStore.refreshUnreadTotals(appId: appId, userIds: [id], policy: policy, in: db)
+    }
+
+    /// Deletes the mirrored user `id` with its subscription and mention rows (its total is the caller's).
+    private func deleteUserRows(appId: String, id: String) throws {
         for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
             try db.query("DELETE FROM \(table) WHERE app_id = $1 AND user_id = $2", appId, id)
         }
@@ -239,17 +248,13 @@ struct PostgresDittoRows: DittoMirrorRows {
     }
 
     func indexMessage(appId: String, _ message: IndexedMessage) throws {
-        try PostgresStore.indexMessage(appId: appId, message, in: db)
+        try PostgresStore.indexMessage(appId: appId, message, policy: policy, in: db)
     }
 
     func indexedMessage(appId: String, roomId: String, key: String) throws -> (senderId: String, isArchived: Bool)? {
-        let rows = try db.query(
-            "SELECT sender_id, archived FROM room_messages WHERE app_id = $1 AND room_id = $2 AND message_key = $3",
-            appId,
-            roomId,
-            key
-        )
-        return rows.count > 0 ? (rows.string(0, 0), rows.bool(0, 1)) : nil
+        try PostgresStore.indexedRow(appId: appId, roomId: roomId, key: key, in: db).map {
+            ($0.senderId, $0.isArchived)
+        }
     }
 
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
@@ -279,6 +284,13 @@ struct PostgresDittoRows: DittoMirrorRows {
     }
 
     func deleteUsers(appId: String, collection: String, below txnId: UInt64) throws {
+        let swept = try db.query(
+            "SELECT doc_id FROM ditto_documents WHERE app_id = $1 AND collection = $2 AND txn_id < $3 AND NOT removed",
+            appId,
+            collection,
+            Int64(clamping: txnId)
+        )
+        let userIds = (0..<swept.count).map { swept.string($0, 0) }
         for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
             try db.query(
                 """
@@ -291,6 +303,7 @@ struct PostgresDittoRows: DittoMirrorRows {
                 Int64(clamping: txnId)
             )
         }
+        try PostgresStore.refreshUnreadTotals(appId: appId, userIds: userIds, policy: policy, in: db)
     }
 
     func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int {

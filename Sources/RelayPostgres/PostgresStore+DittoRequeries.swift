@@ -36,6 +36,7 @@ extension PostgresStore {
             // A sweep makes no notification.
             let rows = PostgresDittoRows(
                 db: db,
+                policy: unreadPolicy,
                 badgeUpdates: .none,
                 record: { _, _ in false },
                 delete: { _, _, _, _, _, _ in false }

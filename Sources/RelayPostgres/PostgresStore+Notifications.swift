@@ -62,7 +62,9 @@ extension PostgresStore {
                         userList: userList,
                         idempotencyKey: idempotencyKey
                     )
-                    if case .created = outcome { try Self.indexMessage(appId: n.appId, IndexedMessage(n), in: db) }
+                    if case .created = outcome {
+                        try Self.indexMessage(appId: n.appId, IndexedMessage(n), policy: unreadPolicy, in: db)
+                    }
                     return outcome
                 }
             } catch is Raced {

@@ -258,7 +258,7 @@ extension PostgresStore {
                 at
             )
             guard membership == .closed else { return 0 }
-            return try rule.closing(appId: appId, roomId: roomId) {
+            let removed = try rule.closing(appId: appId, roomId: roomId) {
                 try db.query(
                     """
                     DELETE FROM room_levels WHERE app_id = $1 AND room_id = $2 AND user_id IN (
@@ -268,11 +268,13 @@ extension PostgresStore {
                     roomId
                 )
                 return try db.query(
-                    "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user'",
+                    "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user' RETURNING user_id",
                     appId,
                     roomId
-                ).changed
+                )
             }
+            try refreshUnreadTotals(appId: appId, userIds: (0..<removed.count).map { removed.string($0, 0) })
+            return removed.count
         }
     }
 

@@ -39,36 +39,4 @@ extension PostgresStore {
         }
         return counts
     }
-
-    /// Each of `userIds`' unread total in `appId` (0 for a user with none), for the badges of a claim.
-    func unreadTotals(appId: String, userIds: [String]) throws -> [String: Int] {
-        let fromDitto = unreadPolicy.dittoAppIds.contains(appId)
-        let rows = try db.query(
-            Self.unreadSQL.totalsSQL(fromDitto: fromDitto),
-            appId,
-            try StoredValues.jsonList(userIds)
-        )
-        var totals: [String: Int] = [:]
-        for row in 0..<rows.count { totals[rows.string(row, 0)] = rows.int(row, 1) }
-        return totals
-    }
-
-    public func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int {
-        try db.query(Self.unreadSQL.deleteOldMessagesSQL, before, limit).changed
-    }
-
-    /// Adds `message` to its room's index (``RelayStore/UnreadSQL/indexMessageSQL``), inside the caller's
-    /// transaction.
-    static func indexMessage(appId: String, _ message: IndexedMessage, in db: PostgresConnection) throws {
-        try db.query(
-            unreadSQL.indexMessageSQL,
-            appId,
-            message.roomId,
-            message.key,
-            message.senderId,
-            message.createdAt,
-            message.isArchived,
-            message.replacedKey
-        )
-    }
 }

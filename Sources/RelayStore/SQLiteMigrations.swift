@@ -579,5 +579,18 @@ enum SQLiteMigrations {
         CREATE INDEX badge_updates_due ON badge_updates (due_at) WHERE due_at IS NOT NULL;
         CREATE INDEX badge_updates_idle ON badge_updates (sent_at) WHERE due_at IS NULL;
         """,
+        // 24: cached unread totals (issue 22): one row per app and user with a live device, its total and
+        // the source its positions were counted from (`from_ditto`: a Ditto app's subscriptions, else
+        // memberships). Rows are made when a user registers a device or is first claimed for, and kept in
+        // the transaction of every change (``UnreadSQL`` `+Totals`); the step leaves the table empty.
+        """
+        CREATE TABLE unread_totals (
+            app_id     TEXT NOT NULL,
+            user_id    TEXT NOT NULL,
+            from_ditto INTEGER NOT NULL,
+            total      INTEGER NOT NULL,
+            PRIMARY KEY (app_id, user_id)
+        ) WITHOUT ROWID;
+        """,
     ]
 }

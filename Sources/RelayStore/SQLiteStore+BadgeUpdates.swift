@@ -23,6 +23,7 @@ extension SQLiteStore {
                 }
             },
             total: { appId, userId in try self.unreadTotals(appId: appId, userIds: [userId])[userId] ?? 0 },
+            refresh: { appId, userId in try self.refreshUnreadTotals(appId: appId, userIds: [userId]) },
             enqueue: { appId, userId, window in
                 try self.db.withStatement(Self.badgeUpdateSQL.enqueueSQL) {
                     try $0.bind(1, appId)

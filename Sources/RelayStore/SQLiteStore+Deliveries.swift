@@ -505,6 +505,12 @@ extension SQLiteStore {
         }
         guard db.changes > 0 else { return }
         try enqueueFeedback(appId: device.appId, token: device.token, at: at)
+        let userId = try db.withStatement("SELECT user_id FROM devices WHERE app_id = ?1 AND token = ?2") {
+            try $0.bind(1, device.appId)
+            try $0.bind(2, device.token)
+            return try $0.step() ? $0.string(0) : nil
+        }
+        try refreshUnreadTotals(appId: device.appId, userIds: userId.map { [$0] } ?? [])
     }
 
     /// Adds `topic` to the device's unlinked topics. Its pending deliveries for that topic are settled when

@@ -43,6 +43,7 @@ extension SQLiteStore {
             for room in Set(rooms) {
                 _ = try join(appId: appId, roomId: room, userId: userId, notify: nil, origin: origin, at: at)
             }
+            try refreshUnreadTotals(appId: appId, userIds: [userId] + (existing.map { [$0.userId] } ?? []))
             guard let device = try loadDevice(appId: appId, token: token) else {
                 throw StoreError(code: .notFound, message: "device …\(token.suffix) vanished during upsert")
             }
@@ -55,12 +56,16 @@ extension SQLiteStore {
     }
 
     public func deleteDevice(appId: String, token: PushToken) async throws -> Bool {
-        try db.withStatement("DELETE FROM devices WHERE app_id = ?1 AND token = ?2") { statement in
-            try statement.bind(1, appId)
-            try statement.bind(2, token.value)
-            try statement.run()
+        try db.transaction {
+            guard let device = try loadDevice(appId: appId, token: token) else { return false }
+            try db.withStatement("DELETE FROM devices WHERE app_id = ?1 AND token = ?2") { statement in
+                try statement.bind(1, appId)
+                try statement.bind(2, token.value)
+                try statement.run()
+            }
+            try refreshUnreadTotals(appId: appId, userIds: [device.userId])
+            return true
         }
-        return db.changes > 0
     }
 
     public func devices(appId: String, userId: String) async throws -> [Device] {

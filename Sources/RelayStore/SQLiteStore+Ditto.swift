@@ -13,6 +13,7 @@ extension SQLiteStore {
         try db.transaction {
             let rows = SQLiteDittoRows(
                 db: db,
+                policy: unreadPolicy,
                 badgeUpdates: badgeUpdateRule(now: at),
                 record: { n, recipients in
                     let userList = try StoredValues.jsonList(recipients.userIds ?? [])
@@ -31,6 +32,8 @@ extension SQLiteStore {
 /// writer at a time, so an insert … on conflict never races).
 struct SQLiteDittoRows: DittoMirrorRows {
     let db: SQLiteConnection
+    /// The store's unread policy: where the cached totals' positions come from.
+    let policy: UnreadPolicy
     let badgeUpdates: BadgeUpdateRule
     /// The store's notification code (``SQLiteStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
@@ -112,7 +115,7 @@ struct SQLiteDittoRows: DittoMirrorRows {
     }
 
     func putUser(appId: String, user: DittoChatUser) throws {
-        try deleteUser(appId: appId, id: user.id)
+        try deleteUserRows(appId: appId, id: user.id)
         try db.withStatement("INSERT INTO ditto_users (app_id, user_id, name) VALUES (?1, ?2, ?3)") {
             try $0.bind(1, appId)
             try $0.bind(2, user.id)
@@ -149,6 +152,12 @@ struct SQLiteDittoRows: DittoMirrorRows {
     }
 
     func deleteUser(appId: String, id: String) throws {
+        try deleteUserRows(appId: appId, id: id)
+        try SQLiteStore.refreshUnreadTotals(appId: appId, userIds: [id], policy: policy, in: db)
+    }
+
+    /// Deletes the mirrored user `id` with its subscription and mention rows (its total is the caller's).
+    private func deleteUserRows(appId: String, id: String) throws {
         for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
             try db.withStatement("DELETE FROM \(table) WHERE app_id = ?1 AND user_id = ?2") {
                 try $0.bind(1, appId)
@@ -234,18 +243,11 @@ struct SQLiteDittoRows: DittoMirrorRows {
     }
 
     func indexMessage(appId: String, _ message: IndexedMessage) throws {
-        try SQLiteStore.indexMessage(appId: appId, message, in: db)
+        try SQLiteStore.indexMessage(appId: appId, message, policy: policy, in: db)
     }
 
     func indexedMessage(appId: String, roomId: String, key: String) throws -> (senderId: String, isArchived: Bool)? {
-        try db.withStatement(
-            "SELECT sender_id, archived FROM room_messages WHERE app_id = ?1 AND room_id = ?2 AND message_key = ?3"
-        ) {
-            try $0.bind(1, appId)
-            try $0.bind(2, roomId)
-            try $0.bind(3, key)
-            return try $0.step() ? ($0.string(0), $0.int(1) != 0) : nil
-        }
+        try SQLiteStore.indexedRow(appId: appId, roomId: roomId, key: key, in: db).map { ($0.senderId, $0.isArchived) }
     }
 
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
@@ -280,6 +282,16 @@ struct SQLiteDittoRows: DittoMirrorRows {
     }
 
     func deleteUsers(appId: String, collection: String, below txnId: UInt64) throws {
+        let userIds = try db.withStatement(
+            "SELECT doc_id FROM ditto_documents WHERE app_id = ?1 AND collection = ?2 AND txn_id < ?3 AND removed = 0"
+        ) { row in
+            try row.bind(1, appId)
+            try row.bind(2, collection)
+            try row.bind(3, Int64(clamping: txnId))
+            var ids: [String] = []
+            while try row.step() { ids.append(row.string(0)) }
+            return ids
+        }
         for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
             try db.withStatement(
                 """
@@ -294,6 +306,7 @@ struct SQLiteDittoRows: DittoMirrorRows {
                 try $0.run()
             }
         }
+        try SQLiteStore.refreshUnreadTotals(appId: appId, userIds: userIds, policy: policy, in: db)
     }
 
     func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int {

@@ -40,6 +40,7 @@ extension SQLiteStore {
             // A sweep makes no notification.
             let rows = SQLiteDittoRows(
                 db: db,
+                policy: unreadPolicy,
                 badgeUpdates: .none,
                 record: { _, _ in false },
                 delete: { _, _, _, _, _, _ in false }

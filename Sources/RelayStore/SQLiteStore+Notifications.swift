@@ -55,7 +55,9 @@ extension SQLiteStore {
         do {
             return try db.transaction {
                 let outcome = try record(n, recipients: recipients, userList: userList, idempotencyKey: idempotencyKey)
-                if case .created = outcome { try Self.indexMessage(appId: n.appId, IndexedMessage(n), in: db) }
+                if case .created = outcome {
+                    try Self.indexMessage(appId: n.appId, IndexedMessage(n), policy: unreadPolicy, in: db)
+                }
                 return outcome
             }
         } catch let exceeded as DailyBudget.Exceeded {

@@ -72,7 +72,21 @@ extension SQLiteStore {
                 try statement.run()
             }
             guard membership == .closed else { return 0 }
-            return try rule.closing(appId: appId, roomId: roomId) {
+            // The members it removes whose totals are cached, recounted once they are gone.
+            let cached = try db.withStatement(
+                """
+                SELECT m.user_id FROM room_members AS m
+                JOIN unread_totals AS t ON t.app_id = m.app_id AND t.user_id = m.user_id
+                WHERE m.app_id = ?1 AND m.room_id = ?2 AND m.origin = 'user'
+                """
+            ) { row in
+                try row.bind(1, appId)
+                try row.bind(2, roomId)
+                var users: [String] = []
+                while try row.step() { users.append(row.string(0)) }
+                return users
+            }
+            let removed = try rule.closing(appId: appId, roomId: roomId) {
                 try db.withStatement(
                     """
                     DELETE FROM room_levels WHERE app_id = ?1 AND room_id = ?2 AND user_id IN (
@@ -92,6 +106,8 @@ extension SQLiteStore {
                     return db.changes
                 }
             }
+            try refreshUnreadTotals(appId: appId, userIds: cached)
+            return removed
         }
     }
 

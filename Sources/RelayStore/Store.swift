@@ -295,7 +295,9 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// database by ranges of the message index: memory does not grow with a room.
     func unreadCounts(appId: String, userId: String, roomLimit: Int) async throws -> UnreadCounts
 
-    /// Deletes up to `limit` indexed messages of any app written before `before`, in one transaction.
+    /// Deletes the `limit` oldest indexed messages of any app written before `before` (with the rest of
+    /// their rooms' messages written at the same times), taking them from the cached unread totals, in one
+    /// transaction.
     /// - Returns: how many were deleted (fewer than `limit`: no more were due).
     func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int
 

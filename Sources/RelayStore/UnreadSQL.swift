@@ -40,31 +40,68 @@ package struct UnreadSQL: Sendable {
     package static let countedRoom =
         NotifyLevelSQL.level(app: "p.app_id", room: "p.room_id", user: "p.user_id") + " <> 'none'"
 
-    /// `counts (user_id, room_id, n)`: parameters 1 the app id, 2 a JSON list of user ids. The listed users
-    /// drive the loop (CROSS JOIN fixes SQLite's order), each a seek of the per-user index (SQLite, without
-    /// statistics, would rather scan the app's part of the primary key), never a scan of the app's positions.
-    private func counts(fromDitto: Bool) -> String {
-        let app = parameter(1)
-        let positions =
-            fromDitto
-            ? """
-            SELECT s.app_id, s.user_id, s.room_id, s.read_at FROM users AS u
-            CROSS JOIN ditto_subscriptions AS s \(indexed("ditto_subscriptions_by_user"))
-            WHERE s.app_id = \(app) AND s.user_id = u.user_id AND s.read_at IS NOT NULL
-            """
-            : """
-            SELECT m.app_id, m.user_id, m.room_id, coalesce(m.read_at, m.joined_at) FROM users AS u
-            CROSS JOIN room_members AS m \(indexed("room_members_by_user"))
-            WHERE m.app_id = \(app) AND m.user_id = u.user_id
-            """
+    /// The table of read positions and a position's expression over its alias `alias`: a Ditto app's
+    /// subscriptions (a NULL date is none), else memberships (`read_at`, else the join time).
+    static func positionSource(fromDitto: Bool, alias: String = "x") -> (table: String, readAt: String) {
+        fromDitto
+            ? ("ditto_subscriptions", "\(alias).read_at")
+            : ("room_members", "coalesce(\(alias).read_at, \(alias).joined_at)")
+    }
+
+    /// The read positions (`app_id, user_id, room_id, read_at`, of alias `x`) that meet `condition`
+    /// (``positionSource(fromDitto:)``). `join` precedes the table; `hint` (an index hint) follows it.
+    func positions(fromDitto: Bool, join: String = "", hint: String = "", condition: String) -> String {
+        let source = Self.positionSource(fromDitto: fromDitto)
         return """
-            WITH users (user_id) AS (\(userIdsOfList(parameter(2)))),
-            positions (app_id, user_id, room_id, read_at) AS (\(positions)),
+            SELECT x.app_id, x.user_id, x.room_id, \(source.readAt) AS read_at FROM \(join)\(source.table) AS x \(hint)
+            WHERE \(condition) AND \(source.readAt) IS NOT NULL
+            """
+    }
+
+    /// `user`'s read position in `room` of `app` (SQL expressions) as a scalar subquery; NULL: none.
+    static func position(fromDitto: Bool, app: String, room: String, user: String) -> String {
+        let source = positionSource(fromDitto: fromDitto)
+        return """
+            (SELECT \(source.readAt) FROM \(source.table) AS x
+            WHERE x.app_id = \(app) AND x.room_id = \(room) AND x.user_id = \(user))
+            """
+    }
+
+    /// Whether `user` of `app` (SQL expressions) has a live device.
+    static func hasLiveDevice(app: String, user: String) -> String {
+        "EXISTS (SELECT 1 FROM devices AS d WHERE d.app_id = \(app) AND d.user_id = \(user) AND d.state = 'live')"
+    }
+
+    /// Whether message `msg` counts as unread for `user` at `position` (SQL expressions): from another
+    /// user, not archived, written after the position.
+    static func unread(position: String, user: String) -> String {
+        "msg.created_at > \(position) AND msg.sender_id <> \(user) AND NOT msg.archived"
+    }
+
+    /// ``unread(position:user:)`` at position `p` of a ``positions(fromDitto:join:hint:condition:)`` row.
+    static let unreadAtPosition = unread(position: "p.read_at", user: "p.user_id")
+
+    /// `counts (user_id, room_id, n)`: parameters 1 the app id, 2 a JSON list of user ids (with
+    /// `liveDevicesOnly`, those of them with a live device). The listed users drive the loop (CROSS JOIN
+    /// fixes SQLite's order), each a seek of the per-user index (SQLite, without statistics, would rather
+    /// scan the app's part of the primary key), never a scan of the app's positions.
+    func counts(fromDitto: Bool, liveDevicesOnly: Bool = false) -> String {
+        let app = parameter(1)
+        let filter = liveDevicesOnly ? " WHERE " + Self.hasLiveDevice(app: app, user: "listed.user_id") : ""
+        let rows = positions(
+            fromDitto: fromDitto,
+            join: "users AS u CROSS JOIN ",
+            hint: indexed(fromDitto ? "ditto_subscriptions_by_user" : "room_members_by_user"),
+            condition: "x.app_id = \(app) AND x.user_id = u.user_id"
+        )
+        return """
+            WITH listed (user_id) AS (\(userIdsOfList(parameter(2)))),
+            users (user_id) AS (SELECT user_id FROM listed\(filter)),
+            positions (app_id, user_id, room_id, read_at) AS (\(rows)),
             counts (user_id, room_id, n) AS (
                 SELECT p.user_id, p.room_id, (
                     SELECT count(*) FROM room_messages AS msg
-                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND msg.created_at > p.read_at
-                        AND msg.sender_id <> p.user_id AND NOT msg.archived)
+                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND \(Self.unreadAtPosition))
                 FROM positions AS p
                 WHERE \(Self.countedRoom)
             )
@@ -82,15 +119,44 @@ package struct UnreadSQL: Sendable {
         key: String?,
         condition: String = "TRUE"
     ) -> String {
-        let (table, position) =
-            fromDitto ? ("ditto_subscriptions", "p.read_at") : ("room_members", "coalesce(p.read_at, p.joined_at)")
-        let message = key.map { "msg.message_key = \($0) AND " } ?? ""
+        countingUsersSQL(fromDitto: fromDitto, app: app, room: room, message: .indexed(key: key), condition: condition)
+    }
+
+    /// A message ``countingUsersSQL(fromDitto:app:room:message:condition:)`` counts for (SQL expressions).
+    package enum CountedMessage {
+        /// The room's indexed message `key` as the index holds it, or any of them (nil).
+        case indexed(key: String?)
+        /// An unarchived message by `sender` at `time` (epoch MILLISECONDS), whatever the index holds now.
+        case written(sender: String, time: String)
+    }
+
+    /// The users (one column, `user_id`) whose unread count in room `room` of `app` holds `message` (SQL
+    /// expressions): a position before the message, another sender, not archived, the room counted, and
+    /// `condition` (tested before the level) on the position `p`. One range of the room's positions.
+    package static func countingUsersSQL(
+        fromDitto: Bool,
+        app: String,
+        room: String,
+        message: CountedMessage,
+        condition: String = "TRUE"
+    ) -> String {
+        let (table, position) = positionSource(fromDitto: fromDitto, alias: "p")
+        let counted: String
+        switch message {
+        case .indexed(let key):
+            let keyed = key.map { "msg.message_key = \($0) AND " } ?? ""
+            let isUnread = unread(position: position, user: "p.user_id")
+            counted = """
+                EXISTS (SELECT 1 FROM room_messages AS msg
+                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND \(keyed)\(isUnread))
+                """
+        case .written(let sender, let time):
+            counted = "\(position) < \(time) AND p.user_id <> \(sender)"
+        }
         return """
             SELECT p.user_id FROM \(table) AS p
             WHERE p.app_id = \(app) AND p.room_id = \(room) AND \(position) IS NOT NULL AND \(condition)
-                AND \(countedRoom) AND EXISTS (SELECT 1 FROM room_messages AS msg
-                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND \(message)msg.created_at > \(position)
-                        AND msg.sender_id <> p.user_id AND NOT msg.archived)
+                AND \(counted) AND \(countedRoom)
             """
     }
 
@@ -146,14 +212,5 @@ package struct UnreadSQL: Sendable {
             WHERE app_id = \(p(1)) AND room_id = \(p(2)) AND user_id = \(p(3))
             RETURNING read_at
             """
-    }
-
-    /// Deletes up to parameter 2 index rows of any app written before parameter 1 (epoch MILLISECONDS).
-    package var deleteOldMessagesSQL: String {
-        """
-        DELETE FROM room_messages WHERE (app_id, room_id, message_key) IN (
-            SELECT app_id, room_id, message_key FROM room_messages WHERE created_at < \(parameter(1))
-            LIMIT \(parameter(2)))
-        """
     }
 }
