@@ -117,9 +117,7 @@ public final class HTTPServer: Sendable {
     /// - Throws: what ``start()`` throws.
     public func run() async throws {
         try start()
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
+        await Task.waitUntilCancelled()
         await shutdown()
     }
 

@@ -23,7 +23,7 @@ import RelayStore
 /// concurrently, one per distinct endpoint, within ``probeTimeout``, every ``cacheDuration``: scrapes never
 /// open connections, because APNs treats rapid connect/disconnect as abuse (Apple, "Sending notification
 /// requests to APNs"). ``Report/aggregate`` is what a stranger may see: no app id.
-public actor Readiness {
+public actor Readiness: Service {
     /// One answer.
     public struct Report: Sendable, Equatable {
         /// True when the store takes a write.
