@@ -1,5 +1,5 @@
 /// A service for something started elsewhere that runs on threads of its own (a listener, a mock server):
-/// it holds it open until the group stops it, then runs `close`.
+/// it holds it open until the group stops it, then runs `close` to its end.
 public struct CloseOnShutdown: Service {
     private let close: @Sendable () async -> Void
 
@@ -8,6 +8,8 @@ public struct CloseOnShutdown: Service {
 
     public func run() async {
         await Task.waitUntilCancelled()
-        await close()
+        // In a task of its own: the cancellation that asked for the close must not cut its waits short (a
+        // listener lets the requests in flight finish).
+        await Task { await close() }.value
     }
 }
