@@ -47,6 +47,22 @@ public final class OneShotEvent: Sendable {
     }
 }
 
+extension OneShotEvent {
+    /// Returns once the event happened, at `deadline` (a due-time timer), or when the calling task is
+    /// cancelled, whichever comes first.
+    /// - Returns: whether the event happened.
+    @discardableResult
+    public func wait(until deadline: ContinuousClock.Instant) async -> Bool {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.wait() }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+        }
+        return hasHappened
+    }
+}
+
 extension Task where Success == Never, Failure == Never {
     /// Returns when the calling task is cancelled: what a ``Service`` that only holds something open
     /// (a listener, a thread of its own) awaits before it shuts that down.

@@ -162,7 +162,12 @@ public final class ServiceGroup: Sendable {
         case .ended(let index, let error):
             run.ended.insert(index)
             let name = entries[index].name
-            if stops[index].hasHappened { return }
+            if stops[index].hasHappened {
+                if let error, !(error is CancellationError) {
+                    logger.warning("service failed while stopping", ["service": name, "error": "\(error)"])
+                }
+                return
+            }
             // Ended before it was asked to: unexpected, whatever the group was doing.
             if let error {
                 logger.error("service failed", ["service": name, "error": "\(error)"])

@@ -113,12 +113,7 @@ final class ServerCore: Sendable {
             return true
         }
         guard waiting else { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await quiet.wait() }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            group.cancelAll()
-        }
+        await quiet.wait(until: deadline)
     }
 
     /// The access handler (see `MHD_AccessHandlerCallback`): called once after the headers, once per body

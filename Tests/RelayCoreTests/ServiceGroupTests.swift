@@ -28,20 +28,7 @@ import Testing
 
         /// Waits (60 s at most) until `line` was written; false if it never was.
         func waitFor(_ line: String) async -> Bool {
-            let event = self.event(line)
-            return await withTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    await event.wait()
-                    return event.hasHappened
-                }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(60))
-                    return false
-                }
-                let first = await group.next() ?? false
-                group.cancelAll()
-                return first
-            }
+            await event(line).wait(until: .now + .seconds(60))
         }
     }
 
