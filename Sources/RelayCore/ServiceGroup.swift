@@ -100,7 +100,7 @@ public final class ServiceGroup: Sendable {
                 await shutdownAsked.wait()
                 return .shutdownAsked
             }
-            var run = Run(count: entries.count)
+            var run = Run()
             // Running: until the shutdown is asked for or a service ends.
             while !run.stopping, let event = try await group.next() {
                 record(event, in: &run)
@@ -123,10 +123,7 @@ public final class ServiceGroup: Sendable {
     private struct Run {
         var ended: Set<Int> = []
         var stopping = false
-        var escalated = false
         var failure: ServiceGroupError?
-        let count: Int
-        init(count: Int) { self.count = count }
     }
 
     private static func runService(_ service: any Service, index: Int, stop: OneShotEvent) async -> Event {
@@ -162,7 +159,8 @@ public final class ServiceGroup: Sendable {
         case .ended(let index, let error):
             run.ended.insert(index)
             let name = entries[index].name
-            if stops[index].hasHappened {
+            // Asked to stop, or the task running the group was cancelled (which cancels every service).
+            if stops[index].hasHappened || Task.isCancelled {
                 if let error, !(error is CancellationError) {
                     logger.warning("service failed while stopping", ["service": name, "error": "\(error)"])
                 }
@@ -186,6 +184,7 @@ public final class ServiceGroup: Sendable {
                     ?? ServiceGroupError(code: .serviceEnded, service: name, message: "service \(name) ended")
             }
             run.stopping = true
+            shutdownAsked.signal()  // so a signal now escalates
         case .shutdownAsked:
             run.stopping = true
         case .escalate, .idle:
