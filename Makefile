@@ -29,11 +29,12 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
-# After the Swift tests: the served OpenAPI JSON must be docs/openapi.yaml's current conversion, docker/
-# must hold together (scripts/check-docker.py, no Docker engine needed), the alert rules must pass promtool
-# (unpacked by scripts/setup.sh) and name, like the Grafana dashboard, only metrics a live relay shows
-# (scripts/check-metric-names.py), and schemathesis fuzzes a live relay from the OpenAPI document
-# (scripts/schemathesis.sh).
+# After the Swift tests: the served OpenAPI JSON must be docs/openapi.yaml's current conversion, every
+# relative link and anchor in README.md, docs/*.md and docker/README.md must resolve
+# (scripts/check-links.py), docker/ must hold together (scripts/check-docker.py, no Docker engine needed),
+# the alert rules must pass promtool (unpacked by scripts/setup.sh) and name, like the Grafana dashboard,
+# only metrics a live relay shows (scripts/check-metric-names.py), and schemathesis fuzzes a live relay
+# from the OpenAPI document (scripts/schemathesis.sh).
 # Tests run at most TEST_WIDTH at a time: started all at once, several hundred tests queue on the two threads
 # of Swift's cooperative pool for long enough that a test's open connection passes the server's 10 s header
 # deadline before the test is scheduled again to write its request.
@@ -42,6 +43,7 @@ test: venv build lint
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_FLAGS)
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) bash scripts/test-servers.sh $(SWIFT) test --skip-build $(SWIFT_FLAGS)
 	.venv/bin/python scripts/openapi-json.py --check
+	.venv/bin/python scripts/check-links.py
 	.venv/bin/python scripts/check-docker.py $(BIN)
 	$(PROMTOOL) check rules docs/alerts.yml
 	.venv/bin/python scripts/check-metric-names.py $(BIN)

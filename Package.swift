@@ -32,6 +32,9 @@ let package = Package(
         .target(name: "MockHTTP2", dependencies: ["RelayCore", "CNghttp2", "COpenSSL"]),
         .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
         .target(name: "FCMMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
+        // Web Push's vocabulary, shared by its transport and its mock: subscriptions, RFC 8291 message
+        // encryption, RFC 8292 VAPID, topics. No networking.
+        .target(name: "WebPushCore", dependencies: ["RelayCore", "RelayCrypto", "COpenSSL"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         // The Store on PostgreSQL (libpq), beside SQLiteStore; `storage.postgres.url` selects it.
         .target(name: "RelayPostgres", dependencies: ["RelayCore", "RelayStore", "CPostgres"]),
@@ -75,7 +78,9 @@ let package = Package(
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayTestSupport"]),
+        .testTarget(name: "WebPushCoreTests", dependencies: ["WebPushCore", "RelayCrypto"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
+        .testTarget(name: "MockHTTP2Tests", dependencies: ["MockHTTP2", "RelayCurl"]),
         .testTarget(
             name: "RelayAPNsTests",
             dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto", "RelayPostgres", "RelayTestSupport"]

@@ -90,3 +90,5 @@ public struct MockAPNsConfiguration: Sendable {
         self.onAccepted = onAccepted
     }
 }
+
+extension MockAPNsConfiguration: MockServerSettings {}

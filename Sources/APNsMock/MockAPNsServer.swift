@@ -1,6 +1,4 @@
-import Foundation
 import MockHTTP2
-import RelayCore
 
 /// A mock of Apple's APNs: an HTTP/2 server (libnghttp2; TLS with ALPN `h2` via OpenSSL, or cleartext h2c)
 /// that validates `POST /3/device/<token>` requests in Apple's order, answers with Apple's statuses and
@@ -36,81 +34,13 @@ import RelayCore
 /// // POST h2c://127.0.0.1:\(server.port)/3/device/<hex>
 /// let recorded = try await server.waitForRequests(count: 1)
 /// ```
-public final class MockAPNsServer: Sendable {
-    private let core: MockCore
-    private let runner: ServerRunner
-
-    /// Prepares a server; nothing listens until ``start()``.
-    public init(configuration: MockAPNsConfiguration) {
-        core = MockCore(configuration: configuration)
-        runner = ServerRunner(
-            configuration: .init(
-                host: configuration.host,
-                port: configuration.port,
-                tls: configuration.tls,
-                threadName: "apns-mock",
-                bodyLimit: RequestValidator.maxBufferedBody
-            )
-        )
-    }
-
-    deinit { stop() }
-
+public final class MockAPNsServer: MockServer<MockScript, RecordedRequest>, @unchecked Sendable {
     /// The configuration the server was made with.
-    public var configuration: MockAPNsConfiguration { core.configuration }
+    public let configuration: MockAPNsConfiguration
 
-    /// Binds, listens and starts the server thread. Does nothing when already started.
-    /// - Throws: ``MockAPNsError`` `.invalidConfiguration`, `.listen` (address in use, bad host), `.tls`
-    ///   (certificate, key or CA not loadable), `.recordFile`.
-    public func start() throws(MockAPNsError) {
-        guard core.configuration.maxConcurrentStreams > 0 else {
-            throw MockAPNsError(.invalidConfiguration, "maxConcurrentStreams must be positive")
-        }
-        try runner.start(recordFile: core.configuration.recordFile) { [core] connection, recorder in
-            MockConnection(connection: connection, core: core, recorder: recorder)
-        }
-    }
-
-    /// Closes the listening socket and every connection and joins the thread. Safe to call more than once.
-    public func stop() { runner.stop() }
-
-    /// The TCP port the server listens on (the ephemeral one when configured with port 0); 0 before ``start()``.
-    public var port: Int { runner.port }
-
-    /// The script in force; setting it (from any thread) replaces it and resets its counters. Open
-    /// connections take their `"all"` and index connection rules from the new script at once (see
-    /// ``MockScript``).
-    public var script: MockScript {
-        get { core.script }
-        set {
-            core.script = newValue
-            runner.wake()
-        }
-    }
-
-    /// Changes the script in place, atomically; counters restart, as for setting ``script``.
-    public func updateScript(_ body: (inout MockScript) -> Void) {
-        core.updateScript(body)
-        runner.wake()
-    }
-
-    /// Answered requests kept in memory, oldest first (empty when `recordInMemory` is off).
-    public var requests: [RecordedRequest] { core.log.records }
-
-    /// How many requests were answered since start (or ``clearRequests()``), whether kept in memory or not.
-    /// Refused (RST_STREAM), never-answered and dropped requests are not counted.
-    public var answeredCount: Int { core.log.total }
-
-    /// How many TCP connections were accepted since start (connection ids run 1...this).
-    public var acceptedConnections: Int { core.acceptedConnections }
-
-    /// Forgets the recorded requests and resets ``answeredCount``.
-    public func clearRequests() { core.log.clear() }
-
-    /// Suspends until at least `count` requests were answered (see ``answeredCount``), then returns
-    /// ``requests``.
-    /// - Throws: ``MockAPNsError`` `.timeout` when `timeout` passes first.
-    public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async throws -> [RecordedRequest] {
-        try await core.log.wait(count: count, timeout: timeout)
+    /// Prepares a server; nothing listens until ``MockServer/start()``.
+    public init(configuration: MockAPNsConfiguration) {
+        self.configuration = configuration
+        super.init(configuration: configuration) { MockAPNsService(configuration: configuration) }
     }
 }

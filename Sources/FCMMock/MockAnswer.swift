@@ -1,4 +1,5 @@
 import Foundation
+import MockHTTP2
 import RelayCore
 
 /// One answer of the mock FCM before it is submitted: status, headers (besides `:status` and
@@ -9,6 +10,9 @@ struct MockAnswer {
     var body: [UInt8]
     var errorCode: String?
     var messageName: String?
+
+    /// The answer as HTTP/2.
+    var reply: MockReply { MockReply(status: status, headers: headers, body: body) }
 
     /// A JSON answer of any Encodable body.
     static func json(_ status: Int, _ value: some Encodable, errorCode: String? = nil) -> MockAnswer {

@@ -68,3 +68,9 @@ public struct MockFCMConfiguration: Sendable {
         self.onAccepted = onAccepted
     }
 }
+
+extension MockFCMConfiguration: MockServerSettings {
+    package var serviceProblem: String? {
+        accessTokenLifetime > .zero ? nil : "accessTokenLifetime must be positive"
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import MockHTTP2
 import RelayCore
 
 /// Scripted answers of the mock FCM, per registration token.
@@ -31,20 +32,14 @@ public struct MockFCMScript: Codable, Sendable, Equatable {
     /// Reads a script from a JSON file.
     /// - Throws: ``MockFCMError`` `.script` when the file cannot be read or is not the documented JSON.
     public init(contentsOf url: URL) throws(MockFCMError) {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw MockFCMError(.script, "cannot read script \(url.path): \(error.localizedDescription)")
-        }
-        try self.init(json: data)
+        try self.init(json: Self.scriptData(contentsOf: url))
     }
 
     /// Decodes a script from JSON bytes.
     /// - Throws: ``MockFCMError`` `.script` when the bytes are not the documented JSON or name an error
     ///   FCM does not have without a `status`.
     public init(json data: Data) throws(MockFCMError) {
-        do { self = try JSONDecoder().decode(MockFCMScript.self, from: data) } catch {
-            throw MockFCMError(.script, "script is not valid: \(error)")
-        }
+        self = try Self.decoded(json: data)
         let problems = devices.compactMap(\.problem)
         guard problems.isEmpty else { throw MockFCMError(.script, problems.joined(separator: "; ")) }
     }
@@ -112,4 +107,11 @@ public struct MockFCMScript: Codable, Sendable, Equatable {
         /// The `error` that refuses the access token.
         static let unauthenticated = "UNAUTHENTICATED"
     }
+}
+
+extension MockFCMScript: MockScripted {}
+
+extension MockFCMScript.DeviceRule: MockDeviceRule {
+    /// A rule is for its token exactly (case matters), or for every token with `"*"`.
+    package func applies(to token: String) -> Bool { self.token == "*" || self.token == token }
 }

@@ -1,4 +1,4 @@
-/// Why a mock server (APNs or FCM) could not start, load a script, or wait. `MockAPNsError` and
+/// Why a mock server (any service's ``MockServer``) could not start, load a script, or wait. `MockAPNsError` and
 /// `MockFCMError` name it in each mock's API.
 public struct MockServerError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {

@@ -83,8 +83,8 @@ extension Configuration {
                     "\(path).ingestSecretSHA256[\(index)]: must be 64 hex characters (SHA-256 of the secret)"
                 )
             }
-            if !(0...86_400).contains(maxMessageAgeSeconds) {
-                problems.append("\(path).maxMessageAgeSeconds: must be 0...86400")
+            if !(1...86_400).contains(maxMessageAgeSeconds) {
+                problems.append("\(path).maxMessageAgeSeconds: must be 1...86400")
             }
             if !(1...Self.maxTombstoneRetentionHours).contains(tombstoneRetentionHours) {
                 problems.append("\(path).tombstoneRetentionHours: must be 1...\(Self.maxTombstoneRetentionHours)")

@@ -57,8 +57,10 @@ extension Configuration {
         where name.hasPrefix(variablePrefix) && name != fileVariable {
             if let problem = apply(variable: name, value: value, to: &tree) { problems.append(problem) }
         }
-        // Unknown keys and unusable variables were left out of the tree: go on, so the rest is checked too
-        // and every problem is listed at once.
+        let defaults = Configuration().jsonTree()
+        tree = wholeNumbers(tree, defaults: defaults, path: "", problems: &problems) as? [String: Any] ?? [:]
+        // Unknown keys, unusable variables and fractions were left out of the tree: go on, so the rest is
+        // checked too and every problem is listed at once.
         let configuration: Configuration
         let notices = DeprecationNotices()
         do {
@@ -106,6 +108,35 @@ extension Configuration {
             }
         }
         return result
+    }
+
+    /// `node` with each number that is no whole number (`1.5`, `1e20`: every numeric setting is an integer)
+    /// replaced by its value in `defaults` (left out where it has none), each named in `problems` by its
+    /// key path (`apps[0].pushDelaySeconds: must be a whole number`); the decoder would report them with no
+    /// key path.
+    private static func wholeNumbers(_ node: Any, defaults: Any?, path: String, problems: inout [String]) -> Any? {
+        switch node {
+        case let object as [String: Any]:
+            var kept: [String: Any] = [:]
+            for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+                kept[key] = wholeNumbers(
+                    value,
+                    defaults: (defaults as? [String: Any])?[key],
+                    path: path.isEmpty ? key : path + "." + key,
+                    problems: &problems
+                )
+            }
+            return kept
+        case let array as [Any]:
+            return array.enumerated().compactMap { index, value in
+                wholeNumbers(value, defaults: nil, path: path + "[\(index)]", problems: &problems)
+            }
+        case is String, is Bool, is Int: return node
+        case is NSNumber:
+            problems.append("\(path): must be a whole number")
+            return defaults
+        default: return node
+        }
     }
 
     /// Sets the key a `PUSH_RELAY_*` variable names; returns a problem when there is no such key or the

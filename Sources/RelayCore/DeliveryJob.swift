@@ -54,10 +54,12 @@ public struct DeliveryJob: Sendable, Equatable {
     public var pushId: UUID { APNsIdentifier.forDelivery(deliveryId, of: content.id) }
 
     /// The chat payload this device is sent: the message's (``ChatMessage/payload()``) with `aps.badge` set
-    /// to ``badge``. Every platform renders its push from it.
+    /// to ``badge`` when it is above 0. Every platform renders its push from it. A total of 0 (the recipient
+    /// has no read position anywhere) is left out: a badge of 0 on an alert would clear the icon while
+    /// announcing a message.
     public func payload() -> ChatPayload {
         var payload = content.message.payload()
-        payload.aps.badge = badge
+        payload.aps.badge = badge.flatMap { $0 > 0 ? $0 : nil }
         return payload
     }
 }

@@ -17,18 +17,21 @@ public enum Timestamp {
     }
 
     /// Parses RFC 3339 text (with or without fraction, `Z` or an offset, `T` and `Z` in either case as §5.6
-    /// allows); nil when it is not RFC 3339, or names a day the month does not have (§5.7: Foundation's
-    /// parser would read `2020-02-30` as March 1st).
+    /// allows); nil when it is not RFC 3339, or names a day the month does not have or a time of day out of
+    /// range (§5.7: Foundation's parser would read `2020-02-30` as March 1st and `T25:00:00` as 01:00 the
+    /// next day). A leap second (`:60`) is refused too.
     public static func parse(_ text: String) -> Date? {
         let text = text.uppercased()
         guard
             let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
                 ?? (try? Date.ISO8601FormatStyle().parse(text))
         else { return nil }
-        // The full-date is the first 10 characters (§5.6); read alone, it must come back as written.
-        let fullDate = String(text.prefix(10))
-        let day = Date.ISO8601FormatStyle().year().month().day()
-        guard let parsed = try? day.parse(fullDate), day.format(parsed) == fullDate else { return nil }
+        // The full-date and partial-time without fraction are the first 19 characters (§5.6); read alone,
+        // they must come back as written, which nothing that rolls over does.
+        let dateTime = String(text.prefix(19))
+        let style = Date.ISO8601FormatStyle().year().month().day().dateTimeSeparator(.standard)
+            .time(includingFractionalSeconds: false)
+        guard let parsed = try? style.parse(dateTime), style.format(parsed) == dateTime else { return nil }
         return date
     }
 }

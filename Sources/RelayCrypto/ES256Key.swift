@@ -8,7 +8,7 @@ import Foundation
 /// Safe to share across threads: the EVP_PKEY is never mutated after loading (OpenSSL 3 allows concurrent
 /// use of a key in separate contexts).
 public final class ES256Key: @unchecked Sendable {
-    let pkey: OpaquePointer
+    package let pkey: OpaquePointer
     /// True when this key can sign (holds the private part).
     public let isPrivate: Bool
 

@@ -1,10 +1,11 @@
 import COpenSSL
 
 /// What ``ES256Key``, ``RS256Key`` and ``PublicKey`` do alike with an OpenSSL `EVP_PKEY`: read it from PEM,
-/// write it as PEM, make a fresh one, name an EC key's curve, and sign or verify with SHA-256
-/// (`EVP_DigestSign` / `EVP_DigestVerify`, whose signature form the key type decides: DER ECDSA for EC,
-/// RSASSA-PKCS1-v1_5 for RSA).
-enum EVPKey {
+/// write it as PEM, make a fresh one or one from its parameters, name an EC key's curve, move a P-256 public
+/// key in and out of its uncompressed point form, and sign or verify with SHA-256 (`EVP_DigestSign` /
+/// `EVP_DigestVerify`, whose signature form the key type decides: DER ECDSA for EC, RSASSA-PKCS1-v1_5 for
+/// RSA). `package`: the Web Push module builds its ECDH keys with the same helpers.
+package enum EVPKey {
     /// Runs `read` (a `PEM_read_bio_*`) over a memory BIO holding `pem`; the BIO borrows the string's bytes
     /// only for the call.
     static func readPEM(_ pem: String, _ read: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
@@ -47,7 +48,10 @@ enum EVPKey {
     /// on the key-generation context (curve, bits) and returns OpenSSL's 1 for success. The caller owns the
     /// key (`EVP_PKEY_free`).
     /// - Throws: ``CryptoError`` `.operationFailed` naming OpenSSL's error.
-    static func generate(_ type: Int32, configure: (OpaquePointer) -> Int32) throws(CryptoError) -> OpaquePointer {
+    package static func generate(
+        _ type: Int32,
+        configure: (OpaquePointer) -> Int32
+    ) throws(CryptoError) -> OpaquePointer {
         guard let ctx = EVP_PKEY_CTX_new_id(type, nil) else {
             throw CryptoError(.operationFailed, "EVP_PKEY_CTX_new_id: \(openSSLErrorText())")
         }
@@ -112,5 +116,62 @@ enum EVPKey {
             throw CryptoError(.operationFailed, "EVP_DigestSign: \(openSSLErrorText())")
         }
         return Array(signature.prefix(length))
+    }
+
+    /// The octets of an uncompressed P-256 point: 0x04, then x and y of 32 bytes each (SEC 1 §2.3.3).
+    package static let p256PointSize = 65
+
+    /// A P-256 public key from its encoded point (SEC 1 §2.3.3; uncompressed is `p256PointSize` bytes). The
+    /// point is not checked against the curve here: ``PublicKey/init(adopting:keyId:)`` does that. The caller
+    /// owns the key (`EVP_PKEY_free`).
+    /// - Throws: ``CryptoError`` `.invalidKey` when OpenSSL refuses the octets.
+    package static func p256PublicKey(point: [UInt8]) throws(CryptoError) -> OpaquePointer {
+        let pkey = point.withUnsafeBytes { raw in
+            fromData(type: "EC") { builder in
+                OSSL_PARAM_BLD_push_utf8_string(builder, cString("group"), cString("prime256v1"), 0) == 1
+                    && OSSL_PARAM_BLD_push_octet_string(builder, cString("pub"), raw.baseAddress, raw.count) == 1
+            }
+        }
+        guard let pkey else { throw CryptoError(.invalidKey, "not a P-256 public key: \(openSSLErrorText())") }
+        return pkey
+    }
+
+    /// An EC key's public point, uncompressed (`p256PointSize` bytes for P-256); empty when OpenSSL has none.
+    package static func uncompressedPoint(_ pkey: OpaquePointer) -> [UInt8] {
+        var point = [UInt8](repeating: 0, count: 133)  // P-521's uncompressed point, the largest
+        var length = 0
+        guard EVP_PKEY_get_octet_string_param(pkey, OSSL_PKEY_PARAM_PUB_KEY, &point, point.count, &length) == 1 else {
+            ERR_clear_error()
+            return []
+        }
+        return Array(point.prefix(length))
+    }
+
+    /// A key of `type` (`EC`, `RSA`) from the parameters `push` adds to a builder (`EVP_PKEY_fromdata`);
+    /// `selection` says which parts they hold (the public key by default). Nil when OpenSSL refuses them (its
+    /// error queue says why). The builder keeps pointers to the names, strings and buffers it is given until
+    /// `OSSL_PARAM_BLD_to_param`: names and strings are static (``cString(_:)``), buffers lent by the caller
+    /// around this call.
+    package static func fromData(
+        type: String,
+        selection: Int32 = copenssl_selection_public_key(),
+        push: (OpaquePointer) -> Bool
+    ) -> OpaquePointer? {
+        guard let builder = OSSL_PARAM_BLD_new() else { return nil }
+        defer { OSSL_PARAM_BLD_free(builder) }
+        guard push(builder), let parameters = OSSL_PARAM_BLD_to_param(builder) else { return nil }
+        defer { OSSL_PARAM_free(parameters) }
+        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { return nil }
+        defer { EVP_PKEY_CTX_free(ctx) }
+        var pkey: OpaquePointer?
+        guard EVP_PKEY_fromdata_init(ctx) == 1, EVP_PKEY_fromdata(ctx, &pkey, selection, parameters) == 1 else {
+            return nil
+        }
+        return pkey
+    }
+
+    /// A static string's bytes as a C string: a literal lives as long as the program and ends in NUL.
+    package static func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 }

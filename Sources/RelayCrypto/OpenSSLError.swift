@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// Drains OpenSSL's thread-local error queue into one line, for error messages.
-func openSSLErrorText() -> String {
+package func openSSLErrorText() -> String {
     var parts: [String] = []
     while case let code = ERR_get_error(), code != 0 {
         var buffer = [CChar](repeating: 0, count: 256)

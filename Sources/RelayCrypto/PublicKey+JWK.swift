@@ -18,7 +18,7 @@ extension PublicKey {
             guard x.count == 32, y.count == 32 else {
                 throw CryptoError(.invalidKey, "x and y of a P-256 key must be 32 bytes each")
             }
-            pkey = try Self.ecKey(point: [0x04] + x + y)  // SEC 1 §2.3.3, uncompressed
+            pkey = try EVPKey.p256PublicKey(point: [0x04] + x + y)  // SEC 1 §2.3.3, uncompressed
             try Self.checkAlg(jwk.alg, .es256, pkey)
         case "RSA":
             pkey = try Self.rsaKey(n: try Self.member(jwk.n, "n"), e: try Self.member(jwk.e, "e"))
@@ -76,17 +76,6 @@ extension PublicKey {
         throw CryptoError(.invalidKey, "alg '\(alg)' is not \(expected.rawValue), the one this key type is used for")
     }
 
-    private static func ecKey(point: [UInt8]) throws(CryptoError) -> OpaquePointer {
-        let pkey = point.withUnsafeBytes { bytes in
-            fromData(type: "EC") { builder in
-                OSSL_PARAM_BLD_push_utf8_string(builder, cString("group"), cString("prime256v1"), 0) == 1
-                    && OSSL_PARAM_BLD_push_octet_string(builder, cString("pub"), bytes.baseAddress, bytes.count) == 1
-            }
-        }
-        guard let pkey else { throw CryptoError(.invalidKey, "not a P-256 public key: \(openSSLErrorText())") }
-        return pkey
-    }
-
     private static func rsaKey(n: [UInt8], e: [UInt8]) throws(CryptoError) -> OpaquePointer {
         guard let modulus = BN_bin2bn(n, Int32(n.count), nil) else {
             throw CryptoError(.operationFailed, "BN_bin2bn: \(openSSLErrorText())")
@@ -96,34 +85,11 @@ extension PublicKey {
             throw CryptoError(.operationFailed, "BN_bin2bn: \(openSSLErrorText())")
         }
         defer { BN_free(exponent) }
-        let pkey = fromData(type: "RSA") { builder in
-            OSSL_PARAM_BLD_push_BN(builder, cString("n"), modulus) == 1
-                && OSSL_PARAM_BLD_push_BN(builder, cString("e"), exponent) == 1
+        let pkey = EVPKey.fromData(type: "RSA") { builder in
+            OSSL_PARAM_BLD_push_BN(builder, EVPKey.cString("n"), modulus) == 1
+                && OSSL_PARAM_BLD_push_BN(builder, EVPKey.cString("e"), exponent) == 1
         }
         guard let pkey else { throw CryptoError(.invalidKey, "not an RSA public key: \(openSSLErrorText())") }
         return pkey
-    }
-
-    /// A public key of `type` (`EC`, `RSA`) from the parameters `push` adds to a builder
-    /// (`EVP_PKEY_fromdata`); nil when OpenSSL refuses them (its error queue says why). The builder keeps
-    /// pointers to the names, strings and buffers it is given until `OSSL_PARAM_BLD_to_param`: names and
-    /// strings are static (``cString(_:)``), buffers lent by the caller around this call.
-    private static func fromData(type: String, push: (OpaquePointer) -> Bool) -> OpaquePointer? {
-        guard let builder = OSSL_PARAM_BLD_new() else { return nil }
-        defer { OSSL_PARAM_BLD_free(builder) }
-        guard push(builder), let parameters = OSSL_PARAM_BLD_to_param(builder) else { return nil }
-        defer { OSSL_PARAM_free(parameters) }
-        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { return nil }
-        defer { EVP_PKEY_CTX_free(ctx) }
-        var pkey: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(ctx) == 1,
-            EVP_PKEY_fromdata(ctx, &pkey, copenssl_selection_public_key(), parameters) == 1
-        else { return nil }
-        return pkey
-    }
-
-    /// A static string's bytes as a C string: a literal lives as long as the program and ends in NUL.
-    private static func cString(_ text: StaticString) -> UnsafePointer<CChar> {
-        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 }

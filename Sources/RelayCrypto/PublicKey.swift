@@ -9,7 +9,7 @@ import RelayCore
 /// Safe to share across threads: the EVP_PKEY is never changed after loading (OpenSSL 3 allows concurrent
 /// use of a key in separate contexts).
 public final class PublicKey: @unchecked Sendable {
-    let pkey: OpaquePointer
+    package let pkey: OpaquePointer
     /// The one algorithm this key checks.
     public let algorithm: JWSAlgorithm
     /// The key's `kid` (from its JWK); nil for a key read from PEM.
@@ -43,6 +43,16 @@ public final class PublicKey: @unchecked Sendable {
     ///   refuses.
     public convenience init(pem: String, keyId: String? = nil) throws(CryptoError) {
         try self.init(adopting: EVPKey.readPublic(pem: pem), keyId: keyId)
+    }
+
+    /// Reads a P-256 public key from its uncompressed point: 0x04, x, y (65 bytes, SEC 1 §2.3.3), the form
+    /// of a VAPID key's `k` and a Web Push subscription's `p256dh`.
+    /// - Throws: ``CryptoError`` `.invalidKey` for another length or form, or a point not on the curve.
+    public convenience init(p256Point point: some DataProtocol, keyId: String? = nil) throws(CryptoError) {
+        guard point.count == EVPKey.p256PointSize, point.first == 0x04 else {
+            throw CryptoError(.invalidKey, "a P-256 public key is an uncompressed point: 0x04, x, y (65 bytes)")
+        }
+        try self.init(adopting: EVPKey.p256PublicKey(point: [UInt8](point)), keyId: keyId)
     }
 
     /// Checks a JWS signature over `message` with this key's algorithm: raw R||S (64 bytes) for ES256,

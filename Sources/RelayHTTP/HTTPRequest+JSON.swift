@@ -26,9 +26,15 @@ extension HTTPRequest {
     ///   - 400 `missing_field`: a required field is absent or null (`"userId is required"`);
     ///   - 400 `invalid_field`: a field has the wrong type (`"rooms must be an array"`,
     ///     `"rooms[0] must be a string"`) or a value the type rejected;
-    ///   - 400 `unknown_field`: a ``ClosedJSONBody`` has a top-level key it does not take;
+    ///   - 400 `unknown_field`: a ``ClosedJSONBody`` has a top-level key it does not take; the message lists
+    ///     `shownFields` as what the request takes (default: every field of the type), for a type that serves
+    ///     two operations and refuses some of its fields in one of them itself;
     ///   - any ``HTTPError`` the type's own `init(from:)` throws, unchanged.
-    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+    public func decode<T: Decodable>(
+        _ type: T.Type,
+        decoder: JSONDecoder = JSONDecoder(),
+        shownFields: [String]? = nil
+    ) throws -> T {
         if let contentType = headers["content-type"], !Self.isJSONMediaType(contentType) {
             throw HTTPError.unsupportedMediaType()
         }
@@ -37,7 +43,9 @@ extension HTTPRequest {
         }
         do {
             // Unknown fields first, so a misspelt required field is named (`roomid`), not reported missing.
-            if let closed = T.self as? any ClosedJSONBody.Type { try refuseUnknownFields(of: closed, decoder) }
+            if let closed = T.self as? any ClosedJSONBody.Type {
+                try refuseUnknownFields(of: closed, decoder, shown: shownFields ?? closed.fieldNames)
+            }
             return try decoder.decode(T.self, from: body)
         } catch let error as HTTPError {
             throw error
@@ -49,16 +57,20 @@ extension HTTPRequest {
     }
 
     /// Throws 400 `unknown_field` naming the first top-level key of the body that `type` does not take, and
-    /// the fields it takes. The keys are read by the same `decoder` as the body, so no value one parser
+    /// the fields `shown`. The keys are read by the same `decoder` as the body, so no value one parser
     /// takes and another refuses can hide them.
-    private func refuseUnknownFields(of type: any ClosedJSONBody.Type, _ decoder: JSONDecoder) throws {
+    private func refuseUnknownFields(
+        of type: any ClosedJSONBody.Type,
+        _ decoder: JSONDecoder,
+        shown: [String]
+    ) throws {
         let keys = try decoder.decode(ObjectKeys.self, from: body)
         let known = type.fieldNames
         guard let unknown = keys.names.filter({ !known.contains($0) }).sorted().first else { return }
-        let shown = unknown.count > 64 ? String(unknown.prefix(64)) + "…" : unknown
+        let name = unknown.count > 64 ? String(unknown.prefix(64)) + "…" : unknown
         throw HTTPError.badRequest(
             code: "unknown_field",
-            message: "'\(shown)' is not a field of this request; it takes \(known.joined(separator: ", "))"
+            message: "'\(name)' is not a field of this request; it takes \(shown.joined(separator: ", "))"
         )
     }
 

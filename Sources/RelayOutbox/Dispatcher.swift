@@ -355,8 +355,8 @@ public final class Dispatcher: Sendable {
         } else if let transport = transports[platform] {
             switch pauses.admit(pause, now: time.now) {
             case .hold(let until):
+                // Not an attempt: only a refused attempt counts (`outcome="paused"`), not each hold.
                 log(.debug, "delivery held: the app's sends are paused")
-                metrics.recordOutcome("paused", reason: "none", app: job.appId, platform: platform)
                 return .deferred(at: heldUntil(until, job), status: nil, reason: nil)
             case .probe:
                 probe = true
@@ -391,9 +391,9 @@ public final class Dispatcher: Sendable {
         }
         switch (result, outcome) {
         case (.credentialsRefused(_, let reason), _):
-            log(.info, "delivery held: the push service refused the relay's credentials", ["push.reason": reason])
+            log(.debug, "delivery held: the push service refused the relay's credentials", ["push.reason": reason])
         case (.delivered(let id), _):
-            log(.debug, "push accepted", id.map { ["push.id": $0] } ?? [:])
+            log(.debug, "push accepted", id.map { ["push.serviceId": $0] } ?? [:])
         case (.retire(_, let reason, _), _):
             log(.notice, "device token retired", ["push.reason": reason])
         case (.unlinkTopic(_, _, let reason), _):
@@ -474,8 +474,9 @@ extension DeliveryOutcome {
     }
 }
 
-/// Log lines about one delivery, with its notification id, push id (apns-id), platform and token suffix; the
-/// metadata is built only for lines the logger's level lets through (a fan-out logs nothing per device at `warning`).
+/// Log lines about one delivery, with its notification id, push id (the apns-id on iOS), platform and token
+/// suffix; the metadata is built only for lines the logger's level lets through (a fan-out logs nothing per
+/// device at `warning`).
 struct DeliveryLog {
     let logger: Logger
     let job: DeliveryJob
@@ -486,7 +487,7 @@ struct DeliveryLog {
         metadata["notification.id"] = job.notificationId.lowercasedString
         metadata["token.suffix"] = job.token.suffix
         metadata["device.platform"] = job.token.platform.rawValue
-        metadata["apns.id"] = job.pushId.lowercasedString
+        metadata["push.id"] = job.pushId.lowercasedString
         logger.log(level, message, metadata)
     }
 }

@@ -146,9 +146,9 @@ public final class ProviderPauses: Sendable {
         let now = paused.withLock { $0 }
         var byApp: [String: [String]] = [:]
         for (key, pause) in now {
-            byApp[key.appId, default: []].append(
-                "\(pause.reason): \(key.platform.rawValue) \(key.environment.rawValue)"
-            )
+            // APNs names its environment; FCM has one (`none`, as the gauge labels it).
+            let environment = key.platform == .ios ? " \(key.environment.rawValue)" : ""
+            byApp[key.appId, default: []].append("\(pause.reason): \(key.platform.rawValue)\(environment)")
         }
         return byApp.mapValues { "paused (" + $0.sorted().joined(separator: "; ") + ")" }
             .reduce(into: [:]) { $0["provider:\($1.key)"] = $1.value }

@@ -38,7 +38,7 @@ final class PostgresConnection {
             throw StoreError(code: .open, message: "PQconnectdbParams: out of memory")
         }
         guard PQstatus(raw) == CONNECTION_OK, PQsetnonblocking(raw, 1) == 0 else {
-            let message = Self.trimmed(PQerrorMessage(raw))
+            let message = PostgresConnectionString.scrubbed(Self.trimmed(PQerrorMessage(raw)), url: url)
             PQfinish(raw)
             throw StoreError(code: .open, message: "PQconnectdbParams: \(message)")
         }

@@ -34,9 +34,34 @@ public enum PostgresConnectionString {
     /// The options libpq reads from `url` (the caller frees them with PQconninfoFree), or why it cannot.
     static func parse(_ url: String) -> Result<UnsafeMutablePointer<PQconninfoOption>, Problem> {
         var error: UnsafeMutablePointer<CChar>?
-        if let options = PQconninfoParse(url, &error) { return .success(options) }
+        if let options = PQconninfoParse(url, &error) {
+            guard portsAreNumbers(options) else {
+                PQconninfoFree(options)
+                return .failure(
+                    Problem(
+                        message: "its port is not a number: is there an @ or / in the password? Percent-encode "
+                            + "them (@ as %40, / as %2F), or give the password by storage.postgres.passwordFile"
+                    )
+                )
+            }
+            return .success(options)
+        }
         defer { if let error { PQfreemem(error) } }
         return .failure(Problem(message: scrubbed(error.map { String(cString: $0) } ?? "out of memory", url: url)))
+    }
+
+    /// Whether the `port` option, when set, is a comma-separated list of numbers: libpq reads it only when it
+    /// connects, and then quotes it in its message (with an unencoded `@` in the password, a piece of it).
+    private static func portsAreNumbers(_ options: UnsafeMutablePointer<PQconninfoOption>) -> Bool {
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if String(cString: keyword) == "port", let value = option.pointee.val {
+                return String(cString: value).split(separator: ",", omittingEmptySubsequences: false)
+                    .allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+            }
+            option += 1
+        }
+        return true
     }
 
     /// `message` with each double-quoted part that is a piece of `url` replaced by `<redacted>`, unless it is

@@ -21,6 +21,18 @@ extension PostgresStore {
             total: { appId, userId in try self.unreadTotals(appId: appId, userIds: [userId])[userId] ?? 0 },
             enqueue: { appId, userId, window in
                 try self.db.query(Self.badgeUpdateSQL.enqueueSQL, appId, userId, now, window)
+            },
+            enqueueCounting: { appId, roomId, key, window in
+                // A close (no key) removes membership rows; a deleted message counts at the app's positions.
+                let users = UnreadSQL.countingUsersSQL(
+                    fromDitto: key != nil && self.unreadPolicy.dittoAppIds.contains(appId),
+                    app: "$1",
+                    room: "$2",
+                    key: key.map { _ in "$5" },
+                    condition: key == nil ? "p.origin = 'user'" : "TRUE"
+                )
+                let parameters: [(any PostgresParameter)?] = [appId, roomId, now, window] + (key.map { [$0] } ?? [])
+                try self.db.query(Self.badgeUpdateSQL.enqueueSQL(users: "IN (\(users))"), parameters)
             }
         )
     }

@@ -3,25 +3,32 @@ import RelayCore
 import RelayStore
 
 extension PostgresStore {
-    /// ``RelayStore/DittoMirrorRows/deleteMessage(appId:messageId:notifiedSince:at:removal:)`` inside the
-    /// batch's transaction. The removal's row is inserted … on conflict: a concurrent replay of the delete
-    /// waits for it and then records nothing.
+    /// ``RelayStore/DittoMirrorRows/deleteMessage(appId:deletion:inDMCollection:notifiedSince:at:removal:)``
+    /// inside the batch's transaction. The original notification's row is locked first, so concurrent deletes
+    /// of one message take turns and the second finds its sent deliveries removed; the removal's row is
+    /// inserted … on conflict, so a concurrent replay of the same delete records nothing.
     func recordDeletion(
         appId: String,
-        messageId: String,
+        deletion: DittoMessageRule.Deletion,
+        inDMCollection: Bool,
         notifiedSince: Date,
         at: Date,
         removal: (ChatMessage) -> NewNotification
-    ) throws -> Bool {
+    ) throws -> Bool? {
         let found = try db.query(
             """
-            SELECT id, kind, room_id, sender_id, text, image_url, room_name, sender_name FROM notifications
-            WHERE app_id = $1 AND message_id = $2 AND kind <> $3 AND created_at >= $4
+            SELECT id, kind, room_id, sender_id, text, image_url, room_name, sender_name, created_at >= $4,
+                EXISTS (SELECT 1 FROM ditto_rooms AS r WHERE r.app_id = $1 AND r.room_id = notifications.room_id
+                    AND r.is_direct <> $5::boolean)
+            FROM notifications
+            WHERE app_id = $1 AND message_id = $2 AND kind <> $3
+            FOR UPDATE
             """,
             appId,
-            messageId,
+            deletion.messageId,
             NotificationKind.removal.rawValue,
-            notifiedSince
+            notifiedSince,
+            inDMCollection
         )
         guard found.count > 0 else { return false }
         let originalId = try StoredValues.uuid(found.string(0, 0))
@@ -29,12 +36,16 @@ extension PostgresStore {
             kind: found.string(0, 1),
             roomId: found.string(0, 2),
             senderId: found.string(0, 3),
-            messageId: messageId,
+            messageId: deletion.messageId,
             text: found.optionalString(0, 4),
             imageURL: found.optionalString(0, 5),
             roomName: found.optionalString(0, 6),
             senderName: found.optionalString(0, 7)
         )
+        guard original.roomId.isSameId(deletion.roomId), original.senderId.isSameId(deletion.senderId),
+            !found.bool(0, 9)
+        else { return nil }
+        guard found.bool(0, 8) else { return false }
         try db.query(
             """
             UPDATE deliveries SET status = 'cancelled', last_reason = $2, updated_at = $3, next_attempt_at = NULL,
@@ -45,23 +56,31 @@ extension PostgresStore {
             CancelReason.deleted.rawValue,
             at
         )
+        // A sent delivery whose removal is recorded keeps `sent` with reason `deleted`.
         let sent = try db.query(
-            "SELECT EXISTS (SELECT 1 FROM deliveries WHERE notification_id = $1 AND status = 'sent')",
+            """
+            SELECT EXISTS (SELECT 1 FROM deliveries WHERE notification_id = $1 AND status = 'sent'
+                AND last_reason IS NULL)
+            """,
             originalId
         )
         let n = removal(original)
         guard sent.bool(0, 0), try insertRow(of: n) else { return false }
-        // The devices the message reached, in the order of their deliveries.
+        // The devices the message reached, in the order of their deliveries, each marked removed.
         let deliveries = try db.query(
             """
+            WITH removed AS (
+                UPDATE deliveries SET last_reason = $4
+                WHERE notification_id = $3 AND status = 'sent' AND last_reason IS NULL
+                RETURNING id, app_id, user_id, token)
             INSERT INTO deliveries (notification_id, app_id, user_id, token, status, attempts, next_attempt_at)
-            SELECT $1::uuid, app_id, user_id, token, 'pending', 0, $2::bigint FROM deliveries
-            WHERE notification_id = $3 AND status = 'sent'
+            SELECT $1::uuid, app_id, user_id, token, 'pending', 0, $2::bigint FROM removed
             ORDER BY id
             """,
             n.id,
             n.dueAt,
-            originalId
+            originalId,
+            CancelReason.deleted.rawValue
         )
         if deliveries.changed > 0 { try notifyOutbox() }
         return deliveries.changed > 0

@@ -46,8 +46,9 @@ struct PostgresDittoRows: DittoMirrorRows {
     let badgeUpdates: BadgeUpdateRule
     /// The store's notification code (``PostgresStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
-    /// The store's delete code (``PostgresStore/recordDeletion(appId:messageId:notifiedSince:at:removal:)``).
-    let delete: (String, String, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool
+    /// The store's delete code
+    /// (``PostgresStore/recordDeletion(appId:deletion:inDMCollection:notifiedSince:at:removal:)``).
+    let delete: (String, DittoMessageRule.Deletion, Bool, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool?
 
     func recordDocument(
         appId: String,
@@ -241,14 +242,14 @@ struct PostgresDittoRows: DittoMirrorRows {
         try PostgresStore.indexMessage(appId: appId, message, in: db)
     }
 
-    func isArchivedInIndex(appId: String, roomId: String, key: String) throws -> Bool {
+    func indexedMessage(appId: String, roomId: String, key: String) throws -> (senderId: String, isArchived: Bool)? {
         let rows = try db.query(
-            "SELECT archived FROM room_messages WHERE app_id = $1 AND room_id = $2 AND message_key = $3",
+            "SELECT sender_id, archived FROM room_messages WHERE app_id = $1 AND room_id = $2 AND message_key = $3",
             appId,
             roomId,
             key
         )
-        return rows.count > 0 && rows.bool(0, 0)
+        return rows.count > 0 ? (rows.string(0, 0), rows.bool(0, 1)) : nil
     }
 
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
@@ -310,11 +311,12 @@ struct PostgresDittoRows: DittoMirrorRows {
 
     func deleteMessage(
         appId: String,
-        messageId: String,
+        deletion: DittoMessageRule.Deletion,
+        inDMCollection: Bool,
         notifiedSince: Date,
         at: Date,
         removal: (ChatMessage) -> NewNotification
-    ) throws -> Bool {
-        try delete(appId, messageId, notifiedSince, at, removal)
+    ) throws -> Bool? {
+        try delete(appId, deletion, inDMCollection, notifiedSince, at, removal)
     }
 }

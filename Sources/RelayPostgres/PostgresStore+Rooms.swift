@@ -15,19 +15,23 @@ extension PostgresStore {
     ) async throws
         -> RoomMember?
     {
-        try db.transaction {
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
             // The user's lock (with limits) before the room's lock, always in this order.
             if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId]) }
             if origin == .user { try lockRooms(appId: appId, [roomId]) }
-            let rows = try db.query(Self.joinSQL(list: false), appId, roomId, userId, at, origin.rawValue)
-            guard rows.count == 1 else { return nil }
-            var member = try Self.readMember(rows, 0)
-            // The level changes only when the user joined.
-            if let notify {
-                try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, notify)
-                member.notify = notify.level
+            // A level set to `none` can lower the user's total.
+            return try rule.moving(appId: appId, userId: userId) { () -> RoomMember? in
+                let rows = try db.query(Self.joinSQL(list: false), appId, roomId, userId, at, origin.rawValue)
+                guard rows.count == 1 else { return nil }
+                var member = try Self.readMember(rows, 0)
+                // The level changes only when the user joined.
+                if let notify {
+                    try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, notify)
+                    member.notify = notify.level
+                }
+                return member
             }
-            return member
         }
     }
 
@@ -77,7 +81,8 @@ extension PostgresStore {
         _ change: RoomLevelChange,
         membersOnly: Bool
     ) async throws -> Bool {
-        try db.transaction {
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
             if membersOnly {
                 // Locks the membership row, so a concurrent leave commits before this reads it or after.
                 let member = try db.query(
@@ -88,7 +93,9 @@ extension PostgresStore {
                 )
                 guard member.count == 1 else { return false }
             }
-            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, change)
+            try rule.moving(appId: appId, userId: userId) {
+                try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, change)
+            }
             return true
         }
     }
@@ -109,18 +116,23 @@ extension PostgresStore {
     }
 
     public func setUserLevel(appId: String, userId: String, _ level: NotifyLevel?) async throws {
-        if let level {
-            try db.query(
-                """
-                INSERT INTO user_settings (app_id, user_id, notify) VALUES ($1, $2, $3)
-                ON CONFLICT (app_id, user_id) DO UPDATE SET notify = excluded.notify
-                """,
-                appId,
-                userId,
-                level.rawValue
-            )
-        } else {
-            try db.query("DELETE FROM user_settings WHERE app_id = $1 AND user_id = $2", appId, userId)
+        let rule = badgeUpdateRule(now: now)
+        try db.transaction {
+            try rule.moving(appId: appId, userId: userId) { () -> Void in
+                if let level {
+                    try db.query(
+                        """
+                        INSERT INTO user_settings (app_id, user_id, notify) VALUES ($1, $2, $3)
+                        ON CONFLICT (app_id, user_id) DO UPDATE SET notify = excluded.notify
+                        """,
+                        appId,
+                        userId,
+                        level.rawValue
+                    )
+                } else {
+                    try db.query("DELETE FROM user_settings WHERE app_id = $1 AND user_id = $2", appId, userId)
+                }
+            }
         }
     }
 
@@ -149,14 +161,17 @@ extension PostgresStore {
     }
 
     public func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool {
-        try db.transaction {
-            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, .userDefault)
-            return try db.query(
-                "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
-                appId,
-                roomId,
-                userId
-            ).changed > 0
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
+            try rule.moving(appId: appId, userId: userId) {
+                try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, .userDefault)
+                return try db.query(
+                    "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3",
+                    appId,
+                    roomId,
+                    userId
+                ).changed > 0
+            }
         }
     }
 
@@ -229,7 +244,8 @@ extension PostgresStore {
         membership: RoomMembership,
         at: Date
     ) async throws -> Int {
-        try db.transaction {
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
             try lockRooms(appId: appId, [roomId])
             try db.query(
                 """
@@ -242,19 +258,21 @@ extension PostgresStore {
                 at
             )
             guard membership == .closed else { return 0 }
-            try db.query(
-                """
-                DELETE FROM room_levels WHERE app_id = $1 AND room_id = $2 AND user_id IN (
-                    SELECT user_id FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user')
-                """,
-                appId,
-                roomId
-            )
-            return try db.query(
-                "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user'",
-                appId,
-                roomId
-            ).changed
+            return try rule.closing(appId: appId, roomId: roomId) {
+                try db.query(
+                    """
+                    DELETE FROM room_levels WHERE app_id = $1 AND room_id = $2 AND user_id IN (
+                        SELECT user_id FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user')
+                    """,
+                    appId,
+                    roomId
+                )
+                return try db.query(
+                    "DELETE FROM room_members WHERE app_id = $1 AND room_id = $2 AND origin = 'user'",
+                    appId,
+                    roomId
+                ).changed
+            }
         }
     }
 

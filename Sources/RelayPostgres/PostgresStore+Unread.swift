@@ -67,7 +67,8 @@ extension PostgresStore {
             message.key,
             message.senderId,
             message.createdAt,
-            message.isArchived
+            message.isArchived,
+            message.replacedKey
         )
     }
 }

@@ -3,8 +3,10 @@ import RelayHTTP
 import RelayOutbox
 
 /// What the relay does with each answered request: counts it in `pushrelay_http_requests_total` (the API's
-/// listener only: admin scrapes and probes are not API traffic) and writes its access log line (the route pattern, never the path, which can hold a device token; the method cut to
-/// ``RelayCore/LogText/maxBytes``).
+/// listener only: admin scrapes and probes are not API traffic) and writes its access log line (the route
+/// pattern, never the path, which can hold a device token; the method cut to ``RelayCore/LogText/maxBytes``).
+/// On the admin listener a request that succeeded (scrapes and probes, every few seconds) is logged at
+/// `debug`; the others at `info`.
 ///
 /// Lines of refused requests (4xx, 501, 505: what a stranger can cause without a credential) take a
 /// ``RelayCore/LogBudget`` of ``refusedLinesPerSecond`` a second; the rest are counted and reported in a
@@ -14,7 +16,7 @@ final class AccessLog: Sendable {
     /// Access log lines of refused requests written in one second.
     static let refusedLinesPerSecond = 20
 
-    /// Where requests are counted; nil for the admin listener.
+    /// Where requests are counted; nil for the admin listener, whose successes are logged at `debug`.
     private let metrics: RelayMetrics?
     private let logger: Logger
     private let refusals: LogBudget
@@ -36,14 +38,16 @@ final class AccessLog: Sendable {
     func record(_ entry: AccessLogEntry) {
         let route = entry.route ?? "unmatched"
         metrics?.recordRequest(route: route, method: entry.method, status: entry.status)
-        guard logger.level <= .info else { return }
+        let level: Logger.Level = metrics == nil && (200..<300).contains(entry.status) ? .debug : .info
+        guard logger.level <= level else { return }
         if Self.isRefusal(entry.status) {
             switch refusals.admit() {
             case .suppress: return
             case .log(let suppressed): reportSuppressed(suppressed)
             }
         }
-        logger.info(
+        logger.log(
+            level,
             "request",
             [
                 "request.id": entry.requestID, "http.method": LogText.clipped(entry.method), "http.route": route,

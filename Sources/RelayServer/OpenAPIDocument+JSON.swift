@@ -2061,7 +2061,7 @@ extension OpenAPIDocument {
           },
           "lastReason": {
             "type": "string",
-            "description": "The service's reason (e.g. APNs' `BadDeviceToken`, FCM's `UNREGISTERED`) or the transport failure of the last attempt; for a `cancelled` delivery `read` or `deleted`."
+            "description": "The service's reason (e.g. APNs' `BadDeviceToken`, FCM's `UNREGISTERED`) or the transport failure of the last attempt; for a `cancelled` delivery `read` or `deleted`; for a `sent` one `deleted` once the message was deleted and the device was sent its removal."
           },
           "createdAt": {
             "$ref": "#/components/schemas/Timestamp"
@@ -2348,7 +2348,7 @@ extension OpenAPIDocument {
         }
       },
       "Unauthorized": {
-        "description": "`unauthorized`: no `Authorization: Bearer <credential>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a backend's webhook whose signature is missing, stale or wrong;\n`invalid_credential`: a user credential refused before it proved to be the app's, whatever the\nreason (`X-PushRelay-App` names no app or one without `userAuth`, the token is not a JWT the app's\nkeys signed, the auth webhook said no, an API key sent as a user credential); the others: a JWT the\napp's key signed whose claims the app's `userAuth` refuses (README, \"User credentials\").\n",
+        "description": "`unauthorized`: no `Authorization: Bearer <credential>`, or a key no app has (RFC 6750 §3);\n`invalid_signature`: a backend's webhook whose signature is missing, stale or wrong;\n`invalid_credential`: a user credential refused before it proved to be the app's, whatever the\nreason (`X-PushRelay-App` names no app or one without `userAuth`, the token is not a JWT the app's\nkeys signed, the auth webhook said no, an API key sent as a user credential); the others: a JWT the\napp's key signed whose claims the app's `userAuth` refuses (docs/configuration.md, \"User credentials\").\n",
         "headers": {
           "WWW-Authenticate": {
             "description": "`Bearer` (with `unauthorized` and the user-credential codes).",

@@ -37,7 +37,7 @@ extension RelayAPI {
             } catch { throw HTTPError(status: 401, code: "invalid_signature", message: error.description) }
         }
         let idempotencyKey = try IdempotencyKeyHeader.idempotencyKey(request, scope: caller.scope, kind: kind)
-        let body = try request.decode(MessageWebhook.self)
+        let body = try request.decode(MessageWebhook.self, shownFields: MessageWebhook.fieldNames(of: kind))
         let senderId = try caller.actingUser(body.senderId, field: "senderId", refusal: "forbidden_sender")
         let message = try chatMessage(body, senderId: senderId, kind: kind)
         var excludeToken: PushToken?

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import RelayHTTP
 
 /// `POST /v1/webhooks/did-send-message` and `did-send-image-message` bodies: what the host app knows when
@@ -23,6 +24,13 @@ struct MessageWebhook: ClosedJSONBody {
     var mentions: [String]?
     var caption: String?
     var imageUrl: String?
+
+    /// The fields the webhook of `kind` takes: did-send-message no `caption` or `imageUrl`,
+    /// did-send-image-message no `text` (each refuses the other's with its own message).
+    static func fieldNames(of kind: NotificationKind) -> [String] {
+        let others: [CodingKeys] = kind == .imageMessage ? [.text] : [.caption, .imageUrl]
+        return CodingKeys.allCases.filter { !others.contains($0) }.map(\.stringValue)
+    }
 }
 
 /// The answer to a webhook: 202 when new, 200 for a repeat of the same message.

@@ -24,12 +24,16 @@ package struct BadgeUpdateSQL: Sendable {
     /// 3 now, 4 the window. A device with none pending gets one due at the later of now and its last send
     /// plus the window; one already pending keeps its due time (the change coalesces into it). Set-based
     /// over the user's devices (`devices_by_user`).
-    package var enqueueSQL: String {
+    package var enqueueSQL: String { enqueueSQL(users: "= \(parameter(2))") }
+
+    /// ``enqueueSQL`` for the users `users` names, a condition on the user id (`= ?2`, `IN (SELECT …)`)
+    /// whose parameters are 2 and from 5 on: many users' devices in one statement.
+    package func enqueueSQL(users: String) -> String {
         let p = parameter
         return """
             INSERT INTO badge_updates (app_id, token, user_id, window_ms, due_at, version, attempts)
             SELECT d.app_id, d.token, d.user_id, \(p(4)), \(p(3)), 1, 0 FROM devices AS d
-            WHERE d.app_id = \(p(1)) AND d.user_id = \(p(2)) AND d.state = 'live'
+            WHERE d.app_id = \(p(1)) AND d.user_id \(users) AND d.state = 'live'
                 AND d.platform IN ('ios', 'android')
             ON CONFLICT (app_id, token) DO UPDATE SET user_id = excluded.user_id, window_ms = excluded.window_ms,
                 version = badge_updates.version + 1,

@@ -72,8 +72,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         case .messages, .dmMessages:
             guard case .upsert = change else { return (kind, .ignored) }
             if let deletion = settings.rule.deletion(document, now: at) {
-                try applyDeletion(deletion)
-                return (kind, .editOrDelete)
+                return (kind, try applyDeletion(deletion, inDMCollection: kind == .dmMessages))
             }
             if let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
                 try rows.indexMessage(appId: appId, indexed)
@@ -100,7 +99,10 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
                 try rows.badgeUpdates.moving(appId: appId, userId: user.id) {
                     try rows.putUser(appId: appId, user: user)
                 }
-            case (.users, true): try rows.deleteUser(appId: appId, id: document.id)
+            case (.users, true):
+                try rows.badgeUpdates.moving(appId: appId, userId: document.id) {
+                    try rows.deleteUser(appId: appId, id: document.id)
+                }
             case (_, false):
                 try rows.putRoom(
                     appId: appId,
@@ -115,15 +117,30 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
     }
 
     /// A delete document: the deleted message leaves its room's unread counts, and a notification of it made
-    /// within the app's TTL is cancelled where pending and removed where it was sent.
-    private func applyDeletion(_ deletion: DittoMessageRule.Deletion) throws {
-        try rows.indexMessage(appId: appId, deletion.archivedIndexRow)
-        _ = try rows.deleteMessage(
+    /// within the app's TTL is cancelled where pending and removed where it was sent. Only its author
+    /// deletes a message (the JS SDK deletes one's own), in its room and from its kind of collection: a
+    /// delete whose room index or notification holds the message from another sender, room or collection
+    /// kind changes nothing (``DittoEventOutcome/ignored``).
+    private func applyDeletion(
+        _ deletion: DittoMessageRule.Deletion,
+        inDMCollection: Bool
+    ) throws
+        -> DittoEventOutcome
+    {
+        let indexed = try rows.indexedMessage(appId: appId, roomId: deletion.roomId, key: deletion.messageId)
+        if let indexed, !indexed.senderId.isSameId(deletion.senderId) { return .ignored }
+        let ended = try rows.deleteMessage(
             appId: appId,
-            messageId: deletion.messageId,
+            deletion: deletion,
+            inDMCollection: inDMCollection,
             notifiedSince: at.addingTimeInterval(-TimeInterval(settings.ttlSeconds)),
             at: at
         ) { settings.removal(of: $0, deletion: deletion, appId: appId, at: at) }
+        guard ended != nil else { return .ignored }
+        try rows.badgeUpdates.archiving(appId: appId, roomId: deletion.roomId, key: deletion.messageId) {
+            try rows.indexMessage(appId: appId, deletion.archivedIndexRow)
+        }
+        return .editOrDelete
     }
 
     /// A message document: screened, seen once, and pushed to its recipients' devices.
@@ -140,7 +157,11 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         case .new(let new): message = new
         }
         // Deleted before it arrived (the delete document came first): never pushed.
-        if try rows.isArchivedInIndex(appId: appId, roomId: message.roomId, key: message.id) { return .editOrDelete }
+        if let indexed = try rows.indexedMessage(appId: appId, roomId: message.roomId, key: message.id),
+            indexed.isArchived, indexed.senderId.isSameId(message.senderId)
+        {
+            return .editOrDelete
+        }
         // Kept from the later of its written createdOn and now: a createdOn ahead of the relay's clock passes
         // the age rule for longer, and its id is kept as long.
         let written = max(DittoChatMessage(document).createdOn ?? at, at)

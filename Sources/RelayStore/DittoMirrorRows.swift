@@ -37,8 +37,9 @@ package protocol DittoMirrorRows {
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts
     /// Adds a message to its room's index, or marks an indexed one archived (never back).
     func indexMessage(appId: String, _ message: IndexedMessage) throws
-    /// Whether the index holds message `key` of `roomId` as archived (a delete came first).
-    func isArchivedInIndex(appId: String, roomId: String, key: String) throws -> Bool
+    /// The sender and archived flag the index holds for message `key` of `roomId` (archived: an edit or a
+    /// delete, which may have come first); nil when it holds none.
+    func indexedMessage(appId: String, roomId: String, key: String) throws -> (senderId: String, isArchived: Bool)?
     /// Records `txnId` as `appId`'s pending requery when it is higher than the one recorded (insert … on
     /// conflict update), requested at `at`.
     /// - Returns: whether it was recorded (false: an equal or higher one was).
@@ -55,17 +56,21 @@ package protocol DittoMirrorRows {
     /// Records the notification and its deliveries with the engine's notification code.
     /// - Returns: whether it was made (false: a notification with its message id exists).
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool
-    /// Ends the notification of deleted message `messageId` when it was made at or after `notifiedSince`:
-    /// its pending deliveries end `cancelled` (reason ``CancelReason/deleted``), and `removal(message)` (made
+    /// Ends the notification of `deletion`'s message when it was made at or after `notifiedSince`: its
+    /// pending deliveries end `cancelled` (reason ``CancelReason/deleted``), and `removal(message)` (made
     /// from the notification's message) is recorded with one pending delivery, due at its creation, for each
-    /// device whose delivery was sent. Nothing is recorded when no delivery was sent, or when a notification
-    /// with the removal's message id exists (a replayed delete).
-    /// - Returns: whether a removal was recorded.
+    /// device whose delivery was sent and not yet removed; those deliveries keep `sent` with reason
+    /// ``CancelReason/deleted``, so another delete of the message (a replay, or a second delete document)
+    /// removes nothing twice. Nothing is recorded when no such delivery is left.
+    /// - Returns: whether a removal was recorded; nil, changing nothing, when the notification's message is
+    ///   not the deletion's: another room or sender, or a room of the other kind (`inDMCollection`: the
+    ///   delete came from the DM messages collection; a DM room's message is deleted from there only).
     func deleteMessage(
         appId: String,
-        messageId: String,
+        deletion: DittoMessageRule.Deletion,
+        inDMCollection: Bool,
         notifiedSince: Date,
         at: Date,
         removal: (ChatMessage) -> NewNotification
-    ) throws -> Bool
+    ) throws -> Bool?
 }

@@ -31,6 +31,24 @@ extension SQLiteStore {
                     try $0.bind(4, window)
                     try $0.run()
                 }
+            },
+            enqueueCounting: { appId, roomId, key, window in
+                // A close (no key) removes membership rows; a deleted message counts at the app's positions.
+                let users = UnreadSQL.countingUsersSQL(
+                    fromDitto: key != nil && self.unreadPolicy.dittoAppIds.contains(appId),
+                    app: "?1",
+                    room: "?2",
+                    key: key.map { _ in "?5" },
+                    condition: key == nil ? "p.origin = 'user'" : "TRUE"
+                )
+                try self.db.withStatement(Self.badgeUpdateSQL.enqueueSQL(users: "IN (\(users))")) {
+                    try $0.bind(1, appId)
+                    try $0.bind(2, roomId)
+                    try $0.bind(3, now)
+                    try $0.bind(4, window)
+                    if let key { try $0.bind(5, key) }
+                    try $0.run()
+                }
             }
         )
     }

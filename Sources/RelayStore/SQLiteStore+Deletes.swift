@@ -2,41 +2,49 @@ import Foundation
 import RelayCore
 
 extension SQLiteStore {
-    /// ``DittoMirrorRows/deleteMessage(appId:messageId:notifiedSince:at:removal:)`` inside the batch's
-    /// transaction.
+    /// ``DittoMirrorRows/deleteMessage(appId:deletion:inDMCollection:notifiedSince:at:removal:)`` inside the
+    /// batch's transaction.
     func recordDeletion(
         appId: String,
-        messageId: String,
+        deletion: DittoMessageRule.Deletion,
+        inDMCollection: Bool,
         notifiedSince: Date,
         at: Date,
         removal: (ChatMessage) -> NewNotification
-    ) throws -> Bool {
-        let original = try db.withStatement(
+    ) throws -> Bool? {
+        let found = try db.withStatement(
             """
             SELECT kind, room_id, sender_id, text, image_url, room_name, sender_name, first_delivery_id,
-                last_delivery_id
+                last_delivery_id, created_at >= ?4,
+                EXISTS (SELECT 1 FROM ditto_rooms AS r WHERE r.app_id = ?1 AND r.room_id = notifications.room_id
+                    AND r.is_direct <> ?5)
             FROM notifications
-            WHERE app_id = ?1 AND message_id = ?2 AND kind <> ?3 AND created_at >= ?4
+            WHERE app_id = ?1 AND message_id = ?2 AND kind <> ?3
             """
-        ) { row -> (message: ChatMessage, deliveries: DeliveryRun)? in
+        ) { row -> (message: ChatMessage, deliveries: DeliveryRun, isRecent: Bool, isOtherKind: Bool)? in
             try row.bind(1, appId)
-            try row.bind(2, messageId)
+            try row.bind(2, deletion.messageId)
             try row.bind(3, NotificationKind.removal.rawValue)
             try row.bind(4, notifiedSince)
+            try row.bind(5, inDMCollection)
             guard try row.step() else { return nil }
             let message = try StoredValues.message(
                 kind: row.string(0),
                 roomId: row.string(1),
                 senderId: row.string(2),
-                messageId: messageId,
+                messageId: deletion.messageId,
                 text: row.optionalString(3),
                 imageURL: row.optionalString(4),
                 roomName: row.optionalString(5),
                 senderName: row.optionalString(6)
             )
-            return (message, DeliveryRun(row, first: 7))
+            return (message, DeliveryRun(row, first: 7), row.int(9) != 0, row.int(10) != 0)
         }
-        guard let original else { return false }
+        guard let original = found else { return false }
+        guard original.message.roomId.isSameId(deletion.roomId), original.message.senderId.isSameId(deletion.senderId),
+            !original.isOtherKind
+        else { return nil }
+        guard original.isRecent else { return false }
         try db.withStatement(
             """
             UPDATE deliveries SET status = 'cancelled', last_reason = ?3, updated_at = ?4, next_attempt_at = NULL
@@ -48,9 +56,9 @@ extension SQLiteStore {
             try $0.bind(4, at)
             try $0.run()
         }
-        let anySent = try db.withStatement(
-            "SELECT EXISTS (SELECT 1 FROM deliveries WHERE id BETWEEN ?1 AND ?2 AND status = 'sent')"
-        ) {
+        // A sent delivery whose removal is recorded keeps `sent` with reason `deleted`.
+        let unremoved = "id BETWEEN ?1 AND ?2 AND status = 'sent' AND last_reason IS NULL"
+        let anySent = try db.withStatement("SELECT EXISTS (SELECT 1 FROM deliveries WHERE \(unremoved))") {
             try original.deliveries.bind(to: $0, at: 1)
             return try $0.step() && $0.int(0) != 0
         }
@@ -64,7 +72,7 @@ extension SQLiteStore {
             """
             INSERT INTO deliveries (app_id, user_id, token, status, attempts, next_attempt_at)
             SELECT app_id, user_id, token, 'pending', 0, ?3 FROM deliveries
-            WHERE id BETWEEN ?1 AND ?2 AND status = 'sent'
+            WHERE \(unremoved)
             ORDER BY id
             """
         ) {
@@ -74,6 +82,11 @@ extension SQLiteStore {
         }
         let devices = db.changes
         try setDeliveryRun(of: n.id.lowercasedString, inserted: devices)
+        try db.withStatement("UPDATE deliveries SET last_reason = ?3 WHERE \(unremoved)") {
+            try original.deliveries.bind(to: $0, at: 1)
+            try $0.bind(3, CancelReason.deleted.rawValue)
+            try $0.run()
+        }
         return devices > 0
     }
 

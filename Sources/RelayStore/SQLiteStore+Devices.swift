@@ -118,9 +118,13 @@ extension SQLiteStore {
     ) async throws
         -> RoomMember?
     {
-        try db.transaction {
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
             if let limits { try checkUserLimits(limits, appId: appId, userId: userId, token: nil, rooms: [roomId]) }
-            return try join(appId: appId, roomId: roomId, userId: userId, notify: notify, origin: origin, at: at)
+            // A level set to `none` can lower the user's total.
+            return try rule.moving(appId: appId, userId: userId) {
+                try join(appId: appId, roomId: roomId, userId: userId, notify: notify, origin: origin, at: at)
+            }
         }
     }
 
@@ -172,7 +176,8 @@ extension SQLiteStore {
         _ change: RoomLevelChange,
         membersOnly: Bool
     ) async throws -> Bool {
-        try db.transaction {
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
             if membersOnly {
                 let isMember = try db.withStatement(
                     "SELECT 1 FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
@@ -184,7 +189,9 @@ extension SQLiteStore {
                 }
                 guard isMember else { return false }
             }
-            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, change)
+            try rule.moving(appId: appId, userId: userId) {
+                try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, change)
+            }
             return true
         }
     }
@@ -214,11 +221,16 @@ extension SQLiteStore {
             INSERT INTO user_settings (app_id, user_id, notify) VALUES (?1, ?2, ?3)
             ON CONFLICT (app_id, user_id) DO UPDATE SET notify = excluded.notify
             """
-        try db.withStatement(sql) {
-            try $0.bind(1, appId)
-            try $0.bind(2, userId)
-            if let level { try $0.bind(3, level.rawValue) }
-            try $0.run()
+        let rule = badgeUpdateRule(now: now)
+        try db.transaction {
+            try rule.moving(appId: appId, userId: userId) {
+                try db.withStatement(sql) {
+                    try $0.bind(1, appId)
+                    try $0.bind(2, userId)
+                    if let level { try $0.bind(3, level.rawValue) }
+                    try $0.run()
+                }
+            }
         }
     }
 
@@ -242,16 +254,19 @@ extension SQLiteStore {
     }
 
     public func removeMember(appId: String, roomId: String, userId: String) async throws -> Bool {
-        try db.transaction {
-            try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, .userDefault)
-            return try db.withStatement(
-                "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
-            ) {
-                try $0.bind(1, appId)
-                try $0.bind(2, roomId)
-                try $0.bind(3, userId)
-                try $0.run()
-                return db.changes > 0
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
+            try rule.moving(appId: appId, userId: userId) {
+                try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, .userDefault)
+                return try db.withStatement(
+                    "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
+                ) {
+                    try $0.bind(1, appId)
+                    try $0.bind(2, roomId)
+                    try $0.bind(3, userId)
+                    try $0.run()
+                    return db.changes > 0
+                }
             }
         }
     }

@@ -34,8 +34,9 @@ struct SQLiteDittoRows: DittoMirrorRows {
     let badgeUpdates: BadgeUpdateRule
     /// The store's notification code (``SQLiteStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
-    /// The store's delete code (``SQLiteStore/recordDeletion(appId:messageId:notifiedSince:at:removal:)``).
-    let delete: (String, String, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool
+    /// The store's delete code
+    /// (``SQLiteStore/recordDeletion(appId:deletion:inDMCollection:notifiedSince:at:removal:)``).
+    let delete: (String, DittoMessageRule.Deletion, Bool, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool?
 
     func recordDocument(
         appId: String,
@@ -236,14 +237,14 @@ struct SQLiteDittoRows: DittoMirrorRows {
         try SQLiteStore.indexMessage(appId: appId, message, in: db)
     }
 
-    func isArchivedInIndex(appId: String, roomId: String, key: String) throws -> Bool {
+    func indexedMessage(appId: String, roomId: String, key: String) throws -> (senderId: String, isArchived: Bool)? {
         try db.withStatement(
-            "SELECT archived FROM room_messages WHERE app_id = ?1 AND room_id = ?2 AND message_key = ?3"
+            "SELECT sender_id, archived FROM room_messages WHERE app_id = ?1 AND room_id = ?2 AND message_key = ?3"
         ) {
             try $0.bind(1, appId)
             try $0.bind(2, roomId)
             try $0.bind(3, key)
-            return try $0.step() && $0.int(0) != 0
+            return try $0.step() ? ($0.string(0), $0.int(1) != 0) : nil
         }
     }
 
@@ -316,11 +317,12 @@ struct SQLiteDittoRows: DittoMirrorRows {
 
     func deleteMessage(
         appId: String,
-        messageId: String,
+        deletion: DittoMessageRule.Deletion,
+        inDMCollection: Bool,
         notifiedSince: Date,
         at: Date,
         removal: (ChatMessage) -> NewNotification
-    ) throws -> Bool {
-        try delete(appId, messageId, notifiedSince, at, removal)
+    ) throws -> Bool? {
+        try delete(appId, deletion, inDMCollection, notifiedSince, at, removal)
     }
 }

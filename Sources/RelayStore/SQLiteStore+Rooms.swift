@@ -57,7 +57,8 @@ extension SQLiteStore {
         membership: RoomMembership,
         at: Date
     ) async throws -> Int {
-        try db.transaction {
+        let rule = badgeUpdateRule(now: now)
+        return try db.transaction {
             try db.withStatement(
                 """
                 INSERT INTO rooms (app_id, room_id, membership, updated_at) VALUES (?1, ?2, ?3, ?4)
@@ -71,23 +72,25 @@ extension SQLiteStore {
                 try statement.run()
             }
             guard membership == .closed else { return 0 }
-            try db.withStatement(
-                """
-                DELETE FROM room_levels WHERE app_id = ?1 AND room_id = ?2 AND user_id IN (
-                    SELECT user_id FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user')
-                """
-            ) { statement in
-                try statement.bind(1, appId)
-                try statement.bind(2, roomId)
-                try statement.run()
-            }
-            return try db.withStatement(
-                "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user'"
-            ) { statement in
-                try statement.bind(1, appId)
-                try statement.bind(2, roomId)
-                try statement.run()
-                return db.changes
+            return try rule.closing(appId: appId, roomId: roomId) {
+                try db.withStatement(
+                    """
+                    DELETE FROM room_levels WHERE app_id = ?1 AND room_id = ?2 AND user_id IN (
+                        SELECT user_id FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user')
+                    """
+                ) { statement in
+                    try statement.bind(1, appId)
+                    try statement.bind(2, roomId)
+                    try statement.run()
+                }
+                return try db.withStatement(
+                    "DELETE FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND origin = 'user'"
+                ) { statement in
+                    try statement.bind(1, appId)
+                    try statement.bind(2, roomId)
+                    try statement.run()
+                    return db.changes
+                }
             }
         }
     }

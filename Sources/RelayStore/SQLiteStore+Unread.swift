@@ -79,6 +79,7 @@ extension SQLiteStore {
             try $0.bind(4, message.senderId)
             try $0.bind(5, message.createdAt)
             try $0.bind(6, message.isArchived)
+            try $0.bind(7, message.replacedKey)
             try $0.run()
         }
     }

@@ -175,12 +175,17 @@ public actor SQLiteStore: Store {
         }
     }
 
-    /// Holds the file for this relay with a lock file beside it (`<file>.lock`), so a second live relay on
-    /// this file does not start, whatever its instance id: SQLite serves one relay. Once held, later claims
-    /// of this store are kept.
+    /// Holds the file for this relay with a lock file beside it (`<file>.lock`, named after the file's real
+    /// path, so a symbolic link or another spelling of the path meets the same lock), so a second live relay
+    /// on this file does not start, whatever its instance id: SQLite serves one relay. Once held, later
+    /// claims of this store are kept.
     public func claimInstance(_ id: String) async throws {
         guard instanceLock == nil else { return }
-        instanceLock = try InstanceLock(path: "\(path).lock", database: path, instanceId: id)
+        let file = realpath(path, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        instanceLock = try InstanceLock(path: "\(file ?? path).lock", database: path, instanceId: id)
     }
 
     /// Nothing to do: every write to the file comes from this process, whose API wakes the dispatcher itself.

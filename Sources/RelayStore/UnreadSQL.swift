@@ -71,6 +71,29 @@ package struct UnreadSQL: Sendable {
             """
     }
 
+    /// The users (one column, `user_id`) whose unread count in room `room` of `app` holds indexed message
+    /// `key`, or any message when `key` is nil (SQL expressions): a position before the message, another
+    /// sender, not archived, the room counted, and `condition` on the position `p`. One range of the room's
+    /// positions, set-based.
+    package static func countingUsersSQL(
+        fromDitto: Bool,
+        app: String,
+        room: String,
+        key: String?,
+        condition: String = "TRUE"
+    ) -> String {
+        let (table, position) =
+            fromDitto ? ("ditto_subscriptions", "p.read_at") : ("room_members", "coalesce(p.read_at, p.joined_at)")
+        let message = key.map { "msg.message_key = \($0) AND " } ?? ""
+        return """
+            SELECT p.user_id FROM \(table) AS p
+            WHERE p.app_id = \(app) AND p.room_id = \(room) AND \(position) IS NOT NULL AND \(condition)
+                AND \(countedRoom) AND EXISTS (SELECT 1 FROM room_messages AS msg
+                    WHERE msg.app_id = p.app_id AND msg.room_id = p.room_id AND \(message)msg.created_at > \(position)
+                        AND msg.sender_id <> p.user_id AND NOT msg.archived)
+            """
+    }
+
     /// One user's rooms with unread messages, most first (then by room id), at most parameter 3, each row
     /// `room_id, n, total` (total: over all the user's rooms). Parameters 1 the app id, 2 a JSON list of
     /// the one user id.
@@ -92,14 +115,23 @@ package struct UnreadSQL: Sendable {
     }
 
     /// Adds a message to the index, or marks an indexed one archived (never back): parameters 1 app id,
-    /// 2 room id, 3 message key, 4 sender id, 5 time (epoch MILLISECONDS), 6 archived.
+    /// 2 room id, 3 message key, 4 sender id, 5 time (epoch MILLISECONDS), 6 archived, 7 the key of the
+    /// message it replaces (NULL: none), whose time it takes when the index holds it from the same sender.
+    /// Only a row of the same sender archives an indexed message (another user's delete changes nothing);
+    /// a message replaces an archived row another sender's delete left before it arrived.
     package var indexMessageSQL: String {
         let p = parameter
         return """
             INSERT INTO room_messages (app_id, room_id, message_key, sender_id, created_at, archived)
-            VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(6)))
-            ON CONFLICT (app_id, room_id, message_key) DO UPDATE SET archived = excluded.archived
-                WHERE excluded.archived
+            VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), coalesce((
+                SELECT o.created_at FROM room_messages AS o
+                WHERE o.app_id = \(p(1)) AND o.room_id = \(p(2)) AND o.message_key = \(p(7))
+                    AND o.sender_id = \(p(4))), \(p(5))), \(p(6)))
+            ON CONFLICT (app_id, room_id, message_key) DO UPDATE SET archived = excluded.archived,
+                sender_id = excluded.sender_id,
+                created_at = CASE WHEN excluded.archived THEN room_messages.created_at ELSE excluded.created_at END
+                WHERE CASE WHEN room_messages.sender_id = excluded.sender_id THEN excluded.archived
+                    ELSE NOT excluded.archived END
             """
     }
 

@@ -3,8 +3,8 @@ import RelayKafka
 import RelayTestSupport
 import Testing
 
-/// `push-relay mock-kafka` as a process: kcat (Debian's, as the README uses it) and librdkafka clients
-/// produce to and consume from its topics over the real protocol.
+/// `push-relay mock-kafka` as a process: kcat (Debian's, as docs/ditto-kafka.md uses it) and librdkafka
+/// clients produce to and consume from its topics over the real protocol.
 @Suite struct MockKafkaCommandTests {
     @Test func kcatAndAConsumerGroupUseTheMocksTopic() async throws {
         let directory = try TemporaryDirectory()

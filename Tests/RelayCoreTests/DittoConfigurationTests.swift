@@ -57,6 +57,7 @@ import Testing
         ),
         (#"{"ingestSecretSHA256": ["abc"]}"#, "apps[0].ditto.ingestSecretSHA256[0]"),
         (#"{"maxMessageAgeSeconds": -1}"#, "apps[0].ditto.maxMessageAgeSeconds"),
+        (#"{"maxMessageAgeSeconds": 0}"#, "apps[0].ditto.maxMessageAgeSeconds: must be 1...86400"),
         (#"{"maxBodyBytes": 0}"#, "apps[0].ditto.maxBodyBytes"),
         (#"{"tombstoneRetentionHours": 0}"#, "apps[0].ditto.tombstoneRetentionHours: must be 1...87600"),
         (#"{"tombstoneRetentionHours": 87601}"#, "apps[0].ditto.tombstoneRetentionHours"),

@@ -570,4 +570,30 @@ import Testing
             #expect(healthy.status == 201)
         }
     }
+
+    /// An unknown field's message lists what that webhook takes: not the other webhook's fields.
+    @Test func eachWebhookListsOnlyTheFieldsItTakes() async throws {
+        try await withRelayAndMock { relay in
+            let text = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: ["roomId": "r", "senderId": "s", "text": "hi", "colour": "red"]
+            )
+            let textMessage = try #require(text.error?.message)
+            #expect(text.error?.code == "unknown_field" && textMessage.contains("'colour'"), "\(text.text)")
+            #expect(textMessage.contains("text") && textMessage.contains("mentions"), "\(textMessage)")
+            #expect(!textMessage.contains("caption") && !textMessage.contains("imageUrl"), "\(textMessage)")
+            let image = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-image-message",
+                json: ["roomId": "r", "senderId": "s", "colour": "red"]
+            )
+            let imageMessage = try #require(image.error?.message)
+            #expect(
+                image.error?.code == "unknown_field" && imageMessage.contains("caption, imageUrl"),
+                "\(imageMessage)"
+            )
+            #expect(!imageMessage.contains(" text,"), "\(imageMessage)")
+        }
+    }
 }

@@ -123,4 +123,101 @@ import Testing
             #expect(!attempts.isEmpty && attempts.allSatisfy { $0.hasSuffix(" 0") })
         }
     }
+
+    /// The bodies of the badge updates (alert pushes at priority 5; removals are background pushes) to
+    /// `token`, oldest first.
+    static func badgeBodies(_ relay: RelayHarness, to token: String) -> [String] {
+        updates(relay, to: token).filter { $0.header("apns-push-type") == "alert" }.map {
+            String(decoding: $0.body, as: UTF8.self)
+        }
+    }
+
+    @Test func mutingAndLeavingLowerTheBadgeLikeARead() async throws {
+        let time = ManualTimeSource(now: Date())
+        try await withRelayAndMock(
+            time: time,
+            configure: {
+                U.withBadge(&$0)
+                $0.apps[0].badgeUpdateSeconds = 10
+            }
+        ) { relay in
+            let phone = randomToken()
+            let rooms = ["general", "random"]
+            try await relay.register(phone, user: "bob", rooms: rooms)
+            try await relay.register(randomToken(), user: "alice", rooms: rooms)
+            time.advance(by: .seconds(1))
+            for (n, room) in ["general", "general", "random"].enumerated() {
+                let answer = try await relay.webhook(["roomId": room, "senderId": "alice", "text": "hi \(n)"])
+                _ = try await relay.settled(answer.notificationId, timeout: .seconds(60))
+            }
+            // bob mutes general, where 2 of his 3 are: his devices get the lower count.
+            var response = try await relay.call("PUT", "/v1/rooms/general/members/bob", json: ["notify": "none"])
+            #expect(response.status == 204, "\(response.text)")
+            _ = try await relay.mock.waitForRequests(count: 4, timeout: .seconds(60))
+            #expect(Self.badgeBodies(relay, to: phone) == [#"{"aps":{"badge":1}}"#])
+            // He leaves random: 0, once the window is over (a close that removes him does the same,
+            // BadgeUpdateStoreTests).
+            response = try await relay.call("DELETE", "/v1/rooms/random/members/bob")
+            #expect(response.status == 204, "\(response.text)")
+            time.advance(by: .seconds(10))
+            _ = try await relay.mock.waitForRequests(count: 5, timeout: .seconds(60))
+            #expect(Self.badgeBodies(relay, to: phone) == [#"{"aps":{"badge":1}}"#, #"{"aps":{"badge":0}}"#])
+        }
+    }
+
+    @Test func aDittoDeleteLowersTheBadgeOfThoseItCountedFor() async throws {
+        try await withRelayAndMock(configure: {
+            DittoEventsTests.withDitto()(&$0)
+            U.withBadge(&$0)
+        }) { relay in
+            let phone = randomToken(), carolsPhone = randomToken()
+            try await relay.register(phone, user: "bob")
+            try await relay.register(carolsPhone, user: "carol")
+            let before = Timestamp.rfc3339(Date().addingTimeInterval(-3600))
+            func message(_ txn: Int, _ id: String, extra: [String: Any] = [:]) -> [String: Any] {
+                GraceAndDeleteTests.upsert(
+                    txn,
+                    "messages",
+                    [
+                        "_id": id, "roomId": "room-1", "userId": "alice", "text": "hi",
+                        "createdOn": Timestamp.rfc3339(Date().addingTimeInterval(-1)),
+                        "mentions": [["userId": "carol", "startIndex": 0, "endIndex": 1]],
+                    ].merging(extra) { $1 }
+                )
+            }
+            func post(_ events: [[String: Any]]) async throws {
+                let response = try await relay.call(
+                    "POST",
+                    "/v1/ditto/events",
+                    json: events,
+                    key: DittoEventsTests.secret
+                )
+                try #require(response.status == 200, "\(response.text)")
+            }
+            // bob has a read position in room-1; carol, not subscribed, is mentioned (no position: her total
+            // is 0).
+            try await post([
+                GraceAndDeleteTests.upsert(1, "rooms", ["_id": "room-1", "name": "Team"]),
+                GraceAndDeleteTests.upsert(2, "users", ["_id": "bob", "subscriptions": ["room-1": before]]),
+                GraceAndDeleteTests.upsert(3, "users", ["_id": "carol", "subscriptions": [String: Any]()]),
+                message(4, "m-1"),
+            ])
+            _ = try await relay.mock.waitForRequests(count: 2, timeout: .seconds(60))
+            try await post([message(5, "m-2")])
+            _ = try await relay.mock.waitForRequests(count: 4, timeout: .seconds(60))
+            // Recorded as sent before the delete (a push still in flight at the delete gets no removal).
+            let sent = try await relay.call("GET", "/v1/notifications?messageId=m-2").decode(NotificationJSON.self)
+            _ = try await relay.settled(sent.notificationId)
+            // carol's total is 0: her alerts carry no badge rather than clear her icon.
+            #expect(try relay.requests(to: carolsPhone).map(U.badge) == [nil, nil])
+            #expect(try relay.requests(to: phone).map(U.badge) == [1, 2])
+            // alice deletes m-2: bob's count goes down to 1; carol's does not move.
+            try await post([
+                message(6, "d-1", extra: ["isDeleted": true, "archivedMessage": "m-2", "text": "[deleted message]"])
+            ])
+            _ = try await relay.mock.waitForRequests(count: 7, timeout: .seconds(60))
+            #expect(Self.badgeBodies(relay, to: phone) == [#"{"aps":{"badge":1}}"#])
+            #expect(Self.badgeBodies(relay, to: carolsPhone).isEmpty)
+        }
+    }
 }

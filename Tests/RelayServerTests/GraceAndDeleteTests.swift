@@ -106,6 +106,25 @@ import Testing
             let notification = try await relay.call("GET", "/v1/notifications?messageId=\(id)")
             let original = try notification.decode(NotificationJSON.self)
             _ = try await relay.settled(original.notificationId)
+            // Another user's delete document of it changes nothing.
+            let stranger = try await relay.call(
+                "POST",
+                "/v1/ditto/events",
+                json: [
+                    Self.upsert(
+                        4,
+                        "dm_messages",
+                        [
+                            "_id": "del-0", "roomId": "dm-1", "userId": "mallory", "text": "[deleted message]",
+                            "createdOn": Timestamp.rfc3339(Date()), "isDeleted": true, "archivedMessage": id,
+                        ]
+                    )
+                ],
+                key: DittoEventsTests.secret
+            )
+            #expect(stranger.status == 200, "\(stranger.text)")
+            #expect(try await relay.call("GET", "/v1/notifications?messageId=del-0").status == 404)
+            #expect(try await relay.notification(original.notificationId).counts.sent == 2)
             // alice deletes it in the JS app: the original archived, a delete document naming it.
             let deleted = try await relay.call(
                 "POST",
@@ -145,6 +164,24 @@ import Testing
             #expect(view.status == 200, "\(view.text)")
             let removalView = try view.decode(NotificationJSON.self)
             #expect(try await relay.settled(removalView.notificationId).counts.sent == 2)
+            // A second delete document of the same message removes nothing again.
+            let again = try await relay.call(
+                "POST",
+                "/v1/ditto/events",
+                json: [
+                    Self.upsert(
+                        6,
+                        "dm_messages",
+                        [
+                            "_id": "del-2", "roomId": "dm-1", "userId": "alice", "text": "[deleted message]",
+                            "createdOn": Timestamp.rfc3339(Date()), "isDeleted": true, "archivedMessage": id,
+                        ]
+                    )
+                ],
+                key: DittoEventsTests.secret
+            )
+            #expect(again.status == 200, "\(again.text)")
+            #expect(try await relay.call("GET", "/v1/notifications?messageId=del-2").status == 404)
         }
     }
 }

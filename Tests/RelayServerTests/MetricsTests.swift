@@ -6,7 +6,7 @@ import RelayServer
 import Synchronization
 import Testing
 
-/// Issue 4: `/metrics` counts what happened (README "Operating it").
+/// Issue 4: `/metrics` counts what happened (docs/operations.md, docs/metrics.md).
 @Suite struct MetricsTests {
     /// What `relay-bench fanout` waits on: every outcome counts once, whatever it was; other counters do not.
     @Test func attemptsDecidedCountsEveryOutcome() {

@@ -144,16 +144,26 @@ import Testing
         try await withPostgresRelays { relays in
             let a = try await relays.start("relay-a", gaugeInterval: .milliseconds(300))
             let b = try await relays.start("relay-b", gaugeInterval: .milliseconds(300))
-            let fromA = try await Self.scrape(try #require(a.adminPort)) { _ in true }
-            let fromB = try await Self.scrape(try #require(b.adminPort)) { _ in true }
-            #expect(fromA["pushrelay_outbox_reporter"] == 1 && fromB["pushrelay_outbox_reporter"] == 0)
-            #expect(fromA["pushrelay_outbox_pending{app=\"app0\"}"] == 0)
+            // Whichever relay takes the store's lease first reports; wait until one does.
+            let deadline = ContinuousClock.now + .seconds(60)
+            var fromA: [String: Double] = [:]
+            var fromB: [String: Double] = [:]
+            repeat {
+                fromA = try await Self.scrape(try #require(a.adminPort)) { _ in true }
+                fromB = try await Self.scrape(try #require(b.adminPort)) { _ in true }
+                if fromA["pushrelay_outbox_reporter"] == 1 || fromB["pushrelay_outbox_reporter"] == 1 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            } while ContinuousClock.now < deadline
+            let (reporter, other, reporting, quiet) =
+                fromA["pushrelay_outbox_reporter"] == 1 ? (a, b, fromA, fromB) : (b, a, fromB, fromA)
+            #expect(reporting["pushrelay_outbox_reporter"] == 1 && quiet["pushrelay_outbox_reporter"] == 0)
+            #expect(reporting["pushrelay_outbox_pending{app=\"app0\"}"] == 0)
             #expect(
-                !fromB.keys.contains { $0.hasPrefix("pushrelay_outbox_pending") || $0.hasPrefix("pushrelay_devices") }
+                !quiet.keys.contains { $0.hasPrefix("pushrelay_outbox_pending") || $0.hasPrefix("pushrelay_devices") }
             )
 
-            await relays.stop(a)
-            let taken = try await Self.scrape(try #require(b.adminPort)) { $0["pushrelay_outbox_reporter"] == 1 }
+            await relays.stop(reporter)
+            let taken = try await Self.scrape(try #require(other.adminPort)) { $0["pushrelay_outbox_reporter"] == 1 }
             #expect(taken["pushrelay_outbox_reporter"] == 1)
             #expect(taken["pushrelay_outbox_pending{app=\"app0\"}"] == 0)
         }

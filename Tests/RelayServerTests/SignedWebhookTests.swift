@@ -3,7 +3,8 @@ import Foundation
 import RelayCrypto
 import Testing
 
-/// Issue 4: an app with `webhookSecret` accepts only webhooks signed with it (README "Signed webhooks").
+/// Issue 4: an app with `webhookSecret` accepts only webhooks signed with it (docs/configuration.md,
+/// "Signed webhooks").
 @Suite struct SignedWebhookTests {
     static let secret = "s3cret-for-signed-webhooks-0123456789"
 

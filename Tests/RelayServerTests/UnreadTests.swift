@@ -144,6 +144,11 @@ import Testing
                 response = try await relay.call("PUT", "/v1/rooms/general/read/alice", json: body)
                 #expect(response.status == 400, "\(body): \(response.status) \(response.text)")
             }
+            // A time of day out of range is refused, not rolled over into the next day or hour.
+            for at in ["2026-01-01T25:00:00Z", "2026-01-01T10:99:00Z"] {
+                response = try await relay.call("PUT", "/v1/rooms/general/read/alice", json: ["at": at])
+                #expect(response.status == 400 && response.text.contains("invalid_field"), "\(at): \(response.text)")
+            }
         }
     }
 

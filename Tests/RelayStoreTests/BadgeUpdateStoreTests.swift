@@ -166,4 +166,37 @@ import Testing
         let jobs = try await Self.claim(store, at: D.at)
         #expect(jobs.map(\.token) == [F.token(1)] && jobs.first?.badge == 1)
     }
+
+    @Test(arguments: StoreKind.allCases) func levelsLeavingAndClosingLowerTotalsLikeReads(kind: StoreKind) async throws
+    {
+        let (store, now) = try await Self.store(kind)
+        // A level that leaves bob's count as it is (mentions still counts) makes no update.
+        try await store.setRoomLevel(
+            appId: "app-a",
+            roomId: "room-1",
+            userId: "bob",
+            .set(.mentions),
+            membersOnly: true
+        )
+        #expect(try await F.count("badge_updates", in: store) == 0)
+        // Muting room-1 lowers his total from 3: each of his devices gets an update.
+        try await store.setRoomLevel(appId: "app-a", roomId: "room-1", userId: "bob", .set(.none), membersOnly: true)
+        #expect(Set(try await Self.claim(store, at: now).map(\.badge)) == [0])
+        // carol joins room-2 herself and has one unread there; the backend closing it removes her.
+        try await store.register(F.token(3), user: "carol", rooms: [])
+        _ = try await store.addMember(
+            appId: "app-a",
+            roomId: "room-2",
+            userId: "carol",
+            notify: nil,
+            origin: .user,
+            at: F.t0
+        )
+        try await U.post(store, from: "alice", room: "room-2", at: 4)
+        _ = try await store.claimDueDeliveries(now: now, limit: 100, leaseSeconds: 3600, owner: F.owner)
+        #expect(try await U.unread(store, "carol").total == 1)
+        #expect(try await store.setRoomMembership(appId: "app-a", roomId: "room-2", membership: .closed, at: now) == 1)
+        let jobs = try await Self.claim(store, at: now)
+        #expect(jobs.map(\.token) == [F.token(3)] && jobs.first?.badge == 0)
+    }
 }

@@ -114,4 +114,19 @@ import Testing
         let later = try database.open()
         try await later.claimInstance("relay-b")
     }
+
+    /// Another spelling of the file's path (a symbolic link, a `./` detour) meets the same lock.
+    @Test func aLinkToTheFileMeetsTheSameLock() async throws {
+        let database = try await StoreKind.sqlite.makeDatabase()
+        let folder = (database.location as NSString).deletingLastPathComponent
+        let first = try database.open()
+        try await first.claimInstance("relay-a")
+        let link = "\(folder)/link.sqlite"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: database.location)
+        for path in [link, "\(folder)/./relay.sqlite"] {
+            let second = try SQLiteStore(path: path, logger: .disabled())
+            let error = await #expect(throws: StoreError.self) { try await second.claimInstance("relay-b") }
+            #expect(error?.code == .instanceInUse, "\(path)")
+        }
+    }
 }

@@ -53,3 +53,16 @@ import Testing
         }
     }
 }
+
+/// A password with an unencoded `@` or `/` in the URL: libpq reads a piece of it as the port, which is only
+/// checked when it connects; the relay names the problem first, never quoting the piece.
+@Suite struct PostgresURLPortTests {
+    @Test func aPasswordReadAsThePortIsNamedWithoutQuotingIt() throws {
+        let url = "postgresql://relay:Pw/9f3k@x@127.0.0.1:19432/relay"
+        let problem = try #require(PostgresConnectionString.problem(url))
+        #expect(problem.contains("percent-encode") || problem.contains("Percent-encode"), "\(problem)")
+        #expect(!problem.contains("Pw") && !problem.contains("9f3k"), "\(problem)")
+        #expect(PostgresConnectionString.problem("postgresql://relay@db.internal:5432,db2:5433/relay") == nil)
+        #expect(PostgresConnectionString.problem("postgresql://relay@db.internal/relay") == nil)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import RelayCrypto
+import Testing
+import WebPushCore
+
+@Suite struct SubscriptionTests {
+    static let p256dh = RFC8291.uaPublic
+    static let auth = RFC8291.auth
+    static let endpoint = "https://fcm.googleapis.com/fcm/send/dGVzdA:APA91bHqX-endpoint_Xy3_q9"
+
+    static func json(
+        endpoint: String = endpoint,
+        expirationTime: String = "null",
+        p256dh: String = p256dh,
+        auth: String = auth
+    )
+        -> Data
+    {
+        Data(
+            #"{"endpoint":"\#(endpoint)","expirationTime":\#(expirationTime),"keys":{"p256dh":"\#(p256dh)","auth":"\#(auth)"}}"#
+                .utf8
+        )
+    }
+
+    @Test func aBrowsersSubscriptionDecodesAndValidates() throws {
+        let subscription = try JSONDecoder().decode(WebPushSubscription.self, from: Self.json())
+        #expect(subscription.expirationTime == nil)
+        let valid = try subscription.validated()
+        #expect(valid.endpoint.origin == "https://fcm.googleapis.com")
+        #expect(valid.keys.p256dh == RFC8291.bytes(RFC8291.uaPublic))
+        #expect(valid.keys.auth.count == 16)
+        #expect(valid.expirationTime == nil)
+        let expiring = try JSONDecoder().decode(
+            WebPushSubscription.self,
+            from: Self.json(expirationTime: "1800000000000")
+        )
+        #expect(try expiring.validated().expirationTime == Date(timeIntervalSince1970: 1_800_000_000))
+        // Written back as a browser writes it, `expirationTime` null included.
+        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(subscription)) as? [String: Any]
+        #expect(object?["expirationTime"] is NSNull)
+        #expect((object?["keys"] as? [String: String])?["auth"] == Self.auth)
+        // Without `expirationTime` at all it decodes too.
+        let bare = #"{"endpoint":"\#(Self.endpoint)","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}}"#
+        #expect(throws: Never.self) {
+            try JSONDecoder().decode(WebPushSubscription.self, from: Data(bare.utf8)).validated()
+        }
+    }
+
+    @Test func theDeviceTokenIsWebAndTheEndpointsHashAndLogsShowNoCapability() throws {
+        let endpoint = try PushEndpoint(validating: Self.endpoint)
+        let expected = "web-" + Digest.sha256(Data(Self.endpoint.utf8)).base64URLEncodedString()
+        #expect(endpoint.deviceToken == expected)
+        #expect(endpoint.deviceToken.count == 4 + 43)
+        #expect(!endpoint.deviceToken.contains("="))
+        #expect(PushEndpoint.deviceToken(endpoint: Self.endpoint) == expected)
+        #expect(endpoint.logDescription == "https://fcm.googleapis.com/…Xy3_q9")
+        #expect("\(endpoint)" == endpoint.logDescription)
+        #expect(!endpoint.logDescription.contains("APA91"))
+    }
+
+    @Test(arguments: [
+        ("https://push.example.net/p/abc", "https://push.example.net"),
+        ("https://Push.Example.NET:443/p/abc", "https://push.example.net"),
+        ("https://push.example.net:8443/p/abc", "https://push.example.net:8443"),
+        ("HTTPS://push.example.net/p", "https://push.example.net"),
+        ("https://[::1]:8443/p", "https://[::1]:8443"),
+        ("https://push.example.net/p?x=1#f", "https://push.example.net"),
+    ])
+    func theAudienceIsTheOriginWithoutTheDefaultPort(endpoint: String, origin: String) throws {
+        #expect(try PushEndpoint(validating: endpoint).origin == origin)
+    }
+
+    @Test(arguments: [("http://127.0.0.1:8080/push/1", "http://127.0.0.1:8080"), ("http://mock:80/x", "http://mock")])
+    func plainHTTPOnlyWhenTheCallerAllowsIt(endpoint: String, origin: String) throws {
+        let error = #expect(throws: WebPushError.self) { try PushEndpoint(validating: endpoint) }
+        #expect(error?.code == .invalidEndpoint)
+        #expect(error?.message.contains("https") == true)
+        #expect(try PushEndpoint(validating: endpoint, allowingHTTP: true).origin == origin)
+    }
+
+    @Test(arguments: [
+        "", "push.example.net/p", "ftp://push.example.net/p", "https:///p", "https:push.example.net/p",
+        "https://user:pw@push.example.net/p", "https://push.example.net/p q", "https://push.example.net/ä",
+        "https://push.example.net:99999/p", "wss://push.example.net/p",
+        "https://push.example.net/" + String(repeating: "a", count: PushEndpoint.maxLength),
+    ])
+    func refusedEndpoints(endpoint: String) {
+        let error = #expect(throws: WebPushError.self) { try PushEndpoint(validating: endpoint, allowingHTTP: true) }
+        #expect(error?.code == .invalidEndpoint)
+    }
+
+    @Test func paddedBase64URLKeysAreTaken() throws {
+        let padded = try SubscriptionKeys(p256dh: Self.p256dh + "=", auth: Self.auth + "==")
+        #expect(padded == (try SubscriptionKeys(p256dh: Self.p256dh, auth: Self.auth)))
+    }
+
+    @Test func aPointOffTheCurveIsRefused() throws {
+        var point = RFC8291.bytes(Self.p256dh)
+        point[64] ^= 0x01  // y no longer matches x
+        let error = #expect(throws: WebPushError.self) {
+            try SubscriptionKeys(p256dh: point.base64URLEncodedString(), auth: Self.auth)
+        }
+        #expect(error?.code == .invalidKey)
+        #expect(error?.message.contains("curve") == true)
+    }
+
+    @Test(arguments: [
+        RFC8291.bytes(RFC8291.uaPublic).prefix(33),  // compressed length
+        Data([0x02]) + RFC8291.bytes(RFC8291.uaPublic).dropFirst(),  // not the uncompressed form
+        Data(repeating: 0, count: 65), Data(),
+    ])
+    func aKeyThatIsNotAnUncompressedPointIsRefused(point: Data) {
+        let error = #expect(throws: WebPushError.self) {
+            try SubscriptionKeys(p256dh: point.base64URLEncodedString(), auth: Self.auth)
+        }
+        #expect(error?.code == .invalidKey)
+    }
+
+    @Test(arguments: [15, 17, 0, 32])
+    func anAuthSecretOfAnotherLengthIsRefused(count: Int) {
+        let auth = Data(repeating: 7, count: count).base64URLEncodedString()
+        let error = #expect(throws: WebPushError.self) { try SubscriptionKeys(p256dh: Self.p256dh, auth: auth) }
+        #expect(error?.code == .invalidAuth)
+    }
+
+    @Test(arguments: [("p256dh", "not*base64"), ("auth", "BTBZMqHH6r4Tts7J+aSIgg"), ("auth", "BTBZMqHH6r4Tts7J/aSIgg")])
+    func textThatIsNotBase64URLIsRefused(field: String, value: String) {
+        let error = #expect(throws: WebPushError.self) {
+            field == "auth"
+                ? try SubscriptionKeys(p256dh: Self.p256dh, auth: value)
+                : try SubscriptionKeys(p256dh: value, auth: Self.auth)
+        }
+        #expect(error?.code == (field == "auth" ? .invalidAuth : .invalidKey))
+    }
+
+    @Test func theEndpointIsCheckedBeforeTheKeys() throws {
+        let subscription = try JSONDecoder().decode(
+            WebPushSubscription.self,
+            from: Self.json(endpoint: "http://push.example.net/p", auth: "AAAA")
+        )
+        let error = #expect(throws: WebPushError.self) { try subscription.validated() }
+        #expect(error?.code == .invalidEndpoint)
+    }
+
+    @Test func aMadeSubscriptionIsValidAndItsPrivateKeyReadsBack() throws {
+        let pair = try SubscriptionKeyPair.generate()
+        let subscription = pair.subscription(endpoint: "http://127.0.0.1:9/push/abc")
+        let valid = try subscription.validated(allowingHTTP: true)
+        #expect(valid.keys == pair.keys)
+        let again = try KeyAgreementKey(rawPrivateKey: pair.privateKey.rawPrivateKey)
+        #expect(again.publicKey == pair.privateKey.publicKey)
+        #expect(throws: WebPushError.self) { try KeyAgreementKey(rawPrivateKey: Data(repeating: 0, count: 32)) }
+        #expect(throws: WebPushError.self) { try KeyAgreementKey(rawPrivateKey: Data(repeating: 0xFF, count: 32)) }
+        #expect(throws: WebPushError.self) { try KeyAgreementKey(rawPrivateKey: Data(repeating: 1, count: 31)) }
+        let shortAuth = #expect(throws: WebPushError.self) {
+            try SubscriptionKeyPair(privateKey: pair.privateKey, auth: Data(repeating: 1, count: 15))
+        }
+        #expect(shortAuth?.code == .invalidAuth)
+    }
+}
