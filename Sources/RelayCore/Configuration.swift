@@ -16,8 +16,9 @@ public struct Configuration: Codable, Sendable, Equatable {
     public var log = Log()
     /// The apps this relay serves; each has its own API keys, topic, APNs and FCM settings.
     public var apps: [App] = []
-    /// On SIGTERM/SIGINT the relay stops accepting, finishes what is in flight and exits within this many
-    /// SECONDS; deliveries still unfinished then stay in the outbox for the next start.
+    /// On SIGTERM/SIGINT/SIGHUP the relay stops accepting, finishes what is in flight and exits 0 within this
+    /// many SECONDS; past them it exits 1, and deliveries still unfinished stay in the outbox for the next
+    /// start.
     public var shutdownTimeoutSeconds = 30
 
     public init() {}

@@ -12,7 +12,7 @@ import Synchronization
 /// A dedicated thread polls librdkafka (never the cooperative pool): ``start()`` starts it, ``stop()``
 /// finishes the batch in flight, commits, closes the consumer (leaving the group) and returns when the
 /// thread has ended. The loop itself is ``DittoKafkaLoop``.
-public final class DittoKafkaConsumer: Sendable {
+public final class DittoKafkaConsumer: Service {
     /// How a batch is bounded and how long a store failure pauses the partitions.
     public struct Limits: Sendable {
         /// The most records one batch takes.
@@ -104,6 +104,13 @@ public final class DittoKafkaConsumer: Sendable {
         }
         thread.name = "ditto-kafka"
         thread.start()
+    }
+
+    /// Runs as a service: ``start()``, then ``stop()`` once the calling task is cancelled.
+    public func run() async {
+        start()
+        await Task.waitUntilCancelled()
+        await stop()
     }
 
     /// Graceful stop: the batch in flight is applied and committed, the consumer leaves the group; returns

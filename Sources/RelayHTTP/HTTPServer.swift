@@ -26,6 +26,8 @@ public final class HTTPServer: Sendable {
 
     private let core: ServerCore
     private let lifecycle = Mutex(Lifecycle.idle)
+    /// Happens when a ``shutdown()`` has stopped the daemon; a second concurrent call waits for it.
+    private let stopped = OneShotEvent()
     private let boundPort = Atomic<Int>(0)
     private let connectionLimit = Atomic<Int>(0)
 
@@ -117,10 +119,9 @@ public final class HTTPServer: Sendable {
     /// - Throws: what ``start()`` throws.
     public func run() async throws {
         try start()
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
-        await shutdown()
+        await Task.waitUntilCancelled()
+        // In a task of its own: the cancellation must not cut the drain short.
+        await Task { await self.shutdown() }.value
     }
 
     /// Stops gracefully: stops accepting (`MHD_quiesce_daemon`), lets in-flight requests finish for up to
@@ -128,42 +129,41 @@ public final class HTTPServer: Sendable {
     /// answers handlers still running with 503 `unavailable`, then `MHD_stop_daemon` closes every connection.
     /// Returns at once if never started; a second concurrent call waits for the first.
     public func shutdown() async {
-        let daemon: MHDDaemon? = lifecycle.withLock { lifecycle in
+        enum Step {
+            case stop(MHDDaemon)
+            case waitForTheFirst
+            case none
+        }
+        let step: Step = lifecycle.withLock { lifecycle in
             switch lifecycle {
             case .running(let daemon):
                 lifecycle = .stopping
-                return daemon
+                return .stop(daemon)
             case .idle:
                 lifecycle = .stopped
-                return nil
-            case .stopping, .stopped:
-                return nil
+                return .none
+            case .stopping: return .waitForTheFirst
+            case .stopped: return .none
             }
         }
-        guard let daemon else {
-            while lifecycle.withLock({ if case .stopping = $0 { true } else { false } }) {
-                try? await Task.sleep(for: .milliseconds(5))
+        switch step {
+        case .none: return
+        case .waitForTheFirst: return await stopped.wait()
+        case .stop(let daemon):
+            daemon.quiesce()
+            core.beginDraining()
+            let grace = Duration.milliseconds(Int(core.configuration.shutdownGracePeriod * 1000))
+            await core.waitForNoActiveRequests(until: .now + grace)
+            if core.resumeAllSuspended() > 0 {
+                // Give libmicrohttpd time to write the 503s before it closes the connections: a request counts
+                // as active until libmicrohttpd reports it completed, which is after its answer went out.
+                await core.waitForNoActiveRequests(until: .now + .seconds(5))
             }
-            return
+            daemon.stop()
+            boundPort.store(0, ordering: .releasing)
+            lifecycle.withLock { $0 = .stopped }
+            stopped.signal()
         }
-        daemon.quiesce()
-        core.beginDraining()
-        let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(Int(core.configuration.shutdownGracePeriod * 1000))
-        while core.activeRequests > 0, clock.now < deadline, !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        if core.resumeAllSuspended() > 0 {
-            // Give libmicrohttpd time to write the 503s before it closes the connections: a request counts as
-            // active until libmicrohttpd reports it completed, which is after its answer went out.
-            let flushDeadline = clock.now + .seconds(5)
-            while core.unansweredRequests > 0 || core.activeRequests > 0, clock.now < flushDeadline {
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-        }
-        daemon.stop()
-        boundPort.store(0, ordering: .releasing)
-        lifecycle.withLock { $0 = .stopped }
     }
 
     /// ``HTTPServerConfiguration/maxConnections``, or what the open-file limit leaves room for beside

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import RelayCore
 
 /// libmicrohttpd's C callbacks; `cls` is the unretained ``ServerCore`` (kept alive by ``MHDDaemon``), or
 /// `nil` for a daemon that serves no connection (``TLSCertificate``'s check).
@@ -21,7 +22,10 @@ enum MHDCallbacks {
         guard let cls, let connection else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         switch code {
-        case .CONNECTION_NOTIFY_STARTED: core.connectionStarted(connection)
+        case .CONNECTION_NOTIFY_STARTED:
+            // Called on the thread that serves the connection: writes to a peer that left fail with EPIPE.
+            BrokenPipe.blockOnThisThread()
+            core.connectionStarted(connection)
         case .CONNECTION_NOTIFY_CLOSED: core.connectionClosed(connection)
         default: break
         }

@@ -17,6 +17,8 @@ final class ServerCore: Sendable {
         var draining = false
         /// No more suspensions: new requests are answered 503 right away.
         var closed = false
+        /// Waits for ``active`` to reach 0 (``waitForNoActiveRequests(until:)``).
+        var quietWaiters: [OneShotEvent] = []
     }
 
     let configuration: HTTPServerConfiguration
@@ -89,11 +91,29 @@ final class ServerCore: Sendable {
             default: return false
             }
         }
-        state.withLock {
-            $0.active -= 1
-            if wasUnanswered { $0.unanswered -= 1 }
-            $0.suspended[ObjectIdentifier(context)] = nil
+        let quiet = state.withLock { state -> [OneShotEvent] in
+            state.active -= 1
+            if wasUnanswered { state.unanswered -= 1 }
+            state.suspended[ObjectIdentifier(context)] = nil
+            guard state.active == 0 else { return [] }
+            defer { state.quietWaiters = [] }
+            return state.quietWaiters
         }
+        for waiter in quiet { waiter.signal() }
+    }
+
+    /// Returns once no request is active (each one answered or ended), at `deadline`, or when the calling
+    /// task is cancelled, whichever comes first. A request that is answered has ended only once
+    /// libmicrohttpd reports it completed, after its answer went out.
+    func waitForNoActiveRequests(until deadline: ContinuousClock.Instant) async {
+        let quiet = OneShotEvent()
+        let waiting = state.withLock { state -> Bool in
+            guard state.active > 0 else { return false }
+            state.quietWaiters.append(quiet)
+            return true
+        }
+        guard waiting else { return }
+        await quiet.wait(until: deadline)
     }
 
     /// The access handler (see `MHD_AccessHandlerCallback`): called once after the headers, once per body

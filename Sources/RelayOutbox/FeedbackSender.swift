@@ -17,7 +17,7 @@ import RelayStore
 /// bounded by ``Settings/requestTimeoutMilliseconds``) and were recorded; everything else stays queued. It
 /// holds no claimed item unsent (a batch is claimed only to be POSTed at once, all of it), so a stop has
 /// nothing to hand back. Its claims are leased to `owner`, the relay's instance id.
-public final class FeedbackSender: Sendable {
+public final class FeedbackSender: Service {
     /// How feedback is sent. Defaults suit production.
     public struct Settings: Sendable, Equatable {
         /// Back-off between attempts; `maxAttempts` is not used (the lifetime bounds the retries). Default

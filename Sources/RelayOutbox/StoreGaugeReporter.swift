@@ -11,7 +11,7 @@ import RelayStore
 ///
 /// Runs as a service; a scrape never waits on it. A failed read keeps the figures last read (the storage
 /// probe's `pushrelay_storage_up` says the store is down). A stop gives the lease up for the next relay.
-public final class StoreGaugeReporter: Sendable {
+public final class StoreGaugeReporter: Service {
     /// The periodic lease's name in the store.
     public static let job = "store-gauges"
     private static let figures = [

@@ -19,8 +19,18 @@ final class PostgresListener: Sendable {
     /// Set by ``stop()``; the thread holds it, not the listener, so releasing the listener stops it.
     private final class Flag: Sendable {
         private let raised = Atomic<Bool>(false)
+        /// Signalled once on raising: ends a back-off wait at once.
+        private let wakeUp = DispatchSemaphore(value: 0)
         var isRaised: Bool { raised.load(ordering: .acquiring) }
-        func raise() { raised.store(true, ordering: .releasing) }
+        func raise() {
+            guard !raised.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            wakeUp.signal()
+        }
+        /// Waits `seconds` (a due-time timer) unless raised first.
+        func wait(seconds: Double) {
+            guard !isRaised, wakeUp.wait(timeout: .now() + seconds) == .success else { return }
+            wakeUp.signal()  // for a later wait: raised stays raised
+        }
     }
 
     private let stopped = Flag()
@@ -82,11 +92,7 @@ final class PostgresListener: Sendable {
                 "PostgreSQL notification connection lost; reconnecting",
                 ["error": message.trimmingCharacters(in: .whitespacesAndNewlines), "retry.seconds": backoff]
             )
-            var waited = 0.0
-            while waited < backoff, !stopped.isRaised {
-                usleep(UInt32(pollMilliseconds) * 1000)
-                waited += Double(pollMilliseconds) / 1000
-            }
+            stopped.wait(seconds: backoff)
             backoff = min(backoff * 2, 5)
         }
     }

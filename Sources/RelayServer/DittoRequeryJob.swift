@@ -15,7 +15,7 @@ import RelayStore
 /// then the requery is marked complete, and a higher one that arrived meanwhile is re-read next. A failure
 /// (no answer, a status other than 200, bad JSON, the store) is logged without the API key and retried
 /// after a back-off that doubles up to ``Settings/maxBackoff``; the requery stays pending meanwhile.
-struct DittoRequeryJob: Sendable {
+struct DittoRequeryJob: Service {
     /// How often and how the job works.
     struct Settings: Sendable {
         /// How often the job looks for a pending requery.

@@ -23,7 +23,7 @@ import RelayStore
 /// concurrently, one per distinct endpoint, within ``probeTimeout``, every ``cacheDuration``: scrapes never
 /// open connections, because APNs treats rapid connect/disconnect as abuse (Apple, "Sending notification
 /// requests to APNs"). ``Report/aggregate`` is what a stranger may see: no app id.
-public actor Readiness {
+public actor Readiness: Service {
     /// One answer.
     public struct Report: Sendable, Equatable {
         /// True when the store takes a write.
@@ -141,11 +141,7 @@ public actor Readiness {
     /// first scrape from them.
     public func probeOnce() async {
         async let endpointRound: Void = probeEndpoints()
-        startStorageProbe()
-        let deadline = ContinuousClock.now + storageTimeout
-        while storageProbe != nil, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await startStorageProbe().wait(until: .now + storageTimeout)
         expireStorageProbe()
         await endpointRound
     }
@@ -176,17 +172,22 @@ public actor Readiness {
         if storageProbe == nil { startStorageProbe() } else { expireStorageProbe() }
     }
 
-    private func startStorageProbe() {
+    /// - Returns: what happens once the probe's result is in.
+    @discardableResult
+    private func startStorageProbe() -> OneShotEvent {
         probeCount += 1
         let id = probeCount
         storageProbe = (id, ContinuousClock.now)
         let store = self.store
         let dittoApps = self.dittoApps
         // Unstructured: a probe blocked in the database must not hold up the refresh loop or a shutdown.
+        let finished = OneShotEvent()
         Task {
             let checks = await Self.probeStorage(store, dittoApps: dittoApps)
             self.finishStorageProbe(id, checks)
+            finished.signal()
         }
+        return finished
     }
 
     /// Storage is unavailable while the running probe is older than ``storageTimeout``.

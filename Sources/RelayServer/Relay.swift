@@ -9,20 +9,18 @@ import RelayHTTP
 import RelayOutbox
 import RelayStore
 
-/// The relay as one service: the HTTP API, the outbox dispatcher and its transports (APNs, FCM) over one
-/// store.
+/// The relay: the HTTP API, the outbox dispatcher and its transports (APNs, FCM) over one store, run as
+/// services of a ``RelayCore/ServiceGroup``.
 ///
-/// ``start()`` takes the relay's instance id in the store (refused while another live relay holds it),
+/// ``prepare()`` takes the relay's instance id in the store (refused while another live relay holds it),
 /// releases the leases an earlier run of that id left (so its pending deliveries resume at once; other
-/// relays' leases stay), starts the dispatcher, woken also by other relays' webhooks, and then the HTTP
-/// server. ``shutdown()`` stops accepting requests first, lets the requests in flight finish, then lets the
-/// dispatcher finish and record what it has in flight and hand back what it claimed and did not send:
-/// nothing accepted is lost.
-/// The ``FeedbackSender`` runs beside the dispatcher, started after it and stopped after it (a retirement
-/// recorded while stopping stays queued for the next start). The ``RetentionJob`` runs beside them.
-/// Each app with `apps[].ditto.kafka` has a ``RelayDittoKafka/DittoKafkaConsumer``, started after the dispatcher and stopped, its batch in flight committed, before it.
-/// Each app with `apps[].ditto.httpAPI` has a ``DittoRequeryJob`` that re-reads its collections after a
-/// `requeryRequired`.
+/// relays' leases stay) and binds the listeners; its services are the dispatcher (woken also by other
+/// relays' webhooks), the ``FeedbackSender`` beside it, the ``RetentionJob``, the readiness probes and store
+/// gauges, a ``RelayDittoKafka/DittoKafkaConsumer`` for each app with `apps[].ditto.kafka`, a
+/// ``DittoRequeryJob`` for each app with `apps[].ditto.httpAPI` (re-reads its collections after a
+/// `requeryRequired`), and the listeners. A graceful shutdown stops accepting requests first, lets the
+/// requests in flight finish, then lets the dispatcher finish and record what it has in flight and hand back
+/// what it claimed and did not send: nothing accepted is lost.
 public final class Relay: Sendable {
     public let configuration: Configuration
     public let store: any Store
@@ -35,24 +33,20 @@ public final class Relay: Sendable {
     private let dispatcher: Dispatcher
     private let transports: [any PushTransport]
     private let logger: Logger
-    private let dispatcherTask = MutexBox<Task<Void, Never>?>(nil)
     private let feedback: FeedbackSender
-    private let feedbackTask = MutexBox<Task<Void, Never>?>(nil)
     private let retention: RetentionJob
-    private let retentionTask = MutexBox<Task<Void, Never>?>(nil)
     private let accessLog: AccessLog
+    /// The group ``start()`` runs and its task; nil when not started.
+    private let running = MutexBox<(ServiceGroup, Task<Void, Never>)?>(nil)
     /// The admin listener's access log, which counts nothing in `pushrelay_http_requests_total`.
     private let adminAccessLog: AccessLog
     /// One consumer per app with `apps[].ditto.kafka`.
     private let dittoConsumers: [DittoKafkaConsumer]
     /// One re-read job per app with `apps[].ditto.httpAPI`.
     private let dittoRequeries: [DittoRequeryJob]
-    private let requeryTask = MutexBox<Task<Void, Never>?>(nil)
     /// What `GET /readyz` answers, refreshed in the background.
     private let readiness: Readiness
-    private let readinessTask = MutexBox<Task<Void, Never>?>(nil)
     private let gaugeReporter: StoreGaugeReporter
-    private let gaugeTask = MutexBox<Task<Void, Never>?>(nil)
     /// Checks other parts of the relay report into `GET /readyz` (admin listener).
     public var healthChecks: HealthChecks { readiness.healthChecks }
 
@@ -230,55 +224,48 @@ public final class Relay: Sendable {
     /// The HTTP server's connections: open, the limit in force, closed at their deadlines.
     public var httpStatistics: HTTPServerStatistics { server.statistics }
 
-    /// Starts the dispatcher and the HTTP server.
-    /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` when another live relay holds this one's instance
-    ///   id, or the store's error when leases cannot be released; `HTTPServerError` when the port cannot be
-    ///   bound.
+    /// Starts the relay in the background: ``prepare()``, then its services in a ``RelayCore/ServiceGroup``
+    /// of its own until ``shutdown()``. A program that stops on signals runs ``prepare()``'s services in its
+    /// own group instead (`push-relay serve`).
+    /// - Throws: what ``prepare()`` throws.
     public func start() async throws {
-        // A server must not die because a peer closed a socket it writes to: OpenSSL writes through plain
-        // write(2) (no MSG_NOSIGNAL), e.g. a TLS 1.3 session ticket to a readiness probe that already left.
-        // Ignored process-wide, as servers do; writes then fail with EPIPE and are handled as errors.
-        signal(SIGPIPE, SIG_IGN)
+        let group = ServiceGroup(services: try await prepare(), logger: logger.with(["component": "lifecycle"]))
+        running.set((group, Task { try? await group.run() }))
+    }
+
+    /// Graceful stop of what ``start()`` started: no new requests, in-flight requests answered, in-flight
+    /// deliveries recorded. Returns at once when not started.
+    public func shutdown() async {
+        guard let (group, task) = running.take() else { return }
+        group.triggerGracefulShutdown()
+        await task.value
+    }
+
+    /// Takes the relay's instance id in the store, releases the leases an earlier run of it left, takes the
+    /// first readiness probes and store figures, and binds the listeners; returns the relay's parts as
+    /// services in start order, for a ``RelayCore/ServiceGroup`` (which stops them in the reverse order).
+    ///
+    /// The order: gauges, readiness, retention, feedback, dispatcher, Ditto re-reads, Ditto consumers, admin
+    /// listener, HTTP listener, so a shutdown stops accepting requests first, lets the consumers commit their
+    /// batch, then lets the dispatcher record what it has in flight and hand back what it claimed (feedback
+    /// for a retirement it records stays queued for the next start). A first service, stopped last, shuts
+    /// the transports down and flushes the access logs.
+    /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` when another live relay holds this one's instance
+    ///   id, or the store's error when leases cannot be released; `HTTPServerError` when a port cannot be
+    ///   bound.
+    public func prepare() async throws -> [ServiceGroup.Entry] {
         await store.setFeedbackPolicy(feedback.policy)
         await store.setUnreadPolicy(UnreadPolicy(apps: configuration.apps))
         try await store.claimInstance(instanceId)
         try await store.releaseLeases(owner: instanceId)
-        let dispatcher = self.dispatcher
-        await store.setOutboxWakeHandler { dispatcher.wake() }
-        dispatcherTask.set(Task { await dispatcher.run() })
-        let feedback = self.feedback
-        feedbackTask.set(Task { await feedback.run() })
-        let retention = self.retention
-        retentionTask.set(Task { await retention.run() })
-        let readiness = self.readiness
         await readiness.probeOnce()
-        readinessTask.set(Task { await readiness.run() })
-        let gaugeReporter = self.gaugeReporter
         _ = try? await gaugeReporter.refresh()
-        gaugeTask.set(Task { await gaugeReporter.run() })
-        for consumer in dittoConsumers { consumer.start() }
-        let requeries = dittoRequeries
-        if !requeries.isEmpty {
-            requeryTask.set(
-                Task {
-                    await withTaskGroup(of: Void.self) { group in
-                        for job in requeries { group.addTask { await job.run() } }
-                    }
-                }
-            )
-        }
         do {
             try server.start()
             try adminServer?.start()
         } catch {
             await server.shutdown()
-            for consumer in dittoConsumers { await consumer.stop() }
-            await stop(requeryTask)
-            await stopDispatcher()
-            await stop(feedbackTask)
-            await stop(retentionTask)
-            await stop(readinessTask)
-            await stop(gaugeTask)
+            await adminServer?.shutdown()
             throw error
         }
         logger.info(
@@ -291,35 +278,27 @@ public final class Relay: Sendable {
         if let adminPort {
             logger.info("admin listening", ["http.host": configuration.http.admin.host, "http.port": adminPort])
         }
-    }
-
-    /// Graceful stop: no new requests, in-flight requests answered, in-flight deliveries recorded.
-    public func shutdown() async {
-        await server.shutdown()
-        await adminServer?.shutdown()
-        for consumer in dittoConsumers { await consumer.stop() }
-        await stop(requeryTask)
-        await stopDispatcher()
-        await stop(feedbackTask)
-        await stop(retentionTask)
-        await stop(readinessTask)
-        await stop(gaugeTask)
-        for transport in transports { await transport.shutdown() }
-        accessLog.flush()
-        adminAccessLog.flush()
-        logger.info("relay stopped")
-    }
-
-    private func stopDispatcher() async {
-        await stop(dispatcherTask)
-        await store.setOutboxWakeHandler(nil)
-    }
-
-    /// Cancels a service's task and waits until it has finished what it had in flight.
-    private func stop(_ box: MutexBox<Task<Void, Never>?>) async {
-        guard let task = box.take() else { return }
-        task.cancel()
-        await task.value
+        var services: [ServiceGroup.Entry] = [
+            .init(
+                "relay",
+                CloseOnShutdown { [transports, accessLog, adminAccessLog, logger] in
+                    for transport in transports { await transport.shutdown() }
+                    accessLog.flush()
+                    adminAccessLog.flush()
+                    logger.info("relay stopped")
+                }
+            ),
+            .init("gauges", gaugeReporter),
+            .init("readiness", readiness),
+            .init("retention", retention),
+            .init("feedback", feedback),
+            .init("dispatcher", DispatcherService(dispatcher: dispatcher, store: store)),
+        ]
+        services += dittoRequeries.map { .init("ditto-requery", $0) }
+        services += dittoConsumers.map { .init("ditto-kafka", $0) }
+        if let adminServer { services.append(.init("admin-http", CloseOnShutdown { await adminServer.shutdown() })) }
+        services.append(.init("http", CloseOnShutdown { [server] in await server.shutdown() }))
+        return services
     }
 }
 

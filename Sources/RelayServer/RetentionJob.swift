@@ -9,7 +9,7 @@ import RelayStore
 /// ``RelayCore/Configuration/Ditto/tombstoneRetentionHours``, in bounded batches. Runs at most once per
 /// ``interval`` across every relay on the store (``RelayStore/Store/claimPeriodicRun(job:owner:now:interval:)``):
 /// each relay asks every ``poll``, and only the one whose claim moves the next run forward deletes.
-struct RetentionJob: Sendable {
+struct RetentionJob: Service {
     /// The job's name in the store's schedule.
     static let name = "notification-retention"
     /// How often the job runs, across relays.

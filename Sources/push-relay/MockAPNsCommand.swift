@@ -42,8 +42,7 @@ enum MockAPNsCommand {
         let scheme = configuration.tls == nil ? "http" : "https"
         let auth = configuration.authentication == .disabled ? "no auth" : "\(configuration.providerKeys.count) key(s)"
         say("mock APNs listening on \(scheme)://\(configuration.host):\(server.port) (\(auth))")
-        _ = await signals.wait()
-        server.stop()
+        try await MockLifecycle.run("mock-apns", signals: signals) { server.stop() }
         say("mock APNs stopped after \(server.answeredCount) request(s)")
         return 0
     }

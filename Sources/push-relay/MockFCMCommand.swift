@@ -66,8 +66,7 @@ enum MockFCMCommand {
             }
             say("mock FCM service account written to \(path) (\(account.clientEmail), project \(account.projectId))")
         }
-        _ = await signals.wait()
-        server.stop()
+        try await MockLifecycle.run("mock-fcm", signals: signals) { server.stop() }
         say("mock FCM stopped after \(server.answeredCount) message(s)")
         return 0
     }

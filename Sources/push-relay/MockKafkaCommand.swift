@@ -1,4 +1,5 @@
 import RelayCLI
+import RelayCore
 import RelayKafka
 
 /// `push-relay mock-kafka`: librdkafka's mock cluster (real Kafka protocol, plaintext, loopback) until
@@ -32,7 +33,8 @@ enum MockKafkaCommand {
         for (name, partitions) in topics { try cluster.createTopic(name, partitions: partitions) }
         let named = topics.map { "\($0.name):\($0.partitions)" }.joined(separator: ", ")
         say("mock Kafka listening on \(cluster.bootstrapServers) (topics: \(named.isEmpty ? "none" : named))")
-        _ = await signals.wait()
+        // The cluster runs on librdkafka's threads; it stops when released, after the group.
+        try await MockLifecycle.run("mock-kafka", signals: signals) {}
         say("mock Kafka stopped")
         withExtendedLifetime(cluster) {}
         return 0

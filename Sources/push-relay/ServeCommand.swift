@@ -111,23 +111,31 @@ enum ServeCommand {
         let relay = try Relay(configuration: configuration, store: store, logger: logger)
         // Caught from before the command says it is up (``Signals``).
         let signals = Signals()
-        try await relay.start()
+        let relayServices = try await relay.prepare()
         // Once listening: a relay that cannot start (the port is taken) prints no key to use.
         if developmentApp { say("API key: \(try development.apiKey())") }
         say("PushRelay listening on \(relay.scheme)://\(configuration.http.host):\(relay.port)")
         if let port = relay.adminPort { say("PushRelay admin on http://\(configuration.http.admin.host):\(port)") }
-        let signal = await signals.wait()
-        let bound = configuration.shutdownTimeoutSeconds
-        logger.notice("stopping", ["signal": signal, "shutdown.timeout_seconds": bound])
-        Task.detached {
-            // The bound: whatever is still in flight keeps its outbox row and is sent again on the next start.
-            try? await Task.sleep(for: .seconds(bound))
-            logger.warning("shutdown bound reached; unfinished deliveries stay in the outbox", ["seconds": bound])
-            exit(0)
+        // The mocks start first and stop last: the dispatcher's last sends still reach them.
+        var services: [ServiceGroup.Entry] = []
+        if let fcmMock { services.append(.init("mock-fcm", CloseOnShutdown { fcmMock.stop() })) }
+        if let mock { services.append(.init("mock-apns", CloseOnShutdown { mock.stop() })) }
+        let group = ServiceGroup(
+            services: services + relayServices,
+            settings: .init(
+                signals: signals,
+                // Past the bound, what is still in flight keeps its outbox row and is sent on the next start.
+                shutdownTimeout: .seconds(configuration.shutdownTimeoutSeconds),
+                escalation: .exit(1)
+            ),
+            logger: logger.with(["component": "lifecycle"])
+        )
+        do {
+            try await group.run()
+        } catch {
+            logger.critical("stopped", ["error": "\(error)"])
+            return 1
         }
-        await relay.shutdown()
-        mock?.stop()
-        fcmMock?.stop()
         return 0
     }
 }

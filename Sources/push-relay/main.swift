@@ -23,6 +23,9 @@ let usage = """
     'push-relay <command> --help' shows a command's options.
     """
 
+// A write to a peer that left must fail with EPIPE, not end the process: set once, for every command.
+signal(SIGPIPE, SIG_IGN)
+
 await CommandLineTool.run(name: "push-relay", usage: usage) { command, words in
     switch command {
     case "serve": try await ServeCommand.run(words)

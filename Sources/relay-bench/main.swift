@@ -14,6 +14,9 @@ let usage = """
       \(TableCommand.usage)
     """
 
+// A write to a peer that left must fail with EPIPE, not end the process.
+signal(SIGPIPE, SIG_IGN)
+
 await CommandLineTool.run(name: "relay-bench", usage: usage) { command, words in
     switch command {
     case "table": try TableCommand.run(words)

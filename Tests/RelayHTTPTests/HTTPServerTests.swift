@@ -281,6 +281,37 @@ import Testing
         #expect(throws: (any Error).self) { try RawConnection(port: port) }
     }
 
+    /// Cancelling ``HTTPServer/run()`` asks for the graceful stop: a handler running then still answers.
+    @Test func runLetsARunningHandlerFinishWhenCancelled() async throws {
+        let started = OneShotEvent()
+        let release = OneShotEvent()
+        let server = HTTPServer(
+            configuration: Self.configuration(grace: 60),
+            handler: { _ in
+                started.signal()
+                await Task { await release.wait() }.value  // not cut short by the server's stop
+                return .text("finished")
+            },
+            logger: .disabled()
+        )
+        let task = Task { try await server.run() }
+        while server.port == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        let port = server.port
+        let connection = try RawConnection(port: port)
+        await connection.write("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+        await started.wait()
+        async let answer = connection.read(until: "finished")
+        task.cancel()
+        // Time for a stop that ignored the handler to answer it 503; the grace period is far longer.
+        try await Task.sleep(for: .milliseconds(300))
+        release.signal()
+        let raw = await answer
+        #expect(statusCode(raw) == 200)
+        #expect(raw.lowercased().contains("connection: close"))
+        try await task.value
+        #expect(throws: (any Error).self) { try RawConnection(port: port) }
+    }
+
     @Test func configurationDecodesPartialJSONOverDefaults() throws {
         let json = Data(#"{"port":9000,"maxConnectionsPerAddress":4,"headerTimeout":3}"#.utf8)
         let configuration = try JSONDecoder().decode(HTTPServerConfiguration.self, from: json)
