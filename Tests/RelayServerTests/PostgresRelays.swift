@@ -121,13 +121,27 @@ final class PostgresRelays: Sendable {
     }
 
     /// Waits (up to 30 s) until the notification has no pending delivery; returns its view.
+    /// Polls the notification until nothing of it is pending. A 503 `storage_unavailable` (a pooled
+    /// connection still coming back after an outage) is polled again like a pending answer.
     func settled(_ id: String, through relay: Relay) async throws -> NotificationJSON {
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
-            let view = try await call(relay, "GET", "/v1/notifications/\(id)", json: nil, status: 200)
-                .decode(NotificationJSON.self)
-            if view.counts.pending == 0 { return view }
-            try #require(ContinuousClock.now < deadline, "still pending: \(view.counts)")
+            let (code, body, _) = try await exchange(
+                port: relay.port,
+                "GET",
+                "/v1/notifications/\(id)",
+                bearer: bed.apps[0].apiKey,
+                json: nil,
+                body: nil,
+                headers: [:]
+            )
+            try #require(code == 200 || code == 503, "GET /v1/notifications/\(id): \(code)")
+            if code == 200 {
+                let view = try APIResponse(status: code, body: body).decode(NotificationJSON.self)
+                if view.counts.pending == 0 { return view }
+                try #require(ContinuousClock.now < deadline, "still pending: \(view.counts)")
+            }
+            try #require(ContinuousClock.now < deadline, "storage did not come back")
             try await Task.sleep(for: .milliseconds(25))
         }
     }
