@@ -108,7 +108,7 @@ import Testing
     private static func holders(url: String, id: String) async throws -> Int {
         try await PostgresStoreTests.onThread {
             let connection = try PostgresConnection(url: url)
-            return try connection.query(PostgresStore.instanceHoldersSQL, id).int(0, 0)
+            return try connection.query(PostgresConnection.instanceHoldersSQL, id).int(0, 0)
         }
     }
 
@@ -128,32 +128,11 @@ private final class FencedCalls: Sendable {
 }
 
 extension PostgresStore {
-    /// $1 an instance id: how many sessions hold its lock.
-    static let instanceHoldersSQL = """
-        SELECT count(*)::integer FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
-          AND classid = \(PostgresMigrations.instanceLockClass)::oid
-          AND objid = hashtext(current_schema() || '/' || $1)::oid
-        """
-
-    /// Ends the sessions holding `id`'s lock, waiting for them to end, and takes it in the same statement;
-    /// true when taken.
-    func terminateHolderAndLock(_ id: String) throws -> Bool {
-        let rows = try db.query(
-            """
-            SELECT pg_try_advisory_lock(\(PostgresMigrations.instanceLockClass), hashtext(current_schema() || '/' || $1))
-            FROM (SELECT bool_and(pg_terminate_backend(pid, 60000)) AS ended FROM pg_locks
-                WHERE locktype = 'advisory' AND granted AND objsubid = 2
-                  AND classid = \(PostgresMigrations.instanceLockClass)::oid
-                  AND objid = hashtext(current_schema() || '/' || $1)::oid) AS holders
-            WHERE holders.ended
-            """,
-            id
-        )
-        return rows.count > 0 && !rows.isNull(0, 0) && rows.bool(0, 0)
-    }
+    /// ``PostgresConnection/takeInstanceLockFromHolders(_:)`` on this store's connection.
+    func terminateHolderAndLock(_ id: String) throws -> Bool { try db.takeInstanceLockFromHolders(id) }
 
     /// Whether this store's session holds `id`'s lock.
     func ownsInstanceLock(_ id: String) throws -> Bool {
-        try db.query(Self.instanceHoldersSQL + " AND pid = pg_backend_pid()", id).int(0, 0) == 1
+        try db.query(PostgresConnection.instanceHoldersSQL + " AND pid = pg_backend_pid()", id).int(0, 0) == 1
     }
 }
