@@ -16,13 +16,22 @@ final class PostgresConnection {
     /// How long statements fail at once after a reconnect failed, in SECONDS, so a queue of calls drains
     /// quickly while the server is down instead of each waiting for a connect timeout.
     private let reconnectPause: Double
-    /// Set when a statement's deadline passed: the session is mid-statement and is reopened before the next.
+    /// Set when a statement's deadline passed (the session is mid-statement) or the server said it ends the
+    /// session: it is reopened before the next statement.
     private var abandoned = false
     /// Until when statements fail without trying to reconnect, and libpq's message of the failed attempt.
     private var downUntil: (instant: ContinuousClock.Instant, message: String)?
-    /// Statements with one parameter, run again on the new session after a lost connection is reopened
-    /// (the instance's advisory lock ends with the session that took it); their answers are not checked.
-    var sessionStatements: [(sql: String, parameter: String)] = []
+    /// Set between a transaction's BEGIN and its end: a statement there is never run again, and a lost
+    /// connection is not reopened in its midst (what ran of the transaction is gone with the session).
+    private var inTransaction = false
+    /// Set when the last statement failed because the session ended before answering it (the server
+    /// closed it, SQLSTATE 57P01-57P03, or the socket was lost): nothing of that statement ran.
+    private var sessionEnded = false
+    /// The instance ids whose advisory locks this session holds (``takeInstanceLock(_:)``): a session
+    /// opened after a lost connection takes them back before anything else, or closes ``fence``.
+    var instanceLocks: [String] = []
+    /// Shared by the connections of one relay: once set, every statement throws its error.
+    let fence: InstanceFence
 
     /// Connects to `url`, a libpq connection URI or `key=value` string
     /// (https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING).
@@ -30,9 +39,16 @@ final class PostgresConnection {
     ///   - statementTimeout: SECONDS one statement may take before it fails and the connection is given up.
     ///   - connectTimeout: whole SECONDS one connection attempt may take, unless `url` sets `connect_timeout`.
     ///   - reconnectPause: SECONDS during which statements fail at once after a reconnect failed.
+    ///   - fence: the relay's ``InstanceFence``, shared by its connections.
     /// - Throws: ``StoreError`` `.open` when the server cannot be reached or refuses the connection; the
     ///   message is libpq's, which never repeats the password.
-    init(url: String, statementTimeout: Double = 10, connectTimeout: Int = 5, reconnectPause: Double = 1) throws {
+    init(
+        url: String,
+        statementTimeout: Double = 10,
+        connectTimeout: Int = 5,
+        reconnectPause: Double = 1,
+        fence: InstanceFence = InstanceFence()
+    ) throws {
         let parameters = try PostgresConnectParameters(url: url, connectTimeout: connectTimeout)
         guard let raw = parameters.connect() else {
             throw StoreError(code: .open, message: "PQconnectdbParams: out of memory")
@@ -45,6 +61,7 @@ final class PostgresConnection {
         self.raw = raw
         self.statementTimeout = statementTimeout
         self.reconnectPause = reconnectPause
+        self.fence = fence
         try startSession()
     }
 
@@ -93,6 +110,8 @@ final class PostgresConnection {
     /// connection given up or lost meanwhile ends the transaction with it: no ROLLBACK is tried there.
     func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
         try execute(begin)
+        inTransaction = true
+        defer { inTransaction = false }
         do {
             let result = try body()
             try execute("COMMIT")
@@ -122,12 +141,26 @@ final class PostgresConnection {
         }
     }
 
-    /// Sends one statement with `send` (a PQsendQuery… call), waits for its results until the statement's
-    /// deadline, and checks them.
+    /// Runs one statement with `send` (a PQsendQuery… call). A statement outside a transaction (BEGIN, or
+    /// one on its own) whose session ended before answering it (a server restart ends idle sessions) is
+    /// sent once more on a new session: nothing of it ran. A statement inside a transaction never is.
     /// - Throws: ``StoreError`` `.io` when the connection is lost or given up, or the server does not
-    ///   answer in time; otherwise the code of the server's SQLSTATE.
+    ///   answer in time; `.instanceInUse` once ``fence`` is closed; otherwise the code of the server's SQLSTATE.
     private func run(call: String, send: (OpaquePointer) -> Int32) throws -> PostgresRows {
         try reconnectIfLost()
+        let retryable = !inTransaction
+        do {
+            return try sendAndWait(call: call, send: send)
+        } catch {
+            guard retryable, sessionEnded else { throw error }
+            try reconnectIfLost()
+            return try sendAndWait(call: call, send: send)
+        }
+    }
+
+    /// Sends one statement with `send`, waits for its results until the statement's deadline, and checks them.
+    private func sendAndWait(call: String, send: (OpaquePointer) -> Int32) throws -> PostgresRows {
+        sessionEnded = false
         guard send(raw) == 1 else { return try check(nil, call: call) }
         switch PostgresResultWait.lastResult(raw, deadline: .now + .seconds(statementTimeout)) {
         case .finished(let result):
@@ -140,11 +173,18 @@ final class PostgresConnection {
     }
 
     /// A connection the server closed (restart, failover, idle timeout) or one given up after a deadline is
-    /// opened again before the next statement; a transaction it was in is lost. While a reconnect failed
-    /// less than `reconnectPause` ago, statements fail at once.
-    /// - Throws: ``StoreError`` `.io` when the server cannot be reached.
-    private func reconnectIfLost() throws {
-        guard abandoned || PQstatus(raw) == CONNECTION_BAD else { return }
+    /// opened again, and its session set up (``instanceLocks`` taken back), before the next statement. An
+    /// idle connection is checked for the server's goodbye (its socket readable) without sending anything.
+    /// While a reconnect failed less than `reconnectPause` ago, statements fail at once. A connection lost
+    /// inside a transaction is not reopened there: the transaction is lost.
+    /// - Throws: ``StoreError`` `.io` when the server cannot be reached; `.instanceInUse` once ``fence`` is
+    ///   closed, or when this call closes it (another process holds an instance lock now).
+    func reconnectIfLost() throws {
+        if let fenced = fence.current { throw fenced }
+        guard abandoned || PQstatus(raw) == CONNECTION_BAD || closedWhileIdle() else { return }
+        if inTransaction {
+            throw StoreError(code: .io, message: "the connection to PostgreSQL was lost in a transaction")
+        }
         if let downUntil, ContinuousClock.now < downUntil.instant {
             throw StoreError(code: .io, message: "PostgreSQL is unreachable: \(downUntil.message)")
         }
@@ -159,11 +199,24 @@ final class PostgresConnection {
         try startSession()
     }
 
+    /// True when an idle connection's socket is readable and reading it finds the connection closed: a
+    /// server that ends a session (restart, `pg_terminate_backend`) sends its reason and closes the socket.
+    /// Reads without parsing, so nothing is printed or lost (the connection runs no LISTEN).
+    private func closedWhileIdle() -> Bool {
+        guard !inTransaction, PQtransactionStatus(raw) == PQTRANS_IDLE else { return false }
+        var descriptor = pollfd(fd: PQsocket(raw), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        return PQconsumeInput(raw) == 0 || PQstatus(raw) == CONNECTION_BAD
+    }
+
     /// Sets up a new session: libpq prints notices ("relation already exists, skipping") on standard
-    /// error, so only warnings up; then the ``sessionStatements``.
+    /// error, so only warnings up; then the ``instanceLocks`` are taken back, each of them or the fence.
+    /// - Throws: ``StoreError`` `.instanceInUse` (the fence closed) when another process holds one.
     private func startSession() throws {
         try execute("SET client_min_messages = warning")
-        for statement in sessionStatements { _ = try? query(statement.sql, statement.parameter) }
+        for id in instanceLocks {
+            guard try takeInstanceLock(id) else { throw fence.close(instanceId: id) }
+        }
     }
 
     /// `value` SECONDS for a message: "10 s", "0.5 s".
@@ -174,6 +227,7 @@ final class PostgresConnection {
     /// The rows of a successful `result`, or the server's error as a ``StoreError``.
     private func check(_ result: OpaquePointer?, call: String) throws -> PostgresRows {
         guard let result else {
+            sessionEnded = PQstatus(raw) == CONNECTION_BAD
             throw StoreError(code: .io, message: "\(call): \(Self.trimmed(PQerrorMessage(raw)))")
         }
         let status = PQresultStatus(result)
@@ -183,11 +237,19 @@ final class PostgresConnection {
             let state = Self.field(result, "C") ?? ""
             PQclear(result)
             // A lost connection carries no SQLSTATE of the server's, or the one of its ending (57P0x).
-            let code: StoreError.Code = PQstatus(raw) == CONNECTION_BAD ? .io : Self.code(sqlState: state)
+            let lost = PQstatus(raw) == CONNECTION_BAD
+            let ending = Self.sessionEndStates.contains(state)
+            if ending { abandoned = true }
+            sessionEnded = ending || (lost && (state.isEmpty || state.hasPrefix("08")))
+            let code: StoreError.Code = lost || ending ? .io : Self.code(sqlState: state)
             throw StoreError(code: code, message: "\(call): \(message) (SQLSTATE \(state))")
         }
         return PostgresRows(result)
     }
+
+    /// The SQLSTATEs of a session the server ended: 57P01 admin shutdown, 57P02 crash shutdown, 57P03
+    /// cannot connect now.
+    private static let sessionEndStates: Set<String> = ["57P01", "57P02", "57P03"]
 
     /// A field of an error result (`PQresultErrorField`): "C" the SQLSTATE, "M" the primary message.
     private static func field(_ result: OpaquePointer, _ code: Character) -> String? {

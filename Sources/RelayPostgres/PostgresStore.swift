@@ -27,8 +27,8 @@ public actor PostgresStore: Store {
     private var listener: PostgresListener?
     /// The channel of this schema's outbox wake-ups (``PostgresListener/outboxChannelSQL()``).
     private let outboxChannel: String
-    /// The instance ids this store holds (``claimInstance(_:)``).
-    private var instanceIds: Set<String> = []
+    /// Set once an instance is claimed: reopens the connection lost with its lock (``watchInstanceLock()``).
+    private var lockWatch: Task<Void, Never>?
     private let timeSource: any TimeSource
     /// Which apps' retirements queue feedback (``setFeedbackPolicy(_:)``); none until set.
     var feedbackPolicy = FeedbackPolicy.none
@@ -55,7 +55,25 @@ public actor PostgresStore: Store {
         timeSource: any TimeSource = SystemTimeSource(),
         statementTimeout: Double = 10
     ) throws {
-        let db = try PostgresConnection(url: url, statementTimeout: statementTimeout)
+        try self.init(
+            url: url,
+            logger: logger,
+            timeSource: timeSource,
+            statementTimeout: statementTimeout,
+            fence: InstanceFence(logger: logger)
+        )
+    }
+
+    /// ``init(url:logger:timeSource:statementTimeout:)`` with the relay's ``InstanceFence``, shared by the
+    /// stores of a pool.
+    init(
+        url: String,
+        logger: Logger,
+        timeSource: any TimeSource,
+        statementTimeout: Double,
+        fence: InstanceFence
+    ) throws {
+        let db = try PostgresConnection(url: url, statementTimeout: statementTimeout, fence: fence)
         let (applied, version) = try Self.migrate(db)
         let outboxChannel = try db.query(PostgresListener.outboxChannelSQL()).string(0, 0)
         logger.info(
@@ -76,40 +94,46 @@ public actor PostgresStore: Store {
     }
 
     deinit {
+        lockWatch?.cancel()
         listener?.stop()
         executor.shutdown()
     }
 
-    /// Holds `id` with a session advisory lock (two-key form, so it never meets the migration's one-key
-    /// lock): the server drops it when this store's session ends, however the process ended, so a restart
-    /// takes it at once (waiting up to 3 s for a session that is ending), and a second live relay given the
-    /// same id is refused. Taken again on a session
-    /// opened after a lost connection. An id the store holds already is kept.
+    /// Holds `id` with a session advisory lock (``PostgresConnection/takeInstanceLock(_:)``): the server
+    /// drops it when this store's session ends, however the process ended, so a restart takes it at once
+    /// (waiting up to 3 s for a session that is ending), and a second live relay given the same id is
+    /// refused. An id the store holds already is kept.
+    ///
+    /// A lost connection (a server restart) is noticed within about a second and reopened, and the lock
+    /// taken back before anything else runs there. When another process took it meanwhile, the relay's
+    /// ``InstanceFence`` closes: a critical line, and every call of the relay's stores throws
+    /// `.instanceInUse` from then on.
     public func claimInstance(_ id: String) async throws {
-        guard !instanceIds.contains(id) else { return }
-        // A session that just ended (the relay's last run, killed) may hold it for a moment longer.
-        var taken = try db.query(Self.instanceLockSQL, id).bool(0, 0)
-        for _ in 0..<30 where !taken {
-            usleep(100_000)
-            taken = try db.query(Self.instanceLockSQL, id).bool(0, 0)
-        }
-        guard taken else {
+        guard !db.instanceLocks.contains(id) else { return }
+        guard try db.takeInstanceLock(id) else {
             throw StoreError(
                 code: .instanceInUse,
                 message: "instance id '\(id)' is in use by another live relay on this database; "
                     + "give each relay its own delivery.instanceId"
             )
         }
-        instanceIds.insert(id)
-        db.sessionStatements.append((Self.instanceLockSQL, id))
+        db.instanceLocks.append(id)
+        if lockWatch == nil {
+            lockWatch = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard let self else { return }
+                    await self.watchInstanceLock()
+                }
+            }
+        }
     }
 
-    /// $1 an instance id: takes its advisory lock for the session, true when taken.
-    /// The key is the hash of the schema and the id: advisory locks belong to the whole database, and relays
-    /// of another schema on it are another deployment.
-    static let instanceLockSQL = """
-        SELECT pg_try_advisory_lock(\(PostgresMigrations.instanceLockClass), hashtext(current_schema() || '/' || $1))
-        """
+    /// Reopens the connection holding the instance locks when the server closed it, taking them back
+    /// (or closing the fence); a server still down is tried again on the next round.
+    private func watchInstanceLock() {
+        _ = try? db.reconnectIfLost()
+    }
 
     /// Listens for the outbox's wake-ups on a connection of its own (``PostgresListener``) while `handler`
     /// is set: every transaction that makes deliveries due sends one (``notifyOutbox()``). Returns once it

@@ -58,6 +58,17 @@ public final class PostgresCluster: Sendable {
         if let listing = Self.listing(folder) { try? FileManager.default.removeItem(atPath: listing) }
     }
 
+    /// Restarts the server as an operator does (`pg_ctl restart -m fast`): every session is ended (SQLSTATE
+    /// 57P01), and the server accepts connections again, with the same options, when this returns.
+    /// - Throws: ``SpawnError`` with pg_ctl's output when it fails.
+    public func restart() async throws {
+        try await Self.run(
+            asServerUser + ["\(bin)/pg_ctl", "restart", "-D", dataDirectory, "-m", "fast", "-w", "-s"]
+                + ["-l", "\(folder)/server.log"],
+            directory: folder
+        )
+    }
+
     /// The run folder's stop script of the server in `folder`, when the tests run under scripts/test-servers.sh.
     private static func listing(_ folder: String) -> String? {
         guard let run = ProcessInfo.processInfo.environment["PUSH_RELAY_TEST_SERVERS"], !run.isEmpty else { return nil }

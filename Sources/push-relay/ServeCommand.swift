@@ -90,7 +90,11 @@ enum ServeCommand {
         let mock = try development.attachMock(to: &configuration.apps)
         let store: any Store =
             if let url = try PostgresConnectionString.connectionURL(configuration.storage.postgres) {
-                try PostgresStore.pool(url: url, size: configuration.storage.postgres.poolSize, logger: logger)
+                // Another process took this relay's instance lock while the database was away (the store
+                // logged it): going on would lease under a shared id, and stopping gracefully needs the store.
+                try PostgresStore.pool(url: url, size: configuration.storage.postgres.poolSize, logger: logger) { _ in
+                    exit(1)
+                }
             } else {
                 // One connection: the pool adds the request deadline and the storage down/up lines.
                 StorePool(

@@ -86,8 +86,8 @@ import Testing
         #expect(all.count == 200 && Set(all).count == 200)
     }
 
-    /// A connection the server ends (a restart, an administrator) fails the call that finds it gone; the
-    /// next call connects again.
+    /// A connection the server ends (a restart, an administrator) while idle is opened again by the call
+    /// that finds it gone, which then succeeds: nothing of it had run.
     @Test func aConnectionTheServerEndsIsOpenedAgain() async throws {
         let database = try await StoreKind.postgres.makeDatabase()
         let relay = try #require(try database.open() as? PostgresStore)
@@ -95,7 +95,6 @@ import Testing
         try await relay.register(F.token(1), user: "bob")
         let pid = try await relay.backendPid()
         #expect(try await admin.terminateBackend(pid))
-        await #expect { try await relay.deviceCounts() } throws: { ($0 as? StoreError)?.code == .io }
         #expect(try await relay.deviceCounts() == [.live: 1, .retired: 0])
         #expect(try await relay.backendPid() != pid)
     }

@@ -1,0 +1,50 @@
+import Foundation
+
+extension PostgresConnection {
+    /// $1 an instance id: takes its advisory lock for the session, true when taken (two-key form, so it
+    /// never meets the migration's one-key lock). The key is the hash of the schema and the id: advisory
+    /// locks belong to the whole database, and relays of another schema on it are another deployment.
+    static let instanceLockSQL = """
+        SELECT pg_try_advisory_lock(\(PostgresMigrations.instanceLockClass), hashtext(current_schema() || '/' || $1))
+        """
+
+    /// Takes `id`'s advisory lock for this session, trying for up to 3 s: a session that just ended (the
+    /// relay's last run, killed, or this connection's own lost one) may hold it a moment longer. True when
+    /// taken; an id this session holds already is taken again (advisory locks stack).
+    /// - Throws: ``RelayStore/StoreError`` of the statement.
+    func takeInstanceLock(_ id: String) throws -> Bool {
+        for attempt in 0...30 {
+            if attempt > 0 { usleep(100_000) }
+            if try query(Self.instanceLockSQL, id).bool(0, 0) { return true }
+        }
+        return false
+    }
+
+    /// $1 an instance id: how many sessions hold its lock (`pg_locks`), for tests and diagnosis.
+    static let instanceHoldersSQL = """
+        SELECT count(*)::integer FROM pg_locks WHERE \(instanceHolderPredicate)
+        """
+
+    /// Ends the sessions holding `id`'s lock, waiting up to 60 s for each to end, and takes the lock in
+    /// the same statement, so the holder cannot take it back in between: a takeover as tests stage it.
+    /// True when taken.
+    /// - Throws: ``RelayStore/StoreError`` of the statement.
+    func takeInstanceLockFromHolders(_ id: String) throws -> Bool {
+        let rows = try query(
+            """
+            SELECT pg_try_advisory_lock(\(PostgresMigrations.instanceLockClass), hashtext(current_schema() || '/' || $1))
+            FROM (SELECT bool_and(pg_terminate_backend(pid, 60000)) AS ended FROM pg_locks
+                WHERE \(Self.instanceHolderPredicate)) AS holders
+            WHERE holders.ended
+            """,
+            id
+        )
+        return rows.count > 0 && rows.bool(0, 0)
+    }
+
+    /// The `pg_locks` rows of the lock of instance id $1, granted (two-key advisory locks have objsubid 2).
+    private static let instanceHolderPredicate = """
+        locktype = 'advisory' AND granted AND objsubid = 2 AND classid = \(PostgresMigrations.instanceLockClass)::oid
+          AND objid = hashtext(current_schema() || '/' || $1)::oid
+        """
+}
