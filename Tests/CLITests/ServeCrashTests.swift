@@ -10,8 +10,19 @@ import Testing
     static let concurrency = 8
 
     @Test func sigkillMidFanOutResendsAtMostWhatWasInFlight() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        // A busy machine may wake the test only after the whole room went out: then the crash window was not
+        // reached, and the run is made again (at most three times) rather than passing without it.
+        for attempt in 1...3 {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            if try await crashRun(in: directory) { return }
+            print("ServeCrashTests: attempt \(attempt) sent the whole room before the kill; again")
+        }
+        Issue.record("three runs sent the whole room before the kill")
+    }
+
+    /// One run; false when the kill came after the whole room was sent (nothing to check).
+    func crashRun(in directory: TemporaryDirectory) async throws -> Bool {
         let run = FanOutRun(devices: Self.devices)
         let first = try FanOutRun.serve(in: directory, concurrency: Self.concurrency, name: "first")
         var (client, notificationId) = try await run.start(on: first)
@@ -26,7 +37,7 @@ import Testing
         let killed = try await first.exitStatus()
         #expect(!killed.exited && killed.status == SIGKILL, "\(killed)")
         let sentBeforeKill = try FanOutRun.sends(in: first.stdoutLines).count
-        try #require(sentBeforeKill < Self.devices, "the kill came after the whole room was sent")
+        guard sentBeforeKill < Self.devices else { return false }
 
         let second = try FanOutRun.serve(in: directory, concurrency: Self.concurrency, name: "second")
         client.port = try await second.listeningPort()
@@ -40,5 +51,6 @@ import Testing
         let resent = seen.values.reduce(0) { $0 + $1 - 1 }
         #expect(resent <= Self.concurrency, "\(resent) pushes sent twice (\(sentBeforeKill) before the kill)")
         #expect(seen.values.allSatisfy { $0 <= 2 })
+        return true
     }
 }
