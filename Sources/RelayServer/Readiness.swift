@@ -59,7 +59,6 @@ public actor Readiness: Service {
     /// The apps with `apps[].ditto`, by id: whether the relay re-reads after a requery (`httpAPI` set).
     private let dittoApps: [String: Bool]
     private let metrics: RelayMetrics?
-    private let logger: Logger
     /// What other parts of the relay report.
     public nonisolated let healthChecks: HealthChecks
     public nonisolated let probeTimeout: Duration
@@ -73,8 +72,6 @@ public actor Readiness: Service {
     /// The storage probe running, and when it started.
     private var storageProbe: (id: UInt64, started: ContinuousClock.Instant)?
     private var probeCount: UInt64 = 0
-    /// Whether a probe's result was published yet.
-    private var published = false
 
     struct Unavailable: Error, Hashable {
         var reason: String
@@ -92,7 +89,6 @@ public actor Readiness: Service {
         apps: [Configuration.App],
         metrics: RelayMetrics? = nil,
         healthChecks: HealthChecks = HealthChecks(),
-        logger: Logger = .disabled(),
         probeTimeout: Duration = .seconds(2),
         cacheDuration: Duration = .seconds(10),
         storageRefresh: Duration = .seconds(1),
@@ -124,7 +120,6 @@ public actor Readiness: Service {
             uniquingKeysWith: { first, _ in first }
         )
         self.metrics = metrics
-        self.logger = logger
         self.healthChecks = healthChecks
         self.probeTimeout = probeTimeout
         self.cacheDuration = cacheDuration

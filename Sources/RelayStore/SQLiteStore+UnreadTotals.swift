@@ -34,21 +34,16 @@ extension SQLiteStore {
         }
     }
 
-    /// Each of `userIds`' unread total in `appId` (0 for a user with none), for the badges of a claim: the
-    /// cached totals in one lookup; a user without a row is recounted into the cache (it gets one when it
-    /// has a live device) and, still without one, counted.
+    /// Each of `userIds`' unread total in `appId` (0 for a user with none), for the badges of a claim
+    /// (``UnreadTotalsLookup``).
     func unreadTotals(appId: String, userIds: [String]) throws -> [String: Int] {
         let fromDitto = unreadPolicy.dittoAppIds.contains(appId)
-        let users = Array(Set(userIds)).sorted()
-        guard !users.isEmpty else { return [:] }
-        var totals = try cachedUnreadTotals(appId: appId, userIds: users, fromDitto: fromDitto)
-        let missing = users.filter { totals[$0] == nil }
-        guard !missing.isEmpty else { return totals }
-        try refreshUnreadTotals(appId: appId, userIds: missing)
-        totals.merge(try cachedUnreadTotals(appId: appId, userIds: missing, fromDitto: fromDitto)) { $1 }
-        let uncached = missing.filter { totals[$0] == nil }
-        guard !uncached.isEmpty else { return totals }
-        return totals.merging(try countUnreadTotals(appId: appId, userIds: uncached)) { $1 }
+        return try UnreadTotalsLookup.totals(
+            of: userIds,
+            cached: { try cachedUnreadTotals(appId: appId, userIds: $0, fromDitto: fromDitto) },
+            refresh: { try refreshUnreadTotals(appId: appId, userIds: $0) },
+            count: { try countUnreadTotals(appId: appId, userIds: $0) }
+        )
     }
 
     /// The cached totals of `userIds` counted from the source `fromDitto` names.
