@@ -101,6 +101,7 @@ extension Configuration {
             if let fcm = app.fcm {
                 problems += fcm.problems(at: "\(at).fcm", apnsCredentials: app.apns.credentials != nil)
             }
+            if let webPush = app.webPush { problems += webPush.problems(at: "\(at).webPush") }
             if let userAuth = app.userAuth { problems += userAuth.problems(at: "\(at).userAuth") }
             if let ditto = app.ditto { problems += ditto.problems(at: "\(at).ditto") }
             if let secret = app.webhookSecret {

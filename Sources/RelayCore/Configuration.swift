@@ -202,6 +202,8 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var apns: APNs
         /// FCM (Android); nil: no settings, so `push-relay serve` uses an in-process mock FCM.
         public var fcm: FCM?
+        /// Web Push (browsers); nil: the app has no web devices.
+        public var webPush: WebPush?
         /// apns-expiration is now + this many SECONDS; 0 means deliver once and do not store. Default 86400.
         public var ttlSeconds: Int
         /// When set, webhooks must carry `X-PushRelay-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
@@ -248,6 +250,7 @@ public struct Configuration: Codable, Sendable, Equatable {
             apiKeySHA256: [String],
             apns: APNs = APNs(),
             fcm: FCM? = nil,
+            webPush: WebPush? = nil,
             ttlSeconds: Int = 86_400,
             webhookSecret: String? = nil,
             privacy: Bool = false,
@@ -266,6 +269,7 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.apiKeySHA256 = apiKeySHA256
             self.apns = apns
             self.fcm = fcm
+            self.webPush = webPush
             self.ttlSeconds = ttlSeconds
             self.webhookSecret = webhookSecret
             self.privacy = privacy
@@ -281,7 +285,7 @@ public struct Configuration: Codable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, topic, apiKeySHA256, apns, fcm, ttlSeconds, webhookSecret
+            case id, topic, apiKeySHA256, apns, fcm, webPush, ttlSeconds, webhookSecret
             case privacy, feedbackURL, roomMembership, limits, userAuth, ditto, badge
             case wakeBudgetPerHour, pushDelaySeconds, badgeUpdateSeconds
         }
@@ -296,6 +300,7 @@ public struct Configuration: Codable, Sendable, Equatable {
                 apiKeySHA256: try c.decode([String].self, forKey: .apiKeySHA256),
                 apns: try Self.decodeAPNs(from: decoder),
                 fcm: try c.decodeIfPresent(FCM.self, forKey: .fcm),
+                webPush: try c.decodeIfPresent(WebPush.self, forKey: .webPush),
                 ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? 86_400,
                 webhookSecret: try c.decodeIfPresent(String.self, forKey: .webhookSecret),
                 privacy: try c.decodeIfPresent(Bool.self, forKey: .privacy) ?? false,

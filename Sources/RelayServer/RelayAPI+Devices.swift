@@ -40,6 +40,12 @@ extension RelayAPI {
                 )
             }
             environment = .production
+        case .web:
+            throw HTTPError(
+                status: 422,
+                code: "platform_not_configured",
+                message: "app '\(app.id)' has no Web Push settings (apps[].webPush), so it cannot reach web devices"
+            )
         }
         var rooms = try (body.rooms ?? []).enumerated().map { index, room throws(HTTPError) in
             try Validation.id(room, field: "rooms[\(index)]")

@@ -145,6 +145,8 @@ enum FanoutCommand {
                 serviceAccountFile: try arguments.required("service-account"),
                 endpoint: .init(baseURL: try arguments.required("fcm-url"), caFile: caFile)
             )
+        case .web:
+            throw Arguments.Problem(description: "--platform web has no fan-out bench yet")
         }
         configuration.apps = [app]
         return configuration

@@ -1,0 +1,56 @@
+import Foundation
+import RelayCore
+import Testing
+
+/// `apps[].webPush` read and checked, and the web device token (``WebPushToken``) a path or the store names.
+@Suite struct WebPushConfigurationTests {
+    typealias Folder = PlatformConfigurationTests.Folder
+
+    @Test func settingsAreReadAndPrinted() throws {
+        let folder = try Folder()
+        let file = try folder.appFile(
+            #""webPush":{"vapidKeyFile":"/k.pem","subject":"mailto:ops@example.com","declarative":true,"#
+                + #""openURL":"https://chat.example.com/rooms/{roomId}#{messageId}"}"#
+        )
+        let app = try #require(try Configuration.load(file: file, environment: [:]).apps.first)
+        let webPush = try #require(app.webPush)
+        #expect(webPush.vapidKeyFile == "/k.pem" && webPush.subject == "mailto:ops@example.com")
+        #expect(webPush.declarative && webPush.openURL == "https://chat.example.com/rooms/{roomId}#{messageId}")
+    }
+
+    @Test func everyProblemIsNamed() throws {
+        let folder = try Folder()
+        let cases: [(String, String)] = [
+            (#""webPush":{"vapidKeyFile":"/k.pem"}"#, "apps[0].webPush.subject: required"),
+            (#""webPush":{"subject":"ops@example.com"}"#, "apps[0].webPush.subject: must be a mailto: or https:"),
+            (#""webPush":{"declarative":true}"#, "apps[0].webPush.openURL: required with declarative"),
+            (#""webPush":{"openURL":"/rooms/{roomId}"}"#, "apps[0].webPush.openURL: must be an absolute"),
+            (#""webPush":{"sub":"x"}"#, "sub"),
+        ]
+        for (settings, expected) in cases {
+            #expect(throws: (any Error).self) {
+                try Configuration.load(file: try folder.appFile(settings), environment: [:])
+            }
+            do {
+                _ = try Configuration.load(file: try folder.appFile(settings), environment: [:])
+            } catch {
+                #expect(String(describing: error).contains(expected), "\(settings): \(error)")
+            }
+        }
+    }
+
+    @Test func aWebTokenIsItsIdentityAndStoredWithItsSubscription() throws {
+        let identity = "web-" + String(repeating: "A", count: 42) + "_"
+        let named = try PushToken(parsing: identity, platform: .web)
+        #expect(named.platform == .web && named.value == identity && named.address == nil)
+        let stored = try PushToken(stored: identity, platform: .web, address: #"{"endpoint":"https://x"}"#)
+        #expect(stored == named && stored.address == #"{"endpoint":"https://x"}"#)
+        #expect(throws: PushToken.ParseError.self) { try PushToken(stored: identity, platform: .web, address: nil) }
+        for bad in ["web-short", "web-" + String(repeating: "+", count: 43), String(repeating: "A", count: 47)] {
+            #expect(throws: PushToken.ParseError.self) { try PushToken(parsing: bad, platform: .web) }
+        }
+        // An APNs or FCM token has no address.
+        let fcm = try PushToken(stored: String(repeating: "f", count: 40), platform: .android, address: nil)
+        #expect(fcm.address == nil && fcm.platform == .android)
+    }
+}
