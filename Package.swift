@@ -65,7 +65,7 @@ let package = Package(
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
                 "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth", "RelayKafka",
-                "RelayDittoKafka", "RelayStrictJSON",
+                "RelayDittoKafka", "RelayStrictJSON", "WebPushCore",
             ]
         ),
         .executableTarget(

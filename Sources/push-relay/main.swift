@@ -1,7 +1,7 @@
 import Foundation
 import RelayCLI
 
-/// `push-relay serve | health | mock-apns | mock-fcm | mock-kafka | send | version | keys new | config check |
+/// `push-relay serve | health | mock-apns | mock-fcm | mock-kafka | send | version | keys new|vapid | config check |
 /// storage copy | storage requery-done`.
 let usage = """
     usage: push-relay <command> [options]
@@ -15,6 +15,7 @@ let usage = """
       send         send one push to APNs, or to FCM with --platform android, and print the answer as JSON
       version      print the versions of PushRelay and the C libraries it links
       keys new     print a new API key and the SHA-256 to configure
+      keys vapid   write a new VAPID key pair for apps[].webPush and print its public key
       config check validate and print the effective configuration, secrets redacted
       storage copy copy a relay's data from one store into an empty one (SQLite to PostgreSQL, or back)
       storage requery-done

@@ -207,6 +207,31 @@ import Testing
         #expect(keys.count == 2, "two runs gave the same key")
     }
 
+    /// The key file is a P-256 private key (read back by the openssl command, not the relay's code), kept from
+    /// others, and the printed public key is its point; an existing file is never replaced.
+    @Test func keysVapidWritesAP256KeyAndPrintsItsPublicPoint() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("vapid.pem").path
+        let result = try await Self.run(["keys", "vapid", "--out", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("applicationServerKey: ") })
+        let printed = String(line.dropFirst("applicationServerKey: ".count))
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        // A P-256 SubjectPublicKeyInfo ends with the 65-byte uncompressed point.
+        let (_, output) = try await ChildProcess.run(
+            "/bin/sh",
+            ["-c", "openssl ec -in \"$0\" -pubout -outform DER 2>/dev/null | tail -c 65 | base64 -w0", file]
+        )
+        let point = try #require(Data(base64Encoded: output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let base64URL = point.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        #expect(point.count == 65 && point.first == 0x04 && printed == base64URL)
+        let again = try await Self.run(["keys", "vapid", "--out", file])
+        #expect(again.status != 0 && again.stderr.contains("exists"))
+    }
+
     /// SHA-256 of `text`'s UTF-8 bytes by coreutils' `sha256sum`: a check independent of the relay's code.
     static func sha256Hex(_ text: String) async throws -> String {
         let (_, output) = try await ChildProcess.run("/usr/bin/sha256sum", [], input: Data(text.utf8))
