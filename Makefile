@@ -49,7 +49,7 @@ test: venv build lint
 	.venv/bin/python scripts/check-metric-names.py $(BIN)
 	bash scripts/schemathesis.sh
 
-# Regenerates Sources/RelayServer/OpenAPIDocument+JSON.swift (served at /openapi.json) from docs/openapi.yaml.
+# Regenerates Sources/RelayServer/Generated/OpenAPIJSON.swift (served at /openapi.json) from docs/openapi.yaml.
 openapi: venv
 	.venv/bin/python scripts/openapi-json.py
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Writes docs/openapi.yaml as JSON into Sources/RelayServer/OpenAPIDocument+JSON.swift (the document the
-relay serves at /openapi.json), or with --check fails when that file is not the YAML's current conversion.
+"""Writes docs/openapi.yaml as one line of JSON into Sources/RelayServer/Generated/OpenAPIJSON.swift (the
+document the relay serves at /openapi.json), or with --check fails when that file is not the YAML's current
+conversion. docs/openapi.yaml is the document to read and edit; the generated line only carries it into the
+binary.
 
 Run with the project's virtualenv (scripts/setup.sh makes it): `make openapi`, or
 `.venv/bin/python scripts/openapi-json.py [--check]`. YAML is read by PyYAML, JSON written by the json module.
@@ -13,22 +15,19 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "docs" / "openapi.yaml"
-TARGET = ROOT / "Sources" / "RelayServer" / "OpenAPIDocument+JSON.swift"
+TARGET = ROOT / "Sources" / "RelayServer" / "Generated" / "OpenAPIJSON.swift"
 
 
 def render() -> str:
     document = yaml.safe_load(SOURCE.read_text(encoding="utf-8"))
-    text = json.dumps(document, indent=2, ensure_ascii=False)
+    text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
     delimiter = "#"
-    while f'"""{delimiter}' in text:
+    while f'"{delimiter}' in text:
         delimiter += "#"
     return (
         "// swift-format-ignore-file\n"
-        "// Generated from docs/openapi.yaml by scripts/openapi-json.py (`make openapi`); do not edit.\n\n"
-        "extension OpenAPIDocument {\n"
-        "    /// docs/openapi.yaml as JSON text.\n"
-        f'    static let jsonText = {delimiter}"""\n{text}\n"""{delimiter}\n'
-        "}\n"
+        "// Generated from docs/openapi.yaml by scripts/openapi-json.py (`make openapi`); do not edit.\n"
+        f'extension OpenAPIDocument {{ static let jsonText = {delimiter}"{text}"{delimiter} }}\n'
     )
 
 
@@ -41,6 +40,7 @@ def main() -> int:
             return 1
         print("openapi: served JSON matches docs/openapi.yaml")
         return 0
+    TARGET.parent.mkdir(exist_ok=True)
     TARGET.write_text(expected, encoding="utf-8")
     print(f"openapi: wrote {TARGET.relative_to(ROOT)}")
     return 0

@@ -4,7 +4,7 @@ import RelayHTTP
 /// The relay's OpenAPI 3.1 document (docs/openapi.yaml), as JSON, served at `GET /openapi.json`.
 ///
 /// The JSON is generated from the YAML by `make openapi` (scripts/openapi-json.py, PyYAML and Python's
-/// json module) into `OpenAPIDocument+JSON.swift`; `make test` fails when that file is stale. Compiled in,
+/// json module) into `Generated/OpenAPIJSON.swift`; `make test` fails when that file is stale. Compiled in,
 /// so the binary serves it from any working directory with no resource files beside it.
 public enum OpenAPIDocument {
     /// The document's JSON bytes (UTF-8).
