@@ -181,7 +181,7 @@ extension OpenAPIDocument {
         ],
         "operationId": "registerDevice",
         "summary": "Registers a device's push token for a user (and optionally puts the user in rooms).",
-        "description": "`platform` says which service reaches the device: `ios` (APNs, the default) or `android` (FCM).\nRegistering a token again updates its user, platform and environment; a retired token is revived.\nAn APNs device token is normalized to lowercase hex: uppercase, whitespace and the\n`<ce8be627 2e43e855 …>` form are accepted; iOS 13's `{length = 32, bytes = 0x… }` and `32 bytes`\nare refused with 400 `invalid_device_token`. An FCM registration token is taken exactly as given\n(letters, digits, `-`, `_` and `:`, 32 to 1024 characters). An android device has no\n`environment` (400 `invalid_field` when one is given), and needs the app's FCM settings (422\n`platform_not_configured` without them).\n",
+        "description": "`platform` says which service reaches the device: `ios` (APNs, the default), `android` (FCM) or\n`web` (a browser's push service, Web Push).\nRegistering a token again updates its user, platform and environment; a retired token is revived.\nAn APNs device token is normalized to lowercase hex: uppercase, whitespace and the\n`<ce8be627 2e43e855 …>` form are accepted; iOS 13's `{length = 32, bytes = 0x… }` and `32 bytes`\nare refused with 400 `invalid_device_token`. An FCM registration token is taken exactly as given\n(letters, digits, `-`, `_` and `:`, 32 to 1024 characters). An android device has no\n`environment` (400 `invalid_field` when one is given), and needs the app's FCM settings (422\n`platform_not_configured` without them).\n\nA web device sends no `token` and no `environment` (400 `invalid_field`), but its `subscription`\nas the browser's `PushSubscription.toJSON()` gives it; its token is derived from the endpoint\n(`web-` and the base64url SHA-256 of the endpoint) and is what the answer, DELETE,\n`senderDeviceToken` and dead tokens name. The endpoint must be https (plain http only at the app's\nmock push service, `apps[].webPush.mock`); `p256dh` must be a P-256 point and `auth` 16 bytes\n(base64url, padding tolerated); any problem is 400 `invalid_subscription` naming the field. The\nkeys and the endpoint are never shown. Registering the same endpoint again replaces its keys. It\nneeds the app's Web Push settings (422 `platform_not_configured` without them).\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -247,7 +247,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Forbidden"
           },
           "422": {
-            "description": "`platform_not_configured`: an android device for an app without FCM settings (`apps[].fcm`).",
+            "description": "`platform_not_configured`: an android device for an app without FCM settings (`apps[].fcm`), or a web device for an app without Web Push settings (`apps[].webPush`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -303,7 +303,7 @@ extension OpenAPIDocument {
             "name": "platform",
             "in": "query",
             "required": false,
-            "description": "The token's platform. Without it a token that reads as an APNs device token is one, and any\nother is taken as an FCM registration token.\n",
+            "description": "The token's platform. Without it a web device's token (`web-` and 43 base64url characters) is\none, a token that reads as an APNs device token is one, and any other is taken as an FCM\nregistration token.\n",
             "schema": {
               "$ref": "#/components/schemas/Platform"
             }
@@ -1485,14 +1485,22 @@ extension OpenAPIDocument {
         "description": "An FCM registration token, exactly as the Firebase SDK gave it.",
         "pattern": "^[A-Za-z0-9_:-]{32,1024}$"
       },
+      "WebDeviceToken": {
+        "type": "string",
+        "description": "A web device's token, derived from its subscription's endpoint (base64url of its SHA-256).",
+        "pattern": "^web-[A-Za-z0-9_-]{43}$"
+      },
       "PushTokenInput": {
-        "description": "An APNs device token (iOS) or an FCM registration token (Android), read by its platform's rules.",
+        "description": "An APNs device token (iOS), an FCM registration token (Android) or a web device's token, read by its platform's rules.",
         "anyOf": [
           {
             "$ref": "#/components/schemas/DeviceTokenInput"
           },
           {
             "$ref": "#/components/schemas/RegistrationToken"
+          },
+          {
+            "$ref": "#/components/schemas/WebDeviceToken"
           }
         ]
       },
@@ -1504,6 +1512,9 @@ extension OpenAPIDocument {
           },
           {
             "$ref": "#/components/schemas/RegistrationToken"
+          },
+          {
+            "$ref": "#/components/schemas/WebDeviceToken"
           }
         ]
       },
@@ -1511,9 +1522,51 @@ extension OpenAPIDocument {
         "type": "string",
         "enum": [
           "ios",
-          "android"
+          "android",
+          "web"
         ],
-        "description": "`ios`: APNs; `android`: FCM."
+        "description": "`ios`: APNs; `android`: FCM; `web`: a browser's push service (Web Push)."
+      },
+      "WebPushSubscription": {
+        "type": "object",
+        "description": "A browser's push subscription, as `PushSubscription.toJSON()` gives it; other fields are ignored.",
+        "required": [
+          "endpoint",
+          "keys"
+        ],
+        "properties": {
+          "endpoint": {
+            "type": "string",
+            "description": "The push service URL (https; at most 2048 bytes). Never shown or logged.",
+            "maxLength": 2048
+          },
+          "expirationTime": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "When the subscription expires (milliseconds since the UNIX epoch); accepted, not kept."
+          },
+          "keys": {
+            "type": "object",
+            "required": [
+              "p256dh",
+              "auth"
+            ],
+            "properties": {
+              "p256dh": {
+                "type": "string",
+                "description": "The browser's P-256 public key, an uncompressed point in base64url (87 characters).",
+                "maxLength": 100
+              },
+              "auth": {
+                "type": "string",
+                "description": "The 16-byte authentication secret in base64url (22 characters).",
+                "maxLength": 32
+              }
+            }
+          }
+        }
       },
       "Environment": {
         "type": "string",
@@ -1531,12 +1584,21 @@ extension OpenAPIDocument {
       "DeviceRegistration": {
         "type": "object",
         "additionalProperties": false,
-        "required": [
-          "token"
-        ],
         "properties": {
           "token": {
+            "description": "The device's push token; required for `ios` and `android`, none for `web`.",
             "$ref": "#/components/schemas/PushTokenInput"
+          },
+          "subscription": {
+            "description": "A web device's push subscription; required for `web`, none for the others.",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/WebPushSubscription"
+              },
+              {
+                "type": "null"
+              }
+            ]
           },
           "platform": {
             "description": "The device's platform; absent or null for `ios`.",
@@ -1599,6 +1661,10 @@ extension OpenAPIDocument {
           "environment": {
             "description": "The APNs environment; iOS devices only.",
             "$ref": "#/components/schemas/Environment"
+          },
+          "endpointOrigin": {
+            "type": "string",
+            "description": "A web device's push service, the origin of its endpoint (`https://fcm.googleapis.com`)."
           },
           "state": {
             "type": "string",
