@@ -48,7 +48,7 @@ struct WebSubscription: Decodable {
             return .web(try WebPushToken(identity: validated.deviceToken, subscription: json))
         } catch {
             // Two strings and an identity WebPushCore made always encode and parse.
-            throw HTTPError(status: 500, code: "internal_error", message: "The subscription could not be stored")
+            throw .internal()
         }
     }
 
