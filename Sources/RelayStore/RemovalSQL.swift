@@ -1,7 +1,8 @@
 import RelayCore
 
 /// Which devices a removal push reaches, in both engines' SQL: a browser must show something for every push
-/// it takes, so a web device gets no removal (issue 24's decisions); its sent delivery stays as it is.
+/// it takes, so a web device gets no removal (issue 24's decisions), and a message that reached only web
+/// devices makes no removal notification.
 package enum RemovalSQL {
     /// A condition on a `deliveries` row named `delivery` (a table or alias): its device is not a web device.
     /// A lookup of `devices` by its key.
