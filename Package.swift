@@ -50,7 +50,7 @@ let package = Package(
             name: "RelayServer",
             dependencies: [
                 "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayFCM", "RelayStore", "RelayHTTP",
-                "RelayAuth", "RelayOutbox", "RelayDittoKafka",
+                "RelayAuth", "RelayOutbox", "RelayDittoKafka", "WebPushCore",
             ]
         ),
         .target(name: "RelayCLI"),
@@ -108,7 +108,7 @@ let package = Package(
             name: "RelayServerTests",
             dependencies: [
                 "RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelayPostgres", "RelayKafka",
-                "RelayTestSupport",
+                "RelayTestSupport", "WebPushCore",
             ]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.

@@ -5,13 +5,15 @@
 /// Ditto-stream message, or a webhook that names `messageId`): the app needs the id to find the message
 /// after Ditto synced. Whether it does wake is the store's decision at claim, by the device's budget.
 public struct WakePolicy: Sendable, Equatable {
-    /// The platforms in wake mode.
-    public var platforms: Set<Platform>
+    /// The platforms in wake mode; never ``Platform/web``: a browser must show something for every push it
+    /// takes, so a web device is never woken (issue 24's decisions).
+    public private(set) var platforms: Set<Platform>
     /// Wake pushes a device takes in a UTC clock hour; beyond them its deliveries are alerts.
     public var budgetPerHour: Int
 
+    /// A policy for `platforms`, less ``Platform/web``.
     public init(platforms: Set<Platform>, budgetPerHour: Int) {
-        self.platforms = platforms
+        self.platforms = platforms.subtracting([.web])
         self.budgetPerHour = budgetPerHour
     }
 

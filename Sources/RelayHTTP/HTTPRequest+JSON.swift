@@ -100,7 +100,10 @@ extension HTTPRequest {
             .trimmingCharacters(in: .whitespaces).lowercased()
     }
 
-    static func httpError(for error: DecodingError) -> HTTPError {
+    /// The 400 a decoding failure answers, as ``decode(_:decoder:shownFields:)`` throws it: `missing_field` or
+    /// `invalid_field` with a message naming the field path (`subscription.keys is required`); for a type
+    /// whose own `init(from:)` answers a nested value's failure with a code of its own.
+    public static func httpError(for error: DecodingError) -> HTTPError {
         switch error {
         case .keyNotFound(let key, let context):
             return .badRequest(code: "missing_field", message: "\(fieldPath(context.codingPath + [key])) is required")

@@ -375,5 +375,13 @@ enum PostgresMigrations {
             PRIMARY KEY (app_id, user_id)
         );
         """,
+        // 15: web devices, as in the SQLite schema's step 25: `address` (a web subscription's JSON, NULL for
+        // APNs and FCM) on devices and feedback, and `web` a platform.
+        """
+        ALTER TABLE devices DROP CONSTRAINT devices_platform_check;
+        ALTER TABLE devices ADD CONSTRAINT devices_platform_check CHECK (platform IN ('ios', 'android', 'web'));
+        ALTER TABLE devices ADD COLUMN address text;
+        ALTER TABLE feedback ADD COLUMN address text;
+        """,
     ]
 }

@@ -59,7 +59,8 @@ extension PostgresStore {
             FROM due WHERE b.id = due.id
             RETURNING b.id, b.app_id, b.token, b.user_id, b.attempts, b.due_at
         )
-        SELECT l.id, l.token, l.user_id, l.attempts, d.state, d.environment, d.updated_at, d.platform, d.user_id
+        SELECT l.id, l.token, l.user_id, l.attempts, d.state, d.environment, d.updated_at, d.platform, d.user_id,
+            d.address
         FROM leased AS l
         LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token
         ORDER BY l.due_at, l.id
@@ -91,7 +92,11 @@ extension PostgresStore {
                 let job = BadgeUpdateJob(
                     updateId: rows.int64(row, 0),
                     appId: appId,
-                    token: try StoredValues.token(rows.string(row, 1), platform: rows.string(row, 7)),
+                    token: try StoredValues.token(
+                        rows.string(row, 1),
+                        platform: rows.string(row, 7),
+                        address: rows.optionalString(row, 9)
+                    ),
                     environment: environment,
                     attempts: rows.int(row, 3),
                     deviceRegisteredAt: rows.date(row, 6),

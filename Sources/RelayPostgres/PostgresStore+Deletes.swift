@@ -60,13 +60,14 @@ extension PostgresStore {
         let sent = try db.query(
             """
             SELECT EXISTS (SELECT 1 FROM deliveries WHERE notification_id = $1 AND status = 'sent'
-                AND last_reason IS NULL)
+                AND last_reason IS NULL AND \(RemovalSQL.reaches("deliveries")))
             """,
             originalId
         )
         let n = removal(original)
         guard sent.bool(0, 0), try insertRow(of: n) else { return false }
-        // The devices the message reached, in the order of their deliveries, each marked removed.
+        // The devices the message reached that a removal reaches (``RelayStore/RemovalSQL``), in the order of
+        // their deliveries; each sent delivery is marked removed.
         let deliveries = try db.query(
             """
             WITH removed AS (
@@ -75,6 +76,7 @@ extension PostgresStore {
                 RETURNING id, app_id, user_id, token)
             INSERT INTO deliveries (notification_id, app_id, user_id, token, status, attempts, next_attempt_at)
             SELECT $1::uuid, app_id, user_id, token, 'pending', 0, $2::bigint FROM removed
+            WHERE \(RemovalSQL.reaches("removed"))
             ORDER BY id
             """,
             n.id,

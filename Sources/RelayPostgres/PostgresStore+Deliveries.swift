@@ -58,7 +58,7 @@ extension PostgresStore {
             SELECT l.id, l.token, l.attempts, d.state, d.environment, d.updated_at, d.unlinked_topics ? n.topic,
                 d.retired_reason, d.platform, n.id, n.kind, n.message_id, n.room_id, n.sender_id, n.text, n.image_url,
                 n.room_name, n.sender_name, n.topic, n.expiration, n.created_at, l.user_id,
-                n.kind <> '\(NotificationKind.removal.rawValue)' AND \(read)
+                n.kind <> '\(NotificationKind.removal.rawValue)' AND \(read), d.address
             FROM leased AS l
             JOIN notifications AS n ON n.id = l.notification_id
             LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
@@ -179,7 +179,11 @@ extension PostgresStore {
         return DeliveryJob(
             deliveryId: id,
             appId: appId,
-            token: try StoredValues.token(rows.string(row, 1), platform: rows.string(row, 8)),
+            token: try StoredValues.token(
+                rows.string(row, 1),
+                platform: rows.string(row, 8),
+                address: rows.optionalString(row, 23)
+            ),
             environment: environment,
             attempts: rows.int(row, 2),
             deviceRegisteredAt: rows.date(row, 5),

@@ -6,7 +6,7 @@ extension PostgresStore {
     /// The columns ``readDevice(_:_:)`` reads, in its order.
     static let deviceColumns = """
         app_id, token, user_id, environment, state, created_at, updated_at, retired_at, retired_reason,
-        apns_timestamp, unlinked_topics::text, platform
+        apns_timestamp, unlinked_topics::text, platform, address
         """
 
     public func upsertDevice(
@@ -32,10 +32,11 @@ extension PostgresStore {
             // this statement's update carries this transaction's id there).
             let rows = try db.query(
                 """
-                INSERT INTO devices (app_id, token, user_id, environment, state, created_at, updated_at, platform)
-                VALUES ($1, $2, $3, $4, 'live', $5, $5, $6)
+                INSERT INTO devices (app_id, token, user_id, environment, state, created_at, updated_at, platform,
+                    address)
+                VALUES ($1, $2, $3, $4, 'live', $5, $5, $6, $7)
                 ON CONFLICT (app_id, token) DO UPDATE SET user_id = $3, environment = $4, state = 'live',
-                    updated_at = $5, platform = $6, retired_at = NULL, retired_reason = NULL, apns_timestamp = NULL,
+                    updated_at = $5, platform = $6, address = $7, retired_at = NULL, retired_reason = NULL, apns_timestamp = NULL,
                     unlinked_topics = '[]'
                 RETURNING \(Self.deviceColumns), xmax = 0
                 """,
@@ -44,7 +45,8 @@ extension PostgresStore {
                 userId,
                 environment.rawValue,
                 at,
-                token.platform.rawValue
+                token.platform.rawValue,
+                token.address
             )
             try db.query(
                 Self.joinSQL(list: true),
@@ -55,7 +57,7 @@ extension PostgresStore {
                 origin.rawValue
             )
             try refreshUnreadTotals(appId: appId, userIds: [userId] + (0..<before.count).map { before.string($0, 0) })
-            return (try Self.readDevice(rows, 0), rows.bool(0, 12))
+            return (try Self.readDevice(rows, 0), rows.bool(0, 13))
         }
     }
 
@@ -124,7 +126,11 @@ extension PostgresStore {
 
     /// A device from a row that starts with ``deviceColumns``.
     static func readDevice(_ rows: PostgresRows, _ row: Int) throws -> Device {
-        let token = try StoredValues.token(rows.string(row, 1), platform: rows.string(row, 11))
+        let token = try StoredValues.token(
+            rows.string(row, 1),
+            platform: rows.string(row, 11),
+            address: rows.optionalString(row, 12)
+        )
         guard let environment = APNsEnvironment(rawValue: rows.string(row, 3)),
             let state = DeviceState(rawValue: rows.string(row, 4))
         else {

@@ -13,10 +13,10 @@ extension PostgresStore {
         guard feedbackPolicy.appIds.contains(appId) else { return }
         try db.query(
             """
-            INSERT INTO feedback (app_id, token, platform, user_id, environment, reason, apns_timestamp, retired_at,
-                next_attempt_at, expires_at)
-            SELECT app_id, token, platform, user_id, environment, coalesce(retired_reason, ''), apns_timestamp, $3, $3,
-                $4
+            INSERT INTO feedback (app_id, token, platform, address, user_id, environment, reason, apns_timestamp,
+                retired_at, next_attempt_at, expires_at)
+            SELECT app_id, token, platform, address, user_id, environment, coalesce(retired_reason, ''),
+                apns_timestamp, $3, $3, $4
             FROM devices WHERE app_id = $1 AND token = $2
             """,
             appId,
@@ -47,7 +47,7 @@ extension PostgresStore {
             leased AS (
                 UPDATE feedback AS f SET lease_until = $3, lease_owner = $4 FROM due WHERE f.id = due.id
                 RETURNING f.id, f.app_id, f.token, f.user_id, f.environment, f.reason, f.apns_timestamp,
-                    f.retired_at, f.attempts, f.expires_at, f.platform, f.next_attempt_at
+                    f.retired_at, f.attempts, f.expires_at, f.platform, f.next_attempt_at, f.address
             )
             SELECT * FROM leased ORDER BY next_attempt_at, id
             """,
@@ -66,7 +66,11 @@ extension PostgresStore {
             return FeedbackJob(
                 feedbackId: rows.int64(row, 0),
                 appId: rows.string(row, 1),
-                token: try StoredValues.token(rows.string(row, 2), platform: rows.string(row, 10)),
+                token: try StoredValues.token(
+                    rows.string(row, 2),
+                    platform: rows.string(row, 10),
+                    address: rows.optionalString(row, 12)
+                ),
                 userId: rows.string(row, 3),
                 environment: environment,
                 reason: rows.string(row, 5),

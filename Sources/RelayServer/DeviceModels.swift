@@ -6,24 +6,30 @@ import RelayStore
 /// `POST /v1/devices` body.
 struct DeviceRegistration: ClosedJSONBody {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case token, platform, userId, environment, rooms
+        case token, platform, userId, environment, rooms, subscription
     }
 
-    var token: String
-    /// `ios` (default) or `android`.
+    /// The APNs or FCM token; none for a web device (its token is derived from ``subscription``).
+    var token: String?
+    /// `ios` (default), `android` or `web`.
     var platform: String?
     /// The backend names the user; a user may leave it out (it is then the caller).
     var userId: String?
     var environment: String?
     var rooms: [String]?
+    /// A web device's push subscription; only for `web`.
+    var subscription: WebSubscription?
 }
 
-/// A device as the API shows it; `environment` only for iOS (APNs) devices.
+/// A device as the API shows it; `environment` only for iOS (APNs) devices. A web device shows its
+/// identity as `token` and its endpoint's origin, never its endpoint or keys.
 struct DeviceView: Encodable {
     var token: String
     var platform: String
     var userId: String
     var environment: String?
+    /// A web device's push service (`https://fcm.googleapis.com`).
+    var endpointOrigin: String?
     var state: String
     var createdAt: String
     var updatedAt: String
@@ -33,6 +39,7 @@ struct DeviceView: Encodable {
         platform = device.platform.rawValue
         userId = device.userId
         environment = device.platform == .ios ? device.environment.rawValue : nil
+        endpointOrigin = device.token.address.flatMap(WebSubscription.endpointOrigin(stored:))
         state = device.state.rawValue
         createdAt = Validation.timestamp(device.createdAt)
         updatedAt = Validation.timestamp(device.updatedAt)

@@ -12,41 +12,14 @@ extension RelayAPI {
     /// `POST /v1/devices`: 201 new, 200 updated (a retired token is revived). A user registers for itself
     /// (`userId` omitted or its own) and joins only open rooms; a token another user had moves to it and is
     /// answered as a new one (201, `createdAt` now), while the backend sees 200 and the first `createdAt`. The
-    /// token is read by its platform's rules (`platform`, default `ios`); only iOS devices have an APNs
-    /// `environment` (an Android device is stored as `production`, which nothing reads).
+    /// device is read by its platform's rules (``registrationToken(_:platform:app:)``).
     func registerDevice(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let app = caller.app
         let body = try request.decode(DeviceRegistration.self)
         let platform = try Validation.platform(body.platform)
-        let token = try Validation.token(body.token, platform: platform)
+        let (token, environment) = try registrationToken(body, platform: platform, app: app)
         let userId = try caller.actingUser(body.userId, field: "userId")
-        let environment: APNsEnvironment
-        switch platform {
-        case .ios:
-            environment = try Validation.environment(body.environment, default: app.apns.defaultEnvironment)
-        case .android:
-            guard app.fcm?.serviceAccountFile != nil else {
-                throw HTTPError(
-                    status: 422,
-                    code: "platform_not_configured",
-                    message: "app '\(app.id)' has no FCM settings (apps[].fcm), so it cannot reach android devices"
-                )
-            }
-            if body.environment != nil {
-                throw HTTPError.badRequest(
-                    code: "invalid_field",
-                    message: "environment is an APNs setting; an android device has none"
-                )
-            }
-            environment = .production
-        case .web:
-            throw HTTPError(
-                status: 422,
-                code: "platform_not_configured",
-                message: "app '\(app.id)' has no Web Push settings (apps[].webPush), so it cannot reach web devices"
-            )
-        }
         var rooms = try (body.rooms ?? []).enumerated().map { index, room throws(HTTPError) in
             try Validation.id(room, field: "rooms[\(index)]")
         }
@@ -85,7 +58,65 @@ extension RelayAPI {
         return try .json(status: 201, view)
     }
 
-    /// `DELETE /v1/devices/{token}[?platform=ios|android]`: 204, or 404 when the app has no such device (of
+    /// The token and APNs environment of a registration: `token` read by `platform`'s rules (`platform`,
+    /// default `ios`); only iOS devices have an APNs `environment` (Android and web devices are stored as
+    /// `production`, which nothing reads); a web device is its `subscription` (``WebSubscription``), with no
+    /// `token`.
+    /// - Throws: ``HTTPError`` 400 for a missing, refused or misplaced field (`invalid_subscription` for a
+    ///   subscription), 422 `platform_not_configured` when the app has no settings for the platform.
+    private func registrationToken(
+        _ body: DeviceRegistration,
+        platform: Platform,
+        app: Configuration.App
+    ) throws(HTTPError) -> (PushToken, APNsEnvironment) {
+        guard platform == .web else {
+            if body.subscription != nil {
+                throw .badRequest(code: "invalid_field", message: "subscription is only for a web device")
+            }
+            guard let raw = body.token else { throw .badRequest(code: "missing_field", message: "token is required") }
+            let token = try Validation.token(raw, platform: platform)
+            guard platform == .android else {
+                return (token, try Validation.environment(body.environment, default: app.apns.defaultEnvironment))
+            }
+            guard app.fcm?.serviceAccountFile != nil else {
+                throw notConfigured(app, "FCM settings (apps[].fcm)", platform)
+            }
+            if body.environment != nil {
+                throw .badRequest(
+                    code: "invalid_field",
+                    message: "environment is an APNs setting; an android device has none"
+                )
+            }
+            return (token, .production)
+        }
+        guard let settings = app.webPush else {
+            throw notConfigured(app, "Web Push settings (apps[].webPush)", platform)
+        }
+        if body.token != nil {
+            throw .badRequest(
+                code: "invalid_field",
+                message: "a web device sends no token: its token is derived from its subscription"
+            )
+        }
+        if body.environment != nil {
+            throw .badRequest(code: "invalid_field", message: "environment is an APNs setting; a web device has none")
+        }
+        guard let subscription = body.subscription else {
+            throw .badRequest(code: WebSubscription.invalidCode, message: "subscription is required for a web device")
+        }
+        return (try subscription.token(settings: settings), .production)
+    }
+
+    /// 422 `platform_not_configured`: the app lacks `settings` for `platform`.
+    private func notConfigured(_ app: Configuration.App, _ settings: String, _ platform: Platform) -> HTTPError {
+        HTTPError(
+            status: 422,
+            code: "platform_not_configured",
+            message: "app '\(app.id)' has no \(settings), so it cannot reach \(platform.rawValue) devices"
+        )
+    }
+
+    /// `DELETE /v1/devices/{token}[?platform=ios|android|web]`: 204, or 404 when the app has no such device (of
     /// that platform, when given); a user deletes only its own, and another user's is 404 to it as well, so
     /// a user cannot learn which tokens exist.
     func deleteDevice(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
@@ -111,8 +142,9 @@ extension RelayAPI {
 
     /// A token a call names without saying its platform for sure (a path, the sender's device): read by
     /// `platform`'s rules when given; else, since an FCM token is kept exactly and an APNs token normalized,
-    /// the app's device whose token is exactly this text when there is one, else the APNs reading when the
-    /// text reads as one, else the FCM reading.
+    /// the app's device whose token is exactly this text when there is one, else a web device's identity
+    /// when the text is one (`web-` and 43 base64url characters), else the APNs reading when the text reads
+    /// as one, else the FCM reading.
     /// - Throws: ``HTTPError`` 400 `invalid_device_token` when the text is a token of no (or not the given)
     ///   platform.
     func namedToken(_ raw: String, platform: Platform?, appId: String, field: String) async throws -> PushToken {
@@ -122,6 +154,7 @@ extension RelayAPI {
         {
             return device.token
         }
+        if let web = try? WebPushToken(parsing: raw) { return .web(web) }
         if let apns = try? DeviceToken(parsing: raw) { return .apns(apns) }
         return try Validation.token(raw, platform: .android, field: field)
     }

@@ -85,7 +85,7 @@ enum Validation {
         }
     }
 
-    /// `ios` or `android`; `ios` when absent.
+    /// `ios`, `android` or `web`; `ios` when absent.
     static func platform(_ value: String?) throws(HTTPError) -> Platform {
         guard let value else { return .ios }
         guard let platform = Platform(rawValue: value) else {

@@ -592,5 +592,39 @@ enum SQLiteMigrations {
             PRIMARY KEY (app_id, user_id)
         ) WITHOUT ROWID;
         """,
+        // 25: web devices (issue 24). A device's `address` is what it is reached at when that is more than
+        // its token (a web subscription's JSON; NULL for APNs and FCM), and `web` is a platform; the table is
+        // rebuilt as in step 22, since SQLite cannot alter a CHECK. The per-user index carries the address,
+        // so a claim still reads only the index. A feedback item keeps its device's address.
+        """
+        CREATE TABLE devices_v25 (
+            app_id          TEXT NOT NULL,
+            token           TEXT NOT NULL,
+            user_id         TEXT NOT NULL,
+            environment     TEXT NOT NULL,
+            state           TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'retired')),
+            created_at      INTEGER NOT NULL,
+            updated_at      INTEGER NOT NULL,
+            retired_at      INTEGER,
+            retired_reason  TEXT,
+            apns_timestamp  INTEGER,
+            unlinked_topics TEXT NOT NULL DEFAULT '[]',
+            platform        TEXT NOT NULL DEFAULT 'ios' CHECK (platform IN ('ios', 'android', 'web')),
+            address         TEXT,
+            PRIMARY KEY (app_id, token)
+        ) WITHOUT ROWID;
+        INSERT INTO devices_v25 (app_id, token, user_id, environment, state, created_at, updated_at, retired_at,
+            retired_reason, apns_timestamp, unlinked_topics, platform)
+        SELECT app_id, token, user_id, environment, state, created_at, updated_at, retired_at, retired_reason,
+            apns_timestamp, unlinked_topics, platform
+        FROM devices;
+        DROP TABLE devices;
+        ALTER TABLE devices_v25 RENAME TO devices;
+        CREATE INDEX devices_retired ON devices (app_id, retired_at) WHERE state = 'retired';
+        CREATE INDEX devices_by_retirement ON devices (retired_at) WHERE state = 'retired';
+        CREATE INDEX devices_by_user_state ON devices
+            (app_id, user_id, state, unlinked_topics, environment, updated_at, retired_reason, platform, address);
+        ALTER TABLE feedback ADD COLUMN address TEXT;
+        """,
     ]
 }

@@ -92,7 +92,11 @@ extension SQLiteStore {
                     let job = BadgeUpdateJob(
                         updateId: row.int64(0),
                         appId: appId,
-                        token: try StoredValues.token(row.string(1), platform: row.string(7)),
+                        token: try StoredValues.token(
+                            row.string(1),
+                            platform: row.string(7),
+                            address: row.optionalString(9)
+                        ),
                         environment: environment,
                         attempts: row.int(3),
                         deviceRegisteredAt: row.date(6),
@@ -132,7 +136,8 @@ extension SQLiteStore {
     /// ?1 app id, ?2 now, ?3 limit: the app's due updates holding no live lease, oldest due first, with
     /// their devices (NULL columns: deleted).
     static let dueBadgeUpdatesSQL = """
-        SELECT b.id, b.token, b.user_id, b.attempts, d.state, d.environment, d.updated_at, d.platform, d.user_id
+        SELECT b.id, b.token, b.user_id, b.attempts, d.state, d.environment, d.updated_at, d.platform, d.user_id,
+            d.address
         FROM badge_updates AS b
         LEFT JOIN devices AS d ON d.app_id = b.app_id AND d.token = b.token
         WHERE b.app_id = ?1 AND b.due_at <= ?2 AND (b.lease_until IS NULL OR b.lease_until < ?2)

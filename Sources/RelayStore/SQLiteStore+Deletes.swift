@@ -58,7 +58,9 @@ extension SQLiteStore {
         }
         // A sent delivery whose removal is recorded keeps `sent` with reason `deleted`.
         let unremoved = "id BETWEEN ?1 AND ?2 AND status = 'sent' AND last_reason IS NULL"
-        let anySent = try db.withStatement("SELECT EXISTS (SELECT 1 FROM deliveries WHERE \(unremoved))") {
+        // Only devices a removal reaches get one (``RemovalSQL``).
+        let reached = "\(unremoved) AND \(RemovalSQL.reaches("deliveries"))"
+        let anySent = try db.withStatement("SELECT EXISTS (SELECT 1 FROM deliveries WHERE \(reached))") {
             try original.deliveries.bind(to: $0, at: 1)
             return try $0.step() && $0.int(0) != 0
         }
@@ -72,7 +74,7 @@ extension SQLiteStore {
             """
             INSERT INTO deliveries (app_id, user_id, token, status, attempts, next_attempt_at)
             SELECT app_id, user_id, token, 'pending', 0, ?3 FROM deliveries
-            WHERE \(unremoved)
+            WHERE \(reached)
             ORDER BY id
             """
         ) {

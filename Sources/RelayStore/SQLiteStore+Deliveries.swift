@@ -216,7 +216,7 @@ extension SQLiteStore {
     private static let dueColumns = """
         SELECT dl.id, dl.app_id, dl.token, dl.attempts,
             d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason,
-            dl.next_attempt_at, d.platform, dl.user_id
+            dl.next_attempt_at, d.platform, dl.user_id, d.address
         FROM deliveries AS dl
         LEFT JOIN devices AS d INDEXED BY devices_by_user_state
             ON d.app_id = dl.app_id AND d.user_id = dl.user_id AND d.token = dl.token
@@ -547,6 +547,8 @@ private struct DueDelivery {
     var platform: String
     /// The user the delivery is for.
     var userId: String
+    /// The device's ``RelayCore/PushToken/address``.
+    var address: String?
 
     init(_ row: SQLiteStatement) {
         id = row.int64(0)
@@ -561,6 +563,7 @@ private struct DueDelivery {
         nextAttemptAt = row.int64(9)
         platform = row.optionalString(10) ?? ""
         userId = row.string(11)
+        address = row.optionalString(12)
     }
 
     func job(_ content: NotificationContent) throws -> DeliveryJob {
@@ -570,7 +573,7 @@ private struct DueDelivery {
         return DeliveryJob(
             deliveryId: id,
             appId: appId,
-            token: try StoredValues.token(token, platform: platform),
+            token: try StoredValues.token(token, platform: platform, address: address),
             environment: environment,
             attempts: attempts,
             deviceRegisteredAt: registeredAt,

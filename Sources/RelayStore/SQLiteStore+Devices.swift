@@ -4,7 +4,7 @@ import RelayCore
 extension SQLiteStore {
     static let deviceColumns = """
         app_id, token, user_id, environment, state, created_at, updated_at, retired_at, retired_reason,
-        apns_timestamp, unlinked_topics, platform
+        apns_timestamp, unlinked_topics, platform, address
         """
 
     public func upsertDevice(
@@ -23,12 +23,13 @@ extension SQLiteStore {
             let sql =
                 existing == nil
                 ? """
-                INSERT INTO devices (app_id, token, user_id, environment, state, created_at, updated_at, platform)
-                VALUES (?1, ?2, ?3, ?4, 'live', ?5, ?5, ?6)
+                INSERT INTO devices (app_id, token, user_id, environment, state, created_at, updated_at, platform,
+                    address)
+                VALUES (?1, ?2, ?3, ?4, 'live', ?5, ?5, ?6, ?7)
                 """
                 : """
                 UPDATE devices SET user_id = ?3, environment = ?4, state = 'live', updated_at = ?5, platform = ?6,
-                    retired_at = NULL, retired_reason = NULL, apns_timestamp = NULL, unlinked_topics = '[]'
+                    address = ?7, retired_at = NULL, retired_reason = NULL, apns_timestamp = NULL, unlinked_topics = '[]'
                 WHERE app_id = ?1 AND token = ?2
                 """
             try db.withStatement(sql) { statement in
@@ -38,6 +39,7 @@ extension SQLiteStore {
                 try statement.bind(4, environment.rawValue)
                 try statement.bind(5, at)
                 try statement.bind(6, token.platform.rawValue)
+                try statement.bind(7, token.address)
                 try statement.run()
             }
             for room in Set(rooms) {
@@ -346,7 +348,11 @@ extension SQLiteStore {
 
     /// A device from a row of ``deviceColumns``.
     static func readDevice(_ row: SQLiteStatement) throws -> Device {
-        let token = try StoredValues.token(row.string(1), platform: row.string(11))
+        let token = try StoredValues.token(
+            row.string(1),
+            platform: row.string(11),
+            address: row.optionalString(12)
+        )
         guard let environment = APNsEnvironment(rawValue: row.string(3)),
             let state = DeviceState(rawValue: row.string(4))
         else {

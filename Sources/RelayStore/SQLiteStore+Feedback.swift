@@ -12,9 +12,10 @@ extension SQLiteStore {
         guard feedbackPolicy.appIds.contains(appId) else { return }
         try db.withStatement(
             """
-            INSERT INTO feedback (app_id, token, platform, user_id, environment, reason, apns_timestamp, retired_at,
-                next_attempt_at, expires_at)
-            SELECT app_id, token, platform, user_id, environment, coalesce(retired_reason, ''), apns_timestamp, ?3, ?3, ?4
+            INSERT INTO feedback (app_id, token, platform, address, user_id, environment, reason, apns_timestamp,
+                retired_at, next_attempt_at, expires_at)
+            SELECT app_id, token, platform, address, user_id, environment, coalesce(retired_reason, ''),
+                apns_timestamp, ?3, ?3, ?4
             FROM devices WHERE app_id = ?1 AND token = ?2
             """
         ) {
@@ -40,7 +41,7 @@ extension SQLiteStore {
             let jobs = try db.withStatement(
                 """
                 SELECT id, app_id, token, user_id, environment, reason, apns_timestamp, retired_at, attempts,
-                    expires_at, platform
+                    expires_at, platform, address
                 FROM feedback
                 WHERE next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until < ?1)
                 ORDER BY next_attempt_at, id
@@ -61,7 +62,11 @@ extension SQLiteStore {
                         FeedbackJob(
                             feedbackId: row.int64(0),
                             appId: row.string(1),
-                            token: try StoredValues.token(row.string(2), platform: row.string(10)),
+                            token: try StoredValues.token(
+                                row.string(2),
+                                platform: row.string(10),
+                                address: row.optionalString(11)
+                            ),
                             userId: row.string(3),
                             environment: environment,
                             reason: row.string(5),

@@ -2,7 +2,8 @@
 /// notification), with the columns of its rows in a ``StoreBatch``.
 ///
 /// The rows are JSON objects keyed by column name, the same for every engine: times are UNIX epoch
-/// MILLISECONDS (numbers), UUIDs lowercase text, tokens as their platform has them, `archived` a boolean,
+/// MILLISECONDS (numbers), UUIDs lowercase text, tokens as their platform has them (a web device's
+/// subscription JSON in `address`, null for the others), `archived` a boolean,
 /// `unlinked_topics` an array of strings, `request_hash` PostgreSQL's hex text of bytes (`\x` and two
 /// lowercase hex digits a byte). Leases are not copied: a copied pending delivery or feedback item is
 /// claimable at once.
@@ -24,7 +25,7 @@ public enum StoreTable: String, CaseIterable, Sendable {
         case .devices:
             [
                 "app_id", "token", "platform", "user_id", "environment", "state", "created_at", "updated_at",
-                "retired_at", "retired_reason", "apns_timestamp", "unlinked_topics",
+                "retired_at", "retired_reason", "apns_timestamp", "unlinked_topics", "address",
             ]
         case .roomMembers: ["app_id", "room_id", "user_id", "joined_at", "origin", "read_at"]
         case .roomLevels: ["app_id", "room_id", "user_id", "level"]
@@ -45,7 +46,7 @@ public enum StoreTable: String, CaseIterable, Sendable {
         case .feedback:
             [
                 "id", "app_id", "token", "platform", "user_id", "environment", "reason", "apns_timestamp",
-                "retired_at", "attempts", "next_attempt_at", "expires_at", "last_status", "last_error",
+                "retired_at", "attempts", "next_attempt_at", "expires_at", "last_status", "last_error", "address",
             ]
         case .roomMessages: ["app_id", "room_id", "message_key", "sender_id", "created_at", "archived"]
         }

@@ -39,6 +39,20 @@ import Testing
         #expect(WakePolicy(app: noFCM) == nil)
     }
 
+    /// A browser must show something for every push: a policy never wakes a web device, and an app with Web
+    /// Push settings and no wake mode has no policy.
+    @Test func aWebDeviceIsNeverWoken() throws {
+        let policy = WakePolicy(platforms: [.ios, .web], budgetPerHour: 3)
+        #expect(policy.platforms == [.ios])
+        let app = Configuration.App(
+            id: "app-a",
+            topic: "com.example.chat",
+            apiKeySHA256: [String(repeating: "0", count: 64)],
+            webPush: .init()
+        )
+        #expect(WakePolicy(app: app) == nil)
+    }
+
     @Test func anUnknownModeOrABudgetOutOfRangeIsRefusedClearly() throws {
         let folder = try Folder()
         #expect(

@@ -24,9 +24,20 @@ enum StoreFixtures {
         )
     }
 
-    /// A token from its stored text (the fixtures' APNs hex, else FCM).
+    /// A web device's token: the identity of endpoint `n` (made up, as WebPushCore's hash would be) and a
+    /// subscription JSON whose keys are `keys` (the store keeps it as given).
+    static func webToken(_ n: Int, keys: String = "k1") -> PushToken {
+        let identity = WebPushToken.prefix + String(repeating: "w", count: 35) + String(format: "%08x", n)
+        let subscription = """
+            {"endpoint":"https://push.example.com/send/\(n)","keys":{"auth":"\(keys)-auth","p256dh":"\(keys)-point"}}
+            """
+        return .web(try! WebPushToken(identity: identity, subscription: subscription))
+    }
+
+    /// A token from its stored text (the fixtures' APNs hex, a web identity, else FCM).
     static func token(text: String) -> PushToken {
         if let apns = try? DeviceToken(parsing: text) { return .apns(apns) }
+        if let web = try? WebPushToken(parsing: text) { return .web(web) }
         return .fcm(try! FCMRegistrationToken(parsing: text))
     }
 
