@@ -58,7 +58,10 @@ final class CurlEasyHandle: CurlEasy {
             try set(CURLOPT_PROTOCOLS_STR, untrusted.protocols)
             // An empty proxy overrides http_proxy/https_proxy/all_proxy: the address check must see the host.
             try set(CURLOPT_PROXY, "")
-            try check(ccurl_easy_setopt_opensocket(raw, CURLOPT_OPENSOCKETFUNCTION, Self.openSocket), "OPENSOCKETFUNCTION")
+            try check(
+                ccurl_easy_setopt_opensocket(raw, CURLOPT_OPENSOCKETFUNCTION, Self.openSocket),
+                "OPENSOCKETFUNCTION"
+            )
             try check(
                 ccurl_easy_setopt_ptr(raw, CURLOPT_OPENSOCKETDATA, Unmanaged.passUnretained(self).toOpaque()),
                 "CURLOPT_OPENSOCKETDATA"
@@ -138,19 +141,22 @@ final class CurlEasyHandle: CurlEasy {
     /// `CURLOPT_OPENSOCKETFUNCTION`: opens the socket for an address libcurl is about to connect to, or
     /// refuses one that is not public (``RelayCore/IPAddress/isPublic``) when the request checks
     /// addresses. Runs on the driver thread, inside `curl_multi_perform`.
-    private static let openSocket:
-        @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t = {
-            user, _, address in
-            guard let user else { return CURL_SOCKET_BAD }
-            let handle = Unmanaged<CurlEasyHandle>.fromOpaque(user).takeUnretainedValue()
-            if handle.checksAddresses {
-                guard let ip = ipAddress(address), ip.isPublic else {
-                    handle.addressRefused = true
-                    return CURL_SOCKET_BAD
-                }
+    private static let openSocket: OpenSocket = { user, _, address in
+        guard let user else { return CURL_SOCKET_BAD }
+        let handle = Unmanaged<CurlEasyHandle>.fromOpaque(user).takeUnretainedValue()
+        if handle.checksAddresses {
+            guard let ip = ipAddress(address), ip.isPublic else {
+                handle.addressRefused = true
+                return CURL_SOCKET_BAD
             }
-            return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
         }
+        return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+    }
+
+    /// `curl_opensocket_callback`: user data, purpose, the address to connect to; a socket or
+    /// `CURL_SOCKET_BAD`.
+    private typealias OpenSocket =
+        @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t
 
     /// The IP address of a `curl_sockaddr` (IPv4 or IPv6); nil for another family.
     private static func ipAddress(_ address: UnsafeMutablePointer<curl_sockaddr>) -> IPAddress? {
