@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "WebPushCore", dependencies: ["RelayCore", "RelayCrypto", "COpenSSL"]),
         // The mock Web Push service: makes subscriptions, checks VAPID, opens and checks each message.
         .target(name: "WebPushMock", dependencies: ["WebPushCore", "MockHTTP2", "RelayCore", "RelayCrypto"]),
+        // The outbox's way to browsers: Web Push requests on libcurl, guarded as URLs users give.
+        .target(name: "RelayWebPush", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl", "WebPushCore"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         // The Store on PostgreSQL (libpq), beside SQLiteStore; `storage.postgres.url` selects it.
         .target(name: "RelayPostgres", dependencies: ["RelayCore", "RelayStore", "CPostgres"]),
@@ -88,6 +90,10 @@ let package = Package(
                 // `mock-webpush --new-subscription` runs as a process; depending on it makes SwiftPM build it.
                 "push-relay",
             ]
+        ),
+        .testTarget(
+            name: "RelayWebPushTests",
+            dependencies: ["RelayWebPush", "WebPushMock", "WebPushCore", "RelayCore", "RelayCrypto", "RelayCurl"]
         ),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
         .testTarget(name: "MockHTTP2Tests", dependencies: ["MockHTTP2", "RelayCurl"]),
