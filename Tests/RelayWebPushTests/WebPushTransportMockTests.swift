@@ -128,6 +128,40 @@ import WebPushMock
         #expect(harness.mock.answeredCount == 3)
     }
 
+    @Test func anAnswerLongerThanTheCapIsAbortedAndRetried() async throws {
+        let harness = try WebPushHarness.start { $0.maxResponseBytes = 8 }
+        let accepted = try harness.subscription(), gone = try harness.subscription()
+        harness.mock.script = MockWebPushScript(endpoints: [.init(id: WebPushHarness.id(gone), status: 410)])
+        let delivered = await harness.transport.send(try WebPushHarness.job(to: accepted))
+        // The 410's JSON error body is longer than 8 bytes: the transfer is aborted, no answer is read.
+        let aborted = await harness.transport.send(try WebPushHarness.job(to: gone))
+        await harness.stop()
+
+        guard case .delivered = delivered else { throw Failure("201 without a body: \(delivered)") }
+        guard case .retry(_, nil, "transport") = aborted else { throw Failure("not aborted: \(aborted)") }
+        #expect(harness.mock.answeredCount == 2)
+    }
+
+    @Test func anOriginAtItsBoundTurnsFurtherSendsAway() async throws {
+        let harness = try WebPushHarness.start { $0.maxInFlightPerOrigin = 1 }
+        let silent = try harness.subscription(), other = try harness.subscription()
+        harness.mock.script = MockWebPushScript(endpoints: [.init(id: WebPushHarness.id(silent), neverAnswer: true)])
+        let first = Task { await harness.transport.send(try WebPushHarness.job(to: silent)) }
+        // The first send holds the origin's one slot from before it connects until it ends.
+        let clock = ContinuousClock(), deadline = clock.now + .seconds(60)
+        while harness.mock.acceptedConnections == 0, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let turnedAway = await harness.transport.send(try WebPushHarness.job(to: other))
+        first.cancel()
+        let cancelled = try await first.value
+        await harness.stop()
+
+        guard case .retry(_, nil, "OriginBusy") = turnedAway else { throw Failure("not turned away: \(turnedAway)") }
+        guard case .retry(_, nil, "transport") = cancelled else { throw Failure("first: \(cancelled)") }
+        #expect(harness.mock.answeredCount == 0)
+    }
+
     @Test func aHostNameThatResolvesToLoopbackIsRefusedAtConnect() async throws {
         let harness = try WebPushHarness.start()
         let subscription = try harness.subscription()
