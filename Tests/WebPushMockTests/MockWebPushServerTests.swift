@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayCrypto
 import Testing
 import WebPushCore
 import WebPushMock
@@ -107,26 +108,46 @@ import WebPushMock
         var name: String
         var status: Int
         var errno: Int
+        /// A part of the error body's message.
+        var says: String
         var testDescription: String { "\(name) → \(status)" }
     }
 
     static let refusals: [Refusal] = [
-        .init(name: "no VAPID", status: 401, errno: 109),
-        .init(name: "malformed VAPID", status: 401, errno: 109),
-        .init(name: "bad signature", status: 403, errno: 109),
-        .init(name: "wrong aud", status: 403, errno: 109),
-        .init(name: "expired", status: 403, errno: 109),
-        .init(name: "missing TTL", status: 400, errno: 111),
-        .init(name: "negative TTL", status: 400, errno: 112),
-        .init(name: "bad Urgency", status: 400, errno: 112),
-        .init(name: "long Topic", status: 400, errno: 112),
-        .init(name: "wrong encoding", status: 415, errno: 110),
-        .init(name: "oversized", status: 413, errno: 104),
-        .init(name: "undecryptable", status: 400, errno: 110),
-        .init(name: "bad shape", status: 400, errno: 110),
-        .init(name: "declarative without navigate", status: 400, errno: 110),
-        .init(name: "unknown id", status: 404, errno: 102),
+        .init(name: "no VAPID", status: 401, errno: 109, says: "Missing Authorization"),
+        .init(name: "malformed VAPID", status: 401, errno: 109, says: "vapid scheme"),
+        .init(name: "bad signature", status: 403, errno: 109, says: "signature does not verify"),
+        .init(name: "wrong aud", status: 403, errno: 109, says: "aud is 'https://push.example.net'"),
+        .init(name: "expired", status: 403, errno: 109, says: "exp is missing or past"),
+        .init(name: "no sub", status: 403, errno: 109, says: "no sub"),
+        .init(name: "missing TTL", status: 400, errno: 111, says: "Missing TTL"),
+        .init(name: "negative TTL", status: 400, errno: 112, says: "TTL must be"),
+        .init(name: "bad Urgency", status: 400, errno: 112, says: "Urgency must be"),
+        .init(name: "long Topic", status: 400, errno: 112, says: "Topic must be"),
+        .init(name: "wrong encoding", status: 415, errno: 110, says: "aes128gcm"),
+        .init(name: "oversized", status: 413, errno: 104, says: "5000 bytes"),
+        .init(name: "undecryptable", status: 400, errno: 110, says: "does not decrypt"),
+        .init(name: "bad shape", status: 400, errno: 110, says: "dittoChatRoomId"),
+        .init(name: "not JSON", status: 400, errno: 110, says: "not a JSON object"),
+        .init(name: "declarative without navigate", status: 400, errno: 110, says: "navigate"),
+        .init(name: "unknown id", status: 404, errno: 102, says: "no subscription"),
     ]
+
+    /// A VAPID header whose JWT has `aud` and `exp` right and `sub` as given, signed with the client's key.
+    static func authorization(endpoint: String, sub: String?) throws -> String {
+        struct Claims: Encodable {
+            var aud: String
+            var exp: Int
+            var sub: String?
+        }
+        let origin = try PushEndpoint(validating: endpoint, allowingHTTP: true).origin
+        let claims = Claims(aud: origin, exp: Int(Date().timeIntervalSince1970) + 600, sub: sub)
+        let signer = try ES256Key(privateKeyPEM: WebPushClient.vapidKey.privateKeyPEM)
+        let jws = try CompactJWS.sign(header: ["typ": "JWT", "alg": "ES256"], payload: claims) {
+            (input) throws(CryptoError) in try signer.sign(input)
+        }
+        return "vapid t=\(jws.compact), k=\(WebPushClient.vapidKey.publicKeyBase64URL)"
+    }
 
     @Test(arguments: refusals)
     func aPushIsRefusedAsAPushServiceRefusesIt(refusal: Refusal) async throws {
@@ -151,6 +172,8 @@ import WebPushMock
                 now: Date().addingTimeInterval(-7200),
                 lifetime: 60
             )
+        case "no sub":
+            push.authorization = try Self.authorization(endpoint: endpoint, sub: nil)
         case "missing TTL": push.headers["TTL"] = nil
         case "negative TTL": push.headers["TTL"] = "-1"
         case "bad Urgency": push.headers["Urgency"] = "urgent"
@@ -162,6 +185,7 @@ import WebPushMock
             push.body = try MessageEncryption.encrypt(push.plaintext, to: try other.validated(allowingHTTP: true).keys)
         case "bad shape":
             push.plaintext = Data(#"{"title":"t","body":"b"}"#.utf8)
+        case "not JSON": push.plaintext = Data("hello".utf8)
         case "declarative without navigate":
             push.plaintext = Data(#"{"web_push":8030,"notification":{"title":"t"}}"#.utf8)
         case "unknown id":
@@ -177,6 +201,7 @@ import WebPushMock
         #expect(answer.json["errno"] as? Int == refusal.errno)
         #expect((answer.json["error"] as? String)?.isEmpty == false)
         let message = try #require(answer.json["message"] as? String)
+        #expect(message.contains(refusal.says), "\(message)")
         if refusal.status == 401 { #expect(answer.headers["www-authenticate"] == "vapid") }
         let record = try #require(try await server.waitForRequests(count: 1, timeout: .seconds(60)).first)
         #expect(record.status == refusal.status)
