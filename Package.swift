@@ -35,6 +35,10 @@ let package = Package(
         // Web Push's vocabulary, shared by its transport and its mock: subscriptions, RFC 8291 message
         // encryption, RFC 8292 VAPID, topics. No networking.
         .target(name: "WebPushCore", dependencies: ["RelayCore", "RelayCrypto", "COpenSSL"]),
+        // The mock Web Push service: makes subscriptions, checks VAPID, opens and checks each message.
+        .target(name: "WebPushMock", dependencies: ["WebPushCore", "MockHTTP2", "RelayCore", "RelayCrypto"]),
+        // The outbox's way to browsers: Web Push requests on libcurl, guarded as URLs users give.
+        .target(name: "RelayWebPush", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl", "WebPushCore"]),
         .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
         // The Store on PostgreSQL (libpq), beside SQLiteStore; `storage.postgres.url` selects it.
         .target(name: "RelayPostgres", dependencies: ["RelayCore", "RelayStore", "CPostgres"]),
@@ -65,7 +69,7 @@ let package = Package(
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
                 "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth", "RelayKafka",
-                "RelayDittoKafka", "RelayStrictJSON", "WebPushCore",
+                "RelayDittoKafka", "RelayStrictJSON", "WebPushMock", "WebPushCore",
             ]
         ),
         .executableTarget(
@@ -79,6 +83,18 @@ let package = Package(
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayTestSupport"]),
         .testTarget(name: "WebPushCoreTests", dependencies: ["WebPushCore", "RelayCrypto"]),
+        .testTarget(
+            name: "WebPushMockTests",
+            dependencies: [
+                "WebPushMock", "WebPushCore", "MockHTTP2", "RelayCore", "RelayCrypto", "RelayCurl", "RelayTestSupport",
+                // `mock-webpush --new-subscription` runs as a process; depending on it makes SwiftPM build it.
+                "push-relay",
+            ]
+        ),
+        .testTarget(
+            name: "RelayWebPushTests",
+            dependencies: ["RelayWebPush", "WebPushMock", "WebPushCore", "RelayCore", "RelayCrypto", "RelayCurl"]
+        ),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
         .testTarget(name: "MockHTTP2Tests", dependencies: ["MockHTTP2", "RelayCurl"]),
         .testTarget(

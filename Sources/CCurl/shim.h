@@ -8,6 +8,7 @@ static inline CURLcode ccurl_easy_setopt_string(CURL *_Nonnull h, CURLoption o, 
 static inline CURLcode ccurl_easy_setopt_off(CURL *_Nonnull h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode ccurl_easy_setopt_slist(CURL *_Nonnull h, CURLoption o, struct curl_slist *_Nullable v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode ccurl_easy_setopt_write(CURL *_Nonnull h, CURLoption o, size_t (*_Nullable f)(char *_Nonnull, size_t, size_t, void *_Nullable)) { return curl_easy_setopt(h, o, f); }
+static inline CURLcode ccurl_easy_setopt_opensocket(CURL *_Nonnull h, CURLoption o, curl_socket_t (*_Nullable f)(void *_Nullable, curlsocktype, struct curl_sockaddr *_Nonnull)) { return curl_easy_setopt(h, o, f); }
 static inline CURLcode ccurl_easy_getinfo_long(CURL *_Nonnull h, CURLINFO i, long *_Nonnull v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode ccurl_easy_getinfo_ptr(CURL *_Nonnull h, CURLINFO i, void *_Nullable *_Nonnull v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode ccurl_easy_getinfo_double(CURL *_Nonnull h, CURLINFO i, double *_Nonnull v) { return curl_easy_getinfo(h, i, v); }

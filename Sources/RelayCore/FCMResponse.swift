@@ -56,10 +56,9 @@ public struct FCMResponse: Sendable, Equatable {
 
     /// Builds the model from a status, the raw body and the `Retry-After` header.
     /// - Parameters:
-    ///   - retryAfterHeader: delay-seconds or an HTTP-date (RFC 9110 §10.2.3); a date is turned into a delay
-    ///     from `now`, never negative.
+    ///   - retryAfterHeader: read by ``RetryAfter/delay(_:now:)``.
     public init(status: Int, body: Data, retryAfterHeader: String?, now: Date = Date()) {
-        self.init(status: status, retryAfter: retryAfterHeader.flatMap { Self.retryDelay($0, now: now) })
+        self.init(status: status, retryAfter: retryAfterHeader.flatMap { RetryAfter.delay($0, now: now) })
         let decoder = JSONDecoder()
         if status == 200 {
             name = try? decoder.decode(SentBody.self, from: body).name
@@ -71,17 +70,5 @@ public struct FCMResponse: Sendable, Equatable {
         } else if !body.isEmpty {
             message = String(decoding: body.prefix(200), as: UTF8.self)
         }
-    }
-
-    /// `Retry-After` as a delay: whole seconds, or an HTTP-date (IMF-fixdate) minus `now`.
-    static func retryDelay(_ header: String, now: Date) -> Duration? {
-        let text = header.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int64(text), seconds >= 0 { return .seconds(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: text) else { return nil }
-        return .seconds(max(0, Int64(date.timeIntervalSince(now).rounded(.up))))
     }
 }

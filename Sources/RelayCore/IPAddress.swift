@@ -17,21 +17,23 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
-            self.bytes = withUnsafeBytes(of: &v4) { Array($0) }
+            self.init(networkBytes: withUnsafeBytes(of: &v4) { Array($0) })
             return
         }
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
-        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        let mappedPrefix: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF]
-        self.bytes = bytes.starts(with: mappedPrefix) ? Array(bytes[12...]) : bytes
+        self.init(networkBytes: withUnsafeBytes(of: &v6) { Array($0) })
     }
 
-    /// An address from its bytes in network byte order (4 or 16 of them).
-    init(networkBytes: [UInt8]) {
+    /// An address from its bytes in network byte order (4 or 16 of them, as a socket address holds them);
+    /// an IPv4-mapped IPv6 address becomes the IPv4 address it maps, as in ``init(_:)``.
+    public init(networkBytes: [UInt8]) {
         precondition(networkBytes.count == 4 || networkBytes.count == 16, "an address has 4 or 16 bytes")
-        self.bytes = networkBytes
+        self.bytes = networkBytes.starts(with: Self.mappedPrefix) ? Array(networkBytes[12...]) : networkBytes
     }
+
+    /// The first 12 bytes of an IPv4-mapped IPv6 address (`::ffff:0:0/96`).
+    private static let mappedPrefix: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF]
 
     /// Whether this is an IPv4 address.
     public var isIPv4: Bool { bytes.count == 4 }

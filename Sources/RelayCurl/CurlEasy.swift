@@ -15,6 +15,10 @@ class CurlEasy {
     private(set) var body = Data()
     /// Bytes of the response body kept; 0 discards it.
     var bodyLimit: Int
+    /// Abort the transfer when the body grows past ``bodyLimit`` (instead of dropping the rest).
+    var abortsOverLimit = false
+    /// Whether the current transfer was aborted by ``abortsOverLimit``.
+    private(set) var overLimit = false
 
     /// `curl_global_init` once per process, before any handle is made.
     static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
@@ -85,6 +89,7 @@ class CurlEasy {
     func resetTransfer() {
         errorBuffer[0] = 0
         body.removeAll(keepingCapacity: true)
+        overLimit = false
     }
 
     /// libcurl's error text for the last transfer, or `curl_easy_strerror(code)` when it wrote none.
@@ -111,14 +116,19 @@ class CurlEasy {
         )
     }
 
-    /// `CURLOPT_WRITEFUNCTION`: keeps the body up to the handle's limit. C function pointers cannot capture,
-    /// so the handle comes back as user data.
+    /// `CURLOPT_WRITEFUNCTION`: keeps the body up to the handle's limit, and past it drops the rest or, with
+    /// ``abortsOverLimit``, aborts the transfer (a return short of `bytes` is `CURLE_WRITE_ERROR`). C
+    /// function pointers cannot capture, so the handle comes back as user data.
     private static let write: @convention(c) (UnsafeMutablePointer<CChar>, Int, Int, UnsafeMutableRawPointer?) -> Int =
         { data, size, count, user in
             let bytes = size * count
             guard let user else { return bytes }
             let handle = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
             let room = max(0, handle.bodyLimit - handle.body.count)
+            if handle.abortsOverLimit && bytes > room {
+                handle.overLimit = true
+                return 0
+            }
             if room > 0 {
                 handle.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: min(room, bytes))
             }

@@ -311,11 +311,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
                 complete(id, handle: handle, with: .success(response))
                 continue
             }
-            let error = TransportError(
-                curl: result,
-                text: handle.errorText(result),
-                responseCode: handle.responseCode
-            )
+            let error = handle.transportError(result)
             let remaining = transfer.request.deadline - ContinuousClock.now
             if error.code == .refused, transfer.attempts == 1, remaining > .milliseconds(1) {
                 // Not processed by the server (RFC 9113 §8.7): resend once, on whatever connection

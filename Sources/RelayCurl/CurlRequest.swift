@@ -10,12 +10,23 @@ package struct CurlRequest: Sendable {
     package var deadline: ContinuousClock.Instant
     /// The last characters of the device token the request is for, the only part that reaches a log.
     package var tokenSuffix: String
+    /// Exempt from the public-address check of ``CurlCommonOptions/UntrustedURLs`` (an app's configured
+    /// mock on loopback); meaningless without it.
+    package var trustedHost: Bool
 
-    package init(url: String, headers: [String], body: Data, deadline: ContinuousClock.Instant, tokenSuffix: String) {
+    package init(
+        url: String,
+        headers: [String],
+        body: Data,
+        deadline: ContinuousClock.Instant,
+        tokenSuffix: String,
+        trustedHost: Bool = false
+    ) {
         self.url = url
         self.headers = headers
         self.body = body
         self.deadline = deadline
         self.tokenSuffix = tokenSuffix
+        self.trustedHost = trustedHost
     }
 }

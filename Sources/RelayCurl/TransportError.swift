@@ -23,6 +23,12 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let refused = Code("refused")
         /// This client is shut down (or shutting down) and took no new request.
         public static let shutdown = Code("shutdown")
+        /// Every address the host resolved to is one the client may not connect to (not public, for a URL a
+        /// user gave: ``CurlCommonOptions/UntrustedURLs``); nothing was sent.
+        public static let addressRefused = Code("addressRefused")
+        /// The answer's body was longer than the client reads (``CurlCommonOptions/UntrustedURLs``); the
+        /// transfer was aborted after the request went out.
+        public static let responseTooLarge = Code("responseTooLarge")
         /// Anything else libcurl reported.
         public static let other = Code("other")
     }

@@ -1,8 +1,8 @@
 import Foundation
 import RelayCLI
 
-/// `push-relay serve | health | mock-apns | mock-fcm | mock-kafka | send | version | keys new|vapid | config check |
-/// storage copy | storage requery-done`.
+/// `push-relay serve | health | mock-apns | mock-fcm | mock-webpush | mock-kafka | send | version |
+/// keys new|vapid | config check | storage copy | storage requery-done`.
 let usage = """
     usage: push-relay <command> [options]
 
@@ -11,6 +11,8 @@ let usage = """
       health       ask the configured relay's /healthz (http or https); exit 0 healthy, 1 not
       mock-apns    run a mock APNs (HTTP/2, Apple's validation, scriptable faults)
       mock-fcm     run a mock FCM HTTP v1 with its OAuth token endpoint (HTTP/2, scriptable answers)
+      mock-webpush run a mock Web Push service (HTTP/2, VAPID checks, decrypts and checks each message;
+                   --new-subscription prints a subscription for the relay)
       mock-kafka   run librdkafka's mock Kafka cluster with the topics asked for (for kcat and tests)
       send         send one push to APNs, or to FCM with --platform android, and print the answer as JSON
       version      print the versions of PushRelay and the C libraries it links
@@ -33,6 +35,7 @@ await CommandLineTool.run(name: "push-relay", usage: usage) { command, words in
     case "health": try await HealthCommand.run(words)
     case "mock-apns": try await MockAPNsCommand.run(words)
     case "mock-fcm": try await MockFCMCommand.run(words)
+    case "mock-webpush": try await MockWebPushCommand.run(words)
     case "mock-kafka": try await MockKafkaCommand.run(words)
     case "send": try await SendCommand.run(words)
     case "version", "--version": try VersionCommand.run(words)

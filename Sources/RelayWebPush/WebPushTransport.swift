@@ -1,0 +1,196 @@
+import Foundation
+import RelayCore
+import RelayCurl
+import Synchronization
+import WebPushCore
+
+/// The outbox's way to browsers: renders a job as a Web Push message (``WebPushCore/WebPushPayload``),
+/// sends it with its app's ``WebPushClient`` (made on first use, one per app: one VAPID key and its cached
+/// tokens, one set of origin limits) and decides its fate by ``WebPushCore/WebPushDecision``.
+///
+/// The payload depends only on the notification and the app, so it is encoded once and shared by its
+/// deliveries (``RelayCore/NotificationContent/rendering(_:_:)``); each delivery encrypts it for its own
+/// subscription. `TTL` is what is left of the notification's expiration, at most the app's `ttlSeconds`;
+/// `Topic` comes from the message id. Browsers get no badge, wake or removal pushes (each push must show a
+/// notification): such jobs fail without a send.
+public final class WebPushTransport: PushTransport {
+    public let platform = Platform.web
+    private let configurations: [String: WebPushClientConfiguration]
+    private let clients = Mutex<[String: WebPushClient]>([:])
+    private let retry: RetryPolicy
+    private let time: any TimeSource
+    private let logger: Logger
+
+    /// - Parameter configurations: each web app's client settings, by app id; an app without one has no
+    ///   Web Push.
+    public init(
+        configurations: [String: WebPushClientConfiguration],
+        retry: RetryPolicy,
+        time: any TimeSource,
+        logger: Logger
+    ) {
+        self.configurations = configurations
+        self.retry = retry
+        self.time = time
+        self.logger = logger
+    }
+
+    /// The reason of a job that browsers are not sent (badge update, wake, removal).
+    public static let notForBrowsers = "NotForBrowsers"
+
+    public func send(_ job: DeliveryJob) async -> PushResult {
+        guard case .web(let token) = job.token, let stored = token.subscription else {
+            return .fail(.relayBug, status: nil, reason: "NotAWebSubscription")
+        }
+        guard job.mode == .alert, job.content.message.removedMessageId == nil else {
+            return .fail(.relayBug, status: nil, reason: Self.notForBrowsers)
+        }
+        let client: WebPushClient
+        do {
+            guard let made = try self.client(appId: job.appId) else {
+                return .fail(.configuration, status: nil, reason: "WebPushNotConfigured")
+            }
+            client = made
+        } catch {
+            logger.error("Web Push client cannot be made", ["app.id": job.appId, "error": "\(error)"])
+            return .fail(.configuration, status: nil, reason: "WebPushNotConfigured")
+        }
+        let subscription: ValidatedSubscription
+        do {
+            subscription = try JSONDecoder().decode(WebPushSubscription.self, from: Data(stored.utf8))
+                .validated(allowingHTTP: true)
+        } catch {
+            return .fail(.rejected, status: nil, reason: "InvalidSubscription")
+        }
+        let plaintext: Data
+        do { plaintext = try Self.plaintext(for: job, configuration: client.configuration) } catch {
+            return .fail(.rejected, status: nil, reason: "PayloadTooLarge")
+        }
+        let ttl = min(client.configuration.ttlSeconds, job.content.secondsToLive(at: time.now) ?? Int.max)
+        let message = WebPushMessage(
+            subscription: subscription,
+            plaintext: plaintext,
+            ttlSeconds: ttl,
+            topic: job.content.message.messageId.map(Topic.init(messageId:))
+        )
+        return await send(message, with: client, appId: job.appId, attempts: job.attempts)
+    }
+
+    /// Browsers show no badge: an update fails without a send.
+    public func send(_ update: BadgeUpdateJob) async -> PushResult {
+        .fail(.relayBug, status: nil, reason: Self.notForBrowsers)
+    }
+
+    /// The JSON a browser receives for `job` under `configuration`: the service worker's shape, or the
+    /// declarative one with the filled `openURL`; made once per notification.
+    /// - Throws: ``WebPushCore/WebPushError`` `.payloadTooLarge` when it cannot fit one record.
+    static func plaintext(for job: DeliveryJob, configuration: WebPushClientConfiguration) throws -> Data {
+        let openURL = configuration.declarative ? configuration.openURL : nil
+        return try job.content.rendering(openURL == nil ? "webpush-plain" : "webpush-declarative") {
+            try WebPushPayload(chat: job.content.message.payload(), openURL: openURL).encoded()
+        }
+    }
+
+    /// Sends `message` with `client` and answers its fate. `attempts` were made before this one.
+    private func send(
+        _ message: WebPushMessage,
+        with client: WebPushClient,
+        appId: String,
+        attempts: Int
+    ) async
+        -> PushResult
+    {
+        let endpoint = message.subscription.endpoint
+        let sentAt = time.now
+        let attempt: WebPushDecision.Attempt
+        do {
+            attempt = .answered(try await client.send(message))
+        } catch let refusal as WebPushRefusal {
+            return result(of: refusal, attempts: attempts, now: sentAt)
+        } catch let failure as TransportError where failure.code == .addressRefused {
+            logger.warning(
+                "push endpoint refused: its host resolves to no public address",
+                ["app.id": appId, "push.endpoint": endpoint.logDescription]
+            )
+            return .fail(.rejected, status: nil, reason: "NonPublicAddress")
+        } catch let failure as WebPushError {
+            logger.error("Web Push message cannot be made", ["app.id": appId, "error": failure.message])
+            return .fail(.relayBug, status: nil, reason: "\(failure.code)")
+        } catch {
+            logger.warning(
+                "Web Push request failed",
+                ["error": "\(error)", "app.id": appId, "push.endpoint": endpoint.logDescription]
+            )
+            attempt = .transportFailure
+        }
+        let decision = WebPushDecision.decide(
+            attempt,
+            attempts: attempts + 1,
+            policy: retry,
+            maxRetryAfter: client.configuration.maxRetryAfter,
+            random: Double.random(in: 0..<1)
+        )
+        let response: WebPushResponse? = if case .answered(let answer) = attempt { answer } else { nil }
+        let status = response?.status
+        switch decision {
+        case .delivered:
+            return .delivered(id: response?.messageId)
+        case .retire:
+            return .retire(status: status ?? 0, reason: response?.reason ?? "Gone", invalidSince: sentAt)
+        case .retry(let delay):
+            return .retry(after: delay, status: status, reason: response?.reason ?? "transport")
+        case .fail(let failure):
+            return .fail(failure, status: status, reason: response?.reason ?? failure.rawValue)
+        case .forbidden:
+            return .fail(.rejected, status: status, reason: response?.reason ?? "Forbidden")
+        }
+    }
+
+    /// A push the client did not send: a paused origin's at the pause's end, a busy origin's after the
+    /// policy's back-off (both retried as attempts), a forbidden endpoint's failed.
+    private func result(of refusal: WebPushRefusal, attempts: Int, now: Date) -> PushResult {
+        let reason = refusal.code.description
+        if refusal.code == .endpointNotAllowed { return .fail(.rejected, status: nil, reason: reason) }
+        guard attempts + 1 < retry.maxAttempts else { return .fail(.exhausted, status: nil, reason: reason) }
+        let backOff = retry.delay(afterFailures: attempts + 1, random: Double.random(in: 0..<1))
+        let delay = refusal.until.map { Duration.seconds(max(0, $0.timeIntervalSince(now))) } ?? backOff
+        return .retry(after: delay, status: nil, reason: reason)
+    }
+
+    /// Loads every web app's VAPID key as its first send would, so a key file that cannot sign stops the
+    /// relay (and `config check`) instead of failing every web push.
+    /// - Throws: ``RelayCore/Configuration/Invalid`` with one line per app whose key cannot be used.
+    public static func checkCredentials(_ apps: [Configuration.App]) throws(Configuration.Invalid) {
+        let problems = apps.enumerated().compactMap { index, app -> String? in
+            guard let file = app.webPush?.vapidKeyFile else { return nil }
+            do {
+                _ = try VAPIDKey(privateKeyPEM: try String(contentsOfFile: file, encoding: .utf8))
+                return nil
+            } catch {
+                return "apps[\(index)].webPush.vapidKeyFile: cannot sign: \(error)"
+            }
+        }
+        if !problems.isEmpty { throw Configuration.Invalid(problems) }
+    }
+
+    /// The app's client, made on first use; nil when the app has no Web Push settings.
+    private func client(appId: String) throws -> WebPushClient? {
+        guard let configuration = configurations[appId] else { return nil }
+        return try clients.withLock { clients in
+            if let client = clients[appId] { return client }
+            var configuration = configuration
+            configuration.logger = logger.with(["app.id": appId])
+            let client = try WebPushClient(configuration: configuration)
+            clients[appId] = client
+            return client
+        }
+    }
+
+    public func shutdown() async {
+        let all = clients.withLock { clients in
+            defer { clients.removeAll() }
+            return Array(clients.values)
+        }
+        for client in all { await client.shutdown() }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import RelayCrypto
+import WebPushCore
+
+/// A subscription the mock made: its id (the endpoint's last path segment), the endpoint, and the user
+/// agent's key pair that opens the messages sent to it.
+struct MockSubscription: Sendable {
+    let id: String
+    let endpoint: PushEndpoint
+    let keyPair: SubscriptionKeyPair
+
+    /// The URL the subscription was made under: the endpoint without `/push/<id>`.
+    var baseURL: String {
+        let suffix = MockWebPushService.pushPrefix + id
+        return endpoint.text.hasSuffix(suffix) ? String(endpoint.text.dropLast(suffix.count)) : endpoint.origin
+    }
+
+    /// What a browser's `PushSubscription.toJSON()` would give for it.
+    var subscription: WebPushSubscription { keyPair.subscription(endpoint: endpoint.text) }
+
+    /// Whether `id` has the form of an id the mock makes: 1 to 64 base64url characters. Checked before an id
+    /// names a file.
+    static func isWellFormed(id: some StringProtocol) -> Bool {
+        (1...64).contains(id.utf8.count)
+            && id.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+    }
+
+    /// A fresh subscription under `baseURL` (`<baseURL>/push/<id>`): 16 random bytes of id, a new key pair.
+    /// - Throws: ``WebPushError`` `.invalidEndpoint` when `baseURL` is not an http(s) URL, `.cryptoFailed`.
+    static func make(baseURL: String) throws(WebPushError) -> MockSubscription {
+        let id: String
+        do { id = try Digest.randomBytes(16).base64URLEncodedString() } catch {
+            throw WebPushError(.cryptoFailed, "random subscription id: \(error.message)")
+        }
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        let endpoint = try PushEndpoint(validating: "\(base)\(MockWebPushService.pushPrefix)\(id)", allowingHTTP: true)
+        return MockSubscription(id: id, endpoint: endpoint, keyPair: try SubscriptionKeyPair.generate())
+    }
+
+    /// The JSON of a subscription file (`<id>.json` in the subscriptions directory).
+    struct File: Codable {
+        var endpoint: String
+        /// ``SubscriptionKeyPEM``.
+        var privateKey: String
+        /// base64url, 16 bytes.
+        var auth: String
+    }
+
+    var file: File {
+        File(
+            endpoint: endpoint.text,
+            privateKey: SubscriptionKeyPEM.pem(of: keyPair.privateKey),
+            auth: keyPair.auth.base64URLEncodedString()
+        )
+    }
+
+    /// Reads a subscription file's content.
+    /// - Throws: ``WebPushError`` when the endpoint, key or auth secret is unusable.
+    init(id: String, file: File) throws(WebPushError) {
+        guard let auth = Data(base64URLEncoded: file.auth) else {
+            throw WebPushError(.invalidAuth, "subscription file: auth is not base64url")
+        }
+        self.init(
+            id: id,
+            endpoint: try PushEndpoint(validating: file.endpoint, allowingHTTP: true),
+            keyPair: try SubscriptionKeyPair(privateKey: SubscriptionKeyPEM.key(fromPEM: file.privateKey), auth: auth)
+        )
+    }
+
+    init(id: String, endpoint: PushEndpoint, keyPair: SubscriptionKeyPair) {
+        self.id = id
+        self.endpoint = endpoint
+        self.keyPair = keyPair
+    }
+}

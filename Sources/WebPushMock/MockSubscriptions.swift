@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+import WebPushCore
+
+/// The subscriptions a mock made, by id: in memory, and in the subscriptions directory when one is
+/// configured, where each is `<id>.json` (mode 0600) so that other processes' subscriptions are opened too.
+/// Any thread may call it; the table sits behind a Mutex.
+final class MockSubscriptions: Sendable {
+    let directory: String?
+    private let table = Mutex<[String: MockSubscription]>([:])
+    /// Most subscriptions held in memory; past it the table is emptied (the directory still has them).
+    private static let memoryLimit = 100_000
+
+    init(directory: String?) {
+        self.directory = directory
+    }
+
+    /// Makes a subscription under `baseURL`, holds it, and writes its file when there is a directory.
+    /// - Throws: ``MockWebPushError`` `.invalidConfiguration` for an unusable base URL or directory.
+    func make(baseURL: String) throws(MockWebPushError) -> MockSubscription {
+        let subscription: MockSubscription
+        do { subscription = try MockSubscription.make(baseURL: baseURL) } catch {
+            throw MockWebPushError(.invalidConfiguration, "cannot make a subscription: \(error.message)")
+        }
+        if let directory { try write(subscription, in: directory) }
+        hold(subscription)
+        return subscription
+    }
+
+    /// The subscription of `id`: from memory, else from its file in the directory. Nil when unknown (or its
+    /// file is unreadable).
+    func subscription(id: String) -> MockSubscription? {
+        if let held = table.withLock({ $0[id] }) { return held }
+        guard let directory, MockSubscription.isWellFormed(id: id),
+            let data = FileManager.default.contents(atPath: Self.path(of: id, in: directory)),
+            let file = try? JSONDecoder().decode(MockSubscription.File.self, from: data),
+            let subscription = try? MockSubscription(id: id, file: file)
+        else { return nil }
+        hold(subscription)
+        return subscription
+    }
+
+    private func hold(_ subscription: MockSubscription) {
+        table.withLock { table in
+            if table.count >= Self.memoryLimit { table.removeAll() }
+            table[subscription.id] = subscription
+        }
+    }
+
+    private static func path(of id: String, in directory: String) -> String {
+        URL(fileURLWithPath: directory).appendingPathComponent("\(id).json").path
+    }
+
+    /// Writes `<id>.json`, readable by its owner only: it holds the private key and the auth secret.
+    private func write(_ subscription: MockSubscription, in directory: String) throws(MockWebPushError) {
+        let path = Self.path(of: subscription.id, in: directory)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(subscription.file)
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+                chmod(path, 0o600) == 0
+            else { throw CocoaError(.fileWriteNoPermission) }
+            try data.write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw MockWebPushError(.invalidConfiguration, "cannot write subscription file \(path): \(error)")
+        }
+    }
+}

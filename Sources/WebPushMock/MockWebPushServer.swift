@@ -1,0 +1,59 @@
+import Foundation
+import MockHTTP2
+import WebPushCore
+
+/// A mock Web Push service (RFC 8030 push resource, RFC 8291 messages, RFC 8292 VAPID) on HTTP/2 (libnghttp2;
+/// TLS with ALPN `h2`, or cleartext h2c): it makes subscriptions whose private keys it keeps, checks each push
+/// as a push service does and opens it (see ``PushCheck`` for the checks and statuses), answers per its
+/// ``MockWebPushScript``, and records what it answered.
+///
+/// Routes: `POST /push/<id>` (201 Created with `Location: <base>/message/<uuid>`, or an error with a JSON body
+/// like Mozilla autopush's `{"code", "errno", "error", "message"}`; 404 for an unknown id); anything else
+/// 404, unrecorded.
+///
+/// ```swift
+/// let server = MockWebPushServer(configuration: .init())
+/// try server.start()
+/// defer { server.stop() }
+/// let subscription = try server.newSubscription()  // give it to the relay as a browser would
+/// let pushes = try await server.waitForRequests(count: 1)
+/// ```
+public final class MockWebPushServer: MockServer<MockWebPushScript, RecordedPush>, @unchecked Sendable {
+    private let core: MockWebPushCore
+
+    /// Prepares a server; nothing listens until ``MockServer/start()``.
+    public init(configuration: MockWebPushConfiguration) {
+        let core = MockWebPushCore(configuration: configuration)
+        self.core = core
+        super.init(configuration: configuration) { MockWebPushService(core: core) }
+    }
+
+    /// The configuration the server was made with.
+    public var configuration: MockWebPushConfiguration { core.configuration }
+
+    /// Where clients reach this server once started: `http://127.0.0.1:<port>` (h2c) or
+    /// `https://[::1]:<port>` (TLS), from the configured host and the bound port.
+    public var baseURL: String {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return (configuration.tls == nil ? "http" : "https") + "://\(host):\(port)"
+    }
+
+    /// Makes a subscription as a browser's `pushManager.subscribe` would get one from this push service: the
+    /// endpoint `<baseURL>/push/<random id>`, a fresh P-256 key pair and 16-byte auth secret, of which the
+    /// mock keeps the private half (and writes it to the subscriptions directory, when configured).
+    /// - Parameter baseURL: the URL the endpoint starts with; nil is ``baseURL`` (start the server first).
+    /// - Returns: the subscription as `PushSubscription.toJSON()` gives it (`expirationTime` null).
+    /// - Throws: ``MockWebPushError`` `.invalidConfiguration` when `baseURL` is not an http(s) URL or the
+    ///   subscription file cannot be written.
+    public func newSubscription(baseURL: String? = nil) throws(MockWebPushError) -> WebPushSubscription {
+        try core.subscriptions.make(baseURL: baseURL ?? self.baseURL).subscription
+    }
+
+    /// The endpoint id of a subscription endpoint this mock makes (the segment after `/push/`), the key of
+    /// the script's rules and of ``RecordedPush/endpointId``; nil for an endpoint of another form.
+    public static func endpointId(of endpoint: String) -> String? {
+        guard let range = endpoint.range(of: MockWebPushService.pushPrefix, options: .backwards) else { return nil }
+        let id = endpoint[range.upperBound...]
+        return MockSubscription.isWellFormed(id: id) ? String(id) : nil
+    }
+}
