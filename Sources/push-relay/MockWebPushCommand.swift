@@ -69,7 +69,8 @@ enum MockWebPushCommand {
         )
         let subscription = try server.newSubscription(baseURL: base, applicationServerKey: arguments.value("vapid-key"))
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Sorted keys give the browser's top-level order (endpoint, expirationTime, keys) on every run.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         say(String(decoding: try encoder.encode(subscription), as: UTF8.self))
         return 0
     }
