@@ -75,6 +75,10 @@ struct MockSubscription: Sendable {
         guard let auth = Data(base64URLEncoded: file.auth) else {
             throw WebPushError(.invalidAuth, "subscription file: auth is not base64url")
         }
+        // A file copied under another id would open pushes to an endpoint it was not made for.
+        guard file.endpoint.hasSuffix(MockWebPushService.pushPrefix + id) else {
+            throw WebPushError(.invalidEndpoint, "subscription file: the endpoint does not end in /push/\(id)")
+        }
         self.init(
             id: id,
             endpoint: try PushEndpoint(validating: file.endpoint, allowingHTTP: true),

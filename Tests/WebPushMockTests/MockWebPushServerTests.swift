@@ -132,6 +132,7 @@ import WebPushMock
         .init(name: "not JSON", status: 400, errno: 110, says: "not a JSON object"),
         .init(name: "declarative without navigate", status: 400, errno: 110, says: "navigate"),
         .init(name: "unknown id", status: 404, errno: 102, says: "no subscription"),
+        .init(name: "id of another form", status: 404, errno: 102, says: "no subscription"),
     ]
 
     /// A VAPID header whose JWT has `aud` and `exp` right and `sub` as given, signed with the client's key.
@@ -194,6 +195,9 @@ import WebPushMock
         case "not JSON": push.plaintext = Data("hello".utf8)
         case "declarative without navigate":
             push.plaintext = Data(#"{"web_push":8030,"notification":{"title":"t"}}"#.utf8)
+        case "id of another form":
+            subscription.endpoint = server.baseURL + "/push/..%2F..%2Fetc%2Fpasswd"
+            push.authorization = try WebPushClient.authorization(for: subscription.endpoint)
         case "unknown id":
             subscription.endpoint = server.baseURL + "/push/unknownSubscriptionId"
             push.authorization = try WebPushClient.authorization(for: subscription.endpoint)
