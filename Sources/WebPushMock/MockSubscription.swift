@@ -8,6 +8,9 @@ struct MockSubscription: Sendable {
     let id: String
     let endpoint: PushEndpoint
     let keyPair: SubscriptionKeyPair
+    /// The VAPID public key (65-byte point) the subscription is restricted to (RFC 8292 §4: the page's
+    /// `applicationServerKey`); nil accepts any signer.
+    let applicationServerKey: Data?
 
     /// The URL the subscription was made under: the endpoint without `/push/<id>`.
     var baseURL: String {
@@ -25,9 +28,12 @@ struct MockSubscription: Sendable {
             && id.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
     }
 
-    /// A fresh subscription under `baseURL` (`<baseURL>/push/<id>`): 16 random bytes of id, a new key pair.
-    /// - Throws: ``WebPushError`` `.invalidEndpoint` when `baseURL` is not an http(s) URL, `.cryptoFailed`.
-    static func make(baseURL: String) throws(WebPushError) -> MockSubscription {
+    /// A fresh subscription under `baseURL` (`<baseURL>/push/<id>`): 16 random bytes of id, a new key pair,
+    /// restricted to `applicationServerKey` (base64url) when given.
+    /// - Throws: ``WebPushError`` `.invalidEndpoint` when `baseURL` is not an http(s) URL, `.invalidKey` when
+    ///   `applicationServerKey` is not base64url of a P-256 point, `.cryptoFailed`.
+    static func make(baseURL: String, applicationServerKey: String?) throws(WebPushError) -> MockSubscription {
+        let restriction = try applicationServerKey.map { (text) throws(WebPushError) in try publicKey(text) }
         let id: String
         do { id = try Digest.randomBytes(16).base64URLEncodedString() } catch {
             throw WebPushError(.cryptoFailed, "random subscription id: \(error.message)")
@@ -35,7 +41,12 @@ struct MockSubscription: Sendable {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         let endpoint = try PushEndpoint(validating: "\(base)\(MockWebPushService.pushPrefix)\(id)", allowingHTTP: true)
-        return MockSubscription(id: id, endpoint: endpoint, keyPair: try SubscriptionKeyPair.generate())
+        return MockSubscription(
+            id: id,
+            endpoint: endpoint,
+            keyPair: try SubscriptionKeyPair.generate(),
+            applicationServerKey: restriction
+        )
     }
 
     /// The JSON of a subscription file (`<id>.json` in the subscriptions directory).
@@ -45,32 +56,54 @@ struct MockSubscription: Sendable {
         var privateKey: String
         /// base64url, 16 bytes.
         var auth: String
+        /// base64url of the VAPID public key the subscription is restricted to; absent for none.
+        var applicationServerKey: String?
     }
 
     var file: File {
         File(
             endpoint: endpoint.text,
             privateKey: SubscriptionKeyPEM.pem(of: keyPair.privateKey),
-            auth: keyPair.auth.base64URLEncodedString()
+            auth: keyPair.auth.base64URLEncodedString(),
+            applicationServerKey: applicationServerKey?.base64URLEncodedString()
         )
     }
 
     /// Reads a subscription file's content.
-    /// - Throws: ``WebPushError`` when the endpoint, key or auth secret is unusable.
+    /// - Throws: ``WebPushError`` when the endpoint, key, auth secret or application server key is unusable.
     init(id: String, file: File) throws(WebPushError) {
         guard let auth = Data(base64URLEncoded: file.auth) else {
             throw WebPushError(.invalidAuth, "subscription file: auth is not base64url")
         }
+        // A file copied under another id would open pushes to an endpoint it was not made for.
+        guard file.endpoint.hasSuffix(MockWebPushService.pushPrefix + id) else {
+            throw WebPushError(.invalidEndpoint, "subscription file: the endpoint does not end in /push/\(id)")
+        }
         self.init(
             id: id,
             endpoint: try PushEndpoint(validating: file.endpoint, allowingHTTP: true),
-            keyPair: try SubscriptionKeyPair(privateKey: SubscriptionKeyPEM.key(fromPEM: file.privateKey), auth: auth)
+            keyPair: try SubscriptionKeyPair(privateKey: SubscriptionKeyPEM.key(fromPEM: file.privateKey), auth: auth),
+            applicationServerKey: try file.applicationServerKey.map { (text) throws(WebPushError) in
+                try Self.publicKey(text)
+            }
         )
     }
 
-    init(id: String, endpoint: PushEndpoint, keyPair: SubscriptionKeyPair) {
+    init(id: String, endpoint: PushEndpoint, keyPair: SubscriptionKeyPair, applicationServerKey: Data?) {
         self.id = id
         self.endpoint = endpoint
         self.keyPair = keyPair
+        self.applicationServerKey = applicationServerKey
+    }
+
+    /// A VAPID public key from its base64url form (a page's `applicationServerKey`, VAPID's `k`).
+    /// - Throws: ``WebPushError`` `.invalidKey` when it is not an uncompressed P-256 point.
+    private static func publicKey(_ text: String) throws(WebPushError) -> Data {
+        guard text.utf8.count <= 100, let point = Data(base64URLEncoded: text),
+            (try? PublicKey(p256Point: point)) != nil
+        else {
+            throw WebPushError(.invalidKey, "applicationServerKey must be base64url of an uncompressed P-256 point")
+        }
+        return point
     }
 }

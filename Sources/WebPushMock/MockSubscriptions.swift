@@ -16,10 +16,12 @@ final class MockSubscriptions: Sendable {
     }
 
     /// Makes a subscription under `baseURL`, holds it, and writes its file when there is a directory.
-    /// - Throws: ``MockWebPushError`` `.invalidConfiguration` for an unusable base URL or directory.
-    func make(baseURL: String) throws(MockWebPushError) -> MockSubscription {
+    /// - Throws: ``MockWebPushError`` `.invalidConfiguration` for an unusable base URL, key or directory.
+    func make(baseURL: String, applicationServerKey: String?) throws(MockWebPushError) -> MockSubscription {
         let subscription: MockSubscription
-        do { subscription = try MockSubscription.make(baseURL: baseURL) } catch {
+        do {
+            subscription = try MockSubscription.make(baseURL: baseURL, applicationServerKey: applicationServerKey)
+        } catch {
             throw MockWebPushError(.invalidConfiguration, "cannot make a subscription: \(error.message)")
         }
         if let directory { try write(subscription, in: directory) }

@@ -41,12 +41,20 @@ public final class MockWebPushServer: MockServer<MockWebPushScript, RecordedPush
     /// Makes a subscription as a browser's `pushManager.subscribe` would get one from this push service: the
     /// endpoint `<baseURL>/push/<random id>`, a fresh P-256 key pair and 16-byte auth secret, of which the
     /// mock keeps the private half (and writes it to the subscriptions directory, when configured).
-    /// - Parameter baseURL: the URL the endpoint starts with; nil is ``baseURL`` (start the server first).
+    /// - Parameters:
+    ///   - baseURL: the URL the endpoint starts with; nil is ``baseURL`` (start the server first).
+    ///   - applicationServerKey: the VAPID public key (base64url, as a page passes it to `subscribe`) the
+    ///     subscription is restricted to: a push signed by another key is answered 403 (RFC 8292 §4); nil
+    ///     takes any signer.
     /// - Returns: the subscription as `PushSubscription.toJSON()` gives it (`expirationTime` null).
-    /// - Throws: ``MockWebPushError`` `.invalidConfiguration` when `baseURL` is not an http(s) URL or the
-    ///   subscription file cannot be written.
-    public func newSubscription(baseURL: String? = nil) throws(MockWebPushError) -> WebPushSubscription {
-        try core.subscriptions.make(baseURL: baseURL ?? self.baseURL).subscription
+    /// - Throws: ``MockWebPushError`` `.invalidConfiguration` when `baseURL` is not an http(s) URL, the key is
+    ///   not a P-256 point, or the subscription file cannot be written.
+    public func newSubscription(
+        baseURL: String? = nil,
+        applicationServerKey: String? = nil
+    ) throws(MockWebPushError) -> WebPushSubscription {
+        try core.subscriptions.make(baseURL: baseURL ?? self.baseURL, applicationServerKey: applicationServerKey)
+            .subscription
     }
 
     /// The endpoint id of a subscription endpoint this mock makes (the segment after `/push/`), the key of

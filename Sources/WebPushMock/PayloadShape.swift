@@ -75,8 +75,7 @@ enum PayloadShape {
                 return .failure(Refusal("\"app_badge\" must be a whole number >= 0"))
             }
         }
-        if let mutable = object["mutable"], case .bool = mutable {
-        } else if object["mutable"] != nil {
+        if let mutable = object["mutable"], !mutable.isBool {
             return .failure(Refusal("\"mutable\" must be true or false"))
         }
         guard case .object(let notification) = object["notification"] else {
@@ -92,7 +91,7 @@ enum PayloadShape {
             if stringOptions.contains(key) {
                 guard value.string != nil else { return .failure(Refusal("\"notification.\(key)\" must be a string")) }
             } else if boolOptions.contains(key) {
-                guard case .bool = value else {
+                guard value.isBool else {
                     return .failure(Refusal("\"notification.\(key)\" must be true or false"))
                 }
             } else if key == "data" {
@@ -110,4 +109,8 @@ enum PayloadShape {
         else { return false }
         return true
     }
+}
+
+extension JSONValue {
+    fileprivate var isBool: Bool { if case .bool = self { true } else { false } }
 }

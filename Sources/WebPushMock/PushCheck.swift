@@ -7,8 +7,9 @@ import WebPushCore
 ///
 /// 1. `Authorization: vapid t=<JWT>, k=<key>` (RFC 8292 §3) verified by ``VAPIDVerifier`` with `aud` = the
 ///    subscription endpoint's origin: missing or malformed → 401; a signature that does not verify, another
-///    `aud`, `exp` past or more than 24 h ahead, no or a bad `sub` → 403 (RFC 8292 §4.2: 401 when the
-///    authentication is absent, 403 when it is invalid).
+///    `aud`, `exp` past or more than 24 h ahead, no or a bad `sub`, a `k` other than the subscription's
+///    `applicationServerKey` → 403 (RFC 8292 §4.2: 401 when the authentication is absent, 403 when it is
+///    invalid).
 /// 2. `TTL` present, a whole number >= 0 (RFC 8030 §5.2) → else 400.
 /// 3. `Urgency`, when present, one of very-low, low, normal, high (RFC 8030 §5.3) → else 400.
 /// 4. `Topic`, when present, 1 to 32 base64url characters (RFC 8030 §5.4) → else 400.
@@ -60,6 +61,16 @@ enum PushCheck {
         } catch {
             let status = error.code == .invalidCredentials ? 401 : 403
             return (facts, PushError(status: status, errno: 109, message: "VAPID: \(error.message)"))
+        }
+        if let restriction = subscription.applicationServerKey, facts.vapid?.publicKey != restriction {
+            return (
+                facts,
+                PushError(
+                    status: 403,
+                    errno: 109,
+                    message: "VAPID: k is not the applicationServerKey this subscription was made for (RFC 8292 §4)"
+                )
+            )
         }
         guard let ttlText = headers["ttl"] else {
             return (facts, .badRequest(111, "Missing TTL header (RFC 8030 §5.2)"))

@@ -12,7 +12,7 @@ enum MockWebPushCommand {
 
     static let help = """
         usage: push-relay mock-webpush [options]
-               push-relay mock-webpush --new-subscription [--url BASE] [--subscriptions DIR]
+               push-relay mock-webpush --new-subscription [--url BASE] [--subscriptions DIR] [--vapid-key KEY]
         \(MockListenArguments.help(defaultPort: defaultPort, column: 31))
           --subscriptions DIR          where subscriptions are kept (their private keys; default
                                        \(defaultSubscriptions)); the mock opens pushes to any of them
@@ -20,6 +20,8 @@ enum MockWebPushCommand {
                                        PushSubscription.toJSON() gives it, and exit
           --url BASE                   base URL of --new-subscription's endpoint (default this mock's,
                                        from --host, --port and --h2c)
+          --vapid-key KEY              restrict --new-subscription to this VAPID public key (base64url, the
+                                       page's applicationServerKey): pushes signed by another get 403
           --max-streams N              MAX_CONCURRENT_STREAMS (default 1000)
           --record FILE                append every answered push as a JSON line
           --script FILE                answers per endpoint id (see MockWebPushScript)
@@ -30,7 +32,9 @@ enum MockWebPushCommand {
         let arguments = try Arguments(
             words,
             switches: MockListenArguments.switches.union(["help", "quiet", "new-subscription"]),
-            options: MockListenArguments.options.union(["subscriptions", "url", "max-streams", "record", "script"]),
+            options: MockListenArguments.options.union([
+                "subscriptions", "url", "vapid-key", "max-streams", "record", "script",
+            ]),
             positional: 0
         )
         if arguments.flag("help") {
@@ -63,9 +67,10 @@ enum MockWebPushCommand {
                 subscriptionsDirectory: arguments.value("subscriptions", default: defaultSubscriptions)
             )
         )
-        let subscription = try server.newSubscription(baseURL: base)
+        let subscription = try server.newSubscription(baseURL: base, applicationServerKey: arguments.value("vapid-key"))
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Sorted keys give the browser's top-level order (endpoint, expirationTime, keys) on every run.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         say(String(decoding: try encoder.encode(subscription), as: UTF8.self))
         return 0
     }

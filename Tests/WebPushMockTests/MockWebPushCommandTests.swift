@@ -19,7 +19,10 @@ import WebPushCore
         defer { try? FileManager.default.removeItem(at: directory) }
         let (termination, output) = try await ChildProcess.run(
             try Self.binary(),
-            ["mock-webpush", "--new-subscription", "--url", url, "--subscriptions", directory.path]
+            [
+                "mock-webpush", "--new-subscription", "--url", url, "--subscriptions", directory.path,
+                "--vapid-key", WebPushClient.vapidKey.publicKeyBase64URL,
+            ]
         )
         #expect(termination == .exited(0))
         let line = Data(output.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
@@ -33,6 +36,8 @@ import WebPushCore
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(files.count == 1)
         #expect(files.first.map { subscription.endpoint.hasSuffix("/" + $0.dropLast(".json".count)) } == true)
+        let file = try String(contentsOf: directory.appendingPathComponent(try #require(files.first)), encoding: .utf8)
+        #expect(file.contains("\"applicationServerKey\":\"\(WebPushClient.vapidKey.publicKeyBase64URL)\""))
     }
 }
 

@@ -120,6 +120,7 @@ import WebPushMock
         .init(name: "wrong aud", status: 403, errno: 109, says: "aud is 'https://push.example.net'"),
         .init(name: "expired", status: 403, errno: 109, says: "exp is missing or past"),
         .init(name: "no sub", status: 403, errno: 109, says: "no sub"),
+        .init(name: "another applicationServerKey", status: 403, errno: 109, says: "applicationServerKey"),
         .init(name: "missing TTL", status: 400, errno: 111, says: "Missing TTL"),
         .init(name: "negative TTL", status: 400, errno: 112, says: "TTL must be"),
         .init(name: "bad Urgency", status: 400, errno: 112, says: "Urgency must be"),
@@ -131,6 +132,7 @@ import WebPushMock
         .init(name: "not JSON", status: 400, errno: 110, says: "not a JSON object"),
         .init(name: "declarative without navigate", status: 400, errno: 110, says: "navigate"),
         .init(name: "unknown id", status: 404, errno: 102, says: "no subscription"),
+        .init(name: "id of another form", status: 404, errno: 102, says: "no subscription"),
     ]
 
     /// A VAPID header whose JWT has `aud` and `exp` right and `sub` as given, signed with the client's key.
@@ -174,6 +176,11 @@ import WebPushMock
             )
         case "no sub":
             push.authorization = try Self.authorization(endpoint: endpoint, sub: nil)
+        case "another applicationServerKey":
+            subscription = try server.newSubscription(
+                applicationServerKey: WebPushClient.otherKey.publicKeyBase64URL
+            )
+            push.authorization = try WebPushClient.authorization(for: subscription.endpoint)
         case "missing TTL": push.headers["TTL"] = nil
         case "negative TTL": push.headers["TTL"] = "-1"
         case "bad Urgency": push.headers["Urgency"] = "urgent"
@@ -188,6 +195,9 @@ import WebPushMock
         case "not JSON": push.plaintext = Data("hello".utf8)
         case "declarative without navigate":
             push.plaintext = Data(#"{"web_push":8030,"notification":{"title":"t"}}"#.utf8)
+        case "id of another form":
+            subscription.endpoint = server.baseURL + "/push/..%2F..%2Fetc%2Fpasswd"
+            push.authorization = try WebPushClient.authorization(for: subscription.endpoint)
         case "unknown id":
             subscription.endpoint = server.baseURL + "/push/unknownSubscriptionId"
             push.authorization = try WebPushClient.authorization(for: subscription.endpoint)
@@ -268,7 +278,10 @@ import WebPushMock
         defer { serving.stop() }
         // Another instance, never started, makes the subscription for the serving one's URL.
         let maker = MockWebPushServer(configuration: .init(subscriptionsDirectory: directory.path))
-        let subscription = try maker.newSubscription(baseURL: serving.baseURL)
+        let subscription = try maker.newSubscription(
+            baseURL: serving.baseURL,
+            applicationServerKey: WebPushClient.vapidKey.publicKeyBase64URL
+        )
         let id = try #require(MockWebPushServer.endpointId(of: subscription.endpoint))
         let file = directory.appendingPathComponent("\(id).json").path
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
@@ -280,10 +293,18 @@ import WebPushMock
             try WebPushClient.push(WebPushClient.plainPayload, to: subscription),
             to: subscription
         )
+        // The restriction to the application server key came through the file too.
+        var otherSigner = try WebPushClient.push(WebPushClient.plainPayload, to: subscription)
+        otherSigner.authorization = try WebPushClient.authorization(
+            for: subscription.endpoint,
+            key: WebPushClient.otherKey
+        )
+        let refused = try await client.send(otherSigner, to: subscription)
         await client.shutdown()
         #expect(answer.status == 201)
-        let record = try #require(try await serving.waitForRequests(count: 1, timeout: .seconds(60)).first)
-        #expect(record.endpointId == id)
-        #expect(record.payload != nil)
+        #expect(refused.status == 403)
+        let records = try await serving.waitForRequests(count: 2, timeout: .seconds(60))
+        #expect(records.map(\.endpointId) == [id, id])
+        #expect(records.first?.payload != nil)
     }
 }
