@@ -54,7 +54,7 @@ let package = Package(
             name: "RelayServer",
             dependencies: [
                 "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayFCM", "RelayStore", "RelayHTTP",
-                "RelayAuth", "RelayOutbox", "RelayDittoKafka", "WebPushCore",
+                "RelayAuth", "RelayOutbox", "RelayDittoKafka", "WebPushCore", "RelayWebPush",
             ]
         ),
         .target(name: "RelayCLI"),

@@ -3,11 +3,13 @@ import RelayAPNs
 import RelayCore
 import RelayFCM
 import RelayStore
+import RelayWebPush
 
 extension Relay {
     /// One transport per platform, each holding every app's clients for it (made on first use). The APNs
     /// provider tokens are shared through `store` with every relay on it.
-    /// - Throws: `FCMServiceAccount.LoadError` when an app's FCM service account file cannot be read.
+    /// - Throws: `FCMServiceAccount.LoadError` when an app's FCM service account file cannot be read, a
+    ///   ``WebPushCore/WebPushError`` when an app's VAPID key cannot be read.
     static func transports(
         _ configuration: Configuration,
         store: any Store,
@@ -33,7 +35,13 @@ extension Relay {
             time: time,
             logger: logger.with(["component": "fcm"])
         )
-        return [apns, fcm]
+        let web = WebPushTransport(
+            configurations: try webPushConfigurations(configuration.apps, delivery: delivery, time: time),
+            retry: delivery.retry,
+            time: time,
+            logger: logger.with(["component": "webpush"])
+        )
+        return [apns, fcm, web]
     }
 
     /// The FCM client settings of each app with a service account, by app id: Google's endpoint unless
@@ -53,6 +61,33 @@ extension Relay {
                 serviceAccount: try FCMServiceAccount(contentsOfFile: file),
                 projectId: fcm.projectId
             )
+            configuration.connectTimeout = .milliseconds(delivery.connectTimeoutMilliseconds)
+            configuration.requestTimeout = .milliseconds(delivery.requestTimeoutMilliseconds)
+            configuration.maxInFlight = delivery.concurrency
+            configuration.timeSource = time
+            configurations[app.id] = configuration
+        }
+        return configurations
+    }
+
+    /// The Web Push client settings of each app with a VAPID key, by app id: its subject, payload shape and
+    /// mock, its messages' lifetime, and the delivery timeouts and in-flight limit the other clients get.
+    static func webPushConfigurations(
+        _ apps: [Configuration.App],
+        delivery: Configuration.Delivery,
+        time: any TimeSource
+    ) throws -> [String: WebPushClientConfiguration] {
+        var configurations: [String: WebPushClientConfiguration] = [:]
+        for app in apps {
+            guard let webPush = app.webPush, let file = webPush.vapidKeyFile else { continue }
+            var configuration = try WebPushClientConfiguration(
+                vapidKeyPEM: try String(contentsOfFile: file, encoding: .utf8),
+                subject: webPush.subject ?? Configuration.WebPush.developmentSubject
+            )
+            configuration.declarative = webPush.declarative
+            configuration.openURL = webPush.openURL
+            configuration.ttlSeconds = app.ttlSeconds
+            configuration.mock = webPush.mock
             configuration.connectTimeout = .milliseconds(delivery.connectTimeoutMilliseconds)
             configuration.requestTimeout = .milliseconds(delivery.requestTimeoutMilliseconds)
             configuration.maxInFlight = delivery.concurrency

@@ -8,6 +8,7 @@ import RelayFCM
 import RelayHTTP
 import RelayOutbox
 import RelayStore
+import RelayWebPush
 
 /// The relay: the HTTP API, the outbox dispatcher and its transports (APNs, FCM) over one store, run as
 /// services of a ``RelayCore/ServiceGroup``.
@@ -56,7 +57,8 @@ public final class Relay: Sendable {
     ///     (``RelayOutbox/StoreGaugeReporter``).
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
     ///   token key or FCM service-account key cannot be loaded (``APNsSenders/checkCredentials(_:)``,
-    ///   ``RelayFCM/FCMTransport/checkCredentials(_:)``), its `userAuth` key files cannot be
+    ///   ``RelayFCM/FCMTransport/checkCredentials(_:)``), its VAPID key cannot sign
+    ///   (``RelayWebPush/WebPushTransport/checkCredentials(_:)``), its `userAuth` key files cannot be
     ///   used (``RelayAuth/AppUserAuthenticator/make(apps:time:logger:)``) or the HTTPS certificate cannot be
     ///   used (``loadTLS(_:)``).
     public init(
@@ -72,6 +74,7 @@ public final class Relay: Sendable {
         try configuration.validate()
         try APNsSenders.checkCredentials(configuration.apps)
         try FCMTransport.checkCredentials(configuration.apps)
+        try WebPushTransport.checkCredentials(configuration.apps)
         let userAuthenticators = try AppUserAuthenticator.make(
             apps: configuration.apps,
             time: time,

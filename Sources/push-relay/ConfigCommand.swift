@@ -7,6 +7,7 @@ import RelayDittoKafka
 import RelayFCM
 import RelayPostgres
 import RelayServer
+import RelayWebPush
 
 /// `push-relay config check [--config FILE]`: validates the layered configuration and prints it as JSON
 /// with secrets redacted, and a warning on stderr per deprecated key used; exit status 1 with every problem
@@ -25,6 +26,7 @@ enum ConfigCommand {
             let (configuration, deprecations) = try ConfigurationFile.load(arguments)
             try APNsSenders.checkCredentials(configuration.apps)
             try FCMTransport.checkCredentials(configuration.apps)
+            try WebPushTransport.checkCredentials(configuration.apps)
             try PostgresConnectionString.check(configuration)
             _ = try AppUserAuthenticator.make(
                 apps: configuration.apps,

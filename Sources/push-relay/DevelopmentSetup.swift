@@ -6,12 +6,13 @@ import RelayCore
 import RelayCrypto
 
 /// What `serve` needs to run without any Apple or Google credentials: a development app, its API key, and
-/// a mock APNs and a mock FCM in this process that check every request as Apple and Google do, with keys
-/// made for them.
+/// a mock APNs, a mock FCM and a mock Web Push service in this process that check every request as Apple,
+/// Google and the browsers' push services do, with keys made for them.
 ///
 /// Files kept in the data directory (created 0700; files 0600): `dev-api-key` (the dev app's API key),
 /// `dev-apns-key.p8` (the provider-token key the in-process mock APNs trusts) and
-/// `dev-fcm-service-account.json` (the service account the in-process mock FCM trusts).
+/// `dev-fcm-service-account.json` (the service account the in-process mock FCM trusts), `dev-vapid-key.pem`
+/// (the development apps' VAPID key) and `webpush-subscriptions/` (the mock push service's subscriptions).
 struct DevelopmentSetup {
     static let appId = "dev"
     static let topic = "com.example.chat"
@@ -39,7 +40,7 @@ struct DevelopmentSetup {
     /// The development app: topic `com.example.chat`, the key from ``apiKey()``, sandbox, no credentials.
     func app() throws -> Configuration.App {
         logger.notice(
-            "no apps configured: serving the development app with an in-process mock APNs and mock FCM",
+            "no apps configured: serving the development app with in-process mocks of APNs, FCM and Web Push",
             ["app.id": Self.appId]
         )
         return Configuration.App(id: Self.appId, topic: Self.topic, apiKeySHA256: [APIKey.hash(try apiKey())])

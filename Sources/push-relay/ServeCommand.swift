@@ -14,7 +14,7 @@ import RelayStore
 /// With no apps configured it serves a development app (`dev`, topic `com.example.chat`) whose API key is
 /// kept in `<data dir>/dev-api-key` and printed on a line starting `API key:`. Apps without APNs
 /// credentials send to a mock APNs started in this process over TLS on loopback; apps without an FCM
-/// service account, to a mock FCM likewise.
+/// service account, to a mock FCM likewise; apps without a VAPID key, to a mock push service likewise.
 enum ServeCommand {
     static let help = """
         usage: push-relay serve [--config FILE] [--host ADDR] [--port N] [--log-level LEVEL]
@@ -85,8 +85,9 @@ enum ServeCommand {
         let development = try DevelopmentSetup(dataDirectory: dataDirectory, logger: logger)
         let developmentApp = configuration.apps.isEmpty
         if developmentApp { configuration.apps = [try development.app()] }
-        // FCM first: whether an app is a development one is read from its APNs credentials.
+        // FCM and Web Push first: whether an app is a development one is read from its APNs credentials.
         let fcmMock = try development.attachMockFCM(to: &configuration.apps)
+        let webPushMock = try development.attachMockWebPush(to: &configuration.apps)
         let mock = try development.attachMock(to: &configuration.apps)
         let store: any Store =
             if let url = try PostgresConnectionString.connectionURL(configuration.storage.postgres) {
@@ -123,6 +124,7 @@ enum ServeCommand {
         // The mocks start first and stop last: the dispatcher's last sends still reach them.
         var services: [ServiceGroup.Entry] = []
         if let fcmMock { services.append(.init("mock-fcm", CloseOnShutdown { fcmMock.stop() })) }
+        if let webPushMock { services.append(.init("mock-webpush", CloseOnShutdown { webPushMock.stop() })) }
         if let mock { services.append(.init("mock-apns", CloseOnShutdown { mock.stop() })) }
         let group = ServiceGroup(
             services: services + relayServices,

@@ -1,0 +1,60 @@
+import Foundation
+import RelayCLI
+import RelayCore
+import WebPushCore
+import WebPushMock
+
+extension DevelopmentSetup {
+    /// The file, in the data directory, of the VAPID key the development apps sign with. Kept: subscriptions
+    /// made for its public key stop working with another.
+    static let vapidKeyFile = "dev-vapid-key.pem"
+    /// The folder, in the data directory, where the in-process mock push service keeps the subscriptions it
+    /// makes, so `push-relay mock-webpush --new-subscription --subscriptions <it>` makes one it reads.
+    static let webPushSubscriptions = "webpush-subscriptions"
+
+    /// Starts one in-process mock push service when some app is to use it, and points those apps at it with a
+    /// development VAPID key. Returns the mock (nil when none was needed).
+    ///
+    /// An app uses it when its `webPush` settings name no VAPID key, or when it has neither `webPush`
+    /// settings nor APNs credentials (a development app). An app with APNs credentials and no `webPush` has
+    /// no web devices: their registrations are refused rather than sent to a mock.
+    func attachMockWebPush(to apps: inout [Configuration.App]) throws -> MockWebPushServer? {
+        let needing = apps.indices.filter { index in
+            guard let webPush = apps[index].webPush else { return apps[index].apns.credentials == nil }
+            return webPush.vapidKeyFile == nil
+        }
+        guard !needing.isEmpty else { return nil }
+        let keyPath = try developmentVAPIDKey()
+        let mock = MockWebPushServer(
+            configuration: MockWebPushConfiguration(
+                tls: Self.mockTLS,
+                subscriptionsDirectory: dataDirectory + "/" + Self.webPushSubscriptions,
+                recordInMemory: false,
+                onAccepted: { say(MockWebPushCommand.acceptedLine($0)) }
+            )
+        )
+        try mock.start()
+        let endpoint = Self.mockEndpoint(port: mock.port)
+        for index in needing {
+            var webPush = apps[index].webPush ?? Configuration.WebPush()
+            webPush.vapidKeyFile = keyPath
+            webPush.subject = webPush.subject ?? Configuration.WebPush.developmentSubject
+            webPush.mock = endpoint
+            apps[index].webPush = webPush
+        }
+        logger.notice(
+            "in-process mock Web Push started",
+            ["mock.url": endpoint.baseURL, "subscriptions": dataDirectory + "/" + Self.webPushSubscriptions]
+        )
+        return mock
+    }
+
+    /// The development VAPID key's path, made on first use.
+    private func developmentVAPIDKey() throws -> String {
+        let path = dataDirectory + "/" + Self.vapidKeyFile
+        if let pem = try? String(contentsOfFile: path, encoding: .utf8), (try? VAPIDKey(privateKeyPEM: pem)) != nil {
+            return path
+        }
+        return try writeSecretFile(Self.vapidKeyFile, Data(try VAPIDKey.generate().privateKeyPEM.utf8))
+    }
+}
