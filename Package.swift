@@ -124,7 +124,7 @@ let package = Package(
             name: "RelayServerTests",
             dependencies: [
                 "RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelayPostgres", "RelayKafka",
-                "RelayTestSupport", "WebPushCore", "WebPushMock",
+                "RelayTestSupport", "WebPushCore", "WebPushMock", "RelayAPNs", "RelayFCM", "RelayWebPush",
             ]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
