@@ -18,6 +18,9 @@ public enum PushResult: Sendable, Equatable {
     /// THIRD_PARTY_AUTH_ERROR, …): nothing was wrong with the push, which waits without spending an attempt
     /// while the app's sends are paused (the outbox's `ProviderPauses`).
     case credentialsRefused(status: Int, reason: String)
+    /// Not sent, and not an attempt: the transport holds the push back for `after` (a push service origin
+    /// that is paused or has its most requests in flight); attempts stay as they were.
+    case held(after: Duration, reason: String)
 
     /// Whether the service answered (a status came back), rather than no connection, a timeout, or a
     /// refusal by the relay itself.
@@ -25,6 +28,7 @@ public enum PushResult: Sendable, Equatable {
         switch self {
         case .delivered, .retire, .unlinkTopic, .credentialsRefused: true
         case .retry(_, let status, _), .fail(_, let status, _): status != nil
+        case .held: false
         }
     }
 
@@ -33,7 +37,7 @@ public enum PushResult: Sendable, Equatable {
         switch self {
         case .delivered: nil
         case .retire(_, let reason, _), .unlinkTopic(_, _, let reason), .fail(_, _, let reason): reason
-        case .credentialsRefused(_, let reason): reason
+        case .credentialsRefused(_, let reason), .held(_, let reason): reason
         case .retry(_, _, let reason): reason
         }
     }

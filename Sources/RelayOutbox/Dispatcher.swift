@@ -386,12 +386,16 @@ public final class Dispatcher: Sendable {
         if case .credentialsRefused(let status, let reason) = result {
             let until = pauses.refused(pause, reason: reason, probe: probe, now: time.now)
             outcome = .deferred(at: heldUntil(until, job), status: status, reason: reason)
+        } else if case .held(let after, let reason) = result {
+            outcome = .deferred(at: heldUntil(time.now + after.timeInterval, job), status: nil, reason: reason)
         } else {
             outcome = DeliveryOutcome(result, now: time.now)
         }
         switch (result, outcome) {
         case (.credentialsRefused(_, let reason), _):
             log(.debug, "delivery held: the push service refused the relay's credentials", ["push.reason": reason])
+        case (.held(_, let reason), _):
+            log(.debug, "delivery held by its transport", ["push.reason": reason])
         case (.delivered(let id), _):
             log(.debug, "push accepted", id.map { ["push.serviceId": $0] } ?? [:])
         case (.retire(_, let reason, _), _):
@@ -419,7 +423,7 @@ extension PushResult {
     /// in `pushrelay_accepted_to_answered_seconds`; a retry or a refusal of the relay's credentials does not.
     var endsDelivery: Bool {
         switch self {
-        case .retry, .credentialsRefused: false
+        case .retry, .credentialsRefused, .held: false
         default: true
         }
     }
@@ -450,6 +454,8 @@ extension DeliveryOutcome {
         case .credentialsRefused(let status, let reason):
             // A job outside the pauses' bookkeeping (a badge update) tries again after a minute.
             self = .retry(at: now + 60, status: status, reason: reason)
+        case .held(let after, let reason):
+            self = .deferred(at: now + after.timeInterval, status: nil, reason: reason)
         }
     }
 

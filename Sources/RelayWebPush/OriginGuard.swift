@@ -1,92 +1,164 @@
 import Foundation
 import Synchronization
 
-/// What one app's sends to each push service origin may do: a bound on the requests in flight to one origin
-/// (any site can run a push service, and a slow one must not hold every slot), and the pause of an origin
-/// that refused the app's VAPID credentials (403) for several distinct subscriptions within a window, so
-/// the relay stops knocking for a while. Never the app: other origins go on.
+/// What one app's sends to each push service origin may do. Any site can run a push service and any user can
+/// register its endpoints, so an origin earns its share:
+/// - an origin is *proven* while it accepted a push (2xx) within ``WebPushClientConfiguration/Origins/provenFor``;
+///   a proven origin (a browser vendor's service) may have
+///   ``WebPushClientConfiguration/maxInFlightPerOrigin`` requests in flight;
+/// - every other origin may have ``WebPushClientConfiguration/Origins/unprovenPerOrigin``, and all of them
+///   together ``WebPushClientConfiguration/Origins/unprovenTotal``: endpoints that never answer hold at most
+///   those slots, whatever their number;
+/// - 403s of several distinct subscriptions of one origin, with no push accepted there in between, pause it
+///   (the service refuses the relay's VAPID credentials); while paused, one send probes it every
+///   ``WebPushClientConfiguration/OriginPause/probeInterval``, and an accepted push ends the pause. A user's own
+///   subscriptions made for another key cannot pause a service others' pushes are accepted by. Never the app:
+///   other origins go on.
 ///
-/// Memory stays bounded: an origin is kept only while it has requests in flight, recent refusals or a
-/// pause, and the refusals kept per origin never exceed the count that pauses it.
+/// Memory stays bounded: an origin is kept while it has requests in flight, recent refusals, a pause or a
+/// recent acceptance, at most ``maxOrigins`` of them (the least recently accepted are forgotten first).
 final class OriginGuard: Sendable {
     /// Whether a send to an origin may go.
     enum Admission: Equatable {
-        /// Go, and call ``finish(_:)`` when done.
-        case send
-        /// The origin has its most requests in flight.
+        /// Go, and call ``finish(_:accepted:now:)`` with the ticket when done.
+        case send(Ticket)
+        /// The origin (or the unproven origins together) has its most requests in flight.
         case busy
-        /// The origin is paused until then.
+        /// The origin is paused; its next probe is due then.
         case paused(until: Date)
+    }
+
+    /// A slot taken by ``admit(_:now:)``.
+    struct Ticket: Equatable {
+        let origin: String
+        let unproven: Bool
     }
 
     private struct Origin {
         var inFlight = 0
-        /// Distinct subscriptions that refused, with when.
+        /// Distinct subscriptions that refused since the last acceptance, with when.
         var refusals: [String: Date] = [:]
         var pausedUntil: Date?
+        var nextProbe: Date?
+        var acceptedAt: Date?
 
-        var isIdle: Bool { inFlight == 0 && refusals.isEmpty && pausedUntil == nil }
+        var isIdle: Bool { inFlight == 0 && refusals.isEmpty && pausedUntil == nil && acceptedAt == nil }
     }
 
-    private let maxInFlight: Int
-    private let pause: WebPushClientConfiguration.OriginPause
-    private let origins = Mutex<[String: Origin]>([:])
+    private struct State {
+        var origins: [String: Origin] = [:]
+        var unprovenInFlight = 0
+    }
 
-    init(maxInFlight: Int, pause: WebPushClientConfiguration.OriginPause) {
+    /// Origins remembered at most.
+    static let maxOrigins = 4096
+
+    private let maxInFlight: Int
+    private let limits: WebPushClientConfiguration.Origins
+    private let pause: WebPushClientConfiguration.OriginPause
+    private let state = Mutex(State())
+
+    init(
+        maxInFlight: Int,
+        limits: WebPushClientConfiguration.Origins,
+        pause: WebPushClientConfiguration.OriginPause
+    ) {
         self.maxInFlight = maxInFlight
+        self.limits = limits
         self.pause = pause
     }
 
-    /// Takes a slot of `origin` for a send at `now`, unless it is paused or full.
-    func admit(_ origin: String, now: Date) -> Admission {
-        origins.withLock { origins in
-            var entry = origins[origin] ?? Origin()
+    /// Takes a slot of `origin` for a send at `now`, unless it is paused (and not due for a probe) or full.
+    /// A `trusted` origin (the app's configured mock) counts as proven.
+    func admit(_ origin: String, now: Date, trusted: Bool = false) -> Admission {
+        state.withLock { state in
+            var entry = state.origins[origin] ?? Origin()
             if let until = entry.pausedUntil {
-                if until > now { return .paused(until: until) }
-                entry.pausedUntil = nil
+                if until <= now {
+                    entry.pausedUntil = nil
+                    entry.nextProbe = nil
+                } else if let probe = entry.nextProbe, probe > now || entry.inFlight > 0 {
+                    // The next probe's time; while one is out, a probe interval from now.
+                    return .paused(until: min(until, probe > now ? probe : now + pause.probeInterval.timeInterval))
+                } else {
+                    entry.nextProbe = now + pause.probeInterval.timeInterval
+                }
             }
-            guard entry.inFlight < maxInFlight else { return .busy }
+            let proven =
+                trusted || entry.acceptedAt.map { now.timeIntervalSince($0) < limits.provenFor.timeInterval } ?? false
+            if proven {
+                guard entry.inFlight < maxInFlight else { return .busy }
+            } else {
+                guard entry.inFlight < limits.unprovenPerOrigin, state.unprovenInFlight < limits.unprovenTotal else {
+                    return .busy
+                }
+                state.unprovenInFlight += 1
+            }
             entry.inFlight += 1
-            origins[origin] = entry
-            return .send
+            state.origins[origin] = entry
+            if state.origins.count > Self.maxOrigins { Self.prune(&state, now: now, provenFor: limits.provenFor) }
+            return .send(Ticket(origin: origin, unproven: !proven))
         }
     }
 
-    /// Gives back the slot ``admit(_:now:)`` took.
-    func finish(_ origin: String) {
-        origins.withLock { origins in
-            guard var entry = origins[origin] else { return }
+    /// Gives back the slot ``admit(_:now:)`` took; `accepted` when the service took the push, which proves
+    /// the origin and ends its refusals and pause.
+    func finish(_ ticket: Ticket, accepted: Bool, now: Date) {
+        state.withLock { state in
+            if ticket.unproven { state.unprovenInFlight = max(0, state.unprovenInFlight - 1) }
+            guard var entry = state.origins[ticket.origin] else { return }
             entry.inFlight = max(0, entry.inFlight - 1)
-            origins[origin] = entry.isIdle ? nil : entry
+            if accepted {
+                entry.acceptedAt = now
+                entry.refusals.removeAll()
+                entry.pausedUntil = nil
+                entry.nextProbe = nil
+            }
+            state.origins[ticket.origin] = entry.isIdle ? nil : entry
         }
     }
 
     /// Counts a 403 of subscription `subscription` (its device token) of `origin` at `now`.
     /// - Returns: the pause's end when this refusal paused the origin, else nil.
     func refused(_ origin: String, subscription: String, now: Date) -> Date? {
-        origins.withLock { origins in
-            var entry = origins[origin] ?? Origin()
+        state.withLock { state in
+            var entry = state.origins[origin] ?? Origin()
             let oldest = now - pause.window.timeInterval
             entry.refusals = entry.refusals.filter { $0.value > oldest }
             entry.refusals[subscription] = now
             var paused: Date?
-            if entry.refusals.count >= pause.refusals {
+            if entry.refusals.count >= pause.refusals, entry.pausedUntil == nil {
                 let until = now + pause.duration.timeInterval
                 entry.pausedUntil = until
+                entry.nextProbe = now + pause.probeInterval.timeInterval
                 entry.refusals.removeAll()
                 paused = until
             }
-            origins[origin] = entry
-            // Drop refusals that aged out of other origins, so users' origins do not pile up.
-            if origins.count > 1024 {
-                origins = origins.compactMapValues { value in
-                    var value = value
-                    value.refusals = value.refusals.filter { $0.value > oldest }
-                    if let until = value.pausedUntil, until <= now { value.pausedUntil = nil }
-                    return value.isIdle ? nil : value
-                }
-            }
+            state.origins[origin] = entry
+            if state.origins.count > Self.maxOrigins { Self.prune(&state, now: now, provenFor: limits.provenFor) }
             return paused
         }
+    }
+
+    /// Forgets what no longer matters (aged refusals, ended pauses, old acceptances), then, when still over
+    /// ``maxOrigins``, the origins without requests in flight that were accepted longest ago.
+    private static func prune(_ state: inout State, now: Date, provenFor: Duration) {
+        state.origins = state.origins.compactMapValues { value in
+            var value = value
+            if let until = value.pausedUntil, until <= now {
+                value.pausedUntil = nil
+                value.nextProbe = nil
+            }
+            if let accepted = value.acceptedAt, now.timeIntervalSince(accepted) >= provenFor.timeInterval {
+                value.acceptedAt = nil
+            }
+            if value.pausedUntil == nil { value.refusals.removeAll() }
+            return value.isIdle ? nil : value
+        }
+        let excess = state.origins.count - maxOrigins
+        guard excess > 0 else { return }
+        let idle = state.origins.filter { $0.value.inFlight == 0 }
+            .sorted { ($0.value.acceptedAt ?? .distantPast) < ($1.value.acceptedAt ?? .distantPast) }
+        for (origin, _) in idle.prefix(excess) { state.origins[origin] = nil }
     }
 }

@@ -59,7 +59,11 @@ public final class WebPushClient: Sendable {
             renewal: configuration.tokenRenewal,
             time: configuration.timeSource
         )
-        origins = OriginGuard(maxInFlight: configuration.maxInFlightPerOrigin, pause: configuration.originPause)
+        origins = OriginGuard(
+            maxInFlight: configuration.maxInFlightPerOrigin,
+            limits: configuration.origins,
+            pause: configuration.originPause
+        )
         self.mockOrigin = mockOrigin
         self.configuration = configuration
         driver.start()
@@ -78,15 +82,17 @@ public final class WebPushClient: Sendable {
         let endpoint = message.subscription.endpoint
         let trusted = endpoint.origin == mockOrigin
         if !trusted { try Self.checkPublic(endpoint) }
-        switch origins.admit(endpoint.origin, now: configuration.timeSource.now) {
+        let ticket: OriginGuard.Ticket
+        switch origins.admit(endpoint.origin, now: configuration.timeSource.now, trusted: trusted) {
         case .paused(let until):
             throw WebPushRefusal(.originPaused, "\(endpoint.origin) is paused after refusals", until: until)
         case .busy:
             throw WebPushRefusal(.originBusy, "\(endpoint.origin) has its most requests in flight")
-        case .send:
-            break
+        case .send(let taken):
+            ticket = taken
         }
-        defer { origins.finish(endpoint.origin) }
+        var accepted = false
+        defer { origins.finish(ticket, accepted: accepted, now: configuration.timeSource.now) }
         let body = try MessageEncryption.encrypt(message.plaintext, to: message.subscription.keys)
         let authorization = try tokens.authorization(for: endpoint.origin)
         var headers = [
@@ -113,12 +119,14 @@ public final class WebPushClient: Sendable {
                 ["push.origin": endpoint.origin, "pause.until": Timestamp.rfc3339(until)]
             )
         }
-        return WebPushResponse(
+        let response = WebPushResponse(
             status: answer.status,
             location: answer.headers["location"],
             retryAfterHeader: answer.headers["retry-after"],
             now: now
         )
+        accepted = response.isAccepted
+        return response
     }
 
     /// How many VAPID tokens the client signed so far (one per origin while cached).

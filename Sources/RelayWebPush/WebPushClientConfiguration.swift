@@ -11,8 +11,22 @@ public struct WebPushClientConfiguration: Sendable {
         public var refusals: Int = 3
         /// How long a refusal counts. Default 10 minutes.
         public var window: Duration = .seconds(600)
-        /// How long the origin stays paused. Default 10 minutes.
+        /// How long the origin stays paused unless a probe is accepted. Default 10 minutes.
         public var duration: Duration = .seconds(600)
+        /// While paused, one send goes to the origin this often; its acceptance ends the pause. Default 30 s.
+        public var probeInterval: Duration = .seconds(30)
+
+        public init() {}
+    }
+
+    /// What origins that have not shown they are a working push service may hold (``OriginGuard``).
+    public struct Origins: Sendable, Equatable {
+        /// How long an accepted push proves its origin. Default 1 hour.
+        public var provenFor: Duration = .seconds(3600)
+        /// Requests in flight to one unproven origin at most. Default 4.
+        public var unprovenPerOrigin: Int = 4
+        /// Requests in flight to all unproven origins together at most. Default 16.
+        public var unprovenTotal: Int = 16
 
         public init() {}
     }
@@ -39,8 +53,8 @@ public struct WebPushClientConfiguration: Sendable {
     public var requestTimeout: Duration = .seconds(30)
     /// Most requests handed to libcurl at once; the rest wait in the client's queue. Default 1000.
     public var maxInFlight: Int = 1000
-    /// Most requests to one origin at once: a send beyond it is retried later, so one push service (any
-    /// site can run one) never holds all of ``maxInFlight``. Default 100.
+    /// Most requests to one proven origin at once (``Origins`` bounds the others): a send beyond it is held
+    /// and tried later, so one push service never holds all of ``maxInFlight``. Default 100.
     public var maxInFlightPerOrigin: Int = 100
     /// Most connections to one host. Default 2.
     public var maxConnectionsPerHost: Int = 2
@@ -48,6 +62,8 @@ public struct WebPushClientConfiguration: Sendable {
     public var maxRetryAfter: Duration = .seconds(600)
     /// When refusals pause an origin.
     public var originPause = OriginPause()
+    /// What unproven origins may hold.
+    public var origins = Origins()
     /// The most bytes of an answer's body read; a longer answer is aborted. Default 4,096.
     public var maxResponseBytes: Int = 4096
     /// SECONDS a VAPID token is signed for (at most 24 hours, RFC 8292 §2). Default 12 hours.
@@ -94,6 +110,10 @@ public struct WebPushClientConfiguration: Sendable {
         if originPause.refusals < 1 { problems.append("originPause.refusals must be at least 1") }
         if originPause.window <= .zero { problems.append("originPause.window must be positive") }
         if originPause.duration <= .zero { problems.append("originPause.duration must be positive") }
+        if originPause.probeInterval <= .zero { problems.append("originPause.probeInterval must be positive") }
+        if origins.provenFor <= .zero { problems.append("origins.provenFor must be positive") }
+        if origins.unprovenPerOrigin < 1 { problems.append("origins.unprovenPerOrigin must be at least 1") }
+        if origins.unprovenTotal < 1 { problems.append("origins.unprovenTotal must be at least 1") }
         if maxResponseBytes < 1 { problems.append("maxResponseBytes must be at least 1") }
         if !(1...VAPIDKey.maxLifetime).contains(tokenLifetime) {
             problems.append("tokenLifetime must be 1 to \(VAPIDKey.maxLifetime) seconds")

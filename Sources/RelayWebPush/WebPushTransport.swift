@@ -115,13 +115,20 @@ public final class WebPushTransport: PushTransport {
         do {
             attempt = .answered(try await client.send(message))
         } catch let refusal as WebPushRefusal {
-            return result(of: refusal, attempts: attempts, now: sentAt)
+            return result(of: refusal, now: sentAt)
         } catch let failure as TransportError where failure.code == .addressRefused {
             logger.warning(
                 "push endpoint refused: its host resolves to no public address",
                 ["app.id": appId, "push.endpoint": endpoint.logDescription]
             )
             return .fail(.rejected, status: nil, reason: "NonPublicAddress")
+        } catch let failure as TransportError where failure.code == .responseTooLarge {
+            // An answer is a few hundred bytes; a longer one is a service not to be asked again.
+            logger.warning(
+                "push service answered beyond the cap; delivery failed",
+                ["app.id": appId, "push.endpoint": endpoint.logDescription]
+            )
+            return .fail(.rejected, status: nil, reason: "responseTooLarge")
         } catch let failure as WebPushError {
             logger.error("Web Push message cannot be made", ["app.id": appId, "error": failure.message])
             return .fail(.relayBug, status: nil, reason: "\(failure.code)")
@@ -155,15 +162,14 @@ public final class WebPushTransport: PushTransport {
         }
     }
 
-    /// A push the client did not send: a paused origin's at the pause's end, a busy origin's after the
-    /// policy's back-off (both retried as attempts), a forbidden endpoint's failed.
-    private func result(of refusal: WebPushRefusal, attempts: Int, now: Date) -> PushResult {
+    /// A push the client did not send: a forbidden endpoint's fails; a paused origin's is held until its
+    /// next probe, a busy origin's for the policy's first back-off (neither is an attempt).
+    private func result(of refusal: WebPushRefusal, now: Date) -> PushResult {
         let reason = refusal.code.description
         if refusal.code == .endpointNotAllowed { return .fail(.rejected, status: nil, reason: reason) }
-        guard attempts + 1 < retry.maxAttempts else { return .fail(.exhausted, status: nil, reason: reason) }
-        let backOff = retry.delay(afterFailures: attempts + 1, random: Double.random(in: 0..<1))
+        let backOff = retry.delay(afterFailures: 1, random: Double.random(in: 0..<1))
         let delay = refusal.until.map { Duration.seconds(max(0, $0.timeIntervalSince(now))) } ?? backOff
-        return .retry(after: delay, status: nil, reason: reason)
+        return .held(after: delay, reason: reason)
     }
 
     /// Loads every web app's VAPID key as its first send would, so a key file that cannot sign stops the

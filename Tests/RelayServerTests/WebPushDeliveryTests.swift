@@ -201,4 +201,42 @@ import WebPushMock
             }
         }
     }
+
+    /// Refusals (403) of three distinct subscriptions of one push service, with no push accepted there in
+    /// between, pause that origin: the next delivery to it is held without an attempt (not sent, `pending`,
+    /// `OriginPaused`), while the other platforms' go on.
+    @Test func refusalsOfSeveralSubscriptionsHoldTheOriginsNextPushWithoutAnAttempt() async throws {
+        try await Self.withWebPush { web in
+            try await withRelayAndMock(configure: { $0.apps[0].webPush = web.settings }) { relay in
+                var rules: [MockWebPushScript.EndpointRule] = []
+                for index in 0..<3 {
+                    let subscription = try web.mock.newSubscription()
+                    let id = try #require(MockWebPushServer.endpointId(of: subscription.endpoint))
+                    rules.append(.init(id: id, status: 403))
+                    try await Self.register(relay, subscription, user: "user\(index)", rooms: ["refusing"])
+                }
+                web.mock.updateScript { $0.endpoints = rules }
+                let refused = try await relay.webhook(["roomId": "refusing", "senderId": "alice", "text": "one"])
+                #expect(try await relay.settled(refused.notificationId).counts.failed == 3)
+
+                let held = try await Self.register(relay, try web.mock.newSubscription(), user: "bob")
+                let phone = randomToken()
+                try await relay.register(phone, user: "carol", rooms: ["general"])
+                let answer = try await relay.webhook(["roomId": "general", "senderId": "alice", "text": "two"])
+                let deadline = ContinuousClock.now + .seconds(90)
+                var view = try await relay.notification(answer.notificationId)
+                while view.delivery(for: held)?.lastReason != "OriginPaused" || view.counts.sent < 1,
+                    ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(100))
+                    view = try await relay.notification(answer.notificationId)
+                }
+                let delivery = try #require(view.delivery(for: held))
+                #expect(delivery.status == "pending" && delivery.lastReason == "OriginPaused")
+                #expect(delivery.attempts == 0, "a held push spends no attempt")
+                #expect(view.delivery(for: phone)?.status == "sent")
+                #expect(web.mock.requests.count == 3, "the paused origin was not contacted again")
+            }
+        }
+    }
 }

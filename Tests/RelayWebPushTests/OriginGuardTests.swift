@@ -4,40 +4,105 @@ import Testing
 
 @testable import RelayWebPush
 
-/// Per-origin limits: requests in flight, and the pause after refusals of distinct subscriptions.
+/// Per-origin limits: what proven and unproven origins may hold, and the pause after refusals of distinct
+/// subscriptions that no accepted push contradicts.
 @Suite struct OriginGuardTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    @Test func anOriginHoldsAtMostItsSlots() {
-        let origins = OriginGuard(maxInFlight: 2, pause: .init())
-        #expect(origins.admit("https://a.example", now: Self.now) == .send)
-        #expect(origins.admit("https://a.example", now: Self.now) == .send)
-        #expect(origins.admit("https://a.example", now: Self.now) == .busy)
-        #expect(origins.admit("https://b.example", now: Self.now) == .send)
-        origins.finish("https://a.example")
-        #expect(origins.admit("https://a.example", now: Self.now) == .send)
+    static func limits(perOrigin: Int = 4, total: Int = 16) -> WebPushClientConfiguration.Origins {
+        var limits = WebPushClientConfiguration.Origins()
+        limits.unprovenPerOrigin = perOrigin
+        limits.unprovenTotal = total
+        return limits
     }
 
-    @Test func distinctRefusalsWithinTheWindowPauseTheOriginOnly() {
-        let origins = OriginGuard(maxInFlight: 10, pause: .init())
+    /// Takes a slot, or fails the test.
+    static func take(_ origins: OriginGuard, _ origin: String, at now: Date = now) throws -> OriginGuard.Ticket {
+        guard case .send(let ticket) = origins.admit(origin, now: now) else {
+            throw Failure("\(origin) was not admitted")
+        }
+        return ticket
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Endpoints that never answer hold at most the unproven slots, however many origins they use; an
+    /// origin that accepted a push has its own, larger share.
+    @Test func unprovenOriginsShareFewSlotsAndAProvenOneHasItsOwn() throws {
+        let origins = OriginGuard(maxInFlight: 5, limits: Self.limits(perOrigin: 2, total: 3), pause: .init())
+        // A push service that accepted a push: proven.
+        origins.finish(try Self.take(origins, "https://fcm.example", at: Self.now - 1), accepted: true, now: Self.now)
+        _ = try Self.take(origins, "https://slow1.example")
+        _ = try Self.take(origins, "https://slow1.example")
+        #expect(origins.admit("https://slow1.example", now: Self.now) == .busy)
+        _ = try Self.take(origins, "https://slow2.example")
+        #expect(origins.admit("https://slow3.example", now: Self.now) == .busy)
+        #expect(origins.admit("https://push.example", now: Self.now) == .busy)
+        // The proven origin has its own bound, whatever the unproven ones hold; so has the app's mock.
+        for _ in 0..<5 { _ = try Self.take(origins, "https://fcm.example") }
+        #expect(origins.admit("https://fcm.example", now: Self.now) == .busy)
+        for _ in 0..<5 {
+            guard case .send = origins.admit("https://mock.example", now: Self.now, trusted: true) else {
+                throw Failure("the mock was not admitted")
+            }
+        }
+        #expect(origins.admit("https://mock.example", now: Self.now, trusted: true) == .busy)
+    }
+
+    @Test func anAcceptedPushProvesItsOriginForAWhile() throws {
+        let origins = OriginGuard(maxInFlight: 5, limits: Self.limits(perOrigin: 1, total: 1), pause: .init())
+        let a = "https://push.example"
+        origins.finish(try Self.take(origins, a), accepted: true, now: Self.now)
+        let tickets = try (0..<5).map { _ in try Self.take(origins, a, at: Self.now + 10) }
+        #expect(tickets.allSatisfy { !$0.unproven })
+        for ticket in tickets { origins.finish(ticket, accepted: false, now: Self.now + 10) }
+        // An hour later it is unproven again: one slot.
+        let later = Self.now + 3601
+        _ = try Self.take(origins, a, at: later)
+        #expect(origins.admit(a, now: later) == .busy)
+    }
+
+    @Test func distinctRefusalsWithinTheWindowPauseTheOriginOnlyAndAProbeEndsIt() throws {
+        let origins = OriginGuard(maxInFlight: 10, limits: Self.limits(), pause: .init())
         let a = "https://a.example"
         #expect(origins.refused(a, subscription: "web-1", now: Self.now) == nil)
         // The same subscription again does not count twice.
         #expect(origins.refused(a, subscription: "web-1", now: Self.now + 1) == nil)
         #expect(origins.refused(a, subscription: "web-2", now: Self.now + 2) == nil)
-        let until = origins.refused(a, subscription: "web-3", now: Self.now + 3)
-        #expect(until == Self.now + 603)
-        #expect(origins.admit(a, now: Self.now + 4) == .paused(until: Self.now + 603))
-        #expect(origins.admit("https://b.example", now: Self.now + 4) == .send)
-        #expect(origins.admit(a, now: Self.now + 603) == .send)
+        #expect(origins.refused(a, subscription: "web-3", now: Self.now + 3) == Self.now + 603)
+        #expect(origins.admit(a, now: Self.now + 4) == .paused(until: Self.now + 33))
+        _ = try Self.take(origins, "https://b.example", at: Self.now + 4)
+        // At the probe time one send goes; the others wait for the next probe.
+        let probe = try Self.take(origins, a, at: Self.now + 33)
+        #expect(origins.admit(a, now: Self.now + 34) == .paused(until: Self.now + 63))
+        // The probe is accepted: the service takes the relay's key, the pause ends.
+        origins.finish(probe, accepted: true, now: Self.now + 35)
+        _ = try Self.take(origins, a, at: Self.now + 36)
     }
 
-    @Test func refusalsOutsideTheWindowDoNotAddUp() {
-        let origins = OriginGuard(maxInFlight: 10, pause: .init())
+    /// A user's subscriptions made for another key (each answered 403) cannot pause a service that accepts
+    /// other users' pushes: an accepted push clears the refusals.
+    @Test func refusalsBetweenAcceptedPushesDoNotPause() throws {
+        let origins = OriginGuard(maxInFlight: 10, limits: Self.limits(), pause: .init())
+        let a = "https://fcm.example"
+        for round in 0..<5 {
+            let at = Self.now + Double(round * 10)
+            #expect(origins.refused(a, subscription: "web-mallory-1", now: at) == nil)
+            #expect(origins.refused(a, subscription: "web-mallory-2", now: at + 1) == nil)
+            origins.finish(try Self.take(origins, a, at: at + 2), accepted: true, now: at + 2)
+        }
+        _ = try Self.take(origins, a, at: Self.now + 60)
+    }
+
+    @Test func refusalsOutsideTheWindowDoNotAddUp() throws {
+        let origins = OriginGuard(maxInFlight: 10, limits: Self.limits(), pause: .init())
         let a = "https://a.example"
         #expect(origins.refused(a, subscription: "web-1", now: Self.now) == nil)
         #expect(origins.refused(a, subscription: "web-2", now: Self.now + 1) == nil)
         #expect(origins.refused(a, subscription: "web-3", now: Self.now + 700) == nil)
-        #expect(origins.admit(a, now: Self.now + 701) == .send)
+        _ = try Self.take(origins, a, at: Self.now + 701)
     }
 }
