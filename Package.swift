@@ -131,7 +131,7 @@ let package = Package(
             name: "RelayServerTests",
             dependencies: [
                 "RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelaySQLite", "RelayPostgres",
-                "RelayKafka", "RelayTestSupport", "WebPushCore", "WebPushMock",
+                "RelayKafka", "RelayTestSupport", "WebPushCore", "WebPushMock", "RelayAPNs", "RelayFCM", "RelayWebPush",
             ]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.

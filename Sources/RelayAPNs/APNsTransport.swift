@@ -12,6 +12,9 @@ import RelayCrypto
 /// sends once more at once (Apple, "Handling notification responses from APNs").
 public final class APNsTransport: PushTransport {
     public let platform = Platform.ios
+    /// APNs' documented reasons and this transport's own.
+    public static let reasons = Set(APNsReason.documented.map(\.reason.description)).union(["NotAnAPNsToken", "NoApp"])
+    public var reasons: Set<String> { Self.reasons }
     public let senders: APNsSenders
     private let retry: RetryPolicy
     private let time: any TimeSource

@@ -6,6 +6,9 @@
 public protocol PushTransport: Sendable {
     /// The platform whose devices this transport reaches.
     var platform: Platform { get }
+    /// Every reason its results may carry besides `HTTP <status>`: its service's documented reasons and its
+    /// own. The metrics' `reason` label takes these (and the relay's own) and counts any other as `other`.
+    var reasons: Set<String> { get }
     /// Sends `job` once (plus any resend its service's rules call for at once) and answers its fate; every
     /// failure is a result, never a throw.
     func send(_ job: DeliveryJob) async -> PushResult

@@ -20,7 +20,7 @@ package enum EVPKey {
     /// encrypted key is refused: its pass phrase is never asked for (OpenSSL's default callback would prompt
     /// on the terminal and wait). The caller owns the key (`EVP_PKEY_free`).
     /// - Throws: ``CryptoError`` `.invalidKey` when the text holds no private key, or an encrypted one.
-    static func readPrivate(pem: String) throws(CryptoError) -> OpaquePointer {
+    package static func readPrivate(pem: String) throws(CryptoError) -> OpaquePointer {
         guard let pkey = readPEM(pem, { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }) else {
             if pem.contains("ENCRYPTED") {
                 _ = openSSLErrorText()  // clears the queue
@@ -72,7 +72,7 @@ package enum EVPKey {
     }
 
     /// The private key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`).
-    static func privatePEM(_ pkey: OpaquePointer) -> String {
+    package static func privatePEM(_ pkey: OpaquePointer) -> String {
         guard let bio = BIO_new(BIO_s_mem()) else { return "" }
         defer { BIO_free(bio) }
         PEM_write_bio_PrivateKey(bio, pkey, nil, nil, 0, nil, nil)
@@ -80,7 +80,7 @@ package enum EVPKey {
     }
 
     /// An EC key's curve as OpenSSL names it (`prime256v1`), or "" for another kind of key.
-    static func groupName(_ pkey: OpaquePointer) -> String {
+    package static func groupName(_ pkey: OpaquePointer) -> String {
         var name = [CChar](repeating: 0, count: 64)
         var length = 0
         EVP_PKEY_get_utf8_string_param(pkey, OSSL_PKEY_PARAM_GROUP_NAME, &name, name.count, &length)
@@ -88,7 +88,7 @@ package enum EVPKey {
     }
 
     /// True for the names OpenSSL gives P-256.
-    static func isP256(_ group: String) -> Bool { group == "prime256v1" || group == "P-256" }
+    package static func isP256(_ group: String) -> Bool { group == "prime256v1" || group == "P-256" }
 
     /// Checks `signature` (DER for ECDSA, PKCS#1 v1.5 for RSA: OpenSSL's defaults) over SHA-256 of
     /// `message`. Any malformed input is simply `false`; OpenSSL's error queue is left empty.

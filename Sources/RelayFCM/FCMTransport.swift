@@ -11,6 +11,15 @@ import Synchronization
 /// retry does not extend it; FCM's 4,096-byte limit is applied by ``FCMMessage/encoded()``.
 public final class FCMTransport: PushTransport {
     public let platform = Platform.android
+    /// FCM's documented error codes, the `google.rpc` statuses its answers name, and this transport's own
+    /// (its message refusals, ``FCMMessageError``).
+    public static let reasons = Set(FCMErrorCode.documented.map(\.code.description)).union([
+        "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+        "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+        "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+        "NotAnFCMToken", "FCMNotConfigured", "tooLarge", "reservedDataKey", "invalidTTL",
+    ])
+    public var reasons: Set<String> { Self.reasons }
     private let configurations: [String: FCMClientConfiguration]
     private let clients = Mutex<[String: FCMClient]>([:])
     private let retry: RetryPolicy

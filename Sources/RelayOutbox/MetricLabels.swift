@@ -7,26 +7,16 @@ enum MetricLabels {
     /// The `method` label's values besides `other`: the methods of RFC 9110 §9 and PATCH (RFC 5789).
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
 
-    /// The `reason` label's values besides `other`: what APNs and FCM document (their reasons, error codes
-    /// and `google.rpc` statuses), what the relay says itself (`transport`, `Expired`, a cancellation's
-    /// reason, …) and `none`.
-    static let reasons: Set<String> = {
-        var reasons = Set(APNsReason.documented.map(\.reason.description))
-        reasons.formUnion(FCMErrorCode.documented.map(\.code.description))
-        reasons.formUnion([
-            "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
-            "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
-            "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
-        ])
-        reasons.formUnion(
+    /// The `reason` label's values the relay gives itself, whatever the push service (`transport`,
+    /// `Expired`, a cancellation's reason, …, and `none`); each transport adds its service's
+    /// (``RelayCore/PushTransport/reasons``).
+    static let relayReasons: Set<String> = {
+        var reasons = Set(
             [
                 DeliveryFailure.rejected, .configuration, .relayBug, .exhausted, .expired,
             ].map(\.rawValue)
         )
-        reasons.formUnion([
-            "none", "transport", "Expired", "NoTransport", "NotAnAPNsToken", "NotAnFCMToken", "FCMNotConfigured",
-            "tooLarge", "reservedDataKey", "invalidTTL",
-        ])
+        reasons.formUnion(["none", "transport", "Expired", "NoTransport"])
         reasons.formUnion(CancelReason.allCases.map(\.rawValue))
         return reasons
     }()
@@ -59,7 +49,7 @@ enum MetricLabels {
     static func method(_ method: String) -> String { methods.contains(method) ? method : "other" }
 
     /// `reason` when it is one of ``reasons`` or `HTTP <status>` (FCM's answer without a code), else `other`.
-    static func reason(_ reason: String) -> String {
+    static func reason(_ reason: String, known reasons: Set<String>) -> String {
         if reasons.contains(reason) { return reason }
         if reason.hasPrefix("HTTP "), let status = Int(reason.dropFirst(5)), (100...599).contains(status),
             reason.count == 8

@@ -5,7 +5,12 @@ extension RelayMetrics {
     /// One delivery attempt's outcome (`sent`, `retry`, `failed`, `retired`, `unlinked`) and the service's
     /// reason, for its app and its device's platform.
     public func recordOutcome(_ outcome: String, reason: String, app: String, platform: Platform) {
-        let key = Outcome(app: appLabel(app), platform: platform, outcome: outcome, reason: MetricLabels.reason(reason))
+        let key = Outcome(
+            app: appLabel(app),
+            platform: platform,
+            outcome: outcome,
+            reason: MetricLabels.reason(reason, known: reasons)
+        )
         let reached = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.outcomes[key, default: 0] += 1
             state.attemptsDecided += 1

@@ -9,9 +9,10 @@ import Synchronization
 ///
 /// Every label takes its values from a closed set, so nothing a client or a push service sends adds a
 /// series: `app` only a configured app id (else `none`), `method` only a method of RFC 9110 or PATCH (else
-/// `other`), `reason` only a reason the relay knows (``MetricLabels/reasons``, else `other`); `route` is a
-/// route pattern of the code or `unmatched`, `status` a status the server sends (100...599), and `event`,
-/// `limit`, `outcome`, `platform`, `environment` and `state` are named by the code. The series of every
+/// `other`), `reason` only a reason the relay knows (``MetricLabels/relayReasons`` and the transports'
+/// ``RelayCore/PushTransport/reasons``, else `other`); `route` is a route pattern of the code or
+/// `unmatched`, `status` a status the server sends (100...599), and `event`, `limit`, `outcome`, `platform`,
+/// `environment` and `state` are named by the code. The series of every
 /// configured app and closed label value are there from the start, at zero (``MetricCatalog``).
 public final class RelayMetrics: Sendable {
     struct State {
@@ -57,12 +58,21 @@ public final class RelayMetrics: Sendable {
     let state: Mutex<State>
     /// The `app` label's values besides `none`.
     let appIds: Set<String>
+    /// The `reason` label's values besides `other` and `HTTP <status>`.
+    let reasons: Set<String>
 
     /// - Parameters:
     ///   - appIds: the configured apps: the only values of the `app` label besides `none`.
     ///   - dittoAppIds: the apps with `apps[].ditto`, whose Ditto counters start at zero.
-    public init(appIds: some Sequence<String> = [String](), dittoAppIds: some Sequence<String> = [String]()) {
+    ///   - reasons: the push services' reasons (``RelayCore/PushTransport/reasons``), which the `reason`
+    ///     label takes besides the relay's own.
+    public init(
+        appIds: some Sequence<String> = [String](),
+        dittoAppIds: some Sequence<String> = [String](),
+        reasons: some Sequence<String> = [String]()
+    ) {
         self.appIds = Set(appIds)
+        self.reasons = MetricLabels.relayReasons.union(reasons)
         state = Mutex(MetricCatalog.initialState(appIds: self.appIds.sorted(), dittoAppIds: Set(dittoAppIds).sorted()))
     }
 

@@ -86,9 +86,12 @@ public final class Relay: Sendable {
         self.instanceId = configuration.resolvedInstanceId()
         self.logger = logger.with(["relay.instance": instanceId])
         let logger = self.logger
+        let transports = try Self.transports(configuration, store: store, time: time, logger: logger)
+        self.transports = transports
         let metrics = RelayMetrics(
             appIds: configuration.apps.map(\.id),
-            dittoAppIds: configuration.apps.filter { $0.ditto != nil }.map(\.id)
+            dittoAppIds: configuration.apps.filter { $0.ditto != nil }.map(\.id),
+            reasons: transports.flatMap(\.reasons)
         )
         metrics.setGauges(
             MetricCatalog.buildInfo,
@@ -105,8 +108,6 @@ public final class Relay: Sendable {
             logger: self.logger.with(["component": "gauges"]),
             interval: gaugeInterval
         )
-        let transports = try Self.transports(configuration, store: store, time: time, logger: logger)
-        self.transports = transports
         dispatcher = Dispatcher(
             owner: instanceId,
             store: store,

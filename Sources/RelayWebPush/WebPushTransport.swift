@@ -15,6 +15,15 @@ import WebPushCore
 /// notification): such jobs fail without a send.
 public final class WebPushTransport: PushTransport {
     public let platform = Platform.web
+    /// The push services' answers by name (``WebPushCore/WebPushResponse/reason``), the refusals of this
+    /// transport before a send (``WebPushRefusal``) and its own failures.
+    public static let reasons: Set<String> = [
+        "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Gone", "PayloadTooLarge", "TooManyRequests",
+        WebPushRefusal.Code.endpointNotAllowed.description, WebPushRefusal.Code.originPaused.description,
+        WebPushRefusal.Code.originBusy.description, notForBrowsers, "NotAWebSubscription", "WebPushNotConfigured",
+        "InvalidSubscription", "NonPublicAddress", "addressRefused", "responseTooLarge",
+    ]
+    public var reasons: Set<String> { Self.reasons }
     private let configurations: [String: WebPushClientConfiguration]
     private let clients = Mutex<[String: WebPushClient]>([:])
     private let retry: RetryPolicy

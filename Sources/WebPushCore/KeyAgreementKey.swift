@@ -63,6 +63,23 @@ public final class KeyAgreementKey: @unchecked Sendable {
         try self.init(adopting: pkey)
     }
 
+    /// Reads a P-256 private key from PEM (PKCS#8 `BEGIN PRIVATE KEY` or SEC 1 `BEGIN EC PRIVATE KEY`), by
+    /// OpenSSL's PEM reader.
+    /// - Throws: ``WebPushError`` `.invalidKey` when the text is not one, or is a key of another kind or curve.
+    public convenience init(privateKeyPEM pem: String) throws(WebPushError) {
+        let pkey: OpaquePointer
+        do { pkey = try EVPKey.readPrivate(pem: pem) } catch { throw WebPushError(.invalidKey, error.message) }
+        guard EVPKey.isP256(EVPKey.groupName(pkey)) else {
+            EVP_PKEY_free(pkey)
+            throw WebPushError(.invalidKey, "not a P-256 key")
+        }
+        try self.init(adopting: pkey)
+    }
+
+    /// The key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`), written by OpenSSL: what
+    /// ``init(privateKeyPEM:)`` reads back.
+    public var privateKeyPEM: String { EVPKey.privatePEM(pkey) }
+
     /// The private scalar: 32 bytes, big-endian (what ``init(rawPrivateKey:)`` takes back).
     public var rawPrivateKey: Data {
         var bn: OpaquePointer?

@@ -52,7 +52,7 @@ struct MockSubscription: Sendable {
     /// The JSON of a subscription file (`<id>.json` in the subscriptions directory).
     struct File: Codable {
         var endpoint: String
-        /// ``SubscriptionKeyPEM``.
+        /// The subscription's P-256 private key as PKCS#8 PEM (``WebPushCore/KeyAgreementKey/privateKeyPEM``).
         var privateKey: String
         /// base64url, 16 bytes.
         var auth: String
@@ -63,7 +63,7 @@ struct MockSubscription: Sendable {
     var file: File {
         File(
             endpoint: endpoint.text,
-            privateKey: SubscriptionKeyPEM.pem(of: keyPair.privateKey),
+            privateKey: keyPair.privateKey.privateKeyPEM,
             auth: keyPair.auth.base64URLEncodedString(),
             applicationServerKey: applicationServerKey?.base64URLEncodedString()
         )
@@ -82,7 +82,7 @@ struct MockSubscription: Sendable {
         self.init(
             id: id,
             endpoint: try PushEndpoint(validating: file.endpoint, allowingHTTP: true),
-            keyPair: try SubscriptionKeyPair(privateKey: SubscriptionKeyPEM.key(fromPEM: file.privateKey), auth: auth),
+            keyPair: try SubscriptionKeyPair(privateKey: KeyAgreementKey(privateKeyPEM: file.privateKey), auth: auth),
             applicationServerKey: try file.applicationServerKey.map { (text) throws(WebPushError) in
                 try Self.publicKey(text)
             }

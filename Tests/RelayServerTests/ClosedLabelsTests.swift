@@ -1,7 +1,10 @@
 import Foundation
+import RelayAPNs
 import RelayCore
+import RelayFCM
 import RelayOutbox
 import RelayStore
+import RelayWebPush
 import Testing
 
 /// Nothing from outside the relay adds a metric series: every label takes values from a closed set.
@@ -45,16 +48,23 @@ import Testing
         #expect(samples.count - one.split(separator: "\n").filter { !$0.hasPrefix("#") }.count <= 5)
     }
 
+    /// Each push service's reasons (its transport's `reasons`) and the relay's own keep their names; another
+    /// service's reason is not taken unless its transport is there.
     @Test func knownReasonsKeepTheirNames() {
-        let metrics = RelayMetrics(appIds: ["app0"])
-        for reason in ["BadDeviceToken", "Unregistered", "UNREGISTERED", "NOT_FOUND", "transport", "Expired", "none"] {
-            metrics.recordOutcome("failed", reason: reason, app: "app0", platform: .ios)
-        }
+        let reasons = APNsTransport.reasons.union(FCMTransport.reasons).union(WebPushTransport.reasons)
+        let metrics = RelayMetrics(appIds: ["app0"], reasons: reasons)
+        let known = [
+            "BadDeviceToken", "Unregistered", "UNREGISTERED", "NOT_FOUND", "Gone", "OriginPaused", "NonPublicAddress",
+            "transport", "Expired", "none",
+        ]
+        for reason in known { metrics.recordOutcome("failed", reason: reason, app: "app0", platform: .ios) }
         let text = metrics.render()
-        for reason in ["BadDeviceToken", "Unregistered", "UNREGISTERED", "NOT_FOUND", "transport", "Expired", "none"] {
-            #expect(text.contains("reason=\"\(reason)\"} 1"), "\(reason)")
-        }
+        for reason in known { #expect(text.contains("reason=\"\(reason)\"} 1"), "\(reason)") }
         #expect(!text.contains("reason=\"other\""))
+
+        let apnsOnly = RelayMetrics(appIds: ["app0"], reasons: APNsTransport.reasons)
+        apnsOnly.recordOutcome("failed", reason: "UNREGISTERED", app: "app0", platform: .android)
+        #expect(apnsOnly.render().contains(#"platform="android",outcome="failed",reason="other"} 1"#))
     }
 
     @Test func dittoEventsAreCountedByAppCollectionKindAndOutcome() {

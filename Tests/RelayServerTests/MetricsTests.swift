@@ -1,5 +1,6 @@
 import APNsMock
 import Foundation
+import RelayAPNs
 import RelayCore
 import RelayOutbox
 import RelayServer
@@ -10,7 +11,7 @@ import Testing
 @Suite struct MetricsTests {
     /// What `relay-bench fanout` waits on: every outcome counts once, whatever it was; other counters do not.
     @Test func attemptsDecidedCountsEveryOutcome() {
-        let metrics = RelayMetrics(appIds: ["app0"])
+        let metrics = RelayMetrics(appIds: ["app0"], reasons: APNsTransport.reasons)
         #expect(metrics.attemptsDecided == 0)
         metrics.recordOutcome("sent", reason: "none", app: "app0", platform: .ios)
         metrics.recordOutcome("retry", reason: "ServiceUnavailable", app: "app0", platform: .ios)

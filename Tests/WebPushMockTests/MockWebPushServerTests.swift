@@ -286,7 +286,7 @@ import WebPushMock
         let file = directory.appendingPathComponent("\(id).json").path
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("BEGIN EC PRIVATE KEY"))
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("BEGIN PRIVATE KEY"))
 
         let client = try WebPushClient()
         let answer = try await client.send(
