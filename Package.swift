@@ -39,7 +39,10 @@ let package = Package(
         .target(name: "WebPushMock", dependencies: ["WebPushCore", "MockHTTP2", "RelayCore", "RelayCrypto"]),
         // The outbox's way to browsers: Web Push requests on libcurl, guarded as URLs users give.
         .target(name: "RelayWebPush", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl", "WebPushCore"]),
-        .target(name: "RelayStore", dependencies: ["RelayCore", "CSQLite"]),
+        // The Store protocol, its models and the rules and SQL text both engines share; no database library.
+        .target(name: "RelayStore", dependencies: ["RelayCore"]),
+        // The Store on a SQLite file, the default engine.
+        .target(name: "RelaySQLite", dependencies: ["RelayCore", "RelayStore", "CSQLite"]),
         // The Store on PostgreSQL (libpq), beside SQLiteStore; `storage.postgres.url` selects it.
         .target(name: "RelayPostgres", dependencies: ["RelayCore", "RelayStore", "CPostgres"]),
         .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
@@ -68,15 +71,15 @@ let package = Package(
             name: "push-relay",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
-                "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth", "RelayKafka",
-                "RelayDittoKafka", "RelayStrictJSON", "WebPushMock", "WebPushCore",
+                "RelayFCM", "RelayStore", "RelaySQLite", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth",
+                "RelayKafka", "RelayDittoKafka", "RelayStrictJSON", "WebPushMock", "WebPushCore",
             ]
         ),
         .executableTarget(
             name: "relay-bench",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayFCM",
-                "RelayStore", "RelayServer", "RelayPostgres", "RelayTestSupport",
+                "RelayStore", "RelaySQLite", "RelayServer", "RelayPostgres", "RelayTestSupport",
             ]
         ),
 
@@ -109,7 +112,11 @@ let package = Package(
             name: "FCMMockTests",
             dependencies: ["FCMMock", "RelayFCM", "RelayCore", "RelayCrypto", "RelayCurl"]
         ),
-        .testTarget(name: "RelayStoreTests", dependencies: ["RelayStore", "RelayPostgres", "RelayTestSupport"]),
+        // The store conformance suite: each test runs on both engines (StoreKind).
+        .testTarget(
+            name: "RelayStoreTests",
+            dependencies: ["RelayStore", "RelaySQLite", "RelayPostgres", "RelayTestSupport"]
+        ),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP", "RelayTestSupport"]),
         .testTarget(name: "RelayKafkaTests", dependencies: ["RelayKafka"]),
         .testTarget(
@@ -123,22 +130,23 @@ let package = Package(
         .testTarget(
             name: "RelayServerTests",
             dependencies: [
-                "RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelayPostgres", "RelayKafka",
-                "RelayTestSupport", "WebPushCore", "WebPushMock", "RelayAPNs", "RelayFCM", "RelayWebPush",
+                "RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelaySQLite", "RelayPostgres",
+                "RelayKafka", "RelayTestSupport", "WebPushCore", "WebPushMock", "RelayAPNs", "RelayFCM", "RelayWebPush",
             ]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "push-relay", "RelayFCM", "RelayCore", "RelayStore", "RelayPostgres", "RelayKafka", "RelayTestSupport",
+                "push-relay", "RelayFCM", "RelayCore", "RelayStore", "RelaySQLite", "RelayPostgres", "RelayKafka",
+                "RelayTestSupport",
             ]
         ),
         .testTarget(
             name: "PushRelayClientTests",
             dependencies: [
-                "PushRelayClient", "RelayServer", "RelayStore", "RelayHTTP", "RelayCore", "RelayCrypto", "APNsMock",
-                "RelayTestSupport",
+                "PushRelayClient", "RelayServer", "RelayStore", "RelaySQLite", "RelayHTTP", "RelayCore", "RelayCrypto",
+                "APNsMock", "RelayTestSupport",
             ]
         ),
     ],

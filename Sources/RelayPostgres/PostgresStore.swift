@@ -11,7 +11,7 @@ import RelayStore
 ///
 /// Several relays may share one database: claims lock the rows they take with `FOR UPDATE SKIP LOCKED` and
 /// lease them (`lease_until`), so two claims never take one delivery. Schema: ``PostgresMigrations``. Times
-/// are UNIX epoch MILLISECONDS, as in ``RelayStore/SQLiteStore``.
+/// are UNIX epoch MILLISECONDS, as in `SQLiteStore` (module RelaySQLite).
 public actor PostgresStore: Store {
     /// Migration steps applied by this open (0 when the database was already current).
     public nonisolated let appliedMigrations: Int

@@ -6,7 +6,7 @@ import RelayCore
 /// Every call is scoped by `appId` where it takes one: no call reads or changes another app's rows. The
 /// dispatcher calls (``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)``, ``complete(_:at:)``,
 /// ``releaseLeases(owner:)``) and the metrics calls work across apps. Times are kept with MILLISECOND precision.
-/// Implementations: ``SQLiteStore``, and `PostgresStore` (module RelayPostgres).
+/// Implementations: `SQLiteStore` (module RelaySQLite) and `PostgresStore` (module RelayPostgres).
 ///
 /// Several relays may share one store: the provider tokens (``RelayCore/ProviderTokenCache``), the webhook
 /// rate limits and the periodic jobs' schedule live in it, so they hold across instances.

@@ -6,6 +6,7 @@ import RelayCore
 import RelayCurl
 import RelayHTTP
 import RelayPostgres
+import RelaySQLite
 import RelayServer
 import RelayStore
 

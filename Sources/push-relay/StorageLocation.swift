@@ -2,6 +2,7 @@ import Foundation
 import RelayCLI
 import RelayCore
 import RelayPostgres
+import RelaySQLite
 import RelayStore
 
 /// A store named on the command line: `sqlite:PATH`, or `postgres:URL` (a libpq connection URI or

@@ -4,6 +4,7 @@ import RelayCore
 import RelayCrypto
 import RelayCurl
 import RelayHTTP
+import RelaySQLite
 import RelayStore
 
 /// `push-relay version`: PushRelay's version and every C library it links, with their versions.

@@ -4,6 +4,7 @@ import RelayCLI
 import RelayCore
 import RelayCrypto
 import RelayCurl
+import RelaySQLite
 import RelayServer
 import RelayStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import RelayCLI
 import RelayCore
+import RelaySQLite
 import RelayStore
 
 /// `relay-bench seed`: registers `--devices` devices of `--platform` (ios: APNs device tokens, android: FCM

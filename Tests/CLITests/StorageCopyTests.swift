@@ -4,6 +4,7 @@ import RelayPostgres
 import RelayTestSupport
 import Testing
 
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// `push-relay storage copy`, run as a process: a SQLite store seeded through the Store API is copied into

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelaySQLite
 import RelayStore
 import RelayTestSupport
 import Testing

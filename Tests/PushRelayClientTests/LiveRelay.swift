@@ -2,6 +2,7 @@ import APNsMock
 import Foundation
 import RelayCore
 import RelayCrypto
+import RelaySQLite
 import RelayServer
 import RelayStore
 import RelayTestSupport

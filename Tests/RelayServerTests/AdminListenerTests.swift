@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayHTTP
+import RelaySQLite
 import RelayServer
 import RelayStore
 import Testing

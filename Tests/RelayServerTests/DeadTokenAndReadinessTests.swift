@@ -4,6 +4,7 @@ import RelayCore
 import RelayServer
 import Testing
 
+@testable import RelaySQLite
 @testable import RelayStore
 
 @Suite struct DeadTokenAndReadinessTests {

@@ -3,6 +3,7 @@ import RelayCore
 import RelayCrypto
 import RelayHTTP
 import RelayOutbox
+import RelaySQLite
 import RelayServer
 import RelayStore
 import Testing

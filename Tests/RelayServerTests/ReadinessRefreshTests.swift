@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelaySQLite
 import RelayServer
 import RelayStore
 import Synchronization

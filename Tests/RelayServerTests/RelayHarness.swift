@@ -4,6 +4,7 @@ import Foundation
 import RelayCore
 import RelayCrypto
 import RelayPostgres
+import RelaySQLite
 import RelayServer
 import RelayStore
 import RelayTestSupport

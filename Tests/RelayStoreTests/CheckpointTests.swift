@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// WAL checkpoints (``SQLiteCheckpointer``): most of the copying happens in the background while the store is

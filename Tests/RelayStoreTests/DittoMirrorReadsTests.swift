@@ -2,6 +2,7 @@ import Foundation
 import RelayCore
 import Testing
 
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// The Ditto mirror's reads on every engine (a room, its members by page, membership) and the purge of

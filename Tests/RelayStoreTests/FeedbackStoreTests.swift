@@ -2,6 +2,7 @@ import Foundation
 import RelayCore
 import Testing
 
+@testable import RelaySQLite
 @testable import RelayStore
 
 @Suite struct FeedbackStoreTests {

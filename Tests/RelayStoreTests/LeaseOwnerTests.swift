@@ -2,6 +2,7 @@ import Foundation
 import RelayCore
 import Testing
 
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// Several relays on one database: every lease names the instance that took it. A relay never takes another's

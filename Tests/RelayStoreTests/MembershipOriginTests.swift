@@ -3,6 +3,7 @@ import RelayCore
 import Testing
 
 @testable import RelayPostgres
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// Who made a membership, and what closing a room does with it, on every engine.

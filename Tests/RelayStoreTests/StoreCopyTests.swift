@@ -3,6 +3,7 @@ import RelayCore
 import Testing
 
 @testable import RelayPostgres
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// ``StoreCopy`` between the engines, where one keeps what the other cannot.

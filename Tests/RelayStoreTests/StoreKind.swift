@@ -4,6 +4,7 @@ import RelayTestSupport
 import Testing
 
 @testable import RelayPostgres
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// The engines the conformance tests run on: each `@Test(arguments: StoreKind.allCases)` runs once on a new

@@ -3,6 +3,7 @@ import RelayCore
 import Testing
 
 @testable import RelayPostgres
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// Unread counts in a room of 100,000: the counting queries walk indexes from each listed user, never a

@@ -3,6 +3,7 @@ import RelayCore
 import Testing
 
 @testable import RelayPostgres
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// The cached unread totals on every engine: after each change (messages, reads, archives, deletes, levels,

@@ -3,6 +3,7 @@ import RelayCore
 import Testing
 
 @testable import RelayPostgres
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// Web devices on every engine: a device's subscription (``RelayCore/PushToken/address``) is stored beside

@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 extension SQLiteStore {
     /// Refilled buckets and past minutes' counts deleted by each write: more than one, so the tables shrink

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 /// The cached unread totals (``UnreadSQL`` `+Totals`) on SQLite: each call runs inside the caller's
 /// transaction, so a total changes with what changes it.

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 extension SQLiteStore {
     /// ``UnreadSQL`` in SQLite's spelling.

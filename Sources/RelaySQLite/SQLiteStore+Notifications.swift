@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 extension SQLiteStore {
     /// One pending delivery per selected device. Parameters: ?1 app id, ?2 the first due time (``NewNotification/dueAt``),

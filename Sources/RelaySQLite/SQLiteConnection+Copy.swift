@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 /// ``StoreExport`` and ``StoreImport`` on a SQLite connection, shared by ``SQLiteStore`` and the read-only
 /// ``SQLiteReader``. Rows move as JSON objects (``StoreTable``) built and read by SQLite's JSON functions.

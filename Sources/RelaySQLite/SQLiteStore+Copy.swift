@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 /// A SQLite store as the source or the destination of ``StoreCopy`` (rows as ``StoreTable`` describes).
 /// The read-only source of `push-relay storage copy` is a ``SQLiteReader``.

@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 extension SQLiteStore {
     /// Two reads, between which no write of this store's actor runs: the pending deliveries by app over

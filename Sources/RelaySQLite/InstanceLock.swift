@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 /// An exclusive `flock(2)` on a lock file beside a SQLite store, held as long as this lives: the proof that
 /// a live relay serves from that store. SQLite serves one relay at a time whatever instance ids relays are

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import RelayCore
+import RelayStore
 
 /// Keeps a WAL database's checkpoints mostly off the store's thread, and its WAL bounded.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 extension SQLiteStore {
     /// Forgotten keys (older than ``IdempotencyKey/retention``) deleted by each keyed notification recorded:

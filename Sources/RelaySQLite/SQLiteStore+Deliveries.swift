@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 extension SQLiteStore {
     public func appsWithDueDeliveries(now: Date) async throws -> [String] {

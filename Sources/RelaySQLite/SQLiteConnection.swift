@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import RelayStore
 
 /// Owns one SQLite connection and its cache of prepared statements. Not `Sendable`: only the store's thread
 /// touches it.

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 extension SQLiteStore {
     /// The file's relay is the only one, so the row is read and replaced in one `BEGIN IMMEDIATE`

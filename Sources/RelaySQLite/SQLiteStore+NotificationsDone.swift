@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 extension SQLiteStore {
     /// Per notification: one probe for a pending delivery, from the newest id down (during a fan-out the last

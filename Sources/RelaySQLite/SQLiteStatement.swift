@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import RelayStore
 
 /// Owns one prepared statement. Not `Sendable`: only the store's thread touches it.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 extension SQLiteStore {
     /// Checks a registration's or join's counts against `limits` inside the caller's write transaction

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 extension SQLiteStore {
     public func member(appId: String, roomId: String, userId: String) async throws -> RoomMember? {

@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 extension SQLiteStore {
     /// One transaction (`BEGIN IMMEDIATE` holds the write lock, so no other relay on the file counts

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import RelayCore
+import RelayStore
 
 /// The ``Store`` on one SQLite file (WAL, `synchronous=NORMAL`, foreign keys on, busy timeout).
 ///

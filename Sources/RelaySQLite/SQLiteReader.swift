@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 /// A SQLite store's file opened for reading only (`SQLITE_OPEN_READONLY`), as the source of
 /// ``StoreCopy``: it never writes, migrates or checkpoints the file.

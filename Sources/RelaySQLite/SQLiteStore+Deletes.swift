@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 extension SQLiteStore {
     /// ``DittoMirrorRows/deleteMessage(appId:deletion:inDMCollection:notifiedSince:at:removal:)`` inside the
