@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import RelayCrypto
 
 /// A push subscription's endpoint: the capability URL the push service gave the browser, checked to be an
@@ -28,7 +29,8 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
     ///   `https` is taken.
     /// - Throws: ``WebPushError`` `.invalidEndpoint` saying what is wrong: empty, longer than ``maxLength``,
     ///   characters outside printable ASCII, not an absolute URL, another scheme, no host, user info, a port
-    ///   out of range.
+    ///   out of range, and (unless `allowingHTTP`) a host that is not a public host name
+    ///   (``RelayCore/PublicHostName``: no IP address, single label or local name).
     public init(validating text: String, allowingHTTP: Bool = false) throws(WebPushError) {
         func refuse(_ why: String) -> WebPushError { WebPushError(.invalidEndpoint, "endpoint \(why)") }
         guard !text.isEmpty else { throw refuse("is empty") }
@@ -50,6 +52,11 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
         else { throw refuse("must name a host (scheme://host/...)") }
         guard components.user == nil, components.password == nil else {
             throw refuse("must not carry a user name or password")
+        }
+        // A push service is reached by its name: an address, a single label or a local name is a host of the
+        // relay's own network, which only the app's mock (plain http allowed) may be.
+        if !allowingHTTP, let problem = PublicHostName.problem(components.encodedHost?.lowercased() ?? host) {
+            throw refuse("host \(problem)")
         }
         if let port = components.port, !(1...65535).contains(port) { throw refuse("has a port out of range") }
         let port = components.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""

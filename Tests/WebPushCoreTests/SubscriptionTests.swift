@@ -63,11 +63,25 @@ import WebPushCore
         ("https://Push.Example.NET:443/p/abc", "https://push.example.net"),
         ("https://push.example.net:8443/p/abc", "https://push.example.net:8443"),
         ("HTTPS://push.example.net/p", "https://push.example.net"),
-        ("https://[::1]:8443/p", "https://[::1]:8443"),
         ("https://push.example.net/p?x=1#f", "https://push.example.net"),
     ])
     func theAudienceIsTheOriginWithoutTheDefaultPort(endpoint: String, origin: String) throws {
         #expect(try PushEndpoint(validating: endpoint).origin == origin)
+        // A mock (allowed by its app) may be an address.
+        #expect(try PushEndpoint(validating: "https://[::1]:8443/p", allowingHTTP: true).origin == "https://[::1]:8443")
+    }
+
+    /// A push service is reached by its name: an address in any spelling, a single label or a local name is
+    /// refused, unless the caller allows the app's mock.
+    @Test(arguments: [
+        "https://127.0.0.1/p", "https://[::1]/p", "https://[::ffff:127.0.0.1]/p", "https://2130706433/p",
+        "https://0177.0.0.1/p", "https://0x7f000001/p", "https://127.1/p", "https://localhost/p",
+        "https://localhost./p", "https://a.localhost/p", "https://intranet/p", "https://metadata.google.internal/p",
+        "https://127.0.0.1%3a8443/p",
+    ])
+    func endpointsOnTheRelaysOwnNetworkAreRefused(endpoint: String) {
+        let error = #expect(throws: WebPushError.self) { try PushEndpoint(validating: endpoint) }
+        #expect(error?.code == .invalidEndpoint && error?.message.contains("host") == true, "\(endpoint)")
     }
 
     @Test(arguments: [("http://127.0.0.1:8080/push/1", "http://127.0.0.1:8080"), ("http://mock:80/x", "http://mock")])
