@@ -69,14 +69,15 @@ let package = Package(
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
                 "RelayFCM", "RelayStore", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth", "RelayKafka",
-                "RelayDittoKafka", "RelayStrictJSON", "WebPushMock", "WebPushCore",
+                "RelayDittoKafka", "RelayStrictJSON", "WebPushMock", "WebPushCore", "RelayWebPush",
             ]
         ),
         .executableTarget(
             name: "relay-bench",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayFCM",
-                "RelayStore", "RelayServer", "RelayPostgres", "RelayTestSupport",
+                "RelayStore", "RelayServer", "RelayPostgres", "RelayTestSupport", "RelayWebPush", "WebPushCore",
+                "WebPushMock",
             ]
         ),
 
