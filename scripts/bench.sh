@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # make bench: end-to-end fan-out through the relay (webhook -> SQLite outbox -> dispatcher -> transport ->
-# mock over TLS) to rooms of iOS devices (APNs, to the mock APNs) and of Android devices (FCM, to the mock
-# FCM), each beside the client-only rate of its own client on the same mock at the same size, and h2load on
-# the mock APNs, in the same run. The method, and how to read the table, are in docs/bench.md.
-# Env: SIZES (default "1000 10000 100000"), KINDS (default "apns fcm"), H2LOAD_N (default 100000),
+# mock over TLS) to rooms of iOS devices (APNs, to the mock APNs), of Android devices (FCM, to the mock FCM)
+# and of browsers (Web Push, to the mock push service, which decrypts every message), each beside the
+# client-only rate of its own client on the same mock at the same size, and h2load on the mock APNs, in the
+# same run. The method, and how to read the table, are in docs/bench.md.
+# Env: SIZES (default "1000 10000 100000"), KINDS (default "apns fcm web"), H2LOAD_N (default 100000),
 # CONCURRENCY (the fan-out's in flight, delivery.concurrency and perAppConcurrency, and the client's; default
 # 200, what one app has in flight by default), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS
 # (default 100), REPEAT (default 5), APNS_CONNECTIONS (the APNs fan-out's delivery.apnsConnections, one row
 # each; default "1 2 4"), INSTANCES (relay instances on one PostgreSQL, one row each; default "1 2 3").
 source "$(dirname "$0")/bench/lib.sh"
 SIZES=${SIZES:-"1000 10000 100000"}
-KINDS=${KINDS:-"apns fcm"}
+KINDS=${KINDS:-"apns fcm web"}
 H2LOAD_N=${H2LOAD_N:-100000}
 CONCURRENCY=${CONCURRENCY:-200}
 BATCH=${BATCH:-1000}
@@ -18,23 +19,32 @@ H2LOAD_STREAMS=${H2LOAD_STREAMS:-100}
 REPEAT=${REPEAT:-5}
 APNS_CONNECTIONS=${APNS_CONNECTIONS:-"1 2 4"}
 INSTANCES=${INSTANCES:-"1 2 3"}
-declare -A PLATFORM=([apns]=ios [fcm]=android)
+declare -A PLATFORM=([apns]=ios [fcm]=android [web]=web)
 
+start_mock
+start_fcm_mock
+# Before seeding: web devices are subscriptions of this mock (its URL, its subscriptions directory).
+start_webpush_mock
+# What `relay-bench seed` needs per kind besides the size: web subscriptions are made at the mock.
+APNS_SEED=()
+FCM_SEED=()
+WEB_SEED=(--url "$WEBPUSH_URL" --subscriptions "$WEBPUSH_SUBSCRIPTIONS")
 # Each room is seeded once, by a process of its own, and copied afresh for every fan-out.
 for kind in $KINDS; do
+    declare -n seed_flags="${kind^^}_SEED"
     for size in $SIZES; do
         seed="$OUT/seed-$kind-$size.sqlite"
         rm -f "$seed" "$seed-wal" "$seed-shm"
         echo "seeding $size ${PLATFORM[$kind]} devices"
-        "$BIN/relay-bench" seed --platform "${PLATFORM[$kind]}" --devices "$size" --db "$seed"
+        "$BIN/relay-bench" seed --platform "${PLATFORM[$kind]}" --devices "$size" --db "$seed" "${seed_flags[@]}"
     done
+    unset -n seed_flags
 done
 
-start_mock
-start_fcm_mock
 # What `relay-bench fanout` needs per kind besides the database: its platform's mock and credentials.
 APNS_FANOUT=(--url "$MOCK_URL" --key "fixtures/keys/AuthKey_$KEY_ID.p8" --key-id "$KEY_ID" --team "$TEAM_ID")
 FCM_FANOUT=(--platform android --fcm-url "$FCM_URL" --service-account "$SERVICE_ACCOUNT")
+WEB_FANOUT=(--platform web --web-url "$WEBPUSH_URL" --vapid-key "$VAPID_KEY")
 declare -A runs=()
 add_run() { runs[$1]="${runs[$1]:+${runs[$1]},}$2"; }
 # Each send to another device token, as in a fan-out (a new :path or body each time, which HPACK cannot
