@@ -6,14 +6,20 @@
 # same run. The method, and how to read the table, are in docs/bench.md.
 # Env: SIZES (default "1000 10000 100000"), KINDS (default "apns fcm web"), H2LOAD_N (default 100000),
 # CONCURRENCY (the fan-out's in flight, delivery.concurrency and perAppConcurrency, and the client's; default
-# 200, what one app has in flight by default), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS
-# (default 100), REPEAT (default 5), APNS_CONNECTIONS (the APNs fan-out's delivery.apnsConnections, one row
-# each; default "1 2 4"), INSTANCES (relay instances on one PostgreSQL, one row each; default "1 2 3").
+# 200, what one app has in flight by default), WEB_CONCURRENCY (the same for web pairs; default CONCURRENCY,
+# at most 100), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS (default 100), REPEAT (default 5),
+# APNS_CONNECTIONS (the APNs fan-out's delivery.apnsConnections, one row each; default "1 2 4"), INSTANCES
+# (relay instances on one PostgreSQL, one row each; default "1 2 3").
 source "$(dirname "$0")/bench/lib.sh"
 SIZES=${SIZES:-"1000 10000 100000"}
 KINDS=${KINDS:-"apns fcm web"}
 H2LOAD_N=${H2LOAD_N:-100000}
 CONCURRENCY=${CONCURRENCY:-200}
+# WebPushClient takes at most 100 requests in flight to one origin (maxInFlightPerOrigin) and the bench's
+# subscriptions are all at the mock's: above that the web fan-out measures the outbox's back-off after
+# OriginBusy refusals (docs/bench.md, "Web Push rows"), so web pairs run at most 100 unless told.
+WEB_CONCURRENCY=${WEB_CONCURRENCY:-$((CONCURRENCY < 100 ? CONCURRENCY : 100))}
+declare -A IN_FLIGHT=([apns]=$CONCURRENCY [fcm]=$CONCURRENCY [web]=$WEB_CONCURRENCY)
 BATCH=${BATCH:-1000}
 H2LOAD_STREAMS=${H2LOAD_STREAMS:-100}
 REPEAT=${REPEAT:-5}
@@ -51,8 +57,8 @@ add_run() { runs[$1]="${runs[$1]:+${runs[$1]},}$2"; }
 # index).
 client_run() { # KIND SIZE RUN-LABEL
     local result="$OUT/fanout-$1-client-$2-$3.json"
-    echo "client-only $1: $2 sends to distinct tokens, $CONCURRENCY tasks"
-    "run_$1_client" "$2" "$CONCURRENCY" --distinct-tokens | tee "$result"
+    echo "client-only $1: $2 sends to distinct tokens, ${IN_FLIGHT[$1]} tasks"
+    "run_$1_client" "$2" "${IN_FLIGHT[$1]}" --distinct-tokens | tee "$result"
     add_run "$1-client-$2" "$result"
 }
 fanout_run() { # KIND SIZE RUN-LABEL [ROW FLAGS...]: ROW (default KIND-fanout) labels the row
@@ -65,9 +71,9 @@ fanout_run() { # KIND SIZE RUN-LABEL [ROW FLAGS...]: ROW (default KIND-fanout) l
     # The copy is setup: written back now, it is not flushed by the run's first fsync (ext4 writes a
     # file's newly allocated blocks before the journal commit that any later fsync waits for).
     sync "$db"*
-    echo "fan-out $1 to $2 ${PLATFORM[$1]} devices (batch $BATCH, concurrency $CONCURRENCY) ${*:5}"
+    echo "fan-out $1 to $2 ${PLATFORM[$1]} devices (batch $BATCH, concurrency ${IN_FLIGHT[$1]}) ${*:5}"
     "$BIN/relay-bench" fanout --db "$db" --ca "$CA" "${flags[@]}" --batch-size "$BATCH" \
-        --concurrency "$CONCURRENCY" "${@:5}" | tee "$result"
+        --concurrency "${IN_FLIGHT[$1]}" "${@:5}" | tee "$result"
     rm -f "$db" "$db-wal" "$db-shm"
     add_run "$row-$2" "$result"
 }
