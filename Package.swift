@@ -72,14 +72,15 @@ let package = Package(
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
                 "RelayFCM", "RelayStore", "RelaySQLite", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth",
-                "RelayKafka", "RelayDittoKafka", "RelayStrictJSON", "WebPushMock", "WebPushCore",
+                "RelayKafka", "RelayDittoKafka", "RelayStrictJSON", "WebPushMock", "WebPushCore", "RelayWebPush",
             ]
         ),
         .executableTarget(
             name: "relay-bench",
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayFCM",
-                "RelayStore", "RelaySQLite", "RelayServer", "RelayPostgres", "RelayTestSupport",
+                "RelayStore", "RelaySQLite", "RelayServer", "RelayPostgres", "RelayTestSupport", "RelayWebPush",
+                "WebPushCore", "WebPushMock",
             ]
         ),
 

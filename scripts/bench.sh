@@ -1,48 +1,64 @@
 #!/usr/bin/env bash
 # make bench: end-to-end fan-out through the relay (webhook -> SQLite outbox -> dispatcher -> transport ->
-# mock over TLS) to rooms of iOS devices (APNs, to the mock APNs) and of Android devices (FCM, to the mock
-# FCM), each beside the client-only rate of its own client on the same mock at the same size, and h2load on
-# the mock APNs, in the same run. The method, and how to read the table, are in docs/bench.md.
-# Env: SIZES (default "1000 10000 100000"), KINDS (default "apns fcm"), H2LOAD_N (default 100000),
+# mock over TLS) to rooms of iOS devices (APNs, to the mock APNs), of Android devices (FCM, to the mock FCM)
+# and of browsers (Web Push, to the mock push service, which decrypts every message), each beside the
+# client-only rate of its own client on the same mock at the same size, and h2load on the mock APNs, in the
+# same run. The method, and how to read the table, are in docs/bench.md.
+# Env: SIZES (default "1000 10000 100000"), KINDS (default "apns fcm web"), H2LOAD_N (default 100000),
 # CONCURRENCY (the fan-out's in flight, delivery.concurrency and perAppConcurrency, and the client's; default
-# 200, what one app has in flight by default), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS
-# (default 100), REPEAT (default 5), APNS_CONNECTIONS (the APNs fan-out's delivery.apnsConnections, one row
-# each; default "1 2 4"), INSTANCES (relay instances on one PostgreSQL, one row each; default "1 2 3").
+# 200, what one app has in flight by default), WEB_CONCURRENCY (the same for web pairs; default CONCURRENCY,
+# at most 100), BATCH (delivery.batchSize, default 1000), H2LOAD_STREAMS (default 100), REPEAT (default 5),
+# APNS_CONNECTIONS (the APNs fan-out's delivery.apnsConnections, one row each; default "1 2 4"), INSTANCES
+# (relay instances on one PostgreSQL, one row each; default "1 2 3").
 source "$(dirname "$0")/bench/lib.sh"
 SIZES=${SIZES:-"1000 10000 100000"}
-KINDS=${KINDS:-"apns fcm"}
+KINDS=${KINDS:-"apns fcm web"}
 H2LOAD_N=${H2LOAD_N:-100000}
 CONCURRENCY=${CONCURRENCY:-200}
+# WebPushClient takes at most 100 requests in flight to one origin (maxInFlightPerOrigin) and the bench's
+# subscriptions are all at the mock's: above that the web fan-out measures the outbox's back-off after
+# OriginBusy refusals (docs/bench.md, "Web Push rows"), so web pairs run at most 100 unless told.
+WEB_CONCURRENCY=${WEB_CONCURRENCY:-$((CONCURRENCY < 100 ? CONCURRENCY : 100))}
+declare -A IN_FLIGHT=([apns]=$CONCURRENCY [fcm]=$CONCURRENCY [web]=$WEB_CONCURRENCY)
 BATCH=${BATCH:-1000}
 H2LOAD_STREAMS=${H2LOAD_STREAMS:-100}
 REPEAT=${REPEAT:-5}
 APNS_CONNECTIONS=${APNS_CONNECTIONS:-"1 2 4"}
 INSTANCES=${INSTANCES:-"1 2 3"}
-declare -A PLATFORM=([apns]=ios [fcm]=android)
+declare -A PLATFORM=([apns]=ios [fcm]=android [web]=web)
 
+start_mock
+start_fcm_mock
+# Before seeding: web devices are subscriptions of this mock (its URL, its subscriptions directory).
+start_webpush_mock
+# What `relay-bench seed` needs per kind besides the size: web subscriptions are made at the mock.
+APNS_SEED=()
+FCM_SEED=()
+WEB_SEED=(--url "$WEBPUSH_URL" --subscriptions "$WEBPUSH_SUBSCRIPTIONS")
 # Each room is seeded once, by a process of its own, and copied afresh for every fan-out.
 for kind in $KINDS; do
+    declare -n seed_flags="${kind^^}_SEED"
     for size in $SIZES; do
         seed="$OUT/seed-$kind-$size.sqlite"
         rm -f "$seed" "$seed-wal" "$seed-shm"
         echo "seeding $size ${PLATFORM[$kind]} devices"
-        "$BIN/relay-bench" seed --platform "${PLATFORM[$kind]}" --devices "$size" --db "$seed"
+        "$BIN/relay-bench" seed --platform "${PLATFORM[$kind]}" --devices "$size" --db "$seed" "${seed_flags[@]}"
     done
+    unset -n seed_flags
 done
 
-start_mock
-start_fcm_mock
 # What `relay-bench fanout` needs per kind besides the database: its platform's mock and credentials.
 APNS_FANOUT=(--url "$MOCK_URL" --key "fixtures/keys/AuthKey_$KEY_ID.p8" --key-id "$KEY_ID" --team "$TEAM_ID")
 FCM_FANOUT=(--platform android --fcm-url "$FCM_URL" --service-account "$SERVICE_ACCOUNT")
+WEB_FANOUT=(--platform web --web-url "$WEBPUSH_URL" --vapid-key "$VAPID_KEY")
 declare -A runs=()
 add_run() { runs[$1]="${runs[$1]:+${runs[$1]},}$2"; }
 # Each send to another device token, as in a fan-out (a new :path or body each time, which HPACK cannot
 # index).
 client_run() { # KIND SIZE RUN-LABEL
     local result="$OUT/fanout-$1-client-$2-$3.json"
-    echo "client-only $1: $2 sends to distinct tokens, $CONCURRENCY tasks"
-    "run_$1_client" "$2" "$CONCURRENCY" --distinct-tokens | tee "$result"
+    echo "client-only $1: $2 sends to distinct tokens, ${IN_FLIGHT[$1]} tasks"
+    "run_$1_client" "$2" "${IN_FLIGHT[$1]}" --distinct-tokens | tee "$result"
     add_run "$1-client-$2" "$result"
 }
 fanout_run() { # KIND SIZE RUN-LABEL [ROW FLAGS...]: ROW (default KIND-fanout) labels the row
@@ -55,9 +71,9 @@ fanout_run() { # KIND SIZE RUN-LABEL [ROW FLAGS...]: ROW (default KIND-fanout) l
     # The copy is setup: written back now, it is not flushed by the run's first fsync (ext4 writes a
     # file's newly allocated blocks before the journal commit that any later fsync waits for).
     sync "$db"*
-    echo "fan-out $1 to $2 ${PLATFORM[$1]} devices (batch $BATCH, concurrency $CONCURRENCY) ${*:5}"
+    echo "fan-out $1 to $2 ${PLATFORM[$1]} devices (batch $BATCH, concurrency ${IN_FLIGHT[$1]}) ${*:5}"
     "$BIN/relay-bench" fanout --db "$db" --ca "$CA" "${flags[@]}" --batch-size "$BATCH" \
-        --concurrency "$CONCURRENCY" "${@:5}" | tee "$result"
+        --concurrency "${IN_FLIGHT[$1]}" "${@:5}" | tee "$result"
     rm -f "$db" "$db-wal" "$db-shm"
     add_run "$row-$2" "$result"
 }

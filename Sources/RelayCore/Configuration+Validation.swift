@@ -189,14 +189,16 @@ extension Configuration.UserAuth {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty
         else { return "must be an absolute https URL" }
         guard url.user == nil, url.password == nil else { return "must not hold user:password" }
-        guard scheme == "https" || scheme == "http" && isLoopback(host) else {
+        guard scheme == "https" || scheme == "http" && Configuration.isLoopback(host) else {
             return "must be https (http only to a loopback host)"
         }
         return nil
     }
+}
 
-    /// `localhost`, 127.0.0.0/8 or ::1.
-    private static func isLoopback(_ host: String) -> Bool {
+extension Configuration {
+    /// Whether `host` (a URL's host, IPv6 in brackets or not) is `localhost`, 127.0.0.0/8 or ::1.
+    public static func isLoopback(_ host: String) -> Bool {
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
         if bare == "localhost" || bare == "::1" { return true }
         let octets = bare.split(separator: ".", omittingEmptySubsequences: false)

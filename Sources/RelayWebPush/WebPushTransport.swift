@@ -163,12 +163,13 @@ public final class WebPushTransport: PushTransport {
     }
 
     /// A push the client did not send: a forbidden endpoint's fails; a paused origin's is held until its
-    /// next probe, a busy origin's for the policy's first back-off (neither is an attempt).
+    /// next probe, a busy origin's for a fraction of a second, until a slot is likely free (neither is an
+    /// attempt: a room of one push service's subscriptions is sent at that origin's pace).
     private func result(of refusal: WebPushRefusal, now: Date) -> PushResult {
         let reason = refusal.code.description
         if refusal.code == .endpointNotAllowed { return .fail(.rejected, status: nil, reason: reason) }
-        let backOff = retry.delay(afterFailures: 1, random: Double.random(in: 0..<1))
-        let delay = refusal.until.map { Duration.seconds(max(0, $0.timeIntervalSince(now))) } ?? backOff
+        let soon = Duration.milliseconds(Int.random(in: 100...300))
+        let delay = refusal.until.map { Duration.seconds(max(0, $0.timeIntervalSince(now))) } ?? soon
         return .held(after: delay, reason: reason)
     }
 

@@ -28,11 +28,15 @@ struct MockSubscription: Sendable {
             && id.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
     }
 
-    /// A fresh subscription under `baseURL` (`<baseURL>/push/<id>`): 16 random bytes of id, a new key pair,
-    /// restricted to `applicationServerKey` (base64url) when given.
+    /// A fresh subscription under `baseURL` (`<baseURL>/push/<id>`): 16 random bytes of id, `keyPair` or a new
+    /// key pair, restricted to `applicationServerKey` (base64url) when given.
     /// - Throws: ``WebPushError`` `.invalidEndpoint` when `baseURL` is not an http(s) URL, `.invalidKey` when
     ///   `applicationServerKey` is not base64url of a P-256 point, `.cryptoFailed`.
-    static func make(baseURL: String, applicationServerKey: String?) throws(WebPushError) -> MockSubscription {
+    static func make(
+        baseURL: String,
+        applicationServerKey: String?,
+        keyPair: SubscriptionKeyPair? = nil
+    ) throws(WebPushError) -> MockSubscription {
         let restriction = try applicationServerKey.map { (text) throws(WebPushError) in try publicKey(text) }
         let id: String
         do { id = try Digest.randomBytes(16).base64URLEncodedString() } catch {
@@ -41,10 +45,12 @@ struct MockSubscription: Sendable {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         let endpoint = try PushEndpoint(validating: "\(base)\(MockWebPushService.pushPrefix)\(id)", allowingHTTP: true)
+        let pair: SubscriptionKeyPair
+        if let keyPair { pair = keyPair } else { pair = try SubscriptionKeyPair.generate() }
         return MockSubscription(
             id: id,
             endpoint: endpoint,
-            keyPair: try SubscriptionKeyPair.generate(),
+            keyPair: pair,
             applicationServerKey: restriction
         )
     }
@@ -72,9 +78,12 @@ struct MockSubscription: Sendable {
     /// Reads a subscription file's content.
     /// - Throws: ``WebPushError`` when the endpoint, key, auth secret or application server key is unusable.
     init(id: String, file: File) throws(WebPushError) {
-        guard let auth = Data(base64URLEncoded: file.auth) else {
-            throw WebPushError(.invalidAuth, "subscription file: auth is not base64url")
-        }
+        try self.init(id: id, file: file, keyPair: Self.keyPair(of: file))
+    }
+
+    /// Reads a subscription file's content whose key pair was read already (``keyPair(of:)``).
+    /// - Throws: ``WebPushError`` when the endpoint or application server key is unusable.
+    init(id: String, file: File, keyPair: SubscriptionKeyPair) throws(WebPushError) {
         // A file copied under another id would open pushes to an endpoint it was not made for.
         guard file.endpoint.hasSuffix(MockWebPushService.pushPrefix + id) else {
             throw WebPushError(.invalidEndpoint, "subscription file: the endpoint does not end in /push/\(id)")
@@ -82,11 +91,20 @@ struct MockSubscription: Sendable {
         self.init(
             id: id,
             endpoint: try PushEndpoint(validating: file.endpoint, allowingHTTP: true),
-            keyPair: try SubscriptionKeyPair(privateKey: KeyAgreementKey(privateKeyPEM: file.privateKey), auth: auth),
+            keyPair: keyPair,
             applicationServerKey: try file.applicationServerKey.map { (text) throws(WebPushError) in
                 try Self.publicKey(text)
             }
         )
+    }
+
+    /// The key pair of a subscription file: its private key (PEM) and auth secret.
+    /// - Throws: ``WebPushError`` `.invalidKey` or `.invalidAuth` when either is unusable.
+    static func keyPair(of file: File) throws(WebPushError) -> SubscriptionKeyPair {
+        guard let auth = Data(base64URLEncoded: file.auth) else {
+            throw WebPushError(.invalidAuth, "subscription file: auth is not base64url")
+        }
+        return try SubscriptionKeyPair(privateKey: KeyAgreementKey(privateKeyPEM: file.privateKey), auth: auth)
     }
 
     init(id: String, endpoint: PushEndpoint, keyPair: SubscriptionKeyPair, applicationServerKey: Data?) {

@@ -8,8 +8,14 @@ import WebPushCore
 final class MockSubscriptions: Sendable {
     let directory: String?
     private let table = Mutex<[String: MockSubscription]>([:])
+    /// Key pairs read from files, by the file's private key and auth secret: reading one (OpenSSL parses the
+    /// PEM) costs far more than opening a push, and files made by ``MockWebPushServer/newSubscriptions(count:
+    /// keyPairs:baseURL:)`` share a few key pairs.
+    private let keyPairs = Mutex<[String: SubscriptionKeyPair]>([:])
     /// Most subscriptions held in memory; past it the table is emptied (the directory still has them).
     private static let memoryLimit = 100_000
+    /// Most key pairs held in ``keyPairs``; past it the cache is emptied.
+    private static let keyPairLimit = 4096
 
     init(directory: String?) {
         self.directory = directory
@@ -17,10 +23,19 @@ final class MockSubscriptions: Sendable {
 
     /// Makes a subscription under `baseURL`, holds it, and writes its file when there is a directory.
     /// - Throws: ``MockWebPushError`` `.invalidConfiguration` for an unusable base URL, key or directory.
-    func make(baseURL: String, applicationServerKey: String?) throws(MockWebPushError) -> MockSubscription {
+    /// - Parameter keyPair: the subscription's key pair; nil makes a new one.
+    func make(
+        baseURL: String,
+        applicationServerKey: String?,
+        keyPair: SubscriptionKeyPair? = nil
+    ) throws(MockWebPushError) -> MockSubscription {
         let subscription: MockSubscription
         do {
-            subscription = try MockSubscription.make(baseURL: baseURL, applicationServerKey: applicationServerKey)
+            subscription = try MockSubscription.make(
+                baseURL: baseURL,
+                applicationServerKey: applicationServerKey,
+                keyPair: keyPair
+            )
         } catch {
             throw MockWebPushError(.invalidConfiguration, "cannot make a subscription: \(error.message)")
         }
@@ -36,10 +51,23 @@ final class MockSubscriptions: Sendable {
         guard let directory, MockSubscription.isWellFormed(id: id),
             let data = FileManager.default.contents(atPath: Self.path(of: id, in: directory)),
             let file = try? JSONDecoder().decode(MockSubscription.File.self, from: data),
-            let subscription = try? MockSubscription(id: id, file: file)
+            let keyPair = keyPair(of: file),
+            let subscription = try? MockSubscription(id: id, file: file, keyPair: keyPair)
         else { return nil }
         hold(subscription)
         return subscription
+    }
+
+    /// The key pair of a subscription file, read once per private key and auth secret; nil when unusable.
+    private func keyPair(of file: MockSubscription.File) -> SubscriptionKeyPair? {
+        let key = file.privateKey + " " + file.auth
+        if let known = keyPairs.withLock({ $0[key] }) { return known }
+        guard let keyPair = try? MockSubscription.keyPair(of: file) else { return nil }
+        keyPairs.withLock { keyPairs in
+            if keyPairs.count >= Self.keyPairLimit { keyPairs.removeAll() }
+            keyPairs[key] = keyPair
+        }
+        return keyPair
     }
 
     private func hold(_ subscription: MockSubscription) {
@@ -54,6 +82,8 @@ final class MockSubscriptions: Sendable {
     }
 
     /// Writes `<id>.json`, readable by its owner only: it holds the private key and the auth secret.
+    /// Created with that mode by `open`, and written without Foundation's fsync-and-rename: a mock's
+    /// subscription needs no durability, and 100,000 of them (a bench room) must take seconds, not minutes.
     private func write(_ subscription: MockSubscription, in directory: String) throws(MockWebPushError) {
         let path = Self.path(of: subscription.id, in: directory)
         do {
@@ -61,10 +91,13 @@ final class MockSubscriptions: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let data = try encoder.encode(subscription.file)
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-                chmod(path, 0o600) == 0
-            else { throw CocoaError(.fileWriteNoPermission) }
-            try data.write(to: URL(fileURLWithPath: path))
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission) }
+            let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            // An existing file keeps its mode through O_TRUNC: make it the owner's only, as a new one is.
+            guard fchmod(descriptor, 0o600) == 0 else { throw CocoaError(.fileWriteNoPermission) }
+            try file.write(contentsOf: data)
+            try file.close()
         } catch {
             throw MockWebPushError(.invalidConfiguration, "cannot write subscription file \(path): \(error)")
         }

@@ -57,6 +57,30 @@ public final class MockWebPushServer: MockServer<MockWebPushScript, RecordedPush
             .subscription
     }
 
+    /// Makes `count` subscriptions as ``newSubscription(baseURL:applicationServerKey:)`` does (distinct
+    /// endpoints, each kept as its own file when there is a subscriptions directory), for load tests: with
+    /// only `keyPairs` key pairs, taken in turn, since making a P-256 key pair costs more than the rest.
+    /// - Throws: ``MockWebPushError`` `.invalidConfiguration` when `keyPairs` is not positive, `baseURL` is
+    ///   not an http(s) URL, or a key pair or file cannot be made.
+    public func newSubscriptions(
+        count: Int,
+        keyPairs: Int,
+        baseURL: String? = nil
+    ) throws(MockWebPushError) -> [WebPushSubscription] {
+        guard keyPairs > 0 else { throw MockWebPushError(.invalidConfiguration, "keyPairs must be positive") }
+        var pairs: [SubscriptionKeyPair] = []
+        do {
+            for _ in 0..<min(keyPairs, count) { pairs.append(try SubscriptionKeyPair.generate()) }
+        } catch {
+            throw MockWebPushError(.invalidConfiguration, "cannot make a key pair: \(error.message)")
+        }
+        let base = baseURL ?? self.baseURL
+        return try (0..<count).map { (index) throws(MockWebPushError) in
+            try core.subscriptions.make(baseURL: base, applicationServerKey: nil, keyPair: pairs[index % pairs.count])
+                .subscription
+        }
+    }
+
     /// The endpoint id of a subscription endpoint this mock makes (the segment after `/push/`), the key of
     /// the script's rules and of ``RecordedPush/endpointId``; nil for an endpoint of another form.
     public static func endpointId(of endpoint: String) -> String? {

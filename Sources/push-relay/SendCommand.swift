@@ -3,21 +3,24 @@ import RelayAPNs
 import RelayCLI
 import RelayCore
 
-/// `push-relay send`: one push from the command line, to APNs (`--platform ios`, the default) or FCM HTTP v1
-/// (`--platform android`); prints the service's answer as JSON and exits 0 only when it accepted the push (1
-/// when refused or not delivered, 2 for a usage mistake).
+/// `push-relay send`: one push from the command line, to APNs (`--platform ios`, the default), FCM HTTP v1
+/// (`--platform android`) or a browser's push service (`--platform web`); prints the service's answer as
+/// JSON and exits 0 only when it accepted the push (1 when refused or not delivered, 2 for a usage mistake).
 enum SendCommand {
     static let help = """
         usage: push-relay send [--platform ios] --token HEX --topic BUNDLE_ID [options]
                push-relay send --platform android --token FCM_TOKEN --service-account FILE [options]
-          --platform P           ios (default: APNs) or android (FCM HTTP v1)
-        both platforms:
+               push-relay send --platform web --subscription FILE --vapid-key FILE [options]
+          --platform P           ios (default: APNs), android (FCM HTTP v1) or web (Web Push)
+        every platform:
+          --title T --body B     alert text (default body "Hello from PushRelay")
+          --ca FILE              the CA of a mock's TLS certificate (fixtures/tls/ca.pem)
+          --timeout SECONDS      give up after this long (default 30)
+        ios and android:
           --token T              ios: device token (hex; <..> and spaces are tolerated);
                                  android: FCM registration token, exactly as the app got it
-          --title T --body B     alert text (default body "Hello from PushRelay")
-          --endpoint URL [--ca FILE]   another server, e.g. the mock APNs https://127.0.0.1:2197 or the
-                                 mock FCM http://127.0.0.1:2198 (https with --ca fixtures/tls/ca.pem)
-          --timeout SECONDS      give up after this long (default 30)
+          --endpoint URL         another server, e.g. the mock APNs https://127.0.0.1:2197 or the
+                                 mock FCM http://127.0.0.1:2198 (https with --ca)
         ios (APNs):
           --topic ID             apns-topic (bundle id, with the push type's suffix)
           --push-type TYPE       alert (default), background, voip, ...
@@ -36,8 +39,19 @@ enum SendCommand {
           --data KEY=VALUE       a data entry, string value; repeat for more
           --ttl SECONDS          android.ttl, 0 to 2419200 (28 days; default 86400)
           --tag TAG              android.notification.tag: replaces a notification with the same tag
-        the answer is printed as JSON; for android with the token's fate ("fate":"delivered", "retire",
-        "retry" or "fail") as the relay would decide it
+        web (Web Push):
+          --subscription FILE    a browser's PushSubscription.toJSON(), e.g. the one
+                                 `push-relay mock-webpush --new-subscription` prints
+          --vapid-key FILE       the VAPID private key (PEM, P-256; `push-relay keys vapid`)
+          --subject URI          the VAPID sub claim (default mailto:push-relay@localhost)
+          --ttl SECONDS          TTL header (default 86400)
+          --room ID              dittoChatRoomId (default push-relay-send)
+          --message-id ID        dittoChatMessageId, and the Topic header made from it
+          --declarative --open-url URL   Declarative Web Push, navigate = URL ({roomId}, {messageId} filled)
+                                 with --ca, or to an http endpoint, the endpoint must be on loopback and its
+                                 origin is taken as a mock push service (`push-relay mock-webpush`)
+        the answer is printed as JSON; for android and web with the device's fate ("fate":"delivered",
+        "retire", "retry", "fail", ...) as the relay would decide it
         """
 
     /// The body of a push given no `--body`.
@@ -46,7 +60,7 @@ enum SendCommand {
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(
             words,
-            switches: ["help"],
+            switches: SendPlatform.switches,
             options: SendPlatform.allOptions,
             repeatable: SendPlatform.repeatableOptions,
             positional: 0
@@ -58,6 +72,7 @@ enum SendCommand {
         switch try SendPlatform(from: arguments) {
         case .ios: return try await sendAPNs(arguments)
         case .android: return try await sendFCM(arguments)
+        case .web: return try await sendWebPush(arguments)
         }
     }
 

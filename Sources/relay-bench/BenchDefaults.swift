@@ -8,6 +8,8 @@ enum BenchDefaults {
     static let teamId = "TEAM123456"
     static let topic = "com.example.chat"
     static let caFile = "fixtures/tls/ca.pem"
+    /// The VAPID `sub` claim of the bench's web pushes.
+    static let webPushSubject = "mailto:bench@localhost"
     /// The same bytes as `body` in scripts/bench/curl-multi.c.
     static let body =
         #"{"aps":{"alert":{"body":"Alice: hello","title":"Team"},"sound":"default","thread-id":"room-1"},"#

@@ -9,8 +9,9 @@ import RelayServer
 import RelayStore
 
 /// `relay-bench fanout`: a ``Relay`` over the SQLite file `--db` (seeded by `relay-bench seed` for the same
-/// `--platform`), its app sending to the mock APNs at `--url` (ios, the default) or to the mock FCM at
-/// `--fcm-url` as the service account `--service-account` (android; `--ca` verifies either); posts one
+/// `--platform`), its app sending to the mock APNs at `--url` (ios, the default), to the mock FCM at
+/// `--fcm-url` as the service account `--service-account` (android), or to the mock push service at
+/// `--web-url` signing with the VAPID key `--vapid-key` (web; `--ca` verifies each); posts one
 /// did-send-message webhook for the seeded room over HTTP and times it until no delivery is pending. Prints one JSON line: devices, sent, seconds (POST to last
 /// delivery recorded), accept_seconds (the POST alone), per_second, the process's CPU seconds (user + system,
 /// the relay runs in it) per 100,000 pushes, RSS before the POST and peak RSS (KiB). `--apns-connections N`
@@ -22,6 +23,8 @@ enum FanoutCommand {
                            [--timeout SECONDS]
         relay-bench fanout --platform android --db FILE --fcm-url https://127.0.0.1:PORT [--ca FILE]
                            --service-account FILE [--batch-size N] [--concurrency N] [--timeout SECONDS]
+        relay-bench fanout --platform web --db FILE --web-url https://127.0.0.1:PORT [--ca FILE]
+                           --vapid-key FILE [--batch-size N] [--concurrency N] [--timeout SECONDS]
         """
 
     /// What the run measured.
@@ -147,7 +150,11 @@ enum FanoutCommand {
                 endpoint: .init(baseURL: try arguments.required("fcm-url"), caFile: caFile)
             )
         case .web:
-            throw Arguments.Problem(description: "--platform web has no fan-out bench yet")
+            app.webPush = .init(
+                vapidKeyFile: try arguments.required("vapid-key"),
+                subject: BenchDefaults.webPushSubject,
+                mock: .init(baseURL: try arguments.required("web-url"), caFile: caFile)
+            )
         }
         configuration.apps = [app]
         return configuration

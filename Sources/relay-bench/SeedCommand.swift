@@ -5,11 +5,15 @@ import RelaySQLite
 import RelayStore
 
 /// `relay-bench seed`: registers `--devices` devices of `--platform` (ios: APNs device tokens, android: FCM
-/// registration tokens), one user each, all members of one room, and one more device alone in the room
-/// ``warmUpRoom``, straight through the store into the SQLite file `--db` (registration speed is not what the
-/// bench measures).
+/// registration tokens, web: subscriptions of the mock push service at `--url`, made in its subscriptions
+/// directory `--subscriptions`), one user each, all members of one room, and one more device alone in the
+/// room ``warmUpRoom``, straight through the store into the SQLite file `--db` (registration speed is not what
+/// the bench measures).
 enum SeedCommand {
-    static let usage = "relay-bench seed --devices N --db FILE [--room ROOM] [--platform ios|android]"
+    static let usage = """
+        relay-bench seed --devices N --db FILE [--room ROOM] [--platform ios|android]
+        relay-bench seed --platform web --url https://127.0.0.1:PORT --subscriptions DIR --devices N --db FILE
+        """
     static let appId = "bench"
     static let room = "room-1"
     static let warmUpRoom = "warm-up"
@@ -21,7 +25,16 @@ enum SeedCommand {
         let platform = try arguments.platform()
         let store = try SQLiteStore(path: path, logger: .disabled())
         let started = ContinuousClock.now
-        try await seed(store, devices: devices, room: room, platform: platform)
+        if platform == .web {
+            let subscriptions = try WebBenchSubscriptions.make(
+                count: devices + 1,
+                url: try arguments.required("url"),
+                directory: try arguments.required("subscriptions")
+            )
+            try await seed(store, devices: devices, room: room) { try WebBenchSubscriptions.token(subscriptions[$0]) }
+        } else {
+            try await seed(store, devices: devices, room: room, platform: platform)
+        }
         let elapsed = ContinuousClock.now - started
         print(#"{"devices":\#(devices),"platform":"\#(platform.rawValue)","seconds":\#(elapsed.timeInterval)}"#)
         return 0
@@ -29,11 +42,22 @@ enum SeedCommand {
 
     /// Registers `devices` devices of `platform` in `room` and the warm-up device in ``warmUpRoom``.
     static func seed(_ store: some Store, devices: Int, room: String = room, platform: Platform) async throws {
+        try await seed(store, devices: devices, room: room) { try token($0, platform: platform) }
+    }
+
+    /// Registers `devices` devices in `room`, device `i` with `token(i)`, and the warm-up device
+    /// (`token(devices)`) in ``warmUpRoom``.
+    static func seed(
+        _ store: some Store,
+        devices: Int,
+        room: String,
+        token: (Int) throws -> PushToken
+    ) async throws {
         let now = Date()
         for index in 0..<devices {
             _ = try await store.upsertDevice(
                 appId: appId,
-                token: try token(index, platform: platform),
+                token: try token(index),
                 userId: "user-\(index)",
                 environment: .production,
                 rooms: [room],
@@ -42,7 +66,7 @@ enum SeedCommand {
         }
         _ = try await store.upsertDevice(
             appId: appId,
-            token: try token(devices, platform: platform),
+            token: try token(devices),
             userId: "warm-up-user",
             environment: .production,
             rooms: [warmUpRoom],

@@ -142,7 +142,7 @@ import Testing
         }
         for (arguments, problem) in [
             (["--token", Self.token] + account, "--service-account is for --platform android, not ios"),
-            (["--platform", "windows"], "--platform 'windows' must be ios or android"),
+            (["--platform", "windows"], "--platform 'windows' must be ios, android or web"),
         ] {
             let result = try await CommandTests.run(["send"] + arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")

@@ -307,4 +307,39 @@ import WebPushMock
         #expect(records.map(\.endpointId) == [id, id])
         #expect(records.first?.payload != nil)
     }
+
+    /// Subscriptions made in bulk share key pairs but not endpoints; each is its own file (mode 0600), and a
+    /// serving mock opens pushes to every one of them.
+    @Test func subscriptionsMadeInBulkShareKeyPairsAndAreEachOpened() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let serving = try Self.start(subscriptionsDirectory: directory.path)
+        defer { serving.stop() }
+        let maker = MockWebPushServer(configuration: .init(subscriptionsDirectory: directory.path))
+        let made = try maker.newSubscriptions(count: 5, keyPairs: 2, baseURL: serving.baseURL)
+        #expect(Set(made.map(\.endpoint)).count == 5)
+        #expect(Set(made.map(\.keys.p256dh)).count == 2)
+        #expect(made[0].keys == made[2].keys && made[0].keys != made[1].keys)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(files.count == 5)
+        for file in files {
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: directory.appendingPathComponent(file).path
+            )
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        }
+        #expect(throws: MockWebPushError.self) { try maker.newSubscriptions(count: 1, keyPairs: 0) }
+
+        let client = try WebPushClient()
+        var statuses: [Int] = []
+        for subscription in made {
+            let push = try WebPushClient.push(WebPushClient.plainPayload, to: subscription)
+            statuses.append(try await client.send(push, to: subscription).status)
+        }
+        await client.shutdown()
+        #expect(statuses == Array(repeating: 201, count: 5))
+        let records = try await serving.waitForRequests(count: 5, timeout: .seconds(60))
+        #expect(records.map(\.endpointId) == made.map { MockWebPushServer.endpointId(of: $0.endpoint) })
+        #expect(records.allSatisfy { $0.payload != nil })
+    }
 }

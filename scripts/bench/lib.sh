@@ -106,3 +106,24 @@ run_fcm_client() {
     "$BIN/relay-bench" fcm --url "$FCM_URL" --ca "$CA" --service-account "$SERVICE_ACCOUNT" --count "$1" \
         --in-flight "$2" "${@:3}"
 }
+
+# Starts ONE mock Web Push service over TLS (the fixture certificate, as the other mocks) on a free loopback
+# port, its subscriptions (their private keys) in a fresh directory where `relay-bench seed --platform web`
+# and `relay-bench web` make theirs; a new VAPID key signs. Sets WEBPUSH_URL, WEBPUSH_SUBSCRIPTIONS and
+# VAPID_KEY.
+start_webpush_mock() {
+    WEBPUSH_SUBSCRIPTIONS="$OUT/webpush-subscriptions"
+    VAPID_KEY="$OUT/webpush-vapid.pem"
+    rm -rf "$WEBPUSH_SUBSCRIPTIONS" "$OUT/webpush-client.jsonl" "$VAPID_KEY"
+    "$BIN/push-relay" keys vapid --out "$VAPID_KEY" >/dev/null
+    launch_mock "mock Web Push" "$OUT/mock-webpush.log" 'mock Web Push listening on' \
+        "$BIN/push-relay" mock-webpush --quiet --host 127.0.0.1 --port 0 --subscriptions "$WEBPUSH_SUBSCRIPTIONS"
+    WEBPUSH_URL="https://127.0.0.1:$MOCK_PORT"
+}
+
+# run_web_client N INFLIGHT [ARGS...]: relay-bench web, WebPushClient.send with INFLIGHT tasks, to
+# subscriptions of the mock listed (made on first use) in $OUT/webpush-client.jsonl.
+run_web_client() {
+    "$BIN/relay-bench" web --url "$WEBPUSH_URL" --ca "$CA" --subscriptions "$WEBPUSH_SUBSCRIPTIONS" \
+        --list "$OUT/webpush-client.jsonl" --vapid-key "$VAPID_KEY" --count "$1" --in-flight "$2" "${@:3}"
+}
