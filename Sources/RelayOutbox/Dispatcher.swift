@@ -490,6 +490,7 @@ struct DeliveryLog {
     func callAsFunction(_ level: Logger.Level, _ message: String, _ extra: Logger.Metadata = [:]) {
         guard level >= logger.level else { return }
         var metadata = extra
+        metadata["app.id"] = job.appId
         metadata["notification.id"] = job.notificationId.lowercasedString
         metadata["token.suffix"] = job.token.suffix
         metadata["device.platform"] = job.token.platform.rawValue

@@ -82,7 +82,7 @@ public final class WebPushTransport: PushTransport {
             ttlSeconds: ttl,
             topic: job.content.message.messageId.map(Topic.init(messageId:))
         )
-        return await send(message, with: client, appId: job.appId, attempts: job.attempts)
+        return await send(message, with: client, job: job)
     }
 
     /// Browsers show no badge: an update fails without a send.
@@ -100,16 +100,15 @@ public final class WebPushTransport: PushTransport {
         }
     }
 
-    /// Sends `message` with `client` and answers its fate. `attempts` were made before this one.
-    private func send(
-        _ message: WebPushMessage,
-        with client: WebPushClient,
-        appId: String,
-        attempts: Int
-    ) async
-        -> PushResult
-    {
+    /// Sends `message`, rendered for `job`, with `client` and answers its fate.
+    private func send(_ message: WebPushMessage, with client: WebPushClient, job: DeliveryJob) async -> PushResult {
         let endpoint = message.subscription.endpoint
+        let appId = job.appId, attempts = job.attempts
+        // What a line about this push carries, to join it with the dispatcher's (never the endpoint itself).
+        let context: Logger.Metadata = [
+            "app.id": appId, "push.id": job.pushId.lowercasedString, "token.suffix": job.token.suffix,
+            "push.endpoint": endpoint.logDescription,
+        ]
         let sentAt = time.now
         let attempt: WebPushDecision.Attempt
         do {
@@ -117,26 +116,17 @@ public final class WebPushTransport: PushTransport {
         } catch let refusal as WebPushRefusal {
             return result(of: refusal, now: sentAt)
         } catch let failure as TransportError where failure.code == .addressRefused {
-            logger.warning(
-                "push endpoint refused: its host resolves to no public address",
-                ["app.id": appId, "push.endpoint": endpoint.logDescription]
-            )
+            logger.warning("push endpoint refused: its host resolves to no public address", context)
             return .fail(.rejected, status: nil, reason: "NonPublicAddress")
         } catch let failure as TransportError where failure.code == .responseTooLarge {
             // An answer is a few hundred bytes; a longer one is a service not to be asked again.
-            logger.warning(
-                "push service answered beyond the cap; delivery failed",
-                ["app.id": appId, "push.endpoint": endpoint.logDescription]
-            )
+            logger.warning("push service answered beyond the cap; delivery failed", context)
             return .fail(.rejected, status: nil, reason: "responseTooLarge")
         } catch let failure as WebPushError {
-            logger.error("Web Push message cannot be made", ["app.id": appId, "error": failure.message])
+            logger.error("Web Push message cannot be made", context.merging(["error": failure.message]) { $1 })
             return .fail(.relayBug, status: nil, reason: "\(failure.code)")
         } catch {
-            logger.warning(
-                "Web Push request failed",
-                ["error": "\(error)", "app.id": appId, "push.endpoint": endpoint.logDescription]
-            )
+            logger.warning("Web Push request failed", context.merging(["error": "\(error)"]) { $1 })
             attempt = .transportFailure
         }
         let decision = WebPushDecision.decide(
