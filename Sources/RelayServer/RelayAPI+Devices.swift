@@ -143,8 +143,8 @@ extension RelayAPI {
     /// A token a call names without saying its platform for sure (a path, the sender's device): read by
     /// `platform`'s rules when given; else, since an FCM token is kept exactly and an APNs token normalized,
     /// the app's device whose token is exactly this text when there is one, else a web device's identity
-    /// when the text is one (`web-` and 43 base64url characters), else the APNs reading when the text reads
-    /// as one, else the FCM reading.
+    /// when the text starts `web-` (43 base64url characters must follow), else the APNs reading when the
+    /// text reads as one, else the FCM reading.
     /// - Throws: ``HTTPError`` 400 `invalid_device_token` when the text is a token of no (or not the given)
     ///   platform.
     func namedToken(_ raw: String, platform: Platform?, appId: String, field: String) async throws -> PushToken {
@@ -154,7 +154,8 @@ extension RelayAPI {
         {
             return device.token
         }
-        if let web = try? WebPushToken(parsing: raw) { return .web(web) }
+        // Past an FCM device of exactly this text, `web-` names a web device, and its errors are the web rules'.
+        if raw.hasPrefix(WebPushToken.prefix) { return try Validation.token(raw, platform: .web, field: field) }
         if let apns = try? DeviceToken(parsing: raw) { return .apns(apns) }
         return try Validation.token(raw, platform: .android, field: field)
     }

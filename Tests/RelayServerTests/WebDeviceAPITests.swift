@@ -84,6 +84,10 @@ import WebPushCore
             // DELETE names the device by its token, with or without `platform=web`.
             #expect(try await relay.call("DELETE", "/v1/devices/\(Self.identity)").status == 204)
             #expect(try await relay.call("DELETE", "/v1/devices/\(Self.identity)?platform=web").status == 404)
+            // A malformed web token is refused by the web rules, not read as an FCM token.
+            let malformed = try await relay.call("DELETE", "/v1/devices/web-abc")
+            #expect(malformed.status == 400 && malformed.error?.code == "invalid_device_token")
+            #expect(malformed.text.contains("web device token"), "\(malformed.text)")
             #expect(try await Self.stored(relay) == nil)
         }
     }
