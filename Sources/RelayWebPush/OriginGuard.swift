@@ -22,8 +22,9 @@ final class OriginGuard: Sendable {
     enum Admission: Equatable {
         /// Go, and call ``finish(_:accepted:now:)`` with the ticket when done.
         case send(Ticket)
-        /// The origin (or the unproven origins together) has its most requests in flight.
-        case busy
+        /// The origin (or the unproven origins together) has its most requests in flight; `proven` when it is
+        /// a proven origin at its own bound, whose next free slot ``waitForSlot(_:)`` waits for.
+        case busy(proven: Bool)
         /// The origin is paused; its next probe is due then.
         case paused(until: Date)
     }
@@ -41,8 +42,12 @@ final class OriginGuard: Sendable {
         var pausedUntil: Date?
         var nextProbe: Date?
         var acceptedAt: Date?
+        /// Sends waiting for a slot of this (proven) origin, first come first served.
+        var waiters: [CheckedContinuation<Void, Never>] = []
 
-        var isIdle: Bool { inFlight == 0 && refusals.isEmpty && pausedUntil == nil && acceptedAt == nil }
+        var isIdle: Bool {
+            inFlight == 0 && refusals.isEmpty && pausedUntil == nil && acceptedAt == nil && waiters.isEmpty
+        }
     }
 
     private struct State {
@@ -87,10 +92,10 @@ final class OriginGuard: Sendable {
             let proven =
                 trusted || entry.acceptedAt.map { now.timeIntervalSince($0) < limits.provenFor.timeInterval } ?? false
             if proven {
-                guard entry.inFlight < maxInFlight else { return .busy }
+                guard entry.inFlight < maxInFlight else { return .busy(proven: true) }
             } else {
                 guard entry.inFlight < limits.unprovenPerOrigin, state.unprovenInFlight < limits.unprovenTotal else {
-                    return .busy
+                    return .busy(proven: false)
                 }
                 state.unprovenInFlight += 1
             }
@@ -101,12 +106,12 @@ final class OriginGuard: Sendable {
         }
     }
 
-    /// Gives back the slot ``admit(_:now:)`` took; `accepted` when the service took the push, which proves
-    /// the origin and ends its refusals and pause.
+    /// Gives back the slot ``admit(_:now:trusted:)`` took, waking the first send waiting for one; `accepted`
+    /// when the service took the push, which proves the origin and ends its refusals and pause.
     func finish(_ ticket: Ticket, accepted: Bool, now: Date) {
-        state.withLock { state in
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if ticket.unproven { state.unprovenInFlight = max(0, state.unprovenInFlight - 1) }
-            guard var entry = state.origins[ticket.origin] else { return }
+            guard var entry = state.origins[ticket.origin] else { return nil }
             entry.inFlight = max(0, entry.inFlight - 1)
             if accepted {
                 entry.acceptedAt = now
@@ -114,7 +119,25 @@ final class OriginGuard: Sendable {
                 entry.pausedUntil = nil
                 entry.nextProbe = nil
             }
+            let waiter = entry.waiters.isEmpty ? nil : entry.waiters.removeFirst()
             state.origins[ticket.origin] = entry.isIdle ? nil : entry
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Waits until a send of `origin` (proven, at its bound) finishes: a room of one push service's
+    /// subscriptions goes at that service's pace instead of being turned away and claimed again. Returns at
+    /// once when the origin has a free slot by then. The caller admits itself again afterwards.
+    func waitForSlot(_ origin: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = state.withLock { state -> Bool in
+                guard var entry = state.origins[origin], entry.inFlight >= maxInFlight else { return false }
+                entry.waiters.append(continuation)
+                state.origins[origin] = entry
+                return true
+            }
+            if !waiting { continuation.resume() }
         }
     }
 

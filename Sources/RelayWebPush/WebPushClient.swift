@@ -82,8 +82,16 @@ public final class WebPushClient: Sendable {
         let endpoint = message.subscription.endpoint
         let trusted = endpoint.origin == mockOrigin
         if !trusted { try Self.checkPublic(endpoint) }
+        var admission = origins.admit(endpoint.origin, now: configuration.timeSource.now, trusted: trusted)
+        // A proven origin at its bound is waited for, up to the request's time.
+        let waitUntil = ContinuousClock.now + configuration.requestTimeout
+        while case .busy(proven: true) = admission, ContinuousClock.now < waitUntil {
+            try Task.checkCancellation()
+            await origins.waitForSlot(endpoint.origin)
+            admission = origins.admit(endpoint.origin, now: configuration.timeSource.now, trusted: trusted)
+        }
         let ticket: OriginGuard.Ticket
-        switch origins.admit(endpoint.origin, now: configuration.timeSource.now, trusted: trusted) {
+        switch admission {
         case .paused(let until):
             throw WebPushRefusal(.originPaused, "\(endpoint.origin) is paused after refusals", until: until)
         case .busy:

@@ -37,19 +37,19 @@ import Testing
         origins.finish(try Self.take(origins, "https://fcm.example", at: Self.now - 1), accepted: true, now: Self.now)
         _ = try Self.take(origins, "https://slow1.example")
         _ = try Self.take(origins, "https://slow1.example")
-        #expect(origins.admit("https://slow1.example", now: Self.now) == .busy)
+        #expect(origins.admit("https://slow1.example", now: Self.now) == .busy(proven: false))
         _ = try Self.take(origins, "https://slow2.example")
-        #expect(origins.admit("https://slow3.example", now: Self.now) == .busy)
-        #expect(origins.admit("https://push.example", now: Self.now) == .busy)
+        #expect(origins.admit("https://slow3.example", now: Self.now) == .busy(proven: false))
+        #expect(origins.admit("https://push.example", now: Self.now) == .busy(proven: false))
         // The proven origin has its own bound, whatever the unproven ones hold; so has the app's mock.
         for _ in 0..<5 { _ = try Self.take(origins, "https://fcm.example") }
-        #expect(origins.admit("https://fcm.example", now: Self.now) == .busy)
+        #expect(origins.admit("https://fcm.example", now: Self.now) == .busy(proven: true))
         for _ in 0..<5 {
             guard case .send = origins.admit("https://mock.example", now: Self.now, trusted: true) else {
                 throw Failure("the mock was not admitted")
             }
         }
-        #expect(origins.admit("https://mock.example", now: Self.now, trusted: true) == .busy)
+        #expect(origins.admit("https://mock.example", now: Self.now, trusted: true) == .busy(proven: true))
     }
 
     @Test func anAcceptedPushProvesItsOriginForAWhile() throws {
@@ -62,7 +62,7 @@ import Testing
         // An hour later it is unproven again: one slot.
         let later = Self.now + 3601
         _ = try Self.take(origins, a, at: later)
-        #expect(origins.admit(a, now: later) == .busy)
+        #expect(origins.admit(a, now: later) == .busy(proven: false))
     }
 
     @Test func distinctRefusalsWithinTheWindowPauseTheOriginOnlyAndAProbeEndsIt() throws {
@@ -104,5 +104,22 @@ import Testing
         #expect(origins.refused(a, subscription: "web-2", now: Self.now + 1) == nil)
         #expect(origins.refused(a, subscription: "web-3", now: Self.now + 700) == nil)
         _ = try Self.take(origins, a, at: Self.now + 701)
+    }
+
+    /// A send to a proven origin at its bound waits for the next slot instead of being turned away; the first
+    /// send to finish wakes it.
+    @Test func aSendWaitsForAProvenOriginsNextSlot() async throws {
+        let origins = OriginGuard(maxInFlight: 1, limits: Self.limits(), pause: .init())
+        let a = "https://fcm.example"
+        let held = try Self.take(origins, a, at: Self.now)
+        #expect(origins.admit(a, now: Self.now, trusted: true) == .busy(proven: true))
+        let waiter = Task {
+            await origins.waitForSlot(a)
+            return origins.admit(a, now: Self.now, trusted: true)
+        }
+        // The waiter may not have queued yet: finishing wakes it, or it finds the slot free.
+        try await Task.sleep(for: .milliseconds(50))
+        origins.finish(held, accepted: true, now: Self.now)
+        guard case .send = await waiter.value else { throw Failure("the waiting send got no slot") }
     }
 }
