@@ -9,11 +9,11 @@ import Synchronization
 /// - every other origin may have ``WebPushClientConfiguration/Origins/unprovenPerOrigin``, and all of them
 ///   together ``WebPushClientConfiguration/Origins/unprovenTotal``: endpoints that never answer hold at most
 ///   those slots, whatever their number;
-/// - 403s of several distinct subscriptions of one origin, with no push accepted there in between, pause it
-///   (the service refuses the relay's VAPID credentials); while paused, one send probes it every
-///   ``WebPushClientConfiguration/OriginPause/probeInterval``, and an accepted push ends the pause. A user's own
-///   subscriptions made for another key cannot pause a service others' pushes are accepted by. Never the app:
-///   other origins go on.
+/// - 403s of several distinct subscriptions of one origin within a window, with no push accepted there within
+///   it, pause it (the service refuses the relay's VAPID credentials); while paused, one send probes it every
+///   ``WebPushClientConfiguration/OriginPause/probeInterval`` (the others wait for its answer), and an accepted
+///   push ends the pause. A user's own subscriptions made for another key cannot pause a service that accepted
+///   others' pushes within the window. Never the app: other origins go on.
 ///
 /// Memory stays bounded: an origin is kept while it has requests in flight, recent refusals, a pause or a
 /// recent acceptance, at most ``maxOrigins`` of them (the least recently accepted are forgotten first).
@@ -29,10 +29,12 @@ final class OriginGuard: Sendable {
         case paused(until: Date)
     }
 
-    /// A slot taken by ``admit(_:now:)``.
+    /// A slot taken by ``admit(_:now:trusted:)``.
     struct Ticket: Equatable {
         let origin: String
         let unproven: Bool
+        /// The send that probes a paused origin.
+        var probe = false
     }
 
     private struct Origin {
@@ -41,9 +43,11 @@ final class OriginGuard: Sendable {
         var refusals: [String: Date] = [:]
         var pausedUntil: Date?
         var nextProbe: Date?
+        /// A probe is out: the other sends wait for its answer (``probeWait``), not a whole interval.
+        var probing = false
         var acceptedAt: Date?
         /// Sends waiting for a slot of this (proven) origin, first come first served.
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [CheckedContinuation<Bool, Never>] = []
 
         var isIdle: Bool {
             inFlight == 0 && refusals.isEmpty && pausedUntil == nil && acceptedAt == nil && waiters.isEmpty
@@ -57,6 +61,8 @@ final class OriginGuard: Sendable {
 
     /// Origins remembered at most.
     static let maxOrigins = 4096
+    /// How long a send to a paused origin is held while a probe is out.
+    static let probeWait: TimeInterval = 2
 
     private let maxInFlight: Int
     private let limits: WebPushClientConfiguration.Origins
@@ -78,15 +84,19 @@ final class OriginGuard: Sendable {
     func admit(_ origin: String, now: Date, trusted: Bool = false) -> Admission {
         state.withLock { state in
             var entry = state.origins[origin] ?? Origin()
+            var probe = false
             if let until = entry.pausedUntil {
                 if until <= now {
                     entry.pausedUntil = nil
                     entry.nextProbe = nil
-                } else if let probe = entry.nextProbe, probe > now || entry.inFlight > 0 {
-                    // The next probe's time; while one is out, a probe interval from now.
-                    return .paused(until: min(until, probe > now ? probe : now + pause.probeInterval.timeInterval))
+                } else if entry.probing {
+                    return .paused(until: min(until, now + Self.probeWait))
+                } else if let next = entry.nextProbe, next > now {
+                    return .paused(until: min(until, next))
                 } else {
                     entry.nextProbe = now + pause.probeInterval.timeInterval
+                    entry.probing = true
+                    probe = true
                 }
             }
             let proven =
@@ -102,17 +112,18 @@ final class OriginGuard: Sendable {
             entry.inFlight += 1
             state.origins[origin] = entry
             if state.origins.count > Self.maxOrigins { Self.prune(&state, now: now, provenFor: limits.provenFor) }
-            return .send(Ticket(origin: origin, unproven: !proven))
+            return .send(Ticket(origin: origin, unproven: !proven, probe: probe))
         }
     }
 
     /// Gives back the slot ``admit(_:now:trusted:)`` took, waking the first send waiting for one; `accepted`
     /// when the service took the push, which proves the origin and ends its refusals and pause.
     func finish(_ ticket: Ticket, accepted: Bool, now: Date) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             if ticket.unproven { state.unprovenInFlight = max(0, state.unprovenInFlight - 1) }
             guard var entry = state.origins[ticket.origin] else { return nil }
             entry.inFlight = max(0, entry.inFlight - 1)
+            if ticket.probe { entry.probing = false }
             if accepted {
                 entry.acceptedAt = now
                 entry.refusals.removeAll()
@@ -123,21 +134,26 @@ final class OriginGuard: Sendable {
             state.origins[ticket.origin] = entry.isIdle ? nil : entry
             return waiter
         }
-        waiter?.resume()
+        waiter?.resume(returning: true)
     }
 
     /// Waits until a send of `origin` (proven, at its bound) finishes: a room of one push service's
     /// subscriptions goes at that service's pace instead of being turned away and claimed again. Returns at
-    /// once when the origin has a free slot by then. The caller admits itself again afterwards.
-    func waitForSlot(_ origin: String) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waiting = state.withLock { state -> Bool in
-                guard var entry = state.origins[origin], entry.inFlight >= maxInFlight else { return false }
+    /// once when the origin has a free slot by then. At most half its bound wait, so an origin that stops
+    /// answering holds no more than one and a half times its bound of the app's sending slots.
+    /// - Returns: false when that many wait already (the send is turned away); the caller admits itself
+    ///   again otherwise.
+    func waitForSlot(_ origin: String) async -> Bool {
+        let maxWaiters = max(1, maxInFlight / 2)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let outcome = state.withLock { state -> Bool? in
+                guard var entry = state.origins[origin], entry.inFlight >= maxInFlight else { return true }
+                guard entry.waiters.count < maxWaiters else { return false }
                 entry.waiters.append(continuation)
                 state.origins[origin] = entry
-                return true
+                return nil
             }
-            if !waiting { continuation.resume() }
+            if let outcome { continuation.resume(returning: outcome) }
         }
     }
 
@@ -149,8 +165,11 @@ final class OriginGuard: Sendable {
             let oldest = now - pause.window.timeInterval
             entry.refusals = entry.refusals.filter { $0.value > oldest }
             entry.refusals[subscription] = now
+            // A push accepted within the window shows the service takes the relay's key: these refusals are
+            // of the subscriptions (made for another key), not of the relay.
+            let acceptedLately = entry.acceptedAt.map { $0 > oldest } ?? false
             var paused: Date?
-            if entry.refusals.count >= pause.refusals, entry.pausedUntil == nil {
+            if entry.refusals.count >= pause.refusals, entry.pausedUntil == nil, !acceptedLately {
                 let until = now + pause.duration.timeInterval
                 entry.pausedUntil = until
                 entry.nextProbe = now + pause.probeInterval.timeInterval
@@ -162,6 +181,9 @@ final class OriginGuard: Sendable {
             return paused
         }
     }
+
+    /// The sends waiting for a slot of `origin`.
+    func waiting(_ origin: String) -> Int { state.withLock { $0.origins[origin]?.waiters.count ?? 0 } }
 
     /// Forgets what no longer matters (aged refusals, ended pauses, old acceptances), then, when still over
     /// ``maxOrigins``, the origins without requests in flight that were accepted longest ago.

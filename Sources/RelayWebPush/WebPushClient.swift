@@ -87,7 +87,7 @@ public final class WebPushClient: Sendable {
         let waitUntil = ContinuousClock.now + configuration.requestTimeout
         while case .busy(proven: true) = admission, ContinuousClock.now < waitUntil {
             try Task.checkCancellation()
-            await origins.waitForSlot(endpoint.origin)
+            guard await origins.waitForSlot(endpoint.origin) else { break }
             admission = origins.admit(endpoint.origin, now: configuration.timeSource.now, trusted: trusted)
         }
         let ticket: OriginGuard.Ticket

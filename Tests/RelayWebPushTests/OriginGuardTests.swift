@@ -75,9 +75,10 @@ import Testing
         #expect(origins.refused(a, subscription: "web-3", now: Self.now + 3) == Self.now + 603)
         #expect(origins.admit(a, now: Self.now + 4) == .paused(until: Self.now + 33))
         _ = try Self.take(origins, "https://b.example", at: Self.now + 4)
-        // At the probe time one send goes; the others wait for the next probe.
+        // At the probe time one send goes; the others wait a moment for its answer.
         let probe = try Self.take(origins, a, at: Self.now + 33)
-        #expect(origins.admit(a, now: Self.now + 34) == .paused(until: Self.now + 63))
+        #expect(probe.probe)
+        #expect(origins.admit(a, now: Self.now + 34) == .paused(until: Self.now + 36))
         // The probe is accepted: the service takes the relay's key, the pause ends.
         origins.finish(probe, accepted: true, now: Self.now + 35)
         _ = try Self.take(origins, a, at: Self.now + 36)
@@ -97,6 +98,34 @@ import Testing
         _ = try Self.take(origins, a, at: Self.now + 60)
     }
 
+    /// Refusals that arrive together after pushes accepted within the window (a fan-out of a room where one
+    /// user's subscriptions were made for another key) do not pause; a refused probe keeps the pause.
+    @Test func refusalsAfterARecentAcceptanceDoNotPause() throws {
+        let origins = OriginGuard(maxInFlight: 10, limits: Self.limits(), pause: .init())
+        let a = "https://fcm.example"
+        origins.finish(try Self.take(origins, a), accepted: true, now: Self.now)
+        for index in 0..<5 {
+            #expect(origins.refused(a, subscription: "web-\(index)", now: Self.now + 1) == nil)
+        }
+        _ = try Self.take(origins, a, at: Self.now + 2)
+        // Past the window, refusals alone pause again.
+        let later = Self.now + 700
+        for index in 0..<2 { #expect(origins.refused(a, subscription: "web-\(index)", now: later) == nil) }
+        #expect(origins.refused(a, subscription: "web-9", now: later) != nil)
+    }
+
+    /// At most half an origin's bound of sends wait for it; the next is turned away at once.
+    @Test(.timeLimit(.minutes(1))) func fewSendsWaitForOneOrigin() async throws {
+        let origins = OriginGuard(maxInFlight: 2, limits: Self.limits(), pause: .init())
+        let a = "https://fcm.example"
+        let held = [try Self.take(origins, a), try Self.take(origins, a)]
+        let waiter = Task { await origins.waitForSlot(a) }
+        while origins.waiting(a) < 1 { await Task.yield() }
+        #expect(await origins.waitForSlot(a) == false)
+        origins.finish(held[0], accepted: true, now: Self.now)
+        #expect(await waiter.value)
+    }
+
     @Test func refusalsOutsideTheWindowDoNotAddUp() throws {
         let origins = OriginGuard(maxInFlight: 10, limits: Self.limits(), pause: .init())
         let a = "https://a.example"
@@ -114,7 +143,7 @@ import Testing
         let held = try Self.take(origins, a, at: Self.now)
         #expect(origins.admit(a, now: Self.now, trusted: true) == .busy(proven: true))
         let waiter = Task {
-            await origins.waitForSlot(a)
+            #expect(await origins.waitForSlot(a))
             return origins.admit(a, now: Self.now, trusted: true)
         }
         // The waiter may not have queued yet: finishing wakes it, or it finds the slot free.
