@@ -46,8 +46,8 @@ final class OriginGuard: Sendable {
         /// A probe is out: the other sends wait for its answer (``probeWait``), not a whole interval.
         var probing = false
         var acceptedAt: Date?
-        /// Sends waiting for a slot of this (proven) origin, first come first served.
-        var waiters: [CheckedContinuation<Bool, Never>] = []
+        /// Sends waiting for a slot of this (proven) origin, first come first served, by their number.
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
 
         var isIdle: Bool {
             inFlight == 0 && refusals.isEmpty && pausedUntil == nil && acceptedAt == nil && waiters.isEmpty
@@ -57,6 +57,7 @@ final class OriginGuard: Sendable {
     private struct State {
         var origins: [String: Origin] = [:]
         var unprovenInFlight = 0
+        var nextWaiter: UInt64 = 0
     }
 
     /// Origins remembered at most.
@@ -130,31 +131,45 @@ final class OriginGuard: Sendable {
                 entry.pausedUntil = nil
                 entry.nextProbe = nil
             }
-            let waiter = entry.waiters.isEmpty ? nil : entry.waiters.removeFirst()
+            let waiter = entry.waiters.isEmpty ? nil : entry.waiters.removeFirst().continuation
             state.origins[ticket.origin] = entry.isIdle ? nil : entry
             return waiter
         }
         waiter?.resume(returning: true)
     }
 
-    /// Waits until a send of `origin` (proven, at its bound) finishes: a room of one push service's
-    /// subscriptions goes at that service's pace instead of being turned away and claimed again. Returns at
-    /// once when the origin has a free slot by then. At most half its bound wait, so an origin that stops
-    /// answering holds no more than one and a half times its bound of the app's sending slots.
-    /// - Returns: false when that many wait already (the send is turned away); the caller admits itself
-    ///   again otherwise.
-    func waitForSlot(_ origin: String) async -> Bool {
-        let maxWaiters = max(1, maxInFlight / 2)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let outcome = state.withLock { state -> Bool? in
-                guard var entry = state.origins[origin], entry.inFlight >= maxInFlight else { return true }
-                guard entry.waiters.count < maxWaiters else { return false }
-                entry.waiters.append(continuation)
+    /// Waits until a send of `origin` (proven, at its bound) finishes, for at most `timeout`: a room of one
+    /// push service's subscriptions goes at that service's pace instead of being turned away and claimed
+    /// again, while an origin that stops answering holds a waiting send (and its sending slot) no longer than
+    /// `timeout`. Returns at once when the origin has a free slot by then.
+    /// - Returns: true when a slot came free (the caller admits itself again), false after `timeout`.
+    func waitForSlot(_ origin: String, upTo timeout: Duration) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let id = state.withLock { state -> UInt64? in
+                guard var entry = state.origins[origin], entry.inFlight >= maxInFlight else { return nil }
+                state.nextWaiter &+= 1
+                entry.waiters.append((state.nextWaiter, continuation))
                 state.origins[origin] = entry
-                return nil
+                return state.nextWaiter
             }
-            if let outcome { continuation.resume(returning: outcome) }
+            guard let id else { return continuation.resume(returning: true) }
+            Task {
+                try? await Task.sleep(for: timeout)
+                self.giveUp(waiter: id, of: origin)
+            }
         }
+    }
+
+    /// Ends the wait of waiter `id` with false, unless ``finish(_:accepted:now:)`` woke it already.
+    private func giveUp(waiter id: UInt64, of origin: String) {
+        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard var entry = state.origins[origin], let index = entry.waiters.firstIndex(where: { $0.id == id })
+            else { return nil }
+            let continuation = entry.waiters.remove(at: index).continuation
+            state.origins[origin] = entry.isIdle ? nil : entry
+            return continuation
+        }
+        continuation?.resume(returning: false)
     }
 
     /// Counts a 403 of subscription `subscription` (its device token) of `origin` at `now`.

@@ -83,11 +83,11 @@ public final class WebPushClient: Sendable {
         let trusted = endpoint.origin == mockOrigin
         if !trusted { try Self.checkPublic(endpoint) }
         var admission = origins.admit(endpoint.origin, now: configuration.timeSource.now, trusted: trusted)
-        // A proven origin at its bound is waited for, up to the request's time.
-        let waitUntil = ContinuousClock.now + configuration.requestTimeout
+        // A proven origin at its bound is waited for, a while (``WebPushClientConfiguration/slotWait``).
+        let waitUntil = ContinuousClock.now + configuration.slotWait
         while case .busy(proven: true) = admission, ContinuousClock.now < waitUntil {
             try Task.checkCancellation()
-            guard await origins.waitForSlot(endpoint.origin) else { break }
+            guard await origins.waitForSlot(endpoint.origin, upTo: waitUntil - ContinuousClock.now) else { break }
             admission = origins.admit(endpoint.origin, now: configuration.timeSource.now, trusted: trusted)
         }
         let ticket: OriginGuard.Ticket

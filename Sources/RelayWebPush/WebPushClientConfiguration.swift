@@ -58,6 +58,10 @@ public struct WebPushClientConfiguration: Sendable {
     public var maxInFlightPerOrigin: Int = 100
     /// Most connections to one host. Default 2.
     public var maxConnectionsPerHost: Int = 2
+    /// How long a send waits for a slot of a proven origin at its bound before it is held and tried again:
+    /// long enough for a working service to free one, short enough that an origin that stops answering
+    /// holds the app's waiting sends only that long. Default 1 s.
+    public var slotWait: Duration = .seconds(1)
     /// The longest `Retry-After` honoured. Default 10 minutes.
     public var maxRetryAfter: Duration = .seconds(600)
     /// When refusals pause an origin.
@@ -111,6 +115,7 @@ public struct WebPushClientConfiguration: Sendable {
         if originPause.window <= .zero { problems.append("originPause.window must be positive") }
         if originPause.duration <= .zero { problems.append("originPause.duration must be positive") }
         if originPause.probeInterval <= .zero { problems.append("originPause.probeInterval must be positive") }
+        if slotWait < .zero { problems.append("slotWait must not be negative") }
         if origins.provenFor <= .zero { problems.append("origins.provenFor must be positive") }
         if origins.unprovenPerOrigin < 1 { problems.append("origins.unprovenPerOrigin must be at least 1") }
         if origins.unprovenTotal < 1 { problems.append("origins.unprovenTotal must be at least 1") }

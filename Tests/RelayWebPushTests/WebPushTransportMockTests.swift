@@ -147,7 +147,10 @@ import WebPushMock
     /// A send beyond a proven origin's bound waits for its slot (the app's mock counts as proven, its bound is
     /// maxInFlightPerOrigin): it goes once the send holding the slot ends, instead of being turned away.
     @Test func aSendBeyondAProvenOriginsBoundWaitsForItsSlot() async throws {
-        let harness = try WebPushHarness.start { $0.maxInFlightPerOrigin = 1 }
+        let harness = try WebPushHarness.start {
+            $0.maxInFlightPerOrigin = 1
+            $0.slotWait = .seconds(60)
+        }
         let silent = try harness.subscription(), other = try harness.subscription()
         harness.mock.script = MockWebPushScript(endpoints: [.init(id: WebPushHarness.id(silent), neverAnswer: true)])
         let first = Task { await harness.transport.send(try WebPushHarness.job(to: silent)) }
