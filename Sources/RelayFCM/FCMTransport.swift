@@ -1,7 +1,7 @@
 import Foundation
 import RelayCore
 import RelayCrypto
-import Synchronization
+import RelayCurl
 
 /// The outbox's way to FCM: renders a job as an FCM HTTP v1 message, sends it with its app's
 /// ``FCMClient`` (made on first use, one per app: one service account's access token shared by all its
@@ -20,8 +20,7 @@ public final class FCMTransport: PushTransport {
         "NotAnFCMToken", "FCMNotConfigured", "tooLarge", "reservedDataKey", "invalidTTL",
     ])
     public var reasons: Set<String> { Self.reasons }
-    private let configurations: [String: FCMClientConfiguration]
-    private let clients = Mutex<[String: FCMClient]>([:])
+    private let clients: AppClients<FCMClientConfiguration, FCMClient>
     private let retry: RetryPolicy
     private let time: any TimeSource
     private let logger: Logger
@@ -33,7 +32,11 @@ public final class FCMTransport: PushTransport {
         time: any TimeSource,
         logger: Logger
     ) {
-        self.configurations = configurations
+        clients = AppClients(configurations, logger: logger) { configuration, logger in
+            var configuration = configuration
+            configuration.logger = logger
+            return try FCMClient(configuration: configuration)
+        }
         self.retry = retry
         self.time = time
         self.logger = logger
@@ -70,7 +73,7 @@ public final class FCMTransport: PushTransport {
     private func send(_ message: FCMMessage, appId: String, attempts: Int) async -> PushResult {
         let client: FCMClient
         do {
-            guard let made = try self.client(appId: appId) else {
+            guard let made = try clients.client(appId: appId) else {
                 return .fail(.configuration, status: nil, reason: "FCMNotConfigured")
             }
             client = made
@@ -130,24 +133,7 @@ public final class FCMTransport: PushTransport {
         if !problems.isEmpty { throw Configuration.Invalid(problems) }
     }
 
-    /// The app's client, made on first use; nil when the app has no FCM settings.
-    private func client(appId: String) throws -> FCMClient? {
-        guard let configuration = configurations[appId] else { return nil }
-        return try clients.withLock { clients in
-            if let client = clients[appId] { return client }
-            var configuration = configuration
-            configuration.logger = logger.with(["app.id": appId])
-            let client = try FCMClient(configuration: configuration)
-            clients[appId] = client
-            return client
-        }
-    }
-
-    public func shutdown() async {
-        let all = clients.withLock { clients in
-            defer { clients.removeAll() }
-            return Array(clients.values)
-        }
-        for client in all { await client.shutdown() }
-    }
+    public func shutdown() async { await clients.shutdown() }
 }
+
+extension FCMClient: PushServiceClient {}

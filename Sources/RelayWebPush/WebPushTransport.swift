@@ -1,7 +1,6 @@
 import Foundation
 import RelayCore
 import RelayCurl
-import Synchronization
 import WebPushCore
 
 /// The outbox's way to browsers: renders a job as a Web Push message (``WebPushCore/WebPushPayload``),
@@ -24,8 +23,7 @@ public final class WebPushTransport: PushTransport {
         "InvalidSubscription", "NonPublicAddress", "addressRefused", "responseTooLarge",
     ]
     public var reasons: Set<String> { Self.reasons }
-    private let configurations: [String: WebPushClientConfiguration]
-    private let clients = Mutex<[String: WebPushClient]>([:])
+    private let clients: AppClients<WebPushClientConfiguration, WebPushClient>
     private let retry: RetryPolicy
     private let time: any TimeSource
     private let logger: Logger
@@ -38,7 +36,11 @@ public final class WebPushTransport: PushTransport {
         time: any TimeSource,
         logger: Logger
     ) {
-        self.configurations = configurations
+        clients = AppClients(configurations, logger: logger) { configuration, logger in
+            var configuration = configuration
+            configuration.logger = logger
+            return try WebPushClient(configuration: configuration)
+        }
         self.retry = retry
         self.time = time
         self.logger = logger
@@ -56,7 +58,7 @@ public final class WebPushTransport: PushTransport {
         }
         let client: WebPushClient
         do {
-            guard let made = try self.client(appId: job.appId) else {
+            guard let made = try clients.client(appId: job.appId) else {
                 return .fail(.configuration, status: nil, reason: "WebPushNotConfigured")
             }
             client = made
@@ -179,24 +181,7 @@ public final class WebPushTransport: PushTransport {
         if !problems.isEmpty { throw Configuration.Invalid(problems) }
     }
 
-    /// The app's client, made on first use; nil when the app has no Web Push settings.
-    private func client(appId: String) throws -> WebPushClient? {
-        guard let configuration = configurations[appId] else { return nil }
-        return try clients.withLock { clients in
-            if let client = clients[appId] { return client }
-            var configuration = configuration
-            configuration.logger = logger.with(["app.id": appId])
-            let client = try WebPushClient(configuration: configuration)
-            clients[appId] = client
-            return client
-        }
-    }
-
-    public func shutdown() async {
-        let all = clients.withLock { clients in
-            defer { clients.removeAll() }
-            return Array(clients.values)
-        }
-        for client in all { await client.shutdown() }
-    }
+    public func shutdown() async { await clients.shutdown() }
 }
+
+extension WebPushClient: PushServiceClient {}
