@@ -16,12 +16,11 @@ public final class WebPushTransport: PushTransport {
     public let platform = Platform.web
     /// The push services' answers by name (``WebPushCore/WebPushResponse/reason``), the refusals of this
     /// transport before a send (``WebPushRefusal``) and its own failures.
-    public static let reasons: Set<String> = [
-        "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Gone", "PayloadTooLarge", "TooManyRequests",
+    public static let reasons = Set(WebPushResponse.namedStatuses.values).union([
         WebPushRefusal.Code.endpointNotAllowed.description, WebPushRefusal.Code.originPaused.description,
         WebPushRefusal.Code.originBusy.description, notForBrowsers, "NotAWebSubscription", "WebPushNotConfigured",
-        "InvalidSubscription", "NonPublicAddress", "addressRefused", "responseTooLarge",
-    ]
+        "InvalidSubscription", "PayloadTooLarge", "NonPublicAddress", "addressRefused", "responseTooLarge",
+    ])
     public var reasons: Set<String> { Self.reasons }
     private let clients: AppClients<WebPushClientConfiguration, WebPushClient>
     private let retry: RetryPolicy

@@ -31,19 +31,14 @@ public struct WebPushResponse: Sendable, Equatable {
     /// Whether the push service took the message: 201 (RFC 8030 §5), or 200/202 as some services answer.
     public var isAccepted: Bool { [200, 201, 202].contains(status) }
 
+    /// The statuses push services give a meaning to, by the name a reason shows them with.
+    public static let namedStatuses: [Int: String] = [
+        400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 410: "Gone",
+        413: "PayloadTooLarge", 429: "TooManyRequests",
+    ]
+
     /// The status as a reason for logs and metrics: `Gone`, `PayloadTooLarge`, …, or `HTTP <status>`.
-    public var reason: String {
-        switch status {
-        case 400: "BadRequest"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "NotFound"
-        case 410: "Gone"
-        case 413: "PayloadTooLarge"
-        case 429: "TooManyRequests"
-        default: "HTTP \(status)"
-        }
-    }
+    public var reason: String { Self.namedStatuses[status] ?? "HTTP \(status)" }
 
     /// The last non-empty path segment of a `Location` value, at most 200 characters of it (it is only
     /// logged and stored); nil when there is none.
