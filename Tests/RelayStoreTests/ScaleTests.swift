@@ -11,7 +11,7 @@ import Testing
     /// 100,000 devices in one room: one INSERT … SELECT creates 100,000 deliveries. Prints the time taken and
     /// the process's resident memory (no assertion on either).
     @Test(arguments: StoreKind.allCases) func aHundredThousandDeviceRoom(kind: StoreKind) async throws {
-        let store = try await kind.makeStore()
+        let store = try await kind.makeStore(statementTimeout: StoreKind.largeStatementSeconds)
         let count = 100_000
         try await F.seedRoom("big", devices: count, in: store)
         let before = Self.residentKilobytes()
@@ -36,7 +36,7 @@ import Testing
     /// 100,000 members by their levels, in the one statement: a tenth at `none` for the room, a tenth at
     /// `mentions` by default, of whom the message mentions two (and one member at `none`, who stays out).
     @Test(arguments: StoreKind.allCases) func aHundredThousandMemberRoomGoesByLevels(kind: StoreKind) async throws {
-        let store = try await kind.makeStore()
+        let store = try await kind.makeStore(statementTimeout: StoreKind.largeStatementSeconds)
         let count = 100_000
         try await F.seedRoom("big", devices: count, in: store)
         try await F.seedLevels(room: "big", in: store)

@@ -15,9 +15,17 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
-    /// A store on a new, empty database.
-    func makeStore(timeSource: any TimeSource = SystemTimeSource()) async throws -> any Store {
-        try await makeDatabase().open(timeSource: timeSource)
+    /// Seconds a statement may take in the scale tests: a 100,000-row statement on a machine busy with the
+    /// whole test run can outlast the store's default, and those tests are about the statements' shape.
+    static let largeStatementSeconds: Double = 300
+
+    /// A store on a new, empty database; `statementTimeout` (seconds, PostgreSQL) is the store's default
+    /// unless a test's statements are large enough to outlast it on a loaded machine.
+    func makeStore(
+        timeSource: any TimeSource = SystemTimeSource(),
+        statementTimeout: Double = 10
+    ) async throws -> any Store {
+        try await makeDatabase().open(timeSource: timeSource, statementTimeout: statementTimeout)
     }
 
     /// A new, empty database, which several stores (as several relays) can open.
@@ -51,10 +59,13 @@ final class TestDatabase: Sendable {
         }
     }
 
-    func open(timeSource: any TimeSource = SystemTimeSource()) throws -> any Store {
+    func open(timeSource: any TimeSource = SystemTimeSource(), statementTimeout: Double = 10) throws -> any Store {
         switch kind {
         case .sqlite: try SQLiteStore(path: location, logger: .disabled(), timeSource: timeSource)
-        case .postgres: try PostgresStore(url: location, logger: .disabled(), timeSource: timeSource)
+        case .postgres:
+            try PostgresStore(
+                url: location, logger: .disabled(), timeSource: timeSource, statementTimeout: statementTimeout
+            )
         }
     }
 }

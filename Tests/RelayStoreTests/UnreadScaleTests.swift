@@ -45,7 +45,7 @@ import Testing
     )
         async throws
     {
-        let store = try await kind.makeStore()
+        let store = try await kind.makeStore(statementTimeout: StoreKind.largeStatementSeconds)
         await store.setUnreadPolicy(UnreadPolicy(badgeAppIds: ["app-a"]))
         try await F.seedRoom("big", devices: 100_000, in: store)
         try await Self.seedMessages(1000, room: "big", in: store)
