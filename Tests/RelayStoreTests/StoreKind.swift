@@ -64,7 +64,10 @@ final class TestDatabase: Sendable {
         case .sqlite: try SQLiteStore(path: location, logger: .disabled(), timeSource: timeSource)
         case .postgres:
             try PostgresStore(
-                url: location, logger: .disabled(), timeSource: timeSource, statementTimeout: statementTimeout
+                url: location,
+                logger: .disabled(),
+                timeSource: timeSource,
+                statementTimeout: statementTimeout
             )
         }
     }
