@@ -26,7 +26,7 @@ struct FCMHarness {
         timeSource: any TimeSource = SystemTimeSource(),
         script: MockFCMScript = MockFCMScript(),
         clientAccount: FCMServiceAccount = FCMHarness.account,
-        requestTimeout: Duration = .seconds(20)
+        requestTimeout: Duration = .seconds(120)
     ) throws -> FCMHarness {
         let mock = MockFCMServer(
             configuration: MockFCMConfiguration(

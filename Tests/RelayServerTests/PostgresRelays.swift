@@ -120,11 +120,11 @@ final class PostgresRelays: Sendable {
         return try answer.decode(WebhookAnswer.self).notificationId
     }
 
-    /// Waits (up to 30 s) until the notification has no pending delivery; returns its view.
+    /// Waits (up to 60 s) until the notification has no pending delivery; returns its view.
     /// Polls the notification until nothing of it is pending. A 503 `storage_unavailable` (a pooled
     /// connection still coming back after an outage) is polled again like a pending answer.
     func settled(_ id: String, through relay: Relay) async throws -> NotificationJSON {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
             let (code, body, _) = try await exchange(
                 port: relay.port,
