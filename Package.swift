@@ -27,11 +27,17 @@ let package = Package(
         .target(name: "RelayCore"),
         .target(name: "RelayCrypto", dependencies: ["RelayCore", "COpenSSL"]),
         .target(name: "RelayCurl", dependencies: ["RelayCore", "CCurl"]),
-        .target(name: "RelayAPNs", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
-        .target(name: "RelayFCM", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
+        // APNs' vocabulary, shared by its transport and its mock: the request and answer, the reasons and
+        // their decision table, the payload rendered from the shown message. No networking.
+        .target(name: "APNsCore", dependencies: ["RelayCore"]),
+        // FCM's vocabulary, shared by its transport and its mock: the v1 message rendered from the shown
+        // message, the answer, the error codes and their decision table. No networking.
+        .target(name: "FCMCore", dependencies: ["RelayCore", "RelayCrypto"]),
+        .target(name: "RelayAPNs", dependencies: ["APNsCore", "RelayCore", "RelayCrypto", "RelayCurl"]),
+        .target(name: "RelayFCM", dependencies: ["FCMCore", "RelayCore", "RelayCrypto", "RelayCurl"]),
         .target(name: "MockHTTP2", dependencies: ["RelayCore", "CNghttp2", "COpenSSL"]),
-        .target(name: "APNsMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
-        .target(name: "FCMMock", dependencies: ["RelayCore", "RelayCrypto", "MockHTTP2"]),
+        .target(name: "APNsMock", dependencies: ["APNsCore", "RelayCore", "RelayCrypto", "MockHTTP2"]),
+        .target(name: "FCMMock", dependencies: ["FCMCore", "RelayCore", "RelayCrypto", "MockHTTP2"]),
         // Web Push's vocabulary, shared by its transport and its mock: subscriptions, RFC 8291 message
         // encryption, RFC 8292 VAPID, topics. No networking.
         .target(name: "WebPushCore", dependencies: ["RelayCore", "RelayCrypto", "COpenSSL"]),
@@ -56,8 +62,8 @@ let package = Package(
         .target(
             name: "RelayServer",
             dependencies: [
-                "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayFCM", "RelayStore", "RelayHTTP",
-                "RelayAuth", "RelayOutbox", "RelayDittoKafka", "WebPushCore", "RelayWebPush",
+                "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayFCM", "FCMCore", "RelayStore",
+                "RelayHTTP", "RelayAuth", "RelayOutbox", "RelayDittoKafka", "WebPushCore", "RelayWebPush",
             ]
         ),
         .target(name: "RelayCLI"),
@@ -70,22 +76,25 @@ let package = Package(
         .executableTarget(
             name: "push-relay",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "MockHTTP2", "FCMMock",
-                "RelayFCM", "RelayStore", "RelaySQLite", "RelayPostgres", "RelayHTTP", "RelayServer", "RelayAuth",
-                "RelayKafka", "RelayDittoKafka", "RelayStrictJSON", "WebPushMock", "WebPushCore", "RelayWebPush",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "APNsCore", "RelayAPNs", "APNsMock", "MockHTTP2",
+                "FCMCore", "FCMMock", "RelayFCM", "RelayStore", "RelaySQLite", "RelayPostgres", "RelayHTTP",
+                "RelayServer", "RelayAuth", "RelayKafka", "RelayDittoKafka", "RelayStrictJSON", "WebPushMock",
+                "WebPushCore", "RelayWebPush",
             ]
         ),
         .executableTarget(
             name: "relay-bench",
             dependencies: [
-                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "APNsMock", "RelayFCM",
-                "RelayStore", "RelaySQLite", "RelayServer", "RelayPostgres", "RelayTestSupport", "RelayWebPush",
-                "WebPushCore", "WebPushMock",
+                "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "APNsCore", "RelayAPNs", "APNsMock", "FCMCore",
+                "RelayFCM", "RelayStore", "RelaySQLite", "RelayServer", "RelayPostgres", "RelayTestSupport",
+                "RelayWebPush", "WebPushCore", "WebPushMock",
             ]
         ),
 
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayTestSupport"]),
+        .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "RelayCore"]),
+        .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "RelayCore", "RelayCrypto"]),
         .testTarget(name: "WebPushCoreTests", dependencies: ["WebPushCore", "RelayCrypto"]),
         .testTarget(
             name: "WebPushMockTests",
@@ -99,24 +108,26 @@ let package = Package(
             name: "RelayWebPushTests",
             dependencies: ["RelayWebPush", "WebPushMock", "WebPushCore", "RelayCore", "RelayCrypto", "RelayCurl"]
         ),
-        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "RelayCrypto", "CCurl", "CNghttp2"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCore", "RelayCrypto", "CCurl", "CNghttp2"]),
         .testTarget(name: "MockHTTP2Tests", dependencies: ["MockHTTP2", "RelayCurl"]),
         .testTarget(
             name: "RelayAPNsTests",
-            dependencies: ["RelayAPNs", "RelayCurl", "APNsMock", "RelayCrypto", "RelayPostgres", "RelayTestSupport"]
+            dependencies: [
+                "RelayAPNs", "APNsCore", "RelayCurl", "APNsMock", "RelayCrypto", "RelayPostgres", "RelayTestSupport",
+            ]
         ),
         .testTarget(
             name: "RelayFCMTests",
-            dependencies: ["RelayFCM", "FCMMock", "RelayCore", "RelayCrypto", "RelayCurl"]
+            dependencies: ["RelayFCM", "FCMCore", "FCMMock", "RelayCore", "RelayCrypto", "RelayCurl"]
         ),
         .testTarget(
             name: "FCMMockTests",
-            dependencies: ["FCMMock", "RelayFCM", "RelayCore", "RelayCrypto", "RelayCurl"]
+            dependencies: ["FCMMock", "FCMCore", "RelayFCM", "RelayCore", "RelayCrypto", "RelayCurl"]
         ),
         // The store conformance suite: each test runs on both engines (StoreKind).
         .testTarget(
             name: "RelayStoreTests",
-            dependencies: ["RelayStore", "RelaySQLite", "RelayPostgres", "RelayTestSupport"]
+            dependencies: ["RelayStore", "RelaySQLite", "RelayPostgres", "RelayTestSupport", "APNsCore"]
         ),
         .testTarget(name: "RelayHTTPTests", dependencies: ["RelayHTTP", "RelayTestSupport"]),
         .testTarget(name: "RelayKafkaTests", dependencies: ["RelayKafka"]),
@@ -139,8 +150,8 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "push-relay", "RelayFCM", "RelayCore", "RelayStore", "RelaySQLite", "RelayPostgres", "RelayKafka",
-                "RelayTestSupport",
+                "push-relay", "RelayFCM", "FCMCore", "RelayCore", "RelayStore", "RelaySQLite", "RelayPostgres",
+                "RelayKafka", "RelayTestSupport",
             ]
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import APNsCore
 import Foundation
 import MockHTTP2
 import RelayCore

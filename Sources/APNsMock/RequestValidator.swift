@@ -1,3 +1,4 @@
+import APNsCore
 import Foundation
 import RelayCore
 
@@ -20,7 +21,7 @@ import RelayCore
 /// 5. `apns-collapse-id` over 64 bytes -> 400 BadCollapseId.
 /// 6. Body: empty -> 400 PayloadEmpty; over 4096 bytes (5120 for voip) -> 413 PayloadTooLarge; not a JSON
 ///    object -> 400 PayloadEmpty (Apple documents no other reason for it); then its `aps` against the
-///    push type and priority (``RelayCore/PushType/payloadRefusal(priority:aps:)``): a background push
+///    push type and priority (``APNsCore/PushType/payloadRefusal(priority:aps:)``): a background push
 ///    with alert, sound or badge -> 400 InvalidPushType; priority 10 with `content-available` and no
 ///    alert, sound or badge -> 400 BadPriority.
 struct RequestValidator {

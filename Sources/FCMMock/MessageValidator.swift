@@ -1,3 +1,4 @@
+import FCMCore
 import Foundation
 import RelayCore
 import RelayCrypto

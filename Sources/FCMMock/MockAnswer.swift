@@ -1,3 +1,4 @@
+import FCMCore
 import Foundation
 import MockHTTP2
 import RelayCore

@@ -1,3 +1,4 @@
+import APNsCore
 import Foundation
 import RelayCore
 
@@ -9,16 +10,16 @@ extension APNsTransport {
 
     /// The background push that wakes the app for `job`'s message (``RelayCore/PushMode/wake``): a payload
     /// whose `aps` holds only `content-available: 1`, with `dittoChatRoomId` and `dittoChatMessageId`
-    /// (``RelayCore/ChatMessage/wakePayload()``). Nil when the message has no id (it cannot wake).
+    /// (``APNsCore/ChatPayload/init(waking:)``). Nil when the message has no id (it cannot wake).
     static func wakeRequest(for job: DeliveryJob, token: DeviceToken) -> APNsNotification? {
-        guard let wake = job.content.message.wakePayload() else { return nil }
+        guard let wake = ChatPayload(waking: job.shown) else { return nil }
         return backgroundRequest(for: job, token: token) {
             job.content.rendering(wakeRendering) { wake.encoded() }
         }
     }
 
     /// The background push of a removal (``RelayCore/NotificationKind/removal``): `content-available: 1`
-    /// and `dittoChatRemoveMessageId` (``RelayCore/RemovalPayload``), so the app takes the deleted
+    /// and `dittoChatRemoveMessageId` (``APNsCore/RemovalPayload``), so the app takes the deleted
     /// message's notification away. Nil for a chat message.
     static func removalRequest(for job: DeliveryJob, token: DeviceToken) -> APNsNotification? {
         guard let removed = job.content.message.removedMessageId else { return nil }

@@ -1,14 +1,15 @@
+import APNsCore
 import Foundation
 import RelayCore
 import RelayCrypto
 
 /// The outbox's way to APNs: renders a job as an APNs request, sends it with the app's client for the
-/// device's environment (``APNsSenders``) and decides its fate by ``RelayCore/APNsDecision``.
+/// device's environment (``APNsSenders``) and decides its fate by ``APNsCore/APNsDecision``.
 ///
 /// The payload depends only on the notification and the badge, so it is encoded once per badge value and
 /// shared by those deliveries (``RelayCore/NotificationContent/rendering(_:_:)``); the 4,096-byte rule is
 /// applied there, by
-/// ``RelayCore/ChatPayload/encoded(limit:)``. An ExpiredProviderToken answer renews the provider token and
+/// ``APNsCore/ChatPayload/encoded(limit:)``. An ExpiredProviderToken answer renews the provider token and
 /// sends once more at once (Apple, "Handling notification responses from APNs").
 public final class APNsTransport: PushTransport {
     public let platform = Platform.ios
@@ -37,13 +38,13 @@ public final class APNsTransport: PushTransport {
     /// ``wakeRequest(for:token:)``'s; otherwise (and for a message
     /// without an id) the alert: push type alert at priority 10, the message's texts within 4,096 bytes and
     /// its notification identifier as apns-collapse-id.
-    /// - Throws: ``RelayCore/ChatPayload/TooLarge`` when the payload cannot fit.
+    /// - Throws: ``APNsCore/ChatPayload/TooLarge`` when the payload cannot fit.
     static func request(for job: DeliveryJob, token: DeviceToken) throws -> APNsNotification {
         if let removal = removalRequest(for: job, token: token) { return removal }
-        if job.mode == .wake, let wake = wakeRequest(for: job, token: token) { return wake }
+        if job.shown.wakes, let wake = wakeRequest(for: job, token: token) { return wake }
         let content = job.content
         let payload = try content.rendering(Self.rendering(badge: job.badge)) {
-            try job.payload().encoded(limit: PushType.alert.maxPayloadBytes)
+            try ChatPayload(shown: job.shown).encoded(limit: PushType.alert.maxPayloadBytes)
         }
         return APNsNotification(
             deviceToken: token,

@@ -1,3 +1,4 @@
+import APNsCore
 import Foundation
 import RelayCore
 import RelayCrypto

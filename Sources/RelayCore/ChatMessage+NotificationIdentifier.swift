@@ -9,6 +9,10 @@ extension ChatMessage {
     /// identifier starts with it, so no message id can choose another message's hashed identifier.
     public static let hashedIdentifierPrefix = "dittochat-sha256-"
 
+    /// The most BYTES of UTF-8 of a notification identifier: 64, what APNs' `apns-collapse-id` carries
+    /// (APNsCore's `APNsLimits.collapseIdMaxBytes`), the strictest of the services that take one.
+    public static let notificationIdentifierMaxBytes = 64
+
     /// The identifier of the notification for message `messageId`: the push's `apns-collapse-id` and FCM's
     /// `android.notification.tag`, on every path that knows the message id.
     ///
@@ -18,15 +22,15 @@ extension ChatMessage {
     /// request identifier is its `apns-collapse-id`, and a new one replaces the one shown with that
     /// identifier). When APNs cannot carry that as given, it is ``hashedIdentifierPrefix`` and the first
     /// lowercase hex digits of the SHA-256 of the id's UTF-8 bytes that fit 64 bytes (47 digits, 188 bits):
-    /// over ``APNsLimits/collapseIdMaxBytes`` bytes of UTF-8 (an id over 50 bytes), or not an HTTP/2 field
+    /// over ``notificationIdentifierMaxBytes`` bytes of UTF-8 (an id over 50 bytes), or not an HTTP/2 field
     /// value (RFC 9113 section 8.2.1: a control character, or a space at the end, which HTTP/2 peers
     /// refuse as a malformed request).
     /// - Parameter sha256Hex: the SHA-256 of the bytes as 64 lowercase hex digits. RelayCore imports no C;
     ///   the transports give OpenSSL's, through RelayCrypto's `ChatMessage.notificationIdentifier(messageId:)`.
     public static func notificationIdentifier(messageId: String, sha256Hex: (Data) -> String) -> String {
         let banner = bannerIdentifierPrefix + messageId
-        if banner.utf8.count <= APNsLimits.collapseIdMaxBytes, isFieldValue(banner) { return banner }
-        let digits = APNsLimits.collapseIdMaxBytes - hashedIdentifierPrefix.utf8.count
+        if banner.utf8.count <= notificationIdentifierMaxBytes, isFieldValue(banner) { return banner }
+        let digits = notificationIdentifierMaxBytes - hashedIdentifierPrefix.utf8.count
         return hashedIdentifierPrefix + sha256Hex(Data(messageId.utf8)).prefix(digits)
     }
 

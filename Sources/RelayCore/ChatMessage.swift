@@ -74,35 +74,39 @@ public struct ChatMessage: Sendable, Equatable {
         return copy
     }
 
-    /// The payload for this message, the texts every platform shows: alert title = room name, body =
-    /// "Sender: text" (or the text), sound "default", thread-id = room id; image messages add
-    /// mutable-content 1 and use the caption or "📷 Image"; top-level `dittoChatRoomId` always,
-    /// `dittoChatMessageId` when known. Texts and names show as ``ShownText`` cleans them (names on one
-    /// line); a room name, sender name or caption that ``StringProtocol/isBlank`` then counts as absent;
-    /// names are cut to ``maxShownNameCharacters`` and ``maxShownNameBytes``. An image message's URL goes in
-    /// the top-level `imageUrl` when ``ImageURL`` takes it (a row stored under an older rule shows no image).
-    /// The payload is uncut otherwise: each platform's encoding cuts it to its own limit.
-    public func payload() -> ChatPayload {
+    /// What every platform shows of this message (``ShownMessage``): title = room name, body = "Sender: text"
+    /// (or the text); an image message's body is its caption or ``ShownMessage/imageBody``. Texts and names
+    /// show as ``ShownText`` cleans them (names on one line); a room name, sender name or caption that
+    /// ``StringProtocol/isBlank`` then counts as absent; names are cut to ``maxShownNameCharacters`` and
+    /// ``maxShownNameBytes``. An image message's URL is kept when ``ImageURL`` takes it (a row stored under an
+    /// older rule shows no image). The texts are uncut otherwise: each platform's rendering cuts them to its
+    /// own limit. No badge, mode alert: the job sets those (``DeliveryJob/shown``).
+    public var shown: ShownMessage {
         let text: String
         switch content {
         case .text(let body): text = ShownText.text(body)
-        case .image(let caption, _): text = caption.map(ShownText.text).nonBlank ?? ChatPayload.imageBody
-        case .removal:
-            return ChatPayload(aps: APS(contentAvailable: 1), dittoChatRoomId: roomId)
+        case .image(let caption, _): text = caption.map(ShownText.text).nonBlank ?? ShownMessage.imageBody
+        case .removal(let removed):
+            return ShownMessage(
+                kind: .removal,
+                title: nil,
+                body: nil,
+                roomId: roomId,
+                messageId: messageId,
+                removedMessageId: removed
+            )
         }
         let sender = senderName.map(ShownText.name).nonBlank.map(Self.shownName)
-        let body = sender.map { "\($0): \(text)" } ?? text
-        var aps = APS(
-            alert: .init(title: roomName.map(ShownText.name).nonBlank.map(Self.shownName), body: body),
-            sound: "default",
-            threadId: roomId
+        var imageURL: String?
+        if case .image(_, let url) = content { imageURL = url.flatMap { ImageURL.problem($0) == nil ? $0 : nil } }
+        return ShownMessage(
+            kind: kind,
+            title: roomName.map(ShownText.name).nonBlank.map(Self.shownName),
+            body: sender.map { "\($0): \(text)" } ?? text,
+            roomId: roomId,
+            messageId: messageId,
+            imageURL: imageURL
         )
-        var imageUrl: String?
-        if case .image(_, let url) = content {
-            aps.mutableContent = 1
-            imageUrl = url.flatMap { ImageURL.problem($0) == nil ? $0 : nil }
-        }
-        return ChatPayload(aps: aps, dittoChatRoomId: roomId, dittoChatMessageId: messageId, imageUrl: imageUrl)
     }
 
     /// `name` within ``maxShownNameCharacters`` and ``maxShownNameBytes``: its longest prefix of whole

@@ -61,7 +61,7 @@ extension Configuration {
                     problems.append("\(path).serviceAccountFile: \(error.description)")
                 }
             }
-            if let projectId, !FCMLimits.isValidProjectId(projectId) {
+            if let projectId, !FCMServiceAccount.isValidProjectId(projectId) {
                 problems.append(
                     "\(path).projectId: '\(projectId)' is not a project id (6 to 100 lowercase letters, digits, "
                         + "'-', '.' or ':', starting with a letter)"

@@ -1,8 +1,9 @@
 import Foundation
 
 extension Configuration {
-    /// The longest `apps[].ttlSeconds`: 28 days, the longest FCM keeps a message for an offline device.
-    public static let maxTTLSeconds = FCMLimits.maxTTLSeconds
+    /// The longest `apps[].ttlSeconds`, in SECONDS: 28 days, the longest FCM keeps a message for an offline
+    /// device (FCMCore's `FCMLimits.maxTTLSeconds` is this value).
+    public static let maxTTLSeconds = 28 * 24 * 3600
 
     /// Checks every rule and reports all problems at once; zero or negative limits are refused, never turned
     /// into hangs.

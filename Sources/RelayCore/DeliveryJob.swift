@@ -50,16 +50,17 @@ public struct DeliveryJob: Sendable, Equatable {
     public var notificationId: UUID { content.id }
 
     /// The delivery's own id at the push service (apns-id), the same for every resend
-    /// (``APNsIdentifier``).
-    public var pushId: UUID { APNsIdentifier.forDelivery(deliveryId, of: content.id) }
+    /// (``PushIdentifier``).
+    public var pushId: UUID { PushIdentifier.forDelivery(deliveryId, of: content.id) }
 
-    /// The chat payload this device is sent: the message's (``ChatMessage/payload()``) with `aps.badge` set
-    /// to ``badge`` when it is above 0. Every platform renders its push from it. A total of 0 (the recipient
-    /// has no read position anywhere) is left out: a badge of 0 on an alert would clear the icon while
-    /// announcing a message.
-    public func payload() -> ChatPayload {
-        var payload = content.message.payload()
-        payload.aps.badge = badge.flatMap { $0 > 0 ? $0 : nil }
-        return payload
+    /// What this device is shown: the message's (``ChatMessage/shown``) with ``badge`` when it is above 0,
+    /// and the job's ``mode``. Every platform renders its push from it. A total of 0 (the recipient has no
+    /// read position anywhere) is left out: a badge of 0 on an alert would clear the icon while announcing a
+    /// message.
+    public var shown: ShownMessage {
+        var shown = content.message.shown
+        shown.badge = badge.flatMap { $0 > 0 ? $0 : nil }
+        shown.mode = mode
+        return shown
     }
 }

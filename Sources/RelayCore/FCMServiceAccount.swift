@@ -82,12 +82,24 @@ public struct FCMServiceAccount: Codable, Sendable, Equatable, CustomStringConve
         if let type, type != "service_account" {
             problems.append("type is '\(type)', not 'service_account'")
         }
-        if !FCMLimits.isValidProjectId(projectId) { problems.append("project_id '\(projectId)' is not a project id") }
+        if !Self.isValidProjectId(projectId) { problems.append("project_id '\(projectId)' is not a project id") }
         if privateKeyId.isEmpty { problems.append("private_key_id is empty") }
         if !privateKey.contains("-----BEGIN") { problems.append("private_key is not a PEM key") }
         if clientEmail.isEmpty { problems.append("client_email is empty") }
         if let problem = Configuration.UserAuth.urlProblem(tokenURI) { problems.append("token_uri \(problem)") }
         return problems
+    }
+
+    /// True for a project id that may go into FCM's send path (`/v1/projects/{projectId}/messages:send`): 6 to 100 characters of lowercase letters,
+    /// digits, `-`, and the `.` and `:` of domain-scoped ids (`example.com:project`), starting with a letter.
+    public static func isValidProjectId(_ id: String) -> Bool {
+        guard (6...100).contains(id.utf8.count), let first = id.utf8.first, (0x61...0x7A).contains(first) else {
+            return false
+        }
+        return id.utf8.allSatisfy { byte in
+            (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D || byte == 0x2E
+                || byte == 0x3A
+        }
     }
 
     /// The key file's JSON (sorted keys), e.g. to write a mock account for development.

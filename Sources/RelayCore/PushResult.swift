@@ -10,6 +10,10 @@ public enum PushResult: Sendable, Equatable {
     /// The token does not belong to `topic` (APNs DeviceTokenNotForTopic): nothing more of that topic goes
     /// to it.
     case unlinkTopic(topic: String, status: Int, reason: String)
+
+    /// The reason a delivery to an unlinked topic fails with, unsent: APNs' own name for it
+    /// (APNsCore's `APNsReason.deviceTokenNotForTopic`).
+    public static let topicUnlinkedReason = "DeviceTokenNotForTopic"
     /// Try again after `after`; `reason` is nil for an answer that gave none.
     case retry(after: Duration, status: Int?, reason: String?)
     /// Give up on this delivery; the device stays as it is.

@@ -1,4 +1,4 @@
-/// What a push shows of a text someone wrote: the one cleaning rule every rendering applies (``ChatMessage/payload()``),
+/// What a push shows of a text someone wrote: the one cleaning rule every rendering applies (``ChatMessage/shown``),
 /// so stored messages, old rows included, show the same clean text on every platform.
 ///
 /// Gone: C0 and C1 control characters (tabs become a space; line breaks as below) and the bidirectional

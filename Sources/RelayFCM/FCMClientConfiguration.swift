@@ -1,3 +1,4 @@
+import FCMCore
 import RelayCore
 
 /// How an ``FCMClient`` connects: where, as which service account, to which project, and its limits.
@@ -72,7 +73,7 @@ public struct FCMClientConfiguration: Sendable {
             problems.append("endpoint base URL must start with https:// or http://")
         }
         if base.hasSuffix("/") { problems.append("endpoint base URL must not end with /") }
-        if let projectId, !FCMLimits.isValidProjectId(projectId) {
+        if let projectId, !FCMServiceAccount.isValidProjectId(projectId) {
             problems.append("projectId '\(projectId)' is not a project id")
         }
         if connectTimeout <= .zero { problems.append("connectTimeout must be positive") }

@@ -1,3 +1,4 @@
+import FCMCore
 import Foundation
 import RelayCore
 import RelayCrypto
@@ -5,7 +6,7 @@ import RelayCurl
 
 /// The outbox's way to FCM: renders a job as an FCM HTTP v1 message, sends it with its app's
 /// ``FCMClient`` (made on first use, one per app: one service account's access token shared by all its
-/// sends) and decides its fate by ``RelayCore/FCMDecision``.
+/// sends) and decides its fate by ``FCMCore/FCMDecision``.
 ///
 /// The message's `android.ttl` is what is left of the notification's expiration when it is sent, so a
 /// retry does not extend it; FCM's 4,096-byte limit is applied by ``FCMMessage/encoded()``.
@@ -50,13 +51,15 @@ public final class FCMTransport: PushTransport {
             job.content.secondsToLive(at: time.now) ?? FCMLimits.maxTTLSeconds,
             FCMLimits.maxTTLSeconds
         )
-        let wake = job.mode == .wake ? job.content.message.wakePayload() : nil
-        let removal = job.content.message.removedMessageId.map {
-            FCMMessage(token: token, removing: $0, ttlSeconds: ttlSeconds)
-        }
+        let shown = job.shown
         let message =
-            removal ?? wake.map { FCMMessage(token: token, wake: $0, ttlSeconds: ttlSeconds) }
-            ?? FCMMessage(token: token, chat: job.payload(), ttlSeconds: ttlSeconds)
+            if let removed = shown.removedMessageId {
+                FCMMessage(token: token, removing: removed, ttlSeconds: ttlSeconds)
+            } else if shown.wakes {
+                FCMMessage(token: token, waking: shown, ttlSeconds: ttlSeconds)
+            } else {
+                FCMMessage(token: token, shown: shown, ttlSeconds: ttlSeconds)
+            }
         return await send(message, appId: job.appId, attempts: job.attempts)
     }
 
@@ -68,7 +71,7 @@ public final class FCMTransport: PushTransport {
         return await send(message, appId: update.appId, attempts: update.attempts)
     }
 
-    /// Sends `message` with the app's client and answers its fate by ``RelayCore/FCMDecision``. `attempts`
+    /// Sends `message` with the app's client and answers its fate by ``FCMCore/FCMDecision``. `attempts`
     /// were made before this one.
     private func send(_ message: FCMMessage, appId: String, attempts: Int) async -> PushResult {
         let client: FCMClient

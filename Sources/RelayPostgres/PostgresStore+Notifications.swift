@@ -256,7 +256,7 @@ extension PostgresStore {
                     token: rows.string(row, 1),
                     status: status,
                     platform: rows.optionalString(row, 9).flatMap(Platform.init(rawValue:)),
-                    pushId: APNsIdentifier.forDelivery(deliveryId, of: id),
+                    pushId: PushIdentifier.forDelivery(deliveryId, of: id),
                     attempts: rows.int(row, 3),
                     lastStatus: rows.optionalInt(row, 4),
                     lastReason: rows.optionalString(row, 5),

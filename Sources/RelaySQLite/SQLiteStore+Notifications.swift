@@ -296,7 +296,7 @@ extension SQLiteStore {
                             token: row.string(1),
                             status: status,
                             platform: row.optionalString(9).flatMap(Platform.init(rawValue:)),
-                            pushId: APNsIdentifier.forDelivery(row.int64(0), of: n),
+                            pushId: PushIdentifier.forDelivery(row.int64(0), of: n),
                             attempts: row.int(3),
                             lastStatus: row.optionalInt(4),
                             lastReason: row.optionalString(5),

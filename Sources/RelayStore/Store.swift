@@ -153,7 +153,7 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// ``RecipientSelection/overridesLevels``), except the
     /// devices of `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked
     /// topics. The levels are read inside the same statement, set-based. Each delivery's apns-id is derived from the notification and delivery ids
-    /// (``RelayCore/APNsIdentifier``). The message is stored as given and read back, whole, into every job's
+    /// (``RelayCore/PushIdentifier``). The message is stored as given and read back, whole, into every job's
     /// ``RelayCore/NotificationContent``.
     /// The notification also enters its room's message index (``IndexedMessage``: key its id, time
     /// `n.createdAt`) in the transaction, for the unread counts.

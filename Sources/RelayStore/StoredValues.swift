@@ -80,7 +80,7 @@ package enum StoredValues {
     ) rethrows -> (status: DeliveryStatus, reason: String)? {
         guard let deviceState else { return (.failed, "DeviceDeleted") }
         if deviceState == DeviceState.retired.rawValue { return (.retired, retiredReason ?? "Retired") }
-        if try topicUnlinked() { return (.failed, APNsReason.deviceTokenNotForTopic.description) }
+        if try topicUnlinked() { return (.failed, PushResult.topicUnlinkedReason) }
         return nil
     }
 }

@@ -11,7 +11,7 @@ import RelayCore
 ///   worker): `{"notification":{"body":"Alice: hi","data":{"dittoChatMessageId":"<id>",
 ///   "dittoChatRoomId":"<room>"},"navigate":"<openURL filled>","title":"Team"},"web_push":8030}`.
 ///
-/// The texts are the chat payload's alert, as APNs and FCM show them (``RelayCore/ChatMessage/payload()``;
+/// The texts are the shown message's, as APNs and FCM show them (``RelayCore/ChatMessage/shown``;
 /// privacy mode already replaced them). Browsers need a title: without a room name the body is the title
 /// and the body is left empty (plain) or out (declarative).
 public struct WebPushPayload: Sendable, Equatable {
@@ -37,18 +37,17 @@ public struct WebPushPayload: Sendable, Equatable {
         self.navigate = navigate
     }
 
-    /// The payload of a chat message: title and body from `chat`'s alert, its ids, and with `openURL` (an
-    /// app's `webPush.openURL` template, for the declarative shape) the `navigate` URL it makes
+    /// The payload of a shown chat message: its title and body, its ids, and with `openURL` (an app's
+    /// `webPush.openURL` template, for the declarative shape) the `navigate` URL it makes
     /// (``navigateURL(template:roomId:messageId:)``).
-    public init(chat: ChatPayload, openURL: String?) {
-        let title = chat.aps.alert?.title, body = chat.aps.alert?.body
+    public init(shown: ShownMessage, openURL: String?) {
         self.init(
-            title: title ?? body,
-            body: title == nil ? nil : body,
-            roomId: chat.dittoChatRoomId,
-            messageId: chat.dittoChatMessageId,
+            title: shown.title ?? shown.body,
+            body: shown.title == nil ? nil : shown.body,
+            roomId: shown.roomId,
+            messageId: shown.messageId,
             navigate: openURL.map {
-                Self.navigateURL(template: $0, roomId: chat.dittoChatRoomId, messageId: chat.dittoChatMessageId)
+                Self.navigateURL(template: $0, roomId: shown.roomId, messageId: shown.messageId)
             }
         )
     }

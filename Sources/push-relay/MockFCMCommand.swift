@@ -39,7 +39,7 @@ enum MockFCMCommand {
         var newAccount: FCMServiceAccount?
         if arguments.value("new-service-account") != nil {
             let project = arguments.value("project", default: "push-relay-dev")
-            guard FCMLimits.isValidProjectId(project) else {
+            guard FCMServiceAccount.isValidProjectId(project) else {
                 throw Arguments.Problem(description: "--project '\(project)' is not a project id")
             }
             // The token_uri is known once the port is bound; the key, which the mock needs, is not tied to it.

@@ -1,3 +1,4 @@
+import FCMCore
 import Foundation
 import RelayCLI
 import RelayCore
@@ -127,7 +128,7 @@ extension SendCommand {
             throw Arguments.Problem(description: error.description)
         }
         let projectId = arguments.value("project-id")
-        if let projectId, !FCMLimits.isValidProjectId(projectId) {
+        if let projectId, !FCMServiceAccount.isValidProjectId(projectId) {
             throw Arguments.Problem(description: "--project-id '\(projectId)' is not a project id")
         }
         let endpoint: FCMClientConfiguration.Endpoint

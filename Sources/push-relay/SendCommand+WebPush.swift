@@ -158,12 +158,14 @@ extension SendCommand {
         let ttl = try arguments.integer("ttl", default: configuration.ttlSeconds)!
         guard ttl >= 0 else { throw Arguments.Problem(description: "--ttl must not be negative, got \(ttl)") }
         let messageId = arguments.value("message-id")
-        let chat = ChatPayload(
-            aps: APS(alert: .init(title: arguments.value("title"), body: arguments.value("body") ?? defaultBody)),
-            dittoChatRoomId: arguments.value("room", default: defaultRoom),
-            dittoChatMessageId: messageId
+        let shown = ShownMessage(
+            kind: .message,
+            title: arguments.value("title"),
+            body: arguments.value("body") ?? defaultBody,
+            roomId: arguments.value("room", default: defaultRoom),
+            messageId: messageId
         )
-        let payload = WebPushPayload(chat: chat, openURL: configuration.declarative ? configuration.openURL : nil)
+        let payload = WebPushPayload(shown: shown, openURL: configuration.declarative ? configuration.openURL : nil)
         let plaintext: Data
         do { plaintext = try payload.encoded() } catch { throw Arguments.Problem(description: error.message) }
         return WebPushMessage(

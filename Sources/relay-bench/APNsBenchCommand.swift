@@ -1,3 +1,4 @@
+import APNsCore
 import Foundation
 import RelayAPNs
 import RelayCLI
@@ -44,7 +45,7 @@ enum APNsBenchCommand {
                 topic: BenchDefaults.topic,
                 expiration: Int(Date().timeIntervalSince1970) + 86_400,
                 collapseId: collapseId,
-                apnsId: APNsIdentifier.forDelivery(Int64(issued), of: notificationId),
+                apnsId: PushIdentifier.forDelivery(Int64(issued), of: notificationId),
                 payload: payload
             )
             return (try? await client.send(notification))?.status == 200

@@ -1,3 +1,4 @@
+import FCMCore
 import Foundation
 import RelayCLI
 import RelayCore
@@ -6,7 +7,7 @@ import RelayFCM
 /// `relay-bench fcm`: the client-only reference for FCM (``ClientBench``) through one ``FCMClient``
 /// authorized by the service account `--service-account` (the one `push-relay mock-fcm
 /// --new-service-account` writes). Each send is the message the relay renders for the fan-out's webhook
-/// (``FCMMessage/init(token:chat:ttlSeconds:)`` of ``BenchDefaults/chatMessage(id:)``), to one seeded
+/// (``FCMCore/FCMMessage/init(token:shown:ttlSeconds:)`` of ``BenchDefaults/chatMessage(id:)``), to one seeded
 /// registration token or, with `--distinct-tokens`, each to another one, as a fan-out sends.
 enum FCMBenchCommand {
     static let usage = """
@@ -26,15 +27,15 @@ enum FCMBenchCommand {
         let client = try FCMClient(configuration: configuration)
         let token = try SeedCommand.fcmToken(0)
         let tokens = try bench.tokens(single: token, SeedCommand.fcmToken)
-        let chat = BenchDefaults.chatMessage(id: UUID().lowercasedString).payload()
+        let shown = BenchDefaults.chatMessage(id: UUID().lowercasedString).shown
         // The relay's android.ttl for a fresh message: the app's default ttlSeconds.
         let ttl = Configuration.App(id: SeedCommand.appId, topic: BenchDefaults.topic, apiKeySHA256: []).ttlSeconds
 
         // Warm-up: fetches the access token and connects.
-        _ = try await client.send(FCMMessage(token: token, chat: chat, ttlSeconds: ttl))
+        _ = try await client.send(FCMMessage(token: token, shown: shown, ttlSeconds: ttl))
 
         let report = await bench.measure { issued in
-            let message = FCMMessage(token: tokens[issued % tokens.count], chat: chat, ttlSeconds: ttl)
+            let message = FCMMessage(token: tokens[issued % tokens.count], shown: shown, ttlSeconds: ttl)
             return (try? await client.send(message))?.status == 200
         }
         await client.shutdown()

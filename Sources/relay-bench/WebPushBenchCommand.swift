@@ -41,7 +41,7 @@ enum WebPushBenchCommand {
         configuration.maxInFlightPerOrigin = bench.maxInFlight
         let client = try WebPushClient(configuration: configuration)
         let message = BenchDefaults.chatMessage(id: UUID().lowercasedString)
-        let plaintext = try WebPushPayload(chat: message.payload(), openURL: nil).encoded()
+        let plaintext = try WebPushPayload(shown: message.shown, openURL: nil).encoded()
         let topic = message.messageId.map(Topic.init(messageId:))
         let ttl = configuration.ttlSeconds
         @Sendable func push(_ index: Int) -> WebPushMessage {

@@ -1,3 +1,4 @@
+import APNsCore
 import APNsMock
 import Foundation
 import RelayCore

@@ -1,3 +1,4 @@
+import FCMCore
 import Foundation
 import RelayCore
 import RelayFCM
@@ -55,7 +56,7 @@ import Testing
         )
         let token = try FCMRegistrationToken(parsing: "dev-device:APA91b" + String(repeating: "d", count: 140))
         let chat = ChatMessage(roomId: "general", senderId: "alice", content: .text("hi"), messageId: "m-1")
-        let response = try await client.send(FCMMessage(token: token, chat: chat.payload(), ttlSeconds: 60))
+        let response = try await client.send(FCMMessage(token: token, shown: chat.shown, ttlSeconds: 60))
         await client.shutdown()
         #expect(response.status == 200)
         let accepted = try await first.line(startingWith: "mock FCM accepted ")

@@ -1,3 +1,4 @@
+import FCMCore
 import Foundation
 import RelayCore
 import RelayFCM
@@ -25,7 +26,7 @@ import Testing
         )
         let token = try FCMRegistrationToken(parsing: "cli-device:APA91b" + String(repeating: "q", count: 120))
         let chat = ChatMessage(roomId: "room-1", senderId: "u", content: .text("hi from the CLI"), messageId: "m-1")
-        let message = FCMMessage(token: token, chat: chat.payload(), ttlSeconds: 60)
+        let message = FCMMessage(token: token, shown: chat.shown, ttlSeconds: 60)
         let response = try await client.send(message)
         await client.shutdown()
         #expect(response.status == 200)

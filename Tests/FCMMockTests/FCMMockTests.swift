@@ -1,3 +1,4 @@
+import FCMCore
 import FCMMock
 import Foundation
 import RelayCore

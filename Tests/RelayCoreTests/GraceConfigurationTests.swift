@@ -56,13 +56,13 @@ import Testing
         #expect(IndexedMessage(dittoDocument: try Self.document(#","isDeleted":true"#), arrival: now) == nil)
     }
 
-    @Test func aRemovalPayloadHasOnlyContentAvailableAndTheRemovedId() {
+    /// A removal names the removed message and is its delete's own message; it never wakes (APNsCoreTests'
+    /// `APNsPayloadRulesTests` has its payload).
+    @Test func aRemovalNamesTheRemovedIdAndNeverWakes() {
         let removal = ChatMessage.removal(of: "m-1", roomId: "room-1", senderId: "alice", deleteId: "d-1")
         #expect(removal.kind == .removal && removal.removedMessageId == "m-1" && removal.messageId == "d-1")
-        #expect(removal.wakePayload() == nil)
-        #expect(
-            String(decoding: RemovalPayload(removedMessageId: "m-1").encoded(), as: UTF8.self)
-                == #"{"aps":{"content-available":1},"dittoChatRemoveMessageId":"m-1"}"#
-        )
+        var shown = removal.shown
+        shown.mode = .wake
+        #expect(!shown.wakes && shown.removedMessageId == "m-1")
     }
 }

@@ -61,7 +61,7 @@ import Testing
             #expect(shown.count <= ChatMessage.maxShownNameCharacters && shown.hasSuffix("…"))
         }
         // The names a push shows are the same from the kept message as from the whole one.
-        #expect(kept.payload().aps.alert?.title == message.payload().aps.alert?.title)
+        #expect(kept.shown.title == message.shown.title)
         #expect(kept.kept == kept)
         // A short message and an image's caption are kept whole; its URL is never cut.
         let short = ChatMessage(

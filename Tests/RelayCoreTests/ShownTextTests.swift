@@ -3,7 +3,7 @@ import RelayCore
 import Testing
 
 /// What a push shows of the texts and names a message carries, through the one rendering both platforms
-/// use (``ChatMessage/payload()``): controls and bidirectional overrides gone, texts keep their lines, names
+/// use (``ChatMessage/shown``): controls and bidirectional overrides gone, texts keep their lines, names
 /// are one line and small.
 @Suite struct ShownTextTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -61,28 +61,12 @@ import Testing
             roomName: example.written,
             senderName: example.written
         )
-        let alert = try #require(message.payload().aps.alert)
+        let alert = message.shown
         #expect(alert.title == example.asName)
         #expect(alert.body == (example.asName.map { "\($0): " } ?? "") + example.asText)
         let caption = ChatMessage(roomId: "r", senderId: "s", content: .image(caption: example.written, imageURL: nil))
-        let captionBody = try #require(caption.payload().aps.alert?.body)
-        #expect(captionBody == (example.asText.isBlank ? ChatPayload.imageBody : example.asText))
-    }
-
-    /// The encoded payload carries none of the dropped characters, whichever way JSON would write them.
-    @Test func theEncodedPayloadHasNoOverride() throws {
-        let message = ChatMessage(
-            roomId: "r",
-            senderId: "s",
-            content: .text("hi\u{202E}\u{1}"),
-            roomName: "Room\u{2067}",
-            senderName: "Eve\u{202E}"
-        )
-        let json = String(decoding: try message.payload().encoded(limit: 4096), as: UTF8.self)
-        for dropped in ["\u{202E}", "\u{2067}", "\\u202e", "\\u2067", "\\u0001", "\u{1}"] {
-            #expect(!json.lowercased().contains(dropped))
-        }
-        #expect(json.contains("\"body\":\"Eve: hi\""))
+        let captionBody = try #require(caption.shown.body)
+        #expect(captionBody == (example.asText.isBlank ? ShownMessage.imageBody : example.asText))
     }
 
     /// A name is cut by Characters and by bytes: 100 Characters each of dozens of combining marks stay small.
@@ -90,7 +74,7 @@ import Testing
         let zalgo = String(repeating: "Z" + String(repeating: "\u{0336}\u{0489}", count: 40), count: 100)
         #expect(zalgo.count == 100 && zalgo.utf8.count > 16_000)
         let message = ChatMessage(roomId: "r", senderId: "s", content: .text("hi"), roomName: zalgo, senderName: zalgo)
-        let alert = try #require(message.payload().aps.alert)
+        let alert = message.shown
         let title = try #require(alert.title)
         #expect(title.utf8.count <= ChatMessage.maxShownNameBytes)
         #expect(title.count <= ChatMessage.maxShownNameCharacters)
@@ -101,7 +85,7 @@ import Testing
     /// A stored image URL the rule refuses (an older row) renders without the image.
     @Test func anImageURLTheRuleRefusesIsLeftOut() {
         let stored = ChatMessage(roomId: "r", senderId: "s", content: .image(caption: nil, imageURL: "https://127.1/x"))
-        #expect(stored.payload().imageUrl == nil)
-        #expect(stored.payload().aps.mutableContent == 1)
+        #expect(stored.shown.imageURL == nil)
+        #expect(stored.shown.kind == .imageMessage)
     }
 }

@@ -71,38 +71,4 @@ import Testing
         }
         #expect(PlatformConfigurationTests.problems(try folder.appFile(#""wakeBudgetPerHour":60"#)).isEmpty)
     }
-
-    @Test func aWakePayloadHasOnlyContentAvailableAndTheKeys() throws {
-        let message = ChatMessage(
-            roomId: "general",
-            senderId: "alice",
-            content: .text("hi"),
-            messageId: "m-1",
-            roomName: "General",
-            senderName: "Alice"
-        )
-        let payload = try #require(message.wakePayload())
-        #expect(
-            String(decoding: payload.encoded(), as: UTF8.self)
-                == #"{"aps":{"content-available":1},"dittoChatMessageId":"m-1","dittoChatRoomId":"general"}"#
-        )
-        var withoutId = message
-        withoutId.messageId = nil
-        #expect(withoutId.wakePayload() == nil)
-    }
-
-    /// Apple's rules the mock applies to a payload's `aps` (``PushType/payloadRefusal(priority:aps:)``).
-    @Test func applesPayloadRulesForBackgroundAndPriority10() {
-        let wake: [String: Any] = ["content-available": 1]
-        #expect(PushType.background.payloadRefusal(priority: .conserve, aps: wake) == nil)
-        #expect(PushType.alert.payloadRefusal(priority: .immediate, aps: wake) == .badPriority)
-        #expect(PushType.alert.payloadRefusal(priority: .conserve, aps: ["badge": 3]) == nil)
-        for key in PushType.userVisibleKeys {
-            var aps = wake
-            aps[key] = key == "badge" ? 1 : "x"
-            #expect(PushType.background.payloadRefusal(priority: .conserve, aps: aps) == .invalidPushType, "\(key)")
-            #expect(PushType.alert.payloadRefusal(priority: .immediate, aps: aps) == nil, "\(key)")
-        }
-        #expect(PushType.alert.payloadRefusal(priority: .immediate, aps: nil) == nil)
-    }
 }

@@ -50,7 +50,7 @@ import Testing
     func aHashWhenTheBannerIdentifierIsTooLong(messageId: String, digits: String) {
         let identifier = Self.identifier(messageId)
         #expect(Array(identifier.utf8) == Array(("dittochat-sha256-" + digits).utf8))
-        #expect(identifier.utf8.count == APNsLimits.collapseIdMaxBytes)
+        #expect(identifier.utf8.count == ChatMessage.notificationIdentifierMaxBytes)
         #expect(Self.identifier(messageId) == identifier)
     }
 

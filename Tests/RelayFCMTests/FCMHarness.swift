@@ -1,3 +1,4 @@
+import FCMCore
 import FCMMock
 import Foundation
 import RelayCore
@@ -73,6 +74,6 @@ struct FCMHarness {
             roomName: "Team",
             senderName: "Alice"
         )
-        return FCMMessage(token: token(index), chat: chat.payload(), ttlSeconds: 3600)
+        return FCMMessage(token: token(index), shown: chat.shown, ttlSeconds: 3600)
     }
 }

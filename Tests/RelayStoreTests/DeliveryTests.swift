@@ -32,7 +32,7 @@ import Testing
         #expect(job.content.topic == n.topic && job.content.expiration == n.expiration)
         #expect(job.content.message == n.message && job.content.createdAt == n.createdAt)
         #expect(job.attempts == 0 && job.deviceRegisteredAt == F.time(-10))
-        #expect(job.pushId == APNsIdentifier.forDelivery(job.deliveryId, of: id))
+        #expect(job.pushId == PushIdentifier.forDelivery(job.deliveryId, of: id))
     }
 
     /// A delivery row holds no notification id: its notification is the one whose run of delivery ids holds
@@ -59,7 +59,7 @@ import Testing
         for job in jobs {
             let index = try #require(ids.firstIndex(of: job.notificationId))
             #expect(job.content.message == notifications[index].message)
-            #expect(job.pushId == APNsIdentifier.forDelivery(job.deliveryId, of: ids[index]))
+            #expect(job.pushId == PushIdentifier.forDelivery(job.deliveryId, of: ids[index]))
         }
         #expect(jobs[3].deliveryId == retried.deliveryId && jobs[3].attempts == 1)
         let view = try #require(try await store.notification(appId: "app-a", id: ids[1]))

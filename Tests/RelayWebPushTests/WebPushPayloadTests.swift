@@ -10,7 +10,7 @@ import WebPushCore
         roomName: String? = "Team",
         messageId: String? = "m-1",
         privacy: Bool = false
-    ) -> ChatPayload {
+    ) -> ShownMessage {
         let message = ChatMessage(
             roomId: "room 7/ä",
             senderId: "u1",
@@ -19,26 +19,26 @@ import WebPushCore
             roomName: roomName,
             senderName: "Alice"
         )
-        return (privacy ? message.withoutTexts : message).payload()
+        return (privacy ? message.withoutTexts : message).shown
     }
 
     static func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 
     @Test func thePlainShapeHasTheTextsAndIds() throws {
-        let payload = WebPushPayload(chat: Self.chat("See you at 5/6? 😀"), openURL: nil)
+        let payload = WebPushPayload(shown: Self.chat("See you at 5/6? 😀"), openURL: nil)
         #expect(
             Self.text(try payload.encoded())
                 == #"{"body":"Alice: See you at 5/6? 😀","dittoChatMessageId":"m-1","dittoChatRoomId":"room 7/ä","#
                 + #""title":"Team"}"#
         )
-        let withoutId = WebPushPayload(chat: Self.chat(messageId: nil), openURL: nil)
+        let withoutId = WebPushPayload(shown: Self.chat(messageId: nil), openURL: nil)
         #expect(
             Self.text(try withoutId.encoded()) == #"{"body":"Alice: hi","dittoChatRoomId":"room 7/ä","title":"Team"}"#
         )
     }
 
     @Test func theDeclarativeShapeNavigatesToTheFilledOpenURL() throws {
-        let payload = WebPushPayload(chat: Self.chat(), openURL: "https://chat.example/r/{roomId}?m={messageId}")
+        let payload = WebPushPayload(shown: Self.chat(), openURL: "https://chat.example/r/{roomId}?m={messageId}")
         #expect(
             Self.text(try payload.encoded())
                 == #"{"notification":{"body":"Alice: hi","data":{"dittoChatMessageId":"m-1","#
@@ -46,19 +46,19 @@ import WebPushCore
                 + #""title":"Team"},"web_push":8030}"#
         )
         let withoutId = WebPushPayload(
-            chat: Self.chat(messageId: nil),
+            shown: Self.chat(messageId: nil),
             openURL: "https://chat.example/{roomId}#{messageId}"
         )
         #expect(withoutId.navigate == "https://chat.example/room%207%2F%C3%A4#")
     }
 
     @Test func withoutARoomNameTheTextIsTheTitle() throws {
-        let plain = WebPushPayload(chat: Self.chat(roomName: nil), openURL: nil)
+        let plain = WebPushPayload(shown: Self.chat(roomName: nil), openURL: nil)
         #expect(
             Self.text(try plain.encoded())
                 == #"{"body":"","dittoChatMessageId":"m-1","dittoChatRoomId":"room 7/ä","title":"Alice: hi"}"#
         )
-        let declarative = WebPushPayload(chat: Self.chat(roomName: nil), openURL: "https://chat.example/")
+        let declarative = WebPushPayload(shown: Self.chat(roomName: nil), openURL: "https://chat.example/")
         let notification =
             try #require(
                 try JSONSerialization.jsonObject(with: try declarative.encoded()) as? [String: Any]
@@ -68,7 +68,7 @@ import WebPushCore
     }
 
     @Test func privacyModeShowsNoText() throws {
-        let payload = WebPushPayload(chat: Self.chat("secret plans", privacy: true), openURL: nil)
+        let payload = WebPushPayload(shown: Self.chat("secret plans", privacy: true), openURL: nil)
         let text = Self.text(try payload.encoded())
         #expect(!text.contains("secret") && !text.contains("Team") && !text.contains("Alice"))
         #expect(text.contains(#""title":"New message""#))
@@ -78,7 +78,7 @@ import WebPushCore
     func aLongBodyIsCutToOneRecord(declarative: Bool) throws {
         let long = String(repeating: "😀 word ", count: 2000)
         let payload = WebPushPayload(
-            chat: Self.chat(long),
+            shown: Self.chat(long),
             openURL: declarative ? "https://chat.example/{roomId}" : nil
         )
         let data = try payload.encoded()

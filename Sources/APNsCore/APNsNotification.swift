@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// One request to APNs: the device token, the headers and the serialized payload.
 ///

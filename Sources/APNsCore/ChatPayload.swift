@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// The APNs payload for one Ditto chat message: `aps` plus the SDK's top-level routing keys.
 ///
@@ -19,8 +20,6 @@ public struct ChatPayload: Encodable, Sendable, Equatable {
         self.imageUrl = imageUrl
     }
 
-    /// The body the SDK shows for an image message without caption.
-    public static let imageBody = "📷 Image"
     /// What ends a body that had to be shortened.
     public static let ellipsis = TextFitting.ellipsis
 

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// What happens to an FCM delivery, and to its registration token, after one attempt: one pure function of
 /// the answer, so every rule is in one place and tested as a table.

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// What FCM answered to one `messages:send`. Records the answer; decides nothing (``FCMDecision`` does).
 ///

@@ -1,6 +1,6 @@
+import FCMCore
 import Foundation
 import RelayCore
-import RelayFCM
 import Testing
 
 @Suite struct FCMMessageTests {
@@ -23,7 +23,7 @@ import Testing
             roomName: roomName,
             senderName: senderName
         )
-        return FCMMessage(token: token, chat: (privacy ? chat.withoutTexts : chat).payload(), ttlSeconds: 86_400)
+        return FCMMessage(token: token, shown: (privacy ? chat.withoutTexts : chat).shown, ttlSeconds: 86_400)
     }
 
     static func object(_ data: Data) throws -> [String: Any] {
@@ -59,7 +59,7 @@ import Testing
         let data = try #require(object["data"] as? [String: String])
         #expect(data["imageUrl"] == "https://cdn.example.com/a/b.jpg")
         let notification = try #require(object["notification"] as? [String: String])
-        #expect(notification["body"] == "Alice: " + ChatPayload.imageBody)
+        #expect(notification["body"] == "Alice: " + ShownMessage.imageBody)
     }
 
     @Test func privacyHidesTextTitleAndImage() throws {
@@ -115,9 +115,9 @@ import Testing
     }
 
     @Test func aBadgeBecomesTheUnreadDataKeyAsAString() throws {
-        var chat = ChatMessage(roomId: "room-7", senderId: "u1", content: .text("hi"), messageId: "msg-42").payload()
-        chat.aps.badge = 12
-        let message = FCMMessage(token: Self.token, chat: chat, ttlSeconds: 60)
+        var shown = ChatMessage(roomId: "room-7", senderId: "u1", content: .text("hi"), messageId: "msg-42").shown
+        shown.badge = 12
+        let message = FCMMessage(token: Self.token, shown: shown, ttlSeconds: 60)
         #expect(message.data["dittoChatUnread"] == "12")
         let data = try #require(try Self.object(try message.encoded())["data"] as? [String: String])
         #expect(data == ["dittoChatRoomId": "room-7", "dittoChatMessageId": "msg-42", "dittoChatUnread": "12"])

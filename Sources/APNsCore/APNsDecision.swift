@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// What happens to an APNs delivery, and to its device token, after one attempt: one pure function of the
 /// answer, so every APNs rule is in one place and tested as a table. Whether a dead token's device registered

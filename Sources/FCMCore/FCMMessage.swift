@@ -55,26 +55,25 @@ public struct FCMMessage: Sendable, Equatable {
         self.tag = tag
     }
 
-    /// The `data` key of the recipient's unread total (the APNs payload's `aps.badge`), a decimal string.
+    /// The `data` key of the recipient's unread total (``RelayCore/ShownMessage/badge``), a decimal string.
     public static let unreadKey = "dittoChatUnread"
 
-    /// The message for a chat payload, with the same texts and keys as the APNs rendering: title and body
-    /// from its alert, and in `data` `dittoChatRoomId`, `dittoChatMessageId`, `imageUrl` and (from
-    /// `aps.badge`) ``unreadKey`` when present;
-    /// the tag is the message id's notification identifier. Give the payload uncut
-    /// (``ChatMessage/payload(privacy:)``): ``encoded()`` cuts to FCM's own limit.
-    public init(token: FCMRegistrationToken, chat payload: ChatPayload, ttlSeconds: Int) {
-        var data = ["dittoChatRoomId": payload.dittoChatRoomId]
-        data["dittoChatMessageId"] = payload.dittoChatMessageId
-        data["imageUrl"] = payload.imageUrl
-        data[Self.unreadKey] = payload.aps.badge.map(String.init)
+    /// The message for a shown chat message (``RelayCore/ShownMessage``), with the texts every platform
+    /// shows: title and body, and in `data` `dittoChatRoomId`, `dittoChatMessageId`, `imageUrl` and (from
+    /// the badge) ``unreadKey`` when present; the tag is the message id's notification identifier. Give the
+    /// texts uncut (``RelayCore/DeliveryJob/shown``): ``encoded()`` cuts to FCM's own limit.
+    public init(token: FCMRegistrationToken, shown: ShownMessage, ttlSeconds: Int) {
+        var data = ["dittoChatRoomId": shown.roomId]
+        data["dittoChatMessageId"] = shown.messageId
+        data["imageUrl"] = shown.imageURL
+        data[Self.unreadKey] = shown.badge.map(String.init)
         self.init(
             token: token,
-            title: payload.aps.alert?.title,
-            body: payload.aps.alert?.body,
+            title: shown.title,
+            body: shown.body,
             data: data,
             ttlSeconds: ttlSeconds,
-            tag: payload.dittoChatMessageId.map(ChatMessage.notificationIdentifier(messageId:))
+            tag: shown.messageId.map(ChatMessage.notificationIdentifier(messageId:))
         )
     }
 

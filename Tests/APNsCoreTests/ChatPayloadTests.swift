@@ -1,3 +1,4 @@
+import APNsCore
 import Foundation
 import RelayCore
 import Testing
@@ -106,7 +107,7 @@ import Testing
         let payload = message.payload()
         let title = try #require(payload.aps.alert?.title), body = try #require(payload.aps.alert?.body)
         #expect(title.utf8.count <= ChatMessage.maxShownNameBytes && title.count <= ChatMessage.maxShownNameCharacters)
-        #expect(title.hasSuffix(ChatPayload.ellipsis) && body.hasSuffix(": Meet at 5pm"))
+        #expect(title.hasSuffix(TextFitting.ellipsis) && body.hasSuffix(": Meet at 5pm"))
         let alert = try Self.json(try payload.encoded(limit: 4096))["aps"] as? [String: Any]
         #expect(((alert?["alert"] as? [String: Any])?["body"] as? String)?.hasSuffix("Meet at 5pm") == true)
     }
@@ -122,33 +123,5 @@ import Testing
         #expect(!text.contains("secret"))
         #expect(text.contains("New message"))
         #expect(text.contains("dittoChatRoomId"))
-    }
-}
-
-@Suite struct TimestampTests {
-    @Test func rfc3339KeepsMilliseconds() {
-        let date = Date(timeIntervalSince1970: 1_767_225_600.123)
-        #expect(Timestamp.rfc3339(date) == "2026-01-01T00:00:00.123Z")
-        #expect(Timestamp.milliseconds(date) == 1_767_225_600_123)
-        #expect(Timestamp.parse("2026-01-01T00:00:00.123Z").map(Timestamp.milliseconds) == 1_767_225_600_123)
-        #expect(Timestamp.parse("2026-01-01T01:00:00+01:00").map(Timestamp.milliseconds) == 1_767_225_600_000)
-        #expect(Timestamp.parse("2026-01-01t00:00:00.123z").map(Timestamp.milliseconds) == 1_767_225_600_123)
-        #expect(Timestamp.parse("yesterday") == nil)
-        // A day the month does not have is refused, not carried into the next month.
-        #expect(Timestamp.parse("2020-02-30T00:00:00Z") == nil)
-        #expect(Timestamp.parse("2021-02-29T10:00:00.123+02:00") == nil)
-        #expect(Timestamp.parse("2020-02-29T00:00:00Z") != nil)
-        #expect(Timestamp.parse("2020-02-29T23:59:59.999-11:30") != nil)
-    }
-
-    /// A time of day out of range is refused, not rolled over into the next hour or day (RFC 3339 §5.7).
-    @Test(
-        arguments: [
-            "2026-01-01T25:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T10:99:00Z", "2026-01-01T10:00:61Z",
-            "2026-01-01T10:00:60Z", "2026-01-01T10:60:00.500+01:00", "2026-13-01T10:00:00Z",
-        ]
-    )
-    func outOfRangeTimesAreRefused(text: String) {
-        #expect(Timestamp.parse(text) == nil)
     }
 }

@@ -1,3 +1,5 @@
+import RelayCore
+
 /// What FCM HTTP v1 and Google's OAuth 2.0 endpoint require, in one place for the client's local checks and
 /// the mock's answers.
 ///
@@ -10,8 +12,8 @@ public enum FCMLimits {
     /// mock count the whole request body (`{"message":{...}}`), which is more, so a message within this is
     /// within FCM's limit too.
     public static let maxMessageBytes = 4096
-    /// The longest `android.ttl`: 28 days, in SECONDS.
-    public static let maxTTLSeconds = 28 * 24 * 3600
+    /// The longest `android.ttl`: 28 days, in SECONDS (the configuration's bound on `apps[].ttlSeconds`).
+    public static let maxTTLSeconds = Configuration.maxTTLSeconds
     /// The OAuth 2.0 scope an access token needs to send messages.
     public static let messagingScope = "https://www.googleapis.com/auth/firebase.messaging"
     /// The `grant_type` of a JWT-bearer token request (RFC 7523 §2.1).
@@ -25,18 +27,6 @@ public enum FCMLimits {
 
     /// The path of the send call for a project: `/v1/projects/{projectId}/messages:send`.
     public static func sendPath(projectId: String) -> String { "/v1/projects/\(projectId)/messages:send" }
-
-    /// True for a project id that may go into the send path: 6 to 100 characters of lowercase letters,
-    /// digits, `-`, and the `.` and `:` of domain-scoped ids (`example.com:project`), starting with a letter.
-    public static func isValidProjectId(_ id: String) -> Bool {
-        guard (6...100).contains(id.utf8.count), let first = id.utf8.first, (0x61...0x7A).contains(first) else {
-            return false
-        }
-        return id.utf8.allSatisfy { byte in
-            (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D || byte == 0x2E
-                || byte == 0x3A
-        }
-    }
 
     /// True for a `data` key FCM keeps for itself and refuses with INVALID_ARGUMENT: `from`, `notification`,
     /// `message_type`, or any key starting with `google` or `gcm`.

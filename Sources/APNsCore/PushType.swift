@@ -1,3 +1,5 @@
+import RelayCore
+
 /// The `apns-push-type` header's values and the apns-topic suffix each one requires.
 ///
 /// Source: Apple, "Sending notification requests to APNs" (apns-push-type, apns-topic).

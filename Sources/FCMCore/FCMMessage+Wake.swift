@@ -5,10 +5,10 @@ extension FCMMessage {
     /// `notification` and no tag, so FCM shows nothing and hands `data` (`dittoChatRoomId`,
     /// `dittoChatMessageId`) to the app's `FirebaseMessagingService` even in the background; HIGH priority,
     /// so a dozing device wakes at once (Firebase, "Set and manage Android message priority").
-    /// - Parameter wake: ``RelayCore/ChatMessage/wakePayload()``.
-    public init(token: FCMRegistrationToken, wake: ChatPayload, ttlSeconds: Int) {
-        var data = ["dittoChatRoomId": wake.dittoChatRoomId]
-        data["dittoChatMessageId"] = wake.dittoChatMessageId
+    /// - Parameter shown: a message that wakes (``RelayCore/ShownMessage/wakes``).
+    public init(token: FCMRegistrationToken, waking shown: ShownMessage, ttlSeconds: Int) {
+        var data = ["dittoChatRoomId": shown.roomId]
+        data["dittoChatMessageId"] = shown.messageId
         self.init(token: token, title: nil, body: nil, data: data, priority: .high, ttlSeconds: ttlSeconds, tag: nil)
     }
 
