@@ -1,6 +1,7 @@
 import Foundation
 import RelayCLI
 import RelayCore
+import RelayCurl
 import RelayFCM
 
 /// `relay-bench fcm`: the client-only reference for FCM (``ClientBench``) through one ``FCMClient``
@@ -30,13 +31,17 @@ enum FCMBenchCommand {
         // The relay's android.ttl for a fresh message: the app's default ttlSeconds.
         let ttl = Configuration.App(id: SeedCommand.appId, topic: BenchDefaults.topic, apiKeySHA256: []).ttlSeconds
 
+        let message = { @Sendable (issued: Int) in
+            FCMMessage(token: tokens[issued % tokens.count], chat: chat, ttlSeconds: ttl)
+        }
+        if let path = bench.requestsOut {
+            return try await bench.writeRequests(to: path) { try await client.request(for: message($0)) }
+        }
+
         // Warm-up: fetches the access token and connects.
         _ = try await client.send(FCMMessage(token: token, chat: chat, ttlSeconds: ttl))
 
-        let report = await bench.measure { issued in
-            let message = FCMMessage(token: tokens[issued % tokens.count], chat: chat, ttlSeconds: ttl)
-            return (try? await client.send(message))?.status == 200
-        }
+        let report = await bench.measure { issued in (try? await client.send(message(issued)))?.status == 200 }
         await client.shutdown()
         return try report.print()
     }
