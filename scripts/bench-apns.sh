@@ -12,7 +12,7 @@ start_mock
 echo "h2load: $H2LOAD_N requests, $INFLIGHT streams"
 run_h2load "$H2LOAD_N" "$INFLIGHT" | tee "$OUT/apns-h2load.json"
 echo "bare libcurl multi: $CURL_N requests, $INFLIGHT in flight"
-run_libcurl "$CURL_N" "$INFLIGHT" | tee "$OUT/apns-libcurl.json"
+run_libcurl apns "$CURL_N" "$INFLIGHT" | tee "$OUT/apns-libcurl.json"
 echo "APNsClient: $N sends, $INFLIGHT tasks"
 run_apns_client "$N" "$INFLIGHT" | tee "$OUT/apns-client.json"
 stop_mock

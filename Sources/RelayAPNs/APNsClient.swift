@@ -88,7 +88,7 @@ public final class APNsClient: Sendable {
     ///   cancelled (the transfer is dropped); ``TransportError`` when no answer came; `CryptoError` when
     ///   the provider token cannot be signed.
     public func send(_ notification: APNsNotification) async throws -> APNsResponse {
-        let request = try await prepare(notification)
+        let request = try await request(for: notification)
         let response = try await pool.send(request)
         return APNsResponse(
             status: response.status,
@@ -103,8 +103,9 @@ public final class APNsClient: Sendable {
     /// libcurl's handles. Safe to call more than once.
     public func shutdown() async { await pool.shutdown() }
 
-    /// The headers and body of one request (Apple, "Sending notification requests to APNs").
-    private func prepare(_ notification: APNsNotification) async throws -> CurlRequest {
+    /// The headers and body of one request (Apple, "Sending notification requests to APNs"), as ``send(_:)``
+    /// hands it to libcurl; `relay-bench` writes them out for the bare libcurl reference.
+    package func request(for notification: APNsNotification) async throws -> CurlRequest {
         try notification.validateHeaders()
         if !lastValidPayload.withLock({ $0 == notification.payload }) {
             try APNsNotification.validatePayload(notification.payload)

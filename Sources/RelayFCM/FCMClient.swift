@@ -85,14 +85,20 @@ public final class FCMClient: Sendable {
     public func send(_ message: FCMMessage) async throws -> FCMResponse {
         let body = try message.encoded()
         let token = try await accessTokens.current()
-        let response = try await post(body, token: token, for: message.token)
+        let response = try await post(request(body, token: token, for: message.token))
         guard response.status == 401, response.errorCode == nil else { return response }
         configuration.logger.info(
             "FCM refused the access token; renewing it",
             ["token.suffix": message.token.suffix, "fcm.status": response.errorStatus ?? "-"]
         )
         accessTokens.invalidate(token)
-        return try await post(body, token: try await accessTokens.current(), for: message.token)
+        return try await post(request(body, token: try await accessTokens.current(), for: message.token))
+    }
+
+    /// The request ``send(_:)`` first hands libcurl for `message` (checked, encoded, with the current access
+    /// token); `relay-bench` writes them out for the bare libcurl reference.
+    package func request(for message: FCMMessage) async throws -> CurlRequest {
+        request(try message.encoded(), token: try await accessTokens.current(), for: message.token)
     }
 
     /// How many access tokens the client fetched so far (1 after the first send).
@@ -102,14 +108,8 @@ public final class FCMClient: Sendable {
     /// finish or fail (each within its deadline), then ends the driver thread. Safe to call more than once.
     public func shutdown() async { await driver.shutdown() }
 
-    private func post(
-        _ body: Data,
-        token: AccessTokens.Token,
-        for device: FCMRegistrationToken
-    ) async throws
-        -> FCMResponse
-    {
-        let request = CurlRequest(
+    private func request(_ body: Data, token: AccessTokens.Token, for device: FCMRegistrationToken) -> CurlRequest {
+        CurlRequest(
             url: sendURL,
             headers: [
                 "authorization: Bearer " + token.value, "content-type: application/json; charset=utf-8",
@@ -119,6 +119,9 @@ public final class FCMClient: Sendable {
             deadline: .now + configuration.requestTimeout,
             tokenSuffix: device.suffix
         )
+    }
+
+    private func post(_ request: CurlRequest) async throws -> FCMResponse {
         let answer = try await driver.send(request)
         return FCMResponse(
             status: answer.status,

@@ -4,6 +4,7 @@ import RelayAPNs
 import RelayCLI
 import RelayCore
 import RelayCrypto
+import RelayCurl
 
 /// `relay-bench apns`: the client-only reference for APNs (``ClientBench``) through one ``APNsClient``. All
 /// to one device token (as h2load and the C loop send), or with `--distinct-tokens` each to another one, as a
@@ -33,14 +34,11 @@ enum APNsBenchCommand {
         let collapseId = ChatMessage.notificationIdentifier(messageId: UUID().uuidString)
         let notificationId = UUID()
 
-        // Warm-up: connects, proves the provider token (APNs allows one stream until then).
-        _ = try await client.send(APNsNotification(deviceToken: token, topic: BenchDefaults.topic, payload: payload))
-
-        let report = await bench.measure { issued in
-            // The headers the relay sends for a chat message: its own apns-id, derived as the relay derives it
-            // (no random UUID, which reads /dev/urandom each time on Linux), an expiration and the message's
-            // notification identifier as collapse id, so the fan-out is compared with the same work.
-            let notification = APNsNotification(
+        // The headers the relay sends for a chat message: its own apns-id, derived as the relay derives it (no
+        // random UUID, which reads /dev/urandom each time on Linux), an expiration and the message's
+        // notification identifier as collapse id, so the fan-out is compared with the same work.
+        let notification = { @Sendable (issued: Int) in
+            APNsNotification(
                 deviceToken: tokens[issued % tokens.count],
                 topic: BenchDefaults.topic,
                 expiration: Int(Date().timeIntervalSince1970) + 86_400,
@@ -48,7 +46,16 @@ enum APNsBenchCommand {
                 apnsId: PushIdentifier.forDelivery(Int64(issued), of: notificationId),
                 payload: payload
             )
-            return (try? await client.send(notification))?.status == 200
+        }
+        if let path = bench.requestsOut {
+            return try await bench.writeRequests(to: path) { try await client.request(for: notification($0)) }
+        }
+
+        // Warm-up: connects, proves the provider token (APNs allows one stream until then).
+        _ = try await client.send(APNsNotification(deviceToken: token, topic: BenchDefaults.topic, payload: payload))
+
+        let report = await bench.measure { issued in
+            (try? await client.send(notification(issued)))?.status == 200
         }
         await client.shutdown()
         return try report.print()

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCLI
+import RelayCurl
 import Synchronization
 
 /// The client-only measurement `relay-bench apns` and `relay-bench fcm` share: `--count` sends with
@@ -16,18 +17,38 @@ struct ClientBench {
     /// Whether each send goes to another device token (`--distinct-tokens`, 10,000 seeded tokens in turn),
     /// as a fan-out sends: a new `:path` or body token every time, which HPACK cannot index.
     var distinctTokens: Bool
+    /// `--requests-out FILE`: instead of sending, write the requests the client would send (one per distinct
+    /// token) to FILE for the bare libcurl reference (``writeRequests(_:)``).
+    var requestsOut: String?
 
     /// How many distinct tokens `--distinct-tokens` cycles through.
     static let distinctTokenCount = 10_000
 
     /// The options' usage, after the client's own.
-    static let usage = "[--count N] [--in-flight M] [--max-in-flight K] [--distinct-tokens]"
+    static let usage = "[--count N] [--in-flight M] [--max-in-flight K] [--distinct-tokens] [--requests-out FILE]"
 
     init(_ arguments: Arguments) throws {
         count = try arguments.positiveInteger("count", default: 200_000)
         inFlight = try arguments.positiveInteger("in-flight", default: 100)
         maxInFlight = try arguments.positiveInteger("max-in-flight", default: max(inFlight, 100))
         distinctTokens = arguments.flag("distinct-tokens")
+        requestsOut = arguments.value("requests-out")
+    }
+
+    /// Writes `request(i)` for each distinct index to ``requestsOut``, one request a line: the URL, the
+    /// number of header lines, each header line and the body, separated by tabs (none of them holds a tab or
+    /// a line break: header values are checked for them and bodies are JSON). `scripts/bench/curl-multi.c`
+    /// sends them as they are, so the reference sends exactly the relay's requests.
+    func writeRequests(to path: String, _ request: (Int) async throws -> CurlRequest) async throws -> Int32 {
+        var text = ""
+        for index in 0..<(distinctTokens ? Self.distinctTokenCount : 1) {
+            let made = try await request(index)
+            let fields =
+                [made.url, String(made.headers.count)] + made.headers + [String(decoding: made.body, as: UTF8.self)]
+            text += fields.joined(separator: "\t") + "\n"
+        }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return 0
     }
 
     /// The tokens sent to: `make(i)` for each distinct index, or `single` alone.

@@ -2,6 +2,7 @@ import FCMCore
 import Foundation
 import RelayCLI
 import RelayCore
+import RelayCurl
 import RelayFCM
 
 /// `relay-bench fcm`: the client-only reference for FCM (``ClientBench``) through one ``FCMClient``
@@ -31,13 +32,17 @@ enum FCMBenchCommand {
         // The relay's android.ttl for a fresh message: the app's default ttlSeconds.
         let ttl = Configuration.App(id: SeedCommand.appId, topic: BenchDefaults.topic, apiKeySHA256: []).ttlSeconds
 
+        let message = { @Sendable (issued: Int) in
+            FCMMessage(token: tokens[issued % tokens.count], shown: shown, ttlSeconds: ttl)
+        }
+        if let path = bench.requestsOut {
+            return try await bench.writeRequests(to: path) { try await client.request(for: message($0)) }
+        }
+
         // Warm-up: fetches the access token and connects.
         _ = try await client.send(FCMMessage(token: token, shown: shown, ttlSeconds: ttl))
 
-        let report = await bench.measure { issued in
-            let message = FCMMessage(token: tokens[issued % tokens.count], shown: shown, ttlSeconds: ttl)
-            return (try? await client.send(message))?.status == 200
-        }
+        let report = await bench.measure { issued in (try? await client.send(message(issued)))?.status == 200 }
         await client.shutdown()
         return try report.print()
     }

@@ -15,12 +15,13 @@ import RelayStore
 /// did-send-message webhook for the seeded room over HTTP and times it until no delivery is pending. Prints one JSON line: devices, sent, seconds (POST to last
 /// delivery recorded), accept_seconds (the POST alone), per_second, the process's CPU seconds (user + system,
 /// the relay runs in it) per 100,000 pushes, RSS before the POST and peak RSS (KiB). `--apns-connections N`
-/// sets `delivery.apnsConnections`.
+/// sets `delivery.apnsConnections`; `--badge` turns on the app's badges (`apps[].badge`); the relay logs at
+/// `--log-level` (default info, as `push-relay serve` does: a line per push) to standard error.
 enum FanoutCommand {
     static let usage = """
         relay-bench fanout --db FILE --url https://127.0.0.1:PORT [--ca FILE] [--key FILE.p8] [--key-id KID]
                            [--team TEAM] [--batch-size N] [--concurrency N] [--apns-connections N]
-                           [--timeout SECONDS]
+                           [--timeout SECONDS] [--badge] [--log-level LEVEL]
         relay-bench fanout --platform android --db FILE --fcm-url https://127.0.0.1:PORT [--ca FILE]
                            --service-account FILE [--batch-size N] [--concurrency N] [--timeout SECONDS]
         relay-bench fanout --platform web --db FILE --web-url https://127.0.0.1:PORT [--ca FILE]
@@ -64,7 +65,11 @@ enum FanoutCommand {
         let store = try SQLiteStore(path: path, logger: logger)
         // A second connection for polling, so counting never waits behind the dispatcher's store calls.
         let observer = try SQLiteStore(path: path, logger: logger)
-        let relay = try Relay(configuration: configuration, store: store, logger: logger)
+        let relay = try Relay(
+            configuration: configuration,
+            store: store,
+            logger: Logger(label: "push-relay", level: configuration.log.level)
+        )
         try await relay.start()
         // Warm-up, as the client-only run has: one push to the seeded warm-up device connects to the service
         // and proves the provider token (APNs) or fetches the access token (FCM), as a relay that has been
@@ -126,7 +131,8 @@ enum FanoutCommand {
         )
         // One app here: let it use every slot, as the client-only run does.
         configuration.delivery.perAppConcurrency = configuration.delivery.concurrency
-        configuration.log.level = .warning
+        let level = arguments.value("log-level", default: Logger.Level.info.rawValue)
+        configuration.log.level = try Logger.Level(rawValue: level).orThrow("unknown --log-level '\(level)'")
         var app = Configuration.App(
             id: SeedCommand.appId,
             topic: BenchDefaults.topic,
@@ -156,6 +162,7 @@ enum FanoutCommand {
                 mock: .init(baseURL: try arguments.required("web-url"), caFile: caFile)
             )
         }
+        app.badge = arguments.flag("badge")
         configuration.apps = [app]
         return configuration
     }

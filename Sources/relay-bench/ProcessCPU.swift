@@ -29,6 +29,22 @@ enum ProcessCPU {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// The processes whose parent is `pid` (field 4 of each `/proc/<pid>/stat`): a PostgreSQL server's
+    /// backends and background workers under its postmaster.
+    static func children(of pid: Int32) -> Set<Int32> {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return Set(
+            entries.compactMap { entry -> Int32? in
+                guard let child = Int32(entry),
+                    let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { return nil }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                return fields.count > 1 && Int32(fields[1]) == pid ? child : nil
+            }
+        )
+    }
+
     /// CPU `seconds` spent on `pushes` as seconds per 100,000 pushes.
     static func per100k(_ seconds: Double, pushes: Int) -> Double {
         pushes > 0 ? seconds * 100_000 / Double(pushes) : 0

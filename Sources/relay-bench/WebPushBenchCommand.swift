@@ -20,6 +20,8 @@ enum WebPushBenchCommand {
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let url = try arguments.required("url")
         let bench = try ClientBench(arguments)
+        // Each Web Push request is encrypted for its subscription: there is no bare libcurl reference to write.
+        guard bench.requestsOut == nil else { throw Arguments.Problem(description: "web has no --requests-out") }
         let subscriptions = try WebBenchSubscriptions.list(
             at: try arguments.required("list"),
             count: ClientBench.distinctTokenCount,

@@ -1,8 +1,8 @@
 import Foundation
 import RelayCLI
 
-/// `relay-bench jwt | apns | fcm | web | seed | fanout | cluster | table`: the numbers behind `make bench-apns` and
-/// `make bench`. Never run by `make test`.
+/// `relay-bench jwt | apns | fcm | web | seed | fanout | cluster | latency | table`: the numbers behind
+/// `make bench-apns` and `make bench`. Never run by `make test`.
 let usage = """
     usage: relay-bench <command> [options]
       \(JWTCommand.usage)
@@ -12,6 +12,7 @@ let usage = """
       \(SeedCommand.usage)
       \(FanoutCommand.usage)
       \(ClusterCommand.usage)
+      \(LatencyCommand.usage)
       \(TableCommand.usage)
     """
 
@@ -26,8 +27,9 @@ await CommandLineTool.run(name: "relay-bench", usage: usage) { command, words in
     case "fcm": try await FCMBenchCommand.run(try Arguments(words, switches: ["distinct-tokens"]))
     case "web": try await WebPushBenchCommand.run(try Arguments(words, switches: ["distinct-tokens"]))
     case "seed": try await SeedCommand.run(try Arguments(words))
-    case "fanout": try await FanoutCommand.run(try Arguments(words))
+    case "fanout": try await FanoutCommand.run(try Arguments(words, switches: ["badge"]))
     case "cluster": try await ClusterCommand.run(try Arguments(words))
+    case "latency": try await LatencyCommand.run(try Arguments(words))
     default: nil
     }
 }

@@ -49,7 +49,7 @@ launch_mock() {
 }
 
 # Starts ONE mock APNs over TLS on a free loopback port, trusting the fixture key; sets MOCK_URL, DEVICE_URL
-# (the request URL for h2load and curl-multi) and AUTH (`bearer <JWT>`).
+# (the request URL for h2load) and AUTH (`bearer <JWT>`).
 start_mock() {
     launch_mock "mock APNs" "$OUT/mock.log" 'https://127.0.0.1:' \
         "$BIN/push-relay" mock-apns --quiet --host 127.0.0.1 --port 0 \
@@ -86,13 +86,16 @@ run_h2load() {
         END { printf "{\"requests\":%d,\"ok\":%d,\"seconds\":%.4f}\n", n, ok, t }' "$OUT/h2load.txt"
 }
 
-# run_libcurl N INFLIGHT: the bare C libcurl multi loop (scripts/bench/curl-multi.c), compiled once.
+# run_libcurl KIND N INFLIGHT [CLIENT ARGS...]: the bare C libcurl multi loop (scripts/bench/curl-multi.c,
+# compiled once) sending N of the requests KIND's client (apns or fcm) renders, with CLIENT ARGS (e.g.
+# --distinct-tokens), written beforehand to $OUT/requests-KIND.txt.
 run_libcurl() {
     if [ ! -x "$OUT/curl-multi" ] || [ scripts/bench/curl-multi.c -nt "$OUT/curl-multi" ]; then
         # shellcheck disable=SC2046
         "${CC:-cc}" -O2 -o "$OUT/curl-multi" scripts/bench/curl-multi.c $(pkg-config --cflags --libs libcurl)
     fi
-    "$OUT/curl-multi" "$DEVICE_URL" "$CA" "$AUTH" "$1" "$2"
+    "run_$1_client" 1 1 --requests-out "$OUT/requests-$1.txt" "${@:4}"
+    "$OUT/curl-multi" "$CA" "$OUT/requests-$1.txt" "$2" "$3"
 }
 
 # run_apns_client N INFLIGHT [ARGS...]: relay-bench apns, APNsClient.send with INFLIGHT tasks.
