@@ -63,8 +63,15 @@ let package = Package(
         .target(name: "RelayCLI"),
         // Strict JSON for the configuration file (jansson): line and column of the first error.
         .target(name: "RelayStrictJSON", dependencies: ["CJansson"]),
-        // Shared by test targets only: a test identity provider that signs user JWTs.
-        .target(name: "RelayTestSupport", dependencies: ["RelayCore", "RelayCrypto", "RelayHTTP"]),
+        // Shared by test targets only: the one way to start a relay in tests (`TestRelay`: in-process router,
+        // live socket, or a `push-relay serve` process), processes, test servers and a test identity provider.
+        .target(
+            name: "RelayTestSupport",
+            dependencies: [
+                "RelayCore", "RelayCrypto", "RelayHTTP", "RelayServer", "RelayStore", "RelaySQLite", "RelayPostgres",
+                "RelayOutbox",
+            ]
+        ),
         // The app-side client: Foundation only (scripts/check-client.sh), so an iOS app adds this package.
         .target(name: "PushRelayClient"),
         .executableTarget(

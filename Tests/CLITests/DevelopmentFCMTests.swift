@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayFCM
+import RelayTestSupport
 import Testing
 
 /// `push-relay serve` on its embedded defaults also runs a mock FCM for the development app: its service

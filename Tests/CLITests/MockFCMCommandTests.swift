@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayFCM
+import RelayTestSupport
 import Testing
 
 /// `push-relay mock-fcm` as a process: it writes a service account pointing at itself, and the real FCM

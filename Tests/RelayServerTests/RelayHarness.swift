@@ -26,11 +26,6 @@ struct TestApp: Sendable {
     var apiKey: String
 }
 
-/// A failure of the harness itself (a deadline passed, an answer that is not the expected JSON).
-struct HarnessError: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// A real relay (HTTP on 127.0.0.1 port 0, SQLite file in a temporary directory) sending to a real mock APNs
 /// over TLS that trusts the relay's generated provider key.
 final class RelayHarness: Sendable {
@@ -48,7 +43,9 @@ final class RelayHarness: Sendable {
     let configuration: Configuration
     /// The relay's and its store's clock.
     let time: any TimeSource
-    private let current = Mutex<Relay?>(nil)
+    /// The relay under test (live on a socket unless the harness was made with another mode), its store
+    /// the configuration's.
+    let testRelay: TestRelay
 
     init(
         mock: MockAPNsServer,
@@ -57,7 +54,8 @@ final class RelayHarness: Sendable {
         providerKey: ES256Key,
         directory: URL,
         configuration: Configuration,
-        time: any TimeSource = SystemTimeSource()
+        time: any TimeSource = SystemTimeSource(),
+        mode: TestRelay.Mode = .live
     ) {
         self.mock = mock
         self.fcm = fcm
@@ -66,46 +64,25 @@ final class RelayHarness: Sendable {
         self.directory = directory
         self.configuration = configuration
         self.time = time
+        testRelay = TestRelay(
+            configuration: configuration,
+            mode: mode,
+            options: .init(time: time, gaugeInterval: .milliseconds(500)),
+            directory: directory
+        )
     }
 
     /// The first app.
     var app: TestApp { apps[0] }
 
     /// The running relay.
-    var relay: Relay {
-        get throws {
-            guard let relay = current.withLock({ $0 }) else { throw HarnessError(description: "relay not running") }
-            return relay
-        }
-    }
+    var relay: Relay { get throws { try testRelay.relay } }
 
-    /// Opens the store on the harness's database file and starts a new relay on it.
-    func startRelay() async throws {
-        let store: any Store =
-            if let url = configuration.storage.postgres.url {
-                try PostgresStore(url: url, logger: .disabled())
-            } else {
-                try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled(), timeSource: time)
-            }
-        let relay = try Relay(
-            configuration: configuration,
-            store: store,
-            time: time,
-            logger: .disabled(),
-            gaugeInterval: .milliseconds(500)
-        )
-        try await relay.start()
-        current.withLock { $0 = relay }
-    }
+    /// Opens the store on the harness's database and starts a new relay on it.
+    func startRelay() async throws { try await testRelay.start() }
 
     /// Graceful shutdown of the running relay (if any); its store is released.
-    func stopRelay() async {
-        let relay = current.withLock { relay -> Relay? in
-            defer { relay = nil }
-            return relay
-        }
-        await relay?.shutdown()
-    }
+    func stopRelay() async { await testRelay.stop() }
 
     // MARK: HTTP
 
@@ -120,31 +97,19 @@ final class RelayHarness: Sendable {
         authorize: Bool = true,
         headers: [String: String] = [:]
     ) async throws -> APIResponse {
-        let (status, data, fields) = try await exchange(
-            port: try relay.port,
+        try await testRelay.call(
             method,
             path,
-            bearer: authorize ? (key ?? app.apiKey) : nil,
             json: json,
             body: body,
+            bearer: authorize ? (key ?? app.apiKey) : nil,
             headers: headers
         )
-        return APIResponse(status: status, body: data, headers: fields)
     }
 
     /// `GET path` on the relay's admin listener (`http.admin`), without a key.
     func adminCall(_ path: String) async throws -> APIResponse {
-        let port = try #require(try relay.adminPort, "the admin listener is off")
-        let (status, data, fields) = try await exchange(
-            port: port,
-            "GET",
-            path,
-            bearer: nil,
-            json: nil,
-            body: nil,
-            headers: [:]
-        )
-        return APIResponse(status: status, body: data, headers: fields)
+        try await testRelay.adminCall(path)
     }
 
     /// `POST /v1/devices`; returns the response.
@@ -194,15 +159,7 @@ final class RelayHarness: Sendable {
 
     /// Polls `GET /v1/notifications/{id}` until no delivery is pending; fails after `timeout`.
     func settled(_ id: String, key: String? = nil, timeout: Duration = .seconds(90)) async throws -> NotificationJSON {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let view = try await notification(id, key: key)
-            if view.counts.pending == 0 { return view }
-            guard ContinuousClock.now < deadline else {
-                throw HarnessError(description: "notification \(id) still has \(view.counts.pending) pending")
-            }
-            try await Task.sleep(for: .milliseconds(25))
-        }
+        try await testRelay.settled(id, bearer: key ?? app.apiKey, timeout: timeout).decode(NotificationJSON.self)
     }
 
     /// `GET /v1/users/{user}/devices`.
@@ -223,31 +180,8 @@ func randomToken() -> String {
     (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
 }
 
-struct APIResponse: Sendable {
-    var status: Int
-    var body: Data
-    /// Header fields by lowercased name.
-    var headers: [String: String] = [:]
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
-    var text: String { String(decoding: body, as: UTF8.self) }
-
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        do { return try JSONDecoder().decode(T.self, from: body) } catch {
-            throw HarnessError(description: "\(status) \(text) is not \(T.self): \(error)")
-        }
-    }
-
-    /// `{"error":{"code","message"}}`, or nil when the body is not that shape.
-    var error: ErrorJSON.Inner? { (try? JSONDecoder().decode(ErrorJSON.self, from: body))?.error }
-}
-
-struct ErrorJSON: Decodable {
-    struct Inner: Decodable {
-        var code: String
-        var message: String
-    }
-    var error: Inner
-}
+/// One answer of the relay under test.
+typealias APIResponse = TestResponse
 
 struct WebhookAnswer: Decodable {
     var notificationId: String
@@ -419,12 +353,14 @@ func startMockFCM(in directory: URL, tls: URL) throws -> (MockFCMServer, Configu
     return (fcm, settings)
 }
 
-/// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it (on the clock `time`), runs
-/// `body`, and always shuts both down (also when `body` throws) and removes the temporary directory.
+/// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it (on the clock `time`, run as
+/// `mode`), runs `body`, and always shuts both down (also when `body` throws) and removes the temporary
+/// directory.
 func withRelayAndMock(
     appCount: Int = 1,
     script: MockScript = MockScript(),
     time: any TimeSource = SystemTimeSource(),
+    mode: TestRelay.Mode = .live,
     configure: (inout Configuration) -> Void = { _ in },
     _ body: (RelayHarness) async throws -> Void
 ) async throws {
@@ -437,16 +373,10 @@ func withRelayAndMock(
             providerKey: bed.providerKey,
             directory: bed.directory,
             configuration: configuration,
-            time: time
+            time: time,
+            mode: mode
         )
-        do {
-            try await harness.startRelay()
-            try await body(harness)
-        } catch {
-            await harness.stopRelay()
-            throw error
-        }
-        await harness.stopRelay()
+        try await harness.testRelay.run { try await body(harness) }
     }
 }
 
@@ -456,42 +386,11 @@ extension RelayHarness {
     /// limit, which the server refuses before the body is sent (URLSession would fail writing it).
     /// Blocking socket calls run on a Dispatch thread, not Swift's cooperative pool.
     func rawExchange(_ head: String) async throws -> String {
-        let port = try relay.port
+        let port = try testRelay.port
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: RelayTestSupport.rawExchange(port: port, head))
             }
         }
     }
-}
-
-/// One HTTP request to a relay under test on loopback `port` (URLSession): `Authorization: Bearer <bearer>`
-/// when given, a JSON body from `json` (an object) or `body` (bytes), then `headers`, which win.
-func exchange(
-    port: Int,
-    _ method: String,
-    _ path: String,
-    bearer: String?,
-    json: Any?,
-    body: Data?,
-    headers: [String: String]
-) async throws -> (status: Int, body: Data, headers: [String: String]) {
-    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-    request.httpMethod = method
-    request.timeoutInterval = 30
-    if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
-    if let json {
-        request.httpBody = try JSONSerialization.data(withJSONObject: json)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    }
-    if let body {
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    }
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    let (data, response) = try await URLSession.shared.data(for: request)
-    guard let http = response as? HTTPURLResponse else { throw HarnessError(description: "not HTTP") }
-    var fields: [String: String] = [:]
-    for case (let name as String, let value as String) in http.allHeaderFields { fields[name.lowercased()] = value }
-    return (http.statusCode, data, fields)
 }
