@@ -140,6 +140,8 @@ let package = Package(
             dependencies: [
                 "RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelaySQLite", "RelayPostgres",
                 "RelayKafka", "RelayTestSupport", "WebPushCore", "WebPushMock", "RelayAPNs", "RelayFCM", "RelayWebPush",
+                // `TestRelay`'s process mode runs `push-relay serve`; depending on it makes SwiftPM build it.
+                "push-relay",
             ]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.
