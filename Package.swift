@@ -64,12 +64,13 @@ let package = Package(
         // Strict JSON for the configuration file (jansson): line and column of the first error.
         .target(name: "RelayStrictJSON", dependencies: ["CJansson"]),
         // Shared by test targets only: the one way to start a relay in tests (`TestRelay`: in-process router,
-        // live socket, or a `push-relay serve` process), processes, test servers and a test identity provider.
+        // live socket, or a `push-relay serve` process) and its mocks (`RelayTestBed`), processes, test
+        // servers and a test identity provider.
         .target(
             name: "RelayTestSupport",
             dependencies: [
                 "RelayCore", "RelayCrypto", "RelayHTTP", "RelayServer", "RelayStore", "RelaySQLite", "RelayPostgres",
-                "RelayOutbox",
+                "RelayOutbox", "APNsMock", "FCMMock",
             ]
         ),
         // The app-side client: Foundation only (scripts/check-client.sh), so an iOS app adds this package.

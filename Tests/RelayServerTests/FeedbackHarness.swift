@@ -50,11 +50,7 @@ final class FeedbackHarness: Sendable {
         _ body: (FeedbackHarness) async throws -> Void
     ) async throws {
         try await withRelayTestBed(appCount: appCount, script: script, configure: configure) { bed in
-            let relay = TestRelay(
-                configuration: bed.configuration,
-                options: .init(feedback: feedback, gaugeInterval: .milliseconds(500)),
-                directory: bed.directory
-            )
+            let relay = bed.testRelay(options: .init(feedback: feedback, gaugeInterval: .milliseconds(500)))
             try await relay.run {
                 try await body(
                     FeedbackHarness(

@@ -16,12 +16,7 @@ import Testing
         let url = try await cluster.newDatabaseURL() + "&connect_timeout=2"
         try await withRelayTestBed(appCount: 1, script: MockScript(), configure: { $0.storage.postgres.url = url }) {
             bed in
-            let testRelay = TestRelay(
-                configuration: bed.configuration,
-                store: .configured(statementTimeout: 2),
-                options: .init(gaugeInterval: .milliseconds(500)),
-                directory: bed.directory
-            )
+            let testRelay = bed.testRelay(store: .configured(statementTimeout: 2))
             var frozen: FrozenServer?
             defer { frozen?.resume() }
             try await testRelay.run {

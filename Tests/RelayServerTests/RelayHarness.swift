@@ -15,24 +15,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The repository's fixtures folder, found from this file.
-let fixturesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../fixtures").standardized
-
-/// One configured app of a harness: its id, topic and plain API key.
-struct TestApp: Sendable {
-    var id: String
-    var topic: String
-    var apiKey: String
-}
-
 /// A real relay (HTTP on 127.0.0.1 port 0, SQLite file in a temporary directory) sending to a real mock APNs
 /// over TLS that trusts the relay's generated provider key.
 final class RelayHarness: Sendable {
-    static let keyId = "TESTKEY001"
-    static let teamId = "TESTTEAM01"
-    static let ttlSeconds = 3600
-
     let mock: MockAPNsServer
     /// The mock FCM the apps' Android pushes go to.
     let fcm: MockFCMServer
@@ -47,29 +32,15 @@ final class RelayHarness: Sendable {
     /// the configuration's.
     let testRelay: TestRelay
 
-    init(
-        mock: MockAPNsServer,
-        fcm: MockFCMServer,
-        apps: [TestApp],
-        providerKey: ES256Key,
-        directory: URL,
-        configuration: Configuration,
-        time: any TimeSource = SystemTimeSource(),
-        mode: TestRelay.Mode = .live
-    ) {
-        self.mock = mock
-        self.fcm = fcm
-        self.apps = apps
-        self.providerKey = providerKey
-        self.directory = directory
-        self.configuration = configuration
+    init(bed: RelayTestBed, time: any TimeSource = SystemTimeSource(), mode: TestRelay.Mode = .live) {
+        mock = bed.mock
+        fcm = bed.fcm
+        apps = bed.apps
+        providerKey = bed.providerKey
+        directory = bed.directory
+        configuration = bed.configuration
         self.time = time
-        testRelay = TestRelay(
-            configuration: configuration,
-            mode: mode,
-            options: .init(time: time, gaugeInterval: .milliseconds(500)),
-            directory: directory
-        )
+        testRelay = bed.testRelay(mode: mode, options: .init(time: time, gaugeInterval: .milliseconds(500)))
     }
 
     /// The first app.
@@ -229,130 +200,6 @@ struct NotificationJSON: Decodable {
     func delivery(for token: String) -> Delivery? { deliveries.first { token.hasSuffix($0.tokenSuffix) } }
 }
 
-/// What both relay harnesses start from: a temporary directory, a generated provider key, a mock APNs over
-/// TLS that trusts it, and a relay configuration (SQLite file in the directory, quick retries) with
-/// `appCount` apps (`app0`, `app1`, …) sending to that mock.
-struct RelayTestBed {
-    var directory: URL
-    var mock: MockAPNsServer
-    /// The mock FCM every app's Android pushes go to.
-    var fcm: MockFCMServer
-    var apps: [TestApp]
-    var providerKey: ES256Key
-    var configuration: Configuration
-}
-
-/// Makes a ``RelayTestBed`` (its configuration changed by `configure`), runs `body`, and always stops the mock
-/// and removes the directory.
-func withRelayTestBed(
-    appCount: Int,
-    script: MockScript,
-    configure: (inout Configuration) -> Void,
-    _ body: (RelayTestBed) async throws -> Void
-) async throws {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("relay-e2e-\(UUID().uuidString.lowercased())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-
-    let key = try ES256Key.generate()
-    let keyPath = directory.appendingPathComponent("AuthKey_\(RelayHarness.keyId).p8").path
-    try Data((key.privateKeyPEM ?? "").utf8).write(to: URL(fileURLWithPath: keyPath))
-    let publicKey = try ES256Key(publicKeyPEM: key.publicKeyPEM)
-
-    let apps = try (0..<appCount).map { index in
-        TestApp(id: "app\(index)", topic: "com.example.chat\(index)", apiKey: try APIKey.generate())
-    }
-    let tls = fixturesDirectory.appendingPathComponent("tls")
-    var mockConfiguration = MockAPNsConfiguration(
-        tls: .init(
-            certificatePath: tls.appendingPathComponent("server.pem").path,
-            privateKeyPath: tls.appendingPathComponent("server.key").path
-        ),
-        providerKeys: [RelayHarness.keyId: (teamId: RelayHarness.teamId, key: publicKey)],
-        allowedTopics: Set(apps.map(\.topic)),
-        environment: .sandbox,
-        script: script
-    )
-    mockConfiguration.port = 0
-    let mock = MockAPNsServer(configuration: mockConfiguration)
-    try mock.start()
-    defer { mock.stop() }
-    let (fcm, fcmSettings) = try startMockFCM(in: directory, tls: tls)
-    defer { fcm.stop() }
-
-    var configuration = Configuration()
-    configuration.http.host = "127.0.0.1"
-    configuration.http.port = 0
-    configuration.storage.sqlitePath = directory.appendingPathComponent("relay.sqlite").path
-    configuration.delivery.retry = RetryPolicy(maxAttempts: 3, baseDelayMilliseconds: 50, maxDelayMilliseconds: 200)
-    configuration.delivery.pollIntervalMilliseconds = 50
-    configuration.delivery.requestTimeoutMilliseconds = 10_000
-    configuration.delivery.connectTimeoutMilliseconds = 5000
-    configuration.log.level = .critical
-    configuration.apps = apps.map { app in
-        Configuration.App(
-            id: app.id,
-            topic: app.topic,
-            apiKeySHA256: [APIKey.hash(app.apiKey)],
-            apns: .init(
-                credentials: .init(keyFile: keyPath, keyId: RelayHarness.keyId, teamId: RelayHarness.teamId),
-                endpoints: .init(
-                    both: .init(
-                        baseURL: "https://127.0.0.1:\(mock.port)",
-                        caFile: tls.appendingPathComponent("ca.pem").path
-                    )
-                )
-            ),
-            fcm: fcmSettings,
-            ttlSeconds: RelayHarness.ttlSeconds
-        )
-    }
-    configure(&configuration)
-    try await body(
-        RelayTestBed(
-            directory: directory,
-            mock: mock,
-            fcm: fcm,
-            apps: apps,
-            providerKey: publicKey,
-            configuration: configuration
-        )
-    )
-}
-
-/// The service account every test bed's mock FCM trusts: a fixture, since generating an RSA key would hold a
-/// thread of the cooperative pool (every test waits on a global's first use) for a second or more.
-let testFCMAccount = try! FCMServiceAccount(
-    contentsOfFile: fixturesDirectory.appendingPathComponent("fcm/test-service-account.json").path
-)
-
-/// Starts a mock FCM over TLS trusting ``testFCMAccount``, and writes that account, its `token_uri` the
-/// mock's, into `directory`: the FCM settings an app sends through it with.
-func startMockFCM(in directory: URL, tls: URL) throws -> (MockFCMServer, Configuration.FCM) {
-    let fcm = MockFCMServer(
-        configuration: MockFCMConfiguration(
-            tls: .init(
-                certificatePath: tls.appendingPathComponent("server.pem").path,
-                privateKeyPath: tls.appendingPathComponent("server.key").path
-            ),
-            accounts: [try MockFCMAccount(serviceAccount: testFCMAccount)],
-            recordInMemory: true
-        )
-    )
-    try fcm.start()
-    let base = "https://127.0.0.1:\(fcm.port)"
-    var account = testFCMAccount
-    account.tokenURI = base + MockFCMConfiguration.tokenPath
-    let file = directory.appendingPathComponent("fcm-service-account.json")
-    try account.encoded().write(to: file)
-    let settings = Configuration.FCM(
-        serviceAccountFile: file.path,
-        endpoint: .init(baseURL: base, caFile: tls.appendingPathComponent("ca.pem").path)
-    )
-    return (fcm, settings)
-}
-
 /// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it (on the clock `time`, run as
 /// `mode`), runs `body`, and always shuts both down (also when `body` throws) and removes the temporary
 /// directory.
@@ -365,17 +212,7 @@ func withRelayAndMock(
     _ body: (RelayHarness) async throws -> Void
 ) async throws {
     try await withRelayTestBed(appCount: appCount, script: script, configure: configure) { bed in
-        let configuration = bed.configuration
-        let harness = RelayHarness(
-            mock: bed.mock,
-            fcm: bed.fcm,
-            apps: bed.apps,
-            providerKey: bed.providerKey,
-            directory: bed.directory,
-            configuration: configuration,
-            time: time,
-            mode: mode
-        )
+        let harness = RelayHarness(bed: bed, time: time, mode: mode)
         try await harness.testRelay.run { try await body(harness) }
     }
 }
