@@ -3,17 +3,10 @@ import FCMMock
 import Foundation
 import RelayCore
 import RelayCrypto
-import RelayPostgres
-import RelaySQLite
 import RelayServer
 import RelayStore
 import RelayTestSupport
-import Synchronization
 import Testing
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// A real relay (HTTP on 127.0.0.1 port 0, SQLite file in a temporary directory) sending to a real mock APNs
 /// over TLS that trusts the relay's generated provider key.

@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import RelayTestSupport
+import Synchronization
 import Testing
 
 /// The one way tests start a relay (``TestRelay``) gives the same relay in each of its modes: the API
@@ -48,6 +49,33 @@ import Testing
             try await harness.startRelay()
             let devices = try await harness.devices(of: "carol")
             #expect(devices.map(\.token) == [token])
+        }
+    }
+
+    /// A body that throws still stops the relay: nothing listens on its port any more, and a process
+    /// relay has exited.
+    @Test(arguments: [TestRelay.Mode.router, .live, .process])
+    func aFailingBodyStillStopsTheRelay(mode: TestRelay.Mode) async throws {
+        struct Planned: Error {}
+        try await withRelayTestBed(appCount: 1, script: MockScript(), configure: { _ in }) { bed in
+            let relay = bed.testRelay(mode: mode)
+            let seen = Mutex<(port: Int, process: RelayProcess?)>((0, nil))
+            await #expect(throws: Planned.self) {
+                try await relay.run {
+                    let port = try relay.port
+                    let process = mode == .process ? try relay.process : nil
+                    seen.withLock { $0 = (port, process) }
+                    #expect(try await relay.call("GET", "/healthz").status == 200)
+                    throw Planned()
+                }
+            }
+            let (port, process) = seen.withLock { $0 }
+            #expect(port > 0)
+            #expect((try? relay.port) == nil, "the relay still runs")
+            #expect(process?.process.isRunning != true, "the serve process still runs")
+            await #expect(throws: (any Error).self, "something still listens on \(port)") {
+                _ = try await exchange(port: port, "GET", "/healthz", bearer: nil, json: nil, body: nil, headers: [:])
+            }
         }
     }
 }
