@@ -28,8 +28,8 @@ extension PostgresStore {
         )
         var counts: [UUID: DeliveryCounts] = [:]
         for row in 0..<rows.count {
-            guard let status = DeliveryStatus(rawValue: rows.string(row, 1)) else { continue }
-            counts[try StoredValues.uuid(rows.string(row, 0)), default: DeliveryCounts()][status] = rows.int(row, 2)
+            guard let status = DeliveryStatus(rawValue: rows[row].string(1)) else { continue }
+            counts[try StoredValues.uuid(rows[row].string(0)), default: DeliveryCounts()][status] = try rows[row].int(2)
         }
         return counts
     }

@@ -17,11 +17,11 @@ extension PostgresStore {
         )
         var counts: [String: OutboxCounts] = [:]
         for row in 0..<rows.count {
-            counts[rows.string(row, 0)] = OutboxCounts(
-                pending: rows.int(row, 1),
-                due: rows.int(row, 2),
-                leased: rows.int(row, 3),
-                oldestDueAt: rows.optionalDate(row, 4)
+            counts[rows[row].string(0)] = try OutboxCounts(
+                pending: rows[row].int(1),
+                due: rows[row].int(2),
+                leased: rows[row].int(3),
+                oldestDueAt: rows[row].optionalDate(4)
             )
         }
         return counts

@@ -19,7 +19,7 @@ extension PostgresStore {
         return try db.transaction {
             try rule.moving(appId: appId, userId: userId) {
                 let rows = try db.query(Self.unreadSQL.markReadSQL, appId, roomId, userId, at)
-                return rows.count > 0 ? rows.date(0, 0) : nil
+                return try rows.count > 0 ? rows[0].date(0) : nil
             }
         }
     }
@@ -34,8 +34,8 @@ extension PostgresStore {
         )
         var counts = UnreadCounts()
         for row in 0..<rows.count {
-            counts.rooms[rows.string(row, 0)] = rows.int(row, 1)
-            counts.total = rows.int(row, 2)
+            counts.rooms[rows[row].string(0)] = try rows[row].int(1)
+            counts.total = try rows[row].int(2)
         }
         return counts
     }
