@@ -40,7 +40,7 @@ extension PostgresStore {
 
     public func appsWithDueBadgeUpdates(now: Date) async throws -> [String] {
         let rows = try db.query(Self.badgeUpdateSQL.dueAppsSQL, now)
-        return (0..<rows.count).map { rows[$0].string(0) }
+        return rows.all.map { $0.string(0) }
     }
 
     /// Locks up to $3 of app $1's updates due at $2 that hold no live lease, oldest due first (`SKIP LOCKED`

@@ -24,7 +24,7 @@ extension PostgresStore: StoreExport, StoreImport {
             } else {
                 try db.query(Self.exportSQL(table, columns: columns, filter: "", key: key, limit: 1), limit)
             }
-        return StoreBatch(table: table, objects: (0..<rows.count).map { rows[$0].string(0) })
+        return StoreBatch(table: table, objects: rows.all.map { $0.string(0) })
     }
 
     private static func exportSQL(

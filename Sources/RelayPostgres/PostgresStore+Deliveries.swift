@@ -5,7 +5,7 @@ import RelayStore
 extension PostgresStore {
     public func appsWithDueDeliveries(now: Date) async throws -> [String] {
         let rows = try db.query(Self.dueAppsSQL, now)
-        return (0..<rows.count).map { rows[$0].string(0) }
+        return rows.all.map { $0.string(0) }
     }
 
     /// The apps with a due delivery that holds no live lease at $1 (epoch MILLISECONDS), by app id. A loose

@@ -50,8 +50,8 @@ extension PostgresStore {
                 at,
                 origin.rawValue
             )
-            try refreshUnreadTotals(appId: appId, userIds: [userId] + (0..<before.count).map { before[$0].string(0) })
-            return (try Device(row: rows[0]), try rows[0].bool(13))
+            try refreshUnreadTotals(appId: appId, userIds: [userId] + before.all.map { $0.string(0) })
+            return (try Device(row: rows[0]), try rows[0].bool(Device.columnCount))
         }
     }
 
@@ -97,8 +97,8 @@ extension PostgresStore {
     public func deviceCounts() async throws -> [DeviceState: Int] {
         let rows = try db.query("SELECT state, count(*) FROM devices GROUP BY state")
         var counts: [DeviceState: Int] = [.live: 0, .retired: 0]
-        for row in 0..<rows.count {
-            if let state = DeviceState(rawValue: rows[row].string(0)) { counts[state] = try rows[row].int(1) }
+        for row in rows.all {
+            if let state = DeviceState(rawValue: row.string(0)) { counts[state] = try row.int(1) }
         }
         return counts
     }

@@ -241,7 +241,7 @@ struct PostgresDittoRows: DittoMirrorRows {
             message.roomId,
             message.id
         )
-        facts.mentionedByUserDocuments = (0..<mentioned.count).map { mentioned[$0].string(0) }
+        facts.mentionedByUserDocuments = mentioned.all.map { $0.string(0) }
         return facts
     }
 
@@ -288,7 +288,7 @@ struct PostgresDittoRows: DittoMirrorRows {
             collection,
             Int64(clamping: txnId)
         )
-        let userIds = (0..<swept.count).map { swept[$0].string(0) }
+        let userIds = swept.all.map { $0.string(0) }
         for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
             try db.query(
                 """

@@ -18,7 +18,7 @@ extension PostgresStore {
             max(1, limit),
             max(0, offset)
         )
-        return (0..<rows.count).map { rows[$0].string(0) }
+        return rows.all.map { $0.string(0) }
     }
 
     public func isDittoSubscriber(appId: String, roomId: String, userId: String) async throws -> Bool {

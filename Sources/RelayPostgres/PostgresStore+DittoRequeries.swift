@@ -6,7 +6,7 @@ extension PostgresStore {
     public func pendingDittoRequeries() async throws -> [String: UInt64] {
         let rows = try db.query("SELECT app_id, txn_id FROM ditto_requeries WHERE txn_id > completed_txn_id")
         var pending: [String: UInt64] = [:]
-        for row in 0..<rows.count { pending[rows[row].string(0)] = UInt64(clamping: try rows[row].int64(1)) }
+        for row in rows.all { pending[row.string(0)] = UInt64(clamping: try row.int64(1)) }
         return pending
     }
 

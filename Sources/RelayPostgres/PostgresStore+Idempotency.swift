@@ -33,7 +33,7 @@ extension PostgresStore {
             )
             return nil
         }
-        let notificationId = try StoredValues.uuid(found[0].string(2))
+        let notificationId = try found[0].uuid(2)
         guard try found[0].bool(0) else { return .keyReused(notificationId: notificationId) }
         return .duplicate(notificationId: notificationId, devices: try deliveryCount(of: notificationId))
     }

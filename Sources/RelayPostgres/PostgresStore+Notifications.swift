@@ -94,7 +94,7 @@ extension PostgresStore {
                 messageId
             )
             if found.count > 0 {
-                let id = try StoredValues.uuid(found[0].string(0))
+                let id = try found[0].uuid(0)
                 let (roomId, senderId) = (found[0].string(1), found[0].string(2))
                 guard n.isSameMessage(kind: found[0].string(3), roomId: roomId, senderId: senderId) else {
                     return .conflict(notificationId: id, roomId: roomId, senderId: senderId)
@@ -191,7 +191,7 @@ extension PostgresStore {
 
     public func notificationId(appId: String, messageId: String) async throws -> UUID? {
         let rows = try db.query("SELECT id FROM notifications WHERE app_id = $1 AND message_id = $2", appId, messageId)
-        return rows.count > 0 ? try StoredValues.uuid(rows[0].string(0)) : nil
+        return rows.count > 0 ? try rows[0].uuid(0) : nil
     }
 
     public func notification(
@@ -214,14 +214,10 @@ extension PostgresStore {
             guard header.count > 0 else { return nil }
             var summary = try NotificationSummary(row: header[0])
             let counts = try db.query(
-                "SELECT status, count(*) FROM deliveries WHERE notification_id = $1 GROUP BY status",
+                "SELECT \(DeliveryCounts.columns) FROM deliveries WHERE notification_id = $1 GROUP BY status",
                 id
             )
-            for row in 0..<counts.count {
-                if let status = DeliveryStatus(rawValue: counts[row].string(0)) {
-                    summary.counts[status] = try counts[row].int(1)
-                }
-            }
+            for row in counts.all { try summary.counts.add(row: row) }
             let rows = try db.query(
                 DeliveryRecord.selectSQL + "\nWHERE dl.notification_id = $1 ORDER BY dl.id LIMIT $2 OFFSET $3",
                 id,

@@ -16,12 +16,12 @@ extension PostgresStore {
             now
         )
         var counts: [String: OutboxCounts] = [:]
-        for row in 0..<rows.count {
-            counts[rows[row].string(0)] = try OutboxCounts(
-                pending: rows[row].int(1),
-                due: rows[row].int(2),
-                leased: rows[row].int(3),
-                oldestDueAt: rows[row].optionalDate(4)
+        for row in rows.all {
+            counts[row.string(0)] = try OutboxCounts(
+                pending: row.int(1),
+                due: row.int(2),
+                leased: row.int(3),
+                oldestDueAt: row.optionalDate(4)
             )
         }
         return counts

@@ -44,7 +44,7 @@ extension PostgresStore {
                 )
                 // By bytes, as the database compared them.
                 var counts: [[UInt8]: Int] = [:]
-                for index in 0..<found.count { counts[Array(found[index].string(0).utf8)] = try found[index].int(1) }
+                for row in found.all { counts[Array(row.string(0).utf8)] = try row.int(1) }
                 pushes = request.recipients.map { counts[Array($0.utf8)] ?? 0 }
             }
             let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)

@@ -221,7 +221,7 @@ extension PostgresStore {
             roomId,
             try StoredValues.jsonList(userIds)
         )
-        return (0..<rows.count).map { rows[$0].string(0) }
+        return rows.all.map { $0.string(0) }
     }
 
     public func roomCount(appId: String, userId: String) async throws -> Int {
@@ -273,7 +273,7 @@ extension PostgresStore {
                     roomId
                 )
             }
-            try refreshUnreadTotals(appId: appId, userIds: (0..<removed.count).map { removed[$0].string(0) })
+            try refreshUnreadTotals(appId: appId, userIds: removed.all.map { $0.string(0) })
             return removed.count
         }
     }

@@ -33,9 +33,9 @@ extension PostgresStore {
             max(1, roomLimit)
         )
         var counts = UnreadCounts()
-        for row in 0..<rows.count {
-            counts.rooms[rows[row].string(0)] = try rows[row].int(1)
-            counts.total = try rows[row].int(2)
+        for row in rows.all {
+            counts.rooms[row.string(0)] = try row.int(1)
+            counts.total = try row.int(2)
         }
         return counts
     }

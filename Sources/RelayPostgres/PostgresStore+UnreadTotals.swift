@@ -44,7 +44,7 @@ extension PostgresStore {
     private func cachedUnreadTotals(appId: String, userIds: [String], fromDitto: Bool) throws -> [String: Int] {
         let rows = try db.query(Self.unreadSQL.cachedTotalsSQL, appId, try StoredValues.jsonList(userIds), fromDitto)
         var totals: [String: Int] = [:]
-        for row in 0..<rows.count { totals[rows[row].string(0)] = try rows[row].int(1) }
+        for row in rows.all { totals[row.string(0)] = try row.int(1) }
         return totals
     }
 
@@ -58,7 +58,7 @@ extension PostgresStore {
             try StoredValues.jsonList(userIds)
         )
         var totals: [String: Int] = [:]
-        for row in 0..<rows.count { totals[rows[row].string(0)] = try rows[row].int(1) }
+        for row in rows.all { totals[row.string(0)] = try row.int(1) }
         return totals
     }
 
@@ -149,8 +149,8 @@ extension PostgresStore {
         return try db.transaction {
             let rooms = try db.query(Self.unreadSQL.oldRoomsSQL, before, limit)
             var deleted = 0
-            for row in 0..<rooms.count {
-                let (appId, roomId, upto) = try (rooms[row].string(0), rooms[row].string(1), rooms[row].date(2))
+            for row in rooms.all {
+                let (appId, roomId, upto) = try (row.string(0), row.string(1), row.date(2))
                 let fromDitto = policy.dittoAppIds.contains(appId)
                 try db.query(Self.unreadSQL.purgeTotalsSQL(fromDitto: fromDitto), appId, roomId, upto, fromDitto)
                 deleted += try db.query(Self.unreadSQL.deleteRoomMessagesSQL, appId, roomId, upto).changed

@@ -226,7 +226,7 @@ extension SQLiteStore {
         try db.withStatement("SELECT id FROM notifications WHERE app_id = ?1 AND message_id = ?2") { row in
             try row.bind(1, appId)
             try row.bind(2, messageId)
-            return try row.step() ? try StoredValues.uuid(row.string(0)) : nil
+            return try row.step() ? try row.uuid(0) : nil
         }
     }
 
@@ -254,11 +254,11 @@ extension SQLiteStore {
             }
             guard let (header, run) = header else { return nil }
             var summary = header
-            try db.withStatement("SELECT status, count(*) FROM deliveries WHERE id BETWEEN ?1 AND ?2 GROUP BY status") {
+            try db.withStatement(
+                "SELECT \(DeliveryCounts.columns) FROM deliveries WHERE id BETWEEN ?1 AND ?2 GROUP BY status"
+            ) {
                 try run.bind(to: $0, at: 1)
-                while try $0.step() {
-                    if let status = DeliveryStatus(rawValue: $0.string(0)) { summary.counts[status] = $0.int(1) }
-                }
+                while try $0.step() { try summary.counts.add(row: $0) }
             }
             let deliveries = try db.withStatement(
                 DeliveryRecord.selectSQL + "\nWHERE dl.id BETWEEN ?2 + ?4 AND ?3 ORDER BY dl.id LIMIT ?1"

@@ -9,6 +9,9 @@ extension Device {
         apns_timestamp, CAST(unlinked_topics AS text), platform, address
         """
 
+    /// The number of columns ``columns`` names: a statement's own columns follow them.
+    package static let columnCount = 13
+
     /// A device from a row that starts with ``columns``.
     /// - Throws: ``StoreError`` `.invalidData` for a token, environment, state or topic list that is none.
     package init(row: some StoredRow) throws {

@@ -298,6 +298,6 @@ extension PostgresStore {
             "SELECT user_id || '>' || room_id FROM ditto_subscriptions WHERE app_id = $1 ORDER BY 1",
             appId
         )
-        return (0..<rows.count).map { rows[$0].string(0) }
+        return rows.all.map { $0.string(0) }
     }
 }

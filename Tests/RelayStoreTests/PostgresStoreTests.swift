@@ -148,7 +148,7 @@ extension PostgresStore {
     /// The plan PostgreSQL chooses for `sql` with `parameter` as $1, one line per node.
     func plan(_ sql: String, _ parameter: Date) throws -> String {
         let rows = try db.query("EXPLAIN " + sql, parameter)
-        return (0..<rows.count).map { rows[$0].string(0) }.joined(separator: "\n")
+        return rows.all.map { $0.string(0) }.joined(separator: "\n")
     }
 
     /// The process id of the server process this store's connection talks to.
