@@ -51,20 +51,6 @@ extension StoredRow {
     /// - Throws: ``StoreError`` `.invalidData` when it is not one.
     package func uuid(_ column: Int) throws -> UUID { try StoredValues.uuid(string(column)) }
 
-    /// A value kept as its raw text (a state, a kind, a level).
-    /// - Throws: ``StoreError`` `.invalidData`, naming `what`, when the text is none of the type's.
-    package func value<Value: RawRepresentable>(
-        _ column: Int,
-        as type: Value.Type,
-        what: @autoclosure () -> String
-    ) throws -> Value where Value.RawValue == String {
-        let text = string(column)
-        guard let value = Value(rawValue: text) else {
-            throw StoreError(code: .invalidData, message: "\(what()) has an unknown value '\(text)'")
-        }
-        return value
-    }
-
     /// A stored token from its text, platform and address columns (``StoredValues/token(_:platform:address:)``).
     /// - Throws: ``StoreError`` `.invalidData` when they make no valid token.
     package func token(_ column: Int, platform: Int, address: Int) throws -> PushToken {
