@@ -65,12 +65,11 @@ import Testing
         }
     }
 
-    /// Relay A has claimed the whole fan-out, ten sends in flight (each answered after six seconds, longer
-    /// than relay B takes to start on a busy machine) and five queued, when it is stopped: it records the ten
-    /// and hands back the five, and relay B, woken by the hand-back, sends those at once (its polling waits
-    /// five minutes, the leases two).
+    /// Relay A has claimed the whole fan-out, ten sends in flight (each answered after two seconds) and five
+    /// queued, when it is stopped: it records the ten and hands back the five, and relay B, woken by the
+    /// hand-back, sends those at once (its polling waits five minutes, the leases two).
     @Test func aGracefulStopHandsBackWhatItHadNotSent() async throws {
-        let slow = MockScript(devices: [.init(token: "*", delayMs: 6000)])
+        let slow = MockScript(devices: [.init(token: "*", delayMs: 2000)])
         try await withPostgresRelays(script: slow) { relays in
             let a = try await relays.start("relay-a") { $0.delivery.concurrency = 10 }
             let tokens = (0..<15).map { _ in randomToken() }
