@@ -83,9 +83,7 @@ extension PostgresStore {
             var ended: [Int64] = []
             for row in 0..<rows.count {
                 let userId = rows.string(row, 2)
-                guard rows.optionalString(row, 4) == "live", rows.optionalString(row, 8) == userId,
-                    let environment = APNsEnvironment(rawValue: rows.string(row, 5))
-                else {
+                guard rows.optionalString(row, 4) == "live", rows.optionalString(row, 8) == userId else {
                     ended.append(rows.int64(row, 0))
                     continue
                 }
@@ -95,9 +93,9 @@ extension PostgresStore {
                     token: try StoredValues.token(
                         rows.string(row, 1),
                         platform: rows.string(row, 7),
-                        address: rows.optionalString(row, 9)
+                        address: rows.optionalString(row, 9),
+                        scope: rows.string(row, 5)
                     ),
-                    environment: environment,
                     attempts: rows.int(row, 3),
                     deviceRegisteredAt: rows.date(row, 6),
                     badge: 0

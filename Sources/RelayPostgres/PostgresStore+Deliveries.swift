@@ -172,19 +172,15 @@ extension PostgresStore {
         appId: String,
         content: NotificationContent
     ) throws -> DeliveryJob {
-        let id = rows.int64(row, 0)
-        guard let environment = APNsEnvironment(rawValue: rows.string(row, 4)) else {
-            throw StoreError(code: .invalidData, message: "device of delivery \(id) has an invalid environment")
-        }
-        return DeliveryJob(
-            deliveryId: id,
+        DeliveryJob(
+            deliveryId: rows.int64(row, 0),
             appId: appId,
             token: try StoredValues.token(
                 rows.string(row, 1),
                 platform: rows.string(row, 8),
-                address: rows.optionalString(row, 23)
+                address: rows.optionalString(row, 23),
+                scope: rows.string(row, 4)
             ),
-            environment: environment,
             attempts: rows.int(row, 2),
             deviceRegisteredAt: rows.date(row, 5),
             content: content

@@ -13,7 +13,6 @@ extension PostgresStore {
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         rooms: [String],
         origin: RoomMember.Origin,
         at: Date,
@@ -43,7 +42,7 @@ extension PostgresStore {
                 appId,
                 token.value,
                 userId,
-                environment.rawValue,
+                token.storedScope,
                 at,
                 token.platform.rawValue,
                 token.address
@@ -129,12 +128,11 @@ extension PostgresStore {
         let token = try StoredValues.token(
             rows.string(row, 1),
             platform: rows.string(row, 11),
-            address: rows.optionalString(row, 12)
+            address: rows.optionalString(row, 12),
+            scope: rows.string(row, 3)
         )
-        guard let environment = APNsEnvironment(rawValue: rows.string(row, 3)),
-            let state = DeviceState(rawValue: rows.string(row, 4))
-        else {
-            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has an unknown environment or state")
+        guard let state = DeviceState(rawValue: rows.string(row, 4)) else {
+            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has an unknown state")
         }
         let topics: [String]
         do {
@@ -146,7 +144,6 @@ extension PostgresStore {
             appId: rows.string(row, 0),
             token: token,
             userId: rows.string(row, 2),
-            environment: environment,
             state: state,
             createdAt: rows.date(row, 5),
             updatedAt: rows.date(row, 6),

@@ -57,22 +57,16 @@ extension PostgresStore {
             owner
         )
         return try (0..<rows.count).map { row in
-            guard let environment = APNsEnvironment(rawValue: rows.string(row, 4)) else {
-                throw StoreError(
-                    code: .invalidData,
-                    message: "feedback \(rows.int64(row, 0)) has an unknown environment"
-                )
-            }
-            return FeedbackJob(
+            FeedbackJob(
                 feedbackId: rows.int64(row, 0),
                 appId: rows.string(row, 1),
                 token: try StoredValues.token(
                     rows.string(row, 2),
                     platform: rows.string(row, 10),
-                    address: rows.optionalString(row, 12)
+                    address: rows.optionalString(row, 12),
+                    scope: rows.string(row, 4)
                 ),
                 userId: rows.string(row, 3),
-                environment: environment,
                 reason: rows.string(row, 5),
                 apnsTimestamp: rows.optionalDate(row, 6),
                 retiredAt: rows.date(row, 7),

@@ -84,9 +84,7 @@ extension SQLiteStore {
                 try row.bind(3, limit)
                 while try row.step() {
                     let userId = row.string(2)
-                    guard row.optionalString(4) == "live", row.optionalString(8) == userId,
-                        let environment = APNsEnvironment(rawValue: row.string(5))
-                    else {
+                    guard row.optionalString(4) == "live", row.optionalString(8) == userId else {
                         ended.append(row.int64(0))
                         continue
                     }
@@ -96,9 +94,9 @@ extension SQLiteStore {
                         token: try StoredValues.token(
                             row.string(1),
                             platform: row.string(7),
-                            address: row.optionalString(9)
+                            address: row.optionalString(9),
+                            scope: row.string(5)
                         ),
-                        environment: environment,
                         attempts: row.int(3),
                         deviceRegisteredAt: row.date(6),
                         badge: 0

@@ -568,14 +568,10 @@ private struct DueDelivery {
     }
 
     func job(_ content: NotificationContent) throws -> DeliveryJob {
-        guard let environment = APNsEnvironment(rawValue: environment) else {
-            throw StoreError(code: .invalidData, message: "device of delivery \(id) has an invalid environment")
-        }
-        return DeliveryJob(
+        DeliveryJob(
             deliveryId: id,
             appId: appId,
-            token: try StoredValues.token(token, platform: platform, address: address),
-            environment: environment,
+            token: try StoredValues.token(token, platform: platform, address: address, scope: environment),
             attempts: attempts,
             deviceRegisteredAt: registeredAt,
             content: content

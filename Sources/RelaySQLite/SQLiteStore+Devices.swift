@@ -12,7 +12,6 @@ extension SQLiteStore {
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         rooms: [String],
         origin: RoomMember.Origin,
         at: Date,
@@ -37,7 +36,7 @@ extension SQLiteStore {
                 try statement.bind(1, appId)
                 try statement.bind(2, token.value)
                 try statement.bind(3, userId)
-                try statement.bind(4, environment.rawValue)
+                try statement.bind(4, token.storedScope)
                 try statement.bind(5, at)
                 try statement.bind(6, token.platform.rawValue)
                 try statement.bind(7, token.address)
@@ -352,12 +351,11 @@ extension SQLiteStore {
         let token = try StoredValues.token(
             row.string(1),
             platform: row.string(11),
-            address: row.optionalString(12)
+            address: row.optionalString(12),
+            scope: row.string(3)
         )
-        guard let environment = APNsEnvironment(rawValue: row.string(3)),
-            let state = DeviceState(rawValue: row.string(4))
-        else {
-            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has an unknown environment or state")
+        guard let state = DeviceState(rawValue: row.string(4)) else {
+            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has an unknown state")
         }
         let topics: [String]
         do {
@@ -369,7 +367,6 @@ extension SQLiteStore {
             appId: row.string(0),
             token: token,
             userId: row.string(2),
-            environment: environment,
             state: state,
             createdAt: row.date(5),
             updatedAt: row.date(6),

@@ -53,12 +53,6 @@ extension SQLiteStore {
                 try row.bind(2, limit)
                 var jobs: [FeedbackJob] = []
                 while try row.step() {
-                    guard let environment = APNsEnvironment(rawValue: row.string(4)) else {
-                        throw StoreError(
-                            code: .invalidData,
-                            message: "feedback \(row.int64(0)) has an unknown environment"
-                        )
-                    }
                     jobs.append(
                         FeedbackJob(
                             feedbackId: row.int64(0),
@@ -66,10 +60,10 @@ extension SQLiteStore {
                             token: try StoredValues.token(
                                 row.string(2),
                                 platform: row.string(10),
-                                address: row.optionalString(11)
+                                address: row.optionalString(11),
+                                scope: row.string(4)
                             ),
                             userId: row.string(3),
-                            environment: environment,
                             reason: row.string(5),
                             apnsTimestamp: row.optionalDate(6),
                             retiredAt: row.date(7),

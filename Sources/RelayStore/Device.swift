@@ -7,13 +7,11 @@ import RelayCore
 public struct Device: Sendable, Equatable, Hashable {
     /// The app (tenant) the registration belongs to; every store call is scoped by it.
     public var appId: String
-    /// The full token; its platform is the device's. Only ``RelayCore/PushToken/suffix`` may be logged or
-    /// shown.
+    /// The full token as registered (an APNs token with its environment); its platform is the device's.
+    /// Only ``RelayCore/PushToken/suffix`` may be logged or shown.
     public var token: PushToken
     /// The user who registered the token most recently.
     public var userId: String
-    /// Sandbox (development builds) or production; APNs only (an Android device has `production`).
-    public var environment: APNsEnvironment
     public var state: DeviceState
     /// The first registration of this token for this app.
     public var createdAt: Date
@@ -37,7 +35,6 @@ public struct Device: Sendable, Equatable, Hashable {
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         state: DeviceState = .live,
         createdAt: Date,
         updatedAt: Date,
@@ -49,7 +46,6 @@ public struct Device: Sendable, Equatable, Hashable {
         self.appId = appId
         self.token = token
         self.userId = userId
-        self.environment = environment
         self.state = state
         self.createdAt = createdAt
         self.updatedAt = updatedAt

@@ -6,11 +6,11 @@ public struct FeedbackJob: Sendable, Equatable {
     /// Pass back to ``Store/completeFeedback(_:at:)``.
     public var feedbackId: Int64
     public var appId: String
-    /// The full token; only ``RelayCore/PushToken/suffix`` may be logged.
+    /// The full token as it was registered (an APNs token with its environment); only
+    /// ``RelayCore/PushToken/suffix`` may be logged.
     public var token: PushToken
     /// The user the token was registered to when it was retired.
     public var userId: String
-    public var environment: APNsEnvironment
     /// Why it was retired, e.g. `Unregistered`, `BadDeviceToken`.
     public var reason: String
     /// Since when the token is known invalid (``Device/apnsTimestamp``).
@@ -27,7 +27,6 @@ public struct FeedbackJob: Sendable, Equatable {
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         reason: String,
         apnsTimestamp: Date?,
         retiredAt: Date,
@@ -38,7 +37,6 @@ public struct FeedbackJob: Sendable, Equatable {
         self.appId = appId
         self.token = token
         self.userId = userId
-        self.environment = environment
         self.reason = reason
         self.apnsTimestamp = apnsTimestamp
         self.retiredAt = retiredAt
