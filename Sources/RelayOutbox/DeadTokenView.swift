@@ -25,7 +25,7 @@ public struct DeadTokenView: Encodable {
         userId = device.userId
         environment = device.token.scope  // APNs' environment; nil for other platforms
         reason = device.retiredReason ?? ""
-        apnsTimestamp = apns ? device.apnsTimestamp.map(Timestamp.rfc3339) : nil
+        apnsTimestamp = apns ? device.invalidSince.map(Timestamp.rfc3339) : nil
         retiredAt = Timestamp.rfc3339(device.retiredAt ?? device.updatedAt)
     }
 
@@ -38,7 +38,7 @@ public struct DeadTokenView: Encodable {
         userId = job.userId
         environment = job.token.scope
         reason = job.reason
-        apnsTimestamp = apns ? job.apnsTimestamp.map(Timestamp.rfc3339) : nil
+        apnsTimestamp = apns ? job.invalidSince.map(Timestamp.rfc3339) : nil
         retiredAt = Timestamp.rfc3339(job.retiredAt)
     }
 

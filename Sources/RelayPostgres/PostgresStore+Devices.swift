@@ -149,7 +149,7 @@ extension PostgresStore {
             updatedAt: rows.date(row, 6),
             retiredAt: rows.optionalDate(row, 7),
             retiredReason: rows.optionalString(row, 8),
-            apnsTimestamp: rows.optionalDate(row, 9),
+            invalidSince: rows.optionalDate(row, 9),
             unlinkedTopics: topics
         )
     }

@@ -68,7 +68,7 @@ extension PostgresStore {
                 ),
                 userId: rows.string(row, 3),
                 reason: rows.string(row, 5),
-                apnsTimestamp: rows.optionalDate(row, 6),
+                invalidSince: rows.optionalDate(row, 6),
                 retiredAt: rows.date(row, 7),
                 attempts: rows.int(row, 8),
                 expiresAt: rows.date(row, 9)

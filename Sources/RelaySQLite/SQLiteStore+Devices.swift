@@ -372,7 +372,7 @@ extension SQLiteStore {
             updatedAt: row.date(6),
             retiredAt: row.optionalDate(7),
             retiredReason: row.optionalString(8),
-            apnsTimestamp: row.optionalDate(9),
+            invalidSince: row.optionalDate(9),
             unlinkedTopics: topics
         )
     }

@@ -65,7 +65,7 @@ extension SQLiteStore {
                             ),
                             userId: row.string(3),
                             reason: row.string(5),
-                            apnsTimestamp: row.optionalDate(6),
+                            invalidSince: row.optionalDate(6),
                             retiredAt: row.date(7),
                             attempts: row.int(8),
                             expiresAt: row.date(9)

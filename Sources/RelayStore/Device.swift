@@ -21,9 +21,10 @@ public struct Device: Sendable, Equatable, Hashable {
     public var retiredAt: Date?
     /// Why it was retired, e.g. APNs' reason `Unregistered`; nil while live.
     public var retiredReason: String?
-    /// Since when the token is known invalid: the 410 answer's `timestamp` (when APNs last knew the token was
-    /// invalid), else the time of the send that found it invalid; nil while live.
-    public var apnsTimestamp: Date?
+    /// Since when the token is known invalid: the push service's own time when it gives one (APNs' 410
+    /// `timestamp`, when APNs last knew the token was invalid), else the time of the send that found it
+    /// invalid; nil while live.
+    public var invalidSince: Date?
     /// Topics APNs refused for this token (DeviceTokenNotForTopic): no deliveries are created for them.
     /// Cleared by the next registration.
     public var unlinkedTopics: [String]
@@ -40,7 +41,7 @@ public struct Device: Sendable, Equatable, Hashable {
         updatedAt: Date,
         retiredAt: Date? = nil,
         retiredReason: String? = nil,
-        apnsTimestamp: Date? = nil,
+        invalidSince: Date? = nil,
         unlinkedTopics: [String] = []
     ) {
         self.appId = appId
@@ -51,7 +52,7 @@ public struct Device: Sendable, Equatable, Hashable {
         self.updatedAt = updatedAt
         self.retiredAt = retiredAt
         self.retiredReason = retiredReason
-        self.apnsTimestamp = apnsTimestamp
+        self.invalidSince = invalidSince
         self.unlinkedTopics = unlinkedTopics
     }
 }

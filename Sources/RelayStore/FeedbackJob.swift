@@ -13,8 +13,8 @@ public struct FeedbackJob: Sendable, Equatable {
     public var userId: String
     /// Why it was retired, e.g. `Unregistered`, `BadDeviceToken`.
     public var reason: String
-    /// Since when the token is known invalid (``Device/apnsTimestamp``).
-    public var apnsTimestamp: Date?
+    /// Since when the token is known invalid (``Device/invalidSince``).
+    public var invalidSince: Date?
     /// When the relay retired the token.
     public var retiredAt: Date
     /// POSTs tried so far (0 on the first).
@@ -28,7 +28,7 @@ public struct FeedbackJob: Sendable, Equatable {
         token: PushToken,
         userId: String,
         reason: String,
-        apnsTimestamp: Date?,
+        invalidSince: Date?,
         retiredAt: Date,
         attempts: Int,
         expiresAt: Date
@@ -38,7 +38,7 @@ public struct FeedbackJob: Sendable, Equatable {
         self.token = token
         self.userId = userId
         self.reason = reason
-        self.apnsTimestamp = apnsTimestamp
+        self.invalidSince = invalidSince
         self.retiredAt = retiredAt
         self.attempts = attempts
         self.expiresAt = expiresAt

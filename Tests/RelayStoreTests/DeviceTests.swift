@@ -43,7 +43,7 @@ import Testing
         )
         let retired = try #require(try await store.device(appId: "app-a", token: token))
         #expect(retired.state == .retired && retired.retiredReason == "Unregistered")
-        #expect(retired.retiredAt == F.time(63) && retired.apnsTimestamp == F.time(61))
+        #expect(retired.retiredAt == F.time(63) && retired.invalidSince == F.time(61))
         #expect(try await store.deadTokens(appId: "app-a", since: F.time(63)).map(\.token) == [token])
         #expect(try await store.deadTokens(appId: "app-a", since: F.time(64)).isEmpty)
 
@@ -51,7 +51,7 @@ import Testing
         #expect(!revived.created)
         #expect(revived.device.state == .live)
         #expect(revived.device.retiredAt == nil && revived.device.retiredReason == nil)
-        #expect(revived.device.apnsTimestamp == nil && revived.device.updatedAt == F.time(100))
+        #expect(revived.device.invalidSince == nil && revived.device.updatedAt == F.time(100))
         #expect(try await store.deviceCounts() == [.live: 1, .retired: 0])
     }
 
