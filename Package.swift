@@ -69,8 +69,16 @@ let package = Package(
         .target(name: "RelayCLI"),
         // Strict JSON for the configuration file (jansson): line and column of the first error.
         .target(name: "RelayStrictJSON", dependencies: ["CJansson"]),
-        // Shared by test targets only: a test identity provider that signs user JWTs.
-        .target(name: "RelayTestSupport", dependencies: ["RelayCore", "RelayCrypto", "RelayHTTP"]),
+        // Shared by test targets only: the one way to start a relay in tests (`TestRelay`: in-process router,
+        // live socket, or a `push-relay serve` process) and its mocks (`RelayTestBed`), processes, test
+        // servers and a test identity provider.
+        .target(
+            name: "RelayTestSupport",
+            dependencies: [
+                "RelayCore", "RelayCrypto", "RelayHTTP", "RelayServer", "RelayStore", "RelaySQLite", "RelayPostgres",
+                "RelayOutbox", "APNsMock", "FCMMock",
+            ]
+        ),
         // The app-side client: Foundation only (scripts/check-client.sh), so an iOS app adds this package.
         .target(name: "PushRelayClient"),
         .executableTarget(
@@ -144,6 +152,8 @@ let package = Package(
             dependencies: [
                 "RelayServer", "RelayOutbox", "APNsMock", "FCMMock", "RelayStore", "RelaySQLite", "RelayPostgres",
                 "RelayKafka", "RelayTestSupport", "WebPushCore", "WebPushMock", "RelayAPNs", "RelayFCM", "RelayWebPush",
+                // `TestRelay`'s process mode runs `push-relay serve`; depending on it makes SwiftPM build it.
+                "push-relay",
             ]
         ),
         // Runs the built `push-relay` binary as a process; depending on it makes SwiftPM build it first.

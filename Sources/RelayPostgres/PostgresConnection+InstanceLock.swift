@@ -15,7 +15,7 @@ extension PostgresConnection {
     func takeInstanceLock(_ id: String) throws -> Bool {
         for attempt in 0...30 {
             if attempt > 0 { usleep(100_000) }
-            if try query(Self.instanceLockSQL, id).bool(0, 0) { return true }
+            if try query(Self.instanceLockSQL, id)[0].bool(0) { return true }
         }
         return false
     }
@@ -39,7 +39,7 @@ extension PostgresConnection {
             """,
             id
         )
-        return rows.count > 0 && rows.bool(0, 0)
+        return try rows.count > 0 && rows[0].bool(0)
     }
 
     /// The `pg_locks` rows of the lock of instance id $1, granted (two-key advisory locks have objsubid 2).

@@ -40,7 +40,7 @@ extension PostgresStore {
 
     public func appsWithDueBadgeUpdates(now: Date) async throws -> [String] {
         let rows = try db.query(Self.badgeUpdateSQL.dueAppsSQL, now)
-        return (0..<rows.count).map { rows.string($0, 0) }
+        return rows.all.map { $0.string(0) }
     }
 
     /// Locks up to $3 of app $1's updates due at $2 that hold no live lease, oldest due first (`SKIP LOCKED`
@@ -59,8 +59,7 @@ extension PostgresStore {
             FROM due WHERE b.id = due.id
             RETURNING b.id, b.app_id, b.token, b.user_id, b.attempts, b.due_at
         )
-        SELECT l.id, l.token, l.user_id, l.attempts, d.state, d.environment, d.updated_at, d.platform, d.user_id,
-            d.address
+        SELECT \(BadgeUpdateJob.columns(update: "l", device: "d"))
         FROM leased AS l
         LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token
         ORDER BY l.due_at, l.id
@@ -81,26 +80,11 @@ extension PostgresStore {
             let rows = try db.query(Self.claimBadgeUpdatesSQL, appId, now, limit, leaseUntil, owner)
             var jobs: [(job: BadgeUpdateJob, userId: String)] = []
             var ended: [Int64] = []
-            for row in 0..<rows.count {
-                let userId = rows.string(row, 2)
-                guard rows.optionalString(row, 4) == "live", rows.optionalString(row, 8) == userId else {
-                    ended.append(rows.int64(row, 0))
-                    continue
+            for row in rows.all {
+                switch try BadgeUpdateJob.claimed(row: row, appId: appId) {
+                case .job(let job, let userId): jobs.append((job, userId))
+                case .ended(let id): ended.append(id)
                 }
-                let job = BadgeUpdateJob(
-                    updateId: rows.int64(row, 0),
-                    appId: appId,
-                    token: try StoredValues.token(
-                        rows.string(row, 1),
-                        platform: rows.string(row, 7),
-                        address: rows.optionalString(row, 9),
-                        scope: rows.string(row, 5)
-                    ),
-                    attempts: rows.int(row, 3),
-                    deviceRegisteredAt: rows.date(row, 6),
-                    badge: 0
-                )
-                jobs.append((job, userId))
             }
             if !ended.isEmpty {
                 try db.query(
@@ -132,13 +116,13 @@ extension PostgresStore {
                 case .unlinkTopic(let topic, _, _):
                     let rows = try db.query(sql.dropSQL, id)
                     guard rows.count > 0 else { continue }
-                    try unlinkTopic(topic, appId: rows.string(0, 0), token: rows.string(0, 1))
+                    try unlinkTopic(topic, appId: rows[0].string(0), token: rows[0].string(1))
                 case .retired(_, let reason, let invalidSince):
                     let rows = try db.query(sql.deleteSQL, id)
                     guard rows.count > 0 else { continue }
                     try retireDevice(
-                        appId: rows.string(0, 0),
-                        token: rows.string(0, 1),
+                        appId: rows[0].string(0),
+                        token: rows[0].string(1),
                         reason: reason,
                         invalidSince: invalidSince,
                         at: at

@@ -24,7 +24,7 @@ extension PostgresStore: StoreExport, StoreImport {
             } else {
                 try db.query(Self.exportSQL(table, columns: columns, filter: "", key: key, limit: 1), limit)
             }
-        return StoreBatch(table: table, objects: (0..<rows.count).map { rows.string($0, 0) })
+        return StoreBatch(table: table, objects: rows.all.map { $0.string(0) })
     }
 
     private static func exportSQL(
@@ -66,7 +66,7 @@ extension PostgresStore: StoreExport, StoreImport {
 
     public func importedRowCount() async throws -> Int {
         let counts = StoreTable.allCases.map { "(SELECT count(*) FROM \($0.rawValue))" }
-        return try db.query("SELECT " + counts.joined(separator: " + ")).int(0, 0)
+        return try db.query("SELECT " + counts.joined(separator: " + "))[0].int(0)
     }
 
     public func importBatch(_ batch: StoreBatch) async throws {

@@ -17,7 +17,7 @@ extension PostgresStore {
     ) throws -> Bool? {
         let found = try db.query(
             """
-            SELECT id, kind, room_id, sender_id, text, image_url, room_name, sender_name, created_at >= $4,
+            SELECT id, \(ChatMessage.columns()), created_at >= $4,
                 EXISTS (SELECT 1 FROM ditto_rooms AS r WHERE r.app_id = $1 AND r.room_id = notifications.room_id
                     AND r.is_direct <> $5::boolean)
             FROM notifications
@@ -31,21 +31,13 @@ extension PostgresStore {
             inDMCollection
         )
         guard found.count > 0 else { return false }
-        let originalId = try StoredValues.uuid(found.string(0, 0))
-        let original = try StoredValues.message(
-            kind: found.string(0, 1),
-            roomId: found.string(0, 2),
-            senderId: found.string(0, 3),
-            messageId: deletion.messageId,
-            text: found.optionalString(0, 4),
-            imageURL: found.optionalString(0, 5),
-            roomName: found.optionalString(0, 6),
-            senderName: found.optionalString(0, 7)
-        )
+        let row = found[0]
+        let originalId = try row.uuid(0)
+        let original = try ChatMessage(row: row, from: 1)
         guard original.roomId.isSameId(deletion.roomId), original.senderId.isSameId(deletion.senderId),
-            !found.bool(0, 9)
+            try !row.bool(10)
         else { return nil }
-        guard found.bool(0, 8) else { return false }
+        guard try row.bool(9) else { return false }
         try db.query(
             """
             UPDATE deliveries SET status = 'cancelled', last_reason = $2, updated_at = $3, next_attempt_at = NULL,
@@ -65,7 +57,7 @@ extension PostgresStore {
             originalId
         )
         let n = removal(original)
-        guard sent.bool(0, 0), try insertRow(of: n) else { return false }
+        guard try sent[0].bool(0), try insertRow(of: n) else { return false }
         // The devices the message reached that a removal reaches (``RelayStore/RemovalSQL``), in the order of
         // their deliveries; each sent delivery is marked removed.
         let deliveries = try db.query(

@@ -5,7 +5,7 @@ import RelayStore
 extension PostgresStore {
     public func appsWithDueDeliveries(now: Date) async throws -> [String] {
         let rows = try db.query(Self.dueAppsSQL, now)
-        return (0..<rows.count).map { rows.string($0, 0) }
+        return rows.all.map { $0.string(0) }
     }
 
     /// The apps with a due delivery that holds no live lease at $1 (epoch MILLISECONDS), by app id. A loose
@@ -55,10 +55,8 @@ extension PostgresStore {
                 UPDATE deliveries AS dl SET lease_until = $4, lease_owner = $5 FROM due WHERE dl.id = due.id
                 RETURNING dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
             )
-            SELECT l.id, l.token, l.attempts, d.state, d.environment, d.updated_at, d.unlinked_topics ? n.topic,
-                d.retired_reason, d.platform, n.id, n.kind, n.message_id, n.room_id, n.sender_id, n.text, n.image_url,
-                n.room_name, n.sender_name, n.topic, n.expiration, n.created_at, l.user_id,
-                n.kind <> '\(NotificationKind.removal.rawValue)' AND \(read), d.address
+            SELECT \(ClaimedDelivery.columns(delivery: "l", device: "d")), d.unlinked_topics ? n.topic,
+                \(NotificationContent.columns(of: "n")), n.kind <> '\(NotificationKind.removal.rawValue)' AND \(read)
             FROM leased AS l
             JOIN notifications AS n ON n.id = l.notification_id
             LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
@@ -88,16 +86,18 @@ extension PostgresStore {
                 let wanted = limit - jobs.count
                 let rows = try db.query(claimSQL, appId, now, wanted, leaseUntil, owner)
                 var ended: [EndedDelivery] = []
-                for row in 0..<rows.count {
-                    if let end = Self.undeliverable(rows, row) {
-                        ended.append(end)
+                for row in rows.all {
+                    let claimed = try ClaimedDelivery(row: row)
+                    let column = ClaimedDelivery.columnCount  // then: topic unlinked, content, read
+                    if let end = try claimed.undeliverable(topicUnlinked: try row.bool(column)) {
+                        ended.append(EndedDelivery(id: claimed.id, status: end.status.rawValue, reason: end.reason))
                         continue
                     }
-                    let id = try StoredValues.uuid(rows.string(row, 9))
-                    let content = try contents[id] ?? Self.readContent(rows, row, id: id)
+                    let id = try row.uuid(column + 1)
+                    let content = try contents[id] ?? NotificationContent(row: row, from: column + 1)
                     contents[id] = content
-                    var job = try Self.readJob(rows, row, appId: appId, content: content)
-                    if rows.bool(row, 22) {
+                    var job = try claimed.job(appId: appId, content: content)
+                    if try row.bool(column + 1 + NotificationContent.columnCount) {
                         ended.append(
                             EndedDelivery(
                                 id: job.deliveryId,
@@ -108,7 +108,7 @@ extension PostgresStore {
                         job.cancelReason = CancelReason.read.rawValue
                     }
                     jobs.append(job)
-                    userIds.append(rows.string(row, 21))
+                    userIds.append(claimed.userId)
                 }
                 try settle(ended, at: now)
                 if rows.count < wanted { break }
@@ -117,16 +117,6 @@ extension PostgresStore {
                 try unreadTotals(appId: appId, userIds: $0)
             }
         }
-    }
-
-    /// ``StoredValues/undeliverable(deviceState:retiredReason:topicUnlinked:)`` for a claimed row.
-    private static func undeliverable(_ rows: PostgresRows, _ row: Int) -> EndedDelivery? {
-        let end = StoredValues.undeliverable(
-            deviceState: rows.optionalString(row, 3),
-            retiredReason: rows.optionalString(row, 7),
-            topicUnlinked: rows.bool(row, 6)
-        )
-        return end.map { EndedDelivery(id: rows.int64(row, 0), status: $0.status.rawValue, reason: $0.reason) }
     }
 
     /// Ends the claimed rows that cannot be sent, in one statement; attempts stay as they were.
@@ -141,49 +131,6 @@ extension PostgresStore {
             """,
             try StoredValues.jsonList(ended),
             at
-        )
-    }
-
-    /// The notification a claimed row carries (columns 9 to 20 of ``claimSQL``).
-    private static func readContent(_ rows: PostgresRows, _ row: Int, id: UUID) throws -> NotificationContent {
-        let message = try StoredValues.message(
-            kind: rows.string(row, 10),
-            roomId: rows.string(row, 12),
-            senderId: rows.string(row, 13),
-            messageId: rows.optionalString(row, 11),
-            text: rows.optionalString(row, 14),
-            imageURL: rows.optionalString(row, 15),
-            roomName: rows.optionalString(row, 16),
-            senderName: rows.optionalString(row, 17)
-        )
-        return NotificationContent(
-            id: id,
-            message: message,
-            topic: rows.string(row, 18),
-            expiration: rows.optionalInt(row, 19),
-            createdAt: rows.date(row, 20)
-        )
-    }
-
-    /// The job of a claimed row whose device can receive it.
-    private static func readJob(
-        _ rows: PostgresRows,
-        _ row: Int,
-        appId: String,
-        content: NotificationContent
-    ) throws -> DeliveryJob {
-        DeliveryJob(
-            deliveryId: rows.int64(row, 0),
-            appId: appId,
-            token: try StoredValues.token(
-                rows.string(row, 1),
-                platform: rows.string(row, 8),
-                address: rows.optionalString(row, 23),
-                scope: rows.string(row, 4)
-            ),
-            attempts: rows.int(row, 2),
-            deviceRegisteredAt: rows.date(row, 5),
-            content: content
         )
     }
 
@@ -220,11 +167,11 @@ extension PostgresStore {
     }
 
     public func pendingDeliveryCount() async throws -> Int {
-        try db.query("SELECT count(*) FROM deliveries WHERE status = 'pending'").int(0, 0)
+        try db.query("SELECT count(*) FROM deliveries WHERE status = 'pending'")[0].int(0)
     }
 
     public func hasPendingDeliveries() async throws -> Bool {
-        try db.query("SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending')").bool(0, 0)
+        try db.query("SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending')")[0].bool(0)
     }
 
     public func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {
@@ -295,7 +242,7 @@ extension PostgresStore {
             attempts
         )
         guard rows.count > 0 else { return }
-        let (appId, token) = (rows.string(0, 0), rows.string(0, 1))
+        let (appId, token) = (rows[0].string(0), rows[0].string(1))
         switch outcome {
         case .retired(_, let reason, let invalidSince):
             try retireDevice(appId: appId, token: token, reason: reason, invalidSince: invalidSince, at: at)
@@ -338,7 +285,7 @@ extension PostgresStore {
         )
         guard retired.count > 0 else { return }
         try enqueueFeedback(appId: appId, token: token, at: at)
-        try refreshUnreadTotals(appId: appId, userIds: [retired.string(0, 0)])
+        try refreshUnreadTotals(appId: appId, userIds: [retired[0].string(0)])
     }
 }
 

@@ -3,12 +3,6 @@ import RelayCore
 import RelayStore
 
 extension PostgresStore {
-    /// The columns ``readDevice(_:_:)`` reads, in its order.
-    static let deviceColumns = """
-        app_id, token, user_id, environment, state, created_at, updated_at, retired_at, retired_reason,
-        apns_timestamp, unlinked_topics::text, platform, address
-        """
-
     public func upsertDevice(
         appId: String,
         token: PushToken,
@@ -37,7 +31,7 @@ extension PostgresStore {
                 ON CONFLICT (app_id, token) DO UPDATE SET user_id = $3, environment = $4, state = 'live',
                     updated_at = $5, platform = $6, address = $7, retired_at = NULL, retired_reason = NULL, apns_timestamp = NULL,
                     unlinked_topics = '[]'
-                RETURNING \(Self.deviceColumns), xmax = 0
+                RETURNING \(Device.columns), xmax = 0
                 """,
                 appId,
                 token.value,
@@ -55,8 +49,8 @@ extension PostgresStore {
                 at,
                 origin.rawValue
             )
-            try refreshUnreadTotals(appId: appId, userIds: [userId] + (0..<before.count).map { before.string($0, 0) })
-            return (try Self.readDevice(rows, 0), rows.bool(0, 13))
+            try refreshUnreadTotals(appId: appId, userIds: [userId] + before.all.map { $0.string(0) })
+            return (try Device(row: rows[0]), try rows[0].bool(Device.columnCount))
         }
     }
 
@@ -72,7 +66,7 @@ extension PostgresStore {
                 token.value
             )
             guard deleted.count > 0 else { return false }
-            try refreshUnreadTotals(appId: appId, userIds: [deleted.string(0, 0)])
+            try refreshUnreadTotals(appId: appId, userIds: [deleted[0].string(0)])
             return true
         }
     }
@@ -102,8 +96,8 @@ extension PostgresStore {
     public func deviceCounts() async throws -> [DeviceState: Int] {
         let rows = try db.query("SELECT state, count(*) FROM devices GROUP BY state")
         var counts: [DeviceState: Int] = [.live: 0, .retired: 0]
-        for row in 0..<rows.count {
-            if let state = DeviceState(rawValue: rows.string(row, 0)) { counts[state] = rows.int(row, 1) }
+        for row in rows.all {
+            if let state = DeviceState(rawValue: row.string(0)) { counts[state] = try row.int(1) }
         }
         return counts
     }
@@ -114,43 +108,12 @@ extension PostgresStore {
             appId,
             userId
         )
-        return rows.int(0, 0)
+        return try rows[0].int(0)
     }
 
     /// The devices a condition on the table (and its order and limit) selects.
     private func devices(where condition: String, _ parameters: (any PostgresParameter)?...) throws -> [Device] {
-        let rows = try db.query("SELECT \(Self.deviceColumns) FROM devices WHERE \(condition)", parameters)
-        return try (0..<rows.count).map { try Self.readDevice(rows, $0) }
-    }
-
-    /// A device from a row that starts with ``deviceColumns``.
-    static func readDevice(_ rows: PostgresRows, _ row: Int) throws -> Device {
-        let token = try StoredValues.token(
-            rows.string(row, 1),
-            platform: rows.string(row, 11),
-            address: rows.optionalString(row, 12),
-            scope: rows.string(row, 3)
-        )
-        guard let state = DeviceState(rawValue: rows.string(row, 4)) else {
-            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has an unknown state")
-        }
-        let topics: [String]
-        do {
-            topics = try JSONDecoder().decode([String].self, from: Data(rows.string(row, 10).utf8))
-        } catch {
-            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has invalid unlinked_topics")
-        }
-        return Device(
-            appId: rows.string(row, 0),
-            token: token,
-            userId: rows.string(row, 2),
-            state: state,
-            createdAt: rows.date(row, 5),
-            updatedAt: rows.date(row, 6),
-            retiredAt: rows.optionalDate(row, 7),
-            retiredReason: rows.optionalString(row, 8),
-            invalidSince: rows.optionalDate(row, 9),
-            unlinkedTopics: topics
-        )
+        let rows = try db.query("SELECT \(Device.columns) FROM devices WHERE \(condition)", parameters)
+        return try rows.all.map(Device.init(row:))
     }
 }

@@ -85,7 +85,7 @@ struct PostgresDittoRows: DittoMirrorRows {
             collection,
             id
         )
-        return recorded.count > 0 && recorded.int64(0, 0) == txn ? .duplicate : .stale
+        return try recorded.count > 0 && recorded[0].int64(0) == txn ? .duplicate : .stale
     }
 
     func putRoom(appId: String, collection: String, room: DittoChatRoom, isDirect: Bool) throws {
@@ -205,7 +205,7 @@ struct PostgresDittoRows: DittoMirrorRows {
             appId,
             messageId
         )
-        return seen.count > 0 ? UInt64(clamping: seen.int64(0, 0)) : 0
+        return try seen.count > 0 ? UInt64(clamping: seen[0].int64(0)) : 0
     }
 
     func purgeSeen(before now: Date, limit: Int) throws {
@@ -228,22 +228,20 @@ struct PostgresDittoRows: DittoMirrorRows {
             appId,
             message.senderId
         )
-        facts.senderName = sender.count > 0 ? sender.optionalString(0, 0) : nil
+        facts.senderName = sender.count > 0 ? sender[0].optionalString(0) : nil
         let subscribers = try db.query(
-            "SELECT user_id, read_at FROM ditto_subscriptions WHERE app_id = $1 AND room_id = $2",
+            "SELECT \(DittoMirrorRow.subscriberColumns) FROM ditto_subscriptions WHERE app_id = $1 AND room_id = $2",
             appId,
             message.roomId
         )
-        facts.subscribers = (0..<subscribers.count).map {
-            DittoMirrorRow.subscriber(userId: subscribers.string($0, 0), readAt: subscribers.optionalDate($0, 1))
-        }
+        facts.subscribers = try subscribers.all.map(DittoMirrorRow.subscriber(row:))
         let mentioned = try db.query(
             "SELECT user_id FROM ditto_mentions WHERE app_id = $1 AND room_id = $2 AND message_id = $3",
             appId,
             message.roomId,
             message.id
         )
-        facts.mentionedByUserDocuments = (0..<mentioned.count).map { mentioned.string($0, 0) }
+        facts.mentionedByUserDocuments = mentioned.all.map { $0.string(0) }
         return facts
     }
 
@@ -290,7 +288,7 @@ struct PostgresDittoRows: DittoMirrorRows {
             collection,
             Int64(clamping: txnId)
         )
-        let userIds = (0..<swept.count).map { swept.string($0, 0) }
+        let userIds = swept.all.map { $0.string(0) }
         for table in ["ditto_users", "ditto_subscriptions", "ditto_mentions"] {
             try db.query(
                 """

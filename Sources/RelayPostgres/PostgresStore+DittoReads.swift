@@ -18,7 +18,7 @@ extension PostgresStore {
             max(1, limit),
             max(0, offset)
         )
-        return (0..<rows.count).map { rows.string($0, 0) }
+        return rows.all.map { $0.string(0) }
     }
 
     public func isDittoSubscriber(appId: String, roomId: String, userId: String) async throws -> Bool {
@@ -53,20 +53,13 @@ extension PostgresConnection {
     func dittoRoom(appId: String, roomId: String) throws -> DittoMessageFacts.Room? {
         let room = try query(
             """
-            SELECT room_id, is_direct, name, messages_id, is_generated, participants::text FROM ditto_rooms
+            SELECT \(DittoMirrorRow.roomColumns) FROM ditto_rooms
             WHERE app_id = $1 AND room_id = $2 ORDER BY is_direct DESC, collection LIMIT 1
             """,
             appId,
             roomId
         )
         guard room.count > 0 else { return nil }
-        return DittoMirrorRow.room(
-            id: room.string(0, 0),
-            isDirect: room.bool(0, 1),
-            name: room.optionalString(0, 2),
-            messagesId: room.optionalString(0, 3),
-            isGenerated: room.bool(0, 4),
-            participants: room.string(0, 5)
-        )
+        return try DittoMirrorRow.room(row: room[0])
     }
 }

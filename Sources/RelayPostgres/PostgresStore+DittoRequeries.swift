@@ -6,7 +6,7 @@ extension PostgresStore {
     public func pendingDittoRequeries() async throws -> [String: UInt64] {
         let rows = try db.query("SELECT app_id, txn_id FROM ditto_requeries WHERE txn_id > completed_txn_id")
         var pending: [String: UInt64] = [:]
-        for row in 0..<rows.count { pending[rows.string(row, 0)] = UInt64(clamping: rows.int64(row, 1)) }
+        for row in rows.all { pending[row.string(0)] = UInt64(clamping: try row.int64(1)) }
         return pending
     }
 
@@ -23,7 +23,7 @@ extension PostgresStore {
             now.addingTimeInterval(TimeInterval(leaseSeconds)),
             now
         )
-        return rows.count > 0 ? UInt64(clamping: rows.int64(0, 0)) : nil
+        return try rows.count > 0 ? UInt64(clamping: rows[0].int64(0)) : nil
     }
 
     public func sweepDittoCollection(
@@ -65,7 +65,7 @@ extension PostgresStore {
                 "SELECT txn_id FROM ditto_requeries WHERE app_id = $1 AND txn_id > completed_txn_id",
                 appId
             )
-            return pending.count > 0 ? UInt64(clamping: pending.int64(0, 0)) : nil
+            return try pending.count > 0 ? UInt64(clamping: pending[0].int64(0)) : nil
         }
     }
 }

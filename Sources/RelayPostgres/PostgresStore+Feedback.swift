@@ -46,8 +46,7 @@ extension PostgresStore {
             ),
             leased AS (
                 UPDATE feedback AS f SET lease_until = $3, lease_owner = $4 FROM due WHERE f.id = due.id
-                RETURNING f.id, f.app_id, f.token, f.user_id, f.environment, f.reason, f.apns_timestamp,
-                    f.retired_at, f.attempts, f.expires_at, f.platform, f.next_attempt_at, f.address
+                RETURNING \(FeedbackJob.columns(of: "f")), f.next_attempt_at
             )
             SELECT * FROM leased ORDER BY next_attempt_at, id
             """,
@@ -56,24 +55,7 @@ extension PostgresStore {
             now.addingTimeInterval(TimeInterval(leaseSeconds)),
             owner
         )
-        return try (0..<rows.count).map { row in
-            FeedbackJob(
-                feedbackId: rows.int64(row, 0),
-                appId: rows.string(row, 1),
-                token: try StoredValues.token(
-                    rows.string(row, 2),
-                    platform: rows.string(row, 10),
-                    address: rows.optionalString(row, 12),
-                    scope: rows.string(row, 4)
-                ),
-                userId: rows.string(row, 3),
-                reason: rows.string(row, 5),
-                invalidSince: rows.optionalDate(row, 6),
-                retiredAt: rows.date(row, 7),
-                attempts: rows.int(row, 8),
-                expiresAt: rows.date(row, 9)
-            )
-        }
+        return try rows.all.map(FeedbackJob.init(row:))
     }
 
     public func completeFeedback(_ results: [(feedbackId: Int64, outcome: FeedbackOutcome)], at: Date) async throws {
@@ -101,6 +83,6 @@ extension PostgresStore {
     }
 
     public func pendingFeedbackCount() async throws -> Int {
-        try db.query("SELECT count(*) FROM feedback").int(0, 0)
+        try db.query("SELECT count(*) FROM feedback")[0].int(0)
     }
 }

@@ -24,7 +24,7 @@ extension PostgresStore {
             Self.forgottenUpTo(now)
         )
         guard found.count > 0 else { return nil }
-        guard found.bool(0, 1) else {
+        guard try found[0].bool(1) else {
             try db.query(
                 "DELETE FROM idempotency_keys WHERE app_id = $1 AND scope = $2 AND key = $3",
                 appId,
@@ -33,8 +33,8 @@ extension PostgresStore {
             )
             return nil
         }
-        let notificationId = try StoredValues.uuid(found.string(0, 2))
-        guard found.bool(0, 0) else { return .keyReused(notificationId: notificationId) }
+        let notificationId = try found[0].uuid(2)
+        guard try found[0].bool(0) else { return .keyReused(notificationId: notificationId) }
         return .duplicate(notificationId: notificationId, devices: try deliveryCount(of: notificationId))
     }
 

@@ -94,9 +94,9 @@ extension PostgresStore {
                 messageId
             )
             if found.count > 0 {
-                let id = try StoredValues.uuid(found.string(0, 0))
-                let (roomId, senderId) = (found.string(0, 1), found.string(0, 2))
-                guard n.isSameMessage(kind: found.string(0, 3), roomId: roomId, senderId: senderId) else {
+                let id = try found[0].uuid(0)
+                let (roomId, senderId) = (found[0].string(1), found[0].string(2))
+                guard n.isSameMessage(kind: found[0].string(3), roomId: roomId, senderId: senderId) else {
                     return .conflict(notificationId: id, roomId: roomId, senderId: senderId)
                 }
                 return .duplicate(notificationId: id, devices: try deliveryCount(of: id))
@@ -181,17 +181,17 @@ extension PostgresStore {
             day,
             Int64(DailyBudget.cost(of: n, deliveries: deliveries))
         )
-        try budget.check(notifications: row.int64(0, 0), bytes: row.int64(0, 1), at: n.createdAt)
+        try budget.check(notifications: row[0].int64(0), bytes: row[0].int64(1), at: n.createdAt)
     }
 
     /// The number of deliveries of notification `id`.
     func deliveryCount(of id: UUID) throws -> Int {
-        try db.query("SELECT count(*) FROM deliveries WHERE notification_id = $1", id).int(0, 0)
+        try db.query("SELECT count(*) FROM deliveries WHERE notification_id = $1", id)[0].int(0)
     }
 
     public func notificationId(appId: String, messageId: String) async throws -> UUID? {
         let rows = try db.query("SELECT id FROM notifications WHERE app_id = $1 AND message_id = $2", appId, messageId)
-        return rows.count > 0 ? try StoredValues.uuid(rows.string(0, 0)) : nil
+        return rows.count > 0 ? try rows[0].uuid(0) : nil
     }
 
     public func notification(
@@ -205,66 +205,27 @@ extension PostgresStore {
         try db.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
             let header = try db.query(
                 """
-                SELECT id, kind, room_id, sender_id, message_id, created_at FROM notifications
+                SELECT \(NotificationSummary.columns) FROM notifications
                 WHERE id = $1 AND app_id = $2
                 """,
                 id,
                 appId
             )
             guard header.count > 0 else { return nil }
-            guard let kind = NotificationKind(rawValue: header.string(0, 1)) else {
-                throw StoreError(code: .invalidData, message: "notification \(id.lowercasedString) has an unknown kind")
-            }
-            var summary = NotificationSummary(
-                id: try StoredValues.uuid(header.string(0, 0)),
-                kind: kind,
-                roomId: header.string(0, 2),
-                senderId: header.string(0, 3),
-                messageId: header.optionalString(0, 4),
-                createdAt: header.date(0, 5),
-                counts: DeliveryCounts()
-            )
+            var summary = try NotificationSummary(row: header[0])
             let counts = try db.query(
-                "SELECT status, count(*) FROM deliveries WHERE notification_id = $1 GROUP BY status",
+                "SELECT \(DeliveryCounts.columns) FROM deliveries WHERE notification_id = $1 GROUP BY status",
                 id
             )
-            for row in 0..<counts.count {
-                if let status = DeliveryStatus(rawValue: counts.string(row, 0)) {
-                    summary.counts[status] = counts.int(row, 1)
-                }
-            }
+            for row in counts.all { try summary.counts.add(row: row) }
             let rows = try db.query(
-                """
-                SELECT dl.id, dl.token, dl.status, dl.attempts, dl.last_status, dl.last_reason,
-                    coalesce(dl.updated_at, $2::bigint), dl.sent_at, dl.next_attempt_at, d.platform
-                FROM deliveries AS dl
-                LEFT JOIN devices AS d ON d.app_id = dl.app_id AND d.user_id = dl.user_id AND d.token = dl.token
-                WHERE dl.notification_id = $1 ORDER BY dl.id LIMIT $3 OFFSET $4
-                """,
+                DeliveryRecord.selectSQL + "\nWHERE dl.notification_id = $1 ORDER BY dl.id LIMIT $2 OFFSET $3",
                 id,
-                summary.createdAt,
                 max(0, limit),
                 max(0, offset)
             )
-            let deliveries = try (0..<rows.count).map { row in
-                let deliveryId = rows.int64(row, 0)
-                guard let status = DeliveryStatus(rawValue: rows.string(row, 2)) else {
-                    throw StoreError(code: .invalidData, message: "delivery \(deliveryId) has an unknown status")
-                }
-                return DeliveryRecord(
-                    deliveryId: deliveryId,
-                    token: rows.string(row, 1),
-                    status: status,
-                    platform: rows.optionalString(row, 9).flatMap(Platform.init(rawValue:)),
-                    pushId: PushIdentifier.forDelivery(deliveryId, of: id),
-                    attempts: rows.int(row, 3),
-                    lastStatus: rows.optionalInt(row, 4),
-                    lastReason: rows.optionalString(row, 5),
-                    createdAt: summary.createdAt,
-                    updatedAt: rows.date(row, 6),
-                    sentAt: rows.optionalDate(row, 7),
-                    nextAttemptAt: rows.optionalDate(row, 8)
-                )
+            let deliveries = try rows.all.map {
+                try DeliveryRecord(row: $0, notificationId: id, createdAt: summary.createdAt)
             }
             return (summary, deliveries)
         }

@@ -20,17 +20,14 @@ extension PostgresStore {
                     ) AS pending
                 )
             )
-            SELECT d.notification_id::text, d.status, count(*) FROM deliveries AS d
+            SELECT d.notification_id::text, \(DeliveryCounts.columns) FROM deliveries AS d
             WHERE d.notification_id IN (SELECT id FROM done)
             GROUP BY d.notification_id, d.status
             """,
             try StoredValues.jsonList(Array(Set(ids.map(\.lowercasedString))))
         )
         var counts: [UUID: DeliveryCounts] = [:]
-        for row in 0..<rows.count {
-            guard let status = DeliveryStatus(rawValue: rows.string(row, 1)) else { continue }
-            counts[try StoredValues.uuid(rows.string(row, 0)), default: DeliveryCounts()][status] = rows.int(row, 2)
-        }
+        for row in rows.all { try counts[try row.uuid(0), default: DeliveryCounts()].add(row: row, from: 1) }
         return counts
     }
 }

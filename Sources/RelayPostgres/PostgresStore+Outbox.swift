@@ -16,12 +16,12 @@ extension PostgresStore {
             now
         )
         var counts: [String: OutboxCounts] = [:]
-        for row in 0..<rows.count {
-            counts[rows.string(row, 0)] = OutboxCounts(
-                pending: rows.int(row, 1),
-                due: rows.int(row, 2),
-                leased: rows.int(row, 3),
-                oldestDueAt: rows.optionalDate(row, 4)
+        for row in rows.all {
+            counts[row.string(0)] = try OutboxCounts(
+                pending: row.int(1),
+                due: row.int(2),
+                leased: row.int(3),
+                oldestDueAt: row.optionalDate(4)
             )
         }
         return counts

@@ -20,12 +20,12 @@ extension PostgresStore {
                 keyId
             )
             let found = try db.query(
-                "SELECT token, issued_at FROM provider_tokens WHERE team_id = $1 AND key_id = $2",
+                "SELECT \(IssuedProviderToken.columns) FROM provider_tokens WHERE team_id = $1 AND key_id = $2",
                 teamId,
                 keyId
             )
             if found.count > 0 {
-                let stored = IssuedProviderToken(token: found.string(0, 0), issuedAt: found.int(0, 1))
+                let stored = try IssuedProviderToken(row: found[0])
                 if ProviderTokenRule.usable(stored, replacing: replacing, freshAfter: freshAfter) { return stored }
             }
             let minted = try mint()

@@ -19,7 +19,7 @@ extension PostgresStore {
                     INSERT INTO rate_buckets (app_id, user_id, bucket, micro_tokens, updated_at)
                     VALUES ($1, $2, $3, $4, $5)
                     ON CONFLICT (app_id, user_id, bucket) DO UPDATE SET updated_at = rate_buckets.updated_at
-                    RETURNING micro_tokens, updated_at
+                    RETURNING \(UserRateLimit.Bucket.columns)
                     """,
                     request.appId,
                     request.senderId,
@@ -27,7 +27,7 @@ extension PostgresStore {
                     Int64(rule.burst) * UserRateLimit.scale,
                     now
                 )
-                return Optional(UserRateLimit.Bucket(microTokens: row.int64(0, 0), updatedAt: row.int64(0, 1)))
+                return Optional(try UserRateLimit.Bucket(row: row[0]))
             }
             var pushes: [Int] = []
             if !request.recipients.isEmpty {
@@ -44,7 +44,7 @@ extension PostgresStore {
                 )
                 // By bytes, as the database compared them.
                 var counts: [[UInt8]: Int] = [:]
-                for index in 0..<found.count { counts[Array(found.string(index, 0).utf8)] = found.int(index, 1) }
+                for row in found.all { counts[Array(row.string(0).utf8)] = try row.int(1) }
                 pushes = request.recipients.map { counts[Array($0.utf8)] ?? 0 }
             }
             let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)

@@ -24,7 +24,7 @@ extension PostgresStore {
             return try rule.moving(appId: appId, userId: userId) { () -> RoomMember? in
                 let rows = try db.query(Self.joinSQL(list: false), appId, roomId, userId, at, origin.rawValue)
                 guard rows.count == 1 else { return nil }
-                var member = try Self.readMember(rows, 0)
+                var member = try RoomMember(row: rows[0])
                 // The level changes only when the user joined.
                 if let notify {
                     try writeRoomLevel(appId: appId, roomId: roomId, userId: userId, notify)
@@ -107,12 +107,12 @@ extension PostgresStore {
             roomId,
             userId
         )
-        return try rows.count == 1 ? Self.level(rows.string(0, 0)) : nil
+        return try rows.count == 1 ? StoredValues.level(rows[0].string(0)) : nil
     }
 
     public func userLevel(appId: String, userId: String) async throws -> NotifyLevel? {
         let rows = try db.query("SELECT notify FROM user_settings WHERE app_id = $1 AND user_id = $2", appId, userId)
-        return try rows.count == 1 ? Self.level(rows.string(0, 0)) : nil
+        return try rows.count == 1 ? StoredValues.level(rows[0].string(0)) : nil
     }
 
     public func setUserLevel(appId: String, userId: String, _ level: NotifyLevel?) async throws {
@@ -181,7 +181,7 @@ extension PostgresStore {
             appId,
             roomId
         )
-        return try (0..<rows.count).map { try Self.readMember(rows, $0) }
+        return try rows.all.map(RoomMember.init(row:))
     }
 
     public func members(appId: String, roomId: String, offset: Int, limit: Int) async throws -> [RoomMember] {
@@ -195,7 +195,7 @@ extension PostgresStore {
             max(1, limit),
             max(0, offset)
         )
-        return try (0..<rows.count).map { try Self.readMember(rows, $0) }
+        return try rows.all.map(RoomMember.init(row:))
     }
 
     public func member(appId: String, roomId: String, userId: String) async throws -> RoomMember? {
@@ -205,7 +205,7 @@ extension PostgresStore {
             roomId,
             userId
         )
-        return try rows.count > 0 ? Self.readMember(rows, 0) : nil
+        return try rows.count > 0 ? RoomMember(row: rows[0]) : nil
     }
 
     public func nonMembers(appId: String, roomId: String, userIds: [String]) async throws -> [String] {
@@ -221,17 +221,17 @@ extension PostgresStore {
             roomId,
             try StoredValues.jsonList(userIds)
         )
-        return (0..<rows.count).map { rows.string($0, 0) }
+        return rows.all.map { $0.string(0) }
     }
 
     public func roomCount(appId: String, userId: String) async throws -> Int {
-        try db.query("SELECT count(*) FROM room_members WHERE app_id = $1 AND user_id = $2", appId, userId).int(0, 0)
+        try db.query("SELECT count(*) FROM room_members WHERE app_id = $1 AND user_id = $2", appId, userId)[0].int(0)
     }
 
     public func roomMembership(appId: String, roomId: String) async throws -> RoomMembership? {
         let rows = try db.query("SELECT membership FROM rooms WHERE app_id = $1 AND room_id = $2", appId, roomId)
         guard rows.count > 0 else { return nil }
-        guard let membership = RoomMembership(rawValue: rows.string(0, 0)) else {
+        guard let membership = RoomMembership(rawValue: rows[0].string(0)) else {
             throw StoreError(code: .invalidData, message: "room '\(roomId)' has an unknown membership")
         }
         return membership
@@ -273,37 +273,11 @@ extension PostgresStore {
                     roomId
                 )
             }
-            try refreshUnreadTotals(appId: appId, userIds: (0..<removed.count).map { removed.string($0, 0) })
+            try refreshUnreadTotals(appId: appId, userIds: removed.all.map { $0.string(0) })
             return removed.count
         }
     }
 
-    /// The columns ``readMember(_:_:)`` reads, in its order, of a `room_members` row named `m`: the member's
-    /// own level for the room comes from `room_levels`.
-    static let memberColumns = """
-        m.user_id, (SELECT l.level FROM room_levels AS l WHERE l.app_id = m.app_id AND l.room_id = m.room_id
-            AND l.user_id = m.user_id), m.joined_at, m.origin
-        """
-
-    /// A member from a row of ``memberColumns``.
-    static func readMember(_ rows: PostgresRows, _ row: Int) throws -> RoomMember {
-        guard let origin = RoomMember.Origin(rawValue: rows.string(row, 3)) else {
-            throw StoreError(code: .invalidData, message: "member '\(rows.string(row, 0))' has an unknown origin")
-        }
-        return RoomMember(
-            userId: rows.string(row, 0),
-            notify: try rows.optionalString(row, 1).map(level),
-            joinedAt: rows.date(row, 2),
-            origin: origin
-        )
-    }
-
-    /// A stored level.
-    /// - Throws: ``RelayStore/StoreError`` `.invalidData` for a value that is none.
-    static func level(_ text: String) throws -> NotifyLevel {
-        guard let level = NotifyLevel(rawValue: text) else {
-            throw StoreError(code: .invalidData, message: "unknown notification level '\(text)'")
-        }
-        return level
-    }
+    /// ``RelayStore/RoomMember/columns(of:)`` of a `room_members` row named `m`.
+    static let memberColumns = RoomMember.columns(of: "m")
 }

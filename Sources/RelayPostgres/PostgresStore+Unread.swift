@@ -19,7 +19,7 @@ extension PostgresStore {
         return try db.transaction {
             try rule.moving(appId: appId, userId: userId) {
                 let rows = try db.query(Self.unreadSQL.markReadSQL, appId, roomId, userId, at)
-                return rows.count > 0 ? rows.date(0, 0) : nil
+                return try rows.count > 0 ? rows[0].date(0) : nil
             }
         }
     }
@@ -33,9 +33,9 @@ extension PostgresStore {
             max(1, roomLimit)
         )
         var counts = UnreadCounts()
-        for row in 0..<rows.count {
-            counts.rooms[rows.string(row, 0)] = rows.int(row, 1)
-            counts.total = rows.int(row, 2)
+        for row in rows.all {
+            counts.rooms[row.string(0)] = try row.int(1)
+            counts.total = try row.int(2)
         }
         return counts
     }

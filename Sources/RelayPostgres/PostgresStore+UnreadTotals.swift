@@ -44,7 +44,7 @@ extension PostgresStore {
     private func cachedUnreadTotals(appId: String, userIds: [String], fromDitto: Bool) throws -> [String: Int] {
         let rows = try db.query(Self.unreadSQL.cachedTotalsSQL, appId, try StoredValues.jsonList(userIds), fromDitto)
         var totals: [String: Int] = [:]
-        for row in 0..<rows.count { totals[rows.string(row, 0)] = rows.int(row, 1) }
+        for row in rows.all { totals[row.string(0)] = try row.int(1) }
         return totals
     }
 
@@ -58,7 +58,7 @@ extension PostgresStore {
             try StoredValues.jsonList(userIds)
         )
         var totals: [String: Int] = [:]
-        for row in 0..<rows.count { totals[rows.string(row, 0)] = rows.int(row, 1) }
+        for row in rows.all { totals[row.string(0)] = try row.int(1) }
         return totals
     }
 
@@ -118,7 +118,7 @@ extension PostgresStore {
     {
         let rows = try db.query(unreadSQL.indexedMessageSQL, appId, roomId, key)
         guard rows.count > 0 else { return nil }
-        return UnreadSQL.IndexRow(senderId: rows.string(0, 0), createdAt: rows.date(0, 1), isArchived: rows.bool(0, 2))
+        return try UnreadSQL.IndexRow(row: rows[0])
     }
 
     /// Adds `delta` to the cached total of each user a message of `roomId` by `senderId` at `createdAt`
@@ -149,8 +149,8 @@ extension PostgresStore {
         return try db.transaction {
             let rooms = try db.query(Self.unreadSQL.oldRoomsSQL, before, limit)
             var deleted = 0
-            for row in 0..<rooms.count {
-                let (appId, roomId, upto) = (rooms.string(row, 0), rooms.string(row, 1), rooms.date(row, 2))
+            for row in rooms.all {
+                let (appId, roomId, upto) = try (row.string(0), row.string(1), row.date(2))
                 let fromDitto = policy.dittoAppIds.contains(appId)
                 try db.query(Self.unreadSQL.purgeTotalsSQL(fromDitto: fromDitto), appId, roomId, upto, fromDitto)
                 deleted += try db.query(Self.unreadSQL.deleteRoomMessagesSQL, appId, roomId, upto).changed

@@ -32,7 +32,7 @@ extension PostgresStore {
                 userId,
                 token.value
             )
-            try limits.checkDevices(otherLiveDevices: others.int(0, 0))
+            try limits.checkDevices(otherLiveDevices: others[0].int(0))
         }
         guard !rooms.isEmpty else { return }
         let counts = try db.query(
@@ -45,6 +45,6 @@ extension PostgresStore {
             userId,
             try StoredValues.jsonList(rooms)
         )
-        try limits.checkRooms(current: counts.int(0, 0), joining: counts.int(0, 1))
+        try limits.checkRooms(current: counts[0].int(0), joining: counts[0].int(1))
     }
 }

@@ -42,7 +42,7 @@ extension PostgresStore {
                 try WakeBudget.jsonObject(asked)
             )
             var used: [String: Int] = [:]
-            for row in 0..<rows.count { used[rows.string(row, 0)] = rows.int(row, 1) }
+            for row in rows.all { used[row.string(0)] = try row.int(1) }
             let counts = WakeBudget.counts(asked: asked, used: used, budget: budget)
             try db.query(
                 """

@@ -75,7 +75,7 @@ public actor PostgresStore: Store {
     ) throws {
         let db = try PostgresConnection(url: url, statementTimeout: statementTimeout, fence: fence)
         let (applied, version) = try Self.migrate(db)
-        let outboxChannel = try db.query(PostgresListener.outboxChannelSQL()).string(0, 0)
+        let outboxChannel = try db.query(PostgresListener.outboxChannelSQL())[0].string(0)
         logger.info(
             "opened PostgreSQL store",
             [
@@ -158,7 +158,7 @@ public actor PostgresStore: Store {
             try db.query("SELECT pg_advisory_xact_lock($1)", PostgresMigrations.lockKey)
             try db.execute("CREATE TABLE IF NOT EXISTS relay_schema_version (version integer NOT NULL)")
             let rows = try db.query("SELECT coalesce(max(version), 0) FROM relay_schema_version")
-            let version = rows.count > 0 ? rows.int(0, 0) : 0
+            let version = try rows.count > 0 ? rows[0].int(0) : 0
             if version > steps.count {
                 throw StoreError(
                     code: .migration,

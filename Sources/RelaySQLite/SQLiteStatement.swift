@@ -4,9 +4,13 @@ import RelayStore
 
 /// Owns one prepared statement. Not `Sendable`: only the store's thread touches it.
 ///
-/// Parameters are numbered from 1 (`?1`, `?2` in the SQL); columns from 0. Text and blobs are bound with
-/// SQLITE_TRANSIENT (SQLite copies them), so the Swift values need not outlive the call.
-final class SQLiteStatement {
+/// Parameters are numbered from 1 (`?1`, `?2` in the SQL); columns from 0, of the current row
+/// (``RelayStore/StoredRow``). Text and blobs are bound with SQLITE_TRANSIENT (SQLite copies them), so the
+/// Swift values need not outlive the call.
+final class SQLiteStatement: StoredRow {
+    /// SQLite converts any column to the type asked for: a read never fails.
+    typealias Failure = Never
+
     let raw: OpaquePointer
     let sql: String
     private unowned let connection: SQLiteConnection
@@ -87,32 +91,24 @@ final class SQLiteStatement {
 
     // MARK: Columns
 
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+    func isNull(_ column: Int) -> Bool { sqlite3_column_type(raw, Int32(column)) == SQLITE_NULL }
 
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+    func int64(_ column: Int) -> Int64 { sqlite3_column_int64(raw, Int32(column)) }
 
-    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(raw, column)) }
+    /// An integer column read as a boolean (0 is false).
+    func bool(_ column: Int) -> Bool { int64(column) != 0 }
 
-    func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
-
-    func string(_ column: Int32) -> String {
-        guard let text = sqlite3_column_text(raw, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(raw, column))
+    func string(_ column: Int) -> String {
+        guard let text = sqlite3_column_text(raw, Int32(column)) else { return "" }
+        let count = Int(sqlite3_column_bytes(raw, Int32(column)))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
-    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
-
-    func data(_ column: Int32) -> Data {
-        let count = Int(sqlite3_column_bytes(raw, column))
-        guard count > 0, let bytes = sqlite3_column_blob(raw, column) else { return Data() }
+    func data(_ column: Int) -> Data {
+        let count = Int(sqlite3_column_bytes(raw, Int32(column)))
+        guard count > 0, let bytes = sqlite3_column_blob(raw, Int32(column)) else { return Data() }
         return Data(bytes: bytes, count: count)
     }
-
-    /// A column of UNIX epoch MILLISECONDS as a date.
-    func date(_ column: Int32) -> Date { SQLiteStatement.date(int64(column)) }
-
-    func optionalDate(_ column: Int32) -> Date? { isNull(column) ? nil : date(column) }
 
     // MARK: Helpers
 

@@ -83,25 +83,10 @@ extension SQLiteStore {
                 try row.bind(2, now)
                 try row.bind(3, limit)
                 while try row.step() {
-                    let userId = row.string(2)
-                    guard row.optionalString(4) == "live", row.optionalString(8) == userId else {
-                        ended.append(row.int64(0))
-                        continue
+                    switch try BadgeUpdateJob.claimed(row: row, appId: appId) {
+                    case .job(let job, let userId): jobs.append((job, userId))
+                    case .ended(let id): ended.append(id)
                     }
-                    let job = BadgeUpdateJob(
-                        updateId: row.int64(0),
-                        appId: appId,
-                        token: try StoredValues.token(
-                            row.string(1),
-                            platform: row.string(7),
-                            address: row.optionalString(9),
-                            scope: row.string(5)
-                        ),
-                        attempts: row.int(3),
-                        deviceRegisteredAt: row.date(6),
-                        badge: 0
-                    )
-                    jobs.append((job, userId))
                 }
             }
             for id in ended {
@@ -135,8 +120,7 @@ extension SQLiteStore {
     /// ?1 app id, ?2 now, ?3 limit: the app's due updates holding no live lease, oldest due first, with
     /// their devices (NULL columns: deleted).
     static let dueBadgeUpdatesSQL = """
-        SELECT b.id, b.token, b.user_id, b.attempts, d.state, d.environment, d.updated_at, d.platform, d.user_id,
-            d.address
+        SELECT \(BadgeUpdateJob.columns(update: "b", device: "d"))
         FROM badge_updates AS b
         LEFT JOIN devices AS d ON d.app_id = b.app_id AND d.token = b.token
         WHERE b.app_id = ?1 AND b.due_at <= ?2 AND (b.lease_until IS NULL OR b.lease_until < ?2)

@@ -15,8 +15,7 @@ extension SQLiteStore {
     ) throws -> Bool? {
         let found = try db.withStatement(
             """
-            SELECT kind, room_id, sender_id, text, image_url, room_name, sender_name, first_delivery_id,
-                last_delivery_id, created_at >= ?4,
+            SELECT \(ChatMessage.columns()), first_delivery_id, last_delivery_id, created_at >= ?4,
                 EXISTS (SELECT 1 FROM ditto_rooms AS r WHERE r.app_id = ?1 AND r.room_id = notifications.room_id
                     AND r.is_direct <> ?5)
             FROM notifications
@@ -29,17 +28,7 @@ extension SQLiteStore {
             try row.bind(4, notifiedSince)
             try row.bind(5, inDMCollection)
             guard try row.step() else { return nil }
-            let message = try StoredValues.message(
-                kind: row.string(0),
-                roomId: row.string(1),
-                senderId: row.string(2),
-                messageId: deletion.messageId,
-                text: row.optionalString(3),
-                imageURL: row.optionalString(4),
-                roomName: row.optionalString(5),
-                senderName: row.optionalString(6)
-            )
-            return (message, DeliveryRun(row, first: 7), row.int(9) != 0, row.int(10) != 0)
+            return (try ChatMessage(row: row), DeliveryRun(row, first: 8), row.bool(10), row.bool(11))
         }
         guard let original = found else { return false }
         guard original.message.roomId.isSameId(deletion.roomId), original.message.senderId.isSameId(deletion.senderId),

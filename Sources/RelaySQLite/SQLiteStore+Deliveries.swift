@@ -84,7 +84,7 @@ extension SQLiteStore {
                         continue
                     }
                     var cancelReason: CancelReason?
-                    if try hasRead(delivery, notification) {
+                    if try hasRead(delivery.claimed.userId, of: appId, notification) {
                         try settle(delivery.id, status: .cancelled, reason: CancelReason.read.rawValue, at: now)
                         cancelReason = .read
                     }
@@ -94,10 +94,10 @@ extension SQLiteStore {
                         if let taken = run { try lease(taken, appId: appId, until: leaseUntil, owner: owner) }
                         run = LeaseRun(nextAttemptAt: delivery.nextAttemptAt, first: delivery.id, last: delivery.id)
                     }
-                    var job = try delivery.job(notification.content)
+                    var job = try delivery.claimed.job(appId: appId, content: notification.content)
                     job.cancelReason = cancelReason?.rawValue
                     jobs.append(job)
-                    userIds.append(delivery.userId)
+                    userIds.append(delivery.claimed.userId)
                 }
                 if due.count < wanted {
                     cursor = nil
@@ -113,15 +113,15 @@ extension SQLiteStore {
         return jobs
     }
 
-    /// Whether `delivery`'s recipient read its notification's room up to the message's time
+    /// Whether `userId` of `appId` read `notification`'s room up to the message's time
     /// (``UnreadSQL/readReached(app:room:user:time:fromDitto:)``); never for a removal.
-    private func hasRead(_ delivery: DueDelivery, _ notification: NotificationRun) throws -> Bool {
+    private func hasRead(_ userId: String, of appId: String, _ notification: NotificationRun) throws -> Bool {
         guard notification.content.message.removedMessageId == nil else { return false }
-        let sql = unreadPolicy.dittoAppIds.contains(delivery.appId) ? Self.readReachedDittoSQL : Self.readReachedSQL
+        let sql = unreadPolicy.dittoAppIds.contains(appId) ? Self.readReachedDittoSQL : Self.readReachedSQL
         return try db.withStatement(sql) { row in
-            try row.bind(1, delivery.appId)
+            try row.bind(1, appId)
             try row.bind(2, notification.content.message.roomId)
-            try row.bind(3, delivery.userId)
+            try row.bind(3, userId)
             try row.bind(4, notification.messageAt)
             return try row.step() && row.int(0) != 0
         }
@@ -200,7 +200,7 @@ extension SQLiteStore {
                 try row.bind(2, limit)
                 try row.bind(3, appId)
                 try row.bind(4, cursor.id)
-                while try row.step() { due.append(DueDelivery(row)) }
+                while try row.step() { due.append(try DueDelivery(row)) }
             }
         }
         guard due.count < limit else { return due }
@@ -209,15 +209,13 @@ extension SQLiteStore {
             try row.bind(2, limit - due.count)
             try row.bind(3, appId)
             try row.bind(4, cursor?.nextAttemptAt ?? Int64.min)
-            while try row.step() { due.append(DueDelivery(row)) }
+            while try row.step() { due.append(try DueDelivery(row)) }
         }
         return due
     }
 
     private static let dueColumns = """
-        SELECT dl.id, dl.app_id, dl.token, dl.attempts,
-            d.state, d.environment, d.updated_at, d.unlinked_topics, d.retired_reason,
-            dl.next_attempt_at, d.platform, dl.user_id, d.address
+        SELECT \(ClaimedDelivery.columns(delivery: "dl", device: "d")), d.unlinked_topics, dl.next_attempt_at
         FROM deliveries AS dl
         LEFT JOIN devices AS d INDEXED BY devices_by_user_state
             ON d.app_id = dl.app_id AND d.user_id = dl.user_id AND d.token = dl.token
@@ -345,15 +343,13 @@ extension SQLiteStore {
         WHERE id BETWEEN ?1 AND ?2
         """
 
-    /// ``StoredValues/undeliverable(deviceState:retiredReason:topicUnlinked:)`` for a due row, its unlinked
-    /// topics decoded only when there are any.
+    /// ``RelayStore/ClaimedDelivery/undeliverable(topicUnlinked:)`` for a due row, its unlinked topics
+    /// decoded only when there are any.
     private static func undeliverable(
         _ delivery: DueDelivery,
         topic: String
     ) throws -> (status: DeliveryStatus, reason: String)? {
-        try StoredValues.undeliverable(
-            deviceState: delivery.deviceState,
-            retiredReason: delivery.retiredReason,
+        try delivery.claimed.undeliverable(
             topicUnlinked: try delivery.unlinkedTopics != "[]"
                 && JSONDecoder().decode([String].self, from: Data(delivery.unlinkedTopics.utf8)).contains(topic)
         )
@@ -378,8 +374,8 @@ extension SQLiteStore {
     /// ?1 a delivery id: the last notification whose run of delivery ids starts at or before it (one seek in
     /// `notifications_by_deliveries`); the delivery is its when the run also ends at or after it.
     static let notificationOfDeliverySQL = """
-        SELECT id, kind, message_id, room_id, sender_id, text, image_url, room_name, sender_name, topic,
-            expiration, created_at, first_delivery_id, last_delivery_id, coalesce(message_at, created_at)
+        SELECT \(NotificationContent.columns()), first_delivery_id, last_delivery_id,
+            coalesce(message_at, created_at)
         FROM notifications WHERE first_delivery_id <= ?1 ORDER BY first_delivery_id DESC LIMIT 1
         """
 
@@ -388,29 +384,14 @@ extension SQLiteStore {
     private func loadNotification(of delivery: DueDelivery) throws -> NotificationRun {
         try db.withStatement(Self.notificationOfDeliverySQL) { row in
             try row.bind(1, delivery.id)
-            guard try row.step(), row.int64(13) >= delivery.id else {
+            let run = NotificationContent.columnCount  // then: first and last delivery id, message time
+            guard try row.step(), row.int64(run + 1) >= delivery.id else {
                 throw StoreError(code: .invalidData, message: "delivery \(delivery.id) has no notification")
             }
-            let message = try StoredValues.message(
-                kind: row.string(1),
-                roomId: row.string(3),
-                senderId: row.string(4),
-                messageId: row.optionalString(2),
-                text: row.optionalString(5),
-                imageURL: row.optionalString(6),
-                roomName: row.optionalString(7),
-                senderName: row.optionalString(8)
-            )
             return NotificationRun(
-                deliveries: row.int64(12)...row.int64(13),
-                content: NotificationContent(
-                    id: try StoredValues.uuid(row.string(0)),
-                    message: message,
-                    topic: row.string(9),
-                    expiration: row.optionalInt(10),
-                    createdAt: row.date(11)
-                ),
-                messageAt: row.date(14)
+                deliveries: row.int64(run)...row.int64(run + 1),
+                content: try NotificationContent(row: row),
+                messageAt: row.date(run + 2)
             )
         }
     }
@@ -532,50 +513,22 @@ extension SQLiteStore {
     }
 }
 
-/// A due delivery as the claim reads it, with its device's registration (nil columns: device deleted).
+/// A due delivery as the claim reads it (``RelayStore/ClaimedDelivery``), with its device's unlinked topics
+/// and its due time.
 private struct DueDelivery {
-    var id: Int64
-    var appId: String
-    var token: String
-    var attempts: Int
-    var deviceState: String?
-    var environment: String
-    var registeredAt: Date
+    var claimed: ClaimedDelivery
+    /// The JSON array of topics APNs unlinked from the device ("" when there is no device).
     var unlinkedTopics: String
-    var retiredReason: String?
     /// Epoch MILLISECONDS.
     var nextAttemptAt: Int64
-    var platform: String
-    /// The user the delivery is for.
-    var userId: String
-    /// The device's ``RelayCore/PushToken/address``.
-    var address: String?
 
-    init(_ row: SQLiteStatement) {
-        id = row.int64(0)
-        appId = row.string(1)
-        token = row.string(2)
-        attempts = row.int(3)
-        deviceState = row.optionalString(4)
-        environment = row.string(5)
-        registeredAt = row.date(6)
-        unlinkedTopics = row.string(7)
-        retiredReason = row.optionalString(8)
-        nextAttemptAt = row.int64(9)
-        platform = row.optionalString(10) ?? ""
-        userId = row.string(11)
-        address = row.optionalString(12)
-    }
+    var id: Int64 { claimed.id }
 
-    func job(_ content: NotificationContent) throws -> DeliveryJob {
-        DeliveryJob(
-            deliveryId: id,
-            appId: appId,
-            token: try StoredValues.token(token, platform: platform, address: address, scope: environment),
-            attempts: attempts,
-            deviceRegisteredAt: registeredAt,
-            content: content
-        )
+    /// Reads a row of ``SQLiteStore/dueColumns``.
+    init(_ row: SQLiteStatement) throws {
+        claimed = try ClaimedDelivery(row: row)
+        unlinkedTopics = row.string(ClaimedDelivery.columnCount)
+        nextAttemptAt = row.int64(ClaimedDelivery.columnCount + 1)
     }
 }
 

@@ -3,11 +3,6 @@ import RelayCore
 import RelayStore
 
 extension SQLiteStore {
-    static let deviceColumns = """
-        app_id, token, user_id, environment, state, created_at, updated_at, retired_at, retired_reason,
-        apns_timestamp, unlinked_topics, platform, address
-        """
-
     public func upsertDevice(
         appId: String,
         token: PushToken,
@@ -73,14 +68,14 @@ extension SQLiteStore {
     public func devices(appId: String, userId: String) async throws -> [Device] {
         try db.withStatement(
             """
-            SELECT \(Self.deviceColumns) FROM devices WHERE app_id = ?1 AND user_id = ?2
+            SELECT \(Device.columns) FROM devices WHERE app_id = ?1 AND user_id = ?2
             ORDER BY created_at, token
             """
         ) { statement in
             try statement.bind(1, appId)
             try statement.bind(2, userId)
             var devices: [Device] = []
-            while try statement.step() { devices.append(try Self.readDevice(statement)) }
+            while try statement.step() { devices.append(try Device(row: statement)) }
             return devices
         }
     }
@@ -88,7 +83,7 @@ extension SQLiteStore {
     public func deadTokens(appId: String, since: Date) async throws -> [Device] {
         try db.withStatement(
             """
-            SELECT \(Self.deviceColumns) FROM devices
+            SELECT \(Device.columns) FROM devices
             WHERE app_id = ?1 AND state = 'retired' AND retired_at >= ?2
             ORDER BY retired_at, token
             """
@@ -96,7 +91,7 @@ extension SQLiteStore {
             try statement.bind(1, appId)
             try statement.bind(2, since)
             var devices: [Device] = []
-            while try statement.step() { devices.append(try Self.readDevice(statement)) }
+            while try statement.step() { devices.append(try Device(row: statement)) }
             return devices
         }
     }
@@ -163,7 +158,7 @@ extension SQLiteStore {
             try statement.bind(4, at)
             try statement.bind(5, origin.rawValue)
             guard try statement.step() else { return nil }
-            let member = try Self.readMember(statement)
+            let member = try RoomMember(row: statement)
             try statement.run()
             return member
         }
@@ -208,7 +203,7 @@ extension SQLiteStore {
             try $0.bind(1, appId)
             try $0.bind(2, roomId)
             try $0.bind(3, userId)
-            return try $0.step() ? try Self.level($0.string(0)) : nil
+            return try $0.step() ? try StoredValues.level($0.string(0)) : nil
         }
     }
 
@@ -216,7 +211,7 @@ extension SQLiteStore {
         try db.withStatement("SELECT notify FROM user_settings WHERE app_id = ?1 AND user_id = ?2") {
             try $0.bind(1, appId)
             try $0.bind(2, userId)
-            return try $0.step() ? try Self.level($0.string(0)) : nil
+            return try $0.step() ? try StoredValues.level($0.string(0)) : nil
         }
     }
 
@@ -285,7 +280,7 @@ extension SQLiteStore {
             try statement.bind(1, appId)
             try statement.bind(2, roomId)
             var members: [RoomMember] = []
-            while try statement.step() { members.append(try Self.readMember(statement)) }
+            while try statement.step() { members.append(try RoomMember(row: statement)) }
             return members
         }
     }
@@ -302,78 +297,21 @@ extension SQLiteStore {
             try statement.bind(3, max(1, limit))
             try statement.bind(4, max(0, offset))
             var members: [RoomMember] = []
-            while try statement.step() { members.append(try Self.readMember(statement)) }
+            while try statement.step() { members.append(try RoomMember(row: statement)) }
             return members
         }
     }
 
     // MARK: Rows
 
-    /// The columns ``readMember(_:)`` reads, in its order, of a `room_members` row (not aliased): the
-    /// member's own level for the room comes from `room_levels`.
-    static let memberColumns = """
-        user_id, (SELECT l.level FROM room_levels AS l WHERE l.app_id = room_members.app_id
-            AND l.room_id = room_members.room_id AND l.user_id = room_members.user_id), joined_at, origin
-        """
-
-    /// A member from a row of ``memberColumns``.
-    static func readMember(_ row: SQLiteStatement) throws -> RoomMember {
-        guard let origin = RoomMember.Origin(rawValue: row.string(3)) else {
-            throw StoreError(code: .invalidData, message: "member '\(row.string(0))' has an unknown origin")
-        }
-        return RoomMember(
-            userId: row.string(0),
-            notify: try row.optionalString(1).map(level),
-            joinedAt: row.date(2),
-            origin: origin
-        )
-    }
-
-    /// A stored level.
-    /// - Throws: ``StoreError`` `.invalidData` for a value that is none.
-    static func level(_ text: String) throws -> NotifyLevel {
-        guard let level = NotifyLevel(rawValue: text) else {
-            throw StoreError(code: .invalidData, message: "unknown notification level '\(text)'")
-        }
-        return level
-    }
+    /// ``RelayStore/RoomMember/columns(of:)`` of a `room_members` row (not aliased).
+    static let memberColumns = RoomMember.columns(of: "room_members")
 
     func loadDevice(appId: String, token: PushToken) throws -> Device? {
-        try db.withStatement("SELECT \(Self.deviceColumns) FROM devices WHERE app_id = ?1 AND token = ?2") {
+        try db.withStatement("SELECT \(Device.columns) FROM devices WHERE app_id = ?1 AND token = ?2") {
             try $0.bind(1, appId)
             try $0.bind(2, token.value)
-            return try $0.step() ? try Self.readDevice($0) : nil
+            return try $0.step() ? try Device(row: $0) : nil
         }
-    }
-
-    /// A device from a row of ``deviceColumns``.
-    static func readDevice(_ row: SQLiteStatement) throws -> Device {
-        let token = try StoredValues.token(
-            row.string(1),
-            platform: row.string(11),
-            address: row.optionalString(12),
-            scope: row.string(3)
-        )
-        guard let state = DeviceState(rawValue: row.string(4)) else {
-            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has an unknown state")
-        }
-        let topics: [String]
-        do {
-            topics = try JSONDecoder().decode([String].self, from: Data(row.string(10).utf8))
-        } catch {
-            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has invalid unlinked_topics")
-        }
-        return Device(
-            appId: row.string(0),
-            token: token,
-            userId: row.string(2),
-            state: state,
-            createdAt: row.date(5),
-            updatedAt: row.date(6),
-            retiredAt: row.optionalDate(7),
-            retiredReason: row.optionalString(8),
-            invalidSince: row.optionalDate(9),
-            unlinkedTopics: topics
-        )
     }
 }

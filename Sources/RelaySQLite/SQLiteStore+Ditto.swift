@@ -220,13 +220,13 @@ struct SQLiteDittoRows: DittoMirrorRows {
             return try $0.step() ? $0.optionalString(0) : nil
         }
         facts.subscribers = try db.withStatement(
-            "SELECT user_id, read_at FROM ditto_subscriptions WHERE app_id = ?1 AND room_id = ?2"
+            "SELECT \(DittoMirrorRow.subscriberColumns) FROM ditto_subscriptions WHERE app_id = ?1 AND room_id = ?2"
         ) { row in
             try row.bind(1, appId)
             try row.bind(2, message.roomId)
             var subscribers: [DittoMessageFacts.Subscriber] = []
             while try row.step() {
-                subscribers.append(DittoMirrorRow.subscriber(userId: row.string(0), readAt: row.optionalDate(1)))
+                subscribers.append(try DittoMirrorRow.subscriber(row: row))
             }
             return subscribers
         }

@@ -58,21 +58,14 @@ extension SQLiteConnection {
     func dittoRoom(appId: String, roomId: String) throws -> DittoMessageFacts.Room? {
         try withStatement(
             """
-            SELECT room_id, is_direct, name, messages_id, is_generated, participants FROM ditto_rooms
+            SELECT \(DittoMirrorRow.roomColumns) FROM ditto_rooms
             WHERE app_id = ?1 AND room_id = ?2 ORDER BY is_direct DESC, collection LIMIT 1
             """
         ) { row in
             try row.bind(1, appId)
             try row.bind(2, roomId)
             guard try row.step() else { return nil }
-            return DittoMirrorRow.room(
-                id: row.string(0),
-                isDirect: row.int(1) != 0,
-                name: row.optionalString(2),
-                messagesId: row.optionalString(3),
-                isGenerated: row.int(4) != 0,
-                participants: row.string(5)
-            )
+            return try DittoMirrorRow.room(row: row)
         }
     }
 }

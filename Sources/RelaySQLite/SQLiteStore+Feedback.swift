@@ -41,9 +41,7 @@ extension SQLiteStore {
         return try db.transaction {
             let jobs = try db.withStatement(
                 """
-                SELECT id, app_id, token, user_id, environment, reason, apns_timestamp, retired_at, attempts,
-                    expires_at, platform, address
-                FROM feedback
+                SELECT \(FeedbackJob.columns()) FROM feedback
                 WHERE next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until < ?1)
                 ORDER BY next_attempt_at, id
                 LIMIT ?2
@@ -52,26 +50,7 @@ extension SQLiteStore {
                 try row.bind(1, now)
                 try row.bind(2, limit)
                 var jobs: [FeedbackJob] = []
-                while try row.step() {
-                    jobs.append(
-                        FeedbackJob(
-                            feedbackId: row.int64(0),
-                            appId: row.string(1),
-                            token: try StoredValues.token(
-                                row.string(2),
-                                platform: row.string(10),
-                                address: row.optionalString(11),
-                                scope: row.string(4)
-                            ),
-                            userId: row.string(3),
-                            reason: row.string(5),
-                            invalidSince: row.optionalDate(6),
-                            retiredAt: row.date(7),
-                            attempts: row.int(8),
-                            expiresAt: row.date(9)
-                        )
-                    )
-                }
+                while try row.step() { jobs.append(try FeedbackJob(row: row)) }
                 return jobs
             }
             for job in jobs {
@@ -123,7 +102,7 @@ extension SQLiteStore {
         guard limit > 0 else { return [] }
         return try db.withStatement(
             """
-            SELECT \(Self.deviceColumns) FROM devices
+            SELECT \(Device.columns) FROM devices
             WHERE app_id = ?1 AND state = 'retired' AND retired_at >= ?2
             ORDER BY retired_at, token
             LIMIT ?3
@@ -133,7 +112,7 @@ extension SQLiteStore {
             try statement.bind(2, since)
             try statement.bind(3, limit)
             var devices: [Device] = []
-            while try statement.step() { devices.append(try Self.readDevice(statement)) }
+            while try statement.step() { devices.append(try Device(row: statement)) }
             return devices
         }
     }

@@ -226,7 +226,7 @@ extension SQLiteStore {
         try db.withStatement("SELECT id FROM notifications WHERE app_id = ?1 AND message_id = ?2") { row in
             try row.bind(1, appId)
             try row.bind(2, messageId)
-            return try row.step() ? try StoredValues.uuid(row.string(0)) : nil
+            return try row.step() ? try row.uuid(0) : nil
         }
     }
 
@@ -243,69 +243,32 @@ extension SQLiteStore {
         return try db.transaction {
             let header = try db.withStatement(
                 """
-                SELECT id, kind, room_id, sender_id, message_id, created_at, first_delivery_id, last_delivery_id
+                SELECT \(NotificationSummary.columns), first_delivery_id, last_delivery_id
                 FROM notifications WHERE id = ?1 AND app_id = ?2
                 """
             ) { row -> (NotificationSummary, DeliveryRun)? in
                 try row.bind(1, id)
                 try row.bind(2, appId)
                 guard try row.step() else { return nil }
-                guard let kind = NotificationKind(rawValue: row.string(1)) else {
-                    throw StoreError(code: .invalidData, message: "notification \(id) has an unknown kind")
-                }
-                let summary = NotificationSummary(
-                    id: try StoredValues.uuid(row.string(0)),
-                    kind: kind,
-                    roomId: row.string(2),
-                    senderId: row.string(3),
-                    messageId: row.optionalString(4),
-                    createdAt: row.date(5),
-                    counts: DeliveryCounts()
-                )
-                return (summary, DeliveryRun(row, first: 6))
+                return (try NotificationSummary(row: row), DeliveryRun(row, first: 6))
             }
             guard let (header, run) = header else { return nil }
             var summary = header
-            try db.withStatement("SELECT status, count(*) FROM deliveries WHERE id BETWEEN ?1 AND ?2 GROUP BY status") {
+            try db.withStatement(
+                "SELECT \(DeliveryCounts.columns) FROM deliveries WHERE id BETWEEN ?1 AND ?2 GROUP BY status"
+            ) {
                 try run.bind(to: $0, at: 1)
-                while try $0.step() {
-                    if let status = DeliveryStatus(rawValue: $0.string(0)) { summary.counts[status] = $0.int(1) }
-                }
+                while try $0.step() { try summary.counts.add(row: $0) }
             }
             let deliveries = try db.withStatement(
-                """
-                SELECT dl.id, dl.token, dl.status, dl.attempts, dl.last_status, dl.last_reason,
-                    coalesce(dl.updated_at, ?1), dl.sent_at, dl.next_attempt_at, d.platform
-                FROM deliveries AS dl
-                LEFT JOIN devices AS d ON d.app_id = dl.app_id AND d.user_id = dl.user_id AND d.token = dl.token
-                WHERE dl.id BETWEEN ?3 + ?5 AND ?4 ORDER BY dl.id LIMIT ?2
-                """
+                DeliveryRecord.selectSQL + "\nWHERE dl.id BETWEEN ?2 + ?4 AND ?3 ORDER BY dl.id LIMIT ?1"
             ) { row in
-                try row.bind(1, header.createdAt)
-                try row.bind(2, max(0, limit))
-                try row.bind(5, max(0, offset))
-                try run.bind(to: row, at: 3)
+                try row.bind(1, max(0, limit))
+                try row.bind(4, max(0, offset))
+                try run.bind(to: row, at: 2)
                 var records: [DeliveryRecord] = []
                 while try row.step() {
-                    guard let status = DeliveryStatus(rawValue: row.string(2)) else {
-                        throw StoreError(code: .invalidData, message: "delivery \(row.int64(0)) has an unknown status")
-                    }
-                    records.append(
-                        DeliveryRecord(
-                            deliveryId: row.int64(0),
-                            token: row.string(1),
-                            status: status,
-                            platform: row.optionalString(9).flatMap(Platform.init(rawValue:)),
-                            pushId: PushIdentifier.forDelivery(row.int64(0), of: n),
-                            attempts: row.int(3),
-                            lastStatus: row.optionalInt(4),
-                            lastReason: row.optionalString(5),
-                            createdAt: header.createdAt,
-                            updatedAt: row.date(6),
-                            sentAt: row.optionalDate(7),
-                            nextAttemptAt: row.optionalDate(8)
-                        )
-                    )
+                    records.append(try DeliveryRecord(row: row, notificationId: n, createdAt: header.createdAt))
                 }
                 return records
             }
@@ -333,7 +296,7 @@ struct DeliveryRun {
     var last: Int64?
 
     /// Reads the two columns from `first` on.
-    init(_ row: SQLiteStatement, first column: Int32) {
+    init(_ row: SQLiteStatement, first column: Int) {
         first = row.isNull(column) ? nil : row.int64(column)
         last = row.isNull(column + 1) ? nil : row.int64(column + 1)
     }

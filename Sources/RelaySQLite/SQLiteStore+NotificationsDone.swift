@@ -29,13 +29,11 @@ extension SQLiteStore {
                 guard !pending else { continue }
                 var counts = DeliveryCounts()
                 try db.withStatement(
-                    "SELECT status, count(*) FROM deliveries WHERE id BETWEEN ?1 AND ?2 GROUP BY status"
+                    "SELECT \(DeliveryCounts.columns) FROM deliveries WHERE id BETWEEN ?1 AND ?2 GROUP BY status"
                 ) {
                     row in
                     try run.bind(to: row, at: 1)
-                    while try row.step() {
-                        if let status = DeliveryStatus(rawValue: row.string(0)) { counts[status] = row.int(1) }
-                    }
+                    while try row.step() { try counts.add(row: row) }
                 }
                 if counts.total > 0 { finished[id] = counts }
             }

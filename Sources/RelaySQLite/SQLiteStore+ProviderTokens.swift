@@ -14,12 +14,12 @@ extension SQLiteStore {
     ) async throws -> IssuedProviderToken {
         try db.transaction {
             let stored = try db.withStatement(
-                "SELECT token, issued_at FROM provider_tokens WHERE team_id = ?1 AND key_id = ?2"
+                "SELECT \(IssuedProviderToken.columns) FROM provider_tokens WHERE team_id = ?1 AND key_id = ?2"
             ) { row -> IssuedProviderToken? in
                 try row.bind(1, teamId)
                 try row.bind(2, keyId)
                 guard try row.step() else { return nil }
-                return IssuedProviderToken(token: row.string(0), issuedAt: row.int(1))
+                return try IssuedProviderToken(row: row)
             }
             if let stored, ProviderTokenRule.usable(stored, replacing: replacing, freshAfter: freshAfter) {
                 return stored

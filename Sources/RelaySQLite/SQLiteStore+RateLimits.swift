@@ -12,13 +12,13 @@ extension SQLiteStore {
             try pruneRateRows(request, minute: minute, now: now)
             let stored = try request.buckets.map { rule in
                 try db.withStatement(
-                    "SELECT micro_tokens, updated_at FROM rate_buckets WHERE app_id = ?1 AND user_id = ?2 AND bucket = ?3"
+                    "SELECT \(UserRateLimit.Bucket.columns) FROM rate_buckets WHERE app_id = ?1 AND user_id = ?2 AND bucket = ?3"
                 ) { row -> UserRateLimit.Bucket? in
                     try row.bind(1, request.appId)
                     try row.bind(2, request.senderId)
                     try row.bind(3, rule.name.rawValue)
                     guard try row.step() else { return nil }
-                    return UserRateLimit.Bucket(microTokens: row.int64(0), updatedAt: row.int64(1))
+                    return try UserRateLimit.Bucket(row: row)
                 }
             }
             let recipients = try StoredValues.jsonList(request.recipients)

@@ -11,7 +11,7 @@ extension SQLiteStore {
             try statement.bind(2, roomId)
             try statement.bind(3, userId)
             guard try statement.step() else { return nil }
-            return try Self.readMember(statement)
+            return try RoomMember(row: statement)
         }
     }
 

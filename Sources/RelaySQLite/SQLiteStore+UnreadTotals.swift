@@ -120,7 +120,7 @@ extension SQLiteStore {
             try row.bind(2, roomId)
             try row.bind(3, key)
             guard try row.step() else { return nil }
-            return UnreadSQL.IndexRow(senderId: row.string(0), createdAt: row.date(1), isArchived: row.int(2) != 0)
+            return try UnreadSQL.IndexRow(row: row)
         }
     }
 

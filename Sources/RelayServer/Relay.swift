@@ -29,6 +29,8 @@ public final class Relay: Sendable {
     public let instanceId: String
     public let metrics: RelayMetrics
     private let server: HTTPServer
+    /// The API's router behind the store deadline: what ``server`` and ``respond(to:)`` answer with.
+    private let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     /// The `http.admin` listener; nil when not enabled.
     private let adminServer: HTTPServer?
     private let dispatcher: Dispatcher
@@ -193,12 +195,14 @@ public final class Relay: Sendable {
         let onResponse: @Sendable (AccessLogEntry) -> Void = { accessLog.record($0) }
         let adminAccessLog = AccessLog(metrics: nil, logger: logger.with(["component": "http"]))
         self.adminAccessLog = adminAccessLog
+        let handler = Self.withStoreDeadline(router.handler, configuration.storage)
+        self.handler = handler
         server = HTTPServer(
             configuration: http,
             tls: tls,
             methods: router.methods,
             headerCheck: router.headerCheck,
-            handler: Self.withStoreDeadline(router.handler, configuration.storage),
+            handler: handler,
             logger: logger,
             onResponse: onResponse
         )
@@ -209,6 +213,11 @@ public final class Relay: Sendable {
             onResponse: { adminAccessLog.record($0) }
         )
     }
+
+    /// Answers `request` as the HTTP listener's handler does, without a socket: the listener's own checks
+    /// (methods, header checks, connection limits, access log) are not applied. For tests that drive the
+    /// API in-process.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse { await handler(request) }
 
     /// The HTTP port (the real one when the configuration asked for 0).
     public var port: Int { server.port }

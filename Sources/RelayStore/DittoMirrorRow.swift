@@ -1,30 +1,34 @@
 import Foundation
 import RelayCore
 
-/// Builds the mirror's facts from the columns of its rows: one reading for every engine.
+/// Builds the mirror's facts from its rows: one reading for every engine.
 package enum DittoMirrorRow {
-    /// A room row: `participants` is the JSON array of user ids as stored.
-    package static func room(
-        id: String,
-        isDirect: Bool,
-        name: String?,
-        messagesId: String?,
-        isGenerated: Bool,
-        participants: String
-    ) -> DittoMessageFacts.Room {
-        var fields: [String: JSONValue] = ["isGenerated": .bool(isGenerated)]
-        if let name { fields["name"] = .string(name) }
-        if let messagesId { fields["messagesId"] = .string(messagesId) }
-        let ids = (try? JSONDecoder().decode([String].self, from: Data(participants.utf8))) ?? []
+    /// The columns ``room(row:)`` reads, in its order, of a `ditto_rooms` row (the JSON array of
+    /// participants read as text).
+    package static let roomColumns = "room_id, is_direct, name, messages_id, is_generated, CAST(participants AS text)"
+
+    /// A room from a row that starts with ``roomColumns``.
+    package static func room(row: some StoredRow) throws -> DittoMessageFacts.Room {
+        var fields: [String: JSONValue] = ["isGenerated": .bool(try row.bool(4))]
+        if let name = row.optionalString(2) { fields["name"] = .string(name) }
+        if let messagesId = row.optionalString(3) { fields["messagesId"] = .string(messagesId) }
+        let ids = (try? JSONDecoder().decode([String].self, from: Data(row.string(5).utf8))) ?? []
         fields["participants"] = .array(ids.map(JSONValue.string))
-        return DittoMessageFacts.Room(DittoChatRoom(DittoDocument(id: id, fields: fields)), isDirect: isDirect)
+        return DittoMessageFacts.Room(
+            DittoChatRoom(DittoDocument(id: row.string(0), fields: fields)),
+            isDirect: try row.bool(1)
+        )
     }
 
-    /// A subscription row: a NULL `read_at` is a subscription whose value is no readable date.
-    package static func subscriber(userId: String, readAt: Date?) -> DittoMessageFacts.Subscriber {
+    /// The columns ``subscriber(row:)`` reads, in its order, of a `ditto_subscriptions` row.
+    package static let subscriberColumns = "user_id, read_at"
+
+    /// A subscriber from a row that starts with ``subscriberColumns``: a NULL `read_at` is a subscription
+    /// whose value is no readable date.
+    package static func subscriber(row: some StoredRow) throws -> DittoMessageFacts.Subscriber {
         DittoMessageFacts.Subscriber(
-            userId: userId,
-            subscription: readAt.map(DittoChatUser.Subscription.readAt) ?? .unreadable
+            userId: row.string(0),
+            subscription: try row.optionalDate(1).map(DittoChatUser.Subscription.readAt) ?? .unreadable
         )
     }
 }

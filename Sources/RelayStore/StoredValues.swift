@@ -1,8 +1,8 @@
 import Foundation
 import RelayCore
 
-/// Models read back from the columns every store keeps them as (tokens with their platform, UUIDs, chat
-/// messages), and the claim's rule for a delivery whose device can no longer take it: what both stores
+/// Values read back from the columns every store keeps them as (tokens with their platform, UUIDs,
+/// notification levels), a chat message's content columns, and the claim's rule for a delivery whose device can no longer take it: what both stores
 /// share, so neither spells it differently.
 package enum StoredValues {
     /// A stored token with its stored platform, address (``RelayCore/PushToken/address``) and, where the
@@ -32,7 +32,7 @@ package enum StoredValues {
     }
 
     /// A chat message's `text` column (the text, an image's caption, or a removal's removed message id)
-    /// and `image_url` column.
+    /// and `image_url` column, as ``RelayCore/ChatMessage/init(row:from:)`` reads them back.
     package static func columns(of content: ChatMessage.Content) -> (text: String?, imageURL: String?) {
         switch content {
         case .text(let text): (text, nil)
@@ -41,35 +41,13 @@ package enum StoredValues {
         }
     }
 
-    /// A chat message from its columns (``columns(of:)`` and the ids and names beside them).
-    /// - Throws: ``StoreError`` `.invalidData` for an unknown kind.
-    package static func message(
-        kind: String,
-        roomId: String,
-        senderId: String,
-        messageId: String?,
-        text: String?,
-        imageURL: String?,
-        roomName: String?,
-        senderName: String?
-    ) throws -> ChatMessage {
-        guard let kind = NotificationKind(rawValue: kind) else {
-            throw StoreError(code: .invalidData, message: "stored notification kind '\(kind)' is unknown")
+    /// A stored notification level.
+    /// - Throws: ``StoreError`` `.invalidData` for a value that is none.
+    package static func level(_ text: String) throws -> NotifyLevel {
+        guard let level = NotifyLevel(rawValue: text) else {
+            throw StoreError(code: .invalidData, message: "unknown notification level '\(text)'")
         }
-        let content: ChatMessage.Content =
-            switch kind {
-            case .message: .text(text ?? "")
-            case .imageMessage: .image(caption: text, imageURL: imageURL)
-            case .removal: .removal(messageId: text ?? "")
-            }
-        return ChatMessage(
-            roomId: roomId,
-            senderId: senderId,
-            content: content,
-            messageId: messageId,
-            roomName: roomName,
-            senderName: senderName
-        )
+        return level
     }
 
     /// Why a due delivery can no longer be sent, as its final status and reason; nil when it can. Decided

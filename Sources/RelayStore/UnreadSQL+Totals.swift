@@ -148,5 +148,10 @@ extension UnreadSQL {
             self.createdAt = createdAt
             self.isArchived = isArchived
         }
+
+        /// A row of ``indexedMessageSQL``.
+        package init(row: some StoredRow) throws {
+            self.init(senderId: row.string(0), createdAt: try row.date(1), isArchived: try row.bool(2))
+        }
     }
 }

@@ -22,6 +22,14 @@ package enum UserRateLimit {
             self.microTokens = microTokens
             self.updatedAt = updatedAt
         }
+
+        /// The columns ``init(row:)`` reads, in its order, of a `rate_buckets` row.
+        package static let columns = "micro_tokens, updated_at"
+
+        /// A bucket from a row that starts with ``columns``.
+        package init(row: some StoredRow) throws {
+            self.init(microTokens: try row.int64(0), updatedAt: try row.int64(1))
+        }
     }
 
     /// The buckets to store (one per ``UserRateRequest/buckets``, in order) and, when refused, why: the

@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

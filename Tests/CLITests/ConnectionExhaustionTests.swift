@@ -52,7 +52,7 @@ import Testing
                 }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            throw ProcessHarnessError(description: "the flood did not report its connections")
+            throw TestFailure(description: "the flood did not report its connections")
         }
     }
 

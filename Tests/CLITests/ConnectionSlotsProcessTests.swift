@@ -95,7 +95,7 @@ import Testing
                 }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            throw ProcessHarnessError(description: "the flood printed no '\(prefix)'")
+            throw TestFailure(description: "the flood printed no '\(prefix)'")
         }
     }
 

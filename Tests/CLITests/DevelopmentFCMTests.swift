@@ -2,6 +2,7 @@ import FCMCore
 import Foundation
 import RelayCore
 import RelayFCM
+import RelayTestSupport
 import Testing
 
 /// `push-relay serve` on its embedded defaults also runs a mock FCM for the development app: its service

@@ -243,6 +243,6 @@ import Testing
 extension PostgresStore {
     /// How many Ditto documents of `appId` the mirror has recorded (tests).
     func mirroredDocuments(appId: String) throws -> Int {
-        try db.query("SELECT count(*) FROM ditto_documents WHERE app_id = $1", appId).int(0, 0)
+        try db.query("SELECT count(*) FROM ditto_documents WHERE app_id = $1", appId)[0].int(0)
     }
 }

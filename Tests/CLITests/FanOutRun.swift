@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// A room of devices registered through a running `serve`, one webhook to it, and what the in-process mock

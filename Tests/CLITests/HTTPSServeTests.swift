@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// `push-relay config check` and `serve` with `http.tls`: the pair is checked by the TLS library before

@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// `push-relay health`, the image's health check, against a live `serve` over HTTP and HTTPS.

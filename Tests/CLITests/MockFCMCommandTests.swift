@@ -2,6 +2,7 @@ import FCMCore
 import Foundation
 import RelayCore
 import RelayFCM
+import RelayTestSupport
 import Testing
 
 /// `push-relay mock-fcm` as a process: it writes a service account pointing at itself, and the real FCM

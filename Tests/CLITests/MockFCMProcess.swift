@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 
 /// `push-relay mock-fcm` as a process on port 0, with a service account it made for itself (its key file
 /// written to ``accountFile``, `token_uri` at the mock) and every answered message recorded to a file.
@@ -36,7 +37,7 @@ struct MockFCMProcess {
         )
         let listening = try await process.line(startingWith: "mock FCM listening on ")
         guard let base = listening.split(separator: " ").first.map(String.init) else {
-            throw ProcessHarnessError(description: "no URL in 'mock FCM listening on \(listening)'")
+            throw TestFailure(description: "no URL in 'mock FCM listening on \(listening)'")
         }
         baseURL = base
         _ = try await process.line(startingWith: "mock FCM service account written to \(accountFile)")
@@ -53,7 +54,7 @@ struct MockFCMProcess {
                 return try lines.map { try JSONDecoder().decode(Recorded.self, from: Data($0.utf8)) }
             }
             guard ContinuousClock.now < deadline else {
-                throw ProcessHarnessError(description: "mock FCM recorded \(lines.count) of \(count) messages")
+                throw TestFailure(description: "mock FCM recorded \(lines.count) of \(count) messages")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

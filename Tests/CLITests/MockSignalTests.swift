@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// The mock commands run a one-service group: each stopping signal, sent to the real process, stops it

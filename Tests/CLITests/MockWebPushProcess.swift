@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 
 /// `push-relay mock-webpush` as a process on port 0, its subscriptions in a directory of the test's, every
 /// answered push recorded to a file; with a subscription and a VAPID key made by the CLI as a developer
@@ -32,23 +33,23 @@ struct MockWebPushProcess {
         )
         let listening = try await process.line(startingWith: "mock Web Push listening on ")
         guard let base = listening.split(separator: " ").first.map(String.init) else {
-            throw ProcessHarnessError(description: "no URL in 'mock Web Push listening on \(listening)'")
+            throw TestFailure(description: "no URL in 'mock Web Push listening on \(listening)'")
         }
         baseURL = base
         let made = try await CommandTests.run(
             ["mock-webpush", "--new-subscription", "--url", base, "--subscriptions", subscriptions]
         )
-        guard made.status == 0 else { throw ProcessHarnessError(description: "--new-subscription: \(made.stderr)") }
+        guard made.status == 0 else { throw TestFailure(description: "--new-subscription: \(made.stderr)") }
         try Data(made.stdout.utf8).write(to: URL(fileURLWithPath: subscriptionFile))
         let key = try await CommandTests.run(["keys", "vapid", "--out", vapidKeyFile])
-        guard key.status == 0 else { throw ProcessHarnessError(description: "keys vapid: \(key.stderr)") }
+        guard key.status == 0 else { throw TestFailure(description: "keys vapid: \(key.stderr)") }
     }
 
     /// The subscription's endpoint.
     func endpoint() throws -> String {
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: subscriptionFile)))
         guard let endpoint = (object as? [String: Any])?["endpoint"] as? String else {
-            throw ProcessHarnessError(description: "no endpoint in \(subscriptionFile)")
+            throw TestFailure(description: "no endpoint in \(subscriptionFile)")
         }
         return endpoint
     }
@@ -63,13 +64,13 @@ struct MockWebPushProcess {
             if lines.count >= count {
                 return try lines.map { line in
                     guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                        throw ProcessHarnessError(description: "record line is not an object: \(line)")
+                        throw TestFailure(description: "record line is not an object: \(line)")
                     }
                     return object
                 }
             }
             guard ContinuousClock.now < deadline else {
-                throw ProcessHarnessError(description: "mock Web Push recorded \(lines.count) of \(count) pushes")
+                throw TestFailure(description: "mock Web Push recorded \(lines.count) of \(count) pushes")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// The `notification done` line of a real `serve` at `info`: one per notification once none of its

@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// Issue 23 as an operator meets it: a configuration file is strict JSON with errors at a line and column,

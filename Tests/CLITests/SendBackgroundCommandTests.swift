@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// `push-relay send --push-type background` against `push-relay mock-apns`: both real processes over h2c,

@@ -1,6 +1,7 @@
 import Foundation
 import PushRelayClient
 import RelayCore
+import RelayTestSupport
 import Testing
 
 /// The client against the live relay (through the test's front): what the relay stored and what the mock

@@ -1,5 +1,6 @@
 import Foundation
 import PushRelayClient
+import RelayTestSupport
 import Testing
 
 /// How the client retries, against the live relay behind the test's front (which answers scripted

@@ -2,7 +2,6 @@ import APNsMock
 import Foundation
 import RelayCore
 import RelayCrypto
-import RelaySQLite
 import RelayServer
 import RelayStore
 import RelayTestSupport
@@ -14,18 +13,14 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// A failure of the test set-up itself (an answer that is not the expected JSON, a deadline passed).
-struct LiveRelayError: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// The real relay on 127.0.0.1 port 0 (SQLite file in a temporary directory) with one app, sending over
 /// h2c to a real mock APNs, and a ``RelayFront`` before it that the clients talk to.
 struct LiveRelay: Sendable {
     static let appId = "chat"
     static let topic = "com.example.chat"
 
-    let relay: Relay
+    /// The relay under test, live on a socket.
+    let testRelay: TestRelay
     let mock: MockAPNsServer
     let front: RelayFront
     /// The app's API key: what the backend sends, and today also the user credential (``TestCredential``).
@@ -91,20 +86,16 @@ struct LiveRelay: Sendable {
     func pushes(to token: String) throws -> [[String: Any]] {
         try mock.requests.filter { $0.deviceToken == token }.map { request in
             guard let object = try JSONSerialization.jsonObject(with: request.body) as? [String: Any] else {
-                throw LiveRelayError(description: "a push body is not a JSON object")
+                throw TestFailure(description: "a push body is not a JSON object")
             }
             return object
         }
     }
 
     private func backend<T: Decodable>(_ path: String, as type: T.Type) async throws -> T {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(relay.port)\(path)")!)
-        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
-        let (data, response) = try await URLSession.shared.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-            throw LiveRelayError(description: "GET \(path): \(String(decoding: data, as: UTF8.self))")
-        }
-        return try JSONDecoder().decode(T.self, from: data)
+        let answer = try await testRelay.call("GET", path, bearer: apiKey)
+        guard answer.status == 200 else { throw TestFailure(description: "GET \(path): \(answer.text)") }
+        return try answer.decode(T.self)
     }
 }
 
@@ -152,27 +143,15 @@ func withLiveRelay(ditto: Configuration.Ditto? = nil, _ body: (LiveRelay) async 
     ]
     configuration.apps[0].userAuth = UserTokenIssuer.shared.userAuth
     configuration.apps[0].ditto = ditto
-    let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
-    let relay = try Relay(configuration: configuration, store: store, logger: .disabled())
-    try await relay.start()
-    let front = RelayFront(relayPort: relay.port)
-    do {
-        try front.start()
-        try await body(LiveRelay(relay: relay, mock: mock, front: front, apiKey: apiKey))
-    } catch {
+    try await TestRelay.with(configuration, directory: directory) { relay in
+        let front = RelayFront(relayPort: try relay.port)
+        do {
+            try front.start()
+            try await body(LiveRelay(testRelay: relay, mock: mock, front: front, apiKey: apiKey))
+        } catch {
+            await front.stop()
+            throw error
+        }
         await front.stop()
-        await relay.shutdown()
-        throw error
-    }
-    await front.stop()
-    await relay.shutdown()
-}
-
-/// Polls `condition` every 20 ms until it holds; fails after `seconds` (a generous bound, not a timing).
-func waitUntil(_ what: String, seconds: Double = 20, _ condition: () throws -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while try !condition() {
-        guard Date() < deadline else { throw LiveRelayError(description: "timed out waiting for \(what)") }
-        try await Task.sleep(nanoseconds: 20_000_000)
     }
 }

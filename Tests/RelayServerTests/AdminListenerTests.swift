@@ -4,6 +4,7 @@ import RelayHTTP
 import RelaySQLite
 import RelayServer
 import RelayStore
+import RelayTestSupport
 import Testing
 
 /// `http.admin`: metrics and probes on a listener of their own, over real sockets on loopback.

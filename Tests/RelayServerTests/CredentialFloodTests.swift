@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayHTTP
+import RelayTestSupport
 import Synchronization
 import Testing
 
@@ -63,7 +64,7 @@ import Testing
                         }
                     }
                     // While the flood runs (the webhook is busy with it), Alice signs in from elsewhere.
-                    try await waitUntil { webhook.calls(excluding: "alice-session") > 0 }
+                    try await waitUntil("a call of the webhook") { webhook.calls(excluding: "alice-session") > 0 }
                     let alice = try await relay.call(
                         "GET",
                         "/v1/users/alice/devices",
@@ -160,7 +161,9 @@ import Testing
                     }
                     // Every webhook call is taken by the flood when Alice, in yet another range, signs in.
                     // (A loaded test machine's junk clients can take long to get there.)
-                    try await waitUntil(timeout: .seconds(90)) { webhook.calls(excluding: "alice-session") >= 64 }
+                    try await waitUntil("64 calls of the webhook", timeout: .seconds(90)) {
+                        webhook.calls(excluding: "alice-session") >= 64
+                    }
                     let alice = try await relay.call(
                         "GET",
                         "/v1/users/alice/devices",
@@ -209,9 +212,9 @@ import Testing
         request.setValue(address, forHTTPHeaderField: "X-Forwarded-For")
         let (data, response) = try await session.data(for: request)
         let http = try #require(response as? HTTPURLResponse)
-        let error = try? JSONDecoder().decode(ErrorJSON.self, from: data)
+        let error = TestResponse(status: http.statusCode, body: data).error
         let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap { Int($0) }
-        return (http.statusCode, error?.error.code ?? "", retryAfter)
+        return (http.statusCode, error?.code ?? "", retryAfter)
     }
 
     /// The flood's progress, shared by its clients: it goes on until stopped and at least a minimum sent.
@@ -231,15 +234,6 @@ import Testing
         func stop() { state.withLock { $0.stopped = true } }
         var sent: Int { state.withLock { $0.sent } }
         var statuses: [Int: Int] { state.withLock { $0.statuses } }
-    }
-}
-
-/// Waits until `condition` holds, checking every 10 ms for at most `timeout`.
-private func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { throw HarnessError(description: "condition not met in time") }
-        try await Task.sleep(for: .milliseconds(10))
     }
 }
 

@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import RelayCrypto
+import RelayTestSupport
 import Testing
 
 /// End to end: webhook in, HTTP/2 requests out to the mock APNs, outcomes recorded in SQLite.
@@ -44,7 +45,7 @@ import Testing
                 #expect(request.header("apns-collapse-id") == "dittochat-msg-msg-1")
                 let expiration = try #require(request.header("apns-expiration").flatMap { Int($0) })
                 #expect(
-                    (before + RelayHarness.ttlSeconds - 1)...(after + RelayHarness.ttlSeconds + 1) ~= expiration
+                    (before + RelayTestBed.ttlSeconds - 1)...(after + RelayTestBed.ttlSeconds + 1) ~= expiration
                 )
                 let delivery = try #require(view.delivery(for: token))
                 #expect(delivery.status == "sent" && delivery.attempts == 1)
@@ -56,7 +57,7 @@ import Testing
                 #expect(authorization.hasPrefix("bearer "))
                 let jwt = try JSONWebToken(parsing: String(authorization.dropFirst("bearer ".count)))
                 #expect(jwt.verify(with: relay.providerKey))
-                #expect(jwt.header.kid == RelayHarness.keyId && jwt.claims.iss == RelayHarness.teamId)
+                #expect(jwt.header.kid == RelayTestBed.keyId && jwt.claims.iss == RelayTestBed.teamId)
 
                 let raw = String(decoding: request.body, as: UTF8.self)
                 #expect(raw.contains("https://example.com/a/b") && !raw.contains("\\/") && raw.contains("👋"))

@@ -85,7 +85,7 @@ import Testing
     ) async throws {
         let deadline = ContinuousClock.now + timeout
         while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw HarnessError(description: "never: \(what)") }
+            guard ContinuousClock.now < deadline else { throw TestFailure(description: "never: \(what)") }
             try await Task.sleep(for: .milliseconds(100))
         }
     }

@@ -4,9 +4,9 @@ import RelayCore
 import RelayCrypto
 import RelayHTTP
 import RelayOutbox
-import RelaySQLite
 import RelayServer
 import RelayStore
+import RelayTestSupport
 import Synchronization
 import Testing
 
@@ -23,30 +23,19 @@ final class FeedbackHarness: Sendable {
         var apiKey: String
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    struct Answer: Sendable {
-        var status: Int
-        var body: Data
-        /// Header fields by lowercased name.
-        var headers: [String: String] = [:]
-        var text: String { String(decoding: body, as: UTF8.self) }
-        func json() throws -> [String: Any] {
-            guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-                throw Failure(description: "not a JSON object: \(text)")
-            }
-            return object
-        }
-    }
+    /// One answer of the relay.
+    typealias Answer = TestResponse
 
     let mock: MockAPNsServer
+    /// The relay under test, live on a socket.
+    let testRelay: TestRelay
+    /// Its running relay.
     let relay: Relay
     let apps: [App]
 
-    init(mock: MockAPNsServer, relay: Relay, apps: [App]) {
+    init(mock: MockAPNsServer, testRelay: TestRelay, relay: Relay, apps: [App]) {
         self.mock = mock
+        self.testRelay = testRelay
         self.relay = relay
         self.apps = apps
     }
@@ -61,26 +50,17 @@ final class FeedbackHarness: Sendable {
         _ body: (FeedbackHarness) async throws -> Void
     ) async throws {
         try await withRelayTestBed(appCount: appCount, script: script, configure: configure) { bed in
-            let configuration = bed.configuration
-            let store = try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled())
-            let relay = try Relay(
-                configuration: configuration,
-                store: store,
-                logger: .disabled(),
-                feedback: feedback,
-                gaugeInterval: .milliseconds(500)
-            )
-            try await relay.start()
-            let harness = FeedbackHarness(
-                mock: bed.mock,
-                relay: relay,
-                apps: bed.apps.map { App(id: $0.id, apiKey: $0.apiKey) }
-            )
-            do { try await body(harness) } catch {
-                await relay.shutdown()
-                throw error
+            let relay = bed.testRelay(options: .init(feedback: feedback, gaugeInterval: .milliseconds(500)))
+            try await relay.run {
+                try await body(
+                    FeedbackHarness(
+                        mock: bed.mock,
+                        testRelay: relay,
+                        relay: try relay.relay,
+                        apps: bed.apps.map { App(id: $0.id, apiKey: $0.apiKey) }
+                    )
+                )
             }
-            await relay.shutdown()
         }
     }
 
@@ -93,32 +73,11 @@ final class FeedbackHarness: Sendable {
         key: String?,
         headers: [String: String] = [:]
     ) async throws -> Answer {
-        let (status, data, fields) = try await exchange(
-            port: relay.port,
-            method,
-            path,
-            bearer: key,
-            json: json,
-            body: body,
-            headers: headers
-        )
-        return Answer(status: status, body: data, headers: fields)
+        try await testRelay.call(method, path, json: json, body: body, bearer: key, headers: headers)
     }
 
     /// `GET path` on the relay's admin listener (`http.admin`), without a key.
-    func adminCall(_ path: String) async throws -> Answer {
-        let port = try #require(relay.adminPort, "the admin listener is off")
-        let (status, data, fields) = try await exchange(
-            port: port,
-            "GET",
-            path,
-            bearer: nil,
-            json: nil,
-            body: nil,
-            headers: [:]
-        )
-        return Answer(status: status, body: data, headers: fields)
-    }
+    func adminCall(_ path: String) async throws -> Answer { try await testRelay.adminCall(path) }
 
     /// Registers `token` for `user` in room `general` of `app`, then has alice post a message there (signed
     /// with `secret` when the app requires signed webhooks).
@@ -156,7 +115,9 @@ final class FeedbackHarness: Sendable {
             try #require(answer.status == 200, "dead-tokens: \(answer.status) \(answer.text)")
             let list = try answer.json()["deadTokens"] as? [[String: Any]] ?? []
             if list.count >= count { return list }
-            guard ContinuousClock.now < deadline else { throw Failure(description: "only \(list.count) dead tokens") }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure(description: "only \(list.count) dead tokens")
+            }
             try await Task.sleep(for: .milliseconds(25))
         }
     }

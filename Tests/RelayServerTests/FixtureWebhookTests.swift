@@ -1,5 +1,6 @@
 import APNsMock
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// The webhook and registration bodies in fixtures/ (shaped like what a host app sends from the Ditto chat

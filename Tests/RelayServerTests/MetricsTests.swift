@@ -4,6 +4,7 @@ import RelayAPNs
 import RelayCore
 import RelayOutbox
 import RelayServer
+import RelayTestSupport
 import Synchronization
 import Testing
 
@@ -178,7 +179,7 @@ func metricSamples(_ text: String) throws -> [String: Double] {
     var samples: [String: Double] = [:]
     for line in text.split(separator: "\n") where !line.hasPrefix("#") {
         guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
-            throw HarnessError(description: "not a sample line: \(line)")
+            throw TestFailure(description: "not a sample line: \(line)")
         }
         samples[String(line[..<space])] = value
     }

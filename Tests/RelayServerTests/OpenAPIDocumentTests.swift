@@ -6,6 +6,7 @@ import RelayOutbox
 import RelaySQLite
 import RelayServer
 import RelayStore
+import RelayTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -117,21 +118,14 @@ import Testing
         configuration.apps = [
             Configuration.App(id: "openapi-test", topic: "com.example.chat", apiKeySHA256: [APIKey.hash("k")])
         ]
-        let relay = try Relay(configuration: configuration, store: try SQLiteStore.temporary(), logger: .disabled())
-        try await relay.start()
-        do {
-            let url = try #require(URL(string: "http://127.0.0.1:\(relay.port)/openapi.json"))
-            let (body, response) = try await URLSession.shared.data(from: url)
-            let http = try #require(response as? HTTPURLResponse)
-            #expect(http.statusCode == 200)
-            #expect(http.value(forHTTPHeaderField: "Content-Type") == "application/json")
-            #expect(body == OpenAPIDocument.data)
-            let served = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let store = TestRelay.StoreChoice { _, _ in try SQLiteStore.temporary() }
+        try await TestRelay.with(configuration, store: store) { relay in
+            let answer = try await relay.call("GET", "/openapi.json")
+            #expect(answer.status == 200)
+            #expect(answer.header("Content-Type") == "application/json")
+            #expect(answer.body == OpenAPIDocument.data)
+            let served = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
             #expect((served["paths"] as? [String: Any])?["/openapi.json"] != nil)
-        } catch {
-            await relay.shutdown()
-            throw error
         }
-        await relay.shutdown()
     }
 }

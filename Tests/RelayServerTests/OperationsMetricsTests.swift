@@ -16,42 +16,38 @@ import Testing
         let url = try await cluster.newDatabaseURL() + "&connect_timeout=2"
         try await withRelayTestBed(appCount: 1, script: MockScript(), configure: { $0.storage.postgres.url = url }) {
             bed in
-            let relay = try Relay(
-                configuration: bed.configuration,
-                store: try PostgresStore(url: url, logger: .disabled(), statementTimeout: 2),
-                logger: .disabled(),
-                gaugeInterval: .milliseconds(500)
-            )
-            try await relay.start()
+            let testRelay = bed.testRelay(store: .configured(statementTimeout: 2))
             var frozen: FrozenServer?
             defer { frozen?.resume() }
-            do {
-                let admin = try #require(relay.adminPort)
-                let up = try await Self.scrape(admin) { $0["pushrelay_storage_up"] == 1 }
-                #expect(up["pushrelay_outbox_pending{app=\"app0\"}"] == 0)
+            try await testRelay.run {
+                let relay = try testRelay.relay
+                do {
+                    let admin = try #require(relay.adminPort)
+                    let up = try await Self.scrape(admin) { $0["pushrelay_storage_up"] == 1 }
+                    #expect(up["pushrelay_outbox_pending{app=\"app0\"}"] == 0)
 
-                frozen = try FrozenServer(dataDirectory: cluster.dataDirectory)
-                let down = try await Self.scrape(admin) { $0["pushrelay_storage_up"] == 0 }
-                #expect(down["pushrelay_storage_up"] == 0)
-                // The figures last read stay; storage_up says they are not fresh.
-                #expect(down["pushrelay_outbox_pending{app=\"app0\"}"] == 0)
-                let unready = try await Self.get(admin, "/readyz")
-                #expect(unready.status == 503, "\(unready.text)")
-                #expect(try Self.checks(unready)["storage"]?.hasPrefix("unavailable") == true, "\(unready.text)")
-                #expect(try await Self.get(relay.port, "/readyz").status == 503)
-                #expect(try await Self.get(relay.port, "/healthz").status == 200)
+                    frozen = try FrozenServer(dataDirectory: cluster.dataDirectory)
+                    let down = try await Self.scrape(admin) { $0["pushrelay_storage_up"] == 0 }
+                    #expect(down["pushrelay_storage_up"] == 0)
+                    // The figures last read stay; storage_up says they are not fresh.
+                    #expect(down["pushrelay_outbox_pending{app=\"app0\"}"] == 0)
+                    let unready = try await Self.get(admin, "/readyz")
+                    #expect(unready.status == 503, "\(unready.text)")
+                    #expect(try Self.checks(unready)["storage"]?.hasPrefix("unavailable") == true, "\(unready.text)")
+                    #expect(try await Self.get(relay.port, "/readyz").status == 503)
+                    #expect(try await Self.get(relay.port, "/healthz").status == 200)
 
-                frozen?.resume()
-                let back = try await Self.scrape(admin, waiting: .seconds(90)) { $0["pushrelay_storage_up"] == 1 }
-                #expect(back["pushrelay_storage_up"] == 1)
-                let ready = try await Self.get(admin, "/readyz")
-                #expect(ready.status == 200, "\(ready.text)")
-            } catch {
-                frozen?.resume()
-                await relay.shutdown()
-                throw error
+                    frozen?.resume()
+                    let back = try await Self.scrape(admin, waiting: .seconds(90)) { $0["pushrelay_storage_up"] == 1 }
+                    #expect(back["pushrelay_storage_up"] == 1)
+                    let ready = try await Self.get(admin, "/readyz")
+                    #expect(ready.status == 200, "\(ready.text)")
+                } catch {
+                    // The relay's shutdown waits on the database: let it go on first.
+                    frozen?.resume()
+                    throw error
+                }
             }
-            await relay.shutdown()
         }
     }
 
@@ -190,7 +186,7 @@ import Testing
             }
             let first = try await group.next() ?? nil
             group.cancelAll()
-            guard let first else { throw HarnessError(description: "GET \(path) not answered within 10 s") }
+            guard let first else { throw TestFailure(description: "GET \(path) not answered within 10 s") }
             return first
         }
     }

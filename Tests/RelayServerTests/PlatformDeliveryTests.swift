@@ -2,6 +2,7 @@ import APNsMock
 import FCMMock
 import Foundation
 import RelayCore
+import RelayTestSupport
 import Testing
 
 /// Devices of both platforms behind one relay: each push goes to its device's service, rendered for it, and
@@ -63,7 +64,7 @@ import Testing
                 let ttl = try #require(androidPart["ttl"] as? String)
                 let seconds = try #require(Int(ttl.dropLast()))
                 #expect(
-                    ttl.hasSuffix("s") && (RelayHarness.ttlSeconds - 60...RelayHarness.ttlSeconds).contains(seconds)
+                    ttl.hasSuffix("s") && (RelayTestBed.ttlSeconds - 60...RelayTestBed.ttlSeconds).contains(seconds)
                 )
             }
             let devices = try await relay.devices(of: "bob")

@@ -19,7 +19,7 @@ final class PostgresRelays: Sendable {
     let cluster: PostgresCluster
     /// SECONDS one statement of a relay may take before it fails (`.io`).
     let statementTimeout: Double
-    private let running = Mutex<[Relay]>([])
+    private let running = Mutex<[TestRelay]>([])
 
     /// - Parameter cluster: the cluster to use (one of the test's own to stop it); nil for the shared one.
     init(bed: RelayTestBed, cluster: PostgresCluster? = nil, statementTimeout: Double = 10) async throws {
@@ -39,11 +39,6 @@ final class PostgresRelays: Sendable {
     /// A store of its own on the database (another relay's, or the test's probe).
     func openStore() throws -> PostgresStore { try PostgresStore(url: url, logger: .disabled()) }
 
-    /// A relay's store: `storage.postgres.poolSize` connections, as `serve` opens it.
-    func openPool(size: Int) throws -> StorePool {
-        try PostgresStore.pool(url: url, size: size, logger: .disabled(), statementTimeout: statementTimeout)
-    }
-
     /// Starts a relay with instance id `id`; polling waits five minutes unless `configure` says otherwise,
     /// so only a notification or its own API wakes its dispatcher.
     @discardableResult
@@ -57,25 +52,33 @@ final class PostgresRelays: Sendable {
         configuration.delivery.instanceId = id
         configuration.delivery.pollIntervalMilliseconds = 300_000
         configure(&configuration)
-        let relay = try Relay(
+        let relay = TestRelay(
             configuration: configuration,
-            store: try openPool(size: configuration.storage.postgres.poolSize),
-            logger: .disabled(),
-            gaugeInterval: gaugeInterval
+            store: .postgresPool(statementTimeout: statementTimeout),
+            options: .init(gaugeInterval: gaugeInterval),
+            directory: bed.directory
         )
         try await relay.start()
         running.withLock { $0.append(relay) }
-        return relay
+        return try relay.relay
     }
 
     /// Graceful stop of `relay`.
     func stop(_ relay: Relay) async {
-        running.withLock { $0.removeAll { $0 === relay } }
-        await relay.shutdown()
+        let stopping = running.withLock { running -> [TestRelay] in
+            let stopping = running.filter { (try? $0.relay) === relay }
+            running.removeAll { (try? $0.relay) === relay }
+            return stopping
+        }
+        for testRelay in stopping { await testRelay.stop() }
     }
 
     func stopAll() async {
-        for relay in running.withLock({ $0 }) { await stop(relay) }
+        let stopping = running.withLock { running -> [TestRelay] in
+            defer { running = [] }
+            return running
+        }
+        for relay in stopping { await relay.stop() }
     }
 
     /// One API call to `relay` with the first app's key, expecting `status`.
@@ -120,30 +123,17 @@ final class PostgresRelays: Sendable {
         return try answer.decode(WebhookAnswer.self).notificationId
     }
 
-    /// Waits (up to 60 s) until the notification has no pending delivery; returns its view.
-    /// Polls the notification until nothing of it is pending. A 503 `storage_unavailable` (a pooled
-    /// connection still coming back after an outage) is polled again like a pending answer.
+    /// Polls the notification through `relay` until nothing of it is pending (up to 60 s); returns its
+    /// view. A 503 `storage_unavailable` (a pooled connection still coming back after an outage) is polled
+    /// again like a pending answer.
     func settled(_ id: String, through relay: Relay) async throws -> NotificationJSON {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            let (code, body, _) = try await exchange(
-                port: relay.port,
-                "GET",
-                "/v1/notifications/\(id)",
-                bearer: bed.apps[0].apiKey,
-                json: nil,
-                body: nil,
-                headers: [:]
-            )
-            try #require(code == 200 || code == 503, "GET /v1/notifications/\(id): \(code)")
-            if code == 200 {
-                let view = try APIResponse(status: code, body: body).decode(NotificationJSON.self)
-                if view.counts.pending == 0 { return view }
-                try #require(ContinuousClock.now < deadline, "still pending: \(view.counts)")
-            }
-            try #require(ContinuousClock.now < deadline, "storage did not come back")
-            try await Task.sleep(for: .milliseconds(25))
-        }
+        let testRelay = try #require(running.withLock { $0.first { (try? $0.relay) === relay } })
+        return try await testRelay.settled(
+            id,
+            bearer: bed.apps[0].apiKey,
+            retryingUnavailable: true,
+            timeout: .seconds(60)
+        ).decode(NotificationJSON.self)
     }
 
     /// How many pushes the mock accepted for each token.

@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import RelayCore
+import RelayTestSupport
 import Testing
 
 /// Issue 23: APNs refusing the relay's credentials (InvalidProviderToken) pauses the app's sends to that
@@ -67,10 +68,6 @@ import Testing
         _ what: String,
         _ done: (String) -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !done(try await harness.adminCall("/metrics").text) {
-            try #require(ContinuousClock.now < deadline, "waited in vain for \(what)")
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await RelayTestSupport.waitUntil(what) { done(try await harness.adminCall("/metrics").text) }
     }
 }

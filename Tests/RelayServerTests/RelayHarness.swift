@@ -3,41 +3,14 @@ import FCMMock
 import Foundation
 import RelayCore
 import RelayCrypto
-import RelayPostgres
-import RelaySQLite
 import RelayServer
 import RelayStore
 import RelayTestSupport
-import Synchronization
 import Testing
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// The repository's fixtures folder, found from this file.
-let fixturesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../fixtures").standardized
-
-/// One configured app of a harness: its id, topic and plain API key.
-struct TestApp: Sendable {
-    var id: String
-    var topic: String
-    var apiKey: String
-}
-
-/// A failure of the harness itself (a deadline passed, an answer that is not the expected JSON).
-struct HarnessError: Error, CustomStringConvertible {
-    var description: String
-}
 
 /// A real relay (HTTP on 127.0.0.1 port 0, SQLite file in a temporary directory) sending to a real mock APNs
 /// over TLS that trusts the relay's generated provider key.
 final class RelayHarness: Sendable {
-    static let keyId = "TESTKEY001"
-    static let teamId = "TESTTEAM01"
-    static let ttlSeconds = 3600
-
     let mock: MockAPNsServer
     /// The mock FCM the apps' Android pushes go to.
     let fcm: MockFCMServer
@@ -48,64 +21,32 @@ final class RelayHarness: Sendable {
     let configuration: Configuration
     /// The relay's and its store's clock.
     let time: any TimeSource
-    private let current = Mutex<Relay?>(nil)
+    /// The relay under test (live on a socket unless the harness was made with another mode), its store
+    /// the configuration's.
+    let testRelay: TestRelay
 
-    init(
-        mock: MockAPNsServer,
-        fcm: MockFCMServer,
-        apps: [TestApp],
-        providerKey: ES256Key,
-        directory: URL,
-        configuration: Configuration,
-        time: any TimeSource = SystemTimeSource()
-    ) {
-        self.mock = mock
-        self.fcm = fcm
-        self.apps = apps
-        self.providerKey = providerKey
-        self.directory = directory
-        self.configuration = configuration
+    init(bed: RelayTestBed, time: any TimeSource = SystemTimeSource(), mode: TestRelay.Mode = .live) {
+        mock = bed.mock
+        fcm = bed.fcm
+        apps = bed.apps
+        providerKey = bed.providerKey
+        directory = bed.directory
+        configuration = bed.configuration
         self.time = time
+        testRelay = bed.testRelay(mode: mode, options: .init(time: time, gaugeInterval: .milliseconds(500)))
     }
 
     /// The first app.
     var app: TestApp { apps[0] }
 
     /// The running relay.
-    var relay: Relay {
-        get throws {
-            guard let relay = current.withLock({ $0 }) else { throw HarnessError(description: "relay not running") }
-            return relay
-        }
-    }
+    var relay: Relay { get throws { try testRelay.relay } }
 
-    /// Opens the store on the harness's database file and starts a new relay on it.
-    func startRelay() async throws {
-        let store: any Store =
-            if let url = configuration.storage.postgres.url {
-                try PostgresStore(url: url, logger: .disabled())
-            } else {
-                try SQLiteStore(path: configuration.storage.sqlitePath, logger: .disabled(), timeSource: time)
-            }
-        let relay = try Relay(
-            configuration: configuration,
-            store: store,
-            time: time,
-            logger: .disabled(),
-            gaugeInterval: .milliseconds(500)
-        )
-        try await relay.start()
-        current.withLock { $0 = relay }
-    }
+    /// Opens the store on the harness's database and starts a new relay on it.
+    func startRelay() async throws { try await testRelay.start() }
 
     /// Graceful shutdown of the running relay (if any); its store is released.
-    func stopRelay() async {
-        let relay = current.withLock { relay -> Relay? in
-            defer { relay = nil }
-            return relay
-        }
-        await relay?.shutdown()
-    }
+    func stopRelay() async { await testRelay.stop() }
 
     // MARK: HTTP
 
@@ -120,31 +61,19 @@ final class RelayHarness: Sendable {
         authorize: Bool = true,
         headers: [String: String] = [:]
     ) async throws -> APIResponse {
-        let (status, data, fields) = try await exchange(
-            port: try relay.port,
+        try await testRelay.call(
             method,
             path,
-            bearer: authorize ? (key ?? app.apiKey) : nil,
             json: json,
             body: body,
+            bearer: authorize ? (key ?? app.apiKey) : nil,
             headers: headers
         )
-        return APIResponse(status: status, body: data, headers: fields)
     }
 
     /// `GET path` on the relay's admin listener (`http.admin`), without a key.
     func adminCall(_ path: String) async throws -> APIResponse {
-        let port = try #require(try relay.adminPort, "the admin listener is off")
-        let (status, data, fields) = try await exchange(
-            port: port,
-            "GET",
-            path,
-            bearer: nil,
-            json: nil,
-            body: nil,
-            headers: [:]
-        )
-        return APIResponse(status: status, body: data, headers: fields)
+        try await testRelay.adminCall(path)
     }
 
     /// `POST /v1/devices`; returns the response.
@@ -194,15 +123,7 @@ final class RelayHarness: Sendable {
 
     /// Polls `GET /v1/notifications/{id}` until no delivery is pending; fails after `timeout`.
     func settled(_ id: String, key: String? = nil, timeout: Duration = .seconds(90)) async throws -> NotificationJSON {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let view = try await notification(id, key: key)
-            if view.counts.pending == 0 { return view }
-            guard ContinuousClock.now < deadline else {
-                throw HarnessError(description: "notification \(id) still has \(view.counts.pending) pending")
-            }
-            try await Task.sleep(for: .milliseconds(25))
-        }
+        try await testRelay.settled(id, bearer: key ?? app.apiKey, timeout: timeout).decode(NotificationJSON.self)
     }
 
     /// `GET /v1/users/{user}/devices`.
@@ -223,31 +144,8 @@ func randomToken() -> String {
     (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
 }
 
-struct APIResponse: Sendable {
-    var status: Int
-    var body: Data
-    /// Header fields by lowercased name.
-    var headers: [String: String] = [:]
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
-    var text: String { String(decoding: body, as: UTF8.self) }
-
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        do { return try JSONDecoder().decode(T.self, from: body) } catch {
-            throw HarnessError(description: "\(status) \(text) is not \(T.self): \(error)")
-        }
-    }
-
-    /// `{"error":{"code","message"}}`, or nil when the body is not that shape.
-    var error: ErrorJSON.Inner? { (try? JSONDecoder().decode(ErrorJSON.self, from: body))?.error }
-}
-
-struct ErrorJSON: Decodable {
-    struct Inner: Decodable {
-        var code: String
-        var message: String
-    }
-    var error: Inner
-}
+/// One answer of the relay under test.
+typealias APIResponse = TestResponse
 
 struct WebhookAnswer: Decodable {
     var notificationId: String
@@ -295,158 +193,20 @@ struct NotificationJSON: Decodable {
     func delivery(for token: String) -> Delivery? { deliveries.first { token.hasSuffix($0.tokenSuffix) } }
 }
 
-/// What both relay harnesses start from: a temporary directory, a generated provider key, a mock APNs over
-/// TLS that trusts it, and a relay configuration (SQLite file in the directory, quick retries) with
-/// `appCount` apps (`app0`, `app1`, …) sending to that mock.
-struct RelayTestBed {
-    var directory: URL
-    var mock: MockAPNsServer
-    /// The mock FCM every app's Android pushes go to.
-    var fcm: MockFCMServer
-    var apps: [TestApp]
-    var providerKey: ES256Key
-    var configuration: Configuration
-}
-
-/// Makes a ``RelayTestBed`` (its configuration changed by `configure`), runs `body`, and always stops the mock
-/// and removes the directory.
-func withRelayTestBed(
-    appCount: Int,
-    script: MockScript,
-    configure: (inout Configuration) -> Void,
-    _ body: (RelayTestBed) async throws -> Void
-) async throws {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("relay-e2e-\(UUID().uuidString.lowercased())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-
-    let key = try ES256Key.generate()
-    let keyPath = directory.appendingPathComponent("AuthKey_\(RelayHarness.keyId).p8").path
-    try Data((key.privateKeyPEM ?? "").utf8).write(to: URL(fileURLWithPath: keyPath))
-    let publicKey = try ES256Key(publicKeyPEM: key.publicKeyPEM)
-
-    let apps = try (0..<appCount).map { index in
-        TestApp(id: "app\(index)", topic: "com.example.chat\(index)", apiKey: try APIKey.generate())
-    }
-    let tls = fixturesDirectory.appendingPathComponent("tls")
-    var mockConfiguration = MockAPNsConfiguration(
-        tls: .init(
-            certificatePath: tls.appendingPathComponent("server.pem").path,
-            privateKeyPath: tls.appendingPathComponent("server.key").path
-        ),
-        providerKeys: [RelayHarness.keyId: (teamId: RelayHarness.teamId, key: publicKey)],
-        allowedTopics: Set(apps.map(\.topic)),
-        environment: .sandbox,
-        script: script
-    )
-    mockConfiguration.port = 0
-    let mock = MockAPNsServer(configuration: mockConfiguration)
-    try mock.start()
-    defer { mock.stop() }
-    let (fcm, fcmSettings) = try startMockFCM(in: directory, tls: tls)
-    defer { fcm.stop() }
-
-    var configuration = Configuration()
-    configuration.http.host = "127.0.0.1"
-    configuration.http.port = 0
-    configuration.storage.sqlitePath = directory.appendingPathComponent("relay.sqlite").path
-    configuration.delivery.retry = RetryPolicy(maxAttempts: 3, baseDelayMilliseconds: 50, maxDelayMilliseconds: 200)
-    configuration.delivery.pollIntervalMilliseconds = 50
-    configuration.delivery.requestTimeoutMilliseconds = 10_000
-    configuration.delivery.connectTimeoutMilliseconds = 5000
-    configuration.log.level = .critical
-    configuration.apps = apps.map { app in
-        Configuration.App(
-            id: app.id,
-            topic: app.topic,
-            apiKeySHA256: [APIKey.hash(app.apiKey)],
-            apns: .init(
-                credentials: .init(keyFile: keyPath, keyId: RelayHarness.keyId, teamId: RelayHarness.teamId),
-                endpoints: .init(
-                    both: .init(
-                        baseURL: "https://127.0.0.1:\(mock.port)",
-                        caFile: tls.appendingPathComponent("ca.pem").path
-                    )
-                )
-            ),
-            fcm: fcmSettings,
-            ttlSeconds: RelayHarness.ttlSeconds
-        )
-    }
-    configure(&configuration)
-    try await body(
-        RelayTestBed(
-            directory: directory,
-            mock: mock,
-            fcm: fcm,
-            apps: apps,
-            providerKey: publicKey,
-            configuration: configuration
-        )
-    )
-}
-
-/// The service account every test bed's mock FCM trusts: a fixture, since generating an RSA key would hold a
-/// thread of the cooperative pool (every test waits on a global's first use) for a second or more.
-let testFCMAccount = try! FCMServiceAccount(
-    contentsOfFile: fixturesDirectory.appendingPathComponent("fcm/test-service-account.json").path
-)
-
-/// Starts a mock FCM over TLS trusting ``testFCMAccount``, and writes that account, its `token_uri` the
-/// mock's, into `directory`: the FCM settings an app sends through it with.
-func startMockFCM(in directory: URL, tls: URL) throws -> (MockFCMServer, Configuration.FCM) {
-    let fcm = MockFCMServer(
-        configuration: MockFCMConfiguration(
-            tls: .init(
-                certificatePath: tls.appendingPathComponent("server.pem").path,
-                privateKeyPath: tls.appendingPathComponent("server.key").path
-            ),
-            accounts: [try MockFCMAccount(serviceAccount: testFCMAccount)],
-            recordInMemory: true
-        )
-    )
-    try fcm.start()
-    let base = "https://127.0.0.1:\(fcm.port)"
-    var account = testFCMAccount
-    account.tokenURI = base + MockFCMConfiguration.tokenPath
-    let file = directory.appendingPathComponent("fcm-service-account.json")
-    try account.encoded().write(to: file)
-    let settings = Configuration.FCM(
-        serviceAccountFile: file.path,
-        endpoint: .init(baseURL: base, caFile: tls.appendingPathComponent("ca.pem").path)
-    )
-    return (fcm, settings)
-}
-
-/// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it (on the clock `time`), runs
-/// `body`, and always shuts both down (also when `body` throws) and removes the temporary directory.
+/// Starts a mock APNs over TLS and a relay with `appCount` apps sending to it (on the clock `time`, run as
+/// `mode`), runs `body`, and always shuts both down (also when `body` throws) and removes the temporary
+/// directory.
 func withRelayAndMock(
     appCount: Int = 1,
     script: MockScript = MockScript(),
     time: any TimeSource = SystemTimeSource(),
+    mode: TestRelay.Mode = .live,
     configure: (inout Configuration) -> Void = { _ in },
     _ body: (RelayHarness) async throws -> Void
 ) async throws {
     try await withRelayTestBed(appCount: appCount, script: script, configure: configure) { bed in
-        let configuration = bed.configuration
-        let harness = RelayHarness(
-            mock: bed.mock,
-            fcm: bed.fcm,
-            apps: bed.apps,
-            providerKey: bed.providerKey,
-            directory: bed.directory,
-            configuration: configuration,
-            time: time
-        )
-        do {
-            try await harness.startRelay()
-            try await body(harness)
-        } catch {
-            await harness.stopRelay()
-            throw error
-        }
-        await harness.stopRelay()
+        let harness = RelayHarness(bed: bed, time: time, mode: mode)
+        try await harness.testRelay.run { try await body(harness) }
     }
 }
 
@@ -456,42 +216,11 @@ extension RelayHarness {
     /// limit, which the server refuses before the body is sent (URLSession would fail writing it).
     /// Blocking socket calls run on a Dispatch thread, not Swift's cooperative pool.
     func rawExchange(_ head: String) async throws -> String {
-        let port = try relay.port
+        let port = try testRelay.port
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: RelayTestSupport.rawExchange(port: port, head))
             }
         }
     }
-}
-
-/// One HTTP request to a relay under test on loopback `port` (URLSession): `Authorization: Bearer <bearer>`
-/// when given, a JSON body from `json` (an object) or `body` (bytes), then `headers`, which win.
-func exchange(
-    port: Int,
-    _ method: String,
-    _ path: String,
-    bearer: String?,
-    json: Any?,
-    body: Data?,
-    headers: [String: String]
-) async throws -> (status: Int, body: Data, headers: [String: String]) {
-    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-    request.httpMethod = method
-    request.timeoutInterval = 30
-    if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
-    if let json {
-        request.httpBody = try JSONSerialization.data(withJSONObject: json)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    }
-    if let body {
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    }
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    let (data, response) = try await URLSession.shared.data(for: request)
-    guard let http = response as? HTTPURLResponse else { throw HarnessError(description: "not HTTP") }
-    var fields: [String: String] = [:]
-    for case (let name as String, let value as String) in http.allHeaderFields { fields[name.lowercased()] = value }
-    return (http.statusCode, data, fields)
 }

@@ -2,6 +2,7 @@ import APNsMock
 import FCMMock
 import Foundation
 import RelayCore
+import RelayTestSupport
 import Testing
 import WebPushCore
 import WebPushMock
@@ -110,7 +111,7 @@ import WebPushMock
                     #expect(push.vapidKey == web.vapidKey.publicKeyBase64URL)
                     #expect(push.urgency == "high" && push.topic == Topic(messageId: "m-1").value)
                     let ttl = try #require(push.ttl)
-                    #expect((RelayHarness.ttlSeconds - 60...RelayHarness.ttlSeconds).contains(ttl))
+                    #expect((RelayTestBed.ttlSeconds - 60...RelayTestBed.ttlSeconds).contains(ttl))
                     let payload = try #require(push.payloadText)
                     let message = try #require(
                         try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: String]

@@ -289,7 +289,7 @@ extension PostgresStore {
     /// Each mirrored user's name (tests).
     func dittoUserNames(appId: String) throws -> [String: String] {
         let rows = try db.query("SELECT user_id, name FROM ditto_users WHERE app_id = $1", appId)
-        return Dictionary(uniqueKeysWithValues: (0..<rows.count).map { (rows.string($0, 0), rows.string($0, 1)) })
+        return Dictionary(uniqueKeysWithValues: (0..<rows.count).map { (rows[$0].string(0), rows[$0].string(1)) })
     }
 
     /// Every mirrored subscription as `user>room`, sorted (tests).
@@ -298,6 +298,6 @@ extension PostgresStore {
             "SELECT user_id || '>' || room_id FROM ditto_subscriptions WHERE app_id = $1 ORDER BY 1",
             appId
         )
-        return (0..<rows.count).map { rows.string($0, 0) }
+        return rows.all.map { $0.string(0) }
     }
 }

@@ -108,7 +108,7 @@ import Testing
     private static func holders(url: String, id: String) async throws -> Int {
         try await PostgresStoreTests.onThread {
             let connection = try PostgresConnection(url: url)
-            return try connection.query(PostgresConnection.instanceHoldersSQL, id).int(0, 0)
+            return try connection.query(PostgresConnection.instanceHoldersSQL, id)[0].int(0)
         }
     }
 
@@ -133,6 +133,6 @@ extension PostgresStore {
 
     /// Whether this store's session holds `id`'s lock.
     func ownsInstanceLock(_ id: String) throws -> Bool {
-        try db.query(PostgresConnection.instanceHoldersSQL + " AND pid = pg_backend_pid()", id).int(0, 0) == 1
+        try db.query(PostgresConnection.instanceHoldersSQL + " AND pid = pg_backend_pid()", id)[0].int(0) == 1
     }
 }

@@ -148,14 +148,14 @@ extension PostgresStore {
     /// The plan PostgreSQL chooses for `sql` with `parameter` as $1, one line per node.
     func plan(_ sql: String, _ parameter: Date) throws -> String {
         let rows = try db.query("EXPLAIN " + sql, parameter)
-        return (0..<rows.count).map { rows.string($0, 0) }.joined(separator: "\n")
+        return rows.all.map { $0.string(0) }.joined(separator: "\n")
     }
 
     /// The process id of the server process this store's connection talks to.
-    func backendPid() throws -> Int { try db.query("SELECT pg_backend_pid()").int(0, 0) }
+    func backendPid() throws -> Int { try db.query("SELECT pg_backend_pid()")[0].int(0) }
 
     /// Ends server process `pid` and waits (up to 5 s) until it has exited; false when it did not.
     func terminateBackend(_ pid: Int) throws -> Bool {
-        try db.query("SELECT pg_terminate_backend($1, 5000)", pid).bool(0, 0)
+        try db.query("SELECT pg_terminate_backend($1, 5000)", pid)[0].bool(0)
     }
 }

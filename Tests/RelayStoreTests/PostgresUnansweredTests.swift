@@ -92,7 +92,7 @@ import Testing
         let reconnect = storeError { try connection.query("SELECT 1") }
         let whileDown = storeError { try connection.query("SELECT 1") }
         frozen?.resume()
-        let rows = try PostgresConnection(url: url).query("SELECT count(*) FROM t").int(0, 0)
+        let rows = try PostgresConnection(url: url).query("SELECT count(*) FROM t")[0].int(0)
         return (inTransaction, reconnect, whileDown, rows)
     }
 

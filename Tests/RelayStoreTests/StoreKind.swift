@@ -184,7 +184,7 @@ extension StoreFixtures {
 extension PostgresStore {
     /// Rows in `table` (a name from the tests, never input).
     func rowCount(_ table: String) throws -> Int {
-        try db.query("SELECT count(*) FROM \(table)").int(0, 0)
+        try db.query("SELECT count(*) FROM \(table)")[0].int(0)
     }
 
     /// Runs raw SQL on the store's connection (tests).

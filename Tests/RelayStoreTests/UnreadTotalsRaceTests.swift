@@ -34,7 +34,7 @@ import Testing
         // Bob's read (before both messages) recounts his total meanwhile; it waits for the row.
         let read = Task { try await store.markRead(appId: "app-a", roomId: "room-1", userId: "bob", at: F.time(0.5)) }
         let observer = try PostgresConnection(url: database.location, statementTimeout: 120)
-        try await Self.waitForSessionBlocked(by: try relay.query("SELECT pg_backend_pid()").int(0, 0), on: observer)
+        try await Self.waitForSessionBlocked(by: try relay.query("SELECT pg_backend_pid()")[0].int(0), on: observer)
         try relay.execute("COMMIT")
         _ = try await read.value
         #expect(try await U.unread(store, "bob").total == 2)
@@ -47,7 +47,7 @@ import Testing
             let waiting = try db.query(
                 "SELECT count(*) FROM pg_stat_activity WHERE $1::integer = ANY (pg_blocking_pids(pid))",
                 pid
-            ).int(0, 0)
+            )[0].int(0)
             if waiting > 0 { return }
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -220,6 +220,6 @@ extension PostgresStore {
     /// The cached totals of app-a by user (tests).
     func cachedTotals() throws -> [String: Int] {
         let rows = try db.query("SELECT user_id, total FROM unread_totals WHERE app_id = 'app-a'")
-        return Dictionary(uniqueKeysWithValues: (0..<rows.count).map { (rows.string($0, 0), rows.int($0, 1)) })
+        return Dictionary(uniqueKeysWithValues: try rows.all.map { ($0.string(0), try $0.int(1)) })
     }
 }

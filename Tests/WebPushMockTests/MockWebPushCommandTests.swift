@@ -5,20 +5,12 @@ import WebPushCore
 
 /// `push-relay mock-webpush --new-subscription` as a process.
 @Suite struct MockWebPushCommandTests {
-    /// The built `push-relay` binary, beside the running test binary (SwiftPM puts both in one folder).
-    static func binary() throws -> String {
-        let path = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("push-relay").path
-        try #require(FileManager.default.isExecutableFile(atPath: path), "push-relay not built at \(path)")
-        return path
-    }
-
     @Test(arguments: ["http://127.0.0.1:2199", "https://push.example.com:8443"])
     func aNewSubscriptionIsPrintedAsABrowserGivesItAndKeptInTheDirectory(url: String) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webpush-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let (termination, output) = try await ChildProcess.run(
-            try Self.binary(),
+            try pushRelayBinary().path,
             [
                 "mock-webpush", "--new-subscription", "--url", url, "--subscriptions", directory.path,
                 "--vapid-key", WebPushClient.vapidKey.publicKeyBase64URL,
@@ -62,7 +54,7 @@ extension MockWebPushCommandTests {
         let subscriptions = directory.appendingPathComponent("subscriptions").path
         try Data().write(to: output)
         let mock = try ChildProcess(
-            try Self.binary(),
+            try pushRelayBinary().path,
             ["mock-webpush", "--h2c", "--port", "0", "--subscriptions", subscriptions, "--record", record.path],
             standardOutput: output.path
         )
@@ -75,7 +67,7 @@ extension MockWebPushCommandTests {
         #expect(base.hasPrefix("http://127.0.0.1:"))
 
         let (made, json) = try await ChildProcess.run(
-            try Self.binary(),
+            try pushRelayBinary().path,
             ["mock-webpush", "--new-subscription", "--url", base, "--subscriptions", subscriptions]
         )
         #expect(made == .exited(0))
