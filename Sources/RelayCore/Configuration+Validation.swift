@@ -20,6 +20,10 @@ extension Configuration {
             "storage.postgres.poolSize: must be 1...\(Storage.Postgres.maxPoolSize)"
         )
         require(
+            Storage.Postgres.statementTimeoutRange.contains(storage.postgres.statementTimeoutSeconds),
+            "storage.postgres.statementTimeoutSeconds: must be \(Storage.Postgres.statementTimeoutRange)"
+        )
+        require(
             storage.postgres.url.map { !$0.isBlank } ?? true,
             "storage.postgres.url: must not be empty (leave it null for SQLite)"
         )

@@ -135,6 +135,13 @@ public struct Configuration: Codable, Sendable, Equatable {
             public var poolSize = 4
             /// The largest ``poolSize``.
             public static let maxPoolSize = 64
+            /// How long one statement may take, in SECONDS (default 10; 1...600), measured by the relay, so a
+            /// frozen or unreachable server is noticed too: then the statement fails and its connection is
+            /// given up. A webhook to a very large room is one statement writing a delivery per device (about
+            /// 5 s for 100,000 on a small server): give it room when rooms are that large.
+            public var statementTimeoutSeconds = 10
+            /// What ``statementTimeoutSeconds`` may be.
+            public static let statementTimeoutRange = 1...600
             public init(url: String? = nil, passwordFile: String? = nil) {
                 self.url = url
                 self.passwordFile = passwordFile
@@ -147,6 +154,7 @@ public struct Configuration: Codable, Sendable, Equatable {
                 try container.encode(url, forKey: .url)
                 try container.encode(passwordFile, forKey: .passwordFile)
                 try container.encode(poolSize, forKey: .poolSize)
+                try container.encode(statementTimeoutSeconds, forKey: .statementTimeoutSeconds)
             }
         }
     }

@@ -94,9 +94,12 @@ enum ServeCommand {
             if let url = try PostgresConnectionString.connectionURL(configuration.storage.postgres) {
                 // Another process took this relay's instance lock while the database was away (the store
                 // logged it): going on would lease under a shared id, and stopping gracefully needs the store.
-                try PostgresStore.pool(url: url, size: configuration.storage.postgres.poolSize, logger: logger) { _ in
-                    exit(1)
-                }
+                try PostgresStore.pool(
+                    url: url,
+                    size: configuration.storage.postgres.poolSize,
+                    logger: logger,
+                    statementTimeout: Double(configuration.storage.postgres.statementTimeoutSeconds)
+                ) { _ in exit(1) }
             } else {
                 // One connection: the pool adds the request deadline and the storage down/up lines.
                 StorePool(

@@ -96,20 +96,25 @@ import Testing
     @Test func theDeadlineAndThePoolHaveDefaultsAndAreSetByTheEnvironment() throws {
         let defaults = try Configuration.load(file: nil, environment: [:])
         #expect(defaults.storage.requestDeadlineMilliseconds == 5000 && defaults.storage.postgres.poolSize == 4)
+        #expect(defaults.storage.postgres.statementTimeoutSeconds == 10)
         let set = try Configuration.load(
             file: nil,
             environment: [
                 "PUSH_RELAY_STORAGE_REQUEST_DEADLINE_MILLISECONDS": "1500",
                 "PUSH_RELAY_STORAGE_POSTGRES_POOL_SIZE": "8",
+                "PUSH_RELAY_STORAGE_POSTGRES_STATEMENT_TIMEOUT_SECONDS": "60",
             ]
         )
         #expect(set.storage.requestDeadlineMilliseconds == 1500 && set.storage.postgres.poolSize == 8)
+        #expect(set.storage.postgres.statementTimeoutSeconds == 60)
     }
 
     @Test(arguments: [
         ("PUSH_RELAY_STORAGE_REQUEST_DEADLINE_MILLISECONDS", "0", "storage.requestDeadlineMilliseconds:"),
         ("PUSH_RELAY_STORAGE_POSTGRES_POOL_SIZE", "0", "storage.postgres.poolSize:"),
         ("PUSH_RELAY_STORAGE_POSTGRES_POOL_SIZE", "65", "storage.postgres.poolSize:"),
+        ("PUSH_RELAY_STORAGE_POSTGRES_STATEMENT_TIMEOUT_SECONDS", "0", "storage.postgres.statementTimeoutSeconds:"),
+        ("PUSH_RELAY_STORAGE_POSTGRES_STATEMENT_TIMEOUT_SECONDS", "601", "storage.postgres.statementTimeoutSeconds:"),
     ])
     func aDeadlineOrPoolOutOfRangeIsRefused(variable: String, value: String, problem: String) {
         #expect {
