@@ -66,7 +66,12 @@ public final class APNsTransport: PushTransport {
         do { notification = try Self.request(for: job, token: token) } catch {
             return .fail(.rejected, status: nil, reason: APNsReason.payloadTooLarge.description)
         }
-        return await send(notification, appId: job.appId, environment: job.environment, attempts: job.attempts)
+        return await send(
+            notification,
+            appId: job.appId,
+            environment: Self.environment(of: token),
+            attempts: job.attempts
+        )
     }
 
     public func send(_ update: BadgeUpdateJob) async -> PushResult {
@@ -79,10 +84,14 @@ public final class APNsTransport: PushTransport {
         return await send(
             Self.badgeRequest(for: update, token: token, topic: topic),
             appId: update.appId,
-            environment: update.environment,
+            environment: Self.environment(of: token),
             attempts: update.attempts
         )
     }
+
+    /// The environment a registered token is sent to; production for a token whose environment is not known
+    /// (the store reads every token with the one it was registered for).
+    private static func environment(of token: DeviceToken) -> APNsEnvironment { token.environment ?? .production }
 
     /// Sends `notification` with the app's client for `environment`, renewing the provider token and sending
     /// once more on ExpiredProviderToken, and answers its fate. `attempts` were made before this one.

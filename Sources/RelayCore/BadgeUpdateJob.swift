@@ -11,8 +11,6 @@ public struct BadgeUpdateJob: Sendable, Equatable {
     public var appId: String
     /// The device's token; its platform picks the transport.
     public var token: PushToken
-    /// The device's current APNs environment (picks the APNs host); iOS only.
-    public var environment: APNsEnvironment
     /// Attempts made so far at this update (0 on the first send).
     public var attempts: Int
     /// The device's last registration: a token known invalid only before it is not retired.
@@ -24,7 +22,6 @@ public struct BadgeUpdateJob: Sendable, Equatable {
         updateId: Int64,
         appId: String,
         token: PushToken,
-        environment: APNsEnvironment,
         attempts: Int,
         deviceRegisteredAt: Date,
         badge: Int
@@ -32,7 +29,6 @@ public struct BadgeUpdateJob: Sendable, Equatable {
         self.updateId = updateId
         self.appId = appId
         self.token = token
-        self.environment = environment
         self.attempts = attempts
         self.deviceRegisteredAt = deviceRegisteredAt
         self.badge = badge

@@ -5,10 +5,9 @@ public struct DeliveryJob: Sendable, Equatable {
     /// Pass back with its result (the store's `complete`).
     public var deliveryId: Int64
     public var appId: String
-    /// The device's token; its platform picks the transport.
+    /// The device's token as registered (an APNs token with its environment); its platform picks the
+    /// transport.
     public var token: PushToken
-    /// The device's current APNs environment (picks the APNs host); iOS only.
-    public var environment: APNsEnvironment
     /// Attempts made so far (0 on the first send).
     public var attempts: Int
     /// The device's last registration: a token known invalid only before it is not retired.
@@ -29,7 +28,6 @@ public struct DeliveryJob: Sendable, Equatable {
         deliveryId: Int64,
         appId: String,
         token: PushToken,
-        environment: APNsEnvironment,
         attempts: Int,
         deviceRegisteredAt: Date,
         content: NotificationContent,
@@ -39,7 +37,6 @@ public struct DeliveryJob: Sendable, Equatable {
         self.deliveryId = deliveryId
         self.appId = appId
         self.token = token
-        self.environment = environment
         self.attempts = attempts
         self.deviceRegisteredAt = deviceRegisteredAt
         self.content = content

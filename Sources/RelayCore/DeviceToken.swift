@@ -2,9 +2,14 @@
 ///
 /// Apple ("Registering your app with APNs"): tokens are "of variable length. Do not hard-code their size."
 /// 32 bytes (64 hex characters) today; this type accepts any even-length hex of 8...256 bytes.
+///
+/// A registered token knows the APNs environment it was registered for (a development build's token works
+/// only in sandbox); a token named by a path or a field has none. Two tokens are equal when their hex is.
 public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Lowercase hex, two characters a byte.
     public let hex: String
+    /// The APNs environment the token was registered for (picks the APNs host); nil when not known.
+    public var environment: APNsEnvironment?
 
     /// Bounds on the token's length in bytes.
     public static let byteLengthRange = 8...256
@@ -21,7 +26,8 @@ public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible 
     /// `{length = 32, bytes = 0xce8b... }` whose middle is elided, Swift's `Data.description` (`32 bytes`),
     /// FCM tokens and anything else that is not even-length hex within ``byteLengthRange``.
     /// - Throws: ``ParseError`` naming what is wrong.
-    public init(parsing raw: String) throws(ParseError) {
+    public init(parsing raw: String, environment: APNsEnvironment? = nil) throws(ParseError) {
+        self.environment = environment
         if Self.isCanonical(raw) {  // the common case (and every stored token): nothing to normalize
             self.hex = raw
             return
@@ -73,6 +79,10 @@ public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible 
         guard utf8.count % 2 == 0, byteLengthRange.contains(utf8.count / 2) else { return false }
         return utf8.allSatisfy(\.isLowercaseASCIIHexDigit)
     }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.hex == rhs.hex }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(hex) }
 
     /// The last 8 hex characters: the only part of a token that may appear in logs and error messages.
     public var suffix: String { String(hex.suffix(8)) }

@@ -56,16 +56,57 @@ public enum PushToken: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// A token as it is stored: its ``value``, its platform and its ``address``.
-    /// - Throws: ``ParseError`` when the value is not a token of `platform`, or a web token has no address.
-    public init(stored value: String, platform: Platform, address: String?) throws(ParseError) {
-        guard platform == .web else {
-            try self.init(parsing: value, platform: platform)
-            return
+    /// The part of its push service the token is reached through when the service has several (APNs: the
+    /// environment it was registered for); nil for a service with one, or when not known.
+    public var scope: String? {
+        switch self {
+        case .apns(let token): token.environment?.rawValue
+        case .fcm, .web: nil
         }
-        guard let address else { throw ParseError(description: "a web device token has no subscription") }
-        do { self = .web(try WebPushToken(identity: value, subscription: address)) } catch {
-            throw ParseError(description: error.description)
+    }
+
+    /// The token as registered for APNs `environment`: an APNs token with it, any other token as it is.
+    public func registered(in environment: APNsEnvironment) -> PushToken {
+        guard case .apns(var token) = self else { return self }
+        token.environment = environment
+        return .apns(token)
+    }
+
+    /// Every ``scope`` a token of `platform` can have: `[nil]` for a service with one.
+    public static func scopes(of platform: Platform) -> [String?] {
+        switch platform {
+        case .ios: APNsEnvironment.allCases.map(\.rawValue)
+        case .android, .web: [nil]
+        }
+    }
+
+    /// The stored form of ``scope`` (the `environment` column): APNs' environment, `production` for a token
+    /// of another platform or one whose environment is not known.
+    public var storedScope: String { scope ?? APNsEnvironment.production.rawValue }
+
+    /// A token as it is stored: its ``value``, its platform, its ``address`` and its ``storedScope``.
+    /// - Throws: ``ParseError`` when the value is not a token of `platform`, a web token has no address, or
+    ///   an APNs token's scope is not an environment.
+    public init(stored value: String, platform: Platform, address: String?, scope: String?) throws(ParseError) {
+        switch platform {
+        case .ios:
+            var environment: APNsEnvironment?
+            if let scope {
+                guard let known = APNsEnvironment(rawValue: scope) else {
+                    throw ParseError(description: "stored APNs environment '\(scope)' is unknown")
+                }
+                environment = known
+            }
+            do { self = .apns(try DeviceToken(parsing: value, environment: environment)) } catch {
+                throw ParseError(description: error.description)
+            }
+        case .android:
+            try self.init(parsing: value, platform: platform)
+        case .web:
+            guard let address else { throw ParseError(description: "a web device token has no subscription") }
+            do { self = .web(try WebPushToken(identity: value, subscription: address)) } catch {
+                throw ParseError(description: error.description)
+            }
         }
     }
 

@@ -23,9 +23,9 @@ public struct DeadTokenView: Encodable {
         token = device.token.value
         platform = device.platform.rawValue
         userId = device.userId
-        environment = apns ? device.environment.rawValue : nil
+        environment = device.token.scope  // APNs' environment; nil for other platforms
         reason = device.retiredReason ?? ""
-        apnsTimestamp = apns ? device.apnsTimestamp.map(Timestamp.rfc3339) : nil
+        apnsTimestamp = apns ? device.invalidSince.map(Timestamp.rfc3339) : nil
         retiredAt = Timestamp.rfc3339(device.retiredAt ?? device.updatedAt)
     }
 
@@ -36,9 +36,9 @@ public struct DeadTokenView: Encodable {
         token = job.token.value
         platform = job.token.platform.rawValue
         userId = job.userId
-        environment = apns ? job.environment.rawValue : nil
+        environment = job.token.scope
         reason = job.reason
-        apnsTimestamp = apns ? job.apnsTimestamp.map(Timestamp.rfc3339) : nil
+        apnsTimestamp = apns ? job.invalidSince.map(Timestamp.rfc3339) : nil
         retiredAt = Timestamp.rfc3339(job.retiredAt)
     }
 

@@ -67,9 +67,10 @@ public enum MetricCatalog {
         "# HELP \(name) \(help[name] ?? name)\n# TYPE \(name) \(type)\n"
     }
 
-    /// The `app`, `platform` and `environment` labels of `pushrelay_provider_paused`.
-    static func providerLabels(app: String, platform: Platform, _ environment: APNsEnvironment?) -> [(String, String)] {
-        [("app", app), ("platform", platform.rawValue), ("environment", environment?.rawValue ?? "none")]
+    /// The `app`, `platform` and `environment` labels of `pushrelay_provider_paused`: `environment` is the
+    /// token's scope (``RelayCore/PushToken/scope``), `none` for a service with one.
+    static func providerLabels(app: String, platform: Platform, _ scope: String?) -> [(String, String)] {
+        [("app", app), ("platform", platform.rawValue), ("environment", scope ?? "none")]
     }
 
     /// The series every relay shows before anything happened.
@@ -94,9 +95,8 @@ public enum MetricCatalog {
                 let labels = Labels(pairs: [("app", app), ("platform", platform.rawValue)])
                 state.histograms[pushDuration, default: [:]][labels] = MetricHistogram(bounds: pushBuckets)
                 state.histograms[acceptedToAnswered, default: [:]][labels] = MetricHistogram(bounds: answeredBuckets)
-                let environments: [APNsEnvironment?] = platform == .ios ? APNsEnvironment.allCases : [nil]
-                for environment in environments {
-                    let labels = Labels(pairs: providerLabels(app: app, platform: platform, environment))
+                for scope in PushToken.scopes(of: platform) {
+                    let labels = Labels(pairs: providerLabels(app: app, platform: platform, scope))
                     state.gauges[providerPaused, default: [:]][labels] = 0
                 }
             }

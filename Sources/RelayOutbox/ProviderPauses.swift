@@ -5,30 +5,31 @@ import Synchronization
 /// The sends paused because a push service refused the relay's credentials for an app (APNs
 /// InvalidProviderToken, MissingProviderToken, BadCertificate, BadCertificateEnvironment; FCM
 /// THIRD_PARTY_AUTH_ERROR, 401, 403: ``RelayCore/PushResult/credentialsRefused(status:reason:)``), by
-/// (app, platform, environment).
+/// (app, platform, scope).
 ///
-/// A refusal is about the relay's key, not a device, so it pauses every send of its key; keyed by
-/// environment, since a device chooses its APNs environment, so one user's sandbox device cannot pause an
-/// app's production sends (FCM has one environment: production). While paused, deliveries are held back
+/// A refusal is about the relay's key, not a device, so it pauses every send of its key; keyed by the
+/// token's scope (``RelayCore/PushToken/scope``: APNs' environment, which a device chooses, so one user's
+/// sandbox device cannot pause an app's production sends; FCM and Web Push have none). While paused, deliveries are held back
 /// unsent and spend no attempt; one probe delivery is sent per back-off step (``firstStep``, doubling up
 /// to ``longestStep``), and the first answer that is not a refusal resumes the sends. The pause lives in
 /// this relay's memory: each relay on a store finds and probes it by itself.
 public final class ProviderPauses: Sendable {
-    /// What is paused: an app's sends on one platform to one environment.
+    /// What is paused: an app's sends on one platform to one scope of its push service.
     public struct Key: Hashable, Sendable {
         public var appId: String
         public var platform: Platform
-        public var environment: APNsEnvironment
+        /// The part of the push service (``RelayCore/PushToken/scope``); nil for a service with one.
+        public var scope: String?
 
-        public init(appId: String, platform: Platform, environment: APNsEnvironment) {
+        public init(appId: String, platform: Platform, scope: String?) {
             self.appId = appId
             self.platform = platform
-            self.environment = platform == .ios ? environment : .production
+            self.scope = scope
         }
 
         /// The key a delivery is sent under.
         init(_ job: DeliveryJob) {
-            self.init(appId: job.appId, platform: job.token.platform, environment: job.environment)
+            self.init(appId: job.appId, platform: job.token.platform, scope: job.token.scope)
         }
     }
 
@@ -64,10 +65,9 @@ public final class ProviderPauses: Sendable {
         self.logger = logger
     }
 
-    /// Sets `pushrelay_provider_paused` for `key` (FCM's one environment is labelled `none`).
+    /// Sets `pushrelay_provider_paused` for `key` (a service with one scope is labelled `none`).
     private func report(_ key: Key, paused: Bool) {
-        let environment = key.platform == .ios ? key.environment : nil
-        metrics?.setProviderPaused(paused, app: key.appId, platform: key.platform, environment: environment)
+        metrics?.setProviderPaused(paused, app: key.appId, platform: key.platform, scope: key.scope)
     }
 
     /// Whether a delivery under `key` is sent now, sent as the probe, or held.
@@ -146,15 +146,17 @@ public final class ProviderPauses: Sendable {
         let now = paused.withLock { $0 }
         var byApp: [String: [String]] = [:]
         for (key, pause) in now {
-            // APNs names its environment; FCM has one (`none`, as the gauge labels it).
-            let environment = key.platform == .ios ? " \(key.environment.rawValue)" : ""
-            byApp[key.appId, default: []].append("\(pause.reason): \(key.platform.rawValue)\(environment)")
+            // APNs names its environment; a service with one scope names none.
+            let scope = key.scope.map { " \($0)" } ?? ""
+            byApp[key.appId, default: []].append("\(pause.reason): \(key.platform.rawValue)\(scope)")
         }
         return byApp.mapValues { "paused (" + $0.sorted().joined(separator: "; ") + ")" }
             .reduce(into: [:]) { $0["provider:\($1.key)"] = $1.value }
     }
 
     private static func metadata(_ key: Key) -> Logger.Metadata {
-        ["app.id": key.appId, "device.platform": key.platform.rawValue, "apns.environment": key.environment.rawValue]
+        var metadata: Logger.Metadata = ["app.id": key.appId, "device.platform": key.platform.rawValue]
+        if let scope = key.scope { metadata["push.scope"] = "\(scope)" }
+        return metadata
     }
 }

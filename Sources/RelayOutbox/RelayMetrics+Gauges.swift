@@ -24,11 +24,11 @@ extension RelayMetrics {
         setGauges(MetricCatalog.storageUp, [([], up ? 1 : 0)])
     }
 
-    /// `pushrelay_provider_paused{app,platform,environment}`: 1 while an app's sends to a push service
-    /// environment are paused because the service refuses its credentials, else 0. FCM has one
-    /// environment, labelled `none`.
-    public func setProviderPaused(_ paused: Bool, app: String, platform: Platform, environment: APNsEnvironment?) {
-        let labels = Labels(pairs: MetricCatalog.providerLabels(app: appLabel(app), platform: platform, environment))
+    /// `pushrelay_provider_paused{app,platform,environment}`: 1 while an app's sends to a push service's
+    /// scope (``RelayCore/PushToken/scope``: APNs' environment) are paused because the service refuses its
+    /// credentials, else 0. A service with one scope is labelled `none`.
+    public func setProviderPaused(_ paused: Bool, app: String, platform: Platform, scope: String?) {
+        let labels = Labels(pairs: MetricCatalog.providerLabels(app: appLabel(app), platform: platform, scope))
         state.withLock { $0.gauges[MetricCatalog.providerPaused, default: [:]][labels] = paused ? 1 : 0 }
     }
 }

@@ -7,7 +7,6 @@ extension PostgresStore {
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         rooms: [String],
         origin: RoomMember.Origin,
         at: Date,
@@ -37,7 +36,7 @@ extension PostgresStore {
                 appId,
                 token.value,
                 userId,
-                environment.rawValue,
+                token.storedScope,
                 at,
                 token.platform.rawValue,
                 token.address

@@ -7,7 +7,6 @@ extension SQLiteStore {
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         rooms: [String],
         origin: RoomMember.Origin,
         at: Date,
@@ -32,7 +31,7 @@ extension SQLiteStore {
                 try statement.bind(1, appId)
                 try statement.bind(2, token.value)
                 try statement.bind(3, userId)
-                try statement.bind(4, environment.rawValue)
+                try statement.bind(4, token.storedScope)
                 try statement.bind(5, at)
                 try statement.bind(6, token.platform.rawValue)
                 try statement.bind(7, token.address)

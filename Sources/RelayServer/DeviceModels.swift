@@ -38,7 +38,7 @@ struct DeviceView: Encodable {
         token = device.token.value
         platform = device.platform.rawValue
         userId = device.userId
-        environment = device.platform == .ios ? device.environment.rawValue : nil
+        environment = device.token.scope  // APNs' environment; nil for other platforms
         endpointOrigin = device.token.address.flatMap(WebSubscription.endpointOrigin(stored:))
         state = device.state.rawValue
         createdAt = Validation.timestamp(device.createdAt)

@@ -66,7 +66,7 @@ struct NotificationView: Encodable {
                 tokenSuffix: showingTokens ? PushToken.suffix(of: record.token) : nil,
                 status: record.status.rawValue,
                 pushId: record.pushId.lowercasedString,
-                apnsId: record.isAPNs ? record.pushId.lowercasedString : nil,
+                apnsId: record.sentPlatform == .ios ? record.pushId.lowercasedString : nil,
                 attempts: record.attempts,
                 lastStatus: record.lastStatus,
                 lastReason: record.lastReason,

@@ -18,7 +18,7 @@ extension RelayAPI {
         let app = caller.app
         let body = try request.decode(DeviceRegistration.self)
         let platform = try Validation.platform(body.platform)
-        let (token, environment) = try registrationToken(body, platform: platform, app: app)
+        let token = try registrationToken(body, platform: platform, app: app)
         let userId = try caller.actingUser(body.userId, field: "userId")
         var rooms = try (body.rooms ?? []).enumerated().map { index, room throws(HTTPError) in
             try Validation.id(room, field: "rooms[\(index)]")
@@ -38,7 +38,6 @@ extension RelayAPI {
                 appId: app.id,
                 token: token,
                 userId: userId,
-                environment: environment,
                 rooms: rooms,
                 origin: membershipOrigin(caller),
                 at: time.now,
@@ -58,17 +57,16 @@ extension RelayAPI {
         return try .json(status: 201, view)
     }
 
-    /// The token and APNs environment of a registration: `token` read by `platform`'s rules (`platform`,
-    /// default `ios`); only iOS devices have an APNs `environment` (Android and web devices are stored as
-    /// `production`, which nothing reads); a web device is its `subscription` (``WebSubscription``), with no
-    /// `token`.
+    /// The token of a registration: `token` read by `platform`'s rules (`platform`, default `ios`); an iOS
+    /// token carries its APNs `environment` (only iOS devices have one); a web device is its `subscription`
+    /// (``WebSubscription``), with no `token`.
     /// - Throws: ``HTTPError`` 400 for a missing, refused or misplaced field (`invalid_subscription` for a
     ///   subscription), 422 `platform_not_configured` when the app has no settings for the platform.
     private func registrationToken(
         _ body: DeviceRegistration,
         platform: Platform,
         app: Configuration.App
-    ) throws(HTTPError) -> (PushToken, APNsEnvironment) {
+    ) throws(HTTPError) -> PushToken {
         guard platform == .web else {
             if body.subscription != nil {
                 throw .badRequest(code: "invalid_field", message: "subscription is only for a web device")
@@ -76,7 +74,9 @@ extension RelayAPI {
             guard let raw = body.token else { throw .badRequest(code: "missing_field", message: "token is required") }
             let token = try Validation.token(raw, platform: platform)
             guard platform == .android else {
-                return (token, try Validation.environment(body.environment, default: app.apns.defaultEnvironment))
+                return token.registered(
+                    in: try Validation.environment(body.environment, default: app.apns.defaultEnvironment)
+                )
             }
             guard app.fcm?.serviceAccountFile != nil else {
                 throw notConfigured(app, "FCM settings (apps[].fcm)", platform)
@@ -87,7 +87,7 @@ extension RelayAPI {
                     message: "environment is an APNs setting; an android device has none"
                 )
             }
-            return (token, .production)
+            return token
         }
         guard let settings = app.webPush else {
             throw notConfigured(app, "Web Push settings (apps[].webPush)", platform)
@@ -104,7 +104,7 @@ extension RelayAPI {
         guard let subscription = body.subscription else {
             throw .badRequest(code: WebSubscription.invalidCode, message: "subscription is required for a web device")
         }
-        return (try subscription.token(settings: settings), .production)
+        return try subscription.token(settings: settings)
     }
 
     /// 422 `platform_not_configured`: the app lacks `settings` for `platform`.

@@ -24,14 +24,13 @@ extension BadgeUpdateJob {
     package static func claimed(row: some StoredRow, appId: String) throws -> Claimed {
         let id = try row.int64(0)
         let userId = row.string(2)
-        guard row.optionalString(4) == DeviceState.live.rawValue, row.optionalString(8) == userId,
-            let environment = APNsEnvironment(rawValue: row.string(5))
-        else { return .ended(updateId: id) }
+        guard row.optionalString(4) == DeviceState.live.rawValue, row.optionalString(8) == userId else {
+            return .ended(updateId: id)
+        }
         let job = BadgeUpdateJob(
             updateId: id,
             appId: appId,
-            token: try row.token(1, platform: 7, address: 9),
-            environment: environment,
+            token: try row.token(1, platform: 7, address: 9, scope: 5),
             attempts: try row.int(3),
             deviceRegisteredAt: try row.date(6),
             badge: 0

@@ -12,6 +12,7 @@ package struct ClaimedDelivery {
     /// The device's state; nil when there is no device for the delivery.
     package var deviceState: String?
     package var retiredReason: String?
+    /// The device's ``RelayCore/PushToken/storedScope`` (its `environment` column).
     package var environment: String
     /// When the device registered last (its `updated_at`).
     package var registeredAt: Date
@@ -58,16 +59,12 @@ package struct ClaimedDelivery {
     }
 
     /// The job of a delivery whose device can take it, for `appId` with `content`.
-    /// - Throws: ``StoreError`` `.invalidData` for a token or environment that is none.
+    /// - Throws: ``StoreError`` `.invalidData` for a token (with its environment) that is none.
     package func job(appId: String, content: NotificationContent) throws -> DeliveryJob {
-        guard let environment = APNsEnvironment(rawValue: environment) else {
-            throw StoreError(code: .invalidData, message: "device of delivery \(id) has an invalid environment")
-        }
-        return DeliveryJob(
+        DeliveryJob(
             deliveryId: id,
             appId: appId,
-            token: try StoredValues.token(token, platform: platform, address: address),
-            environment: environment,
+            token: try StoredValues.token(token, platform: platform, address: address, scope: environment),
             attempts: attempts,
             deviceRegisteredAt: registeredAt,
             content: content

@@ -15,7 +15,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
     /// Give up: status `failed`.
     case failed(status: Int?, reason: String?)
     /// The token is invalid: the delivery becomes `retired`, and so does the DEVICE (state, retiredAt =
-    /// completion time, retiredReason = reason, ``Device/apnsTimestamp`` = `invalidSince`) unless it registered again after
+    /// completion time, retiredReason = reason, ``Device/invalidSince`` = `invalidSince`) unless it registered again after
     /// `invalidSince` (Apple, "Handling notification responses from APNs": a token registered again after
     /// the 410 timestamp is valid); the device's other pending deliveries end `retired` when claimed. This
     /// is the only place that rule is applied: it is checked in the transaction that retires the device.

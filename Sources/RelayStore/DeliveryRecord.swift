@@ -7,8 +7,8 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var deliveryId: Int64
     public var token: String
     public var status: DeliveryStatus
-    /// The platform of the delivery's device; nil when the device is gone (deleted) and ``isAPNs`` reads it
-    /// from the token.
+    /// The platform of the delivery's device; nil when the device is gone (deleted) and ``sentPlatform``
+    /// reads it from the token.
     public var platform: Platform?
     /// The delivery's id, the same for every attempt: the `apns-id` an APNs push carries (an FCM message is
     /// named by FCM instead).
@@ -54,10 +54,11 @@ public struct DeliveryRecord: Sendable, Equatable {
         self.nextAttemptAt = nextAttemptAt
     }
 
-    /// Whether the delivery goes to APNs (so ``pushId`` is its `apns-id`): its device's platform, or for a
-    /// device that is gone, whether the token is an APNs one (hex; an FCM token is not).
-    public var isAPNs: Bool {
-        if let platform { return platform == .ios }
-        return (try? DeviceToken(parsing: token)) != nil
+    /// The platform the delivery goes to: its device's, or for a device that is gone, the one its token's
+    /// text names (APNs hex, a web token's `web-` identity, else an FCM token).
+    public var sentPlatform: Platform {
+        if let platform { return platform }
+        if (try? DeviceToken(parsing: token)) != nil { return .ios }
+        return (try? WebPushToken(parsing: token)) != nil ? .web : .android
     }
 }

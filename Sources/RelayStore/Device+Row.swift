@@ -13,13 +13,12 @@ extension Device {
     package static let columnCount = 13
 
     /// A device from a row that starts with ``columns``.
-    /// - Throws: ``StoreError`` `.invalidData` for a token, environment, state or topic list that is none.
+    /// - Throws: ``StoreError`` `.invalidData` for a token (with its environment), state or topic list that is
+    ///   none.
     package init(row: some StoredRow) throws {
-        let token = try row.token(1, platform: 11, address: 12)
-        guard let environment = APNsEnvironment(rawValue: row.string(3)),
-            let state = DeviceState(rawValue: row.string(4))
-        else {
-            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has an unknown environment or state")
+        let token = try row.token(1, platform: 11, address: 12, scope: 3)
+        guard let state = DeviceState(rawValue: row.string(4)) else {
+            throw StoreError(code: .invalidData, message: "device …\(token.suffix) has an unknown state")
         }
         let topics: [String]
         do {
@@ -31,13 +30,12 @@ extension Device {
             appId: row.string(0),
             token: token,
             userId: row.string(2),
-            environment: environment,
             state: state,
             createdAt: try row.date(5),
             updatedAt: try row.date(6),
             retiredAt: try row.optionalDate(7),
             retiredReason: row.optionalString(8),
-            apnsTimestamp: try row.optionalDate(9),
+            invalidSince: try row.optionalDate(9),
             unlinkedTopics: topics
         )
     }

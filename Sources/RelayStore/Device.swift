@@ -7,13 +7,11 @@ import RelayCore
 public struct Device: Sendable, Equatable, Hashable {
     /// The app (tenant) the registration belongs to; every store call is scoped by it.
     public var appId: String
-    /// The full token; its platform is the device's. Only ``RelayCore/PushToken/suffix`` may be logged or
-    /// shown.
+    /// The full token as registered (an APNs token with its environment); its platform is the device's.
+    /// Only ``RelayCore/PushToken/suffix`` may be logged or shown.
     public var token: PushToken
     /// The user who registered the token most recently.
     public var userId: String
-    /// Sandbox (development builds) or production; APNs only (an Android device has `production`).
-    public var environment: APNsEnvironment
     public var state: DeviceState
     /// The first registration of this token for this app.
     public var createdAt: Date
@@ -23,9 +21,10 @@ public struct Device: Sendable, Equatable, Hashable {
     public var retiredAt: Date?
     /// Why it was retired, e.g. APNs' reason `Unregistered`; nil while live.
     public var retiredReason: String?
-    /// Since when the token is known invalid: the 410 answer's `timestamp` (when APNs last knew the token was
-    /// invalid), else the time of the send that found it invalid; nil while live.
-    public var apnsTimestamp: Date?
+    /// Since when the token is known invalid: the push service's own time when it gives one (APNs' 410
+    /// `timestamp`, when APNs last knew the token was invalid), else the time of the send that found it
+    /// invalid; nil while live.
+    public var invalidSince: Date?
     /// Topics APNs refused for this token (DeviceTokenNotForTopic): no deliveries are created for them.
     /// Cleared by the next registration.
     public var unlinkedTopics: [String]
@@ -37,25 +36,23 @@ public struct Device: Sendable, Equatable, Hashable {
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         state: DeviceState = .live,
         createdAt: Date,
         updatedAt: Date,
         retiredAt: Date? = nil,
         retiredReason: String? = nil,
-        apnsTimestamp: Date? = nil,
+        invalidSince: Date? = nil,
         unlinkedTopics: [String] = []
     ) {
         self.appId = appId
         self.token = token
         self.userId = userId
-        self.environment = environment
         self.state = state
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.retiredAt = retiredAt
         self.retiredReason = retiredReason
-        self.apnsTimestamp = apnsTimestamp
+        self.invalidSince = invalidSince
         self.unlinkedTopics = unlinkedTopics
     }
 }

@@ -15,20 +15,15 @@ extension FeedbackJob {
     }
 
     /// A job from a row that starts with ``columns(of:)``.
-    /// - Throws: ``StoreError`` `.invalidData` for a token or environment that is none.
+    /// - Throws: ``StoreError`` `.invalidData` for a token (with its environment) that is none.
     package init(row: some StoredRow) throws {
-        let id = try row.int64(0)
-        guard let environment = APNsEnvironment(rawValue: row.string(4)) else {
-            throw StoreError(code: .invalidData, message: "feedback \(id) has an unknown environment")
-        }
         self.init(
-            feedbackId: id,
+            feedbackId: try row.int64(0),
             appId: row.string(1),
-            token: try row.token(2, platform: 10, address: 11),
+            token: try row.token(2, platform: 10, address: 11, scope: 4),
             userId: row.string(3),
-            environment: environment,
             reason: row.string(5),
-            apnsTimestamp: try row.optionalDate(6),
+            invalidSince: try row.optionalDate(6),
             retiredAt: try row.date(7),
             attempts: try row.int(8),
             expiresAt: try row.date(9)

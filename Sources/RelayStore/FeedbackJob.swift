@@ -6,15 +6,15 @@ public struct FeedbackJob: Sendable, Equatable {
     /// Pass back to ``Store/completeFeedback(_:at:)``.
     public var feedbackId: Int64
     public var appId: String
-    /// The full token; only ``RelayCore/PushToken/suffix`` may be logged.
+    /// The full token as it was registered (an APNs token with its environment); only
+    /// ``RelayCore/PushToken/suffix`` may be logged.
     public var token: PushToken
     /// The user the token was registered to when it was retired.
     public var userId: String
-    public var environment: APNsEnvironment
     /// Why it was retired, e.g. `Unregistered`, `BadDeviceToken`.
     public var reason: String
-    /// Since when the token is known invalid (``Device/apnsTimestamp``).
-    public var apnsTimestamp: Date?
+    /// Since when the token is known invalid (``Device/invalidSince``).
+    public var invalidSince: Date?
     /// When the relay retired the token.
     public var retiredAt: Date
     /// POSTs tried so far (0 on the first).
@@ -27,9 +27,8 @@ public struct FeedbackJob: Sendable, Equatable {
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         reason: String,
-        apnsTimestamp: Date?,
+        invalidSince: Date?,
         retiredAt: Date,
         attempts: Int,
         expiresAt: Date
@@ -38,9 +37,8 @@ public struct FeedbackJob: Sendable, Equatable {
         self.appId = appId
         self.token = token
         self.userId = userId
-        self.environment = environment
         self.reason = reason
-        self.apnsTimestamp = apnsTimestamp
+        self.invalidSince = invalidSince
         self.retiredAt = retiredAt
         self.attempts = attempts
         self.expiresAt = expiresAt

@@ -21,8 +21,9 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// Registers `token` (its platform with it) for `userId`, or re-registers it, and joins the user to
     /// `rooms` as `origin` made them; one transaction.
     ///
-    /// A new token is inserted (`created == true`). A known one gets the new user, platform, environment and
-    /// `updatedAt = at`; a retired one is revived (state `live`, retired fields cleared). Every registration
+    /// A new token is inserted (`created == true`). A known one gets the new user, platform, scope (an APNs
+    /// token's environment, ``RelayCore/PushToken/storedScope``) and `updatedAt = at`; a retired one is
+    /// revived (state `live`, retired fields cleared). Every registration
     /// clears ``Device/unlinkedTopics``. The joins follow ``addMember(appId:roomId:userId:notify:origin:at:limits:)``
     /// with the levels kept: a user's own skip the rooms whose own rule is closed.
     ///
@@ -33,7 +34,6 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         rooms: [String],
         origin: RoomMember.Origin,
         at: Date,
@@ -439,12 +439,11 @@ extension Store {
         return member
     }
 
-    /// ``upsertDevice(appId:token:userId:environment:rooms:origin:at:limits:)`` with the backend's joins.
+    /// ``upsertDevice(appId:token:userId:rooms:origin:at:limits:)`` with the backend's joins.
     public func upsertDevice(
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         rooms: [String],
         at: Date
     ) async throws -> (device: Device, created: Bool) {
@@ -452,7 +451,6 @@ extension Store {
             appId: appId,
             token: token,
             userId: userId,
-            environment: environment,
             rooms: rooms,
             origin: .backend,
             at: at,
@@ -460,12 +458,11 @@ extension Store {
         )
     }
 
-    /// ``upsertDevice(appId:token:userId:environment:rooms:origin:at:limits:)`` without limits.
+    /// ``upsertDevice(appId:token:userId:rooms:origin:at:limits:)`` without limits.
     public func upsertDevice(
         appId: String,
         token: PushToken,
         userId: String,
-        environment: APNsEnvironment,
         rooms: [String],
         origin: RoomMember.Origin,
         at: Date
@@ -474,7 +471,6 @@ extension Store {
             appId: appId,
             token: token,
             userId: userId,
-            environment: environment,
             rooms: rooms,
             origin: origin,
             at: at,

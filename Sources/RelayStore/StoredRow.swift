@@ -53,7 +53,12 @@ extension StoredRow {
 
     /// A stored token from its text, platform and address columns (``StoredValues/token(_:platform:address:)``).
     /// - Throws: ``StoreError`` `.invalidData` when they make no valid token.
-    package func token(_ column: Int, platform: Int, address: Int) throws -> PushToken {
-        try StoredValues.token(string(column), platform: string(platform), address: optionalString(address))
+    package func token(_ column: Int, platform: Int, address: Int, scope: Int? = nil) throws -> PushToken {
+        try StoredValues.token(
+            string(column),
+            platform: string(platform),
+            address: optionalString(address),
+            scope: scope.map { string($0) }
+        )
     }
 }

@@ -5,13 +5,19 @@ import RelayCore
 /// notification levels), a chat message's content columns, and the claim's rule for a delivery whose device can no longer take it: what both stores
 /// share, so neither spells it differently.
 package enum StoredValues {
-    /// A stored token with its stored platform and address (``RelayCore/PushToken/address``).
-    /// - Throws: ``StoreError`` `.invalidData` when either is not valid.
-    package static func token(_ text: String, platform: String, address: String? = nil) throws -> PushToken {
+    /// A stored token with its stored platform, address (``RelayCore/PushToken/address``) and, where the
+    /// device's row is read, its scope (the `environment` column, ``RelayCore/PushToken/storedScope``).
+    /// - Throws: ``StoreError`` `.invalidData` when any is not valid.
+    package static func token(
+        _ text: String,
+        platform: String,
+        address: String? = nil,
+        scope: String? = nil
+    ) throws -> PushToken {
         guard let platform = Platform(rawValue: platform) else {
             throw StoreError(code: .invalidData, message: "stored platform '\(platform)' is unknown")
         }
-        do { return try PushToken(stored: text, platform: platform, address: address) } catch {
+        do { return try PushToken(stored: text, platform: platform, address: address, scope: scope) } catch {
             throw StoreError(code: .invalidData, message: "stored token is invalid: \(error.description)")
         }
     }

@@ -105,7 +105,6 @@ enum LatencyCommand {
                 appId: SeedCommand.appId,
                 token: try SeedCommand.token(index, platform: .ios),
                 userId: "latency-user-\(index)",
-                environment: .production,
                 rooms: [room((index - 1) / roomSize)],
                 at: now
             )

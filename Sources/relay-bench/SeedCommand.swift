@@ -59,7 +59,6 @@ enum SeedCommand {
                 appId: appId,
                 token: try token(index),
                 userId: "user-\(index)",
-                environment: .production,
                 rooms: [room],
                 at: now
             )
@@ -68,7 +67,6 @@ enum SeedCommand {
             appId: appId,
             token: try token(devices),
             userId: "warm-up-user",
-            environment: .production,
             rooms: [warmUpRoom],
             at: now
         )

@@ -12,8 +12,7 @@ import Testing
         DeliveryJob(
             deliveryId: 7,
             appId: "chat",
-            token: .apns(try! DeviceToken(parsing: String(repeating: "ab", count: 32))),
-            environment: .sandbox,
+            token: .apns(try! DeviceToken(parsing: String(repeating: "ab", count: 32), environment: .sandbox)),
             attempts: 0,
             deviceRegisteredAt: now,
             content: NotificationContent(

@@ -45,9 +45,8 @@ import Testing
         let at = t0
         _ = try await store.upsertDevice(
             appId: "chat",
-            token: iosToken,
+            token: iosToken.registered(in: .sandbox),
             userId: "ann",
-            environment: .sandbox,
             rooms: ["room-1"],
             at: at
         )
@@ -55,23 +54,20 @@ import Testing
             appId: "chat",
             token: androidToken,
             userId: "bob",
-            environment: .production,
             rooms: ["room-1"],
             at: at
         )
         _ = try await store.upsertDevice(
             appId: "chat",
-            token: retiredToken,
+            token: retiredToken.registered(in: .production),
             userId: "cid",
-            environment: .production,
             rooms: ["room-1"],
             at: at
         )
         _ = try await store.upsertDevice(
             appId: "chat",
-            token: unlinkedToken,
+            token: unlinkedToken.registered(in: .production),
             userId: "dan",
-            environment: .production,
             rooms: ["room-1"],
             at: at
         )

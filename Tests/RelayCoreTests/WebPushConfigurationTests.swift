@@ -43,14 +43,16 @@ import Testing
         let identity = "web-" + String(repeating: "A", count: 42) + "_"
         let named = try PushToken(parsing: identity, platform: .web)
         #expect(named.platform == .web && named.value == identity && named.address == nil)
-        let stored = try PushToken(stored: identity, platform: .web, address: #"{"endpoint":"https://x"}"#)
+        let stored = try PushToken(stored: identity, platform: .web, address: #"{"endpoint":"https://x"}"#, scope: nil)
         #expect(stored == named && stored.address == #"{"endpoint":"https://x"}"#)
-        #expect(throws: PushToken.ParseError.self) { try PushToken(stored: identity, platform: .web, address: nil) }
+        #expect(throws: PushToken.ParseError.self) {
+            try PushToken(stored: identity, platform: .web, address: nil, scope: nil)
+        }
         for bad in ["web-short", "web-" + String(repeating: "+", count: 43), String(repeating: "A", count: 47)] {
             #expect(throws: PushToken.ParseError.self) { try PushToken(parsing: bad, platform: .web) }
         }
         // An APNs or FCM token has no address.
-        let fcm = try PushToken(stored: String(repeating: "f", count: 40), platform: .android, address: nil)
+        let fcm = try PushToken(stored: String(repeating: "f", count: 40), platform: .android, address: nil, scope: nil)
         #expect(fcm.address == nil && fcm.platform == .android)
     }
 }

@@ -12,8 +12,7 @@ import Testing
         DeliveryJob(
             deliveryId: id,
             appId: app,
-            token: .apns(try DeviceToken(parsing: String(repeating: "ab", count: 32))),
-            environment: .sandbox,
+            token: .apns(try DeviceToken(parsing: String(repeating: "ab", count: 32), environment: .sandbox)),
             attempts: 0,
             deviceRegisteredAt: Date(timeIntervalSince1970: 0),
             content: NotificationContent(

@@ -120,7 +120,7 @@ import Testing
         try await withRelayAndMock { relay in
             let running = try relay.relay
             running.healthChecks.set("provider:app0:ios:production", "paused (InvalidProviderToken)")
-            running.metrics.setProviderPaused(true, app: "app0", platform: .ios, environment: .production)
+            running.metrics.setProviderPaused(true, app: "app0", platform: .ios, scope: "production")
             let admin = try await relay.adminCall("/readyz")
             #expect(admin.status == 200, "\(admin.text)")
             #expect(try Self.checks(admin)["provider:app0:ios:production"] == "paused (InvalidProviderToken)")

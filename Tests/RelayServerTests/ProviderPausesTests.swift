@@ -9,8 +9,8 @@ import Testing
 /// the first answer resumes.
 @Suite struct ProviderPausesTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-    static let sandbox = ProviderPauses.Key(appId: "app0", platform: .ios, environment: .sandbox)
-    static let production = ProviderPauses.Key(appId: "app0", platform: .ios, environment: .production)
+    static let sandbox = ProviderPauses.Key(appId: "app0", platform: .ios, scope: "sandbox")
+    static let production = ProviderPauses.Key(appId: "app0", platform: .ios, scope: "production")
 
     func pauses() -> ProviderPauses {
         ProviderPauses(metrics: nil, logger: .disabled())
@@ -59,7 +59,7 @@ import Testing
 
     /// `pushrelay_provider_paused` reads 1 for the paused key from the refusal to the answer, the others 0;
     /// Android has one environment.
-    @Test func theGaugeFollowsThePause() {
+    @Test func theGaugeFollowsThePause() throws {
         let metrics = RelayMetrics(appIds: ["app0"])
         let pauses = ProviderPauses(metrics: metrics, logger: .disabled())
         let production = #"pushrelay_provider_paused{app="app0",platform="ios",environment="production"}"#
@@ -69,7 +69,7 @@ import Testing
         #expect(metrics.render().contains("\(production) 1") && metrics.render().contains("\(sandbox) 0"))
         pauses.answered(Self.production)
         #expect(metrics.render().contains("\(production) 0"))
-        let android = ProviderPauses.Key(appId: "app0", platform: .android, environment: .sandbox)
-        #expect(android.environment == .production)
+        let android = try PushToken(parsing: String(repeating: "f", count: 40), platform: .android)
+        #expect(android.scope == nil && PushToken.scopes(of: .android) == [nil])
     }
 }

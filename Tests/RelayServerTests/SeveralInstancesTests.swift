@@ -38,9 +38,8 @@ import Testing
                 for (index, token) in tokens.enumerated() {
                     _ = try await a.upsertDevice(
                         appId: app.id,
-                        token: .apns(try DeviceToken(parsing: token)),
+                        token: .apns(try DeviceToken(parsing: token)).registered(in: .sandbox),
                         userId: "user\(index)",
-                        environment: .sandbox,
                         rooms: ["crowd"],
                         at: Date()
                     )

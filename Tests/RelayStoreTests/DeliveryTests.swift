@@ -28,7 +28,7 @@ import Testing
         #expect(jobs.map(\.deliveryId) == jobs.map(\.deliveryId).sorted())
         let job = try #require(jobs.first)
         let n = F.notification(messageId: job.content.message.messageId)
-        #expect(job.notificationId == id && job.appId == "app-a" && job.environment == .sandbox)
+        #expect(job.notificationId == id && job.appId == "app-a" && job.token.scope == "sandbox")
         #expect(job.content.topic == n.topic && job.content.expiration == n.expiration)
         #expect(job.content.message == n.message && job.content.createdAt == n.createdAt)
         #expect(job.attempts == 0 && job.deviceRegisteredAt == F.time(-10))

@@ -26,7 +26,7 @@ import Testing
             at: F.time(60)
         )
         #expect(!second.created)
-        #expect(second.device.userId == "bob" && second.device.environment == .production)
+        #expect(second.device.userId == "bob" && second.device.token.scope == "production")
         #expect(second.device.createdAt == F.t0 && second.device.updatedAt == F.time(60))
         #expect(try await store.members(appId: "app-a", roomId: "r1").map(\.userId) == ["alice", "bob"])
 
@@ -43,7 +43,7 @@ import Testing
         )
         let retired = try #require(try await store.device(appId: "app-a", token: token))
         #expect(retired.state == .retired && retired.retiredReason == "Unregistered")
-        #expect(retired.retiredAt == F.time(63) && retired.apnsTimestamp == F.time(61))
+        #expect(retired.retiredAt == F.time(63) && retired.invalidSince == F.time(61))
         #expect(try await store.deadTokens(appId: "app-a", since: F.time(63)).map(\.token) == [token])
         #expect(try await store.deadTokens(appId: "app-a", since: F.time(64)).isEmpty)
 
@@ -51,7 +51,7 @@ import Testing
         #expect(!revived.created)
         #expect(revived.device.state == .live)
         #expect(revived.device.retiredAt == nil && revived.device.retiredReason == nil)
-        #expect(revived.device.apnsTimestamp == nil && revived.device.updatedAt == F.time(100))
+        #expect(revived.device.invalidSince == nil && revived.device.updatedAt == F.time(100))
         #expect(try await store.deviceCounts() == [.live: 1, .retired: 0])
     }
 
@@ -109,7 +109,7 @@ import Testing
         try await store.register(F.token(1), user: "dave", at: F.time(1))
         try await store.register(F.token(2), user: "carol", environment: .production, at: F.time(1))
         let jobs = try await store.claimDueDeliveries(now: F.time(2), limit: 10, leaseSeconds: 30, owner: F.owner)
-        #expect(jobs.map(\.token) == [F.token(2)] && jobs.first?.environment == .production)
+        #expect(jobs.map(\.token) == [F.token(2)] && jobs.first?.token.scope == "production")
         let (_, deliveries) = try #require(try await store.notification(appId: "app-a", id: outcome.notificationId))
         #expect(deliveries.first { $0.token == F.token(1).value }?.lastReason == "DeviceDeleted")
     }

@@ -37,8 +37,8 @@ import Testing
             try await store.claimDueFeedback(now: F.time(1), limit: 10, leaseSeconds: 30, owner: F.owner).first
         )
         #expect(job.appId == "app-a" && job.token == F.token(1) && job.userId == "bob")
-        #expect(job.environment == .sandbox && job.reason == "Unregistered" && job.attempts == 0)
-        #expect(job.apnsTimestamp == F.time(-5) && job.retiredAt == F.time(1) && job.expiresAt == F.time(601))
+        #expect(job.token.scope == "sandbox" && job.reason == "Unregistered" && job.attempts == 0)
+        #expect(job.invalidSince == F.time(-5) && job.retiredAt == F.time(1) && job.expiresAt == F.time(601))
     }
 
     @Test(arguments: StoreKind.allCases) func withoutAPolicyNothingIsQueued(kind: StoreKind) async throws {
@@ -77,7 +77,7 @@ import Testing
         let queued = try #require(
             try await store.claimDueFeedback(now: F.time(2), limit: 1, leaseSeconds: 30, owner: F.owner).first
         )
-        #expect(queued.apnsTimestamp == F.time(1))
+        #expect(queued.invalidSince == F.time(1))
     }
 
     @Test(arguments: StoreKind.allCases) func leasesRetriesAndCompletion(kind: StoreKind) async throws {
@@ -213,7 +213,7 @@ import Testing
                 leaseSeconds: 30,
                 owner: F.owner
             )
-            #expect(jobs.map(\.token) == [F.token(1)] && jobs.first?.environment == .sandbox)
+            #expect(jobs.map(\.token) == [F.token(1)] && jobs.first?.token.scope == "sandbox")
         }
     }
 

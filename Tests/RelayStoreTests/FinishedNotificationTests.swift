@@ -52,6 +52,6 @@ import Testing
         let deliveries = try #require(try await store.notification(appId: "app-a", id: id)).deliveries
         let platforms = Dictionary(uniqueKeysWithValues: deliveries.map { ($0.token, $0.platform) })
         #expect(platforms == [F.token(1).value: .ios, F.fcmToken(2).value: .android])
-        #expect(deliveries.map(\.isAPNs) == deliveries.map { $0.token == F.token(1).value })
+        #expect(deliveries.map { $0.sentPlatform == .ios } == deliveries.map { $0.token == F.token(1).value })
     }
 }

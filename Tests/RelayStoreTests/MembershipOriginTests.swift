@@ -63,9 +63,8 @@ import Testing
         try await store.setRoomMembership(appId: "app-a", roomId: "room-2", membership: .open, at: F.time(2))
         _ = try await store.upsertDevice(
             appId: "app-a",
-            token: F.token(3),
+            token: F.token(3).registered(in: .sandbox),
             userId: "carol",
-            environment: .sandbox,
             rooms: ["room-1", "room-2", "room-3"],
             origin: .user,
             at: F.time(3)

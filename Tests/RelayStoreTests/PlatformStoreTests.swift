@@ -44,7 +44,7 @@ private typealias F = StoreFixtures
             let store = try SQLiteStore(path: path, logger: .disabled())
             #expect(store.schemaVersion == SQLiteMigrations.steps.count)
             let device = try #require(try await store.device(appId: "app-a", token: F.token(1)))
-            #expect(device.platform == .ios && device.environment == .production)
+            #expect(device.platform == .ios && device.token.scope == "production")
             let job = try #require(
                 try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner).first
             )

@@ -114,9 +114,8 @@ import Testing
                     do {
                         _ = try await store.upsertDevice(
                             appId: "app-a",
-                            token: F.token(index),
+                            token: F.token(index).registered(in: .production),
                             userId: "alice",
-                            environment: .production,
                             rooms: [],
                             origin: .user,
                             at: F.t0,
@@ -137,9 +136,8 @@ import Testing
         let registered = try await stores[0].devices(appId: "app-a", userId: "alice")[0]
         _ = try await stores[0].upsertDevice(
             appId: "app-a",
-            token: registered.token,
+            token: registered.token.registered(in: .production),
             userId: "alice",
-            environment: .production,
             rooms: [],
             origin: .user,
             at: F.t0,
@@ -147,9 +145,8 @@ import Testing
         )
         _ = try await stores[0].upsertDevice(
             appId: "app-a",
-            token: F.token(100),
+            token: F.token(100).registered(in: .production),
             userId: "bob",
-            environment: .production,
             rooms: [],
             origin: .user,
             at: F.t0,
@@ -169,9 +166,8 @@ import Testing
                         if index % 3 == 0 {
                             _ = try await store.upsertDevice(
                                 appId: "app-a",
-                                token: F.token(index),
+                                token: F.token(index).registered(in: .production),
                                 userId: "alice",
-                                environment: .production,
                                 rooms: ["r\(index)", "x\(index)"],
                                 origin: .user,
                                 at: F.t0,

@@ -77,7 +77,7 @@ enum StoreFixtures {
 }
 
 extension Store {
-    /// Registers `token` for `user` in the given rooms at `at`.
+    /// Registers `token` for `user` in the given rooms at `at`; an APNs token for `environment`.
     @discardableResult
     func register(
         _ token: PushToken,
@@ -87,7 +87,13 @@ extension Store {
         environment: APNsEnvironment = .sandbox,
         at: Date = StoreFixtures.t0
     ) async throws -> (device: Device, created: Bool) {
-        try await upsertDevice(appId: app, token: token, userId: user, environment: environment, rooms: rooms, at: at)
+        try await upsertDevice(
+            appId: app,
+            token: token.registered(in: environment),
+            userId: user,
+            rooms: rooms,
+            at: at
+        )
     }
 
     /// Tokens of the pending deliveries of a notification.

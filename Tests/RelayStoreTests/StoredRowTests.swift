@@ -43,16 +43,16 @@ import Testing
                     appId: "app-a",
                     token: F.token(1),
                     userId: "alice",
-                    environment: .production,
                     state: .retired,
                     createdAt: F.t0,
                     updatedAt: F.t0,
                     retiredAt: F.time(5),
                     retiredReason: "Unregistered",
-                    apnsTimestamp: F.time(4),
+                    invalidSince: F.time(4),
                     unlinkedTopics: ["com.example.a", "com.example.b"]
                 )
         )
+        #expect(device.token.scope == "production")  // a token's equality leaves its environment out
         #expect(try await store.deadTokens(appId: "app-a", since: F.t0) == [device])
     }
 

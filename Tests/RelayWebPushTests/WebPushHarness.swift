@@ -87,7 +87,6 @@ struct WebPushHarness {
             deliveryId: 1,
             appId: appId,
             token: .web(try WebPushToken(identity: identity, subscription: json)),
-            environment: .production,
             attempts: 0,
             deviceRegisteredAt: Date(),
             content: NotificationContent(

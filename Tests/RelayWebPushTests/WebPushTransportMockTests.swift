@@ -214,7 +214,6 @@ import WebPushMock
                 updateId: 1,
                 appId: WebPushHarness.appId,
                 token: job.token,
-                environment: .production,
                 attempts: 0,
                 deviceRegisteredAt: Date(),
                 badge: 3
