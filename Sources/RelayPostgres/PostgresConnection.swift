@@ -210,10 +210,13 @@ final class PostgresConnection {
     }
 
     /// Sets up a new session: libpq prints notices ("relation already exists, skipping") on standard
-    /// error, so only warnings up; then the ``instanceLocks`` are taken back, each of them or the fence.
+    /// error, so only warnings up; no JIT compilation (the store's statements are index lookups and range
+    /// writes: compiling a fan-out's insert took longer than running it); then the ``instanceLocks`` are
+    /// taken back, each of them or the fence.
     /// - Throws: ``StoreError`` `.instanceInUse` (the fence closed) when another process holds one.
     private func startSession() throws {
         try execute("SET client_min_messages = warning")
+        try execute("SET jit = off")
         for id in instanceLocks {
             guard try takeInstanceLock(id) else { throw fence.close(instanceId: id) }
         }

@@ -383,5 +383,12 @@ enum PostgresMigrations {
         ALTER TABLE devices ADD COLUMN address text;
         ALTER TABLE feedback ADD COLUMN address text;
         """,
+        // 16: the pending deliveries of a notification, newest first, for the "notification done" probe
+        // (PostgresStore+NotificationsDone.swift); room on each page for a lease's new row version, so a
+        // claim's lease update stays on its page (HOT: no index entry is written for it).
+        """
+        CREATE INDEX deliveries_pending_by_notification ON deliveries (notification_id, id) WHERE status = 'pending';
+        ALTER TABLE deliveries SET (fillfactor = 80);
+        """,
     ]
 }

@@ -4,8 +4,11 @@ import RelayStore
 
 extension PostgresStore {
     /// One statement: each notification asked about is probed for a pending delivery from its newest id down
-    /// (during a fan-out the last ones are claimed last, so the probe stops at once instead of walking the
-    /// finished ones), and only those with none are counted by status.
+    /// in `deliveries_pending_by_notification` (during a fan-out the last ones are claimed last, so the probe
+    /// stops at once instead of walking the finished ones), and only those with none are counted by status.
+    /// The probe is a scalar subquery, run once per notification whatever the table's statistics say (right
+    /// after a fan-out's insert they say the notification has a handful of rows, and a join plan would sort
+    /// them all).
     public func finishedNotificationCounts(_ ids: [UUID]) async throws -> [UUID: DeliveryCounts] {
         guard !ids.isEmpty else { return [:] }
         let rows = try db.query(
@@ -13,12 +16,10 @@ extension PostgresStore {
             WITH asked AS (SELECT DISTINCT jsonb_array_elements_text($1::jsonb)::uuid AS id),
             done AS (
                 SELECT a.id FROM asked AS a
-                WHERE NOT EXISTS (
-                    SELECT 1 FROM (
-                        SELECT d.status FROM deliveries AS d WHERE d.notification_id = a.id AND d.status = 'pending'
-                        ORDER BY d.id DESC LIMIT 1
-                    ) AS pending
-                )
+                WHERE (
+                    SELECT true FROM deliveries AS d WHERE d.notification_id = a.id AND d.status = 'pending'
+                    ORDER BY d.notification_id DESC, d.id DESC LIMIT 1
+                ) IS NULL
             )
             SELECT d.notification_id::text, \(DeliveryCounts.columns) FROM deliveries AS d
             WHERE d.notification_id IN (SELECT id FROM done)

@@ -133,10 +133,11 @@ public final class PostgresCluster: Sendable {
             directory: folder
         )
         // A test server: no durability (fsync, full pages), room for many parallel tests' connections.
-        let options = [
-            "-k \(folder)", "-p \(port)", "-c listen_addresses=''", "-c fsync=off", "-c synchronous_commit=off",
-            "-c full_page_writes=off", "-c max_connections=300",
-        ]
+        let options =
+            [
+                "-k \(folder)", "-p \(port)", "-c listen_addresses=''", "-c fsync=off", "-c synchronous_commit=off",
+                "-c full_page_writes=off", "-c max_connections=300",
+            ] + extraOptions()
         try await run(
             asServerUser + ["\(bin)/pg_ctl"]
                 + [
@@ -151,6 +152,31 @@ public final class PostgresCluster: Sendable {
             asServerUser: asServerUser,
             watchdog: watchdog
         )
+    }
+
+    /// Server options added from `RELAY_TEST_PG_OPTIONS` (e.g. `-c shared_preload_libraries=pg_stat_statements`
+    /// for `relay-bench cluster --statements`); none when unset.
+    private static func extraOptions() -> [String] {
+        let extra = ProcessInfo.processInfo.environment["RELAY_TEST_PG_OPTIONS"] ?? ""
+        return extra.isEmpty ? [] : [extra]
+    }
+
+    /// Runs `sql` with psql in the cluster's `postgres` database and returns its unaligned output (`|` between
+    /// columns, a line a row, no header).
+    /// - Throws: ``SpawnError`` with psql's output when it fails.
+    public func psql(_ sql: String) async throws -> String {
+        let (termination, output) = try await ChildProcess.run(
+            "\(bin)/psql",
+            [
+                "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", folder, "-p", "\(Self.port)", "-U",
+                "postgres", "-d", "postgres", "-c", sql,
+            ],
+            includingErrors: true
+        )
+        guard termination == .exited(0) else {
+            throw ChildProcess.SpawnError(description: "psql ended \(termination): \(output)")
+        }
+        return output
     }
 
     /// The newest installed PostgreSQL's server programs (Debian: /usr/lib/postgresql/<version>/bin).

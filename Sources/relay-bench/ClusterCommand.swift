@@ -10,7 +10,7 @@ import RelayCore
 /// sqlite` runs the same single process on a SQLite file: the store alone differs.
 enum ClusterCommand {
     static let usage = """
-        relay-bench cluster --devices N [--timeout SECONDS] \(BenchRelays.usage)
+        relay-bench cluster --devices N [--timeout SECONDS] [--statements FILE] \(BenchRelays.usage)
         """
 
     /// What the run measured.
@@ -44,6 +44,8 @@ enum ClusterCommand {
         _ = try await FanoutCommand.postWebhook(port: first, apiKey: relays.apiKey, room: SeedCommand.warmUpRoom)
         try await relays.waitUntilNothingPending(since: .now, timeout: timeout)
 
+        let statements = arguments.value("statements", default: "")
+        if !statements.isEmpty, let cluster = relays.cluster { try await StatementStats.reset(cluster) }
         let cpuBefore = relays.relayCPU()
         let server = relays.serverSnapshot()
         let started = ContinuousClock.now
@@ -53,6 +55,9 @@ enum ClusterCommand {
         let seconds = (ContinuousClock.now - started).timeInterval
         let cpu = zip(relays.relayCPU(), cpuBefore).map { $0 - $1 }
         let serverCPU = relays.serverCPU(since: server)
+        if !statements.isEmpty, let cluster = relays.cluster {
+            try await StatementStats.top(cluster).write(toFile: statements, atomically: true, encoding: .utf8)
+        }
 
         let id = try UUID(uuidString: accepted.notificationId).orThrow("bad notification id")
         let summary = try await relays.observer.notification(appId: SeedCommand.appId, id: id, limit: 1)?.summary
