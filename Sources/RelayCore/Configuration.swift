@@ -164,8 +164,9 @@ public struct Configuration: Codable, Sendable, Equatable {
         /// memory (libcurl's transfer and the relay's job); at 20–50 ms a request, 200 in flight carry
         /// 4,000–10,000 pushes a second.
         public var concurrency = 300
-        /// Requests in flight for any one app, so an app whose push service is slow or unreachable cannot take
-        /// every slot from the others. More than ``concurrency`` means no limit of its own.
+        /// Requests in flight for any one app to one platform's push service (each app and platform is a lane
+        /// of its own), so a push service that is slow or unreachable cannot take every slot from the other
+        /// apps, nor from the same app's other platforms. More than ``concurrency`` means no limit of its own.
         public var perAppConcurrency = 200
         /// Deliveries taken from the outbox at a time.
         public var batchSize = 1000

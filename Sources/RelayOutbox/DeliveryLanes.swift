@@ -2,25 +2,38 @@ import RelayCore
 import RelayStore
 import Synchronization
 
-/// Claimed deliveries waiting for a worker: one FIFO lane per app, and how many of each app's requests are
-/// in flight. Workers take jobs round robin from the apps below their in-flight limit, so an app that is at
-/// its limit (its APNs slow or unreachable) holds up no other app's deliveries.
+/// Claimed deliveries waiting for a worker: one FIFO lane per app and platform (``LaneKey``), and how many
+/// of each lane's requests are in flight. Workers take jobs round robin from the lanes below their in-flight
+/// limit, so a lane that is at its limit (its push service slow or unreachable, or a web push origin that an
+/// attacker runs and answers slowly) holds up no other app's deliveries, nor its own app's on another
+/// platform.
 ///
-/// ``take()`` hands out at most `perAppLimit` jobs of one app until their ``finish(appId:)``. Thread-safe;
+/// ``take()`` hands out at most `perAppLimit` jobs of one lane until their ``finish(_:)``. Thread-safe;
 /// workers, the dispatcher's claim loop and tests share one instance.
 final class DeliveryLanes<Job: LaneJob>: Sendable {
     /// How many the claim loop may add: `room` jobs in all, and of each app at most ``appRoom(_:)``.
     struct ClaimWindow: Equatable {
         var room: Int
-        /// Room of the apps with a lane (jobs queued or in flight).
-        var lanes: [String: Int]
+        /// Room of the lanes that exist (jobs queued or in flight): 0 while more than half the lane is
+        /// queued (it waits for ``DeliveryLanes/roomSignal``), else enough to fill it.
+        var lanes: [LaneKey: Int]
         /// Room of an app without a lane: a burst starts.
         var startLimit: Int
+        /// By app id, the least room of the app's lanes.
+        private var apps: [String: Int] = [:]
 
-        /// How many of `appId`'s jobs may be added: 0 while more than half its lane is full (it waits for
-        /// ``DeliveryLanes/roomSignal``), else enough to fill its lane; ``startLimit`` when it has none; all
-        /// within `room`.
-        func appRoom(_ appId: String) -> Int { min(room, lanes[appId] ?? startLimit) }
+        init(room: Int, lanes: [LaneKey: Int], startLimit: Int) {
+            self.room = room
+            self.lanes = lanes
+            self.startLimit = startLimit
+            for (key, laneRoom) in lanes { apps[key.appId] = min(apps[key.appId] ?? laneRoom, laneRoom) }
+        }
+
+        /// How many of `appId`'s jobs one claim may add. A claim is per app and may bring jobs of any of its
+        /// platforms, so it is bounded by the app's fullest lane: 0 while one of its lanes is more than half
+        /// queued, else what fills the fullest; ``startLimit`` when the app has no lane; all within `room`.
+        /// A platform without a lane gets a new one, which the claim cannot overflow either.
+        func appRoom(_ appId: String) -> Int { min(room, apps[appId] ?? startLimit) }
     }
 
     private struct Lane {
@@ -46,9 +59,9 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
     }
 
     private struct State {
-        var lanes: [String: Lane] = [:]
-        /// Apps with a queued job and a free slot, in the order they are served.
-        var ready: [String] = []
+        var lanes: [LaneKey: Lane] = [:]
+        /// Lanes with a queued job and a free slot, in the order they are served.
+        var ready: [LaneKey] = []
         var readyHead = 0
         var queued = 0
         var inFlight = 0
@@ -56,22 +69,24 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         var closed = false
     }
 
-    /// Requests one app may have in flight.
+    /// Requests one lane (an app's pushes to one platform) may have in flight: each of an app's platforms
+    /// has the whole per-app limit, so one platform's slow push service cannot take another's slots.
     let perAppLimit: Int
-    /// Jobs one app may have queued: two rounds of its in-flight limit, so its sends never wait for a
+    /// Jobs one lane may have queued: two rounds of its in-flight limit, so its sends never wait for a
     /// claim (a store call that may queue behind a batch of results).
     let laneLimit: Int
-    /// Jobs queued at most, over all apps.
+    /// Jobs queued at most, over all lanes.
     let capacity: Int
-    /// An app with nothing queued or in flight is claimed this many first (a quarter of its in-flight limit):
-    /// a short claim, so a burst's first pushes leave at once; the claim of the rest follows while they are
-    /// sent, as its lane is then below half.
+    /// An app with no lane (nothing queued or in flight) is claimed this many first (a quarter of a lane's
+    /// in-flight limit): a short claim, so a burst's first pushes leave at once; the claim of the rest follows
+    /// while they are sent, as its lanes are then below half.
     let startLimit: Int
     /// A claim is due when no more than this many jobs are queued in all ...
     let lowWater: Int
-    /// ... and an app takes part in it when no more than this many of its jobs are queued (half its lane).
+    /// ... and an app takes part in it when no more than this many jobs are queued in each of its lanes
+    /// (half a lane).
     let perAppLowWater: Int
-    /// Signalled when the queue, or one app's lane, falls to its low water: a claim may be worth it now.
+    /// Signalled when the queue, or one lane, falls to its low water: a claim may be worth it now.
     let roomSignal = WakeSignal()
     private let state = Mutex(State())
 
@@ -85,28 +100,30 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
     }
 
     /// Whether to claim now, and how much: a claim is due when no more than ``lowWater`` jobs are queued in
-    /// all; an app takes part when no more than ``perAppLowWater`` of its jobs are queued, up to
-    /// ``laneLimit`` queued (one claim may be all one app's), or ``startLimit`` when it has no lane. Nil when
-    /// no claim is due; the loop then waits for ``roomSignal``.
+    /// all; an app takes part when no more than ``perAppLowWater`` jobs are queued in each of its lanes, up to
+    /// ``laneLimit`` queued in its fullest (one claim may be all one app's, even all one platform's), or
+    /// ``startLimit`` when it has no lane. Nil when no claim is due; the loop then waits for ``roomSignal``.
     func claimWindow() -> ClaimWindow? {
         state.withLock { state in
             guard !state.closed, state.queued <= lowWater else { return nil }
-            var lanes: [String: Int] = [:]
-            for (appId, lane) in state.lanes {
-                lanes[appId] = lane.queued > perAppLowWater ? 0 : laneLimit - lane.queued
+            var lanes: [LaneKey: Int] = [:]
+            for (key, lane) in state.lanes {
+                lanes[key] = lane.queued > perAppLowWater ? 0 : laneLimit - lane.queued
             }
             return ClaimWindow(room: capacity - state.queued, lanes: lanes, startLimit: startLimit)
         }
     }
 
-    /// Queues `jobs` (in order), handing them straight to waiting workers where an app has a free slot.
+    /// Queues `jobs` (in order, each in its ``LaneJob/laneKey``'s lane), handing them straight to waiting
+    /// workers where a lane has a free slot.
     func add(_ jobs: [Job]) {
         guard !jobs.isEmpty else { return }
         let handed = state.withLock { state -> [Handoff] in
             for job in jobs {
-                state.lanes[job.appId, default: Lane()].jobs.append(job)
+                let key = job.laneKey
+                state.lanes[key, default: Lane()].jobs.append(job)
                 state.queued += 1
-                schedule(job.appId, &state)
+                schedule(key, &state)
             }
             return serveWaiters(&state)
         }
@@ -141,13 +158,13 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         }
     }
 
-    /// The job of `appId` is done (its result recorded): its slot is free.
-    func finish(appId: String) {
+    /// A job of the lane `key` is done (its result recorded): its slot is free.
+    func finish(_ key: LaneKey) {
         let handed = state.withLock { state -> [Handoff] in
             state.inFlight -= 1
-            state.lanes[appId]?.inFlight -= 1
-            if let lane = state.lanes[appId], lane.inFlight == 0, lane.queued == 0 { state.lanes[appId] = nil }
-            schedule(appId, &state)
+            state.lanes[key]?.inFlight -= 1
+            if let lane = state.lanes[key], lane.inFlight == 0, lane.queued == 0 { state.lanes[key] = nil }
+            schedule(key, &state)
             var handed = serveWaiters(&state)
             handed += releaseIfDrained(&state)
             return handed
@@ -164,25 +181,25 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         deliver(released)
     }
 
-    /// No more jobs will be added, and those still queued are taken out and returned (oldest first per app)
+    /// No more jobs will be added, and those still queued are taken out and returned (oldest first per lane)
     /// instead of sent: workers finish the jobs in flight, then ``take()`` answers nil.
     func closeTakingQueued() -> [Job] { takeQueued(closing: true) }
 
-    /// The jobs still queued, taken out (oldest first per app) instead of sent; jobs may be added again.
+    /// The jobs still queued, taken out (oldest first per lane) instead of sent; jobs may be added again.
     func takeQueued() -> [Job] { takeQueued(closing: false) }
 
     private func takeQueued(closing: Bool) -> [Job] {
         let (queued, released) = state.withLock { state -> ([Job], [Handoff]) in
             if closing { state.closed = true }
             var queued: [Job] = []
-            for (appId, lane) in state.lanes {
+            for (key, lane) in state.lanes {
                 queued += lane.jobs[lane.head...]
                 if lane.inFlight == 0 {
-                    state.lanes[appId] = nil
+                    state.lanes[key] = nil
                 } else {
-                    state.lanes[appId]!.jobs = []
-                    state.lanes[appId]!.head = 0
-                    state.lanes[appId]!.scheduled = false
+                    state.lanes[key]!.jobs = []
+                    state.lanes[key]!.head = 0
+                    state.lanes[key]!.scheduled = false
                 }
             }
             state.ready.removeAll()
@@ -194,7 +211,7 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         return queued
     }
 
-    /// Jobs queued and in flight, over all apps.
+    /// Jobs queued and in flight, over all lanes.
     var counts: (queued: Int, inFlight: Int) { state.withLock { ($0.queued, $0.inFlight) } }
 
     // MARK: Inside the lock
@@ -208,33 +225,33 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         case finished
     }
 
-    /// Pops the next job round robin over the ready apps.
+    /// Pops the next job round robin over the ready lanes.
     private func pop(_ state: inout State) -> Next {
         guard state.readyHead < state.ready.count else {
             return state.closed && state.queued == 0 ? .finished : .wait
         }
-        let appId = state.ready[state.readyHead]
+        let key = state.ready[state.readyHead]
         state.readyHead += 1
         if state.readyHead == state.ready.count {
             state.ready.removeAll(keepingCapacity: true)
             state.readyHead = 0
         }
-        let job = state.lanes[appId]!.pop()
-        state.lanes[appId]!.inFlight += 1
-        state.lanes[appId]!.scheduled = false
+        let job = state.lanes[key]!.pop()
+        state.lanes[key]!.inFlight += 1
+        state.lanes[key]!.scheduled = false
         state.queued -= 1
         state.inFlight += 1
-        schedule(appId, &state)
-        if state.queued == lowWater || state.lanes[appId]!.queued == perAppLowWater { roomSignal.signal() }
+        schedule(key, &state)
+        if state.queued == lowWater || state.lanes[key]!.queued == perAppLowWater { roomSignal.signal() }
         return .job(job)
     }
 
-    /// Lists `appId` as ready when it has a queued job and a free slot.
-    private func schedule(_ appId: String, _ state: inout State) {
-        guard let lane = state.lanes[appId], !lane.scheduled, lane.queued > 0, lane.inFlight < perAppLimit
+    /// Lists the lane `key` as ready when it has a queued job and a free slot.
+    private func schedule(_ key: LaneKey, _ state: inout State) {
+        guard let lane = state.lanes[key], !lane.scheduled, lane.queued > 0, lane.inFlight < perAppLimit
         else { return }
-        state.lanes[appId]!.scheduled = true
-        state.ready.append(appId)
+        state.lanes[key]!.scheduled = true
+        state.ready.append(key)
     }
 
     private func serveWaiters(_ state: inout State) -> [Handoff] {

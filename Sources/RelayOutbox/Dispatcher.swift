@@ -7,12 +7,12 @@ import Synchronization
 /// its device's platform's ``RelayCore/PushTransport`` with bounded concurrency, and records each result
 /// (``RelayCore/PushResult``) in batches. It knows no push service: the transports render, send and decide.
 ///
-/// Three parts run side by side: a claim loop keeps ``DeliveryLanes`` topped up (claiming when half of the
-/// lanes, or of an app's lane, is left), `concurrency` workers each take a job, send it and hand its result
-/// to the flusher, and the flusher records results as they come, each write a batch of all that arrived
-/// during the one before (group commit, ``ResultBuffer``). A worker takes its next job only once its
-/// result is recorded, so a crash sends again at most `concurrency` pushes: those in flight, or answered
-/// and not yet written.
+/// Three parts run side by side: a claim loop keeps ``DeliveryLanes`` (one lane per app and platform)
+/// topped up (claiming when half of the lanes, or of each of an app's lanes, is left), `concurrency`
+/// workers each take a job, send it and hand its result to the flusher, and the flusher records results as
+/// they come, each write a batch of all that arrived during the one before (group commit, ``ResultBuffer``).
+/// A worker takes its next job only once its result is recorded, so a crash sends again at most
+/// `concurrency` pushes: those in flight, or answered and not yet written.
 ///
 /// While results cannot be recorded no new push is started: the flusher writes a batch that failed again
 /// (after 250 ms, doubling up to 4 s) and its workers wait for it, the claim loop stops claiming, and the jobs queued in
@@ -87,7 +87,7 @@ public final class Dispatcher: Sendable {
             Task {
                 while let job = await lanes.take() {
                     await results.record(job, await self.attempt(job))
-                    lanes.finish(appId: job.appId)
+                    lanes.finish(job.laneKey)
                 }
             }
         }

@@ -1,8 +1,8 @@
 import RelayCore
 
 /// A claimed piece of outbox work: a message's delivery to one device, or a badge update of one device.
-/// Both wait in one app's lane (``DeliveryLanes``), are sent by the same workers and recorded by the same
-/// flusher, each kind's result in its own store call.
+/// Both wait in the lane of their app and platform (``DeliveryLanes``), are sent by the same workers and
+/// recorded by the same flusher, each kind's result in its own store call.
 enum OutboxJob: Sendable, LaneJob {
     case delivery(DeliveryJob)
     case badgeUpdate(BadgeUpdateJob)
@@ -20,6 +20,13 @@ enum OutboxJob: Sendable, LaneJob {
         }
     }
 
+    var platform: Platform {
+        switch self {
+        case .delivery(let job): job.token.platform
+        case .badgeUpdate(let update): update.token.platform
+        }
+    }
+
     var id: ID {
         switch self {
         case .delivery(let job): .delivery(job.deliveryId)
@@ -27,10 +34,3 @@ enum OutboxJob: Sendable, LaneJob {
         }
     }
 }
-
-/// What ``DeliveryLanes`` needs of a job: the app whose lane it waits in.
-protocol LaneJob: Sendable {
-    var appId: String { get }
-}
-
-extension DeliveryJob: LaneJob {}

@@ -91,8 +91,8 @@ extension Relay {
             configuration.connectTimeout = .milliseconds(delivery.connectTimeoutMilliseconds)
             configuration.requestTimeout = .milliseconds(delivery.requestTimeoutMilliseconds)
             configuration.maxInFlight = delivery.concurrency
-            // One push service may take half of the app's sending slots, so the app's other devices keep
-            // theirs when it stops answering.
+            // One push service may take half of the app's web sending slots (its web lane in the dispatcher),
+            // so the app's other browsers keep theirs when it stops answering.
             configuration.maxInFlightPerOrigin = max(1, delivery.perAppConcurrency / 2)
             configuration.timeSource = time
             configurations[app.id] = configuration

@@ -287,16 +287,38 @@ public final class TestRelay: Sendable {
     /// - Throws: ``TestFailure`` when the admin listener is off.
     public func adminCall(_ path: String) async throws -> TestResponse {
         guard let port = try adminPort else { throw TestFailure(description: "the admin listener is off") }
-        let (status, data, fields) = try await exchange(
-            port: port,
-            "GET",
-            path,
-            bearer: nil,
-            json: nil,
-            body: nil,
-            headers: [:]
-        )
-        return TestResponse(status: status, body: data, headers: fields)
+        return try await Self.get(port: port, path: path)
+    }
+
+    /// `GET path` on loopback `port` without a key (a probe, `/metrics`); with `within`, the server must
+    /// answer in that time (a scrape that must not wait for a frozen store).
+    /// - Throws: ``TestFailure`` when no answer came `within`; URLSession's error when the server does not
+    ///   answer at all.
+    public static func get(port: Int, path: String, within limit: Duration? = nil) async throws -> TestResponse {
+        let get: @Sendable () async throws -> TestResponse = {
+            let (status, data, fields) = try await exchange(
+                port: port,
+                "GET",
+                path,
+                bearer: nil,
+                json: nil,
+                body: nil,
+                headers: [:]
+            )
+            return TestResponse(status: status, body: data, headers: fields)
+        }
+        guard let limit else { return try await get() }
+        return try await withThrowingTaskGroup(of: TestResponse?.self) { group in
+            group.addTask { try await get() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            guard let first else { throw TestFailure(description: "GET \(path) not answered within \(limit)") }
+            return first
+        }
     }
 
     /// Polls `GET /v1/notifications/{id}` (with `bearer`) until no delivery of it is pending and returns

@@ -60,15 +60,9 @@ extension SendCommand {
             message = response.message
             fields = response.violatedFields.isEmpty ? nil : response.violatedFields
             retryAfterSeconds = response.retryAfter?.components.seconds
-            switch FCMDecision.decide(.answered(response), attempts: 1, policy: RetryPolicy(), random: 0) {
-            case .delivered: fate = "delivered"
-            case .retire: fate = "retire"
-            case .retry: fate = "retry"
-            case .credentialsRefused: fate = "credentials_refused"
-            case .fail(let why):
-                fate = "fail"
-                failure = why.rawValue
-            }
+            (fate, failure) = SendCommand.fate(
+                of: FCMDecision.decide(.answered(response), attempts: 1, policy: RetryPolicy(), random: 0)
+            )
         }
 
         init(error: String, reason: String?, message: String) {

@@ -68,15 +68,7 @@ extension SendCommand {
                 maxRetryAfter: configuration.maxRetryAfter,
                 random: 0
             )
-            switch decision {
-            case .delivered: fate = "delivered"
-            case .retire: fate = "retire"
-            case .retry: fate = "retry"
-            case .forbidden: fate = "forbidden"
-            case .fail(let why):
-                fate = "fail"
-                failure = why.rawValue
-            }
+            (fate, failure) = SendCommand.fate(of: decision)
         }
 
         init(error: String, reason: String?, message: String) {

@@ -100,6 +100,11 @@ enum SendCommand {
         return result.status == 200 ? 0 : 1
     }
 
+    /// The `fate` and `failure` fields printed for a push service's decision on the answer.
+    static func fate(of decision: some NamedFate) -> (fate: String, failure: String?) {
+        (decision.fateName, decision.failure?.rawValue)
+    }
+
     /// Prints `value` as one line of JSON, keys sorted.
     static func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()

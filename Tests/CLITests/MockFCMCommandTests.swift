@@ -13,7 +13,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let mock = try await MockFCMProcess(in: directory.url, tls: tls)
-        let base = mock.baseURL
+        let base = mock.server.baseURL
         #expect(base.hasPrefix(tls ? "https://127.0.0.1:" : "http://127.0.0.1:"))
         let account = try FCMServiceAccount(contentsOfFile: mock.accountFile)
         #expect(account.tokenURI == base + "/token")
@@ -21,7 +21,7 @@ import Testing
 
         let client = try FCMClient(
             configuration: .init(
-                endpoint: .custom(baseURL: base, caFile: tls ? MockFCMProcess.caFile : nil),
+                endpoint: .custom(baseURL: base, caFile: tls ? MockProcess.caFile : nil),
                 serviceAccount: account
             )
         )
@@ -32,14 +32,14 @@ import Testing
         await client.shutdown()
         #expect(response.status == 200)
 
-        let accepted = try await mock.process.line(startingWith: "mock FCM accepted ")
+        let accepted = try await mock.server.process.line(startingWith: "mock FCM accepted ")
         #expect(accepted.contains("token=…\(token.suffix)"))
         #expect(!accepted.contains(token.value))
         let shown = String(decoding: try message.encoded(), as: UTF8.self)
             .replacingOccurrences(of: token.value, with: "…" + token.suffix)
         #expect(accepted.hasSuffix("message=" + shown))
-        #expect(try await mock.stop() == 0)
-        #expect(mock.process.stdout.contains("mock FCM stopped after 1 message(s)"))
+        #expect(try await mock.server.stop() == 0)
+        #expect(mock.server.process.stdout.contains("mock FCM stopped after 1 message(s)"))
     }
 
     @Test func withoutAnAccountTheMockRefusesToStart() async throws {

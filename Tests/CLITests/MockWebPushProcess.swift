@@ -1,18 +1,12 @@
 import Foundation
 import RelayTestSupport
 
-/// `push-relay mock-webpush` as a process on port 0, its subscriptions in a directory of the test's, every
-/// answered push recorded to a file; with a subscription and a VAPID key made by the CLI as a developer
-/// makes them (`mock-webpush --new-subscription`, `keys vapid`).
+/// `push-relay mock-webpush` as a process (``RelayTestSupport/MockProcess``), its subscriptions in a
+/// directory of the test's; with a subscription and a VAPID key made by the CLI as a developer makes them
+/// (`mock-webpush --new-subscription`, `keys vapid`).
 struct MockWebPushProcess {
-    /// The CA that signed the mock's TLS certificate.
-    static let caFile = packageRoot.appendingPathComponent("fixtures/tls/ca.pem").path
-
-    let process: RelayProcess
-    /// `http://127.0.0.1:PORT` (h2c) or `https://127.0.0.1:PORT` (TLS with the fixture certificate).
-    let baseURL: String
+    let server: MockProcess
     let subscriptions: String
-    let recordFile: String
     /// A subscription of this mock, as `--new-subscription` printed it.
     let subscriptionFile: String
     /// A VAPID private key (PEM) from `keys vapid`.
@@ -22,22 +16,17 @@ struct MockWebPushProcess {
     /// - Parameter tls: TLS with fixtures/tls (true) or h2c.
     init(in directory: URL, tls: Bool, arguments: [String] = []) async throws {
         subscriptions = directory.appendingPathComponent("subscriptions").path
-        recordFile = directory.appendingPathComponent("webpush-record.jsonl").path
         subscriptionFile = directory.appendingPathComponent("subscription.json").path
         vapidKeyFile = directory.appendingPathComponent("vapid.pem").path
-        process = try RelayProcess(
-            ["mock-webpush", "--port", "0", "--subscriptions", subscriptions, "--record", recordFile]
-                + (tls ? [] : ["--h2c"]) + arguments,
-            outputIn: directory,
-            name: "mock-webpush"
+        server = try await MockProcess(
+            "mock-webpush",
+            title: "mock Web Push",
+            in: directory,
+            tls: tls,
+            arguments: ["--subscriptions", subscriptions] + arguments
         )
-        let listening = try await process.line(startingWith: "mock Web Push listening on ")
-        guard let base = listening.split(separator: " ").first.map(String.init) else {
-            throw TestFailure(description: "no URL in 'mock Web Push listening on \(listening)'")
-        }
-        baseURL = base
         let made = try await CommandTests.run(
-            ["mock-webpush", "--new-subscription", "--url", base, "--subscriptions", subscriptions]
+            ["mock-webpush", "--new-subscription", "--url", server.baseURL, "--subscriptions", subscriptions]
         )
         guard made.status == 0 else { throw TestFailure(description: "--new-subscription: \(made.stderr)") }
         try Data(made.stdout.utf8).write(to: URL(fileURLWithPath: subscriptionFile))
@@ -55,30 +44,13 @@ struct MockWebPushProcess {
     }
 
     /// The pushes answered so far (record file lines as JSON objects), oldest first, once there are at least
-    /// `count` (waiting up to 60 s: the record line is written as the answer goes out).
+    /// `count`.
     func recorded(count: Int) async throws -> [[String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            let text = (try? String(contentsOfFile: recordFile, encoding: .utf8)) ?? ""
-            let lines = text.split(separator: "\n")
-            if lines.count >= count {
-                return try lines.map { line in
-                    guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                        throw TestFailure(description: "record line is not an object: \(line)")
-                    }
-                    return object
-                }
+        try await server.recordedLines(count: count).map { line in
+            guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+                throw TestFailure(description: "record line is not an object: \(String(decoding: line, as: UTF8.self))")
             }
-            guard ContinuousClock.now < deadline else {
-                throw TestFailure(description: "mock Web Push recorded \(lines.count) of \(count) pushes")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+            return object
         }
-    }
-
-    /// Stops the mock with SIGTERM and returns its exit status.
-    func stop() async throws -> Int32 {
-        process.signal(SIGTERM)
-        return try await process.exitStatus().status
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// `push-relay send --platform android` against `push-relay mock-fcm`: both real processes, the message
@@ -33,7 +34,7 @@ import Testing
     {
         try await CommandTests.run(
             ["send", "--platform", "android", "--token", token, "--service-account", mock.accountFile]
-                + ["--endpoint", mock.baseURL] + (tls ? ["--ca", MockFCMProcess.caFile] : []) + options
+                + ["--endpoint", mock.server.baseURL] + (tls ? ["--ca", MockProcess.caFile] : []) + options
         )
     }
 
@@ -75,7 +76,7 @@ import Testing
         #expect(message.android.priority == "HIGH")
         #expect(message.android.ttl == "60s")
         #expect(message.android.notification == ["tag": "msg-1"])
-        #expect(try await mock.stop() == 0)
+        #expect(try await mock.server.stop() == 0)
     }
 
     /// FCM's refusals exit 1 and print FCM's answer with the fate the relay gives the token.
@@ -113,7 +114,7 @@ import Testing
             #expect(answer["message"] is String, "\(result.stdout)")
         }
         #expect(try await mock.recorded(count: 3).map(\.errorCode) == rows.map { $0.expected["errorCode"] as? String })
-        #expect(try await mock.stop() == 0)
+        #expect(try await mock.server.stop() == 0)
     }
 
     /// A usage mistake exits 2 naming it, before anything is sent (none of these reach a server).

@@ -1,4 +1,5 @@
 import Foundation
+import RelayTestSupport
 import Testing
 
 /// `push-relay send --platform web` against `push-relay mock-webpush`: both real processes, the push over
@@ -14,7 +15,7 @@ import Testing
     {
         try await CommandTests.run(
             ["send", "--platform", "web", "--subscription", mock.subscriptionFile, "--vapid-key", mock.vapidKeyFile]
-                + (tls ? ["--ca", MockWebPushProcess.caFile] : []) + options
+                + (tls ? ["--ca", MockProcess.caFile] : []) + options
         )
     }
 
@@ -42,12 +43,12 @@ import Testing
         #expect(recorded["ttl"] as? Int == 60)
         #expect(recorded["urgency"] as? String == "high")
         #expect(recorded["vapidSubject"] as? String == "mailto:push-relay@localhost")
-        #expect(recorded["vapidAudience"] as? String == mock.baseURL)
+        #expect(recorded["vapidAudience"] as? String == mock.server.baseURL)
         let payload = try #require(recorded["payload"] as? [String: Any])
         #expect(payload["title"] as? String == "Team")
         #expect(payload["body"] as? String == "Alice: hi")
         #expect(payload["dittoChatRoomId"] as? String == "general")
-        #expect(try await mock.stop() == 0)
+        #expect(try await mock.server.stop() == 0)
     }
 
     /// Over TLS (the mock's CA given with `--ca`), the declarative shape with its navigate URL filled, the
@@ -56,7 +57,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let mock = try await MockWebPushProcess(in: directory.url, tls: true)
-        #expect(mock.baseURL.hasPrefix("https://"))
+        #expect(mock.server.baseURL.hasPrefix("https://"))
         let result = try await Self.send(
             to: mock,
             tls: true,
@@ -76,7 +77,7 @@ import Testing
         let notification = try #require(payload["notification"] as? [String: Any])
         #expect(notification["title"] as? String == "Alice: hi")
         #expect(notification["navigate"] as? String == "https://chat.example.com/rooms/room%201?message=m-1")
-        #expect(try await mock.stop() == 0)
+        #expect(try await mock.server.stop() == 0)
     }
 
     /// The push service's refusals exit 1 and print its answer with the fate the relay gives the
@@ -106,7 +107,7 @@ import Testing
             #expect(answer["messageId"] == nil)
         }
         #expect(try await mock.recorded(count: 2).map { $0["status"] as? Int } == [410, 429])
-        #expect(try await mock.stop() == 0)
+        #expect(try await mock.server.stop() == 0)
     }
 
     /// A usage mistake exits 2 naming it, before anything is sent (none of these reach a server).
@@ -130,7 +131,7 @@ import Testing
             (["--subscription", remote], "--vapid-key FILE is required with --platform web"),
             (["--subscription", notJSON, "--vapid-key", key], "--subscription \(notJSON): not a push subscription"),
             (["--subscription", remote, "--vapid-key", remote], "--vapid-key \(remote): not a P-256 private key"),
-            (given + ["--ca", MockWebPushProcess.caFile], "are for a mock push service on loopback"),
+            (given + ["--ca", MockProcess.caFile], "are for a mock push service on loopback"),
             (given + ["--declarative"], "--open-url is required with declarative"),
             (given + ["--subject", "ops@example.com"], "subject:"),
             (given + ["--ttl", "-1"], "--ttl must not be negative"),

@@ -9,30 +9,17 @@ import Testing
 
 /// `http.admin`: metrics and probes on a listener of their own, over real sockets on loopback.
 @Suite struct AdminListenerTests {
-    static func get(_ port: Int, _ path: String) async throws -> APIResponse {
-        let (status, body, headers) = try await exchange(
-            port: port,
-            "GET",
-            path,
-            bearer: nil,
-            json: nil,
-            body: nil,
-            headers: [:]
-        )
-        return APIResponse(status: status, body: body, headers: headers)
-    }
-
     @Test func metricsMoveToTheAdminListenerAndTheProbesAreOnBoth() async throws {
         try await withRelayAndMock(configure: { $0.http.admin = .init(enabled: true, port: 0) }) { harness in
             let relay = try harness.relay
             let admin = try #require(relay.adminPort)
             #expect(admin != relay.port && admin > 0)
 
-            let hidden = try await Self.get(relay.port, "/metrics")
+            let hidden = try await TestRelay.get(port: relay.port, path: "/metrics")
             #expect(hidden.status == 404, "\(hidden.text)")
             #expect(hidden.text.contains("\"code\":\"not_found\""), "\(hidden.text)")
 
-            let metrics = try await Self.get(admin, "/metrics")
+            let metrics = try await TestRelay.get(port: admin, path: "/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.header("content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
             #expect(metrics.text.contains("pushrelay_outbox_pending"), "\(metrics.text)")
@@ -40,16 +27,16 @@ import Testing
             #expect(metrics.text.contains("route=\"unmatched\""), "\(metrics.text)")
 
             for port in [relay.port, admin] {
-                #expect(try await Self.get(port, "/healthz").status == 200)
-                #expect(try await Self.get(port, "/readyz").status == 200)
+                #expect(try await TestRelay.get(port: port, path: "/healthz").status == 200)
+                #expect(try await TestRelay.get(port: port, path: "/readyz").status == 200)
             }
             // App ids are the operator's: only the admin listener's /readyz names them.
-            #expect(try await Self.get(admin, "/readyz").text.contains("apns:app0"))
-            #expect(!(try await Self.get(relay.port, "/readyz").text.contains("app0")))
+            #expect(try await TestRelay.get(port: admin, path: "/readyz").text.contains("apns:app0"))
+            #expect(!(try await TestRelay.get(port: relay.port, path: "/readyz").text.contains("app0")))
             // Nothing of the API is on the admin listener.
-            let api = try await Self.get(admin, "/v1/dead-tokens")
+            let api = try await TestRelay.get(port: admin, path: "/v1/dead-tokens")
             #expect(api.status == 404, "\(api.text)")
-            #expect(try await Self.get(admin, "/openapi.json").status == 404)
+            #expect(try await TestRelay.get(port: admin, path: "/openapi.json").status == 404)
         }
     }
 
@@ -59,7 +46,7 @@ import Testing
             let relay = try harness.relay
             let admin = try #require(relay.adminPort)
             #expect(admin != relay.port && admin > 0)
-            #expect(try await Self.get(admin, "/metrics").status == 200)
+            #expect(try await TestRelay.get(port: admin, path: "/metrics").status == 200)
         }
     }
 
@@ -68,8 +55,8 @@ import Testing
         try await withRelayAndMock(configure: { $0.http.admin.enabled = false }) { harness in
             let relay = try harness.relay
             #expect(relay.adminPort == nil)
-            #expect(try await Self.get(relay.port, "/metrics").status == 404)
-            #expect(try await Self.get(relay.port, "/readyz").status == 200)
+            #expect(try await TestRelay.get(port: relay.port, path: "/metrics").status == 404)
+            #expect(try await TestRelay.get(port: relay.port, path: "/readyz").status == 200)
         }
     }
 

@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import Testing
+import WebPushMock
 
 /// Issue 4: `delivery.perAppConcurrency` keeps one app's unanswered APNs requests from taking every slot.
 @Suite struct AppConcurrencyTests {
@@ -73,6 +74,55 @@ import Testing
             // Well under the poll interval: a claim that waited for it would leave requests missing.
             _ = try await relay.mock.waitForRequests(count: tokens.count, timeout: .seconds(30))
             for token in tokens { #expect(relay.requests(to: token).count == 1) }
+        }
+    }
+
+    /// Issue 24: each app's pushes wait in one lane per platform. The app's browsers' push service never
+    /// answers, so its web pushes hold every web slot (`perAppConcurrency` 1) until the request timeout;
+    /// its iPhones' pushes are sent meanwhile.
+    @Test func anAppWhoseWebPushesHangStillSendsItsIOSPushes() async throws {
+        try await WebPushDeliveryTests.withWebPush { web in
+            try await withRelayAndMock(
+                configure: { configuration in
+                    configuration.apps[0].webPush = web.settings
+                    configuration.delivery.concurrency = 4
+                    configuration.delivery.perAppConcurrency = 1
+                    // Far beyond the wait for the iPhones' pushes below: the web push hangs all along.
+                    configuration.delivery.requestTimeoutMilliseconds = 600_000
+                }
+            ) { relay in
+                // Stopping the push service fails the hanging request at once, so the relay stops without
+                // waiting it out (also when an expectation below throws).
+                defer { web.mock.stop() }
+                let browser = try web.mock.newSubscription()
+                let id = try #require(MockWebPushServer.endpointId(of: browser.endpoint))
+                web.mock.updateScript { $0.endpoints = [.init(id: id, neverAnswer: true)] }
+                let webToken = try await WebPushDeliveryTests.register(relay, browser, user: "w", rooms: ["browsers"])
+                let connected = web.mock.acceptedConnections
+                let hanging = try await relay.webhook(["roomId": "browsers", "senderId": "s", "text": "web"])
+                #expect(hanging.devices == 1)
+                // The web push is under way: it holds the app's one web slot.
+                let deadline = ContinuousClock.now + .seconds(60)
+                while web.mock.acceptedConnections == connected {
+                    try #require(ContinuousClock.now < deadline, "the web push never connected")
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+
+                let phones = [randomToken(), randomToken(), randomToken()]
+                for (index, token) in phones.enumerated() {
+                    try await relay.register(token, user: "p\(index)", rooms: ["phones"])
+                }
+                let sent = try await relay.webhook(["roomId": "phones", "senderId": "s", "text": "ios"])
+                #expect(sent.devices == phones.count)
+                let view = try await relay.settled(sent.notificationId)
+                #expect(view.counts.sent == phones.count)
+                for token in phones { #expect(relay.requests(to: token).map(\.status) == [200]) }
+
+                // The web push was still unanswered all along.
+                let webView = try await relay.notification(hanging.notificationId)
+                #expect(webView.counts.pending == 1 && webView.delivery(for: webToken)?.attempts == 0)
+                #expect(web.mock.requests.isEmpty)
+            }
         }
     }
 }

@@ -5,14 +5,19 @@ import Testing
 
 @testable import RelayOutbox
 
-/// The dispatcher's queue of claimed deliveries: per-app in-flight limits, round robin, claim windows, and
-/// draining on close.
+/// The dispatcher's queue of claimed deliveries: in-flight limits per app and platform, round robin, claim
+/// windows, and draining on close.
 @Suite struct DeliveryLanesTests {
-    static func job(_ id: Int64, app: String) throws -> DeliveryJob {
-        DeliveryJob(
+    /// A delivery of `app` to an iPhone, or to a browser when `platform` is `.web`.
+    static func job(_ id: Int64, app: String, platform: Platform = .ios) throws -> DeliveryJob {
+        let token: PushToken =
+            platform == .web
+            ? .web(try WebPushToken(parsing: WebPushToken.prefix + String(repeating: "w", count: 43)))
+            : .apns(try DeviceToken(parsing: String(repeating: "ab", count: 32), environment: .sandbox))
+        return DeliveryJob(
             deliveryId: id,
             appId: app,
-            token: .apns(try DeviceToken(parsing: String(repeating: "ab", count: 32), environment: .sandbox)),
+            token: token,
             attempts: 0,
             deviceRegisteredAt: Date(timeIntervalSince1970: 0),
             content: NotificationContent(
@@ -29,21 +34,29 @@ import Testing
         DeliveryLanes(perAppLimit: perApp, capacity: capacity)
     }
 
-    @Test func anAppAtItsLimitWaitsWhileOtherAppsGoRoundRobin() async throws {
+    /// The lane of `app`'s pushes to `platform`.
+    static func lane(_ app: String, _ platform: Platform = .ios) -> LaneKey { LaneKey(appId: app, platform: platform) }
+
+    /// A lane at its limit waits while the other lanes go round robin: another app's, or its own app's
+    /// pushes to another platform (browsers whose push service answers slowly hold up none of the app's
+    /// iPhones).
+    @Test(arguments: [LaneKey(appId: "b", platform: .ios), LaneKey(appId: "a", platform: .web)])
+    func aLaneAtItsLimitWaitsWhileOtherLanesGoRoundRobin(other: LaneKey) async throws {
         let lanes = Self.lanes(perApp: 2)
         lanes.add(
-            try (1...4).map { try Self.job($0, app: "a") } + [try Self.job(5, app: "b"), try Self.job(6, app: "b")]
+            try (1...4).map { try Self.job($0, app: "a") }
+                + (5...6).map { try Self.job($0, app: other.appId, platform: other.platform) }
         )
         var taken: [Int64] = []
         for _ in 0..<4 { taken.append(try #require(await lanes.take()).deliveryId) }
-        // a and b alternate; a's third and fourth wait for a free slot.
+        // The two lanes alternate; a's iPhones' third and fourth wait for a free slot.
         #expect(taken == [1, 5, 2, 6])
         #expect(lanes.counts == (queued: 2, inFlight: 4))
         let waiting = Task { await lanes.take()?.deliveryId }
-        lanes.finish(appId: "b")
-        lanes.finish(appId: "b")
-        #expect(lanes.counts.inFlight == 2)  // b's slots do not let a exceed its limit
-        lanes.finish(appId: "a")
+        lanes.finish(other)
+        lanes.finish(other)
+        #expect(lanes.counts.inFlight == 2)  // the other lane's slots do not let a's iPhones exceed their limit
+        lanes.finish(Self.lane("a"))
         #expect(await waiting.value == 3)
     }
 
@@ -82,10 +95,10 @@ import Testing
         #expect(await first.value?.deliveryId == 1)
         lanes.close()
         let second = Task { await lanes.take()?.deliveryId }
-        lanes.finish(appId: "a")
+        lanes.finish(Self.lane("a"))
         #expect(await second.value == 2)
         #expect(await lanes.take() == nil)
-        lanes.finish(appId: "a")
+        lanes.finish(Self.lane("a"))
         #expect(lanes.counts == (queued: 0, inFlight: 0))
     }
 
@@ -100,10 +113,24 @@ import Testing
         let queued = lanes.closeTakingQueued()
         #expect(queued.map(\.deliveryId) == [2, 3])
         #expect(lanes.counts == (queued: 0, inFlight: 2))
-        lanes.finish(appId: "a")
-        lanes.finish(appId: "b")
+        lanes.finish(Self.lane("a"))
+        lanes.finish(Self.lane("b"))
         #expect(await waiting.value == nil)
         #expect(await lanes.take() == nil)
         #expect(lanes.counts == (queued: 0, inFlight: 0))
+    }
+
+    /// A claim is per app and may bring jobs of any of its platforms, so its room is that of the app's
+    /// fullest lane: no lane can overflow its two rounds.
+    @Test func anAppsClaimRoomIsThatOfItsFullestLane() throws {
+        let lanes = Self.lanes(perApp: 8, capacity: 64)
+        lanes.add(try (1...3).map { try Self.job($0, app: "a") })
+        lanes.add(try (4...8).map { try Self.job($0, app: "a", platform: .web) })
+        let window = try #require(lanes.claimWindow())
+        #expect(window.lanes == [Self.lane("a"): 13, Self.lane("a", .web): 11])
+        #expect(window.appRoom("a") == 11 && window.appRoom("b") == 2)
+        lanes.add(try (9...12).map { try Self.job($0, app: "a", platform: .web) })
+        // The browsers' lane is more than half full: the app sits this claim out, whatever its iPhones'.
+        #expect(try #require(lanes.claimWindow()).appRoom("a") == 0)
     }
 }

@@ -167,28 +167,7 @@ import Testing
 
     /// `GET path` on loopback `port`, which must answer within 10 s.
     static func get(_ port: Int, _ path: String) async throws -> APIResponse {
-        try await withThrowingTaskGroup(of: APIResponse?.self) { group in
-            group.addTask {
-                let (status, body, headers) = try await exchange(
-                    port: port,
-                    "GET",
-                    path,
-                    bearer: nil,
-                    json: nil,
-                    body: nil,
-                    headers: [:]
-                )
-                return APIResponse(status: status, body: body, headers: headers)
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(10))
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            guard let first else { throw TestFailure(description: "GET \(path) not answered within 10 s") }
-            return first
-        }
+        try await TestRelay.get(port: port, path: path, within: .seconds(10))
     }
 
     /// `/metrics` of the admin listener on `port`, scraped every 100 ms until `condition` holds or `waiting`

@@ -1,0 +1,18 @@
+import RelayCore
+
+extension WebPushDecision: NamedFate {
+    public var fateName: String {
+        switch self {
+        case .delivered: "delivered"
+        case .retire: "retire"
+        case .retry: "retry"
+        case .fail: "fail"
+        case .forbidden: "forbidden"
+        }
+    }
+
+    public var failure: DeliveryFailure? {
+        guard case .fail(let why) = self else { return nil }
+        return why
+    }
+}
