@@ -65,6 +65,16 @@ public enum PushToken: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The send-as identities (``NotificationContent/sendAs``) its push service refused this token for:
+    /// nothing more is sent to it as them (APNs: the topics of ``DeviceToken/unlinkedTopics``). Empty for a
+    /// service that refuses none, and when not known.
+    public var unlinked: [String] {
+        switch self {
+        case .apns(let token): token.unlinkedTopics
+        case .fcm, .web: []
+        }
+    }
+
     /// The token as registered for APNs `environment`: an APNs token with it, any other token as it is.
     public func registered(in environment: APNsEnvironment) -> PushToken {
         guard case .apns(var token) = self else { return self }
@@ -84,10 +94,17 @@ public enum PushToken: Hashable, Sendable, CustomStringConvertible {
     /// of another platform or one whose environment is not known.
     public var storedScope: String { scope ?? APNsEnvironment.production.rawValue }
 
-    /// A token as it is stored: its ``value``, its platform, its ``address`` and its ``storedScope``.
+    /// A token as it is stored: its ``value``, its platform, its ``address``, its ``storedScope`` and the
+    /// identities it is ``unlinked`` from (kept only by a service that refuses tokens for them).
     /// - Throws: ``ParseError`` when the value is not a token of `platform`, a web token has no address, or
     ///   an APNs token's scope is not an environment.
-    public init(stored value: String, platform: Platform, address: String?, scope: String?) throws(ParseError) {
+    public init(
+        stored value: String,
+        platform: Platform,
+        address: String?,
+        scope: String?,
+        unlinked: [String] = []
+    ) throws(ParseError) {
         switch platform {
         case .ios:
             var environment: APNsEnvironment?
@@ -97,9 +114,12 @@ public enum PushToken: Hashable, Sendable, CustomStringConvertible {
                 }
                 environment = known
             }
-            do { self = .apns(try DeviceToken(parsing: value, environment: environment)) } catch {
+            var token: DeviceToken
+            do { token = try DeviceToken(parsing: value, environment: environment) } catch {
                 throw ParseError(description: error.description)
             }
+            token.unlinkedTopics = unlinked
+            self = .apns(token)
         case .android:
             try self.init(parsing: value, platform: platform)
         case .web:

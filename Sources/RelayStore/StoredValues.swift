@@ -6,18 +6,32 @@ import RelayCore
 /// share, so neither spells it differently.
 package enum StoredValues {
     /// A stored token with its stored platform, address (``RelayCore/PushToken/address``) and, where the
-    /// device's row is read, its scope (the `environment` column, ``RelayCore/PushToken/storedScope``).
+    /// device's row is read, its scope (the `environment` column, ``RelayCore/PushToken/storedScope``) and
+    /// the identities it is unlinked from (the `unlinked_topics` column's JSON array of strings as text,
+    /// ``RelayCore/PushToken/unlinked``).
     /// - Throws: ``StoreError`` `.invalidData` when any is not valid.
     package static func token(
         _ text: String,
         platform: String,
         address: String? = nil,
-        scope: String? = nil
+        scope: String? = nil,
+        unlinked: String? = nil
     ) throws -> PushToken {
         guard let platform = Platform(rawValue: platform) else {
             throw StoreError(code: .invalidData, message: "stored platform '\(platform)' is unknown")
         }
-        do { return try PushToken(stored: text, platform: platform, address: address, scope: scope) } catch {
+        var identities: [String] = []
+        if let unlinked, unlinked != "[]" {
+            do { identities = try JSONDecoder().decode([String].self, from: Data(unlinked.utf8)) } catch {
+                throw StoreError(
+                    code: .invalidData,
+                    message: "token …\(PushToken.suffix(of: text)) has invalid unlinked_topics"
+                )
+            }
+        }
+        do {
+            return try PushToken(stored: text, platform: platform, address: address, scope: scope, unlinked: identities)
+        } catch {
             throw StoreError(code: .invalidData, message: "stored token is invalid: \(error.description)")
         }
     }

@@ -121,7 +121,7 @@ import Testing
             at: F.time(1)
         )
         let device = try #require(try await store.device(appId: "app-a", token: job.token))
-        #expect(device.unlinkedTopics == ["com.example.chat"] && device.state == .live)
+        #expect(device.token.unlinked == ["com.example.chat"] && device.state == .live)
         // Its other pending delivery for that topic fails when claimed; the other device's is handed out.
         let next = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(!next.contains { $0.token == job.token })
@@ -144,7 +144,7 @@ import Testing
         #expect(otherTopic.devices == 2)
         // Re-registering clears the unlinked topics.
         try await store.register(job.token, user: "bob", at: F.time(2))
-        #expect(try await store.device(appId: "app-a", token: job.token)?.unlinkedTopics == [])
+        #expect(try await store.device(appId: "app-a", token: job.token)?.token.unlinked == [])
     }
 
     @Test(arguments: StoreKind.allCases) func aDuplicateWebhookReturnsTheFirstIdAndInsertsNothing(
