@@ -20,8 +20,9 @@ public enum DeliveryOutcome: Sendable, Equatable {
     /// the 410 timestamp is valid); the device's other pending deliveries end `retired` when claimed. This
     /// is the only place that rule is applied: it is checked in the transaction that retires the device.
     case retired(status: Int, reason: String, invalidSince: Date)
-    /// APNs refused the topic for this token (DeviceTokenNotForTopic): the delivery `failed`, the topic is
-    /// added to the device's ``Device/unlinkedTopics`` (no more deliveries for it are created); the
-    /// device's other pending deliveries for that topic end `failed` when claimed.
-    case unlinkTopic(topic: String, status: Int, reason: String)
+    /// The push service refused this token for identity `sendAs` (``RelayCore/NotificationContent/sendAs``;
+    /// APNs' DeviceTokenNotForTopic, for example): the delivery `failed`, the token is unlinked from the
+    /// identity (``RelayCore/PushToken/unlinked``; no more deliveries sent as it are created); the device's
+    /// other pending deliveries sent as it end `failed` when claimed.
+    case unlink(sendAs: String, status: Int, reason: String)
 }

@@ -30,7 +30,7 @@ import Testing
                 roomName: "Room",
                 senderName: "Dora"
             ),
-            topic: "com.example.chat",
+            sendAs: "com.example.chat",
             expiration: 1_900_000_000,
             createdAt: t0.addingTimeInterval(seconds)
         )
@@ -93,7 +93,7 @@ import Testing
                     case iosToken: .sent
                     case androidToken: .retry(at: at.addingTimeInterval(600), status: 503, reason: "UNAVAILABLE")
                     case unlinkedToken:
-                        .unlinkTopic(topic: "com.example.chat", status: 400, reason: "DeviceTokenNotForTopic")
+                        .unlink(sendAs: "com.example.chat", status: 400, reason: "DeviceTokenNotForTopic")
                     default: .retired(status: 410, reason: "Unregistered", invalidSince: at.addingTimeInterval(1))
                     }
                 return (job.deliveryId, outcome)
