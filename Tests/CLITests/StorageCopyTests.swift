@@ -45,7 +45,7 @@ import Testing
         let at = t0
         _ = try await store.upsertDevice(
             appId: "chat",
-            token: iosToken.registered(in: .sandbox),
+            token: try iosToken.registered(scope: "sandbox"),
             userId: "ann",
             rooms: ["room-1"],
             at: at
@@ -59,14 +59,14 @@ import Testing
         )
         _ = try await store.upsertDevice(
             appId: "chat",
-            token: retiredToken.registered(in: .production),
+            token: try retiredToken.registered(scope: "production"),
             userId: "cid",
             rooms: ["room-1"],
             at: at
         )
         _ = try await store.upsertDevice(
             appId: "chat",
-            token: unlinkedToken.registered(in: .production),
+            token: try unlinkedToken.registered(scope: "production"),
             userId: "dan",
             rooms: ["room-1"],
             at: at

@@ -38,7 +38,7 @@ import Testing
                 for (index, token) in tokens.enumerated() {
                     _ = try await a.upsertDevice(
                         appId: app.id,
-                        token: .apns(try DeviceToken(parsing: token)).registered(in: .sandbox),
+                        token: .apns(try DeviceToken(parsing: token, environment: .sandbox)),
                         userId: "user\(index)",
                         rooms: ["crowd"],
                         at: Date()

@@ -89,7 +89,7 @@ extension Store {
     ) async throws -> (device: Device, created: Bool) {
         try await upsertDevice(
             appId: app,
-            token: token.registered(in: environment),
+            token: try token.registered(scope: environment.rawValue),
             userId: user,
             rooms: rooms,
             at: at
