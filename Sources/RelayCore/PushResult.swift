@@ -5,7 +5,8 @@ import Foundation
 public enum PushResult: Sendable, Equatable {
     /// The service took the push; `id` is its id for it (apns-id, FCM message name) when it gave one.
     case delivered(id: String?)
-    /// The token is dead as of `invalidSince`: the device is retired unless it registered again after that.
+    /// The token is dead as of `invalidSince` (the service's own time when it gives one, such as APNs' 410
+    /// timestamp, else the send's): the device is retired unless it registered again after that.
     case retire(status: Int, reason: String, invalidSince: Date)
     /// The token does not belong to identity `sendAs` (``NotificationContent/sendAs``; APNs'
     /// DeviceTokenNotForTopic, for example): nothing more is sent to it as that identity.
