@@ -39,7 +39,7 @@ extension APNsTransport {
     ) -> APNsNotification {
         APNsNotification(
             deviceToken: token,
-            topic: job.content.topic,
+            topic: job.content.sendAs,
             pushType: .background,
             priority: .conserve,
             expiration: job.content.expiration,

@@ -48,7 +48,7 @@ public final class APNsTransport: PushTransport {
         }
         return APNsNotification(
             deviceToken: token,
-            topic: content.topic,
+            topic: content.sendAs,
             pushType: .alert,
             priority: .immediate,
             expiration: content.expiration,
@@ -150,7 +150,7 @@ public final class APNsTransport: PushTransport {
         case .retire(let why, let timestamp):
             return .retire(status: status ?? 0, reason: "\(why)", invalidSince: timestamp ?? sentAt)
         case .unlinkTopic(let why):
-            return .unlinkTopic(topic: topic, status: status ?? 0, reason: "\(why)")
+            return .unlink(sendAs: topic, status: status ?? 0, reason: "\(why)")
         case .retry(let delay, _):
             return .retry(after: delay, status: status, reason: reason ?? (response == nil ? "transport" : nil))
         case .fail(let failure):

@@ -203,7 +203,8 @@ public struct Configuration: Codable, Sendable, Equatable {
     public struct App: Codable, Sendable, Equatable {
         /// A short id, unique in this relay (letters, digits, `.`, `_`, `-`).
         public var id: String
-        /// apns-topic: the app's bundle id.
+        /// The identity the app's pushes are sent as (``NotificationContent/sendAs``): for APNs the app's
+        /// bundle id, sent as apns-topic.
         public var topic: String
         /// SHA-256 (lowercase hex) of each API key that selects this app; several allow rotation.
         public var apiKeySHA256: [String]

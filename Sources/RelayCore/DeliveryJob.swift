@@ -46,7 +46,7 @@ public struct DeliveryJob: Sendable, Equatable {
 
     public var notificationId: UUID { content.id }
 
-    /// The delivery's own id at the push service (apns-id), the same for every resend
+    /// The delivery's own id (an APNs push's apns-id, every log line's push.id), the same for every resend
     /// (``PushIdentifier``).
     public var pushId: UUID { PushIdentifier.forDelivery(deliveryId, of: content.id) }
 

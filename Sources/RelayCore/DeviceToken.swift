@@ -4,12 +4,16 @@
 /// 32 bytes (64 hex characters) today; this type accepts any even-length hex of 8...256 bytes.
 ///
 /// A registered token knows the APNs environment it was registered for (a development build's token works
-/// only in sandbox); a token named by a path or a field has none. Two tokens are equal when their hex is.
+/// only in sandbox) and the topics APNs refused it for; a token named by a path or a field knows neither.
+/// Two tokens are equal when their hex is.
 public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Lowercase hex, two characters a byte.
     public let hex: String
     /// The APNs environment the token was registered for (picks the APNs host); nil when not known.
     public var environment: APNsEnvironment?
+    /// The apns-topics APNs refused this token for (DeviceTokenNotForTopic): nothing more is sent to it as
+    /// them. Cleared by the next registration; empty when none, or not known.
+    public var unlinkedTopics: [String] = []
 
     /// Bounds on the token's length in bytes.
     public static let byteLengthRange = 8...256

@@ -1,15 +1,17 @@
 import Foundation
 import Synchronization
 
-/// What every delivery of one notification carries: the chat message as accepted, the APNs topic it was
-/// accepted for and when it expires. One instance is shared by the jobs of a notification, so a rendering
+/// What every delivery of one notification carries: the chat message as accepted, the identity the app
+/// sends it as and when it expires. One instance is shared by the jobs of a notification, so a rendering
 /// that does not depend on the device (the APNs payload) is made once for all of them (``rendering(_:_:)``).
 public final class NotificationContent: Sendable, Equatable {
     public let id: UUID
     /// The message, already without its texts when the app is in privacy mode.
     public let message: ChatMessage
-    /// apns-topic: the app's bundle id when the notification was accepted.
-    public let topic: String
+    /// The identity the app sends the notification as at its push services: the app's `topic` when the
+    /// notification was accepted (for APNs the bundle id, sent as apns-topic). A service may refuse a token
+    /// for it (``PushResult/unlink(sendAs:status:reason:)``); nothing more is sent to that token as it.
+    public let sendAs: String
     /// When the push services stop trying, UNIX epoch SECONDS; 0 = deliver at once or never; nil = no limit
     /// given (each service's default).
     public let expiration: Int?
@@ -19,13 +21,13 @@ public final class NotificationContent: Sendable, Equatable {
     public init(
         id: UUID,
         message: ChatMessage,
-        topic: String,
+        sendAs: String,
         expiration: Int?,
         createdAt: Date
     ) {
         self.id = id
         self.message = message
-        self.topic = topic
+        self.sendAs = sendAs
         self.expiration = expiration
         self.createdAt = createdAt
     }
@@ -55,7 +57,7 @@ public final class NotificationContent: Sendable, Equatable {
     }
 
     public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
-        a.id == b.id && a.message == b.message && a.topic == b.topic
+        a.id == b.id && a.message == b.message && a.sendAs == b.sendAs
             && a.expiration == b.expiration && a.createdAt == b.createdAt
     }
 }

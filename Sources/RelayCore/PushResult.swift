@@ -5,15 +5,16 @@ import Foundation
 public enum PushResult: Sendable, Equatable {
     /// The service took the push; `id` is its id for it (apns-id, FCM message name) when it gave one.
     case delivered(id: String?)
-    /// The token is dead as of `invalidSince`: the device is retired unless it registered again after that.
+    /// The token is dead as of `invalidSince` (the service's own time when it gives one, such as APNs' 410
+    /// timestamp, else the send's): the device is retired unless it registered again after that.
     case retire(status: Int, reason: String, invalidSince: Date)
-    /// The token does not belong to `topic` (APNs DeviceTokenNotForTopic): nothing more of that topic goes
-    /// to it.
-    case unlinkTopic(topic: String, status: Int, reason: String)
+    /// The token does not belong to identity `sendAs` (``NotificationContent/sendAs``; APNs'
+    /// DeviceTokenNotForTopic, for example): nothing more is sent to it as that identity.
+    case unlink(sendAs: String, status: Int, reason: String)
 
-    /// The reason a delivery to an unlinked topic fails with, unsent: APNs' own name for it
-    /// (APNsCore's `APNsReason.deviceTokenNotForTopic`).
-    public static let topicUnlinkedReason = "DeviceTokenNotForTopic"
+    /// The reason a delivery to a token unlinked from its identity fails with, unsent: the public reason name
+    /// the API shows, APNs' own name for it (APNsCore's `APNsReason.deviceTokenNotForTopic`).
+    public static let unlinkedReason = "DeviceTokenNotForTopic"
     /// Try again after `after`; `reason` is nil for an answer that gave none.
     case retry(after: Duration, status: Int?, reason: String?)
     /// Give up on this delivery; the device stays as it is.
@@ -30,7 +31,7 @@ public enum PushResult: Sendable, Equatable {
     /// refusal by the relay itself.
     public var answered: Bool {
         switch self {
-        case .delivered, .retire, .unlinkTopic, .credentialsRefused: true
+        case .delivered, .retire, .unlink, .credentialsRefused: true
         case .retry(_, let status, _), .fail(_, let status, _): status != nil
         case .held: false
         }
@@ -40,7 +41,7 @@ public enum PushResult: Sendable, Equatable {
     public var reason: String? {
         switch self {
         case .delivered: nil
-        case .retire(_, let reason, _), .unlinkTopic(_, _, let reason), .fail(_, _, let reason): reason
+        case .retire(_, let reason, _), .unlink(_, _, let reason), .fail(_, _, let reason): reason
         case .credentialsRefused(_, let reason), .held(_, let reason): reason
         case .retry(_, _, let reason): reason
         }

@@ -65,41 +65,79 @@ public enum PushToken: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The token as registered for APNs `environment`: an APNs token with it, any other token as it is.
-    public func registered(in environment: APNsEnvironment) -> PushToken {
-        guard case .apns(var token) = self else { return self }
-        token.environment = environment
-        return .apns(token)
+    /// The send-as identities (``NotificationContent/sendAs``) its push service refused this token for:
+    /// nothing more is sent to it as them (APNs: the topics of ``DeviceToken/unlinkedTopics``). Empty for a
+    /// service that refuses none, and when not known.
+    public var unlinked: [String] {
+        switch self {
+        case .apns(let token): token.unlinkedTopics
+        case .fcm, .web: []
+        }
+    }
+
+    /// Whether its push service says since when a dead token is invalid (APNs' 410 `timestamp`), so that time
+    /// is reported (as `apnsTimestamp`); for the others it is only the time of the send that found the token
+    /// dead, which is not.
+    public var reportsInvalidSince: Bool {
+        switch self {
+        case .apns: true
+        case .fcm, .web: false
+        }
+    }
+
+    /// The token as registered in `scope`, one of ``scopes(of:)`` of its platform (APNs: an environment's
+    /// name; nil leaves it without one). A token of a service with one scope stays as it is.
+    /// - Throws: ``ParseError`` when `scope` is none of the platform's.
+    public func registered(scope: String?) throws(ParseError) -> PushToken {
+        switch self {
+        case .apns(let token):
+            do { return .apns(try token.registered(scope: scope)) } catch {
+                throw ParseError(description: error.description)
+            }
+        case .fcm, .web:
+            return self
+        }
     }
 
     /// Every ``scope`` a token of `platform` can have: `[nil]` for a service with one.
     public static func scopes(of platform: Platform) -> [String?] {
         switch platform {
-        case .ios: APNsEnvironment.allCases.map(\.rawValue)
+        case .ios: DeviceToken.scopes
         case .android, .web: [nil]
         }
     }
 
-    /// The stored form of ``scope`` (the `environment` column): APNs' environment, `production` for a token
-    /// of another platform or one whose environment is not known.
-    public var storedScope: String { scope ?? APNsEnvironment.production.rawValue }
+    /// The stored form of ``scope`` (the `environment` column): the token's own (APNs: its environment,
+    /// `production` when not known), the column's filler ``storedWithoutScope`` for a service with one.
+    public var storedScope: String {
+        switch self {
+        case .apns(let token): token.storedScope
+        case .fcm, .web: Self.storedWithoutScope
+        }
+    }
 
-    /// A token as it is stored: its ``value``, its platform, its ``address`` and its ``storedScope``.
+    /// The `environment` column of a token whose service has one scope.
+    public static let storedWithoutScope = "production"
+
+    /// A token as it is stored: its ``value``, its platform, its ``address``, its ``storedScope`` and the
+    /// identities it is ``unlinked`` from (kept only by a service that refuses tokens for them).
     /// - Throws: ``ParseError`` when the value is not a token of `platform`, a web token has no address, or
     ///   an APNs token's scope is not an environment.
-    public init(stored value: String, platform: Platform, address: String?, scope: String?) throws(ParseError) {
+    public init(
+        stored value: String,
+        platform: Platform,
+        address: String?,
+        scope: String?,
+        unlinked: [String] = []
+    ) throws(ParseError) {
         switch platform {
         case .ios:
-            var environment: APNsEnvironment?
-            if let scope {
-                guard let known = APNsEnvironment(rawValue: scope) else {
-                    throw ParseError(description: "stored APNs environment '\(scope)' is unknown")
-                }
-                environment = known
-            }
-            do { self = .apns(try DeviceToken(parsing: value, environment: environment)) } catch {
+            var token: DeviceToken
+            do { token = try DeviceToken(parsing: value).registered(scope: scope) } catch {
                 throw ParseError(description: error.description)
             }
+            token.unlinkedTopics = unlinked
+            self = .apns(token)
         case .android:
             try self.init(parsing: value, platform: platform)
         case .web:

@@ -1,5 +1,5 @@
 /// A push service as the outbox sees it: sends one claimed delivery and answers what became of it. The
-/// APNs and FCM clients each have one; the dispatcher knows only this.
+/// APNs, FCM and Web Push transports conform; the dispatcher knows only this.
 ///
 /// A transport renders the job for its platform, sends it (renewing its own credentials as its service asks)
 /// and decides the delivery's and the token's fate by its platform's rules, all in ``send(_:)``.

@@ -5,8 +5,9 @@ import RelayStore
 /// A retired token as the relay reports it, in `GET /v1/dead-tokens` and in the feedback POSTed to an app's
 /// `feedbackURL`: `{"appId"?,"token","platform","userId","environment"?,"reason","apnsTimestamp","retiredAt"}`.
 /// Times are RFC 3339 (UTC, milliseconds); `token` is the full token (lowercase hex for APNs); `environment`
-/// and `apnsTimestamp` are APNs', only for iOS devices (`apnsTimestamp` null when APNs gave none, and for
-/// Android); `appId` only in feedback (the listing is already scoped to the caller's app).
+/// is the token's scope (APNs' environment; none for a service with one); `apnsTimestamp` is since when the
+/// token is invalid where its service says (``RelayCore/PushToken/reportsInvalidSince``: APNs), else null;
+/// `appId` only in feedback (the listing is already scoped to the caller's app).
 public struct DeadTokenView: Encodable {
     var appId: String?
     var token: String
@@ -19,26 +20,24 @@ public struct DeadTokenView: Encodable {
 
     /// A retired device, for the listing.
     public init(_ device: Device) {
-        let apns = device.platform == .ios
         token = device.token.value
         platform = device.platform.rawValue
         userId = device.userId
-        environment = device.token.scope  // APNs' environment; nil for other platforms
+        environment = device.token.scope
         reason = device.retiredReason ?? ""
-        apnsTimestamp = apns ? device.invalidSince.map(Timestamp.rfc3339) : nil
+        apnsTimestamp = device.token.reportsInvalidSince ? device.invalidSince.map(Timestamp.rfc3339) : nil
         retiredAt = Timestamp.rfc3339(device.retiredAt ?? device.updatedAt)
     }
 
     /// A queued retirement, for the feedback POST.
     init(_ job: FeedbackJob) {
-        let apns = job.token.platform == .ios
         appId = job.appId
         token = job.token.value
         platform = job.token.platform.rawValue
         userId = job.userId
         environment = job.token.scope
         reason = job.reason
-        apnsTimestamp = apns ? job.invalidSince.map(Timestamp.rfc3339) : nil
+        apnsTimestamp = job.token.reportsInvalidSince ? job.invalidSince.map(Timestamp.rfc3339) : nil
         retiredAt = Timestamp.rfc3339(job.retiredAt)
     }
 

@@ -400,8 +400,8 @@ public final class Dispatcher: Sendable {
             log(.debug, "push accepted", id.map { ["push.serviceId": $0] } ?? [:])
         case (.retire(_, let reason, _), _):
             log(.notice, "device token retired", ["push.reason": reason])
-        case (.unlinkTopic(_, _, let reason), _):
-            log(.notice, "device token unlinked from topic", ["push.reason": reason])
+        case (.unlink(_, _, let reason), _):
+            log(.notice, "device token unlinked from the identity sent as", ["push.reason": reason])
         case (.retry(_, _, let reason), .retry(let at, _, _)):
             log(
                 .debug,
@@ -445,8 +445,8 @@ extension DeliveryOutcome {
         case .delivered: self = .sent
         case .retire(let status, let reason, let invalidSince):
             self = .retired(status: status, reason: reason, invalidSince: invalidSince)
-        case .unlinkTopic(let topic, let status, let reason):
-            self = .unlinkTopic(topic: topic, status: status, reason: reason)
+        case .unlink(let sendAs, let status, let reason):
+            self = .unlink(sendAs: sendAs, status: status, reason: reason)
         case .retry(let delay, let status, let reason):
             self = .retry(at: now + delay.timeInterval, status: status, reason: reason)
         case .fail(_, let status, let reason):
@@ -474,7 +474,7 @@ extension DeliveryOutcome {
         case .retry: "retry"
         case .failed: "failed"
         case .retired: "retired"
-        case .unlinkTopic: "unlinked"
+        case .unlink: "unlinked"
         case .deferred: "paused"
         }
     }

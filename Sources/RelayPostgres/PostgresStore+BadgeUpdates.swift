@@ -113,10 +113,10 @@ extension PostgresStore {
                     try db.query(sql.retrySQL, id, retryAt)
                 case .failed:
                     try db.query(sql.dropSQL, id)
-                case .unlinkTopic(let topic, _, _):
+                case .unlink(let sendAs, _, _):
                     let rows = try db.query(sql.dropSQL, id)
                     guard rows.count > 0 else { continue }
-                    try unlinkTopic(topic, appId: rows[0].string(0), token: rows[0].string(1))
+                    try unlink(sendAs, appId: rows[0].string(0), token: rows[0].string(1))
                 case .retired(_, let reason, let invalidSince):
                     let rows = try db.query(sql.deleteSQL, id)
                     guard rows.count > 0 else { continue }

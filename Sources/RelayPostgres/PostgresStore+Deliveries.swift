@@ -90,8 +90,8 @@ extension PostgresStore {
                 var ended: [EndedDelivery] = []
                 for row in rows.all {
                     let claimed = try ClaimedDelivery(row: row)
-                    let column = ClaimedDelivery.columnCount  // then: topic unlinked, content, read
-                    if let end = try claimed.undeliverable(topicUnlinked: try row.bool(column)) {
+                    let column = ClaimedDelivery.columnCount  // then: unlinked, content, read
+                    if let end = try claimed.undeliverable(unlinked: try row.bool(column)) {
                         ended.append(EndedDelivery(id: claimed.id, status: end.status.rawValue, reason: end.reason))
                         continue
                     }
@@ -222,7 +222,7 @@ extension PostgresStore {
             (status, lastStatus, lastReason) = (.failed, code, reason)
         case .retired(let code, let reason, _):
             (status, lastStatus, lastReason) = (.retired, code, reason)
-        case .unlinkTopic(_, let code, let reason):
+        case .unlink(_, let code, let reason):
             (status, lastStatus, lastReason) = (.failed, code, reason)
         }
         let rows = try db.query(
@@ -248,16 +248,16 @@ extension PostgresStore {
         switch outcome {
         case .retired(_, let reason, let invalidSince):
             try retireDevice(appId: appId, token: token, reason: reason, invalidSince: invalidSince, at: at)
-        case .unlinkTopic(let topic, _, _):
-            try unlinkTopic(topic, appId: appId, token: token)
+        case .unlink(let sendAs, _, _):
+            try unlink(sendAs, appId: appId, token: token)
         case .sent, .retry, .deferred, .failed:
             break
         }
     }
 
-    /// Adds `topic` to the device's unlinked topics. Its pending deliveries for that topic are ended when
-    /// claimed.
-    func unlinkTopic(_ topic: String, appId: String, token: String) throws {
+    /// Unlinks the device's token from identity `sendAs` (adds it to the `unlinked_topics` column). Its
+    /// pending deliveries sent as it are ended when claimed.
+    func unlink(_ sendAs: String, appId: String, token: String) throws {
         try db.query(
             """
             UPDATE devices SET unlinked_topics = unlinked_topics || jsonb_build_array($3::text)
@@ -265,7 +265,7 @@ extension PostgresStore {
             """,
             appId,
             token,
-            topic
+            sendAs
         )
     }
 

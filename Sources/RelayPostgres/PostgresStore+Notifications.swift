@@ -109,7 +109,7 @@ extension PostgresStore {
         guard try insertRow(of: n) else { throw Raced() }
         let parameters: [(any PostgresParameter)?] = [
             n.appId, n.dueAt, userList ?? recipients.roomId, recipients.excludeUserId,
-            recipients.excludeToken?.value, n.topic, n.id, recipients.levelRoomId, recipients.isDirect,
+            recipients.excludeToken?.value, n.sendAs, n.id, recipients.levelRoomId, recipients.isDirect,
             try StoredValues.jsonList(recipients.mentionedUserIds),
         ]
         let deliveries = try db.query(Self.insertDeliveriesSQL(explicitRecipients: userList != nil), parameters)
@@ -141,7 +141,7 @@ extension PostgresStore {
             imageURL,
             message.roomName,
             message.senderName,
-            n.topic,
+            n.sendAs,
             n.expiration,
             n.createdAt,
             n.messageAt

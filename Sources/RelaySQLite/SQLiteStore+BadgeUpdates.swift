@@ -148,9 +148,9 @@ extension SQLiteStore {
                     }
                 case .failed:
                     _ = try badgeUpdateDevice(sql.dropSQL, id: id)
-                case .unlinkTopic(let topic, _, _):
+                case .unlink(let sendAs, _, _):
                     guard let device = try badgeUpdateDevice(sql.dropSQL, id: id) else { continue }
-                    try unlinkTopic(topic, device: device)
+                    try unlink(sendAs, device: device)
                 case .retired(_, let reason, let invalidSince):
                     guard let device = try badgeUpdateDevice(sql.deleteSQL, id: id) else { continue }
                     try retireDevice(device, reason: reason, invalidSince: invalidSince, at: at)

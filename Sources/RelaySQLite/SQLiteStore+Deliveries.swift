@@ -79,7 +79,7 @@ extension SQLiteStore {
                         notification = try loadNotification(of: delivery)
                         notifications.append(notification)
                     }
-                    if let (status, reason) = try Self.undeliverable(delivery, topic: notification.content.topic) {
+                    if let (status, reason) = try Self.undeliverable(delivery, sendAs: notification.content.sendAs) {
                         try settle(delivery.id, status: status, reason: reason, at: now)
                         continue
                     }
@@ -343,19 +343,15 @@ extension SQLiteStore {
         WHERE id BETWEEN ?1 AND ?2
         """
 
-    /// ``RelayStore/ClaimedDelivery/undeliverable(topicUnlinked:)`` for a due row, its unlinked topics
-    /// decoded only when there are any.
+    /// ``RelayStore/ClaimedDelivery/undeliverable(unlinked:)`` for a due row sent as `sendAs`.
     private static func undeliverable(
         _ delivery: DueDelivery,
-        topic: String
+        sendAs: String
     ) throws -> (status: DeliveryStatus, reason: String)? {
-        try delivery.claimed.undeliverable(
-            topicUnlinked: try delivery.unlinkedTopics != "[]"
-                && JSONDecoder().decode([String].self, from: Data(delivery.unlinkedTopics.utf8)).contains(topic)
-        )
+        try delivery.claimed.undeliverable(unlinked: try StoredValues.unlinked(delivery.unlinked).contains(sendAs))
     }
 
-    /// Ends a delivery that is not sent (see ``undeliverable(_:topic:)``); attempts stay as they were.
+    /// Ends a delivery that is not sent (see ``undeliverable(_:sendAs:)``); attempts stay as they were.
     private func settle(_ deliveryId: Int64, status: DeliveryStatus, reason: String, at: Date) throws {
         try db.withStatement(
             """
@@ -430,7 +426,7 @@ extension SQLiteStore {
             (status, lastStatus, lastReason) = (.failed, code, reason)
         case .retired(let code, let reason, _):
             (status, lastStatus, lastReason) = (.retired, code, reason)
-        case .unlinkTopic(_, let code, let reason):
+        case .unlink(_, let code, let reason):
             (status, lastStatus, lastReason) = (.failed, code, reason)
         }
         try db.withStatement(Self.recordResultSQL) { row in
@@ -447,9 +443,9 @@ extension SQLiteStore {
         case .retired(_, let reason, let invalidSince):
             guard let device = try device(of: deliveryId) else { return }
             try retireDevice(device, reason: reason, invalidSince: invalidSince, at: at)
-        case .unlinkTopic(let topic, _, _):
+        case .unlink(let sendAs, _, _):
             guard let device = try device(of: deliveryId) else { return }
-            try unlinkTopic(topic, device: device)
+            try unlink(sendAs, device: device)
         case .sent, .retry, .deferred, .failed:
             break
         }
@@ -495,9 +491,9 @@ extension SQLiteStore {
         try refreshUnreadTotals(appId: device.appId, userIds: userId.map { [$0] } ?? [])
     }
 
-    /// Adds `topic` to the device's unlinked topics. Its pending deliveries for that topic are settled when
-    /// claimed.
-    func unlinkTopic(_ topic: String, device: (appId: String, token: String)) throws {
+    /// Unlinks the device's token from identity `sendAs` (adds it to the `unlinked_topics` column). Its
+    /// pending deliveries sent as it are settled when claimed.
+    func unlink(_ sendAs: String, device: (appId: String, token: String)) throws {
         try db.withStatement(
             """
             UPDATE devices SET unlinked_topics = json_insert(unlinked_topics, '$[#]', ?3)
@@ -507,18 +503,18 @@ extension SQLiteStore {
         ) {
             try $0.bind(1, device.appId)
             try $0.bind(2, device.token)
-            try $0.bind(3, topic)
+            try $0.bind(3, sendAs)
             try $0.run()
         }
     }
 }
 
-/// A due delivery as the claim reads it (``RelayStore/ClaimedDelivery``), with its device's unlinked topics
-/// and its due time.
+/// A due delivery as the claim reads it (``RelayStore/ClaimedDelivery``), with the identities its device's
+/// token is unlinked from and its due time.
 private struct DueDelivery {
     var claimed: ClaimedDelivery
-    /// The JSON array of topics APNs unlinked from the device ("" when there is no device).
-    var unlinkedTopics: String
+    /// The `unlinked_topics` column: a JSON array of strings ("" when there is no device, never decoded).
+    var unlinked: String
     /// Epoch MILLISECONDS.
     var nextAttemptAt: Int64
 
@@ -527,7 +523,7 @@ private struct DueDelivery {
     /// Reads a row of ``SQLiteStore/dueColumns``.
     init(_ row: SQLiteStatement) throws {
         claimed = try ClaimedDelivery(row: row)
-        unlinkedTopics = row.string(ClaimedDelivery.columnCount)
+        unlinked = row.string(ClaimedDelivery.columnCount)
         nextAttemptAt = row.int64(ClaimedDelivery.columnCount + 1)
     }
 }

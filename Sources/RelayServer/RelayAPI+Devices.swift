@@ -74,8 +74,10 @@ extension RelayAPI {
             guard let raw = body.token else { throw .badRequest(code: "missing_field", message: "token is required") }
             let token = try Validation.token(raw, platform: platform)
             guard platform == .android else {
-                return token.registered(
-                    in: try Validation.environment(body.environment, default: app.apns.defaultEnvironment)
+                return try Validation.registered(
+                    token,
+                    environment: body.environment,
+                    default: app.apns.defaultEnvironment
                 )
             }
             guard app.fcm?.serviceAccountFile != nil else {

@@ -59,7 +59,7 @@ extension RelayAPI {
             id: UUID(),
             appId: app.id,
             message: app.privacy ? message.withoutTexts : message.kept,
-            topic: app.topic,
+            sendAs: app.topic,
             expiration: app.ttlSeconds == 0 ? 0 : Int(now.timeIntervalSince1970) + app.ttlSeconds,
             createdAt: now,
             budget: isLimited(caller)

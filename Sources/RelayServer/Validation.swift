@@ -94,13 +94,16 @@ enum Validation {
         return platform
     }
 
-    /// `sandbox` or `production`.
-    static func environment(_ value: String?, default fallback: APNsEnvironment) throws(HTTPError) -> APNsEnvironment {
-        guard let value else { return fallback }
-        guard let environment = APNsEnvironment(rawValue: value) else {
+    /// An iOS `token` registered in APNs `environment`: `sandbox` or `production`, `fallback` when absent.
+    /// - Throws: ``HTTPError`` 400 `invalid_field` for any other environment.
+    static func registered(
+        _ token: PushToken,
+        environment: String?,
+        default fallback: APNsEnvironment
+    ) throws(HTTPError) -> PushToken {
+        do { return try token.registered(scope: environment ?? fallback.rawValue) } catch {
             throw .badRequest(code: "invalid_field", message: "environment must be 'sandbox' or 'production'")
         }
-        return environment
     }
 
     /// How every time in the API is written (``Timestamp/rfc3339(_:)``).

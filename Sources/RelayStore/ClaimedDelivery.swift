@@ -47,14 +47,14 @@ package struct ClaimedDelivery {
         address = row.optionalString(9)
     }
 
-    /// ``StoredValues/undeliverable(deviceState:retiredReason:topicUnlinked:)`` for this delivery.
+    /// ``StoredValues/undeliverable(deviceState:retiredReason:unlinked:)`` for this delivery.
     package func undeliverable(
-        topicUnlinked: @autoclosure () throws -> Bool
+        unlinked: @autoclosure () throws -> Bool
     ) rethrows -> (status: DeliveryStatus, reason: String)? {
         try StoredValues.undeliverable(
             deviceState: deviceState,
             retiredReason: retiredReason,
-            topicUnlinked: try topicUnlinked()
+            unlinked: try unlinked()
         )
     }
 

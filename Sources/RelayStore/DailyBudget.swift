@@ -29,7 +29,7 @@ public struct DailyBudget: Sendable, Equatable {
         let message = n.message
         let (text, imageURL) = StoredValues.columns(of: message.content)
         let texts = [
-            n.appId, message.roomId, message.senderId, n.topic, message.messageId, text, imageURL,
+            n.appId, message.roomId, message.senderId, n.sendAs, message.messageId, text, imageURL,
             message.roomName, message.senderName,
         ]
         return notificationRowBytes + texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + deliveries * deliveryRowBytes

@@ -9,19 +9,22 @@ public enum DeliveryOutcome: Sendable, Equatable {
     /// Try again at `at`: status stays `pending`, `nextAttemptAt` = `at`.
     case retry(at: Date, status: Int?, reason: String?)
     /// Not an attempt of the push: its app's sends are paused because the service refused the relay's
-    /// credentials (``RelayCore/PushResult/credentialsRefused(status:reason:)``). Status stays `pending`, `nextAttemptAt` = `at`, attempts unchanged; `status` and `reason` are the
-    /// refusal that paused the app (nil for a delivery held back without being sent).
+    /// credentials (``RelayCore/PushResult/credentialsRefused(status:reason:)``). Status stays `pending`,
+    /// `nextAttemptAt` = `at`, attempts unchanged; `status` and `reason` are the refusal that paused the app
+    /// (nil for a delivery held back without being sent).
     case deferred(at: Date, status: Int?, reason: String?)
     /// Give up: status `failed`.
     case failed(status: Int?, reason: String?)
     /// The token is invalid: the delivery becomes `retired`, and so does the DEVICE (state, retiredAt =
-    /// completion time, retiredReason = reason, ``Device/invalidSince`` = `invalidSince`) unless it registered again after
-    /// `invalidSince` (Apple, "Handling notification responses from APNs": a token registered again after
-    /// the 410 timestamp is valid); the device's other pending deliveries end `retired` when claimed. This
-    /// is the only place that rule is applied: it is checked in the transaction that retires the device.
+    /// completion time, retiredReason = reason, ``Device/invalidSince`` = `invalidSince`) unless it
+    /// registered again after `invalidSince`: a token registered again after its service knew it invalid is
+    /// valid (for example Apple, "Handling notification responses from APNs", on the 410 timestamp). The
+    /// device's other pending deliveries end `retired` when claimed. This is the only place that rule is
+    /// applied: it is checked in the transaction that retires the device.
     case retired(status: Int, reason: String, invalidSince: Date)
-    /// APNs refused the topic for this token (DeviceTokenNotForTopic): the delivery `failed`, the topic is
-    /// added to the device's ``Device/unlinkedTopics`` (no more deliveries for it are created); the
-    /// device's other pending deliveries for that topic end `failed` when claimed.
-    case unlinkTopic(topic: String, status: Int, reason: String)
+    /// The push service refused this token for identity `sendAs` (``RelayCore/NotificationContent/sendAs``;
+    /// APNs' DeviceTokenNotForTopic, for example): the delivery `failed`, the token is unlinked from the
+    /// identity (``RelayCore/PushToken/unlinked``; no more deliveries sent as it are created); the device's
+    /// other pending deliveries sent as it end `failed` when claimed.
+    case unlink(sendAs: String, status: Int, reason: String)
 }

@@ -2,11 +2,12 @@
 public enum DeliveryStatus: String, Sendable, Codable, CaseIterable, Hashable {
     /// Waiting to be sent, or to be retried at `nextAttemptAt`.
     case pending
-    /// APNs accepted it (200).
+    /// The push service accepted it (APNs' 200, FCM's or a Web Push service's acceptance).
     case sent
-    /// Given up: APNs refused it, retries ran out, or its device was deleted.
+    /// Given up: the push service refused it, retries ran out, or its device was deleted.
     case failed
-    /// Its device token was retired (410), so it is not sent.
+    /// Its device token was retired (its push service said it is no longer valid, such as APNs' 410), so it
+    /// is not sent.
     case retired
     /// Ended unsent by a reason of the chat (``CancelReason``, its `lastReason`): decided when it is claimed
     /// (the recipient read the room up to the message's time) or when its message is deleted.

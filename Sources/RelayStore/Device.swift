@@ -1,21 +1,22 @@
 import Foundation
 import RelayCore
 
-/// One device registered by a user of an app: its push token (APNs or FCM) and the token's state.
+/// One device registered by a user of an app: its push token (of any platform) and the token's state.
 ///
 /// Times are stored with MILLISECOND precision (sub-millisecond parts are dropped).
 public struct Device: Sendable, Equatable, Hashable {
     /// The app (tenant) the registration belongs to; every store call is scoped by it.
     public var appId: String
-    /// The full token as registered (an APNs token with its environment); its platform is the device's.
-    /// Only ``RelayCore/PushToken/suffix`` may be logged or shown.
+    /// The full token as registered, with what its platform keeps of the registration (an APNs token's
+    /// environment and unlinked topics, a web token's subscription); its platform is the device's. Only
+    /// ``RelayCore/PushToken/suffix`` may be logged or shown.
     public var token: PushToken
     /// The user who registered the token most recently.
     public var userId: String
     public var state: DeviceState
     /// The first registration of this token for this app.
     public var createdAt: Date
-    /// The last registration (APNs compares its 410 timestamp with this).
+    /// The last registration (a token known invalid only since before it stays live).
     public var updatedAt: Date
     /// When the token was retired; nil while live.
     public var retiredAt: Date?
@@ -25,11 +26,8 @@ public struct Device: Sendable, Equatable, Hashable {
     /// `timestamp`, when APNs last knew the token was invalid), else the time of the send that found it
     /// invalid; nil while live.
     public var invalidSince: Date?
-    /// Topics APNs refused for this token (DeviceTokenNotForTopic): no deliveries are created for them.
-    /// Cleared by the next registration.
-    public var unlinkedTopics: [String]
 
-    /// iOS (APNs) or Android (FCM), as the token says.
+    /// The device's platform, as the token says.
     public var platform: Platform { token.platform }
 
     public init(
@@ -41,8 +39,7 @@ public struct Device: Sendable, Equatable, Hashable {
         updatedAt: Date,
         retiredAt: Date? = nil,
         retiredReason: String? = nil,
-        invalidSince: Date? = nil,
-        unlinkedTopics: [String] = []
+        invalidSince: Date? = nil
     ) {
         self.appId = appId
         self.token = token
@@ -53,6 +50,5 @@ public struct Device: Sendable, Equatable, Hashable {
         self.retiredAt = retiredAt
         self.retiredReason = retiredReason
         self.invalidSince = invalidSince
-        self.unlinkedTopics = unlinkedTopics
     }
 }

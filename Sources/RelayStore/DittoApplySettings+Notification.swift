@@ -18,7 +18,7 @@ extension DittoApplySettings {
         let notification = NewNotification(
             appId: appId,
             message: privacy ? message.withoutTexts : message.kept,
-            topic: topic,
+            sendAs: sendAs,
             expiration: ttlSeconds == 0 ? 0 : Int(at.timeIntervalSince1970) + ttlSeconds,
             createdAt: at,
             messageAt: messageAt,
@@ -52,7 +52,7 @@ extension DittoApplySettings {
                 senderId: original.senderId,
                 deleteId: deletion.deleteId
             ),
-            topic: topic,
+            sendAs: sendAs,
             expiration: ttlSeconds == 0 ? 0 : Int(at.timeIntervalSince1970) + ttlSeconds,
             createdAt: at
         )

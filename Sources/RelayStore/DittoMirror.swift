@@ -5,8 +5,9 @@ import RelayCore
 public struct DittoApplySettings: Sendable, Equatable {
     /// Which message is a push, to whom (collections, age limit).
     public var rule: DittoMessageRule
-    /// apns-topic of the notifications made (the app's bundle id).
-    public var topic: String
+    /// The identity the notifications made are sent as (the app's `topic`,
+    /// ``RelayCore/NotificationContent/sendAs``).
+    public var sendAs: String
     /// Notifications expire `ttlSeconds` after they are made.
     public var ttlSeconds: Int
     /// Privacy mode: notifications keep no text or names ("New message").
@@ -20,14 +21,14 @@ public struct DittoApplySettings: Sendable, Equatable {
 
     public init(
         rule: DittoMessageRule,
-        topic: String,
+        sendAs: String,
         ttlSeconds: Int,
         privacy: Bool,
         rereadsOnRequery: Bool = false,
         pushDelaySeconds: Int = 0
     ) {
         self.rule = rule
-        self.topic = topic
+        self.sendAs = sendAs
         self.ttlSeconds = ttlSeconds
         self.privacy = privacy
         self.rereadsOnRequery = rereadsOnRequery
@@ -38,7 +39,7 @@ public struct DittoApplySettings: Sendable, Equatable {
     public init(app: Configuration.App, ditto: Configuration.Ditto) {
         self.init(
             rule: ditto.rule,
-            topic: app.topic,
+            sendAs: app.topic,
             ttlSeconds: app.ttlSeconds,
             privacy: app.privacy,
             rereadsOnRequery: ditto.httpAPI != nil,

@@ -10,8 +10,9 @@ public struct NewNotification: Sendable, Equatable {
     /// The message as it is to be shown (already without its texts in privacy mode); its message id names
     /// one message of one sender in ``appId``, whatever its kind (nil = never a duplicate).
     public var message: ChatMessage
-    /// apns-topic: devices that APNs unlinked from it get no delivery.
-    public var topic: String
+    /// The identity the app sends it as (``RelayCore/NotificationContent/sendAs``): devices whose token is
+    /// unlinked from it get no delivery.
+    public var sendAs: String
     /// When the push services stop trying, UNIX epoch SECONDS (0 = deliver at once or never); nil = no
     /// limit given.
     public var expiration: Int?
@@ -30,7 +31,7 @@ public struct NewNotification: Sendable, Equatable {
         id: UUID = UUID(),
         appId: String,
         message: ChatMessage,
-        topic: String,
+        sendAs: String,
         expiration: Int? = nil,
         createdAt: Date,
         budget: DailyBudget? = nil,
@@ -40,7 +41,7 @@ public struct NewNotification: Sendable, Equatable {
         self.id = id
         self.appId = appId
         self.message = message
-        self.topic = topic
+        self.sendAs = sendAs
         self.expiration = expiration
         self.createdAt = createdAt
         self.budget = budget

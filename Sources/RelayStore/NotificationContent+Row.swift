@@ -23,7 +23,7 @@ extension NotificationContent {
         self.init(
             id: try row.uuid(first),
             message: try ChatMessage(row: row, from: first + 1),
-            topic: row.string(first + 9),
+            sendAs: row.string(first + 9),
             expiration: try row.optionalInt(first + 10),
             createdAt: try row.date(first + 11)
         )

@@ -24,7 +24,7 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// A new token is inserted (`created == true`). A known one gets the new user, platform, scope (an APNs
     /// token's environment, ``RelayCore/PushToken/storedScope``) and `updatedAt = at`; a retired one is
     /// revived (state `live`, retired fields cleared). Every registration
-    /// clears ``Device/unlinkedTopics``. The joins follow ``addMember(appId:roomId:userId:notify:origin:at:limits:)``
+    /// clears the identities the token is unlinked from (``RelayCore/PushToken/unlinked``). The joins follow ``addMember(appId:roomId:userId:notify:origin:at:limits:)``
     /// with the levels kept: a user's own skip the rooms whose own rule is closed.
     ///
     /// With `limits`, the (app, user) is locked first and the user's counts checked in the transaction: its
@@ -151,8 +151,9 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// user is a recipient (`recipients.userIds`, or the members of `recipients.roomId`) whose level for the
     /// room admits the message (``RecipientSelection``; explicit recipients regardless of it with
     /// ``RecipientSelection/overridesLevels``), except the
-    /// devices of `excludeUserId`, the token `excludeToken`, and devices with `n.topic` in their unlinked
-    /// topics. The levels are read inside the same statement, set-based. Each delivery's apns-id is derived from the notification and delivery ids
+    /// devices of `excludeUserId`, the token `excludeToken`, and devices whose token is unlinked from
+    /// `n.sendAs`. The levels are read inside the same statement, set-based. Each delivery's push id (an
+    /// iOS delivery's apns-id) is derived from the notification and delivery ids
     /// (``RelayCore/PushIdentifier``). The message is stored as given and read back, whole, into every job's
     /// ``RelayCore/NotificationContent``.
     /// The notification also enters its room's message index (``IndexedMessage``: key its id, time
@@ -174,8 +175,8 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     ///
     /// A due delivery whose device can no longer receive it is ended here instead of returned: device
     /// deleted or registered again for another user (`failed`, `DeviceDeleted`), retired (`retired`, the
-    /// device's retired reason), or the notification's topic unlinked from it (`failed`,
-    /// `DeviceTokenNotForTopic`). A due delivery of a message (not a removal) whose recipient read the room
+    /// device's retired reason), or its token unlinked from the identity the notification is sent as
+    /// (`failed`, ``RelayCore/PushResult/unlinkedReason``). A due delivery of a message (not a removal) whose recipient read the room
     /// up to the message's time (``UnreadSQL/readReached(app:room:user:time:fromDitto:)``) is ended
     /// `cancelled` (reason `read`) and returned with ``RelayCore/DeliveryJob/cancelReason`` set, not to be
     /// sent. Fewer than `limit` jobs
@@ -322,7 +323,7 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
 
     /// Records badge update outcomes in ONE transaction at `at`: sent (the next change is due a window after
     /// it; one that came while it was in flight is due then already), retried (due at the retry time),
-    /// failed or unlinked (nothing pending; the topic unlinked from the device), retired (the device retired
+    /// failed or unlinked (nothing pending; the token unlinked from the identity), retired (the device retired
     /// as ``complete(_:at:)`` retires it, its row deleted). Also deletes a bounded batch of rows with
     /// nothing pending whose last send is over an hour old. Unknown ids are skipped.
     func completeBadgeUpdates(_ results: [(updateId: Int64, outcome: DeliveryOutcome)], at: Date) async throws

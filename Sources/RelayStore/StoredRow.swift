@@ -51,14 +51,22 @@ extension StoredRow {
     /// - Throws: ``StoreError`` `.invalidData` when it is not one.
     package func uuid(_ column: Int) throws -> UUID { try StoredValues.uuid(string(column)) }
 
-    /// A stored token from its text, platform and address columns (``StoredValues/token(_:platform:address:)``).
+    /// A stored token from its text, platform and address columns and, on a device's row, its scope and
+    /// unlinked identities columns (``StoredValues/token(_:platform:address:scope:unlinked:)``).
     /// - Throws: ``StoreError`` `.invalidData` when they make no valid token.
-    package func token(_ column: Int, platform: Int, address: Int, scope: Int? = nil) throws -> PushToken {
+    package func token(
+        _ column: Int,
+        platform: Int,
+        address: Int,
+        scope: Int? = nil,
+        unlinked: Int? = nil
+    ) throws -> PushToken {
         try StoredValues.token(
             string(column),
             platform: string(platform),
             address: optionalString(address),
-            scope: scope.map { string($0) }
+            scope: scope.map { string($0) },
+            unlinked: unlinked.map { string($0) }
         )
     }
 }

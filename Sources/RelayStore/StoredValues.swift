@@ -6,19 +6,41 @@ import RelayCore
 /// share, so neither spells it differently.
 package enum StoredValues {
     /// A stored token with its stored platform, address (``RelayCore/PushToken/address``) and, where the
-    /// device's row is read, its scope (the `environment` column, ``RelayCore/PushToken/storedScope``).
+    /// device's row is read, its scope (the `environment` column, ``RelayCore/PushToken/storedScope``) and
+    /// the identities it is unlinked from (the `unlinked_topics` column's JSON array of strings as text,
+    /// ``RelayCore/PushToken/unlinked``).
     /// - Throws: ``StoreError`` `.invalidData` when any is not valid.
     package static func token(
         _ text: String,
         platform: String,
         address: String? = nil,
-        scope: String? = nil
+        scope: String? = nil,
+        unlinked: String? = nil
     ) throws -> PushToken {
         guard let platform = Platform(rawValue: platform) else {
             throw StoreError(code: .invalidData, message: "stored platform '\(platform)' is unknown")
         }
-        do { return try PushToken(stored: text, platform: platform, address: address, scope: scope) } catch {
+        let identities: [String]
+        do { identities = try unlinked.map(Self.unlinked) ?? [] } catch {
+            throw StoreError(
+                code: .invalidData,
+                message: "token …\(PushToken.suffix(of: text)) has invalid unlinked_topics"
+            )
+        }
+        do {
+            return try PushToken(stored: text, platform: platform, address: address, scope: scope, unlinked: identities)
+        } catch {
             throw StoreError(code: .invalidData, message: "stored token is invalid: \(error.description)")
+        }
+    }
+
+    /// The identities a token is unlinked from, from the `unlinked_topics` column's JSON array of strings as
+    /// text (decoded only when it is not empty).
+    /// - Throws: ``StoreError`` `.invalidData` when the text is no such array.
+    package static func unlinked(_ text: String) throws -> [String] {
+        guard text != "[]" else { return [] }
+        do { return try JSONDecoder().decode([String].self, from: Data(text.utf8)) } catch {
+            throw StoreError(code: .invalidData, message: "stored unlinked_topics is invalid")
         }
     }
 
@@ -55,16 +77,16 @@ package enum StoredValues {
     /// - Parameters:
     ///   - deviceState: the device's state; nil when the device was deleted or registered again for another
     ///     user.
-    ///   - topicUnlinked: whether APNs unlinked the notification's topic from the device; asked only of a
-    ///     live device.
+    ///   - unlinked: whether the device's token is unlinked from the identity the notification is sent as
+    ///     (``RelayCore/PushToken/unlinked``); asked only of a live device.
     package static func undeliverable(
         deviceState: String?,
         retiredReason: String?,
-        topicUnlinked: @autoclosure () throws -> Bool
+        unlinked: @autoclosure () throws -> Bool
     ) rethrows -> (status: DeliveryStatus, reason: String)? {
         guard let deviceState else { return (.failed, "DeviceDeleted") }
         if deviceState == DeviceState.retired.rawValue { return (.retired, retiredReason ?? "Retired") }
-        if try topicUnlinked() { return (.failed, PushResult.topicUnlinkedReason) }
+        if try unlinked() { return (.failed, PushResult.unlinkedReason) }
         return nil
     }
 }

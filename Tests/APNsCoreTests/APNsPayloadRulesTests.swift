@@ -18,7 +18,7 @@ import Testing
             content: NotificationContent(
                 id: UUID(),
                 message: ChatMessage(roomId: "room-1", senderId: "alice", content: .text("hi"), messageId: "m-1"),
-                topic: "com.example.chat",
+                sendAs: "com.example.chat",
                 expiration: nil,
                 createdAt: now
             ),
@@ -126,6 +126,6 @@ import Testing
     /// and an unlinked topic fails with APNs' reason.
     @Test func relayCoresNeutralNamesAreAPNsOwn() {
         #expect(ChatMessage.notificationIdentifierMaxBytes == APNsLimits.collapseIdMaxBytes)
-        #expect(PushResult.topicUnlinkedReason == APNsReason.deviceTokenNotForTopic.description)
+        #expect(PushResult.unlinkedReason == APNsReason.deviceTokenNotForTopic.description)
     }
 }

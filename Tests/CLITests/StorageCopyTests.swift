@@ -30,7 +30,7 @@ import Testing
                 roomName: "Room",
                 senderName: "Dora"
             ),
-            topic: "com.example.chat",
+            sendAs: "com.example.chat",
             expiration: 1_900_000_000,
             createdAt: t0.addingTimeInterval(seconds)
         )
@@ -45,7 +45,7 @@ import Testing
         let at = t0
         _ = try await store.upsertDevice(
             appId: "chat",
-            token: iosToken.registered(in: .sandbox),
+            token: try iosToken.registered(scope: "sandbox"),
             userId: "ann",
             rooms: ["room-1"],
             at: at
@@ -59,14 +59,14 @@ import Testing
         )
         _ = try await store.upsertDevice(
             appId: "chat",
-            token: retiredToken.registered(in: .production),
+            token: try retiredToken.registered(scope: "production"),
             userId: "cid",
             rooms: ["room-1"],
             at: at
         )
         _ = try await store.upsertDevice(
             appId: "chat",
-            token: unlinkedToken.registered(in: .production),
+            token: try unlinkedToken.registered(scope: "production"),
             userId: "dan",
             rooms: ["room-1"],
             at: at
@@ -93,7 +93,7 @@ import Testing
                     case iosToken: .sent
                     case androidToken: .retry(at: at.addingTimeInterval(600), status: 503, reason: "UNAVAILABLE")
                     case unlinkedToken:
-                        .unlinkTopic(topic: "com.example.chat", status: 400, reason: "DeviceTokenNotForTopic")
+                        .unlink(sendAs: "com.example.chat", status: 400, reason: "DeviceTokenNotForTopic")
                     default: .retired(status: 410, reason: "Unregistered", invalidSince: at.addingTimeInterval(1))
                     }
                 return (job.deliveryId, outcome)

@@ -13,7 +13,7 @@ import Testing
         let path = directory.url.appendingPathComponent("relay.sqlite").path
         do {
             let store = try SQLiteStore(path: path, logger: .disabled())
-            let settings = DittoApplySettings(rule: DittoMessageRule(), topic: "t", ttlSeconds: 60, privacy: false)
+            let settings = DittoApplySettings(rule: DittoMessageRule(), sendAs: "t", ttlSeconds: 60, privacy: false)
             let requery = try DittoEvent.decode(Array(#"{"txnId":7,"type":"requeryRequired"}"#.utf8))
             _ = try await store.applyDittoEvents([requery], appId: "chat", settings: settings, at: Date())
             #expect(try await store.pendingDittoRequeries() == ["chat": 7])

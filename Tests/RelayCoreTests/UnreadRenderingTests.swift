@@ -62,7 +62,7 @@ import Testing
             content: NotificationContent(
                 id: UUID(),
                 message: ChatMessage(roomId: "room-1", senderId: "alice", content: .text("hi"), messageId: "m-1"),
-                topic: "com.example.chat",
+                sendAs: "com.example.chat",
                 expiration: nil,
                 createdAt: R.now
             ),

@@ -48,7 +48,7 @@ final class SharedCluster: @unchecked Sendable {
             appId: "chat",
             kafka: kafka(topic),
             mirror: mirror,
-            applySettings: DittoApplySettings(rule: DittoMessageRule(), topic: "t", ttlSeconds: 60, privacy: false),
+            applySettings: DittoApplySettings(rule: DittoMessageRule(), sendAs: "t", ttlSeconds: 60, privacy: false),
             metrics: metrics,
             logger: .disabled(),
             limits: .init(minBackoffMilliseconds: 100, maxBackoffMilliseconds: 400)

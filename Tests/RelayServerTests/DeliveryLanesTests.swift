@@ -23,7 +23,7 @@ import Testing
             content: NotificationContent(
                 id: UUID(),
                 message: ChatMessage(roomId: "room", senderId: "alice", content: .text("hi")),
-                topic: "com.example.chat",
+                sendAs: "com.example.chat",
                 expiration: nil,
                 createdAt: Date(timeIntervalSince1970: 0)
             )

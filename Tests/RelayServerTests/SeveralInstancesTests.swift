@@ -38,7 +38,7 @@ import Testing
                 for (index, token) in tokens.enumerated() {
                     _ = try await a.upsertDevice(
                         appId: app.id,
-                        token: .apns(try DeviceToken(parsing: token)).registered(in: .sandbox),
+                        token: .apns(try DeviceToken(parsing: token, environment: .sandbox)),
                         userId: "user\(index)",
                         rooms: ["crowd"],
                         at: Date()
@@ -46,7 +46,7 @@ import Testing
                 }
                 let message = ChatMessage(roomId: "crowd", senderId: "s", content: .text("hi"), messageId: "m-1")
                 let created = try await a.createNotification(
-                    NewNotification(appId: app.id, message: message, topic: app.topic, createdAt: Date()),
+                    NewNotification(appId: app.id, message: message, sendAs: app.topic, createdAt: Date()),
                     recipients: .init(roomId: "crowd")
                 )
                 notificationId = created.notificationId

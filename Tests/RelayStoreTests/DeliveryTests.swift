@@ -29,7 +29,7 @@ import Testing
         let job = try #require(jobs.first)
         let n = F.notification(messageId: job.content.message.messageId)
         #expect(job.notificationId == id && job.appId == "app-a" && job.token.scope == "sandbox")
-        #expect(job.content.topic == n.topic && job.content.expiration == n.expiration)
+        #expect(job.content.sendAs == n.sendAs && job.content.expiration == n.expiration)
         #expect(job.content.message == n.message && job.content.createdAt == n.createdAt)
         #expect(job.attempts == 0 && job.deviceRegisteredAt == F.time(-10))
         #expect(job.pushId == PushIdentifier.forDelivery(job.deliveryId, of: id))

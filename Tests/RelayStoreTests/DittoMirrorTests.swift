@@ -12,7 +12,7 @@ import Testing
 
     static let settings = DittoApplySettings(
         rule: DittoMessageRule(),
-        topic: "com.example.chat",
+        sendAs: "com.example.chat",
         ttlSeconds: 86_400,
         privacy: false
     )

@@ -63,7 +63,7 @@ import Testing
         try await store.setRoomMembership(appId: "app-a", roomId: "room-2", membership: .open, at: F.time(2))
         _ = try await store.upsertDevice(
             appId: "app-a",
-            token: F.token(3).registered(in: .sandbox),
+            token: try F.token(3).registered(scope: "sandbox"),
             userId: "carol",
             rooms: ["room-1", "room-2", "room-3"],
             origin: .user,

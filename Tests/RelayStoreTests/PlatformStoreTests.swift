@@ -48,7 +48,7 @@ private typealias F = StoreFixtures
             let job = try #require(
                 try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner).first
             )
-            #expect(job.token == F.token(1) && job.content.topic == "com.example.chat")
+            #expect(job.token == F.token(1) && job.content.sendAs == "com.example.chat")
             #expect(job.content.expiration == 1_800_086_400 && job.content.message.messageId == "m-1")
             #expect(job.content.message.payload().encoded() == payload, "the same APNs payload as before")
         }
@@ -84,7 +84,7 @@ private typealias F = StoreFixtures
             roomName: "Team ✨",
             senderName: nil
         )
-        let n = NewNotification(appId: "app-a", message: message, topic: "com.example.chat", createdAt: F.t0)
+        let n = NewNotification(appId: "app-a", message: message, sendAs: "com.example.chat", createdAt: F.t0)
         _ = try await store.createNotification(n, recipients: .init(roomId: "room-1"))
         let job = try #require(
             try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30, owner: F.owner).first

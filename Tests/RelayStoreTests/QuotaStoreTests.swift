@@ -114,7 +114,7 @@ import Testing
                     do {
                         _ = try await store.upsertDevice(
                             appId: "app-a",
-                            token: F.token(index).registered(in: .production),
+                            token: try F.token(index).registered(scope: "production"),
                             userId: "alice",
                             rooms: [],
                             origin: .user,
@@ -136,7 +136,7 @@ import Testing
         let registered = try await stores[0].devices(appId: "app-a", userId: "alice")[0]
         _ = try await stores[0].upsertDevice(
             appId: "app-a",
-            token: registered.token.registered(in: .production),
+            token: try registered.token.registered(scope: "production"),
             userId: "alice",
             rooms: [],
             origin: .user,
@@ -145,7 +145,7 @@ import Testing
         )
         _ = try await stores[0].upsertDevice(
             appId: "app-a",
-            token: F.token(100).registered(in: .production),
+            token: try F.token(100).registered(scope: "production"),
             userId: "bob",
             rooms: [],
             origin: .user,
@@ -166,7 +166,7 @@ import Testing
                         if index % 3 == 0 {
                             _ = try await store.upsertDevice(
                                 appId: "app-a",
-                                token: F.token(index).registered(in: .production),
+                                token: try F.token(index).registered(scope: "production"),
                                 userId: "alice",
                                 rooms: ["r\(index)", "x\(index)"],
                                 origin: .user,

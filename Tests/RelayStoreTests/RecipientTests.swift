@@ -106,22 +106,22 @@ import Testing
     @Test(arguments: StoreKind.allCases) func anUnlinkedTopicGetsNoMoreDeliveries(kind: StoreKind) async throws {
         let store = try await populatedStore(kind)
         let first = try await store.createNotification(
-            F.notification(topic: "com.example.chat"),
+            F.notification(sendAs: "com.example.chat"),
             recipients: .init(roomId: "room-1", userIds: ["bob"])
         )
         let second = try await store.createNotification(
-            F.notification(topic: "com.example.chat"),
+            F.notification(sendAs: "com.example.chat"),
             recipients: .init(roomId: "room-1", userIds: ["bob"])
         )
         #expect(first.devices == 2 && second.devices == 2)
         let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 1, leaseSeconds: 30, owner: F.owner)
         let job = try #require(jobs.first)
         try await store.complete(
-            [(job.deliveryId, .unlinkTopic(topic: "com.example.chat", status: 400, reason: "DeviceTokenNotForTopic"))],
+            [(job.deliveryId, .unlink(sendAs: "com.example.chat", status: 400, reason: "DeviceTokenNotForTopic"))],
             at: F.time(1)
         )
         let device = try #require(try await store.device(appId: "app-a", token: job.token))
-        #expect(device.unlinkedTopics == ["com.example.chat"] && device.state == .live)
+        #expect(device.token.unlinked == ["com.example.chat"] && device.state == .live)
         // Its other pending delivery for that topic fails when claimed; the other device's is handed out.
         let next = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner)
         #expect(!next.contains { $0.token == job.token })
@@ -133,18 +133,18 @@ import Testing
 
         let other = job.token == F.token(3) ? F.token(4) : F.token(3)
         let later = try await store.createNotification(
-            F.notification(topic: "com.example.chat"),
+            F.notification(sendAs: "com.example.chat"),
             recipients: .init(roomId: "room-1", userIds: ["bob"])
         )
         #expect(try await store.pendingTokens(of: later.notificationId) == [other])
         let otherTopic = try await store.createNotification(
-            F.notification(topic: "com.example.chat.voip"),
+            F.notification(sendAs: "com.example.chat.voip"),
             recipients: .init(roomId: "room-1", userIds: ["bob"])
         )
         #expect(otherTopic.devices == 2)
         // Re-registering clears the unlinked topics.
         try await store.register(job.token, user: "bob", at: F.time(2))
-        #expect(try await store.device(appId: "app-a", token: job.token)?.unlinkedTopics == [])
+        #expect(try await store.device(appId: "app-a", token: job.token)?.token.unlinked == [])
     }
 
     @Test(arguments: StoreKind.allCases) func aDuplicateWebhookReturnsTheFirstIdAndInsertsNothing(

@@ -48,7 +48,7 @@ enum StoreFixtures {
         room: String = "room-1",
         sender: String = "alice",
         messageId: String? = UUID().uuidString,
-        topic: String = "com.example.chat",
+        sendAs: String = "com.example.chat",
         at: Date = t0
     ) -> NewNotification {
         NewNotification(
@@ -61,7 +61,7 @@ enum StoreFixtures {
                 roomName: "Team",
                 senderName: "Alice"
             ),
-            topic: topic,
+            sendAs: sendAs,
             expiration: 1_800_086_400,
             createdAt: at
         )
@@ -89,7 +89,7 @@ extension Store {
     ) async throws -> (device: Device, created: Bool) {
         try await upsertDevice(
             appId: app,
-            token: token.registered(in: environment),
+            token: try token.registered(scope: environment.rawValue),
             userId: user,
             rooms: rooms,
             at: at

@@ -92,7 +92,7 @@ struct WebPushHarness {
             content: NotificationContent(
                 id: UUID(),
                 message: chat,
-                topic: "web",
+                sendAs: "web",
                 expiration: expiration,
                 createdAt: Date()
             ),
