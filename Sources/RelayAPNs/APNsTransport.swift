@@ -52,7 +52,7 @@ public final class APNsTransport: PushTransport {
             pushType: .alert,
             priority: .immediate,
             expiration: content.expiration,
-            collapseId: content.message.notificationIdentifier,
+            collapseId: content.notificationIdentifier(ChatMessage.notificationIdentifier(messageId:)),
             apnsId: job.pushId,
             payload: payload
         )

@@ -55,7 +55,7 @@ public struct DeliveryJob: Sendable, Equatable {
     /// read position anywhere) is left out: a badge of 0 on an alert would clear the icon while announcing a
     /// message.
     public var shown: ShownMessage {
-        var shown = content.message.shown
+        var shown = content.shown
         shown.badge = badge.flatMap { $0 > 0 ? $0 : nil }
         shown.mode = mode
         return shown

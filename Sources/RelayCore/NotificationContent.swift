@@ -16,7 +16,11 @@ public final class NotificationContent: Sendable, Equatable {
     /// given (each service's default).
     public let expiration: Int?
     public let createdAt: Date
+    /// What every platform shows of the message (``ChatMessage/shown``), made once for all its deliveries.
+    public let shown: ShownMessage
     private let renderings = Mutex<[String: Data]>([:])
+    /// The message's notification identifier once made (``notificationIdentifier(_:)``).
+    private let identifier = Mutex<String?>(nil)
 
     public init(
         id: UUID,
@@ -30,6 +34,18 @@ public final class NotificationContent: Sendable, Equatable {
         self.sendAs = sendAs
         self.expiration = expiration
         self.createdAt = createdAt
+        shown = message.shown
+    }
+
+    /// The message's notification identifier (``ChatMessage/notificationIdentifier(messageId:sha256Hex:)``),
+    /// made by `make` from the message id the first time and kept for the other deliveries; nil for a
+    /// message without an id.
+    public func notificationIdentifier(_ make: (String) -> String) -> String? {
+        guard let messageId = message.messageId else { return nil }
+        if let known = identifier.withLock({ $0 }) { return known }
+        let made = make(messageId)
+        identifier.withLock { $0 = made }
+        return made
     }
 
     /// The rendering called `name`, made by `render` the first time and kept for the other deliveries. A

@@ -83,7 +83,12 @@ public final class FCMClient: Sendable {
     ///   could be had; `TransportError` when no answer came; `CancellationError` when the task is cancelled
     ///   (the transfer is dropped).
     public func send(_ message: FCMMessage) async throws -> FCMResponse {
-        let body = try message.encoded()
+        try await send(message, body: try message.encoded())
+    }
+
+    /// ``send(_:)`` with `body`, the message as ``FCMCore/FCMMessage/encoded()`` gives it, made beforehand
+    /// (a notification's deliveries share one template, ``FCMCore/FCMMessage/template()``).
+    public func send(_ message: FCMMessage, body: Data) async throws -> FCMResponse {
         let token = try await accessTokens.current()
         let response = try await post(request(body, token: token, for: message.token))
         guard response.status == 401, response.errorCode == nil else { return response }

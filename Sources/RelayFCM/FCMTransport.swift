@@ -60,7 +60,19 @@ public final class FCMTransport: PushTransport {
             } else {
                 FCMMessage(token: token, shown: shown, ttlSeconds: ttlSeconds)
             }
-        return await send(message, appId: job.appId, attempts: job.attempts)
+        // What the message depends on besides the token: the content (the rendering's owner), the job's
+        // badge and mode, the TTL and the token's length.
+        let name = "fcm-\(job.mode.rawValue)-\(job.badge ?? -1)-\(ttlSeconds)-\(token.value.utf8.count)"
+        let body: Data
+        do {
+            let template = try job.content.rendering(name) { try message.template() }
+            body = try FCMMessage.encoded(token: token, template: template) ?? message.encoded()
+        } catch let refused as FCMMessageError {
+            return .fail(.rejected, status: nil, reason: "\(refused.code)")
+        } catch {
+            return .fail(.relayBug, status: nil, reason: "\(error)")
+        }
+        return await send(message, body: body, appId: job.appId, attempts: job.attempts)
     }
 
     public func send(_ update: BadgeUpdateJob) async -> PushResult {
@@ -68,12 +80,14 @@ public final class FCMTransport: PushTransport {
             return .fail(.relayBug, status: nil, reason: "NotAnFCMToken")
         }
         let message = FCMMessage(token: token, unread: update.badge, ttlSeconds: BadgeUpdateJob.timeToLiveSeconds)
-        return await send(message, appId: update.appId, attempts: update.attempts)
+        let body: Data
+        do { body = try message.encoded() } catch { return .fail(.rejected, status: nil, reason: "\(error.code)") }
+        return await send(message, body: body, appId: update.appId, attempts: update.attempts)
     }
 
-    /// Sends `message` with the app's client and answers its fate by ``FCMCore/FCMDecision``. `attempts`
-    /// were made before this one.
-    private func send(_ message: FCMMessage, appId: String, attempts: Int) async -> PushResult {
+    /// Sends `message`, encoded as `body`, with the app's client and answers its fate by
+    /// ``FCMCore/FCMDecision``. `attempts` were made before this one.
+    private func send(_ message: FCMMessage, body: Data, appId: String, attempts: Int) async -> PushResult {
         let client: FCMClient
         do {
             guard let made = try clients.client(appId: appId) else {
@@ -87,9 +101,7 @@ public final class FCMTransport: PushTransport {
         let sentAt = time.now
         let attempt: FCMDecision.Attempt
         do {
-            attempt = .answered(try await client.send(message))
-        } catch let refused as FCMMessageError {
-            return .fail(.rejected, status: nil, reason: "\(refused.code)")
+            attempt = .answered(try await client.send(message, body: body))
         } catch {
             logger.warning(
                 "FCM request failed",

@@ -170,13 +170,16 @@ public final class Dispatcher: Sendable {
     /// ``ResultBuffer/close()`` was called.
     private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal, lanes: DeliveryLanes<OutboxJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
-        let done = NotificationDoneLog(store: store, logger: logger)
+        let done = NotificationDoneReports(NotificationDoneLog(store: store, logger: logger))
         while true {
             let (batch, waiters, ended, closed) = results.takeAll()
             let recorded = batch.isEmpty ? false : await flush(batch, lanes: lanes, closing: closed)
             for waiter in waiters { waiter.resume() }
-            if recorded { await done.report(ended) }
-            if closed { return }
+            if recorded { done.add(ended) }
+            if closed {
+                await done.finish()
+                return
+            }
             if batch.isEmpty { await signal.wait(timeout: poll) }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayStore
+import Synchronization
 
 /// The info line per notification once none of its deliveries is pending any more (`notification done`,
 /// with its deliveries counted by outcome), instead of a line per push (those are at `debug`).
@@ -12,11 +13,12 @@ struct NotificationDoneLog: Sendable {
     let store: any Store
     let logger: Logger
 
-    /// Logs each notification of `ended` that is done; nothing is asked of the store when info lines are
-    /// not logged.
-    func report(_ ended: [ResultBuffer.Ended]) async {
-        guard !ended.isEmpty, Logger.Level.info >= logger.level else { return }
-        let apps = Dictionary(ended.map { ($0.notificationId, $0.appId) }, uniquingKeysWith: { first, _ in first })
+    /// Whether info lines are logged: when not, nothing is asked of the store.
+    var logs: Bool { Logger.Level.info >= logger.level }
+
+    /// Logs each notification of `ended` (by id, its app's id) that is done.
+    func report(_ apps: [UUID: String]) async {
+        guard !apps.isEmpty, logs else { return }
         let finished: [UUID: DeliveryCounts]
         do {
             finished = try await store.finishedNotificationCounts(Array(apps.keys))
@@ -33,6 +35,50 @@ struct NotificationDoneLog: Sendable {
                     "deliveries.retired": counts.retired, "deliveries.cancelled": counts.cancelled,
                 ]
             )
+        }
+    }
+}
+
+/// Runs ``NotificationDoneLog/report(_:)`` beside the flusher, so the flusher writes its next batch instead
+/// of waiting for the count: it hands each recorded batch's ended notifications over (``add(_:)``), and one
+/// report at a time runs with all that were handed over during the one before (each notification once).
+final class NotificationDoneReports: Sendable {
+    private struct State {
+        /// Notifications to look at, by id: their app's id.
+        var pending: [UUID: String] = [:]
+        var running: Task<Void, Never>?
+    }
+    private let log: NotificationDoneLog
+    private let state = Mutex(State())
+
+    init(_ log: NotificationDoneLog) { self.log = log }
+
+    /// Hands over the notifications of a recorded batch's final results; returns at once.
+    func add(_ ended: [ResultBuffer.Ended]) {
+        guard !ended.isEmpty, log.logs else { return }
+        state.withLock { state in
+            for (appId, notificationId) in ended { state.pending[notificationId] = appId }
+            guard state.running == nil else { return }
+            state.running = Task { await self.drain() }
+        }
+    }
+
+    /// Returns once every notification handed over so far was looked at.
+    func finish() async {
+        while let running = state.withLock({ $0.running }) { await running.value }
+    }
+
+    /// Reports what was handed over until nothing is left.
+    private func drain() async {
+        while true {
+            let apps = state.withLock { state in
+                let apps = state.pending
+                state.pending = [:]
+                if apps.isEmpty { state.running = nil }
+                return apps
+            }
+            guard !apps.isEmpty else { return }
+            await log.report(apps)
         }
     }
 }

@@ -11,8 +11,9 @@ extension PostgresStore {
     /// The apps with a due delivery that holds no live lease at $1 (epoch MILLISECONDS), by app id. A loose
     /// index scan over `deliveries_due` (app id first): one seek per app with a pending delivery, then, for
     /// each, a range of its due rows up to the first one not leased (leased rows are those in flight: a
-    /// few batches per relay), however many deliveries are pending. The probe per app is a scalar subquery, so
-    /// it stays one short range scan whatever the statistics say (a semi-join would hash every due row).
+    /// few batches per relay), however many deliveries are pending. The probe per app is a scalar subquery in the
+    /// index's order, so it stays one short range scan whatever the statistics say (a semi-join hashed every
+    /// due row when they said the app had a handful).
     static let dueAppsSQL = """
         WITH RECURSIVE app(id) AS (
             SELECT min(app_id) FROM deliveries WHERE status = 'pending'
@@ -25,7 +26,7 @@ extension PostgresStore {
             SELECT true FROM deliveries
             WHERE status = 'pending' AND app_id = app.id AND next_attempt_at <= $1
                 AND (lease_until IS NULL OR lease_until < $1)
-            LIMIT 1
+            ORDER BY next_attempt_at, id LIMIT 1
         )
         ORDER BY id
         """

@@ -97,7 +97,7 @@ public final class WebPushTransport: PushTransport {
     static func plaintext(for job: DeliveryJob, configuration: WebPushClientConfiguration) throws -> Data {
         let openURL = configuration.declarative ? configuration.openURL : nil
         return try job.content.rendering(openURL == nil ? "webpush-plain" : "webpush-declarative") {
-            try WebPushPayload(shown: job.content.message.shown, openURL: openURL).encoded()
+            try WebPushPayload(shown: job.content.shown, openURL: openURL).encoded()
         }
     }
 
