@@ -31,6 +31,8 @@ package final class AppClients<Configuration: Sendable, Client: PushServiceClien
     /// The app's client, made on first use; nil when the app has no settings for the service.
     /// - Throws: what making the client throws.
     package func client(appId: String) throws -> Client? {
+        // Every push asks: the made client first, without copying the app's settings.
+        if let client = clients.withLock({ $0[appId] }) { return client }
         guard let configuration = configurations[appId] else { return nil }
         return try clients.withLock { clients in
             if let client = clients[appId] { return client }

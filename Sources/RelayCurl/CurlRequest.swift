@@ -1,18 +1,20 @@
 import Foundation
 
-/// One prepared HTTP/2 POST, built on the caller's task and handed to the ``CurlMultiDriver`` thread.
-package struct CurlRequest: Sendable {
-    package var url: String
+/// One prepared HTTP/2 POST, built on the caller's task and handed to the ``CurlMultiDriver`` thread. A
+/// class: it is passed from task to queue to handle, and copying its fields each time cost retains and
+/// releases per push.
+package final class CurlRequest: Sendable {
+    package let url: String
     /// `name: value` lines.
-    package var headers: [String]
-    package var body: Data
+    package let headers: [String]
+    package let body: Data
     /// When the request fails with ``TransportError/Code/timeout`` if it has no answer yet, queueing included.
-    package var deadline: ContinuousClock.Instant
+    package let deadline: ContinuousClock.Instant
     /// The last characters of the device token the request is for, the only part that reaches a log.
-    package var tokenSuffix: String
+    package let tokenSuffix: String
     /// Exempt from the public-address check of ``CurlCommonOptions/UntrustedURLs`` (an app's configured
     /// mock on loopback); meaningless without it.
-    package var trustedHost: Bool
+    package let trustedHost: Bool
 
     package init(
         url: String,

@@ -84,11 +84,12 @@ public final class RelayMetrics: Sendable {
     }
 
     func observe(_ name: String, _ labels: [(String, String)], _ value: Double) {
+        // In place: taking the histogram out and putting it back copied its buckets on every observation.
         state.withLock { state in
-            let key = Labels(pairs: labels)
-            var histogram = state.histograms[name]?[key] ?? MetricHistogram(bounds: MetricCatalog.bounds(of: name))
-            histogram.observe(value)
-            state.histograms[name, default: [:]][key] = histogram
+            state.histograms[name, default: [:]][
+                Labels(pairs: labels),
+                default: MetricHistogram(bounds: MetricCatalog.bounds(of: name))
+            ].observe(value)
         }
     }
 
