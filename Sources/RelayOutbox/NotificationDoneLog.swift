@@ -16,15 +16,16 @@ struct NotificationDoneLog: Sendable {
     /// Whether info lines are logged: when not, nothing is asked of the store.
     var logs: Bool { Logger.Level.info >= logger.level }
 
-    /// Logs each notification of `ended` (by id, its app's id) that is done.
-    func report(_ apps: [UUID: String]) async {
-        guard !apps.isEmpty, logs else { return }
+    /// Logs each notification of `apps` (by id, its app's id) that is done; returns their ids.
+    @discardableResult
+    func report(_ apps: [UUID: String]) async -> [UUID] {
+        guard !apps.isEmpty, logs else { return [] }
         let finished: [UUID: DeliveryCounts]
         do {
             finished = try await store.finishedNotificationCounts(Array(apps.keys))
         } catch {
             logger.warning("counting the deliveries of finished notifications failed", ["error": "\(error)"])
-            return
+            return []
         }
         for (id, counts) in finished.sorted(by: { $0.key.lowercasedString < $1.key.lowercasedString }) {
             logger.info(
@@ -36,18 +37,26 @@ struct NotificationDoneLog: Sendable {
                 ]
             )
         }
+        return Array(finished.keys)
     }
 }
 
 /// Runs ``NotificationDoneLog/report(_:)`` beside the flusher, so the flusher writes its next batch instead
 /// of waiting for the count: it hands each recorded batch's ended notifications over (``add(_:)``), and one
 /// report at a time runs with all that were handed over during the one before (each notification once).
+/// A report may already see a notification done whose last results a later batch holds: the notifications
+/// last logged (up to ``rememberedCount``) are not logged again.
 final class NotificationDoneReports: Sendable {
     private struct State {
         /// Notifications to look at, by id: their app's id.
         var pending: [UUID: String] = [:]
         var running: Task<Void, Never>?
+        /// The notifications logged last, oldest first, and the same as a set.
+        var logged: [UUID] = []
+        var loggedSet: Set<UUID> = []
     }
+    /// How many logged notifications are remembered.
+    static let rememberedCount = 4096
     private let log: NotificationDoneLog
     private let state = Mutex(State())
 
@@ -72,13 +81,21 @@ final class NotificationDoneReports: Sendable {
     private func drain() async {
         while true {
             let apps = state.withLock { state in
-                let apps = state.pending
+                let apps = state.pending.filter { !state.loggedSet.contains($0.key) }
                 state.pending = [:]
                 if apps.isEmpty { state.running = nil }
                 return apps
             }
             guard !apps.isEmpty else { return }
-            await log.report(apps)
+            let logged = await log.report(apps)
+            state.withLock { state in
+                for id in logged where state.loggedSet.insert(id).inserted { state.logged.append(id) }
+                let excess = state.logged.count - Self.rememberedCount
+                if excess > 0 {
+                    state.loggedSet.subtract(state.logged.prefix(excess))
+                    state.logged.removeFirst(excess)
+                }
+            }
         }
     }
 }
