@@ -94,11 +94,9 @@ extension PostgresStore {
     }
 
     public func deviceCounts() async throws -> [DeviceState: Int] {
-        let rows = try db.query("SELECT state, count(*) FROM devices GROUP BY state")
-        var counts: [DeviceState: Int] = [.live: 0, .retired: 0]
-        for row in rows.all {
-            if let state = DeviceState(rawValue: row.string(0)) { counts[state] = try row.int(1) }
-        }
+        let rows = try db.query("SELECT \(DeviceState.countColumns) FROM devices GROUP BY state")
+        var counts = DeviceState.zeroCounts
+        for row in rows.all { try DeviceState.addCount(row: row, to: &counts) }
         return counts
     }
 

@@ -17,12 +17,7 @@ extension PostgresStore {
         )
         var counts: [String: OutboxCounts] = [:]
         for row in rows.all {
-            counts[row.string(0)] = try OutboxCounts(
-                pending: row.int(1),
-                due: row.int(2),
-                leased: row.int(3),
-                oldestDueAt: row.optionalDate(4)
-            )
+            counts[row.string(0)] = try OutboxCounts(row: row, from: 1)
         }
         return counts
     }

@@ -229,12 +229,12 @@ extension PostgresStore {
     }
 
     public func roomMembership(appId: String, roomId: String) async throws -> RoomMembership? {
-        let rows = try db.query("SELECT membership FROM rooms WHERE app_id = $1 AND room_id = $2", appId, roomId)
-        guard rows.count > 0 else { return nil }
-        guard let membership = RoomMembership(rawValue: rows[0].string(0)) else {
-            throw StoreError(code: .invalidData, message: "room '\(roomId)' has an unknown membership")
-        }
-        return membership
+        let rows = try db.query(
+            "SELECT \(RoomMembership.columns) FROM rooms WHERE app_id = $1 AND room_id = $2",
+            appId,
+            roomId
+        )
+        return try rows.count > 0 ? RoomMembership(row: rows[0], roomId: roomId) : nil
     }
 
     @discardableResult

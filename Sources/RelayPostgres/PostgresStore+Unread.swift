@@ -33,10 +33,7 @@ extension PostgresStore {
             max(1, roomLimit)
         )
         var counts = UnreadCounts()
-        for row in rows.all {
-            counts.rooms[row.string(0)] = try row.int(1)
-            counts.total = try row.int(2)
-        }
+        for row in rows.all { try counts.add(row: row) }
         return counts
     }
 }

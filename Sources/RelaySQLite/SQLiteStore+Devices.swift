@@ -97,11 +97,9 @@ extension SQLiteStore {
     }
 
     public func deviceCounts() async throws -> [DeviceState: Int] {
-        try db.withStatement("SELECT state, count(*) FROM devices GROUP BY state") { statement in
-            var counts: [DeviceState: Int] = [.live: 0, .retired: 0]
-            while try statement.step() {
-                if let state = DeviceState(rawValue: statement.string(0)) { counts[state] = statement.int(1) }
-            }
+        try db.withStatement("SELECT \(DeviceState.countColumns) FROM devices GROUP BY state") { statement in
+            var counts = DeviceState.zeroCounts
+            while try statement.step() { try DeviceState.addCount(row: statement, to: &counts) }
             return counts
         }
     }

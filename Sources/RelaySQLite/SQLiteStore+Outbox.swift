@@ -7,20 +7,16 @@ extension SQLiteStore {
     /// live lease runs cover (a run is one app and due time, a range of ids).
     public func outboxCounts(now: Date) async throws -> [String: OutboxCounts] {
         var counts: [String: OutboxCounts] = [:]
-        var dueOrLeased: [String: Int] = [:]
+        // Until the leases are read, `due` counts the leased due deliveries too and `leased` is 0.
         try db.withStatement(
             """
-            SELECT app_id, count(*), sum(next_attempt_at <= ?1),
+            SELECT app_id, count(*), sum(next_attempt_at <= ?1), 0,
                 min(CASE WHEN next_attempt_at <= ?1 THEN next_attempt_at END)
             FROM deliveries WHERE status = 'pending' GROUP BY app_id
             """
         ) { row in
             try row.bind(1, now)
-            while try row.step() {
-                let app = row.string(0)
-                counts[app] = OutboxCounts(pending: row.int(1), oldestDueAt: row.optionalDate(3))
-                dueOrLeased[app] = row.int(2)
-            }
+            while try row.step() { counts[row.string(0)] = try OutboxCounts(row: row, from: 1) }
         }
         try db.withStatement(
             """
@@ -33,10 +29,7 @@ extension SQLiteStore {
             try row.bind(1, now)
             while try row.step() { counts[row.string(0)]?.leased = row.int(1) }
         }
-        for (app, total) in dueOrLeased {
-            let leased = counts[app]?.leased ?? 0
-            counts[app]?.due = max(0, total - leased)
-        }
+        for (app, read) in counts { counts[app]?.due = max(0, read.due - read.leased) }
         return counts
     }
 }

@@ -40,14 +40,12 @@ extension SQLiteStore {
     }
 
     public func roomMembership(appId: String, roomId: String) async throws -> RoomMembership? {
-        try db.withStatement("SELECT membership FROM rooms WHERE app_id = ?1 AND room_id = ?2") { statement in
+        let sql = "SELECT \(RoomMembership.columns) FROM rooms WHERE app_id = ?1 AND room_id = ?2"
+        return try db.withStatement(sql) { statement in
             try statement.bind(1, appId)
             try statement.bind(2, roomId)
             guard try statement.step() else { return nil }
-            guard let membership = RoomMembership(rawValue: statement.string(0)) else {
-                throw StoreError(code: .invalidData, message: "room '\(roomId)' has an unknown membership")
-            }
-            return membership
+            return try RoomMembership(row: statement, roomId: roomId)
         }
     }
 

@@ -40,10 +40,7 @@ extension SQLiteStore {
             try row.bind(2, users)
             try row.bind(3, max(1, roomLimit))
             var counts = UnreadCounts()
-            while try row.step() {
-                counts.rooms[row.string(0)] = row.int(1)
-                counts.total = row.int(2)
-            }
+            while try row.step() { try counts.add(row: row) }
             return counts
         }
     }

@@ -57,6 +57,59 @@ import Testing
         #expect(try await store.deadTokens(appId: "app-a", since: F.t0) == [device])
     }
 
+    /// The count decoders read both engines' rows alike; a device state this build does not know is left out.
+    @Test(arguments: StoreKind.allCases) func countsReadAlike(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        let due = EpochMilliseconds.of(F.time(5))
+        #expect(
+            try await Self.readRow("SELECT 'app-a', 3, 2, 1, \(due)", in: store) { try OutboxCounts(row: $0, from: 1) }
+                == OutboxCounts(pending: 3, due: 2, leased: 1, oldestDueAt: F.time(5))
+        )
+        #expect(
+            try await Self.readRow("SELECT 4, 0, 0, NULL", in: store) { try OutboxCounts(row: $0) }
+                == OutboxCounts(pending: 4)
+        )
+        let unread = try await Self.readRow("SELECT 'room-1', 4, 6", in: store) { row in
+            var counts = UnreadCounts()
+            try counts.add(row: row)
+            return counts
+        }
+        #expect(unread == UnreadCounts(total: 6, rooms: ["room-1": 4]))
+        for (state, expected) in [("retired", [DeviceState.live: 0, .retired: 2]), ("moon", [.live: 0, .retired: 0])] {
+            let counts = try await Self.readRow("SELECT '\(state)', 2", in: store) { row in
+                var counts = DeviceState.zeroCounts
+                try DeviceState.addCount(row: row, to: &counts)
+                return counts
+            }
+            #expect(counts == expected)
+        }
+    }
+
+    /// A room's membership reads back; one that is none fails with `.invalidData` naming the room.
+    @Test(arguments: StoreKind.allCases) func anUnknownMembershipIsInvalidData(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        let closed = try await Self.readRow("SELECT 'closed'", in: store) { try RoomMembership(row: $0, roomId: "r1") }
+        #expect(closed == .closed)
+        await #expect {
+            try await Self.readRow("SELECT 'moon'", in: store) { try RoomMembership(row: $0, roomId: "r1") }
+        } throws: {
+            ($0 as? StoreError)?.code == .invalidData && "\($0)".contains("room 'r1' has an unknown membership")
+        }
+    }
+
+    /// Reads the first row of `sql` on either engine's connection.
+    static func readRow<T: Sendable>(
+        _ sql: String,
+        in store: any Store,
+        _ read: @Sendable (any StoredRow) throws -> T
+    ) async throws -> T {
+        switch store {
+        case let sqlite as SQLiteStore: try await sqlite.readRow(sql) { try read($0) }
+        case let postgres as PostgresStore: try await postgres.readRow(sql) { try read($0) }
+        default: preconditionFailure("no rows for \(type(of: store))")
+        }
+    }
+
     /// A PostgreSQL row parses integers and booleans from their text, reads NULL as 0 or false (as SQLite
     /// does), and refuses text that is neither.
     @Test func aPostgresRowRefusesTextThatIsNoIntegerOrBoolean() async throws {
@@ -78,5 +131,15 @@ extension PostgresStore {
     /// Reads the first row of `sql` on the store's connection (tests).
     func readRow<T: Sendable>(_ sql: String, _ read: @Sendable (PostgresRow) throws -> T) throws -> T {
         try read(db.query(sql)[0])
+    }
+}
+
+extension SQLiteStore {
+    /// Reads the first row of `sql` on the store's connection (tests).
+    func readRow<T: Sendable>(_ sql: String, _ read: @Sendable (SQLiteStatement) throws -> T) throws -> T {
+        try db.withStatement(sql) { statement in
+            guard try statement.step() else { throw StoreError(code: .invalidData, message: "no row for \(sql)") }
+            return try read(statement)
+        }
     }
 }
