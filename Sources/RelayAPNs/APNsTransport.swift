@@ -69,7 +69,7 @@ public final class APNsTransport: PushTransport {
         return await send(
             notification,
             appId: job.appId,
-            environment: Self.environment(of: token),
+            environment: token.sendingEnvironment,
             attempts: job.attempts
         )
     }
@@ -84,14 +84,10 @@ public final class APNsTransport: PushTransport {
         return await send(
             Self.badgeRequest(for: update, token: token, topic: topic),
             appId: update.appId,
-            environment: Self.environment(of: token),
+            environment: token.sendingEnvironment,
             attempts: update.attempts
         )
     }
-
-    /// The environment a registered token is sent to; production for a token whose environment is not known
-    /// (the store reads every token with the one it was registered for).
-    private static func environment(of token: DeviceToken) -> APNsEnvironment { token.environment ?? .production }
 
     /// Sends `notification` with the app's client for `environment`, renewing the provider token and sending
     /// once more on ExpiredProviderToken, and answers its fate. `attempts` were made before this one.

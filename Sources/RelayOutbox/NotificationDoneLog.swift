@@ -44,19 +44,17 @@ struct NotificationDoneLog: Sendable {
 /// Runs ``NotificationDoneLog/report(_:)`` beside the flusher, so the flusher writes its next batch instead
 /// of waiting for the count: it hands each recorded batch's ended notifications over (``add(_:)``), and one
 /// report at a time runs with all that were handed over during the one before (each notification once).
-/// A report may already see a notification done whose last results a later batch holds: the notifications
-/// last logged (up to ``rememberedCount``) are not logged again.
+/// A report may already see a notification done whose last results the batch written meanwhile holds; that
+/// batch's report, the next one, leaves out what the one before logged (no later batch holds the
+/// notification, as none of its deliveries is pending).
 final class NotificationDoneReports: Sendable {
     private struct State {
         /// Notifications to look at, by id: their app's id.
         var pending: [UUID: String] = [:]
         var running: Task<Void, Never>?
-        /// The notifications logged last, oldest first, and the same as a set.
-        var logged: [UUID] = []
-        var loggedSet: Set<UUID> = []
+        /// The notifications the last report logged.
+        var lastLogged: Set<UUID> = []
     }
-    /// How many logged notifications are remembered.
-    static let rememberedCount = 4096
     private let log: NotificationDoneLog
     private let state = Mutex(State())
 
@@ -81,21 +79,14 @@ final class NotificationDoneReports: Sendable {
     private func drain() async {
         while true {
             let apps = state.withLock { state in
-                let apps = state.pending.filter { !state.loggedSet.contains($0.key) }
+                let apps = state.pending.filter { !state.lastLogged.contains($0.key) }
                 state.pending = [:]
                 if apps.isEmpty { state.running = nil }
                 return apps
             }
             guard !apps.isEmpty else { return }
             let logged = await log.report(apps)
-            state.withLock { state in
-                for id in logged where state.loggedSet.insert(id).inserted { state.logged.append(id) }
-                let excess = state.logged.count - Self.rememberedCount
-                if excess > 0 {
-                    state.loggedSet.subtract(state.logged.prefix(excess))
-                    state.logged.removeFirst(excess)
-                }
-            }
+            state.withLock { $0.lastLogged = Set(logged) }
         }
     }
 }

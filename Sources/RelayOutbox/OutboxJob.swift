@@ -22,7 +22,7 @@ enum OutboxJob: Sendable, LaneJob {
 
     var platform: Platform {
         switch self {
-        case .delivery(let job): job.token.platform
+        case .delivery(let job): job.platform
         case .badgeUpdate(let update): update.token.platform
         }
     }

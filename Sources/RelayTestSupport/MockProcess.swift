@@ -42,16 +42,12 @@ public struct MockProcess: Sendable {
     /// a line is written as its answer goes out).
     /// - Throws: ``TestFailure`` when fewer lines are there after 60 s.
     public func recordedLines(count: Int) async throws -> [Data] {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            let text = (try? String(contentsOfFile: recordFile, encoding: .utf8)) ?? ""
-            let lines = text.split(separator: "\n")
-            if lines.count >= count { return lines.map { Data($0.utf8) } }
-            guard ContinuousClock.now < deadline else {
-                throw TestFailure(description: "\(title) recorded \(lines.count) of \(count) requests")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        var lines: [Substring] = []
+        try await waitUntil("\(title) to record \(count) requests") {
+            lines = ((try? String(contentsOfFile: recordFile, encoding: .utf8)) ?? "").split(separator: "\n")
+            return lines.count >= count
         }
+        return lines.map { Data($0.utf8) }
     }
 
     /// Stops the mock with SIGTERM and returns its exit status.

@@ -79,10 +79,7 @@ public final class PostgresCluster: Sendable {
     /// `search_path` starts with it (a store makes its tables there).
     public func newDatabaseURL() async throws -> String {
         let schema = "t" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try await Self.run([
-            "\(bin)/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", folder, "-p", "\(Self.port)", "-U", "postgres",
-            "-d", "postgres", "-c", "CREATE SCHEMA \(schema)",
-        ])
+        _ = try await psql("CREATE SCHEMA \(schema)")
         return url(schema: schema)
     }
 
