@@ -19,14 +19,19 @@ public enum LogValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The value as `JSONSerialization` writes it: a string, number or boolean. A double that is not
-    /// finite (which JSON cannot hold) is written as its text.
-    public var jsonObject: Any {
+}
+
+/// A JSON string, number or boolean. A double that is not finite (which JSON cannot hold) is written as its
+/// text.
+extension LogValue: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
         switch self {
-        case .string(let text): text
-        case .int(let number): number
-        case .double(let number): number.isFinite ? number : String(number)
-        case .bool(let flag): flag
+        case .string(let text): try container.encode(text)
+        case .int(let number): try container.encode(number)
+        case .double(let number) where number.isFinite: try container.encode(number)
+        case .double(let number): try container.encode(String(number))
+        case .bool(let flag): try container.encode(flag)
         }
     }
 }

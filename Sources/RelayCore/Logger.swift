@@ -73,17 +73,14 @@ public final class JSONLinesHandler: Logger.Handler {
     public static let standardOutput = JSONLinesHandler(.standardOutput)
 
     public func log(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) {
-        var object: [String: Any] = metadata.mapValues(\.logValue.jsonObject)
-        object["ts"] = Timestamp.rfc3339(Date())
-        object["level"] = level.rawValue
-        object["label"] = label
-        object["msg"] = message
-        guard
-            var line = try? JSONSerialization.data(
-                withJSONObject: object,
-                options: [.sortedKeys, .withoutEscapingSlashes]
-            )
-        else { return }
+        var object = metadata.mapValues(\.logValue)
+        object["ts"] = .string(Timestamp.rfc3339(Date()))
+        object["level"] = .string(level.rawValue)
+        object["label"] = .string(label)
+        object["msg"] = .string(message)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var line = try? encoder.encode(object) else { return }
         line.append(0x0A)
         handle.withLock { $0.write(line) }
     }

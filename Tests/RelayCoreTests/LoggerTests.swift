@@ -63,8 +63,26 @@ import Testing
         #expect(entry.metadata == ["count": "3", "error": "boom", "ratio": "0.5"])
     }
 
-    @Test func aValueJSONCannotHoldIsWrittenAsText() {
-        #expect(LogValue.double(.infinity).jsonObject as? String == "inf")
-        #expect(LogValue.double(.nan).jsonObject as? String == "nan")
+    @Test func aValueJSONCannotHoldIsWrittenAsText() throws {
+        let line = try Self.written { $0.error("x", ["a": Double.infinity, "b": Double.nan]) }
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["a"] as? String == "inf" && object["b"] as? String == "nan")
+    }
+
+    @Test func keysAreSortedAndSlashesKeptAsTheyAre() throws {
+        let line = try Self.written { $0.notice("a/b", ["z": 1, "path": "/v1/devices"]) }
+        #expect(line.hasPrefix(#"{"label":"test","level":"notice","msg":"a/b","path":"/v1/devices","ts":"#))
+        #expect(line.hasSuffix(#"","z":1}"# + "\n"))
+    }
+
+    /// The line `log` writes through a ``JSONLinesHandler`` to a file.
+    private static func written(_ log: (Logger) -> Void) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID().uuidString).jsonl")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let handle = try FileHandle(forWritingTo: file)
+        log(Logger(label: "test", handler: JSONLinesHandler(handle)))
+        try handle.close()
+        return try String(contentsOf: file, encoding: .utf8)
     }
 }
