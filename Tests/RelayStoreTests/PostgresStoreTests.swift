@@ -130,6 +130,24 @@ import Testing
         #expect(!plan.contains("Seq Scan") && plan.contains("deliveries_due"), "\(plan)")
     }
 
+    /// A batch of accepted pushes is recorded by seeking each delivery, never by reading the whole table,
+    /// whatever the statistics say of its size.
+    @Test func sentPushesAreRecordedByTheirIdsAlone() async throws {
+        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        try await store.seed(
+            """
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
+            SELECT gen_random_uuid(), 'app', 'u' || n, 't' || n, 0 FROM generate_series(1, 10000) AS n;
+            ANALYZE deliveries;
+            """
+        )
+        let batch = try StoredValues.jsonList(Array(Int64(5001)...Int64(5100)))
+        let plan = try await store.plan(PostgresStore.recordSentSQL, batch, F.t0)
+        #expect(!plan.contains("Seq Scan") && plan.contains("deliveries_pkey"), "\(plan)")
+        try await store.complete((5001...5100).map { ($0, DeliveryOutcome.sent) }, at: F.t0)
+        #expect(try await store.pendingDeliveryCount() == 9900)
+    }
+
     /// Runs `body` on a thread of its own: the store's initializer blocks while it connects and migrates.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -145,9 +163,9 @@ extension PostgresStore {
     /// Runs statements without parameters (tests seed large tables with them).
     func seed(_ sql: String) throws { try db.execute(sql) }
 
-    /// The plan PostgreSQL chooses for `sql` with `parameter` as $1, one line per node.
-    func plan(_ sql: String, _ parameter: Date) throws -> String {
-        let rows = try db.query("EXPLAIN " + sql, parameter)
+    /// The plan PostgreSQL chooses for `sql` with `parameters` as $1, $2, …, one line per node.
+    func plan(_ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
+        let rows = try db.query("EXPLAIN " + sql, parameters)
         return rows.all.map { $0.string(0) }.joined(separator: "\n")
     }
 
