@@ -67,9 +67,14 @@ package struct UnreadSQL: Sendable {
             """
     }
 
-    /// Whether `user` of `app` (SQL expressions) has a live device.
+    /// Whether `user` of `app` (SQL expressions) has a live device: a scalar subquery, so each user is a
+    /// seek of `devices_by_user` by its id. PostgreSQL turns an `EXISTS` into a join, and on a table without
+    /// statistics yet (a new database filling up) it may join the user to every live device of the app.
     static func hasLiveDevice(app: String, user: String) -> String {
-        "EXISTS (SELECT 1 FROM devices AS d WHERE d.app_id = \(app) AND d.user_id = \(user) AND d.state = 'live')"
+        """
+        ((SELECT 1 FROM devices AS d WHERE d.app_id = \(app) AND d.user_id = \(user) AND d.state = 'live' LIMIT 1)
+            IS NOT NULL)
+        """
     }
 
     /// Whether message `msg` counts as unread for `user` at `position` (SQL expressions): from another

@@ -37,9 +37,13 @@ final class BenchRelays {
         [--poll-ms N]
         """
 
-    /// Opens the store, lets `seed` fill it through the observer, then starts the relays and waits until
-    /// each listens. `--poll-ms` sets `delivery.pollIntervalMilliseconds` (default 100): how soon the
-    /// instances that did not take a webhook see its deliveries.
+    /// How many registrations the seed has in flight on PostgreSQL, each on a connection of its own.
+    static let seedConnections = 4
+
+    /// Opens the store, lets `seed` fill it (on PostgreSQL through a pool of ``seedConnections``
+    /// connections, closed before the relays start; on SQLite through the observer), then starts the
+    /// relays and waits until each listens. `--poll-ms` sets `delivery.pollIntervalMilliseconds` (default
+    /// 100): how soon the instances that did not take a webhook see its deliveries.
     init(_ arguments: Arguments, seed: (any Store) async throws -> Void) async throws {
         let count = try arguments.positiveInteger("instances", default: 1)
         let relayPath = URL(fileURLWithPath: arguments.value("relay", default: ".build/release/push-relay")).path
@@ -75,7 +79,11 @@ final class BenchRelays {
             throw FanoutCommand.Failure(description: "--store is postgres or sqlite, not '\(storeName)'")
         }
         self.configuration = configuration
-        try await seed(observer)
+        if let url = configuration.storage.postgres.url {
+            try await seed(PostgresStore.pool(url: url, size: Self.seedConnections, logger: logger))
+        } else {
+            try await seed(observer)
+        }
 
         let configFile = "\(folder)/config.json"
         try JSONEncoder().encode(configuration).write(to: URL(fileURLWithPath: configFile))

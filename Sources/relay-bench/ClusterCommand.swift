@@ -34,7 +34,7 @@ enum ClusterCommand {
         let devices = try arguments.positiveInteger("devices", default: 1000)
         let timeout = Duration.seconds(try arguments.positiveInteger("timeout", default: 600))
         let relays = try await BenchRelays(arguments) {
-            try await SeedCommand.seed($0, devices: devices, platform: .ios)
+            try await SeedCommand.seed($0, devices: devices, platform: .ios, concurrency: BenchRelays.seedConnections)
         }
         defer { relays.stop() }
 

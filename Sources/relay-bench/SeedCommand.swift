@@ -40,32 +40,52 @@ enum SeedCommand {
         return 0
     }
 
-    /// Registers `devices` devices of `platform` in `room` and the warm-up device in ``warmUpRoom``.
-    static func seed(_ store: some Store, devices: Int, room: String = room, platform: Platform) async throws {
-        try await seed(store, devices: devices, room: room) { try token($0, platform: platform) }
+    /// Registers `devices` devices of `platform` in `room` and the warm-up device in ``warmUpRoom``,
+    /// `concurrency` registrations at a time.
+    static func seed(
+        _ store: some Store,
+        devices: Int,
+        room: String = room,
+        platform: Platform,
+        concurrency: Int = 1
+    ) async throws {
+        try await seed(store, devices: devices, room: room, concurrency: concurrency) {
+            try token($0, platform: platform)
+        }
     }
 
     /// Registers `devices` devices in `room`, device `i` with `token(i)`, and the warm-up device
-    /// (`token(devices)`) in ``warmUpRoom``.
+    /// (`token(devices)`) in ``warmUpRoom``. `concurrency` registrations are in flight at a time, each its
+    /// own transaction: a pool of PostgreSQL connections (``RelayStore/StorePool``) runs them side by side
+    /// instead of waiting on one connection's round trips; a SQLite store runs them one after another.
     static func seed(
         _ store: some Store,
         devices: Int,
         room: String,
+        concurrency: Int = 1,
         token: (Int) throws -> PushToken
     ) async throws {
+        let tokens = try (0...devices).map(token)
         let now = Date()
-        for index in 0..<devices {
-            _ = try await store.upsertDevice(
-                appId: appId,
-                token: try token(index),
-                userId: "user-\(index)",
-                rooms: [room],
-                at: now
-            )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<max(1, concurrency) {
+                group.addTask {
+                    for index in stride(from: lane, to: devices, by: max(1, concurrency)) {
+                        _ = try await store.upsertDevice(
+                            appId: appId,
+                            token: tokens[index],
+                            userId: "user-\(index)",
+                            rooms: [room],
+                            at: now
+                        )
+                    }
+                }
+            }
+            try await group.waitForAll()
         }
         _ = try await store.upsertDevice(
             appId: appId,
-            token: try token(devices),
+            token: tokens[devices],
             userId: "warm-up-user",
             rooms: [warmUpRoom],
             at: now
