@@ -18,7 +18,6 @@ public enum LogValue: Sendable, Hashable, CustomStringConvertible {
         case .bool(let flag): String(flag)
         }
     }
-
 }
 
 /// A JSON string, number or boolean. A double that is not finite (which JSON cannot hold) is written as its

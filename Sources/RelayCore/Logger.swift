@@ -68,7 +68,12 @@ public struct Logger: Sendable {
 /// metadata as JSON numbers and booleans (``LogValue``).
 public final class JSONLinesHandler: Logger.Handler {
     private let handle: Mutex<FileHandle>
-    public init(_ handle: FileHandle) { self.handle = Mutex(handle) }
+    private let encoder: JSONEncoder
+    public init(_ handle: FileHandle) {
+        self.handle = Mutex(handle)
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    }
     public static let standardError = JSONLinesHandler(.standardError)
     public static let standardOutput = JSONLinesHandler(.standardOutput)
 
@@ -78,8 +83,6 @@ public final class JSONLinesHandler: Logger.Handler {
         object["level"] = .string(level.rawValue)
         object["label"] = .string(label)
         object["msg"] = .string(message)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var line = try? encoder.encode(object) else { return }
         line.append(0x0A)
         handle.withLock { $0.write(line) }

@@ -24,7 +24,8 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// A new token is inserted (`created == true`). A known one gets the new user, platform, scope (an APNs
     /// token's environment, ``RelayCore/PushToken/storedScope``) and `updatedAt = at`; a retired one is
     /// revived (state `live`, retired fields cleared). Every registration
-    /// clears the identities the token is unlinked from (``RelayCore/PushToken/unlinked``). The joins follow ``addMember(appId:roomId:userId:notify:origin:at:limits:)``
+    /// clears the identities the token is unlinked from (``RelayCore/PushToken/unlinked``). The joins follow
+    /// ``addMember(appId:roomId:userId:notify:origin:at:limits:)``
     /// with the levels kept: a user's own skip the rooms whose own rule is closed.
     ///
     /// With `limits`, the (app, user) is locked first and the user's counts checked in the transaction: its
@@ -176,7 +177,8 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// A due delivery whose device can no longer receive it is ended here instead of returned: device
     /// deleted or registered again for another user (`failed`, `DeviceDeleted`), retired (`retired`, the
     /// device's retired reason), or its token unlinked from the identity the notification is sent as
-    /// (`failed`, ``RelayCore/PushResult/unlinkedReason``). A due delivery of a message (not a removal) whose recipient read the room
+    /// (`failed`, ``RelayCore/PushResult/unlinkedReason``). A due delivery of a message (not a removal)
+    /// whose recipient read the room
     /// up to the message's time (``UnreadSQL/readReached(app:room:user:time:fromDitto:)``) is ended
     /// `cancelled` (reason `read`) and returned with ``RelayCore/DeliveryJob/cancelReason`` set, not to be
     /// sent. Fewer than `limit` jobs
