@@ -24,9 +24,15 @@ import Testing
         }
     }
 
-    /// One request on a fresh connection; its first line, read until the server closes (10 s at most).
+    /// One request on a fresh connection; its first line, read until the server closes (10 s at most). One
+    /// that is not a 501 says how the exchange ended and after how long.
     static func exchange(port: Int, _ request: String) -> String {
-        rawExchange(port: port, request).components(separatedBy: "\r\n").first ?? ""
+        let started = ContinuousClock.now
+        let outcome = rawExchangeOutcome(port: port, request)
+        let line = outcome.received.components(separatedBy: "\r\n").first ?? ""
+        if line.hasPrefix("HTTP/1.1 501") { return line }
+        let failure = outcome.failure ?? "closed or timed out"
+        return "'\(line)' (\(failure), after \(ContinuousClock.now - started), \(outcome.received.utf8.count) bytes)"
     }
 
     /// The resident memory of process `pid` in KiB (`VmRSS` of /proc/PID/status).
