@@ -148,6 +148,29 @@ import Testing
         #expect(try await store.pendingDeliveryCount() == 9900)
     }
 
+    /// A claim leases every row of a fan-out's pages in one transaction; each row's leased version stays on
+    /// the row's page (an update that moves to another page writes an entry in every index of the table).
+    /// The rows are an APNs fan-out's: 64-character tokens, one notification, the longest owner a relay
+    /// names itself (a 40-character host name and 8 hexadecimal digits).
+    @Test func aClaimLeasesRowsOnTheirOwnPages() async throws {
+        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        try await store.seed(
+            """
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
+            SELECT '9a3c0a52-5d0e-4f4b-9c7e-3f1d2b6a8e01', 'app', 'user-' || lpad(n::text, 6, '0'),
+                md5(n::text) || md5((n + 1)::text), 0
+            FROM generate_series(1, 2000) AS n;
+            """
+        )
+        let before = try await store.pagesOfDeliveries()
+        let owner = String(repeating: "h", count: 40) + "-0123abcd"
+        _ = try await store.claimDueDeliveries(appId: "app", now: F.t0, limit: 2000, leaseSeconds: 60, owner: owner)
+        #expect(try await store.seedCount("SELECT count(*) FROM deliveries WHERE lease_owner IS NOT NULL") == 2000)
+        let after = try await store.pagesOfDeliveries()
+        let moved = before.filter { after[$0.key] != $0.value }.count
+        #expect(moved == 0, "\(moved) of 2000 leased rows moved to another page")
+    }
+
     /// Runs `body` on a thread of its own: the store's initializer blocks while it connects and migrates.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -168,6 +191,15 @@ extension PostgresStore {
         let rows = try db.query("EXPLAIN " + sql, parameters)
         return rows.all.map { $0.string(0) }.joined(separator: "\n")
     }
+
+    /// The heap page of each delivery's live row version, by delivery id.
+    func pagesOfDeliveries() throws -> [Int: Int] {
+        let rows = try db.query("SELECT id, (ctid::text::point)[0]::bigint FROM deliveries")
+        return Dictionary(uniqueKeysWithValues: try rows.all.map { (try $0.int(0), try $0.int(1)) })
+    }
+
+    /// The one number `sql` reads.
+    func seedCount(_ sql: String) throws -> Int { try db.query(sql)[0].int(0) }
 
     /// The process id of the server process this store's connection talks to.
     func backendPid() throws -> Int { try db.query("SELECT pg_backend_pid()")[0].int(0) }
