@@ -5,10 +5,11 @@ import RelayStore
 /// Owns one libpq connection (`PGconn *`). Not `Sendable`: only the store's thread touches it, and every
 /// call blocks that thread until the server answers or the statement's deadline passes.
 ///
-/// Every statement is sent with libpq's asynchronous API (PQsendQueryParams, its values bound to `$1`,
-/// `$2`, … in text format, never written into the SQL) on a nonblocking connection and waited for in
-/// poll(2) (``PostgresResultWait``): a server that stops answering without closing the socket fails the
-/// statement after `statementTimeout` instead of hanging the thread, and the connection is given up.
+/// Every statement is sent with libpq's asynchronous API (PQsendQueryParams, or PQsendQueryPrepared for one
+/// prepared in the session, its values bound to `$1`, `$2`, … in text format, never written into the SQL)
+/// on a nonblocking connection and waited for in poll(2) (``PostgresResultWait``): a server that stops
+/// answering without closing the socket fails the statement after `statementTimeout` instead of hanging the
+/// thread, and the connection is given up.
 final class PostgresConnection {
     private let raw: OpaquePointer
     /// How long one statement may take, client side, in SECONDS.
@@ -32,6 +33,9 @@ final class PostgresConnection {
     var instanceLocks: [String] = []
     /// Shared by the connections of one relay: once set, every statement throws its error.
     let fence: InstanceFence
+    /// The names of the statements this session prepared (``query(prepared:_:)``), by their text; a new
+    /// session has none.
+    private var prepared: [String: String] = [:]
 
     /// Connects to `url`, a libpq connection URI or `key=value` string
     /// (https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING).
@@ -77,7 +81,7 @@ final class PostgresConnection {
     /// Runs one or more statements without parameters (schema steps, BEGIN, COMMIT).
     /// - Throws: ``StoreError`` with the code of the server's SQLSTATE.
     func execute(_ sql: String) throws {
-        _ = try run(call: "PQsendQuery") { PQsendQuery($0, sql) }
+        _ = try run { try sendAndWait(call: "PQsendQuery") { PQsendQuery($0, sql) } }
     }
 
     /// Runs one statement with `parameters` bound to `$1`, `$2`, … (nil binds NULL) and returns its rows.
@@ -92,18 +96,53 @@ final class PostgresConnection {
     ///   cannot store (sent as a C string it would be cut short there).
     @discardableResult
     func query(_ sql: String, _ parameters: [(any PostgresParameter)?]) throws -> PostgresRows {
+        try withTexts(of: parameters) { values in
+            try run {
+                try sendAndWait(call: "PQsendQueryParams") {
+                    PQsendQueryParams($0, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
+                }
+            }
+        }
+    }
+
+    /// ``query(_:_:)`` for a statement whose text is fixed in code, run often, whose best plan does not depend
+    /// on its values (ids, or lists passed as one JSON value the planner cannot look into): prepared once a
+    /// session and run by name, so the server parses it once and, from its sixth run on, plans it once (a
+    /// generic plan, which PostgreSQL keeps only while it costs no more than the plans made for the values).
+    @discardableResult
+    func query(prepared sql: String, _ parameters: (any PostgresParameter)?...) throws -> PostgresRows {
+        try withTexts(of: parameters) { values in
+            try run {
+                let name = try preparedName(sql, parameters: values.count)
+                return try sendAndWait(call: "PQsendQueryPrepared") {
+                    PQsendQueryPrepared($0, name, Int32(values.count), values.baseAddress, nil, nil, 0)
+                }
+            }
+        }
+    }
+
+    /// The name `sql` is prepared under in this session, preparing it first when it is not.
+    private func preparedName(_ sql: String, parameters: Int) throws -> String {
+        if let name = prepared[sql] { return name }
+        let name = "relay_\(prepared.count + 1)"
+        _ = try sendAndWait(call: "PQsendPrepare") { PQsendPrepare($0, name, sql, Int32(parameters), nil) }
+        prepared[sql] = name
+        return name
+    }
+
+    /// Calls `body` with `parameters` as C strings (NULL for nil) in text format.
+    /// - Throws: ``StoreError`` `.invalidData` when a value holds a NUL character.
+    private func withTexts<T>(
+        of parameters: [(any PostgresParameter)?],
+        _ body: (UnsafeBufferPointer<UnsafePointer<CChar>?>) throws -> T
+    ) throws -> T {
         let values = parameters.map { $0?.postgresText }
         if let index = values.firstIndex(where: { $0?.utf8.contains(0) == true }) {
             throw StoreError(code: .invalidData, message: "parameter $\(index + 1) holds a NUL character")
         }
         let texts = values.map { $0.map { strdup($0) } ?? nil }
         defer { texts.forEach { free($0) } }
-        let pointers = texts.map { UnsafePointer($0) }
-        return try run(call: "PQsendQueryParams") { connection in
-            pointers.withUnsafeBufferPointer { buffer in
-                PQsendQueryParams(connection, sql, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
-            }
-        }
+        return try texts.map { UnsafePointer($0) }.withUnsafeBufferPointer(body)
     }
 
     /// Runs `body` in a transaction begun by `begin`: commits if it returns, rolls back if it throws. A
@@ -141,20 +180,21 @@ final class PostgresConnection {
         }
     }
 
-    /// Runs one statement with `send` (a PQsendQuery… call). A statement outside a transaction (BEGIN, or
-    /// one on its own) whose session ended before answering it (a server restart ends idle sessions) is
-    /// sent once more on a new session: nothing of it ran. A statement inside a transaction never is.
+    /// Runs one statement by `attempt` (``sendAndWait(call:send:)``s). A statement outside a transaction
+    /// (BEGIN, or one on its own) whose session ended before answering it (a server restart ends idle
+    /// sessions) is tried once more on a new session: nothing of it ran. A statement inside a transaction
+    /// never is.
     /// - Throws: ``StoreError`` `.io` when the connection is lost or given up, or the server does not
     ///   answer in time; `.instanceInUse` once ``fence`` is closed; otherwise the code of the server's SQLSTATE.
-    private func run(call: String, send: (OpaquePointer) -> Int32) throws -> PostgresRows {
+    private func run(_ attempt: () throws -> PostgresRows) throws -> PostgresRows {
         try reconnectIfLost()
         let retryable = !inTransaction
         do {
-            return try sendAndWait(call: call, send: send)
+            return try attempt()
         } catch {
             guard retryable, sessionEnded else { throw error }
             try reconnectIfLost()
-            return try sendAndWait(call: call, send: send)
+            return try attempt()
         }
     }
 
@@ -209,12 +249,13 @@ final class PostgresConnection {
         return PQconsumeInput(raw) == 0 || PQstatus(raw) == CONNECTION_BAD
     }
 
-    /// Sets up a new session: libpq prints notices ("relation already exists, skipping") on standard
+    /// Sets up a new session (which has no prepared statements): libpq prints notices ("relation already exists, skipping") on standard
     /// error, so only warnings up; no JIT compilation (the store's statements are index lookups and range
     /// writes: compiling a fan-out's insert took longer than running it); then the ``instanceLocks`` are
     /// taken back, each of them or the fence.
     /// - Throws: ``StoreError`` `.instanceInUse` (the fence closed) when another process holds one.
     private func startSession() throws {
+        prepared = [:]
         try execute("SET client_min_messages = warning")
         try execute("SET jit = off")
         for id in instanceLocks {

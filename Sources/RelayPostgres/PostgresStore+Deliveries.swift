@@ -4,7 +4,7 @@ import RelayStore
 
 extension PostgresStore {
     public func appsWithDueDeliveries(now: Date) async throws -> [String] {
-        let rows = try db.query(Self.dueAppsSQL, now)
+        let rows = try db.query(prepared: Self.dueAppsSQL, now)
         return rows.all.map { $0.string(0) }
     }
 
@@ -173,7 +173,7 @@ extension PostgresStore {
     }
 
     public func hasPendingDeliveries() async throws -> Bool {
-        try db.query("SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending')")[0].bool(0)
+        try db.query(prepared: "SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending')")[0].bool(0)
     }
 
     public func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {
@@ -190,7 +190,7 @@ extension PostgresStore {
                 }
             }
             guard !sent.isEmpty else { return }
-            try db.query(Self.recordSentSQL, try StoredValues.jsonList(sent), at)
+            try db.query(prepared: Self.recordSentSQL, try StoredValues.jsonList(sent), at)
         }
     }
 

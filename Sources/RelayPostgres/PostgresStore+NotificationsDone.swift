@@ -12,19 +12,19 @@ extension PostgresStore {
     public func finishedNotificationCounts(_ ids: [UUID]) async throws -> [UUID: DeliveryCounts] {
         guard !ids.isEmpty else { return [:] }
         let rows = try db.query(
-            """
-            WITH asked AS (SELECT DISTINCT jsonb_array_elements_text($1::jsonb)::uuid AS id),
-            done AS (
-                SELECT a.id FROM asked AS a
-                WHERE (
-                    SELECT true FROM deliveries AS d WHERE d.notification_id = a.id AND d.status = 'pending'
-                    ORDER BY d.notification_id DESC, d.id DESC LIMIT 1
-                ) IS NULL
-            )
-            SELECT d.notification_id::text, \(DeliveryCounts.columns) FROM deliveries AS d
-            WHERE d.notification_id IN (SELECT id FROM done)
-            GROUP BY d.notification_id, d.status
-            """,
+            prepared: """
+                WITH asked AS (SELECT DISTINCT jsonb_array_elements_text($1::jsonb)::uuid AS id),
+                done AS (
+                    SELECT a.id FROM asked AS a
+                    WHERE (
+                        SELECT true FROM deliveries AS d WHERE d.notification_id = a.id AND d.status = 'pending'
+                        ORDER BY d.notification_id DESC, d.id DESC LIMIT 1
+                    ) IS NULL
+                )
+                SELECT d.notification_id::text, \(DeliveryCounts.columns) FROM deliveries AS d
+                WHERE d.notification_id IN (SELECT id FROM done)
+                GROUP BY d.notification_id, d.status
+                """,
             try StoredValues.jsonList(Array(Set(ids.map(\.lowercasedString))))
         )
         var counts: [UUID: DeliveryCounts] = [:]

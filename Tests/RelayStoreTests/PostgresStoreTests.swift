@@ -99,6 +99,23 @@ import Testing
         #expect(try await relay.backendPid() != pid)
     }
 
+    /// A statement run prepared is prepared once a session, and again in the session that replaces one the
+    /// server ended.
+    @Test func aPreparedStatementIsPreparedOnceASessionAndAgainInTheNext() async throws {
+        let database = try await StoreKind.postgres.makeDatabase()
+        let relay = try #require(try database.open() as? PostgresStore)
+        let admin = try #require(try database.open() as? PostgresStore)
+        #expect(try await relay.hasPendingDeliveries() == false)
+        #expect(try await relay.hasPendingDeliveries() == false)
+        #expect(try await relay.preparedStatementCount() == 1)
+        try await relay.seed(
+            "INSERT INTO deliveries (notification_id, app_id, user_id, token) VALUES (gen_random_uuid(), 'a', 'u', 't')"
+        )
+        #expect(try await admin.terminateBackend(try await relay.backendPid()))
+        #expect(try await relay.hasPendingDeliveries() == true)
+        #expect(try await relay.preparedStatementCount() == 1)
+    }
+
     /// PostgreSQL's text holds no NUL character: a message with one is refused, never stored cut short.
     @Test func aTextWithANulCharacterIsRefusedWhole() async throws {
         let store = try await StoreKind.postgres.makeStore()
@@ -196,6 +213,11 @@ extension PostgresStore {
     func pagesOfDeliveries() throws -> [Int: Int] {
         let rows = try db.query("SELECT id, (ctid::text::point)[0]::bigint FROM deliveries")
         return Dictionary(uniqueKeysWithValues: try rows.all.map { (try $0.int(0), try $0.int(1)) })
+    }
+
+    /// The statements this store's session has prepared.
+    func preparedStatementCount() throws -> Int {
+        try db.query("SELECT count(*) FROM pg_prepared_statements")[0].int(0)
     }
 
     /// The one number `sql` reads.
