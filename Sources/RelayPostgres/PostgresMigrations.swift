@@ -390,12 +390,15 @@ enum PostgresMigrations {
         CREATE INDEX deliveries_pending_by_notification ON deliveries (notification_id, id) WHERE status = 'pending';
         ALTER TABLE deliveries SET (fillfactor = 80);
         """,
-        // 17: room on each page for a new version of every row on it: a claim leases a run of deliveries
-        // inserted together, so it updates every row of their pages in one transaction, and an update that
-        // finds no room on its row's page writes the row elsewhere and an entry in each of its four indexes.
-        // At 40 % an APNs delivery row's page holds its leased versions too (PostgresStoreTests).
+        // 17: room on each page for a new version of every row on it, for the tables whose rows are updated
+        // a page at a time: an update that finds no room on its row's page writes the row elsewhere and an
+        // entry in each of the table's indexes, where one that stays on the page (HOT) writes none. A claim
+        // leases a run of deliveries inserted together, updating every row of their pages in one transaction
+        // (at 40 % an APNs delivery's page holds its leased versions too); a message adds to the unread total
+        // of every member of its room. PostgresStoreTests checks both.
         """
         ALTER TABLE deliveries SET (fillfactor = 40);
+        ALTER TABLE unread_totals SET (fillfactor = 50);
         """,
     ]
 }

@@ -179,13 +179,32 @@ import Testing
             FROM generate_series(1, 2000) AS n;
             """
         )
-        let before = try await store.pagesOfDeliveries()
+        let before = try await store.pages(of: "deliveries", key: "id::text")
         let owner = String(repeating: "h", count: 40) + "-0123abcd"
         _ = try await store.claimDueDeliveries(appId: "app", now: F.t0, limit: 2000, leaseSeconds: 60, owner: owner)
         #expect(try await store.seedCount("SELECT count(*) FROM deliveries WHERE lease_owner IS NOT NULL") == 2000)
-        let after = try await store.pagesOfDeliveries()
+        let after = try await store.pages(of: "deliveries", key: "id::text")
         let moved = before.filter { after[$0.key] != $0.value }.count
         #expect(moved == 0, "\(moved) of 2000 leased rows moved to another page")
+    }
+
+    /// A message adds to the unread total of every member of its room in one statement; each total's new
+    /// version stays on the row's page. (Later messages find the room again once the page is pruned of the
+    /// versions no transaction sees any more; the tests' schemas share one database, whose other sessions
+    /// may hold those versions, so one message is checked.)
+    @Test func unreadTotalsAreAddedToOnTheirOwnPages() async throws {
+        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        try await store.seed(
+            """
+            INSERT INTO unread_totals (app_id, user_id, from_ditto, total)
+            SELECT 'app', 'user-' || lpad(n::text, 6, '0'), false, 0 FROM generate_series(1, 2000) AS n;
+            """
+        )
+        let before = try await store.pages(of: "unread_totals", key: "user_id")
+        try await store.seed("UPDATE unread_totals SET total = total + 1 WHERE app_id = 'app'")
+        let after = try await store.pages(of: "unread_totals", key: "user_id")
+        let moved = before.filter { after[$0.key] != $0.value }.count
+        #expect(moved == 0, "\(moved) of 2000 totals moved to another page")
     }
 
     /// Runs `body` on a thread of its own: the store's initializer blocks while it connects and migrates.
@@ -209,10 +228,10 @@ extension PostgresStore {
         return rows.all.map { $0.string(0) }.joined(separator: "\n")
     }
 
-    /// The heap page of each delivery's live row version, by delivery id.
-    func pagesOfDeliveries() throws -> [Int: Int] {
-        let rows = try db.query("SELECT id, (ctid::text::point)[0]::bigint FROM deliveries")
-        return Dictionary(uniqueKeysWithValues: try rows.all.map { (try $0.int(0), try $0.int(1)) })
+    /// The heap page of each live row of `table`, by `key` (an SQL expression of a unique column).
+    func pages(of table: String, key: String) throws -> [String: Int] {
+        let rows = try db.query("SELECT \(key), (ctid::text::point)[0]::bigint FROM \(table)")
+        return Dictionary(uniqueKeysWithValues: try rows.all.map { ($0.string(0), try $0.int(1)) })
     }
 
     /// The statements this store's session has prepared.
