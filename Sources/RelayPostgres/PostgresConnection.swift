@@ -249,10 +249,10 @@ final class PostgresConnection {
         return PQconsumeInput(raw) == 0 || PQstatus(raw) == CONNECTION_BAD
     }
 
-    /// Sets up a new session (which has no prepared statements): libpq prints notices ("relation already exists, skipping") on standard
-    /// error, so only warnings up; no JIT compilation (the store's statements are index lookups and range
-    /// writes: compiling a fan-out's insert took longer than running it); then the ``instanceLocks`` are
-    /// taken back, each of them or the fence.
+    /// Sets up a new session, which has no prepared statements: libpq prints notices ("relation already
+    /// exists, skipping") on standard error, so only warnings up; no JIT compilation (the store's statements
+    /// are index lookups and range writes: compiling a fan-out's insert took longer than running it); then
+    /// the ``instanceLocks`` are taken back, each of them or the fence.
     /// - Throws: ``StoreError`` `.instanceInUse` (the fence closed) when another process holds one.
     private func startSession() throws {
         prepared = [:]
