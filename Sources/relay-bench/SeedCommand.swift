@@ -67,10 +67,11 @@ enum SeedCommand {
     ) async throws {
         let tokens = try (0...devices).map(token)
         let now = Date()
+        let lanes = max(1, concurrency)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for lane in 0..<max(1, concurrency) {
+            for lane in 0..<lanes {
                 group.addTask {
-                    for index in stride(from: lane, to: devices, by: max(1, concurrency)) {
+                    for index in stride(from: lane, to: devices, by: lanes) {
                         _ = try await store.upsertDevice(
                             appId: appId,
                             token: tokens[index],

@@ -107,13 +107,13 @@ import Testing
         let admin = try #require(try database.open() as? PostgresStore)
         #expect(try await relay.hasPendingDeliveries() == false)
         #expect(try await relay.hasPendingDeliveries() == false)
-        #expect(try await relay.preparedStatementCount() == 1)
+        #expect(try await relay.rowCount("pg_prepared_statements") == 1)
         try await relay.seed(
             "INSERT INTO deliveries (notification_id, app_id, user_id, token) VALUES (gen_random_uuid(), 'a', 'u', 't')"
         )
         #expect(try await admin.terminateBackend(try await relay.backendPid()))
         #expect(try await relay.hasPendingDeliveries() == true)
-        #expect(try await relay.preparedStatementCount() == 1)
+        #expect(try await relay.rowCount("pg_prepared_statements") == 1)
     }
 
     /// PostgreSQL's text holds no NUL character: a message with one is refused, never stored cut short.
@@ -182,7 +182,7 @@ import Testing
         let before = try await store.pages(of: "deliveries", key: "id::text")
         let owner = String(repeating: "h", count: 40) + "-0123abcd"
         _ = try await store.claimDueDeliveries(appId: "app", now: F.t0, limit: 2000, leaseSeconds: 60, owner: owner)
-        #expect(try await store.seedCount("SELECT count(*) FROM deliveries WHERE lease_owner IS NOT NULL") == 2000)
+        #expect(try await store.rowCount("deliveries WHERE lease_owner IS NOT NULL") == 2000)
         let after = try await store.pages(of: "deliveries", key: "id::text")
         let moved = before.filter { after[$0.key] != $0.value }.count
         #expect(moved == 0, "\(moved) of 2000 leased rows moved to another page")
@@ -233,14 +233,6 @@ extension PostgresStore {
         let rows = try db.query("SELECT \(key), (ctid::text::point)[0]::bigint FROM \(table)")
         return Dictionary(uniqueKeysWithValues: try rows.all.map { ($0.string(0), try $0.int(1)) })
     }
-
-    /// The statements this store's session has prepared.
-    func preparedStatementCount() throws -> Int {
-        try db.query("SELECT count(*) FROM pg_prepared_statements")[0].int(0)
-    }
-
-    /// The one number `sql` reads.
-    func seedCount(_ sql: String) throws -> Int { try db.query(sql)[0].int(0) }
 
     /// The process id of the server process this store's connection talks to.
     func backendPid() throws -> Int { try db.query("SELECT pg_backend_pid()")[0].int(0) }
