@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "APNsCore", dependencies: ["RelayCore"]),
         // FCM's vocabulary, shared by its transport and its mock: the v1 message rendered from the shown
         // message, the answer, the error codes and their decision table. No networking.
-        .target(name: "FCMCore", dependencies: ["RelayCore", "RelayCrypto"]),
+        .target(name: "FCMCore", dependencies: ["RelayCore", "RelayCrypto", "RelayStrictJSON"]),
         .target(name: "RelayAPNs", dependencies: ["APNsCore", "RelayCore", "RelayCrypto", "RelayCurl"]),
         .target(name: "RelayFCM", dependencies: ["FCMCore", "RelayCore", "RelayCrypto", "RelayCurl"]),
         .target(name: "MockHTTP2", dependencies: ["RelayCore", "CNghttp2", "COpenSSL"]),

@@ -18,18 +18,29 @@ extension FCMMessage {
     /// ASCII letters, digits, `-`, `_` and `:`, which JSON writes as they are. Nil when `template` does not
     /// end with a stand-in of the token's length.
     public static func encoded(token: FCMRegistrationToken, template: Data) -> Data? {
-        let value = Array(token.value.utf8)
-        let tail = Array(standIn(length: value.count).value.utf8) + Array(#""}}"#.utf8)
-        guard template.count > tail.count, template.suffix(tail.count).elementsEqual(tail) else { return nil }
-        var body = template.prefix(template.count - tail.count)
-        body.append(contentsOf: value)
-        body.append(contentsOf: #""}}"#.utf8)
+        var value = token.value
+        let end = Array(#""}}"#.utf8)
+        let length = value.utf8.count
+        guard template.count > length + end.count else { return nil }
+        let standInStart = template.count - end.count - length
+        // Read in place and written with one copy: this runs once a push.
+        let matches = template.withUnsafeBytes { bytes in
+            bytes[standInStart..<(standInStart + length)].allSatisfy { $0 == standInByte }
+                && bytes[(standInStart + length)...].elementsEqual(end)
+        }
+        guard matches else { return nil }
+        var body = template
+        let standIn = (template.startIndex + standInStart)..<(template.startIndex + standInStart + length)
+        value.withUTF8 { body.replaceSubrange(standIn, with: $0) }
         return body
     }
+
+    /// The byte every character of a stand-in token is.
+    private static let standInByte = UInt8(ascii: "0")
 
     /// A token of `length` characters that no real one is mistaken for in a template's tail: zeros.
     private static func standIn(length: Int) -> FCMRegistrationToken {
         // Within FCMRegistrationToken.lengthRange, as `length` is a real token's.
-        try! FCMRegistrationToken(parsing: String(repeating: "0", count: length))
+        try! FCMRegistrationToken(parsing: String(repeating: Character(Unicode.Scalar(standInByte)), count: length))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStrictJSON
 
 /// What FCM answered to one `messages:send`. Records the answer; decides nothing (``FCMDecision`` does).
 ///
@@ -51,19 +52,15 @@ public struct FCMResponse: Sendable, Equatable {
         violatedFields.contains("message.token") || message?.lowercased().contains("registration token") == true
     }
 
-    private struct SentBody: Decodable {
-        var name: String
-    }
-
     /// Builds the model from a status, the raw body and the `Retry-After` header.
     /// - Parameters:
     ///   - retryAfterHeader: read by ``RetryAfter/delay(_:now:)``.
     public init(status: Int, body: Data, retryAfterHeader: String?, now: Date = Date()) {
         self.init(status: status, retryAfter: retryAfterHeader.flatMap { RetryAfter.delay($0, now: now) })
-        let decoder = JSONDecoder()
         if status == 200 {
-            name = try? decoder.decode(SentBody.self, from: body).name
-        } else if let decoded = try? decoder.decode(FCMErrorBody.self, from: body) {
+            // jansson: Foundation's decoder cost more than the rest of reading an answer, once a push.
+            name = StrictJSON.stringMember("name", of: body)
+        } else if let decoded = try? JSONDecoder().decode(FCMErrorBody.self, from: body) {
             errorCode = decoded.errorCode.map(FCMErrorCode.init)
             errorStatus = decoded.error.status
             message = decoded.error.message

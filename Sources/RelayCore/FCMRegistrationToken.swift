@@ -20,7 +20,10 @@ public struct FCMRegistrationToken: Hashable, Sendable, CustomStringConvertible 
     ///   (whitespace included, shown escaped), or a length outside ``lengthRange``.
     public init(parsing raw: String) throws(ParseError) {
         guard !raw.isEmpty else { throw ParseError(description: "FCM registration token is empty") }
-        if let bad = raw.unicodeScalars.first(where: { !Self.isTokenCharacter($0) }) {
+        // Bytes first, scalars only to name a bad one: this runs once a push.
+        if !raw.utf8.allSatisfy(Self.isTokenByte),
+            let bad = raw.unicodeScalars.first(where: { !$0.isASCII || !Self.isTokenByte(UInt8($0.value)) })
+        {
             throw ParseError(
                 description:
                     "FCM registration token may hold only letters, digits, '-', '_' and ':'; found '\(bad.escaped(asASCII: true))'"
@@ -36,9 +39,11 @@ public struct FCMRegistrationToken: Hashable, Sendable, CustomStringConvertible 
         value = raw
     }
 
-    private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ":": true
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"):
+            true
         default: false
         }
     }

@@ -38,4 +38,19 @@ public enum StrictJSON {
         }
         cjansson_decref(value)
     }
+
+    /// The string member `name` of the JSON object `data`, read with jansson (duplicate keys rejected, as
+    /// ``check(_:)``); nil when `data` is not such an object or the member is missing or not a string.
+    public static func stringMember(_ name: String, of data: Data) -> String? {
+        guard !data.isEmpty else { return nil }
+        let value = data.withUnsafeBytes { bytes in
+            let text = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
+            return json_loadb(text, bytes.count, cjansson_reject_duplicates(), nil)
+        }
+        guard let value else { return nil }
+        defer { cjansson_decref(value) }
+        guard let member = json_object_get(value, name), let text = json_string_value(member) else { return nil }
+        // UTF-8 without NUL: jansson refuses `\u0000` in a string unless asked to take it.
+        return String(cString: text)
+    }
 }

@@ -110,6 +110,20 @@ import Testing
         #expect(FCMDecision.decide(.answered(response), attempts: 1, policy: Self.policy, random: 0) == .delivered)
     }
 
+    /// An accepted message's name is read from a JSON object's string member, escapes undone; any other
+    /// body leaves it unnamed and still delivered.
+    @Test(arguments: [
+        (#"{"other":1,"name":"projects/a/messages/0:1\u00e9\/x"}"#, "projects/a/messages/0:1é/x"),
+        (#"{"name":"a\u0000b"}"#, nil),
+        (#"{"name":7}"#, nil), (#"["name"]"#, nil), (#"{"name":"a","name":"b"}"#, nil), (#"{"name":"a"} x"#, nil),
+        ("", nil), ("not json", nil),
+    ])
+    func anAcceptedAnswerNamesItsMessageOnlyWhenItSaysSo(body: String, name: String?) throws {
+        let response = FCMResponse(status: 200, body: Data(body.utf8), retryAfterHeader: nil)
+        #expect(response.name == name)
+        #expect(FCMDecision.decide(.answered(response), attempts: 1, policy: Self.policy, random: 0) == .delivered)
+    }
+
     @Test func retryAfterIsHonouredWhenLongerThanTheBackOff() {
         let quota = Row(
             status: 429,
