@@ -35,9 +35,13 @@ extension PostgresStore {
     /// (`SKIP LOCKED` passes over rows another claim holds), leases them to $5 until $4, and reads them with their
     /// device (NULL columns: deleted, or registered again for another user) and notification, and whether
     /// the recipient read the room up to the message's time (never for a removal;
-    /// ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions from Ditto
-    /// subscriptions when `fromDitto`). All times epoch MILLISECONDS.
-    static func claimSQL(fromDitto: Bool) -> String {
+    /// ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions from memberships).
+    /// All times epoch MILLISECONDS.
+    static let claimSQL = makeClaimSQL(fromDitto: false)
+    /// ``claimSQL`` for a Ditto app: read positions from its Ditto subscriptions.
+    static let claimDittoSQL = makeClaimSQL(fromDitto: true)
+
+    private static func makeClaimSQL(fromDitto: Bool) -> String {
         let read = UnreadSQL.readReached(
             app: "l.app_id",
             room: "n.room_id",
@@ -80,7 +84,7 @@ extension PostgresStore {
     {
         guard limit > 0 else { return [] }
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
-        let claimSQL = Self.claimSQL(fromDitto: unreadPolicy.dittoAppIds.contains(appId))
+        let claimSQL = unreadPolicy.dittoAppIds.contains(appId) ? Self.claimDittoSQL : Self.claimSQL
         return try db.transaction {
             var jobs: [DeliveryJob] = []
             var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs

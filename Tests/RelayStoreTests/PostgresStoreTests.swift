@@ -108,7 +108,7 @@ import Testing
         #expect(try await relay.hasPendingDeliveries() == false)
         #expect(try await relay.hasPendingDeliveries() == false)
         #expect(try await relay.rowCount("pg_prepared_statements") == 1)
-        try await relay.seed(
+        try await relay.execute(
             "INSERT INTO deliveries (notification_id, app_id, user_id, token) VALUES (gen_random_uuid(), 'a', 'u', 't')"
         )
         #expect(try await admin.terminateBackend(try await relay.backendPid()))
@@ -132,7 +132,7 @@ import Testing
     @Test func dueAppsAreFoundWithoutReadingEveryPendingDelivery() async throws {
         let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
         let now = EpochMilliseconds.of(F.t0)
-        try await store.seed(
+        try await store.execute(
             """
             INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at, lease_until)
             SELECT gen_random_uuid(), 'app-' || (n % 3), 'u', 't' || n,
@@ -151,7 +151,7 @@ import Testing
     /// whatever the statistics say of its size.
     @Test func sentPushesAreRecordedByTheirIdsAlone() async throws {
         let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
-        try await store.seed(
+        try await store.execute(
             """
             INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
             SELECT gen_random_uuid(), 'app', 'u' || n, 't' || n, 0 FROM generate_series(1, 10000) AS n;
@@ -171,7 +171,7 @@ import Testing
     /// names itself (a 40-character host name and 8 hexadecimal digits).
     @Test func aClaimLeasesRowsOnTheirOwnPages() async throws {
         let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
-        try await store.seed(
+        try await store.execute(
             """
             INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
             SELECT '9a3c0a52-5d0e-4f4b-9c7e-3f1d2b6a8e01', 'app', 'user-' || lpad(n::text, 6, '0'),
@@ -194,14 +194,14 @@ import Testing
     /// may hold those versions, so one message is checked.)
     @Test func unreadTotalsAreAddedToOnTheirOwnPages() async throws {
         let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
-        try await store.seed(
+        try await store.execute(
             """
             INSERT INTO unread_totals (app_id, user_id, from_ditto, total)
             SELECT 'app', 'user-' || lpad(n::text, 6, '0'), false, 0 FROM generate_series(1, 2000) AS n;
             """
         )
         let before = try await store.pages(of: "unread_totals", key: "user_id")
-        try await store.seed("UPDATE unread_totals SET total = total + 1 WHERE app_id = 'app'")
+        try await store.execute("UPDATE unread_totals SET total = total + 1 WHERE app_id = 'app'")
         let after = try await store.pages(of: "unread_totals", key: "user_id")
         let moved = before.filter { after[$0.key] != $0.value }.count
         #expect(moved == 0, "\(moved) of 2000 totals moved to another page")
@@ -218,9 +218,6 @@ import Testing
 extension PostgresStore {
     /// Whether a call runs on the store's thread.
     func onStoreThread() -> Bool { isOnStoreThread }
-
-    /// Runs statements without parameters (tests seed large tables with them).
-    func seed(_ sql: String) throws { try db.execute(sql) }
 
     /// The plan PostgreSQL chooses for `sql` with `parameters` as $1, $2, …, one line per node.
     func plan(_ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {

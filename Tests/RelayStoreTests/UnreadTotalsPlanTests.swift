@@ -12,7 +12,7 @@ import Testing
 @Suite struct UnreadTotalsPlanTests {
     @Test(arguments: [true, false]) func recountingOneUserReadsOnlyItsRows(analyzed: Bool) async throws {
         let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
-        try await store.seed(
+        try await store.execute(
             """
             INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
             SELECT 'app-a', lpad(to_hex(i), 64, '0'), 'user-' || i, 'production', 1800000000000, 1800000000000
