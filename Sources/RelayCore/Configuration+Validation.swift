@@ -119,7 +119,29 @@ extension Configuration {
                 )
             }
         }
+        problems += Self.ingestSecretProblems(apps, apiKeyOwners: keyOwners)
         if !problems.isEmpty { throw Invalid(problems) }
+    }
+
+    /// A Ditto ingest secret selects one app, as an ingest secret only: one that is also an API key (any
+    /// app's) would let that key post the app's events without the webhook signature an API key needs, or
+    /// post another app's; one that two apps hold would reach only the first.
+    private static func ingestSecretProblems(_ apps: [App], apiKeyOwners: [String: String]) -> [String] {
+        var problems: [String] = []
+        var secretOwners: [String: String] = [:]  // ingest secret hash (lowercase hex) -> its app
+        for (index, app) in apps.enumerated() {
+            for (k, hash) in (app.ditto?.ingestSecretSHA256 ?? []).enumerated() {
+                let at = "apps[\(index)].ditto.ingestSecretSHA256[\(k)]"
+                if let owner = apiKeyOwners[hash.lowercased()] {
+                    problems.append("\(at): the same secret as an API key of app '\(owner)'; keep them apart")
+                } else if let owner = secretOwners[hash.lowercased()], owner != app.id {
+                    problems.append("\(at): the same secret as app '\(owner)'; each secret selects one app")
+                } else {
+                    secretOwners[hash.lowercased()] = app.id
+                }
+            }
+        }
+        return problems
     }
 }
 

@@ -96,6 +96,39 @@ import Testing
         #expect(throws: Never.self) { try configuration.validate() }
     }
 
+    /// A Ditto ingest secret is neither an API key (its own app's or another's, in any case) nor another
+    /// app's ingest secret: each credential selects one app, in one role.
+    @Test func anIngestSecretSelectsOneAppAndIsNoAPIKey() {
+        var configuration = Configuration()
+        let apns = Configuration.APNs(endpoints: .init(both: .init(baseURL: "https://127.0.0.1:1")))
+        let (keyA, keyB, keyC) = (Self.hash, String(repeating: "b", count: 64), String(repeating: "c", count: 64))
+        let secret = String(repeating: "d", count: 64)
+        configuration.apps = [
+            .init(id: "a", topic: "t", apiKeySHA256: [keyA], apns: apns),
+            .init(id: "b", topic: "t", apiKeySHA256: [keyB], apns: apns),
+            .init(id: "c", topic: "t", apiKeySHA256: [keyC], apns: apns),
+        ]
+        configuration.apps[0].ditto = .init(ingestSecretSHA256: [secret, keyB.uppercased()])
+        configuration.apps[1].ditto = .init(ingestSecretSHA256: [keyB])
+        configuration.apps[2].ditto = .init(ingestSecretSHA256: [secret])
+        do {
+            try configuration.validate()
+            Issue.record("expected a failure")
+        } catch {
+            #expect(
+                error.problems == [
+                    "apps[0].ditto.ingestSecretSHA256[1]: the same secret as an API key of app 'b'; keep them apart",
+                    "apps[1].ditto.ingestSecretSHA256[0]: the same secret as an API key of app 'b'; keep them apart",
+                    "apps[2].ditto.ingestSecretSHA256[0]: the same secret as app 'a'; each secret selects one app",
+                ]
+            )
+        }
+        configuration.apps[0].ditto = .init(ingestSecretSHA256: [secret])
+        configuration.apps[1].ditto = .init(ingestSecretSHA256: [String(repeating: "e", count: 64)])
+        configuration.apps[2].ditto = .init(ingestSecretSHA256: [String(repeating: "f", count: 64)])
+        #expect(throws: Never.self) { try configuration.validate() }
+    }
+
     @Test func unknownKeysAreRefusedWithTheirPath() throws {
         let path = try file(
             #"{"htpp":{},"http":{"prot":1},"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(Self.hash)"],"ttl":5}]}"#
