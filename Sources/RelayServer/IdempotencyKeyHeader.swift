@@ -22,8 +22,28 @@ enum IdempotencyKeyHeader {
         kind: NotificationKind
     ) throws(HTTPError) -> IdempotencyKey? {
         guard let key = try key(in: request.headers) else { return nil }
-        let fingerprint = Digest.sha256(Data(kind.rawValue.utf8) + [0] + request.body)
-        return IdempotencyKey(scope: scope, key: key, requestHash: fingerprint)
+        return IdempotencyKey(scope: scope, key: key, requestHash: fingerprint(request, kind: kind))
+    }
+
+    /// The ``IdempotencyKey`` of a signed webhook that has no `Idempotency-Key`: `signature:` and the SHA-256
+    /// of its `X-PushRelay-Signature` value, in the backend's scope (the backend signs, and owns both kinds of
+    /// key), with the same fingerprint as a key it sent.
+    static func signedRequestKey(
+        _ signature: String,
+        _ request: HTTPRequest,
+        scope: String,
+        kind: NotificationKind
+    ) -> IdempotencyKey {
+        IdempotencyKey(
+            scope: scope,
+            key: "signature:" + Digest.sha256(Data(signature.utf8)).hexString,
+            requestHash: fingerprint(request, kind: kind)
+        )
+    }
+
+    /// The SHA-256 of the route's kind, a NUL byte and the raw body bytes.
+    private static func fingerprint(_ request: HTTPRequest, kind: NotificationKind) -> Data {
+        Digest.sha256(Data(kind.rawValue.utf8) + [0] + request.body)
     }
 
     /// The key the header carries, nil when there is none; see ``parse(_:)`` for the forms taken.

@@ -65,16 +65,7 @@ extension RelayAPI {
     func dittoEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
         let (app, byAPIKey) = try dittoIngestApp(request.headers)
         guard let ditto = app.ditto else { throw HTTPError.internal() }
-        if byAPIKey, let secret = app.webhookSecret {
-            do {
-                try WebhookSignature.verify(
-                    request.headers[WebhookSignature.header],
-                    body: request.body,
-                    secret: secret,
-                    now: time.now
-                )
-            } catch { throw HTTPError(status: 401, code: "invalid_signature", message: error.description) }
-        }
+        if byAPIKey, let secret = app.webhookSecret { _ = try verifiedSignature(request, secret: secret) }
         let mediaType = request.headers["content-type"].map(HTTPRequest.mediaType(of:))
         let ndjson = mediaType == "application/x-ndjson"
         if let mediaType, !ndjson, !HTTPRequest.isJSONMediaType(mediaType) {

@@ -26,17 +26,15 @@ extension RelayAPI {
         let caller = try await directory.authenticate(request)
         let app = caller.app
         // A user's own credential authenticates its webhooks; the secret signs the backend's.
+        var signature: String?
         if case .backend = caller, let secret = app.webhookSecret {
-            do {
-                try WebhookSignature.verify(
-                    request.headers[WebhookSignature.header],
-                    body: request.body,
-                    secret: secret,
-                    now: time.now
-                )
-            } catch { throw HTTPError(status: 401, code: "invalid_signature", message: error.description) }
+            signature = try verifiedSignature(request, secret: secret)
         }
-        let idempotencyKey = try IdempotencyKeyHeader.idempotencyKey(request, scope: caller.scope, kind: kind)
+        // A signed request without a key of its own is keyed by its signature: replayed within the signature's
+        // window, it is answered from the first instead of sending again.
+        let idempotencyKey =
+            try IdempotencyKeyHeader.idempotencyKey(request, scope: caller.scope, kind: kind)
+            ?? signature.map { IdempotencyKeyHeader.signedRequestKey($0, request, scope: caller.scope, kind: kind) }
         let body = try request.decode(MessageWebhook.self, shownFields: MessageWebhook.fieldNames(of: kind))
         let senderId = try caller.actingUser(body.senderId, field: "senderId", refusal: "forbidden_sender")
         let message = try chatMessage(body, senderId: senderId, kind: kind)

@@ -106,6 +106,51 @@ import Testing
     }
 }
 
+extension SignedWebhookTests {
+    /// A signed webhook without a message id or an `Idempotency-Key`, replayed within the signature's window,
+    /// is answered from the first and sends nothing more; the same body signed anew is a new message. Two
+    /// signature headers are refused, whichever comes first.
+    @Test func aReplayedSignatureSendsOnceAndTwoSignaturesAreRefused() async throws {
+        try await withRelayAndMock(configure: { $0.apps[0].webhookSecret = Self.secret }) { relay in
+            let room = "room-replay"
+            let token = randomToken()
+            try await relay.register(token, user: "u", rooms: [room])
+            let body = try JSONSerialization.data(withJSONObject: [
+                "roomId": room, "senderId": "sender", "text": "no message id",
+            ])
+            let now = Int(Date().timeIntervalSince1970)
+            let signature = WebhookSignature.sign(body, secret: Self.secret, timestamp: now)
+            let first = try await relay.signedWebhook(body, signature: signature)
+            #expect(first.status == 202, "\(first.text)")
+            let firstId = try first.decode(WebhookAnswer.self).notificationId
+            for _ in 0..<3 {
+                let replay = try await relay.signedWebhook(body, signature: signature)
+                #expect(replay.status == 200, "\(replay.text)")
+                #expect(try replay.decode(WebhookAnswer.self).notificationId == firstId)
+            }
+            let resigned = try await relay.signedWebhook(
+                body,
+                signature: WebhookSignature.sign(body, secret: Self.secret, timestamp: now - 1)
+            )
+            #expect(resigned.status == 202, "\(resigned.text)")
+            let secondId = try resigned.decode(WebhookAnswer.self).notificationId
+            #expect(secondId != firstId)
+
+            let text = String(decoding: body, as: UTF8.self)
+            for order in [[signature, "t=\(now),v1=00"], ["t=\(now),v1=00", signature]] {
+                let twice = try await relay.rawExchange(
+                    "POST /v1/webhooks/did-send-message HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(relay.app.apiKey)\r\n"
+                        + order.map { "\(WebhookSignature.header): \($0)\r\n" }.joined()
+                        + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n\(text)"
+                )
+                #expect(twice.hasPrefix("HTTP/1.1 400") && twice.contains("conflicting_headers"), "\(twice)")
+            }
+            for id in [firstId, secondId] { _ = try await relay.settled(id) }
+            #expect(relay.requests(to: token).count == 2)
+        }
+    }
+}
+
 extension RelayHarness {
     /// `POST /v1/webhooks/did-send-message` with exactly `body` and, when given, `X-PushRelay-Signature`.
     func signedWebhook(_ body: Data, signature: String?, key: String? = nil) async throws -> APIResponse {

@@ -1,0 +1,25 @@
+import Foundation
+import RelayCrypto
+import RelayHTTP
+
+extension RelayAPI {
+    /// Checks the `X-PushRelay-Signature` of a backend's call to an app with `webhookSecret`: one header,
+    /// within the replay window, matching the body (``RelayCrypto/WebhookSignature``).
+    /// - Returns: the header's value, which names this one signed request.
+    /// - Throws: ``HTTPError`` 401 `invalid_signature` saying why; 400 `conflicting_headers` for two headers
+    ///   (which of them decides would depend on who reads them).
+    func verifiedSignature(_ request: HTTPRequest, secret: String) throws(HTTPError) -> String {
+        let values = request.headers.values(for: WebhookSignature.header)
+        guard values.count <= 1 else {
+            throw HTTPError(
+                status: 400,
+                code: "conflicting_headers",
+                message: "The request has more than one \(WebhookSignature.header) header"
+            )
+        }
+        do {
+            try WebhookSignature.verify(values.first, body: request.body, secret: secret, now: time.now)
+        } catch { throw HTTPError(status: 401, code: "invalid_signature", message: error.description) }
+        return values[0]
+    }
+}
