@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "RelaySQLite", dependencies: ["RelayCore", "RelayStore", "CSQLite"]),
         // The Store on PostgreSQL (libpq), beside SQLiteStore; `storage.postgres.url` selects it.
         .target(name: "RelayPostgres", dependencies: ["RelayCore", "RelayStore", "CPostgres"]),
-        .target(name: "RelayHTTP", dependencies: ["RelayCore", "CMicroHTTPD"]),
+        .target(name: "RelayHTTP", dependencies: ["RelayCore", "RelayStrictJSON", "CMicroHTTPD"]),
         .target(name: "RelayKafka", dependencies: ["RelayCore", "CRdKafka"]),
         .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
         // The consumer of each app's Ditto CDC topics: Kafka records into the store's DittoMirror.

@@ -1,4 +1,5 @@
 import Foundation
+import RelayStrictJSON
 
 /// A JSON request body whose object takes only the fields its `CodingKeys` list (declared `CaseIterable`):
 /// ``HTTPRequest/decode(_:decoder:)`` refuses any other top-level key with 400 `unknown_field`, so a
@@ -22,7 +23,8 @@ extension HTTPRequest {
     /// - Throws: ``HTTPError``:
     ///   - 415 `unsupported_media_type`: a non-JSON `Content-Type`;
     ///   - 400 `empty_body`: no body;
-    ///   - 400 `invalid_json`: not JSON at all;
+    ///   - 400 `invalid_json`: not JSON at all, or an object with a key twice (at any depth: which of the two
+    ///     values counts would depend on the parser);
     ///   - 400 `missing_field`: a required field is absent or null (`"userId is required"`);
     ///   - 400 `invalid_field`: a field has the wrong type (`"rooms must be an array"`,
     ///     `"rooms[0] must be a string"`) or a value the type rejected;
@@ -40,6 +42,9 @@ extension HTTPRequest {
         }
         guard !body.isEmpty else {
             throw HTTPError.badRequest(code: "empty_body", message: "A JSON request body is required")
+        }
+        if let duplicate = StrictJSON.duplicateKey(in: body) {
+            throw HTTPError.badRequest(code: "invalid_json", message: "The request body has a \(duplicate.reason)")
         }
         do {
             // Unknown fields first, so a misspelt required field is named (`roomid`), not reported missing.

@@ -53,4 +53,24 @@ public enum StrictJSON {
         // UTF-8 without NUL: jansson refuses `\u0000` in a string unless asked to take it.
         return String(cString: text)
     }
+
+    /// The first duplicate object key of `data`, at any depth, as jansson reports it; nil when there is none,
+    /// and when `data` is not JSON at all (the caller's own parser says what is wrong then). For request
+    /// bodies: a parser that keeps the first of two values and one that keeps the last (a proxy, a
+    /// firewall) read two different requests.
+    public static func duplicateKey(in data: Data) -> Problem? {
+        guard !data.isEmpty else { return nil }
+        var error = json_error_t()
+        let flags = cjansson_reject_duplicates() | Int(JSON_DECODE_ANY) | Int(JSON_ALLOW_NUL)
+        let value = data.withUnsafeBytes { bytes in
+            json_loadb(bytes.baseAddress!.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error)
+        }
+        if let value {
+            cjansson_decref(value)
+            return nil
+        }
+        guard json_error_code(&error) == json_error_duplicate_key else { return nil }
+        let reason = withUnsafeBytes(of: &error.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return Problem(line: Int(error.line), column: Int(error.column), reason: reason)
+    }
 }

@@ -216,6 +216,24 @@ import Testing
             mentions: "envirnoment"
         ),
         Case(
+            name: "registration with a key twice (parsers differ on which value counts)",
+            method: "POST",
+            path: "/v1/devices",
+            raw: #"{"token":"\#(String(repeating: "ab", count: 32))","userId":"alice","userId":"dave"}"#,
+            status: 400,
+            code: "invalid_json",
+            mentions: "duplicate object key near '\"userId\"'"
+        ),
+        Case(
+            name: "web registration with a key twice in a nested object",
+            method: "POST",
+            path: "/v1/devices",
+            raw: #"{"userId":"u","platform":"web","subscription":{"keys":{"auth":"a","auth":"b"}}}"#,
+            status: 400,
+            code: "invalid_json",
+            mentions: "duplicate object key"
+        ),
+        Case(
             name: "webhook with a misspelt required field",
             method: "POST",
             path: "/v1/webhooks/did-send-message",
