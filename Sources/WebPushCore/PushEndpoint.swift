@@ -75,9 +75,14 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
         "web-" + Digest.sha256(Data(endpoint.utf8)).base64URLEncodedString()
     }
 
-    /// What a log may show: the origin and the endpoint's last ``logSuffixLength`` characters
-    /// (`https://fcm.googleapis.com/…Xy3_q9`).
-    public var logDescription: String { "\(origin)/…\(text.suffix(Self.logSuffixLength))" }
+    /// What a log may show: the origin and the last ``logSuffixLength`` characters of the endpoint's path
+    /// (`https://fcm.googleapis.com/…Xy3_q9`), at most a quarter of the path, so that a short path (a
+    /// capability all the same) is never shown whole.
+    public var logDescription: String {
+        let afterScheme = text.range(of: "://").map { text[$0.upperBound...] } ?? text[...]
+        let path = afterScheme.drop { $0 != "/" }
+        return "\(origin)/…\(path.suffix(min(Self.logSuffixLength, path.count / 4)))"
+    }
 
     /// ``logDescription``: interpolating an endpoint never prints the capability URL.
     public var description: String { logDescription }

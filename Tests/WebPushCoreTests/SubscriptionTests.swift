@@ -56,6 +56,14 @@ import WebPushCore
         #expect(endpoint.logDescription == "https://fcm.googleapis.com/…Xy3_q9")
         #expect("\(endpoint)" == endpoint.logDescription)
         #expect(!endpoint.logDescription.contains("APA91"))
+        // A short path shows a quarter of itself at most: never the whole capability.
+        let shortPaths = [
+            ("https://push.example.com:18091/x", "https://push.example.com:18091/…"),
+            ("https://push.example.com/abcdefgh", "https://push.example.com/…gh"),
+        ]
+        for (text, shown) in shortPaths {
+            #expect(try PushEndpoint(validating: text).logDescription == shown)
+        }
     }
 
     @Test(arguments: [
