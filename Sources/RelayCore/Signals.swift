@@ -33,18 +33,26 @@ public final class Signals: Sendable {
     /// Kept for the life of the program; only ``init(_:)`` and `deinit` touch them.
     private let sources: Mutex<[any DispatchSourceSignal]>
 
-    /// Watches `numbers` from now on.
+    /// Watches `numbers` from now on: returns once Dispatch has registered every source.
     public init(_ numbers: [Int32] = Signals.stopping) {
         // Dispatch's sources see a signal whose default action is ignored (as Dispatch asks), from their
         // registration on: a signal sent before that is lost, hence ``init(_:)`` before the program is up.
+        // Dispatch registers a source on its own thread after `resume()` (on Linux it then installs its own
+        // handler and a signalfd), so the registrations are waited for: a signal sent between `resume()`
+        // and them met SIG_IGN and was lost (a mock told to stop the moment it said it listened ran on).
         for number in numbers { signal(number, SIG_IGN) }
         let queue = DispatchQueue(label: "push-relay.signals")
         let made = numbers.map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
         let inbox = self.inbox
+        let registered = DispatchGroup()
         for (source, number) in zip(made, numbers) {
+            registered.enter()
+            source.setRegistrationHandler { registered.leave() }
             source.setEventHandler { inbox.deliver(number) }
             source.resume()
         }
+        // Bounded so a registration that never comes cannot hold the program: it then starts as before.
+        _ = registered.wait(timeout: .now() + .seconds(10))
         sources = Mutex(made)
     }
 
