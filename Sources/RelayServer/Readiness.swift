@@ -27,8 +27,8 @@ import RelayStore
 public actor Readiness: Service {
     /// One answer.
     public struct Report: Sendable, Equatable {
-        /// True when the store takes a write.
-        public var ready: Bool { checks["storage"] == "ok" }
+        /// True when the store takes a write and the relay is not stopping.
+        public var ready: Bool { checks["storage"] == "ok" && checks[Readiness.lifecycleCheck] == nil }
         /// Check name to `ok` or a short reason.
         public var checks: [String: String]
 
@@ -38,6 +38,7 @@ public actor Readiness: Service {
         /// endpoint check) `ok` or `N of M failing`. The `ditto:` checks and ``HealthChecks``' are left out.
         public var aggregate: [String: String] {
             var aggregate = ["storage": checks["storage"] ?? "unavailable"]
+            aggregate[Readiness.lifecycleCheck] = checks[Readiness.lifecycleCheck]
             let endpoints = checks.filter { $0.key.hasPrefix("apns:") || $0.key.hasPrefix("fcm:") }
             if !endpoints.isEmpty {
                 let failing = endpoints.values.filter { $0 != "ok" }.count
@@ -69,6 +70,7 @@ public actor Readiness: Service {
     /// How long a storage probe may run before storage counts as unavailable.
     public nonisolated let storageTimeout: Duration
     private var storage: [String: String] = ["storage": "unavailable (not probed yet)"]
+    private var stopping = false
     private var endpoints: [String: String] = [:]
     /// The storage probe running, and when it started.
     private var storageProbe: (id: UInt64, started: ContinuousClock.Instant)?
@@ -130,7 +132,18 @@ public actor Readiness: Service {
 
     /// The checks as the probes last left them, with ``healthChecks``; never waits.
     public func check() -> Report {
-        Report(checks: healthChecks.snapshot.merging(endpoints) { _, own in own }.merging(storage) { _, own in own })
+        var checks = healthChecks.snapshot.merging(endpoints) { _, own in own }.merging(storage) { _, own in own }
+        if stopping { checks[Self.lifecycleCheck] = "stopping" }
+        return Report(checks: checks)
+    }
+
+    /// The check a stopping relay adds (`lifecycle: stopping`), which makes it unready.
+    public static let lifecycleCheck = "lifecycle"
+
+    /// From now on the relay is not ready: it is stopping, and a load balancer should send it nothing more
+    /// while its listener finishes the requests in flight (``Relay`` calls this first when it stops).
+    public func beginStopping() {
+        stopping = true
     }
 
     /// The first round of probes, waited for (each within its limit): a relay about to listen answers its

@@ -254,7 +254,8 @@ public final class Relay: Sendable {
     /// services in start order, for a ``RelayCore/ServiceGroup`` (which stops them in the reverse order).
     ///
     /// The order: gauges, readiness, retention, feedback, dispatcher, Ditto re-reads, Ditto consumers, admin
-    /// listener, HTTP listener, so a shutdown stops accepting requests first, lets the consumers commit their
+    /// listener, HTTP listener, the readiness lifecycle, so a shutdown first answers `/readyz` 503 (while the
+    /// listeners finish their requests in flight), stops accepting requests, lets the consumers commit their
     /// batch, then lets the dispatcher record what it has in flight and hand back what it claimed (feedback
     /// for a retirement it records stays queued for the next start). A first service, stopped last, shuts
     /// the transports down and flushes the access logs.
@@ -306,6 +307,8 @@ public final class Relay: Sendable {
         services += dittoConsumers.map { .init("ditto-kafka", $0) }
         if let adminServer { services.append(.init("admin-http", CloseOnShutdown { await adminServer.shutdown() })) }
         services.append(.init("http", CloseOnShutdown { [server] in await server.shutdown() }))
+        // Stopped first (the group stops in reverse order): unready before the listeners drain.
+        services.append(.init("lifecycle", CloseOnShutdown { [readiness] in await readiness.beginStopping() }))
         return services
     }
 }

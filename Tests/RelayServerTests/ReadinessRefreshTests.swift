@@ -53,6 +53,18 @@ import Testing
         #expect(!report.ready && report.checks == ["storage": "unavailable (not probed yet)"])
     }
 
+    /// A stopping relay is unready whatever its storage says, on both listeners, so a load balancer sends it
+    /// nothing more while it drains.
+    @Test func aStoppingRelayIsNotReady() async throws {
+        let readiness = Readiness(store: try SQLiteStore.temporary(), apps: [])
+        await readiness.probeOnce()
+        #expect(await readiness.check().ready)
+        await readiness.beginStopping()
+        let report = await readiness.check()
+        #expect(!report.ready && report.checks == ["storage": "ok", "lifecycle": "stopping"])
+        #expect(report.aggregate == ["storage": "ok", "lifecycle": "stopping"])
+    }
+
     /// What a stranger sees names no app: the endpoint checks are summed up as `push`.
     @Test func theAggregateNamesNoApp() {
         let report = Readiness.Report(checks: ["storage": "ok", "apns:secret-app": "ok", "fcm:secret-app": "ok"])
