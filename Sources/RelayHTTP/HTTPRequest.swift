@@ -10,8 +10,8 @@ public struct HTTPRequest: Sendable {
     /// The path split on `/` BEFORE percent-decoding, each segment then decoded: `/a/b%2Fc` gives
     /// `["a", "b/c"]`; `/` gives `[]`; `/a//b` gives `["a", "", "b"]`. The router matches on these.
     public var pathSegments: [String]
-    /// Query parameters decoded by Foundation's `URLComponents` (RFC 3986: `+` stays `+`); for a repeated
-    /// name the first value wins; a name without `=` maps to `""`.
+    /// Query parameters decoded by Foundation's `URLComponents` (RFC 3986: `+` stays `+`); a name without `=`
+    /// maps to `""`. A name given twice is refused (400 `invalid_query`).
     public var query: [String: String]
     /// Header fields, case-insensitive lookup.
     public var headers: HTTPHeaders
@@ -37,7 +37,8 @@ public struct HTTPRequest: Sendable {
     /// - Parameters:
     ///   - clientAddress: the client's address; `nil` takes `remoteAddress`.
     ///   - id: the request id; `nil` takes the `X-Request-Id` header if sane, else a random one.
-    /// - Throws: ``HTTPError`` 400 `invalid_target` when the target is not a parsable path.
+    /// - Throws: ``HTTPError`` 400 `invalid_target` when the target is not a parsable path; 400
+    ///   `invalid_query` when the query names a parameter twice.
     public init(
         method: String,
         target: String,
@@ -83,8 +84,12 @@ public struct HTTPRequest: Sendable {
             }
         }
         var query: [String: String] = [:]
-        for item in components.queryItems ?? [] where query[item.name] == nil {
-            query[item.name] = item.value ?? ""
+        for item in components.queryItems ?? [] {
+            // Which of two values counts would depend on the reader (a proxy, a cache), as for two headers.
+            guard query.updateValue(item.value ?? "", forKey: item.name) == nil else {
+                let name = item.name.count > 64 ? String(item.name.prefix(64)) + "…" : item.name
+                throw HTTPError.badRequest(code: "invalid_query", message: "The query names '\(name)' more than once")
+            }
         }
         self.method = method
         self.path = components.path

@@ -61,7 +61,8 @@ struct ReceivedHeaders {
     }
 
     mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, layout: Layout?) {
-        if layout?.bareLineFeed == true { note("A header line ends with a bare LF (RFC 9112 §2.2)") }
+        // A NUL inside the value looks the same: libmicrohttpd's value ends there, and more bytes follow.
+        if layout?.bareLineFeed == true { note("A header line ends with a bare LF or holds a NUL (RFC 9112 §2.2)") }
         if !Self.isToken(name) { note("A header field name is not a token (RFC 9110 §5.1)") }
         if layout?.inPlace == false { note("A header field is folded over lines (obs-fold, RFC 9112 §5.2)") }
         if value.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {

@@ -65,6 +65,21 @@ import Testing
         }
     }
 
+    /// A query parameter given twice is refused, whichever value a reader would take; distinct names pass.
+    @Test(arguments: ["GET /hello?name=a&name=b", "GET /hello?name&name=b", "GET /hello?name=a&x=1&name=a"])
+    func aQueryParameterTwiceIs400InvalidQuery(_ requestLine: String) async throws {
+        try await withServer(handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            await connection.write("\(requestLine) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            let raw = await connection.read()
+            #expect(statusCode(raw) == 400)
+            #expect(raw.contains("\"invalid_query\"") && raw.contains("'name' more than once"), "\(raw)")
+            let fine = try RawConnection(port: server.port)
+            await fine.write("GET /hello?name=a&x=1 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            #expect(statusCode(await fine.read()) == 200)
+        }
+    }
+
     /// RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400, once, in JSON; HTTP/1.0 needs none.
     @Test func anHTTP11RequestWithoutHostIs400() async throws {
         try await withServer(handler: Self.router().handler) { server in
