@@ -111,18 +111,14 @@ import Testing
         configuration.apps[0].ditto = .init(ingestSecretSHA256: [secret, keyB.uppercased()])
         configuration.apps[1].ditto = .init(ingestSecretSHA256: [keyB])
         configuration.apps[2].ditto = .init(ingestSecretSHA256: [secret])
-        do {
-            try configuration.validate()
-            Issue.record("expected a failure")
-        } catch {
-            #expect(
-                error.problems == [
-                    "apps[0].ditto.ingestSecretSHA256[1]: the same secret as an API key of app 'b'; keep them apart",
-                    "apps[1].ditto.ingestSecretSHA256[0]: the same secret as an API key of app 'b'; keep them apart",
-                    "apps[2].ditto.ingestSecretSHA256[0]: the same secret as app 'a'; each secret selects one app",
-                ]
-            )
-        }
+        let error = #expect(throws: Configuration.Invalid.self) { try configuration.validate() }
+        #expect(
+            error?.problems == [
+                "apps[0].ditto.ingestSecretSHA256[1]: the same secret as an API key of app 'b'; keep them apart",
+                "apps[1].ditto.ingestSecretSHA256[0]: the same secret as an API key of app 'b'; keep them apart",
+                "apps[2].ditto.ingestSecretSHA256[0]: the same secret as app 'a'; each secret selects one app",
+            ]
+        )
         configuration.apps[0].ditto = .init(ingestSecretSHA256: [secret])
         configuration.apps[1].ditto = .init(ingestSecretSHA256: [String(repeating: "e", count: 64)])
         configuration.apps[2].ditto = .init(ingestSecretSHA256: [String(repeating: "f", count: 64)])
