@@ -28,8 +28,11 @@ public enum WebhookSignature {
 
     /// Checks a header value against `body`; any `v1` entry that matches passes (several allow secret rotation
     /// on the sender's side). Comparison is constant-time.
+    /// - Returns: the signed timestamp `t` (UNIX SECONDS): with the body, what names the signed request,
+    ///   however its header is written.
     /// - Throws: ``Failure`` saying why it was refused.
-    public static func verify(_ value: String?, body: Data, secret: String, now: Date) throws(Failure) {
+    @discardableResult
+    public static func verify(_ value: String?, body: Data, secret: String, now: Date) throws(Failure) -> Int {
         guard let value, !value.isEmpty else { throw .missing }
         var timestamp: Int?
         var signatures: [Data] = []
@@ -52,6 +55,7 @@ public enum WebhookSignature {
         var matched = false
         for signature in signatures where Digest.constantTimeEqual(signature, expected) { matched = true }
         guard matched else { throw .mismatch }
+        return timestamp
     }
 
     private static func mac(_ body: Data, secret: String, timestamp: Int) -> Data {

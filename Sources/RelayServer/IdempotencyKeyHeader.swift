@@ -25,19 +25,21 @@ enum IdempotencyKeyHeader {
         return IdempotencyKey(scope: scope, key: key, requestHash: fingerprint(request, kind: kind))
     }
 
-    /// The ``IdempotencyKey`` of a signed webhook that has no `Idempotency-Key`: `signature:` and the SHA-256
-    /// of its `X-PushRelay-Signature` value, in the backend's scope (the backend signs, and owns both kinds of
-    /// key), with the same fingerprint as a key it sent.
+    /// The ``IdempotencyKey`` of a signed webhook that has no `Idempotency-Key`: `signature:`, the signed
+    /// timestamp and the request's fingerprint (what was signed, however the header is written: another
+    /// spelling or an added `v1` entry is the same request), in the backend's scope (the backend signs, and
+    /// owns both kinds of key).
     static func signedRequestKey(
-        _ signature: String,
+        signedAt: Int,
         _ request: HTTPRequest,
         scope: String,
         kind: NotificationKind
     ) -> IdempotencyKey {
-        IdempotencyKey(
+        let fingerprint = fingerprint(request, kind: kind)
+        return IdempotencyKey(
             scope: scope,
-            key: "signature:" + Digest.sha256(Data(signature.utf8)).hexString,
-            requestHash: fingerprint(request, kind: kind)
+            key: "signature:\(signedAt):" + fingerprint.hexString,
+            requestHash: fingerprint
         )
     }
 

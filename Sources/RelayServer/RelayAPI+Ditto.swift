@@ -65,7 +65,7 @@ extension RelayAPI {
     func dittoEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
         let (app, byAPIKey) = try dittoIngestApp(request.headers)
         guard let ditto = app.ditto else { throw HTTPError.internal() }
-        if byAPIKey, let secret = app.webhookSecret { _ = try verifiedSignature(request, secret: secret) }
+        if byAPIKey, let secret = app.webhookSecret { try verifiedSignature(request, secret: secret) }
         let mediaType = request.headers["content-type"].map(HTTPRequest.mediaType(of:))
         let ndjson = mediaType == "application/x-ndjson"
         if let mediaType, !ndjson, !HTTPRequest.isJSONMediaType(mediaType) {

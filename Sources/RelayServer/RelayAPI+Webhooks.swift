@@ -26,15 +26,16 @@ extension RelayAPI {
         let caller = try await directory.authenticate(request)
         let app = caller.app
         // A user's own credential authenticates its webhooks; the secret signs the backend's.
-        var signature: String?
+        var signedAt: Int?
         if case .backend = caller, let secret = app.webhookSecret {
-            signature = try verifiedSignature(request, secret: secret)
+            signedAt = try verifiedSignature(request, secret: secret)
         }
-        // A signed request without a key of its own is keyed by its signature: replayed within the signature's
-        // window, it is answered from the first instead of sending again.
+        // A signed request without a key of its own is keyed by what was signed: replayed within the
+        // signature's window, however its header is written, it is answered from the first.
+        let scope = caller.scope
         let idempotencyKey =
-            try IdempotencyKeyHeader.idempotencyKey(request, scope: caller.scope, kind: kind)
-            ?? signature.map { IdempotencyKeyHeader.signedRequestKey($0, request, scope: caller.scope, kind: kind) }
+            try IdempotencyKeyHeader.idempotencyKey(request, scope: scope, kind: kind)
+            ?? signedAt.map { IdempotencyKeyHeader.signedRequestKey(signedAt: $0, request, scope: scope, kind: kind) }
         let body = try request.decode(MessageWebhook.self, shownFields: MessageWebhook.fieldNames(of: kind))
         let senderId = try caller.actingUser(body.senderId, field: "senderId", refusal: "forbidden_sender")
         let message = try chatMessage(body, senderId: senderId, kind: kind)
