@@ -12,6 +12,20 @@ extension PostgresStore {
     /// when the key is not remembered; a forgotten row of the key is deleted here, so the key can be used
     /// again.
     func rememberedAnswer(for key: IdempotencyKey, appId: String, at now: Date) throws -> CreateOutcome? {
+        for identity in key.identities {
+            if let answer = try rememberedAnswer(forIdentity: identity, appId: appId, at: now) { return answer }
+        }
+        return nil
+    }
+
+    /// ``rememberedAnswer(for:appId:at:)`` for one of the key's identities.
+    private func rememberedAnswer(
+        forIdentity key: IdempotencyKey,
+        appId: String,
+        at now: Date
+    ) throws
+        -> CreateOutcome?
+    {
         let found = try db.query(
             """
             SELECT request_hash = $4::bytea, created_at > $5::bigint, notification_id FROM idempotency_keys
@@ -38,10 +52,10 @@ extension PostgresStore {
         return .duplicate(notificationId: notificationId, devices: try deliveryCount(of: notificationId))
     }
 
-    /// Inside ``createNotification(_:recipients:idempotencyKey:)``'s transaction: writes `key`'s row for
-    /// notification `notificationId` made at `now`, and deletes up to ``forgottenKeysPerInsert`` forgotten
-    /// keys of any app, oldest first. Returns false when a concurrent call committed the key first (the
-    /// insert waits for that transaction to end on the primary key).
+    /// Inside ``createNotification(_:recipients:idempotencyKey:)``'s transaction: writes a row for each of
+    /// `key`'s identities for notification `notificationId` made at `now`, and deletes up to
+    /// ``forgottenKeysPerInsert`` forgotten keys of any app, oldest first. Returns false when a concurrent
+    /// call committed one of them first (the insert waits for that transaction to end on the primary key).
     func remember(_ key: IdempotencyKey, appId: String, notificationId: UUID, at now: Date) throws -> Bool {
         try db.query(
             """
@@ -53,19 +67,23 @@ extension PostgresStore {
             Self.forgottenUpTo(now),
             Self.forgottenKeysPerInsert
         )
-        return try db.query(
-            """
-            INSERT INTO idempotency_keys (app_id, scope, key, request_hash, notification_id, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6)
-            ON CONFLICT (app_id, scope, key) DO NOTHING
-            """,
-            appId,
-            key.scope,
-            key.key,
-            key.requestHash,
-            notificationId,
-            now
-        ).changed == 1
+        for identity in key.identities {
+            let inserted = try db.query(
+                """
+                INSERT INTO idempotency_keys (app_id, scope, key, request_hash, notification_id, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6)
+                ON CONFLICT (app_id, scope, key) DO NOTHING
+                """,
+                appId,
+                identity.scope,
+                identity.key,
+                identity.requestHash,
+                notificationId,
+                now
+            )
+            guard inserted.changed == 1 else { return false }
+        }
+        return true
     }
 
     /// The latest `created_at` (epoch MILLISECONDS, as stored) of a key forgotten at `now`: both sides in

@@ -11,6 +11,20 @@ extension SQLiteStore {
     /// when the key is not remembered; a forgotten row of the key is deleted here, so the key can be used
     /// again.
     func rememberedAnswer(for key: IdempotencyKey, appId: String, at now: Date) throws -> CreateOutcome? {
+        for identity in key.identities {
+            if let answer = try rememberedAnswer(forIdentity: identity, appId: appId, at: now) { return answer }
+        }
+        return nil
+    }
+
+    /// ``rememberedAnswer(for:appId:at:)`` for one of the key's identities.
+    private func rememberedAnswer(
+        forIdentity key: IdempotencyKey,
+        appId: String,
+        at now: Date
+    ) throws
+        -> CreateOutcome?
+    {
         let found = try db.withStatement(
             """
             SELECT k.request_hash, k.created_at, n.id, n.first_delivery_id, n.last_delivery_id
@@ -35,9 +49,9 @@ extension SQLiteStore {
         return .duplicate(notificationId: notificationId, devices: try count(found.deliveries))
     }
 
-    /// Inside ``createNotification(_:recipients:idempotencyKey:)``'s transaction: writes `key`'s row for the
-    /// notification `notificationId` (lowercase text) made at `now`, and deletes up to
-    /// ``forgottenKeysPerInsert`` forgotten keys of any app, oldest first.
+    /// Inside ``createNotification(_:recipients:idempotencyKey:)``'s transaction: writes a row for each of
+    /// `key`'s identities for the notification `notificationId` (lowercase text) made at `now`, and deletes up
+    /// to ``forgottenKeysPerInsert`` forgotten keys of any app, oldest first.
     /// - Throws: ``StoreError`` `.constraint` when the key is remembered already (the unique index).
     func remember(_ key: IdempotencyKey, appId: String, notificationId: String, at now: Date) throws {
         try db.withStatement(
@@ -51,17 +65,19 @@ extension SQLiteStore {
             try $0.bind(2, Self.forgottenKeysPerInsert)
             try $0.run()
         }
-        try db.withStatement(
-            """
-            INSERT INTO idempotency_keys (app_id, scope, key, request_hash, notification_id, created_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-            """
-        ) {
-            try bind(key, appId: appId, to: $0)
-            try $0.bind(4, key.requestHash)
-            try $0.bind(5, notificationId)
-            try $0.bind(6, now)
-            try $0.run()
+        for identity in key.identities {
+            try db.withStatement(
+                """
+                INSERT INTO idempotency_keys (app_id, scope, key, request_hash, notification_id, created_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                """
+            ) {
+                try bind(identity, appId: appId, to: $0)
+                try $0.bind(4, identity.requestHash)
+                try $0.bind(5, notificationId)
+                try $0.bind(6, now)
+                try $0.run()
+            }
         }
     }
 

@@ -25,22 +25,24 @@ enum IdempotencyKeyHeader {
         return IdempotencyKey(scope: scope, key: key, requestHash: fingerprint(request, kind: kind))
     }
 
-    /// The ``IdempotencyKey`` of a signed webhook that has no `Idempotency-Key`: `signature:`, the signed
-    /// timestamp and the request's fingerprint (what was signed, however the header is written: another
-    /// spelling or an added `v1` entry is the same request), in the backend's scope (the backend signs, and
-    /// owns both kinds of key).
+    /// The ``IdempotencyKey`` of a signed webhook: the one its `Idempotency-Key` gives, with the signed key as
+    /// its alias, else the signed key alone. The signed key names what was signed, the timestamp and the
+    /// request's fingerprint, however the header is written (another spelling or an added `v1` entry is the
+    /// same request), so a replay is answered from the first whatever `Idempotency-Key` it carries; it holds
+    /// spaces, which no key a client sends has.
     static func signedRequestKey(
         signedAt: Int,
         _ request: HTTPRequest,
         scope: String,
         kind: NotificationKind
-    ) -> IdempotencyKey {
+    ) throws(HTTPError) -> IdempotencyKey {
         let fingerprint = fingerprint(request, kind: kind)
-        return IdempotencyKey(
-            scope: scope,
-            key: "signature:\(signedAt):" + fingerprint.hexString,
-            requestHash: fingerprint
-        )
+        let signed = "signed at \(signedAt) " + fingerprint.hexString
+        guard var key = try idempotencyKey(request, scope: scope, kind: kind) else {
+            return IdempotencyKey(scope: scope, key: signed, requestHash: fingerprint)
+        }
+        key.alias = signed
+        return key
     }
 
     /// The SHA-256 of the route's kind, a NUL byte and the raw body bytes.

@@ -30,12 +30,14 @@ extension RelayAPI {
         if case .backend = caller, let secret = app.webhookSecret {
             signedAt = try verifiedSignature(request, secret: secret)
         }
-        // A signed request without a key of its own is keyed by what was signed: replayed within the
-        // signature's window, however its header is written, it is answered from the first.
-        let scope = caller.scope
+        // A signed request is also keyed by what was signed: replayed within the signature's window, however
+        // its header is written and whatever Idempotency-Key it carries, it is answered from the first.
         let idempotencyKey =
-            try IdempotencyKeyHeader.idempotencyKey(request, scope: scope, kind: kind)
-            ?? signedAt.map { IdempotencyKeyHeader.signedRequestKey(signedAt: $0, request, scope: scope, kind: kind) }
+            if let signedAt {
+                try IdempotencyKeyHeader.signedRequestKey(signedAt: signedAt, request, scope: caller.scope, kind: kind)
+            } else {
+                try IdempotencyKeyHeader.idempotencyKey(request, scope: caller.scope, kind: kind)
+            }
         let body = try request.decode(MessageWebhook.self, shownFields: MessageWebhook.fieldNames(of: kind))
         let senderId = try caller.actingUser(body.senderId, field: "senderId", refusal: "forbidden_sender")
         let message = try chatMessage(body, senderId: senderId, kind: kind)

@@ -18,10 +18,22 @@ public struct IdempotencyKey: Sendable, Equatable {
     public var key: String
     /// The request's fingerprint, e.g. 32 bytes of SHA-256: a replay with another one is not the same request.
     public var requestHash: Data
+    /// Another key the same request goes by, remembered beside ``key`` in the same scope with the same
+    /// fingerprint: a signed webhook's, named by what it signed, so that a replay of it is answered from the
+    /// first whatever `Idempotency-Key` it carries.
+    public var alias: String?
 
-    public init(scope: String, key: String, requestHash: Data) {
+    public init(scope: String, key: String, requestHash: Data, alias: String? = nil) {
         self.scope = scope
         self.key = key
         self.requestHash = requestHash
+        self.alias = alias
+    }
+
+    /// ``key`` and then ``alias``, each as a key of its own: what a store looks up (the first remembered
+    /// answers) and remembers (all of them).
+    public var identities: [IdempotencyKey] {
+        [IdempotencyKey(scope: scope, key: key, requestHash: requestHash)]
+            + (alias.map { [IdempotencyKey(scope: scope, key: $0, requestHash: requestHash)] } ?? [])
     }
 }

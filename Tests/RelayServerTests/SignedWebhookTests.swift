@@ -107,9 +107,9 @@ import Testing
 }
 
 extension SignedWebhookTests {
-    /// A signed webhook without a message id or an `Idempotency-Key`, replayed within the signature's window,
-    /// is answered from the first and sends nothing more; the same body signed anew is a new message. Two
-    /// signature headers are refused, whichever comes first.
+    /// A signed webhook without a message id, replayed within the signature's window (its header written
+    /// otherwise, or with an `Idempotency-Key` of its own), is answered from the first and sends nothing more;
+    /// the same body signed anew is a new message. Two signature headers are refused, whichever comes first.
     @Test func aReplayedSignatureSendsOnceAndTwoSignaturesAreRefused() async throws {
         try await withRelayAndMock(configure: { $0.apps[0].webhookSecret = Self.secret }) { relay in
             let room = "room-replay"
@@ -129,6 +129,17 @@ extension SignedWebhookTests {
                 let replay = try await relay.signedWebhook(body, signature: header)
                 #expect(replay.status == 200, "\(replay.text)")
                 #expect(try replay.decode(WebhookAnswer.self).notificationId == firstId)
+            }
+            // Nor does an Idempotency-Key, which the signature does not cover, make a replay a new request.
+            for key in ["fresh-key-1", "fresh-key-2"] {
+                let keyed = try await relay.call(
+                    "POST",
+                    "/v1/webhooks/did-send-message",
+                    body: body,
+                    headers: [WebhookSignature.header: signature, "Idempotency-Key": key]
+                )
+                #expect(keyed.status == 200, "\(keyed.text)")
+                #expect(try keyed.decode(WebhookAnswer.self).notificationId == firstId)
             }
             let resigned = try await relay.signedWebhook(
                 body,

@@ -60,6 +60,26 @@ import Testing
         #expect(try await Self.count("deliveries", in: store) == 2)
     }
 
+    /// A key's alias is remembered beside it: a later call with another key and the same alias, or with the
+    /// alias alone, answers the first; the key still answers as its own.
+    @Test(arguments: StoreKind.allCases) func anAliasAnswersTheFirstWhateverKeyComesWithIt(kind: StoreKind) async throws
+    {
+        let store = try await Self.storeWithTwoDevices(kind)
+        var keyed = Self.key("key-1")
+        keyed.alias = "signed at 1 abc"
+        let first = try await Self.create(store, key: keyed)
+        guard case .created(let id, 2) = first else { Issue.record("not created: \(first)"); return }
+        var other = Self.key("key-2")
+        other.alias = "signed at 1 abc"
+        for replay in [other, Self.key("signed at 1 abc"), Self.key("key-1")] {
+            #expect(
+                try await Self.create(store, key: replay, at: F.time(60)) == .duplicate(notificationId: id, devices: 2)
+            )
+        }
+        #expect(try await Self.count("idempotency_keys", in: store) == 2)
+        #expect(try await Self.count("notifications", in: store) == 1)
+    }
+
     @Test(arguments: StoreKind.allCases) func anotherRequestWithTheKeyIsRefusedAndStoresNothing(
         kind: StoreKind
     ) async throws {
