@@ -23,8 +23,9 @@ extension HTTPRequest {
     /// - Throws: ``HTTPError``:
     ///   - 415 `unsupported_media_type`: a non-JSON `Content-Type`;
     ///   - 400 `empty_body`: no body;
-    ///   - 400 `invalid_json`: not JSON at all, or an object with a key twice (at any depth: which of the two
-    ///     values counts would depend on the parser);
+    ///   - 400 `invalid_json`: not JSON as jansson reads it (``RelayStrictJSON/StrictJSON/checkRequestBody(_:)``):
+    ///     also an object with a key twice at any depth, a lone surrogate or a number no double holds, which
+    ///     parsers read differently;
     ///   - 400 `missing_field`: a required field is absent or null (`"userId is required"`);
     ///   - 400 `invalid_field`: a field has the wrong type (`"rooms must be an array"`,
     ///     `"rooms[0] must be a string"`) or a value the type rejected;
@@ -43,8 +44,8 @@ extension HTTPRequest {
         guard !body.isEmpty else {
             throw HTTPError.badRequest(code: "empty_body", message: "A JSON request body is required")
         }
-        if let duplicate = StrictJSON.duplicateKey(in: body) {
-            throw HTTPError.badRequest(code: "invalid_json", message: "The request body has a \(duplicate.reason)")
+        do { try StrictJSON.checkRequestBody(body) } catch {
+            throw HTTPError.badRequest(code: "invalid_json", message: "The request body is not valid JSON: \(error)")
         }
         do {
             // Unknown fields first, so a misspelt required field is named (`roomid`), not reported missing.

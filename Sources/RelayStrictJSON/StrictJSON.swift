@@ -21,22 +21,7 @@ public enum StrictJSON {
     /// Checks `data` with jansson's `json_loadb` and `JSON_REJECT_DUPLICATES`.
     /// - Throws: ``Problem`` with jansson's line, column and text for the first error.
     public static func check(_ data: Data) throws(Problem) {
-        var error = json_error_t()
-        // An empty text as one space: the same error, and a buffer with an address.
-        let text = data.isEmpty ? Data(" ".utf8) : data
-        let value = text.withUnsafeBytes { bytes in
-            json_loadb(
-                bytes.baseAddress!.assumingMemoryBound(to: CChar.self),
-                bytes.count,
-                cjansson_reject_duplicates(),
-                &error
-            )
-        }
-        guard let value else {
-            let reason = withUnsafeBytes(of: &error.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            throw Problem(line: Int(error.line), column: Int(error.column), reason: reason)
-        }
-        cjansson_decref(value)
+        if let problem = load(data, flags: cjansson_reject_duplicates()) { throw problem }
     }
 
     /// The string member `name` of the JSON object `data`, read with jansson (duplicate keys rejected, as
@@ -54,23 +39,30 @@ public enum StrictJSON {
         return String(cString: text)
     }
 
-    /// The first duplicate object key of `data`, at any depth, as jansson reports it; nil when there is none,
-    /// and when `data` is not JSON at all (the caller's own parser says what is wrong then). For request
-    /// bodies: a parser that keeps the first of two values and one that keeps the last (a proxy, a
-    /// firewall) read two different requests.
-    public static func duplicateKey(in data: Data) -> Problem? {
-        guard !data.isEmpty else { return nil }
+    /// Checks a request body as ``check(_:)`` does, taking what a JSON body may hold that a configuration
+    /// file need not: any value at the top (the caller's decoder names a wrong type), `\u0000` in strings,
+    /// and integers past 64 bits (read as reals, as Foundation reads them). So a body any other parser reads
+    /// differently (a key twice, a lone surrogate, a number no double holds) is refused as a whole, before
+    /// the caller's own decoder reads it.
+    /// - Throws: ``Problem`` with jansson's line, column and text for the first error.
+    public static func checkRequestBody(_ data: Data) throws(Problem) {
+        let flags = cjansson_reject_duplicates() | Int(JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL)
+        if let problem = load(data, flags: flags) { throw problem }
+    }
+
+    /// jansson's first error reading `data` with `flags`; nil when it reads.
+    private static func load(_ data: Data, flags: Int) -> Problem? {
         var error = json_error_t()
-        let flags = cjansson_reject_duplicates() | Int(JSON_DECODE_ANY) | Int(JSON_ALLOW_NUL)
-        let value = data.withUnsafeBytes { bytes in
+        // An empty text as one space: the same error, and a buffer with an address.
+        let text = data.isEmpty ? Data(" ".utf8) : data
+        let value = text.withUnsafeBytes { bytes in
             json_loadb(bytes.baseAddress!.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error)
         }
-        if let value {
-            cjansson_decref(value)
-            return nil
+        guard let value else {
+            let reason = withUnsafeBytes(of: &error.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return Problem(line: Int(error.line), column: Int(error.column), reason: reason)
         }
-        guard json_error_code(&error) == json_error_duplicate_key else { return nil }
-        let reason = withUnsafeBytes(of: &error.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return Problem(line: Int(error.line), column: Int(error.column), reason: reason)
+        cjansson_decref(value)
+        return nil
     }
 }
