@@ -108,12 +108,17 @@ import Testing
     @Test func parsesTheTarget() throws {
         let request = try HTTPRequest(
             method: "GET",
-            target: "/a%2Fb/c?x=1&y=a%20b&x=2&flag",
+            target: "/a%2Fb/c?x=1&y=a%20b&flag",
             headers: ["X-Request-Id": "abc-123"]
         )
         #expect(request.path == "/a/b/c")
         #expect(request.pathSegments == ["a/b", "c"])
         #expect(request.query == ["x": "1", "y": "a b", "flag": ""])
+        // A name twice, however it is spelt, is refused: which value counts would depend on the reader.
+        let twice = #expect(throws: HTTPError.self) {
+            try HTTPRequest(method: "GET", target: "/a?x=1&y=2&%78=2")
+        }
+        #expect(twice?.code == "invalid_query")
         #expect(request.id == "abc-123")
         #expect(request.headers["x-request-id"] == "abc-123")
         #expect(try HTTPRequest(method: "GET", target: "//x").pathSegments == ["", "x"])
