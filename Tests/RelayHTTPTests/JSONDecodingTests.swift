@@ -36,7 +36,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"userId":"u","#, 400, "invalid_json", "The request body is not valid JSON"),
+        (
+            #"{"userId":"u","#, 400, "invalid_json",
+            "The request body is not valid JSON: line 1, column 14: string or '}' expected near end of file"
+        ),
         ("", 400, "empty_body", "A JSON request body is required"),
         (#"{"rooms":[]}"#, 400, "missing_field", "userId is required"),
         (#"{"userId":null,"rooms":[]}"#, 400, "missing_field", "userId is required"),
