@@ -71,10 +71,11 @@ def metric_names(text):
 def start_relay(binary, work):
     """Starts `serve` on free loopback ports; returns (process, API port, admin port)."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PUSH_RELAY_")}
-    digest = "0" * 64  # nobody calls with these credentials: they only switch the features on
+    # Nobody calls with these credentials: they only switch the features on (an ingest secret is never an
+    # API key, so the two differ).
     environment["PUSH_RELAY_APPS"] = json.dumps(
-        [{"id": "ops", "topic": "com.example.ops", "apiKeySHA256": [digest],
-          "ditto": {"ingestSecretSHA256": [digest]}}]
+        [{"id": "ops", "topic": "com.example.ops", "apiKeySHA256": ["0" * 64],
+          "ditto": {"ingestSecretSHA256": ["1" * 64]}}]
     )
     environment["PUSH_RELAY_STORAGE_SQLITE_PATH"] = os.path.join(work, "db.sqlite")
     out = open(os.path.join(work, "relay.out"), "w")
