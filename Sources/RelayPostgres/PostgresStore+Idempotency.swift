@@ -7,25 +7,11 @@ extension PostgresStore {
     /// slow down.
     static let forgottenKeysPerInsert = 100
 
-    /// Inside ``createNotification(_:recipients:idempotencyKey:)``'s transaction: the answer an earlier call
-    /// with `key` gives at `now` (`.duplicate` for the same fingerprint, `.keyReused` for another), or nil
-    /// when the key is not remembered; a forgotten row of the key is deleted here, so the key can be used
-    /// again.
+    /// Inside ``createNotification(_:recipients:idempotencyKey:)``'s transaction, for each of a key's
+    /// ``RelayStore/IdempotencyKey/identities``: the answer an earlier call with `key` gives at `now`
+    /// (`.duplicate` for the same fingerprint, `.keyReused` for another), or nil when the key is not
+    /// remembered; a forgotten row of the key is deleted here, so the key can be used again.
     func rememberedAnswer(for key: IdempotencyKey, appId: String, at now: Date) throws -> CreateOutcome? {
-        for identity in key.identities {
-            if let answer = try rememberedAnswer(forIdentity: identity, appId: appId, at: now) { return answer }
-        }
-        return nil
-    }
-
-    /// ``rememberedAnswer(for:appId:at:)`` for one of the key's identities.
-    private func rememberedAnswer(
-        forIdentity key: IdempotencyKey,
-        appId: String,
-        at now: Date
-    ) throws
-        -> CreateOutcome?
-    {
         let found = try db.query(
             """
             SELECT request_hash = $4::bytea, created_at > $5::bigint, notification_id FROM idempotency_keys

@@ -84,7 +84,9 @@ extension PostgresStore {
         userList: String?,
         idempotencyKey: IdempotencyKey?
     ) throws -> CreateOutcome {
-        if let idempotencyKey, let answer = try rememberedAnswer(for: idempotencyKey, appId: n.appId, at: n.createdAt) {
+        if let answer = try idempotencyKey?.firstAnswer({
+            try rememberedAnswer(for: $0, appId: n.appId, at: n.createdAt)
+        }) {
             return answer
         }
         if let messageId = n.messageId {

@@ -75,9 +75,9 @@ extension SQLiteStore {
         idempotencyKey: IdempotencyKey?
     ) throws -> CreateOutcome {
         let id = n.id.lowercasedString
-        if let idempotencyKey,
-            let answer = try rememberedAnswer(for: idempotencyKey, appId: n.appId, at: n.createdAt)
-        {
+        if let answer = try idempotencyKey?.firstAnswer({
+            try rememberedAnswer(for: $0, appId: n.appId, at: n.createdAt)
+        }) {
             return answer
         }
         if let messageId = n.messageId {

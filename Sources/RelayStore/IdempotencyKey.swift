@@ -36,4 +36,12 @@ public struct IdempotencyKey: Sendable, Equatable {
         [IdempotencyKey(scope: scope, key: key, requestHash: requestHash)]
             + (alias.map { [IdempotencyKey(scope: scope, key: $0, requestHash: requestHash)] } ?? [])
     }
+
+    /// The first answer `lookup` gives for one of ``identities``, in their order; nil when it gives none.
+    public func firstAnswer<Answer>(_ lookup: (IdempotencyKey) throws -> Answer?) rethrows -> Answer? {
+        for identity in identities {
+            if let answer = try lookup(identity) { return answer }
+        }
+        return nil
+    }
 }
