@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import RelayStrictJSON
 
 /// A JSON request body whose object takes only the fields its `CodingKeys` list (declared `CaseIterable`):
@@ -73,7 +74,7 @@ extension HTTPRequest {
         let keys = try decoder.decode(ObjectKeys.self, from: body)
         let known = type.fieldNames
         guard let unknown = keys.names.filter({ !known.contains($0) }).sorted().first else { return }
-        let name = unknown.count > 64 ? String(unknown.prefix(64)) + "…" : unknown
+        let name = LogText.clipped(unknown, maxBytes: 64)
         throw HTTPError.badRequest(
             code: "unknown_field",
             message: "'\(name)' is not a field of this request; it takes \(shown.joined(separator: ", "))"

@@ -87,7 +87,7 @@ public struct HTTPRequest: Sendable {
         for item in components.queryItems ?? [] {
             // Which of two values counts would depend on the reader (a proxy, a cache), as for two headers.
             guard query.updateValue(item.value ?? "", forKey: item.name) == nil else {
-                let name = item.name.count > 64 ? String(item.name.prefix(64)) + "…" : item.name
+                let name = LogText.clipped(item.name, maxBytes: 64)
                 throw HTTPError.badRequest(code: "invalid_query", message: "The query names '\(name)' more than once")
             }
         }

@@ -12,23 +12,26 @@ extension PostgresStore {
     public func finishedNotificationCounts(_ ids: [UUID]) async throws -> [UUID: DeliveryCounts] {
         guard !ids.isEmpty else { return [:] }
         let rows = try db.query(
-            prepared: """
-                WITH asked AS (SELECT DISTINCT jsonb_array_elements_text($1::jsonb)::uuid AS id),
-                done AS (
-                    SELECT a.id FROM asked AS a
-                    WHERE (
-                        SELECT true FROM deliveries AS d WHERE d.notification_id = a.id AND d.status = 'pending'
-                        ORDER BY d.notification_id DESC, d.id DESC LIMIT 1
-                    ) IS NULL
-                )
-                SELECT d.notification_id::text, \(DeliveryCounts.columns) FROM deliveries AS d
-                WHERE d.notification_id IN (SELECT id FROM done)
-                GROUP BY d.notification_id, d.status
-                """,
+            prepared: Self.finishedCountsSQL,
             try StoredValues.jsonList(Array(Set(ids.map(\.lowercasedString))))
         )
         var counts: [UUID: DeliveryCounts] = [:]
         for row in rows.all { try counts[try row.uuid(0), default: DeliveryCounts()].add(row: row, from: 1) }
         return counts
     }
+
+    /// ``finishedNotificationCounts(_:)``'s statement: $1 the notification ids, a JSON array.
+    static let finishedCountsSQL = """
+        WITH asked AS (SELECT DISTINCT jsonb_array_elements_text($1::jsonb)::uuid AS id),
+        done AS (
+            SELECT a.id FROM asked AS a
+            WHERE (
+                SELECT true FROM deliveries AS d WHERE d.notification_id = a.id AND d.status = 'pending'
+                ORDER BY d.notification_id DESC, d.id DESC LIMIT 1
+            ) IS NULL
+        )
+        SELECT d.notification_id::text, \(DeliveryCounts.columns) FROM deliveries AS d
+        WHERE d.notification_id IN (SELECT id FROM done)
+        GROUP BY d.notification_id, d.status
+        """
 }

@@ -6,8 +6,9 @@ extension SQLiteStore {
     /// more than one, so the table shrinks back to the keys of the last day even when keyed calls slow down.
     static let forgottenKeysPerInsert = 100
 
-    /// Inside ``createNotification(_:recipients:idempotencyKey:)``'s transaction, for each of a key's
-    /// ``RelayStore/IdempotencyKey/identities``: the answer an earlier call with `key` gives at `now`
+    /// Inside ``createNotification(_:recipients:idempotencyKey:)``'s transaction, for one of a key's
+    /// identities (``RelayStore/IdempotencyKey/firstAnswer(_:)`` tries each): the answer an earlier call with
+    /// `key` gives at `now`
     /// (`.duplicate` for the same fingerprint, `.keyReused` for another), or nil when the key is not
     /// remembered; a forgotten row of the key is deleted here, so the key can be used again.
     func rememberedAnswer(for key: IdempotencyKey, appId: String, at now: Date) throws -> CreateOutcome? {

@@ -13,36 +13,28 @@ enum IdempotencyKeyHeader {
     static let maxLength = 255
 
     /// The webhook's ``IdempotencyKey`` for the caller `scope` (`backend`, `user:<userId>`), nil when the
-    /// request has no `Idempotency-Key`. Its fingerprint is the SHA-256 of the route's kind, a NUL byte and
-    /// the raw body bytes: the same key with another body, or on the other webhook route, is another request.
+    /// request has no `Idempotency-Key` and is not signed. Its fingerprint is the SHA-256 of the route's kind,
+    /// a NUL byte and the raw body bytes: the same key with another body, or on the other webhook route, is
+    /// another request.
+    ///
+    /// A request signed at `signedAt` (a backend's, verified) is also keyed by what was signed: the alias
+    /// `signed at <t> <fingerprint>` (the key itself when no `Idempotency-Key` came), however the signature
+    /// header is written (another spelling or an added `v1` entry is the same request), so a replay is
+    /// answered from the first whatever `Idempotency-Key` it carries. It holds spaces, which no key a client
+    /// sends has.
     /// - Throws: ``HTTPError`` 400 `invalid_idempotency_key` as ``key(in:)``.
     static func idempotencyKey(
         _ request: HTTPRequest,
         scope: String,
-        kind: NotificationKind
+        kind: NotificationKind,
+        signedAt: Int? = nil
     ) throws(HTTPError) -> IdempotencyKey? {
-        guard let key = try key(in: request.headers) else { return nil }
-        return IdempotencyKey(scope: scope, key: key, requestHash: fingerprint(request, kind: kind))
-    }
-
-    /// The ``IdempotencyKey`` of a signed webhook: the one its `Idempotency-Key` gives, with the signed key as
-    /// its alias, else the signed key alone. The signed key names what was signed, the timestamp and the
-    /// request's fingerprint, however the header is written (another spelling or an added `v1` entry is the
-    /// same request), so a replay is answered from the first whatever `Idempotency-Key` it carries; it holds
-    /// spaces, which no key a client sends has.
-    static func signedRequestKey(
-        signedAt: Int,
-        _ request: HTTPRequest,
-        scope: String,
-        kind: NotificationKind
-    ) throws(HTTPError) -> IdempotencyKey {
         let fingerprint = fingerprint(request, kind: kind)
-        let signed = "signed at \(signedAt) " + fingerprint.hexString
-        guard var key = try idempotencyKey(request, scope: scope, kind: kind) else {
-            return IdempotencyKey(scope: scope, key: signed, requestHash: fingerprint)
+        let signed = signedAt.map { "signed at \($0) " + fingerprint.hexString }
+        guard let key = try key(in: request.headers) else {
+            return signed.map { IdempotencyKey(scope: scope, key: $0, requestHash: fingerprint) }
         }
-        key.alias = signed
-        return key
+        return IdempotencyKey(scope: scope, key: key, requestHash: fingerprint, alias: signed)
     }
 
     /// The SHA-256 of the route's kind, a NUL byte and the raw body bytes.

@@ -32,12 +32,12 @@ extension RelayAPI {
         }
         // A signed request is also keyed by what was signed: replayed within the signature's window, however
         // its header is written and whatever Idempotency-Key it carries, it is answered from the first.
-        let idempotencyKey =
-            if let signedAt {
-                try IdempotencyKeyHeader.signedRequestKey(signedAt: signedAt, request, scope: caller.scope, kind: kind)
-            } else {
-                try IdempotencyKeyHeader.idempotencyKey(request, scope: caller.scope, kind: kind)
-            }
+        let idempotencyKey = try IdempotencyKeyHeader.idempotencyKey(
+            request,
+            scope: caller.scope,
+            kind: kind,
+            signedAt: signedAt
+        )
         let body = try request.decode(MessageWebhook.self, shownFields: MessageWebhook.fieldNames(of: kind))
         let senderId = try caller.actingUser(body.senderId, field: "senderId", refusal: "forbidden_sender")
         let message = try chatMessage(body, senderId: senderId, kind: kind)

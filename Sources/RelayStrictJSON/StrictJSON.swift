@@ -21,22 +21,18 @@ public enum StrictJSON {
     /// Checks `data` with jansson's `json_loadb` and `JSON_REJECT_DUPLICATES`.
     /// - Throws: ``Problem`` with jansson's line, column and text for the first error.
     public static func check(_ data: Data) throws(Problem) {
-        if let problem = load(data, flags: cjansson_reject_duplicates()) { throw problem }
+        try read(data, flags: cjansson_reject_duplicates()) { _ in () }.get()
     }
 
     /// The string member `name` of the JSON object `data`, read with jansson (duplicate keys rejected, as
     /// ``check(_:)``); nil when `data` is not such an object or the member is missing or not a string.
     public static func stringMember(_ name: String, of data: Data) -> String? {
-        guard !data.isEmpty else { return nil }
-        let value = data.withUnsafeBytes { bytes in
-            let text = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
-            return json_loadb(text, bytes.count, cjansson_reject_duplicates(), nil)
+        let member = read(data, flags: cjansson_reject_duplicates()) { value -> String? in
+            guard let member = json_object_get(value, name), let text = json_string_value(member) else { return nil }
+            // UTF-8 without NUL: jansson refuses `\u0000` in a string unless asked to take it.
+            return String(cString: text)
         }
-        guard let value else { return nil }
-        defer { cjansson_decref(value) }
-        guard let member = json_object_get(value, name), let text = json_string_value(member) else { return nil }
-        // UTF-8 without NUL: jansson refuses `\u0000` in a string unless asked to take it.
-        return String(cString: text)
+        return (try? member.get()) ?? nil
     }
 
     /// Checks a request body as ``check(_:)`` does, taking what a JSON body may hold that a configuration
@@ -47,11 +43,16 @@ public enum StrictJSON {
     /// - Throws: ``Problem`` with jansson's line, column and text for the first error.
     public static func checkRequestBody(_ data: Data) throws(Problem) {
         let flags = cjansson_reject_duplicates() | Int(JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL)
-        if let problem = load(data, flags: flags) { throw problem }
+        try read(data, flags: flags) { _ in () }.get()
     }
 
-    /// jansson's first error reading `data` with `flags`; nil when it reads.
-    private static func load(_ data: Data, flags: Int) -> Problem? {
+    /// What `body` makes of `data` as jansson reads it with `flags` (the value released after), or jansson's
+    /// first error.
+    private static func read<T>(
+        _ data: Data,
+        flags: Int,
+        _ body: (UnsafeMutablePointer<json_t>) -> T
+    ) -> Result<T, Problem> {
         var error = json_error_t()
         // An empty text as one space: the same error, and a buffer with an address.
         let text = data.isEmpty ? Data(" ".utf8) : data
@@ -60,9 +61,9 @@ public enum StrictJSON {
         }
         guard let value else {
             let reason = withUnsafeBytes(of: &error.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            return Problem(line: Int(error.line), column: Int(error.column), reason: reason)
+            return .failure(Problem(line: Int(error.line), column: Int(error.column), reason: reason))
         }
-        cjansson_decref(value)
-        return nil
+        defer { cjansson_decref(value) }
+        return .success(body(value))
     }
 }
