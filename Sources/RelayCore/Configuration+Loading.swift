@@ -31,6 +31,22 @@ extension Configuration {
     ///   (with line and column), nil when they are; the command line passes jansson's check
     ///   (`RelayStrictJSON`), which RelayCore cannot import.
     /// - Throws: ``Invalid`` as ``load(file:environment:)``, or with the file and `strictSyntax`'s answer.
+    /// The largest configuration file read: far above any real one, and a bound on what a mistaken path
+    /// (a device, a log) makes the relay read.
+    static let maxFileBytes = 1 << 20
+
+    /// `path`'s bytes, read through a file handle, so a pipe or device (`--config <(...)`, `/dev/stdin`) reads
+    /// as a regular file does.
+    /// - Throws: ``Invalid`` when there are more than ``maxFileBytes``; Foundation's error when the file
+    ///   cannot be opened or read.
+    private static func readFile(_ path: String) throws -> Data {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let data = try handle.read(upToCount: maxFileBytes + 1) ?? Data()
+        guard data.count <= maxFileBytes else { throw Invalid(["\(path): larger than \(maxFileBytes) bytes"]) }
+        return data
+    }
+
     public static func loadNoticingDeprecations(
         file: String?,
         environment: [String: String],
@@ -40,7 +56,7 @@ extension Configuration {
         var problems: [String] = []
         if let file {
             do {
-                let data = try Data(contentsOf: URL(fileURLWithPath: file))
+                let data = try readFile(file)
                 if let problem = strictSyntax(data) { throw Invalid(["\(file): not strict JSON: \(problem)"]) }
                 if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
                     tree = merged(tree, object, path: [], problems: &problems)

@@ -187,4 +187,30 @@ import Testing
             try Configuration.load(file: nil, environment: ["PUSH_RELAY_HTTP_PORT": "eighty"])
         }
     }
+
+    /// A pipe (`--config <(...)`) or a device reads as a file does; an empty one is not JSON, and one past
+    /// the size bound is refused without reading the rest.
+    @Test func aPipeOrDeviceIsReadLikeAFile() throws {
+        let pipe = Pipe()
+        try pipe.fileHandleForWriting.write(contentsOf: Data(#"{"http":{"port":9001}}"#.utf8))
+        try pipe.fileHandleForWriting.close()
+        let configuration = try Configuration.load(
+            file: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)",
+            environment: [:]
+        )
+        #expect(configuration.http.port == 9001)
+        do {
+            _ = try Configuration.load(file: "/dev/null", environment: [:])
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.problems.count == 1)
+            #expect(error.problems.first?.hasPrefix("/dev/null: cannot be read as JSON") == true, "\(error)")
+        }
+        do {
+            _ = try Configuration.load(file: "/dev/zero", environment: [:])
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.problems == ["/dev/zero: larger than \(1 << 20) bytes"])
+        }
+    }
 }
