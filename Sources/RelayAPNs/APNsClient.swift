@@ -25,6 +25,17 @@ public final class APNsClient: Sendable {
     /// The last payload found to be a JSON object. A fan-out sends the same bytes to every device: they
     /// are compared (a memcmp) instead of parsed again for each.
     private let lastValidPayload = Mutex(Data())
+    /// The header lines a fan-out's pushes share (``SharedHeaders``), made into libcurl's list once.
+    private let sharedHeaders = CurlHeaderBlockCache<SharedHeaders>()
+
+    /// What the shared header lines are made of: all but the lines of one push (`apns-id`, `apns-expiration`,
+    /// `apns-collapse-id`).
+    private struct SharedHeaders: Equatable, Sendable {
+        var authorization: String?
+        var pushType: PushType
+        var topic: String
+        var priority: Priority
+    }
 
     /// Checks the configuration, loads the signing key, and starts the driver threads. Connects lazily.
     /// - Throws: ``APNsConfigurationError`` for unusable values or a libcurl without HTTP/2; `CryptoError`
@@ -116,22 +127,30 @@ public final class APNsClient: Sendable {
         ] where value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
             throw NotificationError(reason: reason, message: "header value contains a line break or NUL")
         }
-        var headers: [String] = []
-        headers.reserveCapacity(10)
-        if let providerToken { headers.append("authorization: " + (try await providerToken.authorization())) }
-        headers.append("apns-push-type: " + notification.pushType.rawValue)
-        headers.append("apns-topic: " + notification.topic)
-        headers.append("apns-priority: \(notification.priority.rawValue)")
-        headers.append("apns-id: " + notification.apnsIdHeader)
+        let key = SharedHeaders(
+            authorization: try await providerToken?.authorization(),
+            pushType: notification.pushType,
+            topic: notification.topic,
+            priority: notification.priority
+        )
+        let shared = try sharedHeaders.block(for: key) {
+            var lines = key.authorization.map { ["authorization: " + $0] } ?? []
+            lines.append("apns-push-type: " + key.pushType.rawValue)
+            lines.append("apns-topic: " + key.topic)
+            lines.append("apns-priority: \(key.priority.rawValue)")
+            lines.append("content-type: application/json")
+            // Drop libcurl's defaults that APNs does not need.
+            lines.append("accept:")
+            lines.append("expect:")
+            return lines
+        }
+        var headers = ["apns-id: " + notification.apnsIdHeader]
         if let expiration = notification.expiration { headers.append("apns-expiration: \(expiration)") }
         if let collapseId = notification.collapseId { headers.append("apns-collapse-id: " + collapseId) }
-        headers.append("content-type: application/json")
-        // Drop libcurl's defaults that APNs does not need.
-        headers.append("accept:")
-        headers.append("expect:")
         return CurlRequest(
             url: configuration.endpoint.baseURL + notification.path,
             headers: headers,
+            sharedHeaders: shared,
             body: notification.payload,
             deadline: .now + configuration.requestTimeout,
             tokenSuffix: notification.deviceToken.suffix

@@ -9,8 +9,11 @@ class CurlEasy {
     let raw: UnsafeMutableRawPointer
     /// `CURLOPT_ERRORBUFFER`: libcurl writes its error text here (CURL_ERROR_SIZE bytes).
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    /// The request's header list; libcurl does not copy it, so it lives until replaced or deinit.
-    private var headers: UnsafeMutablePointer<curl_slist>?
+    /// The request's own header lines as libcurl's list, the last of them linked to ``sharedHeaders``'
+    /// list; libcurl does not copy it, so it lives until replaced or deinit.
+    private var ownHeaders: (first: UnsafeMutablePointer<curl_slist>, last: UnsafeMutablePointer<curl_slist>)?
+    /// The block the request's list ends with, held while libcurl may read it.
+    private var sharedHeaders: CurlHeaderBlock?
     /// The response body of the current transfer, its first ``bodyLimit`` bytes (the rest is dropped).
     private(set) var body = Data()
     /// Bytes of the response body kept; 0 discards it.
@@ -44,7 +47,7 @@ class CurlEasy {
 
     deinit {
         curl_easy_cleanup(raw)
-        if let headers { curl_slist_free_all(headers) }
+        freeOwnHeaders()
         errorBuffer.deallocate()
     }
 
@@ -58,8 +61,32 @@ class CurlEasy {
         try check(ccurl_easy_setopt_string(raw, option, value), "option \(option.rawValue)")
     }
 
-    /// Sets the request header lines, `name: value` each.
-    func setHeaders(_ lines: [String]) throws(TransportError) {
+    /// Sets the request header lines, `name: value` each: `own`, then `shared`'s, which are linked, not
+    /// copied.
+    func setHeaders(_ own: [String], shared: CurlHeaderBlock? = nil) throws(TransportError) {
+        let list = try Self.headerList(own)
+        freeOwnHeaders()
+        sharedHeaders = shared
+        if let list {
+            var last = list
+            while let next = last.pointee.next { last = next }
+            last.pointee.next = shared?.list
+            ownHeaders = (list, last)
+        }
+        try check(ccurl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, list ?? shared?.list), "CURLOPT_HTTPHEADER")
+    }
+
+    /// Frees the own lines' list, unlinked first from the shared block's, which its block frees.
+    private func freeOwnHeaders() {
+        guard let (first, last) = ownHeaders else { return }
+        last.pointee.next = nil
+        curl_slist_free_all(first)
+        ownHeaders = nil
+    }
+
+    /// `lines` as a libcurl list of their own (nil for none).
+    /// - Throws: ``TransportError`` `.other` when libcurl runs out of memory.
+    static func headerList(_ lines: [String]) throws(TransportError) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
             guard let next = curl_slist_append(list, line) else {
@@ -68,9 +95,7 @@ class CurlEasy {
             }
             list = next
         }
-        if let headers { curl_slist_free_all(headers) }
-        headers = list
-        try check(ccurl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, list), "CURLOPT_HTTPHEADER")
+        return list
     }
 
     /// Makes the request a POST of `body` (copied by libcurl).

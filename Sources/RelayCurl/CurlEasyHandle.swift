@@ -89,7 +89,7 @@ final class CurlEasyHandle: CurlEasy {
                 caFile = wanted
             }
         }
-        try setHeaders(request.headers)
+        try setHeaders(request.headers, shared: request.sharedHeaders)
         try set(CURLOPT_URL, request.url)
         let version =
             Self.isCleartext(request.url)

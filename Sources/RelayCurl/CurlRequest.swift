@@ -5,8 +5,10 @@ import Foundation
 /// releases per push.
 package final class CurlRequest: Sendable {
     package let url: String
-    /// `name: value` lines.
+    /// `name: value` lines of this request alone.
     package let headers: [String]
+    /// Lines sent after ``headers``, shared with other requests.
+    package let sharedHeaders: CurlHeaderBlock?
     package let body: Data
     /// When the request fails with ``TransportError/Code/timeout`` if it has no answer yet, queueing included.
     package let deadline: ContinuousClock.Instant
@@ -19,6 +21,7 @@ package final class CurlRequest: Sendable {
     package init(
         url: String,
         headers: [String],
+        sharedHeaders: CurlHeaderBlock? = nil,
         body: Data,
         deadline: ContinuousClock.Instant,
         tokenSuffix: String,
@@ -26,9 +29,13 @@ package final class CurlRequest: Sendable {
     ) {
         self.url = url
         self.headers = headers
+        self.sharedHeaders = sharedHeaders
         self.body = body
         self.deadline = deadline
         self.tokenSuffix = tokenSuffix
         self.trustedHost = trustedHost
     }
+
+    /// Every header line, as sent: ``headers``, then ``sharedHeaders``'.
+    package var allHeaders: [String] { headers + (sharedHeaders?.lines ?? []) }
 }

@@ -20,6 +20,8 @@ public final class FCMClient: Sendable {
     private let driver: CurlMultiDriver
     private let accessTokens: AccessTokens
     private let sendURL: String
+    /// The header lines every send carries, made into libcurl's list once per access token.
+    private let sharedHeaders = CurlHeaderBlockCache<String>()
 
     /// Checks the configuration, loads the service account's key, and starts the driver thread. Connects
     /// lazily: nothing is fetched until the first send.
@@ -90,20 +92,20 @@ public final class FCMClient: Sendable {
     /// (a notification's deliveries share one template, ``FCMCore/FCMMessage/template()``).
     public func send(_ message: FCMMessage, body: Data) async throws -> FCMResponse {
         let token = try await accessTokens.current()
-        let response = try await post(request(body, token: token, for: message.token))
+        let response = try await post(try request(body, token: token, for: message.token))
         guard response.status == 401, response.errorCode == nil else { return response }
         configuration.logger.info(
             "FCM refused the access token; renewing it",
             ["token.suffix": message.token.suffix, "fcm.status": response.errorStatus ?? "-"]
         )
         accessTokens.invalidate(token)
-        return try await post(request(body, token: try await accessTokens.current(), for: message.token))
+        return try await post(try request(body, token: try await accessTokens.current(), for: message.token))
     }
 
     /// The request ``send(_:)`` first hands libcurl for `message` (checked, encoded, with the current access
     /// token); `relay-bench` writes them out for the bare libcurl reference.
     package func request(for message: FCMMessage) async throws -> CurlRequest {
-        request(try message.encoded(), token: try await accessTokens.current(), for: message.token)
+        try request(try message.encoded(), token: try await accessTokens.current(), for: message.token)
     }
 
     /// How many access tokens the client fetched so far (1 after the first send).
@@ -113,13 +115,21 @@ public final class FCMClient: Sendable {
     /// finish or fail (each within its deadline), then ends the driver thread. Safe to call more than once.
     public func shutdown() async { await driver.shutdown() }
 
-    private func request(_ body: Data, token: AccessTokens.Token, for device: FCMRegistrationToken) -> CurlRequest {
-        CurlRequest(
+    private func request(
+        _ body: Data,
+        token: AccessTokens.Token,
+        for device: FCMRegistrationToken
+    ) throws(TransportError) -> CurlRequest {
+        let shared = try sharedHeaders.block(for: token.value) {
+            [
+                "authorization: Bearer " + token.value, "content-type: application/json; charset=utf-8", "accept:",
+                "expect:",
+            ]
+        }
+        return CurlRequest(
             url: sendURL,
-            headers: [
-                "authorization: Bearer " + token.value, "content-type: application/json; charset=utf-8",
-                "accept:", "expect:",
-            ],
+            headers: [],
+            sharedHeaders: shared,
             body: body,
             deadline: .now + configuration.requestTimeout,
             tokenSuffix: device.suffix

@@ -44,7 +44,9 @@ struct ClientBench {
         for index in 0..<(distinctTokens ? Self.distinctTokenCount : 1) {
             let made = try await request(index)
             let fields =
-                [made.url, String(made.headers.count)] + made.headers + [String(decoding: made.body, as: UTF8.self)]
+                [made.url, String(made.allHeaders.count)] + made.allHeaders + [
+                    String(decoding: made.body, as: UTF8.self)
+                ]
             text += fields.joined(separator: "\t") + "\n"
         }
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
