@@ -25,18 +25,12 @@ extension Configuration {
         try loadNoticingDeprecations(file: file, environment: environment).configuration
     }
 
-    /// ``load(file:environment:)``, also returning one notice per deprecated key the file or `PUSH_RELAY_APPS`
-    /// used (`apps[0].mockEndpoint is deprecated: use apps[0].apns.endpoints.production and .sandbox`).
-    /// - Parameter strictSyntax: checks the file's bytes first and returns why they are not strict JSON
-    ///   (with line and column), nil when they are; the command line passes jansson's check
-    ///   (`RelayStrictJSON`), which RelayCore cannot import.
-    /// - Throws: ``Invalid`` as ``load(file:environment:)``, or with the file and `strictSyntax`'s answer.
     /// The largest configuration file read: far above any real one, and a bound on what a mistaken path
     /// (a device, a log) makes the relay read.
     static let maxFileBytes = 1 << 20
 
     /// `path`'s bytes, read through a file handle, so a pipe or device (`--config <(...)`, `/dev/stdin`) reads
-    /// as a regular file does.
+    /// as a regular file does, to its end (a pipe is read until its writer closes it).
     /// - Throws: ``Invalid`` when there are more than ``maxFileBytes``; Foundation's error when the file
     ///   cannot be opened or read.
     private static func readFile(_ path: String) throws -> Data {
@@ -47,6 +41,12 @@ extension Configuration {
         return data
     }
 
+    /// ``load(file:environment:)``, also returning one notice per deprecated key the file or `PUSH_RELAY_APPS`
+    /// used (`apps[0].mockEndpoint is deprecated: use apps[0].apns.endpoints.production and .sandbox`).
+    /// - Parameter strictSyntax: checks the file's bytes first and returns why they are not strict JSON
+    ///   (with line and column), nil when they are; the command line passes jansson's check
+    ///   (`RelayStrictJSON`), which RelayCore cannot import.
+    /// - Throws: ``Invalid`` as ``load(file:environment:)``, or with the file and `strictSyntax`'s answer.
     public static func loadNoticingDeprecations(
         file: String?,
         environment: [String: String],
