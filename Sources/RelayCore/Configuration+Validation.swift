@@ -57,6 +57,10 @@ extension Configuration {
             "delivery.retry.maxDelayMilliseconds: must be at least baseDelayMilliseconds"
         )
         require(shutdownTimeoutSeconds > 0, "shutdownTimeoutSeconds: must be positive")
+        require(
+            (0..<max(shutdownTimeoutSeconds, 1)).contains(http.closeDelaySeconds),
+            "http.closeDelaySeconds: must be 0 or more and less than shutdownTimeoutSeconds (\(shutdownTimeoutSeconds))"
+        )
         var seen = Set<String>()
         var keyOwners: [String: String] = [:]  // API key hash (lowercase hex) -> the app it selects
         for (index, app) in apps.enumerated() {

@@ -59,6 +59,10 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var headerTimeoutSeconds = 10
         /// A request's body must arrive within this many SECONDS of its headers' end.
         public var bodyTimeoutSeconds = 30
+        /// On a stop signal `/readyz` answers 503 at once, and the listeners go on serving this many SECONDS
+        /// before they close: a load balancer that polls `/readyz` stops sending new requests before they
+        /// would be refused. 0 closes them at once; less than ``Configuration/shutdownTimeoutSeconds``.
+        public var closeDelaySeconds = 0
         /// Proxies whose `X-Forwarded-For` is believed: addresses or CIDR ranges (`"10.0.0.0/8"`, `"::1"`).
         /// When the direct peer is one, the client's address is the right-most address of `X-Forwarded-For`
         /// that is not a trusted proxy.

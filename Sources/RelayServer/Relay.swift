@@ -254,8 +254,9 @@ public final class Relay: Sendable {
     /// services in start order, for a ``RelayCore/ServiceGroup`` (which stops them in the reverse order).
     ///
     /// The order: gauges, readiness, retention, feedback, dispatcher, Ditto re-reads, Ditto consumers, admin
-    /// listener, HTTP listener, the readiness lifecycle, so a shutdown first answers `/readyz` 503 (while the
-    /// listeners finish their requests in flight), stops accepting requests, lets the consumers commit their
+    /// listener, HTTP listener, the readiness lifecycle, so a shutdown first answers `/readyz` 503 (and goes on
+    /// serving for `http.closeDelaySeconds`, then the listeners finish their requests in flight), stops
+    /// accepting requests, lets the consumers commit their
     /// batch, then lets the dispatcher record what it has in flight and hand back what it claimed (feedback
     /// for a retirement it records stays queued for the next start). A first service, stopped last, shuts
     /// the transports down and flushes the access logs.
@@ -308,7 +309,18 @@ public final class Relay: Sendable {
         if let adminServer { services.append(.init("admin-http", CloseOnShutdown { await adminServer.shutdown() })) }
         services.append(.init("http", CloseOnShutdown { [server] in await server.shutdown() }))
         // Stopped first (the group stops in reverse order): unready before the listeners drain.
-        services.append(.init("lifecycle", CloseOnShutdown { [readiness] in await readiness.beginStopping() }))
+        let closeDelay = configuration.http.closeDelaySeconds
+        services.append(
+            .init(
+                "lifecycle",
+                CloseOnShutdown { [readiness, logger] in
+                    await readiness.beginStopping()
+                    guard closeDelay > 0 else { return }
+                    logger.notice("unready; the listeners close after the delay", ["delay_seconds": closeDelay])
+                    try? await Task.sleep(for: .seconds(closeDelay))
+                }
+            )
+        )
         return services
     }
 }

@@ -140,4 +140,15 @@ import Testing
         )
         #expect(try problems(#"{"http":{"tls":{"cert":"x"}}}"#) == ["http.tls.cert: unknown key"])
     }
+
+    /// The close delay is off by default and must end before the shutdown's bound.
+    @Test func theCloseDelayEndsBeforeTheShutdownBound() throws {
+        #expect(try Configuration.load(file: nil, environment: [:]).http.closeDelaySeconds == 0)
+        let set = try Configuration.load(file: nil, environment: ["PUSH_RELAY_HTTP_CLOSE_DELAY_SECONDS": "29"])
+        #expect(set.http.closeDelaySeconds == 29)
+        let problem = "http.closeDelaySeconds: must be 0 or more and less than shutdownTimeoutSeconds (30)"
+        #expect(try problems(#"{"http":{"closeDelaySeconds":30}}"#) == [problem])
+        #expect(try problems(#"{"http":{"closeDelaySeconds":-1}}"#) == [problem])
+        #expect(try problems(#"{"http":{"closeDelaySeconds":5},"shutdownTimeoutSeconds":6}"#).isEmpty)
+    }
 }
