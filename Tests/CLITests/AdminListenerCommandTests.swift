@@ -31,14 +31,9 @@ import Testing
     @Test func serveListensForMetricsOnTheAdminAddress() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let relay = try RelayProcess(
-            ["serve", "--port", "0"],
-            environment: [
-                "PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path,
-                "PUSH_RELAY_HTTP_ADMIN_ENABLED": "true", "PUSH_RELAY_HTTP_ADMIN_PORT": "0",
-            ],
-            outputIn: directory.url,
-            name: "serve"
+        let relay = try directory.serve(
+            ["PUSH_RELAY_HTTP_ADMIN_ENABLED": "true", "PUSH_RELAY_HTTP_ADMIN_PORT": "0"],
+            arguments: []
         )
         let port = try await relay.listeningPort()
         let admin = try #require(URL(string: try await relay.line(startingWith: "PushRelay admin on "))?.port)

@@ -15,12 +15,7 @@ import Testing
     @Test func answersForALiveRelayOverHTTPAndNotForAStoppedOne() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let relay = try RelayProcess(
-            ["serve", "--port", "0"],
-            environment: ["PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path],
-            outputIn: directory.url,
-            name: "serve"
-        )
+        let relay = try directory.serve(arguments: [])
         let port = try await relay.listeningPort()
         let healthy = try await Self.health([], environment: ["PUSH_RELAY_HTTP_PORT": "\(port)"])
         #expect(healthy.status == 0, "\(healthy.stderr)")

@@ -11,12 +11,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let run = FanOutRun(devices: 12)
-        let relay = try RelayProcess(
-            ["serve", "--port", "0", "--log-level", "info"],
-            environment: ["PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path],
-            outputIn: directory.url,
-            name: "serve"
-        )
+        let relay = try directory.serve()
         let (client, id) = try await run.start(on: relay)
         let counts = try await run.settle(client, id)
         #expect(counts["sent"] as? Int == 12)

@@ -9,6 +9,23 @@ struct TemporaryDirectory {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
     func remove() { try? FileManager.default.removeItem(at: url) }
+
+    /// `push-relay serve --port 0` and `arguments`, its SQLite file and output here, with `environment`.
+    func serve(
+        _ environment: [String: String] = [:],
+        arguments: [String] = ["--log-level", "info"]
+    ) throws
+        -> RelayProcess
+    {
+        try RelayProcess(
+            ["serve", "--port", "0"] + arguments,
+            environment: environment.merging(
+                ["PUSH_RELAY_STORAGE_SQLITE_PATH": url.appendingPathComponent("db.sqlite").path]
+            ) { mine, _ in mine },
+            outputIn: url,
+            name: "serve"
+        )
+    }
 }
 
 /// A JSON API client for a relay process on 127.0.0.1.

@@ -8,17 +8,9 @@ import Testing
     @Test func aStoppingRelayServesOnWhileUnreadyForTheDelay() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let relay = try RelayProcess(
-            ["serve", "--port", "0", "--log-level", "info"],
-            environment: [
-                "PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path,
-                // Long enough for the calls below to fall inside it on a loaded machine; the stop is awaited
-                // to its end either way.
-                "PUSH_RELAY_HTTP_CLOSE_DELAY_SECONDS": "15",
-            ],
-            outputIn: directory.url,
-            name: "serve"
-        )
+        // Long enough for the calls below to fall inside it on a loaded machine; the stop is awaited to its
+        // end either way.
+        let relay = try directory.serve(["PUSH_RELAY_HTTP_CLOSE_DELAY_SECONDS": "15"])
         let apiKey = try await relay.line(startingWith: "API key: ")
         let client = RelayClient(port: try await relay.listeningPort(), apiKey: apiKey)
         #expect(try await client.call("GET", "/readyz").status == 200)

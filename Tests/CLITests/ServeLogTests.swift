@@ -18,12 +18,7 @@ import Testing
     @Test func theListeningAndRequestLinesCarryNumbers() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let relay = try RelayProcess(
-            ["serve", "--port", "0", "--log-level", "info"],
-            environment: ["PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path],
-            outputIn: directory.url,
-            name: "serve"
-        )
+        let relay = try directory.serve()
         let port = try await relay.listeningPort()
         let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)

@@ -12,18 +12,12 @@ import Testing
     @Test func aShutdownPastItsBoundExits1WithACriticalLine() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let relay = try RelayProcess(
-            ["serve", "--port", "0", "--log-level", "info"],
-            environment: [
-                "PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path,
-                "PUSH_RELAY_SHUTDOWN_TIMEOUT_SECONDS": "1",
-                // The body deadlines far beyond the bound, so only the escalation ends the request.
-                "PUSH_RELAY_HTTP_BODY_RATE_GRACE_SECONDS": "600",
-                "PUSH_RELAY_HTTP_BODY_TIMEOUT_SECONDS": "600",
-            ],
-            outputIn: directory.url,
-            name: "serve"
-        )
+        let relay = try directory.serve([
+            "PUSH_RELAY_SHUTDOWN_TIMEOUT_SECONDS": "1",
+            // The body deadlines far beyond the bound, so only the escalation ends the request.
+            "PUSH_RELAY_HTTP_BODY_RATE_GRACE_SECONDS": "600",
+            "PUSH_RELAY_HTTP_BODY_TIMEOUT_SECONDS": "600",
+        ])
         let apiKey = try await relay.line(startingWith: "API key: ")
         let port = try await relay.listeningPort()
         let socket = try StalledUpload(port: port, apiKey: apiKey)
