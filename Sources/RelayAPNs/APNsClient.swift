@@ -31,7 +31,9 @@ public final class APNsClient: Sendable {
     /// What the shared header lines are made of: all but the lines of one push (`apns-id`, `apns-expiration`,
     /// `apns-collapse-id`).
     private struct SharedHeaders: Equatable, Sendable {
-        var authorization: String?
+        /// The provider token (a JWT), compared as it is: ``ProviderToken/authorization()`` would build the
+        /// header's value anew for each push.
+        var providerToken: String?
         var pushType: PushType
         var topic: String
         var priority: Priority
@@ -128,13 +130,13 @@ public final class APNsClient: Sendable {
             throw NotificationError(reason: reason, message: "header value contains a line break or NUL")
         }
         let key = SharedHeaders(
-            authorization: try await providerToken?.authorization(),
+            providerToken: try await providerToken?.current(),
             pushType: notification.pushType,
             topic: notification.topic,
             priority: notification.priority
         )
         let shared = try sharedHeaders.block(for: key) {
-            var lines = key.authorization.map { ["authorization: " + $0] } ?? []
+            var lines = key.providerToken.map { ["authorization: " + ProviderToken.authorization($0)] } ?? []
             lines.append("apns-push-type: " + key.pushType.rawValue)
             lines.append("apns-topic: " + key.topic)
             lines.append("apns-priority: \(key.priority.rawValue)")

@@ -205,7 +205,10 @@ public final class ProviderToken: Sendable {
 
     /// The `authorization` header value: `bearer <JWT>`.
     /// - Throws: as ``current()``.
-    public func authorization() async throws -> String { "bearer " + (try await current()) }
+    public func authorization() async throws -> String { Self.authorization(try await current()) }
+
+    /// The `authorization` header value that carries `token`.
+    public static func authorization(_ token: String) -> String { "bearer " + token }
 
     /// Asks for a new token on the next use, after APNs answered 403 ExpiredProviderToken.
     /// - Returns: true when the next ``current()`` mints a new token; false when the request was ignored
