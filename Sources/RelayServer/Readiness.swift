@@ -141,7 +141,8 @@ public actor Readiness: Service {
     public static let lifecycleCheck = "lifecycle"
 
     /// From now on the relay is not ready: it is stopping, and a load balancer should send it nothing more
-    /// while its listener finishes the requests in flight (``Relay`` calls this first when it stops).
+    /// while it serves on for `http.closeDelaySeconds` and its listeners finish the requests in flight
+    /// (``Relay`` calls this first when it stops).
     public func beginStopping() {
         stopping = true
     }

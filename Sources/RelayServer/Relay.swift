@@ -19,8 +19,8 @@ import RelayWebPush
 /// relays' webhooks), the ``FeedbackSender`` beside it, the ``RetentionJob``, the readiness probes and store
 /// gauges, a ``RelayDittoKafka/DittoKafkaConsumer`` for each app with `apps[].ditto.kafka`, a
 /// ``DittoRequeryJob`` for each app with `apps[].ditto.httpAPI` (re-reads its collections after a
-/// `requeryRequired`), and the listeners. A graceful shutdown stops accepting requests first, lets the
-/// requests in flight finish, then lets the dispatcher finish and record what it has in flight and hand back
+/// `requeryRequired`), and the listeners. A graceful shutdown turns the relay unready first (serving on for
+/// `http.closeDelaySeconds`), stops accepting requests, lets the requests in flight finish, then lets the dispatcher finish and record what it has in flight and hand back
 /// what it claimed and did not send: nothing accepted is lost.
 public final class Relay: Sendable {
     public let configuration: Configuration
@@ -255,9 +255,8 @@ public final class Relay: Sendable {
     ///
     /// The order: gauges, readiness, retention, feedback, dispatcher, Ditto re-reads, Ditto consumers, admin
     /// listener, HTTP listener, the readiness lifecycle, so a shutdown first answers `/readyz` 503 (and goes on
-    /// serving for `http.closeDelaySeconds`, then the listeners finish their requests in flight), stops
-    /// accepting requests, lets the consumers commit their
-    /// batch, then lets the dispatcher record what it has in flight and hand back what it claimed (feedback
+    /// serving for `http.closeDelaySeconds`), stops accepting requests (the listeners finish those in
+    /// flight), lets the consumers commit their batch, then lets the dispatcher record what it has in flight and hand back what it claimed (feedback
     /// for a retirement it records stays queued for the next start). A first service, stopped last, shuts
     /// the transports down and flushes the access logs.
     /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` when another live relay holds this one's instance
@@ -316,7 +315,10 @@ public final class Relay: Sendable {
                 CloseOnShutdown { [readiness, logger] in
                     await readiness.beginStopping()
                     guard closeDelay > 0 else { return }
-                    logger.notice("unready; the listeners close after the delay", ["delay_seconds": closeDelay])
+                    logger.notice(
+                        "unready; the listeners close after the delay",
+                        ["shutdown.close_delay_seconds": closeDelay]
+                    )
                     try? await Task.sleep(for: .seconds(closeDelay))
                 }
             )

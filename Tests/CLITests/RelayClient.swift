@@ -10,7 +10,8 @@ struct TemporaryDirectory {
     }
     func remove() { try? FileManager.default.removeItem(at: url) }
 
-    /// `push-relay serve --port 0` and `arguments`, its SQLite file and output here, with `environment`.
+    /// `push-relay serve --port 0` and `arguments`, its SQLite file and output here, with `environment` (a
+    /// SQLite path given there wins).
     func serve(
         _ environment: [String: String] = [:],
         arguments: [String] = ["--log-level", "info"]
@@ -21,7 +22,7 @@ struct TemporaryDirectory {
             ["serve", "--port", "0"] + arguments,
             environment: environment.merging(
                 ["PUSH_RELAY_STORAGE_SQLITE_PATH": url.appendingPathComponent("db.sqlite").path]
-            ) { mine, _ in mine },
+            ) { given, _ in given },
             outputIn: url,
             name: "serve"
         )

@@ -8,7 +8,7 @@ import Testing
 /// The header lines a client's pushes share are made into libcurl's list once and linked behind each push's
 /// own lines; pushes whose shared lines differ, sent at once, each arrive with their own and nothing twice.
 @Suite struct APNsSharedHeadersTests {
-    /// The shared lines of push `index`: three kinds in turn, so the client's cached list changes while
+    /// The shared lines of push `index`: six kinds (two topics, three priorities) in turn, so the client's cached list changes while
     /// requests that use the one before are still in flight.
     static func notification(_ index: Int) -> APNsNotification {
         var notification = APNsClientMockTests.notification(
