@@ -64,19 +64,21 @@ import Testing
         }
     }
 
-    /// Relay A has claimed the whole fan-out, ten sends in flight (each answered after four seconds) and five
+    /// Relay A has claimed the whole fan-out, ten sends in flight (each answered after six seconds) and five
     /// queued, when it is stopped: it records the ten and hands back the five, and relay B, woken by the
     /// hand-back, sends those at once (its polling waits five minutes, the leases two). A's one connection is
     /// warmed first by a push answered at once, so the ten leave together instead of waiting behind a cold
-    /// connection's first answer; the four seconds are then what relay B's start and A's stop have before an
-    /// answer frees one of A's workers to send an eleventh, on a machine loaded by the whole suite.
+    /// connection's first answer; the six seconds are then what relay B's start and A's stop have before an
+    /// answer frees one of A's workers to send an eleventh, on a machine loaded by the whole suite. B's cold
+    /// connections send the five in two rounds of six seconds, so both relays' sends may wait a minute.
     @Test func aGracefulStopHandsBackWhatItHadNotSent() async throws {
         let warm = randomToken()
-        let slow = MockScript(devices: [.init(token: warm), .init(token: "*", delayMs: 4000)])
+        let slow = MockScript(devices: [.init(token: warm), .init(token: "*", delayMs: 6000)])
         try await withPostgresRelays(script: slow) { relays in
             let a = try await relays.start("relay-a") {
                 $0.delivery.concurrency = 10
                 $0.delivery.apnsConnections = 1
+                $0.delivery.requestTimeoutMilliseconds = 60_000
             }
             try await relays.call(
                 a,
@@ -104,7 +106,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(10))
             }
             try #require(try await probe.pendingDeliveryCount() == tokens.count)
-            let b = try await relays.start("relay-b")
+            let b = try await relays.start("relay-b") { $0.delivery.requestTimeoutMilliseconds = 60_000 }
             await relays.stop(a)
             let view = try await relays.settled(id, through: b)
             #expect(view.counts.sent == tokens.count)
