@@ -48,6 +48,24 @@ public struct HTTPRequest: Sendable {
         clientAddress: String? = nil,
         id: String? = nil
     ) throws {
+        let parsed = try Self.parseTarget(target)
+        self.method = method
+        self.path = parsed.path
+        self.pathSegments = parsed.segments
+        self.query = parsed.query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.clientAddress = clientAddress ?? remoteAddress
+        self.id = id ?? Self.acceptableRequestID(headers["x-request-id"]) ?? Self.makeRequestID()
+    }
+
+    /// A request target's path, its segments (percent-decoded) and its query.
+    /// - Throws: ``HTTPError`` 400 `invalid_target` when the target is not a parsable path; 400
+    ///   `invalid_query` when the query names a parameter twice.
+    public static func parseTarget(
+        _ target: String
+    ) throws(HTTPError) -> (path: String, segments: [String], query: [String: String]) {
         // RFC 9112 §3.2: the request target is one token, without white space or control characters.
         guard !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
             throw HTTPError.badRequest(
@@ -91,15 +109,7 @@ public struct HTTPRequest: Sendable {
                 throw HTTPError.badRequest(code: "invalid_query", message: "The query names '\(name)' more than once")
             }
         }
-        self.method = method
-        self.path = components.path
-        self.pathSegments = segments
-        self.query = query
-        self.headers = headers
-        self.body = body
-        self.remoteAddress = remoteAddress
-        self.clientAddress = clientAddress ?? remoteAddress
-        self.id = id ?? Self.acceptableRequestID(headers["x-request-id"]) ?? Self.makeRequestID()
+        return (components.path, segments, query)
     }
 
     /// `candidate` if it is a sane request id to echo and log: 1...128 characters from `A-Z a-z 0-9 - _ . :`.

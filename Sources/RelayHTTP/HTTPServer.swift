@@ -41,6 +41,9 @@ public final class HTTPServer: Sendable {
     ///     `nil` takes every method.
     ///   - headerCheck: decides each request from its headers before its body is read (``Router/headerCheck``):
     ///     a route's own body limit, or a refusal answered at once; nil lets every request proceed.
+    ///   - routeOf: the route pattern a method and request target reach (``Router/routeOf``), given to the
+    ///     answers the server makes itself (413, conflicting headers) for the access log and metrics; nil
+    ///     gives none.
     ///   - handler: answers every request that passed the server's own checks; called concurrently.
     ///   - logger: for server-level problems (invalid status, refused header, 503s at shutdown).
     ///   - onResponse: called on libmicrohttpd's thread as each response is queued; keep it quick.
@@ -49,6 +52,7 @@ public final class HTTPServer: Sendable {
         tls: TLSCertificate? = nil,
         methods: Set<String>? = nil,
         headerCheck: HeaderVerdict.Check? = nil,
+        routeOf: (@Sendable (_ method: String, _ target: String) -> String?)? = nil,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
         logger: Logger,
         onResponse: (@Sendable (AccessLogEntry) -> Void)? = nil
@@ -58,6 +62,7 @@ public final class HTTPServer: Sendable {
             configuration: configuration,
             methods: methods,
             headerCheck: headerCheck,
+            routeOf: routeOf,
             handler: handler,
             logger: logger,
             onResponse: onResponse

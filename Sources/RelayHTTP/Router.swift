@@ -95,25 +95,16 @@ public struct Router: Sendable {
     /// Routes `request` and returns the handler's response or a rendered error; never throws. The
     /// response's ``HTTPResponse/route`` holds the matched pattern.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        var matches: [(entry: Entry, parameters: [String: String])] = []
-        for entry in entries {
-            if let parameters = Self.match(entry.segments, request.pathSegments) {
-                matches.append((entry, parameters))
-            }
-        }
-        guard !matches.isEmpty else { return HTTPError.notFound().response }
-        var candidates = matches.filter { $0.entry.route.method == request.method }
-        if candidates.isEmpty && request.method == "HEAD" {
-            candidates = matches.filter { $0.entry.route.method == "GET" }
-        }
-        guard let best = candidates.min(by: { Self.moreSpecific($0.entry.segments, $1.entry.segments) }) else {
-            var allowed: [String] = []
-            for match in matches where !allowed.contains(match.entry.route.method) {
-                allowed.append(match.entry.route.method)
-            }
+        let best: (entry: Entry, parameters: [String: String])
+        switch resolve(method: request.method, segments: request.pathSegments) {
+        case .notFound:
+            return HTTPError.notFound().response
+        case .methodNotAllowed(let pattern, let allowed):
             var response = HTTPError.methodNotAllowed(allowed: allowed).response
-            response.route = matches[0].entry.route.pattern
+            response.route = pattern
             return response
+        case .found(let entry, let parameters):
+            best = (entry, parameters)
         }
         let pattern = best.entry.route.pattern
         var response: HTTPResponse
@@ -133,6 +124,51 @@ public struct Router: Sendable {
         }
         response.route = pattern
         return response
+    }
+
+    /// What a request to `method` and `segments` reaches.
+    private enum Resolution {
+        case found(Entry, parameters: [String: String])
+        /// The path is a route's, the method none of its: the first such route's pattern, and the methods
+        /// its path answers.
+        case methodNotAllowed(pattern: String, allowed: [String])
+        case notFound
+    }
+
+    private func resolve(method: String, segments: [String]) -> Resolution {
+        var matches: [(entry: Entry, parameters: [String: String])] = []
+        for entry in entries {
+            if let parameters = Self.match(entry.segments, segments) { matches.append((entry, parameters)) }
+        }
+        guard !matches.isEmpty else { return .notFound }
+        var candidates = matches.filter { $0.entry.route.method == method }
+        if candidates.isEmpty && method == "HEAD" {
+            candidates = matches.filter { $0.entry.route.method == "GET" }
+        }
+        guard let best = candidates.min(by: { Self.moreSpecific($0.entry.segments, $1.entry.segments) }) else {
+            var allowed: [String] = []
+            for match in matches where !allowed.contains(match.entry.route.method) {
+                allowed.append(match.entry.route.method)
+            }
+            return .methodNotAllowed(pattern: matches[0].entry.route.pattern, allowed: allowed)
+        }
+        return .found(best.entry, parameters: best.parameters)
+    }
+
+    /// The route pattern ``respond(to:)`` would label a request to `method` and the request target `target`
+    /// with, from its line alone; nil when no route's path matches or the target does not parse. For the
+    /// server's ``HTTPServer`` `routeOf`: a request refused before it reaches the router (413, conflicting
+    /// headers) is counted under its route.
+    public var routeOf: @Sendable (_ method: String, _ target: String) -> String? {
+        let router = self
+        return { method, target in
+            guard let segments = try? HTTPRequest.parseTarget(target).segments else { return nil }
+            switch router.resolve(method: method, segments: segments) {
+            case .found(let entry, _): return entry.route.pattern
+            case .methodNotAllowed(let pattern, _): return pattern
+            case .notFound: return nil
+            }
+        }
     }
 
     private static func parse(_ pattern: String) -> [Segment] {

@@ -26,6 +26,9 @@ final class ServerCore: Sendable {
     let methods: Set<String>?
     /// Decides a request from its headers before its body is read; nil: every request proceeds.
     let headerCheck: HeaderVerdict.Check?
+    /// The route pattern a request's method and target would reach (``Router/routeOf``), for the answers the
+    /// server gives itself; nil labels none.
+    let routeOf: (@Sendable (_ method: String, _ target: String) -> String?)?
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let logger: Logger
     let onResponse: (@Sendable (AccessLogEntry) -> Void)?
@@ -40,6 +43,7 @@ final class ServerCore: Sendable {
         configuration: HTTPServerConfiguration,
         methods: Set<String>?,
         headerCheck: HeaderVerdict.Check? = nil,
+        routeOf: (@Sendable (_ method: String, _ target: String) -> String?)? = nil,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
         logger: Logger,
         onResponse: (@Sendable (AccessLogEntry) -> Void)?
@@ -47,6 +51,7 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         self.methods = methods
         self.headerCheck = headerCheck
+        self.routeOf = routeOf
         self.handler = handler
         self.logger = logger
         self.onResponse = onResponse
@@ -375,8 +380,12 @@ final class ServerCore: Sendable {
     /// cannot parse, a body over the limit, shutdown) with `Connection: close`: after a request the server
     /// did not take, where the next one starts is not known, so nothing more is read from the connection.
     private func refuse(_ error: HTTPError, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
-        context.state.withLock { $0.phase = .done }
+        let method = context.state.withLock {
+            $0.phase = .done
+            return $0.method
+        }
         var response = error.response
+        response.route = routeOf?(method, context.target)
         response.headers.append(("Connection", "close"))
         return queue(response, on: connection, context: context)
     }

@@ -202,6 +202,7 @@ public final class Relay: Sendable {
             tls: tls,
             methods: router.methods,
             headerCheck: router.headerCheck,
+            routeOf: router.routeOf,
             handler: handler,
             logger: logger,
             onResponse: onResponse

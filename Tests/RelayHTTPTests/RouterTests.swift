@@ -60,6 +60,23 @@ import Testing
         #expect(response.route == nil)
     }
 
+    /// What a request line alone reaches, as ``Router/respond(to:)`` labels it: for the answers the server
+    /// gives before the router sees a request.
+    @Test func theRouteOfARequestLineIsTheOneRespondLabels() async throws {
+        let router = Self.router()
+        for (method, target) in [
+            ("PUT", "/v1/devices/abc?x=1"), ("GET", "/v1/devices/count"), ("PATCH", "/v1/devices/abc"),
+            ("HEAD", "/v1/rooms/r/members/u"), ("GET", "/nope"), ("GET", "/v1/devices/a%2Fb"),
+        ] {
+            let responded = await router.respond(to: try Self.request(method, target)).route
+            #expect(router.routeOf(method, target) == responded, "\(method) \(target)")
+        }
+        #expect(router.routeOf("PATCH", "/v1/devices/abc") == "/v1/devices/{token}")
+        #expect(router.routeOf("GET", "/nope") == nil)
+        #expect(router.routeOf("POST", "/v1/devices/%zz") == nil)
+        #expect(router.routeOf("POST", "/v1/fail?a=1&a=2") == nil)
+    }
+
     @Test func aKnownPathWithAnotherMethodIs405WithAllow() async throws {
         let response = await Self.router().respond(to: try Self.request("POST", "/v1/devices/abc"))
         #expect(response.status == 405)

@@ -589,6 +589,9 @@ import Testing
             #expect(raw.hasPrefix("HTTP/1.1 413"), "\(raw.prefix(200))")
             let body = raw.components(separatedBy: "\r\n\r\n").last ?? ""
             #expect(APIResponse(status: 413, body: Data(body.utf8)).error?.code == "payload_too_large", "\(body)")
+            // Counted under its route, though the router never saw it.
+            let tooLarge = #"pushrelay_http_requests_total{route="/v1/devices",method="POST",status="413"}"#
+            #expect(try await relay.metrics(until: { $0[tooLarge] == 1 })[tooLarge] == 1)
 
             let healthy = try await relay.call(
                 "POST",
