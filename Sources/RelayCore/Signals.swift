@@ -32,6 +32,9 @@ public final class Signals: Sendable {
     private let inbox = Inbox()
     /// Kept for the life of the program; only ``init(_:)`` and `deinit` touch them.
     private let sources: Mutex<[any DispatchSourceSignal]>
+    /// Whether Dispatch registered every source within the wait of ``init(_:)``; when not, a signal sent
+    /// soon after may be lost, and the program should say so.
+    public let registeredInTime: Bool
 
     /// Watches `numbers` from now on: returns once Dispatch has registered every source.
     public init(_ numbers: [Int32] = Signals.stopping) {
@@ -52,7 +55,7 @@ public final class Signals: Sendable {
             source.resume()
         }
         // Bounded so a registration that never comes cannot hold the program: it then starts as before.
-        _ = registered.wait(timeout: .now() + .seconds(10))
+        registeredInTime = registered.wait(timeout: .now() + .seconds(10)) == .success
         sources = Mutex(made)
     }
 

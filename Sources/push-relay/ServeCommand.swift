@@ -120,6 +120,9 @@ enum ServeCommand {
         let relay = try Relay(configuration: configuration, store: store, logger: logger)
         // Caught from before the command says it is up (``Signals``).
         let signals = Signals()
+        if !signals.registeredInTime {
+            logger.warning("stop signals not watched after 10 s of waiting; one sent now may be lost")
+        }
         let relayServices = try await relay.prepare()
         // Once listening: a relay that cannot start (the port is taken) prints no key to use.
         if developmentApp { say("API key: \(try development.apiKey())") }
