@@ -134,14 +134,15 @@ extension Configuration {
         var problems: [String] = []
         var secretOwners: [String: String] = [:]  // ingest secret hash (lowercase hex) -> its app
         for (index, app) in apps.enumerated() {
-            for (k, hash) in (app.ditto?.ingestSecretSHA256 ?? []).enumerated() {
+            for (k, given) in (app.ditto?.ingestSecretSHA256 ?? []).enumerated() {
                 let at = "apps[\(index)].ditto.ingestSecretSHA256[\(k)]"
-                if let owner = apiKeyOwners[hash.lowercased()] {
+                let hash = given.lowercased()
+                if let owner = apiKeyOwners[hash] {
                     problems.append("\(at): the same secret as an API key of app '\(owner)'; keep them apart")
-                } else if let owner = secretOwners[hash.lowercased()], owner != app.id {
+                } else if let owner = secretOwners[hash], owner != app.id {
                     problems.append("\(at): the same secret as app '\(owner)'; each secret selects one app")
                 } else {
-                    secretOwners[hash.lowercased()] = app.id
+                    secretOwners[hash] = app.id
                 }
             }
         }

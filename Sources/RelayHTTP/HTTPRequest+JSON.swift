@@ -45,13 +45,14 @@ extension HTTPRequest {
         guard !body.isEmpty else {
             throw HTTPError.badRequest(code: "empty_body", message: "A JSON request body is required")
         }
-        do { try StrictJSON.checkRequestBody(body) } catch {
+        let keys: [String]?
+        do { keys = try StrictJSON.checkRequestBody(body) } catch {
             throw HTTPError.badRequest(code: "invalid_json", message: "The request body is not valid JSON: \(error)")
         }
         do {
             // Unknown fields first, so a misspelt required field is named (`roomid`), not reported missing.
             if let closed = T.self as? any ClosedJSONBody.Type {
-                try refuseUnknownFields(of: closed, decoder, shown: shownFields ?? closed.fieldNames)
+                try refuseUnknownFields(keys, of: closed, decoder, shown: shownFields ?? closed.fieldNames)
             }
             return try decoder.decode(T.self, from: body)
         } catch let error as HTTPError {
@@ -63,17 +64,18 @@ extension HTTPRequest {
         }
     }
 
-    /// Throws 400 `unknown_field` naming the first top-level key of the body that `type` does not take, and
-    /// the fields `shown`. The keys are read by the same `decoder` as the body, so no value one parser
-    /// takes and another refuses can hide them.
+    /// Throws 400 `unknown_field` naming the first of the body's top-level `keys` (as jansson read them, no
+    /// key twice) that `type` does not take, and the fields `shown`. A body that is not an object (`keys`
+    /// nil) is refused as `decoder` refuses it for a type that wants one.
     private func refuseUnknownFields(
+        _ keys: [String]?,
         of type: any ClosedJSONBody.Type,
         _ decoder: JSONDecoder,
         shown: [String]
     ) throws {
-        let keys = try decoder.decode(ObjectKeys.self, from: body)
+        let names = try keys ?? decoder.decode(ObjectKeys.self, from: body).names
         let known = type.fieldNames
-        guard let unknown = keys.names.filter({ !known.contains($0) }).sorted().first else { return }
+        guard let unknown = names.filter({ !known.contains($0) }).sorted().first else { return }
         let name = LogText.clipped(unknown, maxBytes: 64)
         throw HTTPError.badRequest(
             code: "unknown_field",

@@ -9,9 +9,8 @@ extension PostgresStore {
 
     /// Inside ``createNotification(_:recipients:idempotencyKey:)``'s transaction, for one of a key's
     /// identities (``RelayStore/IdempotencyKey/firstAnswer(_:)`` tries each): the answer an earlier call with
-    /// `key` gives at `now`
-    /// (`.duplicate` for the same fingerprint, `.keyReused` for another), or nil when the key is not
-    /// remembered; a forgotten row of the key is deleted here, so the key can be used again.
+    /// `key` gives at `now` (`.duplicate` for the same fingerprint, `.keyReused` for another), or nil when the
+    /// key is not remembered; a forgotten row of the key is deleted here, so the key can be used again.
     func rememberedAnswer(for key: IdempotencyKey, appId: String, at now: Date) throws -> CreateOutcome? {
         let found = try db.query(
             """

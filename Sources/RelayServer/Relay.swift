@@ -20,8 +20,9 @@ import RelayWebPush
 /// gauges, a ``RelayDittoKafka/DittoKafkaConsumer`` for each app with `apps[].ditto.kafka`, a
 /// ``DittoRequeryJob`` for each app with `apps[].ditto.httpAPI` (re-reads its collections after a
 /// `requeryRequired`), and the listeners. A graceful shutdown turns the relay unready first (serving on for
-/// `http.closeDelaySeconds`), stops accepting requests, lets the requests in flight finish, then lets the dispatcher finish and record what it has in flight and hand back
-/// what it claimed and did not send: nothing accepted is lost.
+/// `http.closeDelaySeconds`), stops accepting requests, lets the requests in flight finish, then lets the
+/// dispatcher finish and record what it has in flight and hand back what it claimed and did not send:
+/// nothing accepted is lost.
 public final class Relay: Sendable {
     public let configuration: Configuration
     public let store: any Store
@@ -257,9 +258,9 @@ public final class Relay: Sendable {
     /// The order: gauges, readiness, retention, feedback, dispatcher, Ditto re-reads, Ditto consumers, admin
     /// listener, HTTP listener, the readiness lifecycle, so a shutdown first answers `/readyz` 503 (and goes on
     /// serving for `http.closeDelaySeconds`), stops accepting requests (the listeners finish those in
-    /// flight), lets the consumers commit their batch, then lets the dispatcher record what it has in flight and hand back what it claimed (feedback
-    /// for a retirement it records stays queued for the next start). A first service, stopped last, shuts
-    /// the transports down and flushes the access logs.
+    /// flight), lets the consumers commit their batch, then lets the dispatcher record what it has in flight
+    /// and hand back what it claimed (feedback for a retirement it records stays queued for the next start).
+    /// A first service, stopped last, shuts the transports down and flushes the access logs.
     /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` when another live relay holds this one's instance
     ///   id, or the store's error when leases cannot be released; `HTTPServerError` when a port cannot be
     ///   bound.

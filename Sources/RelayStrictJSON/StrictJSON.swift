@@ -40,10 +40,23 @@ public enum StrictJSON {
     /// and integers past 64 bits (read as reals, as Foundation reads them). So a body any other parser reads
     /// differently (a key twice, a lone surrogate, a number no double holds) is refused as a whole, before
     /// the caller's own decoder reads it.
+    /// - Returns: the body's keys when it is an object (a key holding `\u0000` whole), nil when it is not:
+    ///   what a caller checks its fields against without reading the body again.
     /// - Throws: ``Problem`` with jansson's line, column and text for the first error.
-    public static func checkRequestBody(_ data: Data) throws(Problem) {
+    @discardableResult
+    public static func checkRequestBody(_ data: Data) throws(Problem) -> [String]? {
         let flags = cjansson_reject_duplicates() | Int(JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL)
-        try read(data, flags: flags) { _ in () }.get()
+        return try read(data, flags: flags) { value -> [String]? in
+            guard value.pointee.type == JSON_OBJECT else { return nil }
+            var keys: [String] = []
+            var iterator = json_object_iter(value)
+            while let at = iterator, let key = json_object_iter_key(at) {
+                let bytes = UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(at))
+                keys.append(String(decoding: bytes, as: UTF8.self))
+                iterator = json_object_iter_next(value, at)
+            }
+            return keys
+        }.get()
     }
 
     /// What `body` makes of `data` as jansson reads it with `flags` (the value released after), or jansson's

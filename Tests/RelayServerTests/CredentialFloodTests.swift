@@ -188,8 +188,6 @@ import Testing
         return URLSession(configuration: configuration)
     }
 
-    /// One junk credential from `address` (through the trusted proxy): the status, error code and
-    /// Retry-After.
     /// Alice's `GET /v1/users/alice/devices` from 127.0.99.7, through a session like the flood's, of her own:
     /// its timeout, unlike the harness's 30 s, outlasts a whole webhook wait, so a loaded machine's slow
     /// answer is told apart from a refusal.
@@ -205,7 +203,8 @@ import Testing
     }
 
     /// `GET /v1/users/<user>/devices` with the user credential `bearer` (default: junk, a new one each
-    /// time) from `address` (`X-Forwarded-For`), through `session` (whose timeout allows a whole webhook wait).
+    /// time) from `address` (`X-Forwarded-For`, through the trusted proxy), through `session` (whose timeout
+    /// allows a whole webhook wait): the status, error code and Retry-After.
     static func junk(
         _ session: URLSession,
         port: Int,
