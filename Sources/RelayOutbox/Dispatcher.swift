@@ -126,17 +126,29 @@ public final class Dispatcher: Sendable {
     /// The claim loop: claims whenever ``DeliveryLanes`` has room and deliveries may be due (the last claim
     /// was full or left apps out, or a webhook woke it, or a poll interval passed); otherwise waits for room
     /// or for a wake. Jobs claimed as it is cancelled are queued all the same, and handed back with the rest.
+    ///
+    /// Which apps have due deliveries is read from the store when a round starts with none known, after a
+    /// wake, or a poll interval after the last read; between, the rounds go on with the apps the last one
+    /// left due (a full claim, or a full lane). A fan-out's claims follow one another tens of times a
+    /// second, and each read of the due apps costs PostgreSQL a scan per app.
     private func claimUntilCancelled(into lanes: DeliveryLanes<OutboxJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         var moreDue = true
         var turn = 0  // which app's turn it is to be claimed first
+        var known: [String] = []  // the apps the last round left due
+        var readAt = ContinuousClock.now
         while !Task.isCancelled {
             if recordingFails.withLock({ $0 }) {
                 await signal.wait(timeout: poll)
                 continue
             }
             if moreDue, let window = lanes.claimWindow() {
-                let apps = await dueApps()
+                if known.isEmpty || signal.take() || ContinuousClock.now - readAt >= poll {
+                    known = await dueApps()
+                    readAt = .now
+                }
+                let apps = known
+                known = []
                 var room = window.room
                 var filled = false, waiting = false
                 for index in apps.indices {
@@ -144,13 +156,18 @@ public final class Dispatcher: Sendable {
                     let limit = min(room, window.appRoom(appId), settings.batchSize)
                     guard limit > 0 else {
                         waiting = true
+                        known.append(appId)
                         continue
                     }
                     let (jobs, claimed) = await claim(appId: appId, limit: limit)
                     lanes.add(jobs)
                     room -= jobs.count
-                    if claimed == limit { filled = true }
+                    if claimed == limit {
+                        filled = true
+                        known.append(appId)
+                    }
                 }
+                known.sort()
                 turn += 1
                 if filled { continue }
                 // Nothing more due, unless for apps whose lanes are full: claimed when those drain.

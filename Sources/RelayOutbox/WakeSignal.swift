@@ -34,6 +34,14 @@ final class WakeSignal: Sendable {
     /// Whether a wait is parked (tests).
     var hasWaiter: Bool { state.withLock { $0.waiter != nil } }
 
+    /// Takes a kept signal: true when one was waiting (the next ``wait(timeout:)`` then waits).
+    func take() -> Bool {
+        state.withLock { state in
+            defer { state.pending = false }
+            return state.pending
+        }
+    }
+
     func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {

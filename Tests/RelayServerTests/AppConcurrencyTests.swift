@@ -77,6 +77,46 @@ import WebPushMock
         }
     }
 
+    /// While one app's fan-out fills claim after claim, the claims go on with the apps the last round left
+    /// due; a webhook for another app wakes the loop, which then reads the due apps again, so the other app
+    /// is claimed within a round, not after the fan-out (the poll interval here is a minute).
+    @Test func aWebhookForAnotherAppIsClaimedDuringAFanOut() async throws {
+        let slow = (0..<80).map { _ in randomToken() }
+        let script = MockScript(devices: slow.map { .init(token: $0, delayMs: 40) })
+        try await withRelayAndMock(
+            appCount: 2,
+            script: script,
+            configure: { configuration in
+                configuration.delivery.concurrency = 2
+                configuration.delivery.perAppConcurrency = 2
+                configuration.delivery.batchSize = 2
+                configuration.delivery.pollIntervalMilliseconds = 60_000
+            }
+        ) { relay in
+            let a = relay.apps[0], b = relay.apps[1]
+            for (index, token) in slow.enumerated() {
+                try await relay.register(token, user: "a\(index)", rooms: ["room"], key: a.apiKey)
+            }
+            let other = randomToken()
+            try await relay.register(other, user: "b", rooms: ["room"], key: b.apiKey)
+
+            let fanOut = try await relay.webhook(["roomId": "room", "senderId": "s", "text": "a"], key: a.apiKey)
+            #expect(fanOut.devices == slow.count)
+            _ = try await relay.mock.waitForRequests(count: 1, timeout: .seconds(30))
+            let single = try await relay.webhook(["roomId": "room", "senderId": "s", "text": "b"], key: b.apiKey)
+            #expect(single.devices == 1)
+            let view = try await relay.settled(single.notificationId, key: b.apiKey)
+            #expect(view.counts.sent == 1)
+
+            // Two at a time, 40 ms each: app A's fan-out takes over 1.6 s. Claimed only once A's claims ran
+            // dry, B's push would come after all but the last few of A's.
+            let order = relay.mock.requests.map(\.deviceToken)
+            let before = try #require(order.firstIndex(of: other))
+            #expect(before < slow.count / 2, "\(before) of app A's pushes went before app B's")
+            _ = try await relay.settled(fanOut.notificationId, key: a.apiKey)
+        }
+    }
+
     /// Issue 24: each app's pushes wait in one lane per platform. The app's browsers' push service never
     /// answers, so its web pushes hold every web slot (`perAppConcurrency` 1) until the request timeout;
     /// its iPhones' pushes are sent meanwhile.

@@ -13,6 +13,15 @@ import Testing
         #expect(!signal.isPending)
     }
 
+    @Test func takingAKeptSignalUsesItUp() async {
+        let signal = WakeSignal()
+        #expect(!signal.take())
+        signal.signal()
+        #expect(signal.take())
+        #expect(!signal.take())
+        #expect(!signal.isPending)
+    }
+
     @Test func aSignalDuringTheWaitEndsIt() async {
         let signal = WakeSignal()
         let waiter = Task { await signal.wait(timeout: .seconds(3600)) }
