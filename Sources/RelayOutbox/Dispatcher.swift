@@ -128,9 +128,10 @@ public final class Dispatcher: Sendable {
     /// or for a wake. Jobs claimed as it is cancelled are queued all the same, and handed back with the rest.
     ///
     /// Which apps have due deliveries is read from the store when a round starts with none known, after a
-    /// wake, or a poll interval after the last read; between, the rounds go on with the apps the last one
-    /// left due (a full claim, or a full lane). A fan-out's claims follow one another tens of times a
-    /// second, and each read of the due apps costs PostgreSQL a scan per app.
+    /// wake, or a poll interval after the last read (a wait for room ends by then); between, the rounds go on
+    /// with the apps the last one left due (a full claim, or no room left for them). A fan-out's claims
+    /// follow one another tens of times a second, and each read of the due apps costs PostgreSQL a scan per
+    /// app.
     private func claimUntilCancelled(into lanes: DeliveryLanes<OutboxJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         var moreDue = true
@@ -139,11 +140,14 @@ public final class Dispatcher: Sendable {
         var readAt = ContinuousClock.now
         while !Task.isCancelled {
             if recordingFails.withLock({ $0 }) {
+                // The wakes this wait takes (the handing back that ends it among them) call for a new read.
                 await signal.wait(timeout: poll)
+                known = []
                 continue
             }
             if moreDue, let window = lanes.claimWindow() {
-                if known.isEmpty || signal.take() || ContinuousClock.now - readAt >= poll {
+                let woken = signal.take()
+                if known.isEmpty || woken || ContinuousClock.now - readAt >= poll {
                     known = await dueApps()
                     readAt = .now
                 }
@@ -174,7 +178,9 @@ public final class Dispatcher: Sendable {
                 moreDue = waiting
             }
             if moreDue {
-                await lanes.roomSignal.wait(timeout: poll)
+                // Until room comes, or the next read of the due apps is due (one overdue waits for room).
+                let untilRead = readAt + poll - ContinuousClock.now
+                await lanes.roomSignal.wait(timeout: untilRead > .zero ? min(poll, untilRead) : poll)
             } else {
                 await signal.wait(timeout: poll)
                 moreDue = true

@@ -181,6 +181,7 @@ extension PostgresStore {
     }
 
     public func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {
+        guard !results.isEmpty else { return }
         // Accepted pushes, the bulk of a fan-out, are recorded in one statement: a transaction of its own
         // when they are all the batch holds (two round trips fewer). Here and in `apply`, a delivery cancelled
         // while it was in flight (its message deleted) stays `cancelled`.

@@ -79,7 +79,7 @@ import WebPushMock
 
     /// While one app's fan-out fills claim after claim, the claims go on with the apps the last round left
     /// due; a webhook for another app wakes the loop, which then reads the due apps again, so the other app
-    /// is claimed within a round, not after the fan-out (the poll interval here is a minute).
+    /// is claimed within a round or two, not after the fan-out (the poll interval here is a minute).
     @Test func aWebhookForAnotherAppIsClaimedDuringAFanOut() async throws {
         let slow = (0..<80).map { _ in randomToken() }
         let script = MockScript(devices: slow.map { .init(token: $0, delayMs: 40) })
@@ -109,10 +109,10 @@ import WebPushMock
             #expect(view.counts.sent == 1)
 
             // Two at a time, 40 ms each: app A's fan-out takes over 1.6 s. Claimed only once A's claims ran
-            // dry, B's push would come after all but the last few of A's.
+            // dry, B's push would come after all but the last few of A's (78 of 80 when the wake is ignored).
             let order = relay.mock.requests.map(\.deviceToken)
             let before = try #require(order.firstIndex(of: other))
-            #expect(before < slow.count / 2, "\(before) of app A's pushes went before app B's")
+            #expect(before < slow.count - 20, "\(before) of app A's pushes went before app B's")
             _ = try await relay.settled(fanOut.notificationId, key: a.apiKey)
         }
     }
