@@ -64,16 +64,17 @@ import Testing
         }
     }
 
-    /// Relay A has claimed the whole fan-out, ten sends in flight (each answered after six seconds) and five
-    /// queued, when it is stopped: it records the ten and hands back the five, and relay B, woken by the
-    /// hand-back, sends those at once (its polling waits five minutes, the leases two). A's one connection is
-    /// warmed first by a push answered at once, so the ten leave together instead of waiting behind a cold
-    /// connection's first answer; the six seconds are then what relay B's start and A's stop have before an
-    /// answer frees one of A's workers to send an eleventh, on a machine loaded by the whole suite. B's cold
-    /// connections send the five in two rounds of six seconds, so both relays' sends may wait a minute.
+    /// Relay A has claimed the whole fan-out, ten sends in flight (the first ten of the fan-out's requests
+    /// are answered after twenty seconds, the rest at once) and five queued, when it is stopped: it records
+    /// the ten and hands back the five, and relay B, woken by the hand-back, sends those at once (its polling
+    /// waits five minutes, the leases two). A's one connection is warmed first by a push answered at once, so
+    /// the ten leave together instead of waiting behind a cold connection's first answer; the twenty seconds
+    /// are then what relay B's start and A's stop have before an answer frees one of A's workers to send an
+    /// eleventh, on a machine loaded by the whole suite. A allows a minute a request (the test bed's ten seconds
+    /// would time the ten out).
     @Test func aGracefulStopHandsBackWhatItHadNotSent() async throws {
         let warm = randomToken()
-        let slow = MockScript(devices: [.init(token: warm), .init(token: "*", delayMs: 6000)])
+        let slow = MockScript(devices: [.init(token: warm), .init(token: "*", delayMs: 20_000, count: 10)])
         try await withPostgresRelays(script: slow) { relays in
             let a = try await relays.start("relay-a") {
                 $0.delivery.concurrency = 10
@@ -106,7 +107,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(10))
             }
             try #require(try await probe.pendingDeliveryCount() == tokens.count)
-            let b = try await relays.start("relay-b") { $0.delivery.requestTimeoutMilliseconds = 60_000 }
+            let b = try await relays.start("relay-b")
             await relays.stop(a)
             let view = try await relays.settled(id, through: b)
             #expect(view.counts.sent == tokens.count)
