@@ -76,7 +76,9 @@ extension PostgresStore {
     }
 
     /// Claims in one transaction; a due delivery that can no longer be sent is ended there and the claim
-    /// reads on, so that fewer than `limit` jobs means no more were due.
+    /// reads on, so that fewer than `limit` jobs means no more were due. Planned at each call, like the due
+    /// apps: how its five tables are best joined depends on their sizes at the time, not when a connection
+    /// first ran it.
     public func claimDueDeliveries(
         appId: String,
         now: Date,
@@ -95,7 +97,7 @@ extension PostgresStore {
             var userIds: [String] = []  // each job's recipient, for the badges
             while jobs.count < limit {
                 let wanted = limit - jobs.count
-                let rows = try db.query(prepared: claimSQL, appId, now, wanted, leaseUntil, owner)
+                let rows = try db.query(claimSQL, appId, now, wanted, leaseUntil, owner)
                 var ended: [EndedDelivery] = []
                 for row in rows.all {
                     let claimed = try ClaimedDelivery(row: row)

@@ -41,7 +41,7 @@ final class BenchRelays {
     static let seedConnections = 4
 
     /// Opens the store, lets `seed` fill it (on PostgreSQL through a pool of ``seedConnections``
-    /// connections, closed before the relays start, then vacuumed; on SQLite through the observer), then starts the
+    /// connections, closed before the relays start; on SQLite through the observer), then starts the
     /// relays and waits until each listens. `--poll-ms` sets `delivery.pollIntervalMilliseconds` (default
     /// 100): how soon the instances that did not take a webhook see its deliveries.
     init(_ arguments: Arguments, seed: (any Store) async throws -> Void) async throws {
@@ -79,12 +79,8 @@ final class BenchRelays {
             throw FanoutCommand.Failure(description: "--store is postgres or sqlite, not '\(storeName)'")
         }
         self.configuration = configuration
-        if let url = configuration.storage.postgres.url, let cluster {
+        if let url = configuration.storage.postgres.url {
             try await seed(PostgresStore.pool(url: url, size: Self.seedConnections, logger: logger))
-            // As autovacuum would have long done on a server that had the seed's rows before the webhook: the
-            // pages' visibility known and their hint bits set, the statistics taken. Left to autovacuum, that
-            // work fell on the first statements of the fan-out, or ran beside it.
-            _ = try await cluster.psql("VACUUM")
         } else {
             try await seed(observer)
         }
