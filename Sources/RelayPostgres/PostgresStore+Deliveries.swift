@@ -5,8 +5,8 @@ import RelayStore
 extension PostgresStore {
     /// Planned at each call, not prepared: a plan kept from a time `deliveries` was small (its statistics
     /// taken when it was nearly empty, as after a quiet spell) scans the whole table for the smallest app id,
-    /// some 18 ms a call once a 100k fan-out is in it, where a plan made at the call seeks the index (2 ms).
-    /// The claim loop reads the due apps a few times a second at most, so planning costs little.
+    /// where a plan made at the call seeks the index. The claim loop reads the due apps a few times a second
+    /// at most, so planning costs little.
     public func appsWithDueDeliveries(now: Date) async throws -> [String] {
         let rows = try db.query(Self.dueAppsSQL, now)
         return rows.all.map { $0.string(0) }
@@ -77,8 +77,8 @@ extension PostgresStore {
 
     /// Claims in one transaction; a due delivery that can no longer be sent is ended there and the claim
     /// reads on, so that fewer than `limit` jobs means no more were due. Planned at each call, like the due
-    /// apps: how its five tables are best joined depends on their sizes at the time, not when a connection
-    /// first ran it.
+    /// apps: how its tables are best joined depends on their sizes at the time, not when a connection first
+    /// ran it.
     public func claimDueDeliveries(
         appId: String,
         now: Date,

@@ -83,9 +83,9 @@ final class BenchRelays {
         if let url = configuration.storage.postgres.url, let cluster {
             try await seed(PostgresStore.pool(url: url, size: Self.seedConnections, logger: logger))
             // As autovacuum would have long done on a server that had the seed's rows before the webhook: hint
-            // bits set, the statistics taken. Left to autovacuum, that work ran in some runs beside the fan-out
-            // and fell on its insert in all. Statistics matter: sizes known without them (a bare VACUUM) had
-            // the unread totals update nest sequential scans.
+            // bits set, the statistics taken, so neither falls on the fan-out's own statements nor runs beside
+            // them. ANALYZE with it: with the tables' sizes known and no column statistics, the planner nests
+            // sequential scans for the unread totals update.
             _ = try await cluster.psql("VACUUM (ANALYZE)")
         } else {
             try await seed(observer)
