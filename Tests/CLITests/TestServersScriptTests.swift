@@ -3,7 +3,8 @@ import RelayTestSupport
 import Testing
 
 /// scripts/test-servers.sh, which `make test` runs the tests under: every server a run lists is stopped when
-/// the run ends, also when it fails, and what an earlier run left behind is swept at the next start.
+/// the run ends, also when it fails, the run's temporary files go with it, and what an earlier run left behind
+/// is swept at the next start.
 @Suite struct TestServersScriptTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../scripts/test-servers.sh").standardizedFileURL.path
@@ -31,6 +32,18 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: stopped))
         let left = try FileManager.default.contentsOfDirectory(atPath: "\(tmp)/push-relay-test-runs")
         #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test func theRunsTemporaryFilesAreRemovedWithIt() throws {
+        let tmp = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let seen = "\(tmp)/seen"
+        let command = #"echo "$TMPDIR" > \#(seen); touch "$TMPDIR/config.json" && [ -d "$PUSH_RELAY_TEST_SERVERS" ]"#
+        #expect(try run(command, tmp: tmp) == .exited(0))
+        let runTemporary = try String(contentsOfFile: seen, encoding: .utf8).trimmingCharacters(in: .newlines)
+        #expect(runTemporary.hasPrefix("\(tmp)/push-relay-test-runs/"))
+        #expect(!FileManager.default.fileExists(atPath: runTemporary))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(tmp)/push-relay-test-runs").isEmpty)
     }
 
     @Test func aRunSweepsWhatAGoneRunLeft() throws {
