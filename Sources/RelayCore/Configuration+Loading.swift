@@ -43,9 +43,9 @@ extension Configuration {
 
     /// ``load(file:environment:)``, also returning one notice per deprecated key the file or `PUSH_RELAY_APPS`
     /// used (`apps[0].mockEndpoint is deprecated: use apps[0].apns.endpoints.production and .sandbox`).
-    /// - Parameter strictSyntax: checks the file's bytes first and returns why they are not strict JSON
-    ///   (with line and column), nil when they are; the command line passes jansson's check
-    ///   (`RelayStrictJSON`), which RelayCore cannot import.
+    /// - Parameter strictSyntax: checks the file's bytes, and a variable's JSON value (`PUSH_RELAY_APPS`), first
+    ///   and returns why they are not strict JSON (with line and column), nil when they are; the command line
+    ///   passes jansson's check (`RelayStrictJSON`), which RelayCore cannot import.
     /// - Throws: ``Invalid`` as ``load(file:environment:)``, or with the file and `strictSyntax`'s answer.
     public static func loadNoticingDeprecations(
         file: String?,
@@ -71,7 +71,9 @@ extension Configuration {
         }
         for (name, value) in environment.sorted(by: { $0.key < $1.key })
         where name.hasPrefix(variablePrefix) && name != fileVariable {
-            if let problem = apply(variable: name, value: value, to: &tree) { problems.append(problem) }
+            if let problem = apply(variable: name, value: value, to: &tree, strictSyntax: strictSyntax) {
+                problems.append(problem)
+            }
         }
         let defaults = Configuration().jsonTree()
         tree = wholeNumbers(tree, defaults: defaults, path: "", problems: &problems) as? [String: Any] ?? [:]
@@ -156,8 +158,15 @@ extension Configuration {
     }
 
     /// Sets the key a `PUSH_RELAY_*` variable names; returns a problem when there is no such key or the
-    /// value does not fit its type.
-    private static func apply(variable: String, value: String, to tree: inout [String: Any]) -> String? {
+    /// value does not fit its type. A JSON value (a list, the apps) is checked by `strictSyntax` first, and a
+    /// problem never shows it: it may hold secrets (an app's webhook secret). A flag's or number's value is
+    /// shown.
+    private static func apply(
+        variable: String,
+        value: String,
+        to tree: inout [String: Any],
+        strictSyntax: (Data) -> String?
+    ) -> String? {
         let wanted = String(variable.dropFirst(variablePrefix.count))
         guard let path = keyPaths(in: tree).first(where: { variableName($0) == wanted }) else {
             return "\(variable): no such setting"
@@ -171,7 +180,11 @@ extension Configuration {
         case is String: parsed = value
         // An optional setting that is unset (`null`), such as a file path: the text as it is.
         case is NSNull: parsed = value
-        default: parsed = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
+        default:
+            if let problem = strictSyntax(Data(value.utf8)) { return "\(variable): not strict JSON: \(problem)" }
+            guard let json = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
+            else { return "\(variable): is not valid JSON for \(path.joined(separator: "."))" }
+            parsed = json
         }
         guard let parsed else {
             return "\(variable): '\(value)' is not a valid value for \(path.joined(separator: "."))"

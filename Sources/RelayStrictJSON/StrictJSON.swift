@@ -16,6 +16,14 @@ public enum StrictJSON {
         }
         /// `line 3, column 5: duplicate object key near '"port"'`.
         public var description: String { "line \(line), column \(column): \(reason)" }
+
+        /// This problem without jansson's excerpt of the text (`near '…'`, a token of it): for a text that may
+        /// hold secrets, such as a configuration, whose problems reach logs. The line and column still say
+        /// where it is.
+        public var withoutExcerpt: Problem {
+            guard let excerpt = reason.range(of: " near '") else { return self }
+            return Problem(line: line, column: column, reason: String(reason[..<excerpt.lowerBound]))
+        }
     }
 
     /// Checks `data` with jansson's `json_loadb` and `JSON_REJECT_DUPLICATES`.

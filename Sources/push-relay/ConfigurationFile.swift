@@ -4,7 +4,9 @@ import RelayCore
 import RelayStrictJSON
 
 /// The configuration the commands that run or probe a relay read (`serve`, `config check`, `health`): the
-/// defaults, then `--config FILE` (or `PUSH_RELAY_CONFIG`) checked as strict JSON, then `PUSH_RELAY_*`.
+/// defaults, then `--config FILE` (or `PUSH_RELAY_CONFIG`) checked as strict JSON, then `PUSH_RELAY_*` (a
+/// JSON value, such as `PUSH_RELAY_APPS`, checked the same way). A syntax error is reported by line and
+/// column without jansson's excerpt of the text, which may be part of a secret.
 enum ConfigurationFile {
     /// Loads the configuration for `arguments` (its `config` option) and the process environment.
     /// - Throws: ``RelayCore/Configuration/Invalid`` listing every problem, a file's syntax error with its
@@ -17,11 +19,11 @@ enum ConfigurationFile {
             file: arguments.value("config") ?? environment[Configuration.fileVariable],
             environment: environment,
             strictSyntax: { data in
-                do {
+                do throws(StrictJSON.Problem) {
                     try StrictJSON.check(data)
                     return nil
                 } catch {
-                    return "\(error)"
+                    return "\(error.withoutExcerpt)"
                 }
             }
         )

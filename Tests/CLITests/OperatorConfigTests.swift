@@ -10,7 +10,7 @@ import Testing
     static let notStrict: [(text: String, place: String, reason: String)] = [
         (#"{ "http": {"port": 8080,},"# + "\n" + #" "log": {} }"#, "line 1, column 25", "string or '}' expected"),
         (#"{ "log": {"level": "info"},"# + "\n" + #" "log": {} }"#, "line 2, column 6", "duplicate object key"),
-        ("{\n  // the log\n" + #"  "log": {} }"#, "line 2, column 3", "string or '}' expected near '/'"),
+        ("{\n  // the log\n" + #"  "log": {} }"#, "line 2, column 3", "string or '}' expected"),
     ]
 
     @Test(arguments: notStrict)
@@ -37,6 +37,25 @@ import Testing
         let line = try #require(lines.first { $0["msg"] as? String == "invalid configuration" }, "\(serve.stderr)")
         #expect(line["level"] as? String == "critical")
         #expect((line["problems"] as? String)?.contains(place) == true, "\(line)")
+    }
+
+    /// `PUSH_RELAY_APPS` is strict JSON like the file, and a problem with it never shows its text: an app's
+    /// webhook secret may be in it, and `serve` logs its problems.
+    @Test func anAppsVariableIsStrictJSONAndNeverShown() async throws {
+        let secret = "TOPSECRET-webhook-0123456789"
+        let app = #"{"id":"x","topic":"t","apiKeySHA256":["\#(String(repeating: "a", count: 64))"],"#
+        let cases: [(value: String, problem: String)] = [
+            ("[" + app + #""webhookSecret":"\#(secret)"}"#, "PUSH_RELAY_APPS: not strict JSON: line 1, column"),
+            ("[" + app + #""webhookSecret":"\#(secret)\q"}]"#, "PUSH_RELAY_APPS: not strict JSON: line 1, column"),
+            ("[" + app + #""id":"y","webhookSecret":"\#(secret)"}]"#, "duplicate object key"),
+            ("[" + app + #""webhookSecret":"\#(secret)",}]"#, "PUSH_RELAY_APPS: not strict JSON"),
+        ]
+        for (value, problem) in cases {
+            let check = try await CommandTests.run(["config", "check"], environment: ["PUSH_RELAY_APPS": value])
+            #expect(check.status == 1, "\(value)")
+            #expect(check.stderr.contains(problem), "\(check.stderr)")
+            #expect(!check.stderr.contains("TOPSECRET") && !check.stdout.contains("TOPSECRET"), "\(check.stderr)")
+        }
     }
 
     /// `storage.postgres.passwordFile` must be readable and is the password's only place; `config check`
