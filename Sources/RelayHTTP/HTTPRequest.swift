@@ -66,11 +66,14 @@ public struct HTTPRequest: Sendable {
     public static func parseTarget(
         _ target: String
     ) throws(HTTPError) -> (path: String, segments: [String], query: [String: String]) {
-        // RFC 9112 §3.2: the request target is one token, without white space or control characters.
-        guard !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+        // RFC 9112 §3.2, RFC 3986 §2: the request target is one token of printable ASCII, anything else
+        // percent-encoded. A byte past ASCII is refused whether or not it is UTF-8: libmicrohttpd's target
+        // arrives as a C string, read with invalid bytes replaced, so raw bytes would otherwise name the same
+        // path as their replacement's escape.
+        guard !target.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
             throw HTTPError.badRequest(
                 code: "invalid_target",
-                message: "The request target must not contain spaces or control characters"
+                message: "The request target must be printable ASCII without spaces (percent-encode the rest)"
             )
         }
         // URLComponents would quietly read a stray `%` as `%25`; RFC 3986 §2.1 allows `%` only before two hex

@@ -72,6 +72,22 @@ import Testing
         }
     }
 
+    /// A target with a byte past ASCII, raw UTF-8 or not, is 400 `invalid_target`: never read as the path of
+    /// its replacement character (`%EF%BF%BD`), which several raw bytes would otherwise all name.
+    @Test(arguments: [[0xFF], [0xFE], [0xC3, 0xA9], [0xEF, 0xBF, 0xBD]] as [[UInt8]])
+    func aTargetWithBytesPastASCIIIs400(_ bytes: [UInt8]) async throws {
+        try await withServer(handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port)
+            let request =
+                Data("GET /hello".utf8) + Data(bytes) + Data(" HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8)
+            await connection.write(request)
+            let raw = await connection.read()
+            #expect(statusCode(raw) == 400, "\(raw)")
+            #expect(raw.contains("\"invalid_target\""), "\(raw)")
+            try await Self.expectHealthy(server.port)
+        }
+    }
+
     /// RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400, once, in JSON; HTTP/1.0 needs none.
     @Test func anHTTP11RequestWithoutHostIs400() async throws {
         try await withServer(handler: Self.router().handler) { server in
