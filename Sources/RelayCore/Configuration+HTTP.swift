@@ -5,6 +5,10 @@ extension Configuration.HTTP {
     /// serves fewer and says so at start).
     public static let maxConnectionsRange = 1...1_000_000
 
+    /// What ``maxBodyBytes`` may be: up to 16 MiB, far above any body the API takes (a webhook's message, a
+    /// device), a bound on what one request makes the relay hold.
+    public static let maxBodyBytesRange = 1...16_777_216
+
     /// Every problem with the `http` section, each starting with its key path.
     func problems() -> [String] {
         var problems: [String] = []
@@ -15,7 +19,7 @@ extension Configuration.HTTP {
         }
         require((0...65_535).contains(port), "http.port: must be 0...65535, is \(port)")
         require(!host.isEmpty, "http.host: must not be empty")
-        positive(maxBodyBytes, "maxBodyBytes")
+        within(Self.maxBodyBytesRange, maxBodyBytes, "maxBodyBytes", " (each request's body is held whole)")
         positive(connectionTimeoutSeconds, "connectionTimeoutSeconds")
         within(Self.maxConnectionsRange, maxConnections, "maxConnections")
         positive(maxConnectionsPerAddress, "maxConnectionsPerAddress")

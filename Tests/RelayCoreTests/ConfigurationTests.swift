@@ -40,7 +40,8 @@ import Testing
         } catch {
             #expect(
                 error.problems == [
-                    "PUSH_RELAY_NO_SUCH_THING: no such setting", "http.maxBodyBytes: must be positive",
+                    "PUSH_RELAY_NO_SUCH_THING: no such setting",
+                    "http.maxBodyBytes: must be 1...16777216 (each request's body is held whole)",
                     "http.maxHeaderBytes: must be 4096...1048576 (memory kept for every connection)",
                     "delivery.concurrency: must be positive",
                 ]
@@ -53,6 +54,15 @@ import Testing
             #expect(error.problems.contains { $0.hasPrefix("http.maxBodyBytes") })
             #expect(error.problems.contains { $0.hasPrefix("delivery.concurrency") })
         }
+    }
+
+    /// A body limit past 16 MiB is refused: the relay holds each body whole.
+    @Test func theBodyLimitHasABound() throws {
+        #expect(throws: Configuration.Invalid.self) {
+            try Configuration.load(file: nil, environment: ["PUSH_RELAY_HTTP_MAX_BODY_BYTES": "99999999999"])
+        }
+        let largest = try Configuration.load(file: nil, environment: ["PUSH_RELAY_HTTP_MAX_BODY_BYTES": "16777216"])
+        #expect(largest.http.maxBodyBytes == 16_777_216)
     }
 
     @Test func appsNeedCredentialsThatCanBeRead() {
