@@ -221,10 +221,12 @@ final class ServerCore: Sendable {
         var limit = configuration.maxBodyBytes
         if case .proceed(let routeLimit?) = verdict { limit = routeLimit }
         context.state.withLock { $0.bodyLimit = limit }
-        if let error = headerProblem(received, method: method, version: version, limit: limit) {
-            return refuse(error, on: connection, context: context)
-        }
+        // The headers' framing first (what a proxy in front may read otherwise), then the route's refusal (a
+        // missing credential), then the announced length: a stranger learns no body limit.
+        let problem = headerProblem(received, method: method, version: version, limit: limit)
+        if let problem, problem.status != 413 { return refuse(problem, on: connection, context: context) }
         if case .refuse(let error) = verdict { return refuse(error, on: connection, context: context) }
+        if let problem { return refuse(problem, on: connection, context: context) }
         return .YES
     }
 

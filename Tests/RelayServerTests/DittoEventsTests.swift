@@ -159,6 +159,9 @@ import Testing
             let tooLarge = try JSONSerialization.data(withJSONObject: Self.events(messageId: "m-1", padding: 5000))
             let refused = try await relay.call("POST", "/v1/ditto/events", body: tooLarge, key: Self.secret)
             #expect(refused.status == 413)
+            // Without a credential the answer is 401 whatever the length: a stranger learns no limit.
+            let stranger = try await relay.call("POST", "/v1/ditto/events", body: tooLarge, authorize: false)
+            #expect(stranger.status == 401, "\(stranger.text)")
         }
     }
 
