@@ -239,7 +239,9 @@ extension DecodingError {
     var configurationProblem: String {
         switch self {
         case .keyNotFound(let key, let context): return "\(configurationPath(context.codingPath + [key])): is required"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+        case .typeMismatch(let type, let context):
+            return "\(configurationPath(context.codingPath)): must be \(JSONValueKind.describe(type))"
+        case .valueNotFound(_, let context), .dataCorrupted(let context):
             return "\(configurationPath(context.codingPath)): \(context.debugDescription)"
         @unknown default: return "\(self)"
         }

@@ -121,7 +121,7 @@ extension HTTPRequest {
         case .typeMismatch(let type, let context):
             return .badRequest(
                 code: "invalid_field",
-                message: "\(fieldPath(context.codingPath)) must be \(describe(type))"
+                message: "\(fieldPath(context.codingPath)) must be \(JSONValueKind.describe(type))"
             )
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
@@ -147,21 +147,5 @@ extension HTTPRequest {
             }
         }
         return text.isEmpty ? "body" : text
-    }
-
-    static func describe(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type, is Substring.Type: return "a string"
-        case is Bool.Type: return "a boolean"
-        case is Int.Type, is Int8.Type, is Int16.Type, is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type,
-            is UInt16.Type, is UInt32.Type, is UInt64.Type:
-            return "an integer"
-        case is Double.Type, is Float.Type, is Decimal.Type: return "a number"
-        default: break
-        }
-        let name = String(describing: type)
-        if name.hasPrefix("Array<") || name.hasPrefix("[") && !name.contains(":") { return "an array" }
-        if name.hasPrefix("Dictionary<") || name.hasPrefix("[") { return "an object" }
-        return "a valid \(name)"
     }
 }

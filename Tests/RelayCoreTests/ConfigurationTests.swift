@@ -56,6 +56,19 @@ import Testing
         }
     }
 
+    /// A value of the wrong type is named by key path and the JSON it must be, not in Swift's words.
+    @Test func aWrongTypeIsNamedInJSONTerms() throws {
+        let path = try file(#"{"http":{"port":"8080"}}"#)
+        do {
+            _ = try Configuration.load(file: path, environment: [:])
+            Issue.record("expected a failure")
+        } catch {
+            let problems = error.problems.joined(separator: "\n")
+            #expect(problems.contains("http.port: must be an integer"), "\(problems)")
+            #expect(!problems.contains("Expected to decode"), "\(problems)")
+        }
+    }
+
     /// A body limit past 16 MiB is refused: the relay holds each body whole.
     @Test func theBodyLimitHasABound() throws {
         #expect(throws: Configuration.Invalid.self) {
