@@ -242,7 +242,8 @@ final class ServerCore: Sendable {
     ///   would answer with an HTML page whose status line and headers 0.9.75 writes twice);
     /// - headers where libmicrohttpd would guess (it reads the first of two values, and a proxy in front may
     ///   have read the other: request smuggling): 400 `conflicting_headers` for more than one Host (RFC
-    ///   9112 §3.2) or Authorization (RFC 9110 §11.6.2 defines one credential), Content-Length values that
+    ///   9112 §3.2), Authorization (RFC 9110 §11.6.2 defines one credential) or Content-Type (RFC 9110
+    ///   §8.3: one media type; JSON or NDJSON would depend on the reader), Content-Length values that
     ///   differ (RFC 9112 §6.3; repeats of one value are allowed), or Content-Length beside
     ///   Transfer-Encoding (RFC 9112 §6.1 lets a server refuse it); 501 `unsupported_transfer_encoding` for
     ///   Transfer-Encoding other than one field `chunked` (RFC 9112 §6.1; any case, no white space after it,
@@ -275,7 +276,7 @@ final class ServerCore: Sendable {
             headers.values(for: name).flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
                 .map { $0.trimmingCharacters(in: Self.optionalWhiteSpace) }
         }
-        for name in ["host", "authorization"] where headers.values(for: name).count > 1 {
+        for name in ["host", "authorization", "content-type"] where headers.values(for: name).count > 1 {
             return conflict("The request has more than one \(name) header")
         }
         let lengths = list("content-length")

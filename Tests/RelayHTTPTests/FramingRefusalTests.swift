@@ -62,6 +62,10 @@ import Testing
             ("GET /hello HTTP/1.1\r\nHost: t\r\nX-Tab\t: 1\r\n\r\n", 400, "malformed_header"),
             ("GET /hello HTTP/1.1\r\nConnection: keep-alive\r\n\r\n", 400, "missing_host"),
             ("GET /hello HTTP/1.1\r\nHost: t\r\nHost: u\r\n\r\n", 400, "conflicting_headers"),
+            (
+                "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\n"
+                    + "Content-Length: 2\r\n\r\n{}", 400, "conflicting_headers"
+            ),
             ("BREW /hello HTTP/1.1\r\nHost: t\r\n\r\n", 501, "method_not_implemented"),
             ("PATCH /hello HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello", 501, "method_not_implemented"),
             ("GET /he%zz HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
