@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command (the test run) with a folder of its own for the servers its tests start, named by
 # PUSH_RELAY_TEST_SERVERS: each server writes a `<name>.stop` script there that stops it. The run's
-# temporary files (TMPDIR: configs, keys, databases, sockets) go in a `tmp` folder inside it. When the command
+# temporary files (TMPDIR: configs, keys, databases) go in a `tmp` folder inside it. When the command
 # ends, however it ends (a failure, a hang cut short, Ctrl-C), every server listed is stopped and the folder
 # removed; folders left by earlier runs whose runner is gone are swept first. Exits with the command's status.
 set -u
@@ -22,7 +22,7 @@ for folder in "$root"/*; do
 done
 
 run="$root/$$"
-mkdir -p "$run/tmp"
+mkdir -p "$run/tmp" || exit 1
 trap 'stop_all "$run"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM

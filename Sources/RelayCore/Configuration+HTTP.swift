@@ -5,8 +5,9 @@ extension Configuration.HTTP {
     /// serves fewer and says so at start).
     public static let maxConnectionsRange = 1...1_000_000
 
-    /// What ``maxBodyBytes`` may be: up to 16 MiB, far above any body the API takes (a webhook's message, a
-    /// device), a bound on what one request makes the relay hold.
+    /// What ``maxBodyBytes`` may be: up to 16 MiB, far above any body the API's routes take (a webhook's
+    /// message, a device), a bound on what one request makes the relay hold. `POST /v1/ditto/events` has a
+    /// bound of its own (`apps[].ditto.maxBodyBytes`, for up to 1,000 events).
     public static let maxBodyBytesRange = 1...16_777_216
 
     /// Every problem with the `http` section, each starting with its key path.

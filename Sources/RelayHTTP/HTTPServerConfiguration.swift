@@ -106,7 +106,10 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
         var problems: [String] = []
         if host.isEmpty { problems.append("http.host must not be empty") }
         if !(0...65535).contains(port) { problems.append("http.port must be 0...65535") }
-        if maxBodyBytes < 1 { problems.append("http.maxBodyBytes must be positive") }
+        let bodyRange = Configuration.HTTP.maxBodyBytesRange
+        if !bodyRange.contains(maxBodyBytes) {
+            problems.append("http.maxBodyBytes must be \(bodyRange.lowerBound)...\(bodyRange.upperBound)")
+        }
         if connectionTimeout < 1 { problems.append("http.connectionTimeout must be positive (seconds)") }
         if headerTimeout < 1 { problems.append("http.headerTimeout must be positive (seconds)") }
         if bodyTimeout < 1 { problems.append("http.bodyTimeout must be positive (seconds)") }

@@ -17,12 +17,15 @@ public enum StrictJSON {
         /// `line 3, column 5: duplicate object key near '"port"'`.
         public var description: String { "line \(line), column \(column): \(reason)" }
 
-        /// This problem without jansson's excerpt of the text (`near '…'`, a token of it): for a text that may
-        /// hold secrets, such as a configuration, whose problems reach logs. The line and column still say
-        /// where it is.
+        /// This problem in jansson's fixed words only, without what it quotes of the text (`near '…'`, a
+        /// token; `invalid Unicode '\uDC01'`; `byte 0xff`): for a text that may hold secrets, such as a
+        /// configuration, whose problems reach logs. The line and column still say where it is.
         public var withoutExcerpt: Problem {
-            guard let excerpt = reason.range(of: " near '") else { return self }
-            return Problem(line: line, column: column, reason: String(reason[..<excerpt.lowerBound]))
+            var words = Substring(reason)
+            for quoted in [" near '", " '\\u", " 0x"] {
+                if let start = words.range(of: quoted) { words = words[..<start.lowerBound] }
+            }
+            return Problem(line: line, column: column, reason: String(words))
         }
     }
 

@@ -92,8 +92,9 @@ public final class PostgresCluster: Sendable {
     private static func start() async throws -> PostgresCluster {
         let began = Date()
         let bin = try serverPrograms()
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("push-relay-pg-\(UUID().uuidString.lowercased().prefix(8))").path
+        // In /tmp whatever TMPDIR is: the server's socket (`<folder>/.s.PGSQL.<port>`) must fit a Unix socket
+        // address (107 bytes), and the server's user must reach the folder (/tmp is open to all).
+        let folder = "/tmp/push-relay-pg-\(UUID().uuidString.lowercased().prefix(8))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var asServerUser: [String] = []
         if getuid() == 0 {

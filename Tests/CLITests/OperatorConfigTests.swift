@@ -47,6 +47,9 @@ import Testing
         let cases: [(value: String, problem: String)] = [
             ("[" + app + #""webhookSecret":"\#(secret)"}"#, "PUSH_RELAY_APPS: not strict JSON: line 1, column"),
             ("[" + app + #""webhookSecret":"\#(secret)\q"}]"#, "PUSH_RELAY_APPS: not strict JSON: line 1, column"),
+            // jansson quotes a token of up to 20 characters (`invalid escape near '"TOPSECRET\q'`).
+            ("[" + app + #""webhookSecret":"TOPSECRET\q"}]"#, "PUSH_RELAY_APPS: not strict JSON: line 1, column"),
+            ("[" + app + #""webhookSecret":"TOPSECRET\uDC01"}]"#, "PUSH_RELAY_APPS: not strict JSON: line 1, column"),
             ("[" + app + #""id":"y","webhookSecret":"\#(secret)"}]"#, "duplicate object key"),
             ("[" + app + #""webhookSecret":"\#(secret)",}]"#, "PUSH_RELAY_APPS: not strict JSON"),
         ]
