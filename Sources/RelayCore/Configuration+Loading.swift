@@ -249,7 +249,7 @@ extension DecodingError {
 }
 
 /// Any key, to list what a JSON object holds.
-private struct AnyKey: CodingKey {
+struct AnyKey: CodingKey {
     var stringValue: String
     var intValue: Int? { nil }
     init(stringValue: String) { self.stringValue = stringValue }

@@ -117,6 +117,15 @@ private struct Envelope: Decodable {
         // Foundation reports a negative or fractional number for an unsigned field as invalid JSON as a
         // whole; a number that is not a txnId is named here instead.
         if let txnId = try? container.decode(UInt64.self, forKey: .txnId) {
+            // The stores keep a txnId in a signed 64-bit column and order by it: one past that is refused,
+            // not cut to the largest (which would take every later event for a replay of the first).
+            guard txnId <= UInt64(Int64.max) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .txnId,
+                    in: container,
+                    debugDescription: "past 9223372036854775807"
+                )
+            }
             self.txnId = txnId
         } else if (try? container.decode(Double.self, forKey: .txnId)) != nil {
             throw DecodingError.dataCorruptedError(

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct DittoEventDecodingTests {
     let message = #"""
-        {"txnId": 18446744073709551615, "type": "documentChanged", "collection": "messages",
+        {"txnId": 9223372036854775807, "type": "documentChanged", "collection": "messages",
          "change": {"method": "upsert", "oldValue": null,
                     "newValue": {"_id": "4B1D0C6E-8F3A-4E55-9B2A-0C1D2E3F4A5B", "roomId": "r1", "userId": "u1",
                                  "text": "hi", "createdOn": "2026-12-02T18:00:00.123Z",
@@ -14,7 +14,7 @@ import Testing
 
     @Test func anInsertReadsWithItsFullTxnIdAndDocument() throws {
         let event = try DittoEvent.decode(Array(message.utf8))
-        #expect(event.txnId == UInt64.max)
+        #expect(event.txnId == UInt64(Int64.max))
         #expect(event.kind == .documentChanged)
         #expect(event.collection == "messages")
         guard case .upsert(let old, let new)? = event.change else {
@@ -50,6 +50,9 @@ import Testing
         (#"{"txnId":"5","type":"documentChanged"}"#, "`txnId` has the wrong type"),
         (#"{"txnId":-1,"type":"documentChanged"}"#, "`txnId` is not valid"),
         (#"{"txnId":1.5,"type":"documentChanged"}"#, "`txnId` is not valid"),
+        // The stores order by a signed 64-bit txnId: a larger one is refused, never cut to the largest.
+        (#"{"txnId":9223372036854775808,"type":"documentChanged"}"#, "`txnId` is not valid"),
+        (#"{"txnId":18446744073709551615,"type":"requeryRequired"}"#, "`txnId` is not valid"),
         (#"{"txnId":1,"type":"documentChanged","collection":"m"}"#, "`change` is missing"),
         (
             #"{"txnId":1,"type":"documentChanged","collection":"m","change":{"method":"patch"}}"#,
@@ -67,6 +70,26 @@ import Testing
     ])
     func structureErrorsAreInvalid(json: String, reason: String) {
         #expect(throws: DittoEventError(index: nil, reason: reason)) { try DittoEvent.decode(Array(json.utf8)) }
+    }
+
+    /// A document nested past ``JSONValue/maxDepth`` is refused, at a cost bounded by that depth; one within
+    /// it reads whole.
+    @Test func aDocumentNestedTooDeepIsRefused() throws {
+        func event(depth: Int) -> [UInt8] {
+            let nested = String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
+            let document = #"{"_id":"m1","extra":\#(nested)}"#
+            let change = #"{"method":"upsert","oldValue":null,"newValue":\#(document)}"#
+            return Array(#"{"txnId":1,"type":"documentChanged","collection":"messages","change":\#(change)}"#.utf8)
+        }
+        let within = try DittoEvent.decode(event(depth: 50))
+        guard case .upsert(_, let new)? = within.change, case .array(let outer)? = new.fields["extra"] else {
+            Issue.record("not read whole")
+            return
+        }
+        #expect(outer.count == 1)
+        #expect(throws: DittoEventError(index: nil, reason: "`change.newValue.extra` is not valid")) {
+            try DittoEvent.decode(event(depth: 500))
+        }
     }
 
     @Test func aRequestIsOneEventAnArrayOrNDJSON() throws {
