@@ -24,6 +24,8 @@ public struct DittoMessageRule: Sendable, Equatable {
         public let mentionedUserIds: [String]
         /// Whether its collection is the DM messages collection (what decides a DM when the room is unknown).
         public let isInDMCollection: Bool
+        /// The collection the document is in, as the event names it.
+        public let collection: String
     }
 
     /// What the document alone says.
@@ -98,9 +100,22 @@ public struct DittoMessageRule: Sendable, Equatable {
                 text: message.text,
                 hasImage: message.hasImage,
                 mentionedUserIds: message.mentionedUserIds,
-                isInDMCollection: collections.dmMessages.isSameId(collection)
+                isInDMCollection: collections.dmMessages.isSameId(collection),
+                collection: collection
             )
         )
+    }
+
+    /// Whether `message` is in the collection its room's messages are read from, as the SDK reads them: the
+    /// room's `messagesId`, else the DM messages collection for a DM room and the messages collection for a
+    /// public one. A message elsewhere is shown in no room, so it notifies nobody: a document written to
+    /// another room's collection, or to the public collection with a DM room's id, reaches no one through
+    /// the relay either. A room the mirror does not hold (yet) takes a message of any message collection.
+    public func isReadByItsRoom(_ message: Message, facts: DittoMessageFacts) -> Bool {
+        guard let room = facts.room else { return true }
+        let collection =
+            room.document.messagesId.nonBlank ?? (room.isDirect ? collections.dmMessages : collections.messages)
+        return collection.isSameId(message.collection)
     }
 
     /// The push of a new message: its recipients (``recipients(of:facts:)``) and its texts.

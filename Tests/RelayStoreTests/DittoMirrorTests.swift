@@ -204,6 +204,51 @@ import Testing
         #expect(try await Self.recipients(of: "d-1", in: store, users: Self.people) == ["frank"])
     }
 
+    /// A message notifies only from the collection its room's messages are read from (the room's
+    /// `messagesId`, else `messages`, or `dm_messages` for a DM room): one written to another room's
+    /// collection, or to `messages` with a DM room's id, is shown in no room and claims no message id.
+    @Test(arguments: StoreKind.allCases) func aMessageOutsideItsRoomsCollectionNotifiesNobody(
+        kind: StoreKind
+    ) async throws {
+        let store = try await Self.store(kind)
+        let before = Timestamp.rfc3339(Self.at.addingTimeInterval(-3600))
+        try await Self.apply(
+            [
+                try Self.room("room-1", txn: 1, name: "Team"),
+                try Self.event(
+                    #"""
+                    {"txnId":1,"type":"documentChanged","collection":"rooms","change":{"method":"upsert",
+                    "oldValue":null,"newValue":{"_id":"side","name":"Side","messagesId":"side_messages"}}}
+                    """#
+                ),
+                try Self.room(
+                    "dm-1",
+                    txn: 1,
+                    name: "Bob & Carol",
+                    collection: "dm_rooms",
+                    participants: ["bob", "carol"]
+                ),
+                try Self.user("bob", txn: 1, subscriptions: "{\"room-1\":\"\(before)\",\"side\":\"\(before)\"}"),
+            ],
+            to: store
+        )
+        let counts = try await Self.apply(
+            [
+                try Self.message("x-1", room: "room-1", from: "dave", collection: "side_messages"),
+                try Self.message("x-2", room: "dm-1", from: "dave", collection: "messages"),
+                try Self.message("ok-1", room: "side", from: "dave", collection: "side_messages"),
+            ],
+            to: store
+        )
+        #expect(counts.notifications == 1)
+        #expect(try await store.notificationId(appId: "app-a", messageId: "x-1") == nil)
+        #expect(try await store.notificationId(appId: "app-a", messageId: "x-2") == nil)
+        #expect(try await Self.recipients(of: "ok-1", in: store, users: Self.people) == ["bob"])
+        // The id of a message outside its room's collection was not taken: the real one notifies.
+        try await Self.apply([try Self.message("x-1", txn: 2, room: "room-1", from: "dave")], to: store)
+        #expect(try await Self.recipients(of: "x-1", in: store, users: Self.people) == ["bob"])
+    }
+
     @Test(arguments: StoreKind.allCases) func aMessageTooOldWhenItArrivesIsSkipped(kind: StoreKind) async throws {
         let store = try await Self.store(kind)
         try await Self.apply(
