@@ -103,7 +103,8 @@ import WebPushCore
     @Test(arguments: [
         "", "push.example.net/p", "ftp://push.example.net/p", "https:///p", "https:push.example.net/p",
         "https://user:pw@push.example.net/p", "https://push.example.net/p q", "https://push.example.net/ä",
-        "https://push.example.net:99999/p", "wss://push.example.net/p",
+        "https://push.example.net:99999/p", "https://push.example.net:99999999999999999999/p",
+        "http://[::1]:99999999999999999999/p", "wss://push.example.net/p",
         "https://push.example.net/" + String(repeating: "a", count: PushEndpoint.maxLength),
     ])
     func refusedEndpoints(endpoint: String) {
