@@ -55,7 +55,10 @@ let package = Package(
         .target(name: "RelayKafka", dependencies: ["RelayCore", "CRdKafka"]),
         .target(name: "RelayAuth", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl"]),
         // The consumer of each app's Ditto CDC topics: Kafka records into the store's DittoMirror.
-        .target(name: "RelayDittoKafka", dependencies: ["RelayCore", "RelayStore", "RelayOutbox", "RelayKafka"]),
+        .target(
+            name: "RelayDittoKafka",
+            dependencies: ["RelayCore", "RelayStore", "RelayOutbox", "RelayKafka", "RelayStrictJSON"]
+        ),
         // The outbox (claim loop, lanes, dispatcher, feedback): above the store and the transport protocol,
         // knowing no push service.
         .target(name: "RelayOutbox", dependencies: ["RelayCore", "RelayCrypto", "RelayCurl", "RelayStore"]),
@@ -64,6 +67,7 @@ let package = Package(
             dependencies: [
                 "RelayCore", "RelayCrypto", "RelayCurl", "RelayAPNs", "RelayFCM", "FCMCore", "RelayStore",
                 "RelayHTTP", "RelayAuth", "RelayOutbox", "RelayDittoKafka", "WebPushCore", "RelayWebPush",
+                "RelayStrictJSON",
             ]
         ),
         .target(name: "RelayCLI"),

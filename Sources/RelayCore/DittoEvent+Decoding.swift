@@ -4,30 +4,44 @@ extension DittoEvent {
     /// The most events one request may carry.
     public static let maximumPerRequest = 1_000
 
-    /// Reads one event from JSON (a Kafka record's value).
-    public static func decode(_ json: some Collection<UInt8>) throws(DittoEventError) -> DittoEvent {
-        try decodeList(json, ndjson: false, single: true)[0]
+    /// Why a JSON text is not strict JSON (a key twice, a lone surrogate, trailing text), nil when it is: a
+    /// text another parser would read otherwise is refused whole. RelayCore cannot import the checker
+    /// (jansson, `RelayStrictJSON`); callers pass it.
+    public typealias StrictSyntax = (Data) -> String?
+
+    /// Reads one event from JSON (a Kafka record's value), checked by `strictSyntax` first.
+    public static func decode(
+        _ json: some Collection<UInt8>,
+        strictSyntax: StrictSyntax = { _ in nil }
+    ) throws(DittoEventError) -> DittoEvent {
+        try decodeList(json, ndjson: false, single: true, strictSyntax: strictSyntax)[0]
     }
 
-    /// Reads a request body: one event, a JSON array of events, or (with `ndjson`) one event per line.
-    /// At most ``maximumPerRequest`` events; the first bad one is named by its index.
+    /// Reads a request body: one event, a JSON array of events, or (with `ndjson`) one event per line, each
+    /// line (else the body) checked by `strictSyntax` first. At most ``maximumPerRequest`` events; the first
+    /// bad one is named by its index.
     public static func decodeRequest(
         _ body: some Collection<UInt8>,
-        ndjson: Bool
+        ndjson: Bool,
+        strictSyntax: StrictSyntax = { _ in nil }
     ) throws(DittoEventError)
         -> [DittoEvent]
     {
-        try decodeList(body, ndjson: ndjson, single: false)
+        try decodeList(body, ndjson: ndjson, single: false, strictSyntax: strictSyntax)
     }
 
     private static func decodeList(
         _ body: some Collection<UInt8>,
         ndjson: Bool,
-        single: Bool
+        single: Bool,
+        strictSyntax: StrictSyntax
     )
         throws(DittoEventError) -> [DittoEvent]
     {
         let data = Data(body)
+        func strict(_ text: Data, index: Int?) throws(DittoEventError) {
+            if let problem = strictSyntax(text) { throw DittoEventError(index: index, reason: "not JSON: \(problem)") }
+        }
         let decoder = JSONDecoder()
         let envelopes: [Envelope]
         if ndjson && !single {
@@ -37,17 +51,20 @@ extension DittoEvent {
             guard lines.count <= maximumPerRequest else { throw tooMany }
             var read: [Envelope] = []
             for (index, line) in lines.enumerated() {
+                try strict(Data(line), index: index)
                 do { read.append(try decoder.decode(Envelope.self, from: Data(line))) } catch {
                     throw DittoEventError(index: index, reason: reason(error))
                 }
             }
             envelopes = read
         } else if !single, data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
+            try strict(data, index: nil)
             do { envelopes = try decoder.decode([Envelope].self, from: data) } catch {
                 throw DittoEventError(index: index(error), reason: reason(error))
             }
             guard envelopes.count <= maximumPerRequest else { throw tooMany }
         } else {
+            try strict(data, index: single ? nil : 0)
             do { envelopes = [try decoder.decode(Envelope.self, from: data)] } catch {
                 throw DittoEventError(index: single ? nil : 0, reason: reason(error))
             }

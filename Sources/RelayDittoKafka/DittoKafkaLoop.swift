@@ -2,6 +2,7 @@ import Foundation
 import RelayCore
 import RelayKafka
 import RelayStore
+import RelayStrictJSON
 
 /// The polling loop of one ``DittoKafkaConsumer``, confined to its thread (librdkafka calls the rebalance
 /// handler on it, inside `poll`): gathers a bounded batch, applies it, then commits `last offset + 1` per
@@ -87,7 +88,7 @@ final class DittoKafkaLoop {
     private func add(_ record: KafkaMessage) {
         service.snapshot.withLock { $0.lastRecordAt = service.time.now }
         do {
-            current.events.append(try DittoEvent.decode(record.payload))
+            current.events.append(try DittoEvent.decode(record.payload, strictSyntax: StrictJSON.requestBodyProblem))
         } catch {
             // Counted and committed past: a record that can never be read must not stall its partition.
             current.invalid += 1

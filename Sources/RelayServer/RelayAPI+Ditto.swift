@@ -3,6 +3,7 @@ import RelayCore
 import RelayCrypto
 import RelayHTTP
 import RelayStore
+import RelayStrictJSON
 
 extension RelayAPI {
     /// The path of Ditto's change events over HTTP (webhook data bridges, scripts, replays).
@@ -75,7 +76,11 @@ extension RelayAPI {
         }
         let events: [DittoEvent]
         do {
-            events = try DittoEvent.decodeRequest(request.body, ndjson: ndjson)
+            events = try DittoEvent.decodeRequest(
+                request.body,
+                ndjson: ndjson,
+                strictSyntax: StrictJSON.requestBodyProblem
+            )
         } catch {
             throw HTTPError.badRequest(code: "invalid_event", message: error.description)
         }

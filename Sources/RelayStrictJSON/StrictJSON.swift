@@ -70,6 +70,18 @@ public enum StrictJSON {
         }.get()
     }
 
+    /// ``checkRequestBody(_:)``'s problem in words without excerpt (``Problem/withoutExcerpt``), nil when
+    /// there is none: what a caller that cannot import jansson is given as its syntax check (Ditto events,
+    /// from a request or a Kafka record, whose problems may be logged).
+    public static func requestBodyProblem(_ data: Data) -> String? {
+        do throws(Problem) {
+            try checkRequestBody(data)
+            return nil
+        } catch {
+            return "\(error.withoutExcerpt)"
+        }
+    }
+
     /// What `body` makes of `data` as jansson reads it with `flags` (the value released after), or jansson's
     /// first error.
     private static func read<T>(

@@ -115,6 +115,26 @@ import Testing
         }
     }
 
+    /// A key given twice (which value counts would depend on the reader) is refused as not JSON, the whole
+    /// body or, in NDJSON, the line by its index; nothing is applied.
+    @Test func anEventWithAKeyTwiceIsRefused() async throws {
+        try await withRelayAndMock(configure: Self.withDitto()) { relay in
+            let twice = Data(#"{"txnId":1,"txnId":2,"type":"requeryRequired"}"#.utf8)
+            let json = try await relay.call("POST", "/v1/ditto/events", body: twice, key: Self.secret)
+            #expect(json.status == 400 && json.text.contains("invalid_event"), "\(json.text)")
+            #expect(json.text.contains("duplicate object key"), "\(json.text)")
+            let lines = Data(#"{"txnId":1,"type":"requeryRequired"}"#.utf8) + Data("\n".utf8) + twice
+            let ndjson = try await relay.call(
+                "POST",
+                "/v1/ditto/events",
+                body: lines,
+                key: Self.secret,
+                headers: ["Content-Type": "application/x-ndjson"]
+            )
+            #expect(ndjson.status == 400 && ndjson.text.contains("event 1"), "\(ndjson.text)")
+        }
+    }
+
     @Test func theIngestSecretAndTheAPIKeyAuthorizeAndAnAppWithoutDittoIsRefused() async throws {
         try await withRelayAndMock(appCount: 2, configure: Self.withDitto()) { relay in
             let body = [Self.events(messageId: "m-1")[1]]
