@@ -79,6 +79,9 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             }
             return (kind, try applyMessage(document, in: collection, txnId: event.txnId))
         case .rooms, .dmRooms, .users:
+            // An id no message, member or device can name (too long, blank, control characters) is not kept:
+            // the mirror holds only what a push can use.
+            guard ChatMessage.idProblem(document.id) == nil else { return (kind, .ignored) }
             let removed: Bool
             if case .remove = change { removed = true } else { removed = false }
             let write = try rows.recordDocument(

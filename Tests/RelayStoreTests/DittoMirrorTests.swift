@@ -249,6 +249,18 @@ import Testing
         #expect(try await Self.recipients(of: "x-1", in: store, users: Self.people) == ["bob"])
     }
 
+    /// A room or user whose `_id` no message or device can name (past 256 bytes) is not mirrored.
+    @Test(arguments: StoreKind.allCases) func aRoomOrUserWithAnUnusableIdIsIgnored(kind: StoreKind) async throws {
+        let store = try await Self.store(kind)
+        let long = String(repeating: "r", count: ChatMessage.maxIdBytes + 1)
+        let counts = try await Self.apply(
+            [try Self.room(long, txn: 1, name: "Long"), try Self.user(long, txn: 1, name: "Long")],
+            to: store
+        )
+        #expect(counts.ignored == 2, "\(counts)")
+        #expect(counts.outcomes["rooms"] == [.ignored: 1] && counts.outcomes["users"] == [.ignored: 1])
+    }
+
     @Test(arguments: StoreKind.allCases) func aMessageTooOldWhenItArrivesIsSkipped(kind: StoreKind) async throws {
         let store = try await Self.store(kind)
         try await Self.apply(
