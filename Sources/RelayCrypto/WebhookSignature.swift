@@ -40,7 +40,9 @@ public enum WebhookSignature {
             let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard pair.count == 2 else { throw .malformed }
             switch pair[0] {
-            case "t": timestamp = Int(pair[1])
+            // The signed text is "t.body" with t as the header writes it: only a whole number written as
+            // Swift writes it (no sign, no leading zero) is taken, so the header's t is the signed one.
+            case "t": timestamp = Int(pair[1]).flatMap { String($0) == pair[1] ? $0 : nil }
             case "v1":
                 guard let bytes = Data(hex: pair[1]) else { throw .malformed }
                 signatures.append(bytes)

@@ -19,6 +19,9 @@ import Testing
             ("garbage", .malformed),
             ("t=1800000000", .malformed),
             ("t=1800000000,v1=zz", .malformed),
+            // t written otherwise than the number the HMAC covers ("1800000000.body").
+            ("t=0" + WebhookSignature.sign(body, secret: secret, timestamp: 1_800_000_000).dropFirst(2), .malformed),
+            ("t=+" + WebhookSignature.sign(body, secret: secret, timestamp: 1_800_000_000).dropFirst(2), .malformed),
             (WebhookSignature.sign(body, secret: secret, timestamp: 1_800_000_000 - 301), .stale),
             // Timestamps whose distance from now overflows Int (this crashed the relay) are stale.
             (WebhookSignature.sign(body, secret: secret, timestamp: Int.min), .stale),
