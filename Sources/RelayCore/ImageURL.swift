@@ -32,6 +32,7 @@ public enum ImageURL {
             return "must not carry a user name or password"
         }
         if let port = components.port, port != 443 { return "must use port 443 or name none" }
+        if components.hasUnreadablePort(in: text) { return "must use port 443 or name none" }
         // The host as written (`encodedHost`; `host` and `percentEncodedHost` decode percent escapes and
         // punycode), so what is checked is what the device reads.
         return PublicHostName.problem(host.lowercased())

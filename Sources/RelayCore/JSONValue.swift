@@ -1,10 +1,10 @@
 /// Any JSON value, as JSONDecoder reads it: what a JWT's claims hold when their names come from the
 /// configuration (`userIdClaim`) and their types are checked one by one, and a Ditto document.
 ///
-/// A value nested deeper than ``maxDepth`` (counted from the top of the decoded text) is refused: a
-/// document's depth is the sender's to choose, and each level costs the decoder work in proportion to the
-/// depth (the coding path of every failed attempt). An array or object is tried first, so a level of them
-/// costs at most one failed attempt; a scalar is tried only at the leaves.
+/// A value nested deeper than ``maxDepth`` levels, counted from the top of the decoded text (an event in
+/// a JSON array body is one level deeper than alone), is refused: a document's depth is the sender's to
+/// choose, and each level costs the decoder work in proportion to the depth (the coding path of every
+/// failed attempt).
 public enum JSONValue: Decodable, Sendable, Equatable {
     case null
     case bool(Bool)
@@ -17,28 +17,32 @@ public enum JSONValue: Decodable, Sendable, Equatable {
     public static let maxDepth = 64
 
     public init(from decoder: any Decoder) throws {
-        guard decoder.codingPath.count < Self.maxDepth else {
+        guard decoder.codingPath.count <= Self.maxDepth else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: "nested deeper than \(Self.maxDepth) levels")
             )
         }
-        let single = try decoder.singleValueContainer()
-        if single.decodeNil() {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
             self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
         } else if var items = try? decoder.unkeyedContainer() {
+            // An element's failure (too deep) is the value's, not a reason to try it as an object.
             var values: [JSONValue] = []
             while !items.isAtEnd { values.append(try items.decode(JSONValue.self)) }
             self = .array(values)
-        } else if let members = try? decoder.container(keyedBy: AnyKey.self) {
-            var object: [String: JSONValue] = [:]
-            for key in members.allKeys { object[key.stringValue] = try members.decode(JSONValue.self, forKey: key) }
-            self = .object(object)
-        } else if let value = try? single.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? single.decode(Double.self) {
-            self = .number(value)
         } else {
-            self = .string(try single.decode(String.self))
+            let members = try decoder.container(keyedBy: AnyKey.self)
+            var object: [String: JSONValue] = [:]
+            for key in members.allKeys where object[key.stringValue] == nil {
+                object[key.stringValue] = try members.decode(JSONValue.self, forKey: key)
+            }
+            self = .object(object)
         }
     }
 

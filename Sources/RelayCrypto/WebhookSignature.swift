@@ -41,7 +41,7 @@ public enum WebhookSignature {
             guard pair.count == 2 else { throw .malformed }
             switch pair[0] {
             // The signed text is "t.body" with t as the header writes it: only a whole number written as
-            // Swift writes it (no sign, no leading zero) is taken, so the header's t is the signed one.
+            // Swift writes it (no `+`, no leading zero) is taken, so the header's t is the signed one.
             case "t": timestamp = Int(pair[1]).flatMap { String($0) == pair[1] ? $0 : nil }
             case "v1":
                 guard let bytes = Data(hex: pair[1]) else { throw .malformed }

@@ -15,8 +15,16 @@ struct DittoQueryAPI: Sendable {
 
     /// The answer's fields the re-read reads (Ditto also sends `transactionId`, `queryType`, `warnings`…).
     private struct Answer: Decodable {
-        var items: [JSONValue]?
+        var items: [Item]?
         var error: JSONValue?
+    }
+
+    /// One item of a page; `value` nil when the relay reads no value there (nested past
+    /// ``RelayCore/JSONValue/maxDepth``, as a Ditto event's document may not be): that document is passed
+    /// over, as the change stream refuses it, and the rest of the page is read.
+    private struct Item: Decodable {
+        var value: JSONValue?
+        init(from decoder: any Decoder) throws { value = try? JSONValue(from: decoder) }
     }
 
     let settings: Configuration.Ditto.HTTPAPI
@@ -77,6 +85,7 @@ struct DittoQueryAPI: Sendable {
         var documents: [DittoDocument] = []
         documents.reserveCapacity(items.count)
         for item in items {
+            guard let item = item.value else { continue }
             guard let document = DittoDocument(item) else {
                 throw Failure(description: "an item of \(collection) is not a document with a string `_id`")
             }

@@ -59,14 +59,7 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
             throw refuse("host \(problem)")
         }
         if let port = components.port, !(1...65535).contains(port) { throw refuse("has a port out of range") }
-        // A port too large for an Int is no port to URLComponents (nil), but libcurl still reads the text.
-        let authority = text.dropFirst(scheme.count + 3).prefix { !"/?#".contains($0) }
-        let afterHost = authority.lastIndex(of: "]").map { authority[authority.index(after: $0)...] } ?? authority
-        if components.port == nil, let colon = afterHost.firstIndex(of: ":"),
-            afterHost[afterHost.index(after: colon)...].contains(where: \.isNumber)
-        {
-            throw refuse("has a port out of range")
-        }
+        if components.hasUnreadablePort(in: text) { throw refuse("has a port out of range") }
         let port = components.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
         self.text = text
         self.url = url

@@ -72,8 +72,8 @@ import Testing
         #expect(throws: DittoEventError(index: nil, reason: reason)) { try DittoEvent.decode(Array(json.utf8)) }
     }
 
-    /// A document nested past ``JSONValue/maxDepth`` is refused, at a cost bounded by that depth; one within
-    /// it reads whole.
+    /// A value nested past ``JSONValue/maxDepth`` levels of the event (its document's `extra` is at level 3:
+    /// `change.newValue.extra`) is refused, at a cost bounded by that depth; one at it reads whole.
     @Test func aDocumentNestedTooDeepIsRefused() throws {
         func event(depth: Int) -> [UInt8] {
             let nested = String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
@@ -81,14 +81,24 @@ import Testing
             let change = #"{"method":"upsert","oldValue":null,"newValue":\#(document)}"#
             return Array(#"{"txnId":1,"type":"documentChanged","collection":"messages","change":\#(change)}"#.utf8)
         }
-        let within = try DittoEvent.decode(event(depth: 50))
-        guard case .upsert(_, let new)? = within.change, case .array(let outer)? = new.fields["extra"] else {
+        let deepest = JSONValue.maxDepth - 3
+        let within = try DittoEvent.decode(event(depth: deepest))
+        guard case .upsert(_, let new)? = within.change, var value = new.fields["extra"] else {
             Issue.record("not read whole")
             return
         }
-        #expect(outer.count == 1)
-        #expect(throws: DittoEventError(index: nil, reason: "`change.newValue.extra` is not valid")) {
-            try DittoEvent.decode(event(depth: 500))
+        for _ in 0..<deepest {
+            guard case .array(let items) = value, items.count == 1 else {
+                Issue.record("not an array of one: \(value)")
+                return
+            }
+            value = items[0]
+        }
+        #expect(value == .number(1))
+        for depth in [deepest + 1, 500] {
+            #expect(throws: DittoEventError(index: nil, reason: "`change.newValue.extra` is not valid")) {
+                try DittoEvent.decode(event(depth: depth))
+            }
         }
     }
 

@@ -32,7 +32,7 @@ import Testing
         "https://example.com/a.jpg\n", "https://bücher.example/a.jpg",
         // User info, ports other than 443.
         "https://user:pass@example.com/a.jpg", "https://user@example.com/a.jpg", "https://example.com:8443/a.jpg",
-        "https://example.com:80/a.jpg", "https://example.com:0/a.jpg",
+        "https://example.com:80/a.jpg", "https://example.com:0/a.jpg", "https://example.com:99999999999999999999/a.jpg",
         // IPv6 literals.
         "https://[::1]/a.jpg", "https://[fe80::1]/a.jpg", "https://[::ffff:127.0.0.1]/a.jpg",
         "https://[fe80::1%25eth0]/a.jpg", "https://[2001:db8::1]:443/a.jpg",

@@ -33,15 +33,19 @@ import Testing
         ]
     }
 
-    /// What Ditto holds when it is re-read: carol and room-gone are gone, dave subscribed.
+    /// What Ditto holds when it is re-read: carol and room-gone are gone, dave subscribed, and erin's
+    /// document nested past what the relay reads (passed over; the rest of the page is read).
     static var ditto: [String: [[String: Any]]] {
         let subscribed = ["room-1": "2020-01-01T00:00:00Z"]
+        var deep: Any = 1
+        for _ in 0...JSONValue.maxDepth { deep = [deep] }
         return [
             "rooms": [["_id": "room-1", "name": "Team"]],
             "users": [
                 ["_id": "alice", "name": "Alice", "subscriptions": [String: Any]()],
                 ["_id": "bob", "name": "Bob", "subscriptions": subscribed],
                 ["_id": "dave", "name": "Dave", "subscriptions": subscribed],
+                ["_id": "erin", "name": "Erin", "extra": deep],
             ],
         ]
     }
