@@ -111,8 +111,9 @@ public struct DittoMessageRule: Sendable, Equatable {
     /// public one. A message elsewhere is shown in no room, so it notifies nobody: a document written to
     /// another room's collection, or to the public collection with a DM room's id, reaches no one through
     /// the relay either. A room the mirror does not hold (yet) takes a message of any message collection.
-    public func isReadByItsRoom(_ message: Message, facts: DittoMessageFacts) -> Bool {
-        guard let room = facts.room else { return true }
+    /// - Parameter room: the message's room as the mirror holds it, nil when it does not.
+    public func isReadByItsRoom(_ message: Message, room: DittoMessageFacts.Room?) -> Bool {
+        guard let room else { return true }
         let collection =
             room.document.messagesId.nonBlank ?? (room.isDirect ? collections.dmMessages : collections.messages)
         return collection.isSameId(message.collection)

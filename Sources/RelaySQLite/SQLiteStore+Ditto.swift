@@ -211,6 +211,10 @@ struct SQLiteDittoRows: DittoMirrorRows {
         }
     }
 
+    func room(appId: String, roomId: String) throws -> DittoMessageFacts.Room? {
+        try db.dittoRoom(appId: appId, roomId: roomId)
+    }
+
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts {
         var facts = DittoMessageFacts()
         facts.room = try db.dittoRoom(appId: appId, roomId: message.roomId)

@@ -166,8 +166,8 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             return .editOrDelete
         }
         // Read before its id is marked seen: a document outside its room's collection claims no message id.
-        let facts = try rows.facts(appId: appId, message: message)
-        guard settings.rule.isReadByItsRoom(message, facts: facts) else { return .ignored }
+        let room = try rows.room(appId: appId, roomId: message.roomId)
+        guard settings.rule.isReadByItsRoom(message, room: room) else { return .ignored }
         // Kept from the later of its written createdOn and now: a createdOn ahead of the relay's clock passes
         // the age rule for longer, and its id is kept as long.
         let written = max(DittoChatMessage(document).createdOn ?? at, at)
@@ -180,7 +180,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         ) {
             return seen == txnId ? .duplicate : .ignored
         }
-        let push = settings.rule.push(for: message, facts: facts)
+        let push = settings.rule.push(for: message, facts: try rows.facts(appId: appId, message: message))
         let (notification, recipients) = settings.notification(
             of: push,
             appId: appId,

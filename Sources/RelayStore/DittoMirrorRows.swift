@@ -32,6 +32,8 @@ package protocol DittoMirrorRows {
     func markSeen(appId: String, messageId: String, txnId: UInt64, keepUntil: Date) throws -> UInt64?
     /// Deletes at most `limit` seen message ids kept until before `now`.
     func purgeSeen(before now: Date, limit: Int) throws
+    /// Room `roomId` of `appId` as the mirror holds it; nil when it does not (yet).
+    func room(appId: String, roomId: String) throws -> DittoMessageFacts.Room?
     /// The mirror's facts about `message` of `appId`: its room, the sender's name, the room's subscribers and
     /// the users whose mentions list it.
     func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts
