@@ -223,10 +223,13 @@ final class ServerCore: Sendable {
         context.state.withLock { $0.bodyLimit = limit }
         // The headers' framing first (what a proxy in front may read otherwise), then the route's refusal (a
         // missing credential), then the announced length: a stranger learns no body limit.
-        let problem = headerProblem(received, method: method, version: version, limit: limit)
-        if let problem, problem.status != 413 { return refuse(problem, on: connection, context: context) }
+        if let problem = headerProblem(received, method: method, version: version) {
+            return refuse(problem, on: connection, context: context)
+        }
         if case .refuse(let error) = verdict { return refuse(error, on: connection, context: context) }
-        if let problem { return refuse(problem, on: connection, context: context) }
+        if let problem = lengthProblem(received, limit: limit) {
+            return refuse(problem, on: connection, context: context)
+        }
         return .YES
     }
 
@@ -248,12 +251,11 @@ final class ServerCore: Sendable {
     ///   Transfer-Encoding (RFC 9112 §6.1 lets a server refuse it); 501 `unsupported_transfer_encoding` for
     ///   Transfer-Encoding other than one field `chunked` (RFC 9112 §6.1; any case, no white space after it,
     ///   where libmicrohttpd reads no coding at all), which libmicrohttpd left unanswered until the
-    ///   connection timed out;
-    /// - 413 when the announced Content-Length is over `limit` (the route's body limit, else the server's).
+    ///   connection timed out.
     ///
-    /// Each is answered by ``refuse(_:on:context:)``, which closes the connection.
-    func headerProblem(_ received: ReceivedHeaders, method: String, version: String, limit: Int? = nil) -> HTTPError? {
-        let limit = limit ?? configuration.maxBodyBytes
+    /// Each is answered by ``refuse(_:on:context:)``, which closes the connection; so is
+    /// ``lengthProblem(_:limit:)``'s 413, looked at after the route's own check of the headers.
+    func headerProblem(_ received: ReceivedHeaders, method: String, version: String) -> HTTPError? {
         let headers = received.headers
         if let methods, !methods.contains(method) {
             return HTTPError(
@@ -271,15 +273,10 @@ final class ServerCore: Sendable {
         func conflict(_ message: String) -> HTTPError {
             HTTPError(status: 400, code: "conflicting_headers", message: message)
         }
-        /// The field's values as one comma-separated list (RFC 9110 §5.3), each trimmed of OWS (SP, HTAB).
-        func list(_ name: String) -> [String] {
-            headers.values(for: name).flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-                .map { $0.trimmingCharacters(in: Self.optionalWhiteSpace) }
-        }
         for name in ["host", "authorization", "content-type"] where headers.values(for: name).count > 1 {
             return conflict("The request has more than one \(name) header")
         }
-        let lengths = list("content-length")
+        let lengths = Self.list(headers, "content-length")
         if lengths.contains(where: { $0.isEmpty || !$0.utf8.allSatisfy { (0x30...0x39).contains($0) } }) {
             return .badRequest(code: "malformed_header", message: "Content-Length must be digits (RFC 9112 §6.3)")
         }
@@ -295,10 +292,21 @@ final class ServerCore: Sendable {
                 message: "Transfer-Encoding must be chunked alone"
             )
         }
-        if let length = lengths.first.flatMap({ Int($0) }), length > limit {
-            return .payloadTooLarge(limit: limit)
-        }
         return nil
+    }
+
+    /// 413 when the announced Content-Length is over `limit` (the route's body limit, else the server's),
+    /// for headers ``headerProblem(_:method:version:)`` passed (one length, digits alone).
+    func lengthProblem(_ received: ReceivedHeaders, limit: Int) -> HTTPError? {
+        let length = Self.list(received.headers, "content-length").first.flatMap { Int($0) }
+        guard let length, length > limit else { return nil }
+        return .payloadTooLarge(limit: limit)
+    }
+
+    /// A field's values as one comma-separated list (RFC 9110 §5.3), each trimmed of OWS (SP, HTAB).
+    private static func list(_ headers: HTTPHeaders, _ name: String) -> [String] {
+        headers.values(for: name).flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            .map { $0.trimmingCharacters(in: optionalWhiteSpace) }
     }
 
     private func receivedBody(connection: OpaquePointer, context: RequestContext) -> MHD_Result {

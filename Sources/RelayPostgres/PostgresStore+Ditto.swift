@@ -224,9 +224,13 @@ struct PostgresDittoRows: DittoMirrorRows {
         try db.dittoRoom(appId: appId, roomId: roomId)
     }
 
-    func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts {
+    func facts(
+        appId: String,
+        message: DittoMessageRule.Message,
+        room: DittoMessageFacts.Room?
+    ) throws -> DittoMessageFacts {
         var facts = DittoMessageFacts()
-        facts.room = try db.dittoRoom(appId: appId, roomId: message.roomId)
+        facts.room = room
         let sender = try db.query(
             "SELECT name FROM ditto_users WHERE app_id = $1 AND user_id = $2",
             appId,

@@ -215,9 +215,13 @@ struct SQLiteDittoRows: DittoMirrorRows {
         try db.dittoRoom(appId: appId, roomId: roomId)
     }
 
-    func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts {
+    func facts(
+        appId: String,
+        message: DittoMessageRule.Message,
+        room: DittoMessageFacts.Room?
+    ) throws -> DittoMessageFacts {
         var facts = DittoMessageFacts()
-        facts.room = try db.dittoRoom(appId: appId, roomId: message.roomId)
+        facts.room = room
         facts.senderName = try db.withStatement("SELECT name FROM ditto_users WHERE app_id = ?1 AND user_id = ?2") {
             try $0.bind(1, appId)
             try $0.bind(2, message.senderId)

@@ -180,7 +180,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         ) {
             return seen == txnId ? .duplicate : .ignored
         }
-        let push = settings.rule.push(for: message, facts: try rows.facts(appId: appId, message: message))
+        let push = settings.rule.push(for: message, facts: try rows.facts(appId: appId, message: message, room: room))
         let (notification, recipients) = settings.notification(
             of: push,
             appId: appId,

@@ -34,9 +34,14 @@ package protocol DittoMirrorRows {
     func purgeSeen(before now: Date, limit: Int) throws
     /// Room `roomId` of `appId` as the mirror holds it; nil when it does not (yet).
     func room(appId: String, roomId: String) throws -> DittoMessageFacts.Room?
-    /// The mirror's facts about `message` of `appId`: its room, the sender's name, the room's subscribers and
-    /// the users whose mentions list it.
-    func facts(appId: String, message: DittoMessageRule.Message) throws -> DittoMessageFacts
+    /// The mirror's facts about `message` of `appId` in `room` (``room(appId:roomId:)``, read before): the
+    /// sender's name, the room's subscribers and the users whose mentions list it.
+    func facts(
+        appId: String,
+        message: DittoMessageRule.Message,
+        room: DittoMessageFacts.Room?
+    ) throws
+        -> DittoMessageFacts
     /// Adds a message to its room's index, or marks an indexed one archived (never back).
     func indexMessage(appId: String, _ message: IndexedMessage) throws
     /// The sender and archived flag the index holds for message `key` of `roomId` (archived: an edit or a

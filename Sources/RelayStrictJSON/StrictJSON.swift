@@ -70,12 +70,22 @@ public enum StrictJSON {
         }.get()
     }
 
-    /// ``checkRequestBody(_:)``'s problem in words without excerpt (``Problem/withoutExcerpt``), nil when
-    /// there is none: what a caller that cannot import jansson is given as its syntax check (Ditto events,
-    /// from a request or a Kafka record, whose problems may be logged).
+    /// ``check(_:)``'s problem in words without excerpt (``Problem/withoutExcerpt``), nil when there is
+    /// none: the syntax check a configuration (its file, a variable's JSON value) is read with, by a caller
+    /// that cannot import jansson.
+    public static func configurationProblem(_ data: Data) -> String? {
+        problemWithoutExcerpt { () throws(Problem) in try check(data) }
+    }
+
+    /// ``checkRequestBody(_:)``'s problem in words without excerpt, nil when there is none: the syntax check
+    /// of Ditto events, from a request or a Kafka record, whose problems may be logged.
     public static func requestBodyProblem(_ data: Data) -> String? {
+        problemWithoutExcerpt { () throws(Problem) in try checkRequestBody(data) }
+    }
+
+    private static func problemWithoutExcerpt(_ checking: () throws(Problem) -> Void) -> String? {
         do throws(Problem) {
-            try checkRequestBody(data)
+            try checking()
             return nil
         } catch {
             return "\(error.withoutExcerpt)"

@@ -18,14 +18,7 @@ enum ConfigurationFile {
         return try Configuration.loadNoticingDeprecations(
             file: arguments.value("config") ?? environment[Configuration.fileVariable],
             environment: environment,
-            strictSyntax: { data in
-                do throws(StrictJSON.Problem) {
-                    try StrictJSON.check(data)
-                    return nil
-                } catch {
-                    return "\(error.withoutExcerpt)"
-                }
-            }
+            strictSyntax: StrictJSON.configurationProblem
         )
     }
 }
