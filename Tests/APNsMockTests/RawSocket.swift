@@ -6,8 +6,11 @@ final class RawSocket {
 
     struct Failure: Error {}
 
+    /// The descriptor is `self.fd` only once connected: a throwing initializer whose properties are all set
+    /// still runs `deinit`, and a second `close` of a number another thread reuses would close its socket.
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure() }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -23,6 +26,7 @@ final class RawSocket {
             close(fd)
             throw Failure()
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }

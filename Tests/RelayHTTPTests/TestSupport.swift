@@ -92,8 +92,10 @@ final class RawConnection: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`, from `source` (any address of 127/8 is this machine's loopback) when
     /// given, with a receive buffer of `receiveBuffer` bytes when given (a slow reader's small window).
+    /// The descriptor is `self.fd` only once connected: a throwing initializer whose properties are all set
+    /// still runs `deinit`, and a second `close` of a number another thread reuses would close its socket.
     init(port: Int, from source: String? = nil, receiveTimeout: Int = 10, receiveBuffer: Int32? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -111,7 +113,6 @@ final class RawConnection: @unchecked Sendable {
                 }
             }
         }
-        let fd = self.fd
         if let source, call(source, port: 0, { bind(fd, $0, $1) }) != 0 {
             close(fd)
             throw POSIXError(.EADDRNOTAVAIL)
@@ -120,6 +121,7 @@ final class RawConnection: @unchecked Sendable {
             close(fd)
             throw POSIXError(.ECONNREFUSED)
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }
