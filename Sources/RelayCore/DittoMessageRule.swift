@@ -106,17 +106,17 @@ public struct DittoMessageRule: Sendable, Equatable {
         )
     }
 
-    /// Whether `message` is in the collection its room's messages are read from, as the SDK reads them: the
-    /// room's `messagesId`, else the DM messages collection for a DM room and the messages collection for a
-    /// public one. A message elsewhere is shown in no room, so it notifies nobody: a document written to
-    /// another room's collection, or to the public collection with a DM room's id, reaches no one through
-    /// the relay either. A room the mirror does not hold (yet) takes a message of any message collection.
-    /// - Parameter room: the message's room as the mirror holds it, nil when it does not.
-    public func isReadByItsRoom(_ message: Message, room: DittoMessageFacts.Room?) -> Bool {
+    /// Whether a message document of `collection` is in the collection its room's messages are read from,
+    /// as the SDK reads them: the room's `messagesId`, else the DM messages collection for a DM room and the
+    /// messages collection for a public one. A document elsewhere is shown in no room, so it counts as
+    /// unread for nobody, deletes nothing and notifies nobody: a document written to another room's
+    /// collection, or to the public collection with a DM room's id, reaches no one through the relay
+    /// either. A room the mirror does not hold (yet) takes a document of any message collection.
+    /// - Parameter room: the document's room as the mirror holds it, nil when it does not.
+    public func isReadByItsRoom(collection: String, room: DittoMessageFacts.Room?) -> Bool {
         guard let room else { return true }
-        let collection =
-            room.document.messagesId.nonBlank ?? (room.isDirect ? collections.dmMessages : collections.messages)
-        return collection.isSameId(message.collection)
+        let read = room.document.messagesId.nonBlank ?? (room.isDirect ? collections.dmMessages : collections.messages)
+        return read.isSameId(collection)
     }
 
     /// The push of a new message: its recipients (``recipients(of:facts:)``) and its texts.

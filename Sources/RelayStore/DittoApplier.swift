@@ -71,13 +71,18 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         switch kind {
         case .messages, .dmMessages:
             guard case .upsert = change else { return (kind, .ignored) }
+            // Its room (read once, for this check and the push's facts) decides first: a document outside the
+            // room's collection is shown in no room, so it is neither indexed, nor a delete, nor a message.
+            let roomId = DittoChatMessage(document).roomId.flatMap { ChatMessage.idProblem($0) == nil ? $0 : nil }
+            let room = try roomId.flatMap { try rows.room(appId: appId, roomId: $0) }
+            guard rule.isReadByItsRoom(collection: collection, room: room) else { return (kind, .ignored) }
             if let deletion = settings.rule.deletion(document, now: at) {
                 return (kind, try applyDeletion(deletion, inDMCollection: kind == .dmMessages))
             }
             if let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
                 try rows.indexMessage(appId: appId, indexed)
             }
-            return (kind, try applyMessage(document, in: collection, txnId: event.txnId))
+            return (kind, try applyMessage(document, in: collection, room: room, txnId: event.txnId))
         case .rooms, .dmRooms, .users:
             // An id no message, member or device can name (too long, blank, control characters) is not kept:
             // the mirror holds only what a push can use.
@@ -146,10 +151,13 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         return .editOrDelete
     }
 
-    /// A message document: screened, seen once, and pushed to its recipients' devices.
+    /// A message document of its room's collection: screened, seen once, and pushed to its recipients'
+    /// devices.
+    /// - Parameter room: the message's room as the mirror holds it, nil when it does not.
     private func applyMessage(
         _ document: DittoDocument,
         in collection: String,
+        room: DittoMessageFacts.Room?,
         txnId: UInt64
     ) throws
         -> DittoEventOutcome
@@ -165,9 +173,6 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         {
             return .editOrDelete
         }
-        // Read before its id is marked seen: a document outside its room's collection claims no message id.
-        let room = try rows.room(appId: appId, roomId: message.roomId)
-        guard settings.rule.isReadByItsRoom(message, room: room) else { return .ignored }
         // Kept from the later of its written createdOn and now: a createdOn ahead of the relay's clock passes
         // the age rule for longer, and its id is kept as long.
         let written = max(DittoChatMessage(document).createdOn ?? at, at)

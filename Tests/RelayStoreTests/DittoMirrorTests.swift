@@ -206,11 +206,13 @@ import Testing
 
     /// A message notifies only from the collection its room's messages are read from (the room's
     /// `messagesId`, else `messages`, or `dm_messages` for a DM room): one written to another room's
-    /// collection, or to `messages` with a DM room's id, is shown in no room and claims no message id.
+    /// collection, or to `messages` with a DM room's id, is shown in no room: it claims no message id, counts
+    /// as unread for no one, and a delete document there deletes nothing.
     @Test(arguments: StoreKind.allCases) func aMessageOutsideItsRoomsCollectionNotifiesNobody(
         kind: StoreKind
     ) async throws {
         let store = try await Self.store(kind)
+        await store.setUnreadPolicy(UnreadPolicy(dittoAppIds: ["app-a"]))
         let before = Timestamp.rfc3339(Self.at.addingTimeInterval(-3600))
         try await Self.apply(
             [
@@ -232,7 +234,7 @@ import Testing
             ],
             to: store
         )
-        let counts = try await Self.apply(
+        var counts = try await Self.apply(
             [
                 try Self.message("x-1", room: "room-1", from: "dave", collection: "side_messages"),
                 try Self.message("x-2", room: "dm-1", from: "dave", collection: "messages"),
@@ -244,6 +246,16 @@ import Testing
         #expect(try await store.notificationId(appId: "app-a", messageId: "x-1") == nil)
         #expect(try await store.notificationId(appId: "app-a", messageId: "x-2") == nil)
         #expect(try await Self.recipients(of: "ok-1", in: store, users: Self.people) == ["bob"])
+        var unread = try await UnreadStoreTests.unread(store, "bob")
+        #expect(unread.rooms == ["side": 1] && unread.total == 1, "\(unread)")
+        // ok-1's delete written to room-1's collection is no delete of side's message.
+        counts = try await Self.apply(
+            [try DeleteAuthorTests.delete("del-1", of: "ok-1", txn: 2, room: "side", from: "dave")],
+            to: store
+        )
+        #expect(counts.ignored == 1)
+        unread = try await UnreadStoreTests.unread(store, "bob")
+        #expect(unread.total == 1, "\(unread)")
         // The id of a message outside its room's collection was not taken: the real one notifies.
         try await Self.apply([try Self.message("x-1", txn: 2, room: "room-1", from: "dave")], to: store)
         #expect(try await Self.recipients(of: "x-1", in: store, users: Self.people) == ["bob"])
