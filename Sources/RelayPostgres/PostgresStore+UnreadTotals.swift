@@ -12,7 +12,7 @@ extension PostgresStore {
     }
 
     /// ``refreshUnreadTotals(appId:userIds:)`` over `db` with `policy`, the users' cached rows locked first
-    /// (``RelayStore/UnreadSQL/lockTotalsSQL``).
+    /// (``RelayStore/UnreadSQL/lockTotalsSQL``); nothing for an app whose totals are not kept.
     static func refreshUnreadTotals(
         appId: String,
         userIds: [String],
@@ -20,7 +20,7 @@ extension PostgresStore {
         in db: PostgresConnection
     ) throws {
         let users = Array(Set(userIds)).sorted()
-        guard !users.isEmpty else { return }
+        guard !users.isEmpty, policy.keepsTotals(appId: appId) else { return }
         let list = try StoredValues.jsonList(users)
         let fromDitto = policy.dittoAppIds.contains(appId)
         try db.query(unreadSQL.lockTotalsSQL, appId, list)
@@ -62,16 +62,30 @@ extension PostgresStore {
         return totals
     }
 
-    /// Adds `message` to its room's index (``RelayStore/UnreadSQL/indexMessageSQL``) and applies what the
-    /// write changed (``RelayStore/UnreadSQL/totalsChanges(before:after:)``) to the cached totals it counts
-    /// for, inside the caller's transaction. The message's advisory lock (``messageLockClass``) makes the
-    /// row read before the write the one the write changes, so writes racing on one message count once.
+    /// Adds `message` to its room's index (``RelayStore/UnreadSQL/indexMessageSQL``) and, for an app whose
+    /// totals are kept, applies what the write changed (``RelayStore/UnreadSQL/totalsChanges(before:after:)``)
+    /// to the cached totals it counts for, inside the caller's transaction. The message's advisory lock
+    /// (``messageLockClass``) makes the row read before the write the one the write changes, so writes racing
+    /// on one message count once.
     static func indexMessage(
         appId: String,
         _ message: IndexedMessage,
         policy: UnreadPolicy,
         in db: PostgresConnection
     ) throws {
+        func write() throws {
+            try db.query(
+                unreadSQL.indexMessageSQL,
+                appId,
+                message.roomId,
+                message.key,
+                message.senderId,
+                message.createdAt,
+                message.isArchived,
+                message.replacedKey
+            )
+        }
+        guard policy.keepsTotals(appId: appId) else { return try write() }
         try db.query(
             "SELECT pg_advisory_xact_lock(\(messageLockClass), hashtext($1 || '/' || $2 || '/' || $3))",
             appId,
@@ -79,16 +93,7 @@ extension PostgresStore {
             message.key
         )
         let before = try indexedRow(appId: appId, roomId: message.roomId, key: message.key, in: db)
-        try db.query(
-            unreadSQL.indexMessageSQL,
-            appId,
-            message.roomId,
-            message.key,
-            message.senderId,
-            message.createdAt,
-            message.isArchived,
-            message.replacedKey
-        )
+        try write()
         let after = try indexedRow(appId: appId, roomId: message.roomId, key: message.key, in: db)
         for change in UnreadSQL.totalsChanges(before: before, after: after) {
             try addToUnreadTotals(
@@ -144,6 +149,13 @@ extension PostgresStore {
         )
     }
 
+    public func dropUnreadTotalsNotKept() async throws {
+        try db.query(
+            Self.unreadSQL.dropOtherAppsTotalsSQL,
+            try StoredValues.jsonList(unreadPolicy.badgeAppIds.sorted())
+        )
+    }
+
     public func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int {
         let policy = unreadPolicy
         return try db.transaction {
@@ -152,7 +164,9 @@ extension PostgresStore {
             for row in rooms.all {
                 let (appId, roomId, upto) = try (row.string(0), row.string(1), row.date(2))
                 let fromDitto = policy.dittoAppIds.contains(appId)
-                try db.query(Self.unreadSQL.purgeTotalsSQL(fromDitto: fromDitto), appId, roomId, upto, fromDitto)
+                if policy.keepsTotals(appId: appId) {
+                    try db.query(Self.unreadSQL.purgeTotalsSQL(fromDitto: fromDitto), appId, roomId, upto, fromDitto)
+                }
                 deleted += try db.query(Self.unreadSQL.deleteRoomMessagesSQL, appId, roomId, upto).changed
             }
             return deleted

@@ -11,7 +11,8 @@ extension SQLiteStore {
         try Self.refreshUnreadTotals(appId: appId, userIds: userIds, policy: unreadPolicy, in: db)
     }
 
-    /// ``refreshUnreadTotals(appId:userIds:)`` over `db` with `policy`.
+    /// ``refreshUnreadTotals(appId:userIds:)`` over `db` with `policy` (nothing for an app whose totals are
+    /// not kept).
     static func refreshUnreadTotals(
         appId: String,
         userIds: [String],
@@ -19,7 +20,7 @@ extension SQLiteStore {
         in db: SQLiteConnection
     ) throws {
         let users = Array(Set(userIds)).sorted()
-        guard !users.isEmpty else { return }
+        guard !users.isEmpty, policy.keepsTotals(appId: appId) else { return }
         let list = try StoredValues.jsonList(users)
         try db.withStatement(unreadSQL.dropTotalsSQL) {
             try $0.bind(1, appId)
@@ -72,26 +73,30 @@ extension SQLiteStore {
         }
     }
 
-    /// Adds `message` to its room's index (``UnreadSQL/indexMessageSQL``) and applies what the write changed
-    /// (``UnreadSQL/totalsChanges(before:after:)``) to the cached totals it counts for, inside the caller's
-    /// transaction.
+    /// Adds `message` to its room's index (``UnreadSQL/indexMessageSQL``) and, for an app whose totals are
+    /// kept, applies what the write changed (``UnreadSQL/totalsChanges(before:after:)``) to the cached totals
+    /// it counts for, inside the caller's transaction.
     static func indexMessage(
         appId: String,
         _ message: IndexedMessage,
         policy: UnreadPolicy,
         in db: SQLiteConnection
     ) throws {
-        let before = try indexedRow(appId: appId, roomId: message.roomId, key: message.key, in: db)
-        try db.withStatement(unreadSQL.indexMessageSQL) {
-            try $0.bind(1, appId)
-            try $0.bind(2, message.roomId)
-            try $0.bind(3, message.key)
-            try $0.bind(4, message.senderId)
-            try $0.bind(5, message.createdAt)
-            try $0.bind(6, message.isArchived)
-            try $0.bind(7, message.replacedKey)
-            try $0.run()
+        func write() throws {
+            try db.withStatement(unreadSQL.indexMessageSQL) {
+                try $0.bind(1, appId)
+                try $0.bind(2, message.roomId)
+                try $0.bind(3, message.key)
+                try $0.bind(4, message.senderId)
+                try $0.bind(5, message.createdAt)
+                try $0.bind(6, message.isArchived)
+                try $0.bind(7, message.replacedKey)
+                try $0.run()
+            }
         }
+        guard policy.keepsTotals(appId: appId) else { return try write() }
+        let before = try indexedRow(appId: appId, roomId: message.roomId, key: message.key, in: db)
+        try write()
         let after = try indexedRow(appId: appId, roomId: message.roomId, key: message.key, in: db)
         for change in UnreadSQL.totalsChanges(before: before, after: after) {
             try addToUnreadTotals(
@@ -147,6 +152,14 @@ extension SQLiteStore {
         }
     }
 
+    public func dropUnreadTotalsNotKept() async throws {
+        let kept = try StoredValues.jsonList(unreadPolicy.badgeAppIds.sorted())
+        try db.withStatement(Self.unreadSQL.dropOtherAppsTotalsSQL) {
+            try $0.bind(1, kept)
+            try $0.run()
+        }
+    }
+
     public func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int {
         let policy = unreadPolicy
         return try db.transaction {
@@ -160,12 +173,14 @@ extension SQLiteStore {
             var deleted = 0
             for room in rooms {
                 let fromDitto = policy.dittoAppIds.contains(room.appId)
-                try db.withStatement(Self.unreadSQL.purgeTotalsSQL(fromDitto: fromDitto)) {
-                    try $0.bind(1, room.appId)
-                    try $0.bind(2, room.roomId)
-                    try $0.bind(3, room.upto)
-                    try $0.bind(4, fromDitto)
-                    try $0.run()
+                if policy.keepsTotals(appId: room.appId) {
+                    try db.withStatement(Self.unreadSQL.purgeTotalsSQL(fromDitto: fromDitto)) {
+                        try $0.bind(1, room.appId)
+                        try $0.bind(2, room.roomId)
+                        try $0.bind(3, room.upto)
+                        try $0.bind(4, fromDitto)
+                        try $0.run()
+                    }
                 }
                 deleted += try db.withStatement(Self.unreadSQL.deleteRoomMessagesSQL) {
                     try $0.bind(1, room.appId)

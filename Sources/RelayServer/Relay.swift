@@ -267,6 +267,7 @@ public final class Relay: Sendable {
     public func prepare() async throws -> [ServiceGroup.Entry] {
         await store.setFeedbackPolicy(feedback.policy)
         await store.setUnreadPolicy(UnreadPolicy(apps: configuration.apps))
+        try await store.dropUnreadTotalsNotKept()
         try await store.claimInstance(instanceId)
         try await store.releaseLeases(owner: instanceId)
         await readiness.probeOnce()

@@ -286,6 +286,11 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// positions come from memberships and no job carries a badge.
     func setUnreadPolicy(_ policy: UnreadPolicy) async
 
+    /// Deletes the cached unread totals of every app the policy keeps none for
+    /// (``UnreadPolicy/keepsTotals(appId:)``): an app that had badges before this start has rows nothing
+    /// kept up since, and with badges again a user without a row is recounted when a claim needs it.
+    func dropUnreadTotalsNotKept() async throws
+
     /// Moves the member's read position of the room forward to `at` (a position never moves back; it starts
     /// at the join time). The caller clamps `at` to its now. For an app with badges, a move that lowers the
     /// user's unread total gives its devices badge updates in the same transaction (``BadgeUpdateRule``,

@@ -65,6 +65,10 @@ public final class StorePool: Store {
         for member in members { await member.setUnreadPolicy(policy) }
     }
 
+    public func dropUnreadTotalsNotKept() async throws {
+        try await members[0].dropUnreadTotalsNotKept()
+    }
+
     // MARK: Devices and rooms
 
     public func upsertDevice(

@@ -38,6 +38,13 @@ public struct UnreadPolicy: Sendable, Equatable {
         )
     }
 
+    /// Whether the cached unread totals (`unread_totals`) of `appId` are kept: only a badge app's claims read
+    /// them, so another app's messages, reads, levels and devices write none
+    /// (``Store/dropUnreadTotalsNotKept()`` removes the rows an earlier policy left).
+    package func keepsTotals(appId: String) -> Bool {
+        badgeAppIds.contains(appId)
+    }
+
     /// The window between two badge updates to one device of `appId`, in MILLISECONDS; nil when the app
     /// has no badges (its users' reads send none).
     package func badgeUpdateMilliseconds(appId: String) -> Int64? {

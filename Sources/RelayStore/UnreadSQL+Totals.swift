@@ -1,7 +1,8 @@
 import Foundation
 import RelayCore
 
-/// The cached unread totals (`unread_totals`): one row per app and user with a live device, its total by
+/// The cached unread totals (`unread_totals`): one row per badge app and user with a live device
+/// (``UnreadPolicy/keepsTotals(appId:)``), its total by
 /// ``UnreadSQL/totalsSQL(fromDitto:)``'s rule and the source of positions it was counted from (`from_ditto`,
 /// a Ditto app's subscriptions or memberships). Each statement runs in the transaction of the change it
 /// follows; a row counted from the other source is stale (the app's policy changed) and is neither kept up
@@ -43,6 +44,11 @@ extension UnreadSQL {
             DELETE FROM unread_totals WHERE app_id = \(p(1)) AND user_id IN (\(userIdsOfList(p(2))))
                 AND NOT \(Self.hasLiveDevice(app: "unread_totals.app_id", user: "unread_totals.user_id"))
             """
+    }
+
+    /// Deletes the rows of every app but the listed ones: parameter 1 a JSON list of app ids.
+    package var dropOtherAppsTotalsSQL: String {
+        "DELETE FROM unread_totals WHERE app_id NOT IN (\(userIdsOfList(parameter(1))))"
     }
 
     /// The listed users' cached totals as rows `user_id, total`: parameters 1 the app id, 2 a JSON list of

@@ -118,6 +118,39 @@ import Testing
         try await check("the retention purge")
     }
 
+    /// An app without badges keeps no cached totals: its messages and devices write none, the rows an
+    /// earlier policy with badges left are deleted at the next start, and with badges again each recipient
+    /// is recounted when a claim needs its total, so no badge comes from a row left behind.
+    @Test(arguments: StoreKind.allCases) func anAppWithoutBadgesKeepsNoTotals(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        let badges = UnreadPolicy(badgeAppIds: ["app-a"])
+        await store.setUnreadPolicy(badges)
+        try await store.register(F.token(1), user: "alice", rooms: ["room-1"])
+        try await store.register(F.token(2), user: "bob", rooms: ["room-1"])
+        try await U.post(store, from: "alice", at: 1)
+        #expect(try await Self.cached(store) == ["alice": 0, "bob": 1])
+        await store.setUnreadPolicy(.none)
+        try await store.register(F.token(3), user: "carol", rooms: ["room-1"])
+        try await U.post(store, from: "alice", at: 2)
+        try await U.post(store, from: "carol", at: 3)
+        #expect(try await Self.cached(store) == ["alice": 0, "bob": 1], "no row written without badges")
+        try await store.dropUnreadTotalsNotKept()
+        #expect(try await Self.cached(store).isEmpty)
+        await store.setUnreadPolicy(badges)
+        try await store.dropUnreadTotalsNotKept()
+        let jobs = try await store.claimDueDeliveries(now: F.time(3), limit: 20, leaseSeconds: 30, owner: F.owner)
+        let badgeOf = Dictionary(jobs.map { ($0.token, $0.badge ?? -1) }, uniquingKeysWith: { $1 })
+        #expect(badgeOf == [F.token(1): 1, F.token(2): 3, F.token(3): 2])
+        try await Self.expectCacheMatches(
+            store,
+            devices: ["alice", "bob", "carol"],
+            users: ["alice", "bob", "carol"],
+            "badges again"
+        )
+        try await store.dropUnreadTotalsNotKept()
+        #expect(try await Self.cached(store) == ["alice": 1, "bob": 3, "carol": 2], "a badge app's rows stay")
+    }
+
     @Test(arguments: StoreKind.allCases) func dittoChangesKeepTheCacheEqualToTheRecount(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
         await store.setUnreadPolicy(UnreadPolicy(dittoAppIds: ["app-a"], badgeAppIds: ["app-a"]))
