@@ -14,7 +14,8 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The URL of ``text``.
     public let url: URL
     /// `scheme://host[:port]`, lowercase, the port left out when it is the scheme's default (443 for https,
-    /// 80 for http): the VAPID `aud` (RFC 8292 §2) and the key for per-origin limits.
+    /// 80 for http) and the host's trailing dot when it has one (`push.example.net.` names the same host):
+    /// the VAPID `aud` (RFC 8292 §2) and the key for per-origin limits, one for each host however spelled.
     public let origin: String
 
     /// The longest endpoint accepted, in UTF-8 bytes. Push services' endpoints are a few hundred bytes;
@@ -63,7 +64,8 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
         let port = components.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
         self.text = text
         self.url = url
-        self.origin = "\(scheme)://\(host)\(port)"
+        let name = host.hasSuffix(".") ? host.dropLast() : host[...]
+        self.origin = "\(scheme)://\(name)\(port)"
     }
 
     /// The device token the relay knows a web device by: `web-` and base64url (no padding) of SHA-256 of the

@@ -72,6 +72,8 @@ import WebPushCore
         ("https://push.example.net:8443/p/abc", "https://push.example.net:8443"),
         ("HTTPS://push.example.net/p", "https://push.example.net"),
         ("https://push.example.net/p?x=1#f", "https://push.example.net"),
+        ("https://push.example.net./p/abc", "https://push.example.net"),
+        ("https://Push.Example.NET.:443/p", "https://push.example.net"),
     ])
     func theAudienceIsTheOriginWithoutTheDefaultPort(endpoint: String, origin: String) throws {
         #expect(try PushEndpoint(validating: endpoint).origin == origin)
