@@ -77,8 +77,22 @@ public final class ChildProcess: @unchecked Sendable {
         let argv = (command + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
+        // Every signal unblocked and handled by default in the child, as Foundation's Process starts one: the
+        // test process's threads block signals, and a mask is inherited, so a child would never see a TERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var catchable = sigset_t()
+        sigfillset(&catchable)
+        sigdelset(&catchable, SIGKILL)
+        sigdelset(&catchable, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &catchable)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
+        let status = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
         guard status == 0 else {
             throw SpawnError(description: "posix_spawn \(executable): \(String(cString: strerror(status)))")
         }

@@ -11,10 +11,31 @@ import Testing
 
     /// Runs the script with `command` under a TMPDIR of its own; returns its exit status.
     func run(_ command: String, tmp: String) throws -> ChildProcess.Termination {
+        try start(command, tmp: tmp).waitForExit()
+    }
+
+    /// The script running `command` under a TMPDIR of its own.
+    func start(_ command: String, tmp: String) throws -> ChildProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["TMPDIR"] = tmp
         return try ChildProcess("/bin/bash", [Self.script, "/bin/sh", "-c", command], environment: environment)
-            .waitForExit()
+    }
+
+    /// Whether process `pid` has ended (gone, or a zombie its new parent has not reaped yet).
+    static func hasEnded(_ pid: String) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.range(of: ") ", options: .backwards)
+        else { return true }
+        return stat[end.upperBound...].hasPrefix("Z")
+    }
+
+    /// Waits up to 10 seconds for `path` to exist.
+    static func appears(_ path: String) -> Bool {
+        for _ in 0..<100 {
+            if FileManager.default.fileExists(atPath: path) { return true }
+            usleep(100_000)
+        }
+        return false
     }
 
     func temporaryFolder() throws -> String {
@@ -32,6 +53,35 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: stopped))
         let left = try FileManager.default.contentsOfDirectory(atPath: "\(tmp)/push-relay-test-runs")
         #expect(left.isEmpty, "\(left)")
+    }
+
+    /// A process the run started in a process group of its own and never stopped (as a crashed test process
+    /// leaves its servers) is killed when the run ends.
+    @Test func whatTheRunLeftRunningIsKilled() throws {
+        let tmp = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let pidFile = "\(tmp)/pid"
+        let command = #"exec /bin/bash -c 'set -m; sleep 300 & echo $! > \#(pidFile); exit 3'"#
+        #expect(try run(command, tmp: tmp) == .exited(3))
+        let pid = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!pid.isEmpty)
+        #expect(Self.hasEnded(pid), "sleep \(pid) still runs")
+    }
+
+    /// A run cut short (TERM) passes an interrupt on to its command, as Ctrl-C at a terminal would, before
+    /// it stops the servers.
+    @Test func aRunCutShortInterruptsItsCommand() throws {
+        let tmp = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let ready = "\(tmp)/ready"
+        let interrupted = "\(tmp)/interrupted"
+        let command = #"trap 'touch \#(interrupted); exit 9' INT; touch \#(ready); while :; do sleep 0.1; done"#
+        let script = try start(command, tmp: tmp)
+        #expect(Self.appears(ready))
+        script.signal(SIGTERM)
+        #expect(script.waitForExit() == .exited(143))
+        #expect(FileManager.default.fileExists(atPath: interrupted))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(tmp)/push-relay-test-runs").isEmpty)
     }
 
     @Test func theRunsTemporaryFilesAreRemovedWithIt() throws {
