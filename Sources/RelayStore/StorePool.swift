@@ -66,7 +66,7 @@ public final class StorePool: Store {
     }
 
     public func dropUnreadTotalsNotKept() async throws {
-        try await members[0].dropUnreadTotalsNotKept()
+        try await call { try await $0.dropUnreadTotalsNotKept() }
     }
 
     // MARK: Devices and rooms

@@ -77,6 +77,29 @@ import Testing
         #expect(try await U.unread(store, "bob").total == 0)
     }
 
+    /// A room the mirror does not hold has no known collection: its author's delete applies from any message
+    /// collection, as its message did (and the room check, with a mirrored room, refuses it elsewhere).
+    @Test(arguments: StoreKind.allCases) func anUnmirroredRoomTakesItsAuthorsDeleteFromAnyMessageCollection(
+        kind: StoreKind
+    ) async throws {
+        let store = try await D.store(kind)
+        let before = Timestamp.rfc3339(D.at.addingTimeInterval(-100))
+        try await D.apply(
+            [
+                try D.user("bob", txn: 1, subscriptions: #"{"room-x":"\#(before)"}"#),
+                try D.message("m-1", txn: 2, room: "room-x", ageSeconds: 10),
+            ],
+            to: store
+        )
+        #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(pending: 1))
+        let applied = try await D.apply(
+            [try Self.delete("d-1", of: "m-1", txn: 3, room: "room-x", collection: "dm_messages")],
+            to: store
+        )
+        #expect(applied.outcomes["dmMessages"] == [.editOrDelete: 1])
+        #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(cancelled: 1))
+    }
+
     @Test(arguments: StoreKind.allCases) func aStrangersDeleteCancelsNoPendingPushAndBlocksNoLaterMessage(
         kind: StoreKind
     ) async throws {
