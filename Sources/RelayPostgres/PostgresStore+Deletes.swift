@@ -3,23 +3,20 @@ import RelayCore
 import RelayStore
 
 extension PostgresStore {
-    /// ``RelayStore/DittoMirrorRows/deleteMessage(appId:deletion:inDMCollection:notifiedSince:at:removal:)``
+    /// ``RelayStore/DittoMirrorRows/deleteMessage(appId:deletion:notifiedSince:at:removal:)``
     /// inside the batch's transaction. The original notification's row is locked first, so concurrent deletes
     /// of one message take turns and the second finds its sent deliveries removed; the removal's row is
     /// inserted … on conflict, so a concurrent replay of the same delete records nothing.
     func recordDeletion(
         appId: String,
         deletion: DittoMessageRule.Deletion,
-        inDMCollection: Bool,
         notifiedSince: Date,
         at: Date,
         removal: (ChatMessage) -> NewNotification
     ) throws -> Bool? {
         let found = try db.query(
             """
-            SELECT id, \(ChatMessage.columns()), created_at >= $4,
-                EXISTS (SELECT 1 FROM ditto_rooms AS r WHERE r.app_id = $1 AND r.room_id = notifications.room_id
-                    AND r.is_direct <> $5::boolean)
+            SELECT id, \(ChatMessage.columns()), created_at >= $4
             FROM notifications
             WHERE app_id = $1 AND message_id = $2 AND kind <> $3
             FOR UPDATE
@@ -27,16 +24,15 @@ extension PostgresStore {
             appId,
             deletion.messageId,
             NotificationKind.removal.rawValue,
-            notifiedSince,
-            inDMCollection
+            notifiedSince
         )
         guard found.count > 0 else { return false }
         let row = found[0]
         let originalId = try row.uuid(0)
         let original = try ChatMessage(row: row, from: 1)
-        guard original.roomId.isSameId(deletion.roomId), original.senderId.isSameId(deletion.senderId),
-            try !row.bool(10)
-        else { return nil }
+        guard original.roomId.isSameId(deletion.roomId), original.senderId.isSameId(deletion.senderId) else {
+            return nil
+        }
         guard try row.bool(9) else { return false }
         try db.query(
             """

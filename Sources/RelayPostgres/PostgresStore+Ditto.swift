@@ -50,8 +50,8 @@ struct PostgresDittoRows: DittoMirrorRows {
     /// The store's notification code (``PostgresStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
     /// The store's delete code
-    /// (``PostgresStore/recordDeletion(appId:deletion:inDMCollection:notifiedSince:at:removal:)``).
-    let delete: (String, DittoMessageRule.Deletion, Bool, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool?
+    /// (``PostgresStore/recordDeletion(appId:deletion:notifiedSince:at:removal:)``).
+    let delete: (String, DittoMessageRule.Deletion, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool?
 
     func recordDocument(
         appId: String,
@@ -331,11 +331,10 @@ struct PostgresDittoRows: DittoMirrorRows {
     func deleteMessage(
         appId: String,
         deletion: DittoMessageRule.Deletion,
-        inDMCollection: Bool,
         notifiedSince: Date,
         at: Date,
         removal: (ChatMessage) -> NewNotification
     ) throws -> Bool? {
-        try delete(appId, deletion, inDMCollection, notifiedSince, at, removal)
+        try delete(appId, deletion, notifiedSince, at, removal)
     }
 }

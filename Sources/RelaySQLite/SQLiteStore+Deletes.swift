@@ -3,36 +3,31 @@ import RelayCore
 import RelayStore
 
 extension SQLiteStore {
-    /// ``DittoMirrorRows/deleteMessage(appId:deletion:inDMCollection:notifiedSince:at:removal:)`` inside the
+    /// ``DittoMirrorRows/deleteMessage(appId:deletion:notifiedSince:at:removal:)`` inside the
     /// batch's transaction.
     func recordDeletion(
         appId: String,
         deletion: DittoMessageRule.Deletion,
-        inDMCollection: Bool,
         notifiedSince: Date,
         at: Date,
         removal: (ChatMessage) -> NewNotification
     ) throws -> Bool? {
         let found = try db.withStatement(
             """
-            SELECT \(ChatMessage.columns()), first_delivery_id, last_delivery_id, created_at >= ?4,
-                EXISTS (SELECT 1 FROM ditto_rooms AS r WHERE r.app_id = ?1 AND r.room_id = notifications.room_id
-                    AND r.is_direct <> ?5)
+            SELECT \(ChatMessage.columns()), first_delivery_id, last_delivery_id, created_at >= ?4
             FROM notifications
             WHERE app_id = ?1 AND message_id = ?2 AND kind <> ?3
             """
-        ) { row -> (message: ChatMessage, deliveries: DeliveryRun, isRecent: Bool, isOtherKind: Bool)? in
+        ) { row -> (message: ChatMessage, deliveries: DeliveryRun, isRecent: Bool)? in
             try row.bind(1, appId)
             try row.bind(2, deletion.messageId)
             try row.bind(3, NotificationKind.removal.rawValue)
             try row.bind(4, notifiedSince)
-            try row.bind(5, inDMCollection)
             guard try row.step() else { return nil }
-            return (try ChatMessage(row: row), DeliveryRun(row, first: 8), row.bool(10), row.bool(11))
+            return (try ChatMessage(row: row), DeliveryRun(row, first: 8), row.bool(10))
         }
         guard let original = found else { return false }
-        guard original.message.roomId.isSameId(deletion.roomId), original.message.senderId.isSameId(deletion.senderId),
-            !original.isOtherKind
+        guard original.message.roomId.isSameId(deletion.roomId), original.message.senderId.isSameId(deletion.senderId)
         else { return nil }
         guard original.isRecent else { return false }
         try db.withStatement(

@@ -39,8 +39,8 @@ struct SQLiteDittoRows: DittoMirrorRows {
     /// The store's notification code (``SQLiteStore/createNotification(_:recipients:idempotencyKey:)``'s body).
     let record: (NewNotification, RecipientSelection) throws -> Bool
     /// The store's delete code
-    /// (``SQLiteStore/recordDeletion(appId:deletion:inDMCollection:notifiedSince:at:removal:)``).
-    let delete: (String, DittoMessageRule.Deletion, Bool, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool?
+    /// (``SQLiteStore/recordDeletion(appId:deletion:notifiedSince:at:removal:)``).
+    let delete: (String, DittoMessageRule.Deletion, Date, Date, (ChatMessage) -> NewNotification) throws -> Bool?
 
     func recordDocument(
         appId: String,
@@ -340,11 +340,10 @@ struct SQLiteDittoRows: DittoMirrorRows {
     func deleteMessage(
         appId: String,
         deletion: DittoMessageRule.Deletion,
-        inDMCollection: Bool,
         notifiedSince: Date,
         at: Date,
         removal: (ChatMessage) -> NewNotification
     ) throws -> Bool? {
-        try delete(appId, deletion, inDMCollection, notifiedSince, at, removal)
+        try delete(appId, deletion, notifiedSince, at, removal)
     }
 }

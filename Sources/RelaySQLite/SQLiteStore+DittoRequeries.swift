@@ -44,7 +44,7 @@ extension SQLiteStore {
                 policy: unreadPolicy,
                 badgeUpdates: .none,
                 record: { _, _ in false },
-                delete: { _, _, _, _, _, _ in false }
+                delete: { _, _, _, _, _ in false }
             )
             return try DittoApplier(rows: rows, appId: appId, settings: settings, at: Date()).sweep(
                 collection,

@@ -77,7 +77,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             let room = try roomId.flatMap { try rows.room(appId: appId, roomId: $0) }
             guard rule.isReadByItsRoom(collection: collection, room: room) else { return (kind, .ignored) }
             if let deletion = settings.rule.deletion(document, now: at) {
-                return (kind, try applyDeletion(deletion, inDMCollection: kind == .dmMessages))
+                return (kind, try applyDeletion(deletion))
             }
             if let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
                 try rows.indexMessage(appId: appId, indexed)
@@ -126,21 +126,15 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
 
     /// A delete document: the deleted message leaves its room's unread counts, and a notification of it made
     /// within the app's TTL is cancelled where pending and removed where it was sent. Only its author
-    /// deletes a message (the JS SDK deletes one's own), in its room and from its kind of collection: a
-    /// delete whose room index or notification holds the message from another sender, room or collection
-    /// kind changes nothing (``DittoEventOutcome/ignored``).
-    private func applyDeletion(
-        _ deletion: DittoMessageRule.Deletion,
-        inDMCollection: Bool
-    ) throws
-        -> DittoEventOutcome
-    {
+    /// deletes a message (the JS SDK deletes one's own), in its room (from the room's collection, checked
+    /// before): a delete whose room index or notification holds the message from another sender or room
+    /// changes nothing (``DittoEventOutcome/ignored``).
+    private func applyDeletion(_ deletion: DittoMessageRule.Deletion) throws -> DittoEventOutcome {
         let indexed = try rows.indexedMessage(appId: appId, roomId: deletion.roomId, key: deletion.messageId)
         if let indexed, !indexed.senderId.isSameId(deletion.senderId) { return .ignored }
         let ended = try rows.deleteMessage(
             appId: appId,
             deletion: deletion,
-            inDMCollection: inDMCollection,
             notifiedSince: at.addingTimeInterval(-TimeInterval(settings.ttlSeconds)),
             at: at
         ) { settings.removal(of: $0, deletion: deletion, appId: appId, at: at) }

@@ -82,7 +82,7 @@ public protocol DittoMirror: Sendable {
     /// (``RelayCore/IndexedMessage``; one that sets `isArchived` marks it archived), and a user document's
     /// read dates later than `at` are kept as `at`. A delete document (``RelayCore/DittoMessageRule/deletion(_:now:)``)
     /// marks the deleted message archived in the index and ends its notification
-    /// (``DittoMirrorRows/deleteMessage(appId:deletion:inDMCollection:notifiedSince:at:removal:)``). A `requeryRequired` event records the app's pending
+    /// (``DittoMirrorRows/deleteMessage(appId:deletion:notifiedSince:at:removal:)``). A `requeryRequired` event records the app's pending
     /// requery (``DittoRequeries``), keeping the highest txnId. Concurrent appliers (HTTP and Kafka, two
     /// relays) dedupe through unique keys.
     /// - Throws: ``StoreError``; then nothing of the batch is applied.

@@ -70,12 +70,11 @@ package protocol DittoMirrorRows {
     /// ``CancelReason/deleted``, so another delete of the message (a replay, or a second delete document)
     /// removes nothing twice. Nothing is recorded when no such delivery is left.
     /// - Returns: whether a removal was recorded; nil, changing nothing, when the notification's message is
-    ///   not the deletion's: another room or sender, or a room of the other kind (`inDMCollection`: the
-    ///   delete came from the DM messages collection; a DM room's message is deleted from there only).
+    ///   not the deletion's: another room or sender. (The delete's collection is the room's: the applier
+    ///   checks it before.)
     func deleteMessage(
         appId: String,
         deletion: DittoMessageRule.Deletion,
-        inDMCollection: Bool,
         notifiedSince: Date,
         at: Date,
         removal: (ChatMessage) -> NewNotification

@@ -100,6 +100,33 @@ import Testing
         #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(cancelled: 1))
     }
 
+    /// A DM room whose `messagesId` names a collection of its own reads its messages from there, so its
+    /// author's delete written there applies (the room's collection, not the DM messages collection, is the
+    /// one checked).
+    @Test(arguments: StoreKind.allCases) func aDMRoomsOwnCollectionTakesItsAuthorsDelete(kind: StoreKind) async throws {
+        let store = try await D.store(kind)
+        try await D.apply(
+            [
+                try D.event(
+                    #"""
+                    {"txnId":1,"type":"documentChanged","collection":"dm_rooms","change":{"method":"upsert",
+                    "oldValue":null,"newValue":{"_id":"dm-1","name":"Alice & Bob","participants":["alice","bob"],
+                    "messagesId":"dm_1_messages"}}}
+                    """#
+                ),
+                try D.message("m-1", txn: 2, room: "dm-1", collection: "dm_1_messages"),
+            ],
+            to: store
+        )
+        #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(pending: 1))
+        let applied = try await D.apply(
+            [try Self.delete("d-1", of: "m-1", txn: 3, room: "dm-1", collection: "dm_1_messages")],
+            to: store
+        )
+        #expect(applied.outcomes["messages"] == [.editOrDelete: 1])
+        #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(cancelled: 1))
+    }
+
     @Test(arguments: StoreKind.allCases) func aStrangersDeleteCancelsNoPendingPushAndBlocksNoLaterMessage(
         kind: StoreKind
     ) async throws {
