@@ -54,6 +54,8 @@ package final class CurlMultiDriver: @unchecked Sendable {
     private var pool: [CurlEasyHandle] = []
     private var active: [UInt64: Active] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+    /// Whether ``finish()`` freed `multi` (a driver never started frees it in `deinit`).
+    private var multiFreed = false
 
     /// - Parameters:
     ///   - maxInFlight: most requests handed to libcurl at once; the rest wait in a FIFO queue.
@@ -97,7 +99,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     deinit {
         pool.removeAll()
-        curl_multi_cleanup(multi)
+        if !multiFreed { curl_multi_cleanup(multi) }
     }
 
     /// Starts the driver thread; it keeps `self` alive until it ends.
@@ -360,6 +362,10 @@ package final class CurlMultiDriver: @unchecked Sendable {
         active.removeAll()
         byHandle.removeAll()
         pool.removeAll()
+        // Its connections (TLS sessions included) are closed here, before ``shutdown()`` returns: a process
+        // that exits then never has this thread in OpenSSL while the exit handlers tear it down.
+        curl_multi_cleanup(multi)
+        multiFreed = true
         for waiter in waiters { waiter.resume() }
     }
 }
