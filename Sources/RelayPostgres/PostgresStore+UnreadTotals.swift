@@ -152,7 +152,7 @@ extension PostgresStore {
     public func dropUnreadTotalsNotKept() async throws {
         try db.query(
             Self.unreadSQL.dropOtherAppsTotalsSQL,
-            try StoredValues.jsonList(unreadPolicy.badgeAppIds.sorted())
+            try StoredValues.jsonList(unreadPolicy.appsKeepingTotals)
         )
     }
 

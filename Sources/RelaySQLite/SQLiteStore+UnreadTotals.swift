@@ -153,7 +153,7 @@ extension SQLiteStore {
     }
 
     public func dropUnreadTotalsNotKept() async throws {
-        let kept = try StoredValues.jsonList(unreadPolicy.badgeAppIds.sorted())
+        let kept = try StoredValues.jsonList(unreadPolicy.appsKeepingTotals)
         try db.withStatement(Self.unreadSQL.dropOtherAppsTotalsSQL) {
             try $0.bind(1, kept)
             try $0.run()

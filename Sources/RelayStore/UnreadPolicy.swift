@@ -45,6 +45,9 @@ public struct UnreadPolicy: Sendable, Equatable {
         badgeAppIds.contains(appId)
     }
 
+    /// The apps ``keepsTotals(appId:)`` holds for, sorted.
+    package var appsKeepingTotals: [String] { badgeAppIds.sorted() }
+
     /// The window between two badge updates to one device of `appId`, in MILLISECONDS; nil when the app
     /// has no badges (its users' reads send none).
     package func badgeUpdateMilliseconds(appId: String) -> Int64? {
