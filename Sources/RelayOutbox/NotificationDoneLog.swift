@@ -43,10 +43,12 @@ struct NotificationDoneLog: Sendable {
 
 /// Runs ``NotificationDoneLog/report(_:)`` beside the flusher, so the flusher writes its next batch instead
 /// of waiting for the count: it hands each recorded batch's ended notifications over (``add(_:)``), and one
-/// report at a time runs with all that were handed over during the one before (each notification once).
-/// A report may already see a notification done whose last results the batch written meanwhile holds; that
-/// batch's report, the next one, leaves out what the one before logged (no later batch holds the
-/// notification, as none of its deliveries is pending).
+/// report at a time runs with all that were handed over since the one before (each notification once).
+/// Reports start at most once an ``interval``: a fan-out records a batch of results every few milliseconds,
+/// and a report per batch would put a store transaction beside each batch's for a line that may come a
+/// moment later. A report may already see a notification done whose last results the batch written
+/// meanwhile holds; that batch's report, the next one, leaves out what the one before logged (no later batch
+/// holds the notification, as none of its deliveries is pending).
 final class NotificationDoneReports: Sendable {
     private struct State {
         /// Notifications to look at, by id: their app's id.
@@ -54,11 +56,20 @@ final class NotificationDoneReports: Sendable {
         var running: Task<Void, Never>?
         /// The notifications the last report logged.
         var lastLogged: Set<UUID> = []
+        /// ``finish()`` was called: the reports left run without a pause.
+        var finishing = false
     }
     private let log: NotificationDoneLog
+    /// The least time from one report's start to the next one's.
+    let interval: Duration
     private let state = Mutex(State())
+    /// Ends a pause between reports early, at ``finish()``.
+    private let pause = WakeSignal()
 
-    init(_ log: NotificationDoneLog) { self.log = log }
+    init(_ log: NotificationDoneLog, interval: Duration = .milliseconds(250)) {
+        self.log = log
+        self.interval = interval
+    }
 
     /// Hands over the notifications of a recorded batch's final results; returns at once.
     func add(_ ended: [ResultBuffer.Ended]) {
@@ -72,12 +83,15 @@ final class NotificationDoneReports: Sendable {
 
     /// Returns once every notification handed over so far was looked at.
     func finish() async {
+        state.withLock { $0.finishing = true }
+        pause.signal()
         while let running = state.withLock({ $0.running }) { await running.value }
     }
 
-    /// Reports what was handed over until nothing is left.
+    /// Reports what was handed over until nothing is left, a report at most once an ``interval``.
     private func drain() async {
         while true {
+            let started = ContinuousClock.now
             let apps = state.withLock { state in
                 let apps = state.pending.filter { !state.lastLogged.contains($0.key) }
                 state.pending = [:]
@@ -87,6 +101,8 @@ final class NotificationDoneReports: Sendable {
             guard !apps.isEmpty else { return }
             let logged = await log.report(apps)
             state.withLock { $0.lastLogged = Set(logged) }
+            let rest = started + interval - ContinuousClock.now
+            if rest > .zero, !state.withLock({ $0.finishing }) { await pause.wait(timeout: rest) }
         }
     }
 }

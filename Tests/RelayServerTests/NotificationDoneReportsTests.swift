@@ -1,0 +1,65 @@
+import Foundation
+import RelayCore
+import RelaySQLite
+import RelayStore
+import Testing
+
+@testable import RelayOutbox
+
+/// The `notification done` reports beside the flusher, on a real SQLite store: a report at most once an
+/// interval, and none left behind when the flusher finishes.
+@Suite struct NotificationDoneReportsTests {
+    /// A store with one notification to `devices` devices of a room (tokens numbered from `firstDevice`),
+    /// every delivery recorded sent; its id.
+    static func doneNotification(
+        in store: SQLiteStore,
+        devices: Int,
+        firstDevice: Int,
+        message: String
+    ) async throws -> UUID {
+        for index in 0..<devices {
+            let token = String(repeating: "a", count: 60) + String(format: "%04x", firstDevice + index)
+            _ = try await store.upsertDevice(
+                appId: "app",
+                token: .apns(try DeviceToken(parsing: token, environment: .sandbox)),
+                userId: "\(message)-user\(index)",
+                rooms: ["room-\(message)"],
+                at: Date()
+            )
+        }
+        let chat = ChatMessage(roomId: "room-\(message)", senderId: "s", content: .text("hi"), messageId: message)
+        let created = try await store.createNotification(
+            NewNotification(appId: "app", message: chat, sendAs: "com.example.chat", createdAt: Date()),
+            recipients: .init(roomId: "room-\(message)")
+        )
+        let jobs = try await store.claimDueDeliveries(now: Date(), limit: 100, leaseSeconds: 60, owner: "relay")
+        #expect(jobs.count == devices)
+        try await store.complete(jobs.map { ($0.deliveryId, .sent) }, at: Date())
+        return created.notificationId
+    }
+
+    /// With an interval of an hour, the first notification handed over is reported at once and the second
+    /// waits in the pause; `finish()` ends the pause and reports it, each once.
+    @Test func finishEndsThePauseAndReportsWhatWaits() async throws {
+        let store = try SQLiteStore.temporary()
+        let lines = MemoryLogHandler()
+        let reports = NotificationDoneReports(
+            NotificationDoneLog(store: store, logger: Logger(label: "test", level: .info, handler: lines)),
+            interval: .seconds(3_600)
+        )
+        let first = try await Self.doneNotification(in: store, devices: 2, firstDevice: 0, message: "one")
+        reports.add([("app", first)])
+        let second = try await Self.doneNotification(in: store, devices: 3, firstDevice: 10, message: "two")
+        for _ in 0..<600 where lines.entries.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        reports.add([("app", second), ("app", first)])
+        // finish() in a task of its own: were the pause not ended, the second line would wait an hour.
+        let finishing = Task { await reports.finish() }
+        for _ in 0..<1_200 where lines.entries.count < 2 { try await Task.sleep(for: .milliseconds(50)) }
+        try #require(lines.entries.count == 2, "finish() waited for the pause between reports")
+        await finishing.value
+
+        let done = lines.entries.filter { $0.message == "notification done" }
+        #expect(done.map { $0.metadata["notification.id"] } == [first, second].map(\.lowercasedString))
+        #expect(done.map { $0.metadata["deliveries.sent"] } == ["2", "3"])
+    }
+}
