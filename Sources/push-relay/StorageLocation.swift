@@ -73,11 +73,17 @@ enum StorageLocation: Equatable {
         }
     }
 
-    /// The store a relay serves from, created or migrated as `serve` would.
-    func openStore(logger: Logger) throws -> any Store {
+    /// The store a relay serves from, migrated as `serve` would; a SQLite file must exist already, so a
+    /// mistyped path is an error instead of a new, empty store.
+    /// - Throws: ``RelayStore/StoreError`` `.open` when there is no SQLite file at the path.
+    func openExistingStore(logger: Logger) throws -> any Store {
         switch self {
-        case .sqlite(let path): try SQLiteStore(path: path, logger: logger)
-        case .postgres(let url): try PostgresStore(url: url, logger: logger)
+        case .sqlite(let path):
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw StoreError(code: .open, message: "no SQLite store at \(path)")
+            }
+            return try SQLiteStore(path: path, logger: logger)
+        case .postgres(let url): return try PostgresStore(url: url, logger: logger)
         }
     }
 

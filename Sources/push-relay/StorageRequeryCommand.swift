@@ -6,8 +6,8 @@ import RelayStore
 /// `push-relay storage requery-done --store LOCATION --app ID`: marks an app's pending `requeryRequired`
 /// complete, for an operator who re-fed its rooms and users collections by other means (an app without
 /// `apps[].ditto.httpAPI`); its `ditto:<app>` readiness check turns `ok`. Prints one JSON line: the app and
-/// the txnId cleared (null when none was pending). Exit status 2 for a mistake in the command, 1 when the
-/// store cannot be opened or written.
+/// the txnId cleared (null when none was pending, also said on standard error). Exit status 2 for a mistake
+/// in the command, 1 when the store cannot be opened (a SQLite path with no store: none is made) or written.
 enum StorageRequeryCommand {
     static let summary = """
         Marks the app's pending Ditto requeryRequired complete, after its rooms, DM rooms and users
@@ -18,12 +18,17 @@ enum StorageRequeryCommand {
         let location = try StorageLocation(try arguments.required("store"), option: "store")
             .addingPassword(fromFile: arguments.value("password-file"))
         let app = try arguments.required("app")
-        let store = try location.openStore(logger: Logger(label: "storage", level: .warning))
+        let store = try location.openExistingStore(logger: Logger(label: "storage", level: .warning))
         let pending = try await store.pendingDittoRequeries()[app]
         let left = try await store.completeDittoRequery(appId: app, txnId: pending, owner: nil)
         let report: [String: Any] = ["app": app, "cleared": pending.map { NSNumber(value: $0) } ?? NSNull()]
         let line = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
         say(String(decoding: line, as: UTF8.self))
+        if pending == nil {
+            FileHandle.standardError.write(
+                Data("push-relay storage: app '\(app)' had no requeryRequired pending\n".utf8)
+            )
+        }
         if let left {
             FileHandle.standardError.write(
                 Data("push-relay storage: a later requeryRequired (txnId \(left)) arrived meanwhile\n".utf8)

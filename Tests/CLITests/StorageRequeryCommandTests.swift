@@ -7,7 +7,7 @@ import Testing
 
 /// `push-relay storage requery-done`, run as a process on a SQLite store with a pending requery.
 @Suite struct StorageRequeryCommandTests {
-    @Test func itClearsThePendingRequeryAndSaysWhichItCleared() async throws {
+    @Test func itClearsThePendingRequeryAndSaysWhichItClearedOfAnExistingStore() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.url.appendingPathComponent("relay.sqlite").path
@@ -26,6 +26,14 @@ import Testing
             "storage", "requery-done", "--store", "sqlite:\(path)", "--app", "chat",
         ])
         #expect(again.status == 0 && again.stdout.contains(#""cleared":null"#), "\(again.stdout)")
+        #expect(again.stderr.contains("no requeryRequired pending"), "\(again.stderr)")
+        // A mistyped path is an error, and no store is made there.
+        let typo = directory.url.appendingPathComponent("new/relay.sqlite").path
+        let mistyped = try await CommandTests.run([
+            "storage", "requery-done", "--store", "sqlite:\(typo)", "--app", "chat",
+        ])
+        #expect(mistyped.status == 1 && mistyped.stderr.contains("no SQLite store at"), "\(mistyped.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("new").path))
         let missing = try await CommandTests.run(["storage", "requery-done", "--app", "chat"])
         #expect(missing.status == 2 && missing.stderr.contains("--store"), "\(missing.stderr)")
     }
