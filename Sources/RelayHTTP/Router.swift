@@ -9,6 +9,9 @@ import RelayCore
 /// - A literal segment beats a `{parameter}` at the same position (`/v1/devices/count` before
 ///   `/v1/devices/{token}`). Parameters are percent-decoded and never empty (an empty segment matches nothing).
 /// - `HEAD` falls back to the `GET` handler (libmicrohttpd drops the body).
+/// - A query parameter the route does not take is 400 `invalid_query`, and a body sent with `GET`, `HEAD`
+///   or `DELETE` (which take none) 400 `bad_request`, before the handler runs: a misspelt parameter or a
+///   body meant for another call is never quietly left out.
 public struct Router: Sendable {
     /// A route handler.
     public typealias Handler = @Sendable (HTTPRequest, RouteParameters) async throws -> HTTPResponse
@@ -21,6 +24,8 @@ public struct Router: Sendable {
     private struct Entry: Sendable {
         var route: Route
         var segments: [Segment]
+        /// The query parameters the route takes.
+        var query: Set<String>
         var handler: Handler
     }
 
@@ -44,6 +49,11 @@ public struct Router: Sendable {
     /// The registered routes in registration order.
     public var routes: [Route] { entries.map(\.route) }
 
+    /// The query parameters each route takes.
+    public var queryParameters: [Route: Set<String>] {
+        Dictionary(uniqueKeysWithValues: entries.map { ($0.route, $0.query) })
+    }
+
     /// The methods some route answers, with `HEAD` wherever `GET` is: what ``HTTPServer``'s `methods` takes.
     public var methods: Set<String> {
         var methods = Set(entries.map(\.route.method))
@@ -51,24 +61,36 @@ public struct Router: Sendable {
         return methods
     }
 
-    /// Registers `handler` for `method` (uppercased) and `pattern`, e.g. `"/v1/devices/{token}"`.
+    /// Registers `handler` for `method` (uppercased) and `pattern`, e.g. `"/v1/devices/{token}"`, taking
+    /// the query parameters named in `query` (none by default).
     ///
     /// A malformed pattern (not starting with `/`, an empty segment, a `{` that is not a whole segment, a
     /// repeated parameter name) or a duplicate route is a programming error and stops the process.
-    public mutating func add(_ method: String, _ pattern: String, handler: @escaping Handler) {
+    public mutating func add(
+        _ method: String,
+        _ pattern: String,
+        query: Set<String> = [],
+        handler: @escaping Handler
+    ) {
         let route = Route(method: method.uppercased(), pattern: pattern)
         precondition(!entries.contains { $0.route == route }, "duplicate route \(route)")
-        entries.append(Entry(route: route, segments: Self.parse(pattern), handler: handler))
+        entries.append(Entry(route: route, segments: Self.parse(pattern), query: query, handler: handler))
     }
 
-    public mutating func get(_ pattern: String, handler: @escaping Handler) { add("GET", pattern, handler: handler) }
-    public mutating func post(_ pattern: String, handler: @escaping Handler) { add("POST", pattern, handler: handler) }
-    public mutating func put(_ pattern: String, handler: @escaping Handler) { add("PUT", pattern, handler: handler) }
-    public mutating func patch(_ pattern: String, handler: @escaping Handler) {
-        add("PATCH", pattern, handler: handler)
+    public mutating func get(_ pattern: String, query: Set<String> = [], handler: @escaping Handler) {
+        add("GET", pattern, query: query, handler: handler)
     }
-    public mutating func delete(_ pattern: String, handler: @escaping Handler) {
-        add("DELETE", pattern, handler: handler)
+    public mutating func post(_ pattern: String, query: Set<String> = [], handler: @escaping Handler) {
+        add("POST", pattern, query: query, handler: handler)
+    }
+    public mutating func put(_ pattern: String, query: Set<String> = [], handler: @escaping Handler) {
+        add("PUT", pattern, query: query, handler: handler)
+    }
+    public mutating func patch(_ pattern: String, query: Set<String> = [], handler: @escaping Handler) {
+        add("PATCH", pattern, query: query, handler: handler)
+    }
+    public mutating func delete(_ pattern: String, query: Set<String> = [], handler: @escaping Handler) {
+        add("DELETE", pattern, query: query, handler: handler)
     }
 
     /// Has `check` decide a request to `method` and the literal `path` from its headers, before its body is
@@ -109,6 +131,7 @@ public struct Router: Sendable {
         let pattern = best.entry.route.pattern
         var response: HTTPResponse
         do {
+            try Self.check(request, against: best.entry)
             response = try await best.entry.handler(request, RouteParameters(best.parameters))
         } catch let error as HTTPError {
             response = error.response
@@ -124,6 +147,23 @@ public struct Router: Sendable {
         }
         response.route = pattern
         return response
+    }
+
+    /// Refuses what `entry`'s route does not take: a query parameter it does not name, a body with a method
+    /// that takes none.
+    private static func check(_ request: HTTPRequest, against entry: Entry) throws(HTTPError) {
+        let route = entry.route
+        if let name = request.query.keys.sorted().first(where: { !entry.query.contains($0) }) {
+            let taken = entry.query.isEmpty ? "none" : entry.query.sorted().joined(separator: ", ")
+            let shown = LogText.clipped(name, maxBytes: 64)
+            throw .badRequest(
+                code: "invalid_query",
+                message: "\(route) takes no query parameter '\(shown)' (takes: \(taken))"
+            )
+        }
+        if ["GET", "HEAD", "DELETE"].contains(route.method), !request.body.isEmpty {
+            throw .badRequest(message: "\(route) takes no request body")
+        }
     }
 
     /// What a request to `method` and `segments` reaches.

@@ -49,7 +49,9 @@ public struct RelayAPI: Sendable {
         router.get("/readyz") { _, _ in try await readyz(listingApps: false) }
         router.get("/openapi.json") { _, _ in OpenAPIDocument.response }
         router.post("/v1/devices") { request, _ in try await registerDevice(request) }
-        router.delete("/v1/devices/{token}") { request, parameters in try await deleteDevice(request, parameters) }
+        router.delete("/v1/devices/{token}", query: ["platform"]) { request, parameters in
+            try await deleteDevice(request, parameters)
+        }
         router.get("/v1/users/{userId}/devices") { request, parameters in try await userDevices(request, parameters) }
         router.get("/v1/users/{userId}/settings") { request, parameters in
             try await userSettings(request, parameters)
@@ -66,7 +68,9 @@ public struct RelayAPI: Sendable {
         router.put("/v1/rooms/{roomId}/read/{userId}") { request, parameters in try await markRead(request, parameters)
         }
         router.get("/v1/users/{userId}/unread") { request, parameters in try await unread(request, parameters) }
-        router.get("/v1/rooms/{roomId}/members") { request, parameters in try await roomMembers(request, parameters) }
+        router.get("/v1/rooms/{roomId}/members", query: ["limit", "offset"]) { request, parameters in
+            try await roomMembers(request, parameters)
+        }
         router.put("/v1/rooms/{roomId}") { request, parameters in try await setRoom(request, parameters) }
         router.get("/v1/rooms/{roomId}") { request, parameters in try await room(request, parameters) }
         router.post(Self.dittoEventsPath) { request, _ in try await dittoEvents(request) }
@@ -75,13 +79,13 @@ public struct RelayAPI: Sendable {
         router.post("/v1/webhooks/did-send-image-message") { request, _ in
             try await webhook(request, kind: .imageMessage)
         }
-        router.get("/v1/notifications") { request, parameters in
+        router.get("/v1/notifications", query: ["messageId", "limit", "offset"]) { request, parameters in
             try await notificationByMessage(request, parameters)
         }
-        router.get("/v1/notifications/{notificationId}") { request, parameters in
+        router.get("/v1/notifications/{notificationId}", query: ["limit", "offset"]) { request, parameters in
             try await notification(request, parameters)
         }
-        router.get("/v1/dead-tokens") { request, _ in try await deadTokens(request) }
+        router.get("/v1/dead-tokens", query: ["since"]) { request, _ in try await deadTokens(request) }
         return router
     }
 

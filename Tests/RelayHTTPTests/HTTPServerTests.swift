@@ -21,7 +21,7 @@ import Testing
 
     static func router() -> Router {
         var router = Router()
-        router.get("/hello") { request, _ in .text("hello \(request.query["name"] ?? "")") }
+        router.get("/hello", query: ["name"]) { request, _ in .text("hello \(request.query["name"] ?? "")") }
         router.put("/v1/devices/{token}") { request, parameters in
             try .json(["token": parameters["token"] ?? "", "remote": request.remoteAddress, "id": request.id])
         }

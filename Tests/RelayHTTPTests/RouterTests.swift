@@ -40,6 +40,32 @@ import Testing
         #expect(String(decoding: two.body, as: UTF8.self) == "ré|u?1")
     }
 
+    /// A query parameter the route does not take, or a body on a method that takes none, is refused before
+    /// the handler runs; what the route takes reaches it.
+    @Test func whatARouteDoesNotTakeIsRefused() async throws {
+        var router = Router()
+        router.get("/v1/list", query: ["limit"]) { request, _ in .text("limit \(request.query["limit"] ?? "-")") }
+        router.delete("/v1/item") { _, _ in .text("deleted") }
+        router.post("/v1/item") { request, _ in .text("posted \(request.body.count)") }
+        let listed = await router.respond(to: try Self.request("GET", "/v1/list?limit=5"))
+        #expect(String(decoding: listed.body, as: UTF8.self) == "limit 5")
+        for target in ["/v1/list?limt=5", "/v1/list?limit=5&offset=1", "/v1/list?x"] {
+            let refused = await router.respond(to: try Self.request("GET", target))
+            #expect(refused.status == 400 && Self.errorCode(refused) == "invalid_query", "\(target)")
+            #expect(refused.route == "/v1/list")
+        }
+        let noQuery = await router.respond(to: try Self.request("DELETE", "/v1/item?force=1"))
+        #expect(noQuery.status == 400 && Self.errorCode(noQuery) == "invalid_query")
+        let body = Data(#"{"x":1}"#.utf8)
+        for method in ["DELETE", "GET"] {
+            let target = method == "GET" ? "/v1/list" : "/v1/item"
+            let refused = await router.respond(to: try HTTPRequest(method: method, target: target, body: body))
+            #expect(refused.status == 400 && Self.errorCode(refused) == "bad_request", "\(method)")
+        }
+        let posted = await router.respond(to: try HTTPRequest(method: "POST", target: "/v1/item", body: body))
+        #expect(String(decoding: posted.body, as: UTF8.self) == "posted 7")
+    }
+
     @Test func aLiteralSegmentBeatsAParameter() async throws {
         let response = await Self.router().respond(to: try Self.request("GET", "/v1/devices/count"))
         #expect(String(decoding: response.body, as: UTF8.self) == "count")

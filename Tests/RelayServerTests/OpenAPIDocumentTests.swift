@@ -41,6 +41,21 @@ import Testing
 
     /// The routes of a relay API wired as `Relay` wires it, over a temporary store, on either listener.
     static func registeredRoutes() throws -> [Route] {
+        let (api, admin) = try routers()
+        var routes = api.routes
+        for route in admin.routes where !routes.contains(route) { routes.append(route) }
+        return routes
+    }
+
+    /// The query parameters each route of either listener takes.
+    static func registeredQueryParameters() throws -> [Route: Set<String>] {
+        let (api, admin) = try routers()
+        return api.queryParameters.merging(admin.queryParameters) { first, _ in first }
+    }
+
+    /// The API's and the admin listener's routers, of a relay API wired as `Relay` wires it over a temporary
+    /// store.
+    static func routers() throws -> (api: Router, admin: Router) {
         let store = try SQLiteStore.temporary()
         let configuration = Configuration()
         let time = SystemTimeSource()
@@ -62,9 +77,7 @@ import Testing
             logger: .disabled()
         )
         // The document describes both listeners: the API's and the admin listener's `/metrics`.
-        var routes = api.router().routes
-        for route in api.adminRouter().routes where !routes.contains(route) { routes.append(route) }
-        return routes
+        return (api.router(), api.adminRouter())
     }
 
     @Test func documentIsOpenAPI31() throws {
@@ -79,6 +92,31 @@ import Testing
         let registered = try Self.registeredRoutes()
         let undocumented = registered.filter { !documented.contains($0) }.map(\.description).sorted()
         #expect(undocumented.isEmpty, "routes missing from docs/openapi.yaml: \(undocumented)")
+    }
+
+    /// Each operation's query parameters in the document are the ones its route takes (the router refuses
+    /// any other with 400 `invalid_query`).
+    @Test func everyRouteTakesTheQueryParametersItsOperationDocuments() throws {
+        let document = try Self.document()
+        let paths = try #require(document["paths"] as? [String: Any])
+        let shared = (document["components"] as? [String: Any])?["parameters"] as? [String: Any] ?? [:]
+        var taken = try Self.registeredQueryParameters()
+        for (path, item) in paths {
+            let operations = try #require(item as? [String: Any])
+            for (method, operation) in operations where Self.httpMethods.contains(method) {
+                let parameters = (operation as? [String: Any])?["parameters"] as? [[String: Any]] ?? []
+                let query = parameters.compactMap { parameter -> String? in
+                    let resolved =
+                        (parameter["$ref"] as? String).flatMap { shared[String($0.split(separator: "/").last ?? "")] }
+                        as? [String: Any] ?? parameter
+                    return resolved["in"] as? String == "query" ? resolved["name"] as? String : nil
+                }
+                let route = Route(method: method.uppercased(), pattern: path)
+                #expect(taken.removeValue(forKey: route) ?? [] == Set(query), "\(route)")
+            }
+        }
+        let undocumented = taken.filter { !$0.value.isEmpty }
+        #expect(undocumented.isEmpty, "undocumented routes with query parameters: \(undocumented)")
     }
 
     @Test func everyDocumentedOperationIsARoute() throws {
