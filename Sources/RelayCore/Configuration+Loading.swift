@@ -31,9 +31,13 @@ extension Configuration {
 
     /// `path`'s bytes, read through a file handle, so a pipe or device (`--config <(...)`, `/dev/stdin`) reads
     /// as a regular file does, to its end (a pipe is read until its writer closes it).
-    /// - Throws: ``Invalid`` when there are more than ``maxFileBytes``; Foundation's error when the file
-    ///   cannot be opened or read.
+    /// - Throws: ``Invalid`` when `path` is a directory or there are more than ``maxFileBytes``; Foundation's
+    ///   error when the file cannot be opened or read.
     private static func readFile(_ path: String) throws -> Data {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw Invalid(["\(path): a directory, not a configuration file"])
+        }
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         let data = try handle.read(upToCount: maxFileBytes + 1) ?? Data()

@@ -3,6 +3,7 @@ import Foundation
 import RelayAPNs
 import RelayCLI
 import RelayCore
+import RelayStrictJSON
 
 /// `push-relay send`: one push from the command line, to APNs (`--platform ios`, the default), FCM HTTP v1
 /// (`--platform android`) or a browser's push service (`--platform web`); prints the service's answer as
@@ -162,6 +163,9 @@ enum SendCommand {
         if let file = arguments.value("payload") {
             do { payload = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
                 throw Arguments.Problem(description: "cannot read --payload \(file)")
+            }
+            if let problem = StrictJSON.requestBodyProblem(payload) {
+                throw Arguments.Problem(description: "--payload \(file) is not strict JSON: \(problem)")
             }
         } else {
             // A background push must not alert (Apple refuses it, as the mock does): it only wakes the app.

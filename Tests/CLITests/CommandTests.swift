@@ -50,6 +50,11 @@ import Testing
         #expect(withVariable.status == 1)
         #expect(withVariable.stderr.contains("PUSH_RELAY_HTTP_MAX_BODY_BYTES"), "\(withVariable.stderr)")
         #expect(withVariable.stderr.contains("delivery.concurrency:"), "\(withVariable.stderr)")
+
+        // A directory named as the file is said to be one.
+        let folder = try await Self.run(["config", "check", "--config", directory.url.path])
+        #expect(folder.status == 1 && folder.stderr.contains("a directory, not a configuration file"))
+        #expect(!folder.stderr.contains("NSCocoaErrorDomain"), "\(folder.stderr)")
     }
 
     /// A PostgreSQL URL libpq cannot read fails the check, as it stops `serve`, and its password (which libpq

@@ -35,6 +35,11 @@ import Testing
         let refused = try await CommandTests.run(send + ["--payload", alerting.path])
         #expect(refused.status == 1)
         #expect(refused.stdout.contains(#""reason":"InvalidPushType""#), "\(refused.stdout)")
+        // A payload that is not JSON is the command's mistake, found before anything is sent.
+        let broken = directory.url.appendingPathComponent("broken.json")
+        try Data(#"{"aps":{"content-available":1"#.utf8).write(to: broken)
+        let unsent = try await CommandTests.run(send + ["--payload", broken.path])
+        #expect(unsent.status == 2 && unsent.stderr.contains("is not strict JSON"), "\(unsent.stderr)")
 
         // The mock writes its record beside answering: wait for both lines.
         var lines: [Substring] = []
