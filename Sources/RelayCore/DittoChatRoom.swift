@@ -1,6 +1,8 @@
 /// A DittoChat room document (`rooms`, or a DM room of `dm_rooms`), read leniently.
 public struct DittoChatRoom: Sendable, Equatable {
     public let id: String
+    /// Cut to what a push shows of a name (``ChatMessage/maxShownNameCharacters`` and
+    /// ``ChatMessage/maxShownNameBytes``), as a webhook's room name is: nothing longer is ever shown.
     public let name: String?
     /// The collection that holds the room's messages (`messages` when unset).
     public let messagesId: String?
@@ -11,7 +13,7 @@ public struct DittoChatRoom: Sendable, Equatable {
 
     public init(_ document: DittoDocument) {
         id = document.id
-        name = document.string("name")
+        name = document.string("name").map(ChatMessage.shownName)
         messagesId = document.string("messagesId")
         isGenerated = document.flag("isGenerated")
         participants = document.strings("participants") ?? []

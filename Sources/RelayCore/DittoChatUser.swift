@@ -10,6 +10,7 @@ public struct DittoChatUser: Sendable, Equatable {
     }
 
     public let id: String
+    /// Cut as ``DittoChatRoom/name`` is.
     public let name: String?
     /// Subscribed rooms by id (rooms whose value is null are left out).
     public let subscriptions: [String: Subscription]
@@ -18,7 +19,7 @@ public struct DittoChatUser: Sendable, Equatable {
 
     public init(_ document: DittoDocument) {
         id = document.id
-        name = document.string("name")
+        name = document.string("name").map(ChatMessage.shownName)
         var subscriptions: [String: Subscription] = [:]
         for (room, value) in document.object("subscriptions") ?? [:] where value != .null {
             subscriptions[room] = value.string.flatMap(Timestamp.parse).map(Subscription.readAt) ?? .unreadable

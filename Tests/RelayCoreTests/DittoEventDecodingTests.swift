@@ -154,4 +154,14 @@ import Testing
         )
         #expect(room.participants == ["u1", "u2"] && room.isGenerated && room.name == nil)
     }
+
+    /// A room's or user's name is kept as a push shows it, however long the document's is.
+    @Test func longNamesAreCutAsAPushShowsThem() {
+        let long = DittoDocument(id: "r", fields: ["name": .string(String(repeating: "é", count: 100_000))])
+        for name in [DittoChatRoom(long).name, DittoChatUser(long).name] {
+            let kept = name ?? ""
+            #expect(kept.count == ChatMessage.maxShownNameCharacters && kept.hasSuffix("…"))
+            #expect(kept.utf8.count <= ChatMessage.maxShownNameBytes)
+        }
+    }
 }
