@@ -85,7 +85,7 @@ enum SendCommand {
             endpoint: try endpoint(from: arguments),
             authentication: try authentication(from: arguments)
         )
-        configuration.requestTimeout = .seconds(try arguments.integer("timeout", default: 30)!)
+        configuration.requestTimeout = .seconds(try arguments.positiveInteger("timeout", default: 30))
         let client = try APNsClient(configuration: configuration)
         let result: Result
         do {

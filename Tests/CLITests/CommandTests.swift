@@ -174,6 +174,13 @@ import Testing
             (["serve", "extra"], "unexpected argument 'extra'"),
             (["send", "--bogus"], "unknown option --bogus"),
             (["send", "--token", "a", "--token", "b"], "--token is given twice"),
+            (
+                [
+                    "send", "--token", String(repeating: "ab", count: 32), "--topic", "com.example.chat",
+                    "--key-file", "fixtures/keys/AuthKey_ABC123DEFG.p8", "--key-id", "ABC123DEFG", "--team-id",
+                    "TEAM123456", "--timeout", "-5",
+                ], "--timeout must be a positive integer"
+            ),
             (["version", "--bogus"], "unknown option --bogus"),
             (["mock-apns", "--h2c=yes"], "--h2c takes no value"),
             (["keys", "old"], "unknown subcommand 'old'"),
