@@ -105,7 +105,8 @@ public struct HTTPRequest: Sendable {
             }
         }
         var query: [String: String] = [:]
-        for item in components.queryItems ?? [] {
+        // An empty item (`?a=1&`, `?&a=1`) names nothing: query builders leave them.
+        for item in components.queryItems ?? [] where !(item.name.isEmpty && item.value == nil) {
             // Which of two values counts would depend on the reader (a proxy, a cache), as for two headers.
             guard query.updateValue(item.value ?? "", forKey: item.name) == nil else {
                 let name = LogText.clipped(item.name, maxBytes: 64)
