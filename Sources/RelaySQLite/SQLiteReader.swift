@@ -19,10 +19,7 @@ public actor SQLiteReader: StoreExport {
     ///   is not a database, `.migration` when its schema is not the one this build writes (open it once with
     ///   ``SQLiteStore`` to migrate it).
     public init(path: String) throws {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw StoreError(code: .open, message: "no SQLite store at \(path)")
-        }
-        let db = try SQLiteConnection(path: path, readOnly: true)
+        let db = try Self.openExisting(path)
         let version = Int(try db.scalar("PRAGMA user_version"))
         let current = SQLiteMigrations.steps.count
         guard version == current else {
@@ -47,6 +44,23 @@ public actor SQLiteReader: StoreExport {
     }
 
     deinit { executor.shutdown() }
+
+    /// A read-only connection to the file at `path`, which must be there and not a directory: nothing is
+    /// made where a store was expected.
+    /// - Throws: ``StoreError`` `.open` when there is no such file, or SQLite's error when it cannot be read.
+    static func openExisting(_ path: String) throws -> SQLiteConnection {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw StoreError(code: .open, message: "no SQLite store at \(path)")
+        }
+        return try SQLiteConnection(path: path, readOnly: true)
+    }
+
+    /// Whether the file at `path` holds a PushRelay store of any schema version (`PRAGMA user_version` set).
+    /// - Throws: as ``openExisting(_:)``.
+    public static func holdsStore(_ path: String) throws -> Bool {
+        try openExisting(path).scalar("PRAGMA user_version") > 0
+    }
 
     public func exportBatch(_ table: StoreTable, after: Data?, limit: Int) async throws -> StoreBatch {
         try db.exportBatch(table, after: after, limit: limit)

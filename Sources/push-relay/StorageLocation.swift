@@ -73,14 +73,15 @@ enum StorageLocation: Equatable {
         }
     }
 
-    /// The store a relay serves from, migrated as `serve` would; a SQLite file must exist already, so a
+    /// The store a relay serves from, migrated as `serve` would; a SQLite file must hold a store already, so a
     /// mistyped path is an error instead of a new, empty store.
-    /// - Throws: ``RelayStore/StoreError`` `.open` when there is no SQLite file at the path.
+    /// - Throws: ``RelayStore/StoreError`` `.open` when there is no SQLite file at the path, or it holds no
+    ///   PushRelay store.
     func openExistingStore(logger: Logger) throws -> any Store {
         switch self {
         case .sqlite(let path):
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw StoreError(code: .open, message: "no SQLite store at \(path)")
+            guard try SQLiteReader.holdsStore(path) else {
+                throw StoreError(code: .open, message: "\(path) holds no PushRelay store")
             }
             return try SQLiteStore(path: path, logger: logger)
         case .postgres(let url): return try PostgresStore(url: url, logger: logger)

@@ -34,6 +34,17 @@ import Testing
         ])
         #expect(mistyped.status == 1 && mistyped.stderr.contains("no SQLite store at"), "\(mistyped.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("new").path))
+        // A file or a folder that holds no store is not made into one.
+        let empty = directory.url.appendingPathComponent("empty.sqlite")
+        try Data().write(to: empty)
+        for (target, problem) in [(empty.path, "holds no PushRelay store"), (directory.url.path, "no SQLite store at")]
+        {
+            let refused = try await CommandTests.run([
+                "storage", "requery-done", "--store", "sqlite:\(target)", "--app", "chat",
+            ])
+            #expect(refused.status == 1 && refused.stderr.contains(problem), "\(refused.stderr)")
+        }
+        #expect(try Data(contentsOf: empty).isEmpty)
         let missing = try await CommandTests.run(["storage", "requery-done", "--app", "chat"])
         #expect(missing.status == 2 && missing.stderr.contains("--store"), "\(missing.stderr)")
     }
