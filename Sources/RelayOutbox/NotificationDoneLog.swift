@@ -6,9 +6,10 @@ import Synchronization
 /// The info line per notification once none of its deliveries is pending any more (`notification done`,
 /// with its deliveries counted by outcome), instead of a line per push (those are at `debug`).
 ///
-/// Found by batched counts: after each batch of results is recorded, ONE store call counts the deliveries
-/// of the notifications a final result of the batch belongs to, and those with none pending are logged.
-/// A notification whose last deliveries end on two relays at once may be logged by both.
+/// Found by batched counts: ONE store call counts the deliveries of the notifications that final results
+/// recorded since the last count belong to (``NotificationDoneReports``), and those with none pending are
+/// logged. A count that fails logs a warning instead of their lines. A notification whose last deliveries
+/// end on two relays at once may be logged by both.
 struct NotificationDoneLog: Sendable {
     let store: any Store
     let logger: Logger

@@ -167,6 +167,9 @@ enum SendCommand {
             if let problem = StrictJSON.requestBodyProblem(payload) {
                 throw Arguments.Problem(description: "--payload \(file) is not strict JSON: \(problem)")
             }
+            guard (try? JSONSerialization.jsonObject(with: payload)) is [String: Any] else {
+                throw Arguments.Problem(description: "--payload \(file) must hold a JSON object")
+            }
         } else {
             // A background push must not alert (Apple refuses it, as the mock does): it only wakes the app.
             let aps =

@@ -40,6 +40,9 @@ import Testing
         try Data(#"{"aps":{"content-available":1"#.utf8).write(to: broken)
         let unsent = try await CommandTests.run(send + ["--payload", broken.path])
         #expect(unsent.status == 2 && unsent.stderr.contains("is not strict JSON"), "\(unsent.stderr)")
+        try Data("[]".utf8).write(to: broken)
+        let list = try await CommandTests.run(send + ["--payload", broken.path])
+        #expect(list.status == 2 && list.stderr.contains("must hold a JSON object"), "\(list.stderr)")
 
         // The mock writes its record beside answering: wait for both lines.
         var lines: [Substring] = []

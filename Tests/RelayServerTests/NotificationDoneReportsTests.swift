@@ -52,6 +52,9 @@ import Testing
         let second = try await Self.doneNotification(in: store, devices: 3, firstDevice: 10, message: "two")
         for _ in 0..<600 where lines.entries.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
         reports.add([("app", second), ("app", first)])
+        // Held back while the interval runs: a quarter of a second is nothing of an hour.
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(lines.entries.count == 1, "reported before the interval ended")
         // finish() in a task of its own: were the pause not ended, the second line would wait an hour.
         let finishing = Task { await reports.finish() }
         for _ in 0..<1_200 where lines.entries.count < 2 { try await Task.sleep(for: .milliseconds(50)) }
