@@ -1,8 +1,9 @@
 extension Configuration.HTTP {
-    /// How many user-credential checks a client may have going wrong: the checks of `Authorization: Bearer`
-    /// with `X-PushRelay-App` that no cache answered, counted per client address (``http.trustedProxies``
-    /// resolve it) and per address range (the IPv4 /24 or IPv6 /64 holding it) while in flight and after
-    /// they failed. A check the cache accepts is free, and so is one that succeeds. Each count is a bucket
+    /// How many credential checks a client may have going wrong (an API key or Ditto ingest secret that
+    /// matches no app counts as a failed one; a key that matches is never refused): the checks of
+    /// `Authorization: Bearer` with `X-PushRelay-App` that no cache answered, counted per client address
+    /// (``http.trustedProxies`` resolve it) and per address range (the IPv4 /24 or IPv6 /64 holding it) while
+    /// in flight and after they failed. A check the cache accepts is free, and so is one that succeeds. Each count is a bucket
     /// of ``perAddressBurst`` (or ``perPrefixBurst``) checks draining at ``perAddressPerMinute`` (or
     /// ``perPrefixPerMinute``); a check that would overflow either is answered 429 `rate_limited` with
     /// `Retry-After` before any auth webhook or JWKS URL is asked. In flight, a range holds at most

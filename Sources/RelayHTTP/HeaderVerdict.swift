@@ -1,4 +1,4 @@
-/// What a route decides from a request's method, path and headers alone, before any body byte is read: go
+/// What a route decides from a request's method, path, headers and client alone, before any body byte is read: go
 /// on (with the route's own body limit, or the server's), or refuse at once (the connection then closes).
 public enum HeaderVerdict: Sendable {
     /// Read the body, of at most `maxBodyBytes` (nil: ``HTTPServerConfiguration/maxBodyBytes``).
@@ -6,7 +6,8 @@ public enum HeaderVerdict: Sendable {
     /// Answer with this error without reading the body.
     case refuse(HTTPError)
 
-    /// A check of a request's method, path (percent-decoded) and headers; called on libmicrohttpd's
-    /// thread, so it must be quick and never block.
-    public typealias Check = @Sendable (_ method: String, _ path: String, _ headers: HTTPHeaders) -> HeaderVerdict
+    /// A check of a request's method, path (percent-decoded), headers and client address (``HTTPRequest``'s
+    /// `clientAddress`); called on libmicrohttpd's thread, so it must be quick and never block.
+    public typealias Check =
+        @Sendable (_ method: String, _ path: String, _ headers: HTTPHeaders, _ client: String) -> HeaderVerdict
 }

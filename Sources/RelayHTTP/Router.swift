@@ -104,8 +104,8 @@ public struct Router: Sendable {
     /// body limit.
     public var headerCheck: HeaderVerdict.Check {
         let checks = headerChecks
-        return { method, path, headers in
-            checks["\(method) \(path)"]?(method, path, headers) ?? .proceed(maxBodyBytes: nil)
+        return { method, path, headers, client in
+            checks["\(method) \(path)"]?(method, path, headers, client) ?? .proceed(maxBodyBytes: nil)
         }
     }
 

@@ -217,7 +217,7 @@ final class ServerCore: Sendable {
             $0.path = String(path).removingPercentEncoding ?? String(path)
         }
         // Decided before any body byte is read (or `100 Continue` sent).
-        let verdict = headerCheck?(method, String(path).removingPercentEncoding ?? String(path), received.headers)
+        let verdict = headerCheck?(method, String(path).removingPercentEncoding ?? String(path), headers, client)
         var limit = configuration.maxBodyBytes
         if case .proceed(let routeLimit?) = verdict { limit = routeLimit }
         context.state.withLock { $0.bodyLimit = limit }

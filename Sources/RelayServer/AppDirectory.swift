@@ -59,7 +59,8 @@ public struct AppDirectory: Sendable {
         for app in apps where APIKey.matches(bearer, anyOf: app.apiKeySHA256) { keyOwner = keyOwner ?? app }
         guard let appId = appIds.first else {
             guard let keyOwner else {
-                throw .unauthorized(
+                throw refusedKey(
+                    client: request.clientAddress,
                     message: "The API key is not valid (a user credential needs X-PushRelay-App: <app id>)"
                 )
             }
@@ -86,15 +87,7 @@ public struct AppDirectory: Sendable {
         let ticket: CredentialCheckLimiter.Ticket
         switch limiter.begin(client: client) {
         case .admitted(let admitted): ticket = admitted
-        case .refused(let seconds):
-            metrics?.recordRateLimited(limit: "credential_failures")
-            throw HTTPError(
-                status: 429,
-                code: "rate_limited",
-                message: "Over the credential_failures limit: too many credential checks from this address or "
-                    + "its range are under way or failed; try again later",
-                headers: [("Retry-After", "\(seconds)")]
-            )
+        case .refused(let seconds): throw overCredentialFailures(retryAfter: seconds)
         }
         var failed = true
         defer { limiter.end(ticket, failed: failed) }
@@ -113,6 +106,32 @@ public struct AppDirectory: Sendable {
         } catch {
             throw userRefusal(error)
         }
+    }
+
+    /// The answer to an API key or ingest secret that matches no app: 401 `unauthorized` with `message`, the
+    /// refusal counted against `client` as a failed credential check (``limiter``), so a stranger guessing
+    /// keys is slowed as one guessing user credentials is; 429 `rate_limited` once the client's address or
+    /// range is over its failures. A key that matches is never counted nor refused by it.
+    public func refusedKey(client: String, message: String) -> HTTPError {
+        switch limiter.begin(client: client) {
+        case .admitted(let ticket):
+            limiter.end(ticket, failed: true)
+            return .unauthorized(message: message)
+        case .refused(let seconds):
+            return overCredentialFailures(retryAfter: seconds)
+        }
+    }
+
+    /// 429 `rate_limited` for a client over the `credential_failures` limit, counted in the metrics.
+    private func overCredentialFailures(retryAfter seconds: Int) -> HTTPError {
+        metrics?.recordRateLimited(limit: "credential_failures")
+        return HTTPError(
+            status: 429,
+            code: "rate_limited",
+            message: "Over the credential_failures limit: too many credential checks from this address or "
+                + "its range are under way or failed; try again later",
+            headers: [("Retry-After", "\(seconds)")]
+        )
     }
 
     /// What the client is told of a refused user credential, the one rule for all of them: a 503 as it is

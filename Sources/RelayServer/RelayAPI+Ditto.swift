@@ -13,9 +13,13 @@ extension RelayAPI {
     /// secret whose SHA-256 is in an app's `ditto.ingestSecretSHA256` (that app), else with an app's API key.
     /// Every configured hash is compared in constant time.
     /// - Returns: the app, and whether the API key named it (then its `webhookSecret` signature is required).
-    /// - Throws: ``HTTPError`` 401 `unauthorized` for a missing, malformed or unknown credential; 409
-    ///   `ditto_not_configured` for an app without `apps[].ditto`.
-    func dittoIngestApp(_ headers: HTTPHeaders) throws(HTTPError) -> (app: Configuration.App, byAPIKey: Bool) {
+    /// - Throws: ``HTTPError`` 401 `unauthorized` for a missing, malformed or unknown credential (an unknown
+    ///   one counted against `client`: ``AppDirectory/refusedKey(client:message:)``, 429 past the limit);
+    ///   409 `ditto_not_configured` for an app without `apps[].ditto`.
+    func dittoIngestApp(
+        _ headers: HTTPHeaders,
+        client: String
+    ) throws(HTTPError) -> (app: Configuration.App, byAPIKey: Bool) {
         guard let header = headers["authorization"] else {
             throw .unauthorized(message: "Authorization: Bearer <ingest secret or api key> is required")
         }
@@ -33,7 +37,7 @@ extension RelayAPI {
             if APIKey.matches(bearer, anyOf: app.apiKeySHA256) { byKey = byKey ?? app }
         }
         guard let app = bySecret ?? byKey else {
-            throw .unauthorized(message: "The ingest secret or API key is not valid")
+            throw directory.refusedKey(client: client, message: "The ingest secret or API key is not valid")
         }
         guard app.ditto != nil else {
             throw HTTPError(
@@ -47,9 +51,9 @@ extension RelayAPI {
 
     /// The header check of `POST /v1/ditto/events`: the caller before the body, and the app's body limit
     /// (`apps[].ditto.maxBodyBytes`, else `http.maxBodyBytes`).
-    func dittoEventsHeaderCheck(_ headers: HTTPHeaders) -> HeaderVerdict {
+    func dittoEventsHeaderCheck(_ headers: HTTPHeaders, client: String) -> HeaderVerdict {
         do {
-            let (app, _) = try dittoIngestApp(headers)
+            let (app, _) = try dittoIngestApp(headers, client: client)
             return .proceed(maxBodyBytes: app.ditto?.maxBodyBytes)
         } catch {
             return .refuse(error)
@@ -64,7 +68,7 @@ extension RelayAPI {
     ///   `Content-Type` neither JSON nor NDJSON; 400 `invalid_event` naming the first bad event's index (nothing
     ///   applied).
     func dittoEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (app, byAPIKey) = try dittoIngestApp(request.headers)
+        let (app, byAPIKey) = try dittoIngestApp(request.headers, client: request.clientAddress)
         guard let ditto = app.ditto else { throw HTTPError.internal() }
         if byAPIKey, let secret = app.webhookSecret { try verifiedSignature(request, secret: secret) }
         let mediaType = request.headers["content-type"].map(HTTPRequest.mediaType(of:))

@@ -74,7 +74,9 @@ public struct RelayAPI: Sendable {
         router.put("/v1/rooms/{roomId}") { request, parameters in try await setRoom(request, parameters) }
         router.get("/v1/rooms/{roomId}") { request, parameters in try await room(request, parameters) }
         router.post(Self.dittoEventsPath) { request, _ in try await dittoEvents(request) }
-        router.checkHeaders("POST", Self.dittoEventsPath) { _, _, headers in dittoEventsHeaderCheck(headers) }
+        router.checkHeaders("POST", Self.dittoEventsPath) { _, _, headers, client in
+            dittoEventsHeaderCheck(headers, client: client)
+        }
         router.post("/v1/webhooks/did-send-message") { request, _ in try await webhook(request, kind: .message) }
         router.post("/v1/webhooks/did-send-image-message") { request, _ in
             try await webhook(request, kind: .imageMessage)
