@@ -1,7 +1,8 @@
 import RelayCore
 import Synchronization
 
-/// Counts each client's user-credential checks that no cache answered, per address and per address range
+/// Counts each client's credential checks (user credentials no cache answered, and API keys or ingest secrets
+/// that matched no app), per address and per address range
 /// (``RelayCore/IPAddress/enclosingPrefix(ipv4Length:ipv6Length:)``: the IPv4 /24 or IPv6 /64), as
 /// ``RelayCore/Configuration/HTTP/CredentialFailures`` sets the limits.
 ///

@@ -1,14 +1,14 @@
 extension Configuration.HTTP {
-    /// How many credential checks a client may have going wrong (an API key or Ditto ingest secret that
-    /// matches no app counts as a failed one; a key that matches is never refused): the checks of
-    /// `Authorization: Bearer` with `X-PushRelay-App` that no cache answered, counted per client address
-    /// (``http.trustedProxies`` resolve it) and per address range (the IPv4 /24 or IPv6 /64 holding it) while
-    /// in flight and after they failed. A check the cache accepts is free, and so is one that succeeds. Each count is a bucket
-    /// of ``perAddressBurst`` (or ``perPrefixBurst``) checks draining at ``perAddressPerMinute`` (or
-    /// ``perPrefixPerMinute``); a check that would overflow either is answered 429 `rate_limited` with
-    /// `Retry-After` before any auth webhook or JWKS URL is asked. In flight, a range holds at most
-    /// ``perPrefixBurst`` of an auth webhook's calls. Counted in each relay's memory: N relays behind one
-    /// balancer allow N times as much.
+    /// How many credential checks a client may have going wrong: the user credentials (`Authorization:
+    /// Bearer` with `X-PushRelay-App`) that no cache answered, and the API keys and Ditto ingest secrets that
+    /// matched no app (one that matches, sent without `X-PushRelay-App`, is never refused), counted per
+    /// client address (``http.trustedProxies`` resolve it) and per address range (the IPv4 /24 or IPv6 /64
+    /// holding it) while in flight and after they failed. A check the cache accepts is free, and so is one
+    /// that succeeds. Each count is a bucket of ``perAddressBurst`` (or ``perPrefixBurst``) checks draining
+    /// at ``perAddressPerMinute`` (or ``perPrefixPerMinute``); a check that would overflow either is answered
+    /// 429 `rate_limited` with `Retry-After` before any auth webhook or JWKS URL is asked. In flight, a range
+    /// holds at most ``perPrefixBurst`` of an auth webhook's calls. Counted in each relay's memory: N relays
+    /// behind one balancer allow N times as much.
     public struct CredentialFailures: Codable, Sendable, Equatable {
         /// Checks one address may have in flight or failed at once.
         public var perAddressBurst = 10

@@ -39,7 +39,8 @@ public final class HTTPServer: Sendable {
     ///   - methods: the methods the handler answers (``Router/methods``); a request with another method is
     ///     answered 501 `method_not_implemented` as soon as its headers are in, and its connection closed.
     ///     `nil` takes every method.
-    ///   - headerCheck: decides each request from its headers before its body is read (``Router/headerCheck``):
+    ///   - headerCheck: decides each request from its headers and client address before its body is read
+    ///     (``Router/headerCheck``), once its framing passed:
     ///     a route's own body limit, or a refusal answered at once; nil lets every request proceed.
     ///   - routeOf: the route pattern a method and request target reach (``Router/routeOf``), given to the
     ///     answers the server makes itself (413, conflicting headers) for the access log and metrics; nil

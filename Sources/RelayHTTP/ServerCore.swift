@@ -216,16 +216,16 @@ final class ServerCore: Sendable {
             $0.requestID = requestID
             $0.path = String(path).removingPercentEncoding ?? String(path)
         }
-        // Decided before any body byte is read (or `100 Continue` sent).
+        // The headers' framing first (what a proxy in front may read otherwise), then the route's check (its
+        // body limit, or a refusal: a missing credential), then the announced length: a stranger learns no
+        // body limit. All before any body byte is read (or `100 Continue` sent).
+        if let problem = headerProblem(received, method: method, version: version) {
+            return refuse(problem, on: connection, context: context)
+        }
         let verdict = headerCheck?(method, String(path).removingPercentEncoding ?? String(path), headers, client)
         var limit = configuration.maxBodyBytes
         if case .proceed(let routeLimit?) = verdict { limit = routeLimit }
         context.state.withLock { $0.bodyLimit = limit }
-        // The headers' framing first (what a proxy in front may read otherwise), then the route's refusal (a
-        // missing credential), then the announced length: a stranger learns no body limit.
-        if let problem = headerProblem(received, method: method, version: version) {
-            return refuse(problem, on: connection, context: context)
-        }
         if case .refuse(let error) = verdict { return refuse(error, on: connection, context: context) }
         if let problem = lengthProblem(received, limit: limit) {
             return refuse(problem, on: connection, context: context)

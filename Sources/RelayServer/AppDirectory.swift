@@ -15,7 +15,7 @@ public struct AppDirectory: Sendable {
     public let apps: [Configuration.App]
     /// The user-credential check of each app that has `userAuth`, by app id.
     let userAuthenticators: [String: any UserAuthenticator]
-    /// Counts each client's user-credential checks that no cache answered.
+    /// Counts each client's user-credential checks that no cache answered, and its keys that matched no app.
     let limiter: CredentialCheckLimiter
     /// Where a refusal by ``limiter`` is counted; nil counts nothing.
     let metrics: RelayMetrics?
@@ -47,8 +47,9 @@ public struct AppDirectory: Sendable {
     /// the client (a 503 too: a webhook that times out must not let junk through uncounted), a success
     /// does not.
     /// - Throws: ``HTTPError`` 401 `unauthorized` when the header is missing or malformed or the API key
-    ///   matches no app; for a user credential, 429 `rate_limited`, and what ``userRefusal(_:)`` makes of
-    ///   a refusal (an unknown app and an app without `userAuth` included).
+    ///   matches no app (429 `rate_limited` instead once the client is over its failures:
+    ///   ``refusedKey(client:message:)``); for a user credential, 429 `rate_limited`, and what
+    ///   ``userRefusal(_:)`` makes of a refusal (an unknown app and an app without `userAuth` included).
     public func authenticate(_ request: HTTPRequest) async throws(HTTPError) -> Caller {
         let bearer = try Self.bearer(request)
         let appIds = request.headers.values(for: Self.appHeader)
