@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// Found by batched counts: ONE store call counts the deliveries of the notifications that final results
 /// recorded since the last count belong to (``NotificationDoneReports``), and those with none pending are
-/// logged. A count that fails logs a warning instead of their lines. A notification whose last deliveries
-/// end on two relays at once may be logged by both.
+/// logged. A count that fails logs a warning, and its notifications are counted again with the next one. A
+/// notification whose last deliveries end on two relays at once may be logged by both.
 struct NotificationDoneLog: Sendable {
     let store: any Store
     let logger: Logger
@@ -17,16 +17,17 @@ struct NotificationDoneLog: Sendable {
     /// Whether info lines are logged: when not, nothing is asked of the store.
     var logs: Bool { Logger.Level.info >= logger.level }
 
-    /// Logs each notification of `apps` (by id, its app's id) that is done; returns their ids.
+    /// Logs each notification of `apps` (by id, its app's id) that is done; returns their ids, nil when the
+    /// count failed (a warning is logged; none of them was looked at).
     @discardableResult
-    func report(_ apps: [UUID: String]) async -> [UUID] {
+    func report(_ apps: [UUID: String]) async -> [UUID]? {
         guard !apps.isEmpty, logs else { return [] }
         let finished: [UUID: DeliveryCounts]
         do {
             finished = try await store.finishedNotificationCounts(Array(apps.keys))
         } catch {
             logger.warning("counting the deliveries of finished notifications failed", ["error": "\(error)"])
-            return []
+            return nil
         }
         for (id, counts) in finished.sorted(by: { $0.key.lowercasedString < $1.key.lowercasedString }) {
             logger.info(
@@ -63,13 +64,17 @@ final class NotificationDoneReports: Sendable {
     private let log: NotificationDoneLog
     /// The least time from one report's start to the next one's.
     let interval: Duration
+    /// The least time from a report whose count failed to the next one: a store that cannot answer is asked
+    /// (and a warning logged) every few seconds, not four times a second.
+    let retryInterval: Duration
     private let state = Mutex(State())
     /// Ends a pause between reports early, at ``finish()``.
     private let pause = WakeSignal()
 
-    init(_ log: NotificationDoneLog, interval: Duration = .milliseconds(250)) {
+    init(_ log: NotificationDoneLog, interval: Duration = .milliseconds(250), retryInterval: Duration = .seconds(5)) {
         self.log = log
         self.interval = interval
+        self.retryInterval = retryInterval
     }
 
     /// Hands over the notifications of a recorded batch's final results; returns at once.
@@ -101,8 +106,16 @@ final class NotificationDoneReports: Sendable {
             }
             guard !apps.isEmpty else { return }
             let logged = await log.report(apps)
-            state.withLock { $0.lastLogged = Set(logged) }
-            let rest = started + interval - ContinuousClock.now
+            state.withLock { state in
+                guard let logged else {
+                    // Counted again with the next report, until the relay stops (then they are left: a stop
+                    // does not wait for a store that cannot answer).
+                    if !state.finishing { state.pending.merge(apps) { later, _ in later } }
+                    return
+                }
+                state.lastLogged = Set(logged)
+            }
+            let rest = started + (logged == nil ? retryInterval : interval) - ContinuousClock.now
             if rest > .zero, !state.withLock({ $0.finishing }) { await pause.wait(timeout: rest) }
         }
     }

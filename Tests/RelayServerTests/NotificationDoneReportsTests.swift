@@ -1,10 +1,10 @@
 import Foundation
 import RelayCore
-import RelaySQLite
 import RelayStore
 import Testing
 
 @testable import RelayOutbox
+@testable import RelaySQLite
 
 /// The `notification done` reports beside the flusher, on a real SQLite store: a report at most once an
 /// interval, and none left behind when the flusher finishes.
@@ -64,5 +64,37 @@ import Testing
         let done = lines.entries.filter { $0.message == "notification done" }
         #expect(done.map { $0.metadata["notification.id"] } == [first, second].map(\.lowercasedString))
         #expect(done.map { $0.metadata["deliveries.sent"] } == ["2", "3"])
+    }
+
+    /// A count the store cannot answer (another connection holds its write lock) logs a warning, and the
+    /// notification is counted again once the store answers: its line is not lost.
+    @Test func aFailedCountIsCountedAgain() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("done-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("relay.sqlite").path
+        let store = try SQLiteStore(path: path, logger: .disabled(), busyTimeoutMilliseconds: 50)
+        let lines = MemoryLogHandler()
+        let reports = NotificationDoneReports(
+            NotificationDoneLog(store: store, logger: Logger(label: "test", level: .info, handler: lines)),
+            interval: .milliseconds(10),
+            retryInterval: .milliseconds(50)
+        )
+        let id = try await Self.doneNotification(in: store, devices: 2, firstDevice: 0, message: "one")
+        let blocker = try SQLiteConnection(path: path)
+        try blocker.execute("BEGIN IMMEDIATE")
+        reports.add([("app", id)])
+        let failed = "counting the deliveries of finished notifications failed"
+        for _ in 0..<600 where !lines.entries.contains(where: { $0.message == failed }) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(lines.entries.contains { $0.level == .warning && $0.message == failed })
+        try blocker.execute("ROLLBACK")
+        for _ in 0..<600 where !lines.entries.contains(where: { $0.message == "notification done" }) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        await reports.finish()
+        let done = lines.entries.filter { $0.message == "notification done" }
+        #expect(done.map { $0.metadata["notification.id"] } == [id.lowercasedString])
     }
 }
