@@ -207,14 +207,15 @@ final class ServerCore: Sendable {
         let remote = Self.numericAddress(cmhd_connection_client_address(connection))
         let client = proxies.clientAddress(peer: remote, forwardedFor: headers.values(for: "x-forwarded-for"))
         let requestID = HTTPRequest.acceptableRequestID(headers["x-request-id"]) ?? HTTPRequest.makeRequestID()
-        let path = context.target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let target = context.target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let path = String(target).removingPercentEncoding ?? String(target)
         context.state.withLock {
             $0.method = method
             $0.headers = headers
             $0.remoteAddress = remote
             $0.clientAddress = client
             $0.requestID = requestID
-            $0.path = String(path).removingPercentEncoding ?? String(path)
+            $0.path = path
         }
         // The headers' framing first (what a proxy in front may read otherwise), then the route's check (its
         // body limit, or a refusal: a missing credential), then the announced length: a stranger learns no
@@ -222,7 +223,7 @@ final class ServerCore: Sendable {
         if let problem = headerProblem(received, method: method, version: version) {
             return refuse(problem, on: connection, context: context)
         }
-        let verdict = headerCheck?(method, String(path).removingPercentEncoding ?? String(path), headers, client)
+        let verdict = headerCheck?(method, path, headers, client)
         var limit = configuration.maxBodyBytes
         if case .proceed(let routeLimit?) = verdict { limit = routeLimit }
         context.state.withLock { $0.bodyLimit = limit }

@@ -78,8 +78,7 @@ public enum StrictJSON {
     }
 
     /// ``checkRequestBody(_:)``'s problem in words without excerpt, nil when there is none: the syntax check
-    /// of JSON whose problems may be logged or shown (Ditto events from a request or a Kafka record, a
-    /// payload file given to the command line).
+    /// of Ditto events, from a request or a Kafka record, whose problems may be logged.
     public static func requestBodyProblem(_ data: Data) -> String? {
         problemWithoutExcerpt { () throws(Problem) in try checkRequestBody(data) }
     }

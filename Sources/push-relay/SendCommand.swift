@@ -164,12 +164,12 @@ enum SendCommand {
             do { payload = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
                 throw Arguments.Problem(description: "cannot read --payload \(file)")
             }
-            if let problem = StrictJSON.requestBodyProblem(payload) {
-                throw Arguments.Problem(description: "--payload \(file) is not strict JSON: \(problem)")
+            // One read: the strict syntax check also says whether the top is an object (its keys).
+            let keys: [String]?
+            do throws(StrictJSON.Problem) { keys = try StrictJSON.checkRequestBody(payload) } catch {
+                throw Arguments.Problem(description: "--payload \(file) is not strict JSON: \(error.withoutExcerpt)")
             }
-            guard (try? JSONSerialization.jsonObject(with: payload)) is [String: Any] else {
-                throw Arguments.Problem(description: "--payload \(file) must hold a JSON object")
-            }
+            guard keys != nil else { throw Arguments.Problem(description: "--payload \(file) must hold a JSON object") }
         } else {
             // A background push must not alert (Apple refuses it, as the mock does): it only wakes the app.
             let aps =

@@ -91,13 +91,11 @@ import Testing
             ],
             to: store
         )
-        #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(pending: 1))
-        let applied = try await D.apply(
-            [try Self.delete("d-1", of: "m-1", txn: 3, room: "room-x", collection: "dm_messages")],
-            to: store
+        try await Self.expectDeleteCancelsPendingM1(
+            store,
+            delete: try Self.delete("d-1", of: "m-1", txn: 3, room: "room-x", collection: "dm_messages"),
+            countedUnder: "dmMessages"
         )
-        #expect(applied.outcomes["dmMessages"] == [.editOrDelete: 1])
-        #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(cancelled: 1))
     }
 
     /// A DM room whose `messagesId` names a collection of its own reads its messages from there, so its
@@ -118,12 +116,23 @@ import Testing
             ],
             to: store
         )
-        #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(pending: 1))
-        let applied = try await D.apply(
-            [try Self.delete("d-1", of: "m-1", txn: 3, room: "dm-1", collection: "dm_1_messages")],
-            to: store
+        try await Self.expectDeleteCancelsPendingM1(
+            store,
+            delete: try Self.delete("d-1", of: "m-1", txn: 3, room: "dm-1", collection: "dm_1_messages"),
+            countedUnder: "messages"
         )
-        #expect(applied.outcomes["messages"] == [.editOrDelete: 1])
+    }
+
+    /// Expects message `m-1`'s one delivery pending, applies `delete`, and expects it counted as an edit or
+    /// delete of the `countedUnder` collection kind and the delivery cancelled.
+    static func expectDeleteCancelsPendingM1(
+        _ store: any Store,
+        delete: DittoEvent,
+        countedUnder kind: String
+    ) async throws {
+        #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(pending: 1))
+        let applied = try await D.apply([delete], to: store)
+        #expect(applied.outcomes[kind] == [.editOrDelete: 1])
         #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(cancelled: 1))
     }
 
