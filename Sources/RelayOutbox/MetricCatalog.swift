@@ -59,10 +59,6 @@ public enum MetricCatalog {
     /// Upper bounds of `pushrelay_accepted_to_answered_seconds`, in SECONDS: up to an hour of back-off.
     static let answeredBuckets: [Double] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600]
 
-    static func bounds(of histogram: String) -> [Double] {
-        histogram == acceptedToAnswered ? answeredBuckets : pushBuckets
-    }
-
     static func header(_ name: String, type: String) -> String {
         "# HELP \(name) \(help[name] ?? name)\n# TYPE \(name) \(type)\n"
     }
@@ -92,9 +88,7 @@ public enum MetricCatalog {
                 for outcome in MetricLabels.badgeUpdateOutcomes {
                     zero(badgeUpdates, [("app", app), ("platform", platform.rawValue), ("outcome", outcome)])
                 }
-                let labels = Labels(pairs: [("app", app), ("platform", platform.rawValue)])
-                state.histograms[pushDuration, default: [:]][labels] = MetricHistogram(bounds: pushBuckets)
-                state.histograms[acceptedToAnswered, default: [:]][labels] = MetricHistogram(bounds: answeredBuckets)
+                state.answers[.init(app: app, platform: platform)] = .init()
                 for scope in PushToken.scopes(of: platform) {
                     let labels = Labels(pairs: providerLabels(app: app, platform: platform, scope))
                     state.gauges[providerPaused, default: [:]][labels] = 0

@@ -24,21 +24,16 @@ extension RelayMetrics {
 
     /// The time a push service took to answer one attempt (`pushrelay_push_duration_seconds`).
     public func recordPushDuration(_ duration: Duration, app: String, platform: Platform) {
-        observe(
-            MetricCatalog.pushDuration,
-            [("app", appLabel(app)), ("platform", platform.rawValue)],
-            duration.timeInterval
-        )
+        let series = Series(app: appLabel(app), platform: platform)
+        // In place: taking the histogram out and putting it back would copy its buckets on every observation.
+        state.withLock { $0.answers[series, default: Answers()].duration.observe(duration.timeInterval) }
     }
 
     /// The time from a notification's acceptance (webhook or Ditto event committed) to the push service's
     /// answer that ended one of its deliveries, in SECONDS (`pushrelay_accepted_to_answered_seconds`).
     public func recordAcceptedToAnswered(_ seconds: Double, app: String, platform: Platform) {
-        observe(
-            MetricCatalog.acceptedToAnswered,
-            [("app", appLabel(app)), ("platform", platform.rawValue)],
-            max(0, seconds)
-        )
+        let series = Series(app: appLabel(app), platform: platform)
+        state.withLock { $0.answers[series, default: Answers()].acceptedToAnswered.observe(max(0, seconds)) }
     }
 
     /// Delivery attempts decided so far, whatever their outcome (``recordOutcome(_:reason:app:platform:)``

@@ -24,7 +24,9 @@ public final class RelayMetrics: Sendable {
         /// Waits of ``waitUntilAttemptsDecided(_:)``, by id: the count each waits for.
         var attemptWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
         var nextWaiterId: UInt64 = 0
-        var histograms: [String: [Labels: MetricHistogram]] = [:]
+        /// `pushrelay_push_duration_seconds` and `pushrelay_accepted_to_answered_seconds`: observed for nearly
+        /// every push, so kept apart from `counters` as `outcomes` is, by app and platform.
+        var answers: [Series: Answers] = [:]
         var gauges: [String: [Labels: Double]] = [:]
     }
 
@@ -34,6 +36,19 @@ public final class RelayMetrics: Sendable {
         var platform: Platform
         var outcome: String
         var reason: String
+    }
+
+    /// An app and platform: the labels of the push services' answer times.
+    struct Series: Hashable {
+        var app: String
+        var platform: Platform
+        var labels: [(String, String)] { [("app", app), ("platform", platform.rawValue)] }
+    }
+
+    /// One series of each answer-time histogram.
+    struct Answers {
+        var duration = MetricHistogram(bounds: MetricCatalog.pushBuckets)
+        var acceptedToAnswered = MetricHistogram(bounds: MetricCatalog.answeredBuckets)
     }
 
     /// Label pairs in a fixed order.
@@ -81,16 +96,6 @@ public final class RelayMetrics: Sendable {
 
     func increment(_ name: String, _ labels: [(String, String)], by amount: Double = 1) {
         state.withLock { $0.counters[name, default: [:]][Labels(pairs: labels), default: 0] += amount }
-    }
-
-    func observe(_ name: String, _ labels: [(String, String)], _ value: Double) {
-        // In place: taking the histogram out and putting it back copied its buckets on every observation.
-        state.withLock { state in
-            state.histograms[name, default: [:]][
-                Labels(pairs: labels),
-                default: MetricHistogram(bounds: MetricCatalog.bounds(of: name))
-            ].observe(value)
-        }
     }
 
     /// A webhook accepted for a configured app, by event (`did_send_message`, `did_send_image_message`).
@@ -161,11 +166,14 @@ public final class RelayMetrics: Sendable {
                 out += "\(name)\(labels.text) \(Self.number(value))\n"
             }
         }
-        for name in snapshot.histograms.keys.sorted() {
+        let answers = snapshot.answers.sorted {
+            ($0.key.app, $0.key.platform.rawValue) < ($1.key.app, $1.key.platform.rawValue)
+        }
+        for (name, histogram) in [
+            (MetricCatalog.acceptedToAnswered, \Answers.acceptedToAnswered), (MetricCatalog.pushDuration, \.duration),
+        ] where !answers.isEmpty {
             out += MetricCatalog.header(name, type: "histogram")
-            for (labels, histogram) in snapshot.histograms[name]!.sorted(by: { $0.key.text < $1.key.text }) {
-                out += histogram.lines(name: name, labels: labels.pairs)
-            }
+            for (series, times) in answers { out += times[keyPath: histogram].lines(name: name, labels: series.labels) }
         }
         for name in snapshot.gauges.keys.sorted() {
             out += MetricCatalog.header(name, type: "gauge")
