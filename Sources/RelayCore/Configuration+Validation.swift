@@ -5,6 +5,28 @@ extension Configuration {
     /// device (FCMCore's `FCMLimits.maxTTLSeconds` is this value).
     public static let maxTTLSeconds = 28 * 24 * 3600
 
+    /// The whole-number settings that only a range bounds, with their key paths: a value past its top would
+    /// overflow a time computation or ask for memory that is not there (a `delivery.concurrency` of 10^8 is
+    /// 10^8 workers), so it is refused before the relay starts. Each top is far above any useful setting.
+    var boundedSettings: [(key: String, value: Int, range: ClosedRange<Int>)] {
+        let tenMinutes = 600_000, hour = 3_600_000, day = 86_400_000  // MILLISECONDS
+        return [
+            ("storage.busyTimeoutMilliseconds", storage.busyTimeoutMilliseconds, 1...tenMinutes),
+            ("storage.requestDeadlineMilliseconds", storage.requestDeadlineMilliseconds, 1...tenMinutes),
+            ("delivery.concurrency", delivery.concurrency, 1...10_000),
+            ("delivery.perAppConcurrency", delivery.perAppConcurrency, 1...10_000),
+            ("delivery.batchSize", delivery.batchSize, 1...10_000),
+            ("delivery.leaseSeconds", delivery.leaseSeconds, 1...day / 1000),
+            ("delivery.requestTimeoutMilliseconds", delivery.requestTimeoutMilliseconds, 1...tenMinutes),
+            ("delivery.connectTimeoutMilliseconds", delivery.connectTimeoutMilliseconds, 1...tenMinutes),
+            ("delivery.pollIntervalMilliseconds", delivery.pollIntervalMilliseconds, 1...hour),
+            ("delivery.retry.maxAttempts", delivery.retry.maxAttempts, 1...1000),
+            ("delivery.retry.baseDelayMilliseconds", delivery.retry.baseDelayMilliseconds, 1...day),
+            ("delivery.retry.maxDelayMilliseconds", delivery.retry.maxDelayMilliseconds, 1...day),
+            ("shutdownTimeoutSeconds", shutdownTimeoutSeconds, 1...hour / 1000),
+        ]
+    }
+
     /// Checks every rule and reports all problems at once; zero or negative limits are refused, never turned
     /// into hangs.
     /// - Throws: ``Invalid`` with one line per problem, each starting with its key path.
@@ -13,8 +35,9 @@ extension Configuration {
         func require(_ ok: Bool, _ problem: @autoclosure () -> String) { if !ok { problems.append(problem()) } }
         problems += http.problems()
         require(!storage.sqlitePath.isEmpty, "storage.sqlitePath: must not be empty")
-        require(storage.busyTimeoutMilliseconds > 0, "storage.busyTimeoutMilliseconds: must be positive")
-        require(storage.requestDeadlineMilliseconds > 0, "storage.requestDeadlineMilliseconds: must be positive")
+        for (key, value, range) in boundedSettings where !range.contains(value) {
+            problems.append("\(key): must be \(range)")
+        }
         require(
             (1...Storage.Postgres.maxPoolSize).contains(storage.postgres.poolSize),
             "storage.postgres.poolSize: must be 1...\(Storage.Postgres.maxPoolSize)"
@@ -35,28 +58,18 @@ extension Configuration {
             (1...Storage.maxRetentionHours).contains(storage.retentionHours),
             "storage.retentionHours: must be 1...\(Storage.maxRetentionHours)"
         )
-        require(delivery.concurrency > 0, "delivery.concurrency: must be positive")
-        require(delivery.perAppConcurrency > 0, "delivery.perAppConcurrency: must be positive")
-        require(delivery.batchSize > 0, "delivery.batchSize: must be positive")
-        require(delivery.leaseSeconds > 0, "delivery.leaseSeconds: must be positive")
-        require(delivery.requestTimeoutMilliseconds > 0, "delivery.requestTimeoutMilliseconds: must be positive")
-        require(delivery.connectTimeoutMilliseconds > 0, "delivery.connectTimeoutMilliseconds: must be positive")
         require(
             Delivery.apnsConnectionsRange.contains(delivery.apnsConnections),
             "delivery.apnsConnections: must be \(Delivery.apnsConnectionsRange)"
         )
-        require(delivery.pollIntervalMilliseconds > 0, "delivery.pollIntervalMilliseconds: must be positive")
         require(
             delivery.instanceId.isEmpty || Self.isInstanceId(delivery.instanceId),
             "delivery.instanceId: must be 1 to 64 letters, digits, '.', '_' or '-' (or empty to pick one)"
         )
-        require(delivery.retry.maxAttempts > 0, "delivery.retry.maxAttempts: must be positive")
-        require(delivery.retry.baseDelayMilliseconds > 0, "delivery.retry.baseDelayMilliseconds: must be positive")
         require(
             delivery.retry.maxDelayMilliseconds >= delivery.retry.baseDelayMilliseconds,
             "delivery.retry.maxDelayMilliseconds: must be at least baseDelayMilliseconds"
         )
-        require(shutdownTimeoutSeconds > 0, "shutdownTimeoutSeconds: must be positive")
         require(
             (0..<max(shutdownTimeoutSeconds, 1)).contains(http.closeDelaySeconds),
             "http.closeDelaySeconds: must be 0 or more and less than shutdownTimeoutSeconds (\(shutdownTimeoutSeconds))"

@@ -43,7 +43,7 @@ import Testing
                     "PUSH_RELAY_NO_SUCH_THING: no such setting",
                     "http.maxBodyBytes: must be 1...16777216 (each request's body is held whole)",
                     "http.maxHeaderBytes: must be 4096...1048576 (memory kept for every connection)",
-                    "delivery.concurrency: must be positive",
+                    "delivery.concurrency: must be 1...10000",
                 ]
             )
         }
@@ -67,6 +67,39 @@ import Testing
             #expect(problems.contains("http.port: must be an integer"), "\(problems)")
             #expect(!problems.contains("Expected to decode"), "\(problems)")
         }
+    }
+
+    /// A count or a time past its top is refused before the relay starts: 2^63 - 1 workers, or a shutdown
+    /// bound of that many seconds, would trap or exhaust memory once serving.
+    @Test func countsAndTimesHaveATop() throws {
+        let most = Int.max
+        let path = try file(
+            """
+            {"delivery":{"concurrency":\(most),"leaseSeconds":\(most),"retry":{"maxAttempts":1e10,
+            "baseDelayMilliseconds":\(most),"maxDelayMilliseconds":\(most)}},"shutdownTimeoutSeconds":\(most),
+            "storage":{"busyTimeoutMilliseconds":\(most)}}
+            """
+        )
+        do {
+            _ = try Configuration.load(file: path, environment: [:])
+            Issue.record("expected a failure")
+        } catch {
+            #expect(
+                error.problems == [
+                    "storage.busyTimeoutMilliseconds: must be 1...600000",
+                    "delivery.concurrency: must be 1...10000",
+                    "delivery.leaseSeconds: must be 1...86400",
+                    "delivery.retry.maxAttempts: must be 1...1000",
+                    "delivery.retry.baseDelayMilliseconds: must be 1...86400000",
+                    "delivery.retry.maxDelayMilliseconds: must be 1...86400000",
+                    "shutdownTimeoutSeconds: must be 1...3600",
+                ]
+            )
+        }
+        let tops = try file(
+            #"{"delivery":{"concurrency":10000,"leaseSeconds":86400},"shutdownTimeoutSeconds":3600}"#
+        )
+        #expect(try Configuration.load(file: tops, environment: [:]).delivery.concurrency == 10_000)
     }
 
     /// A body limit past 16 MiB is refused: the relay holds each body whole.
