@@ -123,7 +123,9 @@ extension RelayAPI {
     /// a user cannot learn which tokens exist.
     func deleteDevice(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
-        let platform = try request.query["platform"].map { value throws(HTTPError) in try Validation.platform(value) }
+        let platform = try request.query["platform"].map { value throws(HTTPError) in
+            try Validation.platform(value, code: "invalid_query")
+        }
         let token = try await namedToken(
             try parameters.require("token"),
             platform: platform,

@@ -86,10 +86,12 @@ enum Validation {
     }
 
     /// `ios`, `android` or `web`; `ios` when absent.
-    static func platform(_ value: String?) throws(HTTPError) -> Platform {
+    /// - Parameter code: the error's code for any other value: `invalid_field` for a body's field,
+    ///   `invalid_query` for a query parameter.
+    static func platform(_ value: String?, code: String = "invalid_field") throws(HTTPError) -> Platform {
         guard let value else { return .ios }
         guard let platform = Platform(rawValue: value) else {
-            throw .badRequest(code: "invalid_field", message: "platform \(Platform.refusal(of: value))")
+            throw .badRequest(code: code, message: "platform \(Platform.refusal(of: value))")
         }
         return platform
     }

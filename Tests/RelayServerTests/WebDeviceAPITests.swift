@@ -88,6 +88,9 @@ import WebPushCore
             let malformed = try await relay.call("DELETE", "/v1/devices/web-abc")
             #expect(malformed.status == 400 && malformed.error?.code == "invalid_device_token")
             #expect(malformed.text.contains("web device token"), "\(malformed.text)")
+            // A platform the query names that is none is the query's fault.
+            let unknown = try await relay.call("DELETE", "/v1/devices/\(Self.identity)?platform=zzz")
+            #expect(unknown.status == 400 && unknown.error?.code == "invalid_query", "\(unknown.text)")
             #expect(try await Self.stored(relay) == nil)
         }
     }
