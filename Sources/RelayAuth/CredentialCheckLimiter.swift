@@ -24,14 +24,18 @@ public final class CredentialCheckLimiter: Sendable {
         case refused(retryAfterSeconds: Int)
     }
 
-    /// An address (its full length) or a range, as a compact key: no heap storage per entry.
+    /// An address (its full length) or a range, as a compact key: no heap storage per entry. A range as
+    /// wide as an address (`http.ipv4PrefixLength` 32) is a key apart from the address's, so a check is
+    /// counted once in each bucket.
     fileprivate struct Key: Hashable, Sendable {
         var high: UInt64
         var low: UInt64
         var length: UInt8
         var isIPv4: Bool
+        var isRange: Bool
 
-        init(_ network: IPNetwork) {
+        init(_ network: IPNetwork, isRange: Bool) {
+            self.isRange = isRange
             let bytes = network.address.bytes
             let value = { (slice: ArraySlice<UInt8>) in slice.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
             high = bytes.count == 16 ? value(bytes[0..<8]) : 0
@@ -109,8 +113,8 @@ public final class CredentialCheckLimiter: Sendable {
     public func begin(client: String) -> Admission {
         let address = IPAddress(client) ?? IPAddress("::")!
         let keys = [
-            (Key(IPNetwork(address: address, prefixLength: address.bytes.count * 8)), addressLimit),
-            (Key(range(of: client)), prefixLimit),
+            (Key(IPNetwork(address: address, prefixLength: address.bytes.count * 8), isRange: false), addressLimit),
+            (Key(range(of: client), isRange: true), prefixLimit),
         ]
         let now = time.monotonic
         return state.withLock { state in

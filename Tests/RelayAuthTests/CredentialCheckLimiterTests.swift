@@ -56,6 +56,27 @@ import Testing
         #expect(!Self.check(limiter, "192.0.2.1"))
     }
 
+    /// A range as wide as an address (/32, /128) has a bucket of its own: each failure counts once in the
+    /// address's and once in the range's, so the address's burst holds (it counted twice, halving it).
+    @Test(arguments: [("192.0.2.1", 32, 64), ("2001:db8::1", 24, 128)])
+    func aRangeAsWideAsAnAddressCountsApart(client: String, ipv4: Int, ipv6: Int) {
+        let limiter = CredentialCheckLimiter(
+            settings: .init(
+                perAddressBurst: 10,
+                perAddressPerMinute: 6,
+                perPrefixBurst: 16,
+                perPrefixPerMinute: 60,
+                maxTracked: 1000
+            ),
+            ipv4PrefixLength: ipv4,
+            ipv6PrefixLength: ipv6,
+            time: ManualTimeSource()
+        )
+        for _ in 0..<10 { #expect(Self.check(limiter, client)) }
+        #expect(!Self.check(limiter, client))
+        #expect(limiter.trackedCount == 2)
+    }
+
     @Test func checksInFlightTakeRoomUntilTheyEnd() throws {
         let limiter = Self.limiter(perAddressBurst: 2)
         guard case .admitted(let first) = limiter.begin(client: "2001:db8::1"),
