@@ -54,17 +54,14 @@ extension Configuration {
             )
         }
 
-        /// Every problem, each starting with `path` (`apps[0].webPush`): a key file needs a subject (`mailto:`
-        /// or `https:`), `declarative` needs `openURL`, `openURL` is an absolute http(s) URL once its
-        /// placeholders are filled, the mock a base URL. The key file's content is checked where keys are
-        /// read (`config check`, `serve`).
+        /// Every problem, each starting with `path` (`apps[0].webPush`): a key file needs a subject,
+        /// `declarative` needs `openURL`, `openURL` is an absolute http(s) URL once its placeholders are
+        /// filled, the mock a base URL. The key file's content and the subject's form are checked where the
+        /// client's rules live (RelayWebPush's `checkCredentials`, run by `config check` and `serve`).
         func problems(at path: String) -> [String] {
             var problems: [String] = []
             if vapidKeyFile != nil, subject == nil {
                 problems.append("\(path).subject: required with vapidKeyFile (mailto: or https: of the operator)")
-            }
-            if let subject, !(subject.hasPrefix("mailto:") || subject.hasPrefix("https:")) || subject.count < 8 {
-                problems.append("\(path).subject: must be a mailto: or https: URI (RFC 8292 §2.1)")
             }
             if declarative, openURL == nil {
                 problems.append("\(path).openURL: required with declarative (the notification's navigate URL)")

@@ -164,18 +164,25 @@ public final class WebPushTransport: PushTransport {
         return .held(after: delay, reason: reason)
     }
 
-    /// Loads every web app's VAPID key as its first send would, so a key file that cannot sign stops the
-    /// relay (and `config check`) instead of failing every web push.
-    /// - Throws: ``RelayCore/Configuration/Invalid`` with one line per app whose key cannot be used.
+    /// Loads every web app's VAPID key and checks its subject as its first send would
+    /// (``WebPushCore/VAPIDSubject``), so a key file that cannot sign or a subject the client refuses stops
+    /// the relay (and `config check`) instead of failing every web push.
+    /// - Throws: ``RelayCore/Configuration/Invalid`` with one line per key or subject that cannot be used.
     public static func checkCredentials(_ apps: [Configuration.App]) throws(Configuration.Invalid) {
-        let problems = apps.enumerated().compactMap { index, app -> String? in
-            guard let file = app.webPush?.vapidKeyFile else { return nil }
-            do {
-                _ = try VAPIDKey(privateKeyPEM: try String(contentsOfFile: file, encoding: .utf8))
-                return nil
-            } catch {
-                return "apps[\(index)].webPush.vapidKeyFile: cannot sign: \(error)"
+        let problems = apps.enumerated().flatMap { index, app -> [String] in
+            guard let webPush = app.webPush else { return [] }
+            var problems: [String] = []
+            if let subject = webPush.subject {
+                do throws(WebPushError) { _ = try VAPIDSubject(validating: subject) } catch {
+                    problems.append("apps[\(index)].webPush.subject: \(error.message)")
+                }
             }
+            if let file = webPush.vapidKeyFile {
+                do { _ = try VAPIDKey(privateKeyPEM: try String(contentsOfFile: file, encoding: .utf8)) } catch {
+                    problems.append("apps[\(index)].webPush.vapidKeyFile: cannot sign: \(error)")
+                }
+            }
+            return problems
         }
         if !problems.isEmpty { throw Configuration.Invalid(problems) }
     }

@@ -79,6 +79,15 @@ import Testing
             "not a key", #""userAuth": {"jwt": {"publicKeyFiles": ["KEY"]}}"#,
             ["apps[0].userAuth.jwt.publicKeyFiles[0]: KEY: not a PEM public key"]
         ),
+        (
+            // The client refuses these subjects (no host; no mailto: or https:), so the check does too.
+            "not a key", #""webPush": {"vapidKeyFile": "KEY", "subject": "https://"}"#,
+            ["apps[0].webPush.vapidKeyFile: cannot sign", "apps[0].webPush.subject: the VAPID subject https: needs"]
+        ),
+        (
+            "", #""webPush": {"subject": "ops@example.com"}"#,
+            ["apps[0].webPush.subject: the VAPID subject must start with mailto: or https:"]
+        ),
     ])
     func configCheckLoadsTheKeyFiles(_ keyText: String, _ field: String, _ expected: [String]) async throws {
         let directory = try TemporaryDirectory()
