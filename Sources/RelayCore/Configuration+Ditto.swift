@@ -177,6 +177,9 @@ extension Configuration.Ditto {
             var problems: [String] = []
             if bootstrapServers.isBlank { problems.append("\(path).bootstrapServers: must not be empty") }
             if topics.isEmpty { problems.append("\(path).topics: name at least one topic") }
+            if let groupId, groupId.isBlank {
+                problems.append("\(path).groupId: must not be empty (leave it out for push-relay-<app id>)")
+            }
             for (index, topic) in topics.enumerated()
             where topic.isEmpty || topic.utf8.count > 249
                 || !topic.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })

@@ -46,6 +46,7 @@ import Testing
         (#"{"kafka": {"bootstrapServers": " ", "topics": []}}"#, "apps[0].ditto.kafka.bootstrapServers"),
         (#"{"kafka": {"bootstrapServers": "k:9092", "topics": []}}"#, "apps[0].ditto.kafka.topics: name at least"),
         (#"{"kafka": {"bootstrapServers": "k:9092", "topics": ["a b"]}}"#, "apps[0].ditto.kafka.topics[0]"),
+        (#"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "groupId": ""}}"#, "kafka.groupId: must not"),
         (#"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "keyFile": "k.pem"}}"#, "keyFile: give both"),
         (
             #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "p12Password": "x"}}"#,
