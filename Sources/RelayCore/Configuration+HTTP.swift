@@ -10,6 +10,9 @@ extension Configuration.HTTP {
     /// bound of its own (`apps[].ditto.maxBodyBytes`, for up to 1,000 events).
     public static let maxBodyBytesRange = 1...16_777_216
 
+    /// What the listener's timeouts in SECONDS may be: up to a day.
+    public static let timeoutSecondsRange = 1...86_400
+
     /// Every problem with the `http` section, each starting with its key path.
     func problems() -> [String] {
         var problems: [String] = []
@@ -21,16 +24,17 @@ extension Configuration.HTTP {
         require((0...65_535).contains(port), "http.port: must be 0...65535, is \(port)")
         require(!host.isEmpty, "http.host: must not be empty")
         within(Self.maxBodyBytesRange, maxBodyBytes, "maxBodyBytes", " (each request's body is held whole)")
-        positive(connectionTimeoutSeconds, "connectionTimeoutSeconds")
+        // A day at most: libmicrohttpd takes its timeout as a 32-bit count (2^32 seconds would wrap to none).
+        within(Self.timeoutSecondsRange, connectionTimeoutSeconds, "connectionTimeoutSeconds")
         within(Self.maxConnectionsRange, maxConnections, "maxConnections")
-        positive(maxConnectionsPerAddress, "maxConnectionsPerAddress")
-        positive(maxConnectionsPerPrefix, "maxConnectionsPerPrefix")
+        within(Self.maxConnectionsRange, maxConnectionsPerAddress, "maxConnectionsPerAddress")
+        within(Self.maxConnectionsRange, maxConnectionsPerPrefix, "maxConnectionsPerPrefix")
         within(1...32, ipv4PrefixLength, "ipv4PrefixLength")
         within(1...128, ipv6PrefixLength, "ipv6PrefixLength")
         positive(minBodyBytesPerSecond, "minBodyBytesPerSecond")
-        positive(bodyRateGraceSeconds, "bodyRateGraceSeconds")
-        positive(headerTimeoutSeconds, "headerTimeoutSeconds")
-        positive(bodyTimeoutSeconds, "bodyTimeoutSeconds")
+        within(Self.timeoutSecondsRange, bodyRateGraceSeconds, "bodyRateGraceSeconds")
+        within(Self.timeoutSecondsRange, headerTimeoutSeconds, "headerTimeoutSeconds")
+        within(Self.timeoutSecondsRange, bodyTimeoutSeconds, "bodyTimeoutSeconds")
         within(Self.maxHeaderBytesRange, maxHeaderBytes, "maxHeaderBytes", " (memory kept for every connection)")
         for (index, entry) in trustedProxies.enumerated() where IPNetwork(entry) == nil {
             problems.append(

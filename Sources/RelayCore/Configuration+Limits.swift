@@ -78,16 +78,25 @@ extension Configuration {
             )
         }
 
-        /// Every limit that is not positive, each as `<path>.<key>: must be positive`.
+        /// What a token bucket's rate and burst may be: a million a minute is far above any user's need, and
+        /// keeps the buckets' arithmetic in micro-tokens (RelayStore's `UserRateLimit`) within 64 bits.
+        public static let bucketRange = 1...1_000_000
+
+        /// Every limit out of its range: the buckets' rates and bursts within ``bucketRange``, each as
+        /// `<path>.<key>: must be 1...1000000`; the other limits positive.
         func problems(at path: String) -> [String] {
-            let values: [(String, Int)] = [
+            let buckets: [(String, Int)] = [
                 ("webhooksPerMinute", webhooksPerMinute), ("webhookBurst", webhookBurst),
-                ("devicesPerUser", devicesPerUser), ("roomsPerUser", roomsPerUser),
-                ("pushesPerRecipientPerMinute", pushesPerRecipientPerMinute), ("writesPerMinute", writesPerMinute),
-                ("writeBurst", writeBurst), ("notificationsPerDay", notificationsPerDay),
-                ("storedBytesPerDay", storedBytesPerDay),
+                ("writesPerMinute", writesPerMinute), ("writeBurst", writeBurst),
             ]
-            return values.filter { $0.1 <= 0 }.map { "\(path).\($0.0): must be positive" }
+            let counts: [(String, Int)] = [
+                ("devicesPerUser", devicesPerUser), ("roomsPerUser", roomsPerUser),
+                ("pushesPerRecipientPerMinute", pushesPerRecipientPerMinute),
+                ("notificationsPerDay", notificationsPerDay), ("storedBytesPerDay", storedBytesPerDay),
+            ]
+            return buckets.filter { !Self.bucketRange.contains($0.1) }.map {
+                "\(path).\($0.0): must be \(Self.bucketRange)"
+            } + counts.filter { $0.1 <= 0 }.map { "\(path).\($0.0): must be positive" }
         }
     }
 }

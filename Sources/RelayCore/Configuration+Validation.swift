@@ -78,12 +78,18 @@ extension Configuration {
         var keyOwners: [String: String] = [:]  // API key hash (lowercase hex) -> the app it selects
         for (index, app) in apps.enumerated() {
             let at = "apps[\(index)]"
+            // The id is a label of every metric series and log line of the app: a short word.
             require(
-                !app.id.isEmpty && app.id.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || "._-".contains($0) },
-                "\(at).id: must be letters, digits, '.', '_' or '-'"
+                (1...64).contains(app.id.count)
+                    && app.id.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || "._-".contains($0) },
+                "\(at).id: must be 1 to 64 letters, digits, '.', '_' or '-'"
             )
             require(seen.insert(app.id).inserted, "\(at).id: '\(app.id)' is used twice")
-            require(!app.topic.isEmpty, "\(at).topic: must not be empty")
+            // The topic goes in a header of every push (apns-topic): a bundle id and its suffix.
+            require(
+                (1...255).contains(app.topic.utf8.count) && app.topic.utf8.allSatisfy { (0x21...0x7E).contains($0) },
+                "\(at).topic: must be 1 to 255 printable ASCII characters without spaces (the app's bundle id)"
+            )
             require(!app.apiKeySHA256.isEmpty, "\(at).apiKeySHA256: needs at least one key hash")
             for (k, hash) in app.apiKeySHA256.enumerated() {
                 require(

@@ -121,13 +121,18 @@ import Testing
                 apns: .init(credentials: .init(keyFile: "/nonexistent.p8"))
             ),
             .init(id: "a", topic: "", apiKeySHA256: ["nothex"]),
+            .init(id: String(repeating: "x", count: 65), topic: "com.example.chat\r\nx: y", apiKeySHA256: [Self.hash]),
         ]
         #expect(throws: Configuration.Invalid.self) { try configuration.validate() }
         do { try configuration.validate() } catch {
             #expect(error.problems.contains("apps[0].apns.credentials.keyFile: cannot read /nonexistent.p8"))
             #expect(error.problems.contains("apps[0].apns.credentials.keyId: required with keyFile"))
             #expect(error.problems.contains("apps[1].id: 'a' is used twice"))
-            #expect(error.problems.contains("apps[1].topic: must not be empty"))
+            let topic = "topic: must be 1 to 255 printable ASCII characters without spaces (the app's bundle id)"
+            #expect(error.problems.contains("apps[1].\(topic)"))
+            // A line break would split the apns-topic header; the id is in every metric series.
+            #expect(error.problems.contains("apps[2].\(topic)"))
+            #expect(error.problems.contains("apps[2].id: must be 1 to 64 letters, digits, '.', '_' or '-'"))
         }
     }
 

@@ -56,11 +56,11 @@ import Testing
             try problems(
                 #"{"http":{"maxConnectionsPerPrefix":0,"ipv4PrefixLength":33,"ipv6PrefixLength":0,"minBodyBytesPerSecond":0,"bodyRateGraceSeconds":-1}}"#
             ) == [
-                "http.maxConnectionsPerPrefix: must be positive",
+                "http.maxConnectionsPerPrefix: must be 1...1000000",
                 "http.ipv4PrefixLength: must be 1...32",
                 "http.ipv6PrefixLength: must be 1...128",
                 "http.minBodyBytesPerSecond: must be positive",
-                "http.bodyRateGraceSeconds: must be positive",
+                "http.bodyRateGraceSeconds: must be 1...86400",
             ]
         )
     }
@@ -117,15 +117,21 @@ import Testing
         #expect(
             found == [
                 "http.maxConnections: must be 1...1000000",
-                "http.maxConnectionsPerAddress: must be positive",
-                "http.headerTimeoutSeconds: must be positive",
-                "http.bodyTimeoutSeconds: must be positive",
+                "http.maxConnectionsPerAddress: must be 1...1000000",
+                "http.headerTimeoutSeconds: must be 1...86400",
+                "http.bodyTimeoutSeconds: must be 1...86400",
                 "http.trustedProxies[1]: '10.0.0.0/33' is not an IP address or CIDR range (e.g. 10.0.0.0/8, ::1)",
                 "http.trustedProxies[2]: 'proxy.internal' is not an IP address or CIDR range (e.g. 10.0.0.0/8, ::1)",
                 "http.tls.keyFile: required with certificateFile",
             ]
         )
         #expect(try problems(#"{"http":{"maxConnections":1000001}}"#) == ["http.maxConnections: must be 1...1000000"])
+        // libmicrohttpd reads its timeout as 32 bits: 2^32 + 1 seconds would be one second.
+        #expect(
+            try problems(#"{"http":{"connectionTimeoutSeconds":4294967297}}"#) == [
+                "http.connectionTimeoutSeconds: must be 1...86400"
+            ]
+        )
         #expect(
             try problems(#"{"http":{"tls":{"keyFile":"/nonexistent/key.pem"}}}"#) == [
                 "http.tls.certificateFile: required with keyFile"

@@ -26,13 +26,21 @@ import Testing
         #expect(set.notificationsPerDay == 7 && set.storedBytesPerDay == 4096)
     }
 
-    @Test(arguments: ["writesPerMinute", "writeBurst", "notificationsPerDay", "storedBytesPerDay"])
-    func aLimitThatIsNotPositiveIsRefused(key: String) {
+    /// A bucket's rate or burst past a million would overflow its micro-token arithmetic (the relay trapped
+    /// on the first counted write at a burst of 10^13); the other limits only need to be positive.
+    @Test(arguments: [
+        ("writesPerMinute", 0, "must be 1...1000000"), ("writeBurst", 0, "must be 1...1000000"),
+        ("writeBurst", 9_223_372_036_855, "must be 1...1000000"),
+        ("webhookBurst", 10_000_000_000_000, "must be 1...1000000"),
+        ("webhooksPerMinute", 1_000_001, "must be 1...1000000"), ("notificationsPerDay", 0, "must be positive"),
+        ("storedBytesPerDay", 0, "must be positive"),
+    ])
+    func aLimitOutOfItsRangeIsRefused(key: String, value: Int, problem: String) {
         do {
-            _ = try Self.load(limits: #"{"\#(key)":0}"#)
+            _ = try Self.load(limits: #"{"\#(key)":\#(value)}"#)
             Issue.record("expected a failure")
         } catch let error as Configuration.Invalid {
-            #expect(error.problems.contains("apps[0].limits.\(key): must be positive"))
+            #expect(error.problems.contains("apps[0].limits.\(key): \(problem)"), "\(error.problems)")
         } catch {
             Issue.record("\(error)")
         }
