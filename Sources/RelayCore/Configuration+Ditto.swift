@@ -92,6 +92,7 @@ extension Configuration {
             if let maxBodyBytes, !(1...Self.maxBodyBytesLimit).contains(maxBodyBytes) {
                 problems.append("\(path).maxBodyBytes: must be 1...\(Self.maxBodyBytesLimit)")
             }
+            problems += collections.problems(at: "\(path).collections")
             problems += kafka?.problems(at: "\(path).kafka") ?? []
             problems += httpAPI?.problems(at: "\(path).httpAPI") ?? []
             return problems

@@ -55,6 +55,24 @@ public struct DittoCollections: Codable, Sendable, Equatable {
         )
     }
 
+    /// Every problem, each starting with `path` (`apps[0].ditto.collections`): a name is not blank, and no
+    /// two kinds share one (an event of a shared collection would be read as the first kind only).
+    func problems(at path: String) -> [String] {
+        let named: [(String, String)] = [
+            ("rooms", rooms), ("dmRooms", dmRooms), ("messages", messages), ("dmMessages", dmMessages),
+            ("users", users),
+        ]
+        var problems: [String] = []
+        for (index, (key, name)) in named.enumerated() {
+            if name.isBlank {
+                problems.append("\(path).\(key): must not be empty")
+            } else if let earlier = named[..<index].first(where: { $0.1.isSameId(name) }) {
+                problems.append("\(path).\(key): '\(name)' is also \(earlier.0); each kind needs its own collection")
+            }
+        }
+        return problems
+    }
+
     /// What `collection` holds: a configured name first, else ``Kind/messages`` when a mirrored room's
     /// `messagesId` names it, else nil (a collection the relay ignores).
     /// - Parameter roomMessageCollections: the `messagesId` values of the mirrored rooms (or just those equal

@@ -47,6 +47,8 @@ import Testing
         (#"{"kafka": {"bootstrapServers": "k:9092", "topics": []}}"#, "apps[0].ditto.kafka.topics: name at least"),
         (#"{"kafka": {"bootstrapServers": "k:9092", "topics": ["a b"]}}"#, "apps[0].ditto.kafka.topics[0]"),
         (#"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "groupId": ""}}"#, "kafka.groupId: must not"),
+        (#"{"collections": {"rooms": " "}}"#, "apps[0].ditto.collections.rooms: must not be empty"),
+        (#"{"collections": {"dmMessages": "messages"}}"#, "collections.dmMessages: 'messages' is also messages"),
         (#"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "keyFile": "k.pem"}}"#, "keyFile: give both"),
         (
             #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "p12Password": "x"}}"#,
