@@ -25,8 +25,8 @@ public final class CredentialCheckLimiter: Sendable {
     }
 
     /// An address (its full length) or a range, as a compact key: no heap storage per entry. A range as
-    /// wide as an address (`http.ipv4PrefixLength` 32) is a key apart from the address's, so a check is
-    /// counted once in each bucket.
+    /// wide as an address (`http.ipv4PrefixLength` 32, `ipv6PrefixLength` 128) is a key apart from the
+    /// address's, so a check is counted once in each bucket.
     fileprivate struct Key: Hashable, Sendable {
         var high: UInt64
         var low: UInt64

@@ -1,8 +1,8 @@
 import Foundation
 
 extension Configuration.HTTP {
-    /// Most connections ``maxConnections`` may ask for (the open-file limit may allow fewer; the server then
-    /// serves fewer and says so at start).
+    /// What ``maxConnections`` may ask for (the open-file limit may allow fewer; the server then serves fewer
+    /// and says so at start), and the per-address and per-range caps.
     public static let maxConnectionsRange = 1...1_000_000
 
     /// What ``maxBodyBytes`` may be: up to 16 MiB, far above any body the API's routes take (a webhook's
@@ -10,7 +10,8 @@ extension Configuration.HTTP {
     /// bound of its own (`apps[].ditto.maxBodyBytes`, for up to 1,000 events).
     public static let maxBodyBytesRange = 1...16_777_216
 
-    /// What the listener's timeouts in SECONDS may be: up to a day.
+    /// What the listener's timeouts in SECONDS may be: up to a day. libmicrohttpd reads its idle timeout as
+    /// 32 bits, so a larger value would wrap.
     public static let timeoutSecondsRange = 1...86_400
 
     /// Every problem with the `http` section, each starting with its key path.
@@ -24,7 +25,6 @@ extension Configuration.HTTP {
         require((0...65_535).contains(port), "http.port: must be 0...65535, is \(port)")
         require(!host.isEmpty, "http.host: must not be empty")
         within(Self.maxBodyBytesRange, maxBodyBytes, "maxBodyBytes", " (each request's body is held whole)")
-        // A day at most: libmicrohttpd takes its timeout as a 32-bit count (2^32 seconds would wrap to none).
         within(Self.timeoutSecondsRange, connectionTimeoutSeconds, "connectionTimeoutSeconds")
         within(Self.maxConnectionsRange, maxConnections, "maxConnections")
         within(Self.maxConnectionsRange, maxConnectionsPerAddress, "maxConnectionsPerAddress")

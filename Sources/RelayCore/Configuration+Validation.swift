@@ -63,7 +63,7 @@ extension Configuration {
             "delivery.apnsConnections: must be \(Delivery.apnsConnectionsRange)"
         )
         require(
-            delivery.instanceId.isEmpty || Self.isInstanceId(delivery.instanceId),
+            delivery.instanceId.isEmpty || Self.isShortId(delivery.instanceId),
             "delivery.instanceId: must be 1 to 64 letters, digits, '.', '_' or '-' (or empty to pick one)"
         )
         require(
@@ -78,12 +78,7 @@ extension Configuration {
         var keyOwners: [String: String] = [:]  // API key hash (lowercase hex) -> the app it selects
         for (index, app) in apps.enumerated() {
             let at = "apps[\(index)]"
-            // The id is a label of every metric series and log line of the app: a short word.
-            require(
-                (1...64).contains(app.id.count)
-                    && app.id.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || "._-".contains($0) },
-                "\(at).id: must be 1 to 64 letters, digits, '.', '_' or '-'"
-            )
+            require(Self.isShortId(app.id), "\(at).id: must be 1 to 64 letters, digits, '.', '_' or '-'")
             require(seen.insert(app.id).inserted, "\(at).id: '\(app.id)' is used twice")
             // The topic goes in a header of every push (apns-topic): a bundle id and its suffix.
             require(

@@ -101,7 +101,9 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
         shutdownGracePeriod = try value(.shutdownGracePeriod, shutdownGracePeriod)
     }
 
-    /// Every problem with this configuration, empty when valid. Zero or negative limits are refused.
+    /// Every problem with this configuration, empty when valid: each limit within the range the relay's
+    /// configuration gives it (``RelayCore/Configuration/HTTP``), so a server made directly (a mock's) is held
+    /// to the same bounds.
     public func validate() -> [String] {
         var problems: [String] = []
         if host.isEmpty { problems.append("http.host must not be empty") }
@@ -110,20 +112,25 @@ public struct HTTPServerConfiguration: Sendable, Codable, Equatable {
         if !bodyRange.contains(maxBodyBytes) {
             problems.append("http.maxBodyBytes must be \(bodyRange.lowerBound)...\(bodyRange.upperBound)")
         }
-        if connectionTimeout < 1 { problems.append("http.connectionTimeout must be positive (seconds)") }
-        if headerTimeout < 1 { problems.append("http.headerTimeout must be positive (seconds)") }
-        if bodyTimeout < 1 { problems.append("http.bodyTimeout must be positive (seconds)") }
-        if maxConnections < 1 { problems.append("http.maxConnections must be positive") }
-        if let limit = maxConnectionsPerAddress, limit < 1 {
-            problems.append("http.maxConnectionsPerAddress must be positive when set")
+        let seconds = Configuration.HTTP.timeoutSecondsRange, connections = Configuration.HTTP.maxConnectionsRange
+        for (name, value) in [
+            ("connectionTimeout", connectionTimeout), ("headerTimeout", headerTimeout), ("bodyTimeout", bodyTimeout),
+        ] where !seconds.contains(value) {
+            problems.append("http.\(name) must be \(seconds) (seconds)")
         }
-        if let limit = maxConnectionsPerPrefix, limit < 1 {
-            problems.append("http.maxConnectionsPerPrefix must be positive when set")
+        if !connections.contains(maxConnections) { problems.append("http.maxConnections must be \(connections)") }
+        for (name, value) in [
+            ("maxConnectionsPerAddress", maxConnectionsPerAddress),
+            ("maxConnectionsPerPrefix", maxConnectionsPerPrefix),
+        ] {
+            if let value, !connections.contains(value) {
+                problems.append("http.\(name) must be \(connections) when set")
+            }
         }
         if !(1...32).contains(ipv4PrefixLength) { problems.append("http.ipv4PrefixLength must be 1...32") }
         if !(1...128).contains(ipv6PrefixLength) { problems.append("http.ipv6PrefixLength must be 1...128") }
         if minBodyBytesPerSecond < 1 { problems.append("http.minBodyBytesPerSecond must be positive") }
-        if bodyRateGraceSeconds < 1 { problems.append("http.bodyRateGraceSeconds must be positive (seconds)") }
+        if !seconds.contains(bodyRateGraceSeconds) { problems.append("http.bodyRateGraceSeconds must be \(seconds)") }
         if reservedConnections < 0 { problems.append("http.reservedConnections must not be negative") }
         if TrustedProxies(trustedProxies) == nil {
             problems.append("http.trustedProxies must be IP addresses or CIDR ranges")

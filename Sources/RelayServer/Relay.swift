@@ -60,7 +60,7 @@ public final class Relay: Sendable {
     ///     (``RelayOutbox/StoreGaugeReporter``).
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
     ///   token key or FCM service-account key cannot be loaded (``APNsSenders/checkCredentials(_:)``,
-    ///   ``RelayFCM/FCMTransport/checkCredentials(_:)``), its VAPID key cannot sign
+    ///   ``RelayFCM/FCMTransport/checkCredentials(_:)``), its VAPID key cannot sign or its subject is refused
     ///   (``RelayWebPush/WebPushTransport/checkCredentials(_:)``), its `userAuth` key files cannot be
     ///   used (``RelayAuth/AppUserAuthenticator/make(apps:time:logger:)``) or the HTTPS certificate cannot be
     ///   used (``loadTLS(_:)``).

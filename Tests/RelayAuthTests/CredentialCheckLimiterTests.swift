@@ -57,7 +57,7 @@ import Testing
     }
 
     /// A range as wide as an address (/32, /128) has a bucket of its own: each failure counts once in the
-    /// address's and once in the range's, so the address's burst holds (it counted twice, halving it).
+    /// address's and once in the range's, so the address's burst of 10 holds.
     @Test(arguments: [("192.0.2.1", 32, 64), ("2001:db8::1", 24, 128)])
     func aRangeAsWideAsAnAddressCountsApart(client: String, ipv4: Int, ipv6: Int) {
         let limiter = CredentialCheckLimiter(

@@ -102,6 +102,28 @@ import Testing
         #expect(try Configuration.load(file: tops, environment: [:]).delivery.concurrency == 10_000)
     }
 
+    /// Values at the top of their ranges are taken: a 64-character app id, a topic with an APNs suffix up to
+    /// 255 bytes, buckets of a million, the listener's timeouts at a day.
+    @Test func valuesAtTheirTopsAreTaken() throws {
+        var configuration = Configuration()
+        let topic = "com.example.chat.push-type.liveactivity"
+        configuration.apps = [
+            .init(id: String(repeating: "a", count: 64), topic: topic, apiKeySHA256: [Self.hash]),
+            .init(
+                id: "b",
+                topic: topic + String(repeating: "x", count: 255 - topic.utf8.count),
+                apiKeySHA256: [String(repeating: "ab", count: 32)]
+            ),
+        ]
+        configuration.apps[0].limits.writeBurst = 1_000_000
+        configuration.apps[0].limits.webhooksPerMinute = 1_000_000
+        configuration.http.connectionTimeoutSeconds = 86_400
+        configuration.http.maxConnectionsPerAddress = 1_000_000
+        configuration.delivery.requestTimeoutMilliseconds = 600_000
+        configuration.delivery.retry.maxAttempts = 1000
+        try configuration.validate()
+    }
+
     /// A body limit past 16 MiB is refused: the relay holds each body whole.
     @Test func theBodyLimitHasABound() throws {
         #expect(throws: Configuration.Invalid.self) {

@@ -23,8 +23,8 @@ import Testing
         let second = configuration.resolvedInstanceId(hostName: "web 1.internal")
         #expect(first.hasPrefix("web-1-internal-") && first.count == "web-1-internal-".count + 8)
         #expect(first != second)
-        #expect(Configuration.isInstanceId(first))
-        #expect(Configuration.isInstanceId(configuration.resolvedInstanceId()))
+        #expect(Configuration.isShortId(first))
+        #expect(Configuration.isShortId(configuration.resolvedInstanceId()))
     }
 
     @Test(arguments: ["has space", "slash/no", String(repeating: "a", count: 65), "é"])

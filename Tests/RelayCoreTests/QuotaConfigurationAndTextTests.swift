@@ -26,8 +26,8 @@ import Testing
         #expect(set.notificationsPerDay == 7 && set.storedBytesPerDay == 4096)
     }
 
-    /// A bucket's rate or burst past a million would overflow its micro-token arithmetic (the relay trapped
-    /// on the first counted write at a burst of 10^13); the other limits only need to be positive.
+    /// A bucket's rate and burst are 1...1000000, which keeps its micro-token arithmetic within 64 bits; the
+    /// other limits need only be positive.
     @Test(arguments: [
         ("writesPerMinute", 0, "must be 1...1000000"), ("writeBurst", 0, "must be 1...1000000"),
         ("writeBurst", 9_223_372_036_855, "must be 1...1000000"),

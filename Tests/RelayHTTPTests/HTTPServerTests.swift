@@ -321,6 +321,17 @@ import Testing
         expected.headerTimeout = 3
         #expect(configuration == expected)
         #expect(configuration.validate().isEmpty)
+        // A server made directly is held to the relay configuration's ranges: libmicrohttpd reads its idle
+        // timeout as 32 bits, where 2^32 + 1 seconds is one.
+        var wrapping = configuration
+        wrapping.connectionTimeout = 4_294_967_297
+        wrapping.maxConnectionsPerPrefix = 0
+        #expect(
+            wrapping.validate() == [
+                "http.connectionTimeout must be 1...86400 (seconds)",
+                "http.maxConnectionsPerPrefix must be 1...1000000 when set",
+            ]
+        )
     }
 
     @Test func startFailsCleanly() async throws {
