@@ -27,6 +27,22 @@ extension Configuration {
         ]
     }
 
+    /// What is valid but likely a mistake, one line each, for `config check` to print and `serve` to log:
+    /// a lease shorter than about three request timeouts, the longest a claimed push may wait in its lane
+    /// behind a push service that does not answer and then be sent, lets it be claimed again while in
+    /// flight and sent twice.
+    public var warnings: [String] {
+        var warnings: [String] = []
+        if delivery.leaseSeconds * 1000 < 3 * delivery.requestTimeoutMilliseconds {
+            warnings.append(
+                "delivery.leaseSeconds (\(delivery.leaseSeconds)) is less than three "
+                    + "delivery.requestTimeoutMilliseconds (\(delivery.requestTimeoutMilliseconds)): a push that "
+                    + "waits for a slow push service may be taken again before it is answered, and sent twice"
+            )
+        }
+        return warnings
+    }
+
     /// Checks every rule and reports all problems at once; zero or negative limits are refused, never turned
     /// into hangs.
     /// - Throws: ``Invalid`` with one line per problem, each starting with its key path.

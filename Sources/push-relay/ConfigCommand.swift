@@ -10,7 +10,8 @@ import RelayServer
 import RelayWebPush
 
 /// `push-relay config check [--config FILE]`: validates the layered configuration and prints it as JSON
-/// with secrets redacted, and a warning on stderr per deprecated key used; exit status 1 with every problem
+/// with secrets redacted, and a warning on stderr per deprecated key used and per likely mistake
+/// (``RelayCore/Configuration/warnings``); exit status 1 with every problem
 /// listed when it is not valid.
 enum ConfigCommand {
     static func run(_ words: [String]) throws -> Int32 {
@@ -35,8 +36,10 @@ enum ConfigCommand {
             _ = try Relay.loadTLS(configuration.http)
             try DittoKafkaCheck.check(configuration.apps)
             say(configuration.redactedJSON)
-            // Still valid: the old keys are read into their new places, so the check passes.
-            for notice in deprecations { FileHandle.standardError.write(Data("warning: \(notice)\n".utf8)) }
+            // Still valid (the old keys are read into their new places): the check passes.
+            for notice in deprecations + configuration.warnings {
+                FileHandle.standardError.write(Data("warning: \(notice)\n".utf8))
+            }
             return 0
         } catch {
             FileHandle.standardError.write(Data("\(error)\n".utf8))

@@ -68,7 +68,7 @@ enum ServeCommand {
         // Each connection takes a descriptor: lift the soft limit (often 1,024) to the hard one before listening.
         OpenFileLimit.raiseToHardLimit()
         let logger = Logger(label: "push-relay", level: configuration.log.level)
-        for notice in loaded.deprecations { logger.warning(notice) }
+        for notice in loaded.deprecations + configuration.warnings { logger.warning(notice) }
 
         let curl = LibcurlInfo.current
         guard curl.hasHTTP2 else {

@@ -144,6 +144,21 @@ import Testing
         #expect(!result.stdout.contains(secret))
     }
 
+    /// A lease shorter than three request timeouts passes the check with a warning: a push waiting on a slow
+    /// service could be taken again and sent twice.
+    @Test func configCheckWarnsOfALeaseShorterThanThreeRequestTimeouts() async throws {
+        let short = try await Self.run(["config", "check"], environment: ["PUSH_RELAY_DELIVERY_LEASE_SECONDS": "44"])
+        #expect(short.status == 0, "\(short.stderr)")
+        #expect(
+            short.stderr.contains(
+                "warning: delivery.leaseSeconds (44) is less than three delivery.requestTimeoutMilliseconds (15000)"
+            ),
+            "\(short.stderr)"
+        )
+        let enough = try await Self.run(["config", "check"], environment: ["PUSH_RELAY_DELIVERY_LEASE_SECONDS": "45"])
+        #expect(enough.status == 0 && !enough.stderr.contains("warning"), "\(enough.stderr)")
+    }
+
     /// The flat APNs keys of before still pass the check, each with a notice naming its new key; the
     /// printout shows the nested form.
     @Test func configCheckReadsDeprecatedFlatKeysWithANoticeEach() async throws {
