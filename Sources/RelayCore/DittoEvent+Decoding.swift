@@ -89,14 +89,17 @@ extension DittoEvent {
         return context(error)?.codingPath.first?.intValue
     }
 
-    /// What is wrong, by field path and kind of problem, never by value.
+    /// What is wrong, by field path and kind of problem, never by value. The path's keys are the sender's
+    /// text too, so it is cut as a log line cuts a client's field (``LogText``): the reason is logged for a
+    /// bad Kafka record and answered for a bad request.
     private static func reason(_ error: any Error) -> String {
         guard let decoding = error as? DecodingError else { return "not JSON" }
         let path = (context(decoding)?.codingPath ?? []).filter { $0.intValue == nil }.map(\.stringValue)
-        let field = path.isEmpty ? "the event" : "`" + path.joined(separator: ".") + "`"
+        func named(_ keys: [String]) -> String { "`" + LogText.clipped(keys.joined(separator: ".")) + "`" }
+        let field = path.isEmpty ? "the event" : named(path)
         switch decoding {
         case .keyNotFound(let key, _):
-            return "`" + (path + [key.stringValue]).joined(separator: ".") + "` is missing"
+            return named(path + [key.stringValue]) + " is missing"
         case .typeMismatch, .valueNotFound: return "\(field) has the wrong type"
         case .dataCorrupted: return path.isEmpty ? "not JSON" : "\(field) is not valid"
         @unknown default: return "\(field) is not valid"

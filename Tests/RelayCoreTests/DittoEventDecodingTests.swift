@@ -102,6 +102,24 @@ import Testing
         }
     }
 
+    /// A reason names the field by its path, and the path's keys are the sender's: a long one is cut as a
+    /// log line cuts a client's field, so a bad event's answer (and a bad record's log line) stays short.
+    @Test func aLongFieldPathIsCut() throws {
+        let key = String(repeating: "K", count: 950)
+        let nested = String(repeating: "[", count: 70) + "1" + String(repeating: "]", count: 70)
+        let document = #"{"_id":"m1","\#(key)":{"\#(key)":\#(nested)}}"#
+        let change = #"{"method":"upsert","oldValue":null,"newValue":\#(document)}"#
+        let json = #"{"txnId":1,"type":"documentChanged","collection":"messages","change":\#(change)}"#
+        do {
+            _ = try DittoEvent.decode(Array(json.utf8))
+            Issue.record("a document nested past the limit was read")
+        } catch {
+            #expect(error.reason.hasPrefix("`change.newValue.KKKK"), "\(error.reason)")
+            #expect(error.reason.hasSuffix("…` is not valid"), "\(error.reason)")
+            #expect(error.reason.utf8.count <= LogText.maxBytes + 20, "\(error.reason.utf8.count) bytes")
+        }
+    }
+
     @Test func aRequestIsOneEventAnArrayOrNDJSON() throws {
         let one = #"{"txnId":1,"type":"requeryRequired"}"#
         #expect(try DittoEvent.decodeRequest(Array(one.utf8), ndjson: false).count == 1)
