@@ -16,10 +16,13 @@ public enum JSONValue: Decodable, Sendable, Equatable {
     /// The deepest a value may be nested in the decoded text: far past any chat document or token claim.
     public static let maxDepth = 64
 
+    /// The `debugDescription` of the error a value nested past ``maxDepth`` throws.
+    public static let tooDeep = "nested deeper than \(maxDepth) levels"
+
     public init(from decoder: any Decoder) throws {
         guard decoder.codingPath.count <= Self.maxDepth else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "nested deeper than \(Self.maxDepth) levels")
+                .init(codingPath: decoder.codingPath, debugDescription: Self.tooDeep)
             )
         }
         let container = try decoder.singleValueContainer()
