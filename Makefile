@@ -5,6 +5,11 @@ BIN := .build/debug/push-relay
 RELEASE_BIN := .build/release/push-relay
 PROMTOOL := .build/tools/prometheus/usr/bin/promtool
 PORT ?= 8080
+# The admin listener (/metrics, /readyz with a check per app): its configured port (8081), or beside the
+# API's when PORT moves it (0 for 0), or ADMIN_PORT.
+ifneq ($(PORT),8080)
+ADMIN_PORT ?= $(shell echo $$(( $(PORT) == 0 ? 0 : $(PORT) + 1 )))
+endif
 
 .PHONY: setup venv build release test lint format openapi run bench bench-apns clean
 
@@ -54,7 +59,7 @@ openapi: venv
 	.venv/bin/python scripts/openapi-json.py
 
 run: release
-	$(RELEASE_BIN) serve --port $(PORT)
+	$(if $(ADMIN_PORT),PUSH_RELAY_HTTP_ADMIN_PORT=$(ADMIN_PORT) )$(RELEASE_BIN) serve --port $(PORT)
 
 bench-apns: release
 	bash scripts/bench-apns.sh
