@@ -5,6 +5,19 @@ extension Configuration {
     /// device (FCMCore's `FCMLimits.maxTTLSeconds` is this value).
     public static let maxTTLSeconds = 28 * 24 * 3600
 
+    /// Why `path` cannot hold the SQLite store, nil when it can: an in-memory database (`:memory:`, a `file:`
+    /// URI) would lose every accepted message at a stop, and a directory is no file.
+    static func sqlitePathProblem(_ path: String) -> String? {
+        if path == ":memory:" || path.hasPrefix("file:") {
+            return "must be a file's path (an in-memory database or URI would lose what the relay accepted)"
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return "\(path) is a directory; name the database file in it"
+        }
+        return nil
+    }
+
     /// The whole-number settings that only a range bounds, with their key paths: a value past its top would
     /// overflow a time computation or ask for memory that is not there (a `delivery.concurrency` of 10^8 is
     /// 10^8 workers), so it is refused before the relay starts. Each top is far above any useful setting.
@@ -51,6 +64,9 @@ extension Configuration {
         func require(_ ok: Bool, _ problem: @autoclosure () -> String) { if !ok { problems.append(problem()) } }
         problems += http.problems()
         require(!storage.sqlitePath.isEmpty, "storage.sqlitePath: must not be empty")
+        if storage.postgres.url == nil, let problem = Self.sqlitePathProblem(storage.sqlitePath) {
+            problems.append("storage.sqlitePath: \(problem)")
+        }
         for (key, value, range) in boundedSettings where !range.contains(value) {
             problems.append("\(key): must be \(range)")
         }

@@ -124,6 +124,24 @@ import Testing
         try configuration.validate()
     }
 
+    /// The SQLite store is a file: an in-memory database would lose what the relay accepted, and a directory
+    /// is none. With PostgreSQL the path is not used, and not checked.
+    @Test func theSQLitePathNamesAFile() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        for path in [":memory:", "file:relay?mode=memory", directory] {
+            var configuration = Configuration()
+            configuration.storage.sqlitePath = path
+            do {
+                try configuration.validate()
+                Issue.record("\(path) was taken")
+            } catch {
+                #expect(error.problems.count == 1 && error.problems[0].hasPrefix("storage.sqlitePath: "), "\(error)")
+            }
+            configuration.storage.postgres.url = "postgresql://relay@db/relay"
+            try configuration.validate()
+        }
+    }
+
     /// A body limit past 16 MiB is refused: the relay holds each body whole.
     @Test func theBodyLimitHasABound() throws {
         #expect(throws: Configuration.Invalid.self) {
