@@ -183,7 +183,7 @@ extension Configuration.Ditto {
             }
             for (index, topic) in topics.enumerated()
             where topic.isEmpty || topic.utf8.count > 249
-                || !topic.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+                || !topic.isIdentifierText
             {
                 problems.append("\(path).topics[\(index)]: a topic name is 1 to 249 letters, digits, '.', '_', '-'")
             }

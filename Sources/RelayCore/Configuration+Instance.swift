@@ -29,7 +29,6 @@ extension Configuration {
     /// Whether `id` is a usable short id (an instance's, an app's): 1 to 64 ASCII letters, digits, `.`, `_`
     /// or `-`. Both are labels of metric series and log lines.
     static func isShortId(_ id: String) -> Bool {
-        (1...64).contains(id.utf8.count)
-            && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+        (1...64).contains(id.utf8.count) && id.isIdentifierText
     }
 }

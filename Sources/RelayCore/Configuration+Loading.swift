@@ -34,8 +34,7 @@ extension Configuration {
     /// - Throws: ``Invalid`` when `path` is a directory or there are more than ``maxFileBytes``; Foundation's
     ///   error when the file cannot be opened or read.
     private static func readFile(_ path: String) throws -> Data {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if FileManager.default.isDirectory(atPath: path) {
             throw Invalid(["\(path): a directory, not a configuration file"])
         }
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))

@@ -11,27 +11,34 @@ extension Configuration {
         if path == ":memory:" || path.hasPrefix("file:") {
             return "must be a file's path (an in-memory database or URI would lose what the relay accepted)"
         }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if FileManager.default.isDirectory(atPath: path) {
             return "\(path) is a directory; name the database file in it"
         }
         return nil
     }
 
-    /// The whole-number settings that only a range bounds, with their key paths: a value past its top would
-    /// overflow a time computation or ask for memory that is not there (a `delivery.concurrency` of 10^8 is
-    /// 10^8 workers), so it is refused before the relay starts. Each top is far above any useful setting.
+    /// The whole-number settings that only a range bounds, with their key paths, each problem written
+    /// `<key>: must be <range>`: a value past its top would overflow a time computation or ask for memory
+    /// that is not there (a `delivery.concurrency` of 10^8 is 10^8 workers), so it is refused before the
+    /// relay starts. Each top is far above any useful setting.
     var boundedSettings: [(key: String, value: Int, range: ClosedRange<Int>)] {
         let tenMinutes = 600_000, hour = 3_600_000, day = 86_400_000  // MILLISECONDS
         return [
             ("storage.busyTimeoutMilliseconds", storage.busyTimeoutMilliseconds, 1...tenMinutes),
             ("storage.requestDeadlineMilliseconds", storage.requestDeadlineMilliseconds, 1...tenMinutes),
+            ("storage.postgres.poolSize", storage.postgres.poolSize, 1...Storage.Postgres.maxPoolSize),
+            (
+                "storage.postgres.statementTimeoutSeconds", storage.postgres.statementTimeoutSeconds,
+                Storage.Postgres.statementTimeoutRange
+            ),
+            ("storage.retentionHours", storage.retentionHours, 1...Storage.maxRetentionHours),
             ("delivery.concurrency", delivery.concurrency, 1...10_000),
             ("delivery.perAppConcurrency", delivery.perAppConcurrency, 1...10_000),
             ("delivery.batchSize", delivery.batchSize, 1...10_000),
             ("delivery.leaseSeconds", delivery.leaseSeconds, 1...day / 1000),
             ("delivery.requestTimeoutMilliseconds", delivery.requestTimeoutMilliseconds, 1...tenMinutes),
             ("delivery.connectTimeoutMilliseconds", delivery.connectTimeoutMilliseconds, 1...tenMinutes),
+            ("delivery.apnsConnections", delivery.apnsConnections, Delivery.apnsConnectionsRange),
             ("delivery.pollIntervalMilliseconds", delivery.pollIntervalMilliseconds, 1...hour),
             ("delivery.retry.maxAttempts", delivery.retry.maxAttempts, 1...1000),
             ("delivery.retry.baseDelayMilliseconds", delivery.retry.baseDelayMilliseconds, 1...day),
@@ -71,28 +78,12 @@ extension Configuration {
             problems.append("\(key): must be \(range)")
         }
         require(
-            (1...Storage.Postgres.maxPoolSize).contains(storage.postgres.poolSize),
-            "storage.postgres.poolSize: must be 1...\(Storage.Postgres.maxPoolSize)"
-        )
-        require(
-            Storage.Postgres.statementTimeoutRange.contains(storage.postgres.statementTimeoutSeconds),
-            "storage.postgres.statementTimeoutSeconds: must be \(Storage.Postgres.statementTimeoutRange)"
-        )
-        require(
             storage.postgres.url.map { !$0.isBlank } ?? true,
             "storage.postgres.url: must not be empty (leave it null for SQLite)"
         )
         require(
             storage.postgres.passwordFile == nil || storage.postgres.url != nil,
             "storage.postgres.passwordFile: needs storage.postgres.url"
-        )
-        require(
-            (1...Storage.maxRetentionHours).contains(storage.retentionHours),
-            "storage.retentionHours: must be 1...\(Storage.maxRetentionHours)"
-        )
-        require(
-            Delivery.apnsConnectionsRange.contains(delivery.apnsConnections),
-            "delivery.apnsConnections: must be \(Delivery.apnsConnectionsRange)"
         )
         require(
             delivery.instanceId.isEmpty || Self.isShortId(delivery.instanceId),
@@ -114,7 +105,7 @@ extension Configuration {
             require(seen.insert(app.id).inserted, "\(at).id: '\(app.id)' is used twice")
             // The topic goes in a header of every push (apns-topic): a bundle id and its suffix.
             require(
-                (1...255).contains(app.topic.utf8.count) && app.topic.utf8.allSatisfy { (0x21...0x7E).contains($0) },
+                (1...255).contains(app.topic.utf8.count) && app.topic.isVisibleASCII,
                 "\(at).topic: must be 1 to 255 printable ASCII characters without spaces (the app's bundle id)"
             )
             require(!app.apiKeySHA256.isEmpty, "\(at).apiKeySHA256: needs at least one key hash")

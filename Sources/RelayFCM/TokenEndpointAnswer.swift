@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// What the token endpoint answers (RFC 6749 §5.1 and §5.2): an access token, or an OAuth error.
 struct TokenEndpointAnswer: Decodable {
@@ -34,7 +35,7 @@ struct TokenEndpointAnswer: Decodable {
             throw AccessTokenError(status: status, error: nil, message: "token_type is not Bearer")
         }
         guard let token = answer.accessToken, !token.isEmpty,
-            token.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+            token.isVisibleASCII
         else {
             throw AccessTokenError(status: status, error: nil, message: "access_token is missing or not printable")
         }

@@ -153,7 +153,7 @@ public struct Router: Sendable {
     /// that takes none.
     private static func check(_ request: HTTPRequest, against entry: Entry) throws(HTTPError) {
         let route = entry.route
-        if let name = request.query.keys.sorted().first(where: { !entry.query.contains($0) }) {
+        if let name = request.query.keys.filter({ !entry.query.contains($0) }).min() {
             let taken = entry.query.isEmpty ? "none" : entry.query.sorted().joined(separator: ", ")
             let shown = LogText.clipped(name, maxBytes: 64)
             throw .badRequest(

@@ -49,8 +49,7 @@ public actor SQLiteReader: StoreExport {
     /// made where a store was expected.
     /// - Throws: ``StoreError`` `.open` when there is no such file, or SQLite's error when it cannot be read.
     static func openExisting(_ path: String) throws -> SQLiteConnection {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path), !FileManager.default.isDirectory(atPath: path) else {
             throw StoreError(code: .open, message: "no SQLite store at \(path)")
         }
         return try SQLiteConnection(path: path, readOnly: true)

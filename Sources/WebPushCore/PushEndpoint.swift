@@ -36,7 +36,7 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
         func refuse(_ why: String) -> WebPushError { WebPushError(.invalidEndpoint, "endpoint \(why)") }
         guard !text.isEmpty else { throw refuse("is empty") }
         guard text.utf8.count <= Self.maxLength else { throw refuse("is longer than \(Self.maxLength) bytes") }
-        guard text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+        guard text.isVisibleASCII else {
             throw refuse("must be printable ASCII without spaces (a URL as the push service gave it)")
         }
         guard let components = URLComponents(string: text), let url = components.url,

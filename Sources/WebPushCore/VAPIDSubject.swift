@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// A VAPID `sub` claim: how the push service can reach the application server's operator, a `mailto:`
 /// address or an `https:` URL (RFC 8292 §2.1). The relay takes it from `apps[].webPush.subject`; the mock
@@ -15,7 +16,7 @@ public struct VAPIDSubject: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``WebPushError`` `.invalidSubject` saying what is wrong.
     public init(validating value: String) throws(WebPushError) {
         guard !value.isEmpty, value.utf8.count <= Self.maxLength,
-            value.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+            value.isVisibleASCII
         else {
             throw WebPushError(
                 .invalidSubject,

@@ -45,7 +45,7 @@ enum MockKafkaCommand {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let name = parts[0]
         guard !name.isEmpty, name.count <= 249,
-            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+            name.isIdentifierText
         else {
             throw Arguments.Problem(description: "--topic '\(text)': a topic name is letters, digits, '.', '_', '-'")
         }

@@ -1,0 +1,22 @@
+import Foundation
+
+extension StringProtocol {
+    /// Whether every byte is visible ASCII (RFC 5234 VCHAR, %x21-7E): no space, control character or
+    /// non-ASCII, as a header value that names something (a topic, a token, a subject) must be. True when
+    /// empty; callers bound the length.
+    public var isVisibleASCII: Bool { utf8.allSatisfy { (0x21...0x7E).contains($0) } }
+
+    /// Whether every character is an ASCII letter, digit, `.`, `_` or `-`: the ids that name things in
+    /// metrics and logs (apps, instances) and Kafka's topic names. True when empty; callers bound the length.
+    public var isIdentifierText: Bool {
+        allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+    }
+}
+
+extension FileManager {
+    /// Whether `path` names an existing directory (following symbolic links).
+    public func isDirectory(atPath path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+}
