@@ -312,15 +312,16 @@ struct PostgresDittoRows: DittoMirrorRows {
         try PostgresStore.refreshUnreadTotals(appId: appId, userIds: userIds, policy: policy, in: db)
     }
 
-    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int {
+    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64, at: Date) throws -> Int {
         try db.query(
             """
-            UPDATE ditto_documents SET txn_id = $3, removed = true
+            UPDATE ditto_documents SET txn_id = $3, removed = true, removed_at = $4
             WHERE app_id = $1 AND collection = $2 AND txn_id < $3 AND NOT removed
             """,
             appId,
             collection,
-            Int64(clamping: txnId)
+            Int64(clamping: txnId),
+            at
         ).changed
     }
 

@@ -318,16 +318,17 @@ struct SQLiteDittoRows: DittoMirrorRows {
         try SQLiteStore.refreshUnreadTotals(appId: appId, userIds: userIds, policy: policy, in: db)
     }
 
-    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int {
+    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64, at: Date) throws -> Int {
         try db.withStatement(
             """
-            UPDATE ditto_documents SET txn_id = ?3, removed = 1
+            UPDATE ditto_documents SET txn_id = ?3, removed = 1, removed_at = ?4
             WHERE app_id = ?1 AND collection = ?2 AND txn_id < ?3 AND removed = 0
             """
         ) {
             try $0.bind(1, appId)
             try $0.bind(2, collection)
             try $0.bind(3, Int64(clamping: txnId))
+            try $0.bind(4, at)
             try $0.run()
             return db.changes
         }

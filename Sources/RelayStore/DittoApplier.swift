@@ -44,7 +44,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         case .users?: try rows.deleteUsers(appId: appId, collection: collection, below: txnId)
         case .messages?, .dmMessages?, nil: return 0
         }
-        return try rows.tombstoneDocuments(appId: appId, collection: collection, below: txnId)
+        return try rows.tombstoneDocuments(appId: appId, collection: collection, below: txnId, at: at)
     }
 
     /// One event's collection kind (nil: none) and outcome; a requery raised is counted in `counts`.

@@ -56,10 +56,10 @@ package protocol DittoMirrorRows {
     /// Removes the mirrored users (with their subscription and mention rows) of `collection` whose recorded
     /// txnId is below `txnId` and not removed.
     func deleteUsers(appId: String, collection: String, below txnId: UInt64) throws
-    /// Tombstones (at `txnId`) the documents of `collection` whose recorded txnId is below `txnId` and not
-    /// removed.
+    /// Tombstones (at `txnId`, written at `at`) the documents of `collection` whose recorded txnId is below
+    /// `txnId` and not removed.
     /// - Returns: how many.
-    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64) throws -> Int
+    func tombstoneDocuments(appId: String, collection: String, below txnId: UInt64, at: Date) throws -> Int
     /// Records the notification and its deliveries with the engine's notification code.
     /// - Returns: whether it was made (false: a notification with its message id exists).
     func insertNotification(_ n: NewNotification, recipients: RecipientSelection) throws -> Bool

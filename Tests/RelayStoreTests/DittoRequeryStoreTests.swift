@@ -112,6 +112,10 @@ import Testing
         #expect(try await store.pendingDittoRequeries() == ["app-a": 10])
         #expect(try await store.completeDittoRequery(appId: "app-a", txnId: 10, owner: nil) == nil)
         #expect(try await store.pendingDittoRequeries().isEmpty)
+        // The sweep's tombstones (room-gone, carol) are purged once kept long enough, as a remove's are.
+        let now = Date()
+        #expect(try await store.purgeDittoTombstones(appId: "app-a", removedBefore: now - 3600, limit: 10) == 0)
+        #expect(try await store.purgeDittoTombstones(appId: "app-a", removedBefore: now + 3600, limit: 10) == 2)
     }
 
     @Test(arguments: StoreKind.allCases) func aLaterRequeryDuringTheReReadKeepsItPending(kind: StoreKind) async throws {
