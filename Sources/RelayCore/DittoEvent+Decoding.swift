@@ -163,7 +163,12 @@ private struct Envelope: Decodable {
         change = try container.decodeIfPresent(ChangeBody.self, forKey: .change)
     }
 
+    /// An event with NUL (U+0000) in its collection or a document is refused whole, so that both stores take
+    /// the same events and none gets a record it cannot keep (``JSONValue/holdsNUL``).
+    private static let holdsNUL = DittoEventError(index: nil, reason: "a string or key holds NUL (U+0000)")
+
     func event() throws(DittoEventError) -> DittoEvent {
+        guard collection?.utf8.contains(0) != true else { throw Self.holdsNUL }
         let kind: DittoEvent.Kind =
             switch type {
             case "documentChanged": .documentChanged
@@ -175,6 +180,9 @@ private struct Envelope: Decodable {
         }
         guard let change else { throw DittoEventError(index: nil, reason: "`change` is missing") }
         guard collection != nil else { throw DittoEventError(index: nil, reason: "`collection` is missing") }
+        guard ![change.oldValue, change.newValue, change.value].contains(where: { $0?.holdsNUL == true }) else {
+            throw Self.holdsNUL
+        }
         switch change.method {
         case "upsert":
             let new = try document(change.newValue, "change.newValue")

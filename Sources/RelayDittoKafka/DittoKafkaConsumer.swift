@@ -42,6 +42,9 @@ public final class DittoKafkaConsumer: Service {
         var lag: [KafkaTopicPartition: Int64] = [:]
         var lastRecordAt: Date?
         var paused = false
+        /// The librdkafka call that refused to make or subscribe the consumer, until one succeeds.
+        var startFailure: String?
+        var joined = false
     }
 
     private struct Lifecycle {
@@ -137,6 +140,29 @@ public final class DittoKafkaConsumer: Service {
 
     /// Whether a store failure has paused the partitions (polling goes on).
     public var isPaused: Bool { snapshot.withLock { $0.paused } }
+
+    /// The consumer's `/readyz` check (admin listener), `ditto-kafka:<appId>`: `ok` while it reads,
+    /// `starting` until it is made and subscribed, `not running (…)` while librdkafka refuses to make or
+    /// subscribe it (tried again every ``Limits/maxBackoffMilliseconds``; the log says why), `paused (…)`
+    /// while a store failure pauses its partitions, `stopped` once it stopped. Names a librdkafka call,
+    /// never a path or secret.
+    public func check() -> (name: String, value: String) {
+        let finished = lifecycle.withLock { $0.finished }
+        let snapshot = snapshot.withLock { $0 }
+        let value =
+            if finished {
+                "stopped"
+            } else if let call = snapshot.startFailure {
+                "not running (\(call) failed)"
+            } else if !snapshot.joined {
+                "starting"
+            } else if snapshot.paused {
+                "paused (the store failed; trying again)"
+            } else {
+                "ok"
+            }
+        return ("ditto-kafka:\(appId)", value)
+    }
 
     /// Gauges for `/metrics` (``RelayOutbox/RelayMetrics/render(gauges:)``): the consumer lag of each
     /// partition held (records behind the high watermark) and the age of the last record read, in SECONDS.

@@ -13,6 +13,8 @@ final class DittoKafkaLoop {
     /// offset.
     private struct Batch {
         var events: [DittoEvent] = []
+        /// Where each event was read, for a log line about it.
+        var origins: [(partition: KafkaTopicPartition, offset: Int64)] = []
         var invalid = 0
         var first: [KafkaTopicPartition: Int64] = [:]
         var next: [KafkaTopicPartition: Int64] = [:]
@@ -42,14 +44,7 @@ final class DittoKafkaLoop {
     private var logger: Logger { service.logger }
 
     func run() {
-        do {
-            let consumer = try KafkaConsumer(settings: service.settings) { [unowned self] in rebalanced($0) }
-            self.consumer = consumer
-            try consumer.subscribe(service.topics)
-        } catch {
-            logger.error("cannot start the Kafka consumer", ["error": "\(error)"])
-            return
-        }
+        guard start() else { return }
         logger.info("joining the Kafka group", ["kafka.topics": service.topics.joined(separator: ",")])
         while !service.isStopping {
             if let until = pausedUntil, service.time.monotonic < until {
@@ -65,6 +60,36 @@ final class DittoKafkaLoop {
         consumer = nil
         service.snapshot.withLock { $0 = DittoKafkaConsumer.Snapshot() }
         logger.info("left the Kafka group")
+    }
+
+    /// Makes the consumer and subscribes it to the topics; while librdkafka refuses (a key file it cannot
+    /// load, a property it does not take) says so in the consumer's readiness check and tries again every
+    /// ``DittoKafkaConsumer/Limits/maxBackoffMilliseconds``, so a mended file is taken without a restart.
+    /// - Returns: false when the consumer stopped first.
+    private func start() -> Bool {
+        while !service.isStopping {
+            do throws(KafkaError) {
+                let consumer = try KafkaConsumer(settings: service.settings) { [unowned self] in rebalanced($0) }
+                self.consumer = consumer
+                try consumer.subscribe(service.topics)
+                service.snapshot.withLock {
+                    $0.startFailure = nil
+                    $0.joined = true
+                }
+                return true
+            } catch {
+                consumer?.close()
+                consumer = nil
+                service.snapshot.withLock { $0.startFailure = error.call }
+                logger.error(
+                    "cannot start the Kafka consumer; trying again",
+                    ["error": error.description, "retry.milliseconds": service.limits.maxBackoffMilliseconds]
+                )
+            }
+            let until = service.time.monotonic + .milliseconds(service.limits.maxBackoffMilliseconds)
+            while !service.isStopping, service.time.monotonic < until { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        return false
     }
 
     /// Polls into ``current`` until it holds ``DittoKafkaConsumer/Limits/maxBatchRecords`` records or
@@ -89,6 +114,7 @@ final class DittoKafkaLoop {
         service.snapshot.withLock { $0.lastRecordAt = service.time.now }
         do {
             current.events.append(try DittoEvent.decode(record.payload, strictSyntax: StrictJSON.requestBodyProblem))
+            current.origins.append((record.partition, record.offset))
         } catch {
             // Counted and committed past: a record that can never be read must not stall its partition.
             current.invalid += 1
@@ -102,31 +128,19 @@ final class DittoKafkaLoop {
         current.next[record.partition] = record.offset + 1
     }
 
-    /// Applies ``current`` and commits its offsets; on a store failure pauses instead.
+    /// Applies ``current`` and commits its offsets; on a store failure pauses instead. A batch the store
+    /// refuses for its data is applied again an event at a time (``applySeparately(_:)``).
     private func process() {
-        let batch = current
+        var batch = current
         current = Batch()
         guard batch.records > 0 else { return }
         if !batch.events.isEmpty {
-            let service = self.service
-            let events = batch.events
-            let now = service.time.now
-            let result = blockingAwait {
-                try await service.mirror.applyDittoEvents(
-                    events,
-                    appId: service.appId,
-                    settings: service.applySettings,
-                    at: now
-                )
-            }
-            switch result {
+            switch apply(batch.events) {
             case .success(let counts):
-                counts.report(
-                    app: service.appId,
-                    settings: service.applySettings,
-                    metrics: service.metrics,
-                    logger: logger
-                )
+                report(counts)
+            case .failure(let error) where error.refusesData:
+                guard let refused = applySeparately(batch) else { return }
+                batch.invalid += refused
             case .failure(let error):
                 pause(rewindingTo: batch.first, because: error)
                 return
@@ -140,6 +154,51 @@ final class DittoKafkaLoop {
         backoff = service.limits.minBackoffMilliseconds
         uncommitted.merge(batch.next) { max($0, $1) }
         commit()
+    }
+
+    /// Applies `events` in one store transaction, from this thread.
+    private func apply(_ events: [DittoEvent]) -> Result<DittoApplyCounts, any Error> {
+        let service = self.service
+        let now = service.time.now
+        return blockingAwait {
+            try await service.mirror.applyDittoEvents(
+                events,
+                appId: service.appId,
+                settings: service.applySettings,
+                at: now
+            )
+        }
+    }
+
+    private func report(_ counts: DittoApplyCounts) {
+        counts.report(app: service.appId, settings: service.applySettings, metrics: service.metrics, logger: logger)
+    }
+
+    /// Applies a batch the store refused for its data an event at a time: an event the store refuses so is
+    /// logged and skipped, as a record that cannot be read is, so that no event can stall its partition.
+    /// - Returns: how many events were skipped; nil when another failure paused the partitions (the events
+    ///   applied before it are read again and found duplicates).
+    private func applySeparately(_ batch: Batch) -> Int? {
+        var refused = 0
+        for (event, origin) in zip(batch.events, batch.origins) {
+            switch apply([event]) {
+            case .success(let counts):
+                report(counts)
+            case .failure(let error) where error.refusesData:
+                refused += 1
+                logger.warning(
+                    "Ditto event refused by the store; skipped",
+                    [
+                        "kafka.partition": origin.partition.description, "kafka.offset": origin.offset,
+                        "error": "\(error)",
+                    ]
+                )
+            case .failure(let error):
+                pause(rewindingTo: batch.first, because: error)
+                return nil
+            }
+        }
+        return refused
     }
 
     /// Commits what was applied for the partitions held, synchronously.
@@ -256,5 +315,14 @@ struct ErrorLogLimiter {
         last = now
         defer { suppressed = 0 }
         return suppressed
+    }
+}
+
+extension Error {
+    /// Whether the store refused the call for what it was given (a value it cannot keep, a constraint), so
+    /// that the same call fails again whenever it is made.
+    fileprivate var refusesData: Bool {
+        guard let error = self as? StoreError else { return false }
+        return error.code == .invalidData || error.code == .constraint
     }
 }

@@ -314,6 +314,7 @@ final class PostgresConnection {
         default: break
         }
         switch sqlState.prefix(2) {
+        case "22": return .invalidData
         case "23": return .constraint
         case "08", "53", "58": return .io
         case "28", "3D": return .open

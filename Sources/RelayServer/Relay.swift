@@ -61,7 +61,8 @@ public final class Relay: Sendable {
     /// - Throws: ``Configuration/Invalid`` when the configuration does not validate, an app's provider
     ///   token key or FCM service-account key cannot be loaded (``APNsSenders/checkCredentials(_:)``,
     ///   ``RelayFCM/FCMTransport/checkCredentials(_:)``), its VAPID key cannot sign or its subject is refused
-    ///   (``RelayWebPush/WebPushTransport/checkCredentials(_:)``), its `userAuth` key files cannot be
+    ///   (``RelayWebPush/WebPushTransport/checkCredentials(_:)``), librdkafka refuses its Kafka settings
+    ///   (``RelayDittoKafka/DittoKafkaCheck/check(_:)``), its `userAuth` key files cannot be
     ///   used (``RelayAuth/AppUserAuthenticator/make(apps:time:logger:)``) or the HTTPS certificate cannot be
     ///   used (``loadTLS(_:)``).
     public init(
@@ -78,6 +79,7 @@ public final class Relay: Sendable {
         try APNsSenders.checkCredentials(configuration.apps)
         try FCMTransport.checkCredentials(configuration.apps)
         try WebPushTransport.checkCredentials(configuration.apps)
+        try DittoKafkaCheck.check(configuration.apps)
         let userAuthenticators = try AppUserAuthenticator.make(
             apps: configuration.apps,
             time: time,

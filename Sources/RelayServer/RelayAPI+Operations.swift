@@ -31,11 +31,16 @@ extension RelayAPI {
     /// `GET /readyz` (no key): 200 `{"status":"ready","checks":{…}}`, or 503 `"status":"unavailable"` when
     /// the store takes no write (see ``Readiness``). With `listingApps` (the admin listener) the checks are
     /// `storage`, `apns:<appId>` and `fcm:<appId>`, each `ok` or a short reason, and `provider:<appId>` for
-    /// an app whose sends are paused (``RelayOutbox/ProviderPauses/checks()``); without, the aggregate
+    /// an app whose sends are paused (``RelayOutbox/ProviderPauses/checks()``), `ditto-kafka:<appId>` for an
+    /// app with a Kafka consumer (``RelayDittoKafka/DittoKafkaConsumer/check()``); without, the aggregate
     /// `storage` and `push` (``Readiness/Report/aggregate``), which name no app.
     func readyz(listingApps: Bool) async throws -> HTTPResponse {
         var report = await readiness.check()
         report.checks.merge(dispatcher.pauses.checks()) { _, paused in paused }
+        for consumer in dittoConsumers {
+            let (name, value) = consumer.check()
+            report.checks[name] = value
+        }
         return try .json(
             status: report.ready ? 200 : 503,
             ReadinessView(

@@ -67,6 +67,20 @@ import Testing
             "`change.value` is not a document"
         ),
         ("not json", "not JSON"),
+        // NUL shows nothing and PostgreSQL cannot keep it: refused wherever it is, so both stores agree.
+        (
+            #"{"txnId":1,"type":"documentChanged","collection":"users","change":{"method":"upsert","newValue":{"_id":"u1","name":"a\u0000"}}}"#,
+            "a string or key holds NUL (U+0000)"
+        ),
+        (
+            #"{"txnId":1,"type":"documentChanged","collection":"users","change":{"method":"upsert","newValue":{"_id":"u1","subscriptions":{"r\u0000":null}}}}"#,
+            "a string or key holds NUL (U+0000)"
+        ),
+        (
+            #"{"txnId":1,"type":"documentChanged","collection":"rooms","change":{"method":"upsert","oldValue":{"_id":"r","participants":["a","\u0000"]},"newValue":{"_id":"r"}}}"#,
+            "a string or key holds NUL (U+0000)"
+        ),
+        (#"{"txnId":1,"type":"requeryRequired","collection":"rooms\u0000"}"#, "a string or key holds NUL (U+0000)"),
     ])
     func structureErrorsAreInvalid(json: String, reason: String) {
         #expect(throws: DittoEventError(index: nil, reason: reason)) { try DittoEvent.decode(Array(json.utf8)) }

@@ -177,6 +177,57 @@ final class SharedCluster: @unchecked Sendable {
         #expect(metrics.render().contains(invalid))
     }
 
+    @Test func anEventTheStoreRefusesForItsDataIsSkippedNotRetried() async throws {
+        let topic = "refused"
+        try cluster.createTopic(topic, partitions: 1)
+        try produce(topic, 0..<10, partitions: 1)
+        let mirror = RecordingMirror()
+        await mirror.setRefused([4])
+        let metrics = RelayMetrics(appIds: ["chat"])
+        let consumer = consumer(topic, mirror: mirror, metrics: metrics)
+        consumer.start()
+        #expect(try await eventually { await mirror.applied.count >= 9 })
+        try produce(topic, 10..<12, partitions: 1)
+        #expect(try await eventually { await mirror.applied.count >= 11 })
+        #expect(!consumer.isPaused)
+        await consumer.stop()
+        #expect(await mirror.applied.map(\.txnId) == (0..<12).filter { $0 != 4 }.map(UInt64.init))
+        #expect(try committed(topic, partitions: 1) == [0: 12])
+        let invalid = #"pushrelay_ditto_events_total{app="chat",collection="other",outcome="invalid"} 1"#
+        #expect(metrics.render().contains(invalid))
+    }
+
+    /// A consumer librdkafka will not make (here, a CA file it cannot load) says so in its check and tries
+    /// again, so an operator's mended file is taken without a restart; once made and subscribed, its check
+    /// is `ok` (that it reaches the brokers shows in its lag and last-event gauges, not here).
+    @Test func aConsumerThatCannotStartSaysSoAndTriesAgain() async throws {
+        let topic = "unstartable"
+        try cluster.createTopic(topic, partitions: 1)
+        let ca = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString).pem")
+        var settings = kafka(topic)
+        settings.caFile = ca.path
+        let consumer = DittoKafkaConsumer(
+            appId: "chat",
+            kafka: settings,
+            mirror: RecordingMirror(),
+            applySettings: DittoApplySettings(rule: DittoMessageRule(), sendAs: "t", ttlSeconds: 60, privacy: false),
+            metrics: RelayMetrics(appIds: ["chat"]),
+            logger: .disabled(),
+            limits: .init(minBackoffMilliseconds: 100, maxBackoffMilliseconds: 200)
+        )
+        #expect(consumer.check() == ("ditto-kafka:chat", "starting"))
+        consumer.start()
+        #expect(try await eventually { consumer.check().value == "not running (rd_kafka_new failed)" })
+        // The operator puts the file in place: the next try makes and subscribes the consumer.
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../fixtures/tls/ca.pem")
+        try FileManager.default.copyItem(at: fixture, to: ca)
+        defer { try? FileManager.default.removeItem(at: ca) }
+        #expect(try await eventually { consumer.check().value == "ok" })
+        await consumer.stop()
+        #expect(consumer.check().value == "stopped")
+    }
+
     @Test func aSurvivorTakesThePartitionsFromTheCommittedOffsets() async throws {
         let topic = "shared"
         try cluster.createTopic(topic, partitions: 4)

@@ -2,16 +2,22 @@ import Foundation
 import RelayCore
 import RelayStore
 
-/// A ``DittoMirror`` of this test target's own, which records each batch it is given and fails while told
-/// to. The real stores' conformances are written beside this consumer (and their behaviour belongs in the
+/// A ``DittoMirror`` of this test target's own, which records each batch it is given, fails while told
+/// to, and refuses (as a transaction does: nothing of it applied) every batch holding an event it is told
+/// it cannot keep. The real stores' conformances are written beside this consumer (and their behaviour belongs in the
 /// store conformance suite); these tests are about the consumer's commit and offset logic, for which a
 /// recorder shows exactly what was applied and when.
 actor RecordingMirror: DittoMirror {
     private(set) var applied: [DittoEvent] = []
     private(set) var failures = 0
     private var failing = false
+    private var refused: Set<UInt64> = []
 
     func setFailing(_ failing: Bool) { self.failing = failing }
+
+    /// The txnIds of the events the mirror refuses for their data, as PostgreSQL refuses a value it
+    /// cannot keep.
+    func setRefused(_ txnIds: Set<UInt64>) { refused = txnIds }
 
     func applyDittoEvents(
         _ events: [DittoEvent],
@@ -22,6 +28,10 @@ actor RecordingMirror: DittoMirror {
         if failing {
             failures += 1
             throw StoreError(code: .io, message: "test: the store is unavailable")
+        }
+        if events.contains(where: { refused.contains($0.txnId) }) {
+            failures += 1
+            throw StoreError(code: .invalidData, message: "test: a value the store cannot keep")
         }
         applied += events
         var counts = DittoApplyCounts()

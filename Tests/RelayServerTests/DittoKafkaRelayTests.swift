@@ -3,6 +3,8 @@ import Foundation
 import RelayCore
 import RelayCrypto
 import RelayKafka
+import RelaySQLite
+import RelayServer
 import Testing
 
 /// The relay consuming an app's Ditto CDC topic from librdkafka's mock cluster (the real protocol on
@@ -47,7 +49,35 @@ import Testing
             let applied = try await waitForMetric(relay, #"pushrelay_ditto_events_total{app=""#, atLeast: 8)
             #expect(applied >= 8)
             #expect(relay.mock.requests.count == 1)
+            #expect(try await Self.consumerCheck(relay) == "ok")
         }
+    }
+
+    /// A Kafka setting librdkafka refuses (a CA file it cannot load) stops the relay from starting, as a
+    /// push service's key it cannot load does, naming the app's settings.
+    @Test func kafkaSettingsLibrdkafkaRefusesStopTheRelayFromStarting() async throws {
+        try await withRelayAndMock(configure: DittoEventsTests.withDitto()) { harness in
+            var configuration = harness.configuration
+            configuration.apps[0].ditto?.kafka = Configuration.Ditto.Kafka(
+                bootstrapServers: "127.0.0.1:1",
+                topics: ["ditto.chat"],
+                caFile: "/nonexistent/ca.pem",
+                sessionTimeoutMilliseconds: 6_000
+            )
+            let store = try SQLiteStore.temporary()
+            #expect {
+                _ = try Relay(configuration: configuration, store: store, logger: .disabled())
+            } throws: { error in
+                "\(error)".contains("apps[0].ditto.kafka")
+            }
+        }
+    }
+
+    /// The admin `/readyz` check of app0's Kafka consumer.
+    static func consumerCheck(_ relay: RelayHarness) async throws -> String? {
+        let answer = try await relay.adminCall("/readyz")
+        let object = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+        return (object?["checks"] as? [String: String])?["ditto-kafka:app0"]
     }
 
     @Test func aRequeryRequiredOnTheTopicMakesTheAppsCheckDegraded() async throws {
