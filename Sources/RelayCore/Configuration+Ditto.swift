@@ -194,8 +194,9 @@ extension Configuration.Ditto {
                 problems.append("\(path).p12File: give a .p12 or PEM files, not both")
             }
             if p12Password != nil && p12File == nil { problems.append("\(path).p12Password: only with p12File") }
-            if !(1_000...300_000).contains(sessionTimeoutMilliseconds) {
-                problems.append("\(path).sessionTimeoutMilliseconds: must be 1000...300000")
+            // Below a broker's default `group.min.session.timeout.ms` (6000) the member is never let join.
+            if !(6_000...300_000).contains(sessionTimeoutMilliseconds) {
+                problems.append("\(path).sessionTimeoutMilliseconds: must be 6000...300000")
             }
             return problems
         }

@@ -237,6 +237,9 @@ final class DittoKafkaLoop {
         }
     }
 
+    /// Seeks each partition back to its first uncommitted record and resumes them all; when librdkafka
+    /// refuses either, the partitions stay paused and both are tried again after the back-off (resumed
+    /// from where a failed seek left them, a partition would skip the records it read before the pause).
     private func resumeAll() {
         pausedUntil = nil
         guard let consumer else { return }
@@ -245,6 +248,8 @@ final class DittoKafkaLoop {
             try consumer.resume(Array(assigned))
         } catch {
             logKafkaError(error)
+            pausedUntil = service.time.monotonic + .milliseconds(backoff)
+            return
         }
         rewind = [:]
         service.snapshot.withLock { $0.paused = false }

@@ -113,6 +113,8 @@ public final class KafkaConsumer {
     }
 
     /// Moves each partition's fetch position to the given offset (the next record to read).
+    /// - Throws: when the call fails, or the seek of any partition does (librdkafka reports those in the
+    ///   list, partition by partition).
     public func seek(_ offsets: [KafkaTopicPartition: Int64], timeoutMilliseconds: Int32 = 5_000) throws(KafkaError) {
         guard !offsets.isEmpty else { return }
         let list = KafkaPartitionList(offsets.map { ($0.key, $0.value) })
@@ -124,6 +126,13 @@ public final class KafkaConsumer {
             )
             rd_kafka_error_destroy(error)
             throw failure
+        }
+        for index in 0..<Int(list.raw.pointee.cnt) {
+            let element = list.raw.pointee.elems[index]
+            guard element.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                let partition = KafkaTopicPartition(topic: String(cString: element.topic), partition: element.partition)
+                throw KafkaError(call: "rd_kafka_seek_partitions \(partition)", element.err)
+            }
         }
     }
 

@@ -55,8 +55,8 @@ import Testing
             "p12Password: only with p12File"
         ),
         (
-            #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "sessionTimeoutMilliseconds": 10}}"#,
-            "sessionTimeoutMilliseconds"
+            #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "sessionTimeoutMilliseconds": 5999}}"#,
+            "sessionTimeoutMilliseconds: must be 6000...300000"
         ),
         (#"{"ingestSecretSHA256": ["abc"]}"#, "apps[0].ditto.ingestSecretSHA256[0]"),
         (#"{"maxMessageAgeSeconds": -1}"#, "apps[0].ditto.maxMessageAgeSeconds"),
