@@ -25,9 +25,9 @@ extension SQLiteConnection {
 
     /// How a column reads into its row object where SQLite keeps it otherwise.
     private static func exportExpression(_ table: StoreTable, _ column: String) -> String {
-        switch (table, column) {
-        case (.devices, "unlinked_topics"): "json(t.unlinked_topics)"
-        case (.roomMessages, "archived"): "json(CASE WHEN t.archived THEN 'true' ELSE 'false' END)"
+        if table.arrays.contains(column) { return "json(t.\(column))" }
+        if table.booleans.contains(column) { return "json(CASE WHEN t.\(column) THEN 'true' ELSE 'false' END)" }
+        return switch (table, column) {
         case (.idempotencyKeys, "request_hash"): "'\\x' || lower(hex(t.request_hash))"
         // A delivery's notification is the one whose run of delivery ids holds it (SQLiteMigrations step 8).
         case (.deliveries, "notification_id"):
@@ -61,10 +61,7 @@ extension SQLiteConnection {
     }
 
     private static func importExpression(_ table: StoreTable, _ column: String) -> String {
-        switch (table, column) {
-        case (.devices, "unlinked_topics"): "coalesce(json(value -> '$.unlinked_topics'), '[]')"
-        default: "value ->> '$.\(column)'"
-        }
+        table.arrays.contains(column) ? "coalesce(json(value -> '$.\(column)'), '[]')" : "value ->> '$.\(column)'"
     }
 
     /// SQLite finds a delivery's notification by the notification's run of delivery ids: a copied delivery

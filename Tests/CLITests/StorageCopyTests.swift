@@ -106,7 +106,37 @@ import Testing
             idempotencyKey: key
         )
         #expect(pending.devices == 2)
+        try await seedDitto(store)
         return (finished.notificationId, pending.notificationId)
+    }
+
+    /// A Ditto app's mirror: a room and a DM room, a user subscribed (with a read date) and mentioned, a
+    /// user removed (a tombstone), a message seen, and a requery pending.
+    static func seedDitto(_ store: SQLiteStore) async throws {
+        let lines = [
+            #"{"txnId":1,"type":"documentChanged","collection":"rooms","change":{"method":"upsert","oldValue":null,"newValue":{"_id":"general","name":"General"}}}"#,
+            #"{"txnId":2,"type":"documentChanged","collection":"dm_rooms","change":{"method":"upsert","oldValue":null,"newValue":{"_id":"dm-1","participants":["ann","bob"]}}}"#,
+            #"{"txnId":3,"type":"documentChanged","collection":"users","change":{"method":"upsert","oldValue":null,"newValue":{"_id":"ann","name":"Ann","subscriptions":{"general":"2027-01-15T08:00:00Z"},"mentions":{"general":["m-1"]}}}}"#,
+            #"{"txnId":4,"type":"documentChanged","collection":"users","change":{"method":"upsert","oldValue":null,"newValue":{"_id":"gus","subscriptions":{}}}}"#,
+            #"{"txnId":5,"type":"documentChanged","collection":"users","change":{"method":"remove","value":{"_id":"gus"}}}"#,
+            #"{"txnId":6,"type":"documentChanged","collection":"messages","change":{"method":"upsert","oldValue":null,"newValue":{"_id":"m-1","roomId":"general","userId":"bob","text":"hi","createdOn":"2027-01-15T07:59:50Z"}}}"#,
+            #"{"txnId":7,"type":"requeryRequired"}"#,
+        ]
+        let events = try lines.map { try DittoEvent.decode(Array($0.utf8)) }
+        _ = try await store.applyDittoEvents(events, appId: "ditto", settings: dittoSettings, at: t0)
+    }
+
+    static let dittoSettings = DittoApplySettings(rule: DittoMessageRule(), sendAs: "t", ttlSeconds: 60, privacy: false)
+
+    /// Every row of the Ditto mirror's tables, as the copy moves them (key order aside), by table.
+    static func dittoRows(_ store: any StoreExport) async throws -> [String: [NSDictionary]] {
+        var rows: [String: [NSDictionary]] = [:]
+        for table in StoreTable.allCases where table.rawValue.hasPrefix("ditto_") {
+            let batch = try await store.exportBatch(table, after: nil, limit: 100)
+            let objects = try #require(try JSONSerialization.jsonObject(with: batch.rows) as? [[String: Any]])
+            rows[table.rawValue] = objects.map { $0 as NSDictionary }
+        }
+        return rows
     }
 
     /// What a store holds, read through the Store API (both copies must answer the same).
@@ -147,11 +177,14 @@ import Testing
         )
     }
 
-    /// A SQLite store at `path`, seeded (``seed(_:)``), read and closed: its notifications and what it reads.
-    static func seededFile(at path: String) async throws -> (ids: (finished: UUID, pending: UUID), reading: Reading) {
+    /// A SQLite store at `path`, seeded (``seed(_:)``), read and closed: its notifications, what it reads, and
+    /// its Ditto mirror's rows.
+    static func seededFile(
+        at path: String
+    ) async throws -> (ids: (finished: UUID, pending: UUID), reading: Reading, ditto: [String: [NSDictionary]]) {
         let source = try SQLiteStore(path: path, logger: .disabled())
         let ids = try await seed(source)
-        return (ids, try await read(source, [ids.finished, ids.pending]))
+        return (ids, try await read(source, [ids.finished, ids.pending]), try await dittoRows(source))
     }
 
     @Test func copiesASQLiteStoreIntoPostgreSQLAsItReadsThroughTheStore() async throws {
@@ -159,7 +192,8 @@ import Testing
         defer { directory.remove() }
         let path = directory.url.appendingPathComponent("relay.sqlite").path
         let url = try await PostgresCluster.shared().newDatabaseURL()
-        let (ids, expected) = try await Self.seededFile(at: path)
+        let (ids, expected, ditto) = try await Self.seededFile(at: path)
+        #expect(ditto.count == 7 && ditto.values.allSatisfy { !$0.isEmpty }, "\(ditto)")
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
 
         let result = try await CommandTests.run([
@@ -175,15 +209,28 @@ import Testing
         #expect(report["room_levels"] as? Int == 1)
         #expect(report["user_settings"] as? Int == 1)
         #expect(report["rooms"] as? Int == 1)
-        #expect(report["notifications"] as? Int == 2)
+        #expect(report["notifications"] as? Int == 3)  // the Ditto message's too (its recipient has no device)
         #expect(report["deliveries"] as? Int == 6)
         #expect(report["idempotency_keys"] as? Int == 1)
         #expect(report["feedback"] as? Int == 1)
+        #expect(report["ditto_documents"] as? Int == 4, "\(report)")
+        #expect(report["ditto_requeries"] as? Int == 1)
         #expect(report["seconds"] is Double)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the source file was written")
 
         let copy = try PostgresStore(url: url, logger: .disabled())
         #expect(try await Self.read(copy, [ids.finished, ids.pending]) == expected)
+        #expect(try await Self.dittoRows(copy) == ditto)
+        // The requery is still pending, and the tombstone keeps an older replay of the removed user out.
+        #expect(try await copy.pendingDittoRequeries() == ["ditto": 7])
+        let older = try DittoEvent.decode(
+            Array(
+                #"{"txnId":4,"type":"documentChanged","collection":"users","change":{"method":"upsert","oldValue":null,"newValue":{"_id":"gus"}}}"#
+                    .utf8
+            )
+        )
+        let counts = try await copy.applyDittoEvents([older], appId: "ditto", settings: Self.dittoSettings, at: Self.t0)
+        #expect(counts.ignored == 1 && counts.applied == 0)
 
         // The copied pending deliveries are claimable (no lease), with the ids and apns-ids they had.
         let pending = try #require(try await copy.notification(appId: "chat", id: ids.pending))
@@ -237,7 +284,7 @@ import Testing
         let first = directory.url.appendingPathComponent("first.sqlite").path
         let back = directory.url.appendingPathComponent("back.sqlite").path
         let url = try await PostgresCluster.shared().newDatabaseURL()
-        let (ids, expected) = try await Self.seededFile(at: first)
+        let (ids, expected, ditto) = try await Self.seededFile(at: first)
         let there = try await CommandTests.run(["storage", "copy", "--from", "sqlite:\(first)", "--to", url])
         #expect(there.status == 0, "\(there.stderr)")
         let home = try await CommandTests.run([
@@ -246,6 +293,7 @@ import Testing
         #expect(home.status == 0, "\(home.stderr)")
         let copy = try SQLiteStore(path: back, logger: .disabled())
         #expect(try await Self.read(copy, [ids.finished, ids.pending]) == expected)
+        #expect(try await Self.dittoRows(copy) == ditto)
         let replay = try await copy.createNotification(
             Self.notification("three", at: 6),
             recipients: .init(roomId: "room-1"),
