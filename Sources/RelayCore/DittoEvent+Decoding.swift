@@ -163,12 +163,12 @@ private struct Envelope: Decodable {
         change = try container.decodeIfPresent(ChangeBody.self, forKey: .change)
     }
 
-    /// An event with NUL (U+0000) in its collection or a document is refused whole, so that both stores take
-    /// the same events and none gets a record it cannot keep (``JSONValue/holdsNUL``).
+    /// A change with NUL (U+0000) in its collection, in the document an upsert stores or in the `_id` a remove
+    /// names is refused whole, so that both stores take the same events and none gets a record it cannot keep
+    /// (``DittoDocument/holdsNUL``); what is not kept (an upsert's `oldValue`) may hold it.
     private static let holdsNUL = DittoEventError(index: nil, reason: "a string or key holds NUL (U+0000)")
 
     func event() throws(DittoEventError) -> DittoEvent {
-        guard collection?.utf8.contains(0) != true else { throw Self.holdsNUL }
         let kind: DittoEvent.Kind =
             switch type {
             case "documentChanged": .documentChanged
@@ -179,24 +179,20 @@ private struct Envelope: Decodable {
             return DittoEvent(txnId: txnId, kind: kind, collection: collection, change: nil)
         }
         guard let change else { throw DittoEventError(index: nil, reason: "`change` is missing") }
-        guard collection != nil else { throw DittoEventError(index: nil, reason: "`collection` is missing") }
-        guard ![change.oldValue, change.newValue, change.value].contains(where: { $0?.holdsNUL == true }) else {
-            throw Self.holdsNUL
-        }
+        guard let collection else { throw DittoEventError(index: nil, reason: "`collection` is missing") }
+        guard !collection.utf8.contains(0) else { throw Self.holdsNUL }
         switch change.method {
         case "upsert":
             let new = try document(change.newValue, "change.newValue")
+            guard !new.holdsNUL else { throw Self.holdsNUL }
             let old =
                 change.oldValue == nil || change.oldValue == .null
                 ? nil : try document(change.oldValue, "change.oldValue")
             return DittoEvent(txnId: txnId, kind: kind, collection: collection, change: .upsert(old: old, new: new))
         case "remove":
-            return DittoEvent(
-                txnId: txnId,
-                kind: kind,
-                collection: collection,
-                change: .remove(try document(change.value, "change.value"))
-            )
+            let removed = try document(change.value, "change.value")
+            guard !removed.id.utf8.contains(0) else { throw Self.holdsNUL }
+            return DittoEvent(txnId: txnId, kind: kind, collection: collection, change: .remove(removed))
         default:
             throw DittoEventError(index: nil, reason: "`change.method` is neither upsert nor remove")
         }

@@ -21,10 +21,26 @@ struct DittoQueryAPI: Sendable {
 
     /// One item of a page; `value` nil when the relay reads no value there (nested past
     /// ``RelayCore/JSONValue/maxDepth``, as a Ditto event's document may not be): that document is passed
-    /// over, as the change stream refuses it, and the rest of the page is read.
+    /// over, as the change stream refuses it, and the rest of the page is read. Its `_id`, read apart, still
+    /// places the next page.
     private struct Item: Decodable {
         var value: JSONValue?
-        init(from decoder: any Decoder) throws { value = try? JSONValue(from: decoder) }
+        var id: String?
+        private enum Keys: String, CodingKey { case id = "_id" }
+
+        init(from decoder: any Decoder) throws {
+            value = try? JSONValue(from: decoder)
+            id = try? decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .id)
+        }
+    }
+
+    /// One page: the documents the relay reads, and what places the next page.
+    struct Page {
+        var documents: [DittoDocument] = []
+        /// The items the API answered, documents passed over included.
+        var count = 0
+        /// The `_id` of the last item answered.
+        var lastId: String?
     }
 
     let settings: Configuration.Ditto.HTTPAPI
@@ -43,7 +59,7 @@ struct DittoQueryAPI: Sendable {
     /// The documents of `collection` whose `_id` sorts after `after` (the empty string: from the first), at
     /// most `limit`, in `_id` order.
     /// - Throws: ``Failure``.
-    func page(of collection: String, after: String, limit: Int) async throws(Failure) -> [DittoDocument] {
+    func page(of collection: String, after: String, limit: Int) async throws(Failure) -> Page {
         let request: [String: Any] = [
             "statement": "SELECT * FROM \(collection) WHERE _id > :after ORDER BY _id LIMIT :limit",
             "args": ["after": after, "limit": limit],
@@ -82,15 +98,15 @@ struct DittoQueryAPI: Sendable {
             throw Failure(description: "the HTTP API answered an error\(reason)")
         }
         guard let items = decoded.items else { throw Failure(description: "the HTTP API's answer has no `items`") }
-        var documents: [DittoDocument] = []
-        documents.reserveCapacity(items.count)
+        var page = Page(count: items.count, lastId: items.last?.id)
+        page.documents.reserveCapacity(items.count)
         for item in items {
-            guard let item = item.value else { continue }
-            guard let document = DittoDocument(item) else {
+            guard let value = item.value else { continue }
+            guard let document = DittoDocument(value) else {
                 throw Failure(description: "an item of \(collection) is not a document with a string `_id`")
             }
-            documents.append(document)
+            page.documents.append(document)
         }
-        return documents
+        return page
     }
 }

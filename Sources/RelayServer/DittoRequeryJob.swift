@@ -32,6 +32,15 @@ struct DittoRequeryJob: Service {
         init() {}
     }
 
+    /// The HTTP API answered a full page that does not move past the last one (it ignored `after`): going on
+    /// would read the same page for ever.
+    private struct PagesDoNotAdvance: Error, CustomStringConvertible {
+        var collection: String
+        var description: String {
+            "the HTTP API answered the same page of \(collection) again (`_id` > :after ignored)"
+        }
+    }
+
     /// The lease went to another relay (this one stalled past ``Settings/leaseSeconds``).
     private struct LostLease: Error, CustomStringConvertible {
         var description: String { "another relay took the re-read over" }
@@ -89,8 +98,17 @@ struct DittoRequeryJob: Service {
             while true {
                 if Task.isCancelled { return false }
                 let page = try await api.page(of: collection, after: after, limit: settings.pageSize)
-                if !page.isEmpty {
-                    let events = page.map {
+                // A document the relay does not keep (``RelayCore/DittoDocument/holdsNUL``) is read as absent:
+                // the sweep removes what it was, as a change event holding it is refused.
+                let kept = page.documents.filter { !$0.holdsNUL }
+                if kept.count < page.documents.count {
+                    logger.warning(
+                        "Ditto documents holding NUL (U+0000) left out of the re-read",
+                        ["app.id": appId, "ditto.collection": collection, "count": page.documents.count - kept.count]
+                    )
+                }
+                if !kept.isEmpty {
+                    let events = kept.map {
                         DittoEvent(
                             txnId: txnId,
                             kind: .documentChanged,
@@ -99,11 +117,12 @@ struct DittoRequeryJob: Service {
                         )
                     }
                     _ = try await store.applyDittoEvents(events, appId: appId, settings: applySettings, at: time.now)
-                    read += page.count
+                    read += kept.count
                 }
                 guard try await claim() != nil else { throw LostLease() }
-                guard page.count >= settings.pageSize, let last = page.last else { break }
-                after = last.id
+                guard page.count >= settings.pageSize, let last = page.lastId else { break }
+                guard last != after else { throw PagesDoNotAdvance(collection: collection) }
+                after = last
             }
             removed += try await store.sweepDittoCollection(
                 collection,

@@ -77,13 +77,41 @@ import Testing
             "a string or key holds NUL (U+0000)"
         ),
         (
-            #"{"txnId":1,"type":"documentChanged","collection":"rooms","change":{"method":"upsert","oldValue":{"_id":"r","participants":["a","\u0000"]},"newValue":{"_id":"r"}}}"#,
+            #"{"txnId":1,"type":"documentChanged","collection":"rooms","change":{"method":"upsert","newValue":{"_id":"r","participants":["a","\u0000"]}}}"#,
             "a string or key holds NUL (U+0000)"
         ),
-        (#"{"txnId":1,"type":"requeryRequired","collection":"rooms\u0000"}"#, "a string or key holds NUL (U+0000)"),
+        (
+            #"{"txnId":1,"type":"documentChanged","collection":"rooms\u0000","change":{"method":"remove","value":{"_id":"r"}}}"#,
+            "a string or key holds NUL (U+0000)"
+        ),
+        (
+            #"{"txnId":1,"type":"documentChanged","collection":"rooms","change":{"method":"remove","value":{"_id":"r\u0000"}}}"#,
+            "a string or key holds NUL (U+0000)"
+        ),
     ])
     func structureErrorsAreInvalid(json: String, reason: String) {
         #expect(throws: DittoEventError(index: nil, reason: reason)) { try DittoEvent.decode(Array(json.utf8)) }
+    }
+
+    /// NUL where nothing is kept (an upsert's `oldValue`, a removed document's other fields, a requery's
+    /// collection) does not refuse the change: the upsert that mends a refused document goes through.
+    @Test func nulWhereNothingIsKeptIsTaken() throws {
+        let mend = try DittoEvent.decode(
+            Array(
+                #"{"txnId":2,"type":"documentChanged","collection":"users","change":{"method":"upsert","oldValue":{"_id":"u1","name":"a\u0000"},"newValue":{"_id":"u1","name":"a"}}}"#
+                    .utf8
+            )
+        )
+        #expect(mend.change?.document == DittoDocument(id: "u1", fields: ["_id": .string("u1"), "name": .string("a")]))
+        let remove = try DittoEvent.decode(
+            Array(
+                #"{"txnId":3,"type":"documentChanged","collection":"users","change":{"method":"remove","value":{"_id":"u1","name":"a\u0000"}}}"#
+                    .utf8
+            )
+        )
+        #expect(remove.kind == .documentChanged)
+        let requery = try DittoEvent.decode(Array(#"{"txnId":4,"type":"requeryRequired","collection":"x\u0000"}"#.utf8))
+        #expect(requery.kind == .requeryRequired)
     }
 
     /// A value nested past ``JSONValue/maxDepth`` levels of the event (its document's `extra` is at level 3:

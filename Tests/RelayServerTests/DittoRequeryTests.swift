@@ -46,6 +46,8 @@ import Testing
                 ["_id": "bob", "name": "Bob", "subscriptions": subscribed],
                 ["_id": "dave", "name": "Dave", "subscriptions": subscribed],
                 ["_id": "erin", "name": "Erin", "extra": deep],
+                // PostgreSQL cannot keep NUL: left out of the re-read on both stores.
+                ["_id": "fay", "name": "F\u{0}", "subscriptions": subscribed],
             ],
         ]
     }
@@ -186,6 +188,14 @@ import Testing
                 )
                 await #expect(throws: DittoQueryAPI.Failure.self) { try await refused.runIfPending() }
                 #expect(try await store.pendingDittoRequeries() == ["app0": 10])
+                // An API that ignores `after` answers a full page again: the re-read stops instead of looping.
+                endpoint.answer(FakeDittoAPI.serving(Self.ditto, ignoringAfter: true))
+                await #expect {
+                    try await job.runIfPending()
+                } throws: { error in
+                    "\(error)".contains("the same page of users")
+                }
+                #expect(try await store.pendingDittoRequeries() == ["app0": 10])
 
                 let before = endpoint.calls
                 endpoint.answer(FakeDittoAPI.serving(Self.ditto))
@@ -197,8 +207,11 @@ import Testing
                         .init(collection: "dm_rooms", after: "", limit: 2),
                         .init(collection: "users", after: "", limit: 2),
                         .init(collection: "users", after: "bob", limit: 2),
+                        .init(collection: "users", after: "erin", limit: 2),
                     ]
                 )
+                #expect(try await store.isDittoSubscriber(appId: "app0", roomId: "room-1", userId: "dave"))
+                #expect(try await store.isDittoSubscriber(appId: "app0", roomId: "room-1", userId: "fay") == false)
                 #expect(try await store.pendingDittoRequeries().isEmpty)
                 #expect(try await job.runIfPending() == false)
                 try await Self.eventually("the check reads ok") { try await Self.dittoCheck(relay) == "ok" }

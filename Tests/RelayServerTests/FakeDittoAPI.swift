@@ -13,8 +13,9 @@ enum FakeDittoAPI {
         var limit: Int
     }
 
-    /// Serves `collections` (name to documents, each with a string `_id`).
-    static func serving(_ collections: [String: [[String: Any]]]) -> TestEndpoint.Answer {
+    /// Serves `collections` (name to documents, each with a string `_id`); `ignoringAfter`, always from the
+    /// first document, as a broken API would.
+    static func serving(_ collections: [String: [[String: Any]]], ignoringAfter: Bool = false) -> TestEndpoint.Answer {
         var stored: [String: [(id: String, json: Data)]] = [:]
         for (name, documents) in collections {
             stored[name] = documents.map {
@@ -28,7 +29,7 @@ enum FakeDittoAPI {
                 return TestEndpoint.json(["error": ["description": "not a statement this fake knows"]], status: 400)
             }
             let page = (pages[statement.collection] ?? [])
-                .filter { Array(statement.after.utf8).lexicographicallyPrecedes(Array($0.id.utf8)) }
+                .filter { ignoringAfter || Array(statement.after.utf8).lexicographicallyPrecedes(Array($0.id.utf8)) }
                 .prefix(statement.limit)
             var body = Data(#"{"transactionId":42,"queryType":"select","items":["#.utf8)
             body.append(Data(page.map(\.json).joined(separator: Data(",".utf8))))
