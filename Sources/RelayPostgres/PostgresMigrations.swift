@@ -400,5 +400,10 @@ enum PostgresMigrations {
         ALTER TABLE deliveries SET (fillfactor = 40);
         ALTER TABLE unread_totals SET (fillfactor = 50);
         """,
+        // 18: as the SQLite schema's step 26, a requery sweep's tombstones written without their time.
+        """
+        UPDATE ditto_documents SET removed_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+        WHERE removed AND removed_at IS NULL;
+        """,
     ]
 }

@@ -626,5 +626,11 @@ enum SQLiteMigrations {
             (app_id, user_id, state, unlinked_topics, environment, updated_at, retired_reason, platform, address);
         ALTER TABLE feedback ADD COLUMN address TEXT;
         """,
+        // 26: a requery sweep's tombstones written without their time are purged counting from the
+        // migration, as step 17 did for a remove's.
+        """
+        UPDATE ditto_documents SET removed_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000
+        WHERE removed = 1 AND removed_at IS NULL;
+        """,
     ]
 }
