@@ -266,7 +266,7 @@ struct PostgresDittoRows: DittoMirrorRows {
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
         try db.query(
             """
-            INSERT INTO ditto_requeries (app_id, txn_id, requested_at) VALUES ($1, $2, $3)
+            INSERT INTO ditto_requeries (app_id, txn_id, completed_txn_id, requested_at) VALUES ($1, $2, -1, $3)
             ON CONFLICT (app_id) DO UPDATE SET txn_id = excluded.txn_id, requested_at = excluded.requested_at
                 WHERE ditto_requeries.txn_id < excluded.txn_id
             """,

@@ -48,7 +48,8 @@ package protocol DittoMirrorRows {
     /// delete, which may have come first); nil when it holds none.
     func indexedMessage(appId: String, roomId: String, key: String) throws -> (senderId: String, isArchived: Bool)?
     /// Records `txnId` as `appId`'s pending requery when it is higher than the one recorded (insert … on
-    /// conflict update), requested at `at`.
+    /// conflict update), requested at `at`. A first one is recorded as none completed (-1), so that one at
+    /// txnId 0 is pending too.
     /// - Returns: whether it was recorded (false: an equal or higher one was).
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool
     /// Removes the mirrored rooms of `collection` whose recorded txnId is below `txnId` and not removed.

@@ -44,6 +44,17 @@ import Testing
         #expect(try await store.pendingDittoRequeries() == ["app-a": 12])
     }
 
+    /// A first requery at txnId 0 is pending like any other, until completed; the same one again is not.
+    @Test(arguments: StoreKind.allCases) func aRequeryAtTxnIdZeroIsPending(kind: StoreKind) async throws {
+        let store = try await M.store(kind)
+        let counts = try await M.apply([try Self.requery(txn: 0)], to: store)
+        #expect(counts.requeries == 1 && counts.requeryTxnId == 0)
+        #expect(try await store.pendingDittoRequeries() == ["app-a": 0])
+        #expect(try await store.completeDittoRequery(appId: "app-a", txnId: 0, owner: nil) == nil)
+        #expect(try await store.pendingDittoRequeries().isEmpty)
+        #expect(try await M.apply([try Self.requery(txn: 0)], to: store).requeries == 0)
+    }
+
     @Test(arguments: StoreKind.allCases) func oneRelayHoldsTheLeaseUntilItRunsOut(kind: StoreKind) async throws {
         let database = try await kind.makeDatabase()
         let one = try database.open()
