@@ -181,11 +181,15 @@ extension Configuration.Ditto {
             if let groupId, groupId.isBlank {
                 problems.append("\(path).groupId: must not be empty (leave it out for push-relay-<app id>)")
             }
-            for (index, topic) in topics.enumerated()
-            where topic.isEmpty || topic.utf8.count > 249
-                || !topic.isIdentifierText
-            {
-                problems.append("\(path).topics[\(index)]: a topic name is 1 to 249 letters, digits, '.', '_', '-'")
+            for (index, topic) in topics.enumerated() {
+                // Kafka refuses "." and ".." as topic names.
+                if topic.isEmpty || topic.utf8.count > 249 || !topic.isIdentifierText || topic == "." || topic == ".." {
+                    problems.append(
+                        "\(path).topics[\(index)]: a topic name is 1 to 249 letters, digits, '.', '_', '-' (not . or ..)"
+                    )
+                } else if topics[..<index].contains(topic) {
+                    problems.append("\(path).topics[\(index)]: '\(topic)' is named twice")
+                }
             }
             if (certificateFile == nil) != (keyFile == nil) {
                 problems.append("\(path).certificateFile and keyFile: give both or neither")

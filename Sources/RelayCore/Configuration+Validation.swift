@@ -161,7 +161,25 @@ extension Configuration {
             }
         }
         problems += Self.ingestSecretProblems(apps, apiKeyOwners: keyOwners)
+        problems += Self.kafkaGroupProblems(apps)
         if !problems.isEmpty { throw Invalid(problems) }
+    }
+
+    /// Each app's Kafka consumer is its own group: two apps in one group would split the topics' partitions
+    /// between them, each applying the other's events as its own.
+    private static func kafkaGroupProblems(_ apps: [App]) -> [String] {
+        var owners: [String: String] = [:]  // group id -> its app
+        var problems: [String] = []
+        for (index, app) in apps.enumerated() {
+            guard let kafka = app.ditto?.kafka else { continue }
+            let group = kafka.group(appId: app.id)
+            if let owner = owners[group] {
+                problems.append("apps[\(index)].ditto.kafka.groupId: '\(group)' is app '\(owner)''s group too")
+            } else {
+                owners[group] = app.id
+            }
+        }
+        return problems
     }
 
     /// A Ditto ingest secret selects one app, as an ingest secret only: one that is also an API key (any

@@ -58,6 +58,8 @@ import Testing
             #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "sessionTimeoutMilliseconds": 5999}}"#,
             "sessionTimeoutMilliseconds: must be 6000...300000"
         ),
+        (#"{"kafka": {"bootstrapServers": "k:9092", "topics": [".."]}}"#, "topics[0]: a topic name is 1 to 249"),
+        (#"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t", "u", "t"]}}"#, "topics[2]: 't' is named twice"),
         (#"{"ingestSecretSHA256": ["abc"]}"#, "apps[0].ditto.ingestSecretSHA256[0]"),
         (#"{"maxMessageAgeSeconds": -1}"#, "apps[0].ditto.maxMessageAgeSeconds"),
         (#"{"maxMessageAgeSeconds": 0}"#, "apps[0].ditto.maxMessageAgeSeconds: must be 1...86400"),
@@ -73,6 +75,23 @@ import Testing
         } catch {
             #expect(error.description.contains(problem), "\(error.description)")
         }
+    }
+
+    /// Two apps in one consumer group would split the partitions, each applying the other's events.
+    @Test func twoAppsInOneKafkaGroupAreRefused() throws {
+        let kafka = #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["cdc"], "groupId": "shared"}}"#
+        var configuration = try Self.load(kafka)
+        var second = configuration.apps[0]
+        second.id = "chat-two"
+        second.apiKeySHA256 = [String(repeating: "c", count: 64)]
+        configuration.apps.append(second)
+        #expect {
+            try configuration.validate()
+        } throws: { error in
+            "\(error)".contains("apps[1].ditto.kafka.groupId: 'shared' is app 'chat''s group too")
+        }
+        configuration.apps[1].ditto?.kafka?.groupId = nil  // push-relay-chat-two
+        try configuration.validate()
     }
 
     @Test func unknownKeysAreRefused() {
