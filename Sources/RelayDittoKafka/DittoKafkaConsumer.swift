@@ -144,20 +144,20 @@ public final class DittoKafkaConsumer: Service {
     /// The consumer's `/readyz` check (admin listener), `ditto-kafka:<appId>`: `ok` while it reads,
     /// `starting` until it is made and subscribed, `not running (…)` while librdkafka refuses to make or
     /// subscribe it (tried again every ``Limits/maxBackoffMilliseconds``; the log says why), `paused (…)`
-    /// while a store failure pauses its partitions, `stopped` once it stopped. Names a librdkafka call,
-    /// never a path or secret.
+    /// while a store failure (or a seek librdkafka refused) pauses its partitions, `stopped` from the moment
+    /// it is told to stop. Names a librdkafka call, never a path or secret.
     public func check() -> (name: String, value: String) {
-        let finished = lifecycle.withLock { $0.finished }
+        let stopping = lifecycle.withLock { $0.stopping }
         let snapshot = snapshot.withLock { $0 }
         let value =
-            if finished {
+            if stopping {
                 "stopped"
             } else if let call = snapshot.startFailure {
                 "not running (\(call) failed)"
             } else if !snapshot.joined {
                 "starting"
             } else if snapshot.paused {
-                "paused (the store failed; trying again)"
+                "paused (a batch was not applied; trying again)"
             } else {
                 "ok"
             }

@@ -12,9 +12,8 @@ final class DittoKafkaLoop {
     /// Records read and not yet committed: the events in order, and per partition the first and the next
     /// offset.
     private struct Batch {
-        var events: [DittoEvent] = []
-        /// Where each event was read, for a log line about it.
-        var origins: [(partition: KafkaTopicPartition, offset: Int64)] = []
+        /// The events read, each with where it was read (for a log line about it).
+        var events: [(event: DittoEvent, partition: KafkaTopicPartition, offset: Int64)] = []
         var invalid = 0
         var first: [KafkaTopicPartition: Int64] = [:]
         var next: [KafkaTopicPartition: Int64] = [:]
@@ -35,6 +34,8 @@ final class DittoKafkaLoop {
     private var pausedUntil: Duration?
     private var backoff: Int
     private var errorsLogged = ErrorLogLimiter()
+    /// Whoever writes to the topics decides how many records are invalid: their lines are a trickle too.
+    private var invalidLogged = ErrorLogLimiter(interval: .seconds(1))
 
     init(service: DittoKafkaConsumer) {
         self.service = service
@@ -113,15 +114,20 @@ final class DittoKafkaLoop {
     private func add(_ record: KafkaMessage) {
         service.snapshot.withLock { $0.lastRecordAt = service.time.now }
         do {
-            current.events.append(try DittoEvent.decode(record.payload, strictSyntax: StrictJSON.requestBodyProblem))
-            current.origins.append((record.partition, record.offset))
+            let event = try DittoEvent.decode(record.payload, strictSyntax: StrictJSON.requestBodyProblem)
+            current.events.append((event, record.partition, record.offset))
         } catch {
             // Counted and committed past: a record that can never be read must not stall its partition.
             current.invalid += 1
-            logger.warning(
-                "invalid Ditto event skipped",
-                ["kafka.partition": record.partition.description, "kafka.offset": record.offset, "error": error.reason]
-            )
+            if let suppressed = invalidLogged.admit(at: service.time.monotonic) {
+                logger.warning(
+                    "invalid Ditto event skipped",
+                    [
+                        "kafka.partition": record.partition.description, "kafka.offset": record.offset,
+                        "error": error.reason, "kafka.suppressed": suppressed,
+                    ]
+                )
+            }
         }
         current.records += 1
         if current.first[record.partition] == nil { current.first[record.partition] = record.offset }
@@ -135,10 +141,10 @@ final class DittoKafkaLoop {
         current = Batch()
         guard batch.records > 0 else { return }
         if !batch.events.isEmpty {
-            switch apply(batch.events) {
+            switch apply(batch.events.map(\.event)) {
             case .success(let counts):
                 report(counts)
-            case .failure(let error) where error.refusesData:
+            case .failure(let error) where (error as? StoreError)?.refusesData == true:
                 guard let refused = applySeparately(batch) else { return }
                 batch.invalid += refused
             case .failure(let error):
@@ -180,16 +186,16 @@ final class DittoKafkaLoop {
     ///   applied before it are read again and found duplicates).
     private func applySeparately(_ batch: Batch) -> Int? {
         var refused = 0
-        for (event, origin) in zip(batch.events, batch.origins) {
-            switch apply([event]) {
+        for read in batch.events {
+            switch apply([read.event]) {
             case .success(let counts):
                 report(counts)
-            case .failure(let error) where error.refusesData:
+            case .failure(let error) where (error as? StoreError)?.refusesData == true:
                 refused += 1
                 logger.warning(
                     "Ditto event refused by the store; skipped",
                     [
-                        "kafka.partition": origin.partition.description, "kafka.offset": origin.offset,
+                        "kafka.partition": read.partition.description, "kafka.offset": read.offset,
                         "error": "\(error)",
                     ]
                 )
@@ -308,6 +314,8 @@ final class DittoKafkaLoop {
 /// At most one line per interval: how librdkafka's retried errors (a broker down) stay a trickle in logs.
 struct ErrorLogLimiter {
     var interval: Duration = .seconds(10)
+
+    init(interval: Duration = .seconds(10)) { self.interval = interval }
     private var last: Duration?
     private var suppressed = 0
 
@@ -320,14 +328,5 @@ struct ErrorLogLimiter {
         last = now
         defer { suppressed = 0 }
         return suppressed
-    }
-}
-
-extension Error {
-    /// Whether the store refused the call for what it was given (a value it cannot keep, a constraint), so
-    /// that the same call fails again whenever it is made.
-    fileprivate var refusesData: Bool {
-        guard let error = self as? StoreError else { return false }
-        return error.code == .invalidData || error.code == .constraint
     }
 }

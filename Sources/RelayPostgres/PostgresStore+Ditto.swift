@@ -11,8 +11,11 @@ extension PostgresStore {
     )
         async throws -> DittoApplyCounts
     {
-        // Two appliers (relays, or HTTP and Kafka) lock the same documents in their batches' orders.
+        // Batches of one app are applied one at a time (relays, or HTTP and Kafka, on any relay): two that
+        // locked the same documents in their own orders would deadlock, and one of them run again, as often
+        // as they kept meeting.
         try db.retryingTransaction {
+            try db.query("SELECT pg_advisory_xact_lock(\(Self.dittoLockClass), hashtext($1))", appId)
             let rows = PostgresDittoRows(
                 db: db,
                 policy: unreadPolicy,
@@ -338,4 +341,10 @@ struct PostgresDittoRows: DittoMirrorRows {
     ) throws -> Bool? {
         try delete(appId, deletion, notifiedSince, at, removal)
     }
+}
+
+extension PostgresStore {
+    /// The first key of the per-app Ditto apply locks (`pg_advisory_xact_lock(int, int)`): a constant the
+    /// relay uses for nothing else; the second is a hash of the app id.
+    static let dittoLockClass = 0x6474_746f
 }

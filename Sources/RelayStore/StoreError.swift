@@ -53,4 +53,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// or failing I/O, locked, read-only, no connection free by the deadline, or a conflict that outlasted
     /// the retries. Nothing of the call was recorded.
     public var isTransient: Bool { [.io, .busy, .conflict, .readOnly, .unavailable].contains(code) }
+
+    /// Whether the store refused the call for the values it was given or found (one it cannot keep, a
+    /// constraint, a stored value it cannot read back), so the same call fails again whenever it is made.
+    public var refusesData: Bool { [.invalidData, .constraint].contains(code) }
 }

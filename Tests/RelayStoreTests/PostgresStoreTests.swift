@@ -43,6 +43,19 @@ import Testing
         }
     }
 
+    /// A value the server cannot keep (SQLSTATE class 22, here jsonb's NUL) is a data refusal, which the Ditto
+    /// consumer skips instead of pausing for ever; a lost connection stays transient.
+    @Test func aValueTheServerCannotKeepIsInvalidData() async throws {
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        let store = try PostgresStore(url: url, logger: .disabled())
+        await #expect {
+            try await store.execute(#"SELECT '"\u0000"'::jsonb"#)
+        } throws: { error in
+            let error = error as? StoreError
+            return error?.code == .invalidData && error?.refusesData == true && error?.isTransient == false
+        }
+    }
+
     @Test func aServerThatCannotBeReachedIsReportedAsOpen() async throws {
         let url = "postgresql://postgres@/postgres?host=/nonexistent-\(UUID().uuidString)&connect_timeout=2"
         #expect { try PostgresStore(url: url, logger: .disabled()) } throws: { error in
