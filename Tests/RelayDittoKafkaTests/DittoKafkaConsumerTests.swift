@@ -42,11 +42,14 @@ final class SharedCluster: @unchecked Sendable {
     func consumer(
         _ topic: String,
         mirror: RecordingMirror,
-        metrics: RelayMetrics = RelayMetrics(appIds: ["chat"])
+        metrics: RelayMetrics = RelayMetrics(appIds: ["chat"]),
+        caFile: String? = nil
     ) -> DittoKafkaConsumer {
-        DittoKafkaConsumer(
+        var settings = kafka(topic)
+        settings.caFile = caFile
+        return DittoKafkaConsumer(
             appId: "chat",
-            kafka: kafka(topic),
+            kafka: settings,
             mirror: mirror,
             applySettings: DittoApplySettings(rule: DittoMessageRule(), sendAs: "t", ttlSeconds: 60, privacy: false),
             metrics: metrics,
@@ -93,6 +96,11 @@ final class SharedCluster: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         return await condition()
+    }
+
+    /// The metric's line when `count` records were counted invalid.
+    static func invalidCount(_ count: Int) -> String {
+        #"pushrelay_ditto_events_total{app="chat",collection="other",outcome="invalid"} "# + "\(count)"
     }
 
     /// Whether each partition's events were applied in txnId order (the order they were produced).
@@ -173,8 +181,7 @@ final class SharedCluster: @unchecked Sendable {
         await consumer.stop()
         #expect(await mirror.applied.map(\.txnId) == (0..<10).map(UInt64.init))
         #expect(try committed(topic, partitions: 1) == [0: 12])
-        let invalid = #"pushrelay_ditto_events_total{app="chat",collection="other",outcome="invalid"} 2"#
-        #expect(metrics.render().contains(invalid))
+        #expect(metrics.render().contains(Self.invalidCount(2)))
     }
 
     @Test func anEventTheStoreRefusesForItsDataIsSkippedNotRetried() async throws {
@@ -193,8 +200,7 @@ final class SharedCluster: @unchecked Sendable {
         await consumer.stop()
         #expect(await mirror.applied.map(\.txnId) == (0..<12).filter { $0 != 4 }.map(UInt64.init))
         #expect(try committed(topic, partitions: 1) == [0: 12])
-        let invalid = #"pushrelay_ditto_events_total{app="chat",collection="other",outcome="invalid"} 1"#
-        #expect(metrics.render().contains(invalid))
+        #expect(metrics.render().contains(Self.invalidCount(1)))
     }
 
     /// A consumer librdkafka will not make (here, a CA file it cannot load) says so in its check and tries
@@ -204,17 +210,7 @@ final class SharedCluster: @unchecked Sendable {
         let topic = "unstartable"
         try cluster.createTopic(topic, partitions: 1)
         let ca = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString).pem")
-        var settings = kafka(topic)
-        settings.caFile = ca.path
-        let consumer = DittoKafkaConsumer(
-            appId: "chat",
-            kafka: settings,
-            mirror: RecordingMirror(),
-            applySettings: DittoApplySettings(rule: DittoMessageRule(), sendAs: "t", ttlSeconds: 60, privacy: false),
-            metrics: RelayMetrics(appIds: ["chat"]),
-            logger: .disabled(),
-            limits: .init(minBackoffMilliseconds: 100, maxBackoffMilliseconds: 200)
-        )
+        let consumer = consumer(topic, mirror: RecordingMirror(), caFile: ca.path)
         #expect(consumer.check() == ("ditto-kafka:chat", "starting"))
         consumer.start()
         #expect(try await eventually { consumer.check().value == "not running (rd_kafka_new failed)" })

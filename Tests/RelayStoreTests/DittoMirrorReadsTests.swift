@@ -123,38 +123,28 @@ import Testing
         #expect(counts.ignored == 1)
     }
 
-    @Test func aTombstoneOfAVersionSixteenDatabaseCountsFromTheMigration() async throws {
+    /// A tombstone written before its time was kept (a remove's before version 17, a requery sweep's before
+    /// 26) counts from the migration that gives it one.
+    @Test(arguments: [
+        (
+            16,
+            """
+            INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed)
+            VALUES ('app-a', 'users', 'bob', 7, 1), ('app-a', 'users', 'carol', 5, 0);
+            """
+        ),
+        (
+            25,
+            """
+            INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed, removed_at)
+            VALUES ('app-a', 'users', 'bob', 7, 1, NULL), ('app-a', 'users', 'carol', 5, 0, NULL);
+            """
+        ),
+    ])
+    func aTombstoneWithoutItsTimeCountsFromTheMigration(version: Int, rows: String) async throws {
         try await F.withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("v16.sqlite").path
-            try FeedbackStoreTests.oldDatabase(
-                at: path,
-                version: 16,
-                rows: """
-                    INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed)
-                    VALUES ('app-a', 'users', 'bob', 7, 1), ('app-a', 'users', 'carol', 5, 0);
-                    """
-            )
-            let store = try SQLiteStore(path: path, logger: .disabled())
-            #expect(store.schemaVersion == SQLiteMigrations.steps.count)
-            let now = Date()
-            #expect(try await store.purgeDittoTombstones(appId: "app-a", removedBefore: now - 3600, limit: 10) == 0)
-            #expect(try await store.purgeDittoTombstones(appId: "app-a", removedBefore: now + 3600, limit: 10) == 1)
-            #expect(try await F.count("ditto_documents", in: store) == 1)
-        }
-    }
-
-    /// A requery sweep's tombstone written without its time (before version 26) counts from the migration.
-    @Test func aSweptTombstoneOfAVersionTwentyFiveDatabaseCountsFromTheMigration() async throws {
-        try await F.withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("v25.sqlite").path
-            try FeedbackStoreTests.oldDatabase(
-                at: path,
-                version: 25,
-                rows: """
-                    INSERT INTO ditto_documents (app_id, collection, doc_id, txn_id, removed, removed_at)
-                    VALUES ('app-a', 'users', 'bob', 7, 1, NULL), ('app-a', 'users', 'carol', 5, 0, NULL);
-                    """
-            )
+            let path = directory.appendingPathComponent("v\(version).sqlite").path
+            try FeedbackStoreTests.oldDatabase(at: path, version: version, rows: rows)
             let store = try SQLiteStore(path: path, logger: .disabled())
             #expect(store.schemaVersion == SQLiteMigrations.steps.count)
             let now = Date()
