@@ -45,6 +45,8 @@ public final class DittoKafkaConsumer: Service {
         /// The librdkafka call that refused to make or subscribe the consumer, until one succeeds.
         var startFailure: String?
         var joined = false
+        /// The last error librdkafka reported (its name) and when, until a record or an assignment follows.
+        var lastError: (name: String, at: Duration)?
     }
 
     private struct Lifecycle {
@@ -141,10 +143,15 @@ public final class DittoKafkaConsumer: Service {
     /// Whether a store failure has paused the partitions (polling goes on).
     public var isPaused: Bool { snapshot.withLock { $0.paused } }
 
+    /// How long an error librdkafka reports shows in ``check()`` when no record or assignment follows it.
+    static let errorShownFor = Duration.seconds(60)
+
     /// The consumer's `/readyz` check (admin listener), `ditto-kafka:<appId>`: `ok` while it reads,
     /// `starting` until it is made and subscribed, `not running (…)` while librdkafka refuses to make or
     /// subscribe it (tried again every ``Limits/maxBackoffMilliseconds``; the log says why), `paused (…)`
-    /// while a store failure (or a seek librdkafka refused) pauses its partitions, `stopped` from the moment
+    /// while a store failure (or a seek librdkafka refused) pauses its partitions, `degraded (…)` for a minute
+    /// after librdkafka reports an error (`_TRANSPORT`: brokers that cannot be reached; an authorization
+    /// refused) unless a record or an assignment follows, `stopped` from the moment
     /// it is told to stop. Names a librdkafka call, never a path or secret.
     public func check() -> (name: String, value: String) {
         let stopping = lifecycle.withLock { $0.stopping }
@@ -158,6 +165,8 @@ public final class DittoKafkaConsumer: Service {
                 "starting"
             } else if snapshot.paused {
                 "paused (a batch was not applied; trying again)"
+            } else if let error = snapshot.lastError, time.monotonic - error.at < Self.errorShownFor {
+                "degraded (\(error.name))"
             } else {
                 "ok"
             }

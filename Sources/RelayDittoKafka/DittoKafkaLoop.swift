@@ -36,6 +36,7 @@ final class DittoKafkaLoop {
     private var errorsLogged = ErrorLogLimiter()
     /// Whoever writes to the topics decides how many records are invalid: their lines are a trickle too.
     private var invalidLogged = ErrorLogLimiter(interval: .seconds(1))
+    private var librdkafkaLogged = ErrorLogLimiter(interval: .seconds(1))
 
     init(service: DittoKafkaConsumer) {
         self.service = service
@@ -70,7 +71,13 @@ final class DittoKafkaLoop {
     private func start() -> Bool {
         while !service.isStopping {
             do throws(KafkaError) {
-                let consumer = try KafkaConsumer(settings: service.settings) { [unowned self] in rebalanced($0) }
+                let reports = KafkaConsumer.Reports(
+                    error: { [unowned self] in report($0) },
+                    log: { [unowned self] in log(level: $0, facility: $1, line: $2) }
+                )
+                let consumer = try KafkaConsumer(settings: service.settings, reports: reports) { [unowned self] in
+                    rebalanced($0)
+                }
                 self.consumer = consumer
                 try consumer.subscribe(service.topics)
                 service.snapshot.withLock {
@@ -105,14 +112,17 @@ final class DittoKafkaLoop {
             let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
             switch consumer.poll(timeoutMilliseconds: max(1, milliseconds)) {
             case .message(let record)?: add(record)
-            case .error(let error)?: logKafkaError(error)
+            case .error(let error)?: report(error)
             case nil: continue
             }
         }
     }
 
     private func add(_ record: KafkaMessage) {
-        service.snapshot.withLock { $0.lastRecordAt = service.time.now }
+        service.snapshot.withLock {
+            $0.lastRecordAt = service.time.now
+            $0.lastError = nil
+        }
         do {
             let event = try DittoEvent.decode(record.payload, strictSyntax: StrictJSON.requestBodyProblem)
             current.events.append((event, record.partition, record.offset))
@@ -238,7 +248,7 @@ final class DittoKafkaLoop {
         switch consumer?.poll(timeoutMilliseconds: 100) {
         case .message(let record)?:
             rewind[record.partition] = min(rewind[record.partition] ?? record.offset, record.offset)
-        case .error(let error)?: logKafkaError(error)
+        case .error(let error)?: report(error)
         case nil: break
         }
     }
@@ -291,7 +301,10 @@ final class DittoKafkaLoop {
                 position[partition] = nil
             }
         }
-        service.snapshot.withLock { $0.partitions = assigned }
+        service.snapshot.withLock {
+            $0.partitions = assigned
+            $0.lastError = nil
+        }
     }
 
     /// The lag of each partition held, from librdkafka's cached high watermarks.
@@ -303,6 +316,32 @@ final class DittoKafkaLoop {
             lag[partition] = max(0, high - next)
         }
         service.snapshot.withLock { $0.lag = lag }
+    }
+
+    /// An error librdkafka reports: logged (a trickle), and shown in the consumer's check.
+    private func report(_ error: KafkaError) {
+        service.snapshot.withLock { $0.lastError = (error.name, service.time.monotonic) }
+        logKafkaError(error)
+    }
+
+    /// One of librdkafka's log lines, as a line of the relay's log (syslog levels: 0-3 error, 4 warning,
+    /// 5-6 info, 7 debug), at most one a second.
+    private func log(level: Int32, facility: String, line: String) {
+        let mapped: Logger.Level =
+            switch level {
+            case ...3: .error
+            case 4: .warning
+            case 5...6: .info
+            default: .debug
+            }
+        guard mapped >= logger.level, let suppressed = librdkafkaLogged.admit(at: service.time.monotonic) else {
+            return
+        }
+        logger.log(
+            mapped,
+            "librdkafka",
+            ["kafka.facility": facility, "kafka.log": line, "kafka.suppressed": suppressed]
+        )
     }
 
     private func logKafkaError(_ error: KafkaError) {

@@ -18,21 +18,50 @@ public final class KafkaConsumer {
         case error(KafkaError)
     }
 
+    /// What librdkafka says besides records, handed over on the polling thread inside
+    /// ``poll(timeoutMilliseconds:)``: its errors (brokers that cannot be reached, a refused authorization;
+    /// it retries them itself) and its log lines (syslog levels, 0 to 7), instead of lines on stderr.
+    public struct Reports {
+        public var error: (KafkaError) -> Void
+        public var log: (_ level: Int32, _ facility: String, _ line: String) -> Void
+
+        public init(
+            error: @escaping (KafkaError) -> Void,
+            log: @escaping (_ level: Int32, _ facility: String, _ line: String) -> Void
+        ) {
+            self.error = error
+            self.log = log
+        }
+    }
+
     private let client: OpaquePointer
-    private let handler: RebalanceHandler
+    private let handler: Callbacks
     private var closed = false
 
     /// Joins nothing yet: ``subscribe(_:)`` does. `settings` need `bootstrap.servers` and `group.id`.
-    public init(settings: KafkaSettings, onRebalance: @escaping (Rebalance) -> Void) throws(KafkaError) {
+    /// Without `reports`, librdkafka logs its errors to stderr itself.
+    public init(
+        settings: KafkaSettings,
+        reports: Reports? = nil,
+        onRebalance: @escaping (Rebalance) -> Void
+    ) throws(KafkaError) {
         var settings = settings
         settings["enable.auto.commit"] = "false"
         settings["enable.auto.offset.store"] = "false"
+        // Log lines wait on the main queue (which the consumer's poll serves) rather than reaching the
+        // callback on librdkafka's own threads.
+        if reports != nil { settings["log.queue"] = "true" }
         let configuration = try settings.makeConfiguration()
-        handler = RebalanceHandler(onRebalance)
+        handler = Callbacks(onRebalance, reports: reports)
         rd_kafka_conf_set_opaque(configuration, Unmanaged.passUnretained(handler).toOpaque())
         rd_kafka_conf_set_rebalance_cb(configuration, kafkaRebalance)
+        if reports != nil {
+            rd_kafka_conf_set_error_cb(configuration, kafkaErrorReport)
+            rd_kafka_conf_set_log_cb(configuration, kafkaLogReport)
+        }
         client = try makeClient(RD_KAFKA_CONSUMER, configuration)
         rd_kafka_poll_set_consumer(client)
+        if reports != nil { rd_kafka_set_log_queue(client, nil) }
     }
 
     deinit {
@@ -153,9 +182,39 @@ public final class KafkaConsumer {
 }
 
 /// The rebalance closure, reachable from librdkafka's C callback through the client's opaque pointer.
-private final class RebalanceHandler {
+private final class Callbacks {
     let handle: (KafkaConsumer.Rebalance) -> Void
-    init(_ handle: @escaping (KafkaConsumer.Rebalance) -> Void) { self.handle = handle }
+    let reports: KafkaConsumer.Reports?
+
+    init(_ handle: @escaping (KafkaConsumer.Rebalance) -> Void, reports: KafkaConsumer.Reports?) {
+        self.handle = handle
+        self.reports = reports
+    }
+}
+
+/// librdkafka's error callback (served by the consumer's poll).
+private func kafkaErrorReport(
+    _ client: OpaquePointer?,
+    _ code: Int32,
+    _ reason: UnsafePointer<CChar>?,
+    _ opaque: UnsafeMutableRawPointer?
+) {
+    guard let opaque else { return }
+    let callbacks = Unmanaged<Callbacks>.fromOpaque(opaque).takeUnretainedValue()
+    let message = reason.map { String(cString: $0) } ?? ""
+    callbacks.reports?.error(KafkaError(call: "librdkafka", code: code, message: message))
+}
+
+/// librdkafka's log callback (forwarded to the main queue, so served by the consumer's poll).
+private func kafkaLogReport(
+    _ client: OpaquePointer?,
+    _ level: Int32,
+    _ facility: UnsafePointer<CChar>?,
+    _ line: UnsafePointer<CChar>?
+) {
+    guard let client, let opaque = rd_kafka_opaque(client) else { return }
+    let callbacks = Unmanaged<Callbacks>.fromOpaque(opaque).takeUnretainedValue()
+    callbacks.reports?.log(level, facility.map { String(cString: $0) } ?? "", line.map { String(cString: $0) } ?? "")
 }
 
 /// librdkafka's rebalance callback (eager protocol): tells the handler, then applies the new assignment.
@@ -166,7 +225,7 @@ private func kafkaRebalance(
     _ opaque: UnsafeMutableRawPointer?
 ) {
     guard let client, let partitions, let opaque else { return }
-    let handler = Unmanaged<RebalanceHandler>.fromOpaque(opaque).takeUnretainedValue()
+    let handler = Unmanaged<Callbacks>.fromOpaque(opaque).takeUnretainedValue()
     let named = KafkaPartitionList.partitions(of: partitions)
     switch error {
     case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:

@@ -20,4 +20,7 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(call): \(message)" }
+
+    /// librdkafka's name of the code (`_TRANSPORT`, `_ALL_BROKERS_DOWN`, `TOPIC_AUTHORIZATION_FAILED`…).
+    public var name: String { String(cString: rd_kafka_err2name(rd_kafka_resp_err_t(rawValue: code))) }
 }

@@ -43,10 +43,12 @@ final class SharedCluster: @unchecked Sendable {
         _ topic: String,
         mirror: RecordingMirror,
         metrics: RelayMetrics = RelayMetrics(appIds: ["chat"]),
-        caFile: String? = nil
+        caFile: String? = nil,
+        bootstrapServers: String? = nil
     ) -> DittoKafkaConsumer {
         var settings = kafka(topic)
         settings.caFile = caFile
+        if let bootstrapServers { settings.bootstrapServers = bootstrapServers }
         return DittoKafkaConsumer(
             appId: "chat",
             kafka: settings,
@@ -205,7 +207,7 @@ final class SharedCluster: @unchecked Sendable {
 
     /// A consumer librdkafka will not make (here, a CA file it cannot load) says so in its check and tries
     /// again, so an operator's mended file is taken without a restart; once made and subscribed, its check
-    /// is `ok` (that it reaches the brokers shows in its lag and last-event gauges, not here).
+    /// is `ok`, or `degraded (…)` while librdkafka reports errors.
     @Test func aConsumerThatCannotStartSaysSoAndTriesAgain() async throws {
         let topic = "unstartable"
         try cluster.createTopic(topic, partitions: 1)
@@ -219,9 +221,24 @@ final class SharedCluster: @unchecked Sendable {
             .appendingPathComponent("../../fixtures/tls/ca.pem")
         try FileManager.default.copyItem(at: fixture, to: ca)
         defer { try? FileManager.default.removeItem(at: ca) }
-        #expect(try await eventually { consumer.check().value == "ok" })
+        // Made and subscribed: TLS to the mock's plaintext listener then fails, which the check shows too.
+        #expect(
+            try await eventually {
+                let value = consumer.check().value
+                return value == "ok" || value.hasPrefix("degraded (")
+            },
+            "\(consumer.check())"
+        )
         await consumer.stop()
         #expect(consumer.check().value == "stopped")
+    }
+
+    /// Brokers that cannot be reached show in the check (librdkafka's error name), not as `ok`.
+    @Test func unreachableBrokersReadDegraded() async throws {
+        let consumer = consumer("nowhere", mirror: RecordingMirror(), bootstrapServers: "127.0.0.1:1")
+        consumer.start()
+        #expect(try await eventually { consumer.check().value.hasPrefix("degraded (_") }, "\(consumer.check())")
+        await consumer.stop()
     }
 
     @Test func aSurvivorTakesThePartitionsFromTheCommittedOffsets() async throws {
