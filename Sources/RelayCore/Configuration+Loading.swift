@@ -238,8 +238,8 @@ func configurationPath(_ keys: [any CodingKey]) -> String {
 }
 
 extension DecodingError {
-    /// `apps[0].topic: missing` style text for a configuration problem.
-    var configurationProblem: String {
+    /// `apps[0].topic: missing` style text for a configuration problem (or a file's field, by its path).
+    public var configurationProblem: String {
         switch self {
         case .keyNotFound(let key, let context): return "\(configurationPath(context.codingPath + [key])): is required"
         case .typeMismatch(let type, let context):

@@ -94,13 +94,14 @@ extension SendCommand {
         )
         let keyFile = try requiredFile(arguments, "vapid-key", "the VAPID private key, from `push-relay keys vapid`")
         let subscription: WebPushSubscription
+        let data = try readSmallFile(subscriptionFile, limit: maxSubscriptionBytes, option: "subscription")
         do {
-            let data = try readSmallFile(subscriptionFile, limit: maxSubscriptionBytes)
             subscription = try JSONDecoder().decode(WebPushSubscription.self, from: data)
         } catch {
+            let problem = (error as? DecodingError)?.configurationProblem ?? "not JSON"
             throw Arguments.Problem(
                 description: "--subscription \(subscriptionFile): not a push subscription's JSON ({\"endpoint\", "
-                    + "\"keys\": {\"p256dh\", \"auth\"}}): \(error)"
+                    + "\"keys\": {\"p256dh\", \"auth\"}}): \(problem)"
             )
         }
         let endpoint: PushEndpoint
@@ -120,8 +121,11 @@ extension SendCommand {
             throw Arguments.Problem(description: "--subscription: \(error.message)")
         }
         var configuration: WebPushClientConfiguration
+        let pem = String(
+            decoding: try readSmallFile(keyFile, limit: maxSubscriptionBytes, option: "vapid-key"),
+            as: UTF8.self
+        )
         do {
-            let pem = String(decoding: try readSmallFile(keyFile, limit: maxSubscriptionBytes), as: UTF8.self)
             configuration = try WebPushClientConfiguration(
                 vapidKeyPEM: pem,
                 subject: arguments.value("subject", default: Configuration.WebPush.developmentSubject)
@@ -180,12 +184,22 @@ extension SendCommand {
         return path
     }
 
-    /// The bytes of `path`, refusing a file of more than `limit` bytes.
-    private static func readSmallFile(_ path: String, limit: Int) throws -> Data {
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        let data = try handle.read(upToCount: limit + 1) ?? Data()
-        guard data.count <= limit else { throw CocoaError(.fileReadTooLarge) }
+    /// The bytes of `path`, given as `--option`, refusing a file of more than `limit` bytes.
+    private static func readSmallFile(_ path: String, limit: Int, option: String) throws(Arguments.Problem) -> Data {
+        guard !FileManager.default.isDirectory(atPath: path) else {
+            throw Arguments.Problem(description: "--\(option) \(path): a directory, not a file")
+        }
+        let data: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: limit + 1) ?? Data()
+        } catch {
+            throw Arguments.Problem(description: "--\(option) \(path): no such file, or it cannot be read")
+        }
+        guard data.count <= limit else {
+            throw Arguments.Problem(description: "--\(option) \(path): larger than \(limit) bytes")
+        }
         return data
     }
 }
