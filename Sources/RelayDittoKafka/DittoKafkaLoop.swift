@@ -36,6 +36,8 @@ final class DittoKafkaLoop {
     private var errorsLogged = ErrorLogLimiter()
     /// Whoever writes to the topics decides how many records are invalid: their lines are a trickle too.
     private var invalidLogged = ErrorLogLimiter(interval: .seconds(1))
+    /// librdkafka's own lines, its errors apart so that other lines never crowd them out.
+    private var librdkafkaErrorsLogged = ErrorLogLimiter(interval: .seconds(1))
     private var librdkafkaLogged = ErrorLogLimiter(interval: .seconds(1))
 
     init(service: DittoKafkaConsumer) {
@@ -303,7 +305,8 @@ final class DittoKafkaLoop {
         }
         service.snapshot.withLock {
             $0.partitions = assigned
-            $0.lastError = nil
+            // Partitions given mean the brokers answer; taken ones (as lost, after an outage) do not.
+            if case .assigned = rebalance { $0.lastError = nil }
         }
     }
 
@@ -320,23 +323,30 @@ final class DittoKafkaLoop {
 
     /// An error librdkafka reports: logged (a trickle), and shown in the consumer's check.
     private func report(_ error: KafkaError) {
+        precondition(Thread.current == thread, "librdkafka's errors are served by the consumer's poll")
         service.snapshot.withLock { $0.lastError = (error.name, service.time.monotonic) }
         logKafkaError(error)
     }
 
-    /// One of librdkafka's log lines, as a line of the relay's log (syslog levels: 0-3 error, 4 warning,
-    /// 5-6 info, 7 debug), at most one a second.
+    /// One of librdkafka's log lines, as a line of the relay's log at its syslog level (0-2 critical,
+    /// 3 error, 4 warning, 5 notice, 6 info, 7 debug); at most one error line a second, and one other.
     private func log(level: Int32, facility: String, line: String) {
+        precondition(Thread.current == thread, "librdkafka's log lines are served by the consumer's poll")
         let mapped: Logger.Level =
             switch level {
-            case ...3: .error
+            case ...2: .critical
+            case 3: .error
             case 4: .warning
-            case 5...6: .info
+            case 5: .notice
+            case 6: .info
             default: .debug
             }
-        guard mapped >= logger.level, let suppressed = librdkafkaLogged.admit(at: service.time.monotonic) else {
-            return
-        }
+        guard mapped >= logger.level else { return }
+        let admitted =
+            mapped >= .error
+            ? librdkafkaErrorsLogged.admit(at: service.time.monotonic)
+            : librdkafkaLogged.admit(at: service.time.monotonic)
+        guard let suppressed = admitted else { return }
         logger.log(
             mapped,
             "librdkafka",

@@ -61,7 +61,11 @@ public final class KafkaConsumer {
         }
         client = try makeClient(RD_KAFKA_CONSUMER, configuration)
         rd_kafka_poll_set_consumer(client)
-        if reports != nil { rd_kafka_set_log_queue(client, nil) }
+        if reports != nil {
+            // Only fails without `log.queue`, which is set above: lines never reach the callback elsewhere.
+            let forwarded = rd_kafka_set_log_queue(client, nil)
+            precondition(forwarded == RD_KAFKA_RESP_ERR_NO_ERROR, "librdkafka's log lines were not forwarded")
+        }
     }
 
     deinit {

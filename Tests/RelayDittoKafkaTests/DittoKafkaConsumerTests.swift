@@ -44,7 +44,8 @@ final class SharedCluster: @unchecked Sendable {
         mirror: RecordingMirror,
         metrics: RelayMetrics = RelayMetrics(appIds: ["chat"]),
         caFile: String? = nil,
-        bootstrapServers: String? = nil
+        bootstrapServers: String? = nil,
+        logger: Logger = .disabled()
     ) -> DittoKafkaConsumer {
         var settings = kafka(topic)
         settings.caFile = caFile
@@ -55,7 +56,7 @@ final class SharedCluster: @unchecked Sendable {
             mirror: mirror,
             applySettings: DittoApplySettings(rule: DittoMessageRule(), sendAs: "t", ttlSeconds: 60, privacy: false),
             metrics: metrics,
-            logger: .disabled(),
+            logger: logger,
             limits: .init(minBackoffMilliseconds: 100, maxBackoffMilliseconds: 400)
         )
     }
@@ -233,12 +234,23 @@ final class SharedCluster: @unchecked Sendable {
         #expect(consumer.check().value == "stopped")
     }
 
-    /// Brokers that cannot be reached show in the check (librdkafka's error name), not as `ok`.
-    @Test func unreachableBrokersReadDegraded() async throws {
-        let consumer = consumer("nowhere", mirror: RecordingMirror(), bootstrapServers: "127.0.0.1:1")
+    /// Brokers that cannot be reached show in the check (librdkafka's error name), not as `ok`, and
+    /// librdkafka's own lines are lines of the relay's log, not text on stderr.
+    @Test func unreachableBrokersReadDegradedAndLibrdkafkaLogsThroughTheLogger() async throws {
+        let lines = MemoryLogHandler()
+        let consumer = consumer(
+            "nowhere",
+            mirror: RecordingMirror(),
+            bootstrapServers: "127.0.0.1:1",
+            logger: Logger(label: "test", handler: lines)
+        )
         consumer.start()
         #expect(try await eventually { consumer.check().value.hasPrefix("degraded (_") }, "\(consumer.check())")
+        #expect(try await eventually { lines.entries.contains { $0.message == "librdkafka" } })
         await consumer.stop()
+        let line = try #require(lines.entries.first { $0.message == "librdkafka" })
+        #expect(line.level >= .error && line.metadata["kafka.facility"]?.isEmpty == false, "\(line)")
+        #expect(line.metadata["kafka.log"]?.contains("127.0.0.1:1") == true, "\(line)")
     }
 
     @Test func aSurvivorTakesThePartitionsFromTheCommittedOffsets() async throws {
