@@ -16,18 +16,23 @@ public struct DittoChatUser: Sendable, Equatable {
     public let subscriptions: [String: Subscription]
     /// Message ids the user is mentioned in, by room id.
     public let mentions: [String: [String]]
+    // Room and message ids no message could name (``ChatMessage/idProblem(_:)``: too long, blank, control
+    // characters) are left out of both: they would key rows no push reads, past what an index keeps.
 
     public init(_ document: DittoDocument) {
         id = document.id
         name = document.string("name").map(ChatMessage.shownName)
         var subscriptions: [String: Subscription] = [:]
-        for (room, value) in document.object("subscriptions") ?? [:] where value != .null {
+        for (room, value) in document.object("subscriptions") ?? [:]
+        where value != .null && ChatMessage.idProblem(room) == nil {
             subscriptions[room] = value.string.flatMap(Timestamp.parse).map(Subscription.readAt) ?? .unreadable
         }
         self.subscriptions = subscriptions
         var mentions: [String: [String]] = [:]
-        for (room, value) in document.object("mentions") ?? [:] {
-            if case .array(let ids) = value { mentions[room] = ids.compactMap(\.string) }
+        for (room, value) in document.object("mentions") ?? [:] where ChatMessage.idProblem(room) == nil {
+            if case .array(let ids) = value {
+                mentions[room] = ids.compactMap(\.string).filter { ChatMessage.idProblem($0) == nil }
+            }
         }
         self.mentions = mentions
     }

@@ -314,7 +314,8 @@ final class PostgresConnection {
         default: break
         }
         switch sqlState.prefix(2) {
-        case "22": return .invalidData
+        // A value the server cannot keep: data exceptions, and program limits (an index entry too large).
+        case "22", "54": return .invalidData
         case "23": return .constraint
         case "08", "53", "58": return .io
         case "28", "3D": return .open

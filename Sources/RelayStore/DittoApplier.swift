@@ -85,8 +85,15 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             return (kind, try applyMessage(document, in: collection, room: room, txnId: event.txnId))
         case .rooms, .dmRooms, .users:
             // An id no message, member or device can name (too long, blank, control characters) is not kept:
-            // the mirror holds only what a push can use.
+            // the mirror holds only what a push can use. Nor is a room whose messages collection no event
+            // could name (``RelayCore/ChatMessage/idProblem(_:)``), an indexed column past what an index keeps.
             guard ChatMessage.idProblem(document.id) == nil else { return (kind, .ignored) }
+            if kind != .users, case .upsert = change,
+                let messagesId = DittoChatRoom(document).messagesId, !messagesId.isBlank,
+                ChatMessage.idProblem(messagesId) != nil
+            {
+                return (kind, .ignored)
+            }
             let removed: Bool
             if case .remove = change { removed = true } else { removed = false }
             let write = try rows.recordDocument(

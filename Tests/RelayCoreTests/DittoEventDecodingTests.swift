@@ -199,8 +199,13 @@ import Testing
                     "name": .string("Bea"),
                     "subscriptions": .object([
                         "r1": .string("2026-12-02T18:00:00Z"), "r2": .null, "r3": .number(4),
+                        // No message can name these rooms: past ChatMessage.maxIdBytes, a control character.
+                        String(repeating: "k", count: 3_000): .string("2026-12-02T18:00:00Z"), "r\t": .number(1),
                     ]),
-                    "mentions": .object(["r1": .array([.string("m1"), .number(3)])]),
+                    "mentions": .object([
+                        "r1": .array([.string("m1"), .number(3), .string(String(repeating: "m", count: 3_000))]),
+                        String(repeating: "k", count: 3_000): .array([.string("m2")]),
+                    ]),
                 ]
             )
         )

@@ -204,6 +204,32 @@ import Testing
         #expect(try await Self.recipients(of: "d-1", in: store, users: Self.people) == ["frank"])
     }
 
+    /// What no event can name is not kept, on either store (PostgreSQL's btree refuses a key past ~2.7 kB,
+    /// which would fail the batch every time): a room whose `messagesId` is past ``ChatMessage/maxIdBytes``
+    /// is ignored, a user's subscription and mention under such a room id are left out.
+    @Test(arguments: StoreKind.allCases) func idsNoEventCanNameAreNotKept(kind: StoreKind) async throws {
+        let store = try await Self.store(kind)
+        // Incompressible, so PostgreSQL's index would hold all of it.
+        let long = (0..<90).map { _ in UUID().uuidString }.joined()
+        let read = Timestamp.rfc3339(Self.at.addingTimeInterval(-60))
+        let subscriptions = "{\"\(long)\":\"\(read)\",\"room-1\":\"\(read)\"}"
+        let counts = try await Self.apply(
+            [
+                try Self.event(
+                    #"""
+                    {"txnId":1,"type":"documentChanged","collection":"rooms","change":{"method":"upsert",
+                    "oldValue":null,"newValue":{"_id":"side","name":"Side","messagesId":"\#(long)"}}}
+                    """#
+                ),
+                try Self.user("bob", txn: 2, subscriptions: subscriptions, mentions: "{\"\(long)\":[\"m\"]}"),
+            ],
+            to: store
+        )
+        #expect(counts.ignored == 1 && counts.applied == 1, "\(counts)")
+        #expect(try await store.dittoRoom(appId: "app-a", roomId: "side") == nil)
+        #expect(try await store.isDittoSubscriber(appId: "app-a", roomId: "room-1", userId: "bob"))
+    }
+
     /// A message notifies only from the collection its room's messages are read from (the room's
     /// `messagesId`, else `messages`, or `dm_messages` for a DM room): one written to another room's
     /// collection, or to `messages` with a DM room's id, is shown in no room: it claims no message id, counts

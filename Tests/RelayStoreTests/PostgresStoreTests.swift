@@ -43,16 +43,20 @@ import Testing
         }
     }
 
-    /// A value the server cannot keep (SQLSTATE class 22, here jsonb's NUL) is a data refusal, which the Ditto
+    /// A value the server cannot keep (SQLSTATE classes 22 and 54) is a data refusal, which the Ditto
     /// consumer skips instead of pausing for ever; a lost connection stays transient.
     @Test func aValueTheServerCannotKeepIsInvalidData() async throws {
         let url = try await PostgresCluster.shared().newDatabaseURL()
         let store = try PostgresStore(url: url, logger: .disabled())
-        await #expect {
-            try await store.execute(#"SELECT '"\u0000"'::jsonb"#)
-        } throws: { error in
-            let error = error as? StoreError
-            return error?.code == .invalidData && error?.refusesData == true && error?.isTransient == false
+        // Class 22 (jsonb's NUL), and class 54 (an index entry past btree's limit).
+        let long = (0..<90).map { _ in UUID().uuidString }.joined()
+        for sql in [#"SELECT '"\u0000"'::jsonb"#, "INSERT INTO ditto_users (app_id, user_id) VALUES ('a', '\(long)')"] {
+            await #expect {
+                try await store.execute(sql)
+            } throws: { error in
+                let error = error as? StoreError
+                return error?.code == .invalidData && error?.refusesData == true && error?.isTransient == false
+            }
         }
     }
 
