@@ -55,6 +55,9 @@ struct DittoRequeryJob: Service {
     let time: any TimeSource
     let logger: Logger
     var settings = Settings()
+    /// Where a failing re-read says so: `ditto-reread:<appId>` on the admin `/readyz`, `failing (…)` with
+    /// what failed (a status, never a key or a document), gone once a round succeeds.
+    var reports: HealthChecks?
 
     /// The collections re-read: rooms, DM rooms and users, each once.
     var collections: [String] {
@@ -70,9 +73,12 @@ struct DittoRequeryJob: Service {
         while !Task.isCancelled {
             do {
                 _ = try await runIfPending()
+                reports?.remove("ditto-reread:\(appId)")
                 backoff = settings.minBackoff
                 try? await Task.sleep(for: settings.poll)
             } catch {
+                let failure = (error as? StoreError).map { "the store: \($0.code)" } ?? "\(error)"
+                reports?.set("ditto-reread:\(appId)", "failing (\(failure))")
                 logger.warning(
                     "the Ditto re-read failed; retrying",
                     ["app.id": appId, "error": "\(error)", "retry.milliseconds": Int(backoff / .milliseconds(1))]

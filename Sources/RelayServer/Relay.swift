@@ -158,9 +158,10 @@ public final class Relay: Sendable {
         )
         self.dittoConsumers = dittoConsumers
         let owner = instanceId
+        let healthChecks = readiness.healthChecks
         dittoRequeries = configuration.apps.compactMap { app in
             guard let ditto = app.ditto, let httpAPI = ditto.httpAPI else { return nil }
-            return DittoRequeryJob(
+            var job = DittoRequeryJob(
                 appId: app.id,
                 api: DittoQueryAPI(settings: httpAPI),
                 applySettings: DittoApplySettings(app: app, ditto: ditto),
@@ -169,6 +170,8 @@ public final class Relay: Sendable {
                 time: time,
                 logger: logger.with(["component": "ditto-requery"])
             )
+            job.reports = healthChecks
+            return job
         }
         let api = RelayAPI(
             directory: AppDirectory(

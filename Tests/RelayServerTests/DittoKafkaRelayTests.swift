@@ -49,7 +49,7 @@ import Testing
             let applied = try await waitForMetric(relay, #"pushrelay_ditto_events_total{app=""#, atLeast: 8)
             #expect(applied >= 8)
             #expect(relay.mock.requests.count == 1)
-            #expect(try await Self.consumerCheck(relay) == "ok")
+            #expect(try await DittoRequeryTests.check("ditto-kafka:app0", relay) == "ok")
         }
     }
 
@@ -71,13 +71,6 @@ import Testing
                 "\(error)".contains("apps[0].ditto.kafka")
             }
         }
-    }
-
-    /// The admin `/readyz` check of app0's Kafka consumer.
-    static func consumerCheck(_ relay: RelayHarness) async throws -> String? {
-        let answer = try await relay.adminCall("/readyz")
-        let object = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
-        return (object?["checks"] as? [String: String])?["ditto-kafka:app0"]
     }
 
     @Test func aRequeryRequiredOnTheTopicMakesTheAppsCheckDegraded() async throws {

@@ -78,9 +78,14 @@ import Testing
 
     /// The admin listener's `ditto:app0` check.
     static func dittoCheck(_ relay: RelayHarness) async throws -> String? {
+        try await check("ditto:app0", relay)
+    }
+
+    /// Check `name` of the admin `/readyz`, nil when it has none.
+    static func check(_ name: String, _ relay: RelayHarness) async throws -> String? {
         let answer = try await relay.adminCall("/readyz")
         let object = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
-        return (object?["checks"] as? [String: String])?["ditto:app0"]
+        return (object?["checks"] as? [String: String])?[name]
     }
 
     /// Polls `condition` every 100 ms for up to `timeout`.
@@ -129,11 +134,15 @@ import Testing
             }
             try await Self.eventually("the API was asked twice") { endpoint.calls >= 2 }
             #expect(try await Self.dittoCheck(relay)?.hasPrefix("degraded") == true)
+            try await Self.eventually("the re-read says why it fails") {
+                try await Self.check("ditto-reread:app0", relay) == "failing (the HTTP API answered 503)"
+            }
             let metrics = try await relay.adminCall("/metrics").text
             #expect(metrics.contains(#"pushrelay_ditto_requeries_total{app="app0"} 1"#))
 
             endpoint.answer(FakeDittoAPI.serving(Self.ditto))
             try await Self.eventually("the check reads ok") { try await Self.dittoCheck(relay) == "ok" }
+            try await Self.eventually("the failure is gone") { try await Self.check("ditto-reread:app0", relay) == nil }
             let request = try #require(endpoint.requests.last)
             #expect(request.headers["authorization"] == "Bearer \(Self.apiKey)")
             #expect(request.headers["content-type"] == "application/json")
