@@ -238,6 +238,9 @@ func configurationPath(_ keys: [any CodingKey]) -> String {
 }
 
 extension DecodingError {
+    /// Whether the text is not JSON at all (or a value is not valid), rather than a field missing or mistyped.
+    public var isDataCorrupted: Bool { if case .dataCorrupted = self { true } else { false } }
+
     /// `apps[0].topic: missing` style text for a configuration problem (or a file's field, by its path).
     public var configurationProblem: String {
         switch self {

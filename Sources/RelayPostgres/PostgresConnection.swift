@@ -314,8 +314,9 @@ final class PostgresConnection {
         default: break
         }
         switch sqlState.prefix(2) {
-        // A value the server cannot keep: data exceptions, and program limits (an index entry too large).
-        case "22", "54": return .invalidData
+        // A value the server cannot keep (a data exception). Not class 54: its 54000 is also the whole
+        // database refusing writes (transaction ids near wraparound), which must pause, never skip.
+        case "22": return .invalidData
         case "23": return .constraint
         case "08", "53", "58": return .io
         case "28", "3D": return .open

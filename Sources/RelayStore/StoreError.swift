@@ -25,8 +25,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let io = Code("io")
         /// The database is read-only.
         public static let readOnly = Code("readOnly")
-        /// A value the store cannot keep (PostgreSQL: a NUL character, SQLSTATE classes 22 and 54: a data
-        /// exception, an index entry past the limit), or a stored value
+        /// A value the store cannot keep (PostgreSQL: a NUL character, SQLSTATE class 22, a data exception),
+        /// or a stored value
         /// that could not be turned back into a model (e.g. an invalid token in a row).
         public static let invalidData = Code("invalidData")
         /// No connection to the database was free by the request's deadline (``StoreDeadline``): the call

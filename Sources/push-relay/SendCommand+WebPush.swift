@@ -98,7 +98,8 @@ extension SendCommand {
         do {
             subscription = try JSONDecoder().decode(WebPushSubscription.self, from: data)
         } catch {
-            let problem = (error as? DecodingError)?.configurationProblem ?? "not JSON"
+            var problem = "not JSON"
+            if let error = error as? DecodingError, !error.isDataCorrupted { problem = error.configurationProblem }
             throw Arguments.Problem(
                 description: "--subscription \(subscriptionFile): not a push subscription's JSON ({\"endpoint\", "
                     + "\"keys\": {\"p256dh\", \"auth\"}}): \(problem)"

@@ -133,7 +133,7 @@ import Testing
         for (arguments, problem) in [
             (["--vapid-key", key], "--subscription FILE is required with --platform web"),
             (["--subscription", remote], "--vapid-key FILE is required with --platform web"),
-            (["--subscription", notJSON, "--vapid-key", key], "--subscription \(notJSON): not a push subscription"),
+            (["--subscription", notJSON, "--vapid-key", key], #"{"p256dh", "auth"}}): not JSON"#),
             (["--subscription", keyless, "--vapid-key", key], #""auth"}}): keys.p256dh: is required"#),
             (["--subscription", missing, "--vapid-key", key], "--subscription \(missing): no such file"),
             (["--subscription", remote, "--vapid-key", directory.url.path], "\(directory.url.path): a directory"),

@@ -228,6 +228,7 @@ import Testing
         #expect(counts.ignored == 1 && counts.applied == 1, "\(counts)")
         #expect(try await store.dittoRoom(appId: "app-a", roomId: "side") == nil)
         #expect(try await store.isDittoSubscriber(appId: "app-a", roomId: "room-1", userId: "bob"))
+        #expect(try await store.isDittoSubscriber(appId: "app-a", roomId: long, userId: "bob") == false)
     }
 
     /// A message notifies only from the collection its room's messages are read from (the room's
