@@ -28,7 +28,7 @@ extension Configuration {
 
     /// Whether `id` is a usable short id (an instance's, an app's): 1 to 64 ASCII letters, digits, `.`, `_`
     /// or `-`. Both are labels of metric series and log lines.
-    static func isShortId(_ id: String) -> Bool {
+    public static func isShortId(_ id: String) -> Bool {
         (1...64).contains(id.utf8.count) && id.isIdentifierText
     }
 }

@@ -18,6 +18,9 @@ enum StorageRequeryCommand {
         let location = try StorageLocation(try arguments.required("store"), option: "store")
             .addingPassword(fromFile: arguments.value("password-file"))
         let app = try arguments.required("app")
+        guard Configuration.isShortId(app) else {
+            throw Arguments.Problem(description: "--app: an app id is 1 to 64 letters, digits, '.', '_' or '-'")
+        }
         let store = try location.openExistingStore(logger: Logger(label: "storage", level: .warning))
         let pending = try await store.pendingDittoRequeries()[app]
         let left = try await store.completeDittoRequery(appId: app, txnId: pending, owner: nil)

@@ -47,5 +47,10 @@ import Testing
         #expect(try Data(contentsOf: empty).isEmpty)
         let missing = try await CommandTests.run(["storage", "requery-done", "--app", "chat"])
         #expect(missing.status == 2 && missing.stderr.contains("--store"), "\(missing.stderr)")
+        // An app id no configuration could hold is a mistake in the command, before the store is opened.
+        for app in ["", "chat app", String(repeating: "a", count: 65)] {
+            let bad = try await CommandTests.run(["storage", "requery-done", "--store", "sqlite:\(path)", "--app", app])
+            #expect(bad.status == 2 && bad.stderr.contains("--app: an app id is 1 to 64"), "\(app): \(bad.stderr)")
+        }
     }
 }
