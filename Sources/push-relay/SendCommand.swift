@@ -202,8 +202,14 @@ enum SendCommand {
         )
     }
 
+    /// `--endpoint URL` (a mock, or a host of one's own), or Apple's host of `--environment`; not both.
     static func endpoint(from arguments: Arguments) throws -> APNsClientConfiguration.Endpoint {
-        if let url = arguments.value("endpoint") { return .custom(baseURL: url, caFile: arguments.value("ca")) }
+        if let url = arguments.value("endpoint") {
+            guard arguments.value("environment") == nil else {
+                throw Arguments.Problem(description: "--environment is Apple's host; --endpoint URL names another")
+            }
+            return .custom(baseURL: url, caFile: arguments.value("ca"))
+        }
         switch arguments.value("environment") ?? "sandbox" {
         case "sandbox": return .sandbox
         case "production": return .production

@@ -205,6 +205,13 @@ import Testing
                     "TEAM123456", "--timeout", "-5",
                 ], "--timeout must be a positive integer"
             ),
+            (
+                [
+                    "send", "--token", String(repeating: "ab", count: 32), "--topic", "com.example.chat",
+                    "--key-file", "fixtures/keys/AuthKey_ABC123DEFG.p8", "--key-id", "ABC123DEFG", "--team-id",
+                    "TEAM123456", "--environment", "sandbox", "--endpoint", "https://127.0.0.1:1",
+                ], "--environment is Apple's host; --endpoint URL names another"
+            ),
             (["version", "--bogus"], "unknown option --bogus"),
             (["mock-apns", "--h2c=yes"], "--h2c takes no value"),
             (["keys", "old"], "unknown subcommand 'old'"),
