@@ -31,4 +31,7 @@ extension Configuration {
     public static func isShortId(_ id: String) -> Bool {
         (1...64).contains(id.utf8.count) && id.isIdentifierText
     }
+
+    /// ``isShortId(_:)``'s rule, as a problem states it.
+    public static let shortIdRule = "1 to 64 letters, digits, '.', '_' or '-'"
 }

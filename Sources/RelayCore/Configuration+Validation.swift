@@ -87,7 +87,7 @@ extension Configuration {
         )
         require(
             delivery.instanceId.isEmpty || Self.isShortId(delivery.instanceId),
-            "delivery.instanceId: must be 1 to 64 letters, digits, '.', '_' or '-' (or empty to pick one)"
+            "delivery.instanceId: must be \(Self.shortIdRule) (or empty to pick one)"
         )
         require(
             delivery.retry.maxDelayMilliseconds >= delivery.retry.baseDelayMilliseconds,
@@ -101,7 +101,7 @@ extension Configuration {
         var keyOwners: [String: String] = [:]  // API key hash (lowercase hex) -> the app it selects
         for (index, app) in apps.enumerated() {
             let at = "apps[\(index)]"
-            require(Self.isShortId(app.id), "\(at).id: must be 1 to 64 letters, digits, '.', '_' or '-'")
+            require(Self.isShortId(app.id), "\(at).id: must be \(Self.shortIdRule)")
             require(seen.insert(app.id).inserted, "\(at).id: '\(app.id)' is used twice")
             // The topic goes in a header of every push (apns-topic): a bundle id and its suffix.
             require(

@@ -20,7 +20,7 @@ public struct DittoDocument: Sendable, Equatable {
 
     /// Whether its `_id`, or a string or key anywhere in it, holds NUL (U+0000) (``JSONValue/holdsNUL``): a
     /// document the relay does not keep, from a change event or a re-read alike.
-    public var holdsNUL: Bool { id.utf8.contains(0) || JSONValue.object(fields).holdsNUL }
+    public var holdsNUL: Bool { id.holdsNUL || JSONValue.object(fields).holdsNUL }
 
     /// The string at `name`, or nil when absent, null or of another type.
     public func string(_ name: String) -> String? { fields[name]?.string }

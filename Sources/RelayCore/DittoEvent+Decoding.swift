@@ -180,7 +180,7 @@ private struct Envelope: Decodable {
         }
         guard let change else { throw DittoEventError(index: nil, reason: "`change` is missing") }
         guard let collection else { throw DittoEventError(index: nil, reason: "`collection` is missing") }
-        guard !collection.utf8.contains(0) else { throw Self.holdsNUL }
+        guard !collection.holdsNUL else { throw Self.holdsNUL }
         switch change.method {
         case "upsert":
             let new = try document(change.newValue, "change.newValue")
@@ -191,7 +191,7 @@ private struct Envelope: Decodable {
             return DittoEvent(txnId: txnId, kind: kind, collection: collection, change: .upsert(old: old, new: new))
         case "remove":
             let removed = try document(change.value, "change.value")
-            guard !removed.id.utf8.contains(0) else { throw Self.holdsNUL }
+            guard !removed.id.holdsNUL else { throw Self.holdsNUL }
             return DittoEvent(txnId: txnId, kind: kind, collection: collection, change: .remove(removed))
         default:
             throw DittoEventError(index: nil, reason: "`change.method` is neither upsert nor remove")

@@ -55,14 +55,13 @@ public enum JSONValue: Decodable, Sendable, Equatable {
     /// The value of a finite number, else nil.
     public var number: Double? { if case .number(let value) = self, value.isFinite { value } else { nil } }
 
-    /// Whether a string or a key anywhere in the value holds NUL (U+0000): it shows nothing, and a store may
-    /// not keep it (PostgreSQL's text and jsonb refuse it).
+    /// Whether a string or a key anywhere in the value holds NUL (``RelayCore/StringProtocol/holdsNUL``).
     public var holdsNUL: Bool {
         switch self {
         case .null, .bool, .number: false
-        case .string(let text): text.utf8.contains(0)
+        case .string(let text): text.holdsNUL
         case .array(let values): values.contains { $0.holdsNUL }
-        case .object(let members): members.contains { $0.key.utf8.contains(0) || $0.value.holdsNUL }
+        case .object(let members): members.contains { $0.key.holdsNUL || $0.value.holdsNUL }
         }
     }
 }

@@ -11,6 +11,10 @@ extension StringProtocol {
     public var isIdentifierText: Bool {
         allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
     }
+
+    /// Whether it holds NUL (U+0000): it shows nothing, and a store may not keep it (PostgreSQL's text and
+    /// jsonb refuse it).
+    public var holdsNUL: Bool { utf8.contains(0) }
 }
 
 extension FileManager {

@@ -156,7 +156,7 @@ final class DittoKafkaLoop {
             switch apply(batch.events.map(\.event)) {
             case .success(let counts):
                 report(counts)
-            case .failure(let error) where (error as? StoreError)?.refusesData == true:
+            case .failure(let error) where Self.refusesData(error):
                 guard let refused = applySeparately(batch) else { return }
                 batch.invalid += refused
             case .failure(let error):
@@ -188,6 +188,9 @@ final class DittoKafkaLoop {
         }
     }
 
+    /// Whether the store refused events for what they hold (``RelayStore/StoreError/refusesData``).
+    private static func refusesData(_ error: any Error) -> Bool { (error as? StoreError)?.refusesData == true }
+
     private func report(_ counts: DittoApplyCounts) {
         counts.report(app: service.appId, settings: service.applySettings, metrics: service.metrics, logger: logger)
     }
@@ -202,7 +205,7 @@ final class DittoKafkaLoop {
             switch apply([read.event]) {
             case .success(let counts):
                 report(counts)
-            case .failure(let error) where (error as? StoreError)?.refusesData == true:
+            case .failure(let error) where Self.refusesData(error):
                 refused += 1
                 logger.warning(
                     "Ditto event refused by the store; skipped",
@@ -362,11 +365,11 @@ final class DittoKafkaLoop {
 
 /// At most one line per interval: how librdkafka's retried errors (a broker down) stay a trickle in logs.
 struct ErrorLogLimiter {
-    var interval: Duration = .seconds(10)
-
-    init(interval: Duration = .seconds(10)) { self.interval = interval }
+    let interval: Duration
     private var last: Duration?
     private var suppressed = 0
+
+    init(interval: Duration = .seconds(10)) { self.interval = interval }
 
     /// The number of errors suppressed since the last line when this one may be logged, else nil.
     mutating func admit(at now: Duration) -> Int? {

@@ -185,7 +185,8 @@ public final class KafkaConsumer {
     }
 }
 
-/// The rebalance closure, reachable from librdkafka's C callback through the client's opaque pointer.
+/// The rebalance closure and the reports, reachable from librdkafka's C callbacks through the client's
+/// opaque pointer.
 private final class Callbacks {
     let handle: (KafkaConsumer.Rebalance) -> Void
     let reports: KafkaConsumer.Reports?

@@ -20,9 +20,8 @@ struct DittoQueryAPI: Sendable {
     }
 
     /// One item of a page; `value` nil when the relay reads no value there (nested past
-    /// ``RelayCore/JSONValue/maxDepth``, as a Ditto event's document may not be): that document is passed
-    /// over, as the change stream refuses it, and the rest of the page is read. Its `_id`, read apart, still
-    /// places the next page.
+    /// ``RelayCore/JSONValue/maxDepth``, as a Ditto event's document may not be). Its `_id`, read apart,
+    /// places the next page whatever the value.
     private struct Item: Decodable {
         var value: JSONValue?
         var id: String?
@@ -34,13 +33,18 @@ struct DittoQueryAPI: Sendable {
         }
     }
 
-    /// One page: the documents the relay reads, and what places the next page.
+    /// One page: the documents the relay keeps, and what places the next page. A document the change stream
+    /// would refuse (nested too deep, holding NUL: ``RelayCore/DittoDocument/holdsNUL``) is passed over, so
+    /// the re-read reads it as absent, and the rest of the page is read.
     struct Page {
         var documents: [DittoDocument] = []
         /// The items the API answered, documents passed over included.
         var count = 0
         /// The `_id` of the last item answered.
         var lastId: String?
+
+        /// The items passed over.
+        var passedOver: Int { count - documents.count }
     }
 
     let settings: Configuration.Ditto.HTTPAPI
@@ -105,7 +109,7 @@ struct DittoQueryAPI: Sendable {
             guard let document = DittoDocument(value) else {
                 throw Failure(description: "an item of \(collection) is not a document with a string `_id`")
             }
-            page.documents.append(document)
+            if !document.holdsNUL { page.documents.append(document) }
         }
         return page
     }

@@ -58,6 +58,7 @@ struct DittoRequeryJob: Service {
     /// Where a failing re-read says so: `ditto-reread:<appId>` on the admin `/readyz`, `failing (…)` with
     /// what failed (a status, never a key or a document), gone once a round succeeds.
     var reports: HealthChecks?
+    private var checkName: String { "ditto-reread:\(appId)" }
 
     /// The collections re-read: rooms, DM rooms and users, each once.
     var collections: [String] {
@@ -73,12 +74,12 @@ struct DittoRequeryJob: Service {
         while !Task.isCancelled {
             do {
                 _ = try await runIfPending()
-                reports?.remove("ditto-reread:\(appId)")
+                reports?.remove(checkName)
                 backoff = settings.minBackoff
                 try? await Task.sleep(for: settings.poll)
             } catch {
                 let failure = (error as? StoreError).map { "the store: \($0.code)" } ?? "\(error)"
-                reports?.set("ditto-reread:\(appId)", "failing (\(failure))")
+                reports?.set(checkName, "failing (\(failure))")
                 logger.warning(
                     "the Ditto re-read failed; retrying",
                     ["app.id": appId, "error": "\(error)", "retry.milliseconds": Int(backoff / .milliseconds(1))]
@@ -104,17 +105,15 @@ struct DittoRequeryJob: Service {
             while true {
                 if Task.isCancelled { return false }
                 let page = try await api.page(of: collection, after: after, limit: settings.pageSize)
-                // A document the relay does not keep (``RelayCore/DittoDocument/holdsNUL``) is read as absent:
-                // the sweep removes what it was, as a change event holding it is refused.
-                let kept = page.documents.filter { !$0.holdsNUL }
-                if kept.count < page.documents.count {
+                // A document passed over is read as absent: the sweep removes what it was.
+                if page.passedOver > 0 {
                     logger.warning(
-                        "Ditto documents holding NUL (U+0000) left out of the re-read",
-                        ["app.id": appId, "ditto.collection": collection, "count": page.documents.count - kept.count]
+                        "Ditto documents passed over in the re-read (nested too deep, or holding NUL)",
+                        ["app.id": appId, "ditto.collection": collection, "count": page.passedOver]
                     )
                 }
-                if !kept.isEmpty {
-                    let events = kept.map {
+                if !page.documents.isEmpty {
+                    let events = page.documents.map {
                         DittoEvent(
                             txnId: txnId,
                             kind: .documentChanged,
@@ -123,7 +122,7 @@ struct DittoRequeryJob: Service {
                         )
                     }
                     _ = try await store.applyDittoEvents(events, appId: appId, settings: applySettings, at: time.now)
-                    read += kept.count
+                    read += page.documents.count
                 }
                 guard try await claim() != nil else { throw LostLease() }
                 guard page.count >= settings.pageSize, let last = page.lastId else { break }

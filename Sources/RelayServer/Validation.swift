@@ -23,10 +23,10 @@ enum Validation {
         try noNUL(value, field: field)
     }
 
-    /// NUL shows nothing, and a store may not keep it (PostgreSQL text refuses it).
+    /// NUL shows nothing, and a store may not keep it (``RelayCore/StringProtocol/holdsNUL``).
     /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
     private static func noNUL(_ value: String, field: String) throws(HTTPError) {
-        if value.utf8.contains(0) {
+        if value.holdsNUL {
             throw .badRequest(code: "invalid_field", message: "\(field) must not contain NUL (U+0000)")
         }
     }

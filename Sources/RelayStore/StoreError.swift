@@ -26,8 +26,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The database is read-only.
         public static let readOnly = Code("readOnly")
         /// A value the store cannot keep (PostgreSQL: a NUL character, SQLSTATE class 22, a data exception),
-        /// or a stored value
-        /// that could not be turned back into a model (e.g. an invalid token in a row).
+        /// or a stored value that could not be turned back into a model (e.g. an invalid token in a row).
         public static let invalidData = Code("invalidData")
         /// No connection to the database was free by the request's deadline (``StoreDeadline``): the call
         /// was not started.

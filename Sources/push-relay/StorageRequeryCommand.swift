@@ -19,7 +19,7 @@ enum StorageRequeryCommand {
             .addingPassword(fromFile: arguments.value("password-file"))
         let app = try arguments.required("app")
         guard Configuration.isShortId(app) else {
-            throw Arguments.Problem(description: "--app: an app id is 1 to 64 letters, digits, '.', '_' or '-'")
+            throw Arguments.Problem(description: "--app: an app id is \(Configuration.shortIdRule)")
         }
         let store = try location.openExistingStore(logger: Logger(label: "storage", level: .warning))
         let pending = try await store.pendingDittoRequeries()[app]
