@@ -254,13 +254,16 @@ final class PostgresConnection {
 
     /// Sets up a new session, which has no prepared statements: libpq prints notices ("relation already
     /// exists, skipping") on standard error, so only warnings up; no JIT compilation (the store's statements
-    /// are index lookups and range writes: compiling a fan-out's insert took longer than running it); then
-    /// the ``instanceLocks`` are taken back, each of them or the fence.
+    /// are index lookups and range writes: compiling a fan-out's insert took longer than running it); READ
+    /// COMMITTED whatever the server's or database's default, as the store's transactions that wait for an
+    /// advisory lock and then read what the lock's last holder committed need (under REPEATABLE READ the
+    /// snapshot is taken while waiting); then the ``instanceLocks`` are taken back, each of them or the fence.
     /// - Throws: ``StoreError`` `.instanceInUse` (the fence closed) when another process holds one.
     private func startSession() throws {
         prepared = [:]
         try execute("SET client_min_messages = warning")
         try execute("SET jit = off")
+        try execute("SET default_transaction_isolation = 'read committed'")
         for id in instanceLocks {
             guard try takeInstanceLock(id) else { throw fence.close(instanceId: id) }
         }

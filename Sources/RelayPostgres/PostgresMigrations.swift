@@ -405,5 +405,25 @@ enum PostgresMigrations {
         UPDATE ditto_documents SET removed_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
         WHERE removed AND removed_at IS NULL;
         """,
+        // 19: a claim leases what it takes a run at a time, one row of `delivery_leases` per run (as the
+        // SQLite schema's step 7; ``RelayStore/LeaseRun``), instead of locking and writing every row it
+        // takes: a pending delivery is leased while a live lease's run covers it. Claims of one app take
+        // turns under an advisory lock (``PostgresStore`` `claimLockClass`). A delivery row is then written
+        // once after its insert, with its result, so its pages are filled again. Dropping the row lease
+        // columns stops a relay of an older build from claiming (its statements fail) rather than letting it
+        // take rows this one leased; the rows it had in flight are claimed again (at least once).
+        """
+        CREATE TABLE delivery_leases (
+            app_id          text NOT NULL,
+            next_attempt_at bigint NOT NULL,
+            first_id        bigint NOT NULL,
+            last_id         bigint NOT NULL,
+            lease_until     bigint NOT NULL,
+            lease_owner     text NOT NULL
+        );
+        CREATE INDEX delivery_leases_by_run ON delivery_leases (app_id, next_attempt_at, last_id);
+        ALTER TABLE deliveries DROP COLUMN lease_until, DROP COLUMN lease_owner;
+        ALTER TABLE deliveries RESET (fillfactor);
+        """,
     ]
 }

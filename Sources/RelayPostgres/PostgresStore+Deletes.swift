@@ -36,8 +36,7 @@ extension PostgresStore {
         guard try row.bool(9) else { return false }
         try db.query(
             """
-            UPDATE deliveries SET status = 'cancelled', last_reason = $2, updated_at = $3, next_attempt_at = NULL,
-                lease_until = NULL, lease_owner = NULL
+            UPDATE deliveries SET status = 'cancelled', last_reason = $2, updated_at = $3, next_attempt_at = NULL
             WHERE notification_id = $1 AND status = 'pending'
             """,
             originalId,

@@ -27,20 +27,35 @@ extension PostgresStore {
         )
         SELECT id FROM app
         WHERE id IS NOT NULL AND (
-            SELECT true FROM deliveries
+            SELECT true FROM deliveries AS dl
             WHERE status = 'pending' AND app_id = app.id AND next_attempt_at <= $1
-                AND (lease_until IS NULL OR lease_until < $1)
+                AND NOT \(leased(delivery: "dl", now: "$1"))
             ORDER BY next_attempt_at, id LIMIT 1
         )
         ORDER BY id
         """
 
-    /// Locks up to $3 of app $1's pending deliveries due at $2 that hold no live lease, oldest due first
-    /// (`SKIP LOCKED` passes over rows another claim holds), leases them to $5 until $4, and reads them with their
-    /// device (NULL columns: deleted, or registered again for another user) and notification, and whether
-    /// the recipient read the room up to the message's time (never for a removal;
-    /// ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions from memberships).
-    /// All times epoch MILLISECONDS.
+    /// Whether the pending delivery `delivery` (a row of `deliveries`) is leased at `now` (epoch
+    /// MILLISECONDS; both SQL expressions): a live lease's run covers it (``RelayStore/LeaseRun``). The live
+    /// runs of one due time never overlap (a claim leases no row a live run covers), so the one that could
+    /// cover it is the first to end at or after its id: a scalar subquery in the order of
+    /// `delivery_leases_by_run`, one seek however many leases there are and whatever the statistics say (a
+    /// join read every lease for every due row when they said the due rows were few).
+    static func leased(delivery: String, now: String) -> String {
+        """
+        coalesce((SELECT l.first_id <= \(delivery).id FROM delivery_leases AS l
+            WHERE l.app_id = \(delivery).app_id AND l.next_attempt_at = \(delivery).next_attempt_at
+                AND l.last_id >= \(delivery).id AND l.lease_until >= \(now)
+            ORDER BY l.last_id LIMIT 1), false)
+        """
+    }
+
+    /// Up to $3 of app $1's pending deliveries due at $2 after ($4, $5) in the due order (due time, id) that
+    /// no live lease covers, with their device (NULL columns: deleted, or registered again for another user)
+    /// and notification, whether the recipient read the room up to the message's time (never for a removal;
+    /// ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions from memberships) and
+    /// their due time. A range of `deliveries_due`, then a seek per row it keeps. All times epoch
+    /// MILLISECONDS.
     static let claimSQL = makeClaimSQL(fromDitto: false)
     /// ``claimSQL`` for a Ditto app: read positions from its Ditto subscriptions.
     static let claimDittoSQL = makeClaimSQL(fromDitto: true)
@@ -55,30 +70,31 @@ extension PostgresStore {
         )
         return """
             WITH due AS (
-                SELECT id FROM deliveries
-                WHERE app_id = $1 AND status = 'pending' AND next_attempt_at <= $2
-                    AND (lease_until IS NULL OR lease_until < $2)
-                ORDER BY next_attempt_at, id
+                SELECT dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
+                FROM deliveries AS dl
+                WHERE dl.app_id = $1 AND dl.status = 'pending' AND dl.next_attempt_at <= $2
+                    AND (dl.next_attempt_at, dl.id) > ($4, $5) AND NOT \(leased(delivery: "dl", now: "$2"))
+                ORDER BY dl.next_attempt_at, dl.id
                 LIMIT $3
-                FOR UPDATE SKIP LOCKED
-            ),
-            leased AS (
-                UPDATE deliveries AS dl SET lease_until = $4, lease_owner = $5 FROM due WHERE dl.id = due.id
-                RETURNING dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
             )
             SELECT \(ClaimedDelivery.columns(delivery: "l", device: "d")), d.unlinked_topics ? n.topic,
-                \(NotificationContent.columns(of: "n")), n.kind <> '\(NotificationKind.removal.rawValue)' AND \(read)
-            FROM leased AS l
+                \(NotificationContent.columns(of: "n")), n.kind <> '\(NotificationKind.removal.rawValue)' AND \(read),
+                l.next_attempt_at
+            FROM due AS l
             JOIN notifications AS n ON n.id = l.notification_id
             LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
             ORDER BY l.next_attempt_at, l.id
             """
     }
 
-    /// Claims in one transaction; a due delivery that can no longer be sent is ended there and the claim
-    /// reads on, so that fewer than `limit` jobs means no more were due. Planned at each call, like the due
-    /// apps: how its tables are best joined depends on their sizes at the time, not when a connection first
-    /// ran it.
+    /// Claims in one transaction, after any other claim of the app (an advisory lock: two claims reading
+    /// the same unleased rows would both take them), and leases what it takes a run at a time
+    /// (``RelayStore/LeaseRun``), one `delivery_leases` row per run: a run holds consecutive ids only, so it
+    /// covers no row this claim did not read (ids are not committed in their order). A due delivery that can
+    /// no longer be sent is ended there and the claim reads on, so that fewer than `limit` jobs means no more
+    /// were due. Each app's claims go on from where the last one stopped (``RelayStore/ClaimCursor``); one
+    /// that reaches the end starts the next from the beginning. Planned at each call, like the due apps: how
+    /// its tables are best joined depends on their sizes at the time, not when a connection first ran it.
     public func claimDueDeliveries(
         appId: String,
         now: Date,
@@ -90,18 +106,41 @@ extension PostgresStore {
     {
         guard limit > 0 else { return [] }
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
+        let nowMilliseconds = EpochMilliseconds.of(now)
         let claimSQL = unreadPolicy.dittoAppIds.contains(appId) ? Self.claimDittoSQL : Self.claimSQL
-        return try db.transaction {
+        let (jobs, cursor) = try db.transaction {
+            try db.query(
+                "SELECT pg_advisory_xact_lock(\(Self.claimLockClass), hashtext(current_schema() || '/' || $1))",
+                appId
+            )
+            // Read under the lock: the relay's other connections may have claimed the app meanwhile.
+            var cursor = ClaimCursor.live(claimCursors[appId], now: nowMilliseconds, leaseSeconds: leaseSeconds)
+            try db.query("DELETE FROM delivery_leases WHERE app_id = $1 AND lease_until < $2", appId, now)
             var jobs: [DeliveryJob] = []
             var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs
             var userIds: [String] = []  // each job's recipient, for the badges
+            var runs: [LeaseRun] = []
             while jobs.count < limit {
                 let wanted = limit - jobs.count
-                let rows = try db.query(claimSQL, appId, now, wanted, leaseUntil, owner)
+                let rows = try db.query(
+                    claimSQL,
+                    appId,
+                    now,
+                    wanted,
+                    cursor?.nextAttemptAt ?? Int64.min,
+                    cursor?.id ?? Int64.min
+                )
                 var ended: [EndedDelivery] = []
                 for row in rows.all {
                     let claimed = try ClaimedDelivery(row: row)
-                    let column = ClaimedDelivery.columnCount  // then: unlinked, content, read
+                    let column = ClaimedDelivery.columnCount  // then: unlinked, content, read, due time
+                    let nextAttemptAt = try row.int64(column + 2 + NotificationContent.columnCount)
+                    cursor = .after(cursor, nextAttemptAt: nextAttemptAt, id: claimed.id, now: nowMilliseconds)
+                    if let last = runs.last, last.nextAttemptAt == nextAttemptAt, last.last == claimed.id - 1 {
+                        runs[runs.count - 1].last = claimed.id
+                    } else {
+                        runs.append(LeaseRun(nextAttemptAt: nextAttemptAt, first: claimed.id, last: claimed.id))
+                    }
                     if let end = try claimed.undeliverable(unlinked: try row.bool(column)) {
                         ended.append(EndedDelivery(id: claimed.id, status: end.status.rawValue, reason: end.reason))
                         continue
@@ -124,12 +163,35 @@ extension PostgresStore {
                     userIds.append(claimed.userId)
                 }
                 try settle(ended, at: now)
-                if rows.count < wanted { break }
+                if rows.count < wanted {
+                    cursor = nil
+                    break
+                }
             }
-            return try unreadPolicy.badged(jobs, userIds: userIds, appId: appId) {
+            try insertLeases(runs, appId: appId, until: EpochMilliseconds.of(leaseUntil), owner: owner)
+            let badged = try unreadPolicy.badged(jobs, userIds: userIds, appId: appId) {
                 try unreadTotals(appId: appId, userIds: $0)
             }
+            return (badged, cursor)
         }
+        claimCursors[appId] = cursor
+        return jobs
+    }
+
+    /// Leases `runs` of `appId` to `owner` until `until` (epoch MILLISECONDS): one row each, in one statement.
+    private func insertLeases(_ runs: [LeaseRun], appId: String, until: Int64, owner: String) throws {
+        guard !runs.isEmpty else { return }
+        try db.query(
+            prepared: """
+                INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until, lease_owner)
+                SELECT $1, r."nextAttemptAt", r.first, r.last, $2, $3
+                FROM jsonb_to_recordset($4::jsonb) AS r ("nextAttemptAt" bigint, first bigint, last bigint)
+                """,
+            appId,
+            until,
+            owner,
+            try StoredValues.jsonList(runs)
+        )
     }
 
     /// Ends the claimed rows that cannot be sent, in one statement; attempts stay as they were.
@@ -138,7 +200,7 @@ extension PostgresStore {
         try db.query(
             """
             UPDATE deliveries AS dl SET status = e.status, last_reason = e.reason, updated_at = $2,
-                next_attempt_at = NULL, lease_until = NULL, lease_owner = NULL
+                next_attempt_at = NULL
             FROM jsonb_to_recordset($1::jsonb) AS e (id bigint, status text, reason text)
             WHERE dl.id = e.id
             """,
@@ -147,43 +209,69 @@ extension PostgresStore {
         )
     }
 
-    /// Reads the pending deliveries (`deliveries_due`) once, at start-up; other owners' rows stay as they are.
+    /// Drops `owner`'s leases, at start-up; other owners' stay as they are.
     public func releaseLeases(owner: String) async throws {
         try db.transaction {
-            let released = try db.query(
-                """
-                UPDATE deliveries SET lease_until = NULL, lease_owner = NULL
-                WHERE status = 'pending' AND lease_owner = $1
-                """,
-                owner
-            )
+            let released = try db.query("DELETE FROM delivery_leases WHERE lease_owner = $1", owner)
             try db.query("UPDATE feedback SET lease_until = NULL, lease_owner = NULL WHERE lease_owner = $1", owner)
             try db.query(Self.badgeUpdateSQL.releaseOwnerSQL, owner)
             if released.changed > 0 { try notifyOutbox() }
         }
+        claimCursors.removeAll()
     }
 
+    /// Releases the pending deliveries of `deliveryIds` from `owner`'s leases: each lease that covers one is
+    /// replaced by the runs of its other deliveries (``RelayStore/HeldLease/handingBack(_:)``), which may
+    /// still be in flight. Claims start again from the beginning (the cursors are dropped, after the
+    /// commit), so they find the released rows behind them.
     public func releaseClaims(_ deliveryIds: [Int64], owner: String) async throws {
         guard !deliveryIds.isEmpty else { return }
         try db.transaction {
-            let released = try db.query(
+            let covered = try db.query(
                 """
-                UPDATE deliveries SET lease_until = NULL, lease_owner = NULL
-                WHERE id = \(Self.anyId(of: "$1")) AND status = 'pending' AND lease_owner = $2
+                SELECT l.app_id, l.next_attempt_at, l.first_id, l.last_id, l.lease_until, dl.id
+                FROM deliveries AS dl
+                JOIN delivery_leases AS l ON l.app_id = dl.app_id AND l.next_attempt_at = dl.next_attempt_at
+                    AND l.last_id >= dl.id AND l.first_id <= dl.id
+                WHERE dl.id = \(Self.anyId(of: "$1")) AND dl.status = 'pending' AND l.lease_owner = $2
                 """,
                 try StoredValues.jsonList(deliveryIds),
                 owner
             )
-            if released.changed > 0 { try notifyOutbox() }
+            let leases = try covered.all.map { row in
+                let run = LeaseRun(nextAttemptAt: try row.int64(1), first: try row.int64(2), last: try row.int64(3))
+                return (lease: HeldLease(appId: row.string(0), run: run, until: try row.int64(4)), id: try row.int64(5))
+            }
+            for (lease, keeps) in HeldLease.handingBack(leases) {
+                try db.query(
+                    """
+                    DELETE FROM delivery_leases
+                    WHERE app_id = $1 AND next_attempt_at = $2 AND first_id = $3 AND last_id = $4 AND lease_owner = $5
+                    """,
+                    lease.appId,
+                    lease.run.nextAttemptAt,
+                    lease.run.first,
+                    lease.run.last,
+                    owner
+                )
+                try insertLeases(keeps, appId: lease.appId, until: lease.until, owner: owner)
+            }
+            if !leases.isEmpty { try notifyOutbox() }
         }
+        claimCursors.removeAll()
     }
 
     public func pendingDeliveryCount() async throws -> Int {
         try db.query("SELECT count(*) FROM deliveries WHERE status = 'pending'")[0].int(0)
     }
 
+    /// The first row in `deliveries_due`'s order: a seek of the index. Planned at each call: a plan kept
+    /// from when the table was nearly empty read every row (and `EXISTS` read the table up to the first
+    /// pending row, past every row sent since the last vacuum).
     public func hasPendingDeliveries() async throws -> Bool {
-        try db.query(prepared: "SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending')")[0].bool(0)
+        try db.query(
+            "SELECT (SELECT user_id FROM deliveries WHERE status = 'pending' ORDER BY app_id LIMIT 1) IS NOT NULL"
+        )[0].bool(0)
     }
 
     public func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {
@@ -214,7 +302,7 @@ extension PostgresStore {
         UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE 'sent' END,
             attempts = attempts + 1, last_status = 200,
             last_reason = CASE WHEN status = 'cancelled' THEN last_reason END, sent_at = $2,
-            next_attempt_at = NULL, updated_at = $2, lease_until = NULL, lease_owner = NULL
+            next_attempt_at = NULL, updated_at = $2
         WHERE id = \(anyId(of: "$1"))
         """
 
@@ -226,7 +314,9 @@ extension PostgresStore {
         "ANY (ARRAY(SELECT jsonb_array_elements_text(\(list)::jsonb)::bigint))"
     }
 
-    /// Records one outcome other than `.sent` (inside ``complete(_:at:)``'s transaction).
+    /// Records one outcome other than `.sent` (inside ``complete(_:at:)``'s transaction). A retry is due at
+    /// least a millisecond after the due time it was claimed at, so it leaves its run's lease even when it
+    /// comes back at once (ExpiredProviderToken) within that millisecond.
     private func apply(_ outcome: DeliveryOutcome, to deliveryId: Int64, at: Date) throws {
         let status: DeliveryStatus
         var lastStatus: Int?
@@ -252,8 +342,9 @@ extension PostgresStore {
             UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END,
                 attempts = attempts + $7, last_status = $3,
                 last_reason = CASE WHEN status = 'cancelled' THEN last_reason ELSE $4 END,
-                next_attempt_at = CASE WHEN status = 'cancelled' THEN NULL ELSE $5::bigint END, updated_at = $6,
-                lease_until = NULL, lease_owner = NULL
+                next_attempt_at = CASE WHEN $5::bigint IS NULL OR status = 'cancelled' THEN NULL
+                    ELSE greatest($5::bigint, next_attempt_at + 1) END,
+                updated_at = $6
             WHERE id = $1
             RETURNING app_id, token
             """,
@@ -318,4 +409,10 @@ private struct EndedDelivery: Encodable {
     var id: Int64
     var status: String
     var reason: String
+}
+
+extension PostgresStore {
+    /// The first key of the per-app claim locks (`pg_advisory_xact_lock(int, int)`): a constant the relay
+    /// uses for nothing else; the second is a hash of the app id.
+    static let claimLockClass = 0x636c_6d73
 }

@@ -2,23 +2,29 @@ import Foundation
 import RelayStore
 
 extension PostgresStore {
-    /// One read over the pending deliveries by app (`deliveries_due`); a delivery is leased while its
-    /// `lease_until` is at or after `now`.
+    /// One read over the pending deliveries by app (`deliveries_due`), then one over the live leases, each
+    /// joined to the range of `deliveries_due` its run covers (as the SQLite store counts them).
     public func outboxCounts(now: Date) async throws -> [String: OutboxCounts] {
-        let rows = try db.query(
+        var counts: [String: OutboxCounts] = [:]
+        let pending = try db.query(
             """
-            SELECT app_id, count(*),
-                count(*) FILTER (WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)),
-                count(*) FILTER (WHERE lease_until >= $1),
+            SELECT app_id, count(*), count(*) FILTER (WHERE next_attempt_at <= $1), 0,
                 min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1)
             FROM deliveries WHERE status = 'pending' GROUP BY app_id
             """,
             now
         )
-        var counts: [String: OutboxCounts] = [:]
-        for row in rows.all {
-            counts[row.string(0)] = try OutboxCounts(row: row, from: 1)
-        }
+        for row in pending.all { counts[row.string(0)] = try OutboxCounts(row: row, from: 1) }
+        let leased = try db.query(
+            """
+            SELECT l.app_id, count(*) FROM delivery_leases AS l
+            JOIN deliveries AS d ON d.app_id = l.app_id AND d.status = 'pending'
+                AND d.next_attempt_at = l.next_attempt_at AND d.id BETWEEN l.first_id AND l.last_id
+            WHERE l.lease_until >= $1 GROUP BY l.app_id
+            """,
+            now
+        )
+        counts.setLeased(Dictionary(uniqueKeysWithValues: try leased.all.map { ($0.string(0), try $0.int(1)) }))
         return counts
     }
 }

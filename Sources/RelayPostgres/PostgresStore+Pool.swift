@@ -19,12 +19,14 @@ extension PostgresStore {
         onFenced: @escaping @Sendable (StoreError) -> Void = { _ in }
     ) throws -> StorePool {
         let fence = InstanceFence(logger: logger, onFenced: onFenced)
+        let cursors = ClaimCursors()
         let first = try PostgresStore(
             url: url,
             logger: logger,
             timeSource: timeSource,
             statementTimeout: statementTimeout,
-            fence: fence
+            fence: fence,
+            claimCursors: cursors
         )
         // The others open quietly: one "opened" line per relay.
         let others = try (1..<max(1, size)).map { _ in
@@ -33,7 +35,8 @@ extension PostgresStore {
                 logger: .disabled(),
                 timeSource: timeSource,
                 statementTimeout: statementTimeout,
-                fence: fence
+                fence: fence,
+                claimCursors: cursors
             )
         }
         return StorePool(members: [first] + others, logger: logger.with(["component": "storage"]))

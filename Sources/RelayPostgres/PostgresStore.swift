@@ -9,8 +9,8 @@ import RelayStore
 /// initializer is the exception: it connects and migrates synchronously on the caller's thread, once, at
 /// start-up.
 ///
-/// Several relays may share one database: claims lock the rows they take with `FOR UPDATE SKIP LOCKED` and
-/// lease them (`lease_until`), so two claims never take one delivery. Schema: ``PostgresMigrations``. Times
+/// Several relays may share one database: claims of one app take turns and lease what they take
+/// (`delivery_leases`, a row per run of ids), so two claims never take one delivery. Schema: ``PostgresMigrations``. Times
 /// are UNIX epoch MILLISECONDS, as in `SQLiteStore` (module RelaySQLite).
 public actor PostgresStore: Store {
     /// Migration steps applied by this open (0 when the database was already current).
@@ -34,6 +34,8 @@ public actor PostgresStore: Store {
     var feedbackPolicy = FeedbackPolicy.none
     /// Where read positions come from and which apps' claims carry badges (``setUnreadPolicy(_:)``).
     var unreadPolicy = UnreadPolicy.none
+    /// Where the relay's last claim of each app stopped, shared by the stores of a pool.
+    let claimCursors: ClaimCursors
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -60,18 +62,20 @@ public actor PostgresStore: Store {
             logger: logger,
             timeSource: timeSource,
             statementTimeout: statementTimeout,
-            fence: InstanceFence(logger: logger)
+            fence: InstanceFence(logger: logger),
+            claimCursors: ClaimCursors()
         )
     }
 
-    /// ``init(url:logger:timeSource:statementTimeout:)`` with the relay's ``InstanceFence``, shared by the
-    /// stores of a pool.
+    /// ``init(url:logger:timeSource:statementTimeout:)`` with the relay's ``InstanceFence`` and claim
+    /// cursors, shared by the stores of a pool.
     init(
         url: String,
         logger: Logger,
         timeSource: any TimeSource,
         statementTimeout: Double,
-        fence: InstanceFence
+        fence: InstanceFence,
+        claimCursors: ClaimCursors
     ) throws {
         let db = try PostgresConnection(url: url, statementTimeout: statementTimeout, fence: fence)
         let (applied, version) = try Self.migrate(db)
@@ -90,6 +94,7 @@ public actor PostgresStore: Store {
         self.url = url
         self.logger = logger
         self.outboxChannel = outboxChannel
+        self.claimCursors = claimCursors
         self.executor = StoreThreadExecutor(name: "relay-postgres")
     }
 

@@ -42,12 +42,7 @@ extension SQLiteStore {
         guard limit > 0 else { return [] }
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
         let nowMilliseconds = SQLiteStatement.milliseconds(now)
-        // A cursor is dropped when time went back past it, and once it is a lease old: rows behind it whose
-        // lease ran out (their relay stopped, or their results could not be recorded) are then due again.
-        var cursor = claimCursors[appId].flatMap {
-            $0.nextAttemptAt <= nowMilliseconds && nowMilliseconds - $0.startedAt <= Int64(leaseSeconds) * 1000
-                ? $0 : nil
-        }
+        var cursor = ClaimCursor.live(claimCursors[appId], now: nowMilliseconds, leaseSeconds: leaseSeconds)
         let jobs = try db.transaction {
             let leased = try liveLeases(appId: appId, now: nowMilliseconds, after: cursor)
             var jobs: [DeliveryJob] = []
@@ -61,12 +56,9 @@ extension SQLiteStore {
                 let wanted = limit - jobs.count
                 let due = try dueDeliveries(appId: appId, now: now, after: cursor, limit: wanted)
                 for delivery in due {
-                    cursor = ClaimCursor(
-                        nextAttemptAt: delivery.nextAttemptAt,
-                        id: delivery.id,
-                        startedAt: cursor?.startedAt ?? nowMilliseconds
-                    )
-                    if leased.contains(where: { $0.covers(delivery) }) {
+                    let (dueAt, id) = (delivery.nextAttemptAt, delivery.id)
+                    cursor = .after(cursor, nextAttemptAt: dueAt, id: id, now: nowMilliseconds)
+                    if leased.contains(where: { $0.covers(nextAttemptAt: dueAt, id: id) }) {
                         // A run holds only what this claim read and took or ended.
                         if let taken = run { try lease(taken, appId: appId, until: leaseUntil, owner: owner) }
                         run = nil
@@ -262,28 +254,50 @@ extension SQLiteStore {
         }
     }
 
-    /// Drops `owner`'s runs that cover a delivery of `deliveryIds`. A run may cover other pending
-    /// deliveries too; at a graceful stop those are the ones whose results could not be recorded, which are
-    /// then claimable at once instead of after their lease (at least once either way). Claims start again
-    /// from the beginning (the cursors are dropped), so they find the released rows behind them.
+    /// Releases the pending deliveries of `deliveryIds` from `owner`'s leases: each lease that covers one is
+    /// replaced by the runs of its other deliveries (``RelayStore/HeldLease/handingBack(_:)``), which may
+    /// still be in flight. Claims start again from the beginning (the cursors are dropped), so they find the
+    /// released rows behind them.
     public func releaseClaims(_ deliveryIds: [Int64], owner: String) async throws {
         guard !deliveryIds.isEmpty else { return }
         claimCursors.removeAll()
         try db.transaction {
+            var covered: [(lease: HeldLease, id: Int64)] = []
             for id in deliveryIds {
-                try db.withStatement(Self.releaseRunSQL) {
-                    try $0.bind(1, id)
-                    try $0.bind(2, owner)
+                try db.withStatement(Self.heldRunSQL) { row in
+                    try row.bind(1, id)
+                    try row.bind(2, owner)
+                    while try row.step() {
+                        let run = LeaseRun(nextAttemptAt: row.int64(1), first: row.int64(2), last: row.int64(3))
+                        covered.append((HeldLease(appId: row.string(0), run: run, until: row.int64(4)), id))
+                    }
+                }
+            }
+            for (lease, keeps) in HeldLease.handingBack(covered) {
+                try db.withStatement(
+                    """
+                    DELETE FROM delivery_leases
+                    WHERE app_id = ?1 AND next_attempt_at = ?2 AND first_id = ?3 AND last_id = ?4 AND lease_owner = ?5
+                    """
+                ) {
+                    try $0.bind(1, lease.appId)
+                    try $0.bind(2, lease.run.nextAttemptAt)
+                    try $0.bind(3, lease.run.first)
+                    try $0.bind(4, lease.run.last)
+                    try $0.bind(5, owner)
                     try $0.run()
+                }
+                for run in keeps {
+                    try self.lease(run, appId: lease.appId, until: SQLiteStatement.date(lease.until), owner: owner)
                 }
             }
         }
     }
 
-    /// ?1 a delivery id, ?2 an owner: deletes the owner's runs that cover that delivery while it is pending
-    /// (a range of `delivery_leases_by_run`).
-    static let releaseRunSQL = """
-        DELETE FROM delivery_leases
+    /// ?1 a delivery id, ?2 an owner: the owner's leases that cover that delivery while it is pending (a
+    /// range of `delivery_leases_by_run`): app, due time, first and last id, expiry.
+    static let heldRunSQL = """
+        SELECT app_id, next_attempt_at, first_id, last_id, lease_until FROM delivery_leases
         WHERE lease_owner = ?2 AND (app_id, next_attempt_at) IN (
                 SELECT app_id, next_attempt_at FROM deliveries WHERE id = ?1 AND status = 'pending'
             )
@@ -534,26 +548,4 @@ private struct NotificationRun {
     var content: NotificationContent
     /// The message's time (``NewNotification/messageAt``).
     var messageAt: Date
-}
-
-/// Deliveries a claim took (or ended) in a row of its due order: one due time, ids `first` to `last` (epoch
-/// MILLISECONDS and delivery ids). Between them, every pending row of the app at that due time was read by
-/// that claim, so a lease of the run covers exactly the jobs it took; a result moves a delivery out of it
-/// (it is no longer pending, or due later).
-struct LeaseRun {
-    var nextAttemptAt: Int64
-    var first: Int64
-    var last: Int64
-
-    fileprivate func covers(_ delivery: DueDelivery) -> Bool {
-        delivery.nextAttemptAt == nextAttemptAt && first <= delivery.id && delivery.id <= last
-    }
-}
-
-/// Where an app's last claim stopped in the due order (`next_attempt_at`, `id`), and when the claims that
-/// went on from it began (all epoch MILLISECONDS).
-struct ClaimCursor {
-    var nextAttemptAt: Int64
-    var id: Int64
-    var startedAt: Int64
 }

@@ -27,9 +27,10 @@ extension SQLiteStore {
             """
         ) { row in
             try row.bind(1, now)
-            while try row.step() { counts[row.string(0)]?.leased = row.int(1) }
+            var leased: [String: Int] = [:]
+            while try row.step() { leased[row.string(0)] = row.int(1) }
+            counts.setLeased(leased)
         }
-        for (app, read) in counts { counts[app]?.due = max(0, read.due - read.leased) }
         return counts
     }
 }

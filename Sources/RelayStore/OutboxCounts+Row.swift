@@ -13,3 +13,16 @@ extension OutboxCounts {
         )
     }
 }
+
+extension [String: OutboxCounts] {
+    /// Sets each app's leased deliveries to `leased` (pending deliveries a live lease's run covers, by app)
+    /// and takes them out of its due ones: both engines first count every due delivery, then the leased.
+    package mutating func setLeased(_ leased: [String: Int]) {
+        for (app, count) in leased {
+            guard var counts = self[app] else { continue }
+            counts.leased = count
+            counts.due = Swift.max(0, counts.due - count)
+            self[app] = counts
+        }
+    }
+}

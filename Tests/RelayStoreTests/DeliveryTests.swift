@@ -232,6 +232,43 @@ import Testing
         }
     }
 
+    /// A hand-back releases only the deliveries it names: the others of their run may still be in flight (a
+    /// relay hands back its queued jobs after a failed write while its sends go on), so no relay may take them.
+    @Test(arguments: StoreKind.allCases) func aHandBackReleasesOnlyTheDeliveriesItNames(kind: StoreKind) async throws {
+        let database = try await kind.makeDatabase()
+        let a = try database.open()
+        let b = try database.open()
+        for n in 0..<5 { try await a.register(F.token(n), user: "u\(n)") }
+        _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let taken = try await a.claimDueDeliveries(
+            appId: "app-a",
+            now: F.t0,
+            limit: 5,
+            leaseSeconds: 30,
+            owner: F.owner
+        ).map(\.deliveryId)
+        #expect(taken.count == 5)
+        // The second and the fourth are handed back; the others of the run are still being sent.
+        try await a.releaseClaims([taken[1], taken[3]], owner: F.owner)
+        let other = try await b.claimDueDeliveries(
+            appId: "app-a",
+            now: F.time(1),
+            limit: 10,
+            leaseSeconds: 30,
+            owner: F.otherOwner
+        )
+        #expect(other.map(\.deliveryId) == [taken[1], taken[3]])
+        // The rest keep their lease to its end, then are due again (at least once).
+        let later = try await b.claimDueDeliveries(
+            appId: "app-a",
+            now: F.time(31),
+            limit: 10,
+            leaseSeconds: 30,
+            owner: F.otherOwner
+        )
+        #expect(later.map(\.deliveryId) == [taken[0], taken[2], taken[4]])
+    }
+
     /// Accepted pushes are recorded a run of consecutive ids at a time: a batch in any order, with gaps and
     /// other outcomes among them, records exactly its own rows.
     @Test(arguments: StoreKind.allCases) func aBatchOfResultsRecordsExactlyItsOwnDeliveries(

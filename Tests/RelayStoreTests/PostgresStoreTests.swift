@@ -125,14 +125,16 @@ import Testing
         let database = try await StoreKind.postgres.makeDatabase()
         let relay = try #require(try database.open() as? PostgresStore)
         let admin = try #require(try database.open() as? PostgresStore)
-        #expect(try await relay.hasPendingDeliveries() == false)
-        #expect(try await relay.hasPendingDeliveries() == false)
+        // Recording an accepted push runs prepared (``PostgresStore/recordSentSQL``).
+        try await relay.complete([(1, .sent)], at: F.t0)
+        try await relay.complete([(1, .sent)], at: F.t0)
         #expect(try await relay.rowCount("pg_prepared_statements") == 1)
         try await relay.execute(
             "INSERT INTO deliveries (notification_id, app_id, user_id, token) VALUES (gen_random_uuid(), 'a', 'u', 't')"
         )
         #expect(try await admin.terminateBackend(try await relay.backendPid()))
-        #expect(try await relay.hasPendingDeliveries() == true)
+        try await relay.complete([(1, .sent)], at: F.t0)
+        #expect(try await relay.pendingDeliveryCount() == 0)
         #expect(try await relay.rowCount("pg_prepared_statements") == 1)
     }
 
@@ -154,17 +156,18 @@ import Testing
         let now = EpochMilliseconds.of(F.t0)
         try await store.execute(
             """
-            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at, lease_until)
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
             SELECT gen_random_uuid(), 'app-' || (n % 3), 'u', 't' || n,
-                CASE WHEN n % 3 = 2 THEN \(now) + 60000 ELSE \(now) END,
-                CASE WHEN n % 3 = 1 THEN \(now) + 30000 END
+                CASE WHEN n % 3 = 2 THEN \(now) + 60000 ELSE \(now) END
             FROM generate_series(1, 30000) AS n;
+            INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until, lease_owner)
+            VALUES ('app-1', \(now), 1, 30000, \(now) + 30000, 'relay-b');
             ANALYZE deliveries;
             """
         )
         #expect(try await store.appsWithDueDeliveries(now: F.t0) == ["app-0"])
         let plan = try await store.plan(PostgresStore.dueAppsSQL, F.t0)
-        #expect(!plan.contains("Seq Scan") && plan.contains("deliveries_due"), "\(plan)")
+        #expect(!plan.contains("Seq Scan on deliveries ") && plan.contains("deliveries_due"), "\(plan)")
     }
 
     /// A batch of accepted pushes is recorded by seeking each delivery, never by reading the whole table,
@@ -185,27 +188,120 @@ import Testing
         #expect(try await store.pendingDeliveryCount() == 9900)
     }
 
-    /// A claim leases every row of a fan-out's pages in one transaction; each row's leased version stays on
-    /// the row's page (an update that moves to another page writes an entry in every index of the table).
-    /// The rows are an APNs fan-out's: 64-character tokens, one notification, the longest owner a relay
-    /// names itself (a 40-character host name and 8 hexadecimal digits).
-    @Test func aClaimLeasesRowsOnTheirOwnPages() async throws {
+    /// A claim leases a fan-out's rows with one lease row and writes none of them: each row keeps the
+    /// version its insert wrote (`xmin`) and its place (`ctid`) until its result is recorded.
+    @Test func aClaimWritesNoDeliveryRow() async throws {
+        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        for n in 0..<20 { try await store.register(F.token(n), user: "u\(n)") }
+        _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let key = "id::text || ' ' || xmin::text"
+        let before = try await store.pages(of: "deliveries", key: key)
+        let jobs = try await store.claimDueDeliveries(
+            appId: "app-a",
+            now: F.t0,
+            limit: 50,
+            leaseSeconds: 60,
+            owner: F.owner
+        )
+        #expect(jobs.count == 20)
+        #expect(try await store.rowCount("delivery_leases") == 1)
+        #expect(try await store.pages(of: "deliveries", key: key) == before)
+        let again = try await store.claimDueDeliveries(
+            appId: "app-a",
+            now: F.t0,
+            limit: 50,
+            leaseSeconds: 60,
+            owner: F.owner
+        )
+        #expect(again.isEmpty)
+    }
+
+    /// A claim checks each due row against the leases with one seek of `delivery_leases_by_run`, never by
+    /// reading every lease, whatever the statistics say (here: none taken since the leases were written).
+    @Test func aClaimSeeksTheLeasesOfEachDueRow() async throws {
         let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
         try await store.execute(
             """
             INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
-            SELECT '9a3c0a52-5d0e-4f4b-9c7e-3f1d2b6a8e01', 'app', 'user-' || lpad(n::text, 6, '0'),
-                md5(n::text) || md5((n + 1)::text), 0
-            FROM generate_series(1, 2000) AS n;
+            SELECT gen_random_uuid(), 'app', 'u' || n, 't' || n, 1000 FROM generate_series(1, 20000) AS n;
+            ANALYZE;
+            INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until, lease_owner)
+            SELECT 'app', 1000, n * 10, n * 10 + 9, 9000000, 'relay-b' FROM generate_series(0, 1000) AS n;
             """
         )
-        let before = try await store.pages(of: "deliveries", key: "id::text")
-        let owner = String(repeating: "h", count: 40) + "-0123abcd"
-        _ = try await store.claimDueDeliveries(appId: "app", now: F.t0, limit: 2000, leaseSeconds: 60, owner: owner)
-        #expect(try await store.rowCount("deliveries WHERE lease_owner IS NOT NULL") == 2000)
-        let after = try await store.pages(of: "deliveries", key: "id::text")
-        let moved = before.filter { after[$0.key] != $0.value }.count
-        #expect(moved == 0, "\(moved) of 2000 leased rows moved to another page")
+        let cursor = (Int64(1000), Int64(12000))
+        let plan = try await store.plan(PostgresStore.claimSQL, "app", F.t0, 250, cursor.0, cursor.1)
+        #expect(plan.contains("delivery_leases_by_run") && !plan.contains("Seq Scan on delivery_leases"), "\(plan)")
+    }
+
+    /// Claims of one app take turns on a database whose default isolation is REPEATABLE READ too: a claim
+    /// that waited for another's lock sees the leases it committed (a snapshot taken while waiting would not).
+    @Test func claimsThatWaitedForEachOtherNeverOverlapUnderRepeatableRead() async throws {
+        let database = try await StoreKind.postgres.makeDatabase()
+        let admin = try #require(try database.open() as? PostgresStore)
+        try await admin.execute(
+            """
+            DO $$ BEGIN
+            EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = ''repeatable read''',
+                current_database());
+            END $$;
+            """
+        )
+        let a = try database.open()
+        let b = try database.open()
+        for n in 0..<5 { try await admin.register(F.token(n), user: "u\(n)") }
+        _ = try await admin.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let lock = "\(PostgresStore.claimLockClass), hashtext(current_schema() || '/' || 'app-a')"
+        try await admin.execute("SELECT pg_advisory_lock(\(lock))")
+        async let first = a.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 60, owner: F.owner)
+        async let second = b.claimDueDeliveries(
+            appId: "app-a",
+            now: F.t0,
+            limit: 10,
+            leaseSeconds: 60,
+            owner: F.otherOwner
+        )
+        // Both wait for the lock before it is let go (the suite's time limit bounds the wait).
+        while try await admin.rowCount("pg_locks WHERE locktype = 'advisory' AND NOT granted") < 2 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await admin.execute("SELECT pg_advisory_unlock(\(lock))")
+        let (x, y) = try await (first.map(\.deliveryId), second.map(\.deliveryId))
+        #expect(x.count + y.count == 5 && Set(x).isDisjoint(with: y), "a took \(x), b took \(y)")
+    }
+
+    /// A lease covers only ids its claim read: a delivery committed after the claim with an id inside the
+    /// ids it took (ids are drawn in one order and committed in another, by several relays) is claimed by the
+    /// next claim, not held back until the lease ends.
+    @Test func aDeliveryCommittedLateInsideAClaimsIdsIsNotHeldBack() async throws {
+        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        for n in 0..<5 { try await store.register(F.token(n), user: "u\(n)") }
+        _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        // The third delivery is taken out before the first claim and put back, with its id, after it.
+        try await store.execute(
+            """
+            CREATE TEMP TABLE held AS SELECT * FROM deliveries ORDER BY id OFFSET 2 LIMIT 1;
+            DELETE FROM deliveries WHERE id IN (SELECT id FROM held);
+            """
+        )
+        let first = try await store.claimDueDeliveries(
+            appId: "app-a",
+            now: F.t0,
+            limit: 10,
+            leaseSeconds: 60,
+            owner: F.owner
+        )
+        #expect(first.count == 4)
+        try await store.execute("INSERT INTO deliveries OVERRIDING SYSTEM VALUE SELECT * FROM held")
+        let second = try await store.claimDueDeliveries(
+            appId: "app-a",
+            now: F.t0,
+            limit: 10,
+            leaseSeconds: 60,
+            owner: F.owner
+        )
+        #expect(second.count == 1)
+        #expect(second.allSatisfy { $0.deliveryId > first[1].deliveryId && $0.deliveryId < first[2].deliveryId })
     }
 
     /// A message adds to the unread total of every member of its room in one statement; each total's new
