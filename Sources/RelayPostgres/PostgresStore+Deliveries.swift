@@ -115,7 +115,8 @@ extension PostgresStore {
             )
             // Read under the lock: the relay's other connections may have claimed the app meanwhile.
             var cursor = ClaimCursor.live(claimCursors[appId], now: nowMilliseconds, leaseSeconds: leaseSeconds)
-            try db.query("DELETE FROM delivery_leases WHERE app_id = $1 AND lease_until < $2", appId, now)
+            let dropped = try db.query("DELETE FROM delivery_leases WHERE app_id = $1 AND lease_until < $2", appId, now)
+            if dropped.changed > 0 { cursor = nil }
             var jobs: [DeliveryJob] = []
             var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs
             var userIds: [String] = []  // each job's recipient, for the badges
@@ -209,10 +210,14 @@ extension PostgresStore {
         )
     }
 
-    /// Drops `owner`'s leases, at start-up; other owners' stay as they are.
+    /// Ends `owner`'s leases (``RelayStore/LeaseRun/ended``), at start-up; other owners' stay as they are.
     public func releaseLeases(owner: String) async throws {
         try db.transaction {
-            let released = try db.query("DELETE FROM delivery_leases WHERE lease_owner = $1", owner)
+            let released = try db.query(
+                "UPDATE delivery_leases SET lease_until = $2 WHERE lease_owner = $1 AND lease_until > $2",
+                owner,
+                LeaseRun.ended
+            )
             try db.query("UPDATE feedback SET lease_until = NULL, lease_owner = NULL WHERE lease_owner = $1", owner)
             try db.query(Self.badgeUpdateSQL.releaseOwnerSQL, owner)
             if released.changed > 0 { try notifyOutbox() }
@@ -220,10 +225,10 @@ extension PostgresStore {
         claimCursors.removeAll()
     }
 
-    /// Releases the pending deliveries of `deliveryIds` from `owner`'s leases: each lease that covers one is
-    /// replaced by the runs of its other deliveries (``RelayStore/HeldLease/handingBack(_:)``), which may
-    /// still be in flight. Claims start again from the beginning (the cursors are dropped, after the
-    /// commit), so they find the released rows behind them.
+    /// Releases the pending deliveries of `deliveryIds` from `owner`'s leases: each lease that covers one
+    /// ends (``RelayStore/LeaseRun/ended``: every relay's next claim of the app starts from the beginning and
+    /// finds the released rows) and is replaced by the runs of its other deliveries
+    /// (``RelayStore/HeldLease/handingBack(_:)``), which may still be in flight.
     public func releaseClaims(_ deliveryIds: [Int64], owner: String) async throws {
         guard !deliveryIds.isEmpty else { return }
         try db.transaction {
@@ -245,14 +250,15 @@ extension PostgresStore {
             for (lease, keeps) in HeldLease.handingBack(leases) {
                 try db.query(
                     """
-                    DELETE FROM delivery_leases
+                    UPDATE delivery_leases SET lease_until = $6
                     WHERE app_id = $1 AND next_attempt_at = $2 AND first_id = $3 AND last_id = $4 AND lease_owner = $5
                     """,
                     lease.appId,
                     lease.run.nextAttemptAt,
                     lease.run.first,
                     lease.run.last,
-                    owner
+                    owner,
+                    LeaseRun.ended
                 )
                 try insertLeases(keeps, appId: lease.appId, until: lease.until, owner: owner)
             }

@@ -44,6 +44,7 @@ extension SQLiteStore {
         let nowMilliseconds = SQLiteStatement.milliseconds(now)
         var cursor = ClaimCursor.live(claimCursors[appId], now: nowMilliseconds, leaseSeconds: leaseSeconds)
         let jobs = try db.transaction {
+            if try dropEndedLeases(appId: appId, now: nowMilliseconds) { cursor = nil }
             let leased = try liveLeases(appId: appId, now: nowMilliseconds, after: cursor)
             var jobs: [DeliveryJob] = []
             jobs.reserveCapacity(limit)
@@ -145,15 +146,20 @@ extension SQLiteStore {
         }
     }
 
-    /// Drops `appId`'s leases that ran out before `now` and returns the live ones that could cover a due
-    /// row after `cursor` (all of them without one). `now` is epoch MILLISECONDS.
-    private func liveLeases(appId: String, now: Int64, after cursor: ClaimCursor?) throws -> [LeaseRun] {
+    /// Drops `appId`'s leases that ended before `now` (epoch MILLISECONDS): whether there were any.
+    private func dropEndedLeases(appId: String, now: Int64) throws -> Bool {
         try db.withStatement("DELETE FROM delivery_leases WHERE app_id = ?1 AND lease_until < ?2") {
             try $0.bind(1, appId)
             try $0.bind(2, now)
             try $0.run()
         }
-        return try db.withStatement(Self.liveLeasesSQL) { row in
+        return db.changes > 0
+    }
+
+    /// `appId`'s live leases at `now` (epoch MILLISECONDS) that could cover a due row after `cursor` (all of
+    /// them without one).
+    private func liveLeases(appId: String, now: Int64, after cursor: ClaimCursor?) throws -> [LeaseRun] {
+        try db.withStatement(Self.liveLeasesSQL) { row in
             try row.bind(1, appId)
             try row.bind(2, now)
             try row.bind(3, cursor?.nextAttemptAt ?? Int64.min)
@@ -237,8 +243,9 @@ extension SQLiteStore {
     public func releaseLeases(owner: String) async throws {
         claimCursors.removeAll()
         try db.transaction {
-            try db.withStatement("DELETE FROM delivery_leases WHERE lease_owner = ?1") {
+            try db.withStatement("UPDATE delivery_leases SET lease_until = ?2 WHERE lease_owner = ?1") {
                 try $0.bind(1, owner)
+                try $0.bind(2, LeaseRun.ended)
                 try $0.run()
             }
             try db.withStatement(
@@ -254,10 +261,10 @@ extension SQLiteStore {
         }
     }
 
-    /// Releases the pending deliveries of `deliveryIds` from `owner`'s leases: each lease that covers one is
-    /// replaced by the runs of its other deliveries (``RelayStore/HeldLease/handingBack(_:)``), which may
-    /// still be in flight. Claims start again from the beginning (the cursors are dropped), so they find the
-    /// released rows behind them.
+    /// Releases the pending deliveries of `deliveryIds` from `owner`'s leases: each lease that covers one
+    /// ends (``RelayStore/LeaseRun/ended``: the next claim of the app, of any store on the file, starts from
+    /// the beginning and finds the released rows) and is replaced by the runs of its other deliveries
+    /// (``RelayStore/HeldLease/handingBack(_:)``), which may still be in flight.
     public func releaseClaims(_ deliveryIds: [Int64], owner: String) async throws {
         guard !deliveryIds.isEmpty else { return }
         claimCursors.removeAll()
@@ -276,7 +283,7 @@ extension SQLiteStore {
             for (lease, keeps) in HeldLease.handingBack(covered) {
                 try db.withStatement(
                     """
-                    DELETE FROM delivery_leases
+                    UPDATE delivery_leases SET lease_until = ?6
                     WHERE app_id = ?1 AND next_attempt_at = ?2 AND first_id = ?3 AND last_id = ?4 AND lease_owner = ?5
                     """
                 ) {
@@ -285,6 +292,7 @@ extension SQLiteStore {
                     try $0.bind(3, lease.run.first)
                     try $0.bind(4, lease.run.last)
                     try $0.bind(5, owner)
+                    try $0.bind(6, LeaseRun.ended)
                     try $0.run()
                 }
                 for run in keeps {

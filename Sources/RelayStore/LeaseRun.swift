@@ -14,6 +14,11 @@ package struct LeaseRun: Encodable, Hashable, Sendable {
         (self.nextAttemptAt, self.first, self.last) = (nextAttemptAt, first, last)
     }
 
+    /// The `lease_until` of a lease handed back: not deleted but ended at once, so that the next claim of the
+    /// app, on whichever relay, drops it as it drops a lease that ran out, and so learns that deliveries
+    /// behind its cursor are due again (``ClaimCursor``).
+    package static let ended: Int64 = 0
+
     package func covers(nextAttemptAt: Int64, id: Int64) -> Bool {
         nextAttemptAt == self.nextAttemptAt && first <= id && id <= last
     }
@@ -57,7 +62,8 @@ package struct HeldLease: Hashable, Sendable {
 
 /// Where an app's last claim stopped in the due order (`next_attempt_at`, `id`), and when the claims that
 /// went on from it began (all epoch MILLISECONDS). Claims go on from it instead of reading past the rows in
-/// flight again.
+/// flight again; a claim that drops an ended lease (run out, or handed back: ``LeaseRun/ended``) starts from
+/// the beginning instead, since the rows it held may lie behind the cursor.
 package struct ClaimCursor: Sendable {
     package var nextAttemptAt: Int64
     package var id: Int64

@@ -269,6 +269,32 @@ import Testing
         #expect(later.map(\.deliveryId) == [taken[0], taken[2], taken[4]])
     }
 
+    /// Deliveries another relay hands back, or whose lease ran out, are taken by the next claim of a relay
+    /// whose claims go on from a cursor already past them, not once that cursor is a lease old.
+    @Test(arguments: StoreKind.allCases) func endedLeasesBehindACursorAreTakenAtTheNextClaim(
+        kind: StoreKind
+    ) async throws {
+        let database = try await kind.makeDatabase()
+        let a = try database.open()
+        let b = try database.open()
+        for n in 0..<8 { try await a.register(F.token(n), user: "u\(n)") }
+        _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let claim = { (store: any Store, owner: String, at: Date, limit: Int, lease: Int) in
+            try await store.claimDueDeliveries(appId: "app-a", now: at, limit: limit, leaseSeconds: lease, owner: owner)
+                .map(\.deliveryId)
+        }
+        let held = try await claim(b, F.otherOwner, F.t0, 2, 10)
+        let first = try await claim(a, F.owner, F.t0, 2, 60)
+        #expect(held.count == 2 && first.count == 2 && first[0] > held[1])
+        // b stops and hands its first delivery back: a's next claim, whose cursor is past it, takes it.
+        try await b.releaseClaims([held[0]], owner: F.otherOwner)
+        let second = try await claim(a, F.owner, F.time(1), 2, 60)
+        #expect(second.first == held[0])
+        // b's other delivery, its lease run out at t0 + 10 s, is taken by a's claim after that.
+        let third = try await claim(a, F.owner, F.time(11), 2, 60)
+        #expect(third.first == held[1])
+    }
+
     /// Accepted pushes are recorded a run of consecutive ids at a time: a batch in any order, with gaps and
     /// other outcomes among them, records exactly its own rows.
     @Test(arguments: StoreKind.allCases) func aBatchOfResultsRecordsExactlyItsOwnDeliveries(
