@@ -115,8 +115,7 @@ extension PostgresStore {
             )
             // Read under the lock: the relay's other connections may have claimed the app meanwhile.
             var cursor = ClaimCursor.live(claimCursors[appId], now: nowMilliseconds, leaseSeconds: leaseSeconds)
-            let dropped = try db.query("DELETE FROM delivery_leases WHERE app_id = $1 AND lease_until < $2", appId, now)
-            if dropped.changed > 0 { cursor = nil }
+            if try db.query(Self.dropEndedLeasesSQL, appId, now)[0].bool(0) { cursor = nil }
             var jobs: [DeliveryJob] = []
             var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs
             var userIds: [String] = []  // each job's recipient, for the badges
@@ -178,6 +177,25 @@ extension PostgresStore {
         claimCursors[appId] = cursor
         return jobs
     }
+
+    /// Drops app $1's leases that ended before $2 (epoch MILLISECONDS): whether one of them still held a
+    /// pending delivery, which may lie behind the claim's cursor (a lease whose deliveries were all sent
+    /// leaves the cursor as it is: going back would read past every row sent since the last vacuum). A seek
+    /// of `deliveries_due` per lease dropped: a scalar subquery in the index's order, whatever the statistics
+    /// say (as a join, it was planned as a read of every pending row per lease).
+    static let dropEndedLeasesSQL = """
+        WITH ended AS (
+            DELETE FROM delivery_leases WHERE app_id = $1 AND lease_until < $2
+            RETURNING next_attempt_at, first_id, last_id
+        )
+        SELECT coalesce(bool_or((
+            SELECT true FROM deliveries AS d
+            WHERE d.app_id = $1 AND d.status = 'pending' AND d.next_attempt_at = l.next_attempt_at
+                AND d.id >= l.first_id AND d.id <= l.last_id
+            ORDER BY d.next_attempt_at, d.id LIMIT 1
+        )), false)
+        FROM ended AS l
+        """
 
     /// Leases `runs` of `appId` to `owner` until `until` (epoch MILLISECONDS): one row each, in one statement.
     private func insertLeases(_ runs: [LeaseRun], appId: String, until: Int64, owner: String) throws {

@@ -146,14 +146,29 @@ extension SQLiteStore {
         }
     }
 
-    /// Drops `appId`'s leases that ended before `now` (epoch MILLISECONDS): whether there were any.
+    /// Drops `appId`'s leases that ended before `now` (epoch MILLISECONDS): whether one of them still held a
+    /// pending delivery, which may lie behind the claim's cursor.
     private func dropEndedLeases(appId: String, now: Int64) throws -> Bool {
+        let held = try db.withStatement(
+            """
+            SELECT EXISTS (
+                SELECT 1 FROM delivery_leases AS l
+                JOIN deliveries AS d INDEXED BY deliveries_due ON d.app_id = l.app_id AND d.status = 'pending'
+                    AND d.next_attempt_at = l.next_attempt_at AND d.id BETWEEN l.first_id AND l.last_id
+                WHERE l.app_id = ?1 AND l.lease_until < ?2
+            )
+            """
+        ) { row in
+            try row.bind(1, appId)
+            try row.bind(2, now)
+            return try row.step() && row.int(0) != 0
+        }
         try db.withStatement("DELETE FROM delivery_leases WHERE app_id = ?1 AND lease_until < ?2") {
             try $0.bind(1, appId)
             try $0.bind(2, now)
             try $0.run()
         }
-        return db.changes > 0
+        return held
     }
 
     /// `appId`'s live leases at `now` (epoch MILLISECONDS) that could cover a due row after `cursor` (all of

@@ -62,8 +62,9 @@ package struct HeldLease: Hashable, Sendable {
 
 /// Where an app's last claim stopped in the due order (`next_attempt_at`, `id`), and when the claims that
 /// went on from it began (all epoch MILLISECONDS). Claims go on from it instead of reading past the rows in
-/// flight again; a claim that drops an ended lease (run out, or handed back: ``LeaseRun/ended``) starts from
-/// the beginning instead, since the rows it held may lie behind the cursor.
+/// flight again; a claim that drops an ended lease (run out, or handed back: ``LeaseRun/ended``) still
+/// holding a pending delivery starts from the beginning instead, since that delivery may lie behind the
+/// cursor.
 package struct ClaimCursor: Sendable {
     package var nextAttemptAt: Int64
     package var id: Int64

@@ -270,6 +270,24 @@ import Testing
         #expect(x.count + y.count == 5 && Set(x).isDisjoint(with: y), "a took \(x), b took \(y)")
     }
 
+    /// A claim that drops ended leases checks whether each still holds a pending delivery by reading that
+    /// lease's ids alone, never every pending delivery, whatever the statistics say.
+    @Test func droppingEndedLeasesReadsOnlyTheirIds() async throws {
+        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        try await store.execute(
+            """
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
+            SELECT gen_random_uuid(), 'app', 'u' || n, 't' || n, 1000 FROM generate_series(1, 20000) AS n;
+            ANALYZE;
+            INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until, lease_owner)
+            SELECT 'app', 1000, n * 100, n * 100 + 99, 5, 'relay-b' FROM generate_series(0, 100) AS n;
+            """
+        )
+        let plan = try await store.plan(PostgresStore.dropEndedLeasesSQL, "app", F.t0)
+        #expect(!plan.contains("Seq Scan on deliveries "), "\(plan)")
+        #expect(try await store.rowCount("delivery_leases") == 101)
+    }
+
     /// A lease covers only ids its claim read: a delivery committed after the claim with an id inside the
     /// ids it took (ids are drawn in one order and committed in another, by several relays) is claimed by the
     /// next claim, not held back until the lease ends.
