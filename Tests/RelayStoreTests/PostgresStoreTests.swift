@@ -219,16 +219,7 @@ import Testing
     /// A claim checks each due row against the leases with one seek of `delivery_leases_by_run`, never by
     /// reading every lease, whatever the statistics say (here: none taken since the leases were written).
     @Test func aClaimSeeksTheLeasesOfEachDueRow() async throws {
-        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
-        try await store.execute(
-            """
-            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
-            SELECT gen_random_uuid(), 'app', 'u' || n, 't' || n, 1000 FROM generate_series(1, 20000) AS n;
-            ANALYZE;
-            INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until, lease_owner)
-            SELECT 'app', 1000, n * 10, n * 10 + 9, 9000000, 'relay-b' FROM generate_series(0, 1000) AS n;
-            """
-        )
+        let store = try await Self.storeWithLeasedRuns(count: 1001, length: 10, until: 9_000_000)
         let cursor = (Int64(1000), Int64(12000))
         let plan = try await store.plan(PostgresStore.claimSQL, "app", F.t0, 250, cursor.0, cursor.1)
         #expect(plan.contains("delivery_leases_by_run") && !plan.contains("Seq Scan on delivery_leases"), "\(plan)")
@@ -273,16 +264,7 @@ import Testing
     /// A claim that drops ended leases checks whether each still holds a pending delivery by reading that
     /// lease's ids alone, never every pending delivery, whatever the statistics say.
     @Test func droppingEndedLeasesReadsOnlyTheirIds() async throws {
-        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
-        try await store.execute(
-            """
-            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
-            SELECT gen_random_uuid(), 'app', 'u' || n, 't' || n, 1000 FROM generate_series(1, 20000) AS n;
-            ANALYZE;
-            INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until, lease_owner)
-            SELECT 'app', 1000, n * 100, n * 100 + 99, 5, 'relay-b' FROM generate_series(0, 100) AS n;
-            """
-        )
+        let store = try await Self.storeWithLeasedRuns(count: 101, length: 100, until: 5)
         let plan = try await store.plan(PostgresStore.dropEndedLeasesSQL, "app", F.t0)
         #expect(!plan.contains("Seq Scan on deliveries "), "\(plan)")
         #expect(try await store.rowCount("delivery_leases") == 101)
@@ -339,6 +321,24 @@ import Testing
         let after = try await store.pages(of: "unread_totals", key: "user_id")
         let moved = before.filter { after[$0.key] != $0.value }.count
         #expect(moved == 0, "\(moved) of 2000 totals moved to another page")
+    }
+
+    /// A store with 20,000 pending deliveries of app `app` due at 1000 (their statistics taken), then, with
+    /// none taken since, `count` leases of relay-b of `length` ids each from id 0 on, until `until` (epoch
+    /// MILLISECONDS).
+    static func storeWithLeasedRuns(count: Int, length: Int, until: Int64) async throws -> PostgresStore {
+        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        try await store.execute(
+            """
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
+            SELECT gen_random_uuid(), 'app', 'u' || n, 't' || n, 1000 FROM generate_series(1, 20000) AS n;
+            ANALYZE;
+            INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until, lease_owner)
+            SELECT 'app', 1000, n * \(length), n * \(length) + \(length - 1), \(until), 'relay-b'
+            FROM generate_series(0, \(count - 1)) AS n;
+            """
+        )
+        return store
     }
 
     /// Runs `body` on a thread of its own: the store's initializer blocks while it connects and migrates.
