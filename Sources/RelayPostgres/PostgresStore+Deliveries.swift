@@ -186,12 +186,11 @@ extension PostgresStore {
     static let dropEndedLeasesSQL = """
         WITH ended AS (
             DELETE FROM delivery_leases WHERE app_id = $1 AND lease_until < $2
-            RETURNING next_attempt_at, first_id, last_id
+            RETURNING app_id, next_attempt_at, first_id, last_id
         )
         SELECT coalesce(bool_or((
             SELECT true FROM deliveries AS d
-            WHERE d.app_id = $1 AND d.status = 'pending' AND d.next_attempt_at = l.next_attempt_at
-                AND d.id >= l.first_id AND d.id <= l.last_id
+            WHERE d.status = 'pending' AND \(LeaseSQL.covers(lease: "l", delivery: "d"))
             ORDER BY d.next_attempt_at, d.id LIMIT 1
         )), false)
         FROM ended AS l
@@ -231,11 +230,7 @@ extension PostgresStore {
     /// Ends `owner`'s leases (``RelayStore/LeaseRun/ended``), at start-up; other owners' stay as they are.
     public func releaseLeases(owner: String) async throws {
         try db.transaction {
-            let released = try db.query(
-                "UPDATE delivery_leases SET lease_until = $2 WHERE lease_owner = $1 AND lease_until > $2",
-                owner,
-                LeaseRun.ended
-            )
+            let released = try db.query(LeaseSQL.endOwnerSQL(parameter: { "$\($0)" }), owner)
             try db.query("UPDATE feedback SET lease_until = NULL, lease_owner = NULL WHERE lease_owner = $1", owner)
             try db.query(Self.badgeUpdateSQL.releaseOwnerSQL, owner)
             if released.changed > 0 { try notifyOutbox() }
@@ -251,32 +246,19 @@ extension PostgresStore {
         guard !deliveryIds.isEmpty else { return }
         try db.transaction {
             let covered = try db.query(
-                """
-                SELECT l.app_id, l.next_attempt_at, l.first_id, l.last_id, l.lease_until, dl.id
-                FROM deliveries AS dl
-                JOIN delivery_leases AS l ON l.app_id = dl.app_id AND l.next_attempt_at = dl.next_attempt_at
-                    AND l.last_id >= dl.id AND l.first_id <= dl.id
-                WHERE dl.id = \(Self.anyId(of: "$1")) AND dl.status = 'pending' AND l.lease_owner = $2
-                """,
+                LeaseSQL.heldSQL(ids: "= \(Self.anyId(of: "$1"))", owner: "$2"),
                 try StoredValues.jsonList(deliveryIds),
                 owner
             )
-            let leases = try covered.all.map { row in
-                let run = LeaseRun(nextAttemptAt: try row.int64(1), first: try row.int64(2), last: try row.int64(3))
-                return (lease: HeldLease(appId: row.string(0), run: run, until: try row.int64(4)), id: try row.int64(5))
-            }
+            let leases = try covered.all.map { try HeldLease.covering(row: $0) }
             for (lease, keeps) in HeldLease.handingBack(leases) {
                 try db.query(
-                    """
-                    UPDATE delivery_leases SET lease_until = $6
-                    WHERE app_id = $1 AND next_attempt_at = $2 AND first_id = $3 AND last_id = $4 AND lease_owner = $5
-                    """,
+                    LeaseSQL.endSQL(parameter: { "$\($0)" }),
                     lease.appId,
                     lease.run.nextAttemptAt,
                     lease.run.first,
                     lease.run.last,
-                    owner,
-                    LeaseRun.ended
+                    owner
                 )
                 try insertLeases(keeps, appId: lease.appId, until: lease.until, owner: owner)
             }

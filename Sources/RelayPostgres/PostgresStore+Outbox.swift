@@ -18,8 +18,7 @@ extension PostgresStore {
         let leased = try db.query(
             """
             SELECT l.app_id, count(*) FROM delivery_leases AS l
-            JOIN deliveries AS d ON d.app_id = l.app_id AND d.status = 'pending'
-                AND d.next_attempt_at = l.next_attempt_at AND d.id BETWEEN l.first_id AND l.last_id
+            JOIN deliveries AS d ON d.status = 'pending' AND \(LeaseSQL.covers(lease: "l", delivery: "d"))
             WHERE l.lease_until >= $1 GROUP BY l.app_id
             """,
             now

@@ -10,8 +10,8 @@ import RelayStore
 /// start-up.
 ///
 /// Several relays may share one database: claims of one app take turns and lease what they take
-/// (`delivery_leases`, a row per run of ids), so two claims never take one delivery. Schema: ``PostgresMigrations``. Times
-/// are UNIX epoch MILLISECONDS, as in `SQLiteStore` (module RelaySQLite).
+/// (`delivery_leases`, a row per run of ids), so two claims never take one delivery. Schema:
+/// ``PostgresMigrations``. Times are UNIX epoch MILLISECONDS, as in `SQLiteStore` (module RelaySQLite).
 public actor PostgresStore: Store {
     /// Migration steps applied by this open (0 when the database was already current).
     public nonisolated let appliedMigrations: Int

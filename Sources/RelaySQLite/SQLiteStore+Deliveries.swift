@@ -153,8 +153,8 @@ extension SQLiteStore {
             """
             SELECT EXISTS (
                 SELECT 1 FROM delivery_leases AS l
-                JOIN deliveries AS d INDEXED BY deliveries_due ON d.app_id = l.app_id AND d.status = 'pending'
-                    AND d.next_attempt_at = l.next_attempt_at AND d.id BETWEEN l.first_id AND l.last_id
+                JOIN deliveries AS d INDEXED BY deliveries_due
+                    ON d.status = 'pending' AND \(LeaseSQL.covers(lease: "l", delivery: "d"))
                 WHERE l.app_id = ?1 AND l.lease_until < ?2
             )
             """
@@ -258,9 +258,8 @@ extension SQLiteStore {
     public func releaseLeases(owner: String) async throws {
         claimCursors.removeAll()
         try db.transaction {
-            try db.withStatement("UPDATE delivery_leases SET lease_until = ?2 WHERE lease_owner = ?1") {
+            try db.withStatement(LeaseSQL.endOwnerSQL(parameter: { "?\($0)" })) {
                 try $0.bind(1, owner)
-                try $0.bind(2, LeaseRun.ended)
                 try $0.run()
             }
             try db.withStatement(
@@ -286,28 +285,19 @@ extension SQLiteStore {
         try db.transaction {
             var covered: [(lease: HeldLease, id: Int64)] = []
             for id in deliveryIds {
-                try db.withStatement(Self.heldRunSQL) { row in
+                try db.withStatement(LeaseSQL.heldSQL(ids: "= ?1", owner: "?2")) { row in
                     try row.bind(1, id)
                     try row.bind(2, owner)
-                    while try row.step() {
-                        let run = LeaseRun(nextAttemptAt: row.int64(1), first: row.int64(2), last: row.int64(3))
-                        covered.append((HeldLease(appId: row.string(0), run: run, until: row.int64(4)), id))
-                    }
+                    while try row.step() { covered.append(try HeldLease.covering(row: row)) }
                 }
             }
             for (lease, keeps) in HeldLease.handingBack(covered) {
-                try db.withStatement(
-                    """
-                    UPDATE delivery_leases SET lease_until = ?6
-                    WHERE app_id = ?1 AND next_attempt_at = ?2 AND first_id = ?3 AND last_id = ?4 AND lease_owner = ?5
-                    """
-                ) {
+                try db.withStatement(LeaseSQL.endSQL(parameter: { "?\($0)" })) {
                     try $0.bind(1, lease.appId)
                     try $0.bind(2, lease.run.nextAttemptAt)
                     try $0.bind(3, lease.run.first)
                     try $0.bind(4, lease.run.last)
                     try $0.bind(5, owner)
-                    try $0.bind(6, LeaseRun.ended)
                     try $0.run()
                 }
                 for run in keeps {
@@ -316,16 +306,6 @@ extension SQLiteStore {
             }
         }
     }
-
-    /// ?1 a delivery id, ?2 an owner: the owner's leases that cover that delivery while it is pending (a
-    /// range of `delivery_leases_by_run`): app, due time, first and last id, expiry.
-    static let heldRunSQL = """
-        SELECT app_id, next_attempt_at, first_id, last_id, lease_until FROM delivery_leases
-        WHERE lease_owner = ?2 AND (app_id, next_attempt_at) IN (
-                SELECT app_id, next_attempt_at FROM deliveries WHERE id = ?1 AND status = 'pending'
-            )
-            AND last_id >= ?1 AND first_id <= ?1
-        """
 
     public func pendingDeliveryCount() async throws -> Int {
         Int(try db.scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"))

@@ -21,8 +21,8 @@ extension SQLiteStore {
         try db.withStatement(
             """
             SELECT l.app_id, count(*) FROM delivery_leases AS l
-            JOIN deliveries AS d INDEXED BY deliveries_due ON d.app_id = l.app_id AND d.status = 'pending'
-                AND d.next_attempt_at = l.next_attempt_at AND d.id BETWEEN l.first_id AND l.last_id
+            JOIN deliveries AS d INDEXED BY deliveries_due
+                ON d.status = 'pending' AND \(LeaseSQL.covers(lease: "l", delivery: "d"))
             WHERE l.lease_until >= ?1 GROUP BY l.app_id
             """
         ) { row in

@@ -47,6 +47,12 @@ package struct HeldLease: Hashable, Sendable {
         (self.appId, self.run, self.until) = (appId, run, until)
     }
 
+    /// A lease and the delivery it covers from a row of ``LeaseSQL/heldSQL(ids:owner:)``.
+    package static func covering(row: some StoredRow) throws -> (lease: HeldLease, id: Int64) {
+        let run = LeaseRun(nextAttemptAt: try row.int64(1), first: try row.int64(2), last: try row.int64(3))
+        return (HeldLease(appId: row.string(0), run: run, until: try row.int64(4)), try row.int64(5))
+    }
+
     /// What a hand-back does to the leases that cover the deliveries it names (`covered`: each lease with
     /// one pending delivery of it handed back): each lease is replaced by the runs of its other deliveries.
     package static func handingBack(
@@ -75,8 +81,8 @@ package struct ClaimCursor: Sendable {
     }
 
     /// `cursor` if a claim at `now` may still go on from it: it is dropped when time went back past it or
-    /// past its start, and once it is a lease old, so that rows behind it whose lease ran out (their relay stopped, or their
-    /// results could not be recorded) are due again.
+    /// past its start, and once it is a lease old, so that rows that came in behind it (committed late, or due
+    /// earlier than rows already read) are found within a lease.
     package static func live(_ cursor: ClaimCursor?, now: Int64, leaseSeconds: Int) -> ClaimCursor? {
         cursor.flatMap {
             $0.nextAttemptAt <= now && $0.startedAt <= now && now - $0.startedAt <= Int64(leaseSeconds) * 1000
