@@ -76,7 +76,7 @@ public final class Dispatcher: Sendable {
     public func run() async {
         let flushSignal = WakeSignal()
         // Two rounds of sends at most wait in the lanes, so the workers never wait for a claim.
-        let lanes = DeliveryLanes<OutboxJob>(
+        let lanes = DeliveryLanes<QueuedJob>(
             perAppLimit: min(settings.perAppConcurrency, settings.concurrency),
             capacity: 2 * settings.concurrency
         )
@@ -85,9 +85,13 @@ public final class Dispatcher: Sendable {
         // and the push sent again by the next run) nor the last flush.
         let workers = (0..<max(1, settings.concurrency)).map { _ in
             Task {
-                while let job = await lanes.take() {
-                    await results.record(job, await self.attempt(job))
-                    lanes.finish(job.laneKey)
+                while let queued = await lanes.take() {
+                    if self.time.now > queued.sendBy {
+                        self.leaveUnsent(queued.job)
+                    } else {
+                        await results.record(queued.job, await self.attempt(queued.job))
+                    }
+                    lanes.finish(queued.laneKey)
                 }
             }
         }
@@ -104,12 +108,12 @@ public final class Dispatcher: Sendable {
 
     /// Gives claimed jobs that were not sent back to the store. A failure leaves them leased: they are sent
     /// when the lease expires.
-    private func handBack(_ jobs: [OutboxJob]) async {
+    private func handBack(_ jobs: [QueuedJob]) async {
         guard !jobs.isEmpty else { return }
         var deliveries: [Int64] = []
         var updates: [Int64] = []
-        for job in jobs {
-            switch job.id {
+        for queued in jobs {
+            switch queued.job.id {
             case .delivery(let id): deliveries.append(id)
             case .badgeUpdate(let id): updates.append(id)
             }
@@ -132,7 +136,7 @@ public final class Dispatcher: Sendable {
     /// with the apps the last one left due (a full claim, or no room left for them). A fan-out's claims
     /// follow one another tens of times a second, and each read of the due apps costs PostgreSQL a scan per
     /// app.
-    private func claimUntilCancelled(into lanes: DeliveryLanes<OutboxJob>) async {
+    private func claimUntilCancelled(into lanes: DeliveryLanes<QueuedJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         var moreDue = true
         var turn = 0  // which app's turn it is to be claimed first
@@ -191,7 +195,7 @@ public final class Dispatcher: Sendable {
     /// The flusher: writes whatever results have arrived, one batch per write, lets their workers go, and
     /// waits for the next result only when none is left; returns after recording the last ones once
     /// ``ResultBuffer/close()`` was called.
-    private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal, lanes: DeliveryLanes<OutboxJob>) async {
+    private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal, lanes: DeliveryLanes<QueuedJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         let done = NotificationDoneReports(NotificationDoneLog(store: store, logger: logger))
         while true {
@@ -221,16 +225,25 @@ public final class Dispatcher: Sendable {
     }
 
     /// Claims up to `limit` of the app's due deliveries, those given a wake push marked so (``WakeAssigner``),
-    /// then its due badge updates within what is left of `limit`. The claim's cancelled deliveries
-    /// (``RelayCore/DeliveryJob/cancelReason``) are counted and left out.
+    /// then its due badge updates within what is left of `limit`, each job with the time its send must start
+    /// by (``QueuedJob``). The claim's cancelled deliveries (``RelayCore/DeliveryJob/cancelReason``) are counted and left out.
     /// - Returns: the jobs to send, and how many the claims returned (cancelled ones included).
-    private func claim(appId: String, limit: Int) async -> (jobs: [OutboxJob], claimed: Int) {
+    private func claim(appId: String, limit: Int) async -> (jobs: [QueuedJob], claimed: Int) {
         var sendable: [OutboxJob]
         var count: Int
+        let now = time.now
+        let queued = { (jobs: [OutboxJob]) in
+            QueuedJob.claimed(
+                jobs,
+                at: now,
+                leaseSeconds: self.settings.leaseSeconds,
+                requestTimeout: TimeInterval(self.settings.requestTimeoutMilliseconds) / 1000
+            )
+        }
         do {
             let claimed = try await store.claimDueDeliveries(
                 appId: appId,
-                now: time.now,
+                now: now,
                 limit: limit,
                 leaseSeconds: settings.leaseSeconds,
                 owner: owner
@@ -251,11 +264,11 @@ public final class Dispatcher: Sendable {
             logger.error("claiming deliveries failed", ["error": "\(error)", "app.id": appId])
             return ([], 0)
         }
-        guard count < limit else { return (sendable, count) }
+        guard count < limit else { return (queued(sendable), count) }
         do {
             let updates = try await store.claimDueBadgeUpdates(
                 appId: appId,
-                now: time.now,
+                now: now,
                 limit: limit - count,
                 leaseSeconds: settings.leaseSeconds,
                 owner: owner
@@ -265,7 +278,7 @@ public final class Dispatcher: Sendable {
         } catch {
             logger.error("claiming badge updates failed", ["error": "\(error)", "app.id": appId])
         }
-        return (sendable, count)
+        return (queued(sendable), count)
     }
 
     /// Records a batch of results, the deliveries' and the badge updates' each in one store call; false when
@@ -276,7 +289,7 @@ public final class Dispatcher: Sendable {
     /// other error, or a third failure while `closing`, gives the batch up: its results stay leased, and their
     /// pushes are sent again once the lease expires (at least once). A badge update's result is written once:
     /// one lost is sent again when its lease expires.
-    private func flush(_ results: [ResultBuffer.Result], lanes: DeliveryLanes<OutboxJob>, closing: Bool) async -> Bool {
+    private func flush(_ results: [ResultBuffer.Result], lanes: DeliveryLanes<QueuedJob>, closing: Bool) async -> Bool {
         var deliveries: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
         var updates: [(updateId: Int64, outcome: DeliveryOutcome)] = []
         for (id, outcome) in results {
@@ -298,10 +311,10 @@ public final class Dispatcher: Sendable {
     /// false when they were given up.
     private func record(
         _ results: [(deliveryId: Int64, outcome: DeliveryOutcome)],
-        lanes: DeliveryLanes<OutboxJob>,
+        lanes: DeliveryLanes<QueuedJob>,
         closing: Bool
     ) async -> Bool {
-        var held: [OutboxJob] = []
+        var held: [QueuedJob] = []
         var pause = Duration.milliseconds(250)
         var recorded = false
         for attempt in 1... {
@@ -333,6 +346,23 @@ public final class Dispatcher: Sendable {
         recordingFails.withLock { $0 = false }
         signal.signal()
         return recorded
+    }
+
+    /// Counts and logs a job left unsent because its lease could end before its answer (``QueuedJob``): no
+    /// result is recorded (another relay may hold it now), and the next claim after its lease takes it again.
+    private func leaveUnsent(_ job: OutboxJob) {
+        let leaseEnded = "lease_ended"
+        switch job {
+        case .delivery(let delivery):
+            DeliveryLog(logger: logger, job: delivery)(.info, "delivery not sent: its lease ended while it waited")
+            metrics.recordOutcome(leaseEnded, reason: "none", app: delivery.appId, platform: delivery.platform)
+        case .badgeUpdate(let update):
+            logger.info(
+                "badge update not sent: its lease ended while it waited",
+                ["app.id": update.appId, "token.suffix": update.token.suffix]
+            )
+            metrics.recordBadgeUpdate(leaseEnded, app: update.appId, platform: update.token.platform)
+        }
     }
 
     /// One send of an outbox job, and what the store records for its result.

@@ -21,11 +21,12 @@ enum MetricLabels {
         return reasons
     }()
 
-    /// The `outcome` label of `pushrelay_notifications_total` (``DeliveryOutcome``'s metric names).
-    static let outcomes = ["sent", "retry", "failed", "retired", "unlinked", "cancelled", "paused"]
+    /// The `outcome` label of `pushrelay_notifications_total` (``DeliveryOutcome``'s metric names, and
+    /// `lease_ended`: a claimed job left unsent because its lease ran out while it waited).
+    static let outcomes = ["sent", "retry", "failed", "retired", "unlinked", "cancelled", "paused", "lease_ended"]
 
     /// The `outcome` label of `pushrelay_badge_updates_total` (a badge update is never cancelled).
-    static let badgeUpdateOutcomes = ["sent", "retry", "failed", "retired", "unlinked"]
+    static let badgeUpdateOutcomes = ["sent", "retry", "failed", "retired", "unlinked", "lease_ended"]
 
     /// The `event` label of `pushrelay_webhooks_total`.
     static let webhookEvents = ["did_send_message", "did_send_image_message"]

@@ -1,0 +1,64 @@
+import APNsMock
+import Foundation
+import RelayCore
+import RelaySQLite
+import RelayStore
+import RelayTestSupport
+import Testing
+
+/// A relay that stalls with claimed jobs queued (a stopped or frozen process) and resumes after their leases
+/// ended leaves them unsent: another relay may have claimed them meanwhile.
+@Suite struct LeaseEndTests {
+    /// The relay's one worker waits five seconds for its first push's answer, two more jobs queued behind it,
+    /// while the clock moves past their lease and another relay claims all three. The relay records its first
+    /// push and sends neither queued job; they stay with the other relay, counted `lease_ended`.
+    @Test func jobsQueuedPastTheirLeaseAreLeftToTheNextClaim() async throws {
+        let time = ManualTimeSource(now: Date())
+        let slowFirst = MockScript(devices: [.init(token: "*", delayMs: 5_000, count: 1)])
+        try await withRelayAndMock(
+            script: slowFirst,
+            time: time,
+            configure: {
+                $0.delivery.concurrency = 1
+                $0.delivery.leaseSeconds = 60
+                $0.delivery.requestTimeoutMilliseconds = 20_000
+            }
+        ) { relay in
+            let tokens = (0..<3).map { _ in randomToken() }
+            for (index, token) in tokens.enumerated() {
+                try await relay.register(token, user: "user\(index)", rooms: ["crowd"])
+            }
+            let other = try SQLiteStore(path: relay.configuration.storage.sqlitePath, logger: .disabled())
+            _ = try await relay.webhook(["roomId": "crowd", "senderId": "s", "text": "hi"])
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await other.outboxCounts(now: time.now)[relay.app.id]?.leased != tokens.count {
+                try #require(ContinuousClock.now < deadline, "the relay never claimed the fan-out")
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            time.advance(by: .seconds(61))
+            let taken = try await other.claimDueDeliveries(
+                now: time.now,
+                limit: 10,
+                leaseSeconds: 60,
+                owner: "relay-b"
+            )
+            #expect(taken.count == tokens.count)
+
+            let outcome = { (name: String) in
+                "pushrelay_notifications_total{app=\"app0\",platform=\"ios\",outcome=\"\(name)\",reason=\"none\"}"
+            }
+            let leaseEnded = outcome("lease_ended"), sent = outcome("sent")
+            let samples = try await relay.metrics { ($0[leaseEnded] ?? 0) + ($0[sent] ?? 0) >= 3 }
+            #expect(samples[sent] == 1)
+            #expect(samples[leaseEnded] == 2)
+            #expect(relay.mock.requests.count == 1)
+            let stillOthers = try await other.claimDueDeliveries(
+                now: time.now,
+                limit: 10,
+                leaseSeconds: 60,
+                owner: "relay-c"
+            )
+            #expect(stillOthers.isEmpty, "the relay freed or took the other relay's leases")
+        }
+    }
+}
