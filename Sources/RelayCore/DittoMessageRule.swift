@@ -106,6 +106,15 @@ public struct DittoMessageRule: Sendable, Equatable {
         )
     }
 
+    /// The room of a message document of `collection` among the mirrored rooms holding its room id
+    /// (`rooms`, DM rooms first): the one whose messages are read from `collection`, else the first. Any
+    /// peer can write a room, and a DM room and a public room are documents of two collections that may
+    /// hold one id; the message's collection tells which room it is in, so a DM room written with a public
+    /// room's id does not take that room's messages (which it would show in no room: nobody notified).
+    public func room(of collection: String, among rooms: [DittoMessageFacts.Room]) -> DittoMessageFacts.Room? {
+        rooms.first { isReadByItsRoom(collection: collection, room: $0) } ?? rooms.first
+    }
+
     /// Whether a message document of `collection` is in the collection its room's messages are read from,
     /// as the SDK reads them: the room's `messagesId`, else the DM messages collection for a DM room and the
     /// messages collection for a public one. A document elsewhere is shown in no room, so it counts as

@@ -223,8 +223,8 @@ struct PostgresDittoRows: DittoMirrorRows {
         )
     }
 
-    func room(appId: String, roomId: String) throws -> DittoMessageFacts.Room? {
-        try db.dittoRoom(appId: appId, roomId: roomId)
+    func rooms(appId: String, roomId: String) throws -> [DittoMessageFacts.Room] {
+        try db.dittoRooms(appId: appId, roomId: roomId)
     }
 
     func facts(

@@ -49,17 +49,21 @@ extension PostgresStore {
 
 extension PostgresConnection {
     /// The mirrored room `roomId` of `appId`: the DM room when both kinds hold that id (then the first
-    /// collection by name), as ``RelayStore/DittoMirrorReads/dittoRoom(appId:roomId:)`` and a message's facts read it.
+    /// collection by name), as ``RelayStore/DittoMirrorReads/dittoRoom(appId:roomId:)`` reads it.
     func dittoRoom(appId: String, roomId: String) throws -> DittoMessageFacts.Room? {
-        let room = try query(
+        try dittoRooms(appId: appId, roomId: roomId).first
+    }
+
+    /// Every mirrored room `roomId` of `appId` (one per room collection holding that id), DM rooms first,
+    /// then by collection name.
+    func dittoRooms(appId: String, roomId: String) throws -> [DittoMessageFacts.Room] {
+        try query(
             """
             SELECT \(DittoMirrorRow.roomColumns) FROM ditto_rooms
-            WHERE app_id = $1 AND room_id = $2 ORDER BY is_direct DESC, collection LIMIT 1
+            WHERE app_id = $1 AND room_id = $2 ORDER BY is_direct DESC, collection
             """,
             appId,
             roomId
-        )
-        guard room.count > 0 else { return nil }
-        return try DittoMirrorRow.room(row: room[0])
+        ).all.map { try DittoMirrorRow.room(row: $0) }
     }
 }

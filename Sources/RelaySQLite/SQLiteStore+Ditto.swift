@@ -211,8 +211,8 @@ struct SQLiteDittoRows: DittoMirrorRows {
         }
     }
 
-    func room(appId: String, roomId: String) throws -> DittoMessageFacts.Room? {
-        try db.dittoRoom(appId: appId, roomId: roomId)
+    func rooms(appId: String, roomId: String) throws -> [DittoMessageFacts.Room] {
+        try db.dittoRooms(appId: appId, roomId: roomId)
     }
 
     func facts(

@@ -54,18 +54,25 @@ extension SQLiteStore {
 
 extension SQLiteConnection {
     /// The mirrored room `roomId` of `appId`: the DM room when both kinds hold that id (then the first
-    /// collection by name), as ``DittoMirrorReads/dittoRoom(appId:roomId:)`` and a message's facts read it.
+    /// collection by name), as ``DittoMirrorReads/dittoRoom(appId:roomId:)`` reads it.
     func dittoRoom(appId: String, roomId: String) throws -> DittoMessageFacts.Room? {
+        try dittoRooms(appId: appId, roomId: roomId).first
+    }
+
+    /// Every mirrored room `roomId` of `appId` (one per room collection holding that id), DM rooms first,
+    /// then by collection name.
+    func dittoRooms(appId: String, roomId: String) throws -> [DittoMessageFacts.Room] {
         try withStatement(
             """
             SELECT \(DittoMirrorRow.roomColumns) FROM ditto_rooms
-            WHERE app_id = ?1 AND room_id = ?2 ORDER BY is_direct DESC, collection LIMIT 1
+            WHERE app_id = ?1 AND room_id = ?2 ORDER BY is_direct DESC, collection
             """
         ) { row in
             try row.bind(1, appId)
             try row.bind(2, roomId)
-            guard try row.step() else { return nil }
-            return try DittoMirrorRow.room(row: row)
+            var rooms: [DittoMessageFacts.Room] = []
+            while try row.step() { rooms.append(try DittoMirrorRow.room(row: row)) }
+            return rooms
         }
     }
 }

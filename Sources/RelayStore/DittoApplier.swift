@@ -74,7 +74,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             // Its room (read once, for this check and the push's facts) decides first: a document outside the
             // room's collection is shown in no room, so it is neither indexed, nor a delete, nor a message.
             let roomId = DittoChatMessage(document).roomId.flatMap { ChatMessage.idProblem($0) == nil ? $0 : nil }
-            let room = try roomId.flatMap { try rows.room(appId: appId, roomId: $0) }
+            let room = try roomId.flatMap { rule.room(of: collection, among: try rows.rooms(appId: appId, roomId: $0)) }
             guard rule.isReadByItsRoom(collection: collection, room: room) else { return (kind, .ignored) }
             if let deletion = settings.rule.deletion(document, now: at) {
                 return (kind, try applyDeletion(deletion))

@@ -32,9 +32,10 @@ package protocol DittoMirrorRows {
     func markSeen(appId: String, messageId: String, txnId: UInt64, keepUntil: Date) throws -> UInt64?
     /// Deletes at most `limit` seen message ids kept until before `now`.
     func purgeSeen(before now: Date, limit: Int) throws
-    /// Room `roomId` of `appId` as the mirror holds it; nil when it does not (yet).
-    func room(appId: String, roomId: String) throws -> DittoMessageFacts.Room?
-    /// The mirror's facts about `message` of `appId` in `room` (``room(appId:roomId:)``, read before): the
+    /// The rooms `roomId` of `appId` as the mirror holds them (one per room collection holding that id, DM
+    /// rooms first, then by collection name); none when it holds none (yet).
+    func rooms(appId: String, roomId: String) throws -> [DittoMessageFacts.Room]
+    /// The mirror's facts about `message` of `appId` in `room` (of ``rooms(appId:roomId:)``, read before): the
     /// sender's name, the room's subscribers and the users whose mentions list it.
     func facts(
         appId: String,

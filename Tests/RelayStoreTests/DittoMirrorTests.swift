@@ -288,6 +288,37 @@ import Testing
         #expect(try await Self.recipients(of: "x-1", in: store, users: Self.people) == ["bob"])
     }
 
+    /// A DM room written with a public room's `_id` (any peer can write `dm_rooms`) takes none of that room's
+    /// messages, nor the public room the DM's: each message belongs to the room whose collection it is in.
+    @Test(arguments: StoreKind.allCases) func aDMRoomWithAPublicRoomsIdSilencesNeither(kind: StoreKind) async throws {
+        let store = try await Self.store(kind)
+        let before = Timestamp.rfc3339(Self.at.addingTimeInterval(-3600))
+        try await Self.apply(
+            [
+                try Self.room("room-1", txn: 1, name: "Team"),
+                try Self.user("bob", txn: 1, subscriptions: "{\"room-1\":\"\(before)\"}"),
+                try Self.room(
+                    "room-1",
+                    txn: 2,
+                    name: "E & F",
+                    collection: "dm_rooms",
+                    participants: ["erin", "frank"]
+                ),
+            ],
+            to: store
+        )
+        let counts = try await Self.apply(
+            [
+                try Self.message("public-1", room: "room-1", from: "dave"),
+                try Self.message("dm-1", room: "room-1", from: "erin", collection: "dm_messages"),
+            ],
+            to: store
+        )
+        #expect(counts.notifications == 2)
+        #expect(try await Self.recipients(of: "public-1", in: store, users: Self.people) == ["bob"])
+        #expect(try await Self.recipients(of: "dm-1", in: store, users: Self.people) == ["frank"])
+    }
+
     /// A room or user whose `_id` no message or device can name (past 256 bytes) is not mirrored.
     @Test(arguments: StoreKind.allCases) func aRoomOrUserWithAnUnusableIdIsIgnored(kind: StoreKind) async throws {
         let store = try await Self.store(kind)
