@@ -435,6 +435,12 @@ package final class H2Connection {
         nghttp2_submit_settings(session, 0, &entry, 1)
     }
 
+    /// Sets the connection's receive window (stream 0, RFC 9113 §6.9) to `bytes`: a WINDOW_UPDATE for the
+    /// difference.
+    package func setConnectionWindow(_ bytes: Int32) {
+        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, bytes)
+    }
+
     /// Sends GOAWAY (RFC 9113 §6.8) once: later calls do nothing. The connection then finishes when every
     /// stream at or below `lastStreamId` was answered.
     package func sendGoAway(lastStreamId: Int32, errorCode: UInt32, debug: [UInt8]) {

@@ -29,6 +29,18 @@ import Testing
         #expect(probe.maxConcurrentStreams == [1, 1000])
     }
 
+    /// The connection window lets a client keep the granted thousand streams' bodies in flight, not only
+    /// the 65,535 bytes HTTP/2 starts with.
+    @Test func theConnectionWindowHoldsAThousandBodies() throws {
+        let server = try MockFixtures.start(.init(authentication: .disabled))
+        defer { server.stop() }
+        let probe = try H2Probe(port: server.port)
+        let stream = probe.post(path: path, headers: [topic], body: MockFixtures.payload)
+        probe.pump { probe.statuses[stream] != nil }
+        #expect(probe.statuses[stream] == 200)
+        #expect(probe.connectionSendWindow >= 1000 * 4096)
+    }
+
     @Test func withoutTokenAuthTheConfiguredLimitComesFirstAndAScriptLowersIt() throws {
         let server = try MockFixtures.start(
             .init(

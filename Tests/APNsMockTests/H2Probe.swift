@@ -85,6 +85,9 @@ final class H2Probe {
 
     deinit { nghttp2_session_del(session) }
 
+    /// How many bytes of request bodies the server's connection window lets this client send now.
+    var connectionSendWindow: Int32 { nghttp2_session_get_remote_window_size(session) }
+
     private static let readBody:
         @convention(c) (
             OpaquePointer?, Int32, UnsafeMutablePointer<UInt8>?, Int, UnsafeMutablePointer<UInt32>?,
