@@ -1,4 +1,5 @@
 import Foundation
+import RelayCrypto
 
 /// What both executables do with their first word: dispatch a subcommand, print the usage for `help`, and
 /// turn the outcome into an exit status (0 done, 1 failed, 2 a command-line mistake, an unknown command or
@@ -12,6 +13,7 @@ public enum CommandLineTool {
         usage: String,
         dispatch: (_ command: String, _ words: [String]) async throws -> Int32?
     ) async -> Never {
+        OpenSSLProcess.keepThroughExit()
         var words = Array(CommandLine.arguments.dropFirst())
         guard !words.isEmpty else {
             printError(usage)
