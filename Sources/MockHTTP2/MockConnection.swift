@@ -43,9 +43,9 @@ final class MockConnection<Service: MockService>: ConnectionHandler {
 
     /// The connection-level flow-control window a client is granted: room for the bodies of a thousand
     /// streams (the stream limit APNs grants) at 8 KiB each, above the largest any of the services accepts.
-    /// HTTP/2's initial 65,535 bytes would hold a client of FCM-sized requests (about 700 bytes) to about
-    /// under a hundred in flight, its other requests waiting for the mock's window updates: a limit of the mock's,
-    /// not of the service it stands for.
+    /// HTTP/2's initial 65,535 bytes would hold a client of FCM-sized requests (about 450 bytes) to under a
+    /// hundred in flight, its other requests waiting for the mock's window updates: a limit of the mock's, not
+    /// of the service it stands for.
     static var connectionWindow: Int32 { 1000 * 8192 }
 
     func sessionStarted(_ connection: H2Connection) {
