@@ -67,6 +67,23 @@ import Testing
         #expect(view.deliveries.allSatisfy { $0.createdAt == F.time(1) && $0.updatedAt == F.time(1) })
     }
 
+    /// The first delivery of a notification in a claim may be one the claim ends (its device deleted): the
+    /// others still carry the notification's content.
+    @Test(arguments: StoreKind.allCases) func jobsAfterAnEndedFirstDeliveryCarryTheContent(kind: StoreKind) async throws
+    {
+        let (store, id) = try await storeWithThreeDeliveries(kind)
+        let view = try #require(try await store.notification(appId: "app-a", id: id))
+        let first = try #require(view.deliveries.min { $0.deliveryId < $1.deliveryId })
+        let token = try #require((1...3).map(F.token).first { $0.value == first.token })
+        #expect(try await store.deleteDevice(appId: "app-a", token: token))
+        let jobs = try await store.claimDueDeliveries(now: F.t0, limit: 10, leaseSeconds: 30, owner: F.owner)
+        #expect(jobs.count == 2 && !jobs.contains { $0.deliveryId == first.deliveryId })
+        for job in jobs {
+            #expect(job.notificationId == id)
+            #expect(job.content.message == F.notification(messageId: job.content.message.messageId).message)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func leasesKeepClaimedRowsFromBeingClaimedAgain(kind: StoreKind) async throws {
         let (store, _) = try await storeWithThreeDeliveries(kind)
         let first = try await store.claimDueDeliveries(now: F.t0, limit: 2, leaseSeconds: 30, owner: F.owner)
