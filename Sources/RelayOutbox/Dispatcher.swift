@@ -232,14 +232,6 @@ public final class Dispatcher: Sendable {
         var sendable: [OutboxJob]
         var count: Int
         let now = time.now
-        let queued = { (jobs: [OutboxJob]) in
-            QueuedJob.claimed(
-                jobs,
-                at: now,
-                leaseSeconds: self.settings.leaseSeconds,
-                requestTimeout: TimeInterval(self.settings.requestTimeoutMilliseconds) / 1000
-            )
-        }
         do {
             let claimed = try await store.claimDueDeliveries(
                 appId: appId,
@@ -264,7 +256,7 @@ public final class Dispatcher: Sendable {
             logger.error("claiming deliveries failed", ["error": "\(error)", "app.id": appId])
             return ([], 0)
         }
-        guard count < limit else { return (queued(sendable), count) }
+        guard count < limit else { return (QueuedJob.claimed(sendable, at: now, settings: settings), count) }
         do {
             let updates = try await store.claimDueBadgeUpdates(
                 appId: appId,
@@ -278,7 +270,7 @@ public final class Dispatcher: Sendable {
         } catch {
             logger.error("claiming badge updates failed", ["error": "\(error)", "app.id": appId])
         }
-        return (queued(sendable), count)
+        return (QueuedJob.claimed(sendable, at: now, settings: settings), count)
     }
 
     /// Records a batch of results, the deliveries' and the badge updates' each in one store call; false when
@@ -351,17 +343,21 @@ public final class Dispatcher: Sendable {
     /// Counts and logs a job left unsent because its lease could end before its answer (``QueuedJob``): no
     /// result is recorded (another relay may hold it now), and the next claim after its lease takes it again.
     private func leaveUnsent(_ job: OutboxJob) {
-        let leaseEnded = "lease_ended"
         switch job {
         case .delivery(let delivery):
             DeliveryLog(logger: logger, job: delivery)(.info, "delivery not sent: its lease ended while it waited")
-            metrics.recordOutcome(leaseEnded, reason: "none", app: delivery.appId, platform: delivery.platform)
+            metrics.recordOutcome(
+                MetricLabels.leaseEnded,
+                reason: "none",
+                app: delivery.appId,
+                platform: delivery.platform
+            )
         case .badgeUpdate(let update):
             logger.info(
                 "badge update not sent: its lease ended while it waited",
                 ["app.id": update.appId, "token.suffix": update.token.suffix]
             )
-            metrics.recordBadgeUpdate(leaseEnded, app: update.appId, platform: update.token.platform)
+            metrics.recordBadgeUpdate(MetricLabels.leaseEnded, app: update.appId, platform: update.token.platform)
         }
     }
 

@@ -21,12 +21,15 @@ enum MetricLabels {
         return reasons
     }()
 
+    /// The `outcome` of a claimed job left unsent because its lease ran out while it waited (``QueuedJob``).
+    static let leaseEnded = "lease_ended"
+
     /// The `outcome` label of `pushrelay_notifications_total` (``DeliveryOutcome``'s metric names, and
-    /// `lease_ended`: a claimed job left unsent because its lease ran out while it waited).
-    static let outcomes = ["sent", "retry", "failed", "retired", "unlinked", "cancelled", "paused", "lease_ended"]
+    /// ``leaseEnded``).
+    static let outcomes = ["sent", "retry", "failed", "retired", "unlinked", "cancelled", "paused", leaseEnded]
 
     /// The `outcome` label of `pushrelay_badge_updates_total` (a badge update is never cancelled).
-    static let badgeUpdateOutcomes = ["sent", "retry", "failed", "retired", "unlinked", "lease_ended"]
+    static let badgeUpdateOutcomes = ["sent", "retry", "failed", "retired", "unlinked", leaseEnded]
 
     /// The `event` label of `pushrelay_webhooks_total`.
     static let webhookEvents = ["did_send_message", "did_send_image_message"]

@@ -12,17 +12,12 @@ struct QueuedJob: LaneJob {
     var appId: String { job.appId }
     var platform: Platform { job.platform }
 
-    /// Jobs claimed at `claimedAt` for `leaseSeconds`, each to be started by the time one request timeout
-    /// (`requestTimeout`, SECONDS) before the lease ends, so that its answer comes within the lease. A lease
-    /// shorter than two request timeouts (`config check` warns of one under three) still leaves every job the
-    /// first half of it.
-    static func claimed(
-        _ jobs: [OutboxJob],
-        at claimedAt: Date,
-        leaseSeconds: Int,
-        requestTimeout: TimeInterval
-    ) -> [QueuedJob] {
-        let lease = TimeInterval(leaseSeconds)
+    /// Jobs claimed at `claimedAt` with `settings`' lease, each to be started by the time one request timeout
+    /// before the lease ends, so that its answer comes within the lease. A lease shorter than two request
+    /// timeouts (`config check` warns of one under three) still leaves every job the first half of it.
+    static func claimed(_ jobs: [OutboxJob], at claimedAt: Date, settings: Configuration.Delivery) -> [QueuedJob] {
+        let lease = TimeInterval(settings.leaseSeconds)
+        let requestTimeout = TimeInterval(settings.requestTimeoutMilliseconds) / 1000
         let sendBy = claimedAt.addingTimeInterval(lease - min(requestTimeout, lease / 2))
         return jobs.map { QueuedJob(job: $0, sendBy: sendBy) }
     }

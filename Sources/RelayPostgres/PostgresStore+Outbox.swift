@@ -15,14 +15,7 @@ extension PostgresStore {
             now
         )
         for row in pending.all { counts[row.string(0)] = try OutboxCounts(row: row, from: 1) }
-        let leased = try db.query(
-            """
-            SELECT l.app_id, count(*) FROM delivery_leases AS l
-            JOIN deliveries AS d ON d.status = 'pending' AND \(LeaseSQL.covers(lease: "l", delivery: "d"))
-            WHERE l.lease_until >= $1 GROUP BY l.app_id
-            """,
-            now
-        )
+        let leased = try db.query(LeaseSQL.leasedByAppSQL(now: "$1"), now)
         counts.setLeased(Dictionary(uniqueKeysWithValues: try leased.all.map { ($0.string(0), try $0.int(1)) }))
         return counts
     }

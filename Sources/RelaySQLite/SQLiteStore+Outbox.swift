@@ -18,14 +18,8 @@ extension SQLiteStore {
             try row.bind(1, now)
             while try row.step() { counts[row.string(0)] = try OutboxCounts(row: row, from: 1) }
         }
-        try db.withStatement(
-            """
-            SELECT l.app_id, count(*) FROM delivery_leases AS l
-            JOIN deliveries AS d INDEXED BY deliveries_due
-                ON d.status = 'pending' AND \(LeaseSQL.covers(lease: "l", delivery: "d"))
-            WHERE l.lease_until >= ?1 GROUP BY l.app_id
-            """
-        ) { row in
+        let leasedSQL = LeaseSQL.leasedByAppSQL(now: "?1", deliveries: "deliveries AS d INDEXED BY deliveries_due")
+        try db.withStatement(leasedSQL) { row in
             try row.bind(1, now)
             var leased: [String: Int] = [:]
             while try row.step() { leased[row.string(0)] = row.int(1) }

@@ -10,6 +10,16 @@ package enum LeaseSQL {
         """
     }
 
+    /// The pending deliveries the live leases at `now` cover, by app: app id, count. `deliveries` names the
+    /// deliveries table as alias `d` (with an engine's index hint, if it needs one).
+    package static func leasedByAppSQL(now: String, deliveries: String = "deliveries AS d") -> String {
+        """
+        SELECT l.app_id, count(*) FROM delivery_leases AS l
+        JOIN \(deliveries) ON d.status = 'pending' AND \(covers(lease: "l", delivery: "d"))
+        WHERE l.lease_until >= \(now) GROUP BY l.app_id
+        """
+    }
+
     /// The leases of owner `owner` covering the pending deliveries whose ids `ids` selects (an SQL
     /// condition on `d.id`), with the ids they cover: app, due time, first and last id, expiry, delivery id.
     package static func heldSQL(ids: String, owner: String) -> String {

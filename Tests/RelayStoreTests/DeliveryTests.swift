@@ -8,6 +8,18 @@ import Testing
 @Suite struct DeliveryTests {
     typealias F = StoreFixtures
 
+    /// Up to `limit` of app-a's deliveries due at `now`, claimed by `owner` for 30 seconds.
+    static func claim(
+        _ store: any Store,
+        at now: Date,
+        limit: Int,
+        owner: String = F.owner
+    ) async throws
+        -> [DeliveryJob]
+    {
+        try await store.claimDueDeliveries(appId: "app-a", now: now, limit: limit, leaseSeconds: 30, owner: owner)
+    }
+
     /// bob has tokens 1...3; one notification to them, created at t0.
     func storeWithThreeDeliveries(_ kind: StoreKind) async throws -> (any Store, UUID) {
         let store = try await kind.makeStore()
@@ -214,37 +226,13 @@ import Testing
             let b = try database.open()
             for n in 0..<10 { try await a.register(F.token(n), user: "u\(n)") }
             _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-            let first = try await a.claimDueDeliveries(
-                appId: "app-a",
-                now: F.t0,
-                limit: 4,
-                leaseSeconds: 30,
-                owner: F.owner
-            )
-            let second = try await b.claimDueDeliveries(
-                appId: "app-a",
-                now: F.t0,
-                limit: 10,
-                leaseSeconds: 30,
-                owner: F.otherOwner
-            )
-            let third = try await a.claimDueDeliveries(
-                appId: "app-a",
-                now: F.t0,
-                limit: 10,
-                leaseSeconds: 30,
-                owner: F.owner
-            )
+            let first = try await Self.claim(a, at: F.t0, limit: 4)
+            let second = try await Self.claim(b, at: F.t0, limit: 10, owner: F.otherOwner)
+            let third = try await Self.claim(a, at: F.t0, limit: 10)
             #expect(first.count == 4 && second.count == 6 && third.isEmpty)
             #expect(Set(first.map(\.deliveryId)).isDisjoint(with: second.map(\.deliveryId)))
             // Once b's leases have run out, a takes those deliveries again (at least once).
-            let later = try await a.claimDueDeliveries(
-                appId: "app-a",
-                now: F.time(31),
-                limit: 10,
-                leaseSeconds: 30,
-                owner: F.owner
-            )
+            let later = try await Self.claim(a, at: F.time(31), limit: 10)
             #expect(Set(later.map(\.deliveryId)) == Set((first + second).map(\.deliveryId)))
         }
     }
@@ -257,32 +245,14 @@ import Testing
         let b = try database.open()
         for n in 0..<5 { try await a.register(F.token(n), user: "u\(n)") }
         _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-        let taken = try await a.claimDueDeliveries(
-            appId: "app-a",
-            now: F.t0,
-            limit: 5,
-            leaseSeconds: 30,
-            owner: F.owner
-        ).map(\.deliveryId)
+        let taken = try await Self.claim(a, at: F.t0, limit: 5).map(\.deliveryId)
         #expect(taken.count == 5)
         // The second and the fourth are handed back; the others of the run are still being sent.
         try await a.releaseClaims([taken[1], taken[3]], owner: F.owner)
-        let other = try await b.claimDueDeliveries(
-            appId: "app-a",
-            now: F.time(1),
-            limit: 10,
-            leaseSeconds: 30,
-            owner: F.otherOwner
-        )
+        let other = try await Self.claim(b, at: F.time(1), limit: 10, owner: F.otherOwner)
         #expect(other.map(\.deliveryId) == [taken[1], taken[3]])
         // The rest keep their lease to its end, then are due again (at least once).
-        let later = try await b.claimDueDeliveries(
-            appId: "app-a",
-            now: F.time(31),
-            limit: 10,
-            leaseSeconds: 30,
-            owner: F.otherOwner
-        )
+        let later = try await Self.claim(b, at: F.time(31), limit: 10, owner: F.otherOwner)
         #expect(later.map(\.deliveryId) == [taken[0], taken[2], taken[4]])
     }
 
@@ -356,32 +326,14 @@ import Testing
             let b = try SQLiteStore(path: path, logger: .disabled())
             for n in 0..<7 { try await a.register(F.token(n), user: "u\(n)") }
             _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-            let first = try await a.claimDueDeliveries(
-                appId: "app-a",
-                now: F.t0,
-                limit: 2,
-                leaseSeconds: 30,
-                owner: F.owner
-            )
+            let first = try await Self.claim(a, at: F.t0, limit: 2)
             // b, 20 s later, passes over a's two and takes the next two until t0 + 50 s.
-            let held = try await b.claimDueDeliveries(
-                appId: "app-a",
-                now: F.time(20),
-                limit: 2,
-                leaseSeconds: 30,
-                owner: F.owner
-            )
+            let held = try await Self.claim(b, at: F.time(20), limit: 2)
             #expect(Set(held.map(\.deliveryId)).isDisjoint(with: first.map(\.deliveryId)))
             // The last device is deleted before a claims again.
             #expect(try await a.deleteDevice(appId: "app-a", token: F.token(6)))
             // a's leases have run out at t0 + 31 s: it takes its two again and the rest, around b's two.
-            let again = try await a.claimDueDeliveries(
-                appId: "app-a",
-                now: F.time(31),
-                limit: 10,
-                leaseSeconds: 30,
-                owner: F.owner
-            )
+            let again = try await Self.claim(a, at: F.time(31), limit: 10)
             #expect(again.count == 4)
             // Each delivery's live leases at t0 + 31 s: the ends of the runs that cover it.
             let leases = try await a.withConnection { db in
@@ -415,25 +367,13 @@ import Testing
         kind: StoreKind
     ) async throws {
         let (store, _) = try await storeWithThreeDeliveries(kind)
-        let jobs = try await store.claimDueDeliveries(
-            appId: "app-a",
-            now: F.t0,
-            limit: 10,
-            leaseSeconds: 30,
-            owner: F.owner
-        )
+        let jobs = try await Self.claim(store, at: F.t0, limit: 10)
         try await store.complete(
             [(jobs[1].deliveryId, .retry(at: F.t0, status: 403, reason: "ExpiredProviderToken"))],
             at: F.t0
         )
         let later = F.t0.addingTimeInterval(0.001)
-        let again = try await store.claimDueDeliveries(
-            appId: "app-a",
-            now: later,
-            limit: 10,
-            leaseSeconds: 30,
-            owner: F.owner
-        )
+        let again = try await Self.claim(store, at: later, limit: 10)
         #expect(again.map(\.deliveryId) == [jobs[1].deliveryId])
         #expect(again.first?.attempts == 1)
     }
@@ -446,32 +386,14 @@ import Testing
         let store = try await kind.makeStore()
         for n in 0..<4 { try await store.register(F.token(n), user: "u\(n)") }
         _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-        let first = try await store.claimDueDeliveries(
-            appId: "app-a",
-            now: F.t0,
-            limit: 2,
-            leaseSeconds: 30,
-            owner: F.owner
-        )
+        let first = try await Self.claim(store, at: F.t0, limit: 2)
         #expect(first.count == 2)
         try await store.complete([(first[1].deliveryId, .sent)], at: F.time(1))
         // first[0] never gets a result. Within the lease, the cursor goes on to the third delivery ...
-        let second = try await store.claimDueDeliveries(
-            appId: "app-a",
-            now: F.time(2),
-            limit: 1,
-            leaseSeconds: 30,
-            owner: F.owner
-        )
+        let second = try await Self.claim(store, at: F.time(2), limit: 1)
         #expect(second.count == 1 && second[0].deliveryId > first[1].deliveryId)
         // ... and after it, first[0] is taken again before the fourth.
-        let third = try await store.claimDueDeliveries(
-            appId: "app-a",
-            now: F.time(31),
-            limit: 1,
-            leaseSeconds: 30,
-            owner: F.owner
-        )
+        let third = try await Self.claim(store, at: F.time(31), limit: 1)
         #expect(third.map(\.deliveryId) == [first[0].deliveryId])
     }
 }
