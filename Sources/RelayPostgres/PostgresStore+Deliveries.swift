@@ -36,17 +36,20 @@ extension PostgresStore {
         """
 
     /// Whether the pending delivery `delivery` (a row of `deliveries`) is leased at `now` (epoch
-    /// MILLISECONDS; both SQL expressions): a live lease's run covers it (``RelayStore/LeaseRun``). The live
-    /// runs of one due time never overlap (a claim leases no row a live run covers), so the one that could
-    /// cover it is the first to end at or after its id: a scalar subquery in the order of
-    /// `delivery_leases_by_run`, one seek however many leases there are and whatever the statistics say (a
-    /// join read every lease for every due row when they said the due rows were few).
+    /// MILLISECONDS; both SQL expressions): a live lease's run covers it (``RelayStore/LeaseRun``). The runs of
+    /// one due time never overlap (a claim drops the app's ended leases before it leases rows no run covers),
+    /// save a handed-back lease, ended, and the runs kept from it, which may end at the same id; so the one
+    /// that could cover it is the first to end at or after its id, the live one first among equals: a scalar
+    /// subquery in the order of `delivery_leases_by_run`, one seek however many leases there are and whatever
+    /// the statistics say (a join read every lease for every due row when they said the due rows were few),
+    /// its expiry checked on the lease found, not filtered in the read (statistics whose lease ends all lie
+    /// before `now`, as they soon do, made that read look empty and planned it as a read of every lease).
     static func leased(delivery: String, now: String) -> String {
         """
-        coalesce((SELECT l.first_id <= \(delivery).id FROM delivery_leases AS l
+        coalesce((SELECT l.first_id <= \(delivery).id AND l.lease_until >= \(now) FROM delivery_leases AS l
             WHERE l.app_id = \(delivery).app_id AND l.next_attempt_at = \(delivery).next_attempt_at
-                AND l.last_id >= \(delivery).id AND l.lease_until >= \(now)
-            ORDER BY l.last_id LIMIT 1), false)
+                AND l.last_id >= \(delivery).id
+            ORDER BY l.last_id, l.lease_until DESC LIMIT 1), false)
         """
     }
 

@@ -225,6 +225,20 @@ import Testing
         #expect(plan.contains("delivery_leases_by_run") && !plan.contains("Seq Scan on delivery_leases"), "\(plan)")
     }
 
+    /// The same with statistics taken once the leases were written, all of them ended before the claim's time
+    /// (as any picture the statistics hold soon is: lease ends only grow): the claim and the due apps still
+    /// seek the index for each due row. Filtering `lease_until` inside the ordered read made the planner
+    /// count on finding nothing there and read every lease per due row instead.
+    @Test func aClaimSeeksTheLeasesOfEachDueRowWithStatistics() async throws {
+        let store = try await Self.storeWithLeasedRuns(count: 1001, length: 10, until: 9_000_000)
+        try await store.execute("ANALYZE delivery_leases")
+        let claim = try await store.plan(PostgresStore.claimSQL, "app", F.t0, 250, Int64(1000), Int64(12000))
+        let apps = try await store.plan(PostgresStore.dueAppsSQL, F.t0)
+        for plan in [claim, apps] {
+            #expect(plan.contains("delivery_leases_by_run") && !plan.contains("Seq Scan on delivery_leases"), "\(plan)")
+        }
+    }
+
     /// Claims of one app take turns on a database whose default isolation is REPEATABLE READ too: a claim
     /// that waited for another's lock sees the leases it committed (a snapshot taken while waiting would not).
     @Test func claimsThatWaitedForEachOtherNeverOverlapUnderRepeatableRead() async throws {
