@@ -20,6 +20,19 @@ extension PostgresConnection {
         return false
     }
 
+    /// Ends `backend`, a session of this connection given up at a statement's deadline, when it still holds
+    /// `id`'s lock. A session busy in a statement (waiting for a lock, say) notices its closed socket only
+    /// when the statement ends; until then its lock would look taken by another process. The lock is free
+    /// once the session ended (``takeInstanceLock(_:)`` waits for that); when it cannot be ended (no right
+    /// to), that wait decides.
+    func endGivenUpSession(_ backend: Int32, holding id: String) {
+        _ = try? query(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE \(Self.instanceHolderPredicate) AND pid = $2",
+            id,
+            Int(backend)
+        )
+    }
+
     /// $1 an instance id: how many sessions hold its lock (`pg_locks`), for tests and diagnosis.
     static let instanceHoldersSQL = """
         SELECT count(*)::integer FROM pg_locks WHERE \(instanceHolderPredicate)

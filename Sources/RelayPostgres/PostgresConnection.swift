@@ -31,6 +31,9 @@ final class PostgresConnection {
     /// The instance ids whose advisory locks this session holds (``takeInstanceLock(_:)``): a session
     /// opened after a lost connection takes them back before anything else, or closes ``fence``.
     var instanceLocks: [String] = []
+    /// The server process of the session given up at a statement's deadline, until a new session is set
+    /// up: it may still hold ``instanceLocks`` (a statement waiting for a lock notices no closed socket).
+    private var givenUpBackend: Int32?
     /// Shared by the connections of one relay: once set, every statement throws its error.
     let fence: InstanceFence
     /// The names of the statements this session prepared (``query(prepared:_:)``), by their text; a new
@@ -209,8 +212,12 @@ final class PostgresConnection {
         case .finished(let result):
             return try check(result, call: call)
         case .timedOut:
-            // PQcancel would block on a frozen server too: the session is dropped instead, by PQreset.
+            // PQcancel would block on a frozen server too: the session is dropped instead. Its socket is
+            // shut at once, so the server ends the session when it next reads (one idle in a transaction
+            // would hold its locks until the reconnect otherwise); PQreset closes it later.
             abandoned = true
+            givenUpBackend = PQbackendPID(raw)
+            shutdown(PQsocket(raw), Int32(SHUT_RDWR))
             throw StoreError(code: .io, message: "PostgreSQL did not answer within \(Self.seconds(statementTimeout))")
         }
     }
@@ -265,8 +272,10 @@ final class PostgresConnection {
         try execute("SET jit = off")
         try execute("SET default_transaction_isolation = 'read committed'")
         for id in instanceLocks {
+            if let backend = givenUpBackend { endGivenUpSession(backend, holding: id) }
             guard try takeInstanceLock(id) else { throw fence.close(instanceId: id) }
         }
+        givenUpBackend = nil
     }
 
     /// `value` SECONDS for a message: "10 s", "0.5 s".

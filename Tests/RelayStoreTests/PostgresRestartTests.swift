@@ -48,7 +48,7 @@ import Testing
         #expect(try await Self.waitForHolders(url: url, id: F.owner) { $0 == 1 })
 
         let second = try PostgresStore(url: url, logger: .disabled())
-        let refused = await Self.storeError { try await second.claimInstance(F.owner) }
+        let refused = await F.storeError { try await second.claimInstance(F.owner) }
         #expect(refused?.code == .instanceInUse)
         try await first.register(F.token(1), user: "u1")
         #expect(try await first.device(appId: "app-a", token: F.token(1))?.userId == "u1")
@@ -78,7 +78,7 @@ import Testing
 
         var error: StoreError?
         for _ in 0..<300 {
-            error = await Self.storeError { _ = try await first.device(appId: "app-a", token: F.token(1)) }
+            error = await F.storeError { _ = try await first.device(appId: "app-a", token: F.token(1)) }
             if error?.code == .instanceInUse { break }
             try await Task.sleep(for: .milliseconds(200))
         }
@@ -86,7 +86,7 @@ import Testing
         #expect(error?.message.contains("'\(F.owner)'") == true)
         // Every member refuses, whatever the call.
         for _ in 0..<4 {
-            #expect(await Self.storeError { try await first.register(F.token(2), user: "u2") }?.code == .instanceInUse)
+            #expect(await F.storeError { try await first.register(F.token(2), user: "u2") }?.code == .instanceInUse)
         }
         #expect(fenced.errors.withLock { $0.count } == 1)
         let critical = memory.entries.filter { $0.level == .critical }
@@ -109,15 +109,6 @@ import Testing
         try await PostgresStoreTests.onThread {
             let connection = try PostgresConnection(url: url)
             return try connection.query(PostgresConnection.instanceHoldersSQL, id)[0].int(0)
-        }
-    }
-
-    private static func storeError(_ body: () async throws -> Void) async -> StoreError? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            return error as? StoreError
         }
     }
 }

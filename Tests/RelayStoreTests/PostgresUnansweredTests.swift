@@ -31,12 +31,12 @@ import Testing
         }
         defer { guardTask.cancel() }
 
-        let unanswered = await Self.storeError { _ = try await store.device(appId: "app-a", token: F.token(1)) }
+        let unanswered = await F.storeError { _ = try await store.device(appId: "app-a", token: F.token(1)) }
         #expect(unanswered?.code == .io)
         #expect(unanswered?.message.contains("did not answer within 1 s") == true)
         // Reconnecting to the frozen server ends at the connect timeout; the call after fails at once.
-        #expect(await Self.storeError { try await store.register(F.token(2), user: "u2") }?.code == .io)
-        #expect(await Self.storeError { try await store.register(F.token(2), user: "u2") }?.code == .io)
+        #expect(await F.storeError { try await store.register(F.token(2), user: "u2") }?.code == .io)
+        #expect(await F.storeError { try await store.register(F.token(2), user: "u2") }?.code == .io)
 
         frozen.resume()
         var device: Device?
@@ -108,16 +108,6 @@ import Testing
         #expect(keyValue.value(of: "connect_timeout") == "7")
         #expect { try PostgresConnectParameters(url: "postgresql://relay@/relay?bogus=1", connectTimeout: 5) } throws: {
             ($0 as? StoreError)?.code == .open
-        }
-    }
-
-    /// The ``StoreError`` `body` throws, nil when it returns.
-    private static func storeError(_ body: () async throws -> Void) async -> StoreError? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            return error as? StoreError
         }
     }
 

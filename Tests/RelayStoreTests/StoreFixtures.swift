@@ -10,6 +10,16 @@ enum StoreFixtures {
     static let owner = "relay-a"
     static let otherOwner = "relay-b"
 
+    /// The ``StoreError`` `body` throws, nil when it returns.
+    static func storeError(_ body: () async throws -> Void) async -> StoreError? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return error as? StoreError
+        }
+    }
+
     /// A 32-byte token whose hex ends with `n` in hex.
     static func token(_ n: Int) -> PushToken {
         .apns(try! DeviceToken(parsing: String(repeating: "a", count: 48) + String(format: "%016x", n)))
