@@ -17,6 +17,9 @@ public final class DittoKafkaConsumer: Service {
     public struct Limits: Sendable {
         /// The most records one batch takes.
         public var maxBatchRecords: Int
+        /// The record bytes (payloads) past which a batch takes no more: a batch holds its records' events
+        /// until it is applied, and a record is as large as the topic lets a writer make it.
+        public var maxBatchBytes: Int
         /// How long one batch gathers records, in MILLISECONDS.
         public var maxBatchMilliseconds: Int
         /// The first pause after a store failure, doubled each failure up to ``maxBackoffMilliseconds``.
@@ -25,11 +28,13 @@ public final class DittoKafkaConsumer: Service {
 
         public init(
             maxBatchRecords: Int = 500,
+            maxBatchBytes: Int = 8 << 20,
             maxBatchMilliseconds: Int = 100,
             minBackoffMilliseconds: Int = 200,
             maxBackoffMilliseconds: Int = 10_000
         ) {
             self.maxBatchRecords = maxBatchRecords
+            self.maxBatchBytes = maxBatchBytes
             self.maxBatchMilliseconds = maxBatchMilliseconds
             self.minBackoffMilliseconds = minBackoffMilliseconds
             self.maxBackoffMilliseconds = maxBackoffMilliseconds

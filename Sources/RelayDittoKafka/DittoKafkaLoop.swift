@@ -18,6 +18,8 @@ final class DittoKafkaLoop {
         var first: [KafkaTopicPartition: Int64] = [:]
         var next: [KafkaTopicPartition: Int64] = [:]
         var records = 0
+        /// The records' payload bytes.
+        var bytes = 0
     }
 
     private let service: DittoKafkaConsumer
@@ -103,11 +105,15 @@ final class DittoKafkaLoop {
     }
 
     /// Polls into ``current`` until it holds ``DittoKafkaConsumer/Limits/maxBatchRecords`` records or
+    /// ``DittoKafkaConsumer/Limits/maxBatchBytes`` bytes of them, or
     /// ``DittoKafkaConsumer/Limits/maxBatchMilliseconds`` have passed.
     private func gather() {
         guard let consumer else { return }
-        let deadline = service.time.monotonic + .milliseconds(service.limits.maxBatchMilliseconds)
-        while current.records < service.limits.maxBatchRecords, !service.isStopping, pausedUntil == nil {
+        let limits = service.limits
+        let deadline = service.time.monotonic + .milliseconds(limits.maxBatchMilliseconds)
+        while current.records < limits.maxBatchRecords, current.bytes < limits.maxBatchBytes, !service.isStopping,
+            pausedUntil == nil
+        {
             let left = deadline - service.time.monotonic
             guard left > .zero else { break }
             let (seconds, attoseconds) = left.components
@@ -142,6 +148,7 @@ final class DittoKafkaLoop {
             }
         }
         current.records += 1
+        current.bytes += record.payload.count
         if current.first[record.partition] == nil { current.first[record.partition] = record.offset }
         current.next[record.partition] = record.offset + 1
     }

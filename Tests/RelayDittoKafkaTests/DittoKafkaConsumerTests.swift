@@ -45,7 +45,8 @@ final class SharedCluster: @unchecked Sendable {
         metrics: RelayMetrics = RelayMetrics(appIds: ["chat"]),
         caFile: String? = nil,
         bootstrapServers: String? = nil,
-        logger: Logger = .disabled()
+        logger: Logger = .disabled(),
+        limits: DittoKafkaConsumer.Limits = .init(minBackoffMilliseconds: 100, maxBackoffMilliseconds: 400)
     ) -> DittoKafkaConsumer {
         var settings = kafka(topic)
         settings.caFile = caFile
@@ -57,7 +58,7 @@ final class SharedCluster: @unchecked Sendable {
             applySettings: DittoApplySettings(rule: DittoMessageRule(), sendAs: "t", ttlSeconds: 60, privacy: false),
             metrics: metrics,
             logger: logger,
-            limits: .init(minBackoffMilliseconds: 100, maxBackoffMilliseconds: 400)
+            limits: limits
         )
     }
 
@@ -138,6 +139,28 @@ final class SharedCluster: @unchecked Sendable {
         #expect(applied.map(\.txnId).sorted() == (0..<40).map(UInt64.init))
         #expect(Self.inOrderPerPartition(applied))
         #expect(try committed(topic, partitions: 2) == [0: 20, 1: 20])
+    }
+
+    /// A batch takes no more records once their payloads reach its byte limit: it holds their events until
+    /// it is applied, and a writer decides how large a record is.
+    @Test func aBatchEndsAtItsByteLimit() async throws {
+        let topic = "bytes"
+        try cluster.createTopic(topic, partitions: 1)
+        try produce(topic, 0..<40, partitions: 1)
+        let mirror = RecordingMirror()
+        let smallest = Self.event(0, partitions: 1).count
+        let consumer = consumer(
+            topic,
+            mirror: mirror,
+            limits: .init(maxBatchBytes: 3 * smallest, minBackoffMilliseconds: 100, maxBackoffMilliseconds: 400)
+        )
+        consumer.start()
+        #expect(try await eventually { await mirror.applied.count >= 40 })
+        await consumer.stop()
+        #expect(await mirror.applied.map(\.txnId) == (0..<40).map(UInt64.init))
+        let batches = await mirror.batchSizes
+        #expect(batches.allSatisfy { $0 <= 3 }, "\(batches)")
+        #expect(try committed(topic, partitions: 1) == [0: 40])
     }
 
     @Test func aFailingStoreCommitsNothingPausesAndLosesNothing() async throws {

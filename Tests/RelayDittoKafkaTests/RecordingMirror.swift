@@ -9,6 +9,8 @@ import RelayStore
 /// recorder shows exactly what was applied and when.
 actor RecordingMirror: DittoMirror {
     private(set) var applied: [DittoEvent] = []
+    /// How many events each apply that succeeded held.
+    private(set) var batchSizes: [Int] = []
     private(set) var failures = 0
     private var failing = false
     private var refused: Set<UInt64> = []
@@ -34,6 +36,7 @@ actor RecordingMirror: DittoMirror {
             throw StoreError(code: .invalidData, message: "test: a value the store cannot keep")
         }
         applied += events
+        batchSizes.append(events.count)
         var counts = DittoApplyCounts()
         counts.applied = events.count
         counts.outcomes["\(DittoCollections.Kind.users)"] = [.applied: events.count]
