@@ -91,21 +91,30 @@ public final class FCMClient: Sendable {
     /// ``send(_:)`` with `body`, the message as ``FCMCore/FCMMessage/encoded()`` gives it, made beforehand
     /// (a notification's deliveries share one template, ``FCMCore/FCMMessage/template()``).
     public func send(_ message: FCMMessage, body: Data) async throws -> FCMResponse {
+        // One deadline for the send and its resend: a caller that starts a send at the latest moment its
+        // lease allows (one request timeout before it ends) knows it is over by then.
+        let deadline = ContinuousClock.now + configuration.requestTimeout
         let token = try await accessTokens.current()
-        let response = try await post(try request(body, token: token, for: message.token))
+        let response = try await post(try request(body, token: token, for: message.token, deadline: deadline))
         guard response.status == 401, response.errorCode == nil else { return response }
         configuration.logger.info(
             "FCM refused the access token; renewing it",
             ["token.suffix": message.token.suffix, "fcm.status": response.errorStatus ?? "-"]
         )
         accessTokens.invalidate(token)
-        return try await post(try request(body, token: try await accessTokens.current(), for: message.token))
+        let renewed = try await accessTokens.current()
+        return try await post(try request(body, token: renewed, for: message.token, deadline: deadline))
     }
 
     /// The request ``send(_:)`` first hands libcurl for `message` (checked, encoded, with the current access
     /// token); `relay-bench` writes them out for the bare libcurl reference.
     package func request(for message: FCMMessage) async throws -> CurlRequest {
-        try request(try message.encoded(), token: try await accessTokens.current(), for: message.token)
+        try request(
+            try message.encoded(),
+            token: try await accessTokens.current(),
+            for: message.token,
+            deadline: .now + configuration.requestTimeout
+        )
     }
 
     /// How many access tokens the client fetched so far (1 after the first send).
@@ -118,7 +127,8 @@ public final class FCMClient: Sendable {
     private func request(
         _ body: Data,
         token: AccessTokens.Token,
-        for device: FCMRegistrationToken
+        for device: FCMRegistrationToken,
+        deadline: ContinuousClock.Instant
     ) throws(TransportError) -> CurlRequest {
         let shared = try sharedHeaders.block(for: token.value) {
             [
@@ -131,7 +141,7 @@ public final class FCMClient: Sendable {
             headers: [],
             sharedHeaders: shared,
             body: body,
-            deadline: .now + configuration.requestTimeout,
+            deadline: deadline,
             tokenSuffix: device.suffix
         )
     }
