@@ -418,14 +418,12 @@ public final class Dispatcher: Sendable {
             }
             let started = ContinuousClock.now
             result = await transport.send(job)
-            metrics.recordPushDuration(ContinuousClock.now - started, app: job.appId, platform: platform)
-            if result.endsDelivery {
-                metrics.recordAcceptedToAnswered(
-                    time.now.timeIntervalSince(job.content.createdAt),
-                    app: job.appId,
-                    platform: platform
-                )
-            }
+            metrics.recordAnswer(
+                took: ContinuousClock.now - started,
+                acceptedSecondsAgo: result.endsDelivery ? time.now.timeIntervalSince(job.content.createdAt) : nil,
+                app: job.appId,
+                platform: platform
+            )
             switch result {
             case .credentialsRefused: break
             case _ where result.answered: pauses.answered(pause)
@@ -539,9 +537,9 @@ struct DeliveryLog {
     let logger: Logger
     let job: DeliveryJob
 
-    func callAsFunction(_ level: Logger.Level, _ message: String, _ extra: Logger.Metadata = [:]) {
+    func callAsFunction(_ level: Logger.Level, _ message: String, _ extra: @autoclosure () -> Logger.Metadata = [:]) {
         guard level >= logger.level else { return }
-        var metadata = extra
+        var metadata = extra()
         metadata["app.id"] = job.appId
         metadata["notification.id"] = job.notificationId.lowercasedString
         metadata["token.suffix"] = job.token.suffix

@@ -14,7 +14,7 @@ extension RelayMetrics {
         let reached = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.outcomes[key, default: 0] += 1
             state.attemptsDecided += 1
-            guard !state.attemptWaiters.isEmpty else { return [] }
+            guard state.attemptsDecided >= state.firstAwaitedCount else { return [] }
             let decided = state.attemptsDecided
             let ids = state.attemptWaiters.filter { $0.value.count <= decided }.map(\.key)
             return ids.compactMap { state.attemptWaiters.removeValue(forKey: $0)?.continuation }
@@ -22,18 +22,20 @@ extension RelayMetrics {
         for continuation in reached { continuation.resume() }
     }
 
-    /// The time a push service took to answer one attempt (`pushrelay_push_duration_seconds`).
-    public func recordPushDuration(_ duration: Duration, app: String, platform: Platform) {
+    /// A push service's answer to one attempt: the time it took (`pushrelay_push_duration_seconds`) and, for
+    /// an answer that ended the delivery, the SECONDS since the notification's acceptance (webhook or Ditto
+    /// event committed; `pushrelay_accepted_to_answered_seconds`).
+    public func recordAnswer(took duration: Duration, acceptedSecondsAgo: Double?, app: String, platform: Platform) {
         let series = Series(app: appLabel(app), platform: platform)
-        // In place: taking the histogram out and putting it back would copy its buckets on every observation.
-        state.withLock { $0.answers[series, default: Answers()].duration.observe(duration.timeInterval) }
+        // In place: taking the histograms out and putting them back would copy their buckets every time.
+        state.withLock { state in
+            Self.observe(&state.answers[series, default: Answers()], duration, acceptedSecondsAgo)
+        }
     }
 
-    /// The time from a notification's acceptance (webhook or Ditto event committed) to the push service's
-    /// answer that ended one of its deliveries, in SECONDS (`pushrelay_accepted_to_answered_seconds`).
-    public func recordAcceptedToAnswered(_ seconds: Double, app: String, platform: Platform) {
-        let series = Series(app: appLabel(app), platform: platform)
-        state.withLock { $0.answers[series, default: Answers()].acceptedToAnswered.observe(max(0, seconds)) }
+    private static func observe(_ answers: inout Answers, _ duration: Duration, _ acceptedSecondsAgo: Double?) {
+        answers.duration.observe(duration.timeInterval)
+        if let acceptedSecondsAgo { answers.acceptedToAnswered.observe(max(0, acceptedSecondsAgo)) }
     }
 
     /// Delivery attempts decided so far, whatever their outcome (``recordOutcome(_:reason:app:platform:)``

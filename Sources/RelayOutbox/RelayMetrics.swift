@@ -22,7 +22,12 @@ public final class RelayMetrics: Sendable {
         var outcomes: [Outcome: Int] = [:]
         var attemptsDecided = 0
         /// Waits of ``waitUntilAttemptsDecided(_:)``, by id: the count each waits for.
-        var attemptWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var attemptWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:] {
+            didSet { firstAwaitedCount = attemptWaiters.values.lazy.map(\.count).min() ?? .max }
+        }
+        /// The smallest count a waiter waits for (`Int.max` without one), so that an attempt before it looks
+        /// at no waiter.
+        var firstAwaitedCount = Int.max
         var nextWaiterId: UInt64 = 0
         /// `pushrelay_push_duration_seconds` and `pushrelay_accepted_to_answered_seconds`: observed for nearly
         /// every push, so kept apart from `counters` as `outcomes` is, by app and platform.
