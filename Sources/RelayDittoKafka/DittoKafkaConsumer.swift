@@ -33,8 +33,9 @@ public final class DittoKafkaConsumer: Service {
             minBackoffMilliseconds: Int = 200,
             maxBackoffMilliseconds: Int = 10_000
         ) {
-            self.maxBatchRecords = maxBatchRecords
-            self.maxBatchBytes = maxBatchBytes
+            // At least one record a batch: a bound of 0 would gather nothing and never poll.
+            self.maxBatchRecords = max(1, maxBatchRecords)
+            self.maxBatchBytes = max(1, maxBatchBytes)
             self.maxBatchMilliseconds = maxBatchMilliseconds
             self.minBackoffMilliseconds = minBackoffMilliseconds
             self.maxBackoffMilliseconds = maxBackoffMilliseconds

@@ -2,10 +2,12 @@ import Foundation
 
 extension PostgresConnection {
     /// $1 an instance id: takes its advisory lock for the session, true when taken (two-key form, so it
-    /// never meets the migration's one-key lock). The key is the hash of the schema and the id: advisory
-    /// locks belong to the whole database, and relays of another schema on it are another deployment.
+    /// never meets the migration's one-key lock), and the session's start (``PostgresSession``). The key is
+    /// the hash of the schema and the id: advisory locks belong to the whole database, and relays of another
+    /// schema on it are another deployment.
     static let instanceLockSQL = """
-        SELECT pg_try_advisory_lock(\(PostgresMigrations.instanceLockClass), hashtext(current_schema() || '/' || $1))
+        SELECT pg_try_advisory_lock(\(PostgresMigrations.instanceLockClass), hashtext(current_schema() || '/' || $1)),
+            (SELECT \(PostgresSession.startSQL) FROM pg_stat_activity WHERE pid = pg_backend_pid())
         """
 
     /// Takes `id`'s advisory lock for this session, trying for up to 3 s: a session that just ended (the
@@ -15,21 +17,29 @@ extension PostgresConnection {
     func takeInstanceLock(_ id: String) throws -> Bool {
         for attempt in 0...30 {
             if attempt > 0 { usleep(100_000) }
-            if try query(Self.instanceLockSQL, id)[0].bool(0) { return true }
+            let row = try query(Self.instanceLockSQL, id)[0]
+            if try row.bool(0) {
+                lockSession = PostgresSession(pid: backendPID, startMicroseconds: try row.int64(1))
+                return true
+            }
         }
         return false
     }
 
-    /// Ends `backend`, a session of this connection given up at a statement's deadline, when it still holds
+    /// Ends `session`, one of this connection's given up at a statement's deadline, when it still holds
     /// `id`'s lock. A session busy in a statement (waiting for a lock, say) notices its closed socket only
     /// when the statement ends; until then its lock would look taken by another process. The lock is free
     /// once the session ended (``takeInstanceLock(_:)`` waits for that); when it cannot be ended (no right
     /// to), that wait decides.
-    func endGivenUpSession(_ backend: Int32, holding id: String) {
+    func endGivenUpSession(_ session: PostgresSession, holding id: String) {
         _ = try? query(
-            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE \(Self.instanceHolderPredicate) AND pid = $2",
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_locks WHERE \(Self.instanceHolderPredicate) AND pid = $2
+                AND (SELECT \(PostgresSession.startSQL) FROM pg_stat_activity WHERE pid = $2) = $3
+            """,
             id,
-            Int(backend)
+            Int(session.pid),
+            session.startMicroseconds
         )
     }
 
@@ -60,4 +70,15 @@ extension PostgresConnection {
         locktype = 'advisory' AND granted AND objsubid = 2 AND classid = \(PostgresMigrations.instanceLockClass)::oid
           AND objid = hashtext(current_schema() || '/' || $1)::oid
         """
+}
+
+/// A server session: its process id, and its start, which tells it from a later session given the same
+/// process id.
+struct PostgresSession: Equatable {
+    var pid: Int32
+    /// `backend_start` in MICROSECONDS since the epoch (``startSQL``).
+    var startMicroseconds: Int64
+
+    /// A `pg_stat_activity` row's `backend_start` in MICROSECONDS since the epoch.
+    static let startSQL = "(extract(epoch FROM backend_start) * 1000000)::bigint"
 }

@@ -31,9 +31,12 @@ final class PostgresConnection {
     /// The instance ids whose advisory locks this session holds (``takeInstanceLock(_:)``): a session
     /// opened after a lost connection takes them back before anything else, or closes ``fence``.
     var instanceLocks: [String] = []
-    /// The server process of the session given up at a statement's deadline, until a new session is set
-    /// up: it may still hold ``instanceLocks`` (a statement waiting for a lock notices no closed socket).
-    private var givenUpBackend: Int32?
+    /// This session, once it holds ``instanceLocks``.
+    var lockSession: PostgresSession?
+    /// Sessions that held ``instanceLocks`` and were given up at a statement's deadline, until a new session
+    /// takes the locks back: each may hold them still (a statement waiting for a lock notices no closed
+    /// socket).
+    private var givenUpLockSessions: [PostgresSession] = []
     /// Shared by the connections of one relay: once set, every statement throws its error.
     let fence: InstanceFence
     /// The names of the statements this session prepared (``query(prepared:_:)``), by their text; a new
@@ -216,7 +219,8 @@ final class PostgresConnection {
             // shut at once, so the server ends the session when it next reads (one idle in a transaction
             // would hold its locks until the reconnect otherwise); PQreset closes it later.
             abandoned = true
-            givenUpBackend = PQbackendPID(raw)
+            if let lockSession { givenUpLockSessions.append(lockSession) }
+            lockSession = nil
             shutdown(PQsocket(raw), Int32(SHUT_RDWR))
             throw StoreError(code: .io, message: "PostgreSQL did not answer within \(Self.seconds(statementTimeout))")
         }
@@ -268,15 +272,19 @@ final class PostgresConnection {
     /// - Throws: ``StoreError`` `.instanceInUse` (the fence closed) when another process holds one.
     private func startSession() throws {
         prepared = [:]
+        lockSession = nil
         try execute("SET client_min_messages = warning")
         try execute("SET jit = off")
         try execute("SET default_transaction_isolation = 'read committed'")
         for id in instanceLocks {
-            if let backend = givenUpBackend { endGivenUpSession(backend, holding: id) }
+            for session in givenUpLockSessions { endGivenUpSession(session, holding: id) }
             guard try takeInstanceLock(id) else { throw fence.close(instanceId: id) }
         }
-        givenUpBackend = nil
+        givenUpLockSessions = []
     }
+
+    /// The server process of the session (`PQbackendPID`).
+    var backendPID: Int32 { PQbackendPID(raw) }
 
     /// `value` SECONDS for a message: "10 s", "0.5 s".
     private static func seconds(_ value: Double) -> String {

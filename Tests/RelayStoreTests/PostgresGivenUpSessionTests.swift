@@ -8,10 +8,41 @@ import Testing
 @testable import RelayStore
 
 /// A statement given up at its deadline leaves its session running on the server until that statement
-/// ends: the reconnect ends that session of its own, so the relay takes its instance lock back instead of
-/// taking it for another process's (the fence).
+/// ends: the session ends then, not at the connection's next call, and the reconnect ends it sooner when it
+/// holds the relay's instance lock, so the relay takes the lock back instead of taking it for another
+/// process's (the fence).
 @Suite struct PostgresGivenUpSessionTests {
     typealias F = StoreFixtures
+
+    /// A claim given up while waiting for the claim lock: its session, once it has the lock, would sit idle
+    /// in the claim's transaction and hold the lock until the store's next call.
+    @Test func aSessionGivenUpEndsWhenItsStatementDoes() async throws {
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        let store = try PostgresStore(url: url, logger: .disabled(), statementTimeout: 1)
+        let admin = try PostgresStore(url: url, logger: .disabled())
+        let claimLock = "\(PostgresStore.claimLockClass), hashtext(current_schema() || '/' || 'app-a')"
+        try await admin.execute("SELECT pg_advisory_lock(\(claimLock))")
+        let given = await F.storeError {
+            _ = try await store.claimDueDeliveries(
+                appId: "app-a",
+                now: F.t0,
+                limit: 10,
+                leaseSeconds: 60,
+                owner: F.owner
+            )
+        }
+        #expect(given?.code == .io)
+        let pid = await store.backendPID()
+
+        try await admin.execute("SELECT pg_advisory_unlock(\(claimLock))")
+        var left = 1
+        for _ in 0..<300 where left > 0 {
+            left = try await admin.count("SELECT count(*)::integer FROM pg_stat_activity WHERE pid = \(pid)")
+            if left > 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(left == 0, "session \(pid) still runs")
+        #expect(try await admin.count("SELECT pg_try_advisory_lock(\(claimLock))::integer") == 1)
+    }
 
     @Test func aSessionGivenUpWhileWaitingForALockLeavesTheRelayItsInstance() async throws {
         let url = try await PostgresCluster.shared().newDatabaseURL()
@@ -39,4 +70,12 @@ import Testing
         let second = try PostgresStore(url: url, logger: .disabled())
         #expect(await F.storeError { try await second.claimInstance(F.owner) }?.code == .instanceInUse)
     }
+}
+
+extension PostgresStore {
+    /// The server process of the store's session.
+    func backendPID() -> Int32 { db.backendPID }
+
+    /// The first column of `sql`'s first row, an integer (tests).
+    func count(_ sql: String) throws -> Int { try db.query(sql)[0].int(0) }
 }
