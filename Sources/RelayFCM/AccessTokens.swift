@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayCrypto
+import RelayCurl
 import Synchronization
 
 /// The OAuth 2.0 access token of one service account, shared by every send of a client.
@@ -57,9 +58,10 @@ final class AccessTokens: Sendable {
     }
 
     /// A usable token: the cached one, the one being fetched, or a new one.
+    /// - Parameter deadline: when to stop waiting for an exchange (which goes on for the sends that share it).
     /// - Throws: ``AccessTokenError`` when the endpoint refused or answered nonsense, `TransportError` when
-    ///   it did not answer, `CryptoError` when the assertion cannot be signed.
-    func current() async throws -> Token {
+    ///   it did not answer (`.timeout` at `deadline`), `CryptoError` when the assertion cannot be signed.
+    func current(by deadline: ContinuousClock.Instant) async throws -> Token {
         let lookup = state.withLock { state -> Lookup in
             if let token = state.current, timeSource.monotonic < token.renewAt { return .ready(token) }
             if let pending = state.pending { return .fetching(pending) }
@@ -69,7 +71,29 @@ final class AccessTokens: Sendable {
         }
         switch lookup {
         case .ready(let token): return token
-        case .fetching(let task): return try await task.value
+        case .fetching(let task): return try await Self.value(of: task, by: deadline)
+        }
+    }
+
+    /// `task`'s value, or `TransportError` `.timeout` once `deadline` passes first; `task` runs on either way.
+    private static func value(
+        of task: Task<Token, any Error>,
+        by deadline: ContinuousClock.Instant
+    ) async throws -> Token {
+        let waiter = Mutex<CheckedContinuation<Token, any Error>?>(nil)
+        let finish: @Sendable (Result<Token, any Error>) -> Void = { result in
+            waiter.withLock { $0.take() }?.resume(with: result)
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            waiter.withLock { $0 = continuation }
+            let timer = Task {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                finish(.failure(TransportError(code: .timeout, message: "no FCM access token by the send's deadline")))
+            }
+            Task {
+                do { finish(.success(try await task.value)) } catch { finish(.failure(error)) }
+                timer.cancel()
+            }
         }
     }
 

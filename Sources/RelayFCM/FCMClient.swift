@@ -91,10 +91,10 @@ public final class FCMClient: Sendable {
     /// ``send(_:)`` with `body`, the message as ``FCMCore/FCMMessage/encoded()`` gives it, made beforehand
     /// (a notification's deliveries share one template, ``FCMCore/FCMMessage/template()``).
     public func send(_ message: FCMMessage, body: Data) async throws -> FCMResponse {
-        // One deadline for the send and its resend: a caller that starts a send at the latest moment its
-        // lease allows (one request timeout before it ends) knows it is over by then.
+        // One deadline for the whole send, token waits and resend included: a caller that starts a send at
+        // the latest moment its lease allows (one request timeout before it ends) knows it is over by then.
         let deadline = ContinuousClock.now + configuration.requestTimeout
-        let token = try await accessTokens.current()
+        let token = try await accessTokens.current(by: deadline)
         let response = try await post(try request(body, token: token, for: message.token, deadline: deadline))
         guard response.status == 401, response.errorCode == nil else { return response }
         configuration.logger.info(
@@ -102,18 +102,19 @@ public final class FCMClient: Sendable {
             ["token.suffix": message.token.suffix, "fcm.status": response.errorStatus ?? "-"]
         )
         accessTokens.invalidate(token)
-        let renewed = try await accessTokens.current()
+        let renewed = try await accessTokens.current(by: deadline)
         return try await post(try request(body, token: renewed, for: message.token, deadline: deadline))
     }
 
     /// The request ``send(_:)`` first hands libcurl for `message` (checked, encoded, with the current access
     /// token); `relay-bench` writes them out for the bare libcurl reference.
     package func request(for message: FCMMessage) async throws -> CurlRequest {
-        try request(
+        let deadline = ContinuousClock.now + configuration.requestTimeout
+        return try request(
             try message.encoded(),
-            token: try await accessTokens.current(),
+            token: try await accessTokens.current(by: deadline),
             for: message.token,
-            deadline: .now + configuration.requestTimeout
+            deadline: deadline
         )
     }
 

@@ -34,9 +34,9 @@ public struct FCMClientConfiguration: Sendable {
     public var projectId: String?
     /// Longest a TCP+TLS connect may take. Default 10 s.
     public var connectTimeout: Duration = .seconds(10)
-    /// Longest one send may take, queueing included: the request and its one resend after a 401 together
-    /// (no request of the send goes on past it), and an access-token exchange; then the send throws
-    /// `TransportError` `.timeout`. Default 30 s.
+    /// Longest one send may take, queueing included: its waits for an access token, its request and its one
+    /// resend after a 401 together; then the send throws `TransportError` `.timeout`. An access-token
+    /// exchange, which the sends waiting for it share, may take as long. Default 30 s.
     public var requestTimeout: Duration = .seconds(30)
     /// Most requests handed to libcurl at once; the rest wait in the client's queue. Default 1000. libcurl
     /// further keeps each connection within the server's SETTINGS_MAX_CONCURRENT_STREAMS.

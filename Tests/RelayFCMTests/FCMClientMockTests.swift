@@ -96,10 +96,10 @@ import Testing
     /// The resend after a 401 keeps the send's deadline: a send is over one request timeout after it began,
     /// which the dispatcher counts on to leave a job's lease in time.
     @Test func theResendAfterA401EndsAtTheSendsDeadline() async throws {
-        let slow = MockFCMScript.DeviceRule(token: FCMHarness.token(3).value, error: "UNAUTHENTICATED", delayMs: 1_500)
-        let harness = try FCMHarness.start(script: MockFCMScript(devices: [slow]), requestTimeout: .seconds(2))
+        let slow = MockFCMScript.DeviceRule(token: FCMHarness.token(3).value, error: "UNAUTHENTICATED", delayMs: 2_000)
+        let harness = try FCMHarness.start(script: MockFCMScript(devices: [slow]), requestTimeout: .seconds(3))
         #expect(try await harness.client.send(FCMHarness.message(0)).status == 200)
-        // Each answer takes 1.5 s: the resend cannot end within the 2 s the send has.
+        // Each answer takes 2 s: the resend cannot end within the 3 s the send has.
         let error = await #expect(throws: TransportError.self) { try await harness.client.send(FCMHarness.message(3)) }
         #expect(error?.code == .timeout)
         #expect(harness.mock.accessTokensIssued == 2)
