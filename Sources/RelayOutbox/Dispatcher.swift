@@ -290,7 +290,9 @@ public final class Dispatcher: Sendable {
             case .badgeUpdate(let id): updates.append((id, outcome))
             }
         }
-        let recorded = await record(deliveries, lanes: lanes, closing: closing)
+        // Each store call is a trip to a store thread (and a connection of the pool): none for an empty list.
+        let recorded = deliveries.isEmpty ? true : await record(deliveries, lanes: lanes, closing: closing)
+        guard !updates.isEmpty else { return recorded }
         do {
             try await store.completeBadgeUpdates(updates, at: time.now)
         } catch {
