@@ -75,7 +75,8 @@ final class AccessTokens: Sendable {
         }
     }
 
-    /// `task`'s value, or `TransportError` `.timeout` once `deadline` passes first; `task` runs on either way.
+    /// `task`'s value, or `TransportError` `.timeout` once `deadline` passes first (`CancellationError` once
+    /// the caller is cancelled); `task` runs on either way.
     private static func value(
         of task: Task<Token, any Error>,
         by deadline: ContinuousClock.Instant
@@ -84,20 +85,27 @@ final class AccessTokens: Sendable {
         let finish: @Sendable (Result<Token, any Error>) -> Void = { result in
             waiter.withLock { $0.take() }?.resume(with: result)
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            waiter.withLock { $0 = continuation }
-            let timer = Task {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                finish(.failure(TransportError(code: .timeout, message: "no FCM access token by the send's deadline")))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiter.withLock { $0 = continuation }
+                // Cancelled before the continuation was there to take: the handler found none.
+                if Task.isCancelled { return finish(.failure(CancellationError())) }
+                let timer = Task {
+                    try await Task.sleep(until: deadline, clock: .continuous)
+                    let message = "no FCM access token by the send's deadline"
+                    finish(.failure(TransportError(code: .timeout, message: message)))
+                }
+                Task {
+                    do { finish(.success(try await task.value)) } catch { finish(.failure(error)) }
+                    timer.cancel()
+                }
             }
-            Task {
-                do { finish(.success(try await task.value)) } catch { finish(.failure(error)) }
-                timer.cancel()
-            }
+        } onCancel: {
+            finish(.failure(CancellationError()))
         }
     }
 
-    /// Drops `token` after FCM refused it, so the next ``current()`` fetches another; a token already
+    /// Drops `token` after FCM refused it, so the next ``current(by:)`` fetches another; a token already
     /// replaced is left alone.
     func invalidate(_ token: Token) {
         state.withLock { state in
