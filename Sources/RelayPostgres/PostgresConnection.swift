@@ -268,7 +268,9 @@ final class PostgresConnection {
     /// are index lookups and range writes: compiling a fan-out's insert took longer than running it); READ
     /// COMMITTED whatever the server's or database's default, as the store's transactions that wait for an
     /// advisory lock and then read what the lock's last holder committed need (under REPEATABLE READ the
-    /// snapshot is taken while waiting); then the ``instanceLocks`` are taken back, each of them or the fence.
+    /// snapshot is taken while waiting); the server's own statement timeout a second past the relay's, so a
+    /// statement the relay gave up (waiting for a lock, say) ends on the server too instead of holding its
+    /// locks and work until it finishes; then the ``instanceLocks`` are taken back, each of them or the fence.
     /// - Throws: ``StoreError`` `.instanceInUse` (the fence closed) when another process holds one.
     private func startSession() throws {
         prepared = [:]
@@ -276,6 +278,7 @@ final class PostgresConnection {
         try execute("SET client_min_messages = warning")
         try execute("SET jit = off")
         try execute("SET default_transaction_isolation = 'read committed'")
+        try execute("SET statement_timeout = \(Int((statementTimeout + 1) * 1000))")
         for id in instanceLocks {
             for session in givenUpLockSessions { endGivenUpSession(session, holding: id) }
             guard try takeInstanceLock(id) else { throw fence.close(instanceId: id) }

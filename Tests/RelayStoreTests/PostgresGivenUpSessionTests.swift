@@ -8,9 +8,10 @@ import Testing
 @testable import RelayStore
 
 /// A statement given up at its deadline leaves its session running on the server until that statement
-/// ends: the session ends then, not at the connection's next call, and the reconnect ends it sooner when it
-/// holds the relay's instance lock, so the relay takes the lock back instead of taking it for another
-/// process's (the fence).
+/// ends: the session ends then, not at the connection's next call; the server ends the statement a second
+/// after the relay's deadline; and the reconnect ends a given-up session that still holds the relay's
+/// instance lock (one whose statement only started when a frozen server resumed), so the relay takes the
+/// lock back instead of taking it for another process's (the fence).
 @Suite struct PostgresGivenUpSessionTests {
     typealias F = StoreFixtures
 
@@ -42,6 +43,35 @@ import Testing
         }
         #expect(left == 0, "session \(pid) still runs")
         #expect(try await admin.count("SELECT pg_try_advisory_lock(\(claimLock))::integer") == 1)
+    }
+
+    /// A claim given up while the claim lock stays taken: the server ends its statement a second after the
+    /// relay's deadline, and the session with it (its socket is shut), instead of waiting for the lock.
+    @Test func aStatementGivenUpEndsOnTheServerToo() async throws {
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        let store = try PostgresStore(url: url, logger: .disabled(), statementTimeout: 1)
+        let admin = try PostgresStore(url: url, logger: .disabled())
+        let claimLock = "\(PostgresStore.claimLockClass), hashtext(current_schema() || '/' || 'app-a')"
+        try await admin.execute("SELECT pg_advisory_lock(\(claimLock))")
+        let given = await F.storeError {
+            _ = try await store.claimDueDeliveries(
+                appId: "app-a",
+                now: F.t0,
+                limit: 10,
+                leaseSeconds: 60,
+                owner: F.owner
+            )
+        }
+        #expect(given?.code == .io)
+        let pid = await store.backendPID()
+
+        var left = 1
+        for _ in 0..<300 where left > 0 {
+            left = try await admin.count("SELECT count(*)::integer FROM pg_stat_activity WHERE pid = \(pid)")
+            if left > 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(left == 0, "session \(pid) still runs")
+        try await admin.execute("SELECT pg_advisory_unlock(\(claimLock))")
     }
 
     @Test func aSessionGivenUpWhileWaitingForALockLeavesTheRelayItsInstance() async throws {
