@@ -22,14 +22,20 @@ final class AccessTokens: Sendable {
     /// Posts the form-encoded assertion to `url` and returns the answer's status and body.
     typealias Exchange = @Sendable (_ url: String, _ body: Data) async throws -> (status: Int, body: Data)
 
+    /// An exchange under way: its task, and the event its end signals (what waits with a deadline await).
+    private struct Fetch {
+        var task: Task<Token, any Error>
+        var done: OneShotEvent
+    }
+
     private enum Lookup {
         case ready(Token)
-        case fetching(Task<Token, any Error>)
+        case fetching(Fetch)
     }
 
     private struct State {
         var current: Token?
-        var pending: Task<Token, any Error>?
+        var pending: Fetch?
         var minted = 0
     }
 
@@ -60,48 +66,33 @@ final class AccessTokens: Sendable {
     /// A usable token: the cached one, the one being fetched, or a new one.
     /// - Parameter deadline: when to stop waiting for an exchange (which goes on for the sends that share it).
     /// - Throws: ``AccessTokenError`` when the endpoint refused or answered nonsense, `TransportError` when
-    ///   it did not answer (`.timeout` at `deadline`), `CryptoError` when the assertion cannot be signed.
+    ///   it did not answer (`.timeout` at `deadline`), `CryptoError` when the assertion cannot be signed,
+    ///   `CancellationError` when the calling task is cancelled while it waits.
     func current(by deadline: ContinuousClock.Instant) async throws -> Token {
         let lookup = state.withLock { state -> Lookup in
             if let token = state.current, timeSource.monotonic < token.renewAt { return .ready(token) }
             if let pending = state.pending { return .fetching(pending) }
-            let pending = Task { try await self.fetch() }
+            let done = OneShotEvent()
+            let pending = Fetch(
+                task: Task {
+                    defer { done.signal() }
+                    return try await self.fetch()
+                },
+                done: done
+            )
             state.pending = pending
             return .fetching(pending)
         }
         switch lookup {
-        case .ready(let token): return token
-        case .fetching(let task): return try await Self.value(of: task, by: deadline)
-        }
-    }
-
-    /// `task`'s value, or `TransportError` `.timeout` once `deadline` passes first (`CancellationError` once
-    /// the caller is cancelled); `task` runs on either way.
-    private static func value(
-        of task: Task<Token, any Error>,
-        by deadline: ContinuousClock.Instant
-    ) async throws -> Token {
-        let waiter = Mutex<CheckedContinuation<Token, any Error>?>(nil)
-        let finish: @Sendable (Result<Token, any Error>) -> Void = { result in
-            waiter.withLock { $0.take() }?.resume(with: result)
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                waiter.withLock { $0 = continuation }
-                // Cancelled before the continuation was there to take: the handler found none.
-                if Task.isCancelled { return finish(.failure(CancellationError())) }
-                let timer = Task {
-                    try await Task.sleep(until: deadline, clock: .continuous)
-                    let message = "no FCM access token by the send's deadline"
-                    finish(.failure(TransportError(code: .timeout, message: message)))
-                }
-                Task {
-                    do { finish(.success(try await task.value)) } catch { finish(.failure(error)) }
-                    timer.cancel()
-                }
+        case .ready(let token):
+            return token
+        case .fetching(let fetch):
+            // The exchange goes on for the sends that share it, whoever stops waiting.
+            guard await fetch.done.wait(until: deadline) else {
+                try Task.checkCancellation()
+                throw TransportError(code: .timeout, message: "no FCM access token by the send's deadline")
             }
-        } onCancel: {
-            finish(.failure(CancellationError()))
+            return try await fetch.task.value
         }
     }
 
