@@ -12,7 +12,10 @@ import Synchronization
 /// workers each take a job, send it and hand its result to the flusher, and the flusher records results as
 /// they come, each write a batch of all that arrived during the one before (group commit, ``ResultBuffer``).
 /// A worker takes its next job only once its result is recorded, so a crash sends again at most
-/// `concurrency` pushes: those in flight, or answered and not yet written.
+/// `concurrency` pushes: those in flight, or answered and not yet written. Between writes the flusher waits
+/// until a quarter of the sends in flight have answered, at most ``resultLinger``: under load a write then
+/// takes dozens of results instead of the few that answer while one is written, and with a few sends in
+/// flight it writes each answer at once.
 ///
 /// While results cannot be recorded no new push is started: the flusher writes a batch that failed again
 /// (after 250 ms, doubling up to 4 s) and its workers wait for it, the claim loop stops claiming, and the jobs queued in
@@ -41,6 +44,8 @@ public final class Dispatcher: Sendable {
     public let pauses: ProviderPauses
     /// Set while the store refuses the results: no claim is made and no queued job is sent.
     private let recordingFails = Mutex(false)
+    /// How long the flusher waits at most, between writes, for a quarter of the sends in flight to answer.
+    static let resultLinger = Duration.milliseconds(5)
 
     /// - Parameters:
     ///   - owner: the instance id the claims are leased to.
@@ -193,8 +198,9 @@ public final class Dispatcher: Sendable {
     }
 
     /// The flusher: writes whatever results have arrived, one batch per write, lets their workers go, and
-    /// waits for the next result only when none is left; returns after recording the last ones once
-    /// ``ResultBuffer/close()`` was called.
+    /// gathers the next batch (a quarter of the sends in flight, within ``resultLinger``), or waits for the
+    /// next result when none came; returns after recording the last ones once ``ResultBuffer/close()`` was
+    /// called.
     private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal, lanes: DeliveryLanes<QueuedJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         let done = NotificationDoneReports(NotificationDoneLog(store: store, logger: logger))
@@ -207,7 +213,11 @@ public final class Dispatcher: Sendable {
                 await done.finish()
                 return
             }
-            if batch.isEmpty { await signal.wait(timeout: poll) }
+            if batch.isEmpty {
+                await signal.wait(timeout: poll)
+            } else {
+                await results.gather(lanes.counts.inFlight / 4, within: Self.resultLinger)
+            }
         }
     }
 

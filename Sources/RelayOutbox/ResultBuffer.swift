@@ -7,8 +7,9 @@ import Synchronization
 /// is let go once the result is in the store (or its batch could not be written): a send slot is freed
 /// only then, so at any moment no more results are unrecorded than there are workers, and a crash sends
 /// again at most that many pushes. The flusher takes everything handed over since its last write as one
-/// batch (group commit): results that arrive while a batch is written make the next one. With each batch
-/// come the notifications that a final result (not a retry) of the batch belongs to, which may be done.
+/// batch (group commit): results that arrive while a batch is written make the next one, and between writes
+/// it may wait a moment for more (``gather(_:within:)``). With each batch come the notifications that a final
+/// result (not a retry) of the batch belongs to, which may be done.
 final class ResultBuffer: Sendable {
     typealias Result = (id: OutboxJob.ID, outcome: DeliveryOutcome)
     typealias Ended = (appId: String, notificationId: UUID)
@@ -18,6 +19,8 @@ final class ResultBuffer: Sendable {
         var ended: [Ended] = []
         var waiters: [CheckedContinuation<Void, Never>] = []
         var closed = false
+        /// While the flusher gathers a batch, the count of results that ends its wait; else 1 (the first).
+        var wakeAt = 1
     }
     private let state = Mutex(State())
     /// Signalled when a result arrives in an empty buffer, and on ``close()``.
@@ -26,6 +29,9 @@ final class ResultBuffer: Sendable {
     init(signal: WakeSignal) {
         self.signal = signal
     }
+
+    /// How many results wait for the flusher (tests).
+    var count: Int { state.withLock { $0.results.count } }
 
     /// Hands `job`'s result over; returns once the flusher has written the batch that holds it.
     func record(_ job: OutboxJob, _ outcome: DeliveryOutcome) async {
@@ -36,7 +42,7 @@ final class ResultBuffer: Sendable {
                     state.ended.append((delivery.appId, delivery.notificationId))
                 }
                 state.waiters.append(continuation)
-                return state.results.count == 1
+                return state.results.count == state.wakeAt
             }
             if first { signal.signal() }
         }
@@ -49,12 +55,25 @@ final class ResultBuffer: Sendable {
     ) {
         state.withLock { state in
             defer {
+                state.wakeAt = 1
                 state.results.removeAll(keepingCapacity: true)
                 state.waiters.removeAll(keepingCapacity: true)
                 state.ended.removeAll(keepingCapacity: true)
             }
             return (state.results, state.waiters, state.ended, state.closed)
         }
+    }
+
+    /// Waits until `count` results are waiting (at once when they are), ``close()`` is called, or `linger`
+    /// passes: the flusher's wait between writes, so that a busy dispatcher writes fewer, larger batches.
+    func gather(_ count: Int, within linger: Duration) async {
+        // A signal kept from a result that arrived during the last write is spent here; the count decides.
+        _ = signal.take()
+        let gathered = state.withLock { state in
+            state.wakeAt = max(1, count)
+            return state.results.count >= count || state.closed
+        }
+        if !gathered { await signal.wait(timeout: linger) }
     }
 
     /// No more results will be handed over; wakes the flusher for the last batch.
