@@ -66,6 +66,39 @@ import Testing
         #expect(try await Self.claim(store, at: F.time(40)).map(\.token) == [F.token(3)])
     }
 
+    @Test(arguments: StoreKind.allCases) func oneClaimCancelsForEachMessageItsOwnRoomsReaders(
+        kind: StoreKind
+    ) async throws {
+        let store = try await kind.makeStore()
+        try await store.register(F.token(1), user: "alice", rooms: ["room-1", "room-2"])
+        try await store.register(F.token(2), user: "bob", rooms: ["room-1", "room-2"])
+        try await store.register(F.token(3), user: "carol", rooms: ["room-1", "room-2"])
+        for (message, room) in [("m-1", "room-1"), ("m-2", "room-2")] {
+            var n = F.notification(room: room, messageId: message, at: F.time(1))
+            n.delaySeconds = 30
+            _ = try await store.createNotification(
+                n,
+                recipients: RecipientSelection(roomId: room, excludeUserId: "alice")
+            )
+        }
+        // bob read room-1 past both messages' time, carol room-2; neither read the other room.
+        _ = try await store.markRead(appId: "app-a", roomId: "room-1", userId: "bob", at: F.time(2))
+        _ = try await store.markRead(appId: "app-a", roomId: "room-2", userId: "carol", at: F.time(2))
+        let jobs = try await Self.claim(store, at: F.time(31))
+        let cancelled = jobs.map {
+            "\($0.content.message.roomId) \($0.token == F.token(2) ? "bob" : "carol") \($0.cancelReason ?? "-")"
+        }
+        #expect(cancelled.sorted() == ["room-1 bob read", "room-1 carol -", "room-2 bob -", "room-2 carol read"])
+        #expect(
+            try await Self.deliveries(store, messageId: "m-1").summary.counts
+                == DeliveryCounts(pending: 1, cancelled: 1)
+        )
+        #expect(
+            try await Self.deliveries(store, messageId: "m-2").summary.counts
+                == DeliveryCounts(pending: 1, cancelled: 1)
+        )
+    }
+
     @Test(arguments: StoreKind.allCases) func aReadAfterTheWindowChangesNothing(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
         try await store.register(F.token(1), user: "alice")
