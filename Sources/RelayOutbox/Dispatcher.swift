@@ -13,9 +13,9 @@ import Synchronization
 /// they come, each write a batch of all that arrived during the one before (group commit, ``ResultBuffer``).
 /// A worker takes its next job only once its result is recorded, so a crash sends again at most
 /// `concurrency` pushes: those in flight, or answered and not yet written. Between writes the flusher waits
-/// until a quarter of the sends in flight have answered, at most ``resultLinger``: under load a write then
-/// takes dozens of results instead of the few that answer while one is written, and with a few sends in
-/// flight it writes each answer at once.
+/// until a quarter of the sends its last write left unanswered have answered, at most ``resultLinger``:
+/// under load a write then takes dozens of results instead of the few that answer while one is written,
+/// and with fewer than eight sends in flight it writes each answer at once.
 ///
 /// While results cannot be recorded no new push is started: the flusher writes a batch that failed again
 /// (after 250 ms, doubling up to 4 s) and its workers wait for it, the claim loop stops claiming, and the jobs queued in
@@ -44,7 +44,7 @@ public final class Dispatcher: Sendable {
     public let pauses: ProviderPauses
     /// Set while the store refuses the results: no claim is made and no queued job is sent.
     private let recordingFails = Mutex(false)
-    /// How long the flusher waits at most, between writes, for a quarter of the sends in flight to answer.
+    /// How long the flusher waits at most, between writes, for a quarter of the unanswered sends to answer.
     static let resultLinger = Duration.milliseconds(5)
 
     /// - Parameters:
@@ -79,13 +79,12 @@ public final class Dispatcher: Sendable {
     /// Claims, sends and records until cancelled; then finishes and records the sends in flight, hands back
     /// the jobs still queued and returns.
     public func run() async {
-        let flushSignal = WakeSignal()
         // Two rounds of sends at most wait in the lanes, so the workers never wait for a claim.
         let lanes = DeliveryLanes<QueuedJob>(
             perAppLimit: min(settings.perAppConcurrency, settings.concurrency),
             capacity: 2 * settings.concurrency
         )
-        let results = ResultBuffer(signal: flushSignal)
+        let results = ResultBuffer()
         // Unstructured tasks: cancelling `run()` must not cancel a send in flight (its answer would be lost
         // and the push sent again by the next run) nor the last flush.
         let workers = (0..<max(1, settings.concurrency)).map { _ in
@@ -100,7 +99,7 @@ public final class Dispatcher: Sendable {
                 }
             }
         }
-        let flusher = Task { await self.flushUntilClosed(results, signal: flushSignal, lanes: lanes) }
+        let flusher = Task { await self.flushUntilClosed(results, lanes: lanes) }
 
         await claimUntilCancelled(into: lanes)
         let unsent = lanes.closeTakingQueued()
@@ -198,15 +197,17 @@ public final class Dispatcher: Sendable {
     }
 
     /// The flusher: writes whatever results have arrived, one batch per write, lets their workers go, and
-    /// gathers the next batch (a quarter of the sends in flight, within ``resultLinger``), or waits for the
-    /// next result when none came; returns after recording the last ones once ``ResultBuffer/close()`` was
-    /// called.
-    private func flushUntilClosed(_ results: ResultBuffer, signal: WakeSignal, lanes: DeliveryLanes<QueuedJob>) async {
+    /// gathers the next batch (a quarter of the sends this write left unanswered, those that answered during
+    /// it among them, within ``resultLinger``), or waits for the next result when none came; returns after
+    /// recording the last ones once ``ResultBuffer/close()`` was called.
+    private func flushUntilClosed(_ results: ResultBuffer, lanes: DeliveryLanes<QueuedJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         let done = NotificationDoneReports(NotificationDoneLog(store: store, logger: logger))
         while true {
             let (batch, waiters, ended, closed) = results.takeAll()
             let recorded = batch.isEmpty ? false : await flush(batch, lanes: lanes, closing: closed)
+            // Read before the batch's workers go on: the sends in flight that this write did not answer.
+            let unanswered = lanes.counts.inFlight - waiters.count
             for waiter in waiters { waiter.resume() }
             if recorded { done.add(ended) }
             if closed {
@@ -214,9 +215,9 @@ public final class Dispatcher: Sendable {
                 return
             }
             if batch.isEmpty {
-                await signal.wait(timeout: poll)
+                await results.wait(for: 1, within: poll)
             } else {
-                await results.gather(lanes.counts.inFlight / 4, within: Self.resultLinger)
+                await results.wait(for: unanswered / 4, within: Self.resultLinger)
             }
         }
     }

@@ -8,8 +8,8 @@ import Synchronization
 /// only then, so at any moment no more results are unrecorded than there are workers, and a crash sends
 /// again at most that many pushes. The flusher takes everything handed over since its last write as one
 /// batch (group commit): results that arrive while a batch is written make the next one, and between writes
-/// it may wait a moment for more (``gather(_:within:)``). With each batch come the notifications that a final
-/// result (not a retry) of the batch belongs to, which may be done.
+/// it waits for as many as it asks for, or a moment (``wait(for:within:)``). With each batch come the
+/// notifications that a final result (not a retry) of the batch belongs to, which may be done.
 final class ResultBuffer: Sendable {
     typealias Result = (id: OutboxJob.ID, outcome: DeliveryOutcome)
     typealias Ended = (appId: String, notificationId: UUID)
@@ -19,16 +19,13 @@ final class ResultBuffer: Sendable {
         var ended: [Ended] = []
         var waiters: [CheckedContinuation<Void, Never>] = []
         var closed = false
-        /// While the flusher gathers a batch, the count of results that ends its wait; else 1 (the first).
-        var wakeAt = 1
+        /// The count of results that ends the flusher's wait: set by each wait, none between a take and the
+        /// next wait (a result handed over meanwhile wakes nobody; the wait finds it).
+        var wakeAt = Int.max
     }
     private let state = Mutex(State())
-    /// Signalled when a result arrives in an empty buffer, and on ``close()``.
-    private let signal: WakeSignal
-
-    init(signal: WakeSignal) {
-        self.signal = signal
-    }
+    /// Signalled when the results reach the count the flusher waits for, and on ``close()``.
+    let signal = WakeSignal()
 
     /// How many results wait for the flusher (tests).
     var count: Int { state.withLock { $0.results.count } }
@@ -36,7 +33,7 @@ final class ResultBuffer: Sendable {
     /// Hands `job`'s result over; returns once the flusher has written the batch that holds it.
     func record(_ job: OutboxJob, _ outcome: DeliveryOutcome) async {
         await withCheckedContinuation { continuation in
-            let first = state.withLock { state in
+            let reached = state.withLock { state in
                 state.results.append((job.id, outcome))
                 if case .delivery(let delivery) = job, !outcome.isRetry {
                     state.ended.append((delivery.appId, delivery.notificationId))
@@ -44,7 +41,7 @@ final class ResultBuffer: Sendable {
                 state.waiters.append(continuation)
                 return state.results.count == state.wakeAt
             }
-            if first { signal.signal() }
+            if reached { signal.signal() }
         }
     }
 
@@ -55,7 +52,7 @@ final class ResultBuffer: Sendable {
     ) {
         state.withLock { state in
             defer {
-                state.wakeAt = 1
+                state.wakeAt = .max
                 state.results.removeAll(keepingCapacity: true)
                 state.waiters.removeAll(keepingCapacity: true)
                 state.ended.removeAll(keepingCapacity: true)
@@ -64,16 +61,14 @@ final class ResultBuffer: Sendable {
         }
     }
 
-    /// Waits until `count` results are waiting (at once when they are), ``close()`` is called, or `linger`
-    /// passes: the flusher's wait between writes, so that a busy dispatcher writes fewer, larger batches.
-    func gather(_ count: Int, within linger: Duration) async {
-        // A signal kept from a result that arrived during the last write is spent here; the count decides.
-        _ = signal.take()
-        let gathered = state.withLock { state in
+    /// Waits until `count` results (at least one) are handed over since the last take, at once when they
+    /// are; until ``close()`` is called; or for `timeout`.
+    func wait(for count: Int, within timeout: Duration) async {
+        let ready = state.withLock { state in
             state.wakeAt = max(1, count)
-            return state.results.count >= count || state.closed
+            return state.results.count >= state.wakeAt || state.closed
         }
-        if !gathered { await signal.wait(timeout: linger) }
+        if !ready { await signal.wait(timeout: timeout) }
     }
 
     /// No more results will be handed over; wakes the flusher for the last batch.

@@ -2,15 +2,11 @@ import Testing
 
 @testable import RelayOutbox
 
-/// The flusher's wait between writes: it ends when the results it gathers are there, at close, or at its
-/// linger, and the wait for a first result comes back after each take.
+/// The flusher's wait between writes: it ends when the results it asks for are there, at close, or at its
+/// timeout, and a result handed over while nobody waits wakes no later wait.
 @Suite(.timeLimit(.minutes(1))) struct ResultBufferTests {
-    let signal = WakeSignal()
-    let buffer: ResultBuffer
-
-    init() {
-        buffer = ResultBuffer(signal: signal)
-    }
+    let buffer = ResultBuffer()
+    var signal: WakeSignal { buffer.signal }
 
     /// Hands a delivery's result over in a task of its own (it returns once a take lets it go).
     func record(_ id: Int64) throws -> Task<Void, Never> {
@@ -19,8 +15,13 @@ import Testing
     }
 
     /// Waits until `count` results are handed over.
-    func waitFor(_ count: Int) async throws {
+    func handedOver(_ count: Int) async throws {
         while buffer.count < count { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    /// Waits until a wait is parked on the buffer's signal.
+    func parked() async throws {
+        while !signal.hasWaiter { try await Task.sleep(for: .milliseconds(1)) }
     }
 
     /// Takes the batch and lets its workers go.
@@ -31,50 +32,66 @@ import Testing
         return results.count
     }
 
-    @Test func aGatherWaitsForItsCountNotTheFirstResult() async throws {
-        let gatherer = Task { await buffer.gather(3, within: .seconds(3600)) }
-        while !signal.hasWaiter { try await Task.sleep(for: .milliseconds(1)) }
+    @Test func aWaitEndsAtItsCountNotAtTheFirstResult() async throws {
+        let waiter = Task { await buffer.wait(for: 3, within: .seconds(3600)) }
+        try await parked()
         var recorders = [try record(1), try record(2)]
-        try await waitFor(2)
+        try await handedOver(2)
         #expect(signal.hasWaiter)
         recorders.append(try record(3))
-        await gatherer.value
+        await waiter.value
         #expect(await takeAndRelease(recorders) == 3)
     }
 
-    @Test func aGatherReturnsAtOnceWhenTheResultsAreThere() async throws {
-        let recorders = [try record(1), try record(2)]
-        try await waitFor(2)
-        // The first result's signal, kept for a wait, does not end a gather of more.
-        #expect(signal.isPending)
-        await buffer.gather(2, within: .seconds(3600))
+    @Test func aResultHandedOverWhileNobodyWaitsWakesNoLaterWait() async throws {
+        let first = try record(1)
+        try await handedOver(1)
+        await buffer.wait(for: 1, within: .seconds(3600))
+        #expect(await takeAndRelease([first]) == 1)
+        // The take ended that wait's count: the next result, with nobody waiting, signals nothing.
+        var recorders = [try record(2)]
+        try await handedOver(1)
+        #expect(!signal.isPending)
+        // Parks: one result is there, two are asked for, and no signal was kept for it.
+        let waiter = Task { await buffer.wait(for: 2, within: .seconds(3600)) }
+        try await parked()
+        recorders.append(try record(3))
+        await waiter.value
         #expect(await takeAndRelease(recorders) == 2)
     }
 
-    @Test func closingEndsAGather() async throws {
-        let gatherer = Task { await buffer.gather(3, within: .seconds(3600)) }
-        while !signal.hasWaiter { try await Task.sleep(for: .milliseconds(1)) }
+    @Test func aWaitReturnsAtOnceWhenItsResultsAreThere() async throws {
+        let recorders = [try record(1), try record(2)]
+        try await handedOver(2)
+        await buffer.wait(for: 2, within: .seconds(3600))
+        #expect(await takeAndRelease(recorders) == 2)
+    }
+
+    @Test func closingEndsAWaitAndEveryLaterOne() async throws {
+        let waiter = Task { await buffer.wait(for: 3, within: .seconds(3600)) }
+        try await parked()
         buffer.close()
-        await gatherer.value
+        await waiter.value
+        #expect(signal.take() == false)
+        await buffer.wait(for: 3, within: .seconds(3600))
         #expect(buffer.takeAll().closed)
     }
 
-    @Test func aGatherEndsAtItsLinger() async throws {
+    @Test func aWaitEndsAtItsTimeout() async throws {
         let recorder = try record(1)
-        try await waitFor(1)
-        await buffer.gather(2, within: .milliseconds(1))
+        try await handedOver(1)
+        await buffer.wait(for: 2, within: .milliseconds(1))
         #expect(await takeAndRelease([recorder]) == 1)
     }
 
-    @Test func afterATakeTheFirstResultSignalsAgain() async throws {
-        let gatherer = Task { await buffer.gather(2, within: .seconds(3600)) }
-        while !signal.hasWaiter { try await Task.sleep(for: .milliseconds(1)) }
+    @Test func afterATakeAWaitForOneIsWokenByTheNextResult() async throws {
         let first = try record(1)
-        try await waitFor(1)
+        try await handedOver(1)
         #expect(await takeAndRelease([first]) == 1)
-        // The take ended the gather's count: one result now wakes the flusher's wait.
+        let waiter = Task { await buffer.wait(for: 1, within: .seconds(3600)) }
+        try await parked()
         let second = try record(2)
-        await gatherer.value
+        await waiter.value
         #expect(await takeAndRelease([second]) == 1)
     }
 }
