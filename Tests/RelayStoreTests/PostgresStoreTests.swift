@@ -152,7 +152,7 @@ import Testing
     /// Finding the apps with due deliveries reads an index a few rows per app (a loose index scan), never
     /// every pending delivery; an app whose due rows are all leased, or due later, is left out.
     @Test func dueAppsAreFoundWithoutReadingEveryPendingDelivery() async throws {
-        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        let store = try await Self.newStore()
         let now = EpochMilliseconds.of(F.t0)
         try await store.execute(
             """
@@ -173,7 +173,7 @@ import Testing
     /// A batch of accepted pushes is recorded by seeking each delivery, never by reading the whole table,
     /// whatever the statistics say of its size.
     @Test func sentPushesAreRecordedByTheirIdsAlone() async throws {
-        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        let store = try await Self.newStore()
         try await store.execute(
             """
             INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
@@ -191,7 +191,7 @@ import Testing
     /// A claim leases a fan-out's rows with one lease row and writes none of them: each row keeps the
     /// version its insert wrote (`xmin`) and its place (`ctid`) until its result is recorded.
     @Test func aClaimWritesNoDeliveryRow() async throws {
-        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        let store = try await Self.newStore()
         for n in 0..<20 { try await store.register(F.token(n), user: "u\(n)") }
         _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let key = "id::text || ' ' || xmin::text"
@@ -288,7 +288,7 @@ import Testing
     /// ids it took (ids are drawn in one order and committed in another, by several relays) is claimed by the
     /// next claim, not held back until the lease ends.
     @Test func aDeliveryCommittedLateInsideAClaimsIdsIsNotHeldBack() async throws {
-        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        let store = try await Self.newStore()
         for n in 0..<5 { try await store.register(F.token(n), user: "u\(n)") }
         _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         // The third delivery is taken out before the first claim and put back, with its id, after it.
@@ -323,7 +323,7 @@ import Testing
     /// versions no transaction sees any more; the tests' schemas share one database, whose other sessions
     /// may hold those versions, so one message is checked.)
     @Test func unreadTotalsAreAddedToOnTheirOwnPages() async throws {
-        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        let store = try await Self.newStore()
         try await store.execute(
             """
             INSERT INTO unread_totals (app_id, user_id, from_ditto, total)
@@ -340,13 +340,24 @@ import Testing
     /// A store with 20,000 pending deliveries of app `app` due at 1000 (their statistics taken), then, with
     /// none taken since, `count` leases of relay-b of `length` ids each from id 0 on, until `until` (epoch
     /// MILLISECONDS).
+    /// A store on a new database whose statements may take a minute: the setups here write tens of
+    /// thousands of rows, which on a test machine busy with every other suite can take longer than the
+    /// relay's default 10 s; no test of this suite is about that limit.
+    static func newStore() async throws -> PostgresStore {
+        try PostgresStore(
+            url: try await PostgresCluster.shared().newDatabaseURL(),
+            logger: .disabled(),
+            statementTimeout: 60
+        )
+    }
+
     static func storeWithLeasedRuns(count: Int, length: Int, until: Int64) async throws -> PostgresStore {
-        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        let store = try await Self.newStore()
         try await store.execute(
             """
             INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
             SELECT gen_random_uuid(), 'app', 'u' || n, 't' || n, 1000 FROM generate_series(1, 20000) AS n;
-            ANALYZE;
+            ANALYZE deliveries, delivery_leases;
             INSERT INTO delivery_leases (app_id, next_attempt_at, first_id, last_id, lease_until, lease_owner)
             SELECT 'app', 1000, n * \(length), n * \(length) + \(length - 1), \(until), 'relay-b'
             FROM generate_series(0, \(count - 1)) AS n;
