@@ -339,6 +339,10 @@ import Testing
             }
         }
         #expect(try await others.value == Array(repeating: 200, count: 10))
+        // Both pool connections are open before the cancel (the second one's first request may be the stuck
+        // send, whose connection libcurl may still be opening when the others are answered).
+        let opened = ContinuousClock.now + .seconds(10)
+        while mock.acceptedConnections < 2, ContinuousClock.now < opened { try await Task.sleep(for: .milliseconds(5)) }
         stuck.cancel()
         await #expect(throws: CancellationError.self) { try await stuck.value }
         // Shutdown returns only once no transfer is left: the cancelled stream was removed from libcurl.
