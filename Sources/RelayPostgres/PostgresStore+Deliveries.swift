@@ -274,14 +274,19 @@ extension PostgresStore {
         try db.query("SELECT count(*) FROM deliveries WHERE status = 'pending'")[0].int(0)
     }
 
-    /// The first row in `deliveries_due`'s order: a seek of the index. Planned at each call: a plan kept
-    /// from when the table was nearly empty read every row (and `EXISTS` read the table up to the first
-    /// pending row, past every row sent since the last vacuum).
+    /// The last row in `deliveries_due`'s order: a seek of the index from its end. Rows are sent from the
+    /// index's start, and the entries of rows sent since the last vacuum stay there until it, so a read from
+    /// the start walks past all of them (in a fan-out, a longer walk each time) where one from the end finds
+    /// the newest pending row at once. Planned at each call: a plan kept from when the table was nearly empty
+    /// read every row.
     public func hasPendingDeliveries() async throws -> Bool {
-        try db.query(
-            "SELECT (SELECT user_id FROM deliveries WHERE status = 'pending' ORDER BY app_id LIMIT 1) IS NOT NULL"
-        )[0].bool(0)
+        try db.query(Self.pendingProbeSQL)[0].bool(0)
     }
+
+    static let pendingProbeSQL = """
+        SELECT (SELECT user_id FROM deliveries WHERE status = 'pending'
+            ORDER BY app_id DESC, next_attempt_at DESC, id DESC LIMIT 1) IS NOT NULL
+        """
 
     public func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws {
         guard !results.isEmpty else { return }

@@ -173,19 +173,24 @@ import Testing
     /// A batch of accepted pushes is recorded by seeking each delivery, never by reading the whole table,
     /// whatever the statistics say of its size.
     @Test func sentPushesAreRecordedByTheirIdsAlone() async throws {
-        let store = try await Self.newStore()
-        try await store.execute(
-            """
-            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
-            SELECT gen_random_uuid(), 'app', 'u' || n, 't' || n, 0 FROM generate_series(1, 10000) AS n;
-            ANALYZE deliveries;
-            """
-        )
+        let store = try await Self.storeWithPendingDeliveries(10000)
         let batch = try StoredValues.jsonList(Array(Int64(5001)...Int64(5100)))
         let plan = try await store.plan(PostgresStore.recordSentSQL, batch, F.t0)
         #expect(!plan.contains("Seq Scan") && plan.contains("deliveries_pkey"), "\(plan)")
         try await store.complete((5001...5100).map { ($0, DeliveryOutcome.sent) }, at: F.t0)
         #expect(try await store.pendingDeliveryCount() == 9900)
+    }
+
+    /// Whether a delivery is pending is read from the end of `deliveries_due`, where the newest pending row
+    /// is, not from its start, past the entries of every row sent since the last vacuum.
+    @Test func thePendingProbeReadsFromTheEndOfTheDueIndex() async throws {
+        let store = try await Self.storeWithPendingDeliveries(10000)
+        try await store.complete((1...9999).map { ($0, DeliveryOutcome.sent) }, at: F.t0)
+        let plan = try await store.plan(PostgresStore.pendingProbeSQL)
+        #expect(plan.contains("Index Scan Backward using deliveries_due"), "\(plan)")
+        #expect(try await store.hasPendingDeliveries())
+        try await store.complete([(10000, DeliveryOutcome.sent)], at: F.t0)
+        #expect(try await store.hasPendingDeliveries() == false)
     }
 
     /// A claim leases a fan-out's rows with one lease row and writes none of them: each row keeps the
@@ -349,6 +354,19 @@ import Testing
             logger: .disabled(),
             statementTimeout: 60
         )
+    }
+
+    /// A store holding `count` pending deliveries of app `app`, due at 0, ids 1 to `count`, with statistics.
+    static func storeWithPendingDeliveries(_ count: Int) async throws -> PostgresStore {
+        let store = try await newStore()
+        try await store.execute(
+            """
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
+            SELECT gen_random_uuid(), 'app', 'u' || n, 't' || n, 0 FROM generate_series(1, \(count)) AS n;
+            ANALYZE deliveries;
+            """
+        )
+        return store
     }
 
     static func storeWithLeasedRuns(count: Int, length: Int, until: Int64) async throws -> PostgresStore {
