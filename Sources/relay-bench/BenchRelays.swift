@@ -138,9 +138,8 @@ final class BenchRelays {
         snapshot.reduce(0) { sum, entry in sum + (ProcessCPU.seconds(pid: entry.key) ?? entry.value) - entry.value }
     }
 
-    /// Waits until the store has no pending delivery (read every 10 ms: a read costs the PostgreSQL server
-    /// about 0.2 ms of the cores the relays share, so reading every millisecond took a fifth of one), or
-    /// throws after `timeout`.
+    /// Waits until the store has no pending delivery (read every 10 ms: each read is the PostgreSQL server's
+    /// work on the cores the relays share), or throws after `timeout`.
     func waitUntilNothingPending(since started: ContinuousClock.Instant, timeout: Duration) async throws {
         while try await observer.hasPendingDeliveries() {
             guard ContinuousClock.now - started < timeout else {
