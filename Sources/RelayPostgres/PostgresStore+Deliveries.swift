@@ -14,15 +14,18 @@ extension PostgresStore {
 
     /// The apps with a due delivery that holds no live lease at $1 (epoch MILLISECONDS), by app id. A loose
     /// index scan over `deliveries_due` (app id first): one seek per app with a pending delivery, then, for
-    /// each, a range of its due rows up to the first one not leased (leased rows are those in flight: a
-    /// few batches per relay), however many deliveries are pending. The probe per app is a scalar subquery in the
-    /// index's order, so it stays one short range scan whatever the statistics say (a semi-join hashed every
-    /// due row when they said the app had a handful).
+    /// each, a range of its due rows down to the last one not leased (leased rows are those in flight: a
+    /// few batches per relay), however many deliveries are pending. Both read the index backwards: rows are
+    /// claimed and sent from its start, and a sent row's entry stays there until the next vacuum, so a read
+    /// from the start walks past every row sent since then, where one from the end meets the newest rows,
+    /// not yet claimed. The probe per app is a scalar subquery in the index's order, so it stays one short
+    /// range scan whatever the statistics say (a semi-join hashed every due row when they said the app had a
+    /// handful).
     static let dueAppsSQL = """
         WITH RECURSIVE app(id) AS (
-            SELECT min(app_id) FROM deliveries WHERE status = 'pending'
+            SELECT max(app_id) FROM deliveries WHERE status = 'pending'
             UNION ALL
-            SELECT (SELECT min(app_id) FROM deliveries WHERE status = 'pending' AND app_id > app.id)
+            SELECT (SELECT max(app_id) FROM deliveries WHERE status = 'pending' AND app_id < app.id)
             FROM app WHERE app.id IS NOT NULL
         )
         SELECT id FROM app
@@ -30,7 +33,7 @@ extension PostgresStore {
             SELECT true FROM deliveries AS dl
             WHERE status = 'pending' AND app_id = app.id AND next_attempt_at <= $1
                 AND NOT \(leased(delivery: "dl", now: "$1"))
-            ORDER BY next_attempt_at, id LIMIT 1
+            ORDER BY next_attempt_at DESC, id DESC LIMIT 1
         )
         ORDER BY id
         """

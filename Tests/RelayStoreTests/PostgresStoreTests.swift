@@ -170,6 +170,22 @@ import Testing
         #expect(!plan.contains("Seq Scan on deliveries ") && plan.contains("deliveries_due"), "\(plan)")
     }
 
+    /// The due apps, as the pending probe below, are read from the end of `deliveries_due`, not past the
+    /// entries of every row sent since the last vacuum; an app whose last due row is sent is left out.
+    @Test func dueAppsAreReadFromTheEndOfTheDueIndex() async throws {
+        let store = try await Self.storeWithPendingDeliveries(10000)
+        try await store.complete((1...9999).map { ($0, DeliveryOutcome.sent) }, at: F.t0)
+        let plan = try await store.plan(PostgresStore.dueAppsSQL, F.t0)
+        #expect(
+            plan.contains("Scan Backward using deliveries_due")
+                && !plan.contains("Scan using deliveries_due"),
+            "\(plan)"
+        )
+        #expect(try await store.appsWithDueDeliveries(now: F.t0) == ["app"])
+        try await store.complete([(10000, DeliveryOutcome.sent)], at: F.t0)
+        #expect(try await store.appsWithDueDeliveries(now: F.t0).isEmpty)
+    }
+
     /// A batch of accepted pushes is recorded by seeking each delivery, never by reading the whole table,
     /// whatever the statistics say of its size.
     @Test func sentPushesAreRecordedByTheirIdsAlone() async throws {
