@@ -277,11 +277,9 @@ extension PostgresStore {
         try db.query("SELECT count(*) FROM deliveries WHERE status = 'pending'")[0].int(0)
     }
 
-    /// The last row in `deliveries_due`'s order: a seek of the index from its end. Rows are sent from the
-    /// index's start, and the entries of rows sent since the last vacuum stay there until it, so a read from
-    /// the start walks past all of them (in a fan-out, a longer walk each time) where one from the end finds
-    /// the newest pending row at once. Planned at each call: a plan kept from when the table was nearly empty
-    /// read every row.
+    /// The last row in `deliveries_due`'s order: a seek of the index from its end, where the newest pending
+    /// row is (why not from its start: ``dueAppsSQL``). Planned at each call: a plan kept from when the table
+    /// was nearly empty read every row.
     public func hasPendingDeliveries() async throws -> Bool {
         try db.query(Self.pendingProbeSQL)[0].bool(0)
     }
