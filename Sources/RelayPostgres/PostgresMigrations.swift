@@ -425,5 +425,15 @@ enum PostgresMigrations {
         ALTER TABLE deliveries DROP COLUMN lease_until, DROP COLUMN lease_owner;
         ALTER TABLE deliveries RESET (fillfactor);
         """,
+        // 20: as the SQLite schema's step 5, a notification keeps its first and last delivery id and the index
+        // by notification goes (``NotificationDeliveriesSQL``); the pending deliveries' index by notification
+        // stays, for the probes that ask whether a notification is done.
+        """
+        ALTER TABLE notifications ADD COLUMN first_delivery_id bigint, ADD COLUMN last_delivery_id bigint;
+        UPDATE notifications SET
+            first_delivery_id = (SELECT min(id) FROM deliveries WHERE notification_id = notifications.id),
+            last_delivery_id = (SELECT max(id) FROM deliveries WHERE notification_id = notifications.id);
+        DROP INDEX deliveries_by_notification;
+        """,
     ]
 }

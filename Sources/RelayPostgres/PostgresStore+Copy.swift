@@ -55,11 +55,6 @@ extension PostgresStore: StoreExport, StoreImport {
     private static func exportExpression(_ table: StoreTable, _ column: String) -> String {
         switch (table, column) {
         case (.idempotencyKeys, "request_hash"): "'\\x' || encode(s.request_hash, 'hex')"
-        // The run of the notification's delivery ids, which a SQLite store keeps with the notification.
-        case (.notifications, "first_delivery_id"):
-            "(SELECT min(d.id) FROM deliveries AS d WHERE d.notification_id = s.id)"
-        case (.notifications, "last_delivery_id"):
-            "(SELECT max(d.id) FROM deliveries AS d WHERE d.notification_id = s.id)"
         default: "s.\(column)"
         }
     }
@@ -71,9 +66,7 @@ extension PostgresStore: StoreExport, StoreImport {
 
     public func importBatch(_ batch: StoreBatch) async throws {
         let table = batch.table
-        let columns = table.columns.filter {
-            !(table == .notifications && ($0 == "first_delivery_id" || $0 == "last_delivery_id"))
-        }
+        let columns = table.columns
         // A delivery of a SQLite store made before deliveries kept their user has none: it is no longer
         // pending, and only a claim reads the user.
         let values = columns.map { table == .deliveries && $0 == "user_id" ? "coalesce(r.user_id, '')" : "r.\($0)" }

@@ -46,7 +46,8 @@ extension PostgresStore {
         // A sent delivery whose removal is recorded keeps `sent` with reason `deleted`.
         let sent = try db.query(
             """
-            SELECT EXISTS (SELECT 1 FROM deliveries WHERE notification_id = $1 AND status = 'sent'
+            SELECT EXISTS (SELECT 1 FROM deliveries
+                WHERE \(NotificationDeliveriesSQL.of(id: "$1", delivery: "deliveries")) AND status = 'sent'
                 AND last_reason IS NULL AND \(RemovalSQL.reaches("deliveries")))
             """,
             originalId
@@ -59,7 +60,8 @@ extension PostgresStore {
             """
             WITH removed AS (
                 UPDATE deliveries SET last_reason = $4
-                WHERE notification_id = $3 AND status = 'sent' AND last_reason IS NULL
+                WHERE \(NotificationDeliveriesSQL.of(id: "$3", delivery: "deliveries")) AND status = 'sent'
+                    AND last_reason IS NULL
                 RETURNING id, app_id, user_id, token)
             INSERT INTO deliveries (notification_id, app_id, user_id, token, status, attempts, next_attempt_at)
             SELECT $1::uuid, app_id, user_id, token, 'pending', 0, $2::bigint FROM removed
@@ -71,7 +73,9 @@ extension PostgresStore {
             originalId,
             CancelReason.deleted.rawValue
         )
-        if deliveries.changed > 0 { try notifyOutbox() }
-        return deliveries.changed > 0
+        guard deliveries.changed > 0 else { return false }
+        try db.query(NotificationDeliveriesSQL.recordRange, n.id)
+        try notifyOutbox()
+        return true
     }
 }

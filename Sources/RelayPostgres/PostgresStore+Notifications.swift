@@ -115,6 +115,7 @@ extension PostgresStore {
             try StoredValues.jsonList(recipients.mentionedUserIds),
         ]
         let deliveries = try db.query(Self.insertDeliveriesSQL(explicitRecipients: userList != nil), parameters)
+        if deliveries.changed > 0 { try db.query(NotificationDeliveriesSQL.recordRange, n.id) }
         if let budget = n.budget { try charge(budget, for: n, deliveries: deliveries.changed) }
         // Delivered to the listening relays when the transaction commits: one per notification.
         if deliveries.changed > 0 { try notifyOutbox() }
@@ -188,7 +189,10 @@ extension PostgresStore {
 
     /// The number of deliveries of notification `id`.
     func deliveryCount(of id: UUID) throws -> Int {
-        try db.query("SELECT count(*) FROM deliveries WHERE notification_id = $1", id)[0].int(0)
+        try db.query(
+            "SELECT count(*) FROM deliveries AS d WHERE \(NotificationDeliveriesSQL.of(id: "$1", delivery: "d"))",
+            id
+        )[0].int(0)
     }
 
     public func notificationId(appId: String, messageId: String) async throws -> UUID? {
@@ -216,12 +220,15 @@ extension PostgresStore {
             guard header.count > 0 else { return nil }
             var summary = try NotificationSummary(row: header[0])
             let counts = try db.query(
-                "SELECT \(DeliveryCounts.columns) FROM deliveries WHERE notification_id = $1 GROUP BY status",
+                """
+                SELECT \(DeliveryCounts.columns) FROM deliveries AS d
+                WHERE \(NotificationDeliveriesSQL.of(id: "$1", delivery: "d")) GROUP BY status
+                """,
                 id
             )
             for row in counts.all { try summary.counts.add(row: row) }
             let rows = try db.query(
-                DeliveryRecord.selectSQL + "\nWHERE dl.notification_id = $1 ORDER BY dl.id LIMIT $2 OFFSET $3",
+                Self.deliveriesPageSQL,
                 id,
                 max(0, limit),
                 max(0, offset)
@@ -232,6 +239,13 @@ extension PostgresStore {
             return (summary, deliveries)
         }
     }
+
+    /// A page of notification $1's deliveries in id order: $2 of them after the first $3.
+    static let deliveriesPageSQL =
+        DeliveryRecord.selectSQL + """
+
+            WHERE \(NotificationDeliveriesSQL.of(id: "$1", delivery: "dl")) ORDER BY dl.id LIMIT $2 OFFSET $3
+            """
 
     public func checkWritable() async throws {
         try db.query(

@@ -8,7 +8,8 @@ extension PostgresStore {
     /// stops at once instead of walking the finished ones), and only those with none are counted by status.
     /// The probe is a scalar subquery, run once per notification whatever the table's statistics say (right
     /// after a fan-out's insert they say the notification has a handful of rows, and a join plan would sort
-    /// them all).
+    /// them all); the counts are a lateral subquery, grouped, so each is a range of the primary key however
+    /// many rows the statistics expect.
     public func finishedNotificationCounts(_ ids: [UUID]) async throws -> [UUID: DeliveryCounts] {
         guard !ids.isEmpty else { return [:] }
         let rows = try db.query(
@@ -30,8 +31,10 @@ extension PostgresStore {
                 ORDER BY d.notification_id DESC, d.id DESC LIMIT 1
             ) IS NULL
         )
-        SELECT d.notification_id::text, \(DeliveryCounts.columns) FROM deliveries AS d
-        WHERE d.notification_id IN (SELECT id FROM done)
-        GROUP BY d.notification_id, d.status
+        SELECT n.id::text, c.* FROM done JOIN notifications AS n ON n.id = done.id
+        CROSS JOIN LATERAL (
+            SELECT \(DeliveryCounts.columns) FROM deliveries AS d
+            WHERE \(NotificationDeliveriesSQL.of("n", delivery: "d")) GROUP BY d.status
+        ) AS c
         """
 }

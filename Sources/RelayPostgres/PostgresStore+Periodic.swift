@@ -21,26 +21,33 @@ extension PostgresStore {
     /// Notifications another relay's retention run holds are skipped (`SKIP LOCKED`), not waited for.
     public func deleteFinishedNotifications(createdBefore: Date, limit: Int) async throws -> Int {
         try db.transaction {
-            try db.query(
-                """
-                WITH due AS (
-                    SELECT id FROM notifications AS n
-                    WHERE created_at < $1 AND NOT EXISTS (
-                        SELECT 1 FROM deliveries WHERE notification_id = n.id AND status = 'pending'
-                    )
-                    ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
-                ), deliveries_gone AS (
-                    DELETE FROM deliveries WHERE notification_id IN (SELECT id FROM due)
-                ), keys_gone AS (
-                    DELETE FROM idempotency_keys WHERE notification_id IN (SELECT id FROM due)
-                )
-                DELETE FROM notifications WHERE id IN (SELECT id FROM due)
-                """,
-                createdBefore,
-                max(0, limit)
-            ).changed
+            try db.query(Self.deleteFinishedSQL, createdBefore, max(0, limit)).changed
         }
     }
+
+    /// Deletes up to $2 notifications created before $1 with no pending delivery, their deliveries and their
+    /// idempotency keys. The deliveries are found by range (``NotificationDeliveriesSQL``), a lateral subquery
+    /// per notification that `OFFSET 0` keeps from being merged into a join (planned as a join, the ranges'
+    /// unknown bounds made it a read of the whole table), and deleted by their row addresses.
+    static let deleteFinishedSQL = """
+        WITH due AS (
+            SELECT id, first_delivery_id, last_delivery_id FROM notifications AS n
+            WHERE created_at < $1 AND NOT EXISTS (
+                SELECT 1 FROM deliveries WHERE notification_id = n.id AND status = 'pending'
+            )
+            ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
+        ), deliveries_gone AS (
+            DELETE FROM deliveries WHERE ctid = ANY (ARRAY(
+                SELECT g.ctid FROM due CROSS JOIN LATERAL (
+                    SELECT d.ctid FROM deliveries AS d WHERE \(NotificationDeliveriesSQL.of("due", delivery: "d"))
+                    OFFSET 0
+                ) AS g
+            ))
+        ), keys_gone AS (
+            DELETE FROM idempotency_keys WHERE notification_id IN (SELECT id FROM due)
+        )
+        DELETE FROM notifications WHERE id IN (SELECT id FROM due)
+        """
 
     public func deleteRetiredDevices(retiredBefore: Date, limit: Int) async throws -> Int {
         try db.query(

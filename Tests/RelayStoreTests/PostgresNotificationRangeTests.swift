@@ -1,0 +1,90 @@
+import Foundation
+import RelayCore
+import RelayTestSupport
+import Testing
+
+@testable import RelayPostgres
+@testable import RelayStore
+
+/// A notification's deliveries on PostgreSQL are the range of ids its row keeps, filtered by notification
+/// (``RelayPostgres/NotificationDeliveriesSQL``): what reads or deletes them by notification seeks the
+/// primary key, and never takes another notification's deliveries whose ids lie in the range.
+@Suite struct PostgresNotificationRangeTests {
+    typealias F = StoreFixtures
+
+    /// Accepting a webhook records the first and last id of its deliveries; one that reaches no device
+    /// records none.
+    @Test func aNotificationKeepsTheRangeOfItsDeliveries() async throws {
+        let store = try await PostgresStoreTests.newStore()
+        for n in 0..<3 { try await store.register(F.token(n), user: "u\(n)") }
+        let first = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let second = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        let none = try await store.createNotification(F.notification(room: "empty"), recipients: .init(roomId: "empty"))
+        #expect(try await store.range(of: first.notificationId) == "1|3")
+        #expect(try await store.range(of: second.notificationId) == "4|6")
+        #expect(try await store.range(of: none.notificationId) == "|")
+    }
+
+    /// Two notifications whose ranges hold each other's deliveries, as when their inserts drew ids at the same
+    /// time: the view, the counts, the duplicate's count, the finished counts and retention each take only
+    /// the notification's own.
+    @Test func readsAndDeletesByNotificationTakeOnlyItsOwnDeliveries() async throws {
+        let store = try await PostgresStoreTests.newStore()
+        for n in 0..<3 { try await store.register(F.token(n), user: "u\(n)") }
+        let early = F.notification(at: F.time(-100))
+        let a = try await store.createNotification(early, recipients: .init(roomId: "room-1")).notificationId
+        let b = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+            .notificationId
+        try await store.execute("UPDATE notifications SET first_delivery_id = 1, last_delivery_id = 6")
+
+        let view = try #require(try await store.notification(appId: "app-a", id: a, limit: 10, offset: 0))
+        #expect(view.deliveries.map(\.deliveryId) == [1, 2, 3])
+        #expect(view.summary.counts == DeliveryCounts(pending: 3, sent: 0, failed: 0, retired: 0))
+        #expect(try await store.deliveryCount(of: b) == 3)
+
+        try await store.complete((1...3).map { (Int64($0), DeliveryOutcome.sent) }, at: F.t0)
+        #expect(try await store.finishedNotificationCounts([a, b]) == [a: DeliveryCounts(pending: 0, sent: 3)])
+        #expect(try await store.deleteFinishedNotifications(createdBefore: F.time(10), limit: 10) == 1)
+        #expect(try await store.rowCount("deliveries") == 3)
+        let left = try #require(try await store.notification(appId: "app-a", id: b, limit: 10, offset: 0))
+        #expect(left.deliveries.map(\.deliveryId) == [4, 5, 6])
+    }
+
+    /// Among many notifications' deliveries, with statistics, a notification's page and retention's delete
+    /// seek the primary key by range: neither reads the whole table.
+    @Test func readsAndDeletesByNotificationSeekThePrimaryKey() async throws {
+        let store = try await PostgresStoreTests.newStore()
+        try await store.execute(
+            """
+            INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, created_at)
+            SELECT ('00000000-0000-0000-0000-' || lpad(n::text, 12, '0'))::uuid, 'app', 'message', 'r', 's', 't', n
+            FROM generate_series(1, 100) AS n;
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, status, next_attempt_at)
+            SELECT ('00000000-0000-0000-0000-' || lpad((1 + (n - 1) / 200)::text, 12, '0'))::uuid, 'app', 'u' || n,
+                't' || n, 'sent', 0
+            FROM generate_series(1, 20000) AS n;
+            UPDATE notifications SET first_delivery_id = (right(id::text, 12)::bigint - 1) * 200 + 1,
+                last_delivery_id = right(id::text, 12)::bigint * 200;
+            ANALYZE notifications, deliveries;
+            """
+        )
+        let id = try #require(UUID(uuidString: "00000000-0000-0000-0000-000000000050"))
+        let page = try await store.plan(PostgresStore.deliveriesPageSQL, id, 10, 0)
+        #expect(!page.contains("Seq Scan on deliveries") && page.contains("deliveries_pkey"), "\(page)")
+        let retention = try await store.plan(PostgresStore.deleteFinishedSQL, 30, 20)
+        #expect(!retention.contains("Seq Scan on deliveries") && retention.contains("deliveries_pkey"), "\(retention)")
+        #expect(
+            try await store.deleteFinishedNotifications(createdBefore: Date(timeIntervalSince1970: 0.030), limit: 20)
+                == 20
+        )
+        #expect(try await store.rowCount("deliveries") == 20000 - 20 * 200)
+    }
+}
+
+extension PostgresStore {
+    /// Notification `id`'s first and last delivery id as `first|last` (empty when NULL).
+    fileprivate func range(of id: UUID) throws -> String {
+        let row = try db.query("SELECT first_delivery_id, last_delivery_id FROM notifications WHERE id = $1", id)[0]
+        return [0, 1].map { row.isNull($0) ? "" : row.string($0) }.joined(separator: "|")
+    }
+}
