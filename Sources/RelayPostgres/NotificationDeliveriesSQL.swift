@@ -25,10 +25,12 @@ enum NotificationDeliveriesSQL {
     }
 
     /// Records notification $1's range in the transaction that inserted its deliveries, before it commits: they
-    /// are all pending then, so the range's ends are two seeks of `deliveries_pending_by_notification`.
+    /// are all pending then, so the range's ends are two seeks of `deliveries_pending_by_notification`, one
+    /// scalar subquery each (a row subquery of both would aggregate every entry between them).
     static let recordRange = """
-        UPDATE notifications SET (first_delivery_id, last_delivery_id) =
-            (SELECT min(id), max(id) FROM deliveries WHERE notification_id = $1 AND status = 'pending')
+        UPDATE notifications SET
+            first_delivery_id = (SELECT min(id) FROM deliveries WHERE notification_id = $1 AND status = 'pending'),
+            last_delivery_id = (SELECT max(id) FROM deliveries WHERE notification_id = $1 AND status = 'pending')
         WHERE id = $1
         """
 }

@@ -12,8 +12,8 @@ import Testing
 @Suite struct PostgresNotificationRangeTests {
     typealias F = StoreFixtures
 
-    /// Accepting a webhook records the first and last id of its deliveries; one that reaches no device
-    /// records none.
+    /// Accepting a webhook records the first and last id of its deliveries, each end one seek of an index
+    /// (no aggregate over the entries between them); one that reaches no device records none.
     @Test func aNotificationKeepsTheRangeOfItsDeliveries() async throws {
         let store = try await PostgresStoreTests.newStore()
         for n in 0..<3 { try await store.register(F.token(n), user: "u\(n)") }
@@ -23,6 +23,9 @@ import Testing
         #expect(try await store.range(of: first.notificationId) == "1|3")
         #expect(try await store.range(of: second.notificationId) == "4|6")
         #expect(try await store.range(of: none.notificationId) == "|")
+        let plan = try await store.plan(NotificationDeliveriesSQL.recordRange, first.notificationId)
+        #expect(plan.contains("Backward using deliveries_pending_by_notification"), "\(plan)")
+        #expect(!plan.contains("Aggregate"), "\(plan)")
     }
 
     /// Two notifications whose ranges hold each other's deliveries, as when their inserts drew ids at the same
