@@ -28,6 +28,34 @@ import Testing
         #expect(!plan.contains("Aggregate"), "\(plan)")
     }
 
+    /// A database the schema steps before the ranges left gets each notification's range from its deliveries,
+    /// interleaved or none, and the index by notification goes.
+    @Test func migratingRecordsEachNotificationsRange() async throws {
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        let step = try #require(PostgresMigrations.steps.firstIndex { $0.contains("ADD COLUMN first_delivery_id") })
+        let db = try PostgresConnection(url: url, statementTimeout: 10)
+        try db.execute("CREATE TABLE relay_schema_version (version integer NOT NULL)")
+        for sql in PostgresMigrations.steps.prefix(step) { try db.execute(sql) }
+        try db.query("INSERT INTO relay_schema_version (version) VALUES ($1)", step)
+        let (a, b, c) = (try Self.id(0xa), try Self.id(0xb), try Self.id(0xc))
+        try db.execute(
+            """
+            INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, created_at)
+            SELECT id, 'app-a', 'message', 'room-1', 's', 't', 1 FROM unnest(ARRAY['\(a)', '\(b)', '\(c)']::uuid[]) AS id;
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
+            SELECT (CASE WHEN n % 2 = 0 THEN '\(a)' ELSE '\(b)' END)::uuid, 'app-a', 'u' || n, 't' || n, 0
+            FROM generate_series(1, 6) AS n;
+            """
+        )
+        let store = try PostgresStore(url: url, logger: .disabled())
+        #expect(try await store.range(of: a) == "2|6")
+        #expect(try await store.range(of: b) == "1|5")
+        #expect(try await store.range(of: c) == "|")
+        let view = try #require(try await store.notification(appId: "app-a", id: a, limit: 10, offset: 0))
+        #expect(view.deliveries.map(\.deliveryId) == [2, 4, 6])
+        #expect(try await store.rowCount("pg_indexes WHERE indexname = 'deliveries_by_notification'") == 0)
+    }
+
     /// Two notifications whose ranges hold each other's deliveries, as when their inserts drew ids at the same
     /// time: the view, the counts, the duplicate's count, the finished counts and retention each take only
     /// the notification's own.
@@ -71,7 +99,7 @@ import Testing
             ANALYZE notifications, deliveries;
             """
         )
-        let id = try #require(UUID(uuidString: "00000000-0000-0000-0000-000000000050"))
+        let id = try Self.id(0x50)
         let page = try await store.plan(PostgresStore.deliveriesPageSQL, id, 10, 0)
         #expect(!page.contains("Seq Scan on deliveries") && page.contains("deliveries_pkey"), "\(page)")
         let retention = try await store.plan(PostgresStore.deleteFinishedSQL, 30, 20)
@@ -81,6 +109,13 @@ import Testing
                 == 20
         )
         #expect(try await store.rowCount("deliveries") == 20000 - 20 * 200)
+    }
+}
+
+extension PostgresNotificationRangeTests {
+    /// A notification id ending in `n`.
+    static func id(_ n: Int) throws -> UUID {
+        try #require(UUID(uuidString: String(format: "00000000-0000-0000-0000-%012x", n)))
     }
 }
 
