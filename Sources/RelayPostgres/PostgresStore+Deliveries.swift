@@ -321,12 +321,13 @@ extension PostgresStore {
         WHERE id = \(anyId(of: "$1"))
         """
 
-    /// Any id of the JSON array of delivery ids `list` (an SQL expression), for `id = …`: one seek of the
-    /// primary key per id. The array is built by a subquery, whose length the planner does not guess from
-    /// the table's statistics: given as `IN (SELECT …)`, a batch was hash-joined against a scan of the whole
-    /// table whenever the statistics (as right after a fan-out's insert) made the table look small.
-    static func anyId(of list: String) -> String {
-        "ANY (ARRAY(SELECT jsonb_array_elements_text(\(list)::jsonb)::bigint))"
+    /// Any id of the JSON array of ids `list` (an SQL expression; delivery ids, or others of SQL type
+    /// `type`), for `id = …`: one seek of an index per id. The array is built by a subquery, whose length the
+    /// planner does not guess from the table's statistics: given as `IN (SELECT …)`, a batch was hash-joined
+    /// against a scan of the whole table whenever the statistics (as right after a fan-out's insert) made
+    /// the table look small.
+    static func anyId(of list: String, type: String = "bigint") -> String {
+        "ANY (ARRAY(SELECT jsonb_array_elements_text(\(list)::jsonb)::\(type)))"
     }
 
     /// Records one outcome other than `.sent` (inside ``complete(_:at:)``'s transaction). A retry is due at

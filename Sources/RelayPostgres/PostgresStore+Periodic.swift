@@ -18,35 +18,41 @@ extension PostgresStore {
         ).changed == 1
     }
 
-    /// Notifications another relay's retention run holds are skipped (`SKIP LOCKED`), not waited for.
+    /// Notifications another relay's retention run holds are skipped (`SKIP LOCKED`), not waited for. Each
+    /// one's deliveries are deleted by its range (``deleteDeliveriesSQL``), then the notifications and their
+    /// idempotency keys together.
     public func deleteFinishedNotifications(createdBefore: Date, limit: Int) async throws -> Int {
         try db.transaction {
-            try db.query(Self.deleteFinishedSQL, createdBefore, max(0, limit)).changed
+            let due = try db.query(Self.finishedBeforeSQL, createdBefore, max(0, limit)).all.map { try $0.uuid(0) }
+            guard !due.isEmpty else { return 0 }
+            for id in due { try db.query(Self.deleteDeliveriesSQL, id) }
+            let ids = try StoredValues.jsonList(due.map(\.lowercasedString))
+            return try db.query(Self.deleteNotificationsSQL, ids).changed
         }
     }
 
-    /// Deletes up to $2 notifications created before $1 with no pending delivery, their deliveries and their
-    /// idempotency keys. The deliveries are found by range (``NotificationDeliveriesSQL``), a lateral subquery
-    /// per notification that `OFFSET 0` keeps from being merged into a join (planned as a join, the ranges'
-    /// unknown bounds made it a read of the whole table), and deleted by their row addresses.
-    static let deleteFinishedSQL = """
-        WITH due AS (
-            SELECT id, first_delivery_id, last_delivery_id FROM notifications AS n
-            WHERE created_at < $1 AND NOT EXISTS (
-                SELECT 1 FROM deliveries WHERE notification_id = n.id AND status = 'pending'
-            )
-            ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
-        ), deliveries_gone AS (
-            DELETE FROM deliveries WHERE ctid = ANY (ARRAY(
-                SELECT g.ctid FROM due CROSS JOIN LATERAL (
-                    SELECT d.ctid FROM deliveries AS d WHERE \(NotificationDeliveriesSQL.of("due", delivery: "d"))
-                    OFFSET 0
-                ) AS g
-            ))
-        ), keys_gone AS (
-            DELETE FROM idempotency_keys WHERE notification_id IN (SELECT id FROM due)
+    /// Up to $2 notifications created before $1 with no pending delivery, oldest first, locked.
+    static let finishedBeforeSQL = """
+        SELECT id FROM notifications AS n
+        WHERE created_at < $1 AND NOT EXISTS (
+            SELECT 1 FROM deliveries WHERE notification_id = n.id AND status = 'pending'
         )
-        DELETE FROM notifications WHERE id IN (SELECT id FROM due)
+        ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
+        """
+
+    /// Deletes notification $1's deliveries: a range of the primary key (``NotificationDeliveriesSQL``), one
+    /// notification at a time, so a batch's deliveries are never gathered in one place (as one join of the
+    /// batch's ranges, their unknown bounds were planned as a read of the whole table).
+    static let deleteDeliveriesSQL =
+        "DELETE FROM deliveries AS d WHERE \(NotificationDeliveriesSQL.of(id: "$1", delivery: "d"))"
+
+    /// Deletes the notifications of $1 (a JSON array of ids) and their idempotency keys, a seek of each
+    /// one's index per id.
+    static let deleteNotificationsSQL = """
+        WITH keys_gone AS (
+            DELETE FROM idempotency_keys WHERE notification_id = \(anyId(of: "$1", type: "uuid"))
+        )
+        DELETE FROM notifications WHERE id = \(anyId(of: "$1", type: "uuid"))
         """
 
     public func deleteRetiredDevices(retiredBefore: Date, limit: Int) async throws -> Int {

@@ -102,13 +102,14 @@ import Testing
         let id = try Self.id(0x50)
         let page = try await store.plan(PostgresStore.deliveriesPageSQL, id, 10, 0)
         #expect(!page.contains("Seq Scan on deliveries") && page.contains("deliveries_pkey"), "\(page)")
-        let retention = try await store.plan(PostgresStore.deleteFinishedSQL, 30, 20)
+        let retention = try await store.plan(PostgresStore.deleteDeliveriesSQL, id)
         #expect(!retention.contains("Seq Scan on deliveries") && retention.contains("deliveries_pkey"), "\(retention)")
         #expect(
             try await store.deleteFinishedNotifications(createdBefore: Date(timeIntervalSince1970: 0.030), limit: 20)
                 == 20
         )
         #expect(try await store.rowCount("deliveries") == 20000 - 20 * 200)
+        #expect(try await store.rowCount("notifications") == 80)
     }
 }
 
