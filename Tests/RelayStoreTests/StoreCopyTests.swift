@@ -18,11 +18,15 @@ import Testing
         try await source.register(F.token(2), user: "carol")
         let first = try await source.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let second = try await source.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-        // Deliveries 1 and 3 of the first, 2 and 4 of the second (as two concurrent fan-outs can take them).
+        // Deliveries 1 and 3 of the first, 2 and 4 of the second, with their ranges (as two concurrent
+        // fan-outs can take them).
         try await source.execute(
             """
             UPDATE deliveries SET notification_id = CASE id WHEN 2 THEN '\(second.notificationId.lowercasedString)'
-                ELSE '\(first.notificationId.lowercasedString)' END::uuid WHERE id IN (2, 3)
+                ELSE '\(first.notificationId.lowercasedString)' END::uuid WHERE id IN (2, 3);
+            UPDATE notifications SET first_delivery_id = CASE id
+                WHEN '\(first.notificationId.lowercasedString)' THEN 1 ELSE 2 END,
+                last_delivery_id = CASE id WHEN '\(first.notificationId.lowercasedString)' THEN 3 ELSE 4 END
             """
         )
         let destination = try SQLiteStore.temporary()
