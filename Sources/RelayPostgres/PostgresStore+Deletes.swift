@@ -73,9 +73,7 @@ extension PostgresStore {
             originalId,
             CancelReason.deleted.rawValue
         )
-        guard deliveries.changed > 0 else { return false }
-        try db.query(NotificationDeliveriesSQL.recordRange, n.id)
-        try notifyOutbox()
-        return true
+        try inserted(deliveries.changed, of: n.id)
+        return deliveries.changed > 0
     }
 }

@@ -115,11 +115,18 @@ extension PostgresStore {
             try StoredValues.jsonList(recipients.mentionedUserIds),
         ]
         let deliveries = try db.query(Self.insertDeliveriesSQL(explicitRecipients: userList != nil), parameters)
-        if deliveries.changed > 0 { try db.query(NotificationDeliveriesSQL.recordRange, n.id) }
         if let budget = n.budget { try charge(budget, for: n, deliveries: deliveries.changed) }
-        // Delivered to the listening relays when the transaction commits: one per notification.
-        if deliveries.changed > 0 { try notifyOutbox() }
+        try inserted(deliveries.changed, of: n.id)
         return .created(notificationId: n.id, devices: deliveries.changed)
+    }
+
+    /// After the one statement that inserted notification `id`'s `count` deliveries (none: nothing to do):
+    /// records their range (``NotificationDeliveriesSQL``) and tells the listening relays, when the
+    /// transaction commits, that deliveries are due (one notice per notification).
+    func inserted(_ count: Int, of id: UUID) throws {
+        guard count > 0 else { return }
+        try db.query(NotificationDeliveriesSQL.recordRange, id)
+        try notifyOutbox()
     }
 
     /// Inserts the notification's own row (no deliveries yet).

@@ -217,11 +217,7 @@ import Testing
             try FeedbackStoreTests.oldDatabase(at: database.location, version: step, rows: rows)
         case .postgres:
             let step = try #require(PostgresMigrations.steps.firstIndex { $0.contains("ADD COLUMN origin") })
-            let db = try PostgresConnection(url: database.location, statementTimeout: 10)
-            try db.execute("CREATE TABLE relay_schema_version (version integer NOT NULL)")
-            for sql in PostgresMigrations.steps.prefix(step) { try db.execute(sql) }
-            try db.query("INSERT INTO relay_schema_version (version) VALUES ($1)", step)
-            try db.execute(rows)
+            try PostgresMigrations.database(at: database.location, version: step).execute(rows)
         }
     }
 }

@@ -33,10 +33,7 @@ import Testing
     @Test func migratingRecordsEachNotificationsRange() async throws {
         let url = try await PostgresCluster.shared().newDatabaseURL()
         let step = try #require(PostgresMigrations.steps.firstIndex { $0.contains("ADD COLUMN first_delivery_id") })
-        let db = try PostgresConnection(url: url, statementTimeout: 10)
-        try db.execute("CREATE TABLE relay_schema_version (version integer NOT NULL)")
-        for sql in PostgresMigrations.steps.prefix(step) { try db.execute(sql) }
-        try db.query("INSERT INTO relay_schema_version (version) VALUES ($1)", step)
+        let db = try PostgresMigrations.database(at: url, version: step)
         let (a, b, c) = (try Self.id(0xa), try Self.id(0xb), try Self.id(0xc))
         try db.execute(
             """

@@ -192,3 +192,15 @@ extension PostgresStore {
         try db.execute(sql)
     }
 }
+
+extension PostgresMigrations {
+    /// A connection to the empty database at `url` after the first `version` schema steps, as a build that
+    /// knew only those left it.
+    static func database(at url: String, version: Int) throws -> PostgresConnection {
+        let db = try PostgresConnection(url: url, statementTimeout: 10)
+        try db.execute("CREATE TABLE relay_schema_version (version integer NOT NULL)")
+        for sql in steps.prefix(version) { try db.execute(sql) }
+        try db.query("INSERT INTO relay_schema_version (version) VALUES ($1)", version)
+        return db
+    }
+}
