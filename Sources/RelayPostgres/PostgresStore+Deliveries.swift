@@ -56,11 +56,24 @@ extension PostgresStore {
         """
     }
 
+    /// Whether the pending delivery `delivery` (a row of app $1's `deliveries`) holds no live lease at $2
+    /// (epoch MILLISECONDS): its id is past the last one any live lease of the app covers, or else
+    /// ``leased(delivery:now:)`` says no. The last id is read once per statement, from the app's leases,
+    /// which are live ones only (the claim drops the ended ones first). A claim reads on from its cursor,
+    /// past the runs it leased itself, so during a fan-out the rows it reads lie past them all and take no
+    /// seek of their own.
+    static func unleased(delivery: String) -> String {
+        """
+        (\(delivery).id > (SELECT coalesce(max(l.last_id), 0) FROM delivery_leases AS l
+            WHERE l.app_id = $1 AND l.lease_until >= $2) OR NOT \(leased(delivery: delivery, now: "$2")))
+        """
+    }
+
     /// Up to $3 of app $1's pending deliveries due at $2 after ($4, $5) in the due order (due time, id) that
-    /// no live lease covers, with their device (NULL columns: deleted, or registered again for another user)
-    /// and notification, whether the recipient read the room up to the message's time (never for a removal;
-    /// ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions from memberships) and
-    /// their due time. A range of `deliveries_due`, then a seek per row it keeps. All times epoch
+    /// no live lease covers (``unleased(delivery:)``), with their device (NULL columns: deleted, or registered
+    /// again for another user) and notification, whether the recipient read the room up to the message's time
+    /// (never for a removal; ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions
+    /// from memberships) and their due time. A range of `deliveries_due`, then a seek per row it keeps. All times epoch
     /// MILLISECONDS.
     static let claimSQL = makeClaimSQL(fromDitto: false)
     /// ``claimSQL`` for a Ditto app: read positions from its Ditto subscriptions.
@@ -79,7 +92,7 @@ extension PostgresStore {
                 SELECT dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
                 FROM deliveries AS dl
                 WHERE dl.app_id = $1 AND dl.status = 'pending' AND dl.next_attempt_at <= $2
-                    AND (dl.next_attempt_at, dl.id) > ($4, $5) AND NOT \(leased(delivery: "dl", now: "$2"))
+                    AND (dl.next_attempt_at, dl.id) > ($4, $5) AND \(unleased(delivery: "dl"))
                 ORDER BY dl.next_attempt_at, dl.id
                 LIMIT $3
             )

@@ -237,13 +237,28 @@ import Testing
         #expect(again.isEmpty)
     }
 
-    /// A claim checks each due row against the leases with one seek of `delivery_leases_by_run`, never by
-    /// reading every lease, whatever the statistics say (here: none taken since the leases were written).
+    /// A claim checks each due row below the last leased id against the leases with one seek of
+    /// `delivery_leases_by_run`, never by reading every lease, whatever the statistics say (here: none taken
+    /// since the leases were written).
     @Test func aClaimSeeksTheLeasesOfEachDueRow() async throws {
         let store = try await Self.storeWithLeasedRuns(count: 1001, length: 10, until: 9_000_000)
         let cursor = (Int64(1000), Int64(12000))
         let plan = try await store.plan(PostgresStore.claimSQL, "app", F.t0, 250, cursor.0, cursor.1)
-        #expect(plan.contains("delivery_leases_by_run") && !plan.contains("Seq Scan on delivery_leases"), "\(plan)")
+        #expect(Self.seeksEachLease(plan), "\(plan)")
+    }
+
+    /// A claim reading past every run a live lease holds, as a relay's claims do during a fan-out (each goes
+    /// on from its cursor, past what it leased), seeks no lease for its rows: the last leased id is read once.
+    /// One reading from before them seeks the lease of each row it passes.
+    @Test func aClaimPastEveryLiveLeaseSeeksNoLeasePerRow() async throws {
+        let until = EpochMilliseconds.of(F.t0) + 60_000
+        let store = try await Self.storeWithLeasedRuns(count: 1001, length: 10, until: until)
+        let past = try await store.analyze(PostgresStore.claimSQL, "app", F.t0, 250, Int64(1000), Int64(12000))
+        let seeks = Self.subPlans(past).filter { $0.contains("delivery_leases") }
+        #expect(!seeks.isEmpty && seeks.allSatisfy { $0.contains("never executed") }, "\(past)")
+        let before = try await store.analyze(PostgresStore.claimSQL, "app", F.t0, 250, Int64(1000), Int64(5000))
+        let passed = Self.subPlans(before).filter { $0.contains("delivery_leases") }
+        #expect(!passed.isEmpty && passed.allSatisfy { !$0.contains("never executed") }, "\(before)")
     }
 
     /// The same with statistics taken once the leases were written, all of them ended before the claim's time
@@ -256,7 +271,7 @@ import Testing
         let claim = try await store.plan(PostgresStore.claimSQL, "app", F.t0, 250, Int64(1000), Int64(12000))
         let apps = try await store.plan(PostgresStore.dueAppsSQL, F.t0)
         for plan in [claim, apps] {
-            #expect(plan.contains("delivery_leases_by_run") && !plan.contains("Seq Scan on delivery_leases"), "\(plan)")
+            #expect(Self.seeksEachLease(plan), "\(plan)")
         }
     }
 
@@ -400,6 +415,29 @@ import Testing
         return store
     }
 
+    /// Whether `plan`'s subqueries per row look a lease up by a seek of `delivery_leases_by_run` and never
+    /// read the whole table.
+    static func seeksEachLease(_ plan: String) -> Bool {
+        let perRow = subPlans(plan).joined(separator: "\n")
+        return perRow.contains("delivery_leases_by_run") && !perRow.contains("Seq Scan on delivery_leases")
+    }
+
+    /// The subqueries `plan` runs per row (each `SubPlan` and the lines indented under it), one string each.
+    static func subPlans(_ plan: String) -> [String] {
+        var blocks: [[Substring]] = []
+        var indent: Int?
+        for line in plan.split(separator: "\n") {
+            let depth = line.prefix { $0 == " " }.count
+            if let indent, depth > indent {
+                blocks[blocks.count - 1].append(line)
+                continue
+            }
+            indent = line.contains("SubPlan") ? depth : nil
+            if indent != nil { blocks.append([line]) }
+        }
+        return blocks.map { $0.joined(separator: "\n") }
+    }
+
     /// Runs `body` on a thread of its own: the store's initializer blocks while it connects and migrates.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -415,6 +453,12 @@ extension PostgresStore {
     /// The plan PostgreSQL chooses for `sql` with `parameters` as $1, $2, …, one line per node.
     func plan(_ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
         let rows = try db.query("EXPLAIN " + sql, parameters)
+        return rows.all.map { $0.string(0) }.joined(separator: "\n")
+    }
+
+    /// `sql`'s plan as it ran with `parameters`: row counts, no timings.
+    func analyze(_ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
+        let rows = try db.query("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + sql, parameters)
         return rows.all.map { $0.string(0) }.joined(separator: "\n")
     }
 
