@@ -128,13 +128,10 @@ extension PostgresStore {
         let nowMilliseconds = EpochMilliseconds.of(now)
         let claimSQL = unreadPolicy.dittoAppIds.contains(appId) ? Self.claimDittoSQL : Self.claimSQL
         let (jobs, cursor) = try db.transaction {
-            try db.query(
-                "SELECT pg_advisory_xact_lock(\(Self.claimLockClass), hashtext(current_schema() || '/' || $1))",
-                appId
-            )
+            try db.query(prepared: Self.claimLockSQL, appId)
             // Read under the lock: the relay's other connections may have claimed the app meanwhile.
             var cursor = ClaimCursor.live(claimCursors[appId], now: nowMilliseconds, leaseSeconds: leaseSeconds)
-            if try db.query(Self.dropEndedLeasesSQL, appId, now)[0].bool(0) { cursor = nil }
+            if try db.query(prepared: Self.dropEndedLeasesSQL, appId, now)[0].bool(0) { cursor = nil }
             var jobs: [DeliveryJob] = []
             var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs
             var userIds: [String] = []  // each job's recipient, for the badges
@@ -201,7 +198,8 @@ extension PostgresStore {
     /// pending delivery, which may lie behind the claim's cursor (a lease whose deliveries were all sent
     /// leaves the cursor as it is: going back would read past every row sent since the last vacuum). A seek
     /// of `deliveries_due` per lease dropped: a scalar subquery in the index's order, whatever the statistics
-    /// say (as a join, it was planned as a read of every pending row per lease).
+    /// say (as a join, it was planned as a read of every pending row per lease), so its plan is the same for
+    /// any values and it is prepared.
     static let dropEndedLeasesSQL = """
         WITH ended AS (
             DELETE FROM delivery_leases WHERE app_id = $1 AND lease_until < $2
@@ -444,4 +442,8 @@ extension PostgresStore {
     /// The first key of the per-app claim locks (`pg_advisory_xact_lock(int, int)`): a constant the relay
     /// uses for nothing else; the second is a hash of the app id.
     static let claimLockClass = 0x636c_6d73
+
+    /// Takes the claim lock of app $1 in this schema until the transaction ends.
+    static let claimLockSQL =
+        "SELECT pg_advisory_xact_lock(\(claimLockClass), hashtext(current_schema() || '/' || $1))"
 }
