@@ -133,7 +133,7 @@ extension PostgresStore {
             var cursor = ClaimCursor.live(claimCursors[appId], now: nowMilliseconds, leaseSeconds: leaseSeconds)
             if try db.query(prepared: Self.dropEndedLeasesSQL, appId, now)[0].bool(0) { cursor = nil }
             var jobs: [DeliveryJob] = []
-            var contents: [UUID: NotificationContent] = [:]  // one per notification, shared by its jobs
+            var contents: [String: NotificationContent] = [:]  // one per notification id, shared by its jobs
             var userIds: [String] = []  // each job's recipient, for the badges
             var runs: [LeaseRun] = []
             while jobs.count < limit {
@@ -161,7 +161,7 @@ extension PostgresStore {
                         ended.append(EndedDelivery(id: claimed.id, status: end.status.rawValue, reason: end.reason))
                         continue
                     }
-                    let id = try row.uuid(column + 1)
+                    let id = row.string(column + 1)  // decoded with the content, once per notification
                     let content = try contents[id] ?? NotificationContent(row: row, from: column + 1)
                     contents[id] = content
                     var job = try claimed.job(appId: appId, content: content)
