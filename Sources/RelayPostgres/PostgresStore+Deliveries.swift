@@ -43,8 +43,9 @@ extension PostgresStore {
     /// one due time never overlap (a claim drops the app's ended leases before it leases rows no run covers),
     /// save a handed-back lease, ended, and the runs kept from it, which may end at the same id; so the one
     /// that could cover it is the first to end at or after its id, the live one first among equals: a scalar
-    /// subquery in the order of `delivery_leases_by_run`, one seek however many leases there are and whatever
-    /// the statistics say (a join read every lease for every due row when they said the due rows were few),
+    /// subquery in the order of `delivery_leases_by_run`, one seek however many leases there are (a join read
+    /// every lease for every due row when the statistics said the due rows were few; a planner that takes
+    /// the table for small may still read it whole, as two of nine sampled claims of a fan-out did),
     /// its expiry checked on the lease found, not filtered in the read (statistics whose lease ends all lie
     /// before `now`, as they soon do, made that read look empty and planned it as a read of every lease).
     static func leased(delivery: String, now: String) -> String {
@@ -58,8 +59,9 @@ extension PostgresStore {
 
     /// Whether the pending delivery `delivery` (a row of app $1's `deliveries`) holds no live lease at $2
     /// (epoch MILLISECONDS): its id is past the last one any live lease of the app covers, or else
-    /// ``leased(delivery:now:)`` says no. The last id is read once per statement, from the app's leases,
-    /// which are live ones only (the claim drops the ended ones first). A claim reads on from its cursor,
+    /// ``leased(delivery:now:)`` says no. The last id is read once per statement, from each of the app's
+    /// live leases (no index holds them in that order; ended ones are dropped first). A claim reads on from
+    /// its cursor,
     /// past the runs it leased itself, so during a fan-out the rows it reads lie past them all and take no
     /// seek of their own.
     static func unleased(delivery: String) -> String {
@@ -198,8 +200,8 @@ extension PostgresStore {
     /// pending delivery, which may lie behind the claim's cursor (a lease whose deliveries were all sent
     /// leaves the cursor as it is: going back would read past every row sent since the last vacuum). A seek
     /// of `deliveries_due` per lease dropped: a scalar subquery in the index's order, whatever the statistics
-    /// say (as a join, it was planned as a read of every pending row per lease), so its plan is the same for
-    /// any values and it is prepared.
+    /// say (as a join, it was planned as a read of every pending row per lease). That read is planned alike
+    /// for any values and the delete reads at most the lease table, so it is prepared.
     static let dropEndedLeasesSQL = """
         WITH ended AS (
             DELETE FROM delivery_leases WHERE app_id = $1 AND lease_until < $2

@@ -139,9 +139,9 @@ final class BenchRelays {
     }
 
     /// Waits until the store has no pending delivery, or throws after `timeout`. The store is read again
-    /// after 1 % of the time since `started`, from 10 to 100 ms: the end is known within 1 % however long
-    /// the run, and a long run's reads, each the PostgreSQL server's work (and the planning of a statement)
-    /// on the cores the relays share, stay a few hundred.
+    /// after 1 % of the time since `started`, from 10 to 100 ms: the end is known within 1 % once a run is
+    /// past its first second, and a run's reads, each the PostgreSQL server's work (and the planning of a
+    /// statement) on the cores the relays share, are ten a second past its first 10 s instead of a hundred.
     func waitUntilNothingPending(since started: ContinuousClock.Instant, timeout: Duration) async throws {
         while try await observer.hasPendingDeliveries() {
             let elapsed = ContinuousClock.now - started

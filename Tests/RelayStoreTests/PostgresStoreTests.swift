@@ -238,8 +238,8 @@ import Testing
     }
 
     /// A claim checks each due row below the last leased id against the leases with one seek of
-    /// `delivery_leases_by_run`, never by reading every lease, whatever the statistics say (here: none taken
-    /// since the leases were written).
+    /// `delivery_leases_by_run`, never by reading every lease per row, whatever the statistics say (here: none
+    /// taken since the leases were written).
     @Test func aClaimSeeksTheLeasesOfEachDueRow() async throws {
         let store = try await Self.storeWithLeasedRuns(count: 1001, length: 10, until: 9_000_000)
         let cursor = (Int64(1000), Int64(12000))
@@ -415,11 +415,15 @@ import Testing
         return store
     }
 
-    /// Whether `plan`'s subqueries per row look a lease up by a seek of `delivery_leases_by_run` and never
-    /// read the whole table.
+    /// Whether `plan`'s subqueries per row look a lease up by a seek of `delivery_leases_by_run` to the
+    /// row's due time and id, and never read the whole table.
     static func seeksEachLease(_ plan: String) -> Bool {
         let perRow = subPlans(plan).joined(separator: "\n")
-        return perRow.contains("delivery_leases_by_run") && !perRow.contains("Seq Scan on delivery_leases")
+        let seek =
+            "Index Cond: ((app_id = dl.app_id) AND (next_attempt_at = dl.next_attempt_at)"
+            + " AND (last_id >= dl.id))"
+        return perRow.contains("delivery_leases_by_run") && perRow.contains(seek)
+            && !perRow.contains("Seq Scan on delivery_leases")
     }
 
     /// The subqueries `plan` runs per row (each `SubPlan` and the lines indented under it), one string each.
