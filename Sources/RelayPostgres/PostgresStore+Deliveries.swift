@@ -61,9 +61,8 @@ extension PostgresStore {
     /// (epoch MILLISECONDS): its id is past the last one any live lease of the app covers, or else
     /// ``leased(delivery:now:)`` says no. The last id is read once per statement, from each of the app's
     /// live leases (no index holds them in that order; ended ones are dropped first). A claim reads on from
-    /// its cursor,
-    /// past the runs it leased itself, so during a fan-out the rows it reads lie past them all and take no
-    /// seek of their own.
+    /// its cursor, past the runs it leased itself, so during a fan-out the rows it reads lie past them all and
+    /// take no seek of their own.
     static func unleased(delivery: String) -> String {
         """
         (\(delivery).id > (SELECT coalesce(max(l.last_id), 0) FROM delivery_leases AS l
@@ -75,8 +74,8 @@ extension PostgresStore {
     /// no live lease covers (``unleased(delivery:)``), with their device (NULL columns: deleted, or registered
     /// again for another user) and notification, whether the recipient read the room up to the message's time
     /// (never for a removal; ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions
-    /// from memberships) and their due time. A range of `deliveries_due`, then a seek per row it keeps. All times epoch
-    /// MILLISECONDS.
+    /// from memberships) and their due time. A range of `deliveries_due`, then a seek per row it keeps. All
+    /// times epoch MILLISECONDS.
     static let claimSQL = makeClaimSQL(fromDitto: false)
     /// ``claimSQL`` for a Ditto app: read positions from its Ditto subscriptions.
     static let claimDittoSQL = makeClaimSQL(fromDitto: true)

@@ -456,14 +456,17 @@ extension PostgresStore {
 
     /// The plan PostgreSQL chooses for `sql` with `parameters` as $1, $2, …, one line per node.
     func plan(_ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
-        let rows = try db.query("EXPLAIN " + sql, parameters)
-        return rows.all.map { $0.string(0) }.joined(separator: "\n")
+        try explain("", sql, parameters)
     }
 
     /// `sql`'s plan as it ran with `parameters`: row counts, no timings.
     func analyze(_ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
-        let rows = try db.query("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + sql, parameters)
-        return rows.all.map { $0.string(0) }.joined(separator: "\n")
+        try explain("(ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ", sql, parameters)
+    }
+
+    /// `EXPLAIN` with `options` of `sql`, one line per node.
+    private func explain(_ options: String, _ sql: String, _ parameters: [(any PostgresParameter)?]) throws -> String {
+        try db.query("EXPLAIN " + options + sql, parameters).all.map { $0.string(0) }.joined(separator: "\n")
     }
 
     /// The heap page of each live row of `table`, by `key` (an SQL expression of a unique column).
