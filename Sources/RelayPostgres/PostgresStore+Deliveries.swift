@@ -74,7 +74,11 @@ extension PostgresStore {
     /// no live lease covers (``unleased(delivery:)``), with their device (NULL columns: deleted, or registered
     /// again for another user) and notification, whether the recipient read the room up to the message's time
     /// (never for a removal; ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions
-    /// from memberships) and their due time. A range of `deliveries_due`, then a seek per row it keeps. All
+    /// from memberships) and their due time. A range of `deliveries_due`, then a seek per row it keeps: the
+    /// one plan right at any size, so it is prepared, and planned only inside a claim's transaction, which
+    /// allows index reads and nested loops only (``claimLockSQL``). PostgreSQL keeps one generic plan per
+    /// connection after a few calls, made from the statistics and sizes of that moment; left free, a plan
+    /// made while `deliveries` was nearly empty scans and sorts the whole table until the next analyze. All
     /// times epoch MILLISECONDS.
     static let claimSQL = makeClaimSQL(fromDitto: false)
     /// ``claimSQL`` for a Ditto app: read positions from its Ditto subscriptions.
@@ -113,8 +117,7 @@ extension PostgresStore {
     /// covers no row this claim did not read (ids are not committed in their order). A due delivery that can
     /// no longer be sent is ended there and the claim reads on, so that fewer than `limit` jobs means no more
     /// were due. Each app's claims go on from where the last one stopped (``RelayStore/ClaimCursor``); one
-    /// that reaches the end starts the next from the beginning. Planned at each call, like the due apps: how
-    /// its tables are best joined depends on their sizes at the time, not when a connection first ran it.
+    /// that reaches the end starts the next from the beginning.
     public func claimDueDeliveries(
         appId: String,
         now: Date,
@@ -140,7 +143,7 @@ extension PostgresStore {
             while jobs.count < limit {
                 let wanted = limit - jobs.count
                 let rows = try db.query(
-                    claimSQL,
+                    prepared: claimSQL,
                     appId,
                     now,
                     wanted,
@@ -444,7 +447,15 @@ extension PostgresStore {
     /// uses for nothing else; the second is a hash of the app id.
     static let claimLockClass = 0x636c_6d73
 
-    /// Takes the claim lock of app $1 in this schema until the transaction ends.
-    static let claimLockSQL =
-        "SELECT pg_advisory_xact_lock(\(claimLockClass), hashtext(current_schema() || '/' || $1))"
+    /// Takes the claim lock of app $1 in this schema until the transaction ends, and has the rest of the
+    /// transaction planned with index reads and nested loops only, the shape of every statement a claim runs
+    /// (each reads ranges of indexes and seeks rows by key): a plan PostgreSQL keeps for ``claimSQL`` stays
+    /// right as the tables grow. The settings end with the transaction, not the session.
+    static let claimLockSQL = """
+        SELECT pg_advisory_xact_lock(\(claimLockClass), hashtext(current_schema() || '/' || $1)),
+            \(planSettings.map { "set_config('enable_\($0)', 'off', true)" }.joined(separator: ", "))
+        """
+
+    /// The plan types a claim's transaction turns off: whole-table reads and joins that hash or sort a side.
+    private static let planSettings = ["seqscan", "bitmapscan", "hashjoin", "mergejoin"]
 }

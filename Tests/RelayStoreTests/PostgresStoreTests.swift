@@ -275,6 +275,43 @@ import Testing
         }
     }
 
+    /// PostgreSQL keeps one generic plan of a prepared claim per connection after its first calls. Made here
+    /// while the outbox held eight rows, it still reads the due index in order and seeks each row's
+    /// notification, device and read position once 20,000 rows are pending, with no statistics taken since:
+    /// the claim's transaction plans with index reads and nested loops only (``PostgresStore/claimLockSQL``).
+    @Test func aClaimPlanMadeOnANearlyEmptyOutboxStillSeeksOnceItFills() async throws {
+        let store = try await Self.newStore()
+        try await store.execute("ALTER TABLE deliveries SET (autovacuum_enabled = false)")
+        for n in 0..<8 { try await store.register(F.token(n), user: "u\(n)") }
+        _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        try await store.execute("ANALYZE")
+        for _ in 0..<8 {
+            let jobs = try await store.claimDueDeliveries(
+                appId: "app-a",
+                now: F.t0,
+                limit: 1,
+                leaseSeconds: 60,
+                owner: F.owner
+            )
+            #expect(jobs.count == 1)
+        }
+        let claim = try await store.prepared(PostgresStore.claimSQL)
+        #expect(claim.genericPlans > 0)
+        try await store.execute(
+            """
+            INSERT INTO deliveries (notification_id, app_id, user_id, token, next_attempt_at)
+            SELECT (SELECT id FROM notifications), 'app-a', 'u' || n, 't' || n, 0 FROM generate_series(1, 20000) AS n
+            """
+        )
+        let now = EpochMilliseconds.of(F.t0)
+        let run = try await store.analyzeInClaim(
+            of: "app-a",
+            "EXECUTE \(claim.name)('app-a', \(now), 100, \(Int64.min), \(Int64.min))"
+        )
+        #expect(run.contains("Index Scan using deliveries_due on deliveries"), "\(run)")
+        #expect(!["Seq Scan", "Bitmap", "Hash", "Merge", "Sort Key: dl"].contains { run.contains($0) }, "\(run)")
+    }
+
     /// Claims of one app take turns on a database whose default isolation is REPEATABLE READ too: a claim
     /// that waited for another's lock sees the leases it committed (a snapshot taken while waiting would not).
     @Test func claimsThatWaitedForEachOtherNeverOverlapUnderRepeatableRead() async throws {
@@ -373,9 +410,6 @@ import Testing
         #expect(moved == 0, "\(moved) of 2000 totals moved to another page")
     }
 
-    /// A store with 20,000 pending deliveries of app `app` due at 1000 (their statistics taken), then, with
-    /// none taken since, `count` leases of relay-b of `length` ids each from id 0 on, until `until` (epoch
-    /// MILLISECONDS).
     /// A store on a new database whose statements may take a minute: the setups here write tens of
     /// thousands of rows, which on a test machine busy with every other suite can take longer than the
     /// relay's default 10 s; no test of this suite is about that limit.
@@ -400,6 +434,9 @@ import Testing
         return store
     }
 
+    /// A store with 20,000 pending deliveries of app `app` due at 1000 (their statistics taken), then, with
+    /// none taken since, `count` leases of relay-b of `length` ids each from id 0 on, until `until` (epoch
+    /// MILLISECONDS).
     static func storeWithLeasedRuns(count: Int, length: Int, until: Int64) async throws -> PostgresStore {
         let store = try await Self.newStore()
         try await store.execute(
@@ -464,9 +501,24 @@ extension PostgresStore {
         try explain("(ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ", sql, parameters)
     }
 
+    /// ``analyze(_:_:)`` inside a claim's transaction of `appId`, after its lock: a plan made again there (the
+    /// claim's are invalidated by any analyze, or a reset of the server's caches) is made as a claim makes it.
+    func analyzeInClaim(of appId: String, _ sql: String) throws -> String {
+        try db.transaction {
+            try db.query(prepared: Self.claimLockSQL, appId)
+            return try analyze(sql)
+        }
+    }
+
     /// `EXPLAIN` with `options` of `sql`, one line per node.
     private func explain(_ options: String, _ sql: String, _ parameters: [(any PostgresParameter)?]) throws -> String {
         try db.query("EXPLAIN " + options + sql, parameters).all.map { $0.string(0) }.joined(separator: "\n")
+    }
+
+    /// The name this session prepared `sql` under, and how many of its runs took PostgreSQL's generic plan.
+    func prepared(_ sql: String) throws -> (name: String, genericPlans: Int) {
+        let row = try db.query("SELECT name, generic_plans FROM pg_prepared_statements WHERE statement = $1", sql)[0]
+        return (row.string(0), try row.int(1))
     }
 
     /// The heap page of each live row of `table`, by `key` (an SQL expression of a unique column).
