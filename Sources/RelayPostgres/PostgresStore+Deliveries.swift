@@ -76,7 +76,7 @@ extension PostgresStore {
     /// (never for a removal; ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions
     /// from memberships) and their due time. A range of `deliveries_due`, then a seek per row it keeps: the
     /// one plan right at any size, so it is prepared, and planned only inside a claim's transaction, which
-    /// allows index reads and nested loops only (``claimLockSQL``). PostgreSQL keeps one generic plan per
+    /// turns off the other ways to read and join (``claimLockSQL``). PostgreSQL keeps one generic plan per
     /// connection after a few calls, made from the statistics and sizes of that moment; left free, a plan
     /// made while `deliveries` was nearly empty scans and sorts the whole table until the next analyze. All
     /// times epoch MILLISECONDS.
@@ -190,7 +190,7 @@ extension PostgresStore {
             }
             try insertLeases(runs, appId: appId, until: EpochMilliseconds.of(leaseUntil), owner: owner)
             let badged = try unreadPolicy.badged(jobs, userIds: userIds, appId: appId) {
-                try unreadTotals(appId: appId, userIds: $0)
+                try claimedTotals(appId: appId, userIds: $0)
             }
             return (badged, cursor)
         }
@@ -447,15 +447,29 @@ extension PostgresStore {
     /// uses for nothing else; the second is a hash of the app id.
     static let claimLockClass = 0x636c_6d73
 
-    /// Takes the claim lock of app $1 in this schema until the transaction ends, and has the rest of the
-    /// transaction planned with index reads and nested loops only, the shape of every statement a claim runs
-    /// (each reads ranges of indexes and seeks rows by key): a plan PostgreSQL keeps for ``claimSQL`` stays
-    /// right as the tables grow. The settings end with the transaction, not the session.
+    /// Takes the claim lock of app $1 in this schema until the transaction ends, and turns off sequential and
+    /// bitmap scans and hash and merge joins (a plan takes one only where nothing else can run) until the
+    /// claim's badges (``claimedTotals(appId:userIds:)``) or the transaction's end: the statements a claim runs
+    /// until then read ranges of indexes and seek rows by key, so a plan PostgreSQL keeps for ``claimSQL``
+    /// stays right as the tables grow.
     static let claimLockSQL = """
         SELECT pg_advisory_xact_lock(\(claimLockClass), hashtext(current_schema() || '/' || $1)),
             \(planSettings.map { "set_config('enable_\($0)', 'off', true)" }.joined(separator: ", "))
         """
 
-    /// The plan types a claim's transaction turns off: whole-table reads and joins that hash or sort a side.
+    /// The plan types a claim's transaction turns off: reads of a whole table, reads of all of an index's
+    /// matches before their rows (bitmap), and joins that hash or sort a side.
     private static let planSettings = ["seqscan", "bitmapscan", "hashjoin", "mergejoin"]
+
+    /// Gives ``planSettings`` back their session's values for the rest of the transaction.
+    static let planSettingsEndSQL = planSettings.map { "SET LOCAL enable_\($0) TO DEFAULT" }.joined(separator: "; ")
+
+    /// The unread totals of a claim's recipients, for their badges
+    /// (``RelayStore/UnreadPolicy/badged(_:userIds:appId:totals:)``), planned as outside a claim:
+    /// ``claimLockSQL``'s settings end first, since recounting users without a cached total joins two sets
+    /// (the users and their counted totals), which wants a hash join.
+    func claimedTotals(appId: String, userIds: [String]) throws -> [String: Int] {
+        try db.execute(Self.planSettingsEndSQL)
+        return try unreadTotals(appId: appId, userIds: userIds)
+    }
 }

@@ -278,7 +278,9 @@ import Testing
     /// PostgreSQL keeps one generic plan of a prepared claim per connection after its first calls. Made here
     /// while the outbox held eight rows, it still reads the due index in order and seeks each row's
     /// notification, device and read position once 20,000 rows are pending, with no statistics taken since:
-    /// the claim's transaction plans with index reads and nested loops only (``PostgresStore/claimLockSQL``).
+    /// the claim's transaction turns the other ways to read and join off (``PostgresStore/claimLockSQL``).
+    /// Autovacuum is off for `deliveries`, so only a reset of the server's caches between the claims and the
+    /// `EXPLAIN` would have the plan made again, there, on the full table.
     @Test func aClaimPlanMadeOnANearlyEmptyOutboxStillSeeksOnceItFills() async throws {
         let store = try await Self.newStore()
         try await store.execute("ALTER TABLE deliveries SET (autovacuum_enabled = false)")
@@ -501,8 +503,9 @@ extension PostgresStore {
         try explain("(ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ", sql, parameters)
     }
 
-    /// ``analyze(_:_:)`` inside a claim's transaction of `appId`, after its lock: a plan made again there (the
-    /// claim's are invalidated by any analyze, or a reset of the server's caches) is made as a claim makes it.
+    /// ``analyze(_:_:)`` inside a claim's transaction of `appId`, after its lock: a plan made again there (a
+    /// kept plan is invalidated by an analyze of a table it reads, or a reset of the server's caches) is made
+    /// as a claim makes it.
     func analyzeInClaim(of appId: String, _ sql: String) throws -> String {
         try db.transaction {
             try db.query(prepared: Self.claimLockSQL, appId)

@@ -6,9 +6,9 @@ import Testing
 @testable import RelayPostgres
 @testable import RelayStore
 
-/// Recounting one user's cached unread total on PostgreSQL (every registration does it) reads that user's
-/// rows, never every row of the app: with the app's 20,000 users analyzed, and before any statistics exist
-/// (a new database filling up, as the bench's seed or a first import).
+/// Recounting cached unread totals on PostgreSQL reads the recounted users' rows only. One user's total
+/// (every registration recounts it) never reads every row of the app: with the app's 20,000 users analyzed,
+/// and before any statistics exist (a new database filling up, as the bench's seed or a first import).
 @Suite struct UnreadTotalsPlanTests {
     @Test(arguments: [true, false]) func recountingOneUserReadsOnlyItsRows(analyzed: Bool) async throws {
         let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
@@ -40,6 +40,19 @@ import Testing
         let totals = try await store.unreadTotals(appId: "app-a", userIds: ["user-7", "user-8"])
         #expect(totals == ["user-7": 0, "user-8": 5])
     }
+
+    /// Recounting many users in a claim (a badge app's first fan-out, before any total is cached) is planned
+    /// as outside one: no node handles the users times their totals, as a nested loop joining the two sets
+    /// under the claim's plan settings would.
+    @Test func recountingAClaimsUsersJoinsNoTwoSetsRowByRow() async throws {
+        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        try await StoreFixtures.seedRoom("room-1", devices: 2000, in: store)
+        let users = try StoredValues.jsonList((1...1000).map { "user-\($0)" })
+        let sql = PostgresStore.unreadSQL.refreshTotalsSQL(fromDitto: false)
+        let rows = try await store.mostRowsOfAPlanNodeInClaim(of: "app-a", sql, ["app-a", users, "false"])
+        #expect(rows <= 2000, "\(rows)")
+        #expect(try await store.rowCount("unread_totals") == 1000)
+    }
 }
 
 extension PostgresStore {
@@ -49,6 +62,17 @@ extension PostgresStore {
         let rows = try db.query("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, parameters.map { $0 })
         let plans = try JSONSerialization.jsonObject(with: Data(rows[0].string(0).utf8)) as? [[String: Any]]
         return try #require(plans?.first?["Plan"] as? [String: Any]).mostRows
+    }
+
+    /// ``mostRowsOfAPlanNode(_:_:)`` where a claim of `appId` runs it: inside the claim's transaction, after
+    /// its lock (``claimLockSQL``) and its recipients' totals (``claimedTotals(appId:userIds:)``, here of no
+    /// one).
+    func mostRowsOfAPlanNodeInClaim(of appId: String, _ sql: String, _ parameters: [String]) throws -> Int {
+        try db.transaction {
+            try db.query(prepared: Self.claimLockSQL, appId)
+            _ = try claimedTotals(appId: appId, userIds: [])
+            return try mostRowsOfAPlanNode(sql, parameters)
+        }
     }
 }
 
