@@ -81,7 +81,8 @@ public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible 
     private static func isCanonical(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard utf8.count % 2 == 0, byteLengthRange.contains(utf8.count / 2) else { return false }
-        return utf8.allSatisfy(\.isLowercaseASCIIHexDigit)
+        for byte in utf8 where !byte.isLowercaseASCIIHexDigit { return false }  // a direct call per byte, inlined
+        return true
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.hex == rhs.hex }
