@@ -445,7 +445,13 @@ private struct EndedDelivery: Encodable {
 extension PostgresStore {
     /// The first key of the per-app claim locks (`pg_advisory_xact_lock(int, int)`): a constant the relay
     /// uses for nothing else; the second is a hash of the app id.
-    static let claimLockClass = 0x636c_6d73
+    private static let claimLockClass = 0x636c_6d73
+
+    /// The two keys of app `app`'s claim lock in this schema (`app` an SQL expression), as
+    /// `pg_advisory_xact_lock` takes them.
+    static func claimLockKeys(app: String) -> String {
+        "\(claimLockClass), hashtext(current_schema() || '/' || \(app))"
+    }
 
     /// Takes the claim lock of app $1 in this schema until the transaction ends, and turns off sequential and
     /// bitmap scans and hash and merge joins (a plan takes one only where nothing else can run) until the
@@ -453,7 +459,7 @@ extension PostgresStore {
     /// until then read ranges of indexes and seek rows by key, so a plan PostgreSQL keeps for ``claimSQL``
     /// stays right as the tables grow.
     static let claimLockSQL = """
-        SELECT pg_advisory_xact_lock(\(claimLockClass), hashtext(current_schema() || '/' || $1)),
+        SELECT pg_advisory_xact_lock(\(claimLockKeys(app: "$1"))),
             \(planSettings.map { "set_config('enable_\($0)', 'off', true)" }.joined(separator: ", "))
         """
 
@@ -462,7 +468,9 @@ extension PostgresStore {
     private static let planSettings = ["seqscan", "bitmapscan", "hashjoin", "mergejoin"]
 
     /// Gives ``planSettings`` back their session's values for the rest of the transaction.
-    static let planSettingsEndSQL = planSettings.map { "SET LOCAL enable_\($0) TO DEFAULT" }.joined(separator: "; ")
+    private static let planSettingsEndSQL = planSettings.map { "SET LOCAL enable_\($0) TO DEFAULT" }.joined(
+        separator: "; "
+    )
 
     /// The unread totals of a claim's recipients, for their badges
     /// (``RelayStore/UnreadPolicy/badged(_:userIds:appId:totals:)``), planned as outside a claim:

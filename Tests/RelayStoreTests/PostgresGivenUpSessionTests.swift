@@ -40,7 +40,7 @@ import Testing
         }
         try await store.claimInstance(F.owner)
         let admin = try PostgresStore(url: url, logger: .disabled())
-        let claimLock = "\(PostgresStore.claimLockClass), hashtext(current_schema() || '/' || 'app-a')"
+        let claimLock = PostgresStore.claimLockKeys(app: "'app-a'")
         try await admin.execute("SELECT pg_advisory_lock(\(claimLock))")
         let claim = {
             try await store.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 60, owner: F.owner)
@@ -75,7 +75,7 @@ private struct GivenUpClaim {
         let url = try await PostgresCluster.shared().newDatabaseURL()
         let store = try PostgresStore(url: url, logger: .disabled(), statementTimeout: 1)
         let admin = try PostgresStore(url: url, logger: .disabled())
-        let lock = "\(PostgresStore.claimLockClass), hashtext(current_schema() || '/' || 'app-a')"
+        let lock = PostgresStore.claimLockKeys(app: "'app-a'")
         try await admin.execute("SELECT pg_advisory_lock(\(lock))")
         let given = await StoreFixtures.storeError {
             _ = try await store.claimDueDeliveries(

@@ -331,7 +331,7 @@ import Testing
         let b = try database.open()
         for n in 0..<5 { try await admin.register(F.token(n), user: "u\(n)") }
         _ = try await admin.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
-        let lock = "\(PostgresStore.claimLockClass), hashtext(current_schema() || '/' || 'app-a')"
+        let lock = PostgresStore.claimLockKeys(app: "'app-a'")
         try await admin.execute("SELECT pg_advisory_lock(\(lock))")
         async let first = a.claimDueDeliveries(appId: "app-a", now: F.t0, limit: 10, leaseSeconds: 60, owner: F.owner)
         async let second = b.claimDueDeliveries(
@@ -507,9 +507,14 @@ extension PostgresStore {
     /// kept plan is invalidated by an analyze of a table it reads, or a reset of the server's caches) is made
     /// as a claim makes it.
     func analyzeInClaim(of appId: String, _ sql: String) throws -> String {
+        try inClaim(of: appId) { try analyze(sql) }
+    }
+
+    /// Runs `body` inside a claim's transaction of `appId`, after its lock (``claimLockSQL``).
+    func inClaim<T>(of appId: String, _ body: () throws -> T) throws -> T {
         try db.transaction {
             try db.query(prepared: Self.claimLockSQL, appId)
-            return try analyze(sql)
+            return try body()
         }
     }
 

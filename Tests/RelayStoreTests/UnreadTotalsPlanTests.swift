@@ -68,8 +68,7 @@ extension PostgresStore {
     /// its lock (``claimLockSQL``) and its recipients' totals (``claimedTotals(appId:userIds:)``, here of no
     /// one).
     func mostRowsOfAPlanNodeInClaim(of appId: String, _ sql: String, _ parameters: [String]) throws -> Int {
-        try db.transaction {
-            try db.query(prepared: Self.claimLockSQL, appId)
+        try inClaim(of: appId) {
             _ = try claimedTotals(appId: appId, userIds: [])
             return try mostRowsOfAPlanNode(sql, parameters)
         }
