@@ -9,7 +9,8 @@ import RelayFCM
 /// authorized by the service account `--service-account` (the one `push-relay mock-fcm
 /// --new-service-account` writes). Each send is the message the relay renders for the fan-out's webhook
 /// (``FCMCore/FCMMessage/init(token:shown:ttlSeconds:)`` of ``BenchDefaults/chatMessage(id:)``), to one seeded
-/// registration token or, with `--distinct-tokens`, each to another one, as a fan-out sends.
+/// registration token or, with `--distinct-tokens`, each to another one, as a fan-out sends; its body made
+/// from one template (``FCMCore/FCMMessage/template()``), as the fan-out makes it.
 enum FCMBenchCommand {
     static let usage = """
         relay-bench fcm --url https://127.0.0.1:PORT --service-account FILE [--ca FILE]
@@ -42,7 +43,14 @@ enum FCMBenchCommand {
         // Warm-up: fetches the access token and connects.
         _ = try await client.send(FCMMessage(token: token, shown: shown, ttlSeconds: ttl))
 
-        let report = await bench.measure { issued in (try? await client.send(message(issued)))?.status == 200 }
+        // Each body is the template's with the token put in, as the fan-out's transport makes it: the seeded
+        // tokens share one length, so one template serves them all.
+        let template = try message(0).template()
+        let report = await bench.measure { issued in
+            let sent = message(issued)
+            guard let body = FCMMessage.encoded(token: sent.token, template: template) else { return false }
+            return (try? await client.send(sent, body: body))?.status == 200
+        }
         await client.shutdown()
         return try report.print()
     }
