@@ -60,6 +60,12 @@ public struct HTTPRequest: Sendable {
         self.id = id ?? Self.acceptableRequestID(headers["x-request-id"]) ?? Self.makeRequestID()
     }
 
+    /// The refusal of a target holding a byte that is not printable ASCII, or a space.
+    static let unprintableTarget = HTTPError.badRequest(
+        code: "invalid_target",
+        message: "The request target must be printable ASCII without spaces (percent-encode the rest)"
+    )
+
     /// A request target's path, its segments (percent-decoded) and its query.
     /// - Throws: ``HTTPError`` 400 `invalid_target` when the target is not a parsable path; 400
     ///   `invalid_query` when the query names a parameter twice.
@@ -70,12 +76,7 @@ public struct HTTPRequest: Sendable {
         // percent-encoded. A byte past ASCII is refused whether or not it is UTF-8: libmicrohttpd's target
         // arrives as a C string, read with invalid bytes replaced, so raw bytes would otherwise name the same
         // path as their replacement's escape.
-        guard !target.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
-            throw HTTPError.badRequest(
-                code: "invalid_target",
-                message: "The request target must be printable ASCII without spaces (percent-encode the rest)"
-            )
-        }
+        guard !target.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { throw unprintableTarget }
         // URLComponents would quietly read a stray `%` as `%25`; RFC 3986 §2.1 allows `%` only before two hex
         // digits.
         guard Self.hasValidPercentEscapes(target) else {

@@ -9,7 +9,7 @@ enum MHDCallbacks {
             UnsafeMutableRawPointer? = { cls, uri, connection in
                 guard let cls else { return nil }
                 let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-                return core.requestStarted(target: String(cString: uri), connection: connection)
+                return core.requestStarted(target: uri, connection: connection)
             }
 
     static let completed: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
@@ -49,6 +49,7 @@ enum MHDCallbacks {
             connection: connection,
             method: String(cString: method),
             version: version.map { String(cString: $0) } ?? "",
+            targetIsWhole: context.isWhole(version: version),
             uploadData: uploadData,
             uploadSize: uploadDataSize,
             context: context

@@ -37,15 +37,32 @@ final class RequestContext: @unchecked Sendable {
         var path = ""
     }
 
-    /// The raw request target as sent (`/path?query`), before libmicrohttpd decodes it.
+    /// The raw request target as sent (`/path?query`), before libmicrohttpd decodes it, up to its first NUL
+    /// byte (it arrives as a C string).
     let target: String
+    /// The address of the NUL that ended ``target``'s C string in libmicrohttpd's read buffer; compared
+    /// (``isWhole(version:)``), never read.
+    private let targetEnd: UInt
     let connection: OpaquePointer
     let started: ContinuousClock.Instant
     let state = Mutex(State())
 
-    init(target: String, connection: OpaquePointer) {
-        self.target = target
+    /// - Parameter target: the target's C string as libmicrohttpd hands it to its URI log callback, before it
+    ///   splits off the query or decodes anything.
+    init(target: UnsafePointer<CChar>, connection: OpaquePointer) {
+        let length = strlen(target)
+        self.target = String(decoding: UnsafeRawBufferPointer(start: target, count: length), as: UTF8.self)
+        self.targetEnd = UInt(bitPattern: target + length)
         self.connection = connection
         self.started = .now
+    }
+
+    /// Whether ``target`` is the request line's whole target: libmicrohttpd (0.9.75) ends the target's C string
+    /// by writing a NUL over the space before the HTTP version and hands the access handler `version` pointing
+    /// just past it, so a target that a NUL byte of the request cut short ends elsewhere (`GET /a\0/../b
+    /// HTTP/1.1` would be served as `/a`). False, too, when `version` is not in the request line.
+    func isWhole(version: UnsafePointer<CChar>?) -> Bool {
+        guard let version else { return false }
+        return UInt(bitPattern: version) == targetEnd + 1
     }
 }

@@ -80,7 +80,7 @@ final class ServerCore: Sendable {
     }
 
     /// `MHD_OPTION_URI_LOG_CALLBACK`: a request line arrived. Returns the retained context.
-    func requestStarted(target: String, connection: OpaquePointer) -> UnsafeMutableRawPointer {
+    func requestStarted(target: UnsafePointer<CChar>, connection: OpaquePointer) -> UnsafeMutableRawPointer {
         state.withLock { $0.active += 1 }
         return Unmanaged.passRetained(RequestContext(target: target, connection: connection)).toOpaque()
     }
@@ -123,11 +123,13 @@ final class ServerCore: Sendable {
 
     /// The access handler (see `MHD_AccessHandlerCallback`): called once after the headers, once per body
     /// chunk, once at the end of the body, and once more after the connection is resumed. `version` is the
-    /// request line's, e.g. `"HTTP/1.1"`.
+    /// request line's, e.g. `"HTTP/1.1"`; `targetIsWhole` whether the request's target reached this server
+    /// whole (``RequestContext/isWhole(version:)``).
     func access(
         connection: OpaquePointer,
         method: String,
         version: String,
+        targetIsWhole: Bool,
         uploadData: UnsafePointer<CChar>?,
         uploadSize: UnsafeMutablePointer<Int>,
         context: RequestContext
@@ -189,7 +191,13 @@ final class ServerCore: Sendable {
             state.withLock { $0.unanswered -= 1 }
             return queue(response, on: connection, context: context)
         case .headers:
-            return receivedHeaders(connection: connection, method: method, version: version, context: context)
+            return receivedHeaders(
+                connection: connection,
+                method: method,
+                version: version,
+                targetIsWhole: targetIsWhole,
+                context: context
+            )
         case .endOfBody:
             return receivedBody(connection: connection, context: context)
         }
@@ -199,6 +207,7 @@ final class ServerCore: Sendable {
         connection: OpaquePointer,
         method: String,
         version: String,
+        targetIsWhole: Bool,
         context: RequestContext
     ) -> MHD_Result {
         let received = ReceivedHeaders.read(from: connection)
@@ -220,7 +229,7 @@ final class ServerCore: Sendable {
         // The headers' framing first (what a proxy in front may read otherwise), then the route's check (its
         // body limit, or a refusal: a missing credential), then the announced length: a stranger learns no
         // body limit. All before any body byte is read (or `100 Continue` sent).
-        if let problem = headerProblem(received, method: method, version: version) {
+        if let problem = headerProblem(received, method: method, version: version, targetIsWhole: targetIsWhole) {
             return refuse(problem, on: connection, context: context)
         }
         let verdict = headerCheck?(method, path, headers, client)
@@ -237,6 +246,8 @@ final class ServerCore: Sendable {
     /// What the request line and headers alone decide, in this order:
     /// - 501 `method_not_implemented`: a method the handler does not answer (RFC 9110 §15.6.2), before
     ///   anything else is looked at;
+    /// - 400 `invalid_target`: a target holding a NUL byte (`targetIsWhole` false), which would be served as
+    ///   the part before it, before a route's check of the headers reads that part;
     /// - 400 `malformed_header`: a field name that is not a token (RFC 9110 §5.1), such as one with white
     ///   space before its colon, which RFC 9112 §5.1 requires a server to refuse: a proxy in front may read
     ///   the field (`Content-Length : 5`) where libmicrohttpd reads another name, and frame the body
@@ -256,7 +267,12 @@ final class ServerCore: Sendable {
     ///
     /// Each is answered by ``refuse(_:on:context:)``, which closes the connection; so is
     /// ``lengthProblem(_:limit:)``'s 413, looked at after the route's own check of the headers.
-    func headerProblem(_ received: ReceivedHeaders, method: String, version: String) -> HTTPError? {
+    func headerProblem(
+        _ received: ReceivedHeaders,
+        method: String,
+        version: String,
+        targetIsWhole: Bool
+    ) -> HTTPError? {
         let headers = received.headers
         if let methods, !methods.contains(method) {
             return HTTPError(
@@ -265,6 +281,7 @@ final class ServerCore: Sendable {
                 message: "The method is not one this server answers: \(methods.sorted().joined(separator: ", "))"
             )
         }
+        if !targetIsWhole { return HTTPRequest.unprintableTarget }
         if let problem = received.problem {
             return .badRequest(code: "malformed_header", message: problem)
         }

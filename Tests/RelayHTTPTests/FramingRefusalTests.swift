@@ -69,6 +69,12 @@ import Testing
             ("BREW /hello HTTP/1.1\r\nHost: t\r\n\r\n", 501, "method_not_implemented"),
             ("PATCH /hello HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello", 501, "method_not_implemented"),
             ("GET /he%zz HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
+            // A NUL in the target: libmicrohttpd hands the target over as a C string, which ends there, so
+            // each of these would be served as `/hello`.
+            ("GET /hello\u{0}/../admin HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
+            ("GET /hello\u{0} HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
+            ("GET /hello?\u{0}a=1 HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
+            ("GET /hello\u{0}HTTP/1.1 HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
             ("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "unsupported_transfer_encoding"),
             ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1001\r\n\r\n", 413, "payload_too_large"),
         ] + Self.malformedFields
