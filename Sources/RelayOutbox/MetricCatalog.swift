@@ -35,7 +35,7 @@ public enum MetricCatalog {
         feedback: "Feedback POSTs of retired tokens by outcome.",
         dittoEvents: "Ditto change events by app, collection kind and outcome.",
         dittoRequeries: "Ditto requeryRequired events that raised an app's pending requery.",
-        rateLimited: "Calls refused 429 by a limit, by limit.",
+        rateLimited: "Calls refused by a limit (429, or 409 for a count), by limit.",
         wakeDecisions: "Deliveries that asked to wake, by app, platform and decision.",
         badgeUpdates: "Badge update attempts after reads elsewhere, by app, platform and outcome.",
         pushDuration: "Time a push service (APNs, FCM) took to answer one attempt, by app and platform.",

@@ -129,8 +129,8 @@ public final class RelayMetrics: Sendable {
         }
     }
 
-    /// A call refused 429 by one of the limits (``MetricLabels/rateLimits``; another name counts as
-    /// `other`).
+    /// A call refused by one of the limits, 429 or 409 for a count (``MetricLabels/rateLimits``; another name
+    /// counts as `other`).
     public func recordRateLimited(limit: String) {
         increment(MetricCatalog.rateLimited, [("limit", MetricLabels.rateLimit(limit))])
     }

@@ -73,18 +73,22 @@ extension RelayAPI {
         return UserLimits(devices: caller.app.limits.devicesPerUser, rooms: caller.app.limits.roomsPerUser)
     }
 
-    /// Runs a store write that counts against ``userLimits(_:)``, answering its refusal.
-    /// - Throws: ``HTTPError`` 429 `rate_limited` (limit `devices` or `rooms`) for ``UserLimitExceeded``; the
-    ///   write's other errors.
+    /// Runs a store write that counts against ``userLimits(_:)``, answering its refusal: 409 `limit_reached`,
+    /// without `Retry-After` (a count frees up only when the user deletes a device or leaves a room, and a
+    /// call that asks past the limit alone never succeeds), counted in `pushrelay_rate_limited_total` by the
+    /// limit's name like the rates.
+    /// - Throws: ``HTTPError`` 409 `limit_reached` for ``UserLimitExceeded``; the write's other errors.
     @discardableResult
     func withinUserLimits<T>(userId: String, _ write: () async throws -> T) async throws -> T {
         do {
             return try await write()
         } catch let exceeded as UserLimitExceeded {
             let what = exceeded.limit == .devices ? "live devices" : "rooms"
-            throw rateLimited(
-                exceeded.limit.rawValue,
-                "'\(userId)' has \(exceeded.current) \(what); at most \(exceeded.maximum)"
+            metrics.recordRateLimited(limit: exceeded.limit.rawValue)
+            throw HTTPError.conflict(
+                code: "limit_reached",
+                message:
+                    "Over the \(exceeded.limit.rawValue) limit: '\(userId)' has \(exceeded.current) \(what); at most \(exceeded.maximum)"
             )
         }
     }

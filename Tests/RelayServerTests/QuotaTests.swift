@@ -129,7 +129,7 @@ import Testing
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(statuses.filter { $0 == 201 }.count == 5)
-            #expect(statuses.filter { $0 == 429 }.count == 25)
+            #expect(statuses.filter { $0 == 409 }.count == 25)
             #expect(try await relay.devices(of: "alice").count == 5)
         }
     }
