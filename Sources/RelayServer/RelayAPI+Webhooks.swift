@@ -52,8 +52,11 @@ extension RelayAPI {
             try Self.userIds(list, field: "mentions", max: Self.maxMentions)
         }
         // The message reaches its recipients through the app's Ditto stream, whose membership the relay does not
-        // check here.
-        if app.ditto != nil { return try Self.dittoWebhookAnswer() }
+        // check here; the call still takes from the sender's write and webhook buckets, as every webhook does.
+        if app.ditto != nil {
+            try await takeWebhookLimits(caller, senderId: senderId, recipients: [])
+            return try Self.dittoWebhookAnswer()
+        }
         try await authorizeWebhook(caller, message: message, recipients: recipients)
         let now = time.now
         let notification = NewNotification(

@@ -117,6 +117,29 @@ import Testing
         }
     }
 
+    /// A user's webhooks to a Ditto app store nothing, but still take from its webhook bucket: past the burst
+    /// they are refused like any other app's, so a user cannot call them without a bound.
+    @Test func aUsersWebhooksTakeTheWebhookLimit() async throws {
+        try await withRelayAndMock(configure: {
+            Self.withStream(&$0)
+            RelayHarness.withUserAuth(&$0)
+            $0.apps[0].limits = Configuration.Limits(webhooksPerMinute: 1, webhookBurst: 2)
+        }) { relay in
+            func send() async throws -> APIResponse {
+                try await relay.call(
+                    "POST",
+                    "/v1/webhooks/did-send-message",
+                    json: ["roomId": "general", "text": "Hi"],
+                    user: "alice"
+                )
+            }
+            for _ in 0..<2 { #expect(try await send().status == 202) }
+            let refused = try await send()
+            #expect(refused.status == 429 && refused.error?.code == "rate_limited", "\(refused.text)")
+            #expect(refused.header("Retry-After") != nil)
+        }
+    }
+
     @Test func anAppWithoutAStreamIsUnchanged() async throws {
         try await withRelayAndMock { relay in
             let bobToken = randomToken()
