@@ -196,10 +196,14 @@ public final class Relay: Sendable {
         )
         let router = api.router()
         let http = Self.httpServerConfiguration(configuration.http)
-        let accessLog = AccessLog(metrics: metrics, logger: logger.with(["component": "http"]))
+        let accessLog = AccessLog(
+            metrics: metrics,
+            logger: logger.with(["component": "http"]),
+            quiet: .routes(RelayAPI.openRoutes)
+        )
         self.accessLog = accessLog
         let onResponse: @Sendable (AccessLogEntry) -> Void = { accessLog.record($0) }
-        let adminAccessLog = AccessLog(metrics: nil, logger: logger.with(["component": "http"]))
+        let adminAccessLog = AccessLog(metrics: nil, logger: logger.with(["component": "http"]), quiet: .all)
         self.adminAccessLog = adminAccessLog
         let handler = Self.withStoreDeadline(router.handler, configuration.storage)
         self.handler = handler

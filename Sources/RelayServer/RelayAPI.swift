@@ -41,13 +41,19 @@ public struct RelayAPI: Sendable {
         self.dittoConsumers = dittoConsumers
     }
 
+    /// The API listener's routes that take no credential: its probes and the OpenAPI document.
+    static let openRoutes: Set<String> = [healthzRoute, readyzRoute, openAPIRoute]
+    private static let healthzRoute = "/healthz"
+    private static let readyzRoute = "/readyz"
+    private static let openAPIRoute = "/openapi.json"
+
     /// Every route of the API's listener. `GET /metrics` and the per-app `GET /readyz` are the admin
     /// listener's (``adminRouter()``): app ids are the operator's business.
     public func router() -> Router {
         var router = Router(logger: logger, errorAnswer: Self.storageUnavailable)
-        router.get("/healthz") { _, _ in try .json(["status": "ok"]) }
-        router.get("/readyz") { _, _ in try await readyz(listingApps: false) }
-        router.get("/openapi.json") { _, _ in OpenAPIDocument.response }
+        router.get(Self.healthzRoute) { _, _ in try .json(["status": "ok"]) }
+        router.get(Self.readyzRoute) { _, _ in try await readyz(listingApps: false) }
+        router.get(Self.openAPIRoute) { _, _ in OpenAPIDocument.response }
         router.post("/v1/devices") { request, _ in try await registerDevice(request) }
         router.delete("/v1/devices/{token}", query: ["platform"]) { request, parameters in
             try await deleteDevice(request, parameters)

@@ -22,6 +22,9 @@ import Testing
         let port = try await relay.listeningPort()
         let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let devices = URL(string: "http://127.0.0.1:\(port)/v1/users/u/devices")!
+        let (_, refused) = try await URLSession.shared.data(from: devices)
+        #expect((refused as? HTTPURLResponse)?.statusCode == 401)
         relay.signal(SIGTERM)
         #expect(try await relay.exitStatus().status == 0)
 
@@ -35,10 +38,13 @@ import Testing
         #expect(listening["http.connection_limit"] is Int, "\(listening)")
         let opened = try #require(lines.first { $0["msg"] as? String == "opened SQLite store" }, "\(relay.stderr)")
         #expect(opened["store.schema_version"] is Int && opened["store.migrations_applied"] is Int, "\(opened)")
-        let request = try #require(lines.first { $0["msg"] as? String == "request" }, "\(relay.stderr)")
-        #expect(request["http.status"] as? Int == 200, "\(request)")
+        // A probe's success is a `debug` line, not written at `info`; the refusal is.
+        let requests = lines.filter { $0["msg"] as? String == "request" }
+        let request = try #require(requests.first, "\(relay.stderr)")
+        #expect(requests.count == 1, "\(requests)")
+        #expect(request["http.status"] as? Int == 401, "\(request)")
         // A number either way: 2.0 milliseconds is written `2`, which reads back as an integer.
         #expect(request["duration_ms"] is Double || request["duration_ms"] is Int, "\(request)")
-        #expect(request["http.route"] as? String == "/healthz", "\(request)")
+        #expect(request["http.route"] as? String == "/v1/users/{userId}/devices", "\(request)")
     }
 }
