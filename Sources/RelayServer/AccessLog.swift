@@ -9,13 +9,17 @@ import RelayOutbox
 /// route of the admin listener (scrapes and probes, every few seconds), and the API listener's open routes
 /// (its probes and the OpenAPI document); the others at `info`.
 ///
-/// What a stranger can cause without a credential is thus bounded: lines of refused requests (4xx, 501,
-/// 505) take a ``RelayCore/LogBudget`` of ``refusedLinesPerSecond`` a second; the rest are counted and
-/// reported in a `refused requests not logged` line with the next line let through, so a flood writes a
-/// bounded number of lines a second.
+/// Each `info` line takes a ``RelayCore/LogBudget``: lines of refused requests (4xx, 501, 505: what a
+/// stranger can cause without a credential) ``refusedLinesPerSecond`` a second, the others
+/// ``answeredLinesPerSecond``; the lines past a budget are counted and reported in a `refused requests not
+/// logged` or `answered requests not logged` line with the next line let through, so a flood, a stranger's
+/// or a user's, writes a bounded number of lines a second.
 final class AccessLog: Sendable {
     /// Access log lines of refused requests written in one second.
     static let refusedLinesPerSecond = 20
+    /// Access log lines of other requests written at `info` in one second: a relay answering more calls
+    /// than that logs a sample of them (every call is still counted in `pushrelay_http_requests_total`).
+    static let answeredLinesPerSecond = 200
 
     /// Which routes' successes are logged at `debug`.
     enum QuietSuccesses: Sendable {
@@ -30,17 +34,20 @@ final class AccessLog: Sendable {
     private let logger: Logger
     private let quiet: QuietSuccesses
     private let refusals: LogBudget
+    private let answers: LogBudget
 
     init(
         metrics: RelayMetrics?,
         logger: Logger,
         quiet: QuietSuccesses,
-        refusals: LogBudget = LogBudget(limit: refusedLinesPerSecond, interval: .seconds(1))
+        refusals: LogBudget = LogBudget(limit: refusedLinesPerSecond, interval: .seconds(1)),
+        answers: LogBudget = LogBudget(limit: answeredLinesPerSecond, interval: .seconds(1))
     ) {
         self.metrics = metrics
         self.logger = logger
         self.quiet = quiet
         self.refusals = refusals
+        self.answers = answers
     }
 
     /// The level of a line of `route` answered `status`.
@@ -55,16 +62,17 @@ final class AccessLog: Sendable {
     /// Whether a status refuses the request (4xx, 501 Not Implemented, 505 HTTP Version Not Supported).
     static func isRefusal(_ status: Int) -> Bool { (400..<500).contains(status) || status == 501 || status == 505 }
 
-    /// Counts `entry` (with metrics) and logs it (a refusal within the budget).
+    /// Counts `entry` (with metrics) and logs it (an `info` line within its budget).
     func record(_ entry: AccessLogEntry) {
         let route = entry.route ?? "unmatched"
         metrics?.recordRequest(route: route, method: entry.method, status: entry.status)
         let level = level(route: route, status: entry.status)
         guard logger.level <= level else { return }
-        if Self.isRefusal(entry.status) {
-            switch refusals.admit() {
+        if level == .info {
+            let refused = Self.isRefusal(entry.status)
+            switch (refused ? refusals : answers).admit() {
             case .suppress: return
-            case .log(let suppressed): reportSuppressed(suppressed)
+            case .log(let suppressed): reportSuppressed(suppressed, refused: refused)
             }
         }
         logger.log(
@@ -78,14 +86,17 @@ final class AccessLog: Sendable {
         )
     }
 
-    /// Logs the refusals left out since the last report, if any (at shutdown).
-    func flush() { reportSuppressed(refusals.takeSuppressed()) }
+    /// Logs the lines left out since the last report, if any (at shutdown).
+    func flush() {
+        reportSuppressed(refusals.takeSuppressed(), refused: true)
+        reportSuppressed(answers.takeSuppressed(), refused: false)
+    }
 
-    private func reportSuppressed(_ count: Int) {
+    private func reportSuppressed(_ count: Int, refused: Bool) {
         guard count > 0 else { return }
         logger.warning(
-            "refused requests not logged",
-            ["count": count, "budget_per_second": Self.refusedLinesPerSecond]
+            refused ? "refused requests not logged" : "answered requests not logged",
+            ["count": count, "budget_per_second": refused ? Self.refusedLinesPerSecond : Self.answeredLinesPerSecond]
         )
     }
 }

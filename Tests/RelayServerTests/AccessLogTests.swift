@@ -50,6 +50,27 @@ import Testing
         #expect(levels == [.debug, .debug, .debug, .info, .info, .info])
     }
 
+    /// Lines past a budget are left out and counted: a flood of a user's own calls writes its budget's lines
+    /// and one report of the rest; refusals have a budget of their own.
+    @Test func answeredAndRefusedLinesEachTakeTheirBudget() {
+        let lines = MemoryLogHandler()
+        let log = AccessLog(
+            metrics: nil,
+            logger: Logger(label: "test", level: .info, handler: lines),
+            quiet: .routes(RelayAPI.openRoutes),
+            refusals: LogBudget(limit: 1, interval: .seconds(3_600)),
+            answers: LogBudget(limit: 2, interval: .seconds(3_600))
+        )
+        for _ in 0..<5 { log.record(Self.entry("/v1/users/{userId}/devices", status: 200)) }
+        for _ in 0..<3 { log.record(Self.entry("/v1/devices", status: 401)) }
+        log.flush()
+        let statuses = lines.entries.filter { $0.message == "request" }.map { $0.metadata["http.status"] }
+        #expect(statuses == ["200", "200", "401"])
+        let reports = lines.entries.filter { $0.message.hasSuffix("requests not logged") }
+        #expect(reports.map(\.message) == ["refused requests not logged", "answered requests not logged"])
+        #expect(reports.map { $0.metadata["count"] } == ["2", "3"])
+    }
+
     @Test func theAdminListenersSuccessesAreAllDebug() {
         let levels = Self.levels(
             [Self.entry("/metrics", status: 200), Self.entry("/readyz", status: 200), Self.entry(nil, status: 404)],
