@@ -1,3 +1,5 @@
+import Foundation
+
 /// Header fields of a request: names lowercased on the way in, looked up case-insensitively, in arrival order.
 ///
 /// Field names are case-insensitive (RFC 9110 §5.1). A name sent more than once keeps every value.
@@ -31,6 +33,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         let key = name.lowercased()
         return fields.filter { $0.name == key }.map(\.value)
     }
+
+    /// ``values(for:)``, each without the white space (SP, HTAB) around it, which RFC 9110 §5.5 does not
+    /// count as part of a field value (libmicrohttpd keeps what trails it). For fields the relay reads as
+    /// values; a framing field is checked as sent, since libmicrohttpd frames by it as sent.
+    public func trimmedValues(for name: String) -> [String] {
+        values(for: name).map { $0.trimmingCharacters(in: Self.optionalWhiteSpace) }
+    }
+
+    /// RFC 9110 §5.6.3's OWS: SP and HTAB.
+    static let optionalWhiteSpace = CharacterSet(charactersIn: " \t")
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 

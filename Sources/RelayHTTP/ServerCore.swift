@@ -324,7 +324,7 @@ final class ServerCore: Sendable {
     /// A field's values as one comma-separated list (RFC 9110 §5.3), each trimmed of OWS (SP, HTAB).
     private static func list(_ headers: HTTPHeaders, _ name: String) -> [String] {
         headers.values(for: name).flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { $0.trimmingCharacters(in: optionalWhiteSpace) }
+            .map { $0.trimmingCharacters(in: HTTPHeaders.optionalWhiteSpace) }
     }
 
     private func receivedBody(connection: OpaquePointer, context: RequestContext) -> MHD_Result {
@@ -491,9 +491,6 @@ final class ServerCore: Sendable {
     }
 
     // MARK: helpers
-
-    /// RFC 9110 §5.6.3's OWS: SP and HTAB.
-    static let optionalWhiteSpace = CharacterSet(charactersIn: " \t")
 
     /// `"127.0.0.1"`, `"::1"`; `""` when unknown.
     static func numericAddress(_ address: UnsafePointer<sockaddr>?) -> String {

@@ -52,7 +52,7 @@ public struct AppDirectory: Sendable {
     ///   ``userRefusal(_:)`` makes of a refusal (an unknown app and an app without `userAuth` included).
     public func authenticate(_ request: HTTPRequest) async throws(HTTPError) -> Caller {
         let bearer = try Self.bearer(request)
-        let appIds = request.headers.values(for: Self.appHeader)
+        let appIds = request.headers.trimmedValues(for: Self.appHeader)
         guard appIds.count <= 1 else {
             throw .badRequest(code: "conflicting_headers", message: "X-PushRelay-App must be sent once")
         }

@@ -323,6 +323,21 @@ import Testing
         }
     }
 
+    /// White space after the app id (a proxy that pads header values) is not part of it (RFC 9110 §5.5).
+    @Test func theAppHeaderIsReadWithoutTheWhiteSpaceAroundIt() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            try await relay.register(randomToken(), user: "alice")
+            let token = try UserTokenIssuer.shared.token(for: "alice")
+            for padded in ["\(relay.app.id) ", "\(relay.app.id)\t \t"] {
+                let answer = try await relay.rawExchange(
+                    "GET /v1/users/alice/devices HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+                        + "X-PushRelay-App: \(padded)\r\nConnection: close\r\n\r\n"
+                )
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+            }
+        }
+    }
+
     @Test func aUserLearnsNothingOfAnotherRoomFromAMessageIdConflict() async throws {
         try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
             try await relay.join("open-room", "alice")
