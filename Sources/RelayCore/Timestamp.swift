@@ -19,12 +19,13 @@ public enum Timestamp {
     /// Parses RFC 3339 text (with or without fraction, `Z` or an offset, `T` and `Z` in either case as §5.6
     /// allows); nil when it is not RFC 3339, or names a day the month does not have or a time of day out of
     /// range (§5.7: Foundation's parser would read `2020-02-30` as March 1st and `T25:00:00` as 01:00 the
-    /// next day). A leap second (`:60`) is refused too.
+    /// next day). A leap second (`:60`) is refused too, and anything after the time. A fraction may have any number of digits (§5.6's
+    /// `time-secfrac`); those past the ninth, which Foundation's parser refuses, are left out: they change
+    /// nothing the relay keeps (milliseconds).
     public static func parse(_ text: String) -> Date? {
-        let text = text.uppercased()
-        guard
-            let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
-                ?? (try? Date.ISO8601FormatStyle().parse(text))
+        let text = withNineFractionDigitsAtMost(text.uppercased())
+        // A whole match: the style's `parse` reads a time from the start and leaves what follows unread.
+        guard let date = text.wholeMatch(of: Date.ISO8601FormatStyle(includingFractionalSeconds: true))?.output
         else { return nil }
         // The full-date and partial-time without fraction are the first 19 characters (§5.6); read alone,
         // they must come back as written, which nothing that rolls over does.
@@ -33,6 +34,16 @@ public enum Timestamp {
             .time(includingFractionalSeconds: false)
         guard let parsed = try? style.parse(dateTime), style.format(parsed) == dateTime else { return nil }
         return date
+    }
+
+    /// `text` with the digits of a fraction after its ninth left out (the fraction starts after the 19
+    /// characters of the full-date and partial-time); anything else as it is.
+    private static func withNineFractionDigitsAtMost(_ text: String) -> String {
+        let utf8 = Array(text.utf8)
+        guard utf8.count > 29, utf8[19] == UInt8(ascii: ".") else { return text }
+        let digits = utf8[20...].prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+        guard digits > 9 else { return text }
+        return String(decoding: utf8[..<29] + utf8[(20 + digits)...], as: UTF8.self)
     }
 }
 

@@ -18,6 +18,21 @@ import Testing
         #expect(Timestamp.parse("2020-02-29T23:59:59.999-11:30") != nil)
     }
 
+    /// RFC 3339's fraction takes any number of digits; past the nanosecond they change nothing kept.
+    @Test func aFractionOfMoreThanNineDigitsIsRead() {
+        for text in ["2026-01-01T00:00:00.1234567891Z", "2026-01-01T01:00:00.12345678912345678+01:00"] {
+            #expect(Timestamp.parse(text).map(Timestamp.milliseconds) == 1_767_225_600_123, "\(text)")
+        }
+        #expect(Timestamp.parse("2026-01-01T00:00:00.1234567891") == nil)
+        #expect(Timestamp.parse("2026-01-01T00:00:00.1234567891ZZ") == nil)
+    }
+
+    /// Text after the time is refused, not left unread.
+    @Test(arguments: ["2026-01-01T00:00:00Zjunk", "2026-01-01T00:00:00.123ZZ", "2026-01-01T00:00:00+01:00 "])
+    func textAfterTheTimeIsRefused(text: String) {
+        #expect(Timestamp.parse(text) == nil)
+    }
+
     /// A time of day out of range is refused, not rolled over into the next hour or day (RFC 3339 §5.7).
     @Test(
         arguments: [
