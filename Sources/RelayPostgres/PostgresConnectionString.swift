@@ -47,8 +47,17 @@ public enum PostgresConnectionString {
             return .success(options)
         }
         defer { if let error { PQfreemem(error) } }
-        return .failure(Problem(message: scrubbed(error.map { String(cString: $0) } ?? "out of memory", url: url)))
+        let message = scrubbed(error.map { String(cString: $0) } ?? "out of memory", url: url)
+        // libpq reads any string that is not one of its URIs as key=value pairs, and says what is wrong with
+        // those (`missing "=" after …`) where the operator gave a URI of another scheme.
+        guard url.contains("://"), !uriPrefixes.contains(where: { url.hasPrefix($0) }) else {
+            return .failure(Problem(message: message))
+        }
+        return .failure(Problem(message: "\(message) (a URI starts with postgresql:// or postgres://)"))
     }
+
+    /// The schemes libpq reads as a connection URI.
+    private static let uriPrefixes = ["postgresql://", "postgres://"]
 
     /// Whether the `port` option, when set, is a comma-separated list of numbers: libpq reads it only when it
     /// connects, and then quotes it in its message (with an unencoded `@` in the password, a piece of it).

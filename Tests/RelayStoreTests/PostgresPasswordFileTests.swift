@@ -65,4 +65,14 @@ import Testing
         #expect(PostgresConnectionString.problem("postgresql://relay@db.internal:5432,db2:5433/relay") == nil)
         #expect(PostgresConnectionString.problem("postgresql://relay@db.internal/relay") == nil)
     }
+
+    /// A URI of another scheme is read as key=value pairs by libpq; the problem says which schemes it reads,
+    /// still without the password.
+    @Test func aURIOfAnotherSchemeNamesTheSchemesLibpqReads() throws {
+        let problem = try #require(PostgresConnectionString.problem("mysql://relay:s3cret@db/relay"))
+        #expect(problem.hasSuffix("(a URI starts with postgresql:// or postgres://)"), "\(problem)")
+        #expect(!problem.contains("s3cret"), "\(problem)")
+        let keyValue = try #require(PostgresConnectionString.problem("host=db password"))
+        #expect(!keyValue.contains("postgresql://"), "\(keyValue)")
+    }
 }
