@@ -26,13 +26,8 @@ extension PostgresStore {
             userId
         )
         if let token {
-            let others = try db.query(
-                "SELECT count(*) FROM devices WHERE app_id = $1 AND user_id = $2 AND state = 'live' AND token <> $3",
-                appId,
-                userId,
-                token.value
-            )
-            try limits.checkDevices(otherLiveDevices: others[0].int(0))
+            let live = try db.query(UserLimitsSQL.liveDevicesSQL(parameter: { "$\($0)" }), appId, userId, token.value)
+            try limits.checkDevices(otherLiveDevices: live[0].int(0), alreadyLive: live[0].int(1) > 0)
         }
         guard !rooms.isEmpty else { return }
         let counts = try db.query(

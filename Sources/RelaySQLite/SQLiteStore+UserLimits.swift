@@ -16,15 +16,13 @@ extension SQLiteStore {
         rooms: [String]
     ) throws {
         if let token {
-            let others = try db.withStatement(
-                "SELECT count(*) FROM devices WHERE app_id = ?1 AND user_id = ?2 AND state = 'live' AND token <> ?3"
-            ) {
+            let (others, already) = try db.withStatement(UserLimitsSQL.liveDevicesSQL(parameter: { "?\($0)" })) {
                 try $0.bind(1, appId)
                 try $0.bind(2, userId)
                 try $0.bind(3, token.value)
-                return try $0.step() ? $0.int(0) : 0
+                return try $0.step() ? ($0.int(0), $0.int(1)) : (0, 0)
             }
-            try limits.checkDevices(otherLiveDevices: others)
+            try limits.checkDevices(otherLiveDevices: others, alreadyLive: already > 0)
         }
         guard !rooms.isEmpty else { return }
         let (current, joining) = try db.withStatement(

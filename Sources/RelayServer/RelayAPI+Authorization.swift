@@ -83,7 +83,8 @@ extension RelayAPI {
         do {
             return try await write()
         } catch let exceeded as UserLimitExceeded {
-            let what = exceeded.limit == .devices ? "live devices" : "rooms"
+            let one = exceeded.current == 1
+            let what = exceeded.limit == .devices ? (one ? "live device" : "live devices") : (one ? "room" : "rooms")
             metrics.recordRateLimited(limit: exceeded.limit.rawValue)
             throw HTTPError.conflict(
                 code: "limit_reached",

@@ -13,10 +13,12 @@ public struct UserLimits: Sendable, Equatable {
     }
 
     /// Refuses a registration of a device when the user already has `otherLiveDevices` live devices besides
-    /// this token (a token the user has live does not count again).
+    /// this token, unless the token is one of the user's live devices already (`alreadyLive`): registering it
+    /// again adds nothing, however many devices the user has (the backend's registrations are not limited,
+    /// and an operator may lower the limit).
     /// - Throws: ``UserLimitExceeded`` `.devices`.
-    package func checkDevices(otherLiveDevices: Int) throws(UserLimitExceeded) {
-        guard otherLiveDevices < devices else {
+    package func checkDevices(otherLiveDevices: Int, alreadyLive: Bool) throws(UserLimitExceeded) {
+        guard alreadyLive || otherLiveDevices < devices else {
             throw UserLimitExceeded(limit: .devices, current: otherLiveDevices, maximum: devices)
         }
     }
@@ -27,6 +29,19 @@ public struct UserLimits: Sendable, Equatable {
         guard joining == 0 || current + joining <= rooms else {
             throw UserLimitExceeded(limit: .rooms, current: current, maximum: rooms)
         }
+    }
+}
+
+/// The statements both engines run for ``UserLimits``.
+package enum UserLimitsSQL {
+    /// Parameter 2's live devices in app 1 besides token 3, and whether token 3 is one of them (0 or 1), as
+    /// ``UserLimits/checkDevices(otherLiveDevices:alreadyLive:)`` takes them. `parameter` writes the engine's
+    /// placeholder of a parameter number.
+    package static func liveDevicesSQL(parameter p: (Int) -> String) -> String {
+        """
+        SELECT count(*) FILTER (WHERE token <> \(p(3))), count(*) FILTER (WHERE token = \(p(3))) FROM devices
+        WHERE app_id = \(p(1)) AND user_id = \(p(2)) AND state = 'live'
+        """
     }
 }
 

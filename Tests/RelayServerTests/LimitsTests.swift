@@ -145,6 +145,28 @@ import Testing
             #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="rooms"} 1"#))
         }
     }
+
+    /// A user the backend took past its device limit registers its own devices again (apps do at every
+    /// launch); only a new one is refused, and the answer counts every live device it has.
+    @Test func aUserOverItsDeviceLimitRegistersItsOwnDevicesAgain() async throws {
+        let limits = Configuration.Limits(devicesPerUser: 2)
+        try await withRelayAndMock(configure: Self.limited(limits)) { relay in
+            let phones = (0..<4).map { _ in randomToken() }
+            for phone in phones.prefix(2) {
+                #expect(
+                    try await relay.call("POST", "/v1/devices", json: ["token": phone], user: "alice").status == 201
+                )
+            }
+            try await relay.register(phones[2], user: "alice")  // the backend's: not limited
+            for phone in phones.prefix(3) {
+                let again = try await relay.call("POST", "/v1/devices", json: ["token": phone], user: "alice")
+                #expect(again.status == 200, "\(again.text)")
+            }
+            let fourth = try await relay.call("POST", "/v1/devices", json: ["token": phones[3]], user: "alice")
+            #expect(fourth.status == 409 && fourth.error?.code == "limit_reached", "\(fourth.text)")
+            #expect(fourth.error?.message.contains("'alice' has 3 live devices; at most 2") == true, "\(fourth.text)")
+        }
+    }
 }
 
 /// The machine's clocks with the wall clock set back to the start of the current minute when made: a test's
