@@ -13,7 +13,8 @@ import RelayOutbox
 /// stranger can cause without a credential) ``refusedLinesPerSecond`` a second, the others
 /// ``answeredLinesPerSecond``; the lines past a budget are counted and reported in a `refused requests not
 /// logged` or `answered requests not logged` line with the next line let through, so a flood, a stranger's
-/// or a user's, writes a bounded number of lines a second.
+/// or a user's, writes a bounded number of lines a second. The relay's two listeners share the budgets
+/// (``Budgets``), so the caps hold for the process.
 final class AccessLog: Sendable {
     /// Access log lines of refused requests written in one second.
     static let refusedLinesPerSecond = 20
@@ -29,6 +30,20 @@ final class AccessLog: Sendable {
         case routes(Set<String>)
     }
 
+    /// The budgets of the `info` lines of refused and of answered requests.
+    struct Budgets: Sendable {
+        var refusals: LogBudget
+        var answers: LogBudget
+
+        /// ``refusedLinesPerSecond`` and ``answeredLinesPerSecond`` lines a second.
+        static func perSecond() -> Budgets {
+            Budgets(
+                refusals: LogBudget(limit: refusedLinesPerSecond, interval: .seconds(1)),
+                answers: LogBudget(limit: answeredLinesPerSecond, interval: .seconds(1))
+            )
+        }
+    }
+
     /// Where requests are counted; nil for the admin listener.
     private let metrics: RelayMetrics?
     private let logger: Logger
@@ -36,18 +51,12 @@ final class AccessLog: Sendable {
     private let refusals: LogBudget
     private let answers: LogBudget
 
-    init(
-        metrics: RelayMetrics?,
-        logger: Logger,
-        quiet: QuietSuccesses,
-        refusals: LogBudget = LogBudget(limit: refusedLinesPerSecond, interval: .seconds(1)),
-        answers: LogBudget = LogBudget(limit: answeredLinesPerSecond, interval: .seconds(1))
-    ) {
+    init(metrics: RelayMetrics?, logger: Logger, quiet: QuietSuccesses, budgets: Budgets) {
         self.metrics = metrics
         self.logger = logger
         self.quiet = quiet
-        self.refusals = refusals
-        self.answers = answers
+        self.refusals = budgets.refusals
+        self.answers = budgets.answers
     }
 
     /// The level of a line of `route` answered `status`.

@@ -196,14 +196,21 @@ public final class Relay: Sendable {
         )
         let router = api.router()
         let http = Self.httpServerConfiguration(configuration.http)
+        let budgets = AccessLog.Budgets.perSecond()
         let accessLog = AccessLog(
             metrics: metrics,
             logger: logger.with(["component": "http"]),
-            quiet: .routes(RelayAPI.openRoutes)
+            quiet: .routes(RelayAPI.openRoutes),
+            budgets: budgets
         )
         self.accessLog = accessLog
         let onResponse: @Sendable (AccessLogEntry) -> Void = { accessLog.record($0) }
-        let adminAccessLog = AccessLog(metrics: nil, logger: logger.with(["component": "http"]), quiet: .all)
+        let adminAccessLog = AccessLog(
+            metrics: nil,
+            logger: logger.with(["component": "http"]),
+            quiet: .all,
+            budgets: budgets
+        )
         self.adminAccessLog = adminAccessLog
         let handler = Self.withStoreDeadline(router.handler, configuration.storage)
         self.handler = handler

@@ -30,7 +30,8 @@ import Testing
         let log = AccessLog(
             metrics: RelayMetrics(appIds: ["app0"]),
             logger: Logger(label: "test", level: .debug, handler: lines),
-            quiet: quiet
+            quiet: quiet,
+            budgets: .perSecond()
         )
         entries.forEach(log.record)
         return lines.entries.filter { $0.message == "request" }.map(\.level)
@@ -58,8 +59,10 @@ import Testing
             metrics: nil,
             logger: Logger(label: "test", level: .info, handler: lines),
             quiet: .routes(RelayAPI.openRoutes),
-            refusals: LogBudget(limit: 1, interval: .seconds(3_600)),
-            answers: LogBudget(limit: 2, interval: .seconds(3_600))
+            budgets: .init(
+                refusals: LogBudget(limit: 1, interval: .seconds(3_600)),
+                answers: LogBudget(limit: 2, interval: .seconds(3_600))
+            )
         )
         for _ in 0..<5 { log.record(Self.entry("/v1/users/{userId}/devices", status: 200)) }
         for _ in 0..<3 { log.record(Self.entry("/v1/devices", status: 401)) }
@@ -69,6 +72,23 @@ import Testing
         let reports = lines.entries.filter { $0.message.hasSuffix("requests not logged") }
         #expect(reports.map(\.message) == ["refused requests not logged", "answered requests not logged"])
         #expect(reports.map { $0.metadata["count"] } == ["2", "3"])
+    }
+
+    /// The two listeners' logs share one budget: a flood split between them writes no more than one would.
+    @Test func theListenersShareTheirBudgets() {
+        let lines = MemoryLogHandler()
+        let logger = Logger(label: "test", level: .info, handler: lines)
+        let budgets = AccessLog.Budgets(
+            refusals: LogBudget(limit: 2, interval: .seconds(3_600)),
+            answers: LogBudget(limit: 2, interval: .seconds(3_600))
+        )
+        let api = AccessLog(metrics: nil, logger: logger, quiet: .routes(RelayAPI.openRoutes), budgets: budgets)
+        let admin = AccessLog(metrics: nil, logger: logger, quiet: .all, budgets: budgets)
+        for _ in 0..<3 {
+            api.record(Self.entry(nil, status: 404))
+            admin.record(Self.entry(nil, status: 404))
+        }
+        #expect(lines.entries.filter { $0.message == "request" }.count == 2)
     }
 
     @Test func theAdminListenersSuccessesAreAllDebug() {
