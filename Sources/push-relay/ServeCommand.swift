@@ -18,16 +18,17 @@ import RelayStore
 /// service account, to a mock FCM likewise; apps without a VAPID key, to a mock push service likewise.
 enum ServeCommand {
     static let help = """
-        usage: push-relay serve [--config FILE] [--host ADDR] [--port N] [--log-level LEVEL]
+        usage: push-relay serve [--config FILE] [--host ADDR] [--port N] [--admin-port N] [--log-level LEVEL]
           settings come from defaults, then --config (or PUSH_RELAY_CONFIG), then PUSH_RELAY_* variables,
-          then these options; 'push-relay config check' prints the result.
+          then these options; 'push-relay config check' prints the result. --admin-port is the admin
+          listener's (/metrics, /readyz per app; default 8081, a free one with --port 0).
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(
             words,
             switches: ["help"],
-            options: ["config", "host", "port", "log-level"],
+            options: ["config", "host", "port", "admin-port", "log-level"],
             positional: 0
         )
         if arguments.flag("help") {
@@ -56,6 +57,7 @@ enum ServeCommand {
         var configuration = loaded.configuration
         if let host = arguments.value("host") { configuration.http.host = host }
         if let port = try arguments.integer("port") { configuration.http.port = port }
+        if let port = try arguments.integer("admin-port") { configuration.http.admin.port = port }
         if let level = arguments.value("log-level") {
             guard let parsed = Logger.Level(rawValue: level) else {
                 throw Arguments.Problem(

@@ -7,14 +7,15 @@ let usage = """
     usage: push-relay <command> [options]
 
     commands:
-      serve        run the relay (HTTP API, outbox dispatcher; an in-process mock APNs when no app is configured)
+      serve        run the relay (HTTP API, outbox dispatcher; in-process mocks when an app has no credentials)
       health       ask the configured relay's /healthz (http or https); exit 0 healthy, 1 not
       mock-apns    run a mock APNs (HTTP/2, Apple's validation, scriptable faults)
       mock-fcm     run a mock FCM HTTP v1 with its OAuth token endpoint (HTTP/2, scriptable answers)
       mock-webpush run a mock Web Push service (HTTP/2, VAPID checks, decrypts and checks each message;
                    --new-subscription prints a subscription for the relay)
       mock-kafka   run librdkafka's mock Kafka cluster with the topics asked for (for kcat and tests)
-      send         send one push to APNs, or to FCM with --platform android, and print the answer as JSON
+      send         send one push to APNs, to FCM (--platform android) or to a browser (--platform web), and
+                   print the answer as JSON
       version      print the versions of PushRelay and the C libraries it links
       keys new     print a new API key and the SHA-256 to configure
       keys vapid   write a new VAPID key pair for apps[].webPush and print its public key

@@ -39,6 +39,23 @@ import Testing
         #expect((line["problems"] as? String)?.contains(place) == true, "\(line)")
     }
 
+    /// `serve --admin-port` sets the admin listener's port, checked with the rest of the configuration.
+    @Test func serveTakesTheAdminPortFromItsOption() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let serve = try RelayProcess(
+            ["serve", "--port", "0", "--admin-port", "70000"],
+            environment: ["PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path],
+            outputIn: directory.url,
+            name: "serve"
+        )
+        #expect(try await serve.exitStatus().status == 1)
+        let lines = try ServeLogTests.objects(serve.stderr)
+        let line = try #require(lines.first { $0["msg"] as? String == "invalid configuration" }, "\(serve.stderr)")
+        let problems = line["problems"] as? String
+        #expect(problems?.contains("http.admin.port: must be 0...65535, is 70000") == true, "\(line)")
+    }
+
     /// `PUSH_RELAY_APPS` is strict JSON like the file, and a problem with it never shows its text: an app's
     /// webhook secret may be in it, and `serve` logs its problems.
     @Test func anAppsVariableIsStrictJSONAndNeverShown() async throws {
