@@ -48,6 +48,23 @@ public enum Caller: Sendable {
     /// - Throws: ``HTTPError`` 400 `missing_field` when the backend names none, 403 `forbidden_user` (or
     ///   `refusal`) when a user names another, and what ``Validation/id(_:field:)`` throws.
     func actingUser(_ given: String?, field: String, refusal: String = "forbidden_user") throws(HTTPError) -> String {
+        try actingUser(given, field: field, refusal: refusal, omittable: true)
+    }
+
+    /// The user a call on a `…/{userId}` path acts for: the path's, a valid id, which a user caller must be.
+    /// - Throws: ``HTTPError`` 403 `forbidden_user` when a user names another, and what
+    ///   ``Validation/id(_:field:)`` throws.
+    func actingUser(inPath parameters: RouteParameters) throws -> String {
+        let given = try Validation.id(try parameters.require("userId"), field: "userId")
+        return try actingUser(given, field: "userId", refusal: "forbidden_user", omittable: false)
+    }
+
+    private func actingUser(
+        _ given: String?,
+        field: String,
+        refusal: String,
+        omittable: Bool
+    ) throws(HTTPError) -> String {
         switch self {
         case .backend:
             guard let given else { throw .badRequest(code: "missing_field", message: "\(field) is required") }
@@ -57,7 +74,7 @@ public enum Caller: Sendable {
             throw HTTPError(
                 status: 403,
                 code: refusal,
-                message: "\(field) must be the signed-in user ('\(userId)') or omitted"
+                message: "\(field) must be the signed-in user ('\(userId)')" + (omittable ? " or omitted" : "")
             )
         }
     }

@@ -124,11 +124,15 @@ extension RelayAPI {
     private func rateLimited(_ refusal: UserRateRefusal, userId: String, limits: Configuration.Limits) -> HTTPError {
         switch refusal {
         case .writes(let wait):
-            rateLimited("writes", "'\(userId)' may make \(limits.writesPerMinute) writes a minute", retryAfter: wait)
+            rateLimited(
+                "writes",
+                "'\(userId)' may make \(limits.writesPerMinute) writes a minute, \(limits.writeBurst) at once",
+                retryAfter: wait
+            )
         case .webhooks(let wait):
             rateLimited(
                 "webhooks",
-                "'\(userId)' may send \(limits.webhooksPerMinute) webhooks a minute",
+                "'\(userId)' may send \(limits.webhooksPerMinute) webhooks a minute, \(limits.webhookBurst) at once",
                 retryAfter: wait
             )
         case .pushesPerRecipient(let wait):

@@ -167,10 +167,7 @@ extension RelayAPI {
     /// `GET /v1/users/{userId}/devices`: a user lists only its own.
     func userDevices(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
-        let userId = try caller.actingUser(
-            try Validation.id(try parameters.require("userId"), field: "userId"),
-            field: "userId"
-        )
+        let userId = try caller.actingUser(inPath: parameters)
         let devices = try await store.devices(appId: caller.app.id, userId: userId)
         return try .json(DeviceList(devices: devices.map(DeviceView.init)))
     }
@@ -236,10 +233,7 @@ extension RelayAPI {
     ) async throws -> (Caller, roomId: String, userId: String) {
         let caller = try await directory.authenticate(request)
         let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
-        let userId = try caller.actingUser(
-            try Validation.id(try parameters.require("userId"), field: "userId"),
-            field: "userId"
-        )
+        let userId = try caller.actingUser(inPath: parameters)
         return (caller, roomId, userId)
     }
 

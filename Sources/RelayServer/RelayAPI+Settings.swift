@@ -27,10 +27,7 @@ extension RelayAPI {
         _ parameters: RouteParameters
     ) async throws -> (Caller, userId: String) {
         let caller = try await directory.authenticate(request)
-        let userId = try caller.actingUser(
-            try Validation.id(try parameters.require("userId"), field: "userId"),
-            field: "userId"
-        )
+        let userId = try caller.actingUser(inPath: parameters)
         return (caller, userId)
     }
 }

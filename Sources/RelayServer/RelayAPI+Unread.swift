@@ -18,10 +18,7 @@ extension RelayAPI {
     func markRead(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
-        let userId = try caller.actingUser(
-            try Validation.id(try parameters.require("userId"), field: "userId"),
-            field: "userId"
-        )
+        let userId = try caller.actingUser(inPath: parameters)
         try requireMembershipFromRelay(caller, "Marking a room read")
         let body = try request.decode(ReadMarker.self)
         guard let at = Timestamp.parse(body.at) else {
@@ -51,10 +48,7 @@ extension RelayAPI {
     /// messages only, at most ``maxUnreadRooms`` of them. A user reads only its own; the backend anyone's.
     func unread(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
-        let userId = try caller.actingUser(
-            try Validation.id(try parameters.require("userId"), field: "userId"),
-            field: "userId"
-        )
+        let userId = try caller.actingUser(inPath: parameters)
         let counts = try await store.unreadCounts(appId: caller.app.id, userId: userId, roomLimit: Self.maxUnreadRooms)
         return try .json(UnreadView(total: counts.total, rooms: counts.rooms))
     }

@@ -303,6 +303,9 @@ import Testing
             #expect(delete.status == 404 && delete.error?.code == "not_found")
             let list = try await relay.call("GET", "/v1/users/\(precomposed)/devices", user: decomposed)
             #expect(list.status == 403 && list.error?.code == "forbidden_user")
+            // A path names its user: nothing there can be omitted.
+            let signedIn = "must be the signed-in user ('\(decomposed)')"
+            #expect(list.error?.message.hasSuffix(signedIn) == true, "\(list.text)")
             #expect(try await relay.devices(of: precomposed).map(\.token) == [phone])
         }
     }
