@@ -49,7 +49,7 @@ enum MHDCallbacks {
             connection: connection,
             method: String(cString: method),
             version: version.map { String(cString: $0) } ?? "",
-            targetIsWhole: context.isWhole(version: version),
+            cut: context.cut(method: method, version: version),
             uploadData: uploadData,
             uploadSize: uploadDataSize,
             context: context

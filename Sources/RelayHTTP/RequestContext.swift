@@ -40,8 +40,9 @@ final class RequestContext: @unchecked Sendable {
     /// The raw request target as sent (`/path?query`), before libmicrohttpd decodes it, up to its first NUL
     /// byte (it arrives as a C string).
     let target: String
-    /// The address of the NUL that ended ``target``'s C string in libmicrohttpd's read buffer; compared
-    /// (``isWhole(version:)``), never read.
+    /// The addresses of ``target``'s first byte and of the NUL that ended its C string in libmicrohttpd's read
+    /// buffer; compared (``cut(method:version:)``), never read.
+    private let targetStart: UInt
     private let targetEnd: UInt
     let connection: OpaquePointer
     let started: ContinuousClock.Instant
@@ -52,17 +53,29 @@ final class RequestContext: @unchecked Sendable {
     init(target: UnsafePointer<CChar>, connection: OpaquePointer) {
         let length = strlen(target)
         self.target = String(decoding: UnsafeRawBufferPointer(start: target, count: length), as: UTF8.self)
+        self.targetStart = UInt(bitPattern: target)
         self.targetEnd = UInt(bitPattern: target + length)
         self.connection = connection
         self.started = .now
     }
 
-    /// Whether ``target`` is the request line's whole target: libmicrohttpd (0.9.75) ends the target's C string
-    /// by writing a NUL over the space before the HTTP version and hands the access handler `version` pointing
-    /// just past it, so a target that a NUL byte of the request cut short ends elsewhere (`GET /a\0/../b
-    /// HTTP/1.1` would be served as `/a`). False, too, when `version` is not in the request line.
-    func isWhole(version: UnsafePointer<CChar>?) -> Bool {
-        guard let version else { return false }
-        return UInt(bitPattern: version) == targetEnd + 1
+    /// A part of the request line that a NUL byte of the request cut short.
+    enum Cut: Sendable {
+        /// `POST\0X /a HTTP/1.1` would be served as `POST`.
+        case method
+        /// `GET /a\0/../b HTTP/1.1` would be served as `/a`; also a request line whose version is not in it.
+        case target
+    }
+
+    /// What a NUL byte cut short of the request line whose `method` and `version` (C strings) the access
+    /// handler got, if anything. libmicrohttpd (0.9.75) parses the line in its read buffer: it writes a NUL
+    /// over the space after the method and over the one before the version, hands the URI log callback the
+    /// target starting just past the first and the access handler `version` just past the second. A method
+    /// or target that ends anywhere else was cut by a NUL of the request (or, for the method, followed by more
+    /// than one space, which RFC 9112 §3 does not allow either).
+    func cut(method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?) -> Cut? {
+        guard UInt(bitPattern: method + strlen(method)) + 1 == targetStart else { return .method }
+        guard let version, UInt(bitPattern: version) == targetEnd + 1 else { return .target }
+        return nil
     }
 }

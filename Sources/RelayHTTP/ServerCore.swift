@@ -123,13 +123,13 @@ final class ServerCore: Sendable {
 
     /// The access handler (see `MHD_AccessHandlerCallback`): called once after the headers, once per body
     /// chunk, once at the end of the body, and once more after the connection is resumed. `version` is the
-    /// request line's, e.g. `"HTTP/1.1"`; `targetIsWhole` whether the request's target reached this server
-    /// whole (``RequestContext/isWhole(version:)``).
+    /// request line's, e.g. `"HTTP/1.1"`; `cut` what of the request line a NUL byte cut short, if anything
+    /// (``RequestContext/cut(method:version:)``).
     func access(
         connection: OpaquePointer,
         method: String,
         version: String,
-        targetIsWhole: Bool,
+        cut: RequestContext.Cut?,
         uploadData: UnsafePointer<CChar>?,
         uploadSize: UnsafeMutablePointer<Int>,
         context: RequestContext
@@ -195,7 +195,7 @@ final class ServerCore: Sendable {
                 connection: connection,
                 method: method,
                 version: version,
-                targetIsWhole: targetIsWhole,
+                cut: cut,
                 context: context
             )
         case .endOfBody:
@@ -207,7 +207,7 @@ final class ServerCore: Sendable {
         connection: OpaquePointer,
         method: String,
         version: String,
-        targetIsWhole: Bool,
+        cut: RequestContext.Cut?,
         context: RequestContext
     ) -> MHD_Result {
         let received = ReceivedHeaders.read(from: connection)
@@ -229,7 +229,7 @@ final class ServerCore: Sendable {
         // The headers' framing first (what a proxy in front may read otherwise), then the route's check (its
         // body limit, or a refusal: a missing credential), then the announced length: a stranger learns no
         // body limit. All before any body byte is read (or `100 Continue` sent).
-        if let problem = headerProblem(received, method: method, version: version, targetIsWhole: targetIsWhole) {
+        if let problem = headerProblem(received, method: method, version: version, cut: cut) {
             return refuse(problem, on: connection, context: context)
         }
         let verdict = headerCheck?(method, path, headers, client)
@@ -246,8 +246,8 @@ final class ServerCore: Sendable {
     /// What the request line and headers alone decide, in this order:
     /// - 501 `method_not_implemented`: a method the handler does not answer (RFC 9110 §15.6.2), before
     ///   anything else is looked at;
-    /// - 400 `invalid_target`: a target holding a NUL byte (`targetIsWhole` false), which would be served as
-    ///   the part before it, before a route's check of the headers reads that part;
+    /// - 400 `invalid_target` for a target holding a NUL byte, `bad_request` for such a method (`cut`), which
+    ///   would be served as the part before it, before a route's check of the headers reads that part;
     /// - 400 `malformed_header`: a field name that is not a token (RFC 9110 §5.1), such as one with white
     ///   space before its colon, which RFC 9112 §5.1 requires a server to refuse: a proxy in front may read
     ///   the field (`Content-Length : 5`) where libmicrohttpd reads another name, and frame the body
@@ -271,7 +271,7 @@ final class ServerCore: Sendable {
         _ received: ReceivedHeaders,
         method: String,
         version: String,
-        targetIsWhole: Bool
+        cut: RequestContext.Cut?
     ) -> HTTPError? {
         let headers = received.headers
         if let methods, !methods.contains(method) {
@@ -281,7 +281,12 @@ final class ServerCore: Sendable {
                 message: "The method is not one this server answers: \(methods.sorted().joined(separator: ", "))"
             )
         }
-        if !targetIsWhole { return HTTPRequest.unprintableTarget }
+        switch cut {
+        case .target: return HTTPRequest.unprintableTarget
+        case .method:
+            return .badRequest(message: "The request method holds a NUL byte or is followed by more than one space")
+        case nil: break
+        }
         if let problem = received.problem {
             return .badRequest(code: "malformed_header", message: problem)
         }
@@ -314,7 +319,7 @@ final class ServerCore: Sendable {
     }
 
     /// 413 when the announced Content-Length is over `limit` (the route's body limit, else the server's),
-    /// for headers ``headerProblem(_:method:version:)`` passed (one length, digits alone).
+    /// for headers ``headerProblem(_:method:version:cut:)`` passed (one length, digits alone).
     func lengthProblem(_ received: ReceivedHeaders, limit: Int) -> HTTPError? {
         let length = Self.list(received.headers, "content-length").first.flatMap { Int($0) }
         guard let length, length > limit else { return nil }
@@ -405,7 +410,7 @@ final class ServerCore: Sendable {
         return resumed
     }
 
-    /// Answers a request the server refuses by itself (``headerProblem(_:method:version:)``, a target it
+    /// Answers a request the server refuses by itself (``headerProblem(_:method:version:cut:)``, a target it
     /// cannot parse, a body over the limit, shutdown) with `Connection: close`: after a request the server
     /// did not take, where the next one starts is not known, so nothing more is read from the connection.
     private func refuse(_ error: HTTPError, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {

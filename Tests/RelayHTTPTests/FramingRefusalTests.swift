@@ -75,6 +75,9 @@ import Testing
             ("GET /hello\u{0} HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
             ("GET /hello?\u{0}a=1 HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
             ("GET /hello\u{0}HTTP/1.1 HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target"),
+            // A NUL in the method would serve it as what comes before it.
+            ("POST\u{0}X /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}", 400, "bad_request"),
+            ("GET\u{0}POST /hello HTTP/1.1\r\nHost: t\r\n\r\n", 400, "bad_request"),
             ("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "unsupported_transfer_encoding"),
             ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1001\r\n\r\n", 413, "payload_too_large"),
         ] + Self.malformedFields
