@@ -5,83 +5,97 @@ import RelayOutbox
 /// What the relay does with each answered request: counts it in `pushrelay_http_requests_total` (the API's
 /// listener only: admin scrapes and probes are not API traffic) and writes its access log line (the route
 /// pattern, never the path, which can hold a device token; the method cut to ``RelayCore/LogText/maxBytes``).
-/// A request that succeeded is logged at `debug` where it needs no credential (``QuietSuccesses``): every
-/// route of the admin listener (scrapes and probes, every few seconds), and the API listener's open routes
-/// (its probes and the OpenAPI document); the others at `info`.
 ///
-/// Each `info` line takes a ``RelayCore/LogBudget``: lines of refused requests (4xx, 501, 505: what a
-/// stranger can cause without a credential) ``refusedLinesPerSecond`` a second, the others
-/// ``answeredLinesPerSecond``; the lines past a budget are counted and reported in a `refused requests not
-/// logged` or `answered requests not logged` line with the next line let through, so a flood, a stranger's
-/// or a user's, writes a bounded number of lines a second. The relay's two listeners share the budgets
-/// (``Budgets``), so the caps hold for the process.
+/// A route anyone may call without a credential (``OpenRoutes``: every route of the admin listener, and the
+/// API listener's probes and OpenAPI document) logs what it answers at `debug`, unless it refused the
+/// request. Every other line is at `info` and takes the ``RelayCore/LogBudget`` of its ``Kind`` (refused,
+/// failed or answered), shared by the relay's listeners (``Budgets``): the lines past a budget are counted
+/// and reported in a `… requests not logged` line with the next line let through, so a flood, a stranger's
+/// or a user's, writes a bounded number of lines a second, and one kind's flood leaves the others' lines.
 final class AccessLog: Sendable {
-    /// Access log lines of refused requests written in one second.
-    static let refusedLinesPerSecond = 20
-    /// Access log lines of other requests written at `info` in one second: a relay answering more calls
-    /// than that logs a sample of them (every call is still counted in `pushrelay_http_requests_total`).
-    static let answeredLinesPerSecond = 200
+    /// Which budget an answered request's line takes.
+    enum Kind: String, Sendable, CaseIterable {
+        /// 4xx, 501 Not Implemented, 505 HTTP Version Not Supported: what a stranger can cause.
+        case refused
+        /// Another 5xx: the relay, its store or a service it asks failed.
+        case failed
+        /// The rest: what a caller asked for, done.
+        case answered
 
-    /// Which routes' successes are logged at `debug`.
-    enum QuietSuccesses: Sendable {
-        /// Every route's (the admin listener's).
-        case all
-        /// Those of these route patterns (routes that take no credential).
-        case routes(Set<String>)
+        init(status: Int) {
+            if (400..<500).contains(status) || status == 501 || status == 505 {
+                self = .refused
+            } else if (500..<600).contains(status) {
+                self = .failed
+            } else {
+                self = .answered
+            }
+        }
+
+        /// Lines of this kind written at `info` in one second. A relay answering more calls than that logs
+        /// a sample of them (every call is still counted in `pushrelay_http_requests_total`).
+        var linesPerSecond: Int {
+            switch self {
+            case .refused, .failed: 20
+            case .answered: 200
+            }
+        }
     }
 
-    /// The budgets of the `info` lines of refused and of answered requests.
-    struct Budgets: Sendable {
-        var refusals: LogBudget
-        var answers: LogBudget
+    /// The routes that take no credential, whose answers other than refusals are logged at `debug`.
+    enum OpenRoutes: Sendable {
+        /// Every route (the admin listener's: scrapes and probes, every few seconds).
+        case all
+        /// These route patterns.
+        case routes(Set<String>)
 
-        /// ``refusedLinesPerSecond`` and ``answeredLinesPerSecond`` lines a second.
-        static func perSecond() -> Budgets {
-            Budgets(
-                refusals: LogBudget(limit: refusedLinesPerSecond, interval: .seconds(1)),
-                answers: LogBudget(limit: answeredLinesPerSecond, interval: .seconds(1))
+        func contains(_ route: String) -> Bool {
+            switch self {
+            case .all: true
+            case .routes(let routes): routes.contains(route)
+            }
+        }
+    }
+
+    /// One ``RelayCore/LogBudget`` per ``Kind``, made once for the relay and given to each listener's log.
+    final class Budgets: Sendable {
+        private let budgets: [Kind: LogBudget]
+
+        /// - Parameters:
+        ///   - lines: the lines of a kind let through in one `interval`.
+        init(lines: (Kind) -> Int = \.linesPerSecond, interval: Duration = .seconds(1)) {
+            budgets = Dictionary(
+                uniqueKeysWithValues: Kind.allCases.map { ($0, LogBudget(limit: lines($0), interval: interval)) }
             )
         }
+
+        subscript(kind: Kind) -> LogBudget { budgets[kind]! }
     }
 
     /// Where requests are counted; nil for the admin listener.
     private let metrics: RelayMetrics?
     private let logger: Logger
-    private let quiet: QuietSuccesses
-    private let refusals: LogBudget
-    private let answers: LogBudget
+    private let open: OpenRoutes
+    private let budgets: Budgets
 
-    init(metrics: RelayMetrics?, logger: Logger, quiet: QuietSuccesses, budgets: Budgets) {
+    init(metrics: RelayMetrics?, logger: Logger, open: OpenRoutes, budgets: Budgets) {
         self.metrics = metrics
         self.logger = logger
-        self.quiet = quiet
-        self.refusals = budgets.refusals
-        self.answers = budgets.answers
+        self.open = open
+        self.budgets = budgets
     }
-
-    /// The level of a line of `route` answered `status`.
-    private func level(route: String, status: Int) -> Logger.Level {
-        guard (200..<300).contains(status) else { return .info }
-        switch quiet {
-        case .all: return .debug
-        case .routes(let routes): return routes.contains(route) ? .debug : .info
-        }
-    }
-
-    /// Whether a status refuses the request (4xx, 501 Not Implemented, 505 HTTP Version Not Supported).
-    static func isRefusal(_ status: Int) -> Bool { (400..<500).contains(status) || status == 501 || status == 505 }
 
     /// Counts `entry` (with metrics) and logs it (an `info` line within its budget).
     func record(_ entry: AccessLogEntry) {
         let route = entry.route ?? "unmatched"
         metrics?.recordRequest(route: route, method: entry.method, status: entry.status)
-        let level = level(route: route, status: entry.status)
+        let kind = Kind(status: entry.status)
+        let level: Logger.Level = kind != .refused && open.contains(route) ? .debug : .info
         guard logger.level <= level else { return }
         if level == .info {
-            let refused = Self.isRefusal(entry.status)
-            switch (refused ? refusals : answers).admit() {
+            switch budgets[kind].admit() {
             case .suppress: return
-            case .log(let suppressed): reportSuppressed(suppressed, refused: refused)
+            case .log(let suppressed): reportSuppressed(suppressed, of: kind)
             }
         }
         logger.log(
@@ -95,17 +109,17 @@ final class AccessLog: Sendable {
         )
     }
 
-    /// Logs the lines left out since the last report, if any (at shutdown).
+    /// Logs the lines of every kind left out since their last report, if any (at shutdown; once for the
+    /// relay, since its listeners' logs share the budgets).
     func flush() {
-        reportSuppressed(refusals.takeSuppressed(), refused: true)
-        reportSuppressed(answers.takeSuppressed(), refused: false)
+        for kind in Kind.allCases { reportSuppressed(budgets[kind].takeSuppressed(), of: kind) }
     }
 
-    private func reportSuppressed(_ count: Int, refused: Bool) {
+    private func reportSuppressed(_ count: Int, of kind: Kind) {
         guard count > 0 else { return }
         logger.warning(
-            refused ? "refused requests not logged" : "answered requests not logged",
-            ["count": count, "budget_per_second": refused ? Self.refusedLinesPerSecond : Self.answeredLinesPerSecond]
+            "\(kind.rawValue) requests not logged",
+            ["count": count, "budget_per_second": budgets[kind].limit]
         )
     }
 }

@@ -39,11 +39,11 @@ public final class Relay: Sendable {
     private let logger: Logger
     private let feedback: FeedbackSender
     private let retention: RetentionJob
+    /// The API listener's access log; its budgets are the admin listener's too, so it alone reports what
+    /// both left out.
     private let accessLog: AccessLog
     /// The group ``start()`` runs and its task; nil when not started.
     private let running = MutexBox<(ServiceGroup, Task<Void, Never>)?>(nil)
-    /// The admin listener's access log, which counts nothing in `pushrelay_http_requests_total`.
-    private let adminAccessLog: AccessLog
     /// One consumer per app with `apps[].ditto.kafka`.
     private let dittoConsumers: [DittoKafkaConsumer]
     /// One re-read job per app with `apps[].ditto.httpAPI`.
@@ -196,22 +196,22 @@ public final class Relay: Sendable {
         )
         let router = api.router()
         let http = Self.httpServerConfiguration(configuration.http)
-        let budgets = AccessLog.Budgets.perSecond()
+        let budgets = AccessLog.Budgets()
         let accessLog = AccessLog(
             metrics: metrics,
             logger: logger.with(["component": "http"]),
-            quiet: .routes(RelayAPI.openRoutes),
+            open: .routes(RelayAPI.openRoutes),
             budgets: budgets
         )
         self.accessLog = accessLog
         let onResponse: @Sendable (AccessLogEntry) -> Void = { accessLog.record($0) }
+        // The admin listener's log counts nothing in `pushrelay_http_requests_total`.
         let adminAccessLog = AccessLog(
             metrics: nil,
             logger: logger.with(["component": "http"]),
-            quiet: .all,
+            open: .all,
             budgets: budgets
         )
-        self.adminAccessLog = adminAccessLog
         let handler = Self.withStoreDeadline(router.handler, configuration.storage)
         self.handler = handler
         server = HTTPServer(
@@ -309,10 +309,9 @@ public final class Relay: Sendable {
         var services: [ServiceGroup.Entry] = [
             .init(
                 "relay",
-                CloseOnShutdown { [transports, accessLog, adminAccessLog, logger] in
+                CloseOnShutdown { [transports, accessLog, logger] in
                     for transport in transports { await transport.shutdown() }
                     accessLog.flush()
-                    adminAccessLog.flush()
                     logger.info("relay stopped")
                 }
             ),
