@@ -126,12 +126,10 @@ public struct AppDirectory: Sendable {
     /// 429 `rate_limited` for a client over the `credential_failures` limit, counted in the metrics.
     private func overCredentialFailures(retryAfter seconds: Int) -> HTTPError {
         metrics?.recordRateLimited(limit: "credential_failures")
-        return HTTPError(
-            status: 429,
-            code: "rate_limited",
-            message: "Over the credential_failures limit: too many credential checks from this address or "
-                + "its range are under way or failed; try again later",
-            headers: [("Retry-After", "\(seconds)")]
+        return .rateLimited(
+            "credential_failures",
+            "too many credential checks from this address or its range are under way or failed; try again later",
+            retryAfter: seconds
         )
     }
 

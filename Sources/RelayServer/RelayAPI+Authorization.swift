@@ -84,12 +84,14 @@ extension RelayAPI {
             return try await write()
         } catch let exceeded as UserLimitExceeded {
             let one = exceeded.current == 1
-            let what = exceeded.limit == .devices ? (one ? "live device" : "live devices") : (one ? "room" : "rooms")
+            let (what, adding) =
+                exceeded.limit == .devices
+                ? (one ? "live device" : "live devices", "would add \(exceeded.adding)")
+                : (one ? "room" : "rooms", "would join \(exceeded.adding)")
             metrics.recordRateLimited(limit: exceeded.limit.rawValue)
-            throw HTTPError.conflict(
-                code: "limit_reached",
-                message:
-                    "Over the \(exceeded.limit.rawValue) limit: '\(userId)' has \(exceeded.current) \(what); at most \(exceeded.maximum)"
+            throw HTTPError.limitReached(
+                exceeded.limit.rawValue,
+                "'\(userId)' has \(exceeded.current) \(what) and \(adding); at most \(exceeded.maximum)"
             )
         }
     }
@@ -145,13 +147,8 @@ extension RelayAPI {
     }
 
     /// 429 `rate_limited` naming the limit (a fixed name), counted in `pushrelay_rate_limited_total{limit}`.
-    func rateLimited(_ limit: String, _ message: String, retryAfter: Int = 60) -> HTTPError {
+    func rateLimited(_ limit: String, _ message: String, retryAfter: Int) -> HTTPError {
         metrics.recordRateLimited(limit: limit)
-        return HTTPError(
-            status: 429,
-            code: "rate_limited",
-            message: "Over the \(limit) limit: \(message)",
-            headers: [("Retry-After", "\(retryAfter)")]
-        )
+        return .rateLimited(limit, message, retryAfter: retryAfter)
     }
 }

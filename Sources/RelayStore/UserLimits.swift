@@ -27,7 +27,7 @@ public struct UserLimits: Sendable, Equatable {
     /// - Throws: ``UserLimitExceeded`` `.rooms`.
     package func checkRooms(current: Int, joining: Int) throws(UserLimitExceeded) {
         guard joining == 0 || current + joining <= rooms else {
-            throw UserLimitExceeded(limit: .rooms, current: current, maximum: rooms)
+            throw UserLimitExceeded(limit: .rooms, current: current, maximum: rooms, adding: joining)
         }
     }
 }
@@ -56,10 +56,13 @@ public struct UserLimitExceeded: Error, Sendable, Equatable {
     /// What the user has: live devices, or rooms.
     public var current: Int
     public var maximum: Int
+    /// What the write would add: 1 device, or the rooms it would join.
+    public var adding: Int
 
-    public init(limit: Limit, current: Int, maximum: Int) {
+    public init(limit: Limit, current: Int, maximum: Int, adding: Int = 1) {
         self.limit = limit
         self.current = current
         self.maximum = maximum
+        self.adding = adding
     }
 }

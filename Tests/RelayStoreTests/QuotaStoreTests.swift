@@ -132,26 +132,28 @@ import Testing
         }
         #expect(outcomes.filter { $0 }.count == 10)
         #expect(try await stores[0].liveDeviceCount(appId: "app-a", userId: "alice") == 10)
+        /// Registers `token` for `user` through `store`, as a user does, counted against `limits`.
+        func register(_ token: PushToken, _ user: String, on store: any Store, _ limits: UserLimits) async throws {
+            _ = try await store.upsertDevice(
+                appId: "app-a",
+                token: try token.registered(scope: "production"),
+                userId: user,
+                rooms: [],
+                origin: .user,
+                at: F.t0,
+                limits: limits
+            )
+        }
         // A device the user has again is not a new one; another user has a count of its own.
-        let registered = try await stores[0].devices(appId: "app-a", userId: "alice")[0]
-        _ = try await stores[0].upsertDevice(
-            appId: "app-a",
-            token: try registered.token.registered(scope: "production"),
-            userId: "alice",
-            rooms: [],
-            origin: .user,
-            at: F.t0,
-            limits: limits
-        )
-        _ = try await stores[0].upsertDevice(
-            appId: "app-a",
-            token: try F.token(100).registered(scope: "production"),
-            userId: "bob",
-            rooms: [],
-            origin: .user,
-            at: F.t0,
-            limits: limits
-        )
+        let registered = try await stores[0].devices(appId: "app-a", userId: "alice")[0].token
+        try await register(registered, "alice", on: stores[0], limits)
+        try await register(F.token(100), "bob", on: stores[0], limits)
+        // Over a lowered limit, the user's live devices still register again; a new one is refused.
+        let lowered = UserLimits(devices: 3, rooms: 1000)
+        try await register(registered, "alice", on: stores[1], lowered)
+        await #expect(throws: UserLimitExceeded(limit: .devices, current: 10, maximum: 3)) {
+            try await register(F.token(200), "alice", on: stores[1], lowered)
+        }
     }
 
     @Test(arguments: StoreKind.allCases) func concurrentJoinsOverTheLimitEndAtTheLimit(kind: StoreKind) async throws {
