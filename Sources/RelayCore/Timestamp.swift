@@ -19,13 +19,16 @@ public enum Timestamp {
     /// Parses RFC 3339 text (with or without fraction, `Z` or an offset, `T` and `Z` in either case as §5.6
     /// allows); nil when it is not RFC 3339, or names a day the month does not have or a time of day out of
     /// range (§5.7: Foundation's parser would read `2020-02-30` as March 1st and `T25:00:00` as 01:00 the
-    /// next day). A leap second (`:60`) is refused too, and anything after the time. A fraction may have any number of digits (§5.6's
-    /// `time-secfrac`); those past the ninth, which Foundation's parser refuses, are left out: they change
-    /// nothing the relay keeps (milliseconds).
+    /// next day). A leap second (`:60`) is refused too, and anything after the time. A fraction may have any
+    /// number of digits (§5.6's `time-secfrac`); those past the ninth, which Foundation's parser refuses, are
+    /// left out: they change nothing the relay keeps (milliseconds).
     public static func parse(_ text: String) -> Date? {
         let text = withNineFractionDigitsAtMost(text.uppercased())
-        // A whole match: the style's `parse` reads a time from the start and leaves what follows unread.
-        guard let date = text.wholeMatch(of: Date.ISO8601FormatStyle(includingFractionalSeconds: true))?.output
+        // A whole match: the style's `parse` reads a time from the start and leaves what follows unread. The
+        // style without a fraction reads times that have none (before Swift 6.2 the other required one).
+        guard
+            let date = text.wholeMatch(of: Date.ISO8601FormatStyle(includingFractionalSeconds: true))?.output
+                ?? text.wholeMatch(of: Date.ISO8601FormatStyle())?.output
         else { return nil }
         // The full-date and partial-time without fraction are the first 19 characters (§5.6); read alone,
         // they must come back as written, which nothing that rolls over does.

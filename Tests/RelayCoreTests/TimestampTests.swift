@@ -23,12 +23,19 @@ import Testing
         for text in ["2026-01-01T00:00:00.1234567891Z", "2026-01-01T01:00:00.12345678912345678+01:00"] {
             #expect(Timestamp.parse(text).map(Timestamp.milliseconds) == 1_767_225_600_123, "\(text)")
         }
+        #expect(Timestamp.parse("2026-01-01t00:00:00.1234567891z").map(Timestamp.milliseconds) == 1_767_225_600_123)
+        #expect(Timestamp.parse("2026-01-01T00:00:00.123456789Z").map(Timestamp.milliseconds) == 1_767_225_600_123)
         #expect(Timestamp.parse("2026-01-01T00:00:00.1234567891") == nil)
         #expect(Timestamp.parse("2026-01-01T00:00:00.1234567891ZZ") == nil)
     }
 
     /// Text after the time is refused, not left unread.
-    @Test(arguments: ["2026-01-01T00:00:00Zjunk", "2026-01-01T00:00:00.123ZZ", "2026-01-01T00:00:00+01:00 "])
+    @Test(
+        arguments: [
+            "2026-01-01T00:00:00Zjunk", "2026-01-01T00:00:00.123ZZ", "2026-01-01T00:00:00+01:00 ",
+            "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00.", "2026-01-01T00:00:00.1234567890123é", "2026-01-01",
+        ]
+    )
     func textAfterTheTimeIsRefused(text: String) {
         #expect(Timestamp.parse(text) == nil)
     }
