@@ -51,7 +51,7 @@ public struct AppDirectory: Sendable {
     ///   ``refusedKey(client:message:)``); for a user credential, 429 `rate_limited`, and what
     ///   ``userRefusal(_:)`` makes of a refusal (an unknown app and an app without `userAuth` included).
     public func authenticate(_ request: HTTPRequest) async throws(HTTPError) -> Caller {
-        let bearer = try Self.bearer(request)
+        let bearer = try Self.bearer(request.headers, naming: "api key or user credential")
         let appIds = request.headers.trimmedValues(for: Self.appHeader)
         guard appIds.count <= 1 else {
             throw .badRequest(code: "conflicting_headers", message: "X-PushRelay-App must be sent once")
@@ -157,16 +157,18 @@ public struct AppDirectory: Sendable {
         return Self.refusal(code: error.code, message: error.message)
     }
 
-    /// The token of `Authorization: Bearer <token>`.
-    private static func bearer(_ request: HTTPRequest) throws(HTTPError) -> String {
-        guard let header = request.headers["authorization"] else {
-            throw .unauthorized(message: "Authorization: Bearer <api key or user credential> is required")
+    /// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1, the scheme in any case), without the
+    /// white space (SP, HTAB) around it; `what` names the credentials the call takes, for the refusal.
+    /// - Throws: ``HTTPError`` 401 `unauthorized` when the header is missing or not a bearer token.
+    static func bearer(_ headers: HTTPHeaders, naming what: String) throws(HTTPError) -> String {
+        guard let header = headers.trimmedValues(for: "authorization").first else {
+            throw .unauthorized(message: "Authorization: Bearer <\(what)> is required")
         }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw .unauthorized(message: "Authorization must be 'Bearer <token>'")
         }
-        return parts[1].trimmingCharacters(in: .whitespaces)
+        return String(parts[1].drop { $0 == " " || $0 == "\t" })
     }
 
     /// A 401 with its own code and `WWW-Authenticate: Bearer` (RFC 6750 §3).

@@ -20,14 +20,7 @@ extension RelayAPI {
         _ headers: HTTPHeaders,
         client: String
     ) throws(HTTPError) -> (app: Configuration.App, byAPIKey: Bool) {
-        guard let header = headers["authorization"] else {
-            throw .unauthorized(message: "Authorization: Bearer <ingest secret or api key> is required")
-        }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw .unauthorized(message: "Authorization must be 'Bearer <token>'")
-        }
-        let bearer = parts[1].trimmingCharacters(in: .whitespaces)
+        let bearer = try AppDirectory.bearer(headers, naming: "ingest secret or api key")
         var bySecret: Configuration.App?
         var byKey: Configuration.App?
         for app in directory.apps {

@@ -326,14 +326,17 @@ import Testing
         }
     }
 
-    /// White space after the app id (a proxy that pads header values) is not part of it (RFC 9110 §5.5).
+    /// White space after the app id or the credential (a proxy that pads header values) is not part of
+    /// them (RFC 9110 §5.5).
     @Test func theAppHeaderIsReadWithoutTheWhiteSpaceAroundIt() async throws {
         try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
             try await relay.register(randomToken(), user: "alice")
             let token = try UserTokenIssuer.shared.token(for: "alice")
-            for padded in ["\(relay.app.id) ", "\(relay.app.id)\t \t"] {
+            for (padded, credential) in [
+                ("\(relay.app.id) ", "Bearer \(token)"), ("\(relay.app.id)\t \t", "bearer  \(token) \t"),
+            ] {
                 let answer = try await relay.rawExchange(
-                    "GET /v1/users/alice/devices HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+                    "GET /v1/users/alice/devices HTTP/1.1\r\nHost: t\r\nAuthorization: \(credential)\r\n"
                         + "X-PushRelay-App: \(padded)\r\nConnection: close\r\n\r\n"
                 )
                 #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
