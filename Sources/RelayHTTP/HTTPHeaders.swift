@@ -42,7 +42,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     /// RFC 9110 §5.6.3's OWS: SP and HTAB.
-    static let optionalWhiteSpace = CharacterSet(charactersIn: " \t")
+    public static let optionalWhiteSpace = CharacterSet(charactersIn: " \t")
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 

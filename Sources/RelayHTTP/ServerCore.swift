@@ -124,12 +124,12 @@ final class ServerCore: Sendable {
     /// The access handler (see `MHD_AccessHandlerCallback`): called once after the headers, once per body
     /// chunk, once at the end of the body, and once more after the connection is resumed. `version` is the
     /// request line's, e.g. `"HTTP/1.1"`; `cut` what of the request line a NUL byte cut short, if anything
-    /// (``RequestContext/cut(method:version:)``).
+    /// (``RequestContext/cut(method:version:)``), looked at once, when the headers are in.
     func access(
         connection: OpaquePointer,
         method: String,
         version: String,
-        cut: RequestContext.Cut?,
+        cut: @autoclosure () -> RequestContext.Cut?,
         uploadData: UnsafePointer<CChar>?,
         uploadSize: UnsafeMutablePointer<Int>,
         context: RequestContext
@@ -195,7 +195,7 @@ final class ServerCore: Sendable {
                 connection: connection,
                 method: method,
                 version: version,
-                cut: cut,
+                cut: cut(),
                 context: context
             )
         case .endOfBody:

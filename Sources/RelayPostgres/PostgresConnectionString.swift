@@ -53,7 +53,8 @@ public enum PostgresConnectionString {
         guard url.contains("://"), !uriPrefixes.contains(where: { url.hasPrefix($0) }) else {
             return .failure(Problem(message: message))
         }
-        return .failure(Problem(message: "\(message) (a URI starts with postgresql:// or postgres://)"))
+        let schemes = uriPrefixes.joined(separator: " or ")
+        return .failure(Problem(message: "\(message) (a URI starts with \(schemes))"))
     }
 
     /// The schemes libpq reads as a connection URI.

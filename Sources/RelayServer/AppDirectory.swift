@@ -168,7 +168,7 @@ public struct AppDirectory: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw .unauthorized(message: "Authorization must be 'Bearer <token>'")
         }
-        return String(parts[1].drop { $0 == " " || $0 == "\t" })
+        return parts[1].trimmingCharacters(in: HTTPHeaders.optionalWhiteSpace)
     }
 
     /// A 401 with its own code and `WWW-Authenticate: Bearer` (RFC 6750 §3).
