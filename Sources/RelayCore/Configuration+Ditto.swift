@@ -77,11 +77,10 @@ extension Configuration {
         /// Every problem, each starting with `path` (`apps[0].ditto`).
         func problems(at path: String) -> [String] {
             var problems: [String] = []
-            for (index, hash) in ingestSecretSHA256.enumerated()
-            where hash.utf8.count != 64 || !hash.allSatisfy(\.isHexDigit) {
-                problems.append(
-                    "\(path).ingestSecretSHA256[\(index)]: must be 64 hex characters (SHA-256 of the secret)"
-                )
+            for (index, hash) in ingestSecretSHA256.enumerated() {
+                if let problem = Configuration.sha256Problem(hash, of: "secret") {
+                    problems.append("\(path).ingestSecretSHA256[\(index)]: \(problem)")
+                }
             }
             if !(1...86_400).contains(maxMessageAgeSeconds) {
                 problems.append("\(path).maxMessageAgeSeconds: must be 1...86400")

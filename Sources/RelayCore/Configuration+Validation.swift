@@ -17,6 +17,20 @@ extension Configuration {
         return nil
     }
 
+    /// Why `value` is not the SHA-256 (hex) of an API key or ingest secret (`what`), nil when it is one. A
+    /// value that starts with ``App/apiKeyPrefix`` is a key `push-relay keys new` made, pasted instead of the
+    /// hash printed beside it: it would match no call, and is no longer secret. The problem never repeats it.
+    static func sha256Problem(_ value: String, of what: String) -> String? {
+        if value.hasPrefix(App.apiKeyPrefix) {
+            return "holds a \(what) itself, not its SHA-256: put there the SHA-256 of a new \(what) (`push-relay keys "
+                + "new` prints both); this one is no longer secret"
+        }
+        guard value.utf8.count == 64, value.allSatisfy(\.isHexDigit) else {
+            return "must be 64 hex characters (SHA-256 of the \(what))"
+        }
+        return nil
+    }
+
     /// The whole-number settings that only a range bounds, with their key paths, each problem written
     /// `<key>: must be <range>`: a value past its top would overflow a time computation or ask for memory
     /// that is not there (a `delivery.concurrency` of 10^8 is 10^8 workers), so it is refused before the
@@ -110,10 +124,10 @@ extension Configuration {
             )
             require(!app.apiKeySHA256.isEmpty, "\(at).apiKeySHA256: needs at least one key hash")
             for (k, hash) in app.apiKeySHA256.enumerated() {
-                require(
-                    hash.utf8.count == 64 && hash.allSatisfy(\.isHexDigit),
-                    "\(at).apiKeySHA256[\(k)]: must be 64 hex characters (SHA-256 of the key)"
-                )
+                if let problem = Self.sha256Problem(hash, of: "key") {
+                    problems.append("\(at).apiKeySHA256[\(k)]: \(problem)")
+                    continue
+                }
                 // A key selects one app: the same key for two would reach only the first.
                 if let owner = keyOwners[hash.lowercased()], owner != app.id {
                     problems.append(

@@ -212,6 +212,9 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var topic: String
         /// SHA-256 (lowercase hex) of each API key that selects this app; several allow rotation.
         public var apiKeySHA256: [String]
+        /// What every API key `push-relay keys new` makes starts with: a key pasted where its hash belongs is
+        /// told from the hash, and secret scanners can name the keys a repository or log holds.
+        public static let apiKeyPrefix = "prk_"
         /// APNs (iOS): credentials, endpoints, default environment. Default: no credentials, Apple's hosts.
         public var apns: APNs
         /// FCM (Android); nil: no settings, so `push-relay serve` uses an in-process mock FCM.

@@ -1,11 +1,13 @@
 import Foundation
+import RelayCore
 
 /// API keys: what a client sends as `Authorization: Bearer <key>`; the configuration stores only SHA-256.
 public enum APIKey {
-    /// A new key: 32 random bytes as 64 lowercase hex characters.
+    /// A new key: ``RelayCore/Configuration/App/apiKeyPrefix``, then 32 random bytes as 64 lowercase hex
+    /// characters. Any key the configuration holds the hash of is taken, whatever its form.
     /// - Throws: ``CryptoError`` when the random generator fails.
     public static func generate() throws(CryptoError) -> String {
-        try Digest.randomBytes(32).hexString
+        Configuration.App.apiKeyPrefix + (try Digest.randomBytes(32).hexString)
     }
 
     /// SHA-256 of the key's UTF-8 bytes, lowercase hex (the form `apps[].apiKeySHA256` holds).

@@ -243,7 +243,9 @@ import Testing
             let lines = result.stdout.split(separator: "\n").map(String.init)
             let key = try #require(lines.first { $0.hasPrefix("API key: ") }).dropFirst("API key: ".count)
             let hash = try #require(lines.first { $0.hasPrefix("apiKeySHA256: ") }).dropFirst("apiKeySHA256: ".count)
-            #expect(key.count == 64 && key.allSatisfy(\.isHexDigit), "\(key)")
+            // A prefix tells a key from its hash (64 hex characters) wherever it is pasted.
+            let hex = key.dropFirst("prk_".count)
+            #expect(key.hasPrefix("prk_") && hex.count == 64 && hex.allSatisfy(\.isHexDigit), "\(key)")
             #expect(String(hash) == (try await Self.sha256Hex(String(key))))
             keys.insert(String(key))
         }

@@ -197,6 +197,24 @@ import Testing
         #expect(throws: Never.self) { try configuration.validate() }
     }
 
+    /// A key `push-relay keys new` made, pasted where its hash belongs, is named as a key (it would match no
+    /// call, and now sits in a file): the problem says so, and does not repeat the key.
+    @Test func aPastedAPIKeyIsNamedAsAKeyNotAHash() {
+        var configuration = Configuration()
+        let key = Configuration.App.apiKeyPrefix + String(repeating: "ab", count: 32)
+        let apns = Configuration.APNs(endpoints: .init(both: .init(baseURL: "https://127.0.0.1:1")))
+        configuration.apps = [.init(id: "a", topic: "t", apiKeySHA256: [Self.hash, key], apns: apns)]
+        do {
+            try configuration.validate()
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.problems.count == 1)
+            let problem = error.problems.first ?? ""
+            #expect(problem.hasPrefix("apps[0].apiKeySHA256[1]: holds a key itself, not its SHA-256"), "\(problem)")
+            #expect(!problem.contains(key))
+        }
+    }
+
     /// A Ditto ingest secret is neither an API key (its own app's or another's, in any case) nor another
     /// app's ingest secret: each credential selects one app, in one role.
     @Test func anIngestSecretSelectsOneAppAndIsNoAPIKey() {

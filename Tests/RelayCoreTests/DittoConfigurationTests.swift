@@ -61,6 +61,7 @@ import Testing
         (#"{"kafka": {"bootstrapServers": "k:9092", "topics": [".."]}}"#, "topics[0]: a topic name is 1 to 249"),
         (#"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t", "u", "t"]}}"#, "topics[2]: 't' is named twice"),
         (#"{"ingestSecretSHA256": ["abc"]}"#, "apps[0].ditto.ingestSecretSHA256[0]"),
+        (#"{"ingestSecretSHA256": ["prk_0a"]}"#, "ingestSecretSHA256[0]: holds a secret itself, not its SHA-256"),
         (#"{"maxMessageAgeSeconds": -1}"#, "apps[0].ditto.maxMessageAgeSeconds"),
         (#"{"maxMessageAgeSeconds": 0}"#, "apps[0].ditto.maxMessageAgeSeconds: must be 1...86400"),
         (#"{"maxBodyBytes": 0}"#, "apps[0].ditto.maxBodyBytes"),
