@@ -11,6 +11,10 @@ extension DevelopmentSetup {
     /// The folder, in the data directory, where the in-process mock push service keeps the subscriptions it
     /// makes, so `push-relay mock-webpush --new-subscription --subscriptions <it>` makes one it reads.
     static let webPushSubscriptions = "webpush-subscriptions"
+    /// The file, in the data directory, of the port the in-process mock push service last listened on. Every
+    /// subscription it made names that port in its endpoint, and the relay sends to its app's mock only: the
+    /// next start takes the same port when it is free, so those subscriptions are still reached.
+    static let webPushPortFile = "dev-webpush-port"
 
     /// Starts one in-process mock push service when some app is to use it, and points those apps at it with a
     /// development VAPID key. Returns the mock (nil when none was needed).
@@ -25,15 +29,7 @@ extension DevelopmentSetup {
         }
         guard !needing.isEmpty else { return nil }
         let keyPath = try developmentVAPIDKey()
-        let mock = MockWebPushServer(
-            configuration: MockWebPushConfiguration(
-                tls: Self.mockTLS,
-                subscriptionsDirectory: dataDirectory + "/" + Self.webPushSubscriptions,
-                recordInMemory: false,
-                onAccepted: { say(MockWebPushCommand.acceptedLine($0)) }
-            )
-        )
-        try mock.start()
+        let mock = try startMockWebPush()
         let endpoint = Self.mockEndpoint(port: mock.port)
         for index in needing {
             var webPush = apps[index].webPush ?? Configuration.WebPush()
@@ -47,6 +43,41 @@ extension DevelopmentSetup {
             ["mock.url": endpoint.baseURL, "subscriptions": dataDirectory + "/" + Self.webPushSubscriptions]
         )
         return mock
+    }
+
+    /// The in-process mock push service, started on the port of ``webPushPortFile`` when that is free, else on
+    /// any (with a warning: the subscriptions made before are not reached); the port it took is kept there.
+    private func startMockWebPush() throws -> MockWebPushServer {
+        func mock(port: Int) -> MockWebPushServer {
+            MockWebPushServer(
+                configuration: MockWebPushConfiguration(
+                    port: port,
+                    tls: Self.mockTLS,
+                    subscriptionsDirectory: dataDirectory + "/" + Self.webPushSubscriptions,
+                    recordInMemory: false,
+                    onAccepted: { say(MockWebPushCommand.acceptedLine($0)) }
+                )
+            )
+        }
+        let kept = (try? String(contentsOfFile: dataDirectory + "/" + Self.webPushPortFile, encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .flatMap { (1...65_535).contains($0) ? $0 : nil }
+        if let kept {
+            let server = mock(port: kept)
+            do {
+                try server.start()
+                return server
+            } catch {
+                logger.warning(
+                    "the in-process mock Web Push's last port is taken: subscriptions made for it are not reached",
+                    ["port": kept, "error": "\(error)"]
+                )
+            }
+        }
+        let server = mock(port: 0)
+        try server.start()
+        try writeSecretFile(Self.webPushPortFile, Data("\(server.port)\n".utf8))
+        return server
     }
 
     /// The development VAPID key's path, made on first use.

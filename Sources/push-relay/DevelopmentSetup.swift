@@ -12,7 +12,8 @@ import RelayCrypto
 /// Files kept in the data directory (created 0700; files 0600): `dev-api-key` (the dev app's API key),
 /// `dev-apns-key.p8` (the provider-token key the in-process mock APNs trusts) and
 /// `dev-fcm-service-account.json` (the service account the in-process mock FCM trusts), `dev-vapid-key.pem`
-/// (the development apps' VAPID key) and `webpush-subscriptions/` (the mock push service's subscriptions).
+/// (the development apps' VAPID key), `webpush-subscriptions/` (the mock push service's subscriptions) and
+/// `dev-webpush-port` (the port that service listens on, which its subscriptions name).
 struct DevelopmentSetup {
     static let appId = "dev"
     static let topic = "com.example.chat"

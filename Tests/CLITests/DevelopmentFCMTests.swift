@@ -8,36 +8,18 @@ import Testing
 /// `push-relay serve` on its embedded defaults also runs a mock FCM for the development app: its service
 /// account file (made once, 0600) points at the mock's token endpoint, and messages:send answers.
 @Suite struct DevelopmentFCMTests {
-    /// Starts `serve` on its defaults with its database in `data`; returns it once listening, with the URL of
-    /// its mock FCM (the `mock.url` of its `in-process mock FCM started` log line).
-    static func serve(
-        data: URL,
-        in directory: URL,
-        name: String
-    ) async throws
-        -> (process: RelayProcess, mockURL: String)
-    {
-        let process = try RelayProcess(
-            ["serve", "--port", "0"],
-            environment: ["PUSH_RELAY_STORAGE_SQLITE_PATH": data.appendingPathComponent("db.sqlite").path],
-            outputIn: directory,
-            name: name
-        )
-        _ = try await process.listeningPort()
-        let lines = process.stderr.split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String]
-        }
-        let started = lines.first { $0["msg"] == "in-process mock FCM started" }
-        return (process, try #require(started?["mock.url"], "no mock FCM log line in:\n\(process.stderr)"))
-    }
-
     @Test func theDevelopmentAppGetsAMockFCMWhoseTokenEndpointAndSendAnswer() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.url.appendingPathComponent("data")
         let accountFile = data.appendingPathComponent("dev-fcm-service-account.json").path
 
-        let (first, base) = try await Self.serve(data: data, in: directory.url, name: "first")
+        let (first, base) = try await RelayProcess.development(
+            data: data,
+            in: directory.url,
+            name: "first",
+            mock: "FCM"
+        )
         #expect(base.hasPrefix("https://127.0.0.1:"), "\(base)")
         let account = try FCMServiceAccount(contentsOfFile: accountFile)
         #expect(account.tokenURI == base + "/token")
@@ -67,7 +49,12 @@ import Testing
         #expect(try await first.exitStatus().status == 0)
 
         // The next start keeps the key and points the file at its own mock.
-        let (second, secondBase) = try await Self.serve(data: data, in: directory.url, name: "second")
+        let (second, secondBase) = try await RelayProcess.development(
+            data: data,
+            in: directory.url,
+            name: "second",
+            mock: "FCM"
+        )
         let again = try FCMServiceAccount(contentsOfFile: accountFile)
         #expect(again.privateKey == account.privateKey && again.privateKeyId == account.privateKeyId)
         #expect(again.tokenURI == secondBase + "/token")
