@@ -7,6 +7,9 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
     /// How long past `maxMessageAgeSeconds` a seen message id is kept, in SECONDS: a replay that the age
     /// rule would still pass on a relay whose clock runs behind is still known.
     package static var clockSkewMarginSeconds: Int { 600 }
+    /// How far ahead of the relay's clock a message's `createdOn` still extends how long its id is kept, in
+    /// SECONDS: a day.
+    package static var maxAheadSeconds: TimeInterval { 86_400 }
     /// Seen message ids deleted at most per batch, so a batch's work stays bounded.
     package static var purgeBatch: Int { 1000 }
 
@@ -176,8 +179,9 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             return .editOrDelete
         }
         // Kept from the later of its written createdOn and now: a createdOn ahead of the relay's clock passes
-        // the age rule for longer, and its id is kept as long.
-        let written = max(DittoChatMessage(document).createdOn ?? at, at)
+        // the age rule for longer, and its id is kept as long; but from a day ahead at most, so a clock set
+        // years ahead (anyone who writes to Ditto may set one) cannot keep a row for ever.
+        let written = min(max(DittoChatMessage(document).createdOn ?? at, at), at + Self.maxAheadSeconds)
         let keep = TimeInterval(settings.rule.maxMessageAgeSeconds + Self.clockSkewMarginSeconds)
         if let seen = try rows.markSeen(
             appId: appId,

@@ -3,6 +3,7 @@ import RelayCore
 import Testing
 
 @testable import RelayPostgres
+@testable import RelaySQLite
 @testable import RelayStore
 
 /// The Ditto mirror on every engine: document ordering by txnId, tombstones, replays, who a stream message
@@ -341,6 +342,38 @@ import Testing
         #expect(counts.ignored == 1 && counts.notifications == 0)
         #expect(counts.outcomes["messages"] == [.tooOld: 1])
         #expect(try await store.notificationId(appId: "app-a", messageId: "m-old") == nil)
+    }
+
+    /// A `createdOn` years ahead (anyone who writes to Ditto may send one) is pushed as arriving now, and its
+    /// id is kept a day past its arrival at most (plus the age limit and the clock-skew margin), not until then.
+    @Test(arguments: StoreKind.allCases) func aMessageFromFarAheadKeepsItsIdADayAtMost(kind: StoreKind) async throws {
+        let store = try await Self.store(kind)
+        try await Self.apply(
+            [try Self.user("bob", txn: 1, subscriptions: #"{"room-1":"2020-01-01T00:00:00Z"}"#)],
+            to: store
+        )
+        let counts = try await Self.apply([try Self.message("m-ahead", txn: 2, ageSeconds: -1e10)], to: store)
+        #expect(counts.notifications == 1, "\(counts)")
+        #expect(try await Self.seenIds(in: store) == 1)
+        let kept: TimeInterval = 86_400 + 300 + 600  // a day, the age limit, the clock-skew margin
+        // Each batch deletes the seen ids kept until before it: a batch of an unknown collection.
+        let later = try Self.event(
+            #"{"txnId":3,"type":"documentChanged","collection":"other","change":{"method":"remove","value":{"_id":"x"}}}"#
+        )
+        try await store.applyDittoEvents([later], appId: "app-a", settings: Self.settings, at: Self.at + kept - 1)
+        #expect(try await Self.seenIds(in: store) == 1)
+        try await store.applyDittoEvents([later], appId: "app-a", settings: Self.settings, at: Self.at + kept + 1)
+        #expect(try await Self.seenIds(in: store) == 0)
+    }
+
+    /// The rows of `ditto_seen_messages`.
+    static func seenIds(in store: any Store) async throws -> Int64 {
+        let sql = "SELECT count(*) FROM ditto_seen_messages"
+        switch store {
+        case let sqlite as SQLiteStore: return try await sqlite.readRow(sql) { try $0.int64(0) }
+        case let postgres as PostgresStore: return try await postgres.readRow(sql) { try $0.int64(0) }
+        default: preconditionFailure("no rows for \(type(of: store))")
+        }
     }
 
     @Test func oneMessageAppliedByTwoRelaysAtOnceIsPushedOnce() async throws {
