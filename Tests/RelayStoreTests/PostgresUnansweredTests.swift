@@ -96,6 +96,38 @@ import Testing
         return (inTransaction, reconnect, whileDown, rows)
     }
 
+    /// A relay frozen inside a transaction (a stopped process, a paused host) holds what the transaction
+    /// locked, an app's claim lock among them: the server ends its session once it is idle there for half the
+    /// statement timeout, so another relay waiting for the lock takes it, and the frozen one's next statement
+    /// fails and the one after connects again.
+    @Test func aSessionIdleInsideATransactionIsEndedByTheServer() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let url = try await cluster.newDatabaseURL()
+        let (other, frozen, after) = try await PostgresStoreTests.onThread {
+            try Self.freezeClientInTransaction(url: url)
+        }
+        #expect(other == nil, "the waiting relay did not get the lock: \(String(describing: other))")
+        #expect(frozen != nil)
+        #expect(after == 1)
+    }
+
+    /// Takes an advisory transaction lock and goes quiet inside the transaction while another connection
+    /// waits for the lock; returns the waiter's error (nil when it took the lock), the error of the quiet
+    /// one's next statement in its transaction, and its answer to a statement after.
+    private static func freezeClientInTransaction(url: String) throws -> (StoreError?, StoreError?, Int) {
+        let quiet = try PostgresConnection(url: url, statementTimeout: 1)
+        let waiter = try PostgresConnection(url: url, statementTimeout: 20)
+        var waited: StoreError?
+        let frozen = storeError {
+            try quiet.transaction {
+                try quiet.query("SELECT pg_advisory_xact_lock(7, 7)")
+                waited = storeError { try waiter.query("SELECT pg_advisory_xact_lock(7, 7)") }
+                try quiet.query("SELECT 1")
+            }
+        }
+        return (waited, frozen, try quiet.query("SELECT 1")[0].int(0))
+    }
+
     /// `connect_timeout` is added to a URL that sets none, and a URL's own is kept.
     @Test func aConnectTimeoutIsAddedWhenTheURLSetsNone() throws {
         let plain = try PostgresConnectParameters(url: "postgresql://relay@/relay?host=/tmp", connectTimeout: 5)
