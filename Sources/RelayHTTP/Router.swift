@@ -5,7 +5,8 @@ import RelayCore
 /// - Unknown path: 404 `not_found`. Known path, other method: 405 `method_not_allowed` with `Allow`.
 /// - A thrown ``HTTPError`` is rendered as is; any other error becomes what ``errorAnswer`` makes of it, or
 ///   500 `internal_error` with a generic message, and the error itself is logged with `request.id` and
-///   `http.route`.
+///   `http.route`: at most ``failureLinesPerSecond`` such lines a second (a storage outage fails every
+///   request alike), the first after a pause saying how many were left out (`log.suppressed`).
 /// - A literal segment beats a `{parameter}` at the same position (`/v1/devices/count` before
 ///   `/v1/devices/{token}`). Parameters are percent-decoded and never empty (an empty segment matches nothing).
 /// - `HEAD` falls back to the `GET` handler (libmicrohttpd drops the body).
@@ -35,6 +36,9 @@ public struct Router: Sendable {
     private let logger: Logger
     /// The answer to an error a handler threw that is not an ``HTTPError`` (nil: 500).
     private let errorAnswer: @Sendable (any Error) -> HTTPError?
+    /// The `handler failed` lines written at most in a second.
+    public static let failureLinesPerSecond = 20
+    private let failureLines = LogBudget(limit: failureLinesPerSecond, interval: .seconds(1))
 
     /// - Parameters:
     ///   - logger: receives the real cause of every error answered by `errorAnswer` or with 500.
@@ -136,13 +140,14 @@ public struct Router: Sendable {
         } catch let error as HTTPError {
             response = error.response
         } catch {
-            logger.error(
-                "handler failed",
-                [
+            if case .log(let suppressed) = failureLines.admit() {
+                var metadata: Logger.Metadata = [
                     "request.id": request.id, "http.route": pattern, "http.method": LogText.clipped(request.method),
                     "error": String(describing: error),
                 ]
-            )
+                if suppressed > 0 { metadata["log.suppressed"] = suppressed }
+                logger.error("handler failed", metadata)
+            }
             response = (errorAnswer(error) ?? HTTPError.internal()).response
         }
         response.route = pattern

@@ -141,6 +141,32 @@ import Testing
         #expect(entry.metadata["error"]?.contains("hunter2") == true)
     }
 
+    /// A failure every request meets alike (a storage outage) writes a bounded number of lines: at most
+    /// `failureLinesPerSecond` in each second the requests took, and one of the next second's says how many
+    /// were left out.
+    @Test func failuresAreLoggedWithinABudget() async throws {
+        let logs = MemoryLogHandler()
+        let router = Self.router(logger: Logger(label: "test", level: .debug, handler: logs))
+        let requests = 200
+        let started = ContinuousClock.now
+        for index in 0..<requests {
+            let response = await router.respond(
+                to: try HTTPRequest(method: "POST", target: "/v1/fail", id: "r-\(index)")
+            )
+            #expect(response.status == 500)
+        }
+        let seconds = Int((ContinuousClock.now - started).components.seconds) + 1
+        let lines = logs.entries.filter { $0.message == "handler failed" }
+        #expect(lines.count <= Router.failureLinesPerSecond * seconds, "\(lines.count) lines in \(seconds) s")
+        // A second later the next line is written, and every request is a line or counted in one.
+        try await Task.sleep(for: .seconds(1))
+        _ = await router.respond(to: try HTTPRequest(method: "POST", target: "/v1/fail", id: "after"))
+        let all = logs.entries.filter { $0.message == "handler failed" }
+        #expect(all.last?.metadata["request.id"] == "after")
+        let suppressed = all.map { Int($0.metadata["log.suppressed"] ?? "") ?? 0 }.reduce(0, +)
+        #expect(suppressed + all.count - 1 == requests, "\(suppressed) left out, \(all.count) lines")
+    }
+
     @Test func listsRegisteredRoutesInOrder() {
         #expect(
             Self.router().routes.map(\.description) == [
