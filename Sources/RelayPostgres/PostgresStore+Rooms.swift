@@ -79,11 +79,21 @@ extension PostgresStore {
         roomId: String,
         userId: String,
         _ change: RoomLevelChange,
-        membersOnly: Bool
+        scope: RoomLevelScope
     ) async throws -> Bool {
         let rule = badgeUpdateRule(now: now)
         return try db.transaction {
-            if membersOnly {
+            if scope.isBounded {
+                try lockUser(appId: appId, userId: userId)
+                let elsewhere = try db.query(
+                    UserLimitsSQL.levelsElsewhereSQL(parameter: { "$\($0)" }),
+                    appId,
+                    userId,
+                    roomId
+                )
+                try scope.check(change, elsewhere: elsewhere[0].int(0))
+            }
+            if scope == .members {
                 // Locks the membership row, so a concurrent leave commits before this reads it or after.
                 let member = try db.query(
                     "SELECT 1 FROM room_members WHERE app_id = $1 AND room_id = $2 AND user_id = $3 FOR SHARE",

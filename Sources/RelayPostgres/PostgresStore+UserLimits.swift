@@ -9,8 +9,7 @@ extension PostgresStore {
 
     /// Takes the (app, user)'s transaction lock, then checks a registration's or join's counts against
     /// `limits`: the user's live devices besides `token` when a token is given, and the rooms it is in with
-    /// those of `rooms` it would join. Concurrent writes of one user (on any relay) wait for the lock and
-    /// then count this one's rows. Two users whose keys hash alike only wait for each other.
+    /// those of `rooms` it would join (``lockUser(appId:userId:)``).
     /// - Throws: ``UserLimitExceeded``; the store's error.
     func checkUserLimits(
         _ limits: UserLimits,
@@ -19,12 +18,7 @@ extension PostgresStore {
         token: PushToken?,
         rooms: [String]
     ) throws {
-        try db.query(
-            "SELECT pg_advisory_xact_lock($1, hashtext($2 || ' ' || $3))",
-            Self.userLockClass,
-            appId,
-            userId
-        )
+        try lockUser(appId: appId, userId: userId)
         if let token {
             let live = try db.query(UserLimitsSQL.liveDevicesSQL(parameter: { "$\($0)" }), appId, userId, token.value)
             try limits.checkDevices(otherLiveDevices: live[0].int(0), alreadyLive: live[0].int(1) > 0)
@@ -41,5 +35,11 @@ extension PostgresStore {
             try StoredValues.jsonList(rooms)
         )
         try limits.checkRooms(current: counts[0].int(0), joining: counts[0].int(1))
+    }
+
+    /// Takes the (app, user)'s transaction lock: writes of one user that count its rows (on any relay) wait
+    /// for it and then count this one's. Two users whose keys hash alike only wait for each other.
+    func lockUser(appId: String, userId: String) throws {
+        try db.query("SELECT pg_advisory_xact_lock($1, hashtext($2 || ' ' || $3))", Self.userLockClass, appId, userId)
     }
 }

@@ -174,11 +174,20 @@ extension SQLiteStore {
         roomId: String,
         userId: String,
         _ change: RoomLevelChange,
-        membersOnly: Bool
+        scope: RoomLevelScope
     ) async throws -> Bool {
         let rule = badgeUpdateRule(now: now)
         return try db.transaction {
-            if membersOnly {
+            if scope.isBounded {
+                let elsewhere = try db.withStatement(UserLimitsSQL.levelsElsewhereSQL(parameter: { "?\($0)" })) {
+                    try $0.bind(1, appId)
+                    try $0.bind(2, userId)
+                    try $0.bind(3, roomId)
+                    return try $0.step() ? $0.int(0) : 0
+                }
+                try scope.check(change, elsewhere: elsewhere)
+            }
+            if scope == .members {
                 let isMember = try db.withStatement(
                     "SELECT 1 FROM room_members WHERE app_id = ?1 AND room_id = ?2 AND user_id = ?3"
                 ) {

@@ -85,9 +85,12 @@ extension RelayAPI {
         } catch let exceeded as UserLimitExceeded {
             let one = exceeded.current == 1
             let (what, adding) =
-                exceeded.limit == .devices
-                ? (one ? "live device" : "live devices", "would add \(exceeded.adding)")
-                : (one ? "room" : "rooms", "would join \(exceeded.adding)")
+                switch exceeded.limit {
+                case .devices: (one ? "live device" : "live devices", "would add \(exceeded.adding)")
+                case .rooms: (one ? "room" : "rooms", "would join \(exceeded.adding)")
+                case .roomLevels:
+                    (one ? "room with a level of its own" : "rooms with a level of their own", "would set one more")
+                }
             metrics.recordRateLimited(limit: exceeded.limit.rawValue)
             throw HTTPError.limitReached(
                 exceeded.limit.rawValue,

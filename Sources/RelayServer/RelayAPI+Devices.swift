@@ -192,7 +192,7 @@ extension RelayAPI {
                         roomId: roomId,
                         userId: userId,
                         change,
-                        membersOnly: true
+                        scope: .members
                     )
                 } else {
                     try await store.member(appId: caller.app.id, roomId: roomId, userId: userId) != nil

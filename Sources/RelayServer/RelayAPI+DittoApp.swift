@@ -31,7 +31,11 @@ extension RelayAPI {
     ) async throws -> HTTPResponse {
         guard let change else { throw managedByDitto(caller, "Joining a room") }
         try await takeWriteLimit(caller, userId: userId)
-        try await store.setRoomLevel(appId: caller.app.id, roomId: roomId, userId: userId, change, membersOnly: false)
+        // A member or not: at most as many rooms with a level of their own as a member's rooms.
+        let scope = RoomLevelScope.anyRoom(atMost: userLimits(caller)?.rooms)
+        try await withinUserLimits(userId: userId) {
+            try await store.setRoomLevel(appId: caller.app.id, roomId: roomId, userId: userId, change, scope: scope)
+        }
         return .noContent
     }
 

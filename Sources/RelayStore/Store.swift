@@ -76,16 +76,18 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     ) async throws
         -> RoomMember?
 
-    /// Changes the user's own level for the room, whatever the room's rule. With `membersOnly` only a member's
-    /// (the relay keeps the room's members); without, any user's (an app whose members Ditto holds).
-    /// - Returns: false when `membersOnly` and the user is not a member (nothing is written).
+    /// Changes the user's own level for the room, whatever the room's rule, for whom `scope` names.
+    /// - Returns: false when `scope` is ``RoomLevelScope/members`` and the user is not a member (nothing is
+    ///   written).
+    /// - Throws: ``UserLimitExceeded`` `.roomLevels` past the scope's bound (nothing is written); the store's
+    ///   error.
     @discardableResult
     func setRoomLevel(
         appId: String,
         roomId: String,
         userId: String,
         _ change: RoomLevelChange,
-        membersOnly: Bool
+        scope: RoomLevelScope
     ) async throws -> Bool
 
     /// The user's own level for the room; nil when it has none (its default applies).

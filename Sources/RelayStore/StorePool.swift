@@ -134,10 +134,10 @@ public final class StorePool: Store {
         roomId: String,
         userId: String,
         _ change: RoomLevelChange,
-        membersOnly: Bool
+        scope: RoomLevelScope
     ) async throws -> Bool {
         try await call {
-            try await $0.setRoomLevel(appId: appId, roomId: roomId, userId: userId, change, membersOnly: membersOnly)
+            try await $0.setRoomLevel(appId: appId, roomId: roomId, userId: userId, change, scope: scope)
         }
     }
 

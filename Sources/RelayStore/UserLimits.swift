@@ -43,20 +43,28 @@ package enum UserLimitsSQL {
         WHERE app_id = \(p(1)) AND user_id = \(p(2)) AND state = 'live'
         """
     }
+
+    /// The rooms besides room 3 for which user 2 of app 1 has a level of its own, as
+    /// ``RoomLevelScope/check(_:elsewhere:)`` takes them.
+    package static func levelsElsewhereSQL(parameter p: (Int) -> String) -> String {
+        "SELECT count(*) FROM room_levels WHERE app_id = \(p(1)) AND user_id = \(p(2)) AND room_id <> \(p(3))"
+    }
 }
 
-/// A registration or join refused by ``UserLimits``: nothing was written.
+/// A registration, join or room level refused by ``UserLimits`` or ``RoomLevelScope``: nothing was written.
 public struct UserLimitExceeded: Error, Sendable, Equatable {
     public enum Limit: String, Sendable {
         case devices
         case rooms
+        /// Rooms a user has a level of its own for, member or not (``RoomLevelScope/anyRoom(atMost:)``).
+        case roomLevels = "room_levels"
     }
 
     public var limit: Limit
-    /// What the user has: live devices, or rooms.
+    /// What the user has: live devices, rooms, or rooms with a level of its own.
     public var current: Int
     public var maximum: Int
-    /// What the write would add: 1 device, or the rooms it would join.
+    /// What the write would add: 1 device, the rooms it would join, or 1 room's level.
     public var adding: Int
 
     public init(limit: Limit, current: Int, maximum: Int, adding: Int = 1) {

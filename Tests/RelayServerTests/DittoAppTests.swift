@@ -140,6 +140,42 @@ import Testing
         }
     }
 
+    /// A user of a Ditto app sets a level for any room, member or not, but for at most `roomsPerUser` rooms:
+    /// its calls cannot add level rows without a bound. The backend's are not counted.
+    @Test func aUsersRoomLevelsEndAtItsRoomLimit() async throws {
+        try await withRelayAndMock(configure: {
+            Self.withStream(&$0)
+            RelayHarness.withUserAuth(&$0)
+            $0.apps[0].limits = Configuration.Limits(roomsPerUser: 2)
+        }) { relay in
+            func mute(_ room: String, user: String?) async throws -> APIResponse {
+                let path = "/v1/rooms/\(room)/members/bob"
+                guard let user else { return try await relay.call("PUT", path, json: ["notify": "none"]) }
+                return try await relay.call("PUT", path, json: ["notify": "none"], user: user)
+            }
+            for room in ["r1", "r2", "r1"] { #expect(try await mute(room, user: "bob").status == 204) }
+            let refused = try await mute("r3", user: "bob")
+            #expect(refused.status == 409 && refused.error?.code == "limit_reached", "\(refused.text)")
+            #expect(refused.text.contains("has 2 rooms with a level of their own"), "\(refused.text)")
+            #expect(refused.header("Retry-After") == nil)
+            let metrics = try await relay.adminCall("/metrics").text
+            #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="room_levels"} 1"#), "\(metrics)")
+            // The backend's write is not refused, and its level is one of bob's.
+            #expect(try await mute("r3", user: nil).status == 204)
+            // Dropping a level is never refused, and makes room.
+            for room in ["r1", "r2"] {
+                let drop = try await relay.call(
+                    "PUT",
+                    "/v1/rooms/\(room)/members/bob",
+                    json: ["notify": "default"],
+                    user: "bob"
+                )
+                #expect(drop.status == 204, "\(drop.text)")
+            }
+            #expect(try await mute("r4", user: "bob").status == 204)
+        }
+    }
+
     @Test func anAppWithoutAStreamIsUnchanged() async throws {
         try await withRelayAndMock { relay in
             let bobToken = randomToken()

@@ -176,11 +176,11 @@ import Testing
             roomId: "room-1",
             userId: "bob",
             .set(.mentions),
-            membersOnly: true
+            scope: .members
         )
         #expect(try await F.count("badge_updates", in: store) == 0)
         // Muting room-1 lowers his total from 3: each of his devices gets an update.
-        try await store.setRoomLevel(appId: "app-a", roomId: "room-1", userId: "bob", .set(.none), membersOnly: true)
+        try await store.setRoomLevel(appId: "app-a", roomId: "room-1", userId: "bob", .set(.none), scope: .members)
         #expect(Set(try await Self.claim(store, at: now).map(\.badge)) == [0])
         // carol joins room-2 herself and has one unread there; the backend closing it removes her.
         try await store.register(F.token(3), user: "carol", rooms: [])

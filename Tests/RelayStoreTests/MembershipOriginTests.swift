@@ -88,7 +88,7 @@ import Testing
                 roomId: "room-1",
                 userId: "bob",
                 .set(.none),
-                membersOnly: true
+                scope: .members
             )
         )
         let bob = try #require(try await store.member(appId: "app-a", roomId: "room-1", userId: "bob"))
@@ -100,7 +100,7 @@ import Testing
                 roomId: "room-1",
                 userId: "bob",
                 .userDefault,
-                membersOnly: true
+                scope: .members
             )
         )
         #expect(try await level("bob") == nil)
@@ -110,7 +110,7 @@ import Testing
                 roomId: "room-1",
                 userId: "carol",
                 .set(.none),
-                membersOnly: true
+                scope: .members
             )
         )
         #expect(try await store.member(appId: "app-a", roomId: "room-1", userId: "carol") == nil)
@@ -121,7 +121,7 @@ import Testing
                 roomId: "room-1",
                 userId: "carol",
                 .set(.mentions),
-                membersOnly: false
+                scope: .anyRoom(atMost: nil)
             )
         )
         #expect(try await level("carol") == .mentions)

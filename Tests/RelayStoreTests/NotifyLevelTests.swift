@@ -74,7 +74,7 @@ import Testing
         try await store.setUserLevel(appId: "app-a", userId: "bob", NotifyLevel.none)
         try await store.setUserLevel(appId: "app-a", userId: "erin", nil)
         // carol's room level goes back to her default (all); frank's own `all` for the room still wins.
-        try await store.setRoomLevel(appId: "app-a", roomId: "room-1", userId: "carol", .userDefault, membersOnly: true)
+        try await store.setRoomLevel(appId: "app-a", roomId: "room-1", userId: "carol", .userDefault, scope: .members)
         #expect(try await store.member(appId: "app-a", roomId: "room-1", userId: "carol")?.notify == nil)
         let room = RecipientSelection(roomId: "room-1", excludeUserId: "alice")
         #expect(try await Self.reached(store, room) == ["carol", "erin", "frank"])
@@ -112,7 +112,7 @@ import Testing
                 roomId: "room-1",
                 userId: user,
                 .set(level),
-                membersOnly: false
+                scope: .anyRoom(atMost: nil)
             )
         }
         try await store.setUserLevel(appId: "app-a", userId: "erin", .mentions)

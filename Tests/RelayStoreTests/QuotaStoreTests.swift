@@ -210,6 +210,59 @@ import Testing
         }
     }
 
+    /// Where any user may set a level for any room (an app whose members Ditto holds), a bounded scope keeps
+    /// a user's rooms with a level of their own within the bound, under concurrency too: setting one again,
+    /// or dropping one, is never refused, and a dropped one makes room.
+    @Test(arguments: StoreKind.allCases) func roomLevelsOfAnyRoomEndAtTheBound(kind: StoreKind) async throws {
+        let stores = try await Self.stores(kind, 6)
+        let scope = RoomLevelScope.anyRoom(atMost: 5)
+        let set = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<20 {
+                let store = stores[index % stores.count]
+                group.addTask {
+                    do {
+                        try await store.setRoomLevel(
+                            appId: "app-a",
+                            roomId: "r\(index)",
+                            userId: "bob",
+                            .set(.none),
+                            scope: scope
+                        )
+                        return 1
+                    } catch is UserLimitExceeded {
+                        return 0
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(set == 5)
+        let levelled = try await (0..<20).asyncFilter {
+            try await stores[0].roomLevel(appId: "app-a", roomId: "r\($0)", userId: "bob") != nil
+        }
+        #expect(levelled.count == 5)
+        let first = try #require(levelled.first)
+        let store = stores[0]
+        await #expect(throws: UserLimitExceeded(limit: .roomLevels, current: 5, maximum: 5)) {
+            try await store.setRoomLevel(appId: "app-a", roomId: "one-more", userId: "bob", .set(.all), scope: scope)
+        }
+        // Another level for a room that has one, a drop, and then one more: all taken.
+        try await store.setRoomLevel(appId: "app-a", roomId: "r\(first)", userId: "bob", .set(.mentions), scope: scope)
+        try await store.setRoomLevel(appId: "app-a", roomId: "one-more", userId: "bob", .userDefault, scope: scope)
+        try await store.setRoomLevel(appId: "app-a", roomId: "r\(first)", userId: "bob", .userDefault, scope: scope)
+        try await store.setRoomLevel(appId: "app-a", roomId: "one-more", userId: "bob", .set(.all), scope: scope)
+        #expect(try await store.roomLevel(appId: "app-a", roomId: "one-more", userId: "bob") == .all)
+        // Another user has a bound of its own; the backend's writes have none.
+        try await store.setRoomLevel(appId: "app-a", roomId: "one-more", userId: "carol", .set(.all), scope: scope)
+        try await store.setRoomLevel(
+            appId: "app-a",
+            roomId: "backend",
+            userId: "bob",
+            .set(.all),
+            scope: .anyRoom(atMost: nil)
+        )
+    }
+
     @Test(arguments: StoreKind.allCases) func theDailyBudgetCountsNotificationsAndTheirDeliveryRows(
         kind: StoreKind
     ) async throws {

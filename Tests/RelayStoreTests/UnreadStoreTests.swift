@@ -80,19 +80,19 @@ import Testing
         try await Self.post(store, from: "alice", at: 1)
         try await Self.post(store, from: "alice", room: "room-2", at: 2)
         try await Self.post(store, from: "alice", room: "room-3", at: 3)
-        try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "bob", .set(.none), membersOnly: true)
+        try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "bob", .set(.none), scope: .members)
         try await store.setRoomLevel(
             appId: "app-a",
             roomId: "room-3",
             userId: "bob",
             .set(.mentions),
-            membersOnly: true
+            scope: .members
         )
         #expect(try await Self.unread(store, "bob") == UnreadCounts(total: 2, rooms: ["room-1": 1, "room-3": 1]))
         // A default of none takes every room without a level of its own out.
         try await store.setUserLevel(appId: "app-a", userId: "bob", NotifyLevel.none)
         #expect(try await Self.unread(store, "bob") == UnreadCounts(total: 1, rooms: ["room-3": 1]))
-        try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "bob", .set(.all), membersOnly: true)
+        try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "bob", .set(.all), scope: .members)
         #expect(try await Self.unread(store, "bob") == UnreadCounts(total: 2, rooms: ["room-2": 1, "room-3": 1]))
     }
 

@@ -79,7 +79,7 @@ import Testing
         try await check("a read")
         // Muting room-2 (dave's message) and leaving room-1 (alice's and bob's) lower the totals.
         #expect(try await Self.cached(store)["alice"] == 2)
-        try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "alice", .set(.none), membersOnly: true)
+        try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "alice", .set(.none), scope: .members)
         try await check("a room level")
         #expect(try await Self.cached(store)["alice"] == 1)
         try await store.setUserLevel(appId: "app-a", userId: "bob", NotifyLevel.none)
@@ -232,7 +232,13 @@ import Testing
             to: store
         )
         try await check("a read")
-        try await store.setRoomLevel(appId: "app-a", roomId: "room-2", userId: "bob", .set(.none), membersOnly: false)
+        try await store.setRoomLevel(
+            appId: "app-a",
+            roomId: "room-2",
+            userId: "bob",
+            .set(.none),
+            scope: .anyRoom(atMost: nil)
+        )
         try await check("a level")
         try await D.apply([try D.removeUser("alice", txn: 17)], to: store)
         try await check("a user document removed")
