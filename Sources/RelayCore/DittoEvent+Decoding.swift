@@ -89,12 +89,15 @@ extension DittoEvent {
         return context(error)?.codingPath.first?.intValue
     }
 
-    /// What is wrong, by field path and kind of problem, never by value. The path's keys are the sender's
-    /// text too, so it is cut as a log line cuts a client's field (``LogText``): the reason is logged for a
-    /// bad Kafka record and answered for a bad request.
+    /// What is wrong, by field path and kind of problem, never by value: the reason is logged for a bad Kafka
+    /// record and answered for a bad request. The path stops at the event's own fields (``envelopeKeys``):
+    /// a document's keys are its content (a user document's are room and message ids).
     private static func reason(_ error: any Error) -> String {
         guard let decoding = error as? DecodingError else { return "not JSON" }
-        let path = (context(decoding)?.codingPath ?? []).filter { $0.intValue == nil }.map(\.stringValue)
+        let path = Array(
+            (context(decoding)?.codingPath ?? []).filter { $0.intValue == nil }.map(\.stringValue)
+                .prefix { envelopeKeys.contains($0) }.prefix(2)
+        )
         func named(_ keys: [String]) -> String { "`" + LogText.clipped(keys.joined(separator: ".")) + "`" }
         let field = path.isEmpty ? "the event" : named(path)
         switch decoding {
@@ -107,6 +110,11 @@ extension DittoEvent {
         @unknown default: return "\(field) is not valid"
         }
     }
+
+    /// The keys of an event's own structure (``Envelope``): the top level's, then the change's.
+    private static let envelopeKeys: Set = [
+        "txnId", "type", "collection", "change", "method", "oldValue", "newValue", "value",
+    ]
 
     private static func context(_ error: DecodingError) -> DecodingError.Context? {
         switch error {
