@@ -36,6 +36,16 @@ final class InstanceLock {
 
     deinit { close(descriptor) }
 
+    /// The lock file of the store at `database`: `<file>.lock`, named after the file's real path, so a
+    /// symbolic link or another spelling of the path meets the same lock.
+    static func path(of database: String) -> String {
+        let file = realpath(database, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        return "\(file ?? database).lock"
+    }
+
     /// The instance id the holder wrote (at most 64 bytes, as ids are), nil when it wrote none.
     private static func holder(_ descriptor: Int32) -> String? {
         var bytes = [UInt8](repeating: 0, count: 64)

@@ -3,7 +3,10 @@ import RelayCore
 import RelayStore
 
 /// A SQLite store's file opened for reading only (`SQLITE_OPEN_READONLY`), as the source of
-/// ``StoreCopy``: it never writes, migrates or checkpoints the file.
+/// ``StoreCopy``: it never writes, migrates or checkpoints the file. It holds the store's instance lock
+/// (``SQLiteStore/claimInstance(_:)``) while open, so it refuses a store a live relay serves (a copy would
+/// miss what the relay writes after it, and both would send what was pending) and no relay starts on the
+/// store meanwhile; a file where the lock file cannot be made (a read-only folder) is one no relay serves.
 ///
 /// Threading: like ``SQLiteStore``, an actor on ONE dedicated thread.
 public actor SQLiteReader: StoreExport {
@@ -11,15 +14,29 @@ public actor SQLiteReader: StoreExport {
     public nonisolated let path: String
     private let db: SQLiteConnection
     private let executor: StoreThreadExecutor
+    private let lock: InstanceLock?
+    /// The instance id the lock file names while a copy reads the store.
+    public static let instanceId = "storage-copy"
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Opens the existing store at `path`.
-    /// - Throws: ``StoreError`` `.open` when there is no such file or it cannot be read, `.corrupt` when it
-    ///   is not a database, `.migration` when its schema is not the one this build writes (open it once with
-    ///   ``SQLiteStore`` to migrate it).
+    /// - Throws: ``StoreError`` `.open` when there is no such file or it cannot be read, `.instanceInUse`
+    ///   when a live relay serves it, `.corrupt` when it is not a database, `.migration` when its schema is
+    ///   not the one this build writes (open it once with ``SQLiteStore`` to migrate it).
     public init(path: String) throws {
         let db = try Self.openExisting(path)
+        do {
+            lock = try InstanceLock(path: InstanceLock.path(of: path), database: path, instanceId: Self.instanceId)
+        } catch let error as StoreError where error.code == .open {
+            lock = nil
+        } catch let error as StoreError where error.code == .instanceInUse {
+            throw StoreError(
+                code: .instanceInUse,
+                message: "\(path) is served by a live relay: stop it before copying (a copy made while it runs "
+                    + "misses what it writes after, and both stores would send what was pending)"
+            )
+        }
         let version = Int(try db.scalar("PRAGMA user_version"))
         let current = SQLiteMigrations.steps.count
         guard version == current else {

@@ -183,11 +183,7 @@ public actor SQLiteStore: Store {
     /// claims of this store are kept.
     public func claimInstance(_ id: String) async throws {
         guard instanceLock == nil else { return }
-        let file = realpath(path, nil).map { resolved in
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
-        instanceLock = try InstanceLock(path: "\(file ?? path).lock", database: path, instanceId: id)
+        instanceLock = try InstanceLock(path: InstanceLock.path(of: path), database: path, instanceId: id)
     }
 
     /// Nothing to do: every write to the file comes from this process, whose API wakes the dispatcher itself.

@@ -358,6 +358,28 @@ import Testing
         #expect(serve.stderr.contains("newer than this build"), "\(serve.stderr)")
     }
 
+    /// A store a live relay serves is not copied: the copy would miss what the relay writes after it, and
+    /// both stores would send what was pending. Once the relay is gone the same copy goes through.
+    @Test func aStoreALiveRelayServesIsNotCopied() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("live.sqlite")
+        let arguments = [
+            "storage", "copy", "--from", "sqlite:\(file.path)", "--to",
+            "sqlite:\(directory.url.appendingPathComponent("copy.sqlite").path)",
+        ]
+        do {
+            let relay = try SQLiteStore(path: file.path, logger: .disabled())
+            try await relay.claimInstance("relay-1")
+            let refused = try await CommandTests.run(arguments)
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("is served by a live relay: stop it before copying"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("copy.sqlite").path))
+        }
+        let copied = try await CommandTests.run(arguments)
+        #expect(copied.status == 0, "\(copied.stderr)")
+    }
+
     @Test func aFileThatIsNotAStoreIsRefused() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
