@@ -10,7 +10,10 @@ import RelayStore
 /// holder shows `pushrelay_outbox_reporter` 1, every other relay 0 and none of the figures.
 ///
 /// Runs as a service; a scrape never waits on it. A failed read keeps the figures last read (the storage
-/// probe's `pushrelay_storage_up` says the store is down). A stop gives the lease up for the next relay.
+/// probe's `pushrelay_storage_up` says the store is down) while the lease they were read under lasts; past
+/// it the relay steps down (`pushrelay_outbox_reporter` 0, no figures): it holds the lease no longer, so
+/// through an outage longer than the lease no relay shows itself the reporter. A stop gives the lease up
+/// for the next relay.
 public final class StoreGaugeReporter: Service {
     /// The periodic lease's name in the store.
     public static let job = "store-gauges"
@@ -27,6 +30,8 @@ public final class StoreGaugeReporter: Service {
     private let logger: Logger
     /// How often the figures are read (and the lease renewed).
     public let interval: Duration
+    /// How long a lease taken lasts: three ``interval``s.
+    private var lease: Duration { interval * 3 }
 
     /// - Parameters:
     ///   - owner: the relay's instance id, which the lease names.
@@ -54,14 +59,21 @@ public final class StoreGaugeReporter: Service {
     public func run() async {
         var holding = false
         var failing = false
+        var leaseEnds = time.monotonic  // on the monotonic clock, when the lease last taken runs out
         while !Task.isCancelled {
+            let asked = time.monotonic
             do {
                 holding = try await refresh()
+                if holding { leaseEnds = asked + lease }
                 if failing { logger.notice("store figures read again") }
                 failing = false
             } catch {
                 if !failing { logger.warning("reading the store's figures failed", ["error": "\(error)"]) }
                 failing = true
+                if holding, time.monotonic >= leaseEnds {
+                    holding = false
+                    stepDown()
+                }
             }
             try? await Task.sleep(for: interval)
         }
@@ -76,7 +88,7 @@ public final class StoreGaugeReporter: Service {
     /// - Throws: the store's error; the figures last read stay.
     @discardableResult
     public func refresh() async throws -> Bool {
-        let held = try await store.holdPeriodicLease(job: Self.job, owner: owner, now: time.now, duration: interval * 3)
+        let held = try await store.holdPeriodicLease(job: Self.job, owner: owner, now: time.now, duration: lease)
         guard held else {
             stepDown()
             return false

@@ -51,6 +51,46 @@ import Testing
         }
     }
 
+    /// Through an outage longer than its lease the reporter steps down: `pushrelay_outbox_reporter` 0 and no
+    /// figures (it holds the lease no longer), so an alert on no relay reporting fires; once the store
+    /// answers again it takes the lease back.
+    @Test(.timeLimit(.minutes(5))) func theReporterStepsDownOnceItsLeaseEndsInAnOutage() async throws {
+        let cluster = try await PostgresCluster.dedicated()
+        let url = try await cluster.newDatabaseURL() + "&connect_timeout=1"
+        let store = try PostgresStore(url: url, logger: .disabled(), statementTimeout: 1)
+        let metrics = RelayMetrics(appIds: ["app0"])
+        let reporter = StoreGaugeReporter(
+            owner: "relay-a",
+            store: store,
+            metrics: metrics,
+            appIds: ["app0"],
+            time: SystemTimeSource(),
+            logger: .disabled(),
+            interval: .milliseconds(300)
+        )
+        let running = Task { await reporter.run() }
+        var frozen: FrozenServer?
+        defer {
+            frozen?.resume()
+            running.cancel()
+        }
+        func shows(_ line: String) async throws -> Bool {
+            for _ in 0..<600 {
+                if metrics.render().split(separator: "\n").contains(Substring(line)) { return true }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return false
+        }
+        #expect(try await shows("pushrelay_outbox_reporter 1"))
+        frozen = try FrozenServer(dataDirectory: cluster.dataDirectory)
+        #expect(try await shows("pushrelay_outbox_reporter 0"))
+        #expect(!metrics.render().contains("pushrelay_outbox_pending{"))
+        frozen?.resume()
+        #expect(try await shows("pushrelay_outbox_reporter 1"))
+        running.cancel()
+        await running.value
+    }
+
     /// Before any push every configured app has its series, at zero, and no label takes a value from outside.
     @Test func everyConfiguredAppsSeriesStartAtZero() async throws {
         try await withRelayAndMock(appCount: 2, configure: DittoEventsTests.withDitto()) { relay in
