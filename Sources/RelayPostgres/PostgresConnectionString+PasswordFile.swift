@@ -24,14 +24,20 @@ extension PostgresConnectionString {
     }
 
     /// The password in `file`: its text without one trailing newline (`\n` or `\r\n`).
-    /// - Throws: ``RelayCore/Configuration/Invalid`` naming `key` and the file when it cannot be read, is not
-    ///   UTF-8, or holds no password.
+    /// - Throws: ``RelayCore/Configuration/Invalid`` naming `key` and the file when it names none (an empty
+    ///   variable), cannot be read (saying why: missing, a directory, or not readable), is not UTF-8, or
+    ///   holds no password.
     public static func readPassword(_ file: String, key: String) throws(Configuration.Invalid) -> String {
+        guard !file.isEmpty else { throw Configuration.Invalid(["\(key): names no file (it is empty)"]) }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: file))
         } catch {
-            throw Configuration.Invalid(["\(key): cannot read \(file) (\(error.localizedDescription))"])
+            let files = FileManager.default
+            let why =
+                !files.fileExists(atPath: file)
+                ? "no such file" : files.isDirectory(atPath: file) ? "a directory" : "not readable by this user"
+            throw Configuration.Invalid(["\(key): cannot read \(file) (\(why))"])
         }
         guard var password = String(data: data, encoding: .utf8) else {
             throw Configuration.Invalid(["\(key): \(file) is not UTF-8 text"])

@@ -37,12 +37,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = "postgresql://relay@db.internal/relay"
         let missing = directory.appendingPathComponent("missing").path
-        #expect {
-            try PostgresConnectionString.connectionURL(.init(url: url, passwordFile: missing))
-        } throws: { error in
-            (error as? Configuration.Invalid)?.problems.first?.hasPrefix(
-                "storage.postgres.passwordFile: cannot read \(missing)"
-            ) == true
+        let problems = [
+            missing: "storage.postgres.passwordFile: cannot read \(missing) (no such file)",
+            directory.path: "storage.postgres.passwordFile: cannot read \(directory.path) (a directory)",
+            "": "storage.postgres.passwordFile: names no file (it is empty)",
+        ]
+        for (file, problem) in problems {
+            #expect {
+                try PostgresConnectionString.connectionURL(.init(url: url, passwordFile: file))
+            } throws: { error in
+                (error as? Configuration.Invalid)?.problems == [problem]
+            }
         }
         let empty = directory.appendingPathComponent("empty").path
         try Data("\n".utf8).write(to: URL(fileURLWithPath: empty))
