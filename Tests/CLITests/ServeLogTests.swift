@@ -32,7 +32,10 @@ import Testing
         for line in lines {
             let ts = try #require(line["ts"] as? String, "\(line)")
             #expect(ts.hasSuffix("Z"), "\(ts)")
+            // Every line names the relay's instance: the store's, the lifecycle's (`stopping`) too.
+            #expect(line["relay.instance"] as? String == "local", "\(line)")
         }
+        #expect(lines.contains { $0["msg"] as? String == "stopping" }, "\(relay.stderr)")
         let listening = try #require(lines.first { $0["msg"] as? String == "relay listening" }, "\(relay.stderr)")
         #expect(listening["http.port"] as? Int == port, "\(listening)")
         #expect(listening["http.connection_limit"] is Int, "\(listening)")
