@@ -69,9 +69,11 @@ enum ServeCommand {
         try configuration.validate()  // with the options applied (a --port out of range), before anything is made
         // Each connection takes a descriptor: lift the soft limit (often 1,024) to the hard one before listening.
         OpenFileLimit.raiseToHardLimit()
-        // Every line of a running relay names its instance, the storage's and the lifecycle's too.
+        // Resolved once: on PostgreSQL an id left empty is a new random one at each resolution. Every line of
+        // the relay names it, the storage's and the lifecycle's too.
+        configuration.delivery.instanceId = configuration.resolvedInstanceId()
         let logger = Logger(label: "push-relay", level: configuration.log.level)
-            .with(["relay.instance": configuration.resolvedInstanceId()])
+            .with(["relay.instance": configuration.delivery.instanceId])
         for notice in loaded.deprecations + configuration.warnings { logger.warning(notice) }
 
         let curl = LibcurlInfo.current

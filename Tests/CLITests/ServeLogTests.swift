@@ -50,4 +50,20 @@ import Testing
         #expect(request["duration_ms"] is Double || request["duration_ms"] is Int, "\(request)")
         #expect(request["http.route"] as? String == "/v1/users/{userId}/devices", "\(request)")
     }
+
+    /// On PostgreSQL an instance id left empty is made at start, at random: it is made once, and every line
+    /// (the storage's, the relay's, the lifecycle's) names the same.
+    @Test func everyLineOfARelayOnPostgreSQLNamesOneInstance() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        let relay = try directory.serve(["PUSH_RELAY_STORAGE_POSTGRES_URL": url])
+        _ = try await relay.listeningPort()
+        relay.signal(SIGTERM)
+        #expect(try await relay.exitStatus().status == 0)
+        let lines = try Self.objects(relay.stderr)
+        let named = Set(lines.map { $0["relay.instance"] as? String ?? "none" })
+        #expect(named.count == 1 && !named.contains("none") && !named.contains("local"), "\(named)")
+        #expect(lines.contains { $0["msg"] as? String == "stopping" }, "\(relay.stderr)")
+    }
 }
