@@ -435,5 +435,12 @@ enum PostgresMigrations {
             last_delivery_id = (SELECT max(id) FROM deliveries WHERE notification_id = notifications.id);
         DROP INDEX deliveries_by_notification;
         """,
+        // 21: as the SQLite schema's step 27, a user's own room levels by user, and seen message ids cut to
+        // what a message's `createdOn` may now extend them to.
+        """
+        CREATE INDEX room_levels_by_user ON room_levels (app_id, user_id);
+        UPDATE ditto_seen_messages SET keep_until = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 173400000
+        WHERE keep_until > (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 173400000;
+        """,
     ]
 }

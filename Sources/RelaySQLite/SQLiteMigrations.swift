@@ -632,5 +632,14 @@ enum SQLiteMigrations {
         UPDATE ditto_documents SET removed_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000
         WHERE removed = 1 AND removed_at IS NULL;
         """,
+        // 27: a user's own room levels by user, for the count a level write of an app with a stream makes
+        // (``RelayStore/UserLimitsSQL`` `levelsElsewhereSQL`); seen message ids kept past what a message's
+        // `createdOn` may now extend them to (a day ahead, the longest age limit of a day, the 10-minute
+        // margin: 173,400 s) are cut to it.
+        """
+        CREATE INDEX room_levels_by_user ON room_levels (app_id, user_id);
+        UPDATE ditto_seen_messages SET keep_until = CAST(strftime('%s', 'now') AS INTEGER) * 1000 + 173400000
+        WHERE keep_until > CAST(strftime('%s', 'now') AS INTEGER) * 1000 + 173400000;
+        """,
     ]
 }

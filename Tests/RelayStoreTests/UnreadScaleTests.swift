@@ -13,6 +13,24 @@ import Testing
 
     /// The counts' query plans on SQLite: each listed user's positions by the per-user index, each room's
     /// messages by a range of `room_messages_by_time` from the position.
+    /// A level write of an app with a stream counts the user's other room levels by seeking the user, not by
+    /// reading all of the app's (any user may make that write at its write rate).
+    @Test func theRoomLevelCountSeeksTheUser() async throws {
+        let store = try SQLiteStore.temporary()
+        let plan = try await store.withConnection { db in
+            try db.withStatement("EXPLAIN QUERY PLAN " + UserLimitsSQL.levelsElsewhereSQL(parameter: { "?\($0)" })) {
+                row in
+                var lines: [String] = []
+                while try row.step() { lines.append(row.string(3)) }
+                return lines
+            }
+        }
+        #expect(
+            plan.contains { $0.hasPrefix("SEARCH room_levels USING COVERING INDEX room_levels_by_user") },
+            "\(plan)"
+        )
+    }
+
     @Test(arguments: [true, false]) func queryPlansSeekByUserAndRangeByTime(fromDitto: Bool) async throws {
         let store = try SQLiteStore.temporary()
         let plan = try await store.withConnection { db in
