@@ -360,9 +360,9 @@ import Testing
         let later = try Self.event(
             #"{"txnId":3,"type":"documentChanged","collection":"other","change":{"method":"remove","value":{"_id":"x"}}}"#
         )
-        try await store.applyDittoEvents([later], appId: "app-a", settings: Self.settings, at: Self.at + kept - 1)
+        _ = try await store.applyDittoEvents([later], appId: "app-a", settings: Self.settings, at: Self.at + kept - 1)
         #expect(try await Self.seenIds(in: store) == 1)
-        try await store.applyDittoEvents([later], appId: "app-a", settings: Self.settings, at: Self.at + kept + 1)
+        _ = try await store.applyDittoEvents([later], appId: "app-a", settings: Self.settings, at: Self.at + kept + 1)
         #expect(try await Self.seenIds(in: store) == 0)
     }
 
@@ -370,7 +370,7 @@ import Testing
     static func seenIds(in store: any Store) async throws -> Int64 {
         let sql = "SELECT count(*) FROM ditto_seen_messages"
         switch store {
-        case let sqlite as SQLiteStore: return try await sqlite.readRow(sql) { try $0.int64(0) }
+        case let sqlite as SQLiteStore: return try await sqlite.readRow(sql) { $0.int64(0) }
         case let postgres as PostgresStore: return try await postgres.readRow(sql) { try $0.int64(0) }
         default: preconditionFailure("no rows for \(type(of: store))")
         }
