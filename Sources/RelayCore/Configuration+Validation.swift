@@ -25,7 +25,7 @@ extension Configuration {
             return "holds a \(what) itself, not its SHA-256: put there the SHA-256 of a new \(what) (`push-relay keys "
                 + "new` prints both); this one is no longer secret"
         }
-        guard value.utf8.count == 64, value.allSatisfy(\.isHexDigit) else {
+        guard value.utf8.count == 64, value.utf8.allSatisfy(\.isASCIIHexDigit) else {
             return "must be 64 hex characters (SHA-256 of the \(what))"
         }
         return nil

@@ -5,8 +5,8 @@ import RelayCore
 /// - Unknown path: 404 `not_found`. Known path, other method: 405 `method_not_allowed` with `Allow`.
 /// - A thrown ``HTTPError`` is rendered as is; any other error becomes what ``errorAnswer`` makes of it, or
 ///   500 `internal_error` with a generic message, and the error itself is logged with `request.id` and
-///   `http.route`: at most ``failureLinesPerSecond`` such lines a second (a storage outage fails every
-///   request alike), the first after a pause saying how many were left out (`log.suppressed`).
+///   `http.route`: within the router's `failureLines` budget when it has one (a storage outage fails every
+///   request alike), the lines past it counted and reported (``reportLeftOut(_:of:to:)``) before the next.
 /// - A literal segment beats a `{parameter}` at the same position (`/v1/devices/count` before
 ///   `/v1/devices/{token}`). Parameters are percent-decoded and never empty (an empty segment matches nothing).
 /// - `HEAD` falls back to the `GET` handler (libmicrohttpd drops the body).
@@ -36,18 +36,29 @@ public struct Router: Sendable {
     private let logger: Logger
     /// The answer to an error a handler threw that is not an ``HTTPError`` (nil: 500).
     private let errorAnswer: @Sendable (any Error) -> HTTPError?
-    /// The `handler failed` lines written at most in a second.
-    public static let failureLinesPerSecond = 20
-    private let failureLines = LogBudget(limit: failureLinesPerSecond, interval: .seconds(1))
+    /// The budget of the `handler failed` lines; nil: every one is written.
+    private let failureLines: LogBudget?
 
     /// - Parameters:
     ///   - logger: receives the real cause of every error answered by `errorAnswer` or with 500.
     ///   - errorAnswer: turns the errors of the layers below (a store that cannot write) into their own
     ///     answer; nil for 500.
-    public init(logger: Logger = .disabled(), errorAnswer: @escaping @Sendable (any Error) -> HTTPError? = { _ in nil })
-    {
+    ///   - failureLines: the budget of the `handler failed` lines, which several routers may share.
+    public init(
+        logger: Logger = .disabled(),
+        errorAnswer: @escaping @Sendable (any Error) -> HTTPError? = { _ in nil },
+        failureLines: LogBudget? = nil
+    ) {
         self.logger = logger
         self.errorAnswer = errorAnswer
+        self.failureLines = failureLines
+    }
+
+    /// Logs how many `handler failed` lines `budget` left out since it last reported, when any (before its
+    /// next line, and once at a stop with ``RelayCore/LogBudget/takeSuppressed()``).
+    public static func reportLeftOut(_ count: Int, of budget: LogBudget, to logger: Logger) {
+        guard count > 0 else { return }
+        logger.warning("handler failures not logged", ["count": count, "budget_per_second": budget.limit])
     }
 
     /// The registered routes in registration order.
@@ -140,13 +151,21 @@ public struct Router: Sendable {
         } catch let error as HTTPError {
             response = error.response
         } catch {
-            if case .log(let suppressed) = failureLines.admit() {
-                var metadata: Logger.Metadata = [
-                    "request.id": request.id, "http.route": pattern, "http.method": LogText.clipped(request.method),
-                    "error": String(describing: error),
-                ]
-                if suppressed > 0 { metadata["log.suppressed"] = suppressed }
-                logger.error("handler failed", metadata)
+            var written = true
+            if let failureLines {
+                switch failureLines.admit() {
+                case .suppress: written = false
+                case .log(let leftOut): Self.reportLeftOut(leftOut, of: failureLines, to: logger)
+                }
+            }
+            if written {
+                logger.error(
+                    "handler failed",
+                    [
+                        "request.id": request.id, "http.route": pattern,
+                        "http.method": LogText.clipped(request.method), "error": String(describing: error),
+                    ]
+                )
             }
             response = (errorAnswer(error) ?? HTTPError.internal()).response
         }

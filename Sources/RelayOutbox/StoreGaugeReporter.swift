@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayStore
+import Synchronization
 
 /// Reports the store's figures as gauges: each app's outbox (pending, due, leased, the oldest due
 /// delivery's lateness), devices by state and feedback pending. They count the whole database, so of several
@@ -32,6 +33,9 @@ public final class StoreGaugeReporter: Service {
     public let interval: Duration
     /// How long a lease taken lasts: three ``interval``s.
     private var lease: Duration { interval * 3 }
+    /// Whether this relay shows itself the reporter, and until when (on the monotonic clock) the lease it
+    /// last took lasts: set by each ``refresh()`` that takes it, cleared by stepping down.
+    private let held = Mutex((reporting: false, until: Duration.zero))
 
     /// - Parameters:
     ///   - owner: the relay's instance id, which the lease names.
@@ -55,31 +59,46 @@ public final class StoreGaugeReporter: Service {
         self.interval = interval
     }
 
-    /// Reads the figures every ``interval`` while it holds the lease, until cancelled; then gives the lease up.
+    /// Reads the figures every ``interval`` while it holds the lease, and steps down when the lease it last
+    /// took ends unrenewed (however long a store call hangs), until cancelled; then gives the lease up.
     public func run() async {
-        var holding = false
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.stepDownWhenTheLeaseEnds() }
+            await refreshUntilCancelled()
+            group.cancelAll()
+        }
+        guard held.withLock({ $0.reporting }) else { return }
+        _ = try? await store.holdPeriodicLease(job: Self.job, owner: owner, now: time.now, duration: .zero)
+        stepDown()
+    }
+
+    private func refreshUntilCancelled() async {
         var failing = false
-        var leaseEnds = time.monotonic  // on the monotonic clock, when the lease last taken runs out
         while !Task.isCancelled {
-            let asked = time.monotonic
             do {
-                holding = try await refresh()
-                if holding { leaseEnds = asked + lease }
+                try await refresh()
                 if failing { logger.notice("store figures read again") }
                 failing = false
             } catch {
                 if !failing { logger.warning("reading the store's figures failed", ["error": "\(error)"]) }
                 failing = true
-                if holding, time.monotonic >= leaseEnds {
-                    holding = false
-                    stepDown()
-                }
             }
             try? await Task.sleep(for: interval)
         }
-        guard holding else { return }
-        _ = try? await store.holdPeriodicLease(job: Self.job, owner: owner, now: time.now, duration: .zero)
-        stepDown()
+    }
+
+    /// Steps down once the lease this relay last took has run out, checking when it is due to (another relay
+    /// may take it from then on).
+    private func stepDownWhenTheLeaseEnds() async {
+        while !Task.isCancelled {
+            let (reporting, until) = held.withLock { ($0.reporting, $0.until) }
+            let left = until - time.monotonic
+            if reporting, left <= .zero {
+                stepDown()
+                continue
+            }
+            try? await Task.sleep(for: reporting ? min(interval, left) : interval)
+        }
     }
 
     /// Takes or renews the lease and, holding it, reads and publishes the figures (a relay's start calls it
@@ -88,11 +107,12 @@ public final class StoreGaugeReporter: Service {
     /// - Throws: the store's error; the figures last read stay.
     @discardableResult
     public func refresh() async throws -> Bool {
-        let held = try await store.holdPeriodicLease(job: Self.job, owner: owner, now: time.now, duration: lease)
-        guard held else {
+        let asked = time.monotonic
+        guard try await store.holdPeriodicLease(job: Self.job, owner: owner, now: time.now, duration: lease) else {
             stepDown()
             return false
         }
+        held.withLock { $0 = (true, asked + lease) }
         let now = time.now
         let outbox = try await store.outboxCounts(now: now)
         let devices = try await store.deviceCounts()
@@ -106,6 +126,16 @@ public final class StoreGaugeReporter: Service {
             sum.oldestDueAt = [sum.oldestDueAt, counts.oldestDueAt].compactMap { $0 }.min()
             byApp[metrics.appLabel(app)] = sum
         }
+        // Published under the lease's lock, only while it is still held: reads that outlasted the lease
+        // (it was stepped down from meanwhile) show nothing.
+        return held.withLock { held in
+            guard held.reporting else { return false }
+            publish(byApp: byApp, devices: devices, feedback: feedback, now: now)
+            return true
+        }
+    }
+
+    private func publish(byApp: [String: OutboxCounts], devices: [DeviceState: Int], feedback: Int, now: Date) {
         func samples(_ value: (OutboxCounts) -> Double) -> [RelayMetrics.GaugeSample] {
             byApp.map { ([("app", $0.key)], value($0.value)) }
         }
@@ -122,12 +152,14 @@ public final class StoreGaugeReporter: Service {
         )
         metrics.setGauges(MetricCatalog.feedbackPending, [([], Double(feedback))])
         metrics.setGauges(MetricCatalog.outboxReporter, [([], 1)])
-        return true
     }
 
     /// Shows none of the figures: another relay reports them.
     private func stepDown() {
-        for name in Self.figures { metrics.removeGauges(name) }
-        metrics.setGauges(MetricCatalog.outboxReporter, [([], 0)])
+        held.withLock { held in
+            held.reporting = false
+            for name in Self.figures { metrics.removeGauges(name) }
+            metrics.setGauges(MetricCatalog.outboxReporter, [([], 0)])
+        }
     }
 }

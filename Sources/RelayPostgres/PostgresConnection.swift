@@ -271,7 +271,7 @@ final class PostgresConnection {
     /// snapshot is taken while waiting); the server's own statement timeout a second past the relay's, so a
     /// statement the relay gave up (waiting for a lock, say) ends on the server too instead of holding its
     /// locks and work until it finishes; a session idle inside a transaction for half the relay's statement
-    /// timeout ended by the server, so a relay frozen within a transaction (a stopped process, a paused
+    /// timeout (a second at least) ended by the server, so a relay frozen within a transaction (a stopped process, a paused
     /// host) does not hold its rows and an app's claim lock, and with them every other relay's sends, until
     /// it runs again (the relay's transactions run their statements back to back; the frozen one's next
     /// statement fails, and it connects again); then the ``instanceLocks`` are taken back, each of them or
@@ -284,7 +284,7 @@ final class PostgresConnection {
         try execute("SET jit = off")
         try execute("SET default_transaction_isolation = 'read committed'")
         try execute("SET statement_timeout = \(Int((statementTimeout + 1) * 1000))")
-        try execute("SET idle_in_transaction_session_timeout = \(Int(statementTimeout * 500))")
+        try execute("SET idle_in_transaction_session_timeout = \(max(1000, Int(statementTimeout * 500)))")
         for id in instanceLocks {
             for session in givenUpLockSessions { endGivenUpSession(session, holding: id) }
             guard try takeInstanceLock(id) else { throw fence.close(instanceId: id) }

@@ -11,9 +11,12 @@ final class InstanceLock {
 
     /// Takes the lock on `path` (creating the file) for the relay `instanceId` serving from `database`.
     /// - Throws: ``StoreError`` `.instanceInUse` when another open file holds it, `.open` when the file
-    ///   cannot be opened.
+    ///   cannot be opened, not even for reading (it is not there and cannot be made).
     init(path: String, database: String, instanceId: String) throws {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // A lock file this user cannot write (another user's, on a read-only mount) is locked all the same:
+        // flock(2) needs no write access. Only the instance id is then not written.
+        if descriptor < 0, errno == EACCES || errno == EROFS { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else {
             throw StoreError(code: .open, message: "open \(path): \(String(cString: strerror(errno)))")
         }

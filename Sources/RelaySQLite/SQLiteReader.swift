@@ -6,7 +6,8 @@ import RelayStore
 /// ``StoreCopy``: it never writes, migrates or checkpoints the file. It holds the store's instance lock
 /// (``SQLiteStore/claimInstance(_:)``) while open, so it refuses a store a live relay serves (a copy would
 /// miss what the relay writes after it, and both would send what was pending) and no relay starts on the
-/// store meanwhile; a file where the lock file cannot be made (a read-only folder) is one no relay serves.
+/// store meanwhile; a store whose lock file is not there and cannot be made (a read-only folder) is one no
+/// relay serves.
 ///
 /// Threading: like ``SQLiteStore``, an actor on ONE dedicated thread.
 public actor SQLiteReader: StoreExport {

@@ -42,6 +42,8 @@ public final class Relay: Sendable {
     /// The API listener's access log; its budgets are the admin listener's too, so it alone reports what
     /// both left out.
     private let accessLog: AccessLog
+    /// Both listeners' budget of `handler failed` lines (``RelayAPI``), whose rest is reported at a stop.
+    private let failureLines: LogBudget
     /// The group ``start()`` runs and its task; nil when not started.
     private let running = MutexBox<(ServiceGroup, Task<Void, Never>)?>(nil)
     /// One consumer per app with `apps[].ditto.kafka`.
@@ -194,6 +196,7 @@ public final class Relay: Sendable {
             readiness: readiness,
             dittoConsumers: dittoConsumers
         )
+        failureLines = api.failureLines
         let router = api.router()
         let http = Self.httpServerConfiguration(configuration.http)
         let budgets = AccessLog.Budgets()
@@ -309,9 +312,10 @@ public final class Relay: Sendable {
         var services: [ServiceGroup.Entry] = [
             .init(
                 "relay",
-                CloseOnShutdown { [transports, accessLog, logger] in
+                CloseOnShutdown { [transports, accessLog, failureLines, logger] in
                     for transport in transports { await transport.shutdown() }
                     accessLog.flush()
+                    Router.reportLeftOut(failureLines.takeSuppressed(), of: failureLines, to: logger)
                     logger.info("relay stopped")
                 }
             ),

@@ -74,8 +74,8 @@ extension RelayAPI {
     }
 
     /// Runs a store write that counts against ``userLimits(_:)``, answering its refusal: 409 `limit_reached`,
-    /// without `Retry-After` (a count frees up only when the user deletes a device or leaves a room, and a
-    /// call that asks past the limit alone never succeeds), counted in `pushrelay_rate_limited_total` by the
+    /// without `Retry-After` (a count frees up only when the user deletes a device, leaves a room or drops a
+    /// room's level, and a call that asks past the limit alone never succeeds), counted in `pushrelay_rate_limited_total` by the
     /// limit's name like the rates.
     /// - Throws: ``HTTPError`` 409 `limit_reached` for ``UserLimitExceeded``; the write's other errors.
     @discardableResult

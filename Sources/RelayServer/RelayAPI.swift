@@ -18,6 +18,9 @@ public struct RelayAPI: Sendable {
     let limiter: UserLimiter
     /// The apps' Ditto Kafka consumers, whose lag and last-record age `/metrics` shows.
     let dittoConsumers: [DittoKafkaConsumer]
+    /// The budget of both listeners' `handler failed` lines, as many a second as the access log's failed
+    /// requests' (a storage outage fails every call alike).
+    let failureLines = LogBudget(limit: AccessLog.Kind.failed.linesPerSecond, interval: .seconds(1))
 
     /// - Parameter readiness: what `GET /readyz` checks; nil makes one over `store` and the directory's apps.
     public init(
@@ -50,7 +53,7 @@ public struct RelayAPI: Sendable {
     /// Every route of the API's listener. `GET /metrics` and the per-app `GET /readyz` are the admin
     /// listener's (``adminRouter()``): app ids are the operator's business.
     public func router() -> Router {
-        var router = Router(logger: logger, errorAnswer: Self.storageUnavailable)
+        var router = Router(logger: logger, errorAnswer: Self.storageUnavailable, failureLines: failureLines)
         router.get(Self.healthzRoute) { _, _ in try .json(["status": "ok"]) }
         router.get(Self.readyzRoute) { _, _ in try await readyz(listingApps: false) }
         router.get(Self.openAPIRoute) { _, _ in OpenAPIDocument.response }

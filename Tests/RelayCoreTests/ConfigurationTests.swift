@@ -213,6 +213,15 @@ import Testing
             #expect(problem.hasPrefix("apps[0].apiKeySHA256[1]: holds a key itself, not its SHA-256"), "\(problem)")
             #expect(!problem.contains(key))
         }
+        // Full-width digits are hex digits to `Character`, and 64 bytes with some of them match no key.
+        configuration.apps[0].apiKeySHA256 = [String(repeating: "a", count: 58) + "\u{FF10}\u{FF11}"]
+        #expect {
+            try configuration.validate()
+        } throws: { error in
+            (error as? Configuration.Invalid)?.problems == [
+                "apps[0].apiKeySHA256[0]: must be 64 hex characters (SHA-256 of the key)"
+            ]
+        }
     }
 
     /// A Ditto ingest secret is neither an API key (its own app's or another's, in any case) nor another

@@ -141,12 +141,15 @@ import Testing
         #expect(entry.metadata["error"]?.contains("hunter2") == true)
     }
 
-    /// A failure every request meets alike (a storage outage) writes a bounded number of lines: at most
-    /// `failureLinesPerSecond` in each second the requests took, and one of the next second's says how many
-    /// were left out.
+    /// With a budget, a failure every request meets alike (a storage outage) writes a bounded number of lines:
+    /// at most the budget's limit in each second the requests took, and the lines left out are counted in a
+    /// `handler failures not logged` line before the next one.
     @Test func failuresAreLoggedWithinABudget() async throws {
         let logs = MemoryLogHandler()
-        let router = Self.router(logger: Logger(label: "test", level: .debug, handler: logs))
+        let budget = LogBudget(limit: 20, interval: .seconds(1))
+        let logger = Logger(label: "test", level: .debug, handler: logs)
+        var router = Router(logger: logger, failureLines: budget)
+        router.post("/v1/fail") { _, _ in throw Secret() }
         let requests = 200
         let started = ContinuousClock.now
         for index in 0..<requests {
@@ -157,14 +160,16 @@ import Testing
         }
         let seconds = Int((ContinuousClock.now - started).components.seconds) + 1
         let lines = logs.entries.filter { $0.message == "handler failed" }
-        #expect(lines.count <= Router.failureLinesPerSecond * seconds, "\(lines.count) lines in \(seconds) s")
-        // A second later the next line is written, and every request is a line or counted in one.
+        #expect(lines.count <= budget.limit * seconds, "\(lines.count) lines in \(seconds) s")
+        // A second later the next line is written after the count, and every request is a line or counted.
         try await Task.sleep(for: .seconds(1))
         _ = await router.respond(to: try HTTPRequest(method: "POST", target: "/v1/fail", id: "after"))
-        let all = logs.entries.filter { $0.message == "handler failed" }
-        #expect(all.last?.metadata["request.id"] == "after")
-        let suppressed = all.map { Int($0.metadata["log.suppressed"] ?? "") ?? 0 }.reduce(0, +)
-        #expect(suppressed + all.count - 1 == requests, "\(suppressed) left out, \(all.count) lines")
+        Router.reportLeftOut(budget.takeSuppressed(), of: budget, to: logger)
+        let failed = logs.entries.filter { $0.message == "handler failed" }
+        #expect(failed.last?.metadata["request.id"] == "after")
+        let leftOut = logs.entries.filter { $0.message == "handler failures not logged" }
+            .map { Int($0.metadata["count"] ?? "") ?? 0 }.reduce(0, +)
+        #expect(leftOut + failed.count - 1 == requests, "\(leftOut) left out, \(failed.count) lines")
     }
 
     @Test func listsRegisteredRoutesInOrder() {
