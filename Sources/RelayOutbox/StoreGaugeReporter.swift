@@ -33,9 +33,10 @@ public final class StoreGaugeReporter: Service {
     public let interval: Duration
     /// How long a lease taken lasts: three ``interval``s.
     private var lease: Duration { interval * 3 }
-    /// Whether this relay shows itself the reporter, and until when (on the monotonic clock) the lease it
-    /// last took lasts: set by each ``refresh()`` that takes it, cleared by stepping down.
-    private let held = Mutex((reporting: false, until: Duration.zero))
+    /// Whether this relay shows itself the reporter, until when (on the monotonic clock) the lease it last
+    /// took lasts (set by each ``refresh()`` that takes it, cleared by stepping down), and whether the last
+    /// refresh failed.
+    private let held = Mutex((reporting: false, until: Duration.zero, failing: false))
 
     /// - Parameters:
     ///   - owner: the relay's instance id, which the lease names.
@@ -60,7 +61,7 @@ public final class StoreGaugeReporter: Service {
     }
 
     /// Reads the figures every ``interval`` while it holds the lease, and steps down when the lease it last
-    /// took ends unrenewed (however long a store call hangs), until cancelled; then gives the lease up.
+    /// took ends unrenewed, until cancelled; then gives the lease up.
     public func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.stepDownWhenTheLeaseEnds() }
@@ -73,31 +74,33 @@ public final class StoreGaugeReporter: Service {
     }
 
     private func refreshUntilCancelled() async {
-        var failing = false
         while !Task.isCancelled {
             do {
                 try await refresh()
-                if failing { logger.notice("store figures read again") }
-                failing = false
+                if held.withLock({ $0.failing }) { logger.notice("store figures read again") }
+                held.withLock { $0.failing = false }
             } catch {
-                if !failing { logger.warning("reading the store's figures failed", ["error": "\(error)"]) }
-                failing = true
+                if !held.withLock({ $0.failing }) {
+                    logger.warning("reading the store's figures failed", ["error": "\(error)"])
+                }
+                held.withLock { $0.failing = true }
             }
             try? await Task.sleep(for: interval)
         }
     }
 
-    /// Steps down once the lease this relay last took has run out, checking when it is due to (another relay
-    /// may take it from then on).
+    /// Steps down once the lease this relay last took has run out while its refreshes fail, when it does
+    /// (a failing refresh may take a statement's deadline to say so; another relay may take the lease from
+    /// its end on). A refresh that is merely slow, on a busy host, is no outage: its renewal follows.
     private func stepDownWhenTheLeaseEnds() async {
         while !Task.isCancelled {
-            let (reporting, until) = held.withLock { ($0.reporting, $0.until) }
+            let (reporting, until, failing) = held.withLock { ($0.reporting, $0.until, $0.failing) }
             let left = until - time.monotonic
-            if reporting, left <= .zero {
+            if reporting, failing, left <= .zero {
                 stepDown()
                 continue
             }
-            try? await Task.sleep(for: reporting ? min(interval, left) : interval)
+            try? await Task.sleep(for: reporting && failing ? min(interval, left) : interval)
         }
     }
 
@@ -112,7 +115,10 @@ public final class StoreGaugeReporter: Service {
             stepDown()
             return false
         }
-        held.withLock { $0 = (true, asked + lease) }
+        held.withLock {
+            $0.reporting = true
+            $0.until = asked + lease
+        }
         let now = time.now
         let outbox = try await store.outboxCounts(now: now)
         let devices = try await store.deviceCounts()
