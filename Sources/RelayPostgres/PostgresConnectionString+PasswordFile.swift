@@ -25,7 +25,8 @@ extension PostgresConnectionString {
 
     /// The password in `file`: its text without one trailing newline (`\n` or `\r\n`).
     /// - Throws: ``RelayCore/Configuration/Invalid`` naming `key` and the file when it names none (an empty
-    ///   variable), cannot be read (saying why: missing, a directory, or not readable), is not UTF-8, or
+    ///   variable), cannot be read (saying why: missing, a directory, not a regular file, or not readable), is
+    ///   not UTF-8, or
     ///   holds no password.
     public static func readPassword(_ file: String, key: String) throws(Configuration.Invalid) -> String {
         guard !file.isEmpty else { throw Configuration.Invalid(["\(key): names no file (it is empty)"]) }
@@ -34,9 +35,12 @@ extension PostgresConnectionString {
             data = try Data(contentsOf: URL(fileURLWithPath: file))
         } catch {
             let files = FileManager.default
+            let type = (try? files.attributesOfItem(atPath: file))?[.type] as? FileAttributeType
             let why =
                 !files.fileExists(atPath: file)
-                ? "no such file" : files.isDirectory(atPath: file) ? "a directory" : "not readable by this user"
+                ? "no such file"
+                : files.isDirectory(atPath: file)
+                    ? "a directory" : type != .typeRegular ? "not a regular file" : "not readable by this user"
             throw Configuration.Invalid(["\(key): cannot read \(file) (\(why))"])
         }
         guard var password = String(data: data, encoding: .utf8) else {

@@ -91,7 +91,7 @@ extension PostgresStore {
                     userId,
                     roomId
                 )
-                try scope.check(change, elsewhere: elsewhere[0].int(0))
+                try scope.check(change, elsewhere: elsewhere[0].int(0), alreadySet: elsewhere[0].int(1) > 0)
             }
             if scope == .members {
                 // Locks the membership row, so a concurrent leave commits before this reads it or after.

@@ -34,8 +34,9 @@ public actor SQLiteReader: StoreExport {
         } catch let error as StoreError where error.code == .instanceInUse {
             throw StoreError(
                 code: .instanceInUse,
-                message: "\(path) is served by a live relay: stop it before copying (a copy made while it runs "
-                    + "misses what it writes after, and both stores would send what was pending)"
+                message: "\(path) is served by a live relay, or another copy reads or writes it: stop it before "
+                    + "copying (a copy made while a relay runs misses what it writes after, and both stores would "
+                    + "send what was pending)"
             )
         }
         let version = Int(try db.scalar("PRAGMA user_version"))

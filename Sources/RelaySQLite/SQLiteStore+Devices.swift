@@ -179,13 +179,14 @@ extension SQLiteStore {
         let rule = badgeUpdateRule(now: now)
         return try db.transaction {
             if scope.isBounded {
-                let elsewhere = try db.withStatement(UserLimitsSQL.levelsElsewhereSQL(parameter: { "?\($0)" })) {
+                let (elsewhere, here) = try db.withStatement(UserLimitsSQL.levelsElsewhereSQL(parameter: { "?\($0)" }))
+                {
                     try $0.bind(1, appId)
                     try $0.bind(2, userId)
                     try $0.bind(3, roomId)
-                    return try $0.step() ? $0.int(0) : 0
+                    return try $0.step() ? ($0.int(0), $0.int(1)) : (0, 0)
                 }
-                try scope.check(change, elsewhere: elsewhere)
+                try scope.check(change, elsewhere: elsewhere, alreadySet: here > 0)
             }
             if scope == .members {
                 let isMember = try db.withStatement(

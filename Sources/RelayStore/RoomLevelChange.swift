@@ -28,14 +28,18 @@ public enum RoomLevelScope: Sendable, Equatable {
     case anyRoom(atMost: Int?)
 
     /// Refuses a level of its own for this room when the user has one for `elsewhere` other rooms and the
-    /// scope bounds them; dropping a level, or a scope without a bound, is never refused.
+    /// scope bounds them, unless the room has one already (`alreadySet`: changing it adds nothing, however
+    /// many the user has: the backend's levels are not limited); dropping a level, or a scope without a
+    /// bound, is never refused.
     /// - Throws: ``UserLimitExceeded`` `.roomLevels`.
-    package func check(_ change: RoomLevelChange, elsewhere: Int) throws(UserLimitExceeded) {
-        guard case .anyRoom(let maximum?) = self, change.level != nil, elsewhere >= maximum else { return }
+    package func check(_ change: RoomLevelChange, elsewhere: Int, alreadySet: Bool) throws(UserLimitExceeded) {
+        guard case .anyRoom(let maximum?) = self, change.level != nil, !alreadySet, elsewhere >= maximum else {
+            return
+        }
         throw UserLimitExceeded(limit: .roomLevels, current: elsewhere, maximum: maximum)
     }
 
-    /// Whether the write takes the user's lock and counts its levels first (``check(_:elsewhere:)``).
+    /// Whether the write takes the user's lock and counts its levels first (``check(_:elsewhere:alreadySet:)``).
     package var isBounded: Bool {
         if case .anyRoom(_?) = self { true } else { false }
     }

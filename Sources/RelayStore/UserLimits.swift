@@ -44,10 +44,13 @@ package enum UserLimitsSQL {
         """
     }
 
-    /// The rooms besides room 3 for which user 2 of app 1 has a level of its own, as
-    /// ``RoomLevelScope/check(_:elsewhere:)`` takes them.
+    /// The rooms besides room 3 for which user 2 of app 1 has a level of its own, and whether room 3 has
+    /// one (0 or 1), as ``RoomLevelScope/check(_:elsewhere:alreadySet:)`` takes them.
     package static func levelsElsewhereSQL(parameter p: (Int) -> String) -> String {
-        "SELECT count(*) FROM room_levels WHERE app_id = \(p(1)) AND user_id = \(p(2)) AND room_id <> \(p(3))"
+        """
+        SELECT count(*) FILTER (WHERE room_id <> \(p(3))), count(*) FILTER (WHERE room_id = \(p(3)))
+        FROM room_levels WHERE app_id = \(p(1)) AND user_id = \(p(2))
+        """
     }
 }
 

@@ -22,14 +22,16 @@ extension DevelopmentSetup {
     /// An app uses it when its `webPush` settings name no VAPID key, or when it has neither `webPush`
     /// settings nor APNs credentials (a development app). An app with APNs credentials and no `webPush` has
     /// no web devices: their registrations are refused rather than sent to a mock.
-    func attachMockWebPush(to apps: inout [Configuration.App]) throws -> MockWebPushServer? {
+    /// - Parameter ports: the relay's own listeners' ports, which the mock never takes (an operator may give
+    ///   `serve --port` the port the mock last had).
+    func attachMockWebPush(to apps: inout [Configuration.App], avoiding ports: Set<Int>) throws -> MockWebPushServer? {
         let needing = apps.indices.filter { index in
             guard let webPush = apps[index].webPush else { return apps[index].apns.credentials == nil }
             return webPush.vapidKeyFile == nil
         }
         guard !needing.isEmpty else { return nil }
         let keyPath = try developmentVAPIDKey()
-        let mock = try startMockWebPush()
+        let mock = try startMockWebPush(avoiding: ports)
         let endpoint = Self.mockEndpoint(port: mock.port)
         for index in needing {
             var webPush = apps[index].webPush ?? Configuration.WebPush()
@@ -45,9 +47,10 @@ extension DevelopmentSetup {
         return mock
     }
 
-    /// The in-process mock push service, started on the port of ``webPushPortFile`` when that is free, else on
-    /// any (with a warning: the subscriptions made before are not reached); the port it took is kept there.
-    private func startMockWebPush() throws -> MockWebPushServer {
+    /// The in-process mock push service, started on the port of ``webPushPortFile`` when that is free and not
+    /// one of `ports`, else on any (with a warning: the subscriptions made before are not reached); the port it
+    /// took is kept there.
+    private func startMockWebPush(avoiding ports: Set<Int>) throws -> MockWebPushServer {
         func mock(port: Int) -> MockWebPushServer {
             MockWebPushServer(
                 configuration: MockWebPushConfiguration(
@@ -62,7 +65,13 @@ extension DevelopmentSetup {
         let kept = (try? String(contentsOfFile: dataDirectory + "/" + Self.webPushPortFile, encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             .flatMap { (1...65_535).contains($0) ? $0 : nil }
-        if let kept {
+        if let kept, ports.contains(kept) {
+            logger.warning(
+                "the in-process mock Web Push's last port is the relay's own now: subscriptions made for it are not "
+                    + "reached",
+                ["port": kept]
+            )
+        } else if let kept {
             let server = mock(port: kept)
             do {
                 try server.start()

@@ -40,8 +40,14 @@ enum ServeCommand {
         } catch let problem as Arguments.Problem {
             throw problem  // a command-line mistake: plain text, exit status 2
         } catch {
-            // What stops the start (the configuration, the store, the listener) as a JSON line like the rest.
-            let logger = Logger(label: "push-relay", level: .info)
+            // What stops the start (the configuration, the store, the listener) as a JSON line like the rest,
+            // naming the instance once it is known.
+            var logger = Logger(label: "push-relay", level: .info)
+            var error = error
+            if let failure = error as? StartFailure {
+                logger = logger.with(["relay.instance": failure.instanceId])
+                error = failure.error
+            }
             if let invalid = error as? Configuration.Invalid {
                 logger.critical("invalid configuration", ["problems": invalid.problems.joined(separator: "; ")])
             } else {
@@ -72,9 +78,27 @@ enum ServeCommand {
         // Resolved once: on PostgreSQL an id left empty is a new random one at each resolution. Every line of
         // the relay names it, the storage's and the lifecycle's too.
         configuration.delivery.instanceId = configuration.resolvedInstanceId()
+        do {
+            return try await run(configuration, deprecations: loaded.deprecations)
+        } catch let problem as Arguments.Problem {
+            throw problem
+        } catch {
+            throw StartFailure(error: error, instanceId: configuration.delivery.instanceId)
+        }
+    }
+
+    /// What stopped a start once the instance id was resolved (the id names the last line too).
+    private struct StartFailure: Error {
+        let error: any Error
+        let instanceId: String
+    }
+
+    /// Runs the relay of `configuration` (validated, its instance id resolved) until a signal stops it.
+    private static func run(_ configuration: Configuration, deprecations: [String]) async throws -> Int32 {
+        var configuration = configuration
         let logger = Logger(label: "push-relay", level: configuration.log.level)
             .with(["relay.instance": configuration.delivery.instanceId])
-        for notice in loaded.deprecations + configuration.warnings { logger.warning(notice) }
+        for notice in deprecations + configuration.warnings { logger.warning(notice) }
 
         let curl = LibcurlInfo.current
         guard curl.hasHTTP2 else {
@@ -94,7 +118,12 @@ enum ServeCommand {
         if developmentApp { configuration.apps = [try development.app()] }
         // FCM and Web Push first: whether an app is a development one is read from its APNs credentials.
         let fcmMock = try development.attachMockFCM(to: &configuration.apps)
-        let webPushMock = try development.attachMockWebPush(to: &configuration.apps)
+        let webPushMock = try development.attachMockWebPush(
+            to: &configuration.apps,
+            avoiding: [
+                configuration.http.port, configuration.http.admin.resolvedPort(publicPort: configuration.http.port),
+            ]
+        )
         let mock = try development.attachMock(to: &configuration.apps)
         let store: any Store =
             if let url = try PostgresConnectionString.connectionURL(configuration.storage.postgres) {

@@ -36,25 +36,27 @@ enum StorageCommand {
         if arguments.positional == ["requery-done"] { return try await StorageRequeryCommand.run(arguments) }
         try arguments.requireSubcommand("copy", usage: usage)
         let passwordFile = arguments.value("password-file")
-        let from = try StorageLocation(try arguments.required("from"), option: "from")
-            .addingPassword(fromFile: passwordFile)
-        let to = try StorageLocation(try arguments.required("to"), option: "to").addingPassword(fromFile: passwordFile)
+        // Shown as given: a password from the file goes into the URL, which would then show a query.
+        let givenFrom = try StorageLocation(try arguments.required("from"), option: "from")
+        let givenTo = try StorageLocation(try arguments.required("to"), option: "to")
+        let from = try givenFrom.addingPassword(fromFile: passwordFile)
+        let to = try givenTo.addingPassword(fromFile: passwordFile)
         guard from != to else { throw Arguments.Problem(description: "--from and --to name the same store") }
         let copy = StoreCopy(batchSize: try arguments.positiveInteger("batch", default: 1000))
         let logger = Logger(label: "storage", level: .warning)
 
         let began = ContinuousClock.now
         let source = try await from.openSource(logger: logger)
-        let destination = try to.openDestination(logger: logger)
+        let destination = try await to.openDestination(logger: logger)
         let counts: [StoreTable: Int]
         do {
             counts = try await copy.run(from: source, to: destination)
         } catch let refusal as StoreCopy.Refusal {
-            FileHandle.standardError.write(Data("push-relay storage: \(to.description): \(refusal)\n".utf8))
+            FileHandle.standardError.write(Data("push-relay storage: \(givenTo.description): \(refusal)\n".utf8))
             return 2
         }
         let seconds = (began.duration(to: .now) / .milliseconds(1)).rounded() / 1000
-        var report: [String: Any] = ["from": from.description, "to": to.description, "seconds": seconds]
+        var report: [String: Any] = ["from": givenFrom.description, "to": givenTo.description, "seconds": seconds]
         for table in StoreTable.allCases { report[table.rawValue] = counts[table] ?? 0 }
         let line = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .withoutEscapingSlashes])
         say(String(decoding: line, as: UTF8.self))

@@ -88,11 +88,16 @@ enum StorageLocation: Equatable {
         }
     }
 
-    /// The store to write into, created or migrated as `serve` would.
-    func openDestination(logger: Logger) throws -> any StoreImport {
+    /// The store to write into, created or migrated as `serve` would. A SQLite file is held as the relay
+    /// `storage-copy` (``RelaySQLite/SQLiteReader/instanceId``) while the copy writes it, so no relay starts on
+    /// it half copied.
+    func openDestination(logger: Logger) async throws -> any StoreImport {
         switch self {
-        case .sqlite(let path): try SQLiteStore(path: path, logger: logger)
-        case .postgres(let url): try PostgresStore(url: url, logger: logger)
+        case .sqlite(let path):
+            let store = try SQLiteStore(path: path, logger: logger)
+            try await store.claimInstance(SQLiteReader.instanceId)
+            return store
+        case .postgres(let url): return try PostgresStore(url: url, logger: logger)
         }
     }
 }

@@ -56,5 +56,18 @@ import Testing
         #expect(accepted.contains("still there?"), "\(accepted)")
         second.signal(SIGTERM)
         #expect(try await second.exitStatus().status == 0)
+
+        // Given the mock's port, the relay listens there and the mock takes another.
+        let port = try #require(Int(url.split(separator: ":").last ?? ""))
+        let third = try RelayProcess(
+            ["serve", "--port", "\(port)", "--admin-port", "0"],
+            environment: ["PUSH_RELAY_STORAGE_SQLITE_PATH": data.appendingPathComponent("db.sqlite").path],
+            outputIn: directory.url,
+            name: "third"
+        )
+        #expect(try await third.listeningPort() == port)
+        #expect(third.stderr.contains("the in-process mock Web Push's last port is the relay's own now"))
+        third.signal(SIGTERM)
+        #expect(try await third.exitStatus().status == 0)
     }
 }

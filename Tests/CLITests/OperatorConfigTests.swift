@@ -43,12 +43,7 @@ import Testing
     @Test func serveTakesTheAdminPortFromItsOption() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let serve = try RelayProcess(
-            ["serve", "--port", "0", "--admin-port", "70000"],
-            environment: ["PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("db.sqlite").path],
-            outputIn: directory.url,
-            name: "serve"
-        )
+        let serve = try directory.serve(arguments: ["--admin-port", "70000"])
         #expect(try await serve.exitStatus().status == 1)
         let lines = try ServeLogTests.objects(serve.stderr)
         let line = try #require(lines.first { $0["msg"] as? String == "invalid configuration" }, "\(serve.stderr)")

@@ -10,16 +10,17 @@ struct TemporaryDirectory {
     }
     func remove() { try? FileManager.default.removeItem(at: url) }
 
-    /// `push-relay serve --port 0` and `arguments`, its SQLite file and output here, with `environment` (a
-    /// SQLite path given there wins).
+    /// `push-relay serve --port <port>` (0: a free one) and `arguments`, its SQLite file and output here, with
+    /// `environment` (a SQLite path given there wins).
     func serve(
         _ environment: [String: String] = [:],
+        port: Int = 0,
         arguments: [String] = ["--log-level", "info"]
     ) throws
         -> RelayProcess
     {
         try RelayProcess(
-            ["serve", "--port", "0"] + arguments,
+            ["serve", "--port", "\(port)"] + arguments,
             environment: environment.merging(
                 ["PUSH_RELAY_STORAGE_SQLITE_PATH": url.appendingPathComponent("db.sqlite").path]
             ) { given, _ in given },

@@ -51,6 +51,22 @@ import Testing
         #expect(request["http.route"] as? String == "/v1/users/{userId}/devices", "\(request)")
     }
 
+    /// A start that fails once the instance is known (here the port is taken) names it in its last line too.
+    @Test func aFailedStartsLastLineNamesTheInstance() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let first = try directory.serve()
+        let port = try await first.listeningPort()
+        let other = try TemporaryDirectory()
+        defer { other.remove() }
+        let second = try other.serve(port: port, arguments: ["--admin-port", "0"])
+        #expect(try await second.exitStatus().status == 1)
+        let last = try #require(try Self.objects(second.stderr).last, "\(second.stderr)")
+        #expect(last["msg"] as? String == "cannot start" && last["relay.instance"] as? String == "local", "\(last)")
+        first.signal(SIGTERM)
+        #expect(try await first.exitStatus().status == 0)
+    }
+
     /// On PostgreSQL an instance id left empty is made at start, at random: it is made once, and every line
     /// (the storage's, the relay's, the lifecycle's) names the same.
     @Test func everyLineOfARelayOnPostgreSQLNamesOneInstance() async throws {

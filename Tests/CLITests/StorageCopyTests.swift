@@ -373,7 +373,7 @@ import Testing
             try await relay.claimInstance("relay-1")
             let refused = try await CommandTests.run(arguments)
             #expect(refused.status == 1)
-            #expect(refused.stderr.contains("is served by a live relay: stop it before copying"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("is served by a live relay, or another copy"), "\(refused.stderr)")
             #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("copy.sqlite").path))
         }
         let copied = try await CommandTests.run(arguments)

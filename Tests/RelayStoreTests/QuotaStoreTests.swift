@@ -252,6 +252,19 @@ import Testing
         try await store.setRoomLevel(appId: "app-a", roomId: "r\(first)", userId: "bob", .userDefault, scope: scope)
         try await store.setRoomLevel(appId: "app-a", roomId: "one-more", userId: "bob", .set(.all), scope: scope)
         #expect(try await store.roomLevel(appId: "app-a", roomId: "one-more", userId: "bob") == .all)
+        // Over the bound by the backend's levels, a room that has one is still changed, and a new one refused.
+        try await store.setRoomLevel(
+            appId: "app-a",
+            roomId: "b-1",
+            userId: "bob",
+            .set(.all),
+            scope: .anyRoom(atMost: nil)
+        )
+        try await store.setRoomLevel(appId: "app-a", roomId: "b-1", userId: "bob", .set(.none), scope: scope)
+        #expect(try await store.roomLevel(appId: "app-a", roomId: "b-1", userId: "bob") == NotifyLevel.none)
+        await #expect(throws: UserLimitExceeded(limit: .roomLevels, current: 6, maximum: 5)) {
+            try await store.setRoomLevel(appId: "app-a", roomId: "b-2", userId: "bob", .set(.all), scope: scope)
+        }
         // Another user has a bound of its own; the backend's writes have none.
         try await store.setRoomLevel(appId: "app-a", roomId: "one-more", userId: "carol", .set(.all), scope: scope)
         try await store.setRoomLevel(
