@@ -94,13 +94,15 @@ public final class StoreGaugeReporter: Service {
     /// its end on). A refresh that is merely slow, on a busy host, is no outage: its renewal follows.
     private func stepDownWhenTheLeaseEnds() async {
         while !Task.isCancelled {
-            let (reporting, until, failing) = held.withLock { ($0.reporting, $0.until, $0.failing) }
-            let left = until - time.monotonic
-            if reporting, failing, left <= .zero {
-                stepDown()
-                continue
+            // Checked and stepped down under one lock, so a renewal in between is never undone.
+            let wait = held.withLock { held -> Duration? in
+                let left = held.until - time.monotonic
+                guard held.reporting, held.failing else { return interval }
+                guard left <= .zero else { return min(interval, left) }
+                stepDown(&held)
+                return nil
             }
-            try? await Task.sleep(for: reporting && failing ? min(interval, left) : interval)
+            if let wait { try? await Task.sleep(for: wait) }
         }
     }
 
@@ -132,8 +134,9 @@ public final class StoreGaugeReporter: Service {
             sum.oldestDueAt = [sum.oldestDueAt, counts.oldestDueAt].compactMap { $0 }.min()
             byApp[metrics.appLabel(app)] = sum
         }
-        // Published under the lease's lock, only while it is still held: reads that outlasted the lease
-        // (it was stepped down from meanwhile) show nothing.
+        // Published under the lease's lock, unless the watch stepped down meanwhile (the refreshes failed
+        // past the lease's end). A refresh that is only slow publishes when it ends, a little past its lease
+        // at worst: its renewal came first.
         return held.withLock { held in
             guard held.reporting else { return false }
             publish(byApp: byApp, devices: devices, feedback: feedback, now: now)
@@ -161,11 +164,12 @@ public final class StoreGaugeReporter: Service {
     }
 
     /// Shows none of the figures: another relay reports them.
-    private func stepDown() {
-        held.withLock { held in
-            held.reporting = false
-            for name in Self.figures { metrics.removeGauges(name) }
-            metrics.setGauges(MetricCatalog.outboxReporter, [([], 0)])
-        }
+    private func stepDown() { held.withLock { stepDown(&$0) } }
+
+    /// ``stepDown()`` with the lease's lock held.
+    private func stepDown(_ held: inout (reporting: Bool, until: Duration, failing: Bool)) {
+        held.reporting = false
+        for name in Self.figures { metrics.removeGauges(name) }
+        metrics.setGauges(MetricCatalog.outboxReporter, [([], 0)])
     }
 }

@@ -30,18 +30,21 @@ extension PostgresConnectionString {
     ///   holds no password.
     public static func readPassword(_ file: String, key: String) throws(Configuration.Invalid) -> String {
         guard !file.isEmpty else { throw Configuration.Invalid(["\(key): names no file (it is empty)"]) }
+        // What the path names, links followed (a mounted secret is often a link): only a regular file is read,
+        // so a FIFO without a writer is refused instead of waited on.
+        let files = FileManager.default
+        let target = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
+        let type = (try? files.attributesOfItem(atPath: target))?[.type] as? FileAttributeType
+        let problem: String? =
+            !files.fileExists(atPath: target)
+            ? "no such file"
+            : files.isDirectory(atPath: target) ? "a directory" : type != .typeRegular ? "not a regular file" : nil
+        if let problem { throw Configuration.Invalid(["\(key): cannot read \(file) (\(problem))"]) }
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
+            data = try Data(contentsOf: URL(fileURLWithPath: target))
         } catch {
-            let files = FileManager.default
-            let type = (try? files.attributesOfItem(atPath: file))?[.type] as? FileAttributeType
-            let why =
-                !files.fileExists(atPath: file)
-                ? "no such file"
-                : files.isDirectory(atPath: file)
-                    ? "a directory" : type != .typeRegular ? "not a regular file" : "not readable by this user"
-            throw Configuration.Invalid(["\(key): cannot read \(file) (\(why))"])
+            throw Configuration.Invalid(["\(key): cannot read \(file) (not readable by this user)"])
         }
         guard var password = String(data: data, encoding: .utf8) else {
             throw Configuration.Invalid(["\(key): \(file) is not UTF-8 text"])

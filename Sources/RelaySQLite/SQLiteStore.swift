@@ -45,20 +45,28 @@ public actor SQLiteStore: Store {
     ///   - busyTimeoutMilliseconds: how long a call waits for another connection's lock before `.busy`.
     ///   - timeSource: the clock for the few writes that take no time argument (``deleteDevice(appId:token:)``,
     ///     ``checkWritable()``).
+    ///   - claiming: an instance id to take the file's lock for (``claimInstance(_:)``) BEFORE the file is
+    ///     opened or migrated, so a file another live process holds is left untouched (`storage copy`'s
+    ///     destination); nil: claimed later, or not at all.
     /// - Throws: ``StoreError`` `.open` (cannot create or open), `.corrupt` (not a database), `.migration`
-    ///   (the schema is newer than this build).
+    ///   (the schema is newer than this build), `.instanceInUse` (another live process holds the file).
     public init(
         path: String,
         logger: Logger,
         busyTimeoutMilliseconds: Int = 5000,
-        timeSource: any TimeSource = SystemTimeSource()
+        timeSource: any TimeSource = SystemTimeSource(),
+        claiming instanceId: String? = nil
     ) throws {
+        let lock = try instanceId.map { id in
+            try InstanceLock(path: InstanceLock.path(of: path), database: path, instanceId: id)
+        }
         try self.init(
             path: path,
             logger: logger,
             busyTimeoutMilliseconds: busyTimeoutMilliseconds,
             timeSource: timeSource,
-            removeOnDeinit: nil
+            removeOnDeinit: nil,
+            instanceLock: lock
         )
     }
 
@@ -100,8 +108,10 @@ public actor SQLiteStore: Store {
         busyTimeoutMilliseconds: Int,
         timeSource: any TimeSource,
         removeOnDeinit: URL?,
-        checkpointPages: (background: Int, restart: Int) = defaultCheckpointPages
+        checkpointPages: (background: Int, restart: Int) = defaultCheckpointPages,
+        instanceLock: InstanceLock? = nil
     ) throws {
+        self.instanceLock = instanceLock
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

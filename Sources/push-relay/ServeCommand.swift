@@ -118,11 +118,10 @@ enum ServeCommand {
         if developmentApp { configuration.apps = [try development.app()] }
         // FCM and Web Push first: whether an app is a development one is read from its APNs credentials.
         let fcmMock = try development.attachMockFCM(to: &configuration.apps)
+        let http = configuration.http
         let webPushMock = try development.attachMockWebPush(
             to: &configuration.apps,
-            avoiding: [
-                configuration.http.port, configuration.http.admin.resolvedPort(publicPort: configuration.http.port),
-            ]
+            avoiding: Set([http.port] + (http.admin.enabled ? [http.admin.resolvedPort(publicPort: http.port)] : []))
         )
         let mock = try development.attachMock(to: &configuration.apps)
         let store: any Store =

@@ -41,13 +41,15 @@ enum StorageCommand {
         let givenTo = try StorageLocation(try arguments.required("to"), option: "to")
         let from = try givenFrom.addingPassword(fromFile: passwordFile)
         let to = try givenTo.addingPassword(fromFile: passwordFile)
-        guard from != to else { throw Arguments.Problem(description: "--from and --to name the same store") }
+        guard !from.namesTheSameStore(as: to) else {
+            throw Arguments.Problem(description: "--from and --to name the same store")
+        }
         let copy = StoreCopy(batchSize: try arguments.positiveInteger("batch", default: 1000))
         let logger = Logger(label: "storage", level: .warning)
 
         let began = ContinuousClock.now
         let source = try await from.openSource(logger: logger)
-        let destination = try await to.openDestination(logger: logger)
+        let destination = try to.openDestination(logger: logger)
         let counts: [StoreTable: Int]
         do {
             counts = try await copy.run(from: source, to: destination)

@@ -50,6 +50,15 @@ enum StorageLocation: Equatable {
         }
     }
 
+    /// Whether both name one store: equal, or SQLite paths to one file however spelled (a link, `./`).
+    func namesTheSameStore(as other: StorageLocation) -> Bool {
+        guard case .sqlite(let path) = self, case .sqlite(let otherPath) = other else { return self == other }
+        func resolved(_ path: String) -> String {
+            URL(fileURLWithPath: path).resolvingSymlinksInPath().standardized.path
+        }
+        return resolved(path) == resolved(otherPath)
+    }
+
     /// The location for messages: a URI's password is never shown.
     var description: String {
         switch self {
@@ -89,14 +98,11 @@ enum StorageLocation: Equatable {
     }
 
     /// The store to write into, created or migrated as `serve` would. A SQLite file is held as the relay
-    /// `storage-copy` (``RelaySQLite/SQLiteReader/instanceId``) while the copy writes it, so no relay starts on
-    /// it half copied.
-    func openDestination(logger: Logger) async throws -> any StoreImport {
+    /// `storage-copy` (``RelaySQLite/SQLiteReader/instanceId``) from before it is opened until the copy ends:
+    /// a live relay's file is refused untouched, and no relay starts on it half copied.
+    func openDestination(logger: Logger) throws -> any StoreImport {
         switch self {
-        case .sqlite(let path):
-            let store = try SQLiteStore(path: path, logger: logger)
-            try await store.claimInstance(SQLiteReader.instanceId)
-            return store
+        case .sqlite(let path): return try SQLiteStore(path: path, logger: logger, claiming: SQLiteReader.instanceId)
         case .postgres(let url): return try PostgresStore(url: url, logger: logger)
         }
     }

@@ -376,6 +376,12 @@ import Testing
             #expect(refused.stderr.contains("is served by a live relay, or another copy"), "\(refused.stderr)")
             #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("copy.sqlite").path))
         }
+        // The same file spelled another way is one store.
+        let again = try await CommandTests.run([
+            "storage", "copy", "--from", "sqlite:\(file.path)", "--to",
+            "sqlite:\(directory.url.path)/./live.sqlite",
+        ])
+        #expect(again.status == 2 && again.stderr.contains("name the same store"), "\(again.stderr)")
         let copied = try await CommandTests.run(arguments)
         #expect(copied.status == 0, "\(copied.stderr)")
     }

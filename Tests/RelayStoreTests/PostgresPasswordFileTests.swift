@@ -37,10 +37,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = "postgresql://relay@db.internal/relay"
         let missing = directory.appendingPathComponent("missing").path
+        // A FIFO without a writer is refused, not waited on.
+        let fifo = directory.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
         let problems = [
             missing: "storage.postgres.passwordFile: cannot read \(missing) (no such file)",
             directory.path: "storage.postgres.passwordFile: cannot read \(directory.path) (a directory)",
             "": "storage.postgres.passwordFile: names no file (it is empty)",
+            fifo: "storage.postgres.passwordFile: cannot read \(fifo) (not a regular file)",
         ]
         for (file, problem) in problems {
             #expect {
@@ -56,6 +60,12 @@ import Testing
         } throws: { error in
             (error as? Configuration.Invalid)?.problems == ["storage.postgres.passwordFile: \(empty) is empty"]
         }
+        // A link to the file (a mounted secret) is followed.
+        let file = directory.appendingPathComponent("password").path
+        try Data("Pw\n".utf8).write(to: URL(fileURLWithPath: file))
+        let link = directory.appendingPathComponent("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        #expect(try PostgresConnectionString.readPassword(link, key: "k") == "Pw")
     }
 }
 
