@@ -165,8 +165,11 @@ import Testing
             script: MockFCMScript(devices: [
                 .init(token: silent, neverAnswer: true), .init(token: FCMHarness.token(6).value, delayMs: 100),
             ]),
-            requestTimeout: .seconds(2)
+            requestTimeout: .seconds(5)
         )
+        // The access token and the connection first, so the sends below wait for nothing else (on a busy
+        // machine signing and fetching the token can take much of a deadline).
+        #expect(try await harness.client.send(FCMHarness.message(7)).status == 200)
         let stuck = Task { try await harness.client.send(FCMHarness.message(5)) }
         let delayed = try await harness.client.send(FCMHarness.message(6))
         let prompt = try await harness.client.send(FCMHarness.message(7))
