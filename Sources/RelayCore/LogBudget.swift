@@ -23,15 +23,36 @@ public final class LogBudget: Sendable {
     public let limit: Int
     /// The length of an interval.
     public let interval: Duration
+    /// What the lines are, as the report of those left out names them (`refused requests`).
+    public let lines: String
     private let state = Mutex(State())
 
     /// - Parameters:
     ///   - limit: lines let through in one interval; at least 1.
     ///   - interval: the length of an interval.
-    public init(limit: Int, interval: Duration) {
+    ///   - lines: what the lines are, for ``admit(reporting:at:)`` and ``flush(to:)``.
+    public init(limit: Int, interval: Duration, lines: String = "lines") {
         precondition(limit >= 1, "a log budget lets at least one line through")
         self.limit = limit
         self.interval = interval
+        self.lines = lines
+    }
+
+    /// Whether the line that comes at `now` is written; when it is, the lines left out before it are first
+    /// reported to `logger` (``report(_:to:)``).
+    public func admit(reporting logger: Logger, at now: ContinuousClock.Instant = .now) -> Bool {
+        guard case .log(let leftOut) = admit(at: now) else { return false }
+        report(leftOut, to: logger)
+        return true
+    }
+
+    /// Reports the lines left out and not reported yet (at a stop, when no later line will).
+    public func flush(to logger: Logger) { report(takeSuppressed(), to: logger) }
+
+    /// A `<lines> not logged` warning with the count and the budget, when any were left out.
+    private func report(_ count: Int, to logger: Logger) {
+        guard count > 0 else { return }
+        logger.warning("\(lines) not logged", ["count": count, "budget_per_second": limit])
     }
 
     /// Whether the line that comes at `now` is written.

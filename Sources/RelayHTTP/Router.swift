@@ -6,7 +6,7 @@ import RelayCore
 /// - A thrown ``HTTPError`` is rendered as is; any other error becomes what ``errorAnswer`` makes of it, or
 ///   500 `internal_error` with a generic message, and the error itself is logged with `request.id` and
 ///   `http.route`: within the router's `failureLines` budget when it has one (a storage outage fails every
-///   request alike), the lines past it counted and reported (``reportLeftOut(_:of:to:)``) before the next.
+///   request alike), the lines past it counted and reported (``RelayCore/LogBudget/admit(reporting:at:)``).
 /// - A literal segment beats a `{parameter}` at the same position (`/v1/devices/count` before
 ///   `/v1/devices/{token}`). Parameters are percent-decoded and never empty (an empty segment matches nothing).
 /// - `HEAD` falls back to the `GET` handler (libmicrohttpd drops the body).
@@ -43,7 +43,8 @@ public struct Router: Sendable {
     ///   - logger: receives the real cause of every error answered by `errorAnswer` or with 500.
     ///   - errorAnswer: turns the errors of the layers below (a store that cannot write) into their own
     ///     answer; nil for 500.
-    ///   - failureLines: the budget of the `handler failed` lines, which several routers may share.
+    ///   - failureLines: the budget of the `handler failed` lines, which several routers may share; its
+    ///     report names them as its `lines` say.
     public init(
         logger: Logger = .disabled(),
         errorAnswer: @escaping @Sendable (any Error) -> HTTPError? = { _ in nil },
@@ -52,13 +53,6 @@ public struct Router: Sendable {
         self.logger = logger
         self.errorAnswer = errorAnswer
         self.failureLines = failureLines
-    }
-
-    /// Logs how many `handler failed` lines `budget` left out since it last reported, when any (before its
-    /// next line, and once at a stop with ``RelayCore/LogBudget/takeSuppressed()``).
-    public static func reportLeftOut(_ count: Int, of budget: LogBudget, to logger: Logger) {
-        guard count > 0 else { return }
-        logger.warning("handler failures not logged", ["count": count, "budget_per_second": budget.limit])
     }
 
     /// The registered routes in registration order.
@@ -151,14 +145,7 @@ public struct Router: Sendable {
         } catch let error as HTTPError {
             response = error.response
         } catch {
-            var written = true
-            if let failureLines {
-                switch failureLines.admit() {
-                case .suppress: written = false
-                case .log(let leftOut): Self.reportLeftOut(leftOut, of: failureLines, to: logger)
-                }
-            }
-            if written {
+            if failureLines?.admit(reporting: logger) ?? true {
                 logger.error(
                     "handler failed",
                     [

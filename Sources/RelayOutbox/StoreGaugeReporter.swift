@@ -77,15 +77,19 @@ public final class StoreGaugeReporter: Service {
         while !Task.isCancelled {
             do {
                 try await refresh()
-                if held.withLock({ $0.failing }) { logger.notice("store figures read again") }
-                held.withLock { $0.failing = false }
+                if setFailing(false) { logger.notice("store figures read again") }
             } catch {
-                if !held.withLock({ $0.failing }) {
-                    logger.warning("reading the store's figures failed", ["error": "\(error)"])
-                }
-                held.withLock { $0.failing = true }
+                if !setFailing(true) { logger.warning("reading the store's figures failed", ["error": "\(error)"]) }
             }
             try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Records whether the last refresh failed; returns whether the one before had.
+    private func setFailing(_ failing: Bool) -> Bool {
+        held.withLock { held in
+            defer { held.failing = failing }
+            return held.failing
         }
     }
 

@@ -196,6 +196,11 @@ public actor SQLiteStore: Store {
         instanceLock = try InstanceLock(path: InstanceLock.path(of: path), database: path, instanceId: id)
     }
 
+    /// Whether two paths name one store file however spelled (a link, `./`): the rule that names its lock file.
+    public static func sameFile(_ path: String, _ other: String) -> Bool {
+        InstanceLock.path(of: path) == InstanceLock.path(of: other)
+    }
+
     /// Nothing to do: every write to the file comes from this process, whose API wakes the dispatcher itself.
     public func setOutboxWakeHandler(_ handler: (@Sendable () -> Void)?) async {}
 

@@ -65,7 +65,9 @@ final class AccessLog: Sendable {
         ///   - lines: the lines of a kind let through in one `interval`.
         init(lines: (Kind) -> Int = \.linesPerSecond, interval: Duration = .seconds(1)) {
             budgets = Dictionary(
-                uniqueKeysWithValues: Kind.allCases.map { ($0, LogBudget(limit: lines($0), interval: interval)) }
+                uniqueKeysWithValues: Kind.allCases.map {
+                    ($0, LogBudget(limit: lines($0), interval: interval, lines: "\($0.rawValue) requests"))
+                }
             )
         }
 
@@ -92,12 +94,7 @@ final class AccessLog: Sendable {
         let kind = Kind(status: entry.status)
         let level: Logger.Level = kind != .refused && open.contains(route) ? .debug : .info
         guard logger.level <= level else { return }
-        if level == .info {
-            switch budgets[kind].admit() {
-            case .suppress: return
-            case .log(let suppressed): reportSuppressed(suppressed, of: kind)
-            }
-        }
+        if level == .info, !budgets[kind].admit(reporting: logger) { return }
         logger.log(
             level,
             "request",
@@ -112,14 +109,6 @@ final class AccessLog: Sendable {
     /// Logs the lines of every kind left out since their last report, if any (at shutdown; once for the
     /// relay, since its listeners' logs share the budgets).
     func flush() {
-        for kind in Kind.allCases { reportSuppressed(budgets[kind].takeSuppressed(), of: kind) }
-    }
-
-    private func reportSuppressed(_ count: Int, of kind: Kind) {
-        guard count > 0 else { return }
-        logger.warning(
-            "\(kind.rawValue) requests not logged",
-            ["count": count, "budget_per_second": budgets[kind].limit]
-        )
+        for kind in Kind.allCases { budgets[kind].flush(to: logger) }
     }
 }

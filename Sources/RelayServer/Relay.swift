@@ -315,7 +315,7 @@ public final class Relay: Sendable {
                 CloseOnShutdown { [transports, accessLog, failureLines, logger] in
                     for transport in transports { await transport.shutdown() }
                     accessLog.flush()
-                    Router.reportLeftOut(failureLines.takeSuppressed(), of: failureLines, to: logger)
+                    failureLines.flush(to: logger)
                     logger.info("relay stopped")
                 }
             ),

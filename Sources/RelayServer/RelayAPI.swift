@@ -20,7 +20,11 @@ public struct RelayAPI: Sendable {
     let dittoConsumers: [DittoKafkaConsumer]
     /// The budget of both listeners' `handler failed` lines, as many a second as the access log's failed
     /// requests' (a storage outage fails every call alike).
-    let failureLines = LogBudget(limit: AccessLog.Kind.failed.linesPerSecond, interval: .seconds(1))
+    let failureLines = LogBudget(
+        limit: AccessLog.Kind.failed.linesPerSecond,
+        interval: .seconds(1),
+        lines: "handler failures"
+    )
 
     /// - Parameter readiness: what `GET /readyz` checks; nil makes one over `store` and the directory's apps.
     public init(

@@ -53,10 +53,7 @@ enum StorageLocation: Equatable {
     /// Whether both name one store: equal, or SQLite paths to one file however spelled (a link, `./`).
     func namesTheSameStore(as other: StorageLocation) -> Bool {
         guard case .sqlite(let path) = self, case .sqlite(let otherPath) = other else { return self == other }
-        func resolved(_ path: String) -> String {
-            URL(fileURLWithPath: path).resolvingSymlinksInPath().standardized.path
-        }
-        return resolved(path) == resolved(otherPath)
+        return SQLiteStore.sameFile(path, otherPath)
     }
 
     /// The location for messages: a URI's password is never shown.

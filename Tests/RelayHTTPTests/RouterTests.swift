@@ -146,7 +146,7 @@ import Testing
     /// `handler failures not logged` line before the next one.
     @Test func failuresAreLoggedWithinABudget() async throws {
         let logs = MemoryLogHandler()
-        let budget = LogBudget(limit: 20, interval: .seconds(1))
+        let budget = LogBudget(limit: 20, interval: .seconds(1), lines: "handler failures")
         let logger = Logger(label: "test", level: .debug, handler: logs)
         var router = Router(logger: logger, failureLines: budget)
         router.post("/v1/fail") { _, _ in throw Secret() }
@@ -164,7 +164,7 @@ import Testing
         // A second later the next line is written after the count, and every request is a line or counted.
         try await Task.sleep(for: .seconds(1))
         _ = await router.respond(to: try HTTPRequest(method: "POST", target: "/v1/fail", id: "after"))
-        Router.reportLeftOut(budget.takeSuppressed(), of: budget, to: logger)
+        budget.flush(to: logger)
         let failed = logs.entries.filter { $0.message == "handler failed" }
         #expect(failed.last?.metadata["request.id"] == "after")
         let leftOut = logs.entries.filter { $0.message == "handler failures not logged" }
