@@ -144,8 +144,10 @@ import Testing
     /// when it stops, another takes over.
     @Test(.timeLimit(.minutes(5))) func oneRelayOfSeveralReportsTheStoresFigures() async throws {
         try await withPostgresRelays { relays in
-            let a = try await relays.start("relay-a", gaugeInterval: .milliseconds(300))
-            let b = try await relays.start("relay-b", gaugeInterval: .milliseconds(300))
+            // Leases of 6 s: a busy machine's refreshes (one every interval and the time a refresh takes)
+            // renew them in time, so one relay at a time reports.
+            let a = try await relays.start("relay-a", gaugeInterval: .seconds(2))
+            let b = try await relays.start("relay-b", gaugeInterval: .seconds(2))
             // Whichever relay takes the store's lease first reports; wait until one does.
             let deadline = ContinuousClock.now + .seconds(60)
             var fromA: [String: Double] = [:]
