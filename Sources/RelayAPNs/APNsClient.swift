@@ -102,8 +102,41 @@ public final class APNsClient: Sendable {
     ///   the provider token cannot be signed.
     public func send(_ notification: APNsNotification) async throws -> APNsResponse {
         let request = try await request(for: notification)
-        let response = try await pool.send(request)
-        return APNsResponse(
+        return Self.answer(try await pool.send(request))
+    }
+
+    /// Sends `notification` as ``send(_:)`` does and calls `completion` with APNs's answer or the error
+    /// ``send(_:)`` would throw, on a connection's driver thread when the answer comes, so no task waits
+    /// for it. Only while a provider token shared through the store is being renewed does a task wait
+    /// for the token first.
+    public func submit(
+        _ notification: APNsNotification,
+        completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void
+    ) {
+        let request: CurlRequest
+        do {
+            var token: String?
+            if let providerToken {
+                guard let current = try providerToken.currentWithoutWaiting() else {
+                    Task {
+                        do { completion(.success(try await self.send(notification))) } catch {
+                            completion(.failure(error))
+                        }
+                    }
+                    return
+                }
+                token = current
+            }
+            request = try self.request(for: notification, providerToken: token)
+        } catch {
+            return completion(.failure(error))
+        }
+        pool.submit(request) { completion($0.map(Self.answer)) }
+    }
+
+    /// APNs's answer as the driver read it.
+    private static func answer(_ response: CurlResponse) -> APNsResponse {
+        APNsResponse(
             status: response.status,
             apnsId: response.headers["apns-id"],
             apnsUniqueId: response.headers["apns-unique-id"],
@@ -119,6 +152,11 @@ public final class APNsClient: Sendable {
     /// The headers and body of one request (Apple, "Sending notification requests to APNs"), as ``send(_:)``
     /// hands it to libcurl; `relay-bench` writes them out for the bare libcurl reference.
     package func request(for notification: APNsNotification) async throws -> CurlRequest {
+        try request(for: notification, providerToken: try await providerToken?.current())
+    }
+
+    /// The request for `notification` carrying `providerToken` (nil with certificate auth).
+    private func request(for notification: APNsNotification, providerToken: String?) throws -> CurlRequest {
         try notification.validateHeaders()
         if !lastValidPayload.withLock({ $0 == notification.payload }) {
             try APNsNotification.validatePayload(notification.payload)
@@ -130,7 +168,7 @@ public final class APNsClient: Sendable {
             throw NotificationError(reason: reason, message: "header value contains a line break or NUL")
         }
         let key = SharedHeaders(
-            providerToken: try await providerToken?.current(),
+            providerToken: providerToken,
             pushType: notification.pushType,
             topic: notification.topic,
             priority: notification.priority

@@ -37,9 +37,12 @@ final class APNsConnectionPool: Sendable {
         var lastAnswer = ContinuousClock.now
     }
 
+    /// What a request waiting for room is handed: the connection it takes, or why it takes none.
+    private typealias Handoff = @Sendable (Result<Int, any Error>) -> Void
+
     private struct Waiter {
         var deadline: ContinuousClock.Instant
-        var continuation: CheckedContinuation<Int, any Error>
+        var handoff: Handoff
     }
 
     private struct State {
@@ -105,6 +108,22 @@ final class APNsConnectionPool: Sendable {
         return try result.get()
     }
 
+    /// Sends `request` as ``send(_:)`` does and calls `completion` with its answer or failure, on a driver
+    /// thread (or at once, on the caller's, when it cannot be sent), without a task waiting for it.
+    func submit(_ request: CurlRequest, completion: @escaping CurlMultiDriver.Completion) {
+        acquire(id: ids.add(1, ordering: .relaxed).newValue, deadline: request.deadline) { taken in
+            switch taken {
+            case .failure(let error):
+                completion(.failure(error))
+            case .success(let index):
+                self.drivers[index].submit(request) { result in
+                    self.release(index, after: result)
+                    completion(result)
+                }
+            }
+        }
+    }
+
     /// Stops taking requests, waits until every waiting and in-flight one finished (each within its
     /// deadline), then shuts every driver down and waits until their threads ended. Safe to call twice.
     func shutdown() async {
@@ -150,31 +169,37 @@ final class APNsConnectionPool: Sendable {
         let id = ids.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let now = ContinuousClock.now
-                let taken: Result<Int, any Error>? = state.withLock { state in
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    guard state.accepting else {
-                        return .failure(TransportError(code: .shutdown, message: "the client is shut down"))
-                    }
-                    if state.waiters.isEmpty,
-                        let index = Self.choose(&state.connections, perConnection: perConnection, now: now)
-                    {
-                        state.connections[index].inFlight += 1
-                        return .success(index)
-                    }
-                    state.waiters[id] = Waiter(deadline: deadline, continuation: continuation)
-                    state.order.append(id)
-                    return nil
-                }
-                if let taken { continuation.resume(with: taken) }
+                acquire(id: id, deadline: deadline) { continuation.resume(with: $0) }
             }
         } onCancel: {
             let (waiter, drained) = state.withLock { state in
                 (state.waiters.removeValue(forKey: id), Self.takeDrainWaiters(&state))
             }
-            waiter?.continuation.resume(throwing: CancellationError())
+            waiter?.handoff(.failure(CancellationError()))
             for continuation in drained { continuation.resume() }
         }
+    }
+
+    /// Hands `handoff` a connection with room now, or once one has room (in arrival order), or the reason
+    /// it gets none.
+    private func acquire(id: UInt64, deadline: ContinuousClock.Instant, then handoff: @escaping Handoff) {
+        let now = ContinuousClock.now
+        let taken: Result<Int, any Error>? = state.withLock { state in
+            if Task.isCancelled { return .failure(CancellationError()) }
+            guard state.accepting else {
+                return .failure(TransportError(code: .shutdown, message: "the client is shut down"))
+            }
+            if state.waiters.isEmpty,
+                let index = Self.choose(&state.connections, perConnection: perConnection, now: now)
+            {
+                state.connections[index].inFlight += 1
+                return .success(index)
+            }
+            state.waiters[id] = Waiter(deadline: deadline, handoff: handoff)
+            state.order.append(id)
+            return nil
+        }
+        if let taken { handoff(taken) }
     }
 
     /// Books the finished request against its connection, updates the connection's warmth from how it
@@ -194,7 +219,7 @@ final class APNsConnectionPool: Sendable {
             }
             return (handOut(&state, now: now), Self.takeDrainWaiters(&state))
         }
-        for (continuation, result) in handed { continuation.resume(with: result) }
+        for (handoff, result) in handed { handoff(result) }
         for continuation in drained { continuation.resume() }
     }
 
@@ -207,8 +232,8 @@ final class APNsConnectionPool: Sendable {
     private func handOut(
         _ state: inout State,
         now: ContinuousClock.Instant
-    ) -> [(CheckedContinuation<Int, any Error>, Result<Int, any Error>)] {
-        var handed: [(CheckedContinuation<Int, any Error>, Result<Int, any Error>)] = []
+    ) -> [(Handoff, Result<Int, any Error>)] {
+        var handed: [(Handoff, Result<Int, any Error>)] = []
         while let id = state.order.first {
             guard let waiter = state.waiters[id] else {
                 _ = state.order.removeFirst()
@@ -216,10 +241,10 @@ final class APNsConnectionPool: Sendable {
             }
             if waiter.deadline <= now {
                 let expired = TransportError(code: .timeout, message: "request deadline passed while queued")
-                handed.append((waiter.continuation, .failure(expired)))
+                handed.append((waiter.handoff, .failure(expired)))
             } else if let index = Self.choose(&state.connections, perConnection: perConnection, now: now) {
                 state.connections[index].inFlight += 1
-                handed.append((waiter.continuation, .success(index)))
+                handed.append((waiter.handoff, .success(index)))
             } else {
                 break
             }

@@ -59,18 +59,24 @@ public final class APNsTransport: PushTransport {
     }
 
     public func send(_ job: DeliveryJob) async -> PushResult {
+        await withCheckedContinuation { continuation in start(job) { continuation.resume(returning: $0) } }
+    }
+
+    public func start(_ job: DeliveryJob, completion: @escaping @Sendable (PushResult) -> Void) {
         guard case .apns(let token) = job.token else {
-            return .fail(.relayBug, status: nil, reason: "NotAnAPNsToken")
+            return completion(.fail(.relayBug, status: nil, reason: "NotAnAPNsToken"))
         }
         let notification: APNsNotification
         do { notification = try Self.request(for: job, token: token) } catch {
-            return .fail(.rejected, status: nil, reason: APNsReason.payloadTooLarge.description)
+            return completion(.fail(.rejected, status: nil, reason: APNsReason.payloadTooLarge.description))
         }
-        return await send(
+        start(
             notification,
             appId: job.appId,
             environment: token.sendingEnvironment,
-            attempts: job.attempts
+            attempts: job.attempts,
+            previousReason: nil,
+            completion: completion
         )
     }
 
@@ -81,53 +87,90 @@ public final class APNsTransport: PushTransport {
         guard let topic = senders.topic(appId: update.appId) else {
             return .fail(.configuration, status: nil, reason: "NoApp")
         }
-        return await send(
-            Self.badgeRequest(for: update, token: token, topic: topic),
-            appId: update.appId,
-            environment: token.sendingEnvironment,
-            attempts: update.attempts
-        )
+        let notification = Self.badgeRequest(for: update, token: token, topic: topic)
+        return await withCheckedContinuation { continuation in
+            start(
+                notification,
+                appId: update.appId,
+                environment: token.sendingEnvironment,
+                attempts: update.attempts,
+                previousReason: nil
+            ) { continuation.resume(returning: $0) }
+        }
     }
 
-    /// Sends `notification` with the app's client for `environment`, renewing the provider token and sending
-    /// once more on ExpiredProviderToken, and answers its fate. `attempts` were made before this one.
-    private func send(
+    /// Sends `notification` with the app's client for `environment` and calls `completion` with its fate,
+    /// on the client's driver thread; on ExpiredProviderToken it renews the provider token and sends once
+    /// more (`previousReason` is the reason of the send before). `attempts` were made before this one.
+    private func start(
         _ notification: APNsNotification,
         appId: String,
         environment: APNsEnvironment,
-        attempts: Int
-    ) async -> PushResult {
-        var previousReason: APNsReason?
-        while true {
-            let sentAt = time.now
-            let attempt: APNsDecision.Attempt
-            do {
-                let client = try senders.sender(appId: appId, environment: environment)
-                attempt = .answered(try await client.send(notification))
-            } catch let refused as NotificationError {
-                return .fail(.rejected, status: nil, reason: "\(refused.reason)")
-            } catch {
-                logger.warning(
-                    "APNs request failed",
-                    ["error": "\(error)", "app.id": appId, "token.suffix": notification.deviceToken.suffix]
-                )
-                attempt = .transportFailure
-            }
-            let decision = APNsDecision.decide(
-                attempt,
-                attempts: attempts + 1,
+        attempts: Int,
+        previousReason: APNsReason?,
+        completion: @escaping @Sendable (PushResult) -> Void
+    ) {
+        let sentAt = time.now
+        let answered: @Sendable (Result<APNsResponse, any Error>) -> Void = { answer in
+            let (result, reason) = self.conclude(
+                answer,
+                notification,
+                appId: appId,
+                attempts: attempts,
                 previousReason: previousReason,
-                policy: retry,
-                random: Double.random(in: 0..<1)
+                sentAt: sentAt
             )
-            let response: APNsResponse? = if case .answered(let answer) = attempt { answer } else { nil }
-            if case .retry(_, true) = decision {
-                previousReason = response?.reason
-                senders.renewProviderToken(appId: appId)
-                continue
-            }
-            return Self.result(of: decision, response, topic: notification.topic, sentAt: sentAt)
+            if let result { return completion(result) }
+            self.senders.renewProviderToken(appId: appId)
+            self.start(
+                notification,
+                appId: appId,
+                environment: environment,
+                attempts: attempts,
+                previousReason: reason,
+                completion: completion
+            )
         }
+        do {
+            try senders.sender(appId: appId, environment: environment).submit(notification, completion: answered)
+        } catch {
+            answered(.failure(error))
+        }
+    }
+
+    /// What one send's `answer` comes to: its result, or nil when the provider token is to be renewed and
+    /// the notification sent once more (with the answer's reason).
+    private func conclude(
+        _ answer: Result<APNsResponse, any Error>,
+        _ notification: APNsNotification,
+        appId: String,
+        attempts: Int,
+        previousReason: APNsReason?,
+        sentAt: Date
+    ) -> (result: PushResult?, reason: APNsReason?) {
+        let attempt: APNsDecision.Attempt
+        switch answer {
+        case .success(let response):
+            attempt = .answered(response)
+        case .failure(let refused as NotificationError):
+            return (.fail(.rejected, status: nil, reason: "\(refused.reason)"), nil)
+        case .failure(let error):
+            logger.warning(
+                "APNs request failed",
+                ["error": "\(error)", "app.id": appId, "token.suffix": notification.deviceToken.suffix]
+            )
+            attempt = .transportFailure
+        }
+        let decision = APNsDecision.decide(
+            attempt,
+            attempts: attempts + 1,
+            previousReason: previousReason,
+            policy: retry,
+            random: Double.random(in: 0..<1)
+        )
+        let response: APNsResponse? = if case .answered(let answer) = attempt { answer } else { nil }
+        if case .retry(_, true) = decision { return (nil, response?.reason) }
+        return (Self.result(of: decision, response, topic: notification.topic, sentAt: sentAt), nil)
     }
 
     /// A decision as the outbox takes it. A dead token without an APNs timestamp (BadDeviceToken) is known

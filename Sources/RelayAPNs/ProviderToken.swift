@@ -124,8 +124,27 @@ public final class ProviderToken: Sendable {
     /// honoured.
     /// - Throws: ``CryptoError`` when signing fails; the cache's error when it cannot be read or written.
     public func current() async throws -> String {
-        guard let cache else { return try mintLocally() }
-        let due = state.withLock { state -> Due in
+        switch try due() {
+        case .fresh(let token): return token
+        case .renewing(let renewal): return try await renewal.value
+        }
+    }
+
+    /// ``current()`` when it needs no wait: the token, minted here if due; nil while a renewal from the cache
+    /// is in flight (it is started then, when none is).
+    /// - Throws: ``CryptoError`` when signing fails.
+    public func currentWithoutWaiting() throws -> String? {
+        switch try due() {
+        case .fresh(let token): token
+        case .renewing: nil
+        }
+    }
+
+    /// The token to use, minted here when it is due and there is no cache; the renewal to wait for when
+    /// it is due from the cache (started when none is in flight).
+    private func due() throws(CryptoError) -> Due {
+        guard let cache else { return .fresh(try mintLocally()) }
+        return state.withLock { state -> Due in
             if let token = state.token, !state.forced, timeSource.monotonic - state.mintedAt < refreshAge {
                 return .fresh(token)
             }
@@ -134,10 +153,6 @@ public final class ProviderToken: Sendable {
             let renewal = Task { try await self.renew(replacing: replacing, from: cache) }
             state.renewal = renewal
             return .renewing(renewal)
-        }
-        switch due {
-        case .fresh(let token): return token
-        case .renewing(let renewal): return try await renewal.value
         }
     }
 

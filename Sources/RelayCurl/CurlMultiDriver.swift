@@ -6,16 +6,19 @@ import Synchronization
 /// One libcurl multi handle and the one thread that drives it, looping on `curl_multi_poll`: the HTTP/2
 /// engine under each push transport's client, which prepares the requests and reads the answers.
 ///
-/// Callers hand requests over through ``send(_:)`` (a FIFO queue under a Mutex, ``enqueue(id:request:continuation:)``) and
-/// are resumed exactly once: by whoever takes their continuation out of `waiting` (the driver on completion,
-/// the queue on expiry, ``cancel(id:)`` on cancellation).
+/// Callers hand requests over through ``submit(_:completion:)`` or ``send(_:)`` (a FIFO queue under a Mutex,
+/// ``enqueue(id:request:completion:)``) and are answered exactly once: by whoever takes their completion out
+/// of `waiting` (the driver on completion, the queue on expiry, ``cancel(id:)`` on cancellation). A
+/// completion runs on the driver thread when the answer comes, so a caller that goes on from there (the
+/// outbox's sends) costs no task resumed per request.
 ///
 /// `@unchecked Sendable`: the C handles and the `active`/`pool` tables are touched only by the driver thread
 /// (and by `deinit`, after it ended); everything callers touch is in `shared`, a Mutex, and
 /// `curl_multi_wakeup` is documented as callable from any thread (we call it under the Mutex and never after
 /// the driver began cleanup).
 package final class CurlMultiDriver: @unchecked Sendable {
-    package typealias Continuation = CheckedContinuation<CurlResponse, any Error>
+    /// What a request's caller is answered with; called once, on the driver thread or the caller's own.
+    package typealias Completion = @Sendable (Result<CurlResponse, any Error>) -> Void
 
     private struct Queued {
         let id: UInt64
@@ -24,7 +27,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     private struct Shared {
         var queue = FIFOQueue<Queued>()
-        var waiting: [UInt64: Continuation] = [:]
+        var waiting: [UInt64: Completion] = [:]
         var cancelled: [UInt64] = []
         var accepting = true
         var wakePending = false
@@ -133,20 +136,26 @@ package final class CurlMultiDriver: @unchecked Sendable {
     /// A new request id.
     private func makeId() -> UInt64 { ids.add(1, ordering: .relaxed).newValue }
 
-    /// Queues a request, or resumes `continuation` at once with `CancellationError` (the task is already
+    /// Queues a request, or answers `completion` at once with `CancellationError` (the task is already
     /// cancelled) or ``TransportError/Code/shutdown``.
-    private func enqueue(id: UInt64, request: CurlRequest, continuation: Continuation) {
+    private func enqueue(id: UInt64, request: CurlRequest, completion: @escaping Completion) {
         let rejection: (any Error)? = shared.withLock { state in
             if Task.isCancelled { return CancellationError() }
             guard state.accepting else {
                 return TransportError(code: .shutdown, message: "the client is shut down")
             }
-            state.waiting[id] = continuation
+            state.waiting[id] = completion
             state.queue.append(Queued(id: id, request: request))
             wake(&state)
             return nil
         }
-        if let rejection { continuation.resume(throwing: rejection) }
+        if let rejection { completion(.failure(rejection)) }
+    }
+
+    /// Sends `request` and calls `completion` with its answer or failure (``TransportError`` when no answer
+    /// came), on the driver thread; at once, on the caller's, when the driver no longer takes requests.
+    package func submit(_ request: CurlRequest, completion: @escaping Completion) {
+        enqueue(id: makeId(), request: request, completion: completion)
     }
 
     /// Sends `request` and suspends until its answer, its failure, or the task's cancellation (which drops
@@ -156,22 +165,22 @@ package final class CurlMultiDriver: @unchecked Sendable {
         let id = makeId()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                enqueue(id: id, request: request, continuation: continuation)
+                enqueue(id: id, request: request) { continuation.resume(with: $0) }
             }
         } onCancel: {
             cancel(id: id)
         }
     }
 
-    /// Resumes the request's caller with `CancellationError` now; the driver drops its transfer soon after.
+    /// Answers the request's caller with `CancellationError` now; the driver drops its transfer soon after.
     private func cancel(id: UInt64) {
-        let continuation = shared.withLock { state -> Continuation? in
-            guard let continuation = state.waiting.removeValue(forKey: id) else { return nil }
+        let completion = shared.withLock { state -> Completion? in
+            guard let completion = state.waiting.removeValue(forKey: id) else { return nil }
             state.cancelled.append(id)
             wake(&state)
-            return continuation
+            return completion
         }
-        continuation?.resume(throwing: CancellationError())
+        completion?(.failure(CancellationError()))
     }
 
     /// Stops taking requests; queued and in-flight ones finish or fail, then the thread ends.
@@ -206,7 +215,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     private struct Work {
         var taken: [Queued] = []
-        var expired: [Continuation] = []
+        var expired: [Completion] = []
         var cancelled: [UInt64] = []
         var draining = false
         var queueEmpty = true
@@ -228,8 +237,8 @@ package final class CurlMultiDriver: @unchecked Sendable {
             }
             // Beyond capacity: expire what waited in the queue until its deadline (FIFO, same timeout).
             while let next = state.queue.first, next.request.deadline <= now {
-                if let continuation = state.waiting.removeValue(forKey: state.queue.removeFirst().id) {
-                    work.expired.append(continuation)
+                if let completion = state.waiting.removeValue(forKey: state.queue.removeFirst().id) {
+                    work.expired.append(completion)
                 }
             }
             work.cancelled = state.cancelled
@@ -247,10 +256,8 @@ package final class CurlMultiDriver: @unchecked Sendable {
         while true {
             let now = ContinuousClock.now
             let work = takeWork(capacity: maxInFlight - active.count, now: now)
-            for continuation in work.expired {
-                continuation.resume(
-                    throwing: TransportError(code: .timeout, message: "request deadline passed while queued")
-                )
+            for completion in work.expired {
+                completion(.failure(TransportError(code: .timeout, message: "request deadline passed while queued")))
             }
             for id in work.cancelled { drop(id) }
             for queued in work.taken { start(queued, now: now) }
@@ -342,8 +349,8 @@ package final class CurlMultiDriver: @unchecked Sendable {
     }
 
     private func resume(_ id: UInt64, with result: Result<CurlResponse, any Error>) {
-        let continuation = shared.withLock { $0.waiting.removeValue(forKey: id) }
-        continuation?.resume(with: result)
+        let completion = shared.withLock { $0.waiting.removeValue(forKey: id) }
+        completion?(result)
     }
 
     private func finish() {
@@ -356,7 +363,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
             return (waiters, leftovers)
         }
         for leftover in leftovers {
-            leftover.resume(throwing: TransportError(code: .shutdown, message: "the client shut down"))
+            leftover(.failure(TransportError(code: .shutdown, message: "the client shut down")))
         }
         for transfer in active.values { _ = curl_multi_remove_handle(multi, transfer.handle.raw) }
         active.removeAll()

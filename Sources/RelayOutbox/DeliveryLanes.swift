@@ -8,8 +8,8 @@ import Synchronization
 /// attacker runs and answers slowly) holds up no other app's deliveries, nor its own app's on another
 /// platform.
 ///
-/// ``take()`` hands out at most `perAppLimit` jobs of one lane until their ``finish(_:)``. Thread-safe;
-/// workers, the dispatcher's claim loop and tests share one instance.
+/// ``take()`` hands out at most `perAppLimit` jobs of one lane, and `inFlightLimit` in all, until their
+/// ``finish(_:)``. Thread-safe; the dispatcher's sender, flusher and claim loop and tests share one instance.
 final class DeliveryLanes<Job: LaneJob>: Sendable {
     /// How many the claim loop may add: `room` jobs in all, and of each app at most ``appRoom(_:)``.
     struct ClaimWindow: Equatable {
@@ -66,12 +66,16 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         var queued = 0
         var inFlight = 0
         var waiters: [CheckedContinuation<Job?, Never>] = []
+        /// Waiting in ``DeliveryLanes/untilNoneInFlight()``.
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
         var closed = false
     }
 
     /// Requests one lane (an app's pushes to one platform) may have in flight: each of an app's platforms
     /// has the whole per-app limit, so one platform's slow push service cannot take another's slots.
     let perAppLimit: Int
+    /// Jobs in flight at most, over all lanes.
+    let inFlightLimit: Int
     /// Jobs one lane may have queued: two rounds of its in-flight limit, so its sends never wait for a
     /// claim (a store call that may queue behind a batch of results).
     let laneLimit: Int
@@ -90,8 +94,9 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
     let roomSignal = WakeSignal()
     private let state = Mutex(State())
 
-    init(perAppLimit: Int, capacity: Int) {
+    init(perAppLimit: Int, capacity: Int, inFlightLimit: Int = .max) {
         self.perAppLimit = max(1, perAppLimit)
+        self.inFlightLimit = max(1, inFlightLimit)
         self.capacity = max(1, capacity)
         self.lowWater = self.capacity / 2
         self.laneLimit = 2 * self.perAppLimit
@@ -159,17 +164,38 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
     }
 
     /// A job of the lane `key` is done (its result recorded): its slot is free.
-    func finish(_ key: LaneKey) {
-        let handed = state.withLock { state -> [Handoff] in
-            state.inFlight -= 1
-            state.lanes[key]?.inFlight -= 1
-            if let lane = state.lanes[key], lane.inFlight == 0, lane.queued == 0 { state.lanes[key] = nil }
-            schedule(key, &state)
+    func finish(_ key: LaneKey) { finish([key]) }
+
+    /// Jobs of the lanes `keys` (one key per job) are done: their slots are free.
+    func finish(_ keys: [LaneKey]) {
+        guard !keys.isEmpty else { return }
+        let (handed, idle) = state.withLock { state -> ([Handoff], [CheckedContinuation<Void, Never>]) in
+            state.inFlight -= keys.count
+            for key in keys {
+                state.lanes[key]?.inFlight -= 1
+                if let lane = state.lanes[key], lane.inFlight == 0, lane.queued == 0 { state.lanes[key] = nil }
+                schedule(key, &state)
+            }
             var handed = serveWaiters(&state)
             handed += releaseIfDrained(&state)
-            return handed
+            guard state.inFlight == 0 else { return (handed, []) }
+            defer { state.idleWaiters.removeAll() }
+            return (handed, state.idleWaiters)
         }
         deliver(handed)
+        for waiter in idle { waiter.resume() }
+    }
+
+    /// Returns once no job is in flight (every job handed out is finished).
+    func untilNoneInFlight() async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state in
+                if state.inFlight == 0 { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
     }
 
     /// No more jobs will be added: workers drain what is queued, then ``take()`` answers nil.
@@ -230,6 +256,7 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         guard state.readyHead < state.ready.count else {
             return state.closed && state.queued == 0 ? .finished : .wait
         }
+        guard state.inFlight < inFlightLimit else { return .wait }
         let key = state.ready[state.readyHead]
         state.readyHead += 1
         if state.readyHead == state.ready.count {

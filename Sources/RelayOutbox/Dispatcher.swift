@@ -8,19 +8,22 @@ import Synchronization
 /// (``RelayCore/PushResult``) in batches. It knows no push service: the transports render, send and decide.
 ///
 /// Three parts run side by side: a claim loop keeps ``DeliveryLanes`` (one lane per app and platform)
-/// topped up (claiming when half of the lanes, or of each of an app's lanes, is left), `concurrency`
-/// workers each take a job, send it and hand its result to the flusher, and the flusher records results as
-/// they come, each write a batch of all that arrived during the one before (group commit, ``ResultBuffer``).
-/// A worker takes its next job only once its result is recorded, so a crash sends again at most
-/// `concurrency` pushes: those in flight, or answered and not yet written. Between writes the flusher waits
-/// until a quarter of the sends its last write left unanswered have answered, at most ``resultLinger``:
-/// under load a write then takes dozens of results instead of the few that answer while one is written,
-/// and with fewer than eight sends in flight it writes each answer at once.
+/// topped up (claiming when half of the lanes, or of each of an app's lanes, is left), the sender takes
+/// jobs while the lanes have free send slots (`concurrency` in all) and starts each with its transport
+/// (``RelayCore/PushTransport/start(_:completion:)``), whose completion hands the result to the flusher, and
+/// the flusher records results as they come, each write a batch of all that arrived during the one before
+/// (group commit, ``ResultBuffer``), then frees their slots. A job's slot is freed only once its result is
+/// recorded, so a crash sends again at most `concurrency` pushes: those in flight, or answered and not yet
+/// written. No task waits per push: a transport that answers on its client's thread concludes the push
+/// there, and the sender and the flusher each wake once per batch. Between writes the flusher waits until a
+/// quarter of the sends its last write left unanswered have answered, at most ``resultLinger``: under load a
+/// write then takes dozens of results instead of the few that answer while one is written, and with fewer
+/// than eight sends in flight it writes each answer at once.
 ///
 /// While results cannot be recorded no new push is started: the flusher writes a batch that failed again
-/// (after 250 ms, doubling up to 4 s) and its workers wait for it, the claim loop stops claiming, and the jobs queued in
-/// the lanes are taken out and handed back once the store answers again. A database outage thus sends
-/// again at most the `concurrency` pushes in flight, as a crash does.
+/// (after 250 ms, doubling up to 4 s) and holds its slots meanwhile, the claim loop stops claiming, and the
+/// jobs queued in the lanes are taken out and handed back once the store answers again. A database outage
+/// thus sends again at most the `concurrency` pushes in flight, as a crash does.
 ///
 /// Runs as a service: when its task is cancelled it stops claiming, lets the sends in flight finish (each is
 /// bounded by its transport's request timeout) and records them, then hands the jobs still queued in its
@@ -79,31 +82,31 @@ public final class Dispatcher: Sendable {
     /// Claims, sends and records until cancelled; then finishes and records the sends in flight, hands back
     /// the jobs still queued and returns.
     public func run() async {
-        // Two rounds of sends at most wait in the lanes, so the workers never wait for a claim.
+        // Two rounds of sends at most wait in the lanes, so the sender never waits for a claim.
         let lanes = DeliveryLanes<QueuedJob>(
             perAppLimit: min(settings.perAppConcurrency, settings.concurrency),
-            capacity: 2 * settings.concurrency
+            capacity: 2 * settings.concurrency,
+            inFlightLimit: settings.concurrency
         )
         let results = ResultBuffer()
-        // Unstructured tasks: cancelling `run()` must not cancel a send in flight (its answer would be lost
-        // and the push sent again by the next run) nor the last flush.
-        let workers = (0..<max(1, settings.concurrency)).map { _ in
-            Task {
-                while let queued = await lanes.take() {
-                    if self.time.now > queued.sendBy {
-                        self.leaveUnsent(queued.job)
-                    } else {
-                        await results.record(queued.job, await self.attempt(queued.job))
-                    }
+        // Unstructured tasks: cancelling `run()` must not cancel a send (its answer would be lost and the
+        // push sent again by the next run) nor the last flush.
+        let sender = Task {
+            while let queued = await lanes.take() {
+                guard self.time.now <= queued.sendBy else {
+                    self.leaveUnsent(queued.job)
                     lanes.finish(queued.laneKey)
+                    continue
                 }
+                self.start(queued.job) { results.hand(queued.job, $0, lane: queued.laneKey) }
             }
         }
         let flusher = Task { await self.flushUntilClosed(results, lanes: lanes) }
 
         await claimUntilCancelled(into: lanes)
         let unsent = lanes.closeTakingQueued()
-        for worker in workers { await worker.value }
+        await sender.value
+        await lanes.untilNoneInFlight()
         results.close()
         await flusher.value
         // After the results: a store that leases runs of ids may clear the lease of a job sent in the same run.
@@ -196,7 +199,7 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// The flusher: writes whatever results have arrived, one batch per write, lets their workers go, and
+    /// The flusher: writes whatever results have arrived, one batch per write, frees their send slots, and
     /// gathers the next batch (a quarter of the sends this write left unanswered, those that answered during
     /// it among them, within ``resultLinger``), or waits for the next result when none came; returns after
     /// recording the last ones once ``ResultBuffer/close()`` was called.
@@ -204,11 +207,11 @@ public final class Dispatcher: Sendable {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         let done = NotificationDoneReports(NotificationDoneLog(store: store, logger: logger))
         while true {
-            let (batch, waiters, ended, closed) = results.takeAll()
+            let (batch, slots, ended, closed) = results.takeAll()
             let recorded = batch.isEmpty ? false : await flush(batch, lanes: lanes, closing: closed)
-            // Read before the batch's workers go on: the sends in flight that this write did not answer.
-            let unanswered = lanes.counts.inFlight - waiters.count
-            for waiter in waiters { waiter.resume() }
+            // Read before the batch's slots are freed: the sends in flight that this write did not answer.
+            let unanswered = lanes.counts.inFlight - slots.count
+            lanes.finish(slots)
             if recorded { done.add(ended) }
             if closed {
                 await done.finish()
@@ -286,7 +289,7 @@ public final class Dispatcher: Sendable {
 
     /// Records a batch of results, the deliveries' and the badge updates' each in one store call; false when
     /// the deliveries' could not be. While the store cannot take them for now
-    /// (``RelayStore/StoreError/isTransient``; their workers wait, so no new push starts meanwhile) it tries
+    /// (``RelayStore/StoreError/isTransient``; their slots stay taken, so no new push starts meanwhile) it tries
     /// again (after 250 ms, doubling up to 4 s): the first failure stops the claims and takes the queued jobs
     /// out of `lanes`, the write that answers hands those back to the store and lets the claims go on. Any
     /// other error, or a third failure while `closing`, gives the batch up: its results stay leased, and their
@@ -374,11 +377,11 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// One send of an outbox job, and what the store records for its result.
-    private func attempt(_ job: OutboxJob) async -> DeliveryOutcome {
+    /// Starts one send of an outbox job; `completion` gets what the store records for its result.
+    private func start(_ job: OutboxJob, then completion: @escaping @Sendable (DeliveryOutcome) -> Void) {
         switch job {
-        case .delivery(let delivery): await attempt(delivery)
-        case .badgeUpdate(let update): await attempt(update)
+        case .delivery(let delivery): start(delivery, then: completion)
+        case .badgeUpdate(let update): Task { completion(await self.attempt(update)) }
         }
     }
 
@@ -406,45 +409,57 @@ public final class Dispatcher: Sendable {
         return outcome
     }
 
-    /// One send through the job's transport, and what the store records for its result; a job past its
-    /// expiration is not sent, nor one whose app's sends are paused (``ProviderPauses``) unless it is the
-    /// pause's probe.
-    private func attempt(_ job: DeliveryJob) async -> DeliveryOutcome {
-        let log = DeliveryLog(logger: logger, job: job)
-        let platform = job.token.platform
+    /// Starts one send through the job's transport; `completion` gets what the store records for its
+    /// result, on the thread the answer comes on. A job past its expiration is not sent, nor one whose app's
+    /// sends are paused (``ProviderPauses``) unless it is the pause's probe.
+    private func start(_ job: DeliveryJob, then completion: @escaping @Sendable (DeliveryOutcome) -> Void) {
         let pause = ProviderPauses.Key(job)
-        var probe = false
-        let result: PushResult
         if job.content.hasExpired(at: time.now, attempts: job.attempts) {
-            result = .fail(.expired, status: nil, reason: "Expired")
-        } else if let transport = transports[platform] {
-            switch pauses.admit(pause, now: time.now) {
-            case .hold(let until):
-                // Not an attempt: only a refused attempt counts (`outcome="paused"`), not each hold.
-                log(.debug, "delivery held: the app's sends are paused")
-                return .deferred(at: heldUntil(until, job), status: nil, reason: nil)
-            case .probe:
-                probe = true
-                log(.info, "probing whether the push service accepts the relay's credentials again")
-            case .send:
-                break
-            }
-            let started = ContinuousClock.now
-            result = await transport.send(job)
-            metrics.recordAnswer(
+            let result = PushResult.fail(.expired, status: nil, reason: "Expired")
+            return completion(conclude(job, result, pause: pause, probe: false))
+        }
+        guard let transport = transports[job.token.platform] else {
+            let result = PushResult.fail(.configuration, status: nil, reason: "NoTransport")
+            return completion(conclude(job, result, pause: pause, probe: false))
+        }
+        let log = DeliveryLog(logger: logger, job: job)
+        let probe: Bool
+        switch pauses.admit(pause, now: time.now) {
+        case .hold(let until):
+            // Not an attempt: only a refused attempt counts (`outcome="paused"`), not each hold.
+            log(.debug, "delivery held: the app's sends are paused")
+            return completion(.deferred(at: heldUntil(until, job), status: nil, reason: nil))
+        case .probe:
+            probe = true
+            log(.info, "probing whether the push service accepts the relay's credentials again")
+        case .send:
+            probe = false
+        }
+        let started = ContinuousClock.now
+        transport.start(job) { result in
+            self.metrics.recordAnswer(
                 took: ContinuousClock.now - started,
-                acceptedSecondsAgo: result.endsDelivery ? time.now.timeIntervalSince(job.content.createdAt) : nil,
+                acceptedSecondsAgo: result.endsDelivery ? self.time.now.timeIntervalSince(job.content.createdAt) : nil,
                 app: job.appId,
-                platform: platform
+                platform: job.token.platform
             )
             switch result {
             case .credentialsRefused: break
-            case _ where result.answered: pauses.answered(pause)
-            default: if probe { pauses.probeUnanswered(pause, now: time.now) }
+            case _ where result.answered: self.pauses.answered(pause)
+            default: if probe { self.pauses.probeUnanswered(pause, now: self.time.now) }
             }
-        } else {
-            result = .fail(.configuration, status: nil, reason: "NoTransport")
+            completion(self.conclude(job, result, pause: pause, probe: probe))
         }
+    }
+
+    /// What the store records for a delivery's `result`, logged and counted.
+    private func conclude(
+        _ job: DeliveryJob,
+        _ result: PushResult,
+        pause: ProviderPauses.Key,
+        probe: Bool
+    ) -> DeliveryOutcome {
+        let log = DeliveryLog(logger: logger, job: job)
         let outcome: DeliveryOutcome
         if case .credentialsRefused(let status, let reason) = result {
             let until = pauses.refused(pause, reason: reason, probe: probe, now: time.now)
@@ -476,7 +491,12 @@ public final class Dispatcher: Sendable {
         case (.retry, _):
             break
         }
-        metrics.recordOutcome(outcome.metricName, reason: result.reason ?? "none", app: job.appId, platform: platform)
+        metrics.recordOutcome(
+            outcome.metricName,
+            reason: result.reason ?? "none",
+            app: job.appId,
+            platform: job.token.platform
+        )
         return outcome
     }
 }

@@ -60,6 +60,29 @@ import Testing
         #expect(await waiting.value == 3)
     }
 
+    /// The in-flight limit over all lanes is the dispatcher's `concurrency`: slots are freed only by
+    /// `finish` (a result recorded), whichever lane frees them, and the wait for none in flight ends with the
+    /// last one.
+    @Test func theInFlightLimitHoldsOverAllLanesUntilSlotsAreFinished() async throws {
+        let lanes = DeliveryLanes<DeliveryJob>(perAppLimit: 2, capacity: 8, inFlightLimit: 3)
+        lanes.add(try (1...2).map { try Self.job($0, app: "a") } + (3...4).map { try Self.job($0, app: "b") })
+        var taken: [Int64] = []
+        for _ in 0..<3 { taken.append(try #require(await lanes.take()).deliveryId) }
+        #expect(taken == [1, 3, 2])
+        let waiting = Task { await lanes.take()?.deliveryId }
+        let idle = Task { await lanes.untilNoneInFlight() }
+        // b's lane has a free slot of its own, but three are in flight in all.
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(lanes.counts == (queued: 1, inFlight: 3))
+        lanes.finish([Self.lane("a"), Self.lane("a")])
+        #expect(await waiting.value == 4)
+        lanes.finish([Self.lane("b")])
+        #expect(lanes.counts.inFlight == 1)
+        lanes.finish(Self.lane("b"))
+        await idle.value
+        #expect(lanes.counts == (queued: 0, inFlight: 0))
+    }
+
     @Test func theClaimWindowFillsLanesToTwoRoundsAndWaitsForHalfOfACapacityOrLane() throws {
         let lanes = Self.lanes(perApp: 8, capacity: 32)
         let empty = try #require(lanes.claimWindow())
