@@ -96,6 +96,14 @@ final class AccessTokens: Sendable {
         }
     }
 
+    /// The cached token while it is usable, without a wait; nil when ``current(by:)`` would fetch or wait.
+    var ready: Token? {
+        state.withLock { state in
+            guard let token = state.current, timeSource.monotonic < token.renewAt else { return nil }
+            return token
+        }
+    }
+
     /// Drops `token` after FCM refused it, so the next ``current(by:)`` fetches another; a token already
     /// replaced is left alone.
     func invalidate(_ token: Token) {

@@ -97,13 +97,56 @@ public final class FCMClient: Sendable {
         let token = try await accessTokens.current(by: deadline)
         let response = try await post(try request(body, token: token, for: message.token, deadline: deadline))
         guard response.status == 401, response.errorCode == nil else { return response }
+        return try await sendAgain(message, body: body, refused: response, token: token, deadline: deadline)
+    }
+
+    /// After FCM answered 401 UNAUTHENTICATED to `token`: renews the access token and sends once more,
+    /// returning the second answer whatever it is.
+    private func sendAgain(
+        _ message: FCMMessage,
+        body: Data,
+        refused: FCMResponse,
+        token: AccessTokens.Token,
+        deadline: ContinuousClock.Instant
+    ) async throws -> FCMResponse {
         configuration.logger.info(
             "FCM refused the access token; renewing it",
-            ["token.suffix": message.token.suffix, "fcm.status": response.errorStatus ?? "-"]
+            ["token.suffix": message.token.suffix, "fcm.status": refused.errorStatus ?? "-"]
         )
         accessTokens.invalidate(token)
         let renewed = try await accessTokens.current(by: deadline)
         return try await post(try request(body, token: renewed, for: message.token, deadline: deadline))
+    }
+
+    /// Sends `message` as ``send(_:body:)`` does and calls `completion` with FCM's answer or the error
+    /// ``send(_:body:)`` would throw, on the driver thread when the answer comes, so no task waits for it.
+    /// A task waits only where the access token must be fetched first, or renewed after a 401.
+    public func submit(
+        _ message: FCMMessage,
+        body: Data,
+        completion: @escaping @Sendable (Result<FCMResponse, any Error>) -> Void
+    ) {
+        let inTask: @Sendable (@escaping @Sendable () async throws -> FCMResponse) -> Void = { send in
+            Task {
+                do { completion(.success(try await send())) } catch { completion(.failure(error)) }
+            }
+        }
+        guard let token = accessTokens.ready else {
+            inTask { try await self.send(message, body: body) }
+            return
+        }
+        let deadline = ContinuousClock.now + configuration.requestTimeout
+        let request: CurlRequest
+        do { request = try self.request(body, token: token, for: message.token, deadline: deadline) } catch {
+            return completion(.failure(error))
+        }
+        driver.submit(request) { answer in
+            let response = answer.map(self.response)
+            guard case .success(let refused) = response, refused.status == 401, refused.errorCode == nil else {
+                return completion(response)
+            }
+            inTask { try await self.sendAgain(message, body: body, refused: refused, token: token, deadline: deadline) }
+        }
     }
 
     /// The request ``send(_:)`` first hands libcurl for `message` (checked, encoded, with the current access
@@ -147,9 +190,11 @@ public final class FCMClient: Sendable {
         )
     }
 
-    private func post(_ request: CurlRequest) async throws -> FCMResponse {
-        let answer = try await driver.send(request)
-        return FCMResponse(
+    private func post(_ request: CurlRequest) async throws -> FCMResponse { response(try await driver.send(request)) }
+
+    /// FCM's answer as the driver read it.
+    private func response(_ answer: CurlResponse) -> FCMResponse {
+        FCMResponse(
             status: answer.status,
             body: answer.body,
             retryAfterHeader: answer.headers["retry-after"],

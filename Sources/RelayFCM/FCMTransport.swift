@@ -44,8 +44,12 @@ public final class FCMTransport: PushTransport {
     }
 
     public func send(_ job: DeliveryJob) async -> PushResult {
+        await withCheckedContinuation { continuation in start(job) { continuation.resume(returning: $0) } }
+    }
+
+    public func start(_ job: DeliveryJob, completion: @escaping @Sendable (PushResult) -> Void) {
         guard case .fcm(let token) = job.token else {
-            return .fail(.relayBug, status: nil, reason: "NotAnFCMToken")
+            return completion(.fail(.relayBug, status: nil, reason: "NotAnFCMToken"))
         }
         let ttlSeconds = min(
             job.content.secondsToLive(at: time.now) ?? FCMLimits.maxTTLSeconds,
@@ -68,11 +72,11 @@ public final class FCMTransport: PushTransport {
             let template = try job.content.rendering(name) { try message.template() }
             body = try FCMMessage.encoded(token: token, template: template) ?? message.encoded()
         } catch let refused as FCMMessageError {
-            return .fail(.rejected, status: nil, reason: "\(refused.code)")
+            return completion(.fail(.rejected, status: nil, reason: "\(refused.code)"))
         } catch {
-            return .fail(.relayBug, status: nil, reason: "\(error)")
+            return completion(.fail(.relayBug, status: nil, reason: "\(error)"))
         }
-        return await send(message, body: body, appId: job.appId, attempts: job.attempts)
+        start(message, body: body, appId: job.appId, attempts: job.attempts, completion: completion)
     }
 
     public func send(_ update: BadgeUpdateJob) async -> PushResult {
@@ -82,27 +86,51 @@ public final class FCMTransport: PushTransport {
         let message = FCMMessage(token: token, unread: update.badge, ttlSeconds: BadgeUpdateJob.timeToLiveSeconds)
         let body: Data
         do { body = try message.encoded() } catch { return .fail(.rejected, status: nil, reason: "\(error.code)") }
-        return await send(message, body: body, appId: update.appId, attempts: update.attempts)
+        return await withCheckedContinuation { continuation in
+            start(message, body: body, appId: update.appId, attempts: update.attempts) {
+                continuation.resume(returning: $0)
+            }
+        }
     }
 
-    /// Sends `message`, encoded as `body`, with the app's client and answers its fate by
-    /// ``FCMCore/FCMDecision``. `attempts` were made before this one.
-    private func send(_ message: FCMMessage, body: Data, appId: String, attempts: Int) async -> PushResult {
+    /// Sends `message`, encoded as `body`, with the app's client and calls `completion` with its fate by
+    /// ``FCMCore/FCMDecision``, on the client's driver thread. `attempts` were made before this one.
+    private func start(
+        _ message: FCMMessage,
+        body: Data,
+        appId: String,
+        attempts: Int,
+        completion: @escaping @Sendable (PushResult) -> Void
+    ) {
         let client: FCMClient
         do {
             guard let made = try clients.client(appId: appId) else {
-                return .fail(.configuration, status: nil, reason: "FCMNotConfigured")
+                return completion(.fail(.configuration, status: nil, reason: "FCMNotConfigured"))
             }
             client = made
         } catch {
             logger.error("FCM client cannot be made", ["app.id": appId, "error": "\(error)"])
-            return .fail(.configuration, status: nil, reason: "FCMNotConfigured")
+            return completion(.fail(.configuration, status: nil, reason: "FCMNotConfigured"))
         }
         let sentAt = time.now
+        client.submit(message, body: body) { answer in
+            completion(self.result(of: answer, message, appId: appId, attempts: attempts, sentAt: sentAt))
+        }
+    }
+
+    /// The fate of a send that `answer`ed, by ``FCMCore/FCMDecision``.
+    private func result(
+        of answer: Result<FCMResponse, any Error>,
+        _ message: FCMMessage,
+        appId: String,
+        attempts: Int,
+        sentAt: Date
+    ) -> PushResult {
         let attempt: FCMDecision.Attempt
-        do {
-            attempt = .answered(try await client.send(message, body: body))
-        } catch {
+        switch answer {
+        case .success(let response):
+            attempt = .answered(response)
+        case .failure(let error):
             logger.warning(
                 "FCM request failed",
                 ["error": "\(error)", "app.id": appId, "token.suffix": message.token.suffix]
