@@ -2,8 +2,8 @@ import RelayCore
 import RelayStore
 import Synchronization
 
-/// Claimed deliveries waiting for a worker: one FIFO lane per app and platform (``LaneKey``), and how many
-/// of each lane's requests are in flight. Workers take jobs round robin from the lanes below their in-flight
+/// Claimed deliveries waiting for a send slot: one FIFO lane per app and platform (``LaneKey``), and how many
+/// of each lane's requests are in flight. The sender takes jobs round robin from the lanes below their in-flight
 /// limit, so a lane that is at its limit (its push service slow or unreachable, or a web push origin that an
 /// attacker runs and answers slowly) holds up no other app's deliveries, nor its own app's on another
 /// platform.
@@ -120,7 +120,7 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
     }
 
     /// Queues `jobs` (in order, each in its ``LaneJob/laneKey``'s lane), handing them straight to waiting
-    /// workers where a lane has a free slot.
+    /// takers where a lane has a free slot.
     func add(_ jobs: [Job]) {
         guard !jobs.isEmpty else { return }
         let handed = state.withLock { state -> [Handoff] in
@@ -198,7 +198,7 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         }
     }
 
-    /// No more jobs will be added: workers drain what is queued, then ``take()`` answers nil.
+    /// No more jobs will be added: takers drain what is queued, then ``take()`` answers nil.
     func close() {
         let released = state.withLock { state -> [Handoff] in
             state.closed = true
@@ -208,7 +208,7 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
     }
 
     /// No more jobs will be added, and those still queued are taken out and returned (oldest first per lane)
-    /// instead of sent: workers finish the jobs in flight, then ``take()`` answers nil.
+    /// instead of sent: the jobs in flight finish, then ``take()`` answers nil.
     func closeTakingQueued() -> [Job] { takeQueued(closing: true) }
 
     /// The jobs still queued, taken out (oldest first per lane) instead of sent; jobs may be added again.
@@ -242,7 +242,7 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
 
     // MARK: Inside the lock
 
-    /// A waiting worker and what it gets (nil: stop).
+    /// A waiting taker and what it gets (nil: stop).
     private typealias Handoff = (waiter: CheckedContinuation<Job?, Never>, job: Job?)
 
     private enum Next {
@@ -289,7 +289,7 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         return handed
     }
 
-    /// Once closed and empty, every waiting worker is told to stop.
+    /// Once closed and empty, every waiting taker is told to stop.
     private func releaseIfDrained(_ state: inout State) -> [Handoff] {
         guard state.closed, state.queued == 0, !state.waiters.isEmpty else { return [] }
         defer { state.waiters.removeAll() }

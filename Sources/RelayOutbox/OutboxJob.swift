@@ -1,7 +1,7 @@
 import RelayCore
 
 /// A claimed piece of outbox work: a message's delivery to one device, or a badge update of one device.
-/// Both wait in the lane of their app and platform (``DeliveryLanes``), are sent by the same workers and
+/// Both wait in the lane of their app and platform (``DeliveryLanes``), are started by the same sender and
 /// recorded by the same flusher, each kind's result in its own store call.
 enum OutboxJob: Sendable, LaneJob {
     case delivery(DeliveryJob)

@@ -53,6 +53,24 @@ import Testing
         #expect(try await b.current() == second)
     }
 
+    /// The outbox's sends take the token without a wait while it is fresh; one due from the cache starts
+    /// the renewal and is nil until it ends, and the sends that wait for it share that one renewal.
+    @Test func aTokenDueFromTheCacheIsTakenWithoutAWaitOnceRenewed() async throws {
+        let time = ManualTimeSource()
+        let (store, _) = try await Self.twoStores(time: time)
+        let token = try Self.token(store, time)
+        #expect(try token.currentWithoutWaiting() == nil)
+        let first = try await token.current()
+        #expect(try token.currentWithoutWaiting() == first)
+        #expect(token.generation == 1)
+        time.advance(by: .seconds(50 * 60))
+        #expect(try token.currentWithoutWaiting() == nil)
+        let second = try await token.current()
+        #expect(second != first)
+        #expect(try token.currentWithoutWaiting() == second)
+        #expect(token.generation == 2)
+    }
+
     @Test func manyInstancesRenewingAtOnceMintOneToken() async throws {
         let time = ManualTimeSource()
         let url = try await PostgresCluster.shared().newDatabaseURL()

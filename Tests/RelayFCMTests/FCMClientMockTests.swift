@@ -58,12 +58,27 @@ import Testing
         await harness.stop()
     }
 
-    @Test func a401RenewsTheAccessTokenOnceForAllTheSendsItRefused() async throws {
+    /// One send through `client`: ``FCMClient/send(_:body:)``, or ``FCMClient/submit(_:body:completion:)`` (the
+    /// outbox's path, answered on the driver thread) when `submit`.
+    static func send(_ message: FCMMessage, with client: FCMClient, submit: Bool) async throws -> FCMResponse {
+        let body = try message.encoded()
+        guard submit else { return try await client.send(message, body: body) }
+        return try await withCheckedThrowingContinuation { continuation in
+            client.submit(message, body: body) { continuation.resume(with: $0) }
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func a401RenewsTheAccessTokenOnceForAllTheSendsItRefused(submit: Bool) async throws {
         let harness = try FCMHarness.start()
         #expect(try await harness.client.send(FCMHarness.message(0)).status == 200)
         harness.mock.revokeAccessTokens()
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 1...50 { group.addTask { try await harness.client.send(FCMHarness.message(index)).status } }
+            for index in 1...50 {
+                group.addTask {
+                    try await Self.send(FCMHarness.message(index), with: harness.client, submit: submit).status
+                }
+            }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(statuses == Array(repeating: 200, count: 50))
@@ -77,14 +92,16 @@ import Testing
         await harness.stop()
     }
 
-    @Test func a401ThatPersistsIsReturnedAfterOneRenewal() async throws {
+    @Test(arguments: [false, true])
+    func a401ThatPersistsIsReturnedAfterOneRenewal(submit: Bool) async throws {
         let script = MockFCMScript(devices: [.init(token: FCMHarness.token(3).value, error: "UNAUTHENTICATED")])
         let harness = try FCMHarness.start(script: script)
-        let response = try await harness.client.send(FCMHarness.message(3))
+        #expect(try await harness.client.send(FCMHarness.message(0)).status == 200)
+        let response = try await Self.send(FCMHarness.message(3), with: harness.client, submit: submit)
         #expect(response.status == 401)
         #expect(response.errorCode == nil)
         #expect(response.errorStatus == "UNAUTHENTICATED")
-        #expect(harness.mock.answeredCount == 2)
+        #expect(harness.mock.answeredCount == 3)
         #expect(harness.mock.accessTokensIssued == 2)
         #expect(
             FCMDecision.decide(.answered(response), attempts: 1, policy: Self.policy, random: 0)
@@ -95,12 +112,15 @@ import Testing
 
     /// The resend after a 401 keeps the send's deadline: a send is over one request timeout after it began,
     /// which the dispatcher counts on to leave a job's lease in time.
-    @Test func theResendAfterA401EndsAtTheSendsDeadline() async throws {
+    @Test(arguments: [false, true])
+    func theResendAfterA401EndsAtTheSendsDeadline(submit: Bool) async throws {
         let slow = MockFCMScript.DeviceRule(token: FCMHarness.token(3).value, error: "UNAUTHENTICATED", delayMs: 2_000)
         let harness = try FCMHarness.start(script: MockFCMScript(devices: [slow]), requestTimeout: .seconds(3))
         #expect(try await harness.client.send(FCMHarness.message(0)).status == 200)
         // Each answer takes 2 s: the resend cannot end within the 3 s the send has.
-        let error = await #expect(throws: TransportError.self) { try await harness.client.send(FCMHarness.message(3)) }
+        let error = await #expect(throws: TransportError.self) {
+            try await Self.send(FCMHarness.message(3), with: harness.client, submit: submit)
+        }
         #expect(error?.code == .timeout)
         #expect(harness.mock.accessTokensIssued == 2)
         await harness.stop()
