@@ -89,6 +89,9 @@ public final class APNsClient: Sendable {
         )
     }
 
+    /// Requests in flight on the connections, and requests waiting for room (tests).
+    package var poolCounts: (inFlight: Int, waiting: Int) { pool.counts }
+
     /// The OS thread ids (Linux tids) of the connections' driver threads still running.
     package var runningThreadIds: [Int32] { pool.runningThreadIds }
 

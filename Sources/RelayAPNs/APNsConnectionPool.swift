@@ -94,6 +94,11 @@ final class APNsConnectionPool: Sendable {
 
     deinit { for driver in drivers { driver.stopAccepting() } }
 
+    /// Requests in flight on the connections, and requests waiting for room (tests).
+    package var counts: (inFlight: Int, waiting: Int) {
+        state.withLock { state in (state.connections.reduce(0) { $0 + $1.inFlight }, state.waiters.count) }
+    }
+
     /// The OS thread ids of the drivers still running (Linux tids; empty elsewhere).
     package var runningThreadIds: [Int32] { drivers.compactMap(\.runningThreadId) }
 
@@ -111,7 +116,7 @@ final class APNsConnectionPool: Sendable {
     /// Sends `request` as ``send(_:)`` does and calls `completion` with its answer or failure, on a driver
     /// thread (or at once, on the caller's, when it cannot be sent), without a task waiting for it.
     func submit(_ request: CurlRequest, completion: @escaping CurlMultiDriver.Completion) {
-        acquire(id: ids.add(1, ordering: .relaxed).newValue, deadline: request.deadline) { taken in
+        acquire(id: ids.add(1, ordering: .relaxed).newValue, deadline: request.deadline, waiting: false) { taken in
             switch taken {
             case .failure(let error):
                 completion(.failure(error))
@@ -169,7 +174,7 @@ final class APNsConnectionPool: Sendable {
         let id = ids.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                acquire(id: id, deadline: deadline) { continuation.resume(with: $0) }
+                acquire(id: id, deadline: deadline, waiting: true) { continuation.resume(with: $0) }
             }
         } onCancel: {
             let (waiter, drained) = state.withLock { state in
@@ -181,11 +186,16 @@ final class APNsConnectionPool: Sendable {
     }
 
     /// Hands `handoff` a connection with room now, or once one has room (in arrival order), or the reason
-    /// it gets none.
-    private func acquire(id: UInt64, deadline: ContinuousClock.Instant, then handoff: @escaping Handoff) {
+    /// it gets none: `CancellationError` only for a caller `waiting` in a task already cancelled.
+    private func acquire(
+        id: UInt64,
+        deadline: ContinuousClock.Instant,
+        waiting: Bool,
+        then handoff: @escaping Handoff
+    ) {
         let now = ContinuousClock.now
         let taken: Result<Int, any Error>? = state.withLock { state in
-            if Task.isCancelled { return .failure(CancellationError()) }
+            if waiting && Task.isCancelled { return .failure(CancellationError()) }
             guard state.accepting else {
                 return .failure(TransportError(code: .shutdown, message: "the client is shut down"))
             }

@@ -33,7 +33,7 @@ extension Configuration {
 
     /// The whole-number settings that only a range bounds, with their key paths, each problem written
     /// `<key>: must be <range>`: a value past its top would overflow a time computation or ask for memory
-    /// that is not there (a `delivery.concurrency` of 10^8 is 10^8 workers), so it is refused before the
+    /// that is not there (a `delivery.concurrency` of 10^8 is 10^8 requests in flight), so it is refused before the
     /// relay starts. Each top is far above any useful setting.
     var boundedSettings: [(key: String, value: Int, range: ClosedRange<Int>)] {
         let tenMinutes = 600_000, hour = 3_600_000, day = 86_400_000  // MILLISECONDS

@@ -12,7 +12,8 @@ public protocol PushTransport: Sendable {
     /// own. The metrics' `reason` label takes these (and the relay's own) and counts any other as `other`.
     var reasons: Set<String> { get }
     /// Sends `job` once (plus any resend its service's rules call for at once) and answers its fate; every
-    /// failure is a result, never a throw.
+    /// failure is a result, never a throw. A send is not cancelled with its task: it ends within the
+    /// transport's request timeout, and its answer is its result.
     func send(_ job: DeliveryJob) async -> PushResult
     /// Sends `job` as ``send(_:)`` does and calls `completion` once with its fate, on whatever thread the
     /// answer comes on.

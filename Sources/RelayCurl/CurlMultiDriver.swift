@@ -136,11 +136,13 @@ package final class CurlMultiDriver: @unchecked Sendable {
     /// A new request id.
     private func makeId() -> UInt64 { ids.add(1, ordering: .relaxed).newValue }
 
-    /// Queues a request, or answers `completion` at once with `CancellationError` (the task is already
-    /// cancelled) or ``TransportError/Code/shutdown``.
-    private func enqueue(id: UInt64, request: CurlRequest, completion: @escaping Completion) {
+    /// Queues a request, or answers `completion` at once with ``TransportError/Code/shutdown`` or, for a
+    /// caller `waiting` in a task already cancelled, `CancellationError`. A submitted request is not the
+    /// calling task's: it may be queued from within another request's task (the pool hands a freed connection
+    /// to a waiting request), whose cancellation is not its own.
+    private func enqueue(id: UInt64, request: CurlRequest, waiting: Bool, completion: @escaping Completion) {
         let rejection: (any Error)? = shared.withLock { state in
-            if Task.isCancelled { return CancellationError() }
+            if waiting && Task.isCancelled { return CancellationError() }
             guard state.accepting else {
                 return TransportError(code: .shutdown, message: "the client is shut down")
             }
@@ -155,7 +157,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
     /// Sends `request` and calls `completion` with its answer or failure (``TransportError`` when no answer
     /// came), on the driver thread; at once, on the caller's, when the driver no longer takes requests.
     package func submit(_ request: CurlRequest, completion: @escaping Completion) {
-        enqueue(id: makeId(), request: request, completion: completion)
+        enqueue(id: makeId(), request: request, waiting: false, completion: completion)
     }
 
     /// Sends `request` and suspends until its answer, its failure, or the task's cancellation (which drops
@@ -165,7 +167,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         let id = makeId()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                enqueue(id: id, request: request) { continuation.resume(with: $0) }
+                enqueue(id: id, request: request, waiting: true) { continuation.resume(with: $0) }
             }
         } onCancel: {
             cancel(id: id)

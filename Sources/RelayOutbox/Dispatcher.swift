@@ -14,8 +14,9 @@ import Synchronization
 /// the flusher records results as they come, each write a batch of all that arrived during the one before
 /// (group commit, ``ResultBuffer``), then frees their slots. A job's slot is freed only once its result is
 /// recorded, so a crash sends again at most `concurrency` pushes: those in flight, or answered and not yet
-/// written. No task waits per push: a transport that answers on its client's thread concludes the push
-/// there, and the sender and the flusher each wake once per batch. Between writes the flusher waits until a
+/// written. For APNs and FCM no task waits per push: their transports conclude a push on their client's
+/// driver thread, and the sender and the flusher each wake once per batch (Web Push and badge updates are
+/// sent in a task each). Between writes the flusher waits until a
 /// quarter of the sends its last write left unanswered have answered, at most ``resultLinger``: under load a
 /// write then takes dozens of results instead of the few that answer while one is written, and with fewer
 /// than eight sends in flight it writes each answer at once.

@@ -4,7 +4,7 @@ import RelayStore
 import Synchronization
 
 /// Delivery results waiting to be recorded. A send's completion hands its job's result over with
-/// ``hand(_:_:)``, with the lane the job holds a slot of; the flusher frees the slot (``DeliveryLanes``) once
+/// ``hand(_:_:lane:)``, with the lane the job holds a slot of; the flusher frees the slot (``DeliveryLanes``) once
 /// the result is in the store (or its batch could not be written), so at any moment no more results are
 /// unrecorded than there are send slots, and a crash sends again at most that many pushes. The flusher takes
 /// everything handed over since its last write as one batch (group commit): results that arrive while a batch

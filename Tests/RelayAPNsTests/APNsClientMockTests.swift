@@ -44,6 +44,7 @@ import Testing
         authentication: APNsClientConfiguration.Authentication? = nil,
         requestTimeout: Duration = .seconds(20),
         connections: Int = 2,
+        maxInFlight: Int = 1000,
         caFile: String? = fixture("tls/ca.pem")
     ) throws -> APNsClient {
         let base = tls ? "https://127.0.0.1:\(mock.port)" : "http://127.0.0.1:\(mock.port)"
@@ -54,6 +55,7 @@ import Testing
         )
         configuration.requestTimeout = requestTimeout
         configuration.connections = connections
+        configuration.maxInFlight = maxInFlight
         return try APNsClient(configuration: configuration)
     }
 
@@ -324,6 +326,35 @@ import Testing
         #expect(token.invalidate() == false)
         await client.shutdown()
         mock.stop()
+    }
+
+    /// A send cancelled while a submitted push waits for its connection hands the connection on: the push
+    /// waiting is not the cancelled task's and is sent, not failed with the other task's cancellation.
+    @Test func aSubmittedPushTakesTheConnectionOfACancelledSend() async throws {
+        let script = MockScript(devices: [.init(token: Self.deviceToken(0).hex, neverAnswer: true)])
+        let mock = try Self.startMock(script: script)
+        defer { mock.stop() }
+        let client = try Self.client(mock, requestTimeout: .seconds(600), connections: 1, maxInFlight: 1)
+        #expect(try await client.send(Self.notification(50)).isAccepted)
+        let stuck = Task { try await client.send(Self.notification(0)) }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while client.poolCounts.inFlight == 0 {
+            try #require(ContinuousClock.now < deadline, "the stuck send never took the connection")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let submitted = Task {
+            try await withCheckedThrowingContinuation { continuation in
+                client.submit(Self.notification(1)) { continuation.resume(with: $0) }
+            }
+        }
+        while client.poolCounts.waiting == 0 {
+            try #require(ContinuousClock.now < deadline, "the submitted push never waited for room")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        stuck.cancel()
+        await #expect(throws: CancellationError.self) { try await stuck.value }
+        #expect(try await submitted.value.status == 200)
+        await client.shutdown()
     }
 
     @Test func cancellingANeverAnsweredSendLeavesTheOthersAlone() async throws {

@@ -54,7 +54,7 @@ import Testing
     }
 
     /// The outbox's sends take the token without a wait while it is fresh; one due from the cache starts
-    /// the renewal and is nil until it ends, and the sends that wait for it share that one renewal.
+    /// the renewal and is nil until it ends, and the renewal's token is then taken without a wait.
     @Test func aTokenDueFromTheCacheIsTakenWithoutAWaitOnceRenewed() async throws {
         let time = ManualTimeSource()
         let (store, _) = try await Self.twoStores(time: time)

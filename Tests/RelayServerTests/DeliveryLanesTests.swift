@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayStore
+import Synchronization
 import Testing
 
 @testable import RelayOutbox
@@ -28,6 +29,13 @@ import Testing
                 createdAt: Date(timeIntervalSince1970: 0)
             )
         )
+    }
+
+    /// Set once by a task, read by the test.
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
+        func set() { value.store(true, ordering: .sequentiallyConsistent) }
     }
 
     static func lanes(perApp: Int = 2, capacity: Int = 8) -> DeliveryLanes<DeliveryJob> {
@@ -70,7 +78,11 @@ import Testing
         for _ in 0..<3 { taken.append(try #require(await lanes.take()).deliveryId) }
         #expect(taken == [1, 3, 2])
         let waiting = Task { await lanes.take()?.deliveryId }
-        let idle = Task { await lanes.untilNoneInFlight() }
+        let idleEnded = Self.Flag()
+        let idle = Task {
+            await lanes.untilNoneInFlight()
+            idleEnded.set()
+        }
         // b's lane has a free slot of its own, but three are in flight in all.
         try await Task.sleep(for: .milliseconds(50))
         #expect(lanes.counts == (queued: 1, inFlight: 3))
@@ -78,8 +90,11 @@ import Testing
         #expect(await waiting.value == 4)
         lanes.finish([Self.lane("b")])
         #expect(lanes.counts.inFlight == 1)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!idleEnded.isSet)
         lanes.finish(Self.lane("b"))
         await idle.value
+        #expect(idleEnded.isSet)
         #expect(lanes.counts == (queued: 0, inFlight: 0))
     }
 
@@ -111,7 +126,7 @@ import Testing
         #expect(try #require(lanes.claimWindow()).appRoom("a") == 2)
     }
 
-    @Test func closeLetsWorkersDrainTheQueueThenStopsThem() async throws {
+    @Test func closeLetsTakersDrainTheQueueThenStopsThem() async throws {
         let lanes = Self.lanes(perApp: 1)
         let first = Task { await lanes.take() }
         lanes.add([try Self.job(1, app: "a"), try Self.job(2, app: "a")])
@@ -125,9 +140,9 @@ import Testing
         #expect(lanes.counts == (queued: 0, inFlight: 0))
     }
 
-    /// A stop: the jobs still queued come back out, oldest first per app, and are not handed to any worker;
-    /// the jobs in flight finish, then every waiting worker is told to stop.
-    @Test func closeTakingQueuedReturnsWhatNoWorkerTook() async throws {
+    /// A stop: the jobs still queued come back out, oldest first per app, and are not handed to any taker;
+    /// the jobs in flight finish, then every waiting taker is told to stop.
+    @Test func closeTakingQueuedReturnsWhatNoTakerTook() async throws {
         let lanes = Self.lanes(perApp: 1)
         lanes.add(try (1...3).map { try Self.job($0, app: "a") } + [try Self.job(4, app: "b")])
         let inFlight = [try #require(await lanes.take()).deliveryId, try #require(await lanes.take()).deliveryId]

@@ -9,7 +9,7 @@ import Testing
 /// A relay that stalls with claimed jobs queued (a stopped or frozen process) and resumes after their leases
 /// ended leaves them unsent: another relay may have claimed them meanwhile.
 @Suite struct LeaseEndTests {
-    /// The relay's one worker waits five seconds for its first push's answer, two more jobs queued behind it,
+    /// The relay's one send slot waits five seconds for its first push's answer, two more jobs queued behind it,
     /// while the clock moves past their lease and another relay claims all three. The relay records its first
     /// push and sends neither queued job; they stay with the other relay, counted `lease_ended`.
     @Test func jobsQueuedPastTheirLeaseAreLeftToTheNextClaim() async throws {

@@ -69,7 +69,7 @@ import Testing
     /// the ten and hands back the five, and relay B, woken by the hand-back, sends those at once (its polling
     /// waits five minutes, the leases two). A's one connection is warmed first by a push answered at once, so
     /// the ten leave together instead of waiting behind a cold connection's first answer; the twenty seconds
-    /// are then what relay B's start and A's stop have before an answer frees one of A's workers to send an
+    /// are then what relay B's start and A's stop have before an answer frees one of A's send slots for an
     /// eleventh, on a machine loaded by the whole suite. A allows a minute a request (the test bed's ten seconds
     /// would time the ten out).
     @Test func aGracefulStopHandsBackWhatItHadNotSent() async throws {
