@@ -121,12 +121,7 @@ public final class APNsClient: Sendable {
             var token: String?
             if let providerToken {
                 guard let current = try providerToken.currentWithoutWaiting() else {
-                    Task {
-                        do { completion(.success(try await self.send(notification))) } catch {
-                            completion(.failure(error))
-                        }
-                    }
-                    return
+                    return Completions.inTask(completion) { try await self.send(notification) }
                 }
                 token = current
             }

@@ -59,7 +59,7 @@ public final class APNsTransport: PushTransport {
     }
 
     public func send(_ job: DeliveryJob) async -> PushResult {
-        await withCheckedContinuation { continuation in start(job) { continuation.resume(returning: $0) } }
+        await Completions.awaiting { start(job, completion: $0) }
     }
 
     public func start(_ job: DeliveryJob, completion: @escaping @Sendable (PushResult) -> Void) {
@@ -75,7 +75,6 @@ public final class APNsTransport: PushTransport {
             appId: job.appId,
             environment: token.sendingEnvironment,
             attempts: job.attempts,
-            previousReason: nil,
             completion: completion
         )
     }
@@ -88,14 +87,14 @@ public final class APNsTransport: PushTransport {
             return .fail(.configuration, status: nil, reason: "NoApp")
         }
         let notification = Self.badgeRequest(for: update, token: token, topic: topic)
-        return await withCheckedContinuation { continuation in
+        return await Completions.awaiting {
             start(
                 notification,
                 appId: update.appId,
                 environment: token.sendingEnvironment,
                 attempts: update.attempts,
-                previousReason: nil
-            ) { continuation.resume(returning: $0) }
+                completion: $0
+            )
         }
     }
 
@@ -107,7 +106,7 @@ public final class APNsTransport: PushTransport {
         appId: String,
         environment: APNsEnvironment,
         attempts: Int,
-        previousReason: APNsReason?,
+        previousReason: APNsReason? = nil,
         completion: @escaping @Sendable (PushResult) -> Void
     ) {
         let sentAt = time.now

@@ -126,14 +126,8 @@ public final class FCMClient: Sendable {
         body: Data,
         completion: @escaping @Sendable (Result<FCMResponse, any Error>) -> Void
     ) {
-        let inTask: @Sendable (@escaping @Sendable () async throws -> FCMResponse) -> Void = { send in
-            Task {
-                do { completion(.success(try await send())) } catch { completion(.failure(error)) }
-            }
-        }
         guard let token = accessTokens.ready else {
-            inTask { try await self.send(message, body: body) }
-            return
+            return Completions.inTask(completion) { try await self.send(message, body: body) }
         }
         let deadline = ContinuousClock.now + configuration.requestTimeout
         let request: CurlRequest
@@ -145,7 +139,9 @@ public final class FCMClient: Sendable {
             guard case .success(let refused) = response, refused.status == 401, refused.errorCode == nil else {
                 return completion(response)
             }
-            inTask { try await self.sendAgain(message, body: body, refused: refused, token: token, deadline: deadline) }
+            Completions.inTask(completion) {
+                try await self.sendAgain(message, body: body, refused: refused, token: token, deadline: deadline)
+            }
         }
     }
 

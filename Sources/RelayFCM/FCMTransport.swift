@@ -44,7 +44,7 @@ public final class FCMTransport: PushTransport {
     }
 
     public func send(_ job: DeliveryJob) async -> PushResult {
-        await withCheckedContinuation { continuation in start(job) { continuation.resume(returning: $0) } }
+        await Completions.awaiting { start(job, completion: $0) }
     }
 
     public func start(_ job: DeliveryJob, completion: @escaping @Sendable (PushResult) -> Void) {
@@ -86,10 +86,8 @@ public final class FCMTransport: PushTransport {
         let message = FCMMessage(token: token, unread: update.badge, ttlSeconds: BadgeUpdateJob.timeToLiveSeconds)
         let body: Data
         do { body = try message.encoded() } catch { return .fail(.rejected, status: nil, reason: "\(error.code)") }
-        return await withCheckedContinuation { continuation in
-            start(message, body: body, appId: update.appId, attempts: update.attempts) {
-                continuation.resume(returning: $0)
-            }
+        return await Completions.awaiting {
+            start(message, body: body, appId: update.appId, attempts: update.attempts, completion: $0)
         }
     }
 

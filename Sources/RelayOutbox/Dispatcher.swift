@@ -16,10 +16,10 @@ import Synchronization
 /// recorded, so a crash sends again at most `concurrency` pushes: those in flight, or answered and not yet
 /// written. For APNs and FCM no task waits per push: their transports conclude a push on their client's
 /// driver thread, and the sender and the flusher each wake once per batch (Web Push and badge updates are
-/// sent in a task each). Between writes the flusher waits until a
-/// quarter of the sends its last write left unanswered have answered, at most ``resultLinger``: under load a
-/// write then takes dozens of results instead of the few that answer while one is written, and with fewer
-/// than eight sends in flight it writes each answer at once.
+/// sent in a task each). Between writes the flusher waits until a quarter of the sends its last write left
+/// unanswered have answered, at most ``resultLinger``: under load a write then takes dozens of results
+/// instead of the few that answer while one is written, and with fewer than eight sends in flight it writes
+/// each answer at once.
 ///
 /// While results cannot be recorded no new push is started: the flusher writes a batch that failed again
 /// (after 250 ms, doubling up to 4 s) and holds its slots meanwhile, the claim loop stops claiming, and the
