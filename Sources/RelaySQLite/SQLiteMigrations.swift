@@ -641,5 +641,12 @@ enum SQLiteMigrations {
         UPDATE ditto_seen_messages SET keep_until = CAST(strftime('%s', 'now') AS INTEGER) * 1000 + 173400000
         WHERE keep_until > CAST(strftime('%s', 'now') AS INTEGER) * 1000 + 173400000;
         """,
+        // 28: read positions by room and time, for a claim's read of who read a message's room since
+        // (``RelayStore/UnreadSQL`` `readers`); positions never set are left out.
+        """
+        CREATE INDEX room_members_by_read ON room_members (app_id, room_id, read_at) WHERE read_at IS NOT NULL;
+        CREATE INDEX ditto_subscriptions_by_read ON ditto_subscriptions (app_id, room_id, read_at)
+            WHERE read_at IS NOT NULL;
+        """,
     ]
 }

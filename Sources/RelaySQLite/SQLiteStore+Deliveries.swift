@@ -50,6 +50,7 @@ extension SQLiteStore {
             jobs.reserveCapacity(limit)
             var userIds: [String] = []  // each job's recipient, for the badges
             var notifications: [NotificationRun] = []  // one per notification, its content shared
+            var notificationOfJob: [Int] = []  // each job's index in `notifications`
             // The jobs taken since the last lease written, with the undeliverable rows ended among them.
             var run: LeaseRun?
             // Until `limit` jobs or nothing more is due: leased rows are passed over, undeliverable ones ended.
@@ -65,21 +66,17 @@ extension SQLiteStore {
                         run = nil
                         continue
                     }
-                    let notification: NotificationRun
-                    if let known = notifications.last(where: { $0.deliveries.contains(delivery.id) }) {
-                        notification = known
+                    let index: Int
+                    if let known = notifications.lastIndex(where: { $0.deliveries.contains(delivery.id) }) {
+                        index = known
                     } else {
-                        notification = try loadNotification(of: delivery)
-                        notifications.append(notification)
+                        index = notifications.count
+                        notifications.append(try loadNotification(of: delivery))
                     }
+                    let notification = notifications[index]
                     if let (status, reason) = try Self.undeliverable(delivery, sendAs: notification.content.sendAs) {
                         try settle(delivery.id, status: status, reason: reason, at: now)
                         continue
-                    }
-                    var cancelReason: CancelReason?
-                    if try hasRead(delivery.claimed.userId, of: appId, notification) {
-                        try settle(delivery.id, status: .cancelled, reason: CancelReason.read.rawValue, at: now)
-                        cancelReason = .read
                     }
                     if let taken = run, taken.nextAttemptAt == delivery.nextAttemptAt {
                         run?.last = delivery.id
@@ -87,10 +84,9 @@ extension SQLiteStore {
                         if let taken = run { try lease(taken, appId: appId, until: leaseUntil, owner: owner) }
                         run = LeaseRun(nextAttemptAt: delivery.nextAttemptAt, first: delivery.id, last: delivery.id)
                     }
-                    var job = try delivery.claimed.job(appId: appId, content: notification.content)
-                    job.cancelReason = cancelReason?.rawValue
-                    jobs.append(job)
+                    jobs.append(try delivery.claimed.job(appId: appId, content: notification.content))
                     userIds.append(delivery.claimed.userId)
+                    notificationOfJob.append(index)
                 }
                 if due.count < wanted {
                     cursor = nil
@@ -98,6 +94,7 @@ extension SQLiteStore {
                 }
             }
             if let run { try lease(run, appId: appId, until: leaseUntil, owner: owner) }
+            try cancelRead(&jobs, userIds: userIds, notificationOfJob, notifications, appId: appId, at: now)
             return try unreadPolicy.badged(jobs, userIds: userIds, appId: appId) {
                 try unreadTotals(appId: appId, userIds: $0)
             }
@@ -106,27 +103,43 @@ extension SQLiteStore {
         return jobs
     }
 
-    /// Whether `userId` of `appId` read `notification`'s room up to the message's time
-    /// (``UnreadSQL/readReached(app:room:user:time:fromDitto:)``); never for a removal.
-    private func hasRead(_ userId: String, of appId: String, _ notification: NotificationRun) throws -> Bool {
-        guard notification.content.message.removedMessageId == nil else { return false }
-        let sql = unreadPolicy.dittoAppIds.contains(appId) ? Self.readReachedDittoSQL : Self.readReachedSQL
-        return try db.withStatement(sql) { row in
-            try row.bind(1, appId)
-            try row.bind(2, notification.content.message.roomId)
-            try row.bind(3, userId)
-            try row.bind(4, notification.messageAt)
-            return try row.step() && row.int(0) != 0
+    /// Ends the jobs whose recipient read their notification's room up to the message's time
+    /// (``UnreadSQL/readReached(app:room:user:time:fromDitto:)``; never a removal) as `cancelled` (read), and
+    /// marks them so. One read per notification of the claim finds its room's readers (a range of the
+    /// readers' index, not a seek per job). `userIds` and `notificationOfJob` are each job's recipient and
+    /// index in `notifications`.
+    private func cancelRead(
+        _ jobs: inout [DeliveryJob],
+        userIds: [String],
+        _ notificationOfJob: [Int],
+        _ notifications: [NotificationRun],
+        appId: String,
+        at now: Date
+    ) throws {
+        let sql = unreadPolicy.dittoAppIds.contains(appId) ? Self.readersDittoSQL : Self.readersSQL
+        for (index, taken) in Dictionary(grouping: jobs.indices, by: { notificationOfJob[$0] }) {
+            let notification = notifications[index]
+            guard notification.content.message.removedMessageId == nil else { continue }
+            let readers = try db.withStatement(sql) { row in
+                try row.bind(1, appId)
+                try row.bind(2, notification.content.message.roomId)
+                try row.bind(3, notification.messageAt)
+                var readers: Set<String> = []
+                while try row.step() { readers.insert(row.string(0)) }
+                return readers
+            }
+            for job in taken where readers.contains(userIds[job]) {
+                try settle(jobs[job].deliveryId, status: .cancelled, reason: CancelReason.read.rawValue, at: now)
+                jobs[job].cancelReason = CancelReason.read.rawValue
+            }
         }
     }
 
-    /// ?1 app id, ?2 room id, ?3 user id, ?4 the message's time: whether the user's membership read position
-    /// reached it (one seek of the primary key).
-    static let readReachedSQL =
-        "SELECT " + UnreadSQL.readReached(app: "?1", room: "?2", user: "?3", time: "?4", fromDitto: false)
-    /// ``readReachedSQL`` for a Ditto app: the user's subscription.
-    static let readReachedDittoSQL =
-        "SELECT " + UnreadSQL.readReached(app: "?1", room: "?2", user: "?3", time: "?4", fromDitto: true)
+    /// ?1 app id, ?2 room id, ?3 the message's time: the users whose membership read position reached it (a
+    /// range of `room_members_by_read`).
+    static let readersSQL = UnreadSQL.readers(app: "?1", room: "?2", time: "?3", fromDitto: false)
+    /// ``readersSQL`` for a Ditto app: the users' subscriptions (`ditto_subscriptions_by_read`).
+    static let readersDittoSQL = UnreadSQL.readers(app: "?1", room: "?2", time: "?3", fromDitto: true)
 
     /// Leases a run to `owner` until `until`: one row, however many jobs the run holds.
     private func lease(_ run: LeaseRun, appId: String, until: Date, owner: String) throws {

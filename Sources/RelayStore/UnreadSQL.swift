@@ -29,11 +29,20 @@ package struct UnreadSQL: Sendable {
     /// its membership's `read_at`, moved only by a read (a join is no read). The grace window's rule
     /// (``DeliveryStatus/cancelled``, ``CancelReason/read``), decided in the claim's transaction.
     package static func readReached(app: String, room: String, user: String, time: String, fromDitto: Bool) -> String {
+        "EXISTS (SELECT 1 FROM \(readersFrom(app: app, room: room, time: time, fromDitto: fromDitto)) AND rp.user_id = \(user))"
+    }
+
+    /// The users who read `room` of `app` up to `time` (``readReached(app:room:user:time:fromDitto:)``), one
+    /// column `user_id`: a range of the read positions' index by room and time, however many members the
+    /// room has.
+    package static func readers(app: String, room: String, time: String, fromDitto: Bool) -> String {
+        "SELECT rp.user_id FROM \(readersFrom(app: app, room: room, time: time, fromDitto: fromDitto))"
+    }
+
+    /// The read positions (alias `rp`) of `room` at or after `time`: the one place of the rule.
+    private static func readersFrom(app: String, room: String, time: String, fromDitto: Bool) -> String {
         let table = fromDitto ? "ditto_subscriptions" : "room_members"
-        return """
-            EXISTS (SELECT 1 FROM \(table) AS rp WHERE rp.app_id = \(app) AND rp.room_id = \(room)
-                AND rp.user_id = \(user) AND rp.read_at >= \(time))
-            """
+        return "\(table) AS rp WHERE rp.app_id = \(app) AND rp.room_id = \(room) AND rp.read_at >= \(time)"
     }
 
     /// Whether position `p`'s room counts: the user's level for it (``NotifyLevelSQL``) is not `none`.

@@ -64,6 +64,7 @@ import Testing
             return try [
                 SQLiteStore.insertDeliveriesSQL(explicitRecipients: explicitRecipients), SQLiteStore.dueAfterSQL,
                 SQLiteStore.dueAtSQL, SQLiteStore.liveLeasesSQL, SQLiteStore.notificationOfDeliverySQL,
+                SQLiteStore.readersSQL, SQLiteStore.readersDittoSQL,
             ].map { sql in
                 try db.withStatement("EXPLAIN QUERY PLAN " + sql) { row in
                     var lines: [String] = []
@@ -108,6 +109,13 @@ import Testing
             "\(plans[4])"
         )
         #expect(!(plans[1] + plans[2]).contains { $0.contains("TEMP B-TREE") }, "a claim sorts nothing")
+        // A claim's readers of a room: a range of positions read since the message, never the room's members.
+        for (plan, table) in zip(plans[5...6], ["room_members", "ditto_subscriptions"]) {
+            #expect(
+                plan == ["SEARCH rp USING COVERING INDEX \(table)_by_read (app_id=? AND room_id=? AND read_at>?)"],
+                "\(plan)"
+            )
+        }
     }
 
     /// Creating deliveries and recording results build no ephemeral table: SQLite 3.40 builds one for a CHECK
