@@ -65,7 +65,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
     ///   - maxConnections: most connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`).
     ///   - maxTotalConnections: most connections in all (`CURLMOPT_MAX_TOTAL_CONNECTIONS`); nil is
     ///     `maxConnections` (one host).
-    ///   - idlePoll: longest `curl_multi_poll` wait while nothing is due.
+    ///   - idlePoll: longest `curl_multi_poll` wait while no transfer runs and nothing is due.
     ///   - threadName: the driver thread's name (e.g. `apns-curl`), as `top -H` shows it.
     ///   - responseHeaders: names of the answer headers read into ``CurlResponse/headers``.
     /// - Throws: ``TransportError`` `.other` when libcurl cannot make the multi handle.
@@ -266,13 +266,36 @@ package final class CurlMultiDriver: @unchecked Sendable {
             _ = curl_multi_perform(multi, &running)
             readCompletions()
             if work.draining && work.queueEmpty && active.isEmpty { break }
-            var timeout = idlePoll
-            if let deadline = work.nextDeadline { timeout = min(timeout, max(.zero, deadline - ContinuousClock.now)) }
-            // A completion may have opened room for queued requests: take them at once.
-            if !work.queueEmpty && active.count < maxInFlight { timeout = .zero }
+            let timeout = Self.pollTimeout(
+                idle: idlePoll,
+                transfers: active.count,
+                startable: !work.queueEmpty && active.count < maxInFlight,
+                untilDeadline: work.nextDeadline.map { $0 - ContinuousClock.now }
+            )
             _ = curl_multi_poll(multi, nil, 0, Int32(timeout.curlMilliseconds), nil)
         }
         finish()
+    }
+
+    /// The longest wait while transfers run. libcurl can hold an answer it has already read from the socket
+    /// (in its TLS or HTTP/2 buffers) while the socket no longer polls readable; only the next
+    /// `curl_multi_perform` reads it, so a wait this short bounds how long such an answer sits unread.
+    package static let activePoll = Duration.milliseconds(10)
+
+    /// How long the driver waits in `curl_multi_poll`: none when a queued request can start now
+    /// (`startable`: a completion opened room for it), else `idle` while no transfer runs and at most
+    /// ``activePoll`` while `transfers` run, never past the first queued request's deadline
+    /// (`untilDeadline` from now).
+    package static func pollTimeout(
+        idle: Duration,
+        transfers: Int,
+        startable: Bool,
+        untilDeadline: Duration?
+    ) -> Duration {
+        if startable { return .zero }
+        var timeout = transfers > 0 ? min(idle, activePoll) : idle
+        if let untilDeadline { timeout = min(timeout, max(.zero, untilDeadline)) }
+        return timeout
     }
 
     private func start(_ queued: Queued, now: ContinuousClock.Instant) {
