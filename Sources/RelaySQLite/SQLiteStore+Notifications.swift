@@ -254,12 +254,7 @@ extension SQLiteStore {
             }
             guard let (header, run) = header else { return nil }
             var summary = header
-            try db.withStatement(
-                "SELECT \(DeliveryCounts.columns) FROM deliveries WHERE id BETWEEN ?1 AND ?2 GROUP BY status"
-            ) {
-                try run.bind(to: $0, at: 1)
-                while try $0.step() { try summary.counts.add(row: $0) }
-            }
+            summary.counts = try deliveryCounts(of: run)
             let deliveries = try db.withStatement(
                 DeliveryRecord.selectSQL + "\nWHERE dl.id BETWEEN ?2 + ?4 AND ?3 ORDER BY dl.id LIMIT ?1"
             ) { row in

@@ -27,17 +27,19 @@ extension SQLiteStore {
                     return try row.step()
                 }
                 guard !pending else { continue }
-                var counts = DeliveryCounts()
-                try db.withStatement(
-                    "SELECT \(DeliveryCounts.columns) FROM deliveries WHERE id BETWEEN ?1 AND ?2 GROUP BY status"
-                ) {
-                    row in
-                    try run.bind(to: row, at: 1)
-                    while try row.step() { try counts.add(row: row) }
-                }
+                let counts = try deliveryCounts(of: run)
                 if counts.total > 0 { finished[id] = counts }
             }
         }
         return finished
+    }
+
+    /// The deliveries of `run` by status, counted in one pass (``RelayStore/DeliveryCounts/countColumns``).
+    func deliveryCounts(of run: DeliveryRun) throws -> DeliveryCounts {
+        try db.withStatement("SELECT \(DeliveryCounts.countColumns) FROM deliveries WHERE id BETWEEN ?1 AND ?2") {
+            row in
+            try run.bind(to: row, at: 1)
+            return try row.step() ? DeliveryCounts(row: row) : DeliveryCounts()
+        }
     }
 }

@@ -10,4 +10,16 @@ extension DeliveryCounts {
         guard let status = DeliveryStatus(rawValue: row.string(first)) else { return }
         self[status] = try row.int(first + 1)
     }
+
+    /// Every status's count as one row, in ``DeliveryStatus`` order (``init(row:from:)``): one pass over the
+    /// deliveries, where SQLite sorts them first for a GROUP BY.
+    package static let countColumns = DeliveryStatus.allCases
+        .map { "count(*) FILTER (WHERE status = '\($0.rawValue)')" }
+        .joined(separator: ", ")
+
+    /// Reads a row whose columns from `first` on are ``countColumns``.
+    package init(row: some StoredRow, from first: Int = 0) throws {
+        self.init()
+        for (offset, status) in DeliveryStatus.allCases.enumerated() { self[status] = try row.int(first + offset) }
+    }
 }
