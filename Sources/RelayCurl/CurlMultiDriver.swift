@@ -277,15 +277,16 @@ package final class CurlMultiDriver: @unchecked Sendable {
         finish()
     }
 
-    /// The longest wait while transfers run. libcurl can hold an answer it has already read from the socket
-    /// (in its TLS or HTTP/2 buffers) while the socket no longer polls readable; only the next
-    /// `curl_multi_perform` reads it, so a wait this short bounds how long such an answer sits unread.
+    /// The longest wait while transfers run. libcurl (8.14 here) can hold an answer it has already read from
+    /// the socket in its buffers while the socket no longer polls readable; only the next `curl_multi_perform`
+    /// reads it, so a wait this short bounds how long such an answer sits unread. A transfer on a dead
+    /// connection wakes the driver this often until its deadline.
     package static let activePoll = Duration.milliseconds(10)
 
-    /// How long the driver waits in `curl_multi_poll`: none when a queued request can start now
-    /// (`startable`: a completion opened room for it), else `idle` while no transfer runs and at most
-    /// ``activePoll`` while `transfers` run, never past the first queued request's deadline
-    /// (`untilDeadline` from now).
+    /// How long the driver waits in `curl_multi_poll` (in whole milliseconds, at least one:
+    /// `Duration.curlMilliseconds`): zero when a queued request can start now (`startable`: a completion
+    /// opened room for it), else `idle` while no transfer runs and at most ``activePoll`` while `transfers`
+    /// run, never past the first queued request's deadline (`untilDeadline` from now).
     package static func pollTimeout(
         idle: Duration,
         transfers: Int,

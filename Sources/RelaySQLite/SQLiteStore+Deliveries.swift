@@ -105,9 +105,9 @@ extension SQLiteStore {
 
     /// Ends the jobs whose recipient read their notification's room up to the message's time
     /// (``UnreadSQL/readReached(app:room:user:time:fromDitto:)``; never a removal) as `cancelled` (read), and
-    /// marks them so. One read per notification of the claim finds its room's readers (a range of the
-    /// readers' index, not a seek per job). `userIds` and `notificationOfJob` are each job's recipient and
-    /// index in `notifications`.
+    /// marks them so, one read of the readers per notification of the claim (``readers(of:among:appId:)``).
+    /// Ids compare by their UTF-8 bytes, as the store compares them (``RelayCore/ChatMessage/isSameId(_:)``).
+    /// `userIds` and `notificationOfJob` are each job's recipient and index in `notifications`.
     private func cancelRead(
         _ jobs: inout [DeliveryJob],
         userIds: [String],
@@ -116,30 +116,74 @@ extension SQLiteStore {
         appId: String,
         at now: Date
     ) throws {
-        let sql = unreadPolicy.dittoAppIds.contains(appId) ? Self.readersDittoSQL : Self.readersSQL
         for (index, taken) in Dictionary(grouping: jobs.indices, by: { notificationOfJob[$0] }) {
             let notification = notifications[index]
             guard notification.content.message.removedMessageId == nil else { continue }
-            let readers = try db.withStatement(sql) { row in
-                try row.bind(1, appId)
-                try row.bind(2, notification.content.message.roomId)
-                try row.bind(3, notification.messageAt)
-                var readers: Set<String> = []
-                while try row.step() { readers.insert(row.string(0)) }
-                return readers
-            }
-            for job in taken where readers.contains(userIds[job]) {
+            let readers = try readers(of: notification, among: taken.map { userIds[$0] }, appId: appId)
+            for job in taken where readers.contains(Array(userIds[job].utf8)) {
                 try settle(jobs[job].deliveryId, status: .cancelled, reason: CancelReason.read.rawValue, at: now)
                 jobs[job].cancelReason = CancelReason.read.rawValue
             }
         }
     }
 
-    /// ?1 app id, ?2 room id, ?3 the message's time: the users whose membership read position reached it (a
-    /// range of `room_members_by_read`).
-    static let readersSQL = UnreadSQL.readers(app: "?1", room: "?2", time: "?3", fromDitto: false)
+    /// The users among `userIds` (by UTF-8 bytes) who read `notification`'s room up to its message's time.
+    /// While the room's readers since then are few, as they are for a fresh message, they are read as a range
+    /// of the readers' index: up to ``readersPerRecipient`` for each of `userIds`. When there are more (an
+    /// old message, such as a retry's, that most of the room has read), each of `userIds` is looked up
+    /// instead.
+    private func readers(
+        of notification: NotificationRun,
+        among userIds: [String],
+        appId: String
+    ) throws
+        -> Set<[UInt8]>
+    {
+        let fromDitto = unreadPolicy.dittoAppIds.contains(appId)
+        let limit = userIds.count * Self.readersPerRecipient
+        var readers: Set<[UInt8]> = []
+        let rows = try db.withStatement(fromDitto ? Self.readersDittoSQL : Self.readersSQL) { row in
+            try row.bind(1, appId)
+            try row.bind(2, notification.content.message.roomId)
+            try row.bind(3, notification.messageAt)
+            try row.bind(4, limit)
+            var rows = 0
+            while try row.step() {
+                readers.insert(Array(row.string(0).utf8))
+                rows += 1
+            }
+            return rows
+        }
+        guard rows >= limit else { return readers }
+        return try db.withStatement(fromDitto ? Self.readersAmongDittoSQL : Self.readersAmongSQL) { row in
+            try row.bind(1, appId)
+            try row.bind(2, notification.content.message.roomId)
+            try row.bind(3, try StoredValues.jsonList(userIds))
+            try row.bind(4, notification.messageAt)
+            var readers: Set<[UInt8]> = []
+            while try row.step() { readers.insert(Array(row.string(0).utf8)) }
+            return readers
+        }
+    }
+
+    /// How many of a room's readers a claim reads per recipient before it looks its recipients up one by one
+    /// instead: a row of the range costs a small part of a seek.
+    static let readersPerRecipient = 16
+
+    /// ?1 app id, ?2 room id, ?3 the message's time, ?4 a limit: the users whose membership read position
+    /// reached it (a range of `room_members_by_read`).
+    static let readersSQL = UnreadSQL.readers(app: "?1", room: "?2", time: "?3", fromDitto: false) + " LIMIT ?4"
     /// ``readersSQL`` for a Ditto app: the users' subscriptions (`ditto_subscriptions_by_read`).
-    static let readersDittoSQL = UnreadSQL.readers(app: "?1", room: "?2", time: "?3", fromDitto: true)
+    static let readersDittoSQL = UnreadSQL.readers(app: "?1", room: "?2", time: "?3", fromDitto: true) + " LIMIT ?4"
+    /// ?1 app id, ?2 room id, ?3 a JSON array of user ids, ?4 the message's time: those of the users whose
+    /// membership read position reached it (a seek of the primary key each).
+    static let readersAmongSQL =
+        "SELECT value FROM json_each(?3) WHERE "
+        + UnreadSQL.readReached(app: "?1", room: "?2", user: "value", time: "?4", fromDitto: false)
+    /// ``readersAmongSQL`` for a Ditto app: the users' subscriptions.
+    static let readersAmongDittoSQL =
+        "SELECT value FROM json_each(?3) WHERE "
+        + UnreadSQL.readReached(app: "?1", room: "?2", user: "value", time: "?4", fromDitto: true)
 
     /// Leases a run to `owner` until `until`: one row, however many jobs the run holds.
     private func lease(_ run: LeaseRun, appId: String, until: Date, owner: String) throws {

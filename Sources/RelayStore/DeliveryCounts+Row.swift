@@ -12,7 +12,7 @@ extension DeliveryCounts {
     }
 
     /// Every status's count as one row, in ``DeliveryStatus`` order (``init(row:from:)``): one pass over the
-    /// deliveries, where SQLite sorts them first for a GROUP BY.
+    /// deliveries, with no sort (SQLite sorts the rows of a GROUP BY first).
     package static let countColumns = DeliveryStatus.allCases
         .map { "count(*) FILTER (WHERE status = '\($0.rawValue)')" }
         .joined(separator: ", ")

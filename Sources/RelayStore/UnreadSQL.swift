@@ -33,8 +33,7 @@ package struct UnreadSQL: Sendable {
     }
 
     /// The users who read `room` of `app` up to `time` (``readReached(app:room:user:time:fromDitto:)``), one
-    /// column `user_id`: a range of the read positions' index by room and time, however many members the
-    /// room has.
+    /// column `user_id`: for an engine with an index of read positions by room and time, a range of it.
     package static func readers(app: String, room: String, time: String, fromDitto: Bool) -> String {
         "SELECT rp.user_id FROM \(readersFrom(app: app, room: room, time: time, fromDitto: fromDitto))"
     }

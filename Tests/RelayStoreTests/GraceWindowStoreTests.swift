@@ -24,6 +24,16 @@ import Testing
         try await store.claimDueDeliveries(appId: "app-a", now: now, limit: 100, leaseSeconds: 600, owner: F.owner)
     }
 
+    /// Notification "m-1" of alice's message to room-1 at 1 s, with the 30-second window.
+    static func createMessage(_ store: any Store) async throws {
+        var n = F.notification(messageId: "m-1", at: F.time(1))
+        n.delaySeconds = 30
+        _ = try await store.createNotification(
+            n,
+            recipients: RecipientSelection(roomId: "room-1", excludeUserId: "alice")
+        )
+    }
+
     /// The deliveries of the notification `messageId` names, by token.
     static func deliveries(
         _ store: any Store,
@@ -41,12 +51,7 @@ import Testing
         try await store.register(F.token(1), user: "alice")
         try await store.register(F.token(2), user: "bob")
         try await store.register(F.token(3), user: "carol")
-        var n = F.notification(messageId: "m-1", at: F.time(1))
-        n.delaySeconds = 30
-        _ = try await store.createNotification(
-            n,
-            recipients: RecipientSelection(roomId: "room-1", excludeUserId: "alice")
-        )
+        try await Self.createMessage(store)
         // Not due inside the window.
         #expect(try await Self.claim(store, at: F.time(30)).isEmpty)
         // bob reads up to the message's time on another device; carol read only before it.
@@ -99,16 +104,60 @@ import Testing
         )
     }
 
+    /// A claim smaller than the room's readers (an old message most of the room read, as a retry's is) finds
+    /// the readers among its own jobs all the same: every reader's delivery is cancelled, claim by claim, and
+    /// the one member who did not read is sent.
+    @Test(arguments: StoreKind.allCases) func smallClaimsInARoomMostlyReadCancelEachReader(
+        kind: StoreKind
+    ) async throws {
+        let store = try await kind.makeStore()
+        try await store.register(F.token(1), user: "alice")
+        let members = (0..<40).map { String(format: "reader-%02d", $0) } + ["carol"]
+        for (index, user) in members.enumerated() { try await store.register(F.token(index + 2), user: user) }
+        try await Self.createMessage(store)
+        for user in members where user != "carol" {
+            _ = try await store.markRead(appId: "app-a", roomId: "room-1", userId: user, at: F.time(2))
+        }
+        var sent: [PushToken] = []
+        var cancelled = 0
+        while true {
+            let jobs = try await store.claimDueDeliveries(
+                appId: "app-a",
+                now: F.time(31),
+                limit: 2,
+                leaseSeconds: 600,
+                owner: F.owner
+            )
+            guard !jobs.isEmpty else { break }
+            for job in jobs {
+                if job.cancelReason == "read" { cancelled += 1 } else { sent.append(job.token) }
+            }
+        }
+        #expect(cancelled == 40)
+        #expect(sent == [F.token(members.count + 1)])
+    }
+
+    /// Ids are compared by their bytes: a user whose id only looks like a reader's (the same text with a
+    /// combining accent instead of a precomposed one) is not taken for that reader.
+    @Test(arguments: StoreKind.allCases) func aReaderWithALookAlikeIdCancelsOnlyItsOwnDelivery(
+        kind: StoreKind
+    ) async throws {
+        let store = try await kind.makeStore()
+        try await store.register(F.token(1), user: "alice")
+        try await store.register(F.token(2), user: "jos\u{E9}")
+        try await store.register(F.token(3), user: "jose\u{301}")
+        try await Self.createMessage(store)
+        _ = try await store.markRead(appId: "app-a", roomId: "room-1", userId: "jos\u{E9}", at: F.time(2))
+        let jobs = try await Self.claim(store, at: F.time(31))
+        let byToken = Dictionary(uniqueKeysWithValues: jobs.map { ($0.token, $0.cancelReason ?? "-") })
+        #expect(byToken == [F.token(2): "read", F.token(3): "-"])
+    }
+
     @Test(arguments: StoreKind.allCases) func aReadAfterTheWindowChangesNothing(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
         try await store.register(F.token(1), user: "alice")
         try await store.register(F.token(2), user: "bob")
-        var n = F.notification(messageId: "m-1", at: F.time(1))
-        n.delaySeconds = 30
-        _ = try await store.createNotification(
-            n,
-            recipients: RecipientSelection(roomId: "room-1", excludeUserId: "alice")
-        )
+        try await Self.createMessage(store)
         let jobs = try await Self.claim(store, at: F.time(31))
         #expect(jobs.count == 1 && jobs[0].cancelReason == nil)
         try await store.complete([(jobs[0].deliveryId, .sent)], at: F.time(32))

@@ -64,7 +64,8 @@ import Testing
             return try [
                 SQLiteStore.insertDeliveriesSQL(explicitRecipients: explicitRecipients), SQLiteStore.dueAfterSQL,
                 SQLiteStore.dueAtSQL, SQLiteStore.liveLeasesSQL, SQLiteStore.notificationOfDeliverySQL,
-                SQLiteStore.readersSQL, SQLiteStore.readersDittoSQL,
+                SQLiteStore.readersSQL, SQLiteStore.readersDittoSQL, SQLiteStore.readersAmongSQL,
+                SQLiteStore.readersAmongDittoSQL,
             ].map { sql in
                 try db.withStatement("EXPLAIN QUERY PLAN " + sql) { row in
                     var lines: [String] = []
@@ -109,12 +110,16 @@ import Testing
             "\(plans[4])"
         )
         #expect(!(plans[1] + plans[2]).contains { $0.contains("TEMP B-TREE") }, "a claim sorts nothing")
-        // A claim's readers of a room: a range of positions read since the message, never the room's members.
+        // A claim's readers of a room: a range of positions read since the message, never the room's members;
+        // or, past its limit, a seek of the primary key per recipient.
         for (plan, table) in zip(plans[5...6], ["room_members", "ditto_subscriptions"]) {
             #expect(
                 plan == ["SEARCH rp USING COVERING INDEX \(table)_by_read (app_id=? AND room_id=? AND read_at>?)"],
                 "\(plan)"
             )
+        }
+        for plan in plans[7...8] {
+            #expect(plan.contains("SEARCH rp USING PRIMARY KEY (app_id=? AND room_id=? AND user_id=?)"), "\(plan)")
         }
     }
 
