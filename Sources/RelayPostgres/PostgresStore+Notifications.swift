@@ -228,12 +228,12 @@ extension PostgresStore {
             var summary = try NotificationSummary(row: header[0])
             let counts = try db.query(
                 """
-                SELECT \(DeliveryCounts.columns) FROM deliveries AS d
-                WHERE \(NotificationDeliveriesSQL.of(id: "$1", delivery: "d")) GROUP BY status
+                SELECT \(DeliveryCounts.countColumns) FROM deliveries AS d
+                WHERE \(NotificationDeliveriesSQL.of(id: "$1", delivery: "d"))
                 """,
                 id
             )
-            for row in counts.all { try summary.counts.add(row: row) }
+            summary.counts = try DeliveryCounts(row: counts[0])
             let rows = try db.query(
                 Self.deliveriesPageSQL,
                 id,

@@ -8,8 +8,9 @@ extension PostgresStore {
     /// stops at once instead of walking the finished ones), and only those with none are counted by status.
     /// The probe is a scalar subquery, run once per notification whatever the table's statistics say (right
     /// after a fan-out's insert they say the notification has a handful of rows, and a join plan would sort
-    /// them all); the counts are a lateral subquery, grouped, so each is a range of the primary key however
-    /// many rows the statistics expect.
+    /// them all); the counts are a lateral subquery, one row per notification
+    /// (``RelayStore/DeliveryCounts/countColumns``), so each is a range of the primary key however many rows
+    /// the statistics expect. A notification without deliveries is left out.
     public func finishedNotificationCounts(_ ids: [UUID]) async throws -> [UUID: DeliveryCounts] {
         guard !ids.isEmpty else { return [:] }
         let rows = try db.query(
@@ -17,7 +18,10 @@ extension PostgresStore {
             try StoredValues.jsonList(Array(Set(ids.map(\.lowercasedString))))
         )
         var counts: [UUID: DeliveryCounts] = [:]
-        for row in rows.all { try counts[try row.uuid(0), default: DeliveryCounts()].add(row: row, from: 1) }
+        for row in rows.all {
+            let counted = try DeliveryCounts(row: row, from: 1)
+            if counted.total > 0 { counts[try row.uuid(0)] = counted }
+        }
         return counts
     }
 
@@ -33,8 +37,8 @@ extension PostgresStore {
         )
         SELECT n.id::text, c.* FROM done JOIN notifications AS n ON n.id = done.id
         CROSS JOIN LATERAL (
-            SELECT \(DeliveryCounts.columns) FROM deliveries AS d
-            WHERE \(NotificationDeliveriesSQL.of("n", delivery: "d")) GROUP BY d.status
+            SELECT \(DeliveryCounts.countColumns) FROM deliveries AS d
+            WHERE \(NotificationDeliveriesSQL.of("n", delivery: "d"))
         ) AS c
         """
 }

@@ -141,28 +141,29 @@ extension SQLiteStore {
     {
         let fromDitto = unreadPolicy.dittoAppIds.contains(appId)
         let limit = userIds.count * Self.readersPerRecipient
-        var readers: Set<[UInt8]> = []
-        let rows = try db.withStatement(fromDitto ? Self.readersDittoSQL : Self.readersSQL) { row in
+        let readers = try userIdBytes(fromDitto ? Self.readersDittoSQL : Self.readersSQL) { row in
             try row.bind(1, appId)
             try row.bind(2, notification.content.message.roomId)
             try row.bind(3, notification.messageAt)
             try row.bind(4, limit)
-            var rows = 0
-            while try row.step() {
-                readers.insert(Array(row.string(0).utf8))
-                rows += 1
-            }
-            return rows
         }
-        guard rows >= limit else { return readers }
-        return try db.withStatement(fromDitto ? Self.readersAmongDittoSQL : Self.readersAmongSQL) { row in
+        // A user reads a room once (the key): as many readers as the limit means the range was cut short.
+        guard readers.count >= limit else { return readers }
+        return try userIdBytes(fromDitto ? Self.readersAmongDittoSQL : Self.readersAmongSQL) { row in
             try row.bind(1, appId)
             try row.bind(2, notification.content.message.roomId)
             try row.bind(3, try StoredValues.jsonList(userIds))
             try row.bind(4, notification.messageAt)
-            var readers: Set<[UInt8]> = []
-            while try row.step() { readers.insert(Array(row.string(0).utf8)) }
-            return readers
+        }
+    }
+
+    /// The user ids (their UTF-8 bytes) of `sql`'s one column, its parameters bound by `bind`.
+    private func userIdBytes(_ sql: String, bind: (SQLiteStatement) throws -> Void) throws -> Set<[UInt8]> {
+        try db.withStatement(sql) { row in
+            try bind(row)
+            var ids: Set<[UInt8]> = []
+            while try row.step() { ids.insert(Array(row.string(0).utf8)) }
+            return ids
         }
     }
 
