@@ -94,10 +94,8 @@ extension PostgresStore {
     }
 
     public func deviceCounts() async throws -> [DeviceState: Int] {
-        let rows = try db.query("SELECT \(DeviceState.countColumns) FROM devices GROUP BY state")
-        var counts = DeviceState.zeroCounts
-        for row in rows.all { try DeviceState.addCount(row: row, to: &counts) }
-        return counts
+        // An aggregate without GROUP BY answers one row.
+        try DeviceState.counts(row: try db.query("SELECT \(DeviceState.countColumns) FROM devices")[0])
     }
 
     public func liveDeviceCount(appId: String, userId: String) async throws -> Int {

@@ -97,10 +97,10 @@ extension SQLiteStore {
     }
 
     public func deviceCounts() async throws -> [DeviceState: Int] {
-        try db.withStatement("SELECT \(DeviceState.countColumns) FROM devices GROUP BY state") { statement in
-            var counts = DeviceState.zeroCounts
-            while try statement.step() { try DeviceState.addCount(row: statement, to: &counts) }
-            return counts
+        try db.withStatement("SELECT \(DeviceState.countColumns) FROM devices") { statement in
+            // An aggregate without GROUP BY answers one row.
+            _ = try statement.step()
+            return try DeviceState.counts(row: statement)
         }
     }
 

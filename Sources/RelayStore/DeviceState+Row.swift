@@ -1,16 +1,15 @@
 extension DeviceState {
-    /// The columns ``addCount(row:to:)`` reads, in its order, of `devices` grouped by state.
-    package static let countColumns = "state, count(*)"
+    /// The columns ``counts(row:)`` reads, of one row over all of `devices`: a count per state, in the order of
+    /// `allCases`. Each state is counted in one pass over an index; grouping by state sorted every device
+    /// first, which took several times as long.
+    package static let countColumns = allCases.map { "count(*) FILTER (WHERE state = '\($0.rawValue)')" }
+        .joined(separator: ", ")
 
-    /// Every state counted at zero: ``Store/deviceCounts()`` before any row is added.
-    package static var zeroCounts: [DeviceState: Int] {
-        Dictionary(uniqueKeysWithValues: allCases.map { ($0, 0) })
-    }
-
-    /// Adds to `counts` the count of a row that starts with ``countColumns``; a state this build does not
-    /// know is left out.
-    package static func addCount(row: some StoredRow, to counts: inout [DeviceState: Int]) throws {
-        guard let state = DeviceState(rawValue: row.string(0)) else { return }
-        counts[state] = try row.int(1)
+    /// The counts of a row that starts with ``countColumns``; a state this build does not know is in no
+    /// count.
+    package static func counts(row: some StoredRow) throws -> [DeviceState: Int] {
+        var counts: [DeviceState: Int] = [:]
+        for (column, state) in allCases.enumerated() { counts[state] = try row.int(column) }
+        return counts
     }
 }
