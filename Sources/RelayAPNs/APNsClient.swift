@@ -160,11 +160,8 @@ public final class APNsClient: Sendable {
             try APNsNotification.validatePayload(notification.payload)
             lastValidPayload.withLock { $0 = notification.payload }
         }
-        for (value, reason) in [
-            (notification.topic, APNsReason.badTopic), (notification.collapseId ?? "", .badCollapseId),
-        ] where value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
-            throw NotificationError(reason: reason, message: "header value contains a line break or NUL")
-        }
+        try Self.checkHeaderValue(notification.topic, reason: .badTopic)
+        if let collapseId = notification.collapseId { try Self.checkHeaderValue(collapseId, reason: .badCollapseId) }
         let key = SharedHeaders(
             providerToken: providerToken,
             pushType: notification.pushType,
@@ -182,7 +179,9 @@ public final class APNsClient: Sendable {
             lines.append("expect:")
             return lines
         }
-        var headers = ["apns-id: " + notification.apnsIdHeader]
+        var headers: [String] = []
+        headers.reserveCapacity(3)
+        headers.append("apns-id: " + notification.apnsIdHeader)
         if let expiration = notification.expiration { headers.append("apns-expiration: \(expiration)") }
         if let collapseId = notification.collapseId { headers.append("apns-collapse-id: " + collapseId) }
         return CurlRequest(
@@ -193,5 +192,12 @@ public final class APNsClient: Sendable {
             deadline: .now + configuration.requestTimeout,
             tokenSuffix: notification.deviceToken.suffix
         )
+    }
+
+    /// Throws `reason` when a header's `value` holds a line break or NUL, which would end the header early.
+    private static func checkHeaderValue(_ value: String, reason: APNsReason) throws {
+        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+            throw NotificationError(reason: reason, message: "header value contains a line break or NUL")
+        }
     }
 }

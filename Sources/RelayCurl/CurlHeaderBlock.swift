@@ -23,13 +23,14 @@ package final class CurlHeaderBlock: @unchecked Sendable {
 /// The last ``CurlHeaderBlock`` a client made and what it was made of: a fan-out's pushes ask for the same
 /// block, so it is made again only when its key (a renewed credential, another topic) changes.
 package final class CurlHeaderBlockCache<Key: Equatable & Sendable>: Sendable {
-    private let last = Mutex<(key: Key, block: CurlHeaderBlock)?>(nil)
+    @usableFromInline let last = Mutex<(key: Key, block: CurlHeaderBlock)?>(nil)
 
     package init() {}
 
-    /// The block for `key`: the last one when its key is equal, else `lines()` made into a new one.
+    /// The block for `key`: the last one when its key is equal, else `lines()` made into a new one. Inlinable
+    /// for the reason of ``AppClients/client(appId:)``: every push asks.
     /// - Throws: ``TransportError`` `.other` when libcurl runs out of memory.
-    package func block(for key: Key, lines: () -> [String]) throws(TransportError) -> CurlHeaderBlock {
+    @inlinable package func block(for key: Key, lines: () -> [String]) throws(TransportError) -> CurlHeaderBlock {
         if let cached = last.withLock({ $0?.key == key ? $0?.block : nil }) { return cached }
         let block = try CurlHeaderBlock(lines())
         last.withLock { $0 = (key, block) }

@@ -126,9 +126,10 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         let handed = state.withLock { state -> [Handoff] in
             for job in jobs {
                 let key = job.laneKey
-                state.lanes[key, default: Lane()].jobs.append(job)
+                let index = laneIndex(key, &state)
+                state.lanes.values[index].jobs.append(job)
                 state.queued += 1
-                schedule(key, &state)
+                schedule(key, at: index, &state)
             }
             return serveWaiters(&state)
         }
@@ -171,10 +172,14 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         guard !keys.isEmpty else { return }
         let (handed, idle) = state.withLock { state -> ([Handoff], [CheckedContinuation<Void, Never>]) in
             state.inFlight -= keys.count
-            for key in keys {
-                state.lanes[key]?.inFlight -= 1
-                if let lane = state.lanes[key], lane.inFlight == 0, lane.queued == 0 { state.lanes[key] = nil }
-                schedule(key, &state)
+            // A batch's keys come in runs of one lane: each run is one lookup.
+            var start = keys.startIndex
+            while start < keys.endIndex {
+                let key = keys[start]
+                var end = start + 1
+                while end < keys.endIndex, keys[end] == key { end += 1 }
+                free(end - start, of: key, &state)
+                start = end
             }
             var handed = serveWaiters(&state)
             handed += releaseIfDrained(&state)
@@ -263,21 +268,42 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
             state.ready.removeAll(keepingCapacity: true)
             state.readyHead = 0
         }
-        let job = state.lanes[key]!.pop()
-        state.lanes[key]!.inFlight += 1
-        state.lanes[key]!.scheduled = false
+        // The lane is reached by its index, hashing its key once: `values[index]` changes it in place.
+        let index = state.lanes.index(forKey: key)!
+        let job = state.lanes.values[index].pop()
+        state.lanes.values[index].inFlight += 1
+        state.lanes.values[index].scheduled = false
         state.queued -= 1
         state.inFlight += 1
-        schedule(key, &state)
-        if state.queued == lowWater || state.lanes[key]!.queued == perAppLowWater { roomSignal.signal() }
+        schedule(key, at: index, &state)
+        if state.queued == lowWater || state.lanes.values[index].queued == perAppLowWater { roomSignal.signal() }
         return .job(job)
     }
 
-    /// Lists the lane `key` as ready when it has a queued job and a free slot.
-    private func schedule(_ key: LaneKey, _ state: inout State) {
-        guard let lane = state.lanes[key], !lane.scheduled, lane.queued > 0, lane.inFlight < perAppLimit
-        else { return }
-        state.lanes[key]!.scheduled = true
+    /// The index of the lane `key` in the lanes, an empty lane added when there is none.
+    private func laneIndex(_ key: LaneKey, _ state: inout State) -> Dictionary<LaneKey, Lane>.Index {
+        if let index = state.lanes.index(forKey: key) { return index }
+        state.lanes[key] = Lane()
+        return state.lanes.index(forKey: key)!
+    }
+
+    /// `count` slots of the lane `key` are free: the lane goes when nothing is left in it, else it is
+    /// scheduled.
+    private func free(_ count: Int, of key: LaneKey, _ state: inout State) {
+        guard let index = state.lanes.index(forKey: key) else { return }
+        state.lanes.values[index].inFlight -= count
+        if state.lanes.values[index].inFlight == 0, state.lanes.values[index].queued == 0 {
+            state.lanes.remove(at: index)
+        } else {
+            schedule(key, at: index, &state)
+        }
+    }
+
+    /// Lists the lane `key`, at `index` of the lanes, as ready when it has a queued job and a free slot.
+    private func schedule(_ key: LaneKey, at index: Dictionary<LaneKey, Lane>.Index, _ state: inout State) {
+        let lane = state.lanes.values[index]
+        guard !lane.scheduled, lane.queued > 0, lane.inFlight < perAppLimit else { return }
+        state.lanes.values[index].scheduled = true
         state.ready.append(key)
     }
 

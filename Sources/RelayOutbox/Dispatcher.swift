@@ -207,18 +207,19 @@ public final class Dispatcher: Sendable {
     private func flushUntilClosed(_ results: ResultBuffer, lanes: DeliveryLanes<QueuedJob>) async {
         let poll = Duration.milliseconds(settings.pollIntervalMilliseconds)
         let done = NotificationDoneReports(NotificationDoneLog(store: store, logger: logger))
+        var batch = ResultBuffer.Batch()
         while true {
-            let (batch, slots, ended, closed) = results.takeAll()
-            let recorded = batch.isEmpty ? false : await flush(batch, lanes: lanes, closing: closed)
+            let closed = results.takeAll(into: &batch)
+            let recorded = batch.results.isEmpty ? false : await flush(batch.results, lanes: lanes, closing: closed)
             // Read before the batch's slots are freed: the sends in flight that this write did not answer.
-            let unanswered = lanes.counts.inFlight - slots.count
-            lanes.finish(slots)
-            if recorded { done.add(ended) }
+            let unanswered = lanes.counts.inFlight - batch.lanes.count
+            lanes.finish(batch.lanes)
+            if recorded { done.add(batch.ended) }
             if closed {
                 await done.finish()
                 return
             }
-            if batch.isEmpty {
+            if batch.results.isEmpty {
                 await results.wait(for: 1, within: poll)
             } else {
                 await results.wait(for: unanswered / 4, within: Self.resultLinger)
@@ -298,6 +299,7 @@ public final class Dispatcher: Sendable {
     /// one lost is sent again when its lease expires.
     private func flush(_ results: [ResultBuffer.Result], lanes: DeliveryLanes<QueuedJob>, closing: Bool) async -> Bool {
         var deliveries: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
+        deliveries.reserveCapacity(results.count)
         var updates: [(updateId: Int64, outcome: DeliveryOutcome)] = []
         for (id, outcome) in results {
             switch id {

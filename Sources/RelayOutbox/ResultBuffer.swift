@@ -15,10 +15,23 @@ final class ResultBuffer: Sendable {
     typealias Result = (id: OutboxJob.ID, outcome: DeliveryOutcome)
     typealias Ended = (appId: String, notificationId: UUID)
 
-    private struct State {
+    /// What the flusher takes at once: the results, the lanes their jobs hold slots of (one per result), and
+    /// the notifications of its final results.
+    struct Batch {
         var results: [Result] = []
-        var ended: [Ended] = []
         var lanes: [LaneKey] = []
+        var ended: [Ended] = []
+
+        /// Empties the arrays, keeping their storage for the next batch.
+        mutating func removeAll() {
+            results.removeAll(keepingCapacity: true)
+            lanes.removeAll(keepingCapacity: true)
+            ended.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private struct State {
+        var batch = Batch()
         var closed = false
         /// The count of results that ends the flusher's wait: set by each wait, none between a take and the
         /// next wait (a result handed over meanwhile wakes nobody; the wait finds it).
@@ -29,33 +42,32 @@ final class ResultBuffer: Sendable {
     let signal = WakeSignal()
 
     /// How many results wait for the flusher (tests).
-    var count: Int { state.withLock { $0.results.count } }
+    var count: Int { state.withLock { $0.batch.results.count } }
 
     /// Hands `job`'s result over, to be recorded with the next batch; `lane` is the lane whose slot the job
     /// holds until then.
     func hand(_ job: OutboxJob, _ outcome: DeliveryOutcome, lane: LaneKey) {
         let reached = state.withLock { state in
-            state.results.append((job.id, outcome))
+            state.batch.results.append((job.id, outcome))
             if case .delivery(let delivery) = job, !outcome.isRetry {
-                state.ended.append((delivery.appId, delivery.notificationId))
+                state.batch.ended.append((delivery.appId, delivery.notificationId))
             }
-            state.lanes.append(lane)
-            return state.results.count == state.wakeAt
+            state.batch.lanes.append(lane)
+            return state.batch.results.count == state.wakeAt
         }
         if reached { signal.signal() }
     }
 
-    /// Everything handed over so far, the lanes its jobs hold slots of (one per result), the notifications
-    /// of its final results, and whether ``close()`` was called before (so nothing more will come).
-    func takeAll() -> (results: [Result], lanes: [LaneKey], ended: [Ended], closed: Bool) {
-        state.withLock { state in
-            defer {
-                state.wakeAt = .max
-                state.results.removeAll(keepingCapacity: true)
-                state.lanes.removeAll(keepingCapacity: true)
-                state.ended.removeAll(keepingCapacity: true)
-            }
-            return (state.results, state.lanes, state.ended, state.closed)
+    /// Puts everything handed over so far into `batch`, whose last contents are dropped and whose storage
+    /// takes the next results: the flusher passes the same batch each time, so the two sets of arrays trade
+    /// places and a batch allocates nothing once they have grown.
+    /// - Returns: whether ``close()`` was called before (so nothing more will come).
+    func takeAll(into batch: inout Batch) -> Bool {
+        batch.removeAll()
+        return state.withLock { state in
+            swap(&state.batch, &batch)
+            state.wakeAt = .max
+            return state.closed
         }
     }
 
@@ -64,7 +76,7 @@ final class ResultBuffer: Sendable {
     func wait(for count: Int, within timeout: Duration) async {
         let ready = state.withLock { state in
             state.wakeAt = max(1, count)
-            return state.results.count >= state.wakeAt || state.closed
+            return state.batch.results.count >= state.wakeAt || state.closed
         }
         if !ready { await signal.wait(timeout: timeout) }
     }

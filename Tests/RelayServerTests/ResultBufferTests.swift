@@ -21,8 +21,15 @@ import Testing
         while !signal.hasWaiter { try await Task.sleep(for: .milliseconds(1)) }
     }
 
+    /// Takes the batch into a new one, and whether the buffer was closed.
+    func takeAll() -> (batch: ResultBuffer.Batch, closed: Bool) {
+        var batch = ResultBuffer.Batch()
+        let closed = buffer.takeAll(into: &batch)
+        return (batch, closed)
+    }
+
     /// Takes the batch; its size.
-    func take() -> Int { buffer.takeAll().results.count }
+    func take() -> Int { takeAll().batch.results.count }
 
     @Test func aWaitEndsAtItsCountNotAtTheFirstResult() async throws {
         let waiter = Task { await buffer.wait(for: 3, within: .seconds(3600)) }
@@ -64,7 +71,7 @@ import Testing
         await waiter.value
         #expect(signal.take() == false)
         await buffer.wait(for: 3, within: .seconds(3600))
-        #expect(buffer.takeAll().closed)
+        #expect(takeAll().closed)
     }
 
     @Test func aWaitEndsAtItsTimeout() async throws {
@@ -86,10 +93,26 @@ import Testing
     @Test func aBatchNamesTheLaneOfEachResultAndTheNotificationsItEnds() async throws {
         try await record(1, app: "a")
         try await record(2, app: "b")
-        let batch = buffer.takeAll()
+        let batch = takeAll().batch
         #expect(batch.results.map(\.id) == [.delivery(1), .delivery(2)])
         #expect(batch.lanes == [LaneKey(appId: "a", platform: .ios), LaneKey(appId: "b", platform: .ios)])
         #expect(batch.ended.map(\.appId) == ["a", "b"])
-        #expect(buffer.takeAll().lanes.isEmpty)
+        #expect(takeAll().batch.lanes.isEmpty)
+    }
+
+    /// The flusher passes one batch to every take: each take holds only what was handed over since the one
+    /// before, though the storage of the batch before takes the next results.
+    @Test func aBatchTakenAgainHoldsOnlyWhatCameBetween() async throws {
+        var batch = ResultBuffer.Batch()
+        try await record(1, app: "a")
+        try await record(2, app: "a")
+        _ = buffer.takeAll(into: &batch)
+        try await record(3, app: "b")
+        _ = buffer.takeAll(into: &batch)
+        #expect(batch.results.map(\.id) == [.delivery(3)])
+        #expect(batch.lanes == [LaneKey(appId: "b", platform: .ios)])
+        #expect(batch.ended.map(\.appId) == ["b"])
+        _ = buffer.takeAll(into: &batch)
+        #expect(batch.results.isEmpty && batch.lanes.isEmpty && batch.ended.isEmpty)
     }
 }
