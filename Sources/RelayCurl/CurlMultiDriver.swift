@@ -111,13 +111,13 @@ package final class CurlMultiDriver: @unchecked Sendable {
             ThreadName.setForThisThread(threadName)
             threadId.store(Self.currentThreadId(), ordering: .releasing)
             run()
-            threadId.store(0, ordering: .releasing)
         }
         thread.start()
     }
 
     /// The driver thread's OS thread id (Linux tid, as in `/proc/self/task/<tid>`) while it runs; nil before
-    /// it started and once it ended.
+    /// it started and once its loop ended (before ``shutdown()`` returns; the OS thread exits a moment
+    /// later).
     package var runningThreadId: Int32? {
         let id = threadId.load(ordering: .acquiring)
         return id == 0 ? nil : id
@@ -399,6 +399,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         // that exits then never has this thread in OpenSSL while the exit handlers tear it down.
         curl_multi_cleanup(multi)
         multiFreed = true
+        threadId.store(0, ordering: .releasing)
         for waiter in waiters { waiter.resume() }
     }
 }
