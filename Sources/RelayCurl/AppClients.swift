@@ -9,10 +9,10 @@ package protocol PushServiceClient: Sendable {
 /// The registry every push service's transport keeps: one client per app, made on first use from the app's
 /// configuration, logging with its `app.id`, and shut down together.
 package final class AppClients<Configuration: Sendable, Client: PushServiceClient>: Sendable {
-    @usableFromInline let configurations: [String: Configuration]
-    @usableFromInline let make: @Sendable (Configuration, Logger) throws -> Client
-    @usableFromInline let logger: Logger
-    @usableFromInline let clients = Mutex<[String: Client]>([:])
+    private let configurations: [String: Configuration]
+    private let make: @Sendable (Configuration, Logger) throws -> Client
+    private let logger: Logger
+    private let clients = Mutex<[String: Client]>([:])
 
     /// - Parameters:
     ///   - configurations: each app's settings for the service, by app id; an app without one has none.
@@ -28,11 +28,9 @@ package final class AppClients<Configuration: Sendable, Client: PushServiceClien
         self.make = make
     }
 
-    /// The app's client, made on first use; nil when the app has no settings for the service. Inlinable, so
-    /// each push service's transport calls a copy specialized to its types: every push asks, and an
-    /// unspecialized copy looks up the generic types' metadata at run time on each call.
+    /// The app's client, made on first use; nil when the app has no settings for the service.
     /// - Throws: what making the client throws.
-    @inlinable package func client(appId: String) throws -> Client? {
+    package func client(appId: String) throws -> Client? {
         // Every push asks: the made client first, without copying the app's settings.
         if let client = clients.withLock({ $0[appId] }) { return client }
         guard let configuration = configurations[appId] else { return nil }

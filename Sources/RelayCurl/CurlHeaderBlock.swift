@@ -23,17 +23,23 @@ package final class CurlHeaderBlock: @unchecked Sendable {
 /// The last ``CurlHeaderBlock`` a client made and what it was made of: a fan-out's pushes ask for the same
 /// block, so it is made again only when its key (a renewed credential, another topic) changes.
 package final class CurlHeaderBlockCache<Key: Equatable & Sendable>: Sendable {
-    @usableFromInline let last = Mutex<(key: Key, block: CurlHeaderBlock)?>(nil)
+    /// The last block and its key. A struct, not a tuple: every push reads it in code that is not
+    /// specialized to `Key`, which looks up the stored type's metadata at run time, and a labelled tuple's
+    /// lookup hashes its labels each time.
+    private struct Entry: Sendable {
+        var key: Key
+        var block: CurlHeaderBlock
+    }
+    private let last = Mutex<Entry?>(nil)
 
     package init() {}
 
-    /// The block for `key`: the last one when its key is equal, else `lines()` made into a new one. Inlinable
-    /// for the reason of ``AppClients/client(appId:)``: every push asks.
+    /// The block for `key`: the last one when its key is equal, else `lines()` made into a new one.
     /// - Throws: ``TransportError`` `.other` when libcurl runs out of memory.
-    @inlinable package func block(for key: Key, lines: () -> [String]) throws(TransportError) -> CurlHeaderBlock {
+    package func block(for key: Key, lines: () -> [String]) throws(TransportError) -> CurlHeaderBlock {
         if let cached = last.withLock({ $0?.key == key ? $0?.block : nil }) { return cached }
         let block = try CurlHeaderBlock(lines())
-        last.withLock { $0 = (key, block) }
+        last.withLock { $0 = Entry(key: key, block: block) }
         return block
     }
 }
