@@ -210,7 +210,7 @@ public final class Dispatcher: Sendable {
         var batch = ResultBuffer.Batch()
         while true {
             let closed = results.takeAll(into: &batch)
-            let recorded = batch.results.isEmpty ? false : await flush(batch.results, lanes: lanes, closing: closed)
+            let recorded = batch.count == 0 ? false : await flush(batch, lanes: lanes, closing: closed)
             // Read before the batch's slots are freed: the sends in flight that this write did not answer.
             let unanswered = lanes.counts.inFlight - batch.lanes.count
             lanes.finish(batch.lanes)
@@ -219,7 +219,7 @@ public final class Dispatcher: Sendable {
                 await done.finish()
                 return
             }
-            if batch.results.isEmpty {
+            if batch.count == 0 {
                 await results.wait(for: 1, within: poll)
             } else {
                 await results.wait(for: unanswered / 4, within: Self.resultLinger)
@@ -297,23 +297,17 @@ public final class Dispatcher: Sendable {
     /// other error, or a third failure while `closing`, gives the batch up: its results stay leased, and their
     /// pushes are sent again once the lease expires (at least once). A badge update's result is written once:
     /// one lost is sent again when its lease expires.
-    private func flush(_ results: [ResultBuffer.Result], lanes: DeliveryLanes<QueuedJob>, closing: Bool) async -> Bool {
-        var deliveries: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
-        deliveries.reserveCapacity(results.count)
-        var updates: [(updateId: Int64, outcome: DeliveryOutcome)] = []
-        for (id, outcome) in results {
-            switch id {
-            case .delivery(let id): deliveries.append((id, outcome))
-            case .badgeUpdate(let id): updates.append((id, outcome))
-            }
-        }
+    private func flush(_ batch: ResultBuffer.Batch, lanes: DeliveryLanes<QueuedJob>, closing: Bool) async -> Bool {
         // Each store call is a trip to a store thread (and a connection of the pool): none for an empty list.
-        let recorded = deliveries.isEmpty ? true : await record(deliveries, lanes: lanes, closing: closing)
-        guard !updates.isEmpty else { return recorded }
+        let recorded = batch.deliveries.isEmpty ? true : await record(batch.deliveries, lanes: lanes, closing: closing)
+        guard !batch.badgeUpdates.isEmpty else { return recorded }
         do {
-            try await store.completeBadgeUpdates(updates, at: time.now)
+            try await store.completeBadgeUpdates(batch.badgeUpdates, at: time.now)
         } catch {
-            logger.error("recording badge update results failed", ["error": "\(error)", "count": updates.count])
+            logger.error(
+                "recording badge update results failed",
+                ["error": "\(error)", "count": batch.badgeUpdates.count]
+            )
         }
         return recorded
     }

@@ -12,19 +12,24 @@ import Synchronization
 /// (``wait(for:within:)``). With each batch come the notifications that a final result (not a retry) of the
 /// batch belongs to, which may be done.
 final class ResultBuffer: Sendable {
-    typealias Result = (id: OutboxJob.ID, outcome: DeliveryOutcome)
     typealias Ended = (appId: String, notificationId: UUID)
 
-    /// What the flusher takes at once: the results, the lanes their jobs hold slots of (one per result), and
-    /// the notifications of its final results.
+    /// What the flusher takes at once: the results of deliveries and of badge updates, each kind as the
+    /// store records it; the lanes their jobs hold slots of (one per result); and the notifications of its
+    /// final results.
     struct Batch {
-        var results: [Result] = []
+        var deliveries: [(deliveryId: Int64, outcome: DeliveryOutcome)] = []
+        var badgeUpdates: [(updateId: Int64, outcome: DeliveryOutcome)] = []
         var lanes: [LaneKey] = []
         var ended: [Ended] = []
 
+        /// How many results the batch holds.
+        var count: Int { lanes.count }
+
         /// Empties the arrays, keeping their storage for the next batch.
         mutating func removeAll() {
-            results.removeAll(keepingCapacity: true)
+            deliveries.removeAll(keepingCapacity: true)
+            badgeUpdates.removeAll(keepingCapacity: true)
             lanes.removeAll(keepingCapacity: true)
             ended.removeAll(keepingCapacity: true)
         }
@@ -42,18 +47,21 @@ final class ResultBuffer: Sendable {
     let signal = WakeSignal()
 
     /// How many results wait for the flusher (tests).
-    var count: Int { state.withLock { $0.batch.results.count } }
+    var count: Int { state.withLock { $0.batch.count } }
 
     /// Hands `job`'s result over, to be recorded with the next batch; `lane` is the lane whose slot the job
     /// holds until then.
     func hand(_ job: OutboxJob, _ outcome: DeliveryOutcome, lane: LaneKey) {
         let reached = state.withLock { state in
-            state.batch.results.append((job.id, outcome))
-            if case .delivery(let delivery) = job, !outcome.isRetry {
-                state.batch.ended.append((delivery.appId, delivery.notificationId))
+            switch job {
+            case .delivery(let delivery):
+                state.batch.deliveries.append((delivery.deliveryId, outcome))
+                if !outcome.isRetry { state.batch.ended.append((delivery.appId, delivery.notificationId)) }
+            case .badgeUpdate(let update):
+                state.batch.badgeUpdates.append((update.updateId, outcome))
             }
             state.batch.lanes.append(lane)
-            return state.batch.results.count == state.wakeAt
+            return state.batch.count == state.wakeAt
         }
         if reached { signal.signal() }
     }
@@ -76,7 +84,7 @@ final class ResultBuffer: Sendable {
     func wait(for count: Int, within timeout: Duration) async {
         let ready = state.withLock { state in
             state.wakeAt = max(1, count)
-            return state.batch.results.count >= state.wakeAt || state.closed
+            return state.batch.count >= state.wakeAt || state.closed
         }
         if !ready { await signal.wait(timeout: timeout) }
     }

@@ -29,7 +29,7 @@ import Testing
     }
 
     /// Takes the batch; its size.
-    func take() -> Int { takeAll().batch.results.count }
+    func take() -> Int { takeAll().batch.count }
 
     @Test func aWaitEndsAtItsCountNotAtTheFirstResult() async throws {
         let waiter = Task { await buffer.wait(for: 3, within: .seconds(3600)) }
@@ -94,7 +94,7 @@ import Testing
         try await record(1, app: "a")
         try await record(2, app: "b")
         let batch = takeAll().batch
-        #expect(batch.results.map(\.id) == [.delivery(1), .delivery(2)])
+        #expect(batch.deliveries.map(\.deliveryId) == [1, 2])
         #expect(batch.lanes == [LaneKey(appId: "a", platform: .ios), LaneKey(appId: "b", platform: .ios)])
         #expect(batch.ended.map(\.appId) == ["a", "b"])
         #expect(takeAll().batch.lanes.isEmpty)
@@ -109,10 +109,10 @@ import Testing
         _ = buffer.takeAll(into: &batch)
         try await record(3, app: "b")
         _ = buffer.takeAll(into: &batch)
-        #expect(batch.results.map(\.id) == [.delivery(3)])
+        #expect(batch.deliveries.map(\.deliveryId) == [3])
         #expect(batch.lanes == [LaneKey(appId: "b", platform: .ios)])
         #expect(batch.ended.map(\.appId) == ["b"])
         _ = buffer.takeAll(into: &batch)
-        #expect(batch.results.isEmpty && batch.lanes.isEmpty && batch.ended.isEmpty)
+        #expect(batch.deliveries.isEmpty && batch.lanes.isEmpty && batch.ended.isEmpty)
     }
 }
