@@ -2,6 +2,7 @@ import APNsMock
 import FCMMock
 import Foundation
 import RelayCore
+import RelayTestSupport
 import Testing
 
 /// Read elsewhere end to end (`apps[].badge`, `apps[].badgeUpdateSeconds`): a real relay on a SQLite file,
@@ -79,11 +80,14 @@ import Testing
             )
             // Only bob's devices: alice read nothing.
             #expect(pushes.filter { $0.header("apns-priority") == "5" }.count == 2)
-            let metrics = try await relay.adminCall("/metrics").text
-            #expect(metrics.contains(#"pushrelay_badge_updates_total{app="app0",platform="ios",outcome="sent"} 2"#))
-            #expect(
-                metrics.contains(#"pushrelay_badge_updates_total{app="app0",platform="android",outcome="sent"} 2"#)
-            )
+            // The mock has the last update before the relay counts its answer: wait for the count.
+            try await waitUntil("both platforms' badge updates counted") {
+                let metrics = try await relay.adminCall("/metrics").text
+                return metrics.contains(#"pushrelay_badge_updates_total{app="app0",platform="ios",outcome="sent"} 2"#)
+                    && metrics.contains(
+                        #"pushrelay_badge_updates_total{app="app0",platform="android",outcome="sent"} 2"#
+                    )
+            }
         }
     }
 
