@@ -31,7 +31,11 @@ package final class CurlMultiDriver: @unchecked Sendable {
         var cancelled: [UInt64] = []
         var accepting = true
         var wakePending = false
+        /// The loop ended: nothing may wake `multi` any more.
         var finished = false
+        /// `multi` and its handles are freed: ``shutdown()`` returns at once. Set after ``finished``, so a
+        /// shutdown that comes between the two still waits for the cleanup.
+        var cleanedUp = false
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -198,7 +202,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = shared.withLock { state -> Bool in
                 state.accepting = false
-                if state.finished { return true }
+                if state.cleanedUp { return true }
                 state.finishWaiters.append(continuation)
                 wake(&state)
                 return false
@@ -380,13 +384,10 @@ package final class CurlMultiDriver: @unchecked Sendable {
     }
 
     private func finish() {
-        let (waiters, leftovers) = shared.withLock { state in
+        let leftovers = shared.withLock { state in
             state.finished = true
-            let waiters = state.finishWaiters
-            state.finishWaiters.removeAll()
-            let leftovers = Array(state.waiting.values)
-            state.waiting.removeAll()
-            return (waiters, leftovers)
+            defer { state.waiting.removeAll() }
+            return Array(state.waiting.values)
         }
         for leftover in leftovers {
             leftover(.failure(TransportError(code: .shutdown, message: "the client shut down")))
@@ -400,6 +401,11 @@ package final class CurlMultiDriver: @unchecked Sendable {
         curl_multi_cleanup(multi)
         multiFreed = true
         threadId.store(0, ordering: .releasing)
+        let waiters = shared.withLock { state in
+            state.cleanedUp = true
+            defer { state.finishWaiters.removeAll() }
+            return state.finishWaiters
+        }
         for waiter in waiters { waiter.resume() }
     }
 }

@@ -172,7 +172,7 @@ final class DeliveryLanes<Job: LaneJob>: Sendable {
         guard !keys.isEmpty else { return }
         let (handed, idle) = state.withLock { state -> ([Handoff], [CheckedContinuation<Void, Never>]) in
             state.inFlight -= keys.count
-            // A batch's keys come in runs of one lane: each run is one lookup.
+            // A batch's keys often come in runs of one lane (a fan-out's): each run is one lookup.
             var start = keys.startIndex
             while start < keys.endIndex {
                 let key = keys[start]

@@ -99,7 +99,9 @@ extension SQLiteStore {
     public func deviceCounts() async throws -> [DeviceState: Int] {
         try db.withStatement("SELECT \(DeviceState.countColumns) FROM devices") { statement in
             // An aggregate without GROUP BY answers one row.
-            _ = try statement.step()
+            guard try statement.step() else {
+                throw StoreError(code: .invalidData, message: "the device counts answered no row")
+            }
             return try DeviceState.counts(row: statement)
         }
     }

@@ -1,6 +1,6 @@
 extension DeviceState {
     /// The columns ``counts(row:)`` reads, of one row over all of `devices`: a count per state, in the order of
-    /// `allCases`. Each state is counted in one pass over an index; grouping by state sorted every device
+    /// `allCases`, all counted in one pass over `devices`. Grouped by state, SQLite sorted every device
     /// first, which took several times as long.
     package static let countColumns = allCases.map { "count(*) FILTER (WHERE state = '\($0.rawValue)')" }
         .joined(separator: ", ")

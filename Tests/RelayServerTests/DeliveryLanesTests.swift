@@ -68,6 +68,24 @@ import Testing
         #expect(await waiting.value == 3)
     }
 
+    /// A flush frees a batch's slots in the order its results came, in runs of a lane or interleaved: each
+    /// lane gets back as many slots as it had results, and a lane with nothing left in it goes.
+    @Test func slotsFreedFromInterleavedLanesReturnToEachLane() async throws {
+        let lanes = Self.lanes(perApp: 2)
+        lanes.add(try (1...3).map { try Self.job($0, app: "a") } + (4...6).map { try Self.job($0, app: "b") })
+        var taken: [Int64] = []
+        for _ in 0..<4 { taken.append(try #require(await lanes.take()).deliveryId) }
+        #expect(taken == [1, 4, 2, 5])
+        lanes.finish([Self.lane("a"), Self.lane("a"), Self.lane("b")])
+        #expect(lanes.counts == (queued: 2, inFlight: 1))
+        taken = []
+        for _ in 0..<2 { taken.append(try #require(await lanes.take()).deliveryId) }
+        #expect(taken == [3, 6])
+        lanes.finish([Self.lane("b"), Self.lane("a"), Self.lane("b")])
+        #expect(lanes.counts == (queued: 0, inFlight: 0))
+        #expect(try #require(lanes.claimWindow()).lanes.isEmpty)
+    }
+
     /// The in-flight limit over all lanes is the dispatcher's `concurrency`: slots are freed only by
     /// `finish` (a result recorded), whichever lane frees them, and the wait for none in flight ends with the
     /// last one.

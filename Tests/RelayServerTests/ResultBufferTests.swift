@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import RelayCore
@@ -98,6 +99,30 @@ import Testing
         #expect(batch.lanes == [LaneKey(appId: "a", platform: .ios), LaneKey(appId: "b", platform: .ios)])
         #expect(batch.ended.map(\.appId) == ["a", "b"])
         #expect(takeAll().batch.lanes.isEmpty)
+    }
+
+    /// A badge update's result goes with the badge updates, counts toward the wait, and ends no notification.
+    @Test func aBadgeUpdatesResultIsKeptApartFromTheDeliveries() async throws {
+        let delivery = try DeliveryLanesTests.job(1, app: "a")
+        let update = OutboxJob.badgeUpdate(
+            BadgeUpdateJob(
+                updateId: 7,
+                appId: "a",
+                token: delivery.token,
+                attempts: 0,
+                deviceRegisteredAt: Date(timeIntervalSince1970: 0),
+                badge: 3
+            )
+        )
+        buffer.hand(.delivery(delivery), .sent, lane: delivery.laneKey)
+        buffer.hand(update, .sent, lane: update.laneKey)
+        #expect(buffer.count == 2)
+        await buffer.wait(for: 2, within: .seconds(3600))
+        let batch = takeAll().batch
+        #expect(batch.deliveries.map(\.deliveryId) == [1])
+        #expect(batch.badgeUpdates.map(\.updateId) == [7])
+        #expect(batch.lanes.count == 2)
+        #expect(batch.ended.map(\.appId) == ["a"])
     }
 
     /// The flusher passes one batch to every take: each take holds only what was handed over since the one
