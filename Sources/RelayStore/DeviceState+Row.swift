@@ -1,7 +1,7 @@
 extension DeviceState {
     /// The columns ``counts(row:)`` reads, of one row over all of `devices`: a count per state, in the order of
-    /// `allCases`, all counted in one pass over `devices`. Grouped by state, SQLite sorted every device
-    /// first, which took several times as long.
+    /// `allCases`, all counted in one pass over `devices` (grouped by state instead, SQLite sorts every
+    /// device first, several times the work).
     package static let countColumns = allCases.map { "count(*) FILTER (WHERE state = '\($0.rawValue)')" }
         .joined(separator: ", ")
 
