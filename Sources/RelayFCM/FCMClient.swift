@@ -91,47 +91,53 @@ public final class FCMClient: Sendable {
     /// ``send(_:)`` with `body`, the message as ``FCMCore/FCMMessage/encoded()`` gives it, made beforehand
     /// (a notification's deliveries share one template, ``FCMCore/FCMMessage/template()``).
     public func send(_ message: FCMMessage, body: Data) async throws -> FCMResponse {
+        try await send(body, to: message.token)
+    }
+
+    /// Sends `body`, a message to `device` encoded beforehand, as ``send(_:body:)`` does.
+    private func send(_ body: Data, to device: FCMRegistrationToken) async throws -> FCMResponse {
         // One deadline for the whole send, token waits and resend included: a caller that starts a send at
         // the latest moment its lease allows (one request timeout before it ends) knows it is over by then.
         let deadline = ContinuousClock.now + configuration.requestTimeout
         let token = try await accessTokens.current(by: deadline)
-        let response = try await post(try request(body, token: token, for: message.token, deadline: deadline))
+        let response = try await post(try request(body, token: token, for: device, deadline: deadline))
         guard response.status == 401, response.errorCode == nil else { return response }
-        return try await sendAgain(message, body: body, refused: response, token: token, deadline: deadline)
+        return try await sendAgain(body, to: device, refused: response, token: token, deadline: deadline)
     }
 
     /// After FCM answered 401 UNAUTHENTICATED to `token`: renews the access token and sends once more,
     /// returning the second answer whatever it is.
     private func sendAgain(
-        _ message: FCMMessage,
-        body: Data,
+        _ body: Data,
+        to device: FCMRegistrationToken,
         refused: FCMResponse,
         token: AccessTokens.Token,
         deadline: ContinuousClock.Instant
     ) async throws -> FCMResponse {
         configuration.logger.info(
             "FCM refused the access token; renewing it",
-            ["token.suffix": message.token.suffix, "fcm.status": refused.errorStatus ?? "-"]
+            ["token.suffix": device.suffix, "fcm.status": refused.errorStatus ?? "-"]
         )
         accessTokens.invalidate(token)
         let renewed = try await accessTokens.current(by: deadline)
-        return try await post(try request(body, token: renewed, for: message.token, deadline: deadline))
+        return try await post(try request(body, token: renewed, for: device, deadline: deadline))
     }
 
-    /// Sends `message` as ``send(_:body:)`` does and calls `completion` with FCM's answer or the error
-    /// ``send(_:body:)`` would throw, on the driver thread when the answer comes, so no task waits for it.
-    /// A task waits only where the access token must be fetched first, or renewed after a 401.
+    /// Sends `body`, a message to `device` encoded beforehand, as ``send(_:body:)`` does, and calls
+    /// `completion` with FCM's answer or the error ``send(_:body:)`` would throw, on the driver thread when
+    /// the answer comes, so no task waits for it. A task waits only where the access token must be fetched
+    /// first, or renewed after a 401.
     public func submit(
-        _ message: FCMMessage,
-        body: Data,
+        _ body: Data,
+        to device: FCMRegistrationToken,
         completion: @escaping @Sendable (Result<FCMResponse, any Error>) -> Void
     ) {
         guard let token = accessTokens.ready else {
-            return Completions.inTask(completion) { try await self.send(message, body: body) }
+            return Completions.inTask(completion) { try await self.send(body, to: device) }
         }
         let deadline = ContinuousClock.now + configuration.requestTimeout
         let request: CurlRequest
-        do { request = try self.request(body, token: token, for: message.token, deadline: deadline) } catch {
+        do { request = try self.request(body, token: token, for: device, deadline: deadline) } catch {
             return completion(.failure(error))
         }
         driver.submit(request) { answer in
@@ -140,7 +146,7 @@ public final class FCMClient: Sendable {
                 return completion(response)
             }
             Completions.inTask(completion) {
-                try await self.sendAgain(message, body: body, refused: refused, token: token, deadline: deadline)
+                try await self.sendAgain(body, to: device, refused: refused, token: token, deadline: deadline)
             }
         }
     }

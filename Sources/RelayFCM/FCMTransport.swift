@@ -55,28 +55,31 @@ public final class FCMTransport: PushTransport {
             job.content.secondsToLive(at: time.now) ?? FCMLimits.maxTTLSeconds,
             FCMLimits.maxTTLSeconds
         )
-        let shown = job.shown
-        let message =
-            if let removed = shown.removedMessageId {
+        // The whole message is made only where the body is: for a rendering's first push, or when the
+        // template cannot take the token. Every other push is the template with its token.
+        let message = {
+            let shown = job.shown
+            return if let removed = shown.removedMessageId {
                 FCMMessage(token: token, removing: removed, ttlSeconds: ttlSeconds)
             } else if shown.wakes {
                 FCMMessage(token: token, waking: shown, ttlSeconds: ttlSeconds)
             } else {
                 FCMMessage(token: token, shown: shown, ttlSeconds: ttlSeconds)
             }
+        }
         // What the message depends on besides the token: the content (the rendering's owner), the job's
         // badge and mode, the TTL and the token's length.
         let name = "fcm-\(job.mode.rawValue)-\(job.badge ?? -1)-\(ttlSeconds)-\(token.value.utf8.count)"
         let body: Data
         do {
-            let template = try job.content.rendering(name) { try message.template() }
-            body = try FCMMessage.encoded(token: token, template: template) ?? message.encoded()
+            let template = try job.content.rendering(name) { try message().template() }
+            body = try FCMMessage.encoded(token: token, template: template) ?? message().encoded()
         } catch let refused as FCMMessageError {
             return completion(.fail(.rejected, status: nil, reason: "\(refused.code)"))
         } catch {
             return completion(.fail(.relayBug, status: nil, reason: "\(error)"))
         }
-        start(message, body: body, appId: job.appId, attempts: job.attempts, completion: completion)
+        start(body, to: token, appId: job.appId, attempts: job.attempts, completion: completion)
     }
 
     public func send(_ update: BadgeUpdateJob) async -> PushResult {
@@ -87,15 +90,15 @@ public final class FCMTransport: PushTransport {
         let body: Data
         do { body = try message.encoded() } catch { return .fail(.rejected, status: nil, reason: "\(error.code)") }
         return await Completions.awaiting {
-            start(message, body: body, appId: update.appId, attempts: update.attempts, completion: $0)
+            start(body, to: token, appId: update.appId, attempts: update.attempts, completion: $0)
         }
     }
 
-    /// Sends `message`, encoded as `body`, with the app's client and calls `completion` with its fate by
+    /// Sends `body`, a message to `device`, with the app's client and calls `completion` with its fate by
     /// ``FCMCore/FCMDecision``, on the client's driver thread. `attempts` were made before this one.
     private func start(
-        _ message: FCMMessage,
-        body: Data,
+        _ body: Data,
+        to device: FCMRegistrationToken,
         appId: String,
         attempts: Int,
         completion: @escaping @Sendable (PushResult) -> Void
@@ -111,15 +114,15 @@ public final class FCMTransport: PushTransport {
             return completion(.fail(.configuration, status: nil, reason: "FCMNotConfigured"))
         }
         let sentAt = time.now
-        client.submit(message, body: body) { answer in
-            completion(self.result(of: answer, message, appId: appId, attempts: attempts, sentAt: sentAt))
+        client.submit(body, to: device) { answer in
+            completion(self.result(of: answer, to: device, appId: appId, attempts: attempts, sentAt: sentAt))
         }
     }
 
     /// The fate of a send that `answer`ed, by ``FCMCore/FCMDecision``.
     private func result(
         of answer: Result<FCMResponse, any Error>,
-        _ message: FCMMessage,
+        to device: FCMRegistrationToken,
         appId: String,
         attempts: Int,
         sentAt: Date
@@ -131,7 +134,7 @@ public final class FCMTransport: PushTransport {
         case .failure(let error):
             logger.warning(
                 "FCM request failed",
-                ["error": "\(error)", "app.id": appId, "token.suffix": message.token.suffix]
+                ["error": "\(error)", "app.id": appId, "token.suffix": device.suffix]
             )
             attempt = .transportFailure
         }

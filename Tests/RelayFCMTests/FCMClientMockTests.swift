@@ -58,13 +58,13 @@ import Testing
         await harness.stop()
     }
 
-    /// One send through `client`: ``FCMClient/send(_:body:)``, or ``FCMClient/submit(_:body:completion:)`` (the
+    /// One send through `client`: ``FCMClient/send(_:body:)``, or ``FCMClient/submit(_:to:completion:)`` (the
     /// outbox's path, answered on the driver thread) when `submit`.
     static func send(_ message: FCMMessage, with client: FCMClient, submit: Bool) async throws -> FCMResponse {
         let body = try message.encoded()
         guard submit else { return try await client.send(message, body: body) }
         return try await withCheckedThrowingContinuation { continuation in
-            client.submit(message, body: body) { continuation.resume(with: $0) }
+            client.submit(body, to: message.token) { continuation.resume(with: $0) }
         }
     }
 
