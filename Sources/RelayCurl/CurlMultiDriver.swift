@@ -33,8 +33,9 @@ package final class CurlMultiDriver: @unchecked Sendable {
         var wakePending = false
         /// The loop ended: nothing may wake `multi` any more.
         var finished = false
-        /// `multi` and its handles are freed: ``shutdown()`` returns at once. Set after ``finished``, so a
-        /// shutdown that comes between the two still waits for the cleanup.
+        /// `multi` and its handles are freed (by ``finish()``; `deinit` frees them otherwise): ``shutdown()``
+        /// returns at once. Set after ``finished``, so a shutdown that comes between the two still waits for
+        /// the cleanup.
         var cleanedUp = false
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -61,9 +62,6 @@ package final class CurlMultiDriver: @unchecked Sendable {
     private var pool: [CurlEasyHandle] = []
     private var active: [UInt64: Active] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
-    /// Whether ``finish()`` freed `multi` (a driver never started frees it in `deinit`).
-    private var multiFreed = false
-
     /// - Parameters:
     ///   - maxInFlight: most requests handed to libcurl at once; the rest wait in a FIFO queue.
     ///   - maxConnections: most connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`).
@@ -106,7 +104,8 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     deinit {
         pool.removeAll()
-        if !multiFreed { curl_multi_cleanup(multi) }
+        // ``finish()`` freed `multi`; a driver never started frees it here.
+        if !shared.withLock({ $0.cleanedUp }) { curl_multi_cleanup(multi) }
     }
 
     /// Starts the driver thread; it keeps `self` alive until it ends.
@@ -399,7 +398,6 @@ package final class CurlMultiDriver: @unchecked Sendable {
         // Its connections (TLS sessions included) are closed here, before ``shutdown()`` returns: a process
         // that exits then never has this thread in OpenSSL while the exit handlers tear it down.
         curl_multi_cleanup(multi)
-        multiFreed = true
         threadId.store(0, ordering: .releasing)
         let waiters = shared.withLock { state in
             state.cleanedUp = true
