@@ -30,15 +30,19 @@ running() {
     fields=$(stat_fields "$1") && [ "${fields%% *}" != Z ]
 }
 
-# Kills every process of session $1.
+# Kills every process of session $1, and waits up to 5 seconds until each has ended (a signal is delivered
+# when its process next runs, which on a busy machine comes after kill returns).
 kill_session() {
-    local stat pid fields
+    local stat pid fields killed=()
     for stat in /proc/[0-9]*/stat; do
         pid="${stat#/proc/}"
         pid="${pid%/stat}"
         fields=$(stat_fields "$pid") || continue
         set -- "$1" $fields
-        [ "${5:-}" = "$1" ] && kill -KILL "$pid" 2>/dev/null
+        [ "${5:-}" = "$1" ] && kill -KILL "$pid" 2>/dev/null && killed+=("$pid")
+    done
+    for pid in "${killed[@]}"; do
+        for _ in $(seq 50); do running "$pid" || break; sleep 0.1; done
     done
 }
 
