@@ -24,13 +24,38 @@ enum NotificationDeliveriesSQL {
         """
     }
 
-    /// Records notification $1's range in the transaction that inserted its deliveries, before it commits: they
-    /// are all pending then, so the range's ends are two seeks of `deliveries_pending_by_notification`, one
-    /// scalar subquery each (a row subquery of both would aggregate every entry between them).
-    static let recordRange = """
-        UPDATE notifications SET
-            first_delivery_id = (SELECT min(id) FROM deliveries WHERE notification_id = $1 AND status = 'pending'),
-            last_delivery_id = (SELECT max(id) FROM deliveries WHERE notification_id = $1 AND status = 'pending')
-        WHERE id = $1
+    /// Whether `delivery` (an alias of `deliveries`) is pending, in a form no partial index's predicate matches:
+    /// for a read of a notification's range, which `deliveries_due` (pending rows by app and due time, not by
+    /// id) would serve only by reading every pending row of every app, as it is planned whenever the
+    /// statistics make pending rows look few.
+    static func isPending(_ delivery: String) -> String {
+        "CASE \(delivery).status WHEN 'pending' THEN true ELSE false END"
+    }
+
+    /// The id of the newest pending delivery of `notification` (an alias of `notifications`), NULL when none
+    /// is: a scalar subquery that reads the range backward in the primary key, from its end, where a fan-out's
+    /// deliveries wait longest (they are claimed in id order), so during one it stops at its first row; once
+    /// none is pending it reads the range once, as counting it by status does.
+    static func newestPending(of notification: String) -> String {
         """
+        (SELECT d.id FROM deliveries AS d WHERE \(of(notification, delivery: "d")) AND \(isPending("d"))
+            ORDER BY d.id DESC LIMIT 1)
+        """
+    }
+
+    /// `insert` (a statement that inserts one notification's deliveries, after the common table expressions
+    /// `with`, if any) as one that answers how many it inserted and their first and last id (NULL when none),
+    /// for ``recordRange``: read from the inserted rows themselves, as no index holds a notification's.
+    static func counted(_ insert: String, with: String = "") -> String {
+        """
+        WITH \(with.isEmpty ? "" : with + ",\n")inserted AS (
+        \(insert)
+        RETURNING id)
+        SELECT count(*), min(id), max(id) FROM inserted
+        """
+    }
+
+    /// Records notification $1's range, $2 to $3 (``counted(_:with:)``), in the transaction that inserted its
+    /// deliveries.
+    static let recordRange = "UPDATE notifications SET first_delivery_id = $2, last_delivery_id = $3 WHERE id = $1"
 }

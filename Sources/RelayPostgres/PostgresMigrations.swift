@@ -442,5 +442,11 @@ enum PostgresMigrations {
         UPDATE ditto_seen_messages SET keep_until = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 173400000
         WHERE keep_until > (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 173400000;
         """,
+        // 22: as the SQLite schema, the pending deliveries of a notification are read from its range of ids
+        // (``NotificationDeliveriesSQL``), newest first, and the index of them goes: an entry per delivery at
+        // its insert, the accept's cost before the first push.
+        """
+        DROP INDEX deliveries_pending_by_notification;
+        """,
     ]
 }

@@ -37,7 +37,8 @@ extension PostgresStore {
         try db.query(
             """
             UPDATE deliveries SET status = 'cancelled', last_reason = $2, updated_at = $3, next_attempt_at = NULL
-            WHERE notification_id = $1 AND status = 'pending'
+            WHERE \(NotificationDeliveriesSQL.of(id: "$1", delivery: "deliveries"))
+                AND \(NotificationDeliveriesSQL.isPending("deliveries"))
             """,
             originalId,
             CancelReason.deleted.rawValue,
@@ -57,23 +58,26 @@ extension PostgresStore {
         // The devices the message reached that a removal reaches (``RelayStore/RemovalSQL``), in the order of
         // their deliveries; each sent delivery is marked removed.
         let deliveries = try db.query(
-            """
-            WITH removed AS (
-                UPDATE deliveries SET last_reason = $4
-                WHERE \(NotificationDeliveriesSQL.of(id: "$3", delivery: "deliveries")) AND status = 'sent'
-                    AND last_reason IS NULL
-                RETURNING id, app_id, user_id, token)
-            INSERT INTO deliveries (notification_id, app_id, user_id, token, status, attempts, next_attempt_at)
-            SELECT $1::uuid, app_id, user_id, token, 'pending', 0, $2::bigint FROM removed
-            WHERE \(RemovalSQL.reaches("removed"))
-            ORDER BY id
-            """,
+            NotificationDeliveriesSQL.counted(
+                """
+                INSERT INTO deliveries (notification_id, app_id, user_id, token, status, attempts, next_attempt_at)
+                SELECT $1::uuid, app_id, user_id, token, 'pending', 0, $2::bigint FROM removed
+                WHERE \(RemovalSQL.reaches("removed"))
+                ORDER BY id
+                """,
+                with: """
+                    removed AS (
+                        UPDATE deliveries SET last_reason = $4
+                        WHERE \(NotificationDeliveriesSQL.of(id: "$3", delivery: "deliveries")) AND status = 'sent'
+                            AND last_reason IS NULL
+                        RETURNING id, app_id, user_id, token)
+                    """
+            ),
             n.id,
             n.dueAt,
             originalId,
             CancelReason.deleted.rawValue
         )
-        try inserted(deliveries.changed, of: n.id)
-        return deliveries.changed > 0
+        return try inserted(deliveries, of: n.id) > 0
     }
 }

@@ -467,6 +467,10 @@ extension PostgresStore {
     /// matches before their rows (bitmap), and joins that hash or sort a side.
     private static let planSettings = ["seqscan", "bitmapscan", "hashjoin", "mergejoin"]
 
+    /// Turns off ``planSettings`` for the rest of the transaction, for a statement planned only there whose
+    /// right plan at any size reads index ranges in their order (``finishedNotificationCounts(_:)``).
+    static let seekOnlySQL = planSettings.map { "SET LOCAL enable_\($0) TO off" }.joined(separator: "; ")
+
     /// Gives ``planSettings`` back their session's values for the rest of the transaction.
     private static let planSettingsEndSQL = planSettings.map { "SET LOCAL enable_\($0) TO DEFAULT" }.joined(
         separator: "; "

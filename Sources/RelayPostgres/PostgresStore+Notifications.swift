@@ -11,7 +11,9 @@ extension PostgresStore {
     /// (a room id, or a JSON array of user ids), $4 excluded user, $5 excluded token, $6 topic, $7 the
     /// notification id, $8 the room whose levels apply (NULL: none do), $9 whether the room is direct (every
     /// message a mention), $10 the mentioned user ids (a JSON array). Each device has one user, so each token
-    /// appears once.
+    /// appears once. Ids are drawn in the order the join yields: sorting a room's devices first cost about a
+    /// tenth of a large room's accept, and nothing reads them by user. Answers the count and the range
+    /// (``NotificationDeliveriesSQL/counted(_:with:)``).
     static func insertDeliveriesSQL(explicitRecipients: Bool) -> String {
         let recipients =
             explicitRecipients
@@ -23,15 +25,16 @@ extension PostgresStore {
             SELECT m.user_id FROM room_members AS m WHERE m.app_id = $1 AND m.room_id = $3::text
                 AND \(admitted("m.user_id"))
             """
-        return """
+        return NotificationDeliveriesSQL.counted(
+            """
             INSERT INTO deliveries (notification_id, app_id, user_id, token, status, attempts, next_attempt_at)
             SELECT $7::uuid, d.app_id, d.user_id, d.token, 'pending', 0, $2::bigint
             FROM (\(recipients)) AS r
             JOIN devices AS d ON d.app_id = $1 AND d.user_id = r.user_id AND d.state = 'live'
             WHERE ($4::text IS NULL OR d.user_id <> $4::text) AND ($5::text IS NULL OR d.token <> $5::text)
                 AND NOT d.unlinked_topics ? $6::text
-            ORDER BY d.user_id, d.token
             """
+        )
     }
 
     /// Whether the level of `user` (an SQL expression) for room $8 admits the message
@@ -114,19 +117,23 @@ extension PostgresStore {
             recipients.excludeToken?.value, n.sendAs, n.id, recipients.levelRoomId, recipients.isDirect,
             try StoredValues.jsonList(recipients.mentionedUserIds),
         ]
-        let deliveries = try db.query(Self.insertDeliveriesSQL(explicitRecipients: userList != nil), parameters)
-        if let budget = n.budget { try charge(budget, for: n, deliveries: deliveries.changed) }
-        try inserted(deliveries.changed, of: n.id)
-        return .created(notificationId: n.id, devices: deliveries.changed)
+        let counted = try db.query(Self.insertDeliveriesSQL(explicitRecipients: userList != nil), parameters)
+        let devices = try inserted(counted, of: n.id)
+        if let budget = n.budget { try charge(budget, for: n, deliveries: devices) }
+        return .created(notificationId: n.id, devices: devices)
     }
 
-    /// After the one statement that inserted notification `id`'s `count` deliveries (none: nothing to do):
-    /// records their range (``NotificationDeliveriesSQL``) and tells the listening relays, when the
-    /// transaction commits, that deliveries are due (one notice per notification).
-    func inserted(_ count: Int, of id: UUID) throws {
-        guard count > 0 else { return }
-        try db.query(NotificationDeliveriesSQL.recordRange, id)
+    /// After the one statement that inserted notification `id`'s deliveries, answering their count and range
+    /// (``NotificationDeliveriesSQL/counted(_:with:)``): records the range and tells the listening relays,
+    /// when the transaction commits, that deliveries are due (one notice per notification); nothing when it
+    /// inserted none. Returns the count.
+    func inserted(_ counted: PostgresRows, of id: UUID) throws -> Int {
+        let row = counted[0]
+        let count = Int(try row.int64(0))
+        guard count > 0 else { return 0 }
+        try db.query(NotificationDeliveriesSQL.recordRange, id, try row.int64(1), try row.int64(2))
         try notifyOutbox()
+        return count
     }
 
     /// Inserts the notification's own row (no deliveries yet).

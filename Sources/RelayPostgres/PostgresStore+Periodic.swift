@@ -34,9 +34,7 @@ extension PostgresStore {
     /// Up to $2 notifications created before $1 with no pending delivery, oldest first, locked.
     static let finishedBeforeSQL = """
         SELECT id FROM notifications AS n
-        WHERE created_at < $1 AND NOT EXISTS (
-            SELECT 1 FROM deliveries WHERE notification_id = n.id AND status = 'pending'
-        )
+        WHERE created_at < $1 AND \(NotificationDeliveriesSQL.newestPending(of: "n")) IS NULL
         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
         """
 

@@ -12,8 +12,9 @@ import Testing
 @Suite struct PostgresNotificationRangeTests {
     typealias F = StoreFixtures
 
-    /// Accepting a webhook records the first and last id of its deliveries, each end one seek of an index
-    /// (no aggregate over the entries between them); one that reaches no device records none.
+    /// Accepting a webhook records the first and last id of its deliveries, as the insert answers them; one
+    /// that reaches no device records none. While one is pending, the finished probe reads the range backward
+    /// from its end and counts nothing.
     @Test func aNotificationKeepsTheRangeOfItsDeliveries() async throws {
         let store = try await PostgresStoreTests.newStore()
         for n in 0..<3 { try await store.register(F.token(n), user: "u\(n)") }
@@ -23,9 +24,28 @@ import Testing
         #expect(try await store.range(of: first.notificationId) == "1|3")
         #expect(try await store.range(of: second.notificationId) == "4|6")
         #expect(try await store.range(of: none.notificationId) == "|")
-        let plan = try await store.plan(NotificationDeliveriesSQL.recordRange, first.notificationId)
-        #expect(plan.contains("Backward using deliveries_pending_by_notification"), "\(plan)")
-        #expect(!plan.contains("Aggregate"), "\(plan)")
+        #expect(try await store.finishedNotificationCounts([first.notificationId]).isEmpty)
+    }
+
+    /// The finished probe, planned as the store plans it, with the statistics of an empty outbox (as in a
+    /// fan-out's first seconds): it reads a pending notification's range backward from its end and stops at
+    /// the first row; the counts are never read.
+    @Test func theFinishedProbeStopsAtTheNewestPendingDelivery() async throws {
+        let store = try await PostgresStoreTests.newStore()
+        try await store.execute(
+            """
+            ANALYZE notifications, deliveries;
+            \(Self.notifications(100, deliveriesEach: 200, status: "pending"))
+            """
+        )
+        let asked = try StoredValues.jsonList([try Self.id(0x50).lowercasedString])
+        let probe = try await store.analyzeSeekingOnly(PostgresStore.finishedCountsSQL, asked)
+        let scan = probe.split(separator: "\n").filter { $0.contains("Scan") && $0.contains("on deliveries") }
+        #expect(scan.count == 2, "\(probe)")
+        #expect(scan.first?.contains("Index Scan Backward using deliveries_pkey") == true, "\(probe)")
+        #expect(scan.first?.contains("(actual rows=1 loops=1)") == true, "\(probe)")
+        #expect(scan.last?.contains("never executed") == true, "\(probe)")
+        #expect(try await store.finishedNotificationCounts([try Self.id(0x50)]).isEmpty)
     }
 
     /// A database the schema steps before the ranges left gets each notification's range from its deliveries,
@@ -84,15 +104,7 @@ import Testing
         let store = try await PostgresStoreTests.newStore()
         try await store.execute(
             """
-            INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, created_at)
-            SELECT ('00000000-0000-0000-0000-' || lpad(n::text, 12, '0'))::uuid, 'app', 'message', 'r', 's', 't', n
-            FROM generate_series(1, 100) AS n;
-            INSERT INTO deliveries (notification_id, app_id, user_id, token, status, next_attempt_at)
-            SELECT ('00000000-0000-0000-0000-' || lpad((1 + (n - 1) / 200)::text, 12, '0'))::uuid, 'app', 'u' || n,
-                't' || n, 'sent', 0
-            FROM generate_series(1, 20000) AS n;
-            UPDATE notifications SET first_delivery_id = (right(id::text, 12)::bigint - 1) * 200 + 1,
-                last_delivery_id = right(id::text, 12)::bigint * 200;
+            \(Self.notifications(100, deliveriesEach: 200, status: "sent"))
             ANALYZE notifications, deliveries;
             """
         )
@@ -111,6 +123,22 @@ import Testing
 }
 
 extension PostgresNotificationRangeTests {
+    /// Statements that insert `count` notifications of app `app`, ids ending in 1 to `count`, created at 1 to
+    /// `count` milliseconds, each with a range of `deliveriesEach` deliveries of `status`, in id order.
+    static func notifications(_ count: Int, deliveriesEach: Int, status: String) -> String {
+        """
+        INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, created_at)
+        SELECT ('00000000-0000-0000-0000-' || lpad(n::text, 12, '0'))::uuid, 'app', 'message', 'r', 's', 't', n
+        FROM generate_series(1, \(count)) AS n;
+        INSERT INTO deliveries (notification_id, app_id, user_id, token, status, next_attempt_at)
+        SELECT ('00000000-0000-0000-0000-' || lpad((1 + (n - 1) / \(deliveriesEach))::text, 12, '0'))::uuid, 'app',
+            'u' || n, 't' || n, '\(status)', 0
+        FROM generate_series(1, \(count * deliveriesEach)) AS n;
+        UPDATE notifications SET first_delivery_id = (right(id::text, 12)::bigint - 1) * \(deliveriesEach) + 1,
+            last_delivery_id = right(id::text, 12)::bigint * \(deliveriesEach);
+        """
+    }
+
     /// A notification id ending in `n`.
     static func id(_ n: Int) throws -> UUID {
         try #require(UUID(uuidString: String(format: "00000000-0000-0000-0000-%012x", n)))

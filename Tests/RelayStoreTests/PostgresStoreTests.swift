@@ -510,6 +510,15 @@ extension PostgresStore {
         try inClaim(of: appId) { try analyze(sql) }
     }
 
+    /// ``analyze(_:_:)`` in a transaction that reads index ranges in order (``seekOnlySQL``), where the
+    /// statement is planned as the store plans it.
+    func analyzeSeekingOnly(_ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
+        try db.transaction {
+            try db.execute(Self.seekOnlySQL)
+            return try explain("(ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ", sql, parameters)
+        }
+    }
+
     /// Runs `body` inside a claim's transaction of `appId`, after its lock (``claimLockSQL``).
     func inClaim<T>(of appId: String, _ body: () throws -> T) throws -> T {
         try db.transaction {
