@@ -30,10 +30,10 @@ running() {
     fields=$(stat_fields "$1") && [ "${fields%% *}" != Z ]
 }
 
-# Kills every process of session $1, and waits up to 5 seconds until each has ended (a signal is delivered
-# when its process next runs, which on a busy machine comes after kill returns).
+# Kills every process of session $1, and waits up to 5 seconds in all until each has ended (a signal is
+# delivered when its process next runs, which on a busy machine comes after kill returns).
 kill_session() {
-    local stat pid fields killed=()
+    local stat pid fields left killed=()
     for stat in /proc/[0-9]*/stat; do
         pid="${stat#/proc/}"
         pid="${pid%/stat}"
@@ -41,8 +41,11 @@ kill_session() {
         set -- "$1" $fields
         [ "${5:-}" = "$1" ] && kill -KILL "$pid" 2>/dev/null && killed+=("$pid")
     done
-    for pid in "${killed[@]}"; do
-        for _ in $(seq 50); do running "$pid" || break; sleep 0.1; done
+    for _ in $(seq 50); do
+        left=0
+        for pid in ${killed[@]+"${killed[@]}"}; do running "$pid" && left=1 && break; done
+        [ "$left" = 0 ] && break
+        sleep 0.1
     done
 }
 

@@ -34,8 +34,9 @@ enum NotificationDeliveriesSQL {
 
     /// The id of the newest pending delivery of `notification` (an alias of `notifications`), NULL when none
     /// is: a scalar subquery that reads the range backward in the primary key, from its end, where a fan-out's
-    /// deliveries wait longest (they are claimed in id order), so during one it stops at its first row; once
-    /// none is pending it reads the range once, as counting it by status does.
+    /// deliveries wait longest (they are claimed in id order), so during one it stops at its first row. It
+    /// reads back to the newest pending one: the whole range once none is, as counting it by status does, and
+    /// nearly all of it while only a retry early in the range is left (as on SQLite).
     static func newestPending(of notification: String) -> String {
         """
         (SELECT d.id FROM deliveries AS d WHERE \(of(notification, delivery: "d")) AND \(isPending("d"))

@@ -427,7 +427,7 @@ enum PostgresMigrations {
         """,
         // 20: as the SQLite schema's step 5, a notification keeps its first and last delivery id and the index
         // by notification goes (``NotificationDeliveriesSQL``); the pending deliveries' index by notification
-        // stays, for the probes that ask whether a notification is done.
+        // stays, for the probes that ask whether a notification is done (until step 22).
         """
         ALTER TABLE notifications ADD COLUMN first_delivery_id bigint, ADD COLUMN last_delivery_id bigint;
         UPDATE notifications SET

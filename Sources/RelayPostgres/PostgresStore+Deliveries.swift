@@ -463,13 +463,21 @@ extension PostgresStore {
             \(planSettings.map { "set_config('enable_\($0)', 'off', true)" }.joined(separator: ", "))
         """
 
-    /// The plan types a claim's transaction turns off: reads of a whole table, reads of all of an index's
-    /// matches before their rows (bitmap), and joins that hash or sort a side.
+    /// The plan types a claim's transaction turns off (and ``seekingOnly(_:)``'s): reads of a whole table,
+    /// reads of all of an index's matches before their rows (bitmap), and joins that hash or sort a side.
     private static let planSettings = ["seqscan", "bitmapscan", "hashjoin", "mergejoin"]
 
-    /// Turns off ``planSettings`` for the rest of the transaction, for a statement planned only there whose
-    /// right plan at any size reads index ranges in their order (``finishedNotificationCounts(_:)``).
-    static let seekOnlySQL = planSettings.map { "SET LOCAL enable_\($0) TO off" }.joined(separator: "; ")
+    /// Runs `body` in a transaction that turns off ``planSettings`` from its start, for statements whose right
+    /// plan at any size reads index ranges in their order and seeks rows by key, however small the statistics
+    /// make a range look (``finishedNotificationCounts(_:)``, retention): a prepared one among them is planned
+    /// only there.
+    func seekingOnly<T>(_ body: () throws -> T) throws -> T {
+        try db.transaction(begin: Self.seekingOnlyBegin, body)
+    }
+
+    /// Begins a ``seekingOnly(_:)`` transaction.
+    private static let seekingOnlyBegin =
+        "BEGIN; " + planSettings.map { "SET LOCAL enable_\($0) TO off" }.joined(separator: "; ")
 
     /// Gives ``planSettings`` back their session's values for the rest of the transaction.
     private static let planSettingsEndSQL = planSettings.map { "SET LOCAL enable_\($0) TO DEFAULT" }.joined(

@@ -8,16 +8,13 @@ extension PostgresStore {
     /// The probe is a scalar subquery, run once per notification; the counts are a lateral subquery, one row
     /// per notification (``RelayStore/DeliveryCounts/countColumns``), so each is a range of the primary key
     /// however many rows the statistics expect. A notification without deliveries is left out. The statement
-    /// is prepared and planned only in a transaction that reads index ranges in order (``seekOnlySQL``): with
+    /// is prepared and planned only in a transaction that reads index ranges in order (``seekingOnly(_:)``): with
     /// the statistics of a fan-out's first seconds, which make its range look small, a free plan reads the
     /// whole range and sorts it at each probe instead of stopping at its end.
     public func finishedNotificationCounts(_ ids: [UUID]) async throws -> [UUID: DeliveryCounts] {
         guard !ids.isEmpty else { return [:] }
         let asked = try StoredValues.jsonList(Array(Set(ids.map(\.lowercasedString))))
-        let rows = try db.transaction {
-            try db.execute(Self.seekOnlySQL)
-            return try db.query(prepared: Self.finishedCountsSQL, asked)
-        }
+        let rows = try seekingOnly { try db.query(prepared: Self.finishedCountsSQL, asked) }
         var counts: [UUID: DeliveryCounts] = [:]
         for row in rows.all {
             let counted = try DeliveryCounts(row: row, from: 1)

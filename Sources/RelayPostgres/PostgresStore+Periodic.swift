@@ -20,9 +20,10 @@ extension PostgresStore {
 
     /// Notifications another relay's retention run holds are skipped (`SKIP LOCKED`), not waited for. Each
     /// one's deliveries are deleted by its range (``deleteDeliveriesSQL``), then the notifications and their
-    /// idempotency keys together.
+    /// idempotency keys together, in a transaction that reads index ranges in order (``seekingOnly(_:)``): the
+    /// probe for a pending delivery reads each range from its end, as the finished probe does.
     public func deleteFinishedNotifications(createdBefore: Date, limit: Int) async throws -> Int {
-        try db.transaction {
+        try seekingOnly {
             let due = try db.query(Self.finishedBeforeSQL, createdBefore, max(0, limit)).all.map { try $0.uuid(0) }
             guard !due.isEmpty else { return 0 }
             for id in due { try db.query(Self.deleteDeliveriesSQL, id) }

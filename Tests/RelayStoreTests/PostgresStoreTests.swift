@@ -510,13 +510,10 @@ extension PostgresStore {
         try inClaim(of: appId) { try analyze(sql) }
     }
 
-    /// ``analyze(_:_:)`` in a transaction that reads index ranges in order (``seekOnlySQL``), where the
+    /// ``analyze(_:_:)`` in a transaction that reads index ranges in order (``seekingOnly(_:)``), where the
     /// statement is planned as the store plans it.
     func analyzeSeekingOnly(_ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
-        try db.transaction {
-            try db.execute(Self.seekOnlySQL)
-            return try explain("(ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ", sql, parameters)
-        }
+        try seekingOnly { try explain("(ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ", sql, parameters) }
     }
 
     /// Runs `body` inside a claim's transaction of `appId`, after its lock (``claimLockSQL``).
