@@ -128,8 +128,9 @@ import Testing
 }
 
 extension PostgresNotificationRangeTests {
-    /// Statements that insert `count` notifications of app `app`, ids ending in 1 to `count`, created at 1 to
-    /// `count` milliseconds, each with a range of `deliveriesEach` deliveries of `status`, in id order.
+    /// Statements that insert `count` notifications of the app whose id is 'app' (ids ending in 1 to `count`,
+    /// in decimal digits; created at 1 to `count` milliseconds), each with a range of `deliveriesEach`
+    /// deliveries of `status`, in id order.
     static func notifications(_ count: Int, deliveriesEach: Int, status: String) -> String {
         """
         INSERT INTO notifications (id, app_id, kind, room_id, sender_id, topic, created_at)

@@ -500,8 +500,11 @@ extension PostgresStore {
 
     /// `sql`'s plan as it ran with `parameters`: row counts, no timings.
     func analyze(_ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
-        try explain("(ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ", sql, parameters)
+        try explain(Self.analyzeOptions, sql, parameters)
     }
+
+    /// ``analyze(_:_:)``'s options of `EXPLAIN`.
+    private static let analyzeOptions = "(ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) "
 
     /// ``analyze(_:_:)`` inside a claim's transaction of `appId`, after its lock: a plan made again there (a
     /// kept plan is invalidated by an analyze of a table it reads, or a reset of the server's caches) is made
@@ -513,7 +516,7 @@ extension PostgresStore {
     /// ``analyze(_:_:)`` in a transaction that reads index ranges in order (``seekingOnly(_:)``), where the
     /// statement is planned as the store plans it.
     func analyzeSeekingOnly(_ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
-        try seekingOnly { try explain("(ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ", sql, parameters) }
+        try seekingOnly { try explain(Self.analyzeOptions, sql, parameters) }
     }
 
     /// Runs `body` inside a claim's transaction of `appId`, after its lock (``claimLockSQL``).
