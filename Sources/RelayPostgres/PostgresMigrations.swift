@@ -448,5 +448,13 @@ enum PostgresMigrations {
         """
         DROP INDEX deliveries_pending_by_notification;
         """,
+        // 23: as the SQLite schema's step 28, read positions by room and time: a claim reads who read a
+        // message's room since, once per notification (``RelayStore/ClaimReads``), instead of seeking each
+        // recipient's position.
+        """
+        CREATE INDEX room_members_by_read ON room_members (app_id, room_id, read_at) WHERE read_at IS NOT NULL;
+        CREATE INDEX ditto_subscriptions_by_read ON ditto_subscriptions (app_id, room_id, read_at)
+            WHERE read_at IS NOT NULL;
+        """,
     ]
 }

@@ -72,43 +72,44 @@ extension PostgresStore {
 
     /// Up to $3 of app $1's pending deliveries due at $2 after ($4, $5) in the due order (due time, id) that
     /// no live lease covers (``unleased(delivery:)``), with their device (NULL columns: deleted, or registered
-    /// again for another user) and notification, whether the recipient read the room up to the message's time
-    /// (never for a removal; ``RelayStore/UnreadSQL/readReached(app:room:user:time:fromDitto:)``, positions
-    /// from memberships) and their due time. A range of `deliveries_due`, then a seek per row it keeps: the
-    /// one plan right at any size, so it is prepared, and planned only inside a claim's transaction, which
-    /// turns off the other ways to read and join (``claimLockSQL``). PostgreSQL keeps one generic plan per
-    /// connection after a few calls, made from the statistics and sizes of that moment; left free, a plan
-    /// made while `deliveries` was nearly empty scans and sorts the whole table until the next analyze. All
-    /// times epoch MILLISECONDS.
-    static let claimSQL = makeClaimSQL(fromDitto: false)
-    /// ``claimSQL`` for a Ditto app: read positions from its Ditto subscriptions.
-    static let claimDittoSQL = makeClaimSQL(fromDitto: true)
-
-    private static func makeClaimSQL(fromDitto: Bool) -> String {
-        let read = UnreadSQL.readReached(
-            app: "l.app_id",
-            room: "n.room_id",
-            user: "l.user_id",
-            time: "coalesce(n.message_at, n.created_at)",
-            fromDitto: fromDitto
+    /// again for another user) and notification, the message's time (whose readers the claim reads once per
+    /// notification, ``RelayStore/ClaimReads``) and their due time. A range of `deliveries_due`, then a seek
+    /// per row it keeps: the one plan right at any size, so it is prepared, and planned only inside a claim's
+    /// transaction, which turns off the other ways to read and join (``claimLockSQL``). PostgreSQL keeps one
+    /// generic plan per connection after a few calls, made from the statistics and sizes of that moment; left
+    /// free, a plan made while `deliveries` was nearly empty scans and sorts the whole table until the next
+    /// analyze. All times epoch MILLISECONDS.
+    static let claimSQL = """
+        WITH due AS (
+            SELECT dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
+            FROM deliveries AS dl
+            WHERE dl.app_id = $1 AND dl.status = 'pending' AND dl.next_attempt_at <= $2
+                AND (dl.next_attempt_at, dl.id) > ($4, $5) AND \(unleased(delivery: "dl"))
+            ORDER BY dl.next_attempt_at, dl.id
+            LIMIT $3
         )
-        return """
-            WITH due AS (
-                SELECT dl.id, dl.app_id, dl.user_id, dl.token, dl.attempts, dl.next_attempt_at, dl.notification_id
-                FROM deliveries AS dl
-                WHERE dl.app_id = $1 AND dl.status = 'pending' AND dl.next_attempt_at <= $2
-                    AND (dl.next_attempt_at, dl.id) > ($4, $5) AND \(unleased(delivery: "dl"))
-                ORDER BY dl.next_attempt_at, dl.id
-                LIMIT $3
-            )
-            SELECT \(ClaimedDelivery.columns(delivery: "l", device: "d")), d.unlinked_topics ? n.topic,
-                \(NotificationContent.columns(of: "n")), n.kind <> '\(NotificationKind.removal.rawValue)' AND \(read),
-                l.next_attempt_at
-            FROM due AS l
-            JOIN notifications AS n ON n.id = l.notification_id
-            LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
-            ORDER BY l.next_attempt_at, l.id
-            """
+        SELECT \(ClaimedDelivery.columns(delivery: "l", device: "d")), d.unlinked_topics ? n.topic,
+            \(NotificationContent.columns(of: "n")), coalesce(n.message_at, n.created_at), l.next_attempt_at
+        FROM due AS l
+        JOIN notifications AS n ON n.id = l.notification_id
+        LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
+        ORDER BY l.next_attempt_at, l.id
+        """
+
+    /// $1 app id, $2 room id, $3 the message's time, $4 a limit: the users whose read position reached it (a
+    /// range of `room_members_by_read`).
+    static let readersSQL = UnreadSQL.readers(app: "$1", room: "$2", time: "$3", fromDitto: false) + " LIMIT $4"
+    /// ``readersSQL`` for a Ditto app: the users' subscriptions (`ditto_subscriptions_by_read`).
+    static let readersDittoSQL = UnreadSQL.readers(app: "$1", room: "$2", time: "$3", fromDitto: true) + " LIMIT $4"
+    /// $1 app id, $2 room id, $3 a JSON array of user ids, $4 the message's time: those of the users whose
+    /// read position reached it (a seek of the primary key each).
+    static let readersAmongSQL = readersAmong(fromDitto: false)
+    /// ``readersAmongSQL`` for a Ditto app: the users' subscriptions.
+    static let readersAmongDittoSQL = readersAmong(fromDitto: true)
+
+    private static func readersAmong(fromDitto: Bool) -> String {
+        "SELECT u.id FROM jsonb_array_elements_text($3::jsonb) AS u (id) WHERE "
+            + UnreadSQL.readReached(app: "$1", room: "$2::text", user: "u.id", time: "$4::bigint", fromDitto: fromDitto)
     }
 
     /// Claims in one transaction, after any other claim of the app (an advisory lock: two claims reading
@@ -130,20 +131,22 @@ extension PostgresStore {
         guard limit > 0 else { return [] }
         let leaseUntil = now.addingTimeInterval(TimeInterval(leaseSeconds))
         let nowMilliseconds = EpochMilliseconds.of(now)
-        let claimSQL = unreadPolicy.dittoAppIds.contains(appId) ? Self.claimDittoSQL : Self.claimSQL
         let (jobs, cursor) = try db.transaction {
             try db.query(prepared: Self.claimLockSQL, appId)
             // Read under the lock: the relay's other connections may have claimed the app meanwhile.
             var cursor = ClaimCursor.live(claimCursors[appId], now: nowMilliseconds, leaseSeconds: leaseSeconds)
             if try db.query(prepared: Self.dropEndedLeasesSQL, appId, now)[0].bool(0) { cursor = nil }
             var jobs: [DeliveryJob] = []
-            var contents: [String: NotificationContent] = [:]  // one per notification id, shared by its jobs
-            var userIds: [String] = []  // each job's recipient, for the badges
+            var notifications: [String: Int] = [:]  // each notification id's index in `contents`
+            var contents: [NotificationContent] = []  // one per notification, shared by its jobs
+            var messages: [ClaimReads.Message?] = []  // each notification's message, nil for a removal
+            var messageOfJob: [Int] = []  // each job's index in `contents` and `messages`
+            var userIds: [String] = []  // each job's recipient, for the reads and the badges
             var runs: [LeaseRun] = []
             while jobs.count < limit {
                 let wanted = limit - jobs.count
                 let rows = try db.query(
-                    prepared: claimSQL,
+                    prepared: Self.claimSQL,
                     appId,
                     now,
                     wanted,
@@ -153,7 +156,7 @@ extension PostgresStore {
                 var ended: [EndedDelivery] = []
                 for row in rows.all {
                     let claimed = try ClaimedDelivery(row: row)
-                    let column = ClaimedDelivery.columnCount  // then: unlinked, content, read, due time
+                    let column = ClaimedDelivery.columnCount  // then: unlinked, content, message time, due time
                     let nextAttemptAt = try row.int64(column + 2 + NotificationContent.columnCount)
                     cursor = .after(cursor, nextAttemptAt: nextAttemptAt, id: claimed.id, now: nowMilliseconds)
                     if let last = runs.last, last.nextAttemptAt == nextAttemptAt, last.last == claimed.id - 1 {
@@ -166,20 +169,19 @@ extension PostgresStore {
                         continue
                     }
                     let id = row.string(column + 1)  // decoded with the content, once per notification
-                    let content = try contents[id] ?? NotificationContent(row: row, from: column + 1)
-                    contents[id] = content
-                    var job = try claimed.job(appId: appId, content: content)
-                    if try row.bool(column + 1 + NotificationContent.columnCount) {
-                        ended.append(
-                            EndedDelivery(
-                                id: job.deliveryId,
-                                status: DeliveryStatus.cancelled.rawValue,
-                                reason: CancelReason.read.rawValue
-                            )
-                        )
-                        job.cancelReason = CancelReason.read.rawValue
+                    let index: Int
+                    if let known = notifications[id] {
+                        index = known
+                    } else {
+                        index = contents.count
+                        notifications[id] = index
+                        let content = try NotificationContent(row: row, from: column + 1)
+                        contents.append(content)
+                        let time = try row.date(column + 1 + NotificationContent.columnCount)
+                        messages.append(ClaimReads.Message(content, time: time))
                     }
-                    jobs.append(job)
+                    jobs.append(try claimed.job(appId: appId, content: contents[index]))
+                    messageOfJob.append(index)
                     userIds.append(claimed.userId)
                 }
                 try settle(ended, at: now)
@@ -188,6 +190,16 @@ extension PostgresStore {
                     break
                 }
             }
+            let read = try ClaimReads.cancelRead(
+                &jobs,
+                userIds: userIds,
+                messageOfJob: messageOfJob,
+                messages: messages,
+                range: { try readers(of: $0, appId: appId, limit: $1) },
+                among: { try readers(of: $0, appId: appId, among: $1) }
+            )
+            let cancelled = (DeliveryStatus.cancelled.rawValue, CancelReason.read.rawValue)
+            try settle(read.map { EndedDelivery(id: $0, status: cancelled.0, reason: cancelled.1) }, at: now)
             try insertLeases(runs, appId: appId, until: EpochMilliseconds.of(leaseUntil), owner: owner)
             let badged = try unreadPolicy.badged(jobs, userIds: userIds, appId: appId) {
                 try claimedTotals(appId: appId, userIds: $0)
@@ -231,6 +243,25 @@ extension PostgresStore {
             owner,
             try StoredValues.jsonList(runs)
         )
+    }
+
+    /// The users who read `message`'s room of `appId` up to its time: at most `limit` of them
+    /// (``readersSQL``), or those of `among` (``readersAmongSQL``). Prepared: they run only inside a claim's
+    /// transaction, where any plan kept reads index ranges and seeks (``claimLockSQL``).
+    private func readers(of message: ClaimReads.Message, appId: String, limit: Int) throws -> Set<[UInt8]> {
+        let sql = unreadPolicy.dittoAppIds.contains(appId) ? Self.readersDittoSQL : Self.readersSQL
+        return Self.userIdBytes(try db.query(prepared: sql, appId, message.roomId, message.time, limit))
+    }
+
+    private func readers(of message: ClaimReads.Message, appId: String, among: [String]) throws -> Set<[UInt8]> {
+        let sql = unreadPolicy.dittoAppIds.contains(appId) ? Self.readersAmongDittoSQL : Self.readersAmongSQL
+        let users = try StoredValues.jsonList(among)
+        return Self.userIdBytes(try db.query(prepared: sql, appId, message.roomId, users, message.time))
+    }
+
+    /// The user ids (their UTF-8 bytes) of `rows`' one column.
+    private static func userIdBytes(_ rows: PostgresRows) -> Set<[UInt8]> {
+        Set(rows.all.map { Array($0.string(0).utf8) })
     }
 
     /// Ends the claimed rows that cannot be sent, in one statement; attempts stay as they were.

@@ -103,11 +103,9 @@ extension SQLiteStore {
         return jobs
     }
 
-    /// Ends the jobs whose recipient read their notification's room up to the message's time
-    /// (``UnreadSQL/readReached(app:room:user:time:fromDitto:)``; never a removal) as `cancelled` (read), and
-    /// marks them so, one read of the readers per notification of the claim (``readers(of:among:appId:)``).
-    /// Ids compare by their UTF-8 bytes, as the store compares them (``RelayCore/ChatMessage/isSameId(_:)``).
-    /// `userIds` and `notificationOfJob` are each job's recipient and index in `notifications`.
+    /// Ends the jobs whose recipient read their notification's room up to the message's time as `cancelled`
+    /// (read), and marks them so (``RelayStore/ClaimReads``). `userIds` and `notificationOfJob` are each
+    /// job's recipient and index in `notifications`.
     private func cancelRead(
         _ jobs: inout [DeliveryJob],
         userIds: [String],
@@ -116,45 +114,30 @@ extension SQLiteStore {
         appId: String,
         at now: Date
     ) throws {
-        for (index, taken) in Dictionary(grouping: jobs.indices, by: { notificationOfJob[$0] }) {
-            let notification = notifications[index]
-            guard notification.content.message.removedMessageId == nil else { continue }
-            let readers = try readers(of: notification, among: taken.map { userIds[$0] }, appId: appId)
-            for job in taken where readers.contains(Array(userIds[job].utf8)) {
-                try settle(jobs[job].deliveryId, status: .cancelled, reason: CancelReason.read.rawValue, at: now)
-                jobs[job].cancelReason = CancelReason.read.rawValue
-            }
-        }
-    }
-
-    /// The users among `userIds` (by UTF-8 bytes) who read `notification`'s room up to its message's time.
-    /// While the room's readers since then are few, as they are for a fresh message, they are read as a range
-    /// of the readers' index: up to ``readersPerRecipient`` for each of `userIds`. When there are more (an
-    /// old message, such as a retry's, that most of the room has read), each of `userIds` is looked up
-    /// instead.
-    private func readers(
-        of notification: NotificationRun,
-        among userIds: [String],
-        appId: String
-    ) throws
-        -> Set<[UInt8]>
-    {
         let fromDitto = unreadPolicy.dittoAppIds.contains(appId)
-        let limit = userIds.count * Self.readersPerRecipient
-        let readers = try userIdBytes(fromDitto ? Self.readersDittoSQL : Self.readersSQL) { row in
-            try row.bind(1, appId)
-            try row.bind(2, notification.content.message.roomId)
-            try row.bind(3, notification.messageAt)
-            try row.bind(4, limit)
-        }
-        // A user reads a room once (the key): as many readers as the limit means the range was cut short.
-        guard readers.count >= limit else { return readers }
-        return try userIdBytes(fromDitto ? Self.readersAmongDittoSQL : Self.readersAmongSQL) { row in
-            try row.bind(1, appId)
-            try row.bind(2, notification.content.message.roomId)
-            try row.bind(3, try StoredValues.jsonList(userIds))
-            try row.bind(4, notification.messageAt)
-        }
+        let cancelled = try ClaimReads.cancelRead(
+            &jobs,
+            userIds: userIds,
+            messageOfJob: notificationOfJob,
+            messages: notifications.map { ClaimReads.Message($0.content, time: $0.messageAt) },
+            range: { message, limit in
+                try userIdBytes(fromDitto ? Self.readersDittoSQL : Self.readersSQL) { row in
+                    try row.bind(1, appId)
+                    try row.bind(2, message.roomId)
+                    try row.bind(3, message.time)
+                    try row.bind(4, limit)
+                }
+            },
+            among: { message, userIds in
+                try userIdBytes(fromDitto ? Self.readersAmongDittoSQL : Self.readersAmongSQL) { row in
+                    try row.bind(1, appId)
+                    try row.bind(2, message.roomId)
+                    try row.bind(3, try StoredValues.jsonList(userIds))
+                    try row.bind(4, message.time)
+                }
+            }
+        )
+        for id in cancelled { try settle(id, status: .cancelled, reason: CancelReason.read.rawValue, at: now) }
     }
 
     /// The user ids (their UTF-8 bytes) of `sql`'s one column, its parameters bound by `bind`.
@@ -166,10 +149,6 @@ extension SQLiteStore {
             return ids
         }
     }
-
-    /// How many of a room's readers a claim reads per recipient before it looks its recipients up one by one
-    /// instead: a row of the range costs a small part of a seek.
-    static let readersPerRecipient = 16
 
     /// ?1 app id, ?2 room id, ?3 the message's time, ?4 a limit: the users whose membership read position
     /// reached it (a range of `room_members_by_read`).

@@ -247,6 +247,31 @@ import Testing
         #expect(Self.seeksEachLease(plan), "\(plan)")
     }
 
+    /// A claim reads who read a message's room since the message once per notification, as a range of the
+    /// readers' index (``RelayStore/ClaimReads``), and its own statement seeks no read position per row.
+    @Test func aClaimReadsTheReadersOfARoomAsARangeOfTheirIndex() async throws {
+        let store = try await Self.newStore()
+        try await store.execute(
+            """
+            INSERT INTO room_members (app_id, room_id, user_id, joined_at, read_at)
+            SELECT 'app', 'room-1', 'u' || n, 0, CASE WHEN n % 1000 = 0 THEN 5000 END
+            FROM generate_series(1, 20000) AS n;
+            INSERT INTO ditto_subscriptions (app_id, room_id, user_id, read_at)
+            SELECT app_id, room_id, user_id, read_at FROM room_members;
+            ANALYZE room_members, ditto_subscriptions;
+            """
+        )
+        for (sql, index) in [
+            (PostgresStore.readersSQL, "room_members_by_read"),
+            (PostgresStore.readersDittoSQL, "ditto_subscriptions_by_read"),
+        ] {
+            let plan = try await store.planInClaim(of: "app", sql, "app", "room-1", Int64(4000), 320)
+            #expect(plan.contains(index), "\(plan)")
+        }
+        let claim = try await store.plan(PostgresStore.claimSQL, "app", F.t0, 250, Int64.min, Int64.min)
+        #expect(!claim.contains("room_members") && !claim.contains("ditto_subscriptions"), "\(claim)")
+    }
+
     /// A claim reading past every run a live lease holds, as a relay's claims do during a fan-out (each goes
     /// on from its cursor, past what it leased), seeks no lease for its rows: the last leased id is read once.
     /// One reading from before them seeks the lease of each row it passes.
@@ -277,7 +302,7 @@ import Testing
 
     /// PostgreSQL keeps one generic plan of a prepared claim per connection after its first calls. Made here
     /// while the outbox held eight rows, it still reads the due index in order and seeks each row's
-    /// notification, device and read position once 20,000 rows are pending, with no statistics taken since:
+    /// notification and device once 20,000 rows are pending, with no statistics taken since:
     /// the claim's transaction turns the other ways to read and join off (``PostgresStore/claimLockSQL``).
     /// Autovacuum is off for `deliveries`, so only a reset of the server's caches between the claims and the
     /// `EXPLAIN` would have the plan made again, there, on the full table.
@@ -505,6 +530,12 @@ extension PostgresStore {
 
     /// ``analyze(_:_:)``'s options of `EXPLAIN`.
     private static let analyzeOptions = "(ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) "
+
+    /// ``plan(_:_:)`` inside a claim's transaction of `appId`, after its lock, where a claim's other
+    /// statements are planned.
+    func planInClaim(of appId: String, _ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
+        try inClaim(of: appId) { try explain("", sql, parameters) }
+    }
 
     /// ``analyze(_:_:)`` inside a claim's transaction of `appId`, after its lock: a plan made again there (a
     /// kept plan is invalidated by an analyze of a table it reads, or a reset of the server's caches) is made
