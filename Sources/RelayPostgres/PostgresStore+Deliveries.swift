@@ -109,7 +109,7 @@ extension PostgresStore {
 
     private static func readersAmong(fromDitto: Bool) -> String {
         "SELECT u.id FROM jsonb_array_elements_text($3::jsonb) AS u (id) WHERE "
-            + UnreadSQL.readReached(app: "$1", room: "$2::text", user: "u.id", time: "$4::bigint", fromDitto: fromDitto)
+            + UnreadSQL.readReached(app: "$1", room: "$2", user: "u.id", time: "$4", fromDitto: fromDitto)
     }
 
     /// Claims in one transaction, after any other claim of the app (an advisory lock: two claims reading
