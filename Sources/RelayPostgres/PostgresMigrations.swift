@@ -450,10 +450,12 @@ enum PostgresMigrations {
         """,
         // 23: as the SQLite schema's step 28, read positions by room and time: a claim reads who read a
         // message's room since, once per notification (``RelayStore/ClaimReads``), instead of seeking each
-        // recipient's position.
+        // recipient's position. The user id rides along, so a read of the range needs no row (SQLite's
+        // index holds it as part of the table's key).
         """
-        CREATE INDEX room_members_by_read ON room_members (app_id, room_id, read_at) WHERE read_at IS NOT NULL;
-        CREATE INDEX ditto_subscriptions_by_read ON ditto_subscriptions (app_id, room_id, read_at)
+        CREATE INDEX room_members_by_read ON room_members (app_id, room_id, read_at) INCLUDE (user_id)
+            WHERE read_at IS NOT NULL;
+        CREATE INDEX ditto_subscriptions_by_read ON ditto_subscriptions (app_id, room_id, read_at) INCLUDE (user_id)
             WHERE read_at IS NOT NULL;
         """,
     ]

@@ -96,11 +96,20 @@ extension PostgresStore {
         ORDER BY l.next_attempt_at, l.id
         """
 
-    /// $1 app id, $2 room id, $3 the message's time, $4 a limit: the users whose read position reached it (a
-    /// range of `room_members_by_read`).
-    static let readersSQL = UnreadSQL.readers(app: "$1", room: "$2", time: "$3", fromDitto: false) + " LIMIT $4"
+    /// $1 app id, $2 a JSON array of reads (``ReadersRead``): for each, by its index `i`, the users whose read
+    /// position reached its message's time, at most its limit (a range of `room_members_by_read` each).
+    static let readersSQL = readers(fromDitto: false)
     /// ``readersSQL`` for a Ditto app: the users' subscriptions (`ditto_subscriptions_by_read`).
-    static let readersDittoSQL = UnreadSQL.readers(app: "$1", room: "$2", time: "$3", fromDitto: true) + " LIMIT $4"
+    static let readersDittoSQL = readers(fromDitto: true)
+
+    private static func readers(fromDitto: Bool) -> String {
+        """
+        SELECT m.i, r.user_id FROM jsonb_to_recordset($2::jsonb) AS m (i int, room text, at bigint, lim bigint)
+        CROSS JOIN LATERAL (\(UnreadSQL.readers(app: "$1", room: "m.room", time: "m.at", fromDitto: fromDitto))
+            LIMIT m.lim) AS r
+        """
+    }
+
     /// $1 app id, $2 room id, $3 a JSON array of user ids, $4 the message's time: those of the users whose
     /// read position reached it (a seek of the primary key each).
     static let readersAmongSQL = readersAmong(fromDitto: false)
@@ -195,7 +204,7 @@ extension PostgresStore {
                 userIds: userIds,
                 messageOfJob: messageOfJob,
                 messages: messages,
-                range: { try readers(of: $0, appId: appId, limit: $1) },
+                ranges: { try readers($0, appId: appId) },
                 among: { try readers(of: $0, appId: appId, among: $1) }
             )
             let cancelled = (DeliveryStatus.cancelled.rawValue, CancelReason.read.rawValue)
@@ -245,23 +254,30 @@ extension PostgresStore {
         )
     }
 
-    /// The users who read `message`'s room of `appId` up to its time: at most `limit` of them
-    /// (``readersSQL``), or those of `among` (``readersAmongSQL``). Prepared: they run only inside a claim's
-    /// transaction, where any plan kept reads index ranges and seeks (``claimLockSQL``).
-    private func readers(of message: ClaimReads.Message, appId: String, limit: Int) throws -> Set<[UInt8]> {
+    /// For each of `reads`, the users who read its message's room of `appId` up to its time, at most its
+    /// limit (``readersSQL``, one statement). Prepared, as is ``readersAmongSQL``: they run only inside a
+    /// claim's transaction, where any plan kept reads index ranges and seeks (``claimLockSQL``).
+    private func readers(
+        _ reads: [(message: ClaimReads.Message, limit: Int)],
+        appId: String
+    ) throws -> [Set<[UInt8]>] {
         let sql = unreadPolicy.dittoAppIds.contains(appId) ? Self.readersDittoSQL : Self.readersSQL
-        return Self.userIdBytes(try db.query(prepared: sql, appId, message.roomId, message.time, limit))
+        let asked = reads.enumerated().map { i, read in
+            ReadersRead(i: i, room: read.message.roomId, at: EpochMilliseconds.of(read.message.time), lim: read.limit)
+        }
+        var found = [Set<[UInt8]>](repeating: [], count: reads.count)
+        for row in try db.query(prepared: sql, appId, try StoredValues.jsonList(asked)).all {
+            found[try row.int(0)].insert(Array(row.string(1).utf8))
+        }
+        return found
     }
 
+    /// Those of `among` who read `message`'s room of `appId` up to its time (``readersAmongSQL``).
     private func readers(of message: ClaimReads.Message, appId: String, among: [String]) throws -> Set<[UInt8]> {
         let sql = unreadPolicy.dittoAppIds.contains(appId) ? Self.readersAmongDittoSQL : Self.readersAmongSQL
         let users = try StoredValues.jsonList(among)
-        return Self.userIdBytes(try db.query(prepared: sql, appId, message.roomId, users, message.time))
-    }
-
-    /// The user ids (their UTF-8 bytes) of `rows`' one column.
-    private static func userIdBytes(_ rows: PostgresRows) -> Set<[UInt8]> {
-        Set(rows.all.map { Array($0.string(0).utf8) })
+        let rows = try db.query(prepared: sql, appId, message.roomId, users, message.time)
+        return Set(rows.all.map { Array($0.string(0).utf8) })
     }
 
     /// Ends the claimed rows that cannot be sent, in one statement; attempts stay as they were.
@@ -467,6 +483,14 @@ extension PostgresStore {
 }
 
 /// A claimed delivery ended instead of sent, as the claim's settling statement takes it (JSON).
+/// One read of ``PostgresStore/readersSQL``: index, room id, the message's time (epoch MILLISECONDS), limit.
+private struct ReadersRead: Encodable {
+    var i: Int
+    var room: String
+    var at: Int64
+    var lim: Int
+}
+
 private struct EndedDelivery: Encodable {
     var id: Int64
     var status: String

@@ -120,12 +120,14 @@ extension SQLiteStore {
             userIds: userIds,
             messageOfJob: notificationOfJob,
             messages: notifications.map { ClaimReads.Message($0.content, time: $0.messageAt) },
-            range: { message, limit in
-                try userIdBytes(fromDitto ? Self.readersDittoSQL : Self.readersSQL) { row in
-                    try row.bind(1, appId)
-                    try row.bind(2, message.roomId)
-                    try row.bind(3, message.time)
-                    try row.bind(4, limit)
+            ranges: { reads in
+                try reads.map { message, limit in
+                    try userIdBytes(fromDitto ? Self.readersDittoSQL : Self.readersSQL) { row in
+                        try row.bind(1, appId)
+                        try row.bind(2, message.roomId)
+                        try row.bind(3, message.time)
+                        try row.bind(4, limit)
+                    }
                 }
             },
             among: { message, userIds in

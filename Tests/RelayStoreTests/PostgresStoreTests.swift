@@ -247,26 +247,35 @@ import Testing
         #expect(Self.seeksEachLease(plan), "\(plan)")
     }
 
-    /// A claim reads who read a message's room since the message once per notification, as a range of the
-    /// readers' index (``RelayStore/ClaimReads``), and its own statement seeks no read position per row.
+    /// A claim reads who read its messages' rooms since the messages in one statement, a range of the readers'
+    /// index per notification (``RelayStore/ClaimReads``), or past a range's limit seeks each recipient's
+    /// position; its own statement seeks no read position per row.
     @Test func aClaimReadsTheReadersOfARoomAsARangeOfTheirIndex() async throws {
         let store = try await Self.newStore()
         try await store.execute(
             """
             INSERT INTO room_members (app_id, room_id, user_id, joined_at, read_at)
-            SELECT 'app', 'room-1', 'u' || n, 0, CASE WHEN n % 1000 = 0 THEN 5000 END
+            SELECT 'app', 'room-1', 'u' || n, 0, CASE WHEN n % 1000 = 0 THEN 5000 ELSE 3000 END
             FROM generate_series(1, 20000) AS n;
             INSERT INTO ditto_subscriptions (app_id, room_id, user_id, read_at)
             SELECT app_id, room_id, user_id, read_at FROM room_members;
             ANALYZE room_members, ditto_subscriptions;
             """
         )
+        // Since 4000, 20 of the 20,000 members read the room.
+        let reads = #"[{"i": 0, "room": "room-1", "at": 4000, "lim": 320}]"#
         for (sql, index) in [
             (PostgresStore.readersSQL, "room_members_by_read"),
             (PostgresStore.readersDittoSQL, "ditto_subscriptions_by_read"),
         ] {
-            let plan = try await store.planInClaim(of: "app", sql, "app", "room-1", Int64(4000), 320)
+            let plan = try await store.planInClaim(of: "app", sql, "app", reads)
             #expect(plan.contains(index), "\(plan)")
+        }
+        for sql in [PostgresStore.readersAmongSQL, PostgresStore.readersAmongDittoSQL] {
+            // Since 2000, the whole room read: each of the two users' positions is sought.
+            let plan = try await store.planInClaim(of: "app", sql, "app", "room-1", #"["u1000", "u7"]"#, Int64(2000))
+            let seeks = plan.split(separator: "\n").filter { $0.contains("Index Cond") }
+            #expect(seeks.contains { $0.contains("user_id = u.id") } && !plan.contains("_by_read"), "\(plan)")
         }
         let claim = try await store.plan(PostgresStore.claimSQL, "app", F.t0, 250, Int64.min, Int64.min)
         #expect(!claim.contains("room_members") && !claim.contains("ditto_subscriptions"), "\(claim)")
