@@ -248,8 +248,9 @@ import Testing
     }
 
     /// A claim reads who read its messages' rooms since the messages in one statement, a range of the readers'
-    /// index per notification (``RelayStore/ClaimReads``), or past a range's limit seeks each recipient's
-    /// position; its own statement seeks no read position per row.
+    /// index per notification (``RelayStore/ClaimReads``), in the plan made at the call and in the generic
+    /// plan a prepared statement may keep; past a range's limit it seeks each recipient's position. Its own
+    /// statement seeks no read position per row.
     @Test func aClaimReadsTheReadersOfARoomAsARangeOfTheirIndex() async throws {
         let store = try await Self.newStore()
         try await store.execute(
@@ -270,6 +271,8 @@ import Testing
         ] {
             let plan = try await store.planInClaim(of: "app", sql, "app", reads)
             #expect(plan.contains(index), "\(plan)")
+            let kept = try await store.genericPlanInClaim(of: "app", sql, types: "text, jsonb", "'app', '\(reads)'")
+            #expect(kept.contains(index), "\(kept)")
         }
         for sql in [PostgresStore.readersAmongSQL, PostgresStore.readersAmongDittoSQL] {
             // Since 2000, the whole room read: each of the two users' positions is sought.
@@ -544,6 +547,18 @@ extension PostgresStore {
     /// statements are planned.
     func planInClaim(of appId: String, _ sql: String, _ parameters: (any PostgresParameter)?...) throws -> String {
         try inClaim(of: appId) { try explain("", sql, parameters) }
+    }
+
+    /// The generic plan of `sql` (its parameters of SQL `types`), the one PostgreSQL may keep for it once
+    /// prepared, made inside a claim's transaction of `appId` and shown for `arguments` (SQL literals).
+    func genericPlanInClaim(of appId: String, _ sql: String, types: String, _ arguments: String) throws -> String {
+        try inClaim(of: appId) {
+            try db.query("SET LOCAL plan_cache_mode = force_generic_plan")
+            try db.query("PREPARE generic_probe (\(types)) AS " + sql)
+            defer { _ = try? db.query("DEALLOCATE generic_probe") }
+            return try db.query("EXPLAIN EXECUTE generic_probe (\(arguments))").all.map { $0.string(0) }
+                .joined(separator: "\n")
+        }
     }
 
     /// ``analyze(_:_:)`` inside a claim's transaction of `appId`, after its lock: a plan made again there (a
