@@ -111,7 +111,7 @@ extension PostgresStore {
     }
 
     /// $1 app id, $2 room id, $3 a JSON array of user ids, $4 the message's time: those of the users whose
-    /// read position reached it (a seek of the primary key each).
+    /// read position reached it (a seek of each user's position).
     static let readersAmongSQL = readersAmong(fromDitto: false)
     /// ``readersAmongSQL`` for a Ditto app: the users' subscriptions.
     static let readersAmongDittoSQL = readersAmong(fromDitto: true)

@@ -10,8 +10,8 @@ import RelayCore
 /// recipients is looked up instead. Ids compare by their UTF-8 bytes, as the stores compare them
 /// (``RelayCore/ChatMessage/isSameId(_:)``).
 package enum ClaimReads {
-    /// How many of a room's readers a claim reads per recipient before it looks its recipients up one by one
-    /// instead: a row of the range costs a small part of a seek.
+    /// How many of a room's readers a claim reads per job (a recipient's device) before it looks its
+    /// recipients up one by one instead: a row of the range costs a small part of a seek.
     package static let readersPerRecipient = 16
 
     /// A notification's message as the check reads it: its room and its time (``NewNotification/messageAt``).
