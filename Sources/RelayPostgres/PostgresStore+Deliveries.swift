@@ -89,7 +89,7 @@ extension PostgresStore {
             LIMIT $3
         )
         SELECT \(ClaimedDelivery.columns(delivery: "l", device: "d")), d.unlinked_topics ? n.topic,
-            \(NotificationContent.columns(of: "n")), coalesce(n.message_at, n.created_at), l.next_attempt_at
+            \(NotificationContent.columns(of: "n")), \(NotificationContent.messageTime(of: "n")), l.next_attempt_at
         FROM due AS l
         JOIN notifications AS n ON n.id = l.notification_id
         LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id

@@ -427,7 +427,7 @@ extension SQLiteStore {
     /// `notifications_by_deliveries`); the delivery is its when the run also ends at or after it.
     static let notificationOfDeliverySQL = """
         SELECT \(NotificationContent.columns()), first_delivery_id, last_delivery_id,
-            coalesce(message_at, created_at)
+            \(NotificationContent.messageTime())
         FROM notifications WHERE first_delivery_id <= ?1 ORDER BY first_delivery_id DESC LIMIT 1
         """
 

@@ -17,6 +17,12 @@ extension NotificationContent {
     /// The number of columns ``columns(of:)`` names.
     package static let columnCount = 12
 
+    /// The message's time (``NewNotification/messageAt``) of a `notifications` row, prefixed with `alias.`
+    /// when one is given: its message's own time, else the notification's creation.
+    package static func messageTime(of alias: String? = nil) -> String {
+        "coalesce(\(StoredColumns.list(["message_at", "created_at"], of: alias)))"
+    }
+
     /// The content of a row whose columns from `first` on are ``columns(of:)``.
     /// - Throws: ``StoreError`` `.invalidData` for an id or kind that is none.
     package convenience init(row: some StoredRow, from first: Int = 0) throws {

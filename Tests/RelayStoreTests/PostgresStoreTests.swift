@@ -556,8 +556,7 @@ extension PostgresStore {
             try db.query("SET LOCAL plan_cache_mode = force_generic_plan")
             try db.query("PREPARE generic_probe (\(types)) AS " + sql)
             defer { _ = try? db.query("DEALLOCATE generic_probe") }
-            return try db.query("EXPLAIN EXECUTE generic_probe (\(arguments))").all.map { $0.string(0) }
-                .joined(separator: "\n")
+            return try explain("", "EXECUTE generic_probe (\(arguments))", [])
         }
     }
 
