@@ -46,9 +46,6 @@ public struct APNsNotification: Sendable, Equatable {
     /// The canonical lowercase form of ``apnsId`` that goes in the header.
     public var apnsIdHeader: String { apnsId.lowercasedString }
 
-    /// The request path: `/3/device/<hex token>`.
-    public var path: String { APNsLimits.devicePathPrefix + deviceToken.hex }
-
     /// Checks what APNs would refuse with a 400/413, so such a request never leaves the relay: the headers
     /// (``validateHeaders()``) and the payload (``validatePayload(_:)``).
     /// - Throws: ``NotificationError`` with the reason APNs would have given.

@@ -22,6 +22,8 @@ public final class APNsClient: Sendable {
     /// The provider token every request carries (token auth); nil with certificate auth.
     public let providerToken: ProviderToken?
     private let pool: APNsConnectionPool
+    /// Every request's URL up to the device token: the endpoint's base URL and `/3/device/`.
+    private let deviceURLPrefix: String
     /// The last payload found to be a JSON object. A fan-out sends the same bytes to every device: they
     /// are compared (a memcmp) instead of parsed again for each.
     private let lastValidPayload = Mutex(Data())
@@ -76,6 +78,7 @@ public final class APNsClient: Sendable {
             certificate: certificate
         )
         self.configuration = configuration
+        deviceURLPrefix = configuration.endpoint.baseURL + APNsLimits.devicePathPrefix
         pool = try APNsConnectionPool(
             count: configuration.connections,
             perConnection: configuration.maxInFlight,
@@ -181,11 +184,11 @@ public final class APNsClient: Sendable {
         }
         var headers: [String] = []
         headers.reserveCapacity(3)
-        headers.append("apns-id: " + notification.apnsIdHeader)
+        headers.append(notification.apnsId.lowercasedString(after: "apns-id: "))
         if let expiration = notification.expiration { headers.append("apns-expiration: \(expiration)") }
         if let collapseId = notification.collapseId { headers.append("apns-collapse-id: " + collapseId) }
         return CurlRequest(
-            url: configuration.endpoint.baseURL + notification.path,
+            url: deviceURLPrefix + notification.deviceToken.hex,
             headers: headers,
             sharedHeaders: shared,
             body: notification.payload,

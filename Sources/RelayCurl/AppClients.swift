@@ -1,8 +1,9 @@
 import RelayCore
 import Synchronization
 
-/// A push service's client for one app, which finishes its sends in flight when shut down.
-package protocol PushServiceClient: Sendable {
+/// A push service's client for one app, which finishes its sends in flight when shut down. A class: the
+/// registry keeps its clients as objects (``AppClients``).
+package protocol PushServiceClient: AnyObject, Sendable {
     func shutdown() async
 }
 
@@ -12,7 +13,10 @@ package final class AppClients<Configuration: Sendable, Client: PushServiceClien
     private let configurations: [String: Configuration]
     private let make: @Sendable (Configuration, Logger) throws -> Client
     private let logger: Logger
-    private let clients = Mutex<[String: Client]>([:])
+    /// The clients made, by app id. Kept as objects, not as `Client`: every push reads this in code that is
+    /// not specialized to `Client`, where a generic lock and dictionary look up their types' metadata at run
+    /// time on each call. Only ``client(appId:)`` stores here, and only a `Client`.
+    private let clients = Mutex<[String: AnyObject]>([:])
 
     /// - Parameters:
     ///   - configurations: each app's settings for the service, by app id; an app without one has none.
@@ -32,10 +36,10 @@ package final class AppClients<Configuration: Sendable, Client: PushServiceClien
     /// - Throws: what making the client throws.
     package func client(appId: String) throws -> Client? {
         // Every push asks: the made client first, without copying the app's settings.
-        if let client = clients.withLock({ $0[appId] }) { return client }
+        if let client = clients.withLock({ $0[appId] }) { return unsafeDowncast(client, to: Client.self) }
         guard let configuration = configurations[appId] else { return nil }
         return try clients.withLock { clients in
-            if let client = clients[appId] { return client }
+            if let client = clients[appId] { return unsafeDowncast(client, to: Client.self) }
             let client = try make(configuration, logger.with(["app.id": appId]))
             clients[appId] = client
             return client
@@ -46,7 +50,7 @@ package final class AppClients<Configuration: Sendable, Client: PushServiceClien
     package func shutdown() async {
         let all = clients.withLock { clients in
             defer { clients.removeAll() }
-            return Array(clients.values)
+            return clients.values.map { unsafeDowncast($0, to: Client.self) }
         }
         for client in all { await client.shutdown() }
     }

@@ -41,4 +41,17 @@ import Testing
             #expect(UUID(canonical: text) == nil, "\(text)")
         }
     }
+
+    /// The lowercase text is Foundation's `uuidString` lowercased, alone or after a prefix (an apns-id header
+    /// line), for random UUIDs and the extremes.
+    @Test func writesTheLowercaseFormAloneAndAfterAPrefix() {
+        let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        let ones = UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))
+        for uuid in [zero, ones] + (0..<200).map({ _ in UUID() }) {
+            let expected = uuid.uuidString.lowercased()
+            #expect(uuid.lowercasedString == expected)
+            #expect(uuid.lowercasedString(after: "apns-id: ") == "apns-id: " + expected)
+            #expect(uuid.lowercasedString(after: "") == expected)
+        }
+    }
 }
