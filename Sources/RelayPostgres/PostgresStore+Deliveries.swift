@@ -374,13 +374,14 @@ extension PostgresStore {
         try db.query(prepared: Self.recordSentSQL, try StoredValues.jsonList(deliveryIds), at)
     }
 
-    /// Records accepted pushes: $1 their delivery ids (a JSON array), $2 the time (epoch MILLISECONDS).
+    /// Records accepted pushes: $1 their delivery ids (a JSON array), $2 the time (epoch MILLISECONDS), on
+    /// those that take a result (``RelayStore/DeliveryStatus/takesResultSQL``).
     static let recordSentSQL = """
         UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE 'sent' END,
             attempts = attempts + 1, last_status = 200,
             last_reason = CASE WHEN status = 'cancelled' THEN last_reason END, sent_at = $2,
             next_attempt_at = NULL, updated_at = $2
-        WHERE id = \(anyId(of: "$1"))
+        WHERE id = \(anyId(of: "$1")) AND \(DeliveryStatus.takesResultSQL)
         """
 
     /// Any id of the JSON array of ids `list` (an SQL expression; delivery ids, or others of SQL type
@@ -392,9 +393,11 @@ extension PostgresStore {
         "ANY (ARRAY(SELECT jsonb_array_elements_text(\(list)::jsonb)::\(type)))"
     }
 
-    /// Records one outcome other than `.sent` (inside ``complete(_:at:)``'s transaction). A retry is due at
-    /// least a millisecond after the due time it was claimed at, so it leaves its run's lease even when it
-    /// comes back at once (ExpiredProviderToken) within that millisecond.
+    /// Records one outcome other than `.sent` (inside ``complete(_:at:)``'s transaction) on a delivery that
+    /// takes it (``RelayStore/DeliveryStatus/takesResultSQL``). A retry is due at least a millisecond after
+    /// the due time it was claimed at, so it leaves its run's lease even when it comes back at once
+    /// (ExpiredProviderToken) within that millisecond. A dead token or a refused identity reaches the device
+    /// whether or not the delivery took the result: it is what the push service said of the token.
     private func apply(_ outcome: DeliveryOutcome, to deliveryId: Int64, at: Date) throws {
         let status: DeliveryStatus
         var lastStatus: Int?
@@ -415,7 +418,7 @@ extension PostgresStore {
         case .unlink(_, let code, let reason):
             (status, lastStatus, lastReason) = (.failed, code, reason)
         }
-        let rows = try db.query(
+        try db.query(
             """
             UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END,
                 attempts = attempts + $7, last_status = $3,
@@ -423,8 +426,7 @@ extension PostgresStore {
                 next_attempt_at = CASE WHEN $5::bigint IS NULL OR status = 'cancelled' THEN NULL
                     ELSE greatest($5::bigint, next_attempt_at + 1) END,
                 updated_at = $6
-            WHERE id = $1
-            RETURNING app_id, token
+            WHERE id = $1 AND \(DeliveryStatus.takesResultSQL)
             """,
             deliveryId,
             status.rawValue,
@@ -434,16 +436,22 @@ extension PostgresStore {
             at,
             attempts
         )
-        guard rows.count > 0 else { return }
-        let (appId, token) = (rows[0].string(0), rows[0].string(1))
         switch outcome {
         case .retired(_, let reason, let invalidSince):
+            guard let (appId, token) = try device(of: deliveryId) else { return }
             try retireDevice(appId: appId, token: token, reason: reason, invalidSince: invalidSince, at: at)
         case .unlink(let sendAs, _, _):
+            guard let (appId, token) = try device(of: deliveryId) else { return }
             try unlink(sendAs, appId: appId, token: token)
         case .sent, .retry, .deferred, .failed:
             break
         }
+    }
+
+    /// The (app, token) a delivery was for; nil for an unknown delivery id.
+    private func device(of deliveryId: Int64) throws -> (appId: String, token: String)? {
+        let rows = try db.query("SELECT app_id, token FROM deliveries WHERE id = $1", deliveryId)
+        return rows.count > 0 ? (rows[0].string(0), rows[0].string(1)) : nil
     }
 
     /// Unlinks the device's token from identity `sendAs` (adds it to the `unlinked_topics` column). Its

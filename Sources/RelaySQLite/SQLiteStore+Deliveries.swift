@@ -389,14 +389,15 @@ extension SQLiteStore {
     }
 
     /// Records a run of accepted pushes, ?1 to ?2 (every id between them is in the batch), at ?3 (epoch
-    /// MILLISECONDS): what ``recordResultSQL`` records for a 200, for each. A delivery cancelled while it was
-    /// in flight (its message deleted) stays `cancelled`.
+    /// MILLISECONDS): what ``recordResultSQL`` records for a 200, for each that takes a result
+    /// (``RelayStore/DeliveryStatus/takesResultSQL``). A delivery cancelled while it was in flight (its
+    /// message deleted) stays `cancelled`.
     static let recordSentRunSQL = """
         UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE 'sent' END,
             attempts = attempts + 1, last_status = 200,
             last_reason = CASE WHEN status = 'cancelled' THEN last_reason END,
             sent_at = ?3, next_attempt_at = NULL, updated_at = ?3
-        WHERE id BETWEEN ?1 AND ?2
+        WHERE id BETWEEN ?1 AND ?2 AND \(DeliveryStatus.takesResultSQL)
         """
 
     /// ``RelayStore/ClaimedDelivery/undeliverable(unlinked:)`` for a due row sent as `sendAs`.
@@ -453,7 +454,8 @@ extension SQLiteStore {
     /// counts (0 for a deferral). A retry is due at
     /// least a millisecond after the due time it was claimed at, so it leaves its run's lease even when it
     /// comes back at once (ExpiredProviderToken) within that millisecond. A delivery cancelled while it was in
-    /// flight stays `cancelled` and is never due again.
+    /// flight stays `cancelled` and is never due again; one ended otherwise is left as it is
+    /// (``RelayStore/DeliveryStatus/takesResultSQL``).
     static let recordResultSQL = """
         UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE ?2 END,
             attempts = attempts + ?7, last_status = ?3,
@@ -461,10 +463,12 @@ extension SQLiteStore {
             next_attempt_at = CASE WHEN ?5 IS NULL OR status = 'cancelled' THEN NULL
                 ELSE max(?5, next_attempt_at + 1) END,
             updated_at = ?6
-        WHERE id = ?1
+        WHERE id = ?1 AND \(DeliveryStatus.takesResultSQL)
         """
 
-    /// Records one outcome (inside ``complete(_:at:)``'s transaction).
+    /// Records one outcome (inside ``complete(_:at:)``'s transaction). A dead token or a refused identity
+    /// reaches the device whether or not the delivery took the result: it is what the push service said of
+    /// the token.
     private func apply(_ outcome: DeliveryOutcome, to deliveryId: Int64, at: Date) throws {
         let status: DeliveryStatus
         var lastStatus: Int?

@@ -14,6 +14,14 @@ public enum DeliveryStatus: String, Sendable, Codable, CaseIterable, Hashable {
     case cancelled
 }
 
+extension DeliveryStatus {
+    /// SQL, both engines: whether a delivery takes a send's result. A pending one does; so does one cancelled
+    /// while its push was in flight, which stays cancelled and counts the attempt. One ended otherwise keeps
+    /// its end: a relay that stalled past its lease finds its deliveries taken and ended by another relay, and
+    /// its late results (a retry after its transfers timed out) would reopen them and send them again.
+    package static let takesResultSQL = "status IN ('pending', 'cancelled')"
+}
+
 /// Why a delivery ended ``DeliveryStatus/cancelled``: its `lastReason`.
 public enum CancelReason: String, Sendable, Codable, CaseIterable, Hashable {
     /// The recipient's read position for the room reached the message's time before the delivery was due.

@@ -64,6 +64,51 @@ import Testing
         #expect(try await a.pendingDeliveryCount() == 8)
     }
 
+    /// A relay that stalled past its lease while its sends were in flight: the other relay took the
+    /// deliveries and ended some of them. The stalled relay's late results (a retry after its transfers timed
+    /// out, an acceptance, a dead token) keep those ends, so no delivery is reopened and sent again; the
+    /// deliveries still pending take them; a dead token is retired all the same.
+    @Test(arguments: StoreKind.allCases) func aStalledRelaysLateResultsKeepWhatTheOtherRelayEnded(
+        kind: StoreKind
+    ) async throws {
+        let database = try await kind.makeDatabase()
+        let (a, b) = (try database.open(), try database.open())
+        for n in 0..<6 { try await a.register(F.token(n), user: "u\(n)", at: F.time(-10)) }
+        let created = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+        guard case .created(let notification, _) = created else { throw StoreError(code: .invalidData, message: "") }
+        let stalled = try await claim(a, F.owner)
+        let ids = try await claim(b, F.otherOwner, at: 30.5).sorted()
+        #expect(ids == stalled.sorted() && ids.count == 6)
+        try await b.complete(
+            [(ids[0], .sent), (ids[1], .sent), (ids[2], .failed(status: 400, reason: "BadTopic"))],
+            at: F.time(31)
+        )
+        try await b.complete(
+            [(ids[3], .retired(status: 410, reason: "Unregistered", invalidSince: F.time(30)))],
+            at: F.time(31)
+        )
+        let retry = DeliveryOutcome.retry(at: F.time(60), status: nil, reason: "transport")
+        try await a.complete(
+            [(ids[0], retry), (ids[1], .sent), (ids[2], retry), (ids[3], .sent), (ids[4], retry)],
+            at: F.time(32)
+        )
+        let lateToken = try #require(try await a.notification(appId: "app-a", id: notification)?.deliveries)
+            .first { $0.deliveryId == ids[1] }?.token
+        try await a.complete(
+            [(ids[1], .retired(status: 410, reason: "Unregistered", invalidSince: F.time(30)))],
+            at: F.time(33)
+        )
+        let (summary, records) = try #require(try await a.notification(appId: "app-a", id: notification))
+        let byId = Dictionary(uniqueKeysWithValues: records.map { ($0.deliveryId, $0) })
+        #expect(byId[ids[0]]?.status == .sent && byId[ids[0]]?.attempts == 1)
+        #expect(byId[ids[1]]?.status == .sent && byId[ids[1]]?.attempts == 1)
+        #expect(byId[ids[2]]?.status == .failed && byId[ids[3]]?.status == .retired)
+        #expect(byId[ids[4]]?.status == .pending && byId[ids[4]]?.attempts == 1)
+        #expect(summary.counts == DeliveryCounts(pending: 2, sent: 2, failed: 1, retired: 1))
+        let token = try PushToken(parsing: try #require(lateToken), platform: .ios)
+        #expect(try await a.device(appId: "app-a", token: token)?.state == .retired)
+    }
+
     @Test(arguments: StoreKind.allCases) func feedbackLeasesHaveOwnersToo(kind: StoreKind) async throws {
         let database = try await kind.makeDatabase()
         let a = try database.open()
