@@ -396,8 +396,9 @@ extension PostgresStore {
     /// Records one outcome other than `.sent` (inside ``complete(_:at:)``'s transaction) on a delivery that
     /// takes it (``RelayStore/DeliveryStatus/takesResultSQL``). A retry is due at least a millisecond after
     /// the due time it was claimed at, so it leaves its run's lease even when it comes back at once
-    /// (ExpiredProviderToken) within that millisecond. A dead token or a refused identity reaches the device
-    /// whether or not the delivery took the result: it is what the push service said of the token.
+    /// (ExpiredProviderToken) within that millisecond. One held unsent keeps its last answer's status and
+    /// reason (``RelayStore/DeliveryOutcome/isHeldUnsent``). A dead token or a refused identity reaches the
+    /// device whether or not the delivery took the result: it is what the push service said of the token.
     private func apply(_ outcome: DeliveryOutcome, to deliveryId: Int64, at: Date) throws {
         let status: DeliveryStatus
         var lastStatus: Int?
@@ -421,8 +422,8 @@ extension PostgresStore {
         try db.query(
             """
             UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END,
-                attempts = attempts + $7, last_status = $3,
-                last_reason = CASE WHEN status = 'cancelled' THEN last_reason ELSE $4 END,
+                attempts = attempts + $7, last_status = CASE WHEN $8 THEN last_status ELSE $3 END,
+                last_reason = CASE WHEN status = 'cancelled' OR $8 THEN last_reason ELSE $4 END,
                 next_attempt_at = CASE WHEN $5::bigint IS NULL OR status = 'cancelled' THEN NULL
                     ELSE greatest($5::bigint, next_attempt_at + 1) END,
                 updated_at = $6
@@ -434,7 +435,8 @@ extension PostgresStore {
             lastReason,
             nextAttemptAt,
             at,
-            attempts
+            attempts,
+            outcome.isHeldUnsent
         )
         switch outcome {
         case .retired(_, let reason, let invalidSince):

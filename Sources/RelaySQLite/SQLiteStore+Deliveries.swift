@@ -451,15 +451,16 @@ extension SQLiteStore {
 
     /// One attempt's result other than an accepted push (``recordSentRunSQL``): ?1 delivery id, ?2 status,
     /// ?3 APNs status, ?4 reason, ?5 next attempt at, ?6 now (times epoch MILLISECONDS), ?7 the attempts it
-    /// counts (0 for a deferral). A retry is due at
+    /// counts (0 for a deferral), ?8 whether it was held unsent (``RelayStore/DeliveryOutcome/isHeldUnsent``): the last answer's status
+    /// and reason stay. A retry is due at
     /// least a millisecond after the due time it was claimed at, so it leaves its run's lease even when it
     /// comes back at once (ExpiredProviderToken) within that millisecond. A delivery cancelled while it was in
     /// flight stays `cancelled` and is never due again; one ended otherwise is left as it is
     /// (``RelayStore/DeliveryStatus/takesResultSQL``).
     static let recordResultSQL = """
         UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE ?2 END,
-            attempts = attempts + ?7, last_status = ?3,
-            last_reason = CASE WHEN status = 'cancelled' THEN last_reason ELSE ?4 END,
+            attempts = attempts + ?7, last_status = CASE WHEN ?8 THEN last_status ELSE ?3 END,
+            last_reason = CASE WHEN status = 'cancelled' OR ?8 THEN last_reason ELSE ?4 END,
             next_attempt_at = CASE WHEN ?5 IS NULL OR status = 'cancelled' THEN NULL
                 ELSE max(?5, next_attempt_at + 1) END,
             updated_at = ?6
@@ -497,6 +498,7 @@ extension SQLiteStore {
             try row.bind(5, nextAttemptAt)
             try row.bind(6, at)
             try row.bind(7, attempts)
+            try row.bind(8, outcome.isHeldUnsent)
             try row.run()
         }
         switch outcome {

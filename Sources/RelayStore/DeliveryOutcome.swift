@@ -28,3 +28,12 @@ public enum DeliveryOutcome: Sendable, Equatable {
     /// other pending deliveries sent as it end `failed` when claimed.
     case unlink(sendAs: String, status: Int, reason: String)
 }
+
+extension DeliveryOutcome {
+    /// Whether the delivery was held back without being sent (a deferral without a refusal): it keeps its
+    /// last answer's status and reason, such as the refusal that paused its app.
+    package var isHeldUnsent: Bool {
+        if case .deferred(_, nil, nil) = self { return true }
+        return false
+    }
+}

@@ -36,4 +36,24 @@ import Testing
         #expect(Set(again.map(\.deliveryId)) == Set(jobs.map(\.deliveryId)))
         #expect(again.allSatisfy { $0.attempts == 0 })
     }
+
+    /// A delivery the service refused and that is then held unsent at the next claims keeps showing the
+    /// refusal (docs/behaviour.md, "Push credentials refused"): a hold is no answer.
+    @Test(arguments: StoreKind.allCases) func aHeldDeliveryKeepsShowingTheRefusal(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        try await store.register(F.token(1), user: "bob", at: F.time(-10))
+        let id = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+            .notificationId
+        let refused = DeliveryOutcome.deferred(at: F.time(5), status: 403, reason: "InvalidProviderToken")
+        for (round, outcome) in [refused, .deferred(at: F.time(10), status: nil, reason: nil)].enumerated() {
+            let now = F.time(5 * Double(round))
+            let job = try #require(
+                try await store.claimDueDeliveries(now: now, limit: 10, leaseSeconds: 30, owner: F.owner).first
+            )
+            try await store.complete([(job.deliveryId, outcome)], at: now)
+        }
+        let delivery = try #require(try await store.notification(appId: "app-a", id: id)?.deliveries.first)
+        #expect(delivery.status == .pending && delivery.attempts == 0 && delivery.nextAttemptAt == F.time(10))
+        #expect(delivery.lastStatus == 403 && delivery.lastReason == "InvalidProviderToken")
+    }
 }
