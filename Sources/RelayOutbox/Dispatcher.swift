@@ -235,7 +235,7 @@ public final class Dispatcher: Sendable {
                 .union(try await store.appsWithDueBadgeUpdates(now: now))
             return apps.sorted()
         } catch {
-            logger.error("finding due deliveries failed", ["error": "\(error)"])
+            logger.storeCallFailed("finding due deliveries failed", error)
             return []
         }
     }
@@ -269,7 +269,7 @@ public final class Dispatcher: Sendable {
             sendable = await wakes.assign(jobs, appId: appId).map(OutboxJob.delivery)
             count = claimed.count
         } catch {
-            logger.error("claiming deliveries failed", ["error": "\(error)", "app.id": appId])
+            logger.storeCallFailed("claiming deliveries failed", error, ["app.id": appId])
             return ([], 0)
         }
         guard count < limit else { return (QueuedJob.claimed(sendable, at: now, settings: settings), count) }
@@ -284,7 +284,7 @@ public final class Dispatcher: Sendable {
             sendable += updates.map(OutboxJob.badgeUpdate)
             count += updates.count
         } catch {
-            logger.error("claiming badge updates failed", ["error": "\(error)", "app.id": appId])
+            logger.storeCallFailed("claiming badge updates failed", error, ["app.id": appId])
         }
         return (QueuedJob.claimed(sendable, at: now, settings: settings), count)
     }

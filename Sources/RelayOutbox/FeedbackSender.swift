@@ -90,7 +90,7 @@ public final class FeedbackSender: Service {
                     owner: owner
                 )
             } catch {
-                logger.error("claiming feedback failed", ["error": "\(error)"])
+                logger.storeCallFailed("claiming feedback failed", error)
                 jobs = []
             }
             if jobs.isEmpty {

@@ -1,31 +1,51 @@
 import RelayCore
 import Synchronization
 
-/// Whether the store answered its last call, logged once when that changes: a warning when storage goes
-/// away (a call failed for I/O: unreachable, frozen past the statement deadline, or no connection free by a
-/// request's deadline) and a notice when it is back (a call answered), never a line per call.
+/// Whether the store answers, logged once when that changes: a warning when storage goes away (a call failed
+/// for I/O: unreachable, frozen past the statement deadline, or no connection free by a request's deadline)
+/// and a notice when it is back, never a line per call. Back means a call answered with none failing for
+/// ``settle``: on a full disk reads still answer while every write fails, and a read is no sign that the
+/// writes work again.
 public final class StorageHealth: Sendable {
-    private let isUp = Mutex(true)
+    private struct State {
+        var up = true
+        var lastFailure: ContinuousClock.Instant?
+    }
+    private let state = Mutex(State())
     private let logger: Logger
+    private let now: @Sendable () -> ContinuousClock.Instant
+    /// How long calls answer without one failing before storage counts as back.
+    let settle: Duration
 
-    public init(logger: Logger) { self.logger = logger }
+    public init(
+        logger: Logger,
+        settle: Duration = .seconds(5),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.logger = logger
+        self.settle = settle
+        self.now = now
+    }
 
-    /// Whether the last call answered (true until one fails).
-    public var up: Bool { isUp.withLock { $0 } }
+    /// Whether storage counts as there (true until a call fails for I/O).
+    public var up: Bool { state.withLock { $0.up } }
 
     /// Notes a call's outcome: `error` nil when it answered. Errors of the call itself (a constraint, a
     /// conflict) say nothing about the storage being there.
     public func record(_ error: (any Error)?) {
-        let down: Bool
         if let error {
             guard let storeError = error as? StoreError, Self.meansDown(storeError) else { return }
-            down = true
-        } else {
-            down = false
         }
-        let changed = isUp.withLock { isUp in
-            defer { isUp = !down }
-            return isUp == down
+        let at = now()
+        let changed = state.withLock { state -> Bool in
+            if error != nil {
+                state.lastFailure = at
+                defer { state.up = false }
+                return state.up
+            }
+            guard !state.up, state.lastFailure.map({ at - $0 >= settle }) ?? true else { return false }
+            state.up = true
+            return true
         }
         guard changed else { return }
         if let error {
@@ -33,6 +53,12 @@ public final class StorageHealth: Sendable {
         } else {
             logger.notice("storage available again")
         }
+    }
+
+    /// Whether `error` is storage being away, which this type logs once: a loop that meets it at every turn
+    /// logs it at debug instead of a line a turn for as long as the outage lasts.
+    public static func isOutage(_ error: any Error) -> Bool {
+        (error as? StoreError).map(meansDown) ?? false
     }
 
     /// Whether `error` says the storage cannot be reached or did not answer in time.

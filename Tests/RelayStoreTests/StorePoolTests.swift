@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import Synchronization
 import Testing
 
 @testable import RelayStore
@@ -33,7 +34,8 @@ import Testing
 
     @Test func storageGoingAwayAndComingBackIsLoggedOnceEach() {
         let lines = MemoryLogHandler()
-        let health = StorageHealth(logger: Logger(label: "test", handler: lines))
+        let clock = TestInstant()
+        let health = StorageHealth(logger: Logger(label: "test", handler: lines), now: { clock.now })
         let io = StoreError(code: .io, message: "PostgreSQL did not answer within 10 s")
         health.record(nil)
         health.record(io)
@@ -43,10 +45,29 @@ import Testing
         // A refused write says nothing about the storage being there.
         health.record(StoreError(code: .constraint, message: "unique"))
         #expect(!health.up)
+        // A full disk: reads answer while every write fails. Storage is back once calls answered for a
+        // while with none failing.
+        for _ in 0..<20 {
+            clock.advance(.seconds(1))
+            health.record(nil)
+            health.record(io)
+        }
+        #expect(!health.up)
+        clock.advance(.seconds(4))
+        health.record(nil)
+        #expect(!health.up)
+        clock.advance(.seconds(1))
         health.record(nil)
         health.record(nil)
         #expect(health.up)
         #expect(lines.entries.map(\.message) == ["storage unavailable", "storage available again"])
         #expect(lines.entries.first?.level == .warning)
     }
+}
+
+/// A clock the test moves by hand.
+private final class TestInstant: Sendable {
+    private let current = Mutex(ContinuousClock.now)
+    var now: ContinuousClock.Instant { current.withLock { $0 } }
+    func advance(_ by: Duration) { current.withLock { $0 += by } }
 }

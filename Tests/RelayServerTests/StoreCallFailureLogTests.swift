@@ -1,0 +1,22 @@
+import RelayCore
+import RelayStore
+import Testing
+
+@testable import RelayOutbox
+
+/// A background loop's failed store call is an error line, save while storage is away: the store's health
+/// logs that once, and the loop's line each turn goes to debug.
+@Suite struct StoreCallFailureLogTests {
+    @Test func anOutageIsLoggedAtDebugAndAnyOtherFailureAtError() {
+        let lines = MemoryLogHandler()
+        let logger = Logger(label: "test", level: .debug, handler: lines)
+        logger.storeCallFailed("claiming deliveries failed", StoreError(code: .io, message: "gone"), ["app.id": "a"])
+        logger.storeCallFailed("claiming feedback failed", StoreError(code: .unavailable, message: "no connection"))
+        logger.storeCallFailed("claiming feedback failed", StoreError(code: .invalidData, message: "bad row"))
+        logger.storeCallFailed("claiming feedback failed", CancellationError())
+        #expect(lines.entries.map(\.level) == [.debug, .debug, .error, .error])
+        #expect(lines.entries[0].metadata["error"]?.contains("gone") == true)
+        #expect(lines.entries[0].metadata["app.id"] == "a")
+        #expect(lines.entries[2].metadata["error"]?.contains("bad row") == true)
+    }
+}
