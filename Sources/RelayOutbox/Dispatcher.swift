@@ -474,7 +474,8 @@ public final class Dispatcher: Sendable {
         case (.delivered(let id), _):
             log(.debug, "push accepted", id.map { ["push.serviceId": $0] } ?? [:])
         case (.retire(_, let reason, _), _):
-            log(.notice, "device token retired", ["push.reason": reason])
+            // The store retires the device unless it registered again after the service knew the token dead.
+            log(.notice, "device token reported invalid", ["push.reason": reason])
         case (.unlink(_, _, let reason), _):
             log(.notice, "device token unlinked from the identity sent as", ["push.reason": reason])
         case (.retry(_, _, let reason), .retry(let at, _, _)):
