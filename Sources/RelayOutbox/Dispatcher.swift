@@ -99,7 +99,10 @@ public final class Dispatcher: Sendable {
                     lanes.finish(queued.laneKey)
                     continue
                 }
-                self.start(queued.job) { results.hand(queued.job, $0, lane: queued.laneKey) }
+                self.start(queued.job) { outcome in
+                    let recorded = queued.records(outcome, at: self.time.now) ? outcome : nil
+                    results.hand(queued.job, recorded, lane: queued.laneKey)
+                }
             }
         }
         let flusher = Task { await self.flushUntilClosed(results, lanes: lanes) }

@@ -50,14 +50,17 @@ final class ResultBuffer: Sendable {
     var count: Int { state.withLock { $0.batch.count } }
 
     /// Hands `job`'s result over, to be recorded with the next batch; `lane` is the lane whose slot the job
-    /// holds until then.
-    func hand(_ job: OutboxJob, _ outcome: DeliveryOutcome, lane: LaneKey) {
+    /// holds until then. A nil `outcome` records nothing (``QueuedJob/records(_:at:)``): the slot is freed
+    /// with the batch all the same.
+    func hand(_ job: OutboxJob, _ outcome: DeliveryOutcome?, lane: LaneKey) {
         let reached = state.withLock { state in
-            switch job {
-            case .delivery(let delivery):
+            switch (job, outcome) {
+            case (_, nil):
+                break
+            case (.delivery(let delivery), let outcome?):
                 state.batch.deliveries.append((delivery.deliveryId, outcome))
                 if !outcome.isRetry { state.batch.ended.append((delivery.appId, delivery.notificationId)) }
-            case .badgeUpdate(let update):
+            case (.badgeUpdate(let update), let outcome?):
                 state.batch.badgeUpdates.append((update.updateId, outcome))
             }
             state.batch.lanes.append(lane)

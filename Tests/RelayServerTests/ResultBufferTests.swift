@@ -125,6 +125,16 @@ import Testing
         #expect(batch.ended.map(\.appId) == ["a"])
     }
 
+    /// A result not to be recorded (``QueuedJob/records(_:at:)``) still frees its job's slot with the batch,
+    /// and ends no notification.
+    @Test func aResultNotRecordedStillFreesItsSlot() async throws {
+        let delivery = OutboxJob.delivery(try DeliveryLanesTests.job(1, app: "a"))
+        buffer.hand(delivery, nil, lane: delivery.laneKey)
+        buffer.hand(delivery, .sent, lane: delivery.laneKey)
+        let batch = takeAll().batch
+        #expect(batch.lanes.count == 2 && batch.deliveries.count == 1 && batch.ended.count == 1)
+    }
+
     /// The flusher passes one batch to every take: each take holds only what was handed over since the one
     /// before, though the storage of the batch before takes the next results.
     @Test func aBatchTakenAgainHoldsOnlyWhatCameBetween() async throws {
