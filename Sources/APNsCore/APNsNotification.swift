@@ -43,8 +43,11 @@ public struct APNsNotification: Sendable, Equatable {
         self.payload = payload
     }
 
-    /// The canonical lowercase form of ``apnsId`` that goes in the header.
+    /// The canonical lowercase form of ``apnsId`` that goes in the header (and that APNs echoes).
     public var apnsIdHeader: String { apnsId.lowercasedString }
+
+    /// The `apns-id` header line that carries ``apnsIdHeader``, written in one string.
+    public var apnsIdLine: String { apnsId.lowercasedString(after: "apns-id: ") }
 
     /// Checks what APNs would refuse with a 400/413, so such a request never leaves the relay: the headers
     /// (``validateHeaders()``) and the payload (``validatePayload(_:)``).

@@ -184,7 +184,7 @@ public final class APNsClient: Sendable {
         }
         var headers: [String] = []
         headers.reserveCapacity(3)
-        headers.append(notification.apnsId.lowercasedString(after: "apns-id: "))
+        headers.append(notification.apnsIdLine)
         if let expiration = notification.expiration { headers.append("apns-expiration: \(expiration)") }
         if let collapseId = notification.collapseId { headers.append("apns-collapse-id: " + collapseId) }
         return CurlRequest(

@@ -419,15 +419,20 @@ extension PostgresStore {
         case .unlink(_, let code, let reason):
             (status, lastStatus, lastReason) = (.failed, code, reason)
         }
-        try db.query(
+        // The device comes from the row as it was, whether or not the update took the result: one round trip.
+        let rows = try db.query(
             """
-            UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END,
-                attempts = attempts + $7, last_status = CASE WHEN $8 THEN last_status ELSE $3 END,
-                last_reason = CASE WHEN status = 'cancelled' OR $8 THEN last_reason ELSE $4 END,
-                next_attempt_at = CASE WHEN $5::bigint IS NULL OR status = 'cancelled' THEN NULL
-                    ELSE greatest($5::bigint, next_attempt_at + 1) END,
-                updated_at = $6
-            WHERE id = $1 AND \(DeliveryStatus.takesResultSQL)
+            WITH device AS (SELECT app_id, token FROM deliveries WHERE id = $1),
+            result AS (
+                UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END,
+                    attempts = attempts + $7, last_status = CASE WHEN $8 THEN last_status ELSE $3 END,
+                    last_reason = CASE WHEN status = 'cancelled' OR $8 THEN last_reason ELSE $4 END,
+                    next_attempt_at = CASE WHEN $5::bigint IS NULL OR status = 'cancelled' THEN NULL
+                        ELSE greatest($5::bigint, next_attempt_at + 1) END,
+                    updated_at = $6
+                WHERE id = $1 AND \(DeliveryStatus.takesResultSQL)
+            )
+            SELECT app_id, token FROM device
             """,
             deliveryId,
             status.rawValue,
@@ -438,22 +443,16 @@ extension PostgresStore {
             attempts,
             outcome.isHeldUnsent
         )
+        guard rows.count > 0 else { return }
+        let (appId, token) = (rows[0].string(0), rows[0].string(1))
         switch outcome {
         case .retired(_, let reason, let invalidSince):
-            guard let (appId, token) = try device(of: deliveryId) else { return }
             try retireDevice(appId: appId, token: token, reason: reason, invalidSince: invalidSince, at: at)
         case .unlink(let sendAs, _, _):
-            guard let (appId, token) = try device(of: deliveryId) else { return }
             try unlink(sendAs, appId: appId, token: token)
         case .sent, .retry, .deferred, .failed:
             break
         }
-    }
-
-    /// The (app, token) a delivery was for; nil for an unknown delivery id.
-    private func device(of deliveryId: Int64) throws -> (appId: String, token: String)? {
-        let rows = try db.query("SELECT app_id, token FROM deliveries WHERE id = $1", deliveryId)
-        return rows.count > 0 ? (rows[0].string(0), rows[0].string(1)) : nil
     }
 
     /// Unlinks the device's token from identity `sendAs` (adds it to the `unlinked_topics` column). Its

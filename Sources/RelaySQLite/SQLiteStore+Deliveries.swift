@@ -451,11 +451,11 @@ extension SQLiteStore {
 
     /// One attempt's result other than an accepted push (``recordSentRunSQL``): ?1 delivery id, ?2 status,
     /// ?3 APNs status, ?4 reason, ?5 next attempt at, ?6 now (times epoch MILLISECONDS), ?7 the attempts it
-    /// counts (0 for a deferral), ?8 whether it was held unsent (``RelayStore/DeliveryOutcome/isHeldUnsent``): the last answer's status
-    /// and reason stay. A retry is due at
-    /// least a millisecond after the due time it was claimed at, so it leaves its run's lease even when it
-    /// comes back at once (ExpiredProviderToken) within that millisecond. A delivery cancelled while it was in
-    /// flight stays `cancelled` and is never due again; one ended otherwise is left as it is
+    /// counts (0 for a deferral), ?8 whether it was held unsent
+    /// (``RelayStore/DeliveryOutcome/isHeldUnsent``): the last answer's status and reason stay. A retry is
+    /// due at least a millisecond after the due time it was claimed at, so it leaves its run's lease even when
+    /// it comes back at once (ExpiredProviderToken) within that millisecond. A delivery cancelled while it was
+    /// in flight stays `cancelled` and is never due again; one ended otherwise is left as it is
     /// (``RelayStore/DeliveryStatus/takesResultSQL``).
     static let recordResultSQL = """
         UPDATE deliveries SET status = CASE WHEN status = 'cancelled' THEN status ELSE ?2 END,

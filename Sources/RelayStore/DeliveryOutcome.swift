@@ -30,8 +30,9 @@ public enum DeliveryOutcome: Sendable, Equatable {
 }
 
 extension DeliveryOutcome {
-    /// Whether the delivery was held back without being sent (a deferral without a refusal): it keeps its
-    /// last answer's status and reason, such as the refusal that paused its app.
+    /// Whether the delivery was held back by its app's pause without being sent (a deferral with neither a
+    /// status nor a reason): it keeps its last answer's status and reason, such as the refusal that paused
+    /// its app. A hold by its transport (Web Push) carries a reason of its own and records it.
     package var isHeldUnsent: Bool {
         if case .deferred(_, nil, nil) = self { return true }
         return false

@@ -9,22 +9,19 @@ import Synchronization
 public final class StorageHealth: Sendable {
     private struct State {
         var up = true
-        var lastFailure: ContinuousClock.Instant?
+        /// When the last call failed for I/O (``TimeSource/monotonic``).
+        var lastFailure: Duration?
     }
     private let state = Mutex(State())
     private let logger: Logger
-    private let now: @Sendable () -> ContinuousClock.Instant
+    private let time: any TimeSource
     /// How long calls answer without one failing before storage counts as back.
     let settle: Duration
 
-    public init(
-        logger: Logger,
-        settle: Duration = .seconds(5),
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
-    ) {
+    public init(logger: Logger, settle: Duration = .seconds(5), time: any TimeSource = SystemTimeSource()) {
         self.logger = logger
         self.settle = settle
-        self.now = now
+        self.time = time
     }
 
     /// Whether storage counts as there (true until a call fails for I/O).
@@ -33,17 +30,15 @@ public final class StorageHealth: Sendable {
     /// Notes a call's outcome: `error` nil when it answered. Errors of the call itself (a constraint, a
     /// conflict) say nothing about the storage being there.
     public func record(_ error: (any Error)?) {
-        if let error {
-            guard let storeError = error as? StoreError, Self.meansDown(storeError) else { return }
-        }
-        let at = now()
+        if let error, !Self.isOutage(error) { return }
         let changed = state.withLock { state -> Bool in
+            let now = time.monotonic
             if error != nil {
-                state.lastFailure = at
+                state.lastFailure = now
                 defer { state.up = false }
                 return state.up
             }
-            guard !state.up, state.lastFailure.map({ at - $0 >= settle }) ?? true else { return false }
+            guard !state.up, state.lastFailure.map({ now - $0 >= settle }) ?? true else { return false }
             state.up = true
             return true
         }

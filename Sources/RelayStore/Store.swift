@@ -222,7 +222,9 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     func setOutboxWakeHandler(_ handler: (@Sendable () -> Void)?) async
 
     /// Records a batch of attempt outcomes (see ``DeliveryOutcome``) in ONE transaction at time `at`.
-    /// Unknown delivery ids are skipped.
+    /// Unknown delivery ids are skipped. An outcome is recorded only on a delivery that takes a result
+    /// (``DeliveryStatus/takesResultSQL``: pending, or cancelled while in flight); one already sent, failed or
+    /// retired keeps its end. A dead token or a refused identity reaches the device either way.
     func complete(_ results: [(deliveryId: Int64, outcome: DeliveryOutcome)], at: Date) async throws
 
     /// The id of the notification that `messageId` names in `appId` (a message id names one message of one

@@ -13,7 +13,7 @@ import RelayCore
 public final class StorePool: Store {
     private let members: [any Store]
     private let slots: StoreSlots
-    /// Whether the last call answered; logs the changes.
+    /// Whether storage answers (``StorageHealth``); logs the changes.
     public let health: StorageHealth
 
     /// - Parameter members: at least one store, all of the same database.

@@ -1,6 +1,5 @@
 import Foundation
 import RelayCore
-import Synchronization
 import Testing
 
 @testable import RelayStore
@@ -34,8 +33,8 @@ import Testing
 
     @Test func storageGoingAwayAndComingBackIsLoggedOnceEach() {
         let lines = MemoryLogHandler()
-        let clock = TestInstant()
-        let health = StorageHealth(logger: Logger(label: "test", handler: lines), now: { clock.now })
+        let clock = ManualTimeSource()
+        let health = StorageHealth(logger: Logger(label: "test", handler: lines), time: clock)
         let io = StoreError(code: .io, message: "PostgreSQL did not answer within 10 s")
         health.record(nil)
         health.record(io)
@@ -48,26 +47,19 @@ import Testing
         // A full disk: reads answer while every write fails. Storage is back once calls answered for a
         // while with none failing.
         for _ in 0..<20 {
-            clock.advance(.seconds(1))
+            clock.advance(by: .seconds(1))
             health.record(nil)
             health.record(io)
         }
         #expect(!health.up)
-        clock.advance(.seconds(4))
+        clock.advance(by: .seconds(4))
         health.record(nil)
         #expect(!health.up)
-        clock.advance(.seconds(1))
+        clock.advance(by: .seconds(1))
         health.record(nil)
         health.record(nil)
         #expect(health.up)
         #expect(lines.entries.map(\.message) == ["storage unavailable", "storage available again"])
         #expect(lines.entries.first?.level == .warning)
     }
-}
-
-/// A clock the test moves by hand.
-private final class TestInstant: Sendable {
-    private let current = Mutex(ContinuousClock.now)
-    var now: ContinuousClock.Instant { current.withLock { $0 } }
-    func advance(_ by: Duration) { current.withLock { $0 += by } }
 }
