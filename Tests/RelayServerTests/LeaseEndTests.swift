@@ -6,8 +6,9 @@ import RelayStore
 import RelayTestSupport
 import Testing
 
-/// A relay that stalls with claimed jobs queued (a stopped or frozen process) and resumes after their leases
-/// ended leaves them unsent: another relay may have claimed them meanwhile.
+/// A relay that stalls with claimed jobs queued or in flight (a stopped or frozen process) and resumes after
+/// their leases ended leaves the queued ones unsent and records no retry of the others: another relay may
+/// have claimed them meanwhile.
 @Suite struct LeaseEndTests {
     /// A relay on `time` with one send slot, a 60 s lease and a 20 s request timeout (so a job starts at most
     /// 40 s after its claim), before the mock APNs that runs `script`.
