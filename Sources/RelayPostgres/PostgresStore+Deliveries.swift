@@ -491,7 +491,6 @@ extension PostgresStore {
     }
 }
 
-/// A claimed delivery ended instead of sent, as the claim's settling statement takes it (JSON).
 /// One read of ``PostgresStore/readersSQL``: index, room id, the message's time (epoch MILLISECONDS), limit.
 private struct ReadersRead: Encodable {
     var i: Int
@@ -500,6 +499,7 @@ private struct ReadersRead: Encodable {
     var lim: Int
 }
 
+/// A claimed delivery ended instead of sent, as the claim's settling statement takes it (JSON).
 private struct EndedDelivery: Encodable {
     var id: Int64
     var status: String

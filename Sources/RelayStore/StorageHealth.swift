@@ -50,14 +50,9 @@ public final class StorageHealth: Sendable {
         }
     }
 
-    /// Whether `error` is storage being away, which this type logs once: a loop that meets it at every turn
-    /// logs it at debug instead of a line a turn for as long as the outage lasts.
+    /// Whether `error` is storage being away (``StoreError/meansStorageAway``), which this type logs once: a
+    /// loop that meets it at every turn logs it at debug instead of a line a turn for as long as it lasts.
     public static func isOutage(_ error: any Error) -> Bool {
-        (error as? StoreError).map(meansDown) ?? false
-    }
-
-    /// Whether `error` says the storage cannot be reached or did not answer in time.
-    static func meansDown(_ error: StoreError) -> Bool {
-        error.code == .io || error.code == .unavailable
+        (error as? StoreError)?.meansStorageAway == true
     }
 }
