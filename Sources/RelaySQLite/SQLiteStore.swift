@@ -11,7 +11,7 @@ import RelayStore
 /// caller's thread, once, at start-up.
 ///
 /// One connection for reads and writes, prepared statements cached and reused; WAL checkpoints mostly on a
-/// second connection and thread (``SQLiteCheckpointer``). Schema: ``SQLiteMigrations``, tracked in
+/// second connection and thread (``SQLiteCheckpointer``), the gauges' scans on a third (``SQLiteGaugeScans``). Schema: ``SQLiteMigrations``, tracked in
 /// `PRAGMA user_version`, each step in its own transaction. Times are UNIX epoch MILLISECONDS, UUIDs
 /// lowercase text.
 public actor SQLiteStore: Store {
@@ -25,6 +25,8 @@ public actor SQLiteStore: Store {
     let db: SQLiteConnection
     private let executor: StoreThreadExecutor
     private let checkpointer: SQLiteCheckpointer
+    /// The gauges' scans, off this actor's thread.
+    let gaugeScans: SQLiteGaugeScans
     private let logger: Logger
     private let timeSource: any TimeSource
     /// Which apps' retirements queue feedback (``setFeedbackPolicy(_:)``); none until set.
@@ -151,6 +153,7 @@ public actor SQLiteStore: Store {
         self.logger = logger
         self.timeSource = timeSource
         self.checkpointer = checkpointer
+        self.gaugeScans = SQLiteGaugeScans(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         self.executor = StoreThreadExecutor(name: "relay-sqlite")
     }
 
