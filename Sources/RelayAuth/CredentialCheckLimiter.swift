@@ -109,28 +109,42 @@ public final class CredentialCheckLimiter: Sendable {
     }
 
     /// Admits one check from `client` (a numeric address; anything else counts as the unspecified address
-    /// `::`), taking room in its address's and its range's buckets, or refuses it, taking nothing.
+    /// `::`), taking room in its range's and its address's buckets, or refuses it, taking nothing.
+    ///
+    /// The range's bucket is asked first, and a check it refuses makes no entry for its address: addresses
+    /// churned within one range (an IPv6 /64 holds 2^64 of them) then add at most the range's burst of
+    /// entries, and cannot push other clients' buckets out of the table.
     public func begin(client: String) -> Admission {
         let address = IPAddress(client) ?? IPAddress("::")!
         let keys = [
-            (Key(IPNetwork(address: address, prefixLength: address.bytes.count * 8), isRange: false), addressLimit),
-            (Key(range(of: client), isRange: true), prefixLimit),
+            Key(range(of: client), isRange: true),
+            Key(IPNetwork(address: address, prefixLength: address.bytes.count * 8), isRange: false),
         ]
         let now = time.monotonic
         return state.withLock { state in
             var wait = 0.0
             var taken: [(key: Key, id: UInt64)] = []
-            for (key, limit) in keys {
+            for key in keys {
+                let limit = self.limit(key)
+                // Room past the burst this check would need, once the bucket has drained to now.
+                let overflow = { (bucket: inout Bucket) in
+                    bucket.drain(now: now, perSecond: limit.perSecond)
+                    return bucket.level + Double(bucket.inFlight) + 1 - limit.burst
+                }
+                guard wait == 0 else {
+                    // Refused already: a bucket that exists still says how long to wait; none is made.
+                    if let over = state.buckets.updateIfPresent(key, overflow), over > 0 {
+                        wait = max(wait, over / limit.perSecond)
+                    }
+                    continue
+                }
                 let id = state.nextId
                 state.nextId += 1
                 let (over, bucketId) = state.buckets.update(
                     key,
                     make: { Bucket(level: 0, inFlight: 0, drained: now, id: id) }
-                ) { bucket in
-                    bucket.drain(now: now, perSecond: limit.perSecond)
-                    return (bucket.level + Double(bucket.inFlight) + 1 - limit.burst, bucket.id)
-                }
-                if over > 0 { wait = max(wait, over / limit.perSecond) }
+                ) { bucket in (overflow(&bucket), bucket.id) }
+                if over > 0 { wait = over / limit.perSecond }
                 taken.append((key, bucketId))
             }
             // Whole milliseconds first, so 1.0000001 s of floating-point error is not a second more.
@@ -143,12 +157,16 @@ public final class CredentialCheckLimiter: Sendable {
         }
     }
 
+    /// The limit of `key`'s bucket: a range's or an address's.
+    private func limit(_ key: Key) -> Limit { key.isRange ? prefixLimit : addressLimit }
+
     /// Ends an admitted check: its room is given back, and kept as a failure when `failed`. A bucket
     /// forgotten meanwhile is left alone.
     public func end(_ ticket: Ticket, failed: Bool) {
         let now = time.monotonic
         state.withLock { state in
-            for ((key, id), limit) in zip(ticket.buckets, [addressLimit, prefixLimit]) {
+            for (key, id) in ticket.buckets {
+                let limit = self.limit(key)
                 state.buckets.updateIfPresent(key) { bucket in
                     guard bucket.id == id else { return }
                     bucket.drain(now: now, perSecond: limit.perSecond)

@@ -130,6 +130,22 @@ import Testing
         #expect(Self.check(limiter, "203.0.113.1", failed: false))
     }
 
+    /// A check its range refuses makes no entry for its address: one client churning the addresses of its
+    /// /64 fills no more of the table than its range's burst, and another client's full bucket stays.
+    @Test func addressesChurnedInOneRangePushNoOtherBucketOut() {
+        let limiter = Self.limiter(perAddressBurst: 1, perPrefixBurst: 16, maxTracked: 100)
+        guard case .admitted(let inFlight) = limiter.begin(client: "198.51.100.1") else {
+            Issue.record("a first check is admitted")
+            return
+        }
+        for host in 1...5000 { Self.check(limiter, "2001:db8:0:1::\(String(host, radix: 16))") }
+        // The victim's address and range, the churning range and the 16 addresses it was admitted for.
+        #expect(limiter.trackedCount == 2 + 1 + 16)
+        #expect(!Self.check(limiter, "198.51.100.1"), "the check in flight still holds the bucket")
+        limiter.end(inFlight, failed: true)
+        #expect(!Self.check(limiter, "198.51.100.1"), "its failure is still counted")
+    }
+
     @Test func anAddressThatIsNotOneCountsAsTheUnspecifiedAddress() {
         let limiter = Self.limiter(perAddressBurst: 1)
         #expect(Self.check(limiter, ""))
