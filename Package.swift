@@ -25,7 +25,7 @@ let package = Package(
         .systemLibrary(name: "CJansson", pkgConfig: "jansson"),
 
         .target(name: "RelayCore"),
-        .target(name: "RelayCrypto", dependencies: ["RelayCore", "COpenSSL"]),
+        .target(name: "RelayCrypto", dependencies: ["RelayCore", "RelayStrictJSON", "COpenSSL"]),
         .target(name: "RelayCurl", dependencies: ["RelayCore", "CCurl"]),
         // APNs' vocabulary, shared by its transport and its mock: the request and answer, the reasons and
         // their decision table, the payload rendered from the shown message. No networking.

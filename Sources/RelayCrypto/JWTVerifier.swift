@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStrictJSON
 
 /// Checks a user's JWT (RFC 7519) and names its user: the compact form, the algorithm against the keys
 /// (RFC 8725 §3.1: the key decides, never the token), the signature, then `exp` (required), `nbf`, `iat`,
@@ -50,6 +51,15 @@ public struct JWTVerifier: Sendable {
         }
         guard let parts = try? CompactJWS(parsing: token) else {
             throw JWTError(.invalidToken, "not a JWT: three base64url parts joined by '.' are expected")
+        }
+        // RFC 7515 §4 and RFC 7519 §4: a member named twice is refused, not read one way here and another
+        // way by the issuer or a proxy in front of the relay.
+        for (part, bytes) in [("header", parts.header), ("claims", parts.payload)] {
+            do throws(StrictJSON.Problem) {
+                try StrictJSON.check(bytes)
+            } catch {
+                throw JWTError(.invalidToken, "the JWT \(part) is not strict JSON (\(error.withoutExcerpt))")
+            }
         }
         let decoder = JSONDecoder()
         guard let header = try? decoder.decode(UnverifiedJWT.Header.self, from: parts.header) else {

@@ -122,6 +122,16 @@ struct JWTRow: Sendable, CustomTestStringConvertible {
         JWTRow("crit header", "401 invalid_token") {
             Mint.token($0.ec, claims: $0.claims(), header: ["crit": ["exp"]])
         },
+        // RFC 7519 §4: either refused or the last one read; the relay refuses, as it does a body's.
+        JWTRow("a claim named twice, signed", "401 invalid_token") {
+            Mint.token($0.ec, claims: $0.claims(), prepending: nil, #""sub":"mallory""#)
+        },
+        JWTRow("a header member named twice, signed", "401 invalid_token") {
+            Mint.token($0.ec, claims: $0.claims(), prepending: #""alg":"ES256""#, nil)
+        },
+        JWTRow("the extra member alone, signed", "user mallory") {
+            Mint.token($0.ec, claims: $0.claims(["sub": nil]), prepending: nil, #""sub":"mallory""#)
+        },
     ]
 
     @Test(arguments: rows) func row(_ row: JWTRow) async throws {

@@ -82,6 +82,30 @@ enum Mint {
         return input + "." + signer.sign(input).base64URLEncodedString()
     }
 
+    /// A compact JWT of `claims` signed by `signer` whose header (`inHeader`) or claims (`inClaims`) begin with
+    /// one more member, given as JSON text (`"sub":"mallory"`): a member named twice when it is also there.
+    static func token(
+        _ signer: TestSigner,
+        claims: [String: Any],
+        prepending inHeader: String?,
+        _ inClaims: String?
+    )
+        -> String
+    {
+        func part(_ object: [String: Any], _ extra: String?) -> String {
+            var text = String(
+                decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
+                as: UTF8.self
+            )
+            if let extra { text = "{" + extra + "," + text.dropFirst() }
+            return Data(text.utf8).base64URLEncodedString()
+        }
+        var header: [String: Any] = ["alg": signer.algorithm.rawValue, "typ": "JWT"]
+        if let kid = signer.kid { header["kid"] = kid }
+        let input = part(header, inHeader) + "." + part(claims, inClaims)
+        return input + "." + signer.sign(input).base64URLEncodedString()
+    }
+
     /// A compact JWT whose signature part is `signature(input)`.
     static func token(header: [String: Any], claims: [String: Any], signature: (String) -> Data) -> String {
         let input = part(header) + "." + part(claims)
