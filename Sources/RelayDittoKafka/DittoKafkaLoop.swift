@@ -31,6 +31,9 @@ final class DittoKafkaLoop {
     private var uncommitted: [KafkaTopicPartition: Int64] = [:]
     /// Each partition's next offset to read as last committed (for the lag).
     private var position: [KafkaTopicPartition: Int64] = [:]
+    /// Partitions held whose committed offsets are not read yet: read at the next ``publish()``, outside the
+    /// rebalance handler (a broker round trip).
+    private var positionUnread: Set<KafkaTopicPartition> = []
     /// While paused: where each partition reads again on resume.
     private var rewind: [KafkaTopicPartition: Int64] = [:]
     private var pausedUntil: Duration?
@@ -295,9 +298,14 @@ final class DittoKafkaLoop {
                 "holding Kafka partitions",
                 ["kafka.partitions": partitions.map(\.description).sorted().joined(separator: ",")]
             )
-            if pausedUntil != nil {
-                do { try consumer?.pause(partitions) } catch { logKafkaError(error) }
+            // librdkafka keeps a partition's pause across its revoke and a later assignment: one paused by an
+            // outage that ended while it was away would never be fetched again unless resumed here.
+            do {
+                if pausedUntil != nil { try consumer?.pause(partitions) } else { try consumer?.resume(partitions) }
+            } catch {
+                logKafkaError(error)
             }
+            positionUnread = Set(partitions)
         case .revoked(let partitions):
             if pausedUntil == nil { process() }
             commit()
@@ -312,6 +320,7 @@ final class DittoKafkaLoop {
                 rewind[partition] = nil
                 position[partition] = nil
             }
+            positionUnread.subtract(partitions)
         }
         service.snapshot.withLock {
             $0.partitions = assigned
@@ -320,15 +329,33 @@ final class DittoKafkaLoop {
         }
     }
 
-    /// The lag of each partition held, from librdkafka's cached high watermarks.
+    /// The lag of each partition held: librdkafka's cached high watermark less where the group reads it from.
     private func publish() {
         guard let consumer else { return }
+        if !positionUnread.isEmpty { readCommittedOffsets(consumer) }
         var lag: [KafkaTopicPartition: Int64] = [:]
         for partition in assigned {
             guard let high = consumer.highWatermark(partition), let next = position[partition] else { continue }
             lag[partition] = max(0, high - next)
         }
         service.snapshot.withLock { $0.lag = lag }
+    }
+
+    /// Reads where the partitions held since the last publish are read from, once: their committed offsets,
+    /// or for one the group never committed on its start (`auto.offset.reset` earliest). When a read fails
+    /// their lag shows from their next commit on.
+    private func readCommittedOffsets(_ consumer: KafkaConsumer) {
+        let partitions = positionUnread
+        positionUnread = []
+        do {
+            var read = try consumer.committed(Array(partitions), timeoutMilliseconds: 2_000)
+            for partition in partitions where read[partition] == nil {
+                read[partition] = try consumer.lowWatermark(partition, timeoutMilliseconds: 2_000)
+            }
+            position.merge(read) { max($0, $1) }
+        } catch {
+            logKafkaError(error)
+        }
     }
 
     /// An error librdkafka reports: logged (a trickle), and shown in the consumer's check.

@@ -251,4 +251,23 @@ extension KafkaConsumer {
         let result = rd_kafka_get_watermark_offsets(client, partition.topic, partition.partition, &low, &high)
         return result == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : nil
     }
+
+    /// The partition's low watermark (its first record's offset), asked of its leader: a broker round trip
+    /// of at most `timeoutMilliseconds`.
+    public func lowWatermark(_ partition: KafkaTopicPartition, timeoutMilliseconds: Int32) throws(KafkaError) -> Int64 {
+        var low: Int64 = -1
+        var high: Int64 = -1
+        let result = rd_kafka_query_watermark_offsets(
+            client,
+            partition.topic,
+            partition.partition,
+            &low,
+            &high,
+            timeoutMilliseconds
+        )
+        guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError(call: "rd_kafka_query_watermark_offsets", result)
+        }
+        return low
+    }
 }

@@ -72,7 +72,7 @@ final class SharedCluster: @unchecked Sendable {
         )
     }
 
-    func produce(_ topic: String, _ range: Range<Int>, partitions: Int) throws {
+    func produce(_ topic: String, _ range: some Sequence<Int>, partitions: Int) throws {
         let producer = try KafkaProducer(settings: KafkaSettings([("bootstrap.servers", cluster.bootstrapServers)]))
         for index in range {
             try producer.send(
@@ -310,5 +310,62 @@ final class SharedCluster: @unchecked Sendable {
         // Duplicates at most one uncommitted batch (none after a graceful stop, which commits).
         #expect(applied.count - 80 <= DittoKafkaConsumer.Limits().maxBatchRecords)
         #expect(try committed(topic, partitions: 4) == [0: 20, 1: 20, 2: 20, 3: 20])
+    }
+
+    /// A partition paused by an outage, taken away during it and given back after it ended is fetched again:
+    /// librdkafka keeps a partition's pause across the two.
+    @Test func aPartitionPausedByAnOutageIsReadAgainWhenItComesBack() async throws {
+        let topic = "paused-away"
+        try cluster.createTopic(topic, partitions: 4)
+        let mirror = RecordingMirror()
+        await mirror.setFailing(true)
+        let first = consumer(topic, mirror: mirror)
+        first.start()
+        try produce(topic, 0..<20, partitions: 4)
+        #expect(try await eventually { await mirror.failures >= 1 && first.partitions.count == 4 })
+        // A second member joins: the first gives up every partition (eager protocol) while it is paused.
+        let second = consumer(topic, mirror: mirror)
+        second.start()
+        #expect(try await eventually { first.partitions.isEmpty })
+        // The outage ends while the partitions are away; the first's back-off ends before they come back.
+        await mirror.setFailing(false)
+        #expect(
+            try await eventually {
+                !first.partitions.isEmpty && first.partitions.union(second.partitions).count == 4
+            }
+        )
+        try produce(topic, 20..<40, partitions: 4)
+        #expect(try await eventually { Set(await mirror.applied.map(\.txnId)).count >= 40 })
+        await first.stop()
+        await second.stop()
+        #expect(Set(await mirror.applied.map(\.txnId)) == Set((0..<40).map(UInt64.init)))
+        #expect(try committed(topic, partitions: 4) == [0: 10, 1: 10, 2: 10, 3: 10])
+    }
+
+    /// The lag shows for each partition held from its assignment on, before the relay commits anything on
+    /// it: from the group's committed offset, or a partition's start when the group never committed there.
+    @Test func theLagShowsForEachPartitionHeldBeforeItsFirstCommit() async throws {
+        let topic = "lag-at-start"
+        try cluster.createTopic(topic, partitions: 2)
+        // Partition 0: 10 records committed, then 5 more. Partition 1: 3 records, never committed.
+        let mirror = RecordingMirror()
+        let reader = consumer(topic, mirror: mirror)
+        reader.start()
+        try produce(topic, (0..<10).map { $0 * 2 }, partitions: 2)
+        #expect(try await eventually { (try? committed(topic, partitions: 2)) == [0: 10] })
+        await reader.stop()
+        try produce(topic, (10..<15).map { $0 * 2 }, partitions: 2)
+        try produce(topic, [1, 3, 5], partitions: 2)
+
+        let failing = RecordingMirror()
+        await failing.setFailing(true)
+        let paused = consumer(topic, mirror: failing)
+        paused.start()
+        func lag(_ partition: Int) -> Double? {
+            paused.gauges().first { $0.labels.contains { $0 == ("partition", "\(partition)") } }?.value
+        }
+        #expect(try await eventually { lag(0) == 5 && lag(1) == 3 })
+        #expect(try committed(topic, partitions: 2) == [0: 10])
+        await paused.stop()
     }
 }
