@@ -1,3 +1,4 @@
+import Foundation
 import RelayCore
 import RelayKafka
 
@@ -6,10 +7,19 @@ import RelayKafka
 /// password when the client handle is made. The TLS handshake itself needs a broker.
 public enum DittoKafkaCheck {
     /// Makes (and drops) a consumer handle with each app's Kafka settings.
-    /// - Throws: ``RelayKafka/KafkaError`` of the first app whose settings librdkafka refuses, naming the app.
+    /// - Throws: ``RelayKafka/KafkaError`` of the first app with a file that cannot be read or settings
+    ///   librdkafka refuses, naming the app.
     public static func check(_ apps: [Configuration.App]) throws(KafkaError) {
         for (index, app) in apps.enumerated() {
             guard let kafka = app.ditto?.kafka else { continue }
+            // librdkafka names neither the file nor the reason when one is missing (`system lib`).
+            let files = [
+                ("caFile", kafka.caFile), ("certificateFile", kafka.certificateFile), ("keyFile", kafka.keyFile),
+                ("p12File", kafka.p12File),
+            ]
+            for case let (name, path?) in files where !FileManager.default.isReadableFile(atPath: path) {
+                throw KafkaError(call: "apps[\(index)].ditto.kafka.\(name)", code: 0, message: "cannot read \(path)")
+            }
             do {
                 // The handle is dropped at once: its brokers' connection errors are not the check's to print
                 // (a file librdkafka cannot load is the error thrown here).

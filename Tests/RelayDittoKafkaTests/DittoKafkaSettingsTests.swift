@@ -85,4 +85,13 @@ import Testing
         let settings = kafka(ca: bad.ca.map(Self.fixture), p12: bad.p12.map(Self.fixture), password: bad.password)
         #expect(throws: KafkaError.self, "\(bad.case)") { try DittoKafkaCheck.check([app(settings)]) }
     }
+
+    @Test func aFileThatCannotBeReadIsNamedWithItsField() {
+        let missing = Self.fixture("tls/missing-ca.pem")
+        #expect {
+            try DittoKafkaCheck.check([app(kafka(ca: missing))])
+        } throws: {
+            ($0 as? KafkaError)?.description == "apps[0].ditto.kafka.caFile: cannot read \(missing)"
+        }
+    }
 }
