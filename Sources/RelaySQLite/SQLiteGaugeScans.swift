@@ -1,27 +1,26 @@
-import CSQLite
 import Foundation
 import RelayCore
 import RelayStore
 
 /// The scans behind the gauges one relay reports (the outbox by app, the devices by state, the feedback
 /// queued), run on a thread and a read-only connection of their own, so the store's thread, which every write
-/// and claim waits for, never walks a whole table: counting a million devices takes SQLite about 0.1 s, and a
-/// backlog of a million pending deliveries about 0.2 s.
+/// and claim waits for, never walks a whole table (docs/bench.md has what such a scan takes).
 ///
 /// Each scan opens its connection and closes it when done (a few times a minute at most): no connection of
 /// its own outlives a scan, so the store's connection stays the last to close and leaves no WAL behind
 /// (``SQLiteCheckpointer/stop()``). A read-only connection never checkpoints. In WAL mode a reader waits for
-/// no writer: a scan reads the last commit before it began.
+/// no writer: a scan reads the last commit before it began, and the checkpoints copy no frame past it while
+/// it runs. A scan that cannot open its connection fails its call, as the store's own would.
 actor SQLiteGaugeScans {
     private let path: String
-    private let busyTimeoutMilliseconds: Int32
-    private let executor = StoreThreadExecutor(name: "relay-sqlite-gauge")
+    private let busyTimeoutMilliseconds: Int
+    private let executor = StoreThreadExecutor(name: "sqlite-gauges")
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     init(path: String, busyTimeoutMilliseconds: Int) {
         self.path = path
-        self.busyTimeoutMilliseconds = Int32(clamping: busyTimeoutMilliseconds)
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
     }
 
     deinit { executor.shutdown() }
@@ -79,9 +78,7 @@ actor SQLiteGaugeScans {
     private func scan<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         let db = try SQLiteConnection(path: path, readOnly: true)
         defer { db.close() }
-        guard sqlite3_busy_timeout(db.raw, busyTimeoutMilliseconds) == SQLITE_OK else {
-            throw db.error(sqlite3_errcode(db.raw), call: "sqlite3_busy_timeout")
-        }
+        try db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         try db.execute("BEGIN")
         defer { try? db.execute("COMMIT") }
         return try body(db)

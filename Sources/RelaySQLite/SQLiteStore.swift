@@ -11,9 +11,9 @@ import RelayStore
 /// caller's thread, once, at start-up.
 ///
 /// One connection for reads and writes, prepared statements cached and reused; WAL checkpoints mostly on a
-/// second connection and thread (``SQLiteCheckpointer``), the gauges' scans on a third (``SQLiteGaugeScans``). Schema: ``SQLiteMigrations``, tracked in
-/// `PRAGMA user_version`, each step in its own transaction. Times are UNIX epoch MILLISECONDS, UUIDs
-/// lowercase text.
+/// second connection and thread (``SQLiteCheckpointer``), the gauges' scans on others (``SQLiteGaugeScans``).
+/// Schema: ``SQLiteMigrations``, tracked in `PRAGMA user_version`, each step in its own transaction. Times are
+/// UNIX epoch MILLISECONDS, UUIDs lowercase text.
 public actor SQLiteStore: Store {
     /// Where the database file is.
     public nonisolated let path: String
@@ -122,9 +122,7 @@ public actor SQLiteStore: Store {
         }
         let db = try SQLiteConnection(path: path)
         db.removeOnClose = removeOnDeinit  // closed first, so SQLite never writes into a deleted directory
-        guard sqlite3_busy_timeout(db.raw, Int32(clamping: busyTimeoutMilliseconds)) == SQLITE_OK else {
-            throw db.error(sqlite3_errcode(db.raw), call: "sqlite3_busy_timeout")
-        }
+        try db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         let mode = try db.withStatement("PRAGMA journal_mode = WAL") { try $0.step() ? $0.string(0) : "" }
         guard mode == "wal" else {
             throw StoreError(code: .open, message: "cannot switch \(path) to WAL (journal_mode is '\(mode)')")

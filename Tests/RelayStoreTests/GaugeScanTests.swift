@@ -1,41 +1,59 @@
+import Dispatch
 import Foundation
 import RelayCore
+import Synchronization
 import Testing
 
 @testable import RelaySQLite
 @testable import RelayStore
 
-/// The SQLite store's gauge scans (``SQLiteGaugeScans``) run beside its thread, not on it.
+/// The SQLite store's gauge scans (``SQLiteGaugeScans``) run beside its thread, and a ``StorePool`` of it
+/// (as `serve` makes) runs them without taking its member.
 @Suite(.timeLimit(.minutes(1))) struct GaugeScanTests {
     typealias F = StoreFixtures
 
-    @Test func theGaugesAreCountedWhileAWriteWaitsOnTheStoresThread() async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("push-relay-gauges-\(UUID().lowercasedString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("relay.sqlite").path
-        // A write waits up to 20 s for the file: the scans must not wait behind it.
-        let store = try SQLiteStore(path: path, logger: .disabled(), busyTimeoutMilliseconds: 20_000)
-        try await store.register(F.token(1), user: "u1", at: F.time(0))
-        _ = try await store.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
+    @Test func theGaugesAreCountedWhileTheStoresThreadAndItsPoolAreBusy() async throws {
+        let store = try SQLiteStore.temporary()
+        let pool = StorePool(members: [store], logger: .disabled())
+        try await pool.register(F.token(1), user: "u1", at: F.time(0))
+        _ = try await pool.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
 
-        // Another connection (another process, say) holds the write lock, so the store's next write waits on
-        // the store's thread.
-        let other = try SQLiteConnection(path: path)
-        try other.execute("BEGIN IMMEDIATE")
-        let write = Task { try await store.register(F.token(2), user: "u2", at: F.time(1)) }
-        // Lets the write reach the store's thread first; were the scans queued there, they would answer only
-        // after the write gave up (20 s), and the write would fail.
-        try await Task.sleep(for: .milliseconds(200))
-        let devices = try await store.deviceCounts()
-        let outbox = try await store.outboxCounts(now: F.time(2))
-        let feedback = try await store.pendingFeedbackCount()
-        try other.execute("COMMIT")
+        // A call through the pool holds its one member and the store's thread until `gate` opens: were the
+        // counts calls like the others, they would wait for it.
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let busy = Task {
+            try await pool.call { _ in
+                await store.withConnection { _ in
+                    entered.signal()
+                    gate.wait()
+                }
+            }
+        }
+        await withCheckedContinuation { done in
+            DispatchQueue.global().async {
+                entered.wait()
+                done.resume()
+            }
+        }
 
-        _ = try await write.value
+        // A watchdog opens the gate after 30 s, so that counts which wait fail the test instead of hanging it.
+        let openedByWatchdog = Mutex(false)
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(30))
+            openedByWatchdog.withLock { $0 = true }
+            gate.signal()
+        }
+        let devices = try await pool.deviceCounts()
+        let outbox = try await pool.outboxCounts(now: F.time(2))
+        let feedback = try await pool.pendingFeedbackCount()
+        watchdog.cancel()
+        #expect(!openedByWatchdog.withLock { $0 }, "the counts waited for the busy store")
+        gate.signal()
+        try await busy.value
+
         #expect(devices == [.live: 1, .retired: 0])
         #expect(outbox == ["app-a": OutboxCounts(pending: 1, due: 1, oldestDueAt: F.time(0))])
         #expect(feedback == 0)
-        #expect(try await store.deviceCounts() == [.live: 2, .retired: 0])
     }
 }
