@@ -31,9 +31,12 @@ final class DittoKafkaLoop {
     private var uncommitted: [KafkaTopicPartition: Int64] = [:]
     /// Each partition's next offset to read as last committed (for the lag).
     private var position: [KafkaTopicPartition: Int64] = [:]
-    /// Partitions held whose committed offsets are not read yet: read at the next ``publish()``, outside the
-    /// rebalance handler (a broker round trip).
+    /// Partitions held whose committed offsets are not read yet: read by ``publish()``, outside the rebalance
+    /// handler (a broker round trip), from ``positionReadAt`` on.
     private var positionUnread: Set<KafkaTopicPartition> = []
+    /// When ``publish()`` reads the partitions in ``positionUnread``: at once after an assignment, a back-off
+    /// after a read failed.
+    private var positionReadAt: Duration = .zero
     /// While paused: where each partition reads again on resume.
     private var rewind: [KafkaTopicPartition: Int64] = [:]
     private var pausedUntil: Duration?
@@ -306,6 +309,7 @@ final class DittoKafkaLoop {
                 logKafkaError(error)
             }
             positionUnread = Set(partitions)
+            positionReadAt = .zero
         case .revoked(let partitions):
             if pausedUntil == nil { process() }
             commit()
@@ -332,7 +336,7 @@ final class DittoKafkaLoop {
     /// The lag of each partition held: librdkafka's cached high watermark less where the group reads it from.
     private func publish() {
         guard let consumer else { return }
-        if !positionUnread.isEmpty { readCommittedOffsets(consumer) }
+        if !positionUnread.isEmpty, service.time.monotonic >= positionReadAt { readCommittedOffsets(consumer) }
         var lag: [KafkaTopicPartition: Int64] = [:]
         for partition in assigned {
             guard let high = consumer.highWatermark(partition), let next = position[partition] else { continue }
@@ -341,20 +345,24 @@ final class DittoKafkaLoop {
         service.snapshot.withLock { $0.lag = lag }
     }
 
-    /// Reads where the partitions held since the last publish are read from, once: their committed offsets,
-    /// or for one the group never committed on its start (`auto.offset.reset` earliest). When a read fails
-    /// their lag shows from their next commit on.
+    /// Reads where the partitions in ``positionUnread`` are read from: their committed offsets, or for one
+    /// the group never committed on its start (`auto.offset.reset` earliest). What cannot be read now is
+    /// read again after the longest back-off; a commit meanwhile gives the position too.
     private func readCommittedOffsets(_ consumer: KafkaConsumer) {
-        let partitions = positionUnread
-        positionUnread = []
         do {
-            var read = try consumer.committed(Array(partitions), timeoutMilliseconds: 2_000)
-            for partition in partitions where read[partition] == nil {
-                read[partition] = try consumer.lowWatermark(partition, timeoutMilliseconds: 2_000)
+            let committed = try consumer.committed(Array(positionUnread), timeoutMilliseconds: 2_000)
+            position.merge(committed) { max($0, $1) }
+            positionUnread.subtract(committed.keys)
+            for partition in positionUnread {
+                position[partition] = max(
+                    position[partition] ?? .min,
+                    try consumer.lowWatermark(partition, timeoutMilliseconds: 2_000)
+                )
+                positionUnread.remove(partition)
             }
-            position.merge(read) { max($0, $1) }
         } catch {
             logKafkaError(error)
+            positionReadAt = service.time.monotonic + .milliseconds(service.limits.maxBackoffMilliseconds)
         }
     }
 

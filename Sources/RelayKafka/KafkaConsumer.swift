@@ -124,6 +124,9 @@ public final class KafkaConsumer {
         var offsets: [KafkaTopicPartition: Int64] = [:]
         for index in 0..<Int(list.raw.pointee.cnt) {
             let element = list.raw.pointee.elems[index]
+            guard element.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                throw KafkaError(call: "rd_kafka_committed", element.err)
+            }
             guard element.offset >= 0 else { continue }
             offsets[KafkaTopicPartition(topic: String(cString: element.topic), partition: element.partition)] =
                 element.offset

@@ -327,8 +327,10 @@ final class SharedCluster: @unchecked Sendable {
         let second = consumer(topic, mirror: mirror)
         second.start()
         #expect(try await eventually { first.partitions.isEmpty })
-        // The outage ends while the partitions are away; the first's back-off ends before they come back.
+        // The outage ends while the partitions are away, and the first's back-off ends before they come back
+        // (the mock's coordinator gives them out about 5 s later, the back-off is at most 0.4 s).
         await mirror.setFailing(false)
+        #expect(try await eventually { first.partitions.isEmpty && !first.isPaused })
         #expect(
             try await eventually {
                 !first.partitions.isEmpty && first.partitions.union(second.partitions).count == 4
