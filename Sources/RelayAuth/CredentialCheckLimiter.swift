@@ -8,9 +8,13 @@ import Synchronization
 ///
 /// Each address and range has a bucket: a check takes room in it while in flight, keeps it when it fails
 /// and gives it back only when it succeeds. Failures drain at the limit's rate. A check that finds either
-/// bucket full is refused before anything is asked, with the seconds until there is room. Buckets live in a table of at most `maxTracked` entries that forgets the least recently used,
-/// so memory stays bounded whatever addresses call; a forgotten bucket starts empty again. The counts are
-/// this process's own: relays sharing a store do not share them.
+/// bucket full is refused before anything is asked, with the seconds until there is room.
+///
+/// Buckets live in a table of at most `maxTracked` entries, so memory stays bounded whatever addresses call.
+/// A full table forgets, of its least recently used buckets, one that holds nothing (``evictionCandidates``),
+/// else the least recently used: a forgotten bucket starts empty again, so a client that makes more new
+/// entries than the table holds before the others' failures drain can still have them forgotten. The counts
+/// are this process's own: relays sharing a store do not share them.
 public final class CredentialCheckLimiter: Sendable {
     /// One admitted check: hand it back to ``end(_:failed:)`` when the check is over.
     public struct Ticket: Sendable {
@@ -54,6 +58,12 @@ public final class CredentialCheckLimiter: Sendable {
         /// Tells this bucket from one made for the same key after this one was forgotten.
         let id: UInt64
 
+        /// Whether the bucket holds nothing at `now`: no check in flight, every failure drained. Forgetting it
+        /// changes nothing.
+        func isIdle(now: Duration, perSecond: Double) -> Bool {
+            inFlight == 0 && level <= max(0, (now - drained).timeInterval) * perSecond
+        }
+
         mutating func drain(now: Duration, perSecond: Double) {
             let elapsed = max(0, (now - drained).timeInterval)
             level = max(0, level - elapsed * perSecond)
@@ -70,6 +80,10 @@ public final class CredentialCheckLimiter: Sendable {
         var buckets: LRUTable<Key, Bucket>
         var nextId: UInt64 = 0
     }
+
+    /// How many of the least recently used buckets a full table looks at for one that holds nothing before it
+    /// forgets the oldest anyway: a bucket that still counts failures or checks in flight outlives churn.
+    static let evictionCandidates = 8
 
     private let addressLimit: Limit
     private let prefixLimit: Limit
@@ -112,8 +126,8 @@ public final class CredentialCheckLimiter: Sendable {
     /// `::`), taking room in its range's and its address's buckets, or refuses it, taking nothing.
     ///
     /// The range's bucket is asked first, and a check it refuses makes no entry for its address: addresses
-    /// churned within one range (an IPv6 /64 holds 2^64 of them) then add at most the range's burst of
-    /// entries, and cannot push other clients' buckets out of the table.
+    /// churned within one range (an IPv6 /64 holds 2^64 of them) add entries only as fast as the range
+    /// admits checks.
     public func begin(client: String) -> Admission {
         let address = IPAddress(client) ?? IPAddress("::")!
         let keys = [
@@ -142,7 +156,9 @@ public final class CredentialCheckLimiter: Sendable {
                 state.nextId += 1
                 let (over, bucketId) = state.buckets.update(
                     key,
-                    make: { Bucket(level: 0, inFlight: 0, drained: now, id: id) }
+                    make: { Bucket(level: 0, inFlight: 0, drained: now, id: id) },
+                    isIdle: { key, bucket in bucket.isIdle(now: now, perSecond: self.limit(key).perSecond) },
+                    candidates: Self.evictionCandidates
                 ) { bucket in (overflow(&bucket), bucket.id) }
                 if over > 0 { wait = over / limit.perSecond }
                 taken.append((key, bucketId))

@@ -26,15 +26,33 @@ struct LRUTable<Key: Hashable, Value> {
     /// Whether `key` has an entry; does not count as a use.
     func contains(_ key: Key) -> Bool { nodes[key] != nil }
 
-    /// Runs `body` on the value under `key`, made by `make` when there is none (evicting the least recently
-    /// used entry when full), and marks it the most recently used.
-    mutating func update<Result>(_ key: Key, make: () -> Value, _ body: (inout Value) -> Result) -> Result {
+    /// Runs `body` on the value under `key`, made by `make` when there is none, and marks it the most recently
+    /// used. A full table makes room by evicting, of its `candidates` least recently used entries, the oldest
+    /// one `isIdle` says holds nothing, else the least recently used. By default every entry is idle: the least
+    /// recently used goes.
+    mutating func update<Result>(
+        _ key: Key,
+        make: () -> Value,
+        isIdle: (Key, Value) -> Bool = { _, _ in true },
+        candidates: Int = 1,
+        _ body: (inout Value) -> Result
+    ) -> Result {
         if nodes[key] != nil {
             unlink(key)
         } else {
             if nodes.count >= capacity, let oldest {
-                unlink(oldest)
-                nodes[oldest] = nil
+                var evicted = oldest
+                var candidate: Key? = oldest
+                for _ in 0..<candidates {
+                    guard let looked = candidate else { break }
+                    if isIdle(looked, nodes[looked]!.value) {
+                        evicted = looked
+                        break
+                    }
+                    candidate = nodes[looked]!.newer
+                }
+                unlink(evicted)
+                nodes[evicted] = nil
             }
             nodes[key] = Node(value: make(), older: nil, newer: nil)
         }

@@ -146,6 +146,31 @@ import Testing
         #expect(!Self.check(limiter, "198.51.100.1"), "its failure is still counted")
     }
 
+    /// A full table forgets a bucket that holds nothing before one that still counts: churn through many
+    /// ranges whose checks succeed leaves a failing client's full bucket.
+    @Test func aFullTableForgetsIdleBucketsFirst() {
+        let limiter = Self.limiter(perAddressBurst: 1, maxTracked: 100)
+        #expect(Self.check(limiter, "198.51.100.1"))
+        for index in 0..<5000 { Self.check(limiter, "10.\(index / 256).\(index % 256).1", failed: false) }
+        #expect(limiter.trackedCount <= 100)
+        #expect(!Self.check(limiter, "198.51.100.1"), "its failure is still counted")
+    }
+
+    /// A check its range refuses waits for its address's bucket too when that one is fuller.
+    @Test func aRefusalWaitsForTheFullerOfTheTwoBuckets() {
+        let limiter = Self.limiter(
+            perAddressBurst: 1,
+            perAddressPerMinute: 6,
+            perPrefixBurst: 2,
+            perPrefixPerMinute: 60
+        )
+        #expect(Self.check(limiter, "198.51.100.1"))
+        #expect(Self.check(limiter, "198.51.100.2"))
+        // The range is full (a second to drain one), and so is the first address (ten seconds).
+        #expect(Self.retryAfter(limiter.begin(client: "198.51.100.3")) == 1)
+        #expect(Self.retryAfter(limiter.begin(client: "198.51.100.1")) == 10)
+    }
+
     @Test func anAddressThatIsNotOneCountsAsTheUnspecifiedAddress() {
         let limiter = Self.limiter(perAddressBurst: 1)
         #expect(Self.check(limiter, ""))
