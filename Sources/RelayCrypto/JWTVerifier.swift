@@ -52,11 +52,12 @@ public struct JWTVerifier: Sendable {
         guard let parts = try? CompactJWS(parsing: token) else {
             throw JWTError(.invalidToken, "not a JWT: three base64url parts joined by '.' are expected")
         }
-        // RFC 7515 §4 and RFC 7519 §4: a member named twice is refused, not read one way here and another
-        // way by the issuer or a proxy in front of the relay.
+        // RFC 7515 §4 (the header) and RFC 7519 §4 (the claims): a member named twice is refused, not read one
+        // way here and another way by the issuer or a proxy in front of the relay. The rule is a request
+        // body's: big integers and `\u0000` in strings pass, as Foundation reads them.
         for (part, bytes) in [("header", parts.header), ("claims", parts.payload)] {
             do throws(StrictJSON.Problem) {
-                try StrictJSON.check(bytes)
+                try StrictJSON.checkRequestBody(bytes)
             } catch {
                 throw JWTError(.invalidToken, "the JWT \(part) is not strict JSON (\(error.withoutExcerpt))")
             }

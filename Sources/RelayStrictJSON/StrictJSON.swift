@@ -51,8 +51,8 @@ public enum StrictJSON {
     /// and integers past 64 bits (read as reals, as Foundation reads them). So a body any other parser reads
     /// differently (a key twice, a lone surrogate, a number no double holds) is refused as a whole, before
     /// the caller's own decoder reads it.
-    /// - Returns: the body's keys when it is an object (a key holding `\u0000` whole), nil when it is not:
-    ///   what a caller checks its fields against without reading the body again.
+    /// - Returns: the body's keys when it is an object (jansson refuses `\u0000` in a key, whatever the flags),
+    ///   nil when it is not: what a caller checks its fields against without reading the body again.
     /// - Throws: ``Problem`` with jansson's line, column and text for the first error.
     @discardableResult
     public static func checkRequestBody(_ data: Data) throws(Problem) -> [String]? {

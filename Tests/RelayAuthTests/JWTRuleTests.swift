@@ -124,13 +124,16 @@ struct JWTRow: Sendable, CustomTestStringConvertible {
         },
         // RFC 7519 §4: either refused or the last one read; the relay refuses, as it does a body's.
         JWTRow("a claim named twice, signed", "401 invalid_token") {
-            Mint.token($0.ec, claims: $0.claims(), prepending: nil, #""sub":"mallory""#)
+            Mint.token($0.ec, claims: $0.claims(), claimsPrefix: #""sub":"mallory""#)
         },
         JWTRow("a header member named twice, signed", "401 invalid_token") {
-            Mint.token($0.ec, claims: $0.claims(), prepending: #""alg":"ES256""#, nil)
+            Mint.token($0.ec, claims: $0.claims(), headerPrefix: #""alg":"ES256""#)
+        },
+        JWTRow("a claim past 64 bits, as a request body may hold one", "user alice") {
+            Mint.token($0.ec, claims: $0.claims(), claimsPrefix: #""uid":18446744073709551616"#)
         },
         JWTRow("the extra member alone, signed", "user mallory") {
-            Mint.token($0.ec, claims: $0.claims(["sub": nil]), prepending: nil, #""sub":"mallory""#)
+            Mint.token($0.ec, claims: $0.claims(["sub": nil]), claimsPrefix: #""sub":"mallory""#)
         },
     ]
 

@@ -69,40 +69,30 @@ final class TestSigner: @unchecked Sendable {
 
 /// Test JWTs: JSON objects made with JSONSerialization, signed by a ``TestSigner``.
 enum Mint {
-    static func part(_ object: [String: Any]) -> String {
-        try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).base64URLEncodedString()
+    /// `object` as JSON, base64url; `prefix` (JSON text of members, `"sub":"mallory"`) comes before its own
+    /// members: a member named twice when the object has it too.
+    static func part(_ object: [String: Any], prefix: String? = nil) -> String {
+        var text = String(
+            decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
+            as: UTF8.self
+        )
+        if let prefix { text = "{" + prefix + (object.isEmpty ? "" : ",") + text.dropFirst() }
+        return Data(text.utf8).base64URLEncodedString()
     }
 
-    /// A compact JWT of `claims`, its header `alg` and `kid` taken from `signer` unless `header` sets them.
-    static func token(_ signer: TestSigner, claims: [String: Any], header: [String: Any] = [:]) -> String {
-        var fields: [String: Any] = ["alg": signer.algorithm.rawValue, "typ": "JWT"]
-        if let kid = signer.kid { fields["kid"] = kid }
-        fields.merge(header) { $1 }
-        let input = part(fields) + "." + part(claims)
-        return input + "." + signer.sign(input).base64URLEncodedString()
-    }
-
-    /// A compact JWT of `claims` signed by `signer` whose header (`inHeader`) or claims (`inClaims`) begin with
-    /// one more member, given as JSON text (`"sub":"mallory"`): a member named twice when it is also there.
+    /// A compact JWT of `claims`, its header `alg` and `kid` taken from `signer` unless `header` sets them;
+    /// `headerPrefix` and `claimsPrefix` as ``part(_:prefix:)`` takes them.
     static func token(
         _ signer: TestSigner,
         claims: [String: Any],
-        prepending inHeader: String?,
-        _ inClaims: String?
-    )
-        -> String
-    {
-        func part(_ object: [String: Any], _ extra: String?) -> String {
-            var text = String(
-                decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
-                as: UTF8.self
-            )
-            if let extra { text = "{" + extra + "," + text.dropFirst() }
-            return Data(text.utf8).base64URLEncodedString()
-        }
-        var header: [String: Any] = ["alg": signer.algorithm.rawValue, "typ": "JWT"]
-        if let kid = signer.kid { header["kid"] = kid }
-        let input = part(header, inHeader) + "." + part(claims, inClaims)
+        header: [String: Any] = [:],
+        headerPrefix: String? = nil,
+        claimsPrefix: String? = nil
+    ) -> String {
+        var fields: [String: Any] = ["alg": signer.algorithm.rawValue, "typ": "JWT"]
+        if let kid = signer.kid { fields["kid"] = kid }
+        fields.merge(header) { $1 }
+        let input = part(fields, prefix: headerPrefix) + "." + part(claims, prefix: claimsPrefix)
         return input + "." + signer.sign(input).base64URLEncodedString()
     }
 
