@@ -118,7 +118,7 @@ extension Configuration.MockEndpoint {
         {
             problems.append("\(path).baseURL: must be a scheme, a host and a port only, e.g. https://127.0.0.1:2197")
         }
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+        if let caFile, !FileManager.default.isReadableFileNotDirectory(atPath: caFile) {
             problems.append("\(path).caFile: cannot read \(caFile)")
         }
         return problems

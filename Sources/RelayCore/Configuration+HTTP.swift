@@ -101,7 +101,7 @@ extension Configuration.HTTP.TLS {
         case (let certificate?, let key?):
             var problems: [String] = []
             for (name, file) in [("certificateFile", certificate), ("keyFile", key)]
-            where !FileManager.default.isReadableFile(atPath: file) {
+            where !FileManager.default.isReadableFileNotDirectory(atPath: file) {
                 problems.append("http.tls.\(name): cannot read \(file)")
             }
             return problems

@@ -223,7 +223,7 @@ extension Configuration.Credentials {
     /// Token auth when ``keyFile`` is set, certificate auth when ``certificateFile`` is; never both.
     func problems(at path: String) -> [String] {
         var problems: [String] = []
-        let readable = { (file: String) in FileManager.default.isReadableFile(atPath: file) }
+        let readable = { (file: String) in FileManager.default.isReadableFileNotDirectory(atPath: file) }
         switch (keyFile, certificateFile) {
         case (let key?, nil):
             if !readable(key) { problems.append("\(path).keyFile: cannot read \(key)") }
@@ -281,7 +281,9 @@ extension Configuration.UserAuth {
         return problems
     }
 
-    private static func readable(_ file: String) -> Bool { FileManager.default.isReadableFile(atPath: file) }
+    private static func readable(_ file: String) -> Bool {
+        FileManager.default.isReadableFileNotDirectory(atPath: file)
+    }
 
     /// Why `text` is not a URL the relay calls with credentials (user credentials, an FCM token endpoint):
     /// https with a host and no user:password, or http to a loopback host (a sidecar, tests); nil when it is

@@ -23,4 +23,10 @@ extension FileManager {
         var isDirectory: ObjCBool = false
         return fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
+
+    /// Whether `path` names a file this process may read that is not a directory (following symbolic links):
+    /// what every file a configuration names must be.
+    public func isReadableFileNotDirectory(atPath path: String) -> Bool {
+        isReadableFile(atPath: path) && !isDirectory(atPath: path)
+    }
 }

@@ -17,7 +17,7 @@ public enum DittoKafkaCheck {
                 ("caFile", kafka.caFile), ("certificateFile", kafka.certificateFile), ("keyFile", kafka.keyFile),
                 ("p12File", kafka.p12File),
             ]
-            for case let (name, path?) in files where !FileManager.default.isReadableFile(atPath: path) {
+            for case let (name, path?) in files where !FileManager.default.isReadableFileNotDirectory(atPath: path) {
                 throw KafkaError(call: "apps[\(index)].ditto.kafka.\(name)", code: 0, message: "cannot read \(path)")
             }
             do {
