@@ -59,6 +59,9 @@ final class DittoKafkaLoop {
         guard start() else { return }
         logger.info("joining the Kafka group", ["kafka.topics": service.topics.joined(separator: ",")])
         while !service.isStopping {
+            // First, so the lag shows for partitions just given before their first batch is applied, and
+            // stays current (partitions taken away included) while the store is away.
+            publish()
             if let until = pausedUntil, service.time.monotonic < until {
                 pollWhilePaused()
                 continue
@@ -66,7 +69,6 @@ final class DittoKafkaLoop {
             if pausedUntil != nil { resumeAll() }
             gather()
             process()
-            publish()
         }
         consumer?.close()
         consumer = nil
