@@ -47,13 +47,6 @@ final class SQLiteConnection {
         if let removeOnClose { try? FileManager.default.removeItem(at: removeOnClose) }
     }
 
-    /// Sets how long a call waits for another connection's lock before `SQLITE_BUSY`.
-    func setBusyTimeout(milliseconds: Int) throws {
-        guard sqlite3_busy_timeout(raw, Int32(clamping: milliseconds)) == SQLITE_OK else {
-            throw error(sqlite3_errcode(raw), call: "sqlite3_busy_timeout")
-        }
-    }
-
     /// Runs one or more statements without parameters or results (schema, pragmas, BEGIN/COMMIT).
     func execute(_ sql: String) throws {
         let rc = sqlite3_exec(raw, sql, nil, nil, nil)

@@ -96,8 +96,14 @@ extension SQLiteStore {
         }
     }
 
-    public nonisolated func deviceCounts() async throws -> [DeviceState: Int] {
-        try await gaugeScans.deviceCounts()
+    public func deviceCounts() async throws -> [DeviceState: Int] {
+        try db.withStatement("SELECT \(DeviceState.countColumns) FROM devices") { statement in
+            // An aggregate without GROUP BY answers one row.
+            guard try statement.step() else {
+                throw StoreError(code: .invalidData, message: "the device counts answered no row")
+            }
+            return try DeviceState.counts(row: statement)
+        }
     }
 
     // MARK: Rooms

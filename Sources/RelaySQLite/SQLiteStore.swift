@@ -11,9 +11,9 @@ import RelayStore
 /// caller's thread, once, at start-up.
 ///
 /// One connection for reads and writes, prepared statements cached and reused; WAL checkpoints mostly on a
-/// second connection and thread (``SQLiteCheckpointer``), the gauges' scans on others (``SQLiteGaugeScans``).
-/// Schema: ``SQLiteMigrations``, tracked in `PRAGMA user_version`, each step in its own transaction. Times are
-/// UNIX epoch MILLISECONDS, UUIDs lowercase text.
+/// second connection and thread (``SQLiteCheckpointer``). Schema: ``SQLiteMigrations``, tracked in
+/// `PRAGMA user_version`, each step in its own transaction. Times are UNIX epoch MILLISECONDS, UUIDs
+/// lowercase text.
 public actor SQLiteStore: Store {
     /// Where the database file is.
     public nonisolated let path: String
@@ -25,8 +25,6 @@ public actor SQLiteStore: Store {
     let db: SQLiteConnection
     private let executor: StoreThreadExecutor
     private let checkpointer: SQLiteCheckpointer
-    /// The gauges' scans, off this actor's thread.
-    let gaugeScans: SQLiteGaugeScans
     private let logger: Logger
     private let timeSource: any TimeSource
     /// Which apps' retirements queue feedback (``setFeedbackPolicy(_:)``); none until set.
@@ -122,7 +120,9 @@ public actor SQLiteStore: Store {
         }
         let db = try SQLiteConnection(path: path)
         db.removeOnClose = removeOnDeinit  // closed first, so SQLite never writes into a deleted directory
-        try db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+        guard sqlite3_busy_timeout(db.raw, Int32(clamping: busyTimeoutMilliseconds)) == SQLITE_OK else {
+            throw db.error(sqlite3_errcode(db.raw), call: "sqlite3_busy_timeout")
+        }
         let mode = try db.withStatement("PRAGMA journal_mode = WAL") { try $0.step() ? $0.string(0) : "" }
         guard mode == "wal" else {
             throw StoreError(code: .open, message: "cannot switch \(path) to WAL (journal_mode is '\(mode)')")
@@ -151,7 +151,6 @@ public actor SQLiteStore: Store {
         self.logger = logger
         self.timeSource = timeSource
         self.checkpointer = checkpointer
-        self.gaugeScans = SQLiteGaugeScans(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         self.executor = StoreThreadExecutor(name: "relay-sqlite")
     }
 

@@ -255,10 +255,6 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// Devices of all apps by state; both states are always present (a metric).
     func deviceCounts() async throws -> [DeviceState: Int]
 
-    /// Whether ``outboxCounts(now:)``, ``deviceCounts()`` and ``pendingFeedbackCount()`` run on a connection of
-    /// their own, beside the store's calls: a ``StorePool`` then runs them without taking a member.
-    var countsGaugesApart: Bool { get }
-
     /// The app's retired devices retired at or after `since`, oldest retirement first.
     func deadTokens(appId: String, since: Date) async throws -> [Device]
 
@@ -391,9 +387,6 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
 }
 
 extension Store {
-    /// Unless the store says so, its gauges' counts are calls like the others.
-    public var countsGaugesApart: Bool { false }
-
     /// ``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)`` over every app in app id order, up to
     /// `limit` in all.
     public func claimDueDeliveries(

@@ -8,7 +8,7 @@ extension StorePool {
     }
 
     public func outboxCounts(now: Date) async throws -> [String: OutboxCounts] {
-        try await gaugeCall { try await $0.outboxCounts(now: now) }
+        try await call { try await $0.outboxCounts(now: now) }
     }
 
     public func appsWithDueBadgeUpdates(now: Date) async throws -> [String] {

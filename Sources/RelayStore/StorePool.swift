@@ -39,21 +39,8 @@ public final class StorePool: Store {
             throw error
         }
         defer { slots.release(index) }
-        return try await recorded { try await body(members[index]) }
-    }
-
-    /// Runs one of the gauges' counts: on the first member at once when the members count them on a
-    /// connection of their own (``Store/countsGaugesApart``), so a scan neither waits for a member nor holds
-    /// one while it walks a table; else as ``call(_:)``.
-    func gaugeCall<T>(_ body: (any Store) async throws -> T) async throws -> T {
-        guard members[0].countsGaugesApart else { return try await call(body) }
-        return try await recorded { try await body(members[0]) }
-    }
-
-    /// `body`'s outcome, recorded in ``health``.
-    private func recorded<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            let result = try await body()
+            let result = try await body(members[index])
             health.record(nil)
             return result
         } catch {
@@ -274,7 +261,7 @@ public final class StorePool: Store {
     }
 
     public func deviceCounts() async throws -> [DeviceState: Int] {
-        try await gaugeCall { try await $0.deviceCounts() }
+        try await call { try await $0.deviceCounts() }
     }
 
     public func checkWritable() async throws {
@@ -303,7 +290,7 @@ public final class StorePool: Store {
     }
 
     public func pendingFeedbackCount() async throws -> Int {
-        try await gaugeCall { try await $0.pendingFeedbackCount() }
+        try await call { try await $0.pendingFeedbackCount() }
     }
 
     // MARK: Read positions and unread counts

@@ -20,16 +20,12 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     static let largeStatementSeconds: Double = 300
 
     /// A store on a new, empty database; `statementTimeout` (seconds, PostgreSQL) is the store's default
-    /// unless a test's statements are large enough to outlast it on a loaded machine. A SQLite store's file
-    /// is deleted when the store closes: the store opens it again for its gauges' scans.
+    /// unless a test's statements are large enough to outlast it on a loaded machine.
     func makeStore(
         timeSource: any TimeSource = SystemTimeSource(),
         statementTimeout: Double = 10
     ) async throws -> any Store {
-        switch self {
-        case .sqlite: try SQLiteStore.temporary(timeSource: timeSource)
-        case .postgres: try await makeDatabase().open(timeSource: timeSource, statementTimeout: statementTimeout)
-        }
+        try await makeDatabase().open(timeSource: timeSource, statementTimeout: statementTimeout)
     }
 
     /// A new, empty database, which several stores (as several relays) can open.
