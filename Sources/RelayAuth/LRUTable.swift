@@ -28,13 +28,12 @@ struct LRUTable<Key: Hashable, Value> {
 
     /// Runs `body` on the value under `key`, made by `make` when there is none, and marks it the most recently
     /// used. A full table makes room by evicting, of its `candidates` least recently used entries, the oldest
-    /// one `isIdle` says holds nothing, else the least recently used. By default every entry is idle: the least
-    /// recently used goes.
+    /// one `isIdle` says holds nothing, else the least recently used.
     mutating func update<Result>(
         _ key: Key,
         make: () -> Value,
-        isIdle: (Key, Value) -> Bool = { _, _ in true },
-        candidates: Int = 1,
+        isIdle: (Key, Value) -> Bool,
+        candidates: Int,
         _ body: (inout Value) -> Result
     ) -> Result {
         if nodes[key] != nil {
