@@ -34,8 +34,8 @@ final class DittoKafkaLoop {
     /// Partitions held whose committed offsets are not read yet: read by ``publish()``, outside the rebalance
     /// handler (a broker round trip), from ``positionReadAt`` on.
     private var positionUnread: Set<KafkaTopicPartition> = []
-    /// When ``publish()`` reads the partitions in ``positionUnread``: at once after an assignment, a back-off
-    /// after a read failed.
+    /// When ``publish()`` reads the partitions in ``positionUnread``: at once after an assignment,
+    /// ``positionRetry`` after a read failed.
     private var positionReadAt: Duration = .zero
     /// While paused: where each partition reads again on resume.
     private var rewind: [KafkaTopicPartition: Int64] = [:]
@@ -349,24 +349,31 @@ final class DittoKafkaLoop {
 
     /// Reads where the partitions in ``positionUnread`` are read from: their committed offsets, or for one
     /// the group never committed on its start (`auto.offset.reset` earliest). What cannot be read now is
-    /// read again after the longest back-off; a commit meanwhile gives the position too.
+    /// read again ``positionRetry`` later; a commit meanwhile gives the position too. Each read is a broker
+    /// round trip on the polling thread, so each waits at most ``positionReadMilliseconds``.
     private func readCommittedOffsets(_ consumer: KafkaConsumer) {
+        let timeout = Self.positionReadMilliseconds
         do {
-            let committed = try consumer.committed(Array(positionUnread), timeoutMilliseconds: 2_000)
+            let committed = try consumer.committed(Array(positionUnread), timeoutMilliseconds: timeout)
             position.merge(committed) { max($0, $1) }
             positionUnread.subtract(committed.keys)
             for partition in positionUnread {
                 position[partition] = max(
                     position[partition] ?? .min,
-                    try consumer.lowWatermark(partition, timeoutMilliseconds: 2_000)
+                    try consumer.lowWatermark(partition, timeoutMilliseconds: timeout)
                 )
                 positionUnread.remove(partition)
             }
         } catch {
             logKafkaError(error)
-            positionReadAt = service.time.monotonic + .milliseconds(service.limits.maxBackoffMilliseconds)
+            positionReadAt = service.time.monotonic + Self.positionRetry
         }
     }
+
+    /// The longest one read of ``readCommittedOffsets(_:)`` holds the polling thread.
+    static let positionReadMilliseconds: Int32 = 500
+    /// How long after a failed read of ``readCommittedOffsets(_:)`` it is tried again.
+    static let positionRetry = Duration.seconds(30)
 
     /// An error librdkafka reports: logged (a trickle), and shown in the consumer's check.
     private func report(_ error: KafkaError) {
