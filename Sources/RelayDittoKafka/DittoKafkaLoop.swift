@@ -8,6 +8,15 @@ import RelayStrictJSON
 /// handler on it, inside `poll`): gathers a bounded batch, applies it, then commits `last offset + 1` per
 /// partition. A store failure pauses every partition held, keeps polling (the member stays in the group),
 /// and after a back-off seeks each partition back to its first uncommitted record and resumes.
+///
+/// librdkafka orders the operations on a partition (its own fetcher start and stop, and the application's
+/// pause, resume and seek) by a version each takes before it is queued; the one served first voids any
+/// of a lower version queued after it, with no error. A pause or resume made while librdkafka starts the
+/// partition's fetcher (just after an assignment) can so be lost, or lose the start: the partition stays
+/// held and is never read. So the loop pauses, resumes and seeks only partitions whose fetchers run (that
+/// delivered a record since they were given), lazily when they deliver one during a pause, and lifts its
+/// pause in the revoke (librdkafka keeps a pause across a revoke and a later assignment), when
+/// librdkafka's own operations on the partitions are done.
 final class DittoKafkaLoop {
     /// Records read and not yet committed: the events in order, and per partition the first and the next
     /// offset.
@@ -39,6 +48,10 @@ final class DittoKafkaLoop {
     private var positionReadAt: Duration = .zero
     /// While paused: where each partition reads again on resume.
     private var rewind: [KafkaTopicPartition: Int64] = [:]
+    /// Partitions held that delivered a record since they were given: their fetchers run.
+    private var fetching: Set<KafkaTopicPartition> = []
+    /// Partitions this loop paused and has not resumed.
+    private var paused: Set<KafkaTopicPartition> = []
     private var pausedUntil: Duration?
     private var backoff: Int
     private var errorsLogged = ErrorLogLimiter()
@@ -155,6 +168,7 @@ final class DittoKafkaLoop {
                 )
             }
         }
+        fetching.insert(record.partition)
         current.records += 1
         current.bytes += record.payload.count
         if current.first[record.partition] == nil { current.first[record.partition] = record.offset }
@@ -259,21 +273,37 @@ final class DittoKafkaLoop {
         rewind.merge(first) { min($0, $1) }
         pausedUntil = service.time.monotonic + .milliseconds(backoff)
         backoff = min(backoff * 2, service.limits.maxBackoffMilliseconds)
-        do { try consumer?.pause(Array(assigned)) } catch { logKafkaError(error) }
+        pausePartitions(assigned.intersection(fetching))
         service.snapshot.withLock { $0.paused = true }
     }
 
-    /// Keeps the member in the group while paused; a record still on its way is read again on resume.
+    /// Pauses those of `partitions` not paused yet (each one whose fetcher runs).
+    private func pausePartitions(_ partitions: Set<KafkaTopicPartition>) {
+        let pausing = partitions.subtracting(paused)
+        guard let consumer, !pausing.isEmpty else { return }
+        do {
+            try consumer.pause(Array(pausing))
+            paused.formUnion(pausing)
+        } catch {
+            logKafkaError(error)
+        }
+    }
+
+    /// Keeps the member in the group while paused; a record still on its way is read again on resume, and
+    /// its partition (one given during the pause, or whose fetcher was not running at the pause) is paused
+    /// now that its fetcher runs.
     private func pollWhilePaused() {
         switch consumer?.poll(timeoutMilliseconds: 100) {
         case .message(let record)?:
             rewind[record.partition] = min(rewind[record.partition] ?? record.offset, record.offset)
+            fetching.insert(record.partition)
+            pausePartitions([record.partition])
         case .error(let error)?: report(error)
         case nil: break
         }
     }
 
-    /// Seeks each partition back to its first uncommitted record and resumes them all; when librdkafka
+    /// Seeks each partition back to its first uncommitted record and resumes those paused; when librdkafka
     /// refuses either, the partitions stay paused and both are tried again after the back-off (resumed
     /// from where a failed seek left them, a partition would skip the records it read before the pause).
     private func resumeAll() {
@@ -281,7 +311,8 @@ final class DittoKafkaLoop {
         guard let consumer else { return }
         do {
             try consumer.seek(rewind.filter { assigned.contains($0.key) })
-            try consumer.resume(Array(assigned))
+            try consumer.resume(Array(paused))
+            paused = []
         } catch {
             logKafkaError(error)
             pausedUntil = service.time.monotonic + .milliseconds(backoff)
@@ -298,23 +329,24 @@ final class DittoKafkaLoop {
         precondition(Thread.current == thread, "the rebalance handler runs on the consumer's thread")
         switch rebalance {
         case .assigned(let partitions):
+            // No pause or resume here: librdkafka starts the fetchers meanwhile (during a pause the partitions
+            // are paused as they deliver, in pollWhilePaused).
             assigned = Set(partitions)
             logger.info(
                 "holding Kafka partitions",
                 ["kafka.partitions": partitions.map(\.description).sorted().joined(separator: ",")]
             )
-            // librdkafka keeps a partition's pause across its revoke and a later assignment: one paused by an
-            // outage that ended while it was away would never be fetched again unless resumed here.
-            do {
-                if pausedUntil != nil { try consumer?.pause(partitions) } else { try consumer?.resume(partitions) }
-            } catch {
-                logKafkaError(error)
-            }
             positionUnread = Set(partitions)
             positionReadAt = .zero
         case .revoked(let partitions):
             if pausedUntil == nil { process() }
             commit()
+            // librdkafka keeps a pause across the revoke and a later assignment, where the partition would
+            // never be fetched; lifted now, while librdkafka holds the partitions stopped for the revoke.
+            let resuming = paused.intersection(partitions)
+            if !resuming.isEmpty {
+                do { try consumer?.resume(Array(resuming)) } catch { logKafkaError(error) }
+            }
             logger.info(
                 "giving up Kafka partitions",
                 ["kafka.partitions": partitions.map(\.description).sorted().joined(separator: ",")]
@@ -325,6 +357,8 @@ final class DittoKafkaLoop {
                 uncommitted[partition] = nil
                 rewind[partition] = nil
                 position[partition] = nil
+                fetching.remove(partition)
+                paused.remove(partition)
             }
             positionUnread.subtract(partitions)
         }
