@@ -19,6 +19,12 @@ extension Configuration {
         public var writesPerMinute: Int
         /// The writes bucket's size: writes one user may make at once after a quiet spell.
         public var writeBurst: Int
+        /// Reads one user may make of what the store holds for it (devices, settings, unread counts, rooms
+        /// and their members, notifications): a token bucket refilled at this many per MINUTE. Each read
+        /// runs on the store, the unread counts over every room of the user.
+        public var readsPerMinute: Int
+        /// The reads bucket's size: reads one user may make at once after a quiet spell.
+        public var readBurst: Int
         /// Notifications one user's webhooks may record in a UTC day.
         public var notificationsPerDay: Int
         /// BYTES one user's webhooks may add to the store in a UTC day: each notification's texts and ids
@@ -35,6 +41,8 @@ extension Configuration {
             pushesPerRecipientPerMinute: Int = 30,
             writesPerMinute: Int = 120,
             writeBurst: Int = 60,
+            readsPerMinute: Int = 120,
+            readBurst: Int = 60,
             notificationsPerDay: Int = 10_000,
             storedBytesPerDay: Int = 128 << 20,
             limitBackend: Bool = false
@@ -46,6 +54,8 @@ extension Configuration {
             self.pushesPerRecipientPerMinute = pushesPerRecipientPerMinute
             self.writesPerMinute = writesPerMinute
             self.writeBurst = writeBurst
+            self.readsPerMinute = readsPerMinute
+            self.readBurst = readBurst
             self.notificationsPerDay = notificationsPerDay
             self.storedBytesPerDay = storedBytesPerDay
             self.limitBackend = limitBackend
@@ -53,7 +63,8 @@ extension Configuration {
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case webhooksPerMinute, webhookBurst, devicesPerUser, roomsPerUser, pushesPerRecipientPerMinute
-            case writesPerMinute, writeBurst, notificationsPerDay, storedBytesPerDay, limitBackend
+            case writesPerMinute, writeBurst, readsPerMinute, readBurst, notificationsPerDay, storedBytesPerDay
+            case limitBackend
         }
 
         public init(from decoder: any Decoder) throws {
@@ -70,6 +81,8 @@ extension Configuration {
                     ?? defaults.pushesPerRecipientPerMinute,
                 writesPerMinute: try c.decodeIfPresent(Int.self, forKey: .writesPerMinute) ?? defaults.writesPerMinute,
                 writeBurst: try c.decodeIfPresent(Int.self, forKey: .writeBurst) ?? defaults.writeBurst,
+                readsPerMinute: try c.decodeIfPresent(Int.self, forKey: .readsPerMinute) ?? defaults.readsPerMinute,
+                readBurst: try c.decodeIfPresent(Int.self, forKey: .readBurst) ?? defaults.readBurst,
                 notificationsPerDay: try c.decodeIfPresent(Int.self, forKey: .notificationsPerDay)
                     ?? defaults.notificationsPerDay,
                 storedBytesPerDay: try c.decodeIfPresent(Int.self, forKey: .storedBytesPerDay)
@@ -88,6 +101,7 @@ extension Configuration {
             let buckets: [(String, Int)] = [
                 ("webhooksPerMinute", webhooksPerMinute), ("webhookBurst", webhookBurst),
                 ("writesPerMinute", writesPerMinute), ("writeBurst", writeBurst),
+                ("readsPerMinute", readsPerMinute), ("readBurst", readBurst),
             ]
             let counts: [(String, Int)] = [
                 ("devicesPerUser", devicesPerUser), ("roomsPerUser", roomsPerUser),

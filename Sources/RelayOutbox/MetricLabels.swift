@@ -43,7 +43,7 @@ enum MetricLabels {
     /// The `limit` label of `pushrelay_rate_limited_total` besides `other`: the per-user limits, the daily
     /// budget and the credential-failure limit.
     static let rateLimits: Set<String> = [
-        "writes", "webhooks", "pushes_per_recipient", "devices", "rooms", "room_levels", "daily_budget",
+        "writes", "reads", "webhooks", "pushes_per_recipient", "devices", "rooms", "room_levels", "daily_budget",
         "credential_failures",
     ]
 

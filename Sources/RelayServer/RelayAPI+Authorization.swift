@@ -110,6 +110,20 @@ extension RelayAPI {
         }
     }
 
+    /// Takes one read from the user's reads bucket (``Configuration/Limits/readsPerMinute``): every read a
+    /// limited caller makes of what the store holds for a user, after its input is checked and before the
+    /// store is asked. A user's reads count as its own; the backend's (with ``Configuration/Limits/limitBackend``)
+    /// as the user the path names, and not at all when it names none.
+    /// - Parameter userId: the user the path names; nil for the caller's own.
+    /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`; the store's error.
+    func takeReadLimit(_ caller: Caller, userId: String? = nil) async throws {
+        guard isLimited(caller), let userId = userId ?? caller.userId else { return }
+        let app = caller.app
+        if let refusal = try await limiter.takeRead(appId: app.id, userId: userId, limits: app.limits) {
+            throw rateLimited(refusal, userId: userId, limits: app.limits)
+        }
+    }
+
     /// Takes one write and one webhook from the sender's buckets and counts a push to each recipient user.
     /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`, counting nothing more; the store's error.
     func takeWebhookLimits(_ caller: Caller, senderId: String, recipients: [String]) async throws {
@@ -138,6 +152,12 @@ extension RelayAPI {
             rateLimited(
                 "webhooks",
                 "'\(userId)' may send \(limits.webhooksPerMinute) webhooks a minute, \(limits.webhookBurst) at once",
+                retryAfter: wait
+            )
+        case .reads(let wait):
+            rateLimited(
+                "reads",
+                "'\(userId)' may make \(limits.readsPerMinute) reads a minute, \(limits.readBurst) at once",
                 retryAfter: wait
             )
         case .pushesPerRecipient(let wait):

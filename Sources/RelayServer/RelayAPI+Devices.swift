@@ -168,6 +168,7 @@ extension RelayAPI {
     func userDevices(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let userId = try caller.actingUser(inPath: parameters)
+        try await takeReadLimit(caller, userId: userId)
         let devices = try await store.devices(appId: caller.app.id, userId: userId)
         return try .json(DeviceList(devices: devices.map(DeviceView.init)))
     }
@@ -248,6 +249,7 @@ extension RelayAPI {
         let limit =
             try Validation.queryInteger(request, "limit", in: 1...Self.maxMemberPageLimit) ?? Self.memberPageLimit
         let offset = try Validation.queryInteger(request, "offset", in: 0...Int(Int32.max)) ?? 0
+        try await takeReadLimit(caller)
         try await requireMember(caller, roomId: roomId)
         // One more than the page tells whether more follow.
         let fromDitto = caller.app.ditto != nil
@@ -287,6 +289,7 @@ extension RelayAPI {
     func room(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let roomId = try Validation.id(try parameters.require("roomId"), field: "roomId")
+        try await takeReadLimit(caller)
         try await requireMember(caller, roomId: roomId)
         if caller.app.ditto != nil { return try .json(try await dittoRoomView(caller, roomId: roomId)) }
         let membership = try await roomMembership(caller.app, roomId: roomId)

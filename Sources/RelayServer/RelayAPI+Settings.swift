@@ -7,6 +7,7 @@ extension RelayAPI {
     /// it set none for (`all` when never set). A user reads only its own.
     func userSettings(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let (caller, userId) = try await settingsCall(request, parameters)
+        try await takeReadLimit(caller, userId: userId)
         let level = try await store.userLevel(appId: caller.app.id, userId: userId) ?? .all
         return try .json(UserSettingsView(userId: userId, notify: level.rawValue))
     }

@@ -49,6 +49,7 @@ extension RelayAPI {
     func unread(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let userId = try caller.actingUser(inPath: parameters)
+        try await takeReadLimit(caller, userId: userId)
         let counts = try await store.unreadCounts(appId: caller.app.id, userId: userId, roomLimit: Self.maxUnreadRooms)
         return try .json(UnreadView(total: counts.total, rooms: counts.rooms))
     }

@@ -219,15 +219,11 @@ extension RelayAPI {
     ///   and, to a user, for another sender's notification.
     func notification(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
-        guard let id = UUID(canonical: try parameters.require("notificationId")) else {
-            throw HTTPError.notFound(message: "No notification with that id")
-        }
-        return try await notificationView(
-            caller,
-            id: id,
-            request,
-            unknown: HTTPError.notFound(message: "No notification with that id")
-        )
+        let unknown = HTTPError.notFound(message: "No notification with that id")
+        guard let id = UUID(canonical: try parameters.require("notificationId")) else { throw unknown }
+        let page = try Self.deliveryPage(request)
+        try await takeReadLimit(caller)
+        return try await notificationView(caller, id: id, page: page, unknown: unknown)
     }
 
     /// `GET /v1/notifications?messageId=<id>`: the notification a message id names, as
@@ -236,32 +232,41 @@ extension RelayAPI {
     func notificationByMessage(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let messageId = try Validation.id(request.query["messageId"] ?? "", field: "messageId")
+        let page = try Self.deliveryPage(request)
+        try await takeReadLimit(caller)
         let unknown = HTTPError.notFound(message: "No notification with that message id")
         guard let id = try await store.notificationId(appId: caller.app.id, messageId: messageId) else {
             throw unknown
         }
-        return try await notificationView(caller, id: id, request, unknown: unknown)
+        return try await notificationView(caller, id: id, page: page, unknown: unknown)
     }
 
-    /// The notification `id` of the caller's app with a page of its deliveries, when the caller may read it;
+    /// The page of a notification's deliveries the query asks for: `limit` (1...``deliveryPageLimit``,
+    /// default ``deliveryPageLimit``) from the `offset`-th (default 0).
+    /// - Throws: ``HTTPError`` 400 `invalid_query` for either out of its range.
+    private static func deliveryPage(_ request: HTTPRequest) throws -> (limit: Int, offset: Int) {
+        let limit = try Validation.queryInteger(request, "limit", in: 1...deliveryPageLimit)
+        let offset = try Validation.queryInteger(request, "offset", in: 0...Int(Int32.max))
+        return (limit ?? deliveryPageLimit, offset ?? 0)
+    }
+
+    /// The notification `id` of the caller's app with `page` of its deliveries, when the caller may read it;
     /// else `unknown`, the answer for a notification that does not exist.
     private func notificationView(
         _ caller: Caller,
         id: UUID,
-        _ request: HTTPRequest,
+        page: (limit: Int, offset: Int),
         unknown: HTTPError
     ) async throws -> HTTPResponse {
-        let limit = try Validation.queryInteger(request, "limit", in: 1...Self.deliveryPageLimit)
-        let offset = try Validation.queryInteger(request, "offset", in: 0...Int(Int32.max))
         guard
             let (summary, deliveries) = try await store.notification(
                 appId: caller.app.id,
                 id: id,
-                limit: limit ?? Self.deliveryPageLimit,
-                offset: offset ?? 0
+                limit: page.limit,
+                offset: page.offset
             ), caller.mayRead(ownedBy: summary.senderId)
         else { throw unknown }
-        let view = NotificationView(summary, deliveries, offset: offset ?? 0, showingTokens: caller.userId == nil)
+        let view = NotificationView(summary, deliveries, offset: page.offset, showingTokens: caller.userId == nil)
         return try .json(view)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import RelayCore
 import RelayStore
 
-/// The per-user rate limits of ``Configuration/Limits`` that count over time: writes of every kind per user
+/// The per-user rate limits of ``Configuration/Limits`` that count over time: writes of every kind, reads
 /// and webhooks per user (token buckets), and pushes one user causes to one recipient (per minute). The
 /// counts live in the store (``RelayStore/Store/takeUserRate(_:at:)``, the rule in
 /// ``RelayStore/UserRateLimit``), so relays sharing a database share one budget; time is the wall clock,
@@ -20,6 +20,17 @@ struct UserLimiter: Sendable {
     func takeWrite(appId: String, userId: String, limits: Configuration.Limits) async throws -> Refusal? {
         let request = UserRateRequest(appId: appId, senderId: userId, buckets: [Self.writes(limits)])
         return try await store.takeUserRate(request, at: time.now)
+    }
+
+    /// Takes one read from the user's reads bucket, or, when it is empty, takes nothing.
+    /// - Returns: nil when taken; else what refused it.
+    /// - Throws: the store's error.
+    func takeRead(appId: String, userId: String, limits: Configuration.Limits) async throws -> Refusal? {
+        let bucket = UserRateRequest.Bucket(.reads, perMinute: limits.readsPerMinute, burst: limits.readBurst)
+        return try await store.takeUserRate(
+            UserRateRequest(appId: appId, senderId: userId, buckets: [bucket]),
+            at: time.now
+        )
     }
 
     /// Takes one write and one webhook from the sender's buckets and counts one push from it to each of

@@ -60,7 +60,7 @@ package enum UserRateLimit {
                 let perSecond = Double(rule.perMinute) / 60
                 let missing = Double(scale - bucket.microTokens) / Double(scale)
                 let wait = max(1, Int((missing / perSecond).rounded(.up)))
-                refusal = rule.name == .writes ? .writes(retryAfterSeconds: wait) : .webhooks(retryAfterSeconds: wait)
+                refusal = UserRateRefusal(rule.name, retryAfterSeconds: wait)
             }
             buckets.append(bucket)
         }

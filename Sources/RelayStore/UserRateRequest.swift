@@ -4,7 +4,9 @@ import Foundation
 /// ``buckets`` and, for a webhook, one push to each recipient user in this minute.
 ///
 /// Every write a user makes (device registration and deletion, room and member writes, webhooks) takes from
-/// the user's ``Bucket/Name/writes`` bucket; a webhook also takes from its ``Bucket/Name/webhooks`` bucket.
+/// the user's ``Bucket/Name/writes`` bucket; a webhook also takes from its ``Bucket/Name/webhooks`` bucket;
+/// every read of what the store holds for the user (devices, settings, unread counts, rooms, notifications)
+/// takes from its ``Bucket/Name/reads`` bucket alone.
 /// Ids are compared by their UTF-8 bytes (both stores compare text bytewise): two ids that are canonically
 /// equivalent but spelled differently are two users.
 public struct UserRateRequest: Sendable, Equatable {
@@ -14,6 +16,7 @@ public struct UserRateRequest: Sendable, Equatable {
         public enum Name: String, Sendable, CaseIterable {
             case writes
             case webhooks
+            case reads
         }
 
         public var name: Name
@@ -77,6 +80,18 @@ public enum UserRateRefusal: Sendable, Equatable {
     case writes(retryAfterSeconds: Int)
     /// The sender's webhooks bucket is empty.
     case webhooks(retryAfterSeconds: Int)
+    /// The user's reads bucket is empty.
+    case reads(retryAfterSeconds: Int)
     /// A recipient has had its pushes from the sender this minute.
     case pushesPerRecipient(retryAfterSeconds: Int)
+
+    /// The refusal of an empty bucket named `name`.
+    init(_ name: UserRateRequest.Bucket.Name, retryAfterSeconds wait: Int) {
+        self =
+            switch name {
+            case .writes: .writes(retryAfterSeconds: wait)
+            case .webhooks: .webhooks(retryAfterSeconds: wait)
+            case .reads: .reads(retryAfterSeconds: wait)
+            }
+    }
 }

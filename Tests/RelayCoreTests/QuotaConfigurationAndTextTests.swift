@@ -15,14 +15,17 @@ import Testing
         return try Configuration.load(file: url.path, environment: [:])
     }
 
-    @Test func theWriteRateAndDailyBudgetHaveDefaultsAndAreRead() throws {
+    @Test func theRatesAndDailyBudgetHaveDefaultsAndAreRead() throws {
         let defaults = try Self.load(limits: "{}").apps[0].limits
         #expect(defaults.writesPerMinute == 120 && defaults.writeBurst == 60)
+        #expect(defaults.readsPerMinute == 120 && defaults.readBurst == 60)
         #expect(defaults.notificationsPerDay == 10_000 && defaults.storedBytesPerDay == 128 << 20)
         let set = try Self.load(
-            limits: #"{"writesPerMinute":10,"writeBurst":5,"notificationsPerDay":7,"storedBytesPerDay":4096}"#
+            limits: #"{"writesPerMinute":10,"writeBurst":5,"readsPerMinute":8,"readBurst":4,"#
+                + #""notificationsPerDay":7,"storedBytesPerDay":4096}"#
         ).apps[0].limits
         #expect(set.writesPerMinute == 10 && set.writeBurst == 5)
+        #expect(set.readsPerMinute == 8 && set.readBurst == 4)
         #expect(set.notificationsPerDay == 7 && set.storedBytesPerDay == 4096)
     }
 
@@ -33,6 +36,7 @@ import Testing
         ("writeBurst", 9_223_372_036_855, "must be 1...1000000"),
         ("webhookBurst", 10_000_000_000_000, "must be 1...1000000"),
         ("webhooksPerMinute", 1_000_001, "must be 1...1000000"), ("notificationsPerDay", 0, "must be positive"),
+        ("readsPerMinute", 0, "must be 1...1000000"), ("readBurst", 1_000_001, "must be 1...1000000"),
         ("storedBytesPerDay", 0, "must be positive"),
     ])
     func aLimitOutOfItsRangeIsRefused(key: String, value: Int, problem: String) {

@@ -157,6 +157,36 @@ import Testing
         }
     }
 
+    /// Every read of what the store holds for a user takes from the user's reads bucket, apart from its
+    /// writes; a read its input refuses takes nothing.
+    @Test func readsOfEveryKindAreRateLimitedPerUser() async throws {
+        let limits = Configuration.Limits(readsPerMinute: 1, readBurst: 3)
+        try await withRelayAndMock(configure: Self.limited(limits)) { relay in
+            try await relay.register(randomToken(), user: "alice", rooms: ["r1"])
+            let badQuery = try await relay.call("GET", "/v1/rooms/r1/members?limit=0", user: "alice")
+            #expect(badQuery.status == 400)
+            for path in ["/v1/users/alice/unread", "/v1/users/alice/devices", "/v1/rooms/r1"] {
+                let read = try await relay.call("GET", path, user: "alice")
+                #expect(read.status == 200, "\(path): \(read.text)")
+            }
+            for path in [
+                "/v1/users/alice/settings", "/v1/rooms/r1/members", "/v1/notifications?messageId=m1",
+                "/v1/notifications/\(UUID().uuidString.lowercased())", "/v1/users/alice/unread",
+            ] {
+                let refused = try await relay.call("GET", path, user: "alice")
+                #expect(refused.status == 429 && refused.error?.code == "rate_limited", "\(path): \(refused.text)")
+                #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
+            }
+            // Writes have a bucket of their own, so do other users; the backend is not limited.
+            let write = try await relay.call("PUT", "/v1/rooms/r2/members/alice", user: "alice")
+            #expect(write.status == 204, "\(write.text)")
+            #expect(try await relay.call("GET", "/v1/users/bob/unread", user: "bob").status == 200)
+            #expect(try await relay.call("GET", "/v1/users/alice/unread").status == 200)
+            let metrics = try await relay.adminCall("/metrics").text
+            #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="reads"} 5"#))
+        }
+    }
+
     @Test func theRetentionJobPurgesDevicesRetiredLongerAgo() async throws {
         let time = ManualTimeSource(now: Date())
         try await withRelayAndMock(time: time, configure: { $0.storage.retentionHours = 24 }) { relay in
