@@ -46,7 +46,14 @@ extension RelayAPI {
             excludeToken = try await sendersDevice(caller, named: sender)
         }
         let recipients = try body.recipients.map { list throws(HTTPError) in
-            try Self.userIds(list, field: "recipients", max: Self.maxRecipients)
+            // An empty list is more likely a backend's unset list than a message meant for nobody.
+            guard !list.isEmpty else {
+                throw .badRequest(
+                    code: "invalid_field",
+                    message: "recipients must name at least one user; leave it out to notify the room's members"
+                )
+            }
+            return try Self.userIds(list, field: "recipients", max: Self.maxRecipients)
         }
         let mentions = try body.mentions.map { list throws(HTTPError) in
             try Self.userIds(list, field: "mentions", max: Self.maxMentions)
@@ -231,7 +238,13 @@ extension RelayAPI {
     /// another user sent it.
     func notificationByMessage(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
-        let messageId = try Validation.id(request.query["messageId"] ?? "", field: "messageId")
+        let messageId: String
+        do throws(HTTPError) {
+            messageId = try Validation.id(request.query["messageId"] ?? "", field: "messageId")
+        } catch {
+            // A query parameter, refused as the others are.
+            throw HTTPError.badRequest(code: "invalid_query", message: error.message)
+        }
         let page = try Self.deliveryPage(request)
         try await takeReadLimit(caller)
         let unknown = HTTPError.notFound(message: "No notification with that message id")

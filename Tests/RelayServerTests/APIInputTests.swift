@@ -469,6 +469,15 @@ import Testing
             mentions: "recipients"
         ),
         Case(
+            name: "webhook with an empty recipients list (more likely unset than meant for nobody)",
+            method: "POST",
+            path: "/v1/webhooks/did-send-message",
+            raw: json(["roomId": "r", "senderId": "s", "text": "t", "recipients": [String]()]),
+            status: 400,
+            code: "invalid_field",
+            mentions: "recipients"
+        ),
+        Case(
             name: "webhook with a mangled senderDeviceToken",
             method: "POST",
             path: "/v1/webhooks/did-send-message",

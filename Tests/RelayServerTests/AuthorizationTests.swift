@@ -242,7 +242,7 @@ import Testing
             let unknown = try await relay.call("GET", "/v1/notifications?messageId=nothing", user: "alice")
             #expect(others.status == 404 && others.body == unknown.body && otherCase.body == unknown.body)
             let missing = try await relay.call("GET", "/v1/notifications", user: "bob")
-            #expect(missing.status == 400 && missing.error?.code == "invalid_field")
+            #expect(missing.status == 400 && missing.error?.code == "invalid_query")
         }
     }
 
