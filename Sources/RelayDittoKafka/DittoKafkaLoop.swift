@@ -9,14 +9,15 @@ import RelayStrictJSON
 /// partition. A store failure pauses every partition held, keeps polling (the member stays in the group),
 /// and after a back-off seeks each partition back to its first uncommitted record and resumes.
 ///
-/// librdkafka orders the operations on a partition (its own fetcher start and stop, and the application's
-/// pause, resume and seek) by a version each takes before it is queued; the one served first voids any
-/// of a lower version queued after it, with no error. A pause or resume made while librdkafka starts the
-/// partition's fetcher (just after an assignment) can so be lost, or lose the start: the partition stays
-/// held and is never read. So the loop pauses, resumes and seeks only partitions whose fetchers run (that
-/// delivered a record since they were given), lazily when they deliver one during a pause, and lifts its
-/// pause in the revoke (librdkafka keeps a pause across a revoke and a later assignment), when
-/// librdkafka's own operations on the partitions are done.
+/// librdkafka orders the operations on a partition (its own fetcher start, its pause for a rebalance, and
+/// the application's pause, resume and seek) by a version each takes before it is queued; the one served
+/// first voids any of a lower version queued after it, with no error. A pause or resume made while
+/// librdkafka starts the partition's fetcher (just after an assignment) can so be lost, or lose the start,
+/// and a resume made as a rebalance begins can be lost: the partition stays held and is never read. So the
+/// loop pauses, resumes and seeks only partitions whose fetchers run (that delivered a record since they
+/// were given), lazily when they deliver one during a pause, and resumes once more, in the revoke, every
+/// partition it paused since it was given (librdkafka keeps a pause across a revoke and a later
+/// assignment), when librdkafka's own operations on the partitions are queued before it.
 final class DittoKafkaLoop {
     /// Records read and not yet committed: the events in order, and per partition the first and the next
     /// offset.
@@ -52,6 +53,8 @@ final class DittoKafkaLoop {
     private var fetching: Set<KafkaTopicPartition> = []
     /// Partitions this loop paused and has not resumed.
     private var paused: Set<KafkaTopicPartition> = []
+    /// Partitions this loop paused since they were given, resumed or not: resumed again in the revoke.
+    private var pausedSinceGiven: Set<KafkaTopicPartition> = []
     private var pausedUntil: Duration?
     private var backoff: Int
     private var errorsLogged = ErrorLogLimiter()
@@ -284,6 +287,7 @@ final class DittoKafkaLoop {
         do {
             try consumer.pause(Array(pausing))
             paused.formUnion(pausing)
+            pausedSinceGiven.formUnion(pausing)
         } catch {
             logKafkaError(error)
         }
@@ -342,8 +346,10 @@ final class DittoKafkaLoop {
             if pausedUntil == nil { process() }
             commit()
             // librdkafka keeps a pause across the revoke and a later assignment, where the partition would
-            // never be fetched; lifted now, while librdkafka holds the partitions stopped for the revoke.
-            let resuming = paused.intersection(partitions)
+            // never be fetched. Lifted now, after librdkafka's own pause for the rebalance (queued before this
+            // handler runs): also for partitions resumed since, whose resume the rebalance's start may have
+            // voided.
+            let resuming = pausedSinceGiven.intersection(partitions)
             if !resuming.isEmpty {
                 do { try consumer?.resume(Array(resuming)) } catch { logKafkaError(error) }
             }
@@ -359,6 +365,7 @@ final class DittoKafkaLoop {
                 position[partition] = nil
                 fetching.remove(partition)
                 paused.remove(partition)
+                pausedSinceGiven.remove(partition)
             }
             positionUnread.subtract(partitions)
         }

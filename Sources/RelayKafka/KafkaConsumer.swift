@@ -154,7 +154,8 @@ public final class KafkaConsumer {
     public func seek(_ offsets: [KafkaTopicPartition: Int64], timeoutMilliseconds: Int32 = 5_000) throws(KafkaError) {
         guard !offsets.isEmpty else { return }
         let list = KafkaPartitionList(offsets.map { ($0.key, $0.value) })
-        if let error = rd_kafka_seek_partitions(client, list.raw, timeoutMilliseconds) {
+        let timeout = timeoutMilliseconds.multipliedReportingOverflow(by: Self.seekTimeoutScale)
+        if let error = rd_kafka_seek_partitions(client, list.raw, timeout.overflow ? .max : timeout.partialValue) {
             let failure = KafkaError(
                 call: "rd_kafka_seek_partitions",
                 code: 0,
@@ -171,6 +172,10 @@ public final class KafkaConsumer {
             }
         }
     }
+
+    /// What the seek's timeout is multiplied by: librdkafka before 2.1.0 reads it as MICROSECONDS
+    /// (confluentinc/librdkafka#4230), so 5 s would wait 5 ms and a seek under load would time out.
+    static let seekTimeoutScale: Int32 = rd_kafka_version() < 0x0201_0000 ? 1000 : 1
 
     /// The partitions this member holds now.
     public func assignment() -> [KafkaTopicPartition] {

@@ -238,13 +238,7 @@ extension RelayAPI {
     /// another user sent it.
     func notificationByMessage(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
-        let messageId: String
-        do throws(HTTPError) {
-            messageId = try Validation.id(request.query["messageId"] ?? "", field: "messageId")
-        } catch {
-            // A query parameter, refused as the others are.
-            throw HTTPError.badRequest(code: "invalid_query", message: error.message)
-        }
+        let messageId = try Validation.id(request.query["messageId"] ?? "", field: "messageId", code: "invalid_query")
         let page = try Self.deliveryPage(request)
         try await takeReadLimit(caller)
         let unknown = HTTPError.notFound(message: "No notification with that message id")

@@ -6,10 +6,11 @@ import RelayHTTP
 enum Validation {
     /// An id (room, user, message) as ``RelayCore/ChatMessage/idProblem(_:)`` takes it: 1...256 bytes of
     /// UTF-8, not ``RelayCore/StringProtocol/isBlank``, no control characters.
-    /// - Throws: ``HTTPError`` 400 `invalid_field` naming `field`.
-    static func id(_ value: String, field: String) throws(HTTPError) -> String {
+    /// - Throws: ``HTTPError`` 400 `code` (`invalid_field`, or `invalid_query` for a query parameter) naming
+    ///   `field`.
+    static func id(_ value: String, field: String, code: String = "invalid_field") throws(HTTPError) -> String {
         if let problem = ChatMessage.idProblem(value) {
-            throw .badRequest(code: "invalid_field", message: "\(field) \(problem)")
+            throw .badRequest(code: code, message: "\(field) \(problem)")
         }
         return value
     }

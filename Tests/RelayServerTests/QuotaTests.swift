@@ -163,8 +163,10 @@ import Testing
         let limits = Configuration.Limits(readsPerMinute: 1, readBurst: 3)
         try await withRelayAndMock(configure: Self.limited(limits)) { relay in
             try await relay.register(randomToken(), user: "alice", rooms: ["r1"])
-            let badQuery = try await relay.call("GET", "/v1/rooms/r1/members?limit=0", user: "alice")
-            #expect(badQuery.status == 400)
+            for path in ["/v1/rooms/r1/members?limit=0", "/v1/notifications/\(UUID().uuidString.lowercased())?limit=0"]
+            {
+                #expect(try await relay.call("GET", path, user: "alice").status == 400)
+            }
             for path in ["/v1/users/alice/unread", "/v1/users/alice/devices", "/v1/rooms/r1"] {
                 let read = try await relay.call("GET", path, user: "alice")
                 #expect(read.status == 200, "\(path): \(read.text)")
@@ -184,6 +186,22 @@ import Testing
             #expect(try await relay.call("GET", "/v1/users/alice/unread").status == 200)
             let metrics = try await relay.adminCall("/metrics").text
             #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="reads"} 5"#))
+        }
+    }
+
+    /// With `limitBackend`, the backend's reads count as the user its path names, in that user's own bucket;
+    /// a read naming no user (a room, a notification) takes nothing.
+    @Test func theBackendsReadsCountAsTheUserItsPathNames() async throws {
+        let limits = Configuration.Limits(readsPerMinute: 1, readBurst: 2, limitBackend: true)
+        try await withRelayAndMock(configure: Self.limited(limits)) { relay in
+            try await relay.register(randomToken(), user: "alice", rooms: ["r1"])
+            for _ in 0..<3 { #expect(try await relay.call("GET", "/v1/rooms/r1").status == 200) }
+            #expect(try await relay.call("GET", "/v1/users/alice/unread").status == 200)
+            #expect(try await relay.call("GET", "/v1/users/alice/devices").status == 200)
+            let refused = try await relay.call("GET", "/v1/users/alice/settings")
+            #expect(refused.status == 429 && refused.error?.code == "rate_limited", "\(refused.text)")
+            #expect(try await relay.call("GET", "/v1/users/alice/unread", user: "alice").status == 429)
+            #expect(try await relay.call("GET", "/v1/users/bob/unread").status == 200)
         }
     }
 
