@@ -32,10 +32,18 @@ import Synchronization
 /// store, or this one's next start, takes them at once instead of after their lease; then ``run()``
 /// returns. Nothing taken is dropped.
 ///
+/// It claims only the apps it is given (the relay's configured apps): relays sharing a store whose
+/// configurations differ for a while (a rolling change) leave another app's deliveries to the relays that
+/// serve it, rather than failing them for want of its credentials.
+///
 /// Its claims are leased to `owner`, the relay's instance id. Wake-ups come from this relay's API
 /// (``wake()``) and, through ``RelayStore/Store/setOutboxWakeHandler(_:)``, from other relays on the store.
 public final class Dispatcher: Sendable {
     private let owner: String
+    /// The apps this dispatcher claims for.
+    private let appIds: Set<String>
+    /// The apps with due deliveries this relay does not serve that it has logged (one line each).
+    private let unservedLogged = Mutex<Set<String>>([])
     private let store: any Store
     private let transports: [Platform: any PushTransport]
     private let settings: Configuration.Delivery
@@ -53,9 +61,11 @@ public final class Dispatcher: Sendable {
 
     /// - Parameters:
     ///   - owner: the instance id the claims are leased to.
+    ///   - appIds: the apps it claims for.
     ///   - wakePolicies: by app id, the apps in wake mode (``WakeAssigner``).
     public init(
         owner: String,
+        appIds: some Sequence<String>,
         store: any Store,
         transports: [any PushTransport],
         settings: Configuration.Delivery,
@@ -67,6 +77,7 @@ public final class Dispatcher: Sendable {
     ) {
         self.pauses = pauses ?? ProviderPauses(metrics: metrics, logger: logger)
         self.owner = owner
+        self.appIds = Set(appIds)
         self.store = store
         self.transports = Dictionary(transports.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first })
         self.settings = settings
@@ -230,13 +241,27 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// The apps with deliveries or badge updates due, by app id.
+    /// The apps this relay serves with deliveries or badge updates due, by app id; the first time another
+    /// app's are due, a warning names it.
     private func dueApps() async -> [String] {
         do {
             let now = time.now
             let apps = Set(try await store.appsWithDueDeliveries(now: now))
                 .union(try await store.appsWithDueBadgeUpdates(now: now))
-            return apps.sorted()
+            let unserved = apps.subtracting(appIds)
+            if !unserved.isEmpty {
+                let new = unservedLogged.withLock { logged in
+                    defer { logged.formUnion(unserved) }
+                    return unserved.subtracting(logged)
+                }
+                for appId in new.sorted() {
+                    logger.warning(
+                        "deliveries are due for an app this relay does not serve; left to the relays that do",
+                        ["app.id": appId]
+                    )
+                }
+            }
+            return apps.intersection(appIds).sorted()
         } catch {
             logger.storeCallFailed("finding due deliveries failed", error)
             return []

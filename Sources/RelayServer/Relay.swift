@@ -117,6 +117,7 @@ public final class Relay: Sendable {
         )
         dispatcher = Dispatcher(
             owner: instanceId,
+            appIds: configuration.apps.map(\.id),
             store: store,
             transports: transports,
             settings: configuration.delivery,

@@ -65,6 +65,7 @@ import Testing
             store: store,
             dispatcher: Dispatcher(
                 owner: "local",
+                appIds: [String](),
                 store: store,
                 transports: [],
                 settings: configuration.delivery,
