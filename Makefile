@@ -37,7 +37,8 @@ format:
 # After the Swift tests: the served OpenAPI JSON must be docs/openapi.yaml's current conversion, every
 # relative link and anchor in README.md, docs/*.md and docker/README.md must resolve
 # (scripts/check-links.py), docker/ must hold together (scripts/check-docker.py, no Docker engine needed),
-# the alert rules must pass promtool (unpacked by scripts/setup.sh) and name, like the Grafana dashboard,
+# the alert rules must pass promtool (unpacked by scripts/setup.sh) and its unit tests (docs/alerts-test.yml),
+# and name, like the Grafana dashboard,
 # only metrics a live relay shows (scripts/check-metric-names.py), and schemathesis fuzzes a live relay
 # from the OpenAPI document (scripts/schemathesis.sh).
 # Tests run at most TEST_WIDTH at a time: started all at once, several hundred tests queue on the two threads
@@ -51,6 +52,7 @@ test: venv build lint
 	.venv/bin/python scripts/check-links.py
 	.venv/bin/python scripts/check-docker.py $(BIN)
 	$(PROMTOOL) check rules docs/alerts.yml
+	$(PROMTOOL) test rules docs/alerts-test.yml
 	.venv/bin/python scripts/check-metric-names.py $(BIN)
 	bash scripts/schemathesis.sh
 
