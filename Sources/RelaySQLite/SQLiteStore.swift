@@ -57,6 +57,7 @@ public actor SQLiteStore: Store {
         timeSource: any TimeSource = SystemTimeSource(),
         claiming instanceId: String? = nil
     ) throws {
+        try Self.prepare(path)
         let lock = try instanceId.map { id in
             try InstanceLock(path: InstanceLock.path(of: path), database: path, instanceId: id)
         }
@@ -88,14 +89,32 @@ public actor SQLiteStore: Store {
     ) throws -> SQLiteStore {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("push-relay-store-\(UUID().lowercasedString)")
+        let path = directory.appendingPathComponent("push-relay.sqlite").path
+        try prepare(path)
         return try SQLiteStore(
-            path: directory.appendingPathComponent("push-relay.sqlite").path,
+            path: path,
             logger: logger,
             busyTimeoutMilliseconds: 5000,
             timeSource: timeSource,
             removeOnDeinit: directory,
             checkpointPages: checkpointPages
         )
+    }
+
+    /// Creates the missing parent directories of the store's file `path` and, when the file is not there, an
+    /// empty one only its owner may read and write (0600): the store holds device tokens and message texts,
+    /// and SQLite gives its `-wal` and `-shm` files the database file's mode. An existing file keeps its mode.
+    /// - Throws: ``StoreError`` `.open` when a directory cannot be created.
+    static func prepare(_ path: String) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(code: .open, message: "cannot create directory \(directory.path): \(error)")
+        }
+        // O_EXCL: a file already there (or one that cannot be made) is left to SQLite's open, which says why.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
     }
 
     /// WAL pages between background checkpoints, and the WAL size at which the store's connection
@@ -112,12 +131,6 @@ public actor SQLiteStore: Store {
         instanceLock: InstanceLock? = nil
     ) throws {
         self.instanceLock = instanceLock
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError(code: .open, message: "cannot create directory \(directory.path): \(error)")
-        }
         let db = try SQLiteConnection(path: path)
         db.removeOnClose = removeOnDeinit  // closed first, so SQLite never writes into a deleted directory
         guard sqlite3_busy_timeout(db.raw, Int32(clamping: busyTimeoutMilliseconds)) == SQLITE_OK else {

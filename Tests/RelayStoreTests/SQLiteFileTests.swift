@@ -1,0 +1,33 @@
+import Foundation
+import RelayCore
+import Testing
+
+@testable import RelaySQLite
+
+/// The files of a new SQLite store: made with their folders, its lock included, and readable by their owner
+/// only, since they hold device tokens and message texts.
+@Suite struct SQLiteFileTests {
+    @Test func aNewStoreIsMadeInNewFoldersForItsOwnerOnly() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("files-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let path = root.appendingPathComponent("a/b/relay.sqlite").path
+        let store = try SQLiteStore(path: path, logger: .disabled(), claiming: "relay-a")
+        try await store.execute("CREATE TABLE probe (x); INSERT INTO probe VALUES (1)")
+        for file in [path, path + "-wal", path + "-shm"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(file)")
+        }
+    }
+
+    /// An existing file keeps the mode its operator gave it.
+    @Test func anExistingStoreKeepsItsMode() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("files-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let path = root.appendingPathComponent("relay.sqlite").path
+        _ = try SQLiteStore(path: path, logger: .disabled())
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
+        _ = try SQLiteStore(path: path, logger: .disabled())
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o640)
+    }
+}
