@@ -39,12 +39,18 @@ struct PostgresConnectParameters {
     /// Connects with PQconnectdbParams (blocking, bounded by `connect_timeout` per host tried). The
     /// dbname is not expanded again: PQconninfoParse has taken the string apart already. PQreset of the
     /// connection reuses these parameters. Nil only when libpq is out of memory; check PQstatus.
+    ///
+    /// libpq prints notices to stderr by default: a server's warning, or the FATAL of a session the server
+    /// ends while it is idle (`terminating connection due to administrator command`). The relay's log is JSON
+    /// lines, and a lost session shows at its next statement, so every connection drops them.
     func connect() -> OpaquePointer? {
         let keywordTexts = keywords.map { strdup($0) }
         let valueTexts = values.map { strdup($0) }
         defer { (keywordTexts + valueTexts).forEach { free($0) } }
         let keywordPointers = keywordTexts.map { UnsafePointer($0) } + [nil]
         let valuePointers = valueTexts.map { UnsafePointer($0) } + [nil]
-        return PQconnectdbParams(keywordPointers, valuePointers, 0)
+        let connection = PQconnectdbParams(keywordPointers, valuePointers, 0)
+        if let connection { PQsetNoticeProcessor(connection, { _, _ in }, nil) }
+        return connection
     }
 }

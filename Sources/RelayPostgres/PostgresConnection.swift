@@ -68,9 +68,6 @@ final class PostgresConnection {
             PQfinish(raw)
             throw StoreError(code: .open, message: "PQconnectdbParams: \(message)")
         }
-        // libpq prints notices to stderr by default: a server's warning, or the FATAL of a session the server
-        // ends while it is idle. The relay's log is JSON lines, and a lost session shows at its next statement.
-        PQsetNoticeProcessor(raw, { _, _ in }, nil)
         self.raw = raw
         self.statementTimeout = statementTimeout
         self.reconnectPause = reconnectPause

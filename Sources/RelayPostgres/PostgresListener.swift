@@ -88,7 +88,10 @@ final class PostgresListener: Sendable {
                 if stopped.isRaised { return }
             }
             let message = PQerrorMessage(connection).map { String(cString: $0) } ?? "unknown error"
-            logger.warning(
+            // A warning when the connection is lost; each failed reconnect after it at debug (an outage would
+            // log one every few seconds). Whether the store answers shows in its own check.
+            logger.log(
+                backoff == 0.1 ? .warning : .debug,
                 "PostgreSQL notification connection lost; reconnecting",
                 ["error": message.trimmingCharacters(in: .whitespacesAndNewlines), "retry.seconds": backoff]
             )
