@@ -33,6 +33,14 @@ struct PostgresConnectParameters {
         }
     }
 
+    /// libpq's error text of `connection`, trimmed, with every quoted name taken from these parameters (a host,
+    /// a database, a user) as `<redacted>` (``PostgresConnectionString/scrubbed(_:url:)``): what a log line or
+    /// an error may show of a failed connection.
+    func errorMessage(_ connection: OpaquePointer?) -> String {
+        let text = PQerrorMessage(connection).map { String(cString: $0) } ?? "unknown error"
+        return PostgresConnectionString.scrubbed(text, url: values.joined(separator: " "))
+    }
+
     /// The value given for `keyword`, nil when none is.
     func value(of keyword: String) -> String? { keywords.firstIndex(of: keyword).map { values[$0] } }
 

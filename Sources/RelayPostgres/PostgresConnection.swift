@@ -39,6 +39,8 @@ final class PostgresConnection {
     private var givenUpLockSessions: [PostgresSession] = []
     /// Shared by the connections of one relay: once set, every statement throws its error.
     let fence: InstanceFence
+    /// What the connection was made with, for the names its error texts leave out.
+    private let parameters: PostgresConnectParameters
     /// The names of the statements this session prepared (``query(prepared:_:)``), by their text; a new
     /// session has none.
     private var prepared: [String: String] = [:]
@@ -64,11 +66,12 @@ final class PostgresConnection {
             throw StoreError(code: .open, message: "PQconnectdbParams: out of memory")
         }
         guard PQstatus(raw) == CONNECTION_OK, PQsetnonblocking(raw, 1) == 0 else {
-            let message = PostgresConnectionString.scrubbed(Self.trimmed(PQerrorMessage(raw)), url: url)
+            let message = parameters.errorMessage(raw)
             PQfinish(raw)
             throw StoreError(code: .open, message: "PQconnectdbParams: \(message)")
         }
         self.raw = raw
+        self.parameters = parameters
         self.statementTimeout = statementTimeout
         self.reconnectPause = reconnectPause
         self.fence = fence
@@ -241,7 +244,7 @@ final class PostgresConnection {
         }
         PQreset(raw)
         guard PQstatus(raw) == CONNECTION_OK, PQsetnonblocking(raw, 1) == 0 else {
-            let message = Self.trimmed(PQerrorMessage(raw))
+            let message = parameters.errorMessage(raw)
             downUntil = (.now + .seconds(reconnectPause), message)
             throw StoreError(code: .io, message: "PQreset: \(message)")
         }

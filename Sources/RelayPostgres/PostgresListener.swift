@@ -71,8 +71,12 @@ final class PostgresListener: Sendable {
         ready: DispatchSemaphore,
         handler: @Sendable () -> Void
     ) {
-        var backoff = 0.1
+        let firstBackoff = 0.1
+        var backoff = firstBackoff
         var first = true
+        // Set from a lost connection's warning until the next LISTEN: the failed reconnects between log at
+        // debug (an outage would log one every few seconds), and the connection back at notice.
+        var lost = false
         // Connecting waits at most `connect_timeout` (5 s unless the URL sets one), LISTEN at most 10 s.
         guard let parameters = try? PostgresConnectParameters(url: url, connectTimeout: 5) else { return }
         while !stopped.isRaised {
@@ -80,21 +84,21 @@ final class PostgresListener: Sendable {
             defer { PQfinish(connection) }
             if PQstatus(connection) == CONNECTION_OK, PQsetnonblocking(connection, 1) == 0, listen(connection, channel)
             {
-                backoff = 0.1
+                backoff = firstBackoff
+                if lost { logger.notice("PostgreSQL notification connection back") }
+                lost = false
                 if first { ready.signal() }
                 first = false
                 handler()
                 receive(connection, stopped: stopped, handler: handler)
                 if stopped.isRaised { return }
             }
-            let message = PQerrorMessage(connection).map { String(cString: $0) } ?? "unknown error"
-            // A warning when the connection is lost; each failed reconnect after it at debug (an outage would
-            // log one every few seconds). Whether the store answers shows in its own check.
             logger.log(
-                backoff == 0.1 ? .warning : .debug,
+                lost ? .debug : .warning,
                 "PostgreSQL notification connection lost; reconnecting",
-                ["error": message.trimmingCharacters(in: .whitespacesAndNewlines), "retry.seconds": backoff]
+                ["error": parameters.errorMessage(connection), "retry.seconds": backoff]
             )
+            lost = true
             stopped.wait(seconds: backoff)
             backoff = min(backoff * 2, 5)
         }

@@ -40,6 +40,7 @@ extension PostgresStore {
             WITH due AS (
                 SELECT id FROM feedback
                 WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+                    AND app_id IN (SELECT jsonb_array_elements_text($5::jsonb))
                 ORDER BY next_attempt_at, id
                 LIMIT $2
                 FOR UPDATE SKIP LOCKED
@@ -53,7 +54,8 @@ extension PostgresStore {
             now,
             limit,
             now.addingTimeInterval(TimeInterval(leaseSeconds)),
-            owner
+            owner,
+            try StoredValues.jsonList(feedbackPolicy.appIds.sorted())
         )
         return try rows.all.map(FeedbackJob.init(row:))
     }

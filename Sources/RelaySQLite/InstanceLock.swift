@@ -13,7 +13,8 @@ final class InstanceLock {
     /// - Throws: ``StoreError`` `.instanceInUse` when another open file holds it, `.open` when the file
     ///   cannot be opened, not even for reading (it is not there and cannot be made).
     init(path: String, database: String, instanceId: String) throws {
-        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // 0600: anyone who can open the file can flock it, and so keep the relay from starting.
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         // A lock file this user cannot write (another user's, on a read-only mount) is locked all the same:
         // flock(2) needs no write access. Only the instance id is then not written.
         if descriptor < 0, errno == EACCES || errno == EROFS { descriptor = open(path, O_RDONLY | O_CLOEXEC) }

@@ -43,12 +43,14 @@ extension SQLiteStore {
                 """
                 SELECT \(FeedbackJob.columns()) FROM feedback
                 WHERE next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until < ?1)
+                    AND app_id IN (SELECT value FROM json_each(?3))
                 ORDER BY next_attempt_at, id
                 LIMIT ?2
                 """
             ) { row in
                 try row.bind(1, now)
                 try row.bind(2, limit)
+                try row.bind(3, try StoredValues.jsonList(feedbackPolicy.appIds.sorted()))
                 var jobs: [FeedbackJob] = []
                 while try row.step() { jobs.append(try FeedbackJob(row: row)) }
                 return jobs

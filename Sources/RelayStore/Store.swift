@@ -274,7 +274,9 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// Atomically takes up to `limit` queued feedback items due at `now` that hold no live lease, oldest due
     /// first, and leases them to `owner` until `now + leaseSeconds` (like
     /// ``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)``). Expired items are returned too: the
-    /// caller drops them (and logs it).
+    /// caller drops them (and logs it). Only items of the apps in the feedback policy
+    /// (``setFeedbackPolicy(_:)``, the apps this relay has a feedback URL for) are taken: another app's wait
+    /// for a relay that has its URL (relays whose configurations differ during a rolling change).
     func claimDueFeedback(now: Date, limit: Int, leaseSeconds: Int, owner: String) async throws -> [FeedbackJob]
 
     /// Records feedback outcomes in ONE transaction at `at`: delivered and dropped items are deleted, retried

@@ -259,7 +259,8 @@ import Testing
         let copiedMax = try #require(pending.deliveries.map(\.deliveryId).max())
         #expect(fresh.deliveries.count == 2 && fresh.deliveries.allSatisfy { $0.deliveryId > copiedMax })
 
-        // The queued feedback item is claimable, as it was queued.
+        // The queued feedback item is claimable, as it was queued, by a relay with the app's feedback URL.
+        await copy.setFeedbackPolicy(FeedbackPolicy(appIds: ["chat"]))
         let feedback = try await copy.claimDueFeedback(
             now: Self.t0.addingTimeInterval(5),
             limit: 10,

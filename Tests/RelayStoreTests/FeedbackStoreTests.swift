@@ -41,6 +41,22 @@ import Testing
         #expect(job.invalidSince == F.time(-5) && job.retiredAt == F.time(1) && job.expiresAt == F.time(601))
     }
 
+    /// A relay whose policy lacks an app (its configuration has no feedback URL for it, during a rolling
+    /// change) leaves that app's queued items to the relays that have its URL.
+    @Test(arguments: StoreKind.allCases) func onlyTheAppsInThePolicyAreClaimed(kind: StoreKind) async throws {
+        let store = try await storeWithRetirements(
+            kind,
+            policy: FeedbackPolicy(appIds: ["app-a", "app-b"], lifetimeSeconds: 600)
+        )
+        #expect(try await store.pendingFeedbackCount() == 2)
+        await store.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-b"], lifetimeSeconds: 600))
+        let claimed = try await store.claimDueFeedback(now: F.time(1), limit: 10, leaseSeconds: 30, owner: F.owner)
+        #expect(claimed.map(\.appId) == ["app-b"])
+        await store.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 600))
+        let other = try await store.claimDueFeedback(now: F.time(2), limit: 10, leaseSeconds: 30, owner: F.owner)
+        #expect(other.map(\.appId) == ["app-a"])
+    }
+
     @Test(arguments: StoreKind.allCases) func withoutAPolicyNothingIsQueued(kind: StoreKind) async throws {
         let store = try await storeWithRetirements(kind, policy: .none)
         #expect(try await store.pendingFeedbackCount() == 0)

@@ -113,7 +113,7 @@ import Testing
         let database = try await kind.makeDatabase()
         let a = try database.open()
         let b = try database.open()
-        await a.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 600))
+        for relay in [a, b] { await relay.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"], lifetimeSeconds: 600)) }
         try await a.register(F.token(1), user: "bob", at: F.time(-10))
         _ = try await a.createNotification(F.notification(), recipients: .init(roomId: "room-1"))
         let job = try #require(try await claim(a, F.owner).first)

@@ -13,7 +13,7 @@ import Testing
         let path = root.appendingPathComponent("a/b/relay.sqlite").path
         let store = try SQLiteStore(path: path, logger: .disabled(), claiming: "relay-a")
         try await store.execute("CREATE TABLE probe (x); INSERT INTO probe VALUES (1)")
-        for file in [path, path + "-wal", path + "-shm"] {
+        for file in [path, path + "-wal", path + "-shm", InstanceLock.path(of: path)] {
             let attributes = try FileManager.default.attributesOfItem(atPath: file)
             #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(file)")
         }

@@ -115,6 +115,7 @@ import Testing
                 try await store.device(appId: "app-a", token: F.webToken(2))?.token.address == F.webToken(2).address
             )
             #expect(try await store.device(appId: "app-a", token: F.token(3))?.token.address == nil)
+            await store.setFeedbackPolicy(FeedbackPolicy(appIds: ["app-a"]))
             let feedback = try await store.claimDueFeedback(now: F.time(1), limit: 10, leaseSeconds: 30, owner: F.owner)
             #expect(feedback.map(\.token.address) == [F.webToken(2).address])
         }
