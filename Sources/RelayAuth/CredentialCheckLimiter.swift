@@ -61,7 +61,9 @@ public final class CredentialCheckLimiter: Sendable {
         /// Whether the bucket holds nothing at `now`: no check in flight, every failure drained. Forgetting it
         /// changes nothing.
         func isIdle(now: Duration, perSecond: Double) -> Bool {
-            inFlight == 0 && level <= max(0, (now - drained).timeInterval) * perSecond
+            var drained = self
+            drained.drain(now: now, perSecond: perSecond)
+            return inFlight == 0 && drained.level == 0
         }
 
         mutating func drain(now: Duration, perSecond: Double) {

@@ -34,11 +34,11 @@ struct PostgresConnectParameters {
     }
 
     /// libpq's error text of `connection`, trimmed, with every quoted name taken from these parameters (a host,
-    /// a database, a user) as `<redacted>` (``PostgresConnectionString/scrubbed(_:url:)``): what a log line or
+    /// a database, a user) as `<redacted>` (``PostgresConnectionString/scrubbed(_:source:)``): what a log line or
     /// an error may show of a failed connection.
     func errorMessage(_ connection: OpaquePointer?) -> String {
         let text = PQerrorMessage(connection).map { String(cString: $0) } ?? "unknown error"
-        return PostgresConnectionString.scrubbed(text, url: values.joined(separator: " "))
+        return PostgresConnectionString.scrubbed(text, source: values.joined(separator: " "))
     }
 
     /// The value given for `keyword`, nil when none is.

@@ -47,7 +47,7 @@ public enum PostgresConnectionString {
             return .success(options)
         }
         defer { if let error { PQfreemem(error) } }
-        let message = scrubbed(error.map { String(cString: $0) } ?? "out of memory", url: url)
+        let message = scrubbed(error.map { String(cString: $0) } ?? "out of memory", source: url)
         // libpq reads any string that is not one of its URIs as key=value pairs, and says what is wrong with
         // those (`missing "=" after …`) where the operator gave a URI of another scheme.
         guard url.contains("://"), !uriPrefixes.contains(where: { url.hasPrefix($0) }) else {
@@ -74,13 +74,14 @@ public enum PostgresConnectionString {
         return true
     }
 
-    /// `message` with each double-quoted part that is a piece of `url` replaced by `<redacted>`, unless it is
-    /// only punctuation (libpq's `missing "="`).
-    static func scrubbed(_ message: String, url: String) -> String {
+    /// `message` with each double-quoted part that is a piece of `source` (a connection string, or the
+    /// values of its parameters) replaced by `<redacted>`, unless it is only punctuation (libpq's
+    /// `missing "="`).
+    static func scrubbed(_ message: String, source: String) -> String {
         message.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
             .map { index, part in
-                let fromURL = index % 2 == 1 && url.contains(part) && part.contains { $0.isLetter || $0.isNumber }
-                return fromURL ? "<redacted>" : String(part)
+                let given = index % 2 == 1 && source.contains(part) && part.contains { $0.isLetter || $0.isNumber }
+                return given ? "<redacted>" : String(part)
             }
             .joined(separator: "\"")
             .trimmingCharacters(in: .whitespacesAndNewlines)

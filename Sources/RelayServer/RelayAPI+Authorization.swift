@@ -105,7 +105,7 @@ extension RelayAPI {
     func takeWriteLimit(_ caller: Caller, userId: String) async throws {
         guard isLimited(caller) else { return }
         let app = caller.app
-        if let refusal = try await limiter.takeWrite(appId: app.id, userId: userId, limits: app.limits) {
+        if let refusal = try await limiter.take(.writes, appId: app.id, userId: userId, limits: app.limits) {
             throw rateLimited(refusal, userId: userId, limits: app.limits)
         }
     }
@@ -119,7 +119,7 @@ extension RelayAPI {
     func takeReadLimit(_ caller: Caller, userId: String? = nil) async throws {
         guard isLimited(caller), let userId = userId ?? caller.userId else { return }
         let app = caller.app
-        if let refusal = try await limiter.takeRead(appId: app.id, userId: userId, limits: app.limits) {
+        if let refusal = try await limiter.take(.reads, appId: app.id, userId: userId, limits: app.limits) {
             throw rateLimited(refusal, userId: userId, limits: app.limits)
         }
     }

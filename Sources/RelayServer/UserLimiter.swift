@@ -10,27 +10,22 @@ import RelayStore
 /// equivalent but spelled differently have buckets of their own (see ``RelayCore/StringProtocol/isSameId(_:)``).
 struct UserLimiter: Sendable {
     typealias Refusal = UserRateRefusal
+    typealias Bucket = UserRateRequest.Bucket
 
     let store: any Store
     let time: any TimeSource
 
-    /// Takes one write from the user's writes bucket, or, when it is empty, takes nothing.
+    /// Takes one token from the user's bucket `name` (a write or a read), or, when it is empty, takes nothing.
     /// - Returns: nil when taken; else what refused it.
     /// - Throws: the store's error.
-    func takeWrite(appId: String, userId: String, limits: Configuration.Limits) async throws -> Refusal? {
-        let request = UserRateRequest(appId: appId, senderId: userId, buckets: [Self.writes(limits)])
+    func take(
+        _ name: Bucket.Name,
+        appId: String,
+        userId: String,
+        limits: Configuration.Limits
+    ) async throws -> Refusal? {
+        let request = UserRateRequest(appId: appId, senderId: userId, buckets: [Self.bucket(name, limits)])
         return try await store.takeUserRate(request, at: time.now)
-    }
-
-    /// Takes one read from the user's reads bucket, or, when it is empty, takes nothing.
-    /// - Returns: nil when taken; else what refused it.
-    /// - Throws: the store's error.
-    func takeRead(appId: String, userId: String, limits: Configuration.Limits) async throws -> Refusal? {
-        let bucket = UserRateRequest.Bucket(.reads, perMinute: limits.readsPerMinute, burst: limits.readBurst)
-        return try await store.takeUserRate(
-            UserRateRequest(appId: appId, senderId: userId, buckets: [bucket]),
-            at: time.now
-        )
     }
 
     /// Takes one write and one webhook from the sender's buckets and counts one push from it to each of
@@ -47,18 +42,19 @@ struct UserLimiter: Sendable {
         let request = UserRateRequest(
             appId: appId,
             senderId: senderId,
-            buckets: [
-                Self.writes(limits),
-                .init(.webhooks, perMinute: limits.webhooksPerMinute, burst: limits.webhookBurst),
-            ],
+            buckets: [Self.bucket(.writes, limits), Self.bucket(.webhooks, limits)],
             recipients: recipients,
             pushesPerRecipientPerMinute: limits.pushesPerRecipientPerMinute
         )
         return try await store.takeUserRate(request, at: time.now)
     }
 
-    /// The writes bucket of `limits`.
-    private static func writes(_ limits: Configuration.Limits) -> UserRateRequest.Bucket {
-        .init(.writes, perMinute: limits.writesPerMinute, burst: limits.writeBurst)
+    /// The bucket `name` as `limits` sets it: its rate and burst.
+    private static func bucket(_ name: Bucket.Name, _ limits: Configuration.Limits) -> Bucket {
+        switch name {
+        case .writes: .init(.writes, perMinute: limits.writesPerMinute, burst: limits.writeBurst)
+        case .webhooks: .init(.webhooks, perMinute: limits.webhooksPerMinute, burst: limits.webhookBurst)
+        case .reads: .init(.reads, perMinute: limits.readsPerMinute, burst: limits.readBurst)
+        }
     }
 }
