@@ -166,6 +166,8 @@ extension PostgresStore {
                 let fromDitto = policy.dittoAppIds.contains(appId)
                 if policy.keepsTotals(appId: appId) {
                     try db.query(Self.unreadSQL.purgeTotalsSQL(fromDitto: fromDitto), appId, roomId, upto, fromDitto)
+                } else {
+                    try db.query(Self.unreadSQL.dropRoomTotalsSQL, appId, roomId)
                 }
                 deleted += try db.query(Self.unreadSQL.deleteRoomMessagesSQL, appId, roomId, upto).changed
             }

@@ -181,6 +181,12 @@ extension SQLiteStore {
                         try $0.bind(4, fromDitto)
                         try $0.run()
                     }
+                } else {
+                    try db.withStatement(Self.unreadSQL.dropRoomTotalsSQL) {
+                        try $0.bind(1, room.appId)
+                        try $0.bind(2, room.roomId)
+                        try $0.run()
+                    }
                 }
                 deleted += try db.withStatement(Self.unreadSQL.deleteRoomMessagesSQL) {
                     try $0.bind(1, room.appId)

@@ -311,7 +311,8 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
 
     /// Deletes the `limit` oldest indexed messages of any app written before `before` (with the rest of
     /// their rooms' messages written at the same times), taking them from the cached unread totals, in one
-    /// transaction.
+    /// transaction. A room of an app whose totals this store's policy does not keep has its users' cached
+    /// totals dropped instead (``UnreadSQL/dropRoomTotalsSQL``).
     /// - Returns: how many were deleted (fewer than `limit`: no more were due).
     func deleteIndexedMessages(before: Date, limit: Int) async throws -> Int
 

@@ -118,6 +118,37 @@ import Testing
         try await check("the retention purge")
     }
 
+    /// A retention run on a relay that keeps no totals for an app (another relay's badge app) cannot take
+    /// the deleted messages from them: it drops the totals of the purged rooms' users, whom a claim then
+    /// recounts, and leaves the rest. No cached total is left above its recount.
+    @Test(arguments: StoreKind.allCases) func aRetentionRunWithoutTheAppsBadgesDropsTheRoomsTotals(
+        kind: StoreKind
+    ) async throws {
+        let store = try await kind.makeStore()
+        let badges = UnreadPolicy(badgeAppIds: ["app-a"])
+        await store.setUnreadPolicy(badges)
+        try await store.register(F.token(1), user: "alice", rooms: ["room-1"])
+        try await store.register(F.token(2), user: "bob", rooms: ["room-1"])
+        try await store.register(F.token(3), user: "carol", rooms: ["room-2"])
+        for (second, room) in [(1.0, "room-1"), (2, "room-1"), (3, "room-2")] {
+            try await U.post(store, from: "alice", room: room, at: second)
+        }
+        #expect(try await Self.cached(store) == ["alice": 0, "bob": 2, "carol": 1])
+        await store.setUnreadPolicy(.none)
+        #expect(try await store.deleteIndexedMessages(before: F.time(1.5), limit: 10) == 1)
+        #expect(try await Self.cached(store) == ["carol": 1], "room-1's users dropped, room-2's kept")
+        await store.setUnreadPolicy(badges)
+        let jobs = try await store.claimDueDeliveries(now: F.time(3), limit: 20, leaseSeconds: 30, owner: F.owner)
+        let badgesByToken = Dictionary(jobs.map { ($0.token, $0.badge ?? -1) }, uniquingKeysWith: { $1 })
+        #expect(badgesByToken == [F.token(2): 1, F.token(3): 1])
+        try await Self.expectCacheMatches(
+            store,
+            devices: ["alice", "bob", "carol"],
+            users: ["bob", "carol"],
+            "the claim's recount"
+        )
+    }
+
     /// An app without badges keeps no cached totals: its messages and devices write none, the rows an
     /// earlier policy with badges left are deleted at the next start, and with badges again each recipient
     /// is recounted when a claim needs its total, so no badge comes from a row left behind.
