@@ -108,9 +108,9 @@ public actor SQLiteStore: Store {
     static func prepare(_ path: String) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Folder.make(directory.path)
         } catch {
-            throw StoreError(code: .open, message: "cannot create directory \(directory.path): \(error)")
+            throw StoreError(code: .open, message: "\(error)")
         }
         // O_EXCL: a file already there (or one that cannot be made) is left to SQLite's open, which says why.
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

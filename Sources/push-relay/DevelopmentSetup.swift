@@ -26,11 +26,7 @@ struct DevelopmentSetup {
     init(dataDirectory: String, logger: Logger) throws {
         self.dataDirectory = dataDirectory
         self.logger = logger
-        try FileManager.default.createDirectory(
-            atPath: dataDirectory,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
+        try Folder.make(dataDirectory, permissions: 0o700)
     }
 
     /// The dev app's API key, made on first use.

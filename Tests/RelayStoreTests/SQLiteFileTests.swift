@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 import Testing
 
 @testable import RelaySQLite
@@ -29,5 +30,16 @@ import Testing
         _ = try SQLiteStore(path: path, logger: .disabled())
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o640)
+    }
+
+    /// A folder that cannot be made is named with the system's reason, not Foundation's error dump.
+    @Test func aFolderThatCannotBeMadeIsNamedWithItsReason() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("files-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data().write(to: root)
+        let folder = root.appendingPathComponent("sub").path
+        #expect(throws: StoreError(code: .open, message: "cannot create folder \(folder): Not a directory")) {
+            _ = try SQLiteStore(path: folder + "/relay.sqlite", logger: .disabled())
+        }
     }
 }
