@@ -387,6 +387,12 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// pending deliveries end as those of a deleted device (``claimDueDeliveries(appId:now:limit:leaseSeconds:owner:)``).
     /// - Returns: how many devices were deleted (fewer than `limit`: no more were due).
     func deleteRetiredDevices(retiredBefore: Date, limit: Int) async throws -> Int
+
+    /// Ends the pending work of `appId`, for an app taken out of every relay's configuration (no relay
+    /// claims it again, `push-relay storage end-pending`), in one transaction: its pending deliveries end
+    /// `failed` (reason ``EndedWork/reason``, at `at`), its due badge updates are no longer due and its queued
+    /// dead-token feedback is deleted. A delivery a relay still sends takes no result after this.
+    func endPendingWork(appId: String, at: Date) async throws -> EndedWork
 }
 
 extension Store {

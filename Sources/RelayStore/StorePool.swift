@@ -400,6 +400,10 @@ public final class StorePool: Store {
         try await call { try await $0.sweepDittoCollection(collection, below: txnId, appId: appId, settings: settings) }
     }
 
+    public func endPendingWork(appId: String, at: Date) async throws -> EndedWork {
+        try await call { try await $0.endPendingWork(appId: appId, at: at) }
+    }
+
     public func completeDittoRequery(appId: String, txnId: UInt64?, owner: String?) async throws -> UInt64? {
         try await call { try await $0.completeDittoRequery(appId: appId, txnId: txnId, owner: owner) }
     }

@@ -8,7 +8,7 @@ import RelayStore
 /// store into a new, empty one, e.g. from its SQLite file into PostgreSQL. Prints one JSON line of the rows
 /// copied per table and the seconds taken. Exit status 2 for a mistake in the command or a destination that
 /// holds data, 1 when a store cannot be opened or a batch fails. `push-relay storage requery-done` is
-/// ``StorageRequeryCommand``.
+/// ``StorageRequeryCommand``, `push-relay storage end-pending` ``StorageEndPendingCommand``.
 enum StorageCommand {
     static let usage = """
         usage: push-relay storage copy --from LOCATION --to LOCATION [--batch N] [--password-file FILE]
@@ -20,6 +20,8 @@ enum StorageCommand {
           source is opened read-only and never changed; stop the relay that uses it first.
                push-relay storage requery-done --store LOCATION --app ID [--password-file FILE]
           \(StorageRequeryCommand.summary)
+               push-relay storage end-pending --store LOCATION --app ID [--password-file FILE]
+          \(StorageEndPendingCommand.summary)
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
@@ -34,6 +36,7 @@ enum StorageCommand {
             return 0
         }
         if arguments.positional == ["requery-done"] { return try await StorageRequeryCommand.run(arguments) }
+        if arguments.positional == ["end-pending"] { return try await StorageEndPendingCommand.run(arguments) }
         try arguments.requireSubcommand("copy", usage: usage)
         let passwordFile = arguments.value("password-file")
         // Shown as given: a password from the file goes into the URL, which would then show a query.

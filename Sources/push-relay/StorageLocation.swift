@@ -94,6 +94,20 @@ enum StorageLocation: Equatable {
         }
     }
 
+    /// The existing store of `--store` (with `--password-file`) and the app of `--app`, as the storage
+    /// commands about one app take them.
+    /// - Throws: `Arguments.Problem` for a missing option or an id no configuration could hold (before the
+    ///   store is opened); ``openExistingStore(logger:)``'s errors.
+    static func openAppStore(_ arguments: Arguments) throws -> (store: any Store, app: String) {
+        let location = try StorageLocation(try arguments.required("store"), option: "store")
+            .addingPassword(fromFile: arguments.value("password-file"))
+        let app = try arguments.required("app")
+        guard Configuration.isShortId(app) else {
+            throw Arguments.Problem(description: "--app: an app id is \(Configuration.shortIdRule)")
+        }
+        return (try location.openExistingStore(logger: Logger(label: "storage", level: .warning)), app)
+    }
+
     /// The store to write into, created or migrated as `serve` would. A SQLite file is held as the relay
     /// `storage-copy` (``RelaySQLite/SQLiteReader/instanceId``) from before it is opened until the copy ends:
     /// a live relay's file is refused untouched, and no relay starts on it half copied.

@@ -15,13 +15,7 @@ enum StorageRequeryCommand {
         """
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
-        let location = try StorageLocation(try arguments.required("store"), option: "store")
-            .addingPassword(fromFile: arguments.value("password-file"))
-        let app = try arguments.required("app")
-        guard Configuration.isShortId(app) else {
-            throw Arguments.Problem(description: "--app: an app id is \(Configuration.shortIdRule)")
-        }
-        let store = try location.openExistingStore(logger: Logger(label: "storage", level: .warning))
+        let (store, app) = try StorageLocation.openAppStore(arguments)
         let pending = try await store.pendingDittoRequeries()[app]
         let left = try await store.completeDittoRequery(appId: app, txnId: pending, owner: nil)
         let report: [String: Any] = ["app": app, "cleared": pending.map { NSNumber(value: $0) } ?? NSNull()]

@@ -2,7 +2,8 @@ import Foundation
 import RelayCLI
 
 /// `push-relay serve | health | mock-apns | mock-fcm | mock-webpush | mock-kafka | send | version |
-/// keys new|vapid | config check | storage copy | storage requery-done`.
+/// keys new|vapid | config check | storage copy | storage requery-done |
+/// storage end-pending`.
 let usage = """
     usage: push-relay <command> [options]
 
@@ -23,6 +24,8 @@ let usage = """
       storage copy copy a relay's data from one store into an empty one (SQLite to PostgreSQL, or back)
       storage requery-done
                    mark an app's Ditto requeryRequired handled after its collections were re-fed
+      storage end-pending
+                   end the pending deliveries of an app taken out of every relay's configuration
 
     'push-relay <command> --help' shows a command's options.
     """

@@ -86,6 +86,25 @@ extension StoreFixtures {
         }
     }
 
+    /// The ids of `rows` (a table and its condition, from the tests) of `store`'s database, in id order.
+    static func ids(of rows: String, in store: any Store) async throws -> [Int64] {
+        let sql = "SELECT id FROM \(rows) ORDER BY id"
+        switch store {
+        case let sqlite as SQLiteStore:
+            return try await sqlite.withConnection { db in
+                try db.withStatement(sql) { row in
+                    var ids: [Int64] = []
+                    while try row.step() { ids.append(row.int64(0)) }
+                    return ids
+                }
+            }
+        case let postgres as PostgresStore:
+            return try await postgres.ids(sql)
+        default:
+            preconditionFailure("no rows for \(type(of: store))")
+        }
+    }
+
     /// Makes the feedback table refuse every insert (a trigger that raises), or drops that trigger.
     static func refuseFeedbackRows(in store: any Store, _ refuse: Bool) async throws {
         switch store {
@@ -190,6 +209,11 @@ extension PostgresStore {
     /// Runs raw SQL on the store's connection (tests).
     func execute(_ sql: String) throws {
         try db.execute(sql)
+    }
+
+    /// The first column of `sql`'s rows as ids (a query from the tests).
+    func ids(_ sql: String) throws -> [Int64] {
+        try db.query(sql).all.map { try $0.int64(0) }
     }
 }
 

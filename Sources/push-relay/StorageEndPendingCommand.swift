@@ -1,0 +1,27 @@
+import Foundation
+import RelayCLI
+import RelayCore
+import RelayStore
+
+/// `push-relay storage end-pending --store LOCATION --app ID`: ends the pending work of an app taken out of
+/// every relay's configuration, which no relay claims again (``RelayStore/Store/endPendingWork(appId:at:)``).
+/// Prints one JSON line: the app and what was ended of each kind. Exit status 2 for a mistake in the command,
+/// 1 when the store cannot be opened (a SQLite path with no store: none is made) or written.
+enum StorageEndPendingCommand {
+    static let summary = """
+        Ends the pending work of an app taken out of every relay's configuration: its pending deliveries
+          end failed (reason AppRemoved), its badge updates are no longer due, its queued feedback is deleted.
+        """
+
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let (store, app) = try StorageLocation.openAppStore(arguments)
+        let ended = try await store.endPendingWork(appId: app, at: Date())
+        let report: [String: Any] = [
+            "app": app, "deliveries": ended.deliveries, "badgeUpdates": ended.badgeUpdates,
+            "feedback": ended.feedback,
+        ]
+        let line = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+        say(String(decoding: line, as: UTF8.self))
+        return 0
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import RelayCore
+import RelaySQLite
+import RelayStore
+import RelayTestSupport
+import Testing
+
+/// `push-relay storage end-pending`, run as a process on a SQLite store with a pending delivery of an app
+/// no configuration serves any more.
+@Suite struct StorageEndPendingCommandTests {
+    @Test func itEndsTheAppsPendingDeliveriesAndSaysHowMany() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.url.appendingPathComponent("relay.sqlite").path
+        let message = ChatMessage(roomId: "room-1", senderId: "dora", content: .text("hi"), messageId: "m-1")
+        do {
+            let store = try SQLiteStore(path: path, logger: .disabled())
+            for app in ["gone", "chat"] {
+                _ = try await store.upsertDevice(
+                    appId: app,
+                    token: try StorageCopyTests.iosToken.registered(scope: "sandbox"),
+                    userId: "ann",
+                    rooms: ["room-1"],
+                    at: StorageCopyTests.t0
+                )
+                _ = try await store.createNotification(
+                    NewNotification(
+                        appId: app,
+                        message: message,
+                        sendAs: "com.example.chat",
+                        createdAt: StorageCopyTests.t0
+                    ),
+                    recipients: RecipientSelection(roomId: "room-1", excludeUserId: "dora")
+                )
+            }
+        }
+        let run = ["storage", "end-pending", "--store", "sqlite:\(path)", "--app", "gone"]
+        let ended = try await CommandTests.run(run)
+        #expect(ended.status == 0, "\(ended.stderr)")
+        #expect(
+            ended.stdout.contains(#"{"app":"gone","badgeUpdates":0,"deliveries":1,"feedback":0}"#),
+            "\(ended.stdout)"
+        )
+        let store = try SQLiteStore(path: path, logger: .disabled())
+        let later = StorageCopyTests.t0.addingTimeInterval(60)
+        #expect(
+            try await store.claimDueDeliveries(appId: "gone", now: later, limit: 10, leaseSeconds: 30, owner: "t")
+                .isEmpty
+        )
+        #expect(
+            try await store.claimDueDeliveries(appId: "chat", now: later, limit: 10, leaseSeconds: 30, owner: "t").count
+                == 1
+        )
+        let again = try await CommandTests.run(run)
+        #expect(again.status == 0 && again.stdout.contains(#""deliveries":0"#), "\(again.stdout)")
+        for app in ["", "gone app"] {
+            let bad = try await CommandTests.run(["storage", "end-pending", "--store", "sqlite:\(path)", "--app", app])
+            #expect(bad.status == 2 && bad.stderr.contains("--app: an app id is 1 to 64"), "\(app): \(bad.stderr)")
+        }
+    }
+}
