@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 extension PostgresConnection {
     /// $1 an instance id: takes its advisory lock for the session, true when taken (two-key form, so it
@@ -15,6 +16,12 @@ extension PostgresConnection {
     /// taken; an id this session holds already is taken again (advisory locks stack).
     /// - Throws: ``RelayStore/StoreError`` of the statement.
     func takeInstanceLock(_ id: String) throws -> Bool {
+        guard try query(Self.schemaLockSQL(shared: true))[0].bool(0) else {
+            throw StoreError(
+                code: .instanceInUse,
+                message: "a storage copy reads this schema of the database: start the relay once it ends"
+            )
+        }
         for attempt in 0...30 {
             if attempt > 0 { usleep(100_000) }
             let row = try query(Self.instanceLockSQL, id)[0]
@@ -41,6 +48,14 @@ extension PostgresConnection {
             Int(session.pid),
             session.startMicroseconds
         )
+    }
+
+    /// Takes the schema's lock (``PostgresMigrations/schemaLockClass``) for the session without waiting:
+    /// shared (a relay, beside its instance lock; stacked once per instance lock taken) or exclusive (a copy
+    /// reading the schema). The query's one value is whether it was taken.
+    static func schemaLockSQL(shared: Bool) -> String {
+        let function = shared ? "pg_try_advisory_lock_shared" : "pg_try_advisory_lock"
+        return "SELECT \(function)(\(PostgresMigrations.schemaLockClass), hashtext(current_schema()))"
     }
 
     /// $1 an instance id: how many sessions hold its lock (`pg_locks`), for tests and diagnosis.

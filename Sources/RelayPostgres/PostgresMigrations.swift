@@ -14,6 +14,11 @@ enum PostgresMigrations {
     /// while the relay runs (``PostgresStore`` `claimInstance`).
     static let instanceLockClass: Int32 = 0x7072_6c79
 
+    /// The first key of a schema's advisory lock (`hashtext(current_schema())` the second): every relay holds
+    /// it shared beside its instance lock, and `storage copy` from the schema holds it exclusive, so a copy
+    /// never reads a schema a live relay writes and no relay starts on one a copy reads.
+    static let schemaLockClass: Int32 = 0x7072_6c73
+
     static let steps: [String] = [
         // 1: the schema of the current model. A delivery keeps its notification's id (a claim joins it), its
         // device's user (a device registered again for another user no longer gets the old user's

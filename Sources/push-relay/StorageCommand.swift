@@ -17,7 +17,8 @@ enum StorageCommand {
           Copies devices, rooms and members, notifications with their deliveries (ids, apns-ids, attempts,
           statuses, due times), idempotency keys and queued feedback into an EMPTY destination, N rows per
           transaction (default 1000). Leases are not copied: pending deliveries are claimable at once. The
-          source is opened read-only and never changed; stop the relay that uses it first.
+          source is opened read-only and never changed; stop the relays that use it first
+          (a source a live relay serves is refused).
                push-relay storage requery-done --store LOCATION --app ID [--password-file FILE]
           \(StorageRequeryCommand.summary)
                push-relay storage end-pending --store LOCATION --app ID [--password-file FILE]

@@ -75,6 +75,7 @@ enum StorageLocation: Equatable {
         case .postgres(let url):
             let store = try PostgresStore(url: url, logger: logger)
             try await store.makeReadOnly()
+            try await store.refuseLiveRelays()
             return store
         }
     }

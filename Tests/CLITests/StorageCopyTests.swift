@@ -288,10 +288,29 @@ import Testing
         let (ids, expected, ditto) = try await Self.seededFile(at: first)
         let there = try await CommandTests.run(["storage", "copy", "--from", "sqlite:\(first)", "--to", url])
         #expect(there.status == 0, "\(there.stderr)")
-        let home = try await CommandTests.run([
-            "storage", "copy", "--from", "postgres:\(url)", "--to", "sqlite:\(back)",
-        ])
+        let copyBack = ["storage", "copy", "--from", "postgres:\(url)", "--to", "sqlite:\(back)"]
+        // While a relay serves the database (it holds its instance lock), the copy is refused.
+        do {
+            let relay = try PostgresStore(url: url, logger: .disabled())
+            try await relay.claimInstance("relay-1")
+            let refused = try await CommandTests.run(copyBack)
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("a live relay serves this schema"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: back))
+        }
+        let home = try await CommandTests.run(copyBack)
         #expect(home.status == 0, "\(home.stderr)")
+        // While a copy reads the schema, no relay starts on it.
+        do {
+            let reader = try PostgresStore(url: url, logger: .disabled())
+            try await reader.refuseLiveRelays()
+            let relay = try PostgresStore(url: url, logger: .disabled())
+            let refused = await #expect(throws: StoreError.self) { try await relay.claimInstance("relay-2") }
+            #expect(
+                refused?.message.contains("a storage copy reads this schema") == true,
+                "\(String(describing: refused))"
+            )
+        }
         let copy = try SQLiteStore(path: back, logger: .disabled())
         #expect(try await Self.read(copy, [ids.finished, ids.pending]) == expected)
         #expect(try await Self.dittoRows(copy) == ditto)
