@@ -83,7 +83,15 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
                 return (kind, try applyDeletion(deletion))
             }
             if let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
-                try rows.indexMessage(appId: appId, indexed)
+                // An archive lowers the totals that counted the message (the JS SDK's delete archives the
+                // original beside its delete document, in either order): their devices get badge updates.
+                if indexed.isArchived {
+                    try rows.badgeUpdates.archiving(appId: appId, roomId: indexed.roomId, key: indexed.key) {
+                        try rows.indexMessage(appId: appId, indexed)
+                    }
+                } else {
+                    try rows.indexMessage(appId: appId, indexed)
+                }
             }
             return (kind, try applyMessage(document, in: collection, room: room, txnId: event.txnId))
         case .rooms, .dmRooms, .users:

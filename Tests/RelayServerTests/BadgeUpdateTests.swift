@@ -169,7 +169,13 @@ import Testing
         }
     }
 
-    @Test func aDittoDeleteLowersTheBadgeOfThoseItCountedFor() async throws {
+    /// The JS SDK deletes by archiving the original beside the delete document; the two may come in either
+    /// order (`archivedFirst`), and the counts go down with whichever comes first.
+    @Test(arguments: [false, true]) func aDittoDeleteLowersTheBadgeOfThoseItCountedFor(
+        archivedFirst: Bool
+    )
+        async throws
+    {
         try await withRelayAndMock(configure: {
             DittoEventsTests.withDitto()(&$0)
             U.withBadge(&$0)
@@ -216,9 +222,12 @@ import Testing
             #expect(try relay.requests(to: carolsPhone).map(U.badge) == [nil, nil])
             #expect(try relay.requests(to: phone).map(U.badge) == [1, 2])
             // alice deletes m-2: bob's count goes down to 1; carol's does not move.
-            try await post([
-                message(6, "d-1", extra: ["isDeleted": true, "archivedMessage": "m-2", "text": "[deleted message]"])
-            ])
+            let delete = message(
+                7,
+                "d-1",
+                extra: ["isDeleted": true, "archivedMessage": "m-2", "text": "[deleted message]"]
+            )
+            try await post(archivedFirst ? [message(6, "m-2", extra: ["isArchived": true]), delete] : [delete])
             _ = try await relay.mock.waitForRequests(count: 7, timeout: .seconds(60))
             #expect(Self.badgeBodies(relay, to: phone) == [#"{"aps":{"badge":1}}"#])
             #expect(Self.badgeBodies(relay, to: carolsPhone).isEmpty)
