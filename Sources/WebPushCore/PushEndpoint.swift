@@ -9,7 +9,9 @@ import RelayCrypto
 /// ``logDescription`` (the origin and the last characters), and the device's identity is ``deviceToken``,
 /// a hash. Whether the host resolves to a public address is the transport's check at connect time.
 public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
-    /// The endpoint as the browser gave it, byte for byte.
+    /// The endpoint in one spelling per URL: ``origin`` (scheme and host lowercase, no default port, no
+    /// trailing dot), then the path as given (`/` when empty) and the query as given when it is not empty.
+    /// Two spellings of one subscription (`HTTPS://Push.example.net:443/x?`) are one device.
     public let text: String
     /// The URL of ``text``.
     public let url: URL
@@ -61,11 +63,16 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
         }
         if let port = components.port, !(1...65535).contains(port) { throw refuse("has a port out of range") }
         if components.hasUnreadablePort(in: text) { throw refuse("has a port out of range") }
+        // A fragment never reaches the server: it would only make another spelling of the same endpoint.
+        guard components.fragment == nil else { throw refuse("must not carry a fragment (#...)") }
         let port = components.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
-        self.text = text
-        self.url = url
         let name = host.hasSuffix(".") ? host.dropLast() : host[...]
-        self.origin = "\(scheme)://\(name)\(port)"
+        let origin = "\(scheme)://\(name)\(port)"
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        let query = components.percentEncodedQuery.flatMap { $0.isEmpty ? nil : "?" + $0 } ?? ""
+        self.origin = origin
+        self.text = origin + path + query
+        self.url = URL(string: self.text) ?? url
     }
 
     /// The device token the relay knows a web device by: `web-` and base64url (no padding) of SHA-256 of the

@@ -78,6 +78,20 @@ import WebPushCore
                     == canonical.replacingOccurrences(of: subscription.keys.auth, with: auth)
                     .replacingOccurrences(of: subscription.keys.p256dh, with: p256dh)
             )
+            // Another spelling of the endpoint is the same device, stored in the one spelling.
+            let respelled =
+                Self.endpoint.replacingOccurrences(
+                    of: "https://fcm.googleapis.com",
+                    with: "HTTPS://FCM.googleapis.com:443"
+                ) + "?"
+            let again = try await relay.call(
+                "POST",
+                "/v1/devices",
+                json: Self.registration(Self.subscription(renewed, endpoint: respelled))
+            )
+            #expect(again.status == 200, "\(again.text)")
+            #expect(try Self.object(again)["token"] as? String == Self.identity)
+            #expect(try await Self.stored(relay)?.contains(#""endpoint":"\#(Self.endpoint)""#) == true)
             let listed = try await relay.devices(of: "bob")
             #expect(listed.map(\.token) == [Self.identity] && listed.map(\.platform) == ["web"])
 

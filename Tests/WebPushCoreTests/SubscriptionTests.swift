@@ -71,7 +71,7 @@ import WebPushCore
         ("https://Push.Example.NET:443/p/abc", "https://push.example.net"),
         ("https://push.example.net:8443/p/abc", "https://push.example.net:8443"),
         ("HTTPS://push.example.net/p", "https://push.example.net"),
-        ("https://push.example.net/p?x=1#f", "https://push.example.net"),
+        ("https://push.example.net/p?x=1", "https://push.example.net"),
         ("https://push.example.net./p/abc", "https://push.example.net"),
         ("https://Push.Example.NET.:443/p", "https://push.example.net"),
     ])
@@ -79,6 +79,30 @@ import WebPushCore
         #expect(try PushEndpoint(validating: endpoint).origin == origin)
         // A mock (allowed by its app) may be an address.
         #expect(try PushEndpoint(validating: "https://[::1]:8443/p", allowingHTTP: true).origin == "https://[::1]:8443")
+    }
+
+    /// Spellings of one endpoint are one endpoint (one device): the origin's case, its default port and
+    /// trailing dot, an empty query and an empty path make no other; a fragment is refused.
+    @Test func spellingsOfOneEndpointAreOne() throws {
+        let spellings = [
+            "https://push.example.net/p/abc", "HTTPS://Push.Example.NET:443/p/abc", "https://push.example.net./p/abc",
+            "https://push.example.net/p/abc?",
+        ]
+        for spelling in spellings {
+            let endpoint = try PushEndpoint(validating: spelling)
+            #expect(endpoint.text == "https://push.example.net/p/abc", "\(spelling)")
+            #expect(endpoint.url.absoluteString == "https://push.example.net/p/abc", "\(spelling)")
+            #expect(endpoint.deviceToken == PushEndpoint.deviceToken(endpoint: "https://push.example.net/p/abc"))
+        }
+        #expect(try PushEndpoint(validating: "https://push.example.net").text == "https://push.example.net/")
+        #expect(
+            try PushEndpoint(validating: "https://push.example.net:8443/p?x=1").text
+                == "https://push.example.net:8443/p?x=1"
+        )
+        for fragment in ["https://push.example.net/p#x", "https://push.example.net/p#"] {
+            let error = #expect(throws: WebPushError.self) { try PushEndpoint(validating: fragment) }
+            #expect(error?.message.contains("fragment") == true, "\(fragment)")
+        }
     }
 
     /// A push service is reached by its name: an address in any spelling, a single label or a local name is
