@@ -29,6 +29,7 @@ extension PostgresStore {
                     address)
                 VALUES ($1, $2, $3, $4, 'live', $5, $5, $6, $7)
                 ON CONFLICT (app_id, token) DO UPDATE SET user_id = $3, environment = $4, state = 'live',
+                    created_at = CASE WHEN devices.user_id = $3 THEN devices.created_at ELSE $5 END,
                     updated_at = $5, platform = $6, address = $7, retired_at = NULL, retired_reason = NULL, apns_timestamp = NULL,
                     unlinked_topics = '[]'
                 RETURNING \(Device.columns), xmax = 0

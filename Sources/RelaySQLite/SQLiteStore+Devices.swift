@@ -24,6 +24,7 @@ extension SQLiteStore {
                 """
                 : """
                 UPDATE devices SET user_id = ?3, environment = ?4, state = 'live', updated_at = ?5, platform = ?6,
+                    created_at = CASE WHEN user_id = ?3 THEN created_at ELSE ?5 END,
                     address = ?7, retired_at = NULL, retired_reason = NULL, apns_timestamp = NULL, unlinked_topics = '[]'
                 WHERE app_id = ?1 AND token = ?2
                 """

@@ -28,7 +28,8 @@ extension RelayAPI {
         for room in rooms { try await requireOpenRoom(caller, roomId: room) }
         try await takeWriteLimit(caller, userId: userId)
         // A user is not told that a token it takes over was registered by someone else: that is a new
-        // registration to it (201, created now), so a stranger cannot probe which tokens exist.
+        // registration to it (201; the store dates a device moved to another user from the move), so a
+        // stranger cannot probe which tokens exist.
         var heldByAnother = false
         if let user = caller.userId, let previous = try await store.device(appId: app.id, token: token) {
             heldByAnother = !previous.userId.isSameId(user)
@@ -51,10 +52,7 @@ extension RelayAPI {
                 "request.id": request.id,
             ]
         )
-        guard heldByAnother, !created else { return try .json(status: created ? 201 : 200, DeviceView(device)) }
-        var view = DeviceView(device)
-        view.createdAt = view.updatedAt
-        return try .json(status: 201, view)
+        return try .json(status: created || heldByAnother ? 201 : 200, DeviceView(device))
     }
 
     /// The token of a registration: `token` read by `platform`'s rules (`platform`, default `ios`); an iOS

@@ -22,7 +22,8 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// `rooms` as `origin` made them; one transaction.
     ///
     /// A new token is inserted (`created == true`). A known one gets the new user, platform, scope (an APNs
-    /// token's environment, ``RelayCore/PushToken/storedScope``) and `updatedAt = at`; a retired one is
+    /// token's environment, ``RelayCore/PushToken/storedScope``) and `updatedAt = at` (and `createdAt = at`
+    /// when it moves to another user, who is not told when it was first registered); a retired one is
     /// revived (state `live`, retired fields cleared). Every registration
     /// clears the identities the token is unlinked from (``RelayCore/PushToken/unlinked``). The joins follow
     /// ``addMember(appId:roomId:userId:notify:origin:at:limits:)``

@@ -167,13 +167,18 @@ import Testing
             #expect(moved.status == 201 && moved.text.contains(#""userId":"carol""#), "\(moved.text)")
             let view = try moved.decode(Dates.self)
             #expect(view.createdAt != bobsCreatedAt && view.createdAt == view.updatedAt)
-            // Registered again by carol, it is hers: 200.
+            // Her list shows it from the move on, as does registering it again (200: it is hers).
+            let carols = try await relay.call("GET", "/v1/users/carol/devices", user: "carol").decode(Devices.self)
+            #expect(carols.devices.map(\.createdAt) == [view.createdAt])
             let again = try await relay.call("POST", "/v1/devices", json: ["token": Self.bobPhone], user: "carol")
             #expect(again.status == 200)
-            // The backend sees the token's history: 200 and the first createdAt.
+            #expect(try again.decode(Dates.self).createdAt == view.createdAt)
+            // The backend moves it back (200: the backend sees that the token was known); bob's device dates
+            // from that move.
             let back = try await relay.call("POST", "/v1/devices", json: ["token": Self.bobPhone, "userId": "bob"])
             #expect(back.status == 200, "\(back.text)")
-            #expect(try back.decode(Dates.self).createdAt == bobsCreatedAt)
+            let backView = try back.decode(Dates.self)
+            #expect(backView.createdAt != bobsCreatedAt && backView.createdAt == backView.updatedAt)
             let movedAgain = try await relay.call("POST", "/v1/devices", json: ["token": Self.bobPhone], user: "carol")
             #expect(movedAgain.status == 201)
             #expect(try await relay.call("GET", "/v1/users/bob/devices", user: "bob").text == #"{"devices":[]}"#)

@@ -27,7 +27,8 @@ import Testing
         )
         #expect(!second.created)
         #expect(second.device.userId == "bob" && second.device.token.scope == "production")
-        #expect(second.device.createdAt == F.t0 && second.device.updatedAt == F.time(60))
+        // A move to another user dates the device from the move: bob is not told when alice registered it.
+        #expect(second.device.createdAt == F.time(60) && second.device.updatedAt == F.time(60))
         #expect(try await store.members(appId: "app-a", roomId: "r1").map(\.userId) == ["alice", "bob"])
 
         // Retire it through a 410 on a delivery, then register again.
@@ -52,6 +53,8 @@ import Testing
         #expect(revived.device.state == .live)
         #expect(revived.device.retiredAt == nil && revived.device.retiredReason == nil)
         #expect(revived.device.invalidSince == nil && revived.device.updatedAt == F.time(100))
+        // bob's own token again: its date stays.
+        #expect(revived.device.createdAt == F.time(60))
         #expect(try await store.deviceCounts() == [.live: 1, .retired: 0])
     }
 
