@@ -166,15 +166,19 @@ extension RelayAPI {
         )
     }
 
-    /// A webhook's list of user ids (`field`), at most `max`, each a valid id.
+    /// A webhook's list of user ids (`field`), at most `max`, each a valid id, each once (a user named twice
+    /// counts, and is pushed, once).
     /// - Throws: ``HTTPError`` 400 `invalid_field` for a longer list or an invalid id.
     private static func userIds(_ list: [String], field: String, max: Int) throws(HTTPError) -> [String] {
         guard list.count <= max else {
             throw .badRequest(code: "invalid_field", message: "\(field) must name at most \(max) users")
         }
-        return try list.enumerated().map { index, user throws(HTTPError) in
-            try Validation.id(user, field: "\(field)[\(index)]")
+        var named = Set<String>(), ids: [String] = []
+        for (index, user) in list.enumerated() {
+            let id = try Validation.id(user, field: "\(field)[\(index)]")
+            if named.insert(id).inserted { ids.append(id) }
         }
+        return ids
     }
 
     private func chatMessage(

@@ -77,9 +77,10 @@ import Testing
         let limits = Configuration.Limits(webhookBurst: 100, pushesPerRecipientPerMinute: 2)
         try await withRelayAndMock(time: MinuteStartTimeSource(), configure: Self.limited(limits)) { relay in
             let bobPhone = randomToken()
-            try await relay.register(randomToken(), user: "alice", rooms: ["room", "other"])
+            try await relay.register(randomToken(), user: "alice", rooms: ["room", "other", "third"])
             try await relay.register(bobPhone, user: "bob", rooms: ["room", "other"])
             try await relay.register(randomToken(), user: "carol", rooms: ["other"])
+            try await relay.register(randomToken(), user: "dave", rooms: ["third"])
             #expect(
                 try await relay.call("POST", "/v1/webhooks/did-send-message", json: Self.message("1"), user: "alice")
                     .status == 202
@@ -110,6 +111,17 @@ import Testing
                 user: "alice"
             )
             #expect(direct.status == 202)
+            // A recipient named twice counts (and is pushed) once: Dave gets two.
+            for text in ["twice", "again"] {
+                let named = try await relay.call(
+                    "POST",
+                    "/v1/webhooks/did-send-message",
+                    json: ["roomId": "third", "text": text, "recipients": ["dave", "dave"]],
+                    user: "alice"
+                )
+                #expect(named.status == 202, "\(named.text)")
+                #expect(try named.decode(WebhookAnswer.self).devices == 1)
+            }
             let answer = try direct.decode(WebhookAnswer.self)
             _ = try await relay.settled(answer.notificationId)
             #expect(relay.requests(to: bobPhone).count == 2)
