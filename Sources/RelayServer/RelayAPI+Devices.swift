@@ -81,6 +81,13 @@ extension RelayAPI {
             guard app.fcm?.serviceAccountFile != nil else {
                 throw notConfigured(app, "FCM settings (apps[].fcm)", platform)
             }
+            // The relay names web devices so: such a token would take over a web device by its id alone.
+            if raw.hasPrefix(WebPushToken.prefix) {
+                throw .badRequest(
+                    code: "invalid_device_token",
+                    message: "token: an FCM registration token does not start with '\(WebPushToken.prefix)'"
+                )
+            }
             if body.environment != nil {
                 throw .badRequest(
                     code: "invalid_field",

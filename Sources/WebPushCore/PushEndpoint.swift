@@ -82,7 +82,7 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// ``deviceToken`` of an endpoint's text, without checking it (to find a stored device by its endpoint).
     public static func deviceToken(endpoint: String) -> String {
-        "web-" + Digest.sha256(Data(endpoint.utf8)).base64URLEncodedString()
+        WebPushToken.prefix + Digest.sha256(Data(endpoint.utf8)).base64URLEncodedString()
     }
 
     /// What a log may show: the origin and the last ``logSuffixLength`` characters of the endpoint's path

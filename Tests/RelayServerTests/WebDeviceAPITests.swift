@@ -94,6 +94,14 @@ import WebPushCore
             #expect(try await Self.stored(relay)?.contains(#""endpoint":"\#(Self.endpoint)""#) == true)
             let listed = try await relay.devices(of: "bob")
             #expect(listed.map(\.token) == [Self.identity] && listed.map(\.platform) == ["web"])
+            // An FCM token never names a web device: it would take the device over by its id alone.
+            let asAndroid = try await relay.call(
+                "POST",
+                "/v1/devices",
+                json: ["platform": "android", "token": Self.identity, "userId": "carol"]
+            )
+            #expect(asAndroid.status == 400 && asAndroid.error?.code == "invalid_device_token", "\(asAndroid.text)")
+            #expect(try await relay.devices(of: "bob").map(\.platform) == ["web"])
 
             // DELETE names the device by its token, with or without `platform=web`.
             #expect(try await relay.call("DELETE", "/v1/devices/\(Self.identity)").status == 204)
