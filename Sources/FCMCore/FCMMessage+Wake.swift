@@ -1,4 +1,5 @@
 import RelayCore
+import RelayCrypto
 
 extension FCMMessage {
     /// The data-only message that wakes the Android app for a message (``RelayCore/PushMode/wake``): no
@@ -13,14 +14,18 @@ extension FCMMessage {
     }
 
     /// The data-only message that removes the deleted message `removedId`'s notification
-    /// (``RelayCore/NotificationKind/removal``): `data` holds only `dittoChatRemoveMessageId`, so the app's
-    /// `FirebaseMessagingService` cancels the notification it showed; NORMAL priority (nothing to show).
+    /// (``RelayCore/NotificationKind/removal``): `data` holds only `dittoChatRemoveMessageId` and
+    /// `dittoChatRemoveNotificationId` (the alert's tag), so the app's `FirebaseMessagingService` cancels the
+    /// notification it showed; NORMAL priority (nothing to show).
     public init(token: FCMRegistrationToken, removing removedId: String, ttlSeconds: Int) {
         self.init(
             token: token,
             title: nil,
             body: nil,
-            data: [ChatMessage.removeMessageIdKey: removedId],
+            data: [
+                ChatMessage.removeMessageIdKey: removedId,
+                ChatMessage.removeNotificationIdKey: ChatMessage.notificationIdentifier(messageId: removedId),
+            ],
             priority: .normal,
             ttlSeconds: ttlSeconds,
             tag: nil

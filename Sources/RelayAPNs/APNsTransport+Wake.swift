@@ -1,6 +1,7 @@
 import APNsCore
 import Foundation
 import RelayCore
+import RelayCrypto
 
 extension APNsTransport {
     /// The name of the wake payload among a notification's renderings.
@@ -18,13 +19,18 @@ extension APNsTransport {
         }
     }
 
-    /// The background push of a removal (``RelayCore/NotificationKind/removal``): `content-available: 1`
-    /// and `dittoChatRemoveMessageId` (``APNsCore/RemovalPayload``), so the app takes the deleted
-    /// message's notification away. Nil for a chat message.
+    /// The background push of a removal (``RelayCore/NotificationKind/removal``): `content-available: 1`,
+    /// `dittoChatRemoveMessageId` and `dittoChatRemoveNotificationId` (``APNsCore/RemovalPayload``), so the
+    /// app takes the deleted message's notification away. Nil for a chat message.
     static func removalRequest(for job: DeliveryJob, token: DeviceToken) -> APNsNotification? {
         guard let removed = job.content.message.removedMessageId else { return nil }
         return backgroundRequest(for: job, token: token) {
-            job.content.rendering(removalRendering) { RemovalPayload(removedMessageId: removed).encoded() }
+            job.content.rendering(removalRendering) {
+                RemovalPayload(
+                    removedMessageId: removed,
+                    notificationIdentifier: ChatMessage.notificationIdentifier(messageId: removed)
+                ).encoded()
+            }
         }
     }
 

@@ -5,6 +5,11 @@ extension ChatMessage {
     /// in FCM `data`.
     public static let removeMessageIdKey = "dittoChatRemoveMessageId"
 
+    /// The key of the identifier of the notification a removal push takes away
+    /// (``notificationIdentifier(messageId:sha256Hex:)`` of the removed message: `dittochat-msg-<id>`, or its
+    /// hashed form for an id APNs cannot carry), in the APNs payload and in FCM `data`: what the app removes.
+    public static let removeNotificationIdKey = "dittoChatRemoveNotificationId"
+
     /// The removal of deleted message `removedId`'s notification: a notification of its own, kind
     /// ``NotificationKind/removal``, whose message id is the delete document's (`deleteId`), so a replayed
     /// delete makes no second removal.

@@ -44,8 +44,12 @@ import Testing
         #expect(removal.kind == .removal && removal.removedMessageId == "m-1" && removal.messageId == "d-1")
         #expect(removal.wakePayload() == nil)
         #expect(
-            String(decoding: RemovalPayload(removedMessageId: "m-1").encoded(), as: UTF8.self)
-                == #"{"aps":{"content-available":1},"dittoChatRemoveMessageId":"m-1"}"#
+            String(
+                decoding: RemovalPayload(removedMessageId: "m-1", notificationIdentifier: "dittochat-msg-m-1")
+                    .encoded(),
+                as: UTF8.self
+            )
+                == #"{"aps":{"content-available":1},"dittoChatRemoveMessageId":"m-1","dittoChatRemoveNotificationId":"dittochat-msg-m-1"}"#
         )
     }
 

@@ -93,7 +93,8 @@ import Testing
             let phone = randomToken(), android = PlatformDeliveryTests.fcmToken(1)
             try await relay.register(phone, user: "bob")
             try await relay.register(android, user: "bob", platform: "android")
-            let id = "6F1D3A52-0C7E-4B8A-9E2F-3A4B5C6D7E8F"
+            // An id over 50 bytes: its notification's identifier is the hashed form, which the removal names.
+            let id = "6F1D3A52-0C7E-4B8A-9E2F-3A4B5C6D7E8F-reply-to-a-thread"
             let applied = try await relay.call(
                 "POST",
                 "/v1/ditto/events",
@@ -101,8 +102,11 @@ import Testing
                 key: DittoEventsTests.secret
             )
             #expect(applied.status == 200, "\(applied.text)")
-            _ = try await relay.mock.waitForRequests(count: 1, timeout: .seconds(60))
-            _ = try await relay.fcm.waitForRequests(count: 1, timeout: .seconds(60))
+            let alert = try await relay.mock.waitForRequests(count: 1, timeout: .seconds(60))
+            let shown = try #require(alert.first?.header("apns-collapse-id"))
+            #expect(shown.hasPrefix(ChatMessage.hashedIdentifierPrefix))
+            let fcmAlert = try await relay.fcm.waitForRequests(count: 1, timeout: .seconds(60))
+            #expect(fcmAlert.first?.body.contains(#""tag":"\#(shown)""#) == true)
             let notification = try await relay.call("GET", "/v1/notifications?messageId=\(id)")
             let original = try notification.decode(NotificationJSON.self)
             _ = try await relay.settled(original.notificationId)
@@ -149,7 +153,7 @@ import Testing
             #expect(removal.header("apns-collapse-id") == nil)
             #expect(
                 String(decoding: removal.body, as: UTF8.self)
-                    == #"{"aps":{"content-available":1},"dittoChatRemoveMessageId":"\#(id)"}"#
+                    == #"{"aps":{"content-available":1},"dittoChatRemoveMessageId":"\#(id)","dittoChatRemoveNotificationId":"\#(shown)"}"#
             )
             let messages = try await relay.fcm.waitForRequests(count: 2, timeout: .seconds(60))
             let data = try #require(messages.sorted { $0.time < $1.time }.last)
@@ -158,7 +162,10 @@ import Testing
                     try JSONSerialization.jsonObject(with: Data(data.body.utf8)) as? [String: Any]
                 )["message"] as? [String: Any]
             #expect(message?["notification"] == nil)
-            #expect(message?["data"] as? [String: String] == ["dittoChatRemoveMessageId": id])
+            #expect(
+                message?["data"] as? [String: String]
+                    == ["dittoChatRemoveMessageId": id, "dittoChatRemoveNotificationId": shown]
+            )
             // The removal is a notification of its own, named by the delete document.
             let view = try await relay.call("GET", "/v1/notifications?messageId=del-1")
             #expect(view.status == 200, "\(view.text)")
