@@ -10,6 +10,10 @@ public struct DittoChatRoom: Sendable, Equatable {
     public let isGenerated: Bool
     /// A DM room's two users; empty for a public room.
     public let participants: [String]
+    /// Whether the document sets `messagesId` to what names no collection the relay takes: not a string, or
+    /// a string the id rule refuses (``ChatMessage/idProblem(_:)``). A blank one reads as unset (the SDK's
+    /// default collection).
+    public let namesNoCollection: Bool
 
     public init(_ document: DittoDocument) {
         id = document.id
@@ -17,5 +21,8 @@ public struct DittoChatRoom: Sendable, Equatable {
         messagesId = document.string("messagesId")
         isGenerated = document.flag("isGenerated")
         participants = document.strings("participants") ?? []
+        namesNoCollection =
+            document.isSet("messagesId")
+            && (messagesId.map { !$0.isBlank && ChatMessage.idProblem($0) != nil } ?? true)
     }
 }

@@ -96,14 +96,11 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             return (kind, try applyMessage(document, in: collection, room: room, txnId: event.txnId))
         case .rooms, .dmRooms, .users:
             // An id no message, member or device can name (too long, blank, control characters) is not kept:
-            // the mirror holds only what a push can use. Nor is a room whose `messagesId` the id rule refuses
-            // (``RelayCore/ChatMessage/idProblem(_:)``): it is an indexed column, and PostgreSQL's index keeps
-            // no entry past about 2.7 kB.
+            // the mirror holds only what a push can use. Nor is a room whose `messagesId` names no collection
+            // (``RelayCore/DittoChatRoom/namesNoCollection``): a collection name is an indexed column, and
+            // PostgreSQL's index keeps no entry past about 2.7 kB.
             guard ChatMessage.idProblem(document.id) == nil else { return (kind, .ignored) }
-            if kind != .users, case .upsert = change,
-                let messagesId = DittoChatRoom(document).messagesId, !messagesId.isBlank,
-                ChatMessage.idProblem(messagesId) != nil
-            {
+            if kind != .users, case .upsert = change, DittoChatRoom(document).namesNoCollection {
                 return (kind, .ignored)
             }
             let removed: Bool

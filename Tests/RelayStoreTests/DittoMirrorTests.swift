@@ -206,8 +206,8 @@ import Testing
     }
 
     /// What no event can name is not kept, on either store (PostgreSQL's btree refuses a key past ~2.7 kB,
-    /// which would fail the batch every time): a room whose `messagesId` is past ``ChatMessage/maxIdBytes``
-    /// is ignored, a user's subscription and mention under such a room id are left out.
+    /// which would fail the batch every time): a room whose `messagesId` is past ``ChatMessage/maxIdBytes``,
+    /// or is no string, is ignored, a user's subscription and mention under such a room id are left out.
     @Test(arguments: StoreKind.allCases) func idsNoEventCanNameAreNotKept(kind: StoreKind) async throws {
         let store = try await Self.store(kind)
         // Incompressible, so PostgreSQL's index would hold all of it.
@@ -223,11 +223,23 @@ import Testing
                     """#
                 ),
                 try Self.user("bob", txn: 2, subscriptions: subscriptions, mentions: "{\"\(long)\":[\"m\"]}"),
-            ],
+            ]
+                + [(3, "5"), (4, #"{"a":1}"#), (5, #""""#)].map { txn, messagesId in
+                    // Not a string names no collection either; a blank one is unset (the SDK's default).
+                    try Self.event(
+                        #"""
+                        {"txnId":\#(txn),"type":"documentChanged","collection":"rooms","change":{"method":"upsert",
+                        "oldValue":null,"newValue":{"_id":"side-\#(txn)","name":"Side","messagesId":\#(messagesId)}}}
+                        """#
+                    )
+                },
             to: store
         )
-        #expect(counts.ignored == 1 && counts.applied == 1, "\(counts)")
+        #expect(counts.ignored == 3 && counts.applied == 2, "\(counts)")
         #expect(try await store.dittoRoom(appId: "app-a", roomId: "side") == nil)
+        #expect(try await store.dittoRoom(appId: "app-a", roomId: "side-3") == nil)
+        #expect(try await store.dittoRoom(appId: "app-a", roomId: "side-4") == nil)
+        #expect(try await store.dittoRoom(appId: "app-a", roomId: "side-5") != nil)
         #expect(try await store.isDittoSubscriber(appId: "app-a", roomId: "room-1", userId: "bob"))
         #expect(try await store.isDittoSubscriber(appId: "app-a", roomId: long, userId: "bob") == false)
     }
