@@ -13,8 +13,10 @@ extension PostgresConnection {
 
     /// Takes `id`'s advisory lock for this session, trying for up to 3 s: a session that just ended (the
     /// relay's last run, killed, or this connection's own lost one) may hold it a moment longer. True when
-    /// taken; an id this session holds already is taken again (advisory locks stack).
-    /// - Throws: ``RelayStore/StoreError`` of the statement.
+    /// taken; an id this session holds already is taken again (advisory locks stack). The schema's lock is
+    /// taken shared first (``schemaLockSQL(shared:)``), and given back when the instance lock is not won.
+    /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` while a storage copy holds the schema's lock
+    ///   (nothing taken); the statement's error.
     func takeInstanceLock(_ id: String) throws -> Bool {
         guard try query(Self.schemaLockSQL(shared: true))[0].bool(0) else {
             throw StoreError(
@@ -30,7 +32,23 @@ extension PostgresConnection {
                 return true
             }
         }
+        _ = try query(Self.schemaUnlockSQL)
         return false
+    }
+
+    /// Holds the schema's lock exclusively for this session and every session after a reconnect
+    /// (``holdsSchema``): a storage copy reading the schema, which no relay then starts on.
+    /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` while a live relay holds it shared.
+    func holdSchemaExclusively() throws {
+        guard try query(Self.schemaLockSQL(shared: false))[0].bool(0) else {
+            throw StoreError(
+                code: .instanceInUse,
+                message: "a live relay serves this schema of the database: stop every relay on it before copying "
+                    + "(a copy made while relays run misses what they write after, and both stores would send "
+                    + "what was pending)"
+            )
+        }
+        holdsSchema = true
     }
 
     /// Ends `session`, one of this connection's given up at a statement's deadline, when it still holds
@@ -57,6 +75,10 @@ extension PostgresConnection {
         let function = shared ? "pg_try_advisory_lock_shared" : "pg_try_advisory_lock"
         return "SELECT \(function)(\(PostgresMigrations.schemaLockClass), hashtext(current_schema()))"
     }
+
+    /// Gives back one shared hold of the schema's lock.
+    static let schemaUnlockSQL =
+        "SELECT pg_advisory_unlock_shared(\(PostgresMigrations.schemaLockClass), hashtext(current_schema()))"
 
     /// $1 an instance id: how many sessions hold its lock (`pg_locks`), for tests and diagnosis.
     static let instanceHoldersSQL = """

@@ -10,20 +10,13 @@ extension PostgresStore: StoreExport, StoreImport {
         try db.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
     }
 
-    /// Holds the schema's lock exclusively for this session
-    /// (``PostgresConnection/schemaLockSQL(shared:)``), so no relay starts on the schema while the copy reads
-    /// it; refused while a live relay holds it shared. A copy reads table by table, so one made while relays
-    /// run misses what they write meanwhile, and the two stores would both send what was pending.
+    /// Holds the schema's lock exclusively (``PostgresConnection/holdSchemaExclusively()``), so no relay
+    /// starts on the schema while the copy reads it; refused while a live relay holds it shared. A copy reads
+    /// table by table, so one made while relays run misses what they write meanwhile, and the two stores
+    /// would both send what was pending.
     /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` when a relay serves the schema.
     public func refuseLiveRelays() throws {
-        guard try db.query(PostgresConnection.schemaLockSQL(shared: false))[0].bool(0) else {
-            throw StoreError(
-                code: .instanceInUse,
-                message: "a live relay serves this schema of the database: stop every relay on it before copying "
-                    + "(a copy made while relays run misses what they write after, and both stores would send "
-                    + "what was pending)"
-            )
-        }
+        try db.holdSchemaExclusively()
     }
 
     public func exportBatch(_ table: StoreTable, after: Data?, limit: Int) async throws -> StoreBatch {
