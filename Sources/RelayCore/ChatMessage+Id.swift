@@ -23,3 +23,12 @@ extension StringProtocol {
     /// and with `e` + U+0301), which would let one user pass for another whose id only looks the same.
     public func isSameId(_ other: some StringProtocol) -> Bool { utf8.elementsEqual(other.utf8) }
 }
+
+extension Sequence<String> {
+    /// Each id once, in order, ids compared as ``StringProtocol/isSameId(_:)`` does (bytes of UTF-8, not
+    /// Swift's canonical equivalence).
+    public func distinctIds() -> [String] {
+        var seen: Set<[UInt8]> = []
+        return filter { seen.insert(Array($0.utf8)).inserted }
+    }
+}

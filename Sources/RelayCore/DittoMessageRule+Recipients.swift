@@ -20,14 +20,10 @@ extension DittoMessageRule {
             candidates =
                 facts.subscribers.map(\.userId) + message.mentionedUserIds + facts.mentionedByUserDocuments
         }
-        let sender = Array(message.senderId.utf8)
-        var seen: Set<[UInt8]> = []
-        var recipients: [String] = []
-        for candidate in candidates {
-            let key = Array(candidate.utf8)
-            guard key != sender, ChatMessage.idProblem(candidate) == nil, seen.insert(key).inserted else { continue }
-            if let read = readUpTo[key], read >= message.createdOn { continue }
-            recipients.append(candidate)
+        let recipients = candidates.distinctIds().filter { candidate in
+            guard !candidate.isSameId(message.senderId), ChatMessage.idProblem(candidate) == nil else { return false }
+            guard let read = readUpTo[Array(candidate.utf8)] else { return true }
+            return read < message.createdOn
         }
         return recipients.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }

@@ -173,12 +173,9 @@ extension RelayAPI {
         guard list.count <= max else {
             throw .badRequest(code: "invalid_field", message: "\(field) must name at most \(max) users")
         }
-        var named = Set<String>(), ids: [String] = []
-        for (index, user) in list.enumerated() {
-            let id = try Validation.id(user, field: "\(field)[\(index)]")
-            if named.insert(id).inserted { ids.append(id) }
-        }
-        return ids
+        var ids: [String] = []
+        for (index, user) in list.enumerated() { ids.append(try Validation.id(user, field: "\(field)[\(index)]")) }
+        return ids.distinctIds()
     }
 
     private func chatMessage(
