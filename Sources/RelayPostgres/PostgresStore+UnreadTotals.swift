@@ -167,7 +167,7 @@ extension PostgresStore {
                 if policy.keepsTotals(appId: appId) {
                     try db.query(Self.unreadSQL.purgeTotalsSQL(fromDitto: fromDitto), appId, roomId, upto, fromDitto)
                 } else {
-                    try db.query(Self.unreadSQL.dropRoomTotalsSQL, appId, roomId)
+                    try db.query(Self.unreadSQL.dropRoomTotalsSQL, appId, roomId, upto)
                 }
                 deleted += try db.query(Self.unreadSQL.deleteRoomMessagesSQL, appId, roomId, upto).changed
             }

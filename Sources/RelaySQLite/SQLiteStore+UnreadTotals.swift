@@ -185,6 +185,7 @@ extension SQLiteStore {
                     try db.withStatement(Self.unreadSQL.dropRoomTotalsSQL) {
                         try $0.bind(1, room.appId)
                         try $0.bind(2, room.roomId)
+                        try $0.bind(3, room.upto)
                         try $0.run()
                     }
                 }

@@ -124,23 +124,24 @@ extension UnreadSQL {
             """
     }
 
-    /// Deletes app parameter 1's cached totals of every user with a read position in room parameter 2, of
-    /// either source: the retention job's step for a room of an app whose totals this relay does not keep
-    /// (another relay's app, or one whose badges this relay's configuration lacks). Not knowing how the
-    /// app counts, it cannot take the room's deleted messages from those totals, so it drops them, and a
-    /// claim that needs one recounts it (``UnreadTotalsLookup``). An app nobody keeps totals for has no rows,
-    /// so the statement reads none.
+    /// Deletes app parameter 1's cached totals of the users whose read position in room parameter 2 is
+    /// before parameter 3 (epoch MILLISECONDS: the time retention purges the room up to), by either source:
+    /// the retention job's step for a room of an app whose totals this relay does not keep (another relay's
+    /// app, or one whose badges this relay's configuration lacks). Not knowing how the app counts, it cannot
+    /// take the room's deleted messages from those totals, so it drops them, and a claim that needs one
+    /// recounts it (``UnreadTotalsLookup``). Driven by the room's positions, each a seek of the cache: an
+    /// app nobody keeps totals for has no row to delete.
     package var dropRoomTotalsSQL: String {
         let p = parameter
-        let inRoom = { (table: String) in
-            """
-            EXISTS (SELECT 1 FROM \(table) AS x
-                WHERE x.app_id = \(p(1)) AND x.room_id = \(p(2)) AND x.user_id = unread_totals.user_id)
-            """
+        let readers = [false, true].map { fromDitto in
+            let source = Self.positionSource(fromDitto: fromDitto)
+            return """
+                SELECT x.user_id FROM \(source.table) AS x
+                WHERE x.app_id = \(p(1)) AND x.room_id = \(p(2)) AND \(source.readAt) < \(p(3))
+                """
         }
         return """
-            DELETE FROM unread_totals WHERE app_id = \(p(1))
-                AND (\(inRoom("room_members")) OR \(inRoom("ditto_subscriptions")))
+            DELETE FROM unread_totals WHERE app_id = \(p(1)) AND user_id IN (\(readers.joined(separator: " UNION ")))
             """
     }
 

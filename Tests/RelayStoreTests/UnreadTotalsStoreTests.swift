@@ -130,21 +130,27 @@ import Testing
         try await store.register(F.token(1), user: "alice", rooms: ["room-1"])
         try await store.register(F.token(2), user: "bob", rooms: ["room-1"])
         try await store.register(F.token(3), user: "carol", rooms: ["room-2"])
+        try await store.register(F.token(4), user: "dave", rooms: ["room-1"])
         for (second, room) in [(1.0, "room-1"), (2, "room-1"), (3, "room-2")] {
             try await U.post(store, from: "alice", room: room, at: second)
         }
-        #expect(try await Self.cached(store) == ["alice": 0, "bob": 2, "carol": 1])
+        // dave read room-1 past the message retention takes: his total never counted it.
+        _ = try await store.markRead(appId: "app-a", roomId: "room-1", userId: "dave", at: F.time(1.2))
+        #expect(try await Self.cached(store) == ["alice": 0, "bob": 2, "carol": 1, "dave": 1])
         await store.setUnreadPolicy(.none)
         #expect(try await store.deleteIndexedMessages(before: F.time(1.5), limit: 10) == 1)
-        #expect(try await Self.cached(store) == ["carol": 1], "room-1's users dropped, room-2's kept")
+        #expect(
+            try await Self.cached(store) == ["carol": 1, "dave": 1],
+            "room-1's users who read before the purge dropped; dave and room-2's users kept"
+        )
         await store.setUnreadPolicy(badges)
         let jobs = try await store.claimDueDeliveries(now: F.time(3), limit: 20, leaseSeconds: 30, owner: F.owner)
         let badgesByToken = Dictionary(jobs.map { ($0.token, $0.badge ?? -1) }, uniquingKeysWith: { $1 })
-        #expect(badgesByToken == [F.token(2): 1, F.token(3): 1])
+        #expect(badgesByToken == [F.token(2): 1, F.token(3): 1, F.token(4): 1])
         try await Self.expectCacheMatches(
             store,
-            devices: ["alice", "bob", "carol"],
-            users: ["bob", "carol"],
+            devices: ["alice", "bob", "carol", "dave"],
+            users: ["bob", "carol", "dave"],
             "the claim's recount"
         )
     }
