@@ -11,8 +11,9 @@ extension RelayAPI {
 
     /// `POST /v1/devices`: 201 new, 200 updated (a retired token is revived). A user registers for itself
     /// (`userId` omitted or its own) and joins only open rooms; a token another user had moves to it and is
-    /// answered as a new one (201, `createdAt` now), while the backend sees 200 and the first `createdAt`. The
-    /// device is read by its platform's rules (``registrationToken(_:platform:app:)``).
+    /// answered as a new one (201), while the backend sees 200; either way the device is dated from the move.
+    /// The device is read by its platform's rules (``registrationToken(_:platform:app:)``); a web device
+    /// registered before under another spelling of its endpoint is deleted (``WebSubscription/formerToken()``).
     func registerDevice(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let app = caller.app
@@ -44,6 +45,9 @@ extension RelayAPI {
                 at: time.now,
                 limits: userLimits(caller)
             )
+        }
+        if let former = body.subscription?.formerToken() {
+            _ = try await store.deleteDevice(appId: app.id, token: former)
         }
         logger.info(
             created ? "device registered" : "device updated",

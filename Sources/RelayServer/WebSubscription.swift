@@ -52,6 +52,16 @@ struct WebSubscription: Decodable {
         }
     }
 
+    /// The token of the device this subscription made when its endpoint's spelling (as sent now) was kept
+    /// as given (``WebPushCore/PushEndpoint/formerDeviceToken(given:)``); nil when it is the token now.
+    /// Registering deletes that device, so one subscription is never two devices.
+    func formerToken() -> PushToken? {
+        guard let endpoint = try? PushEndpoint(validating: subscription.endpoint, allowingHTTP: true),
+            let former = endpoint.formerDeviceToken(given: subscription.endpoint)
+        else { return nil }
+        return (try? WebPushToken(parsing: former)).map(PushToken.web)
+    }
+
     /// Whether the endpoint is at the origin of the app's mock push service, where plain http is taken.
     private func isAtMock(_ mock: Configuration.MockEndpoint?) -> Bool {
         guard let mock, let mockOrigin = try? PushEndpoint(validating: mock.baseURL, allowingHTTP: true).origin else {

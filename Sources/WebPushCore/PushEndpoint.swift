@@ -10,8 +10,9 @@ import RelayCrypto
 /// a hash. Whether the host resolves to a public address is the transport's check at connect time.
 public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The endpoint in one spelling per URL: ``origin`` (scheme and host lowercase, no default port, no
-    /// trailing dot), then the path as given (`/` when empty) and the query as given when it is not empty.
-    /// Two spellings of one subscription (`HTTPS://Push.example.net:443/x?`) are one device.
+    /// trailing dot), then the path as given (`/` when empty) and the query as given when it is not empty;
+    /// a fragment, which never reaches the server, is dropped. Two spellings of one subscription
+    /// (`HTTPS://Push.example.net:443/x?#y`) are one device.
     public let text: String
     /// The URL of ``text``.
     public let url: URL
@@ -63,8 +64,6 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
         }
         if let port = components.port, !(1...65535).contains(port) { throw refuse("has a port out of range") }
         if components.hasUnreadablePort(in: text) { throw refuse("has a port out of range") }
-        // A fragment never reaches the server: it would only make another spelling of the same endpoint.
-        guard components.fragment == nil else { throw refuse("must not carry a fragment (#...)") }
         let port = components.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
         let name = host.hasSuffix(".") ? host.dropLast() : host[...]
         let origin = "\(scheme)://\(name)\(port)"
@@ -79,6 +78,12 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// endpoint's bytes. Stable for a subscription, reveals nothing of the capability URL; used for DELETE,
     /// `senderDeviceToken`, dead tokens, feedback and logs.
     public var deviceToken: String { Self.deviceToken(endpoint: text) }
+
+    /// The token a device registered with the endpoint spelled as `given` had before endpoints were kept in
+    /// one spelling (the hash of the text as given); nil when that is ``deviceToken``.
+    public func formerDeviceToken(given: String) -> String? {
+        given == text ? nil : Self.deviceToken(endpoint: given)
+    }
 
     /// ``deviceToken`` of an endpoint's text, without checking it (to find a stored device by its endpoint).
     public static func deviceToken(endpoint: String) -> String {

@@ -84,6 +84,21 @@ import WebPushCore
                     of: "https://fcm.googleapis.com",
                     with: "HTTPS://FCM.googleapis.com:443"
                 ) + "?"
+            // A device an older build registered under that spelling (the hash of the text as given) goes.
+            let former = try WebPushToken(
+                identity: PushEndpoint.deviceToken(endpoint: respelled),
+                subscription: try #require(try await Self.stored(relay))
+            )
+            _ = try await relay.relay.store.upsertDevice(
+                appId: relay.app.id,
+                token: .web(former),
+                userId: "bob",
+                rooms: [],
+                origin: .backend,
+                at: Date(),
+                limits: nil
+            )
+            #expect(try await relay.devices(of: "bob").count == 2)
             let again = try await relay.call(
                 "POST",
                 "/v1/devices",
