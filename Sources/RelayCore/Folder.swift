@@ -2,16 +2,17 @@ import Foundation
 
 /// Folders the relay makes for its files (the data folder, a SQLite file's folder).
 public enum Folder {
-    /// A folder that could not be made: its path and the system's reason in words.
-    public struct Failure: Error, CustomStringConvertible {
-        public let path: String
-        public let reason: String
-        public var description: String { "cannot create folder \(path): \(reason)" }
+    /// A folder that could not be made: its path and the system's reason in words, for a message.
+    struct Failure: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String { "cannot create folder \(path): \(reason)" }
     }
 
     /// Makes the folder at `path` with its missing parents (nothing when it exists), each made with
     /// `permissions` (less the process's umask; 0o777 when nil).
-    /// - Throws: ``Failure`` naming the folder and the reason (`Permission denied`, `Not a directory`, …).
+    /// - Throws: an error whose description names the folder and the reason (`Permission denied`, `Not a
+    ///   directory`, …).
     public static func make(_ path: String, permissions: Int? = nil) throws {
         let components = path.split(separator: "/", omittingEmptySubsequences: true)
         var folder = path.hasPrefix("/") ? "/" : ""

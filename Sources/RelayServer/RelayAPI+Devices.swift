@@ -85,11 +85,11 @@ extension RelayAPI {
             guard app.fcm?.serviceAccountFile != nil else {
                 throw notConfigured(app, "FCM settings (apps[].fcm)", platform)
             }
-            // The relay names web devices so: such a token would take over a web device by its id alone.
-            if raw.hasPrefix(WebPushToken.prefix) {
+            // A web device's id read as an FCM token would take that device over by its id alone.
+            if (try? WebPushToken(parsing: raw)) != nil {
                 throw .badRequest(
                     code: "invalid_device_token",
-                    message: "token: an FCM registration token does not start with '\(WebPushToken.prefix)'"
+                    message: "token: a web device's id ('\(WebPushToken.prefix)…') is no FCM registration token"
                 )
             }
             if body.environment != nil {

@@ -98,13 +98,13 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             // An id no message, member or device can name (too long, blank, control characters) is not kept:
             // the mirror holds only what a push can use. Nor is a room whose `messagesId` names no collection
             // (``RelayCore/DittoChatRoom/namesNoCollection``): a collection name is an indexed column, and
-            // PostgreSQL's index keeps no entry past about 2.7 kB.
+            // PostgreSQL's index keeps no entry past about 2.7 kB. Such a version of a room is taken as its
+            // removal (counted `ignored`), so a room mirrored before it is not kept as it was.
             guard ChatMessage.idProblem(document.id) == nil else { return (kind, .ignored) }
-            if kind != .users, case .upsert = change, DittoChatRoom(document).namesNoCollection {
-                return (kind, .ignored)
-            }
+            var refused = false
+            if kind != .users, case .upsert = change { refused = DittoChatRoom(document).namesNoCollection }
             let removed: Bool
-            if case .remove = change { removed = true } else { removed = false }
+            if case .remove = change { removed = true } else { removed = refused }
             let write = try rows.recordDocument(
                 appId: appId,
                 collection: collection,
@@ -136,7 +136,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
                 )
             case (_, true): try rows.deleteRoom(appId: appId, collection: collection, id: document.id)
             }
-            return (kind, .applied)
+            return (kind, refused ? .ignored : .applied)
         }
     }
 

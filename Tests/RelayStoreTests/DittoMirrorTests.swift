@@ -240,6 +240,20 @@ import Testing
         #expect(try await store.dittoRoom(appId: "app-a", roomId: "side-3") == nil)
         #expect(try await store.dittoRoom(appId: "app-a", roomId: "side-4") == nil)
         #expect(try await store.dittoRoom(appId: "app-a", roomId: "side-5") != nil)
+        // A mirrored room whose next version names no collection is no longer kept as it was.
+        let renamed = try await Self.apply(
+            [
+                try Self.event(
+                    #"""
+                    {"txnId":6,"type":"documentChanged","collection":"rooms","change":{"method":"upsert",
+                    "oldValue":null,"newValue":{"_id":"side-5","name":"Side","messagesId":7}}}
+                    """#
+                )
+            ],
+            to: store
+        )
+        #expect(renamed.ignored == 1, "\(renamed)")
+        #expect(try await store.dittoRoom(appId: "app-a", roomId: "side-5") == nil)
         #expect(try await store.isDittoSubscriber(appId: "app-a", roomId: "room-1", userId: "bob"))
         #expect(try await store.isDittoSubscriber(appId: "app-a", roomId: long, userId: "bob") == false)
     }
