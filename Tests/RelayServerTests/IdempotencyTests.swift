@@ -49,6 +49,11 @@ import Testing
         let response = try await post(harness, body("fence \(UUID())"), key: nil)
         try #require(response.status == 202, "fence: \(response.status) \(response.text)")
         _ = try await harness.settled(try response.decode(WebhookAnswer.self).notificationId)
+        // Its push may land before an earlier one's (several are in flight at once): wait for the outbox too.
+        for _ in 0..<600 where try await harness.relay.store.pendingDeliveryCount() > 0 {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try #require(try await harness.relay.store.pendingDeliveryCount() == 0, "fence: deliveries still pending")
     }
 
     @Test func aReplayAnswers200WithTheFirstIdAndSendsNothingNew() async throws {
