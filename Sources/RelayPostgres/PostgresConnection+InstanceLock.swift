@@ -14,16 +14,11 @@ extension PostgresConnection {
     /// Takes `id`'s advisory lock for this session, trying for up to 3 s: a session that just ended (the
     /// relay's last run, killed, or this connection's own lost one) may hold it a moment longer. True when
     /// taken; an id this session holds already is taken again (advisory locks stack). The schema's lock is
-    /// taken shared first (``schemaLockSQL(shared:)``), and given back when the instance lock is not won.
-    /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` while a storage copy holds the schema's lock
-    ///   (nothing taken); the statement's error.
+    /// held shared with it (``schemaLockSQL``), waited for while a storage copy checks the schema (a moment),
+    /// and given back when the instance lock is not won.
+    /// - Throws: ``RelayStore/StoreError`` of a statement.
     func takeInstanceLock(_ id: String) throws -> Bool {
-        guard try query(Self.schemaLockSQL(shared: true))[0].bool(0) else {
-            throw StoreError(
-                code: .instanceInUse,
-                message: "a storage copy reads this schema of the database: start the relay once it ends"
-            )
-        }
+        _ = try query(Self.schemaLockSQL)
         for attempt in 0...30 {
             if attempt > 0 { usleep(100_000) }
             let row = try query(Self.instanceLockSQL, id)[0]
@@ -36,19 +31,22 @@ extension PostgresConnection {
         return false
     }
 
-    /// Holds the schema's lock exclusively for this session and every session after a reconnect
-    /// (``holdsSchema``): a storage copy reading the schema, which no relay then starts on.
-    /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` while a live relay holds it shared.
-    func holdSchemaExclusively() throws {
-        guard try query(Self.schemaLockSQL(shared: false))[0].bool(0) else {
-            throw StoreError(
-                code: .instanceInUse,
-                message: "a live relay serves this schema of the database: stop every relay on it before copying "
-                    + "(a copy made while relays run misses what they write after, and both stores would send "
-                    + "what was pending)"
-            )
-        }
-        holdsSchema = true
+    /// Whether no relay serves this schema now: the schema's lock taken exclusively without waiting (no
+    /// session holds it shared), then given back at once. A storage copy asks before and after it reads.
+    func schemaIsFree() throws -> Bool {
+        guard
+            try query(
+                "SELECT pg_try_advisory_lock(\(PostgresMigrations.schemaLockClass), hashtext(current_schema()))"
+            )[0].bool(0)
+        else { return false }
+        _ = try query("SELECT pg_advisory_unlock(\(PostgresMigrations.schemaLockClass), hashtext(current_schema()))")
+        return true
+    }
+
+    /// This connection's server session now.
+    func currentSession() throws -> PostgresSession {
+        let start = try query("SELECT \(PostgresSession.startSQL) FROM pg_stat_activity WHERE pid = pg_backend_pid()")
+        return PostgresSession(pid: backendPID, startMicroseconds: try start[0].int64(0))
     }
 
     /// Ends `session`, one of this connection's given up at a statement's deadline, when it still holds
@@ -68,13 +66,10 @@ extension PostgresConnection {
         )
     }
 
-    /// Takes the schema's lock (``PostgresMigrations/schemaLockClass``) for the session without waiting:
-    /// shared (a relay, beside its instance lock; stacked once per instance lock taken) or exclusive (a copy
-    /// reading the schema). The query's one value is whether it was taken.
-    static func schemaLockSQL(shared: Bool) -> String {
-        let function = shared ? "pg_try_advisory_lock_shared" : "pg_try_advisory_lock"
-        return "SELECT \(function)(\(PostgresMigrations.schemaLockClass), hashtext(current_schema()))"
-    }
+    /// Holds the schema's lock (``PostgresMigrations/schemaLockClass``) shared for the session: a relay,
+    /// beside its instance lock (stacked once per instance lock taken).
+    static let schemaLockSQL =
+        "SELECT pg_advisory_lock_shared(\(PostgresMigrations.schemaLockClass), hashtext(current_schema()))"
 
     /// Gives back one shared hold of the schema's lock.
     static let schemaUnlockSQL =

@@ -33,9 +33,9 @@ final class PostgresConnection {
     var instanceLocks: [String] = []
     /// This session, once it holds ``instanceLocks``.
     var lockSession: PostgresSession?
-    /// Whether the session holds the schema's lock exclusively (``holdSchemaExclusively()``, a storage copy's
-    /// source): a session opened after a lost connection takes it back before anything else.
-    var holdsSchema = false
+    /// The session a storage copy reads its source in (``PostgresStore/refuseLiveRelays()``): the copy fails
+    /// when it ends in another (the connection was lost meanwhile).
+    var exportSession: PostgresSession?
     /// Sessions that held ``instanceLocks`` and were given up at a statement's deadline, until a new session
     /// takes the locks back: each may hold them still (a statement waiting for a lock notices no closed
     /// socket).
@@ -283,10 +283,9 @@ final class PostgresConnection {
     /// timeout (a second at least) ended by the server, so a relay frozen within a transaction (a stopped process, a paused
     /// host) does not hold its rows and an app's claim lock, and with them every other relay's sends, until
     /// it runs again (the relay's transactions run their statements back to back; the frozen one's next
-    /// statement fails, and it connects again); then the schema's exclusive lock when ``holdsSchema``, and the
-    /// ``instanceLocks``, each of them or the fence.
-    /// - Throws: ``StoreError`` `.instanceInUse` (the fence closed) when another process holds one, or
-    ///   when a copy or a relay holds the schema's lock the other way.
+    /// statement fails, and it connects again); then the ``instanceLocks`` are taken back, each of them or
+    /// the fence.
+    /// - Throws: ``StoreError`` `.instanceInUse` (the fence closed) when another process holds one.
     private func startSession() throws {
         prepared = [:]
         lockSession = nil
@@ -295,7 +294,6 @@ final class PostgresConnection {
         try execute("SET default_transaction_isolation = 'read committed'")
         try execute("SET statement_timeout = \(Int((statementTimeout + 1) * 1000))")
         try execute("SET idle_in_transaction_session_timeout = \(max(1000, Int(statementTimeout * 500)))")
-        if holdsSchema { try holdSchemaExclusively() }
         for id in instanceLocks {
             for session in givenUpLockSessions { endGivenUpSession(session, holding: id) }
             guard try takeInstanceLock(id) else { throw fence.close(instanceId: id) }

@@ -10,13 +10,34 @@ extension PostgresStore: StoreExport, StoreImport {
         try db.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
     }
 
-    /// Holds the schema's lock exclusively (``PostgresConnection/holdSchemaExclusively()``), so no relay
-    /// starts on the schema while the copy reads it; refused while a live relay holds it shared. A copy reads
-    /// table by table, so one made while relays run misses what they write meanwhile, and the two stores
-    /// would both send what was pending.
+    /// Refuses a schema a live relay serves (``PostgresConnection/schemaIsFree()``: every relay holds the
+    /// schema's lock shared) and records the session the copy reads in. A copy reads table by table, so one
+    /// made while relays run misses what they write meanwhile, and the two stores would both send what was
+    /// pending; ``finishExport()`` asks again at the end.
     /// - Throws: ``RelayStore/StoreError`` `.instanceInUse` when a relay serves the schema.
     public func refuseLiveRelays() throws {
-        try db.holdSchemaExclusively()
+        guard try db.schemaIsFree() else { throw Self.liveRelay("serves this schema of the database") }
+        db.exportSession = try db.currentSession()
+    }
+
+    /// Fails the copy when a relay started on the schema while it read, or its session was lost (a new one
+    /// is not read-only, and relays may have written in the gap).
+    public func finishExport() async throws {
+        guard try db.schemaIsFree() else { throw Self.liveRelay("started on this schema during the copy") }
+        guard let session = db.exportSession, try db.currentSession() == session else {
+            throw StoreError(
+                code: .io,
+                message: "the connection to the source was lost during the copy: drop the destination and copy again"
+            )
+        }
+    }
+
+    private static func liveRelay(_ what: String) -> StoreError {
+        StoreError(
+            code: .instanceInUse,
+            message: "a live relay \(what): stop every relay on it before copying (a copy made while relays "
+                + "run misses what they write after, and both stores would send what was pending)"
+        )
     }
 
     public func exportBatch(_ table: StoreTable, after: Data?, limit: Int) async throws -> StoreBatch {

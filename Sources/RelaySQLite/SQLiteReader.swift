@@ -80,6 +80,9 @@ public actor SQLiteReader: StoreExport {
         try openExisting(path).scalar("PRAGMA user_version") > 0
     }
 
+    /// Nothing to confirm: the store's lock file was held from the start, so no relay ran on it.
+    public func finishExport() async throws {}
+
     public func exportBatch(_ table: StoreTable, after: Data?, limit: Int) async throws -> StoreBatch {
         try db.exportBatch(table, after: after, limit: limit)
     }

@@ -8,6 +8,10 @@ extension SQLiteStore: StoreExport, StoreImport {
         try db.exportBatch(table, after: after, limit: limit)
     }
 
+    /// Nothing to confirm: a store open in this process is read by its own connection, whose writes
+    /// (this process's) the copy's caller orders.
+    public func finishExport() async throws {}
+
     public func importedRowCount() async throws -> Int {
         try db.importedRowCount()
     }

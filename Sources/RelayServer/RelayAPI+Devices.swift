@@ -35,6 +35,10 @@ extension RelayAPI {
         if let user = caller.userId, let previous = try await store.device(appId: app.id, token: token) {
             heldByAnother = !previous.userId.isSameId(user)
         }
+        // Before the registration, so the device it replaces does not count against the user's limit.
+        if let former = body.subscription?.formerToken() {
+            _ = try await store.deleteDevice(appId: app.id, token: former)
+        }
         let (device, created) = try await withinUserLimits(userId: userId) {
             try await store.upsertDevice(
                 appId: app.id,
@@ -45,9 +49,6 @@ extension RelayAPI {
                 at: time.now,
                 limits: userLimits(caller)
             )
-        }
-        if let former = body.subscription?.formerToken() {
-            _ = try await store.deleteDevice(appId: app.id, token: former)
         }
         logger.info(
             created ? "device registered" : "device updated",

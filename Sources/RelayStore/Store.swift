@@ -527,6 +527,11 @@ public protocol StoreExport: Sendable {
     /// Up to `limit` rows of `table` in key order (``StoreTable/key``), after the row `after` (a
     /// ``StoreBatch/last``; nil from the first). Fewer than `limit` means the table is done.
     func exportBatch(_ table: StoreTable, after: Data?, limit: Int) async throws -> StoreBatch
+
+    /// Confirms, once every table was read, that the rows read are the store as no relay changed it
+    /// meanwhile (a SQLite source's lock file is held throughout; a PostgreSQL source asks again).
+    /// - Throws: ``StoreError`` when a relay may have written during the copy: the copy is not to be used.
+    func finishExport() async throws
 }
 
 /// A store that rows read out of another (``StoreExport``) can be written into, for ``StoreCopy``.

@@ -43,6 +43,7 @@ public struct StoreCopy: Sendable {
             }
             counts[table] = copied
         }
+        try await source.finishExport()
         try await destination.finishImport()
         return counts
     }
