@@ -20,11 +20,11 @@ extension PostgresStore: StoreExport, StoreImport {
         db.exportSession = try db.currentSession()
     }
 
-    /// Fails the copy when a relay started on the schema while it read, or its session was lost (a new one
-    /// is not read-only, and relays may have written in the gap).
+    /// Fails the copy when a relay started on the schema while it read, or its session was lost since
+    /// ``refuseLiveRelays()`` recorded it (a new one is not read-only, and relays may have written in the gap).
     public func finishExport() async throws {
         guard try db.schemaIsFree() else { throw Self.liveRelay("started on this schema during the copy") }
-        guard let session = db.exportSession, try db.currentSession() == session else {
+        if let session = db.exportSession, try db.currentSession() != session {
             throw StoreError(
                 code: .io,
                 message: "the connection to the source was lost during the copy: drop the destination and copy again"
