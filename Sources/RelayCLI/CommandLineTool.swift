@@ -43,6 +43,6 @@ public enum CommandLineTool {
     }
 
     private static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.writeLine(line)
     }
 }

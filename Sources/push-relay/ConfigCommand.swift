@@ -38,11 +38,11 @@ enum ConfigCommand {
             say(configuration.redactedJSON)
             // Still valid (the old keys are read into their new places): the check passes.
             for notice in deprecations + configuration.warnings {
-                FileHandle.standardError.write(Data("warning: \(notice)\n".utf8))
+                FileHandle.standardError.writeLine("warning: \(notice)")
             }
             return 0
         } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            FileHandle.standardError.writeLine("\(error)")
             return 1
         }
     }

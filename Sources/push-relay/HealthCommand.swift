@@ -64,6 +64,6 @@ enum HealthCommand {
     }
 
     private static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.writeLine(line)
     }
 }

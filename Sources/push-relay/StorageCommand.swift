@@ -58,7 +58,7 @@ enum StorageCommand {
         do {
             counts = try await copy.run(from: source, to: destination)
         } catch let refusal as StoreCopy.Refusal {
-            FileHandle.standardError.write(Data("push-relay storage: \(givenTo.description): \(refusal)\n".utf8))
+            FileHandle.standardError.writeLine("push-relay storage: \(givenTo.description): \(refusal)")
             return 2
         }
         let seconds = (began.duration(to: .now) / .milliseconds(1)).rounded() / 1000

@@ -22,13 +22,11 @@ enum StorageRequeryCommand {
         let line = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
         say(String(decoding: line, as: UTF8.self))
         if pending == nil {
-            FileHandle.standardError.write(
-                Data("push-relay storage: app '\(app)' had no requeryRequired pending\n".utf8)
-            )
+            FileHandle.standardError.writeLine("push-relay storage: app '\(app)' had no requeryRequired pending")
         }
         if let left {
-            FileHandle.standardError.write(
-                Data("push-relay storage: a later requeryRequired (txnId \(left)) arrived meanwhile\n".utf8)
+            FileHandle.standardError.writeLine(
+                "push-relay storage: a later requeryRequired (txnId \(left)) arrived meanwhile"
             )
         }
         return 0

@@ -19,6 +19,26 @@ import Testing
         return (exit.status, process.stdout, process.stderr)
     }
 
+    /// A reader that went away (`push-relay version | head -1`, a log collector that died) loses the lines,
+    /// not the process: a write fails with EPIPE, which must not trap.
+    @Test func aReaderThatWentAwayEndsNoCommand() async throws {
+        for (arguments, stream) in [
+            (["version"], "stdout"), (["config", "check", "--config", "/nonexistent"], "stderr"),
+        ] {
+            let process = Process()
+            process.executableURL = try pushRelayBinary()
+            process.arguments = arguments
+            let gone = Pipe(), kept = Pipe()
+            process.standardOutput = stream == "stdout" ? gone : kept
+            process.standardError = stream == "stdout" ? kept : gone
+            try gone.fileHandleForReading.close()
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit, "\(arguments): \(process.terminationReason.rawValue)")
+            #expect(process.terminationStatus == (stream == "stdout" ? 0 : 1), "\(arguments)")
+        }
+    }
+
     @Test func configCheckListsEveryProblemOfABadFileAndExits1() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
