@@ -67,6 +67,17 @@ public actor PostgresStore: Store {
         )
     }
 
+    /// Whether the database at `url` holds a PushRelay store in the connection's schema (its schema version
+    /// table with a version), read without migrating: a command that works on an existing store refuses an
+    /// empty database instead of making one there.
+    /// - Throws: ``RelayStore/StoreError`` `.open` when it cannot connect.
+    public static func holdsStore(url: String) throws -> Bool {
+        let db = try PostgresConnection(url: url)
+        let found = try db.query("SELECT to_regclass('relay_schema_version') IS NOT NULL")[0].bool(0)
+        guard found else { return false }
+        return try db.query("SELECT coalesce(max(version), 0) FROM relay_schema_version")[0].int(0) > 0
+    }
+
     /// ``init(url:logger:timeSource:statementTimeout:)`` with the relay's ``InstanceFence`` and claim
     /// cursors, shared by the stores of a pool.
     init(

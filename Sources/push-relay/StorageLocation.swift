@@ -82,8 +82,8 @@ enum StorageLocation: Equatable {
 
     /// The store a relay serves from, migrated as `serve` would; a SQLite file must hold a store already, so a
     /// mistyped path is an error instead of a new, empty store.
-    /// - Throws: ``RelayStore/StoreError`` `.open` when there is no SQLite file at the path, or it holds no
-    ///   PushRelay store.
+    /// - Throws: ``RelayStore/StoreError`` `.open` when there is no SQLite file at the path, or it (or the
+    ///   PostgreSQL database's schema) holds no PushRelay store.
     func openExistingStore(logger: Logger) throws -> any Store {
         switch self {
         case .sqlite(let path):
@@ -91,7 +91,11 @@ enum StorageLocation: Equatable {
                 throw StoreError(code: .open, message: "\(path) holds no PushRelay store")
             }
             return try SQLiteStore(path: path, logger: logger)
-        case .postgres(let url): return try PostgresStore(url: url, logger: logger)
+        case .postgres(let url):
+            guard try PostgresStore.holdsStore(url: url) else {
+                throw StoreError(code: .open, message: "\(description) holds no PushRelay store in its schema")
+            }
+            return try PostgresStore(url: url, logger: logger)
         }
     }
 

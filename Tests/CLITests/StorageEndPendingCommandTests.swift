@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayPostgres
 import RelaySQLite
 import RelayStore
 import RelayTestSupport
@@ -57,5 +58,23 @@ import Testing
             let bad = try await CommandTests.run(["storage", "end-pending", "--store", "sqlite:\(path)", "--app", app])
             #expect(bad.status == 2 && bad.stderr.contains("--app: an app id is 1 to 64"), "\(app): \(bad.stderr)")
         }
+    }
+
+    /// A PostgreSQL schema with no store is refused, as a SQLite path with none is, and none is made there.
+    @Test func anEmptyPostgreSQLSchemaIsRefusedAndLeftEmpty() async throws {
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        for command in ["end-pending", "requery-done"] {
+            let refused = try await CommandTests.run([
+                "storage", command, "--store", "postgres:\(url)", "--app", "chat",
+            ])
+            #expect(refused.status == 1 && refused.stderr.contains("holds no PushRelay store"), "\(refused.stderr)")
+        }
+        #expect(try PostgresStore.holdsStore(url: url) == false)
+        _ = try PostgresStore(url: url, logger: .disabled())
+        #expect(try PostgresStore.holdsStore(url: url))
+        let ended = try await CommandTests.run([
+            "storage", "end-pending", "--store", "postgres:\(url)", "--app", "chat",
+        ])
+        #expect(ended.status == 0, "\(ended.stderr)")
     }
 }
