@@ -1,5 +1,4 @@
 import Foundation
-import RelayStore
 
 extension PostgresConnection {
     /// $1 an instance id: takes its advisory lock for the session, true when taken (two-key form, so it
