@@ -74,8 +74,13 @@ public actor PostgresStore: Store {
     public static func holdsStore(url: String) throws -> Bool {
         let db = try PostgresConnection(url: url)
         let found = try db.query("SELECT to_regclass('relay_schema_version') IS NOT NULL")[0].bool(0)
-        guard found else { return false }
-        return try db.query("SELECT coalesce(max(version), 0) FROM relay_schema_version")[0].int(0) > 0
+        return try found && storedVersion(db) > 0
+    }
+
+    /// The schema version the store's table records (0 when none); the table must exist.
+    private static func storedVersion(_ db: PostgresConnection) throws -> Int {
+        let rows = try db.query("SELECT coalesce(max(version), 0) FROM relay_schema_version")
+        return try rows.count > 0 ? rows[0].int(0) : 0
     }
 
     /// ``init(url:logger:timeSource:statementTimeout:)`` with the relay's ``InstanceFence`` and claim
@@ -173,8 +178,7 @@ public actor PostgresStore: Store {
         return try db.transaction {
             try db.query("SELECT pg_advisory_xact_lock($1)", PostgresMigrations.lockKey)
             try db.execute("CREATE TABLE IF NOT EXISTS relay_schema_version (version integer NOT NULL)")
-            let rows = try db.query("SELECT coalesce(max(version), 0) FROM relay_schema_version")
-            let version = try rows.count > 0 ? rows[0].int(0) : 0
+            let version = try storedVersion(db)
             if version > steps.count {
                 throw StoreError(
                     code: .migration,

@@ -134,11 +134,8 @@ extension UnreadSQL {
     package var dropRoomTotalsSQL: String {
         let p = parameter
         let readers = [false, true].map { fromDitto in
-            let source = Self.positionSource(fromDitto: fromDitto)
-            return """
-                SELECT x.user_id FROM \(source.table) AS x
-                WHERE x.app_id = \(p(1)) AND x.room_id = \(p(2)) AND \(source.readAt) < \(p(3))
-                """
+            let room = positions(fromDitto: fromDitto, condition: "x.app_id = \(p(1)) AND x.room_id = \(p(2))")
+            return "SELECT p.user_id FROM (\(room)) AS p WHERE p.read_at < \(p(3))"
         }
         return """
             DELETE FROM unread_totals WHERE app_id = \(p(1)) AND user_id IN (\(readers.joined(separator: " UNION ")))
