@@ -48,6 +48,7 @@ extension PostgresStore {
                 pushes = request.recipients.map { counts[Array($0.utf8)] ?? 0 }
             }
             let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
+            guard refusal == nil else { return refusal }
             for (rule, bucket) in zip(request.buckets, buckets) {
                 try db.query(
                     """
@@ -61,7 +62,6 @@ extension PostgresStore {
                     bucket.updatedAt
                 )
             }
-            guard refusal == nil else { return refusal }
             guard !request.recipients.isEmpty else { return nil }
             try db.query(
                 """

@@ -25,6 +25,7 @@ extension SQLiteStore {
             let pushes =
                 request.recipients.isEmpty ? [] : try pushCounts(request, recipients: recipients, minute: minute)
             let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
+            guard refusal == nil else { return refusal }
             for (rule, bucket) in zip(request.buckets, buckets) {
                 try db.withStatement(
                     """
@@ -40,7 +41,6 @@ extension SQLiteStore {
                     try $0.run()
                 }
             }
-            guard refusal == nil else { return refusal }
             if !request.recipients.isEmpty { try countPushes(request, recipients: recipients, minute: minute) }
             return nil
         }

@@ -33,9 +33,9 @@ package enum UserRateLimit {
     }
 
     /// The buckets to store (one per ``UserRateRequest/buckets``, in order) and, when refused, why: the
-    /// first empty bucket, else the first recipient at its count. A refusal takes no token and leaves the
-    /// stored counts alone; the buckets are then only refilled to `now`, which changes nothing a later call
-    /// would compute.
+    /// first empty bucket, else the first recipient at its count. A refusal takes no token and the stores
+    /// keep none of its buckets' refill to `now` (a later call computes it again): a refused flood updates
+    /// no bucket.
     /// - Parameters:
     ///   - stored: each of the request's buckets as stored, nil when it has none (full).
     ///   - pushes: this minute's count for each of the request's recipients (0 when none), in order.

@@ -200,6 +200,17 @@ import Testing
         #expect(try await store.takeUserRate(request(["bob", "carol", "dave"]), at: F.time(60)) == nil)
     }
 
+    @Test(arguments: StoreKind.allCases) func aRefusedTakeUpdatesNoBucket(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        let one = Self.rate(burst: 1)
+        #expect(try await store.takeUserRate(one, at: F.t0) == nil)
+        #expect(try await store.takeUserRate(one, at: F.time(0.5)) == .webhooks(retryAfterSeconds: 1))
+        // The bucket is as the take at t0 left it, so it is full (and pruned) 1.001 s after t0, not after the
+        // refusal.
+        #expect(try await store.takeUserRate(Self.rate("zed", burst: 1), at: F.time(1.2)) == nil)
+        #expect(try await F.count("rate_buckets", in: store) == 1)
+    }
+
     @Test(arguments: StoreKind.allCases) func oldRateRowsArePrunedAsWebhooksArrive(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
         for sender in 0..<5 {
