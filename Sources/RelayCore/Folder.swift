@@ -2,13 +2,6 @@ import Foundation
 
 /// Folders the relay makes for its files (the data folder, a SQLite file's folder).
 public enum Folder {
-    /// A folder that could not be made: its path and the system's reason in words, for a message.
-    struct Failure: Error, CustomStringConvertible {
-        let path: String
-        let reason: String
-        var description: String { "cannot create folder \(path): \(reason)" }
-    }
-
     /// Makes the folder at `path` with its missing parents (nothing when it exists), each made with
     /// `permissions` (less the process's umask; 0o777 when nil).
     /// - Throws: an error whose description names the folder and the reason (`Permission denied`, `Not a
@@ -23,7 +16,7 @@ public enum Folder {
             var status = stat()
             if code == EEXIST, stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { continue }
             let reason = code == EEXIST ? ENOTDIR : code
-            throw Failure(path: path, reason: String(cString: strerror(reason)))
+            throw PathFailure("create folder", path, code: reason)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import Synchronization
 import WebPushCore
 
@@ -82,22 +83,13 @@ final class MockSubscriptions: Sendable {
     }
 
     /// Writes `<id>.json`, readable by its owner only: it holds the private key and the auth secret.
-    /// Created with that mode by `open`, and written without Foundation's fsync-and-rename: a mock's
-    /// subscription needs no durability, and 100,000 of them (a bench room) must take seconds, not minutes.
     private func write(_ subscription: MockSubscription, in directory: String) throws(MockWebPushError) {
         let path = Self.path(of: subscription.id, in: directory)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(subscription.file)
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission) }
-            let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-            // An existing file keeps its mode through O_TRUNC: make it the owner's only, as a new one is.
-            guard fchmod(descriptor, 0o600) == 0 else { throw CocoaError(.fileWriteNoPermission) }
-            try file.write(contentsOf: data)
-            try file.close()
+            try SecretFile.write(try encoder.encode(subscription.file), to: path, replacing: true)
         } catch {
             throw MockWebPushError(.invalidConfiguration, "cannot write subscription file \(path): \(error)")
         }

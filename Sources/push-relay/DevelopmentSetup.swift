@@ -100,8 +100,7 @@ struct DevelopmentSetup {
     @discardableResult
     func writeSecretFile(_ name: String, _ content: Data) throws -> String {
         let path = dataDirectory + "/" + name
-        guard FileManager.default.createFile(atPath: path, contents: content, attributes: [.posixPermissions: 0o600])
-        else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
+        try SecretFile.write(content, to: path, replacing: true)
         return path
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCLI
+import RelayCore
 import RelayCrypto
 import WebPushCore
 
@@ -46,13 +47,7 @@ enum KeysCommand {
             )
         }
         let key = try VAPIDKey.generate()
-        guard
-            FileManager.default.createFile(
-                atPath: out,
-                contents: Data(key.privateKeyPEM.utf8),
-                attributes: [.posixPermissions: 0o600]
-            )
-        else { throw Arguments.Problem(description: "cannot write \(out)") }
+        try SecretFile.write(Data(key.privateKeyPEM.utf8), to: out, replacing: false)
         say("VAPID private key written to \(out) (apps[].webPush.vapidKeyFile)")
         say("applicationServerKey: \(key.publicKeyBase64URL)")
         return 0

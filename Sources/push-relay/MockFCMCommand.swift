@@ -54,15 +54,9 @@ enum MockFCMCommand {
         say("mock FCM listening on \(base) (\(configuration.accounts.count) service account(s))")
         if var account = newAccount, let path = arguments.value("new-service-account") {
             account.tokenURI = base + MockFCMConfiguration.tokenPath
-            // It holds a private key: readable by its owner only, as Google's key files are to be kept.
-            let written = FileManager.default.createFile(
-                atPath: path,
-                contents: account.encoded(),
-                attributes: [.posixPermissions: 0o600]
-            )
-            guard written, chmod(path, 0o600) == 0 else {
+            do { try SecretFile.write(account.encoded(), to: path, replacing: true) } catch {
                 server.stop()
-                throw Arguments.Problem(description: "cannot write service account file \(path)")
+                throw error
             }
             say("mock FCM service account written to \(path) (\(account.clientEmail), project \(account.projectId))")
         }

@@ -67,6 +67,20 @@ import Testing
         #expect(try await first.exitStatus().status == 0)
     }
 
+    /// A development file the data folder cannot take (here a folder stands at its name) ends the start with
+    /// the file and the reason, not a framework's error dump.
+    @Test func aDevelopmentFileThatCannotBeWrittenIsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = directory.url.appendingPathComponent("dev-api-key").path
+        try FileManager.default.createDirectory(atPath: key, withIntermediateDirectories: false)
+        let relay = try directory.serve()
+        #expect(try await relay.exitStatus().status == 1)
+        let last = try #require(try Self.objects(relay.stderr).last, "\(relay.stderr)")
+        #expect(last["msg"] as? String == "cannot start", "\(last)")
+        #expect(last["error"] as? String == "cannot write \(key): Is a directory", "\(last)")
+    }
+
     /// On PostgreSQL an instance id left empty is made at start, at random: it is made once, and every line
     /// (the storage's, the relay's, the lifecycle's) names the same.
     @Test func everyLineOfARelayOnPostgreSQLNamesOneInstance() async throws {
