@@ -6,7 +6,7 @@ public enum DittoEventOutcome: String, Sendable, CaseIterable, Hashable {
     /// The same change (`txnId`, collection, `_id`) was applied before: nothing changes.
     case duplicate
     /// Nothing to do: an unknown collection or event type, a stale `txnId`, an archived message, or a message
-    /// without what a push needs (``DittoMessageRule/screen(_:in:now:)``).
+    /// with nothing to show (``DittoMessageRule/screen(_:in:now:)``).
     case ignored
     /// A new message became a notification.
     case notified
@@ -14,6 +14,7 @@ public enum DittoEventOutcome: String, Sendable, CaseIterable, Hashable {
     case tooOld = "too_old"
     /// A JS edit or delete: a new document that is not a new message.
     case editOrDelete = "edit_or_delete"
-    /// An event whose structure cannot be read (``DittoEventError``).
+    /// An event whose structure cannot be read (``DittoEventError``), or a message document without a field a
+    /// push needs (``DittoMessageRule/Screening/unreadable(field:)``).
     case invalid
 }

@@ -35,7 +35,13 @@ public struct DittoMessageRule: Sendable, Equatable {
         /// Not a push: ``DittoEventOutcome/ignored``, ``DittoEventOutcome/editOrDelete`` or
         /// ``DittoEventOutcome/tooOld``.
         case skip(DittoEventOutcome)
+        /// Not a push, as ``DittoEventOutcome/invalid``: the document lacks `field`, one a push needs, or
+        /// holds it in a form DittoChat never writes (one of ``unreadableFields``, so a log line can name it).
+        case unreadable(field: String)
     }
+
+    /// The fields ``Screening/unreadable(field:)`` names, in the order they are checked.
+    public static let unreadableFields = ["_id", "roomId", "userId", "createdOn", "text"]
 
     /// A message's push: who gets it and what it shows.
     public struct Push: Sendable, Equatable {
@@ -74,8 +80,9 @@ public struct DittoMessageRule: Sendable, Equatable {
     ///   delete is a new document, not a new message);
     /// - `isArchived`: ``DittoEventOutcome/ignored`` (the SDK shows it nowhere);
     /// - `_id`, `roomId` or `userId` missing or not an id the relay takes (``ChatMessage/idProblem(_:)``),
-    ///   `createdOn` missing or not an RFC 3339 time, or neither a text that shows nor an image token:
-    ///   ``DittoEventOutcome/ignored``;
+    ///   `createdOn` missing or not an RFC 3339 time, or `text` set to neither a string nor null:
+    ///   ``Screening/unreadable(field:)``, the first such field;
+    /// - neither a text that shows nor an image token: ``DittoEventOutcome/ignored``;
     /// - `createdOn` more than ``maxMessageAgeSeconds`` before `now`: ``DittoEventOutcome/tooOld``. A
     ///   `createdOn` after `now` counts as `now` (a sender's clock ahead of the relay's).
     /// - Parameter now: the relay's clock when the event arrived.
@@ -83,12 +90,16 @@ public struct DittoMessageRule: Sendable, Equatable {
         let message = DittoChatMessage(document)
         if message.archivedMessage != nil || message.isEdited || message.isDeleted { return .skip(.editOrDelete) }
         if message.isArchived { return .skip(.ignored) }
-        guard ChatMessage.idProblem(document.id) == nil,
-            let roomId = message.roomId, ChatMessage.idProblem(roomId) == nil,
-            let senderId = message.userId, ChatMessage.idProblem(senderId) == nil,
-            let written = message.createdOn,
-            message.text.nonBlank != nil || message.hasImage
-        else { return .skip(.ignored) }
+        guard ChatMessage.idProblem(document.id) == nil else { return .unreadable(field: "_id") }
+        guard let roomId = message.roomId, ChatMessage.idProblem(roomId) == nil else {
+            return .unreadable(field: "roomId")
+        }
+        guard let senderId = message.userId, ChatMessage.idProblem(senderId) == nil else {
+            return .unreadable(field: "userId")
+        }
+        guard let written = message.createdOn else { return .unreadable(field: "createdOn") }
+        if message.text == nil, let text = document.fields["text"], text != .null { return .unreadable(field: "text") }
+        guard message.text.nonBlank != nil || message.hasImage else { return .skip(.ignored) }
         let createdOn = min(written, now)
         if now.timeIntervalSince(createdOn) > TimeInterval(maxMessageAgeSeconds) { return .skip(.tooOld) }
         return .new(

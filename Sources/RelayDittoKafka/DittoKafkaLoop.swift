@@ -22,8 +22,10 @@ final class DittoKafkaLoop {
     /// Records read and not yet committed: the events in order, and per partition the first and the next
     /// offset.
     private struct Batch {
-        /// The events read, each with where it was read (for a log line about it).
-        var events: [(event: DittoEvent, partition: KafkaTopicPartition, offset: Int64)] = []
+        /// An event and where it was read (for a log line about it).
+        typealias Read = (event: DittoEvent, partition: KafkaTopicPartition, offset: Int64)
+        /// The events read, in order.
+        var events: [Read] = []
         var invalid = 0
         var first: [KafkaTopicPartition: Int64] = [:]
         var next: [KafkaTopicPartition: Int64] = [:]
@@ -161,15 +163,7 @@ final class DittoKafkaLoop {
         } catch {
             // Counted and committed past: a record that can never be read must not stall its partition.
             current.invalid += 1
-            if let suppressed = invalidLogged.admit(at: service.time.monotonic) {
-                logger.warning(
-                    "invalid Ditto event skipped",
-                    [
-                        "kafka.partition": record.partition.description, "kafka.offset": record.offset,
-                        "error": error.reason, "kafka.suppressed": suppressed,
-                    ]
-                )
-            }
+            logInvalid("invalid Ditto event skipped", record.partition, record.offset, ["error": error.reason])
         }
         fetching.insert(record.partition)
         current.records += 1
@@ -187,7 +181,7 @@ final class DittoKafkaLoop {
         if !batch.events.isEmpty {
             switch apply(batch.events.map(\.event)) {
             case .success(let counts):
-                report(counts)
+                report(counts, of: batch.events)
             case .failure(let error) where Self.refusesData(error):
                 guard let refused = applySeparately(batch) else { return }
                 batch.invalid += refused
@@ -223,8 +217,32 @@ final class DittoKafkaLoop {
     /// Whether the store refused events for what they hold (``RelayStore/StoreError/refusesData``).
     private static func refusesData(_ error: any Error) -> Bool { (error as? StoreError)?.refusesData == true }
 
-    private func report(_ counts: DittoApplyCounts) {
+    /// Reports the counts of applied `events`, and logs where the first unreadable message among them was read.
+    private func report(_ counts: DittoApplyCounts, of events: some RandomAccessCollection<Batch.Read>) {
         counts.report(app: service.appId, settings: service.applySettings, metrics: service.metrics, logger: logger)
+        guard let unreadable = counts.unreadable else { return }
+        let read = events[events.index(events.startIndex, offsetBy: unreadable.event)]
+        logInvalid(
+            "Ditto message document skipped: a field a push needs is missing or not what DittoChat writes",
+            read.partition,
+            read.offset,
+            ["ditto.field": unreadable.field]
+        )
+    }
+
+    /// Logs a line about an event counted `invalid`, at most one a second (whoever writes to the topics
+    /// decides how many there are): where it was read and `fields`, never its content.
+    private func logInvalid(
+        _ message: String,
+        _ partition: KafkaTopicPartition,
+        _ offset: Int64,
+        _ fields: Logger.Metadata
+    ) {
+        guard let suppressed = invalidLogged.admit(at: service.time.monotonic) else { return }
+        let location: Logger.Metadata = [
+            "kafka.partition": partition.description, "kafka.offset": offset, "kafka.suppressed": suppressed,
+        ]
+        logger.warning(message, location.merging(fields) { first, _ in first })
     }
 
     /// Applies a batch the store refused for its data an event at a time: an event the store refuses so is
@@ -236,7 +254,7 @@ final class DittoKafkaLoop {
         for read in batch.events {
             switch apply([read.event]) {
             case .success(let counts):
-                report(counts)
+                report(counts, of: [read])
             case .failure(let error) where Self.refusesData(error):
                 refused += 1
                 logger.warning(

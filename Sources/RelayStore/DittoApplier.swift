@@ -29,8 +29,8 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
     package func apply(_ events: [DittoEvent]) throws -> DittoApplyCounts {
         var counts = DittoApplyCounts()
         try rows.purgeSeen(before: at, limit: Self.purgeBatch)
-        for event in events {
-            let (kind, outcome) = try apply(event, counting: &counts)
+        for (index, event) in events.enumerated() {
+            let (kind, outcome) = try apply(event, at: index, counting: &counts)
             counts.count(outcome, kind: kind)
         }
         return counts
@@ -50,9 +50,11 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         return try rows.tombstoneDocuments(appId: appId, collection: collection, below: txnId, at: at)
     }
 
-    /// One event's collection kind (nil: none) and outcome; a requery raised is counted in `counts`.
+    /// One event's collection kind (nil: none) and outcome; a requery raised, and the batch's first
+    /// unreadable message (the event's `index` in it), are noted in `counts`.
     private func apply(
         _ event: DittoEvent,
+        at index: Int,
         counting counts: inout DittoApplyCounts
     ) throws
         -> (DittoCollections.Kind?, DittoEventOutcome)
@@ -93,7 +95,16 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
                     try rows.indexMessage(appId: appId, indexed)
                 }
             }
-            return (kind, try applyMessage(document, in: collection, room: room, txnId: event.txnId))
+            let outcome: DittoEventOutcome
+            switch settings.rule.screen(document, in: collection, now: at) {
+            case .skip(let skipped): outcome = skipped
+            case .unreadable(let field):
+                if counts.unreadable == nil { counts.unreadable = DittoUnreadable(event: index, field: field) }
+                outcome = .invalid
+            case .new(let message):
+                outcome = try applyMessage(message, document, room: room, txnId: event.txnId)
+            }
+            return (kind, outcome)
         case .rooms, .dmRooms, .users:
             // An id no message, member or device can name (too long, blank, control characters) is not kept:
             // the mirror holds only what a push can use. Nor is a room whose `messagesId` names no collection
@@ -161,22 +172,17 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         return .editOrDelete
     }
 
-    /// A message document of its room's collection: screened, seen once, and pushed to its recipients'
-    /// devices.
+    /// A new message (`document`, of its room's collection, as the rule screened it): seen once, and pushed
+    /// to its recipients' devices.
     /// - Parameter room: the message's room as the mirror holds it, nil when it does not.
     private func applyMessage(
+        _ message: DittoMessageRule.Message,
         _ document: DittoDocument,
-        in collection: String,
         room: DittoMessageFacts.Room?,
         txnId: UInt64
     ) throws
         -> DittoEventOutcome
     {
-        let message: DittoMessageRule.Message
-        switch settings.rule.screen(document, in: collection, now: at) {
-        case .skip(let outcome): return outcome
-        case .new(let new): message = new
-        }
         // Deleted before it arrived (the delete document came first): never pushed.
         if let indexed = try rows.indexedMessage(appId: appId, roomId: message.roomId, key: message.id),
             indexed.isArchived, indexed.senderId.isSameId(message.senderId)

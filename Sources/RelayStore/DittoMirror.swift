@@ -67,8 +67,25 @@ public struct DittoApplyCounts: Sendable, Equatable {
     /// Events by outcome, keyed by the collection's kind name (`"\(DittoCollections.Kind.rooms)"` …, or
     /// `other` for a collection of no kind: a bounded set for metric labels).
     public var outcomes: [String: [DittoEventOutcome: Int]] = [:]
+    /// The batch's first message document a push cannot read (counted `invalid` in ``outcomes`` and
+    /// `ignored` in ``ignored``), nil when none.
+    public var unreadable: DittoUnreadable?
 
     public init() {}
+}
+
+/// An event of a batch whose message document a push cannot read (``RelayCore/DittoMessageRule/Screening/
+/// unreadable(field:)``): its index in the batch and the field, which name no content.
+public struct DittoUnreadable: Sendable, Equatable, Encodable {
+    /// The event's index in the batch, from 0.
+    public var event: Int
+    /// One of ``RelayCore/DittoMessageRule/unreadableFields``.
+    public var field: String
+
+    public init(event: Int, field: String) {
+        self.event = event
+        self.field = field
+    }
 }
 
 /// The store side of Ditto's change stream: one transaction per batch, so a batch's effects and (for

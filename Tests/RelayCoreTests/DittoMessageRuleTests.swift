@@ -64,15 +64,8 @@ import Testing
                 .editOrDelete
             ),
             ("edited and archived", ["isEdited": .bool(true), "isArchived": .bool(true)], .editOrDelete),
-            ("no createdOn", ["createdOn": nil], .ignored),
-            ("createdOn not a time", ["createdOn": "yesterday"], .ignored),
-            ("createdOn a number", ["createdOn": .number(1_796_234_390)], .ignored),
-            ("no roomId", ["roomId": nil], .ignored),
-            ("roomId not a string", ["roomId": .number(1)], .ignored),
-            ("no userId", ["userId": nil], .ignored),
-            ("blank userId", ["userId": " "], .ignored),
-            ("userId over 256 bytes", ["userId": .string(String(repeating: "u", count: 257))], .ignored),
             ("no text, no image", ["text": nil], .ignored),
+            ("a null text, no image", ["text": .null], .ignored),
             ("blank text, no image", ["text": " \u{200B}"], .ignored),
             ("301 s old", ["createdOn": time(-301)], .tooOld),
             ("a day old", ["createdOn": time(-86_400)], .tooOld),
@@ -80,6 +73,28 @@ import Testing
     )
     func skipped(label: String, changes: [String: JSONValue?], outcome: DittoEventOutcome) {
         #expect(Self.rule.screen(Self.document(changes), in: "messages", now: Self.now) == .skip(outcome), "\(label)")
+    }
+
+    @Test(
+        arguments: [
+            ("no createdOn", ["createdOn": nil], "createdOn"),
+            ("createdOn not a time", ["createdOn": "yesterday"], "createdOn"),
+            ("createdOn a number", ["createdOn": .number(1_796_234_390)], "createdOn"),
+            ("no roomId", ["roomId": nil], "roomId"),
+            ("roomId not a string", ["roomId": .number(1)], "roomId"),
+            ("no userId", ["userId": nil], "userId"),
+            ("blank userId", ["userId": " "], "userId"),
+            ("userId over 256 bytes", ["userId": .string(String(repeating: "u", count: 257))], "userId"),
+            ("text a number", ["text": .number(42)], "text"),
+            ("text an object", ["text": .object(["en": "hi"])], "text"),
+            ("text a number beside an image", ["text": .number(42), "largeImageToken": "t"], "text"),
+            ("roomId before text", ["roomId": nil, "text": .number(42)], "roomId"),
+        ] as [(String, [String: JSONValue?], String)]
+    )
+    func unreadable(label: String, changes: [String: JSONValue?], field: String) {
+        let screened = Self.rule.screen(Self.document(changes), in: "messages", now: Self.now)
+        #expect(screened == .unreadable(field: field), "\(label)")
+        #expect(DittoMessageRule.unreadableFields.contains(field))
     }
 
     @Test(
@@ -104,9 +119,9 @@ import Testing
         #expect(DittoMessageRule().maxMessageAgeSeconds == 300)
     }
 
-    @Test func anIdTheRelayDoesNotTakeIsIgnored() {
+    @Test func anIdTheRelayDoesNotTakeIsUnreadable() {
         let long = String(repeating: "m", count: 257)
-        #expect(Self.rule.screen(Self.document(id: long), in: "messages", now: Self.now) == .skip(.ignored))
+        #expect(Self.rule.screen(Self.document(id: long), in: "messages", now: Self.now) == .unreadable(field: "_id"))
     }
 
     @Test func aFutureCreatedOnIsClampedToNow() throws {

@@ -229,6 +229,26 @@ final class SharedCluster: @unchecked Sendable {
         #expect(metrics.render().contains(Self.invalidCount(1)))
     }
 
+    /// A batch's unreadable message document is logged where it was read and by its field, never its content.
+    @Test func anUnreadableMessageIsLoggedWhereItWasRead() async throws {
+        let topic = "unreadable"
+        try cluster.createTopic(topic, partitions: 1)
+        try produce(topic, 0..<6, partitions: 1)
+        let mirror = RecordingMirror()
+        await mirror.setUnreadable([3])
+        let lines = MemoryLogHandler()
+        let consumer = consumer(topic, mirror: mirror, logger: Logger(label: "test", handler: lines))
+        consumer.start()
+        #expect(try await eventually { await mirror.applied.count >= 6 })
+        await consumer.stop()
+        let skipped = lines.entries.filter { $0.message.hasPrefix("Ditto message document skipped") }
+        #expect(skipped.count == 1, "\(lines.entries.map(\.message))")
+        let line = try #require(skipped.first)
+        #expect(line.level == .warning)
+        #expect(line.metadata["kafka.offset"] == "3" && line.metadata["ditto.field"] == "text", "\(line.metadata)")
+        #expect(line.metadata["kafka.partition"]?.contains(topic) == true, "\(line.metadata)")
+    }
+
     /// A consumer librdkafka will not make (here, a CA file it cannot load) says so in its check and tries
     /// again, so an operator's mended file is taken without a restart; once made and subscribed, its check
     /// is `ok`, or `degraded (…)` while librdkafka reports errors.

@@ -3,7 +3,7 @@ import RelayCore
 import RelayStore
 
 /// A ``DittoMirror`` of this test target's own, which records each batch it is given, fails while told
-/// to, and refuses (as a transaction does: nothing of it applied) every batch holding an event it is told
+/// to, reads events it is told of as unreadable messages, and refuses (as a transaction does: nothing of it applied) every batch holding an event it is told
 /// it cannot keep. The real stores' conformances are written beside this consumer (and their behaviour belongs in the
 /// store conformance suite); these tests are about the consumer's commit and offset logic, for which a
 /// recorder shows exactly what was applied and when.
@@ -14,12 +14,16 @@ actor RecordingMirror: DittoMirror {
     private(set) var failures = 0
     private var failing = false
     private var refused: Set<UInt64> = []
+    private var unreadable: Set<UInt64> = []
 
     func setFailing(_ failing: Bool) { self.failing = failing }
 
     /// The txnIds of the events the mirror refuses for their data, as PostgreSQL refuses a value it
     /// cannot keep.
     func setRefused(_ txnIds: Set<UInt64>) { refused = txnIds }
+
+    /// The txnIds of the events the mirror counts as messages without a `text` it can read.
+    func setUnreadable(_ txnIds: Set<UInt64>) { unreadable = txnIds }
 
     func applyDittoEvents(
         _ events: [DittoEvent],
@@ -40,6 +44,9 @@ actor RecordingMirror: DittoMirror {
         var counts = DittoApplyCounts()
         counts.applied = events.count
         counts.outcomes["\(DittoCollections.Kind.users)"] = [.applied: events.count]
+        if let index = events.firstIndex(where: { unreadable.contains($0.txnId) }) {
+            counts.unreadable = DittoUnreadable(event: index, field: "text")
+        }
         return counts
     }
 }

@@ -115,6 +115,44 @@ import Testing
         }
     }
 
+    /// A message document holding a field as DittoChat never writes it (here `text`, a number) is no push:
+    /// the answer names the event and the field, the metrics count it `invalid`; the events around it apply.
+    @Test func anUnreadableMessageIsNamedInTheAnswerAndCountedInvalid() async throws {
+        struct Unreadable: Decodable, Equatable {
+            var event: Int
+            var field: String
+        }
+        struct Named: Decodable {
+            var unreadable: Unreadable?
+        }
+        try await withRelayAndMock(configure: Self.withDitto()) { relay in
+            var events = Self.events(messageId: "m-1")
+            var change = try #require(events[3]["change"] as? [String: Any])
+            var document = try #require(change["newValue"] as? [String: Any])
+            document["text"] = 42
+            change["newValue"] = document
+            events[3]["change"] = change
+            let answer = try await relay.call("POST", "/v1/ditto/events", json: events, key: Self.secret)
+            #expect(answer.status == 200, "\(answer.text)")
+            #expect(try answer.decode(Answer.self) == Answer(applied: 3, duplicates: 0, ignored: 1, notifications: 0))
+            #expect(try answer.decode(Named.self).unreadable == Unreadable(event: 3, field: "text"))
+            let readable = try await relay.call(
+                "POST",
+                "/v1/ditto/events",
+                json: Self.events(messageId: "m-2"),
+                key: Self.secret
+            )
+            #expect(try readable.decode(Named.self).unreadable == nil && !readable.text.contains("unreadable"))
+            let metrics = try await relay.adminCall("/metrics").text
+            #expect(
+                metrics.contains(
+                    #"pushrelay_ditto_events_total{app="app0",collection="dmMessages",outcome="invalid"} 1"#
+                ),
+                "\(metrics)"
+            )
+        }
+    }
+
     /// A key given twice (which value counts would depend on the reader) is refused as not JSON, the whole
     /// body or, in NDJSON, the line by its index; nothing is applied.
     @Test func anEventWithAKeyTwiceIsRefused() async throws {
