@@ -3,13 +3,28 @@ import Foundation
 extension PushRelayClient {
     /// Sets the user's notification level for a room (`PUT /v1/rooms/{roomId}/members/{userId}` with
     /// `{"notify": …}`), making the user a member if it is not (an app whose members Ditto holds stores the
-    /// level alone); nil returns the room to the user's default level.
+    /// level alone). ``resetNotificationLevel(forRoom:)`` returns the room to the user's default level.
     ///
     /// - Throws: ``PushRelayError``.
-    public func setNotificationLevel(_ level: NotificationLevel?, forRoom roomId: String) async throws {
-        let body = LevelBody(notify: level?.rawValue ?? "default")
+    public func setNotificationLevel(_ level: NotificationLevel, forRoom roomId: String) async throws {
+        try await putRoomLevel(level.rawValue, roomId)
+    }
+
+    /// Returns a room to the user's default notification level (`{"notify": "default"}`), making the user a
+    /// member if it is not, as ``setNotificationLevel(_:forRoom:)`` does.
+    ///
+    /// - Throws: ``PushRelayError``.
+    public func resetNotificationLevel(forRoom roomId: String) async throws {
+        try await putRoomLevel("default", roomId)
+    }
+
+    private func putRoomLevel(_ notify: String, _ roomId: String) async throws {
         _ = try await transport.send(
-            try RelayCall(method: "PUT", path: ["v1", "rooms", roomId, "members", userId], json: body)
+            try RelayCall(
+                method: "PUT",
+                path: ["v1", "rooms", roomId, "members", userId],
+                json: LevelBody(notify: notify)
+            )
         )
     }
 

@@ -13,6 +13,7 @@ extension PushRelayClient {
     ///   - roomName: the room's display name (`room.name`).
     ///   - senderName: the signed-in user's display name.
     ///   - text: the message text.
+    ///   - details: the message's id, mentions and recipients, when the app knows them.
     /// - Returns: the relay's notification id and how many devices it is sending to.
     /// - Throws: ``PushRelayError``.
     @discardableResult
@@ -20,9 +21,10 @@ extension PushRelayClient {
         roomId: String,
         roomName: String?,
         senderName: String?,
-        text: String
+        text: String,
+        details: MessageDetails = MessageDetails()
     ) async throws -> MessageReceipt {
-        var body = messageBody(roomId: roomId, roomName: roomName, senderName: senderName)
+        var body = messageBody(roomId: roomId, roomName: roomName, senderName: senderName, details: details)
         body.text = text
         return try await sendMessage("did-send-message", body)
     }
@@ -33,7 +35,8 @@ extension PushRelayClient {
     /// - Parameters:
     ///   - imageURL: an https URL the app's notification service extension may attach; the relay refuses
     ///     other schemes with 400 `invalid_field`.
-    ///   - roomId, roomName, senderName: as for ``didSendMessage(roomId:roomName:senderName:text:)``.
+    ///   - roomId, roomName, senderName, details: as for
+    ///     ``didSendMessage(roomId:roomName:senderName:text:details:)``.
     /// - Returns: the relay's notification id and how many devices it is sending to.
     /// - Throws: ``PushRelayError``.
     @discardableResult
@@ -42,22 +45,31 @@ extension PushRelayClient {
         roomName: String?,
         senderName: String?,
         caption: String? = nil,
-        imageURL: URL? = nil
+        imageURL: URL? = nil,
+        details: MessageDetails = MessageDetails()
     ) async throws -> MessageReceipt {
-        var body = messageBody(roomId: roomId, roomName: roomName, senderName: senderName)
+        var body = messageBody(roomId: roomId, roomName: roomName, senderName: senderName, details: details)
         body.caption = caption
         body.imageUrl = imageURL?.absoluteString
         return try await sendMessage("did-send-image-message", body)
     }
 
-    /// What both webhooks carry: the room, the sender (this user) and this device's token.
-    private func messageBody(roomId: String, roomName: String?, senderName: String?) -> MessageBody {
+    /// What both webhooks carry: the room, the sender (this user), this device's token and the details.
+    private func messageBody(
+        roomId: String,
+        roomName: String?,
+        senderName: String?,
+        details: MessageDetails
+    ) -> MessageBody {
         MessageBody(
             roomId: roomId,
             roomName: roomName,
             senderId: userId,
             senderName: senderName,
-            senderDeviceToken: deviceToken
+            senderDeviceToken: deviceToken,
+            messageId: details.messageId,
+            recipients: details.recipients,
+            mentions: details.mentions.isEmpty ? nil : details.mentions
         )
     }
 

@@ -8,8 +8,9 @@ extension PushRelayClient {
         public var maxAttempts: Int
         /// The wait before the second attempt, in seconds, doubling per attempt. Default 0.5.
         public var baseDelay: TimeInterval
-        /// The longest wait, in seconds. A `Retry-After` longer than this ends the call with the answer's
-        /// error (its ``PushRelayError/retryAfter`` set) instead of holding it. Default 30.
+        /// The longest wait, in seconds, at most ``longestDelay``. A `Retry-After` longer than this ends the
+        /// call with the answer's error (its ``PushRelayError/retryAfter`` set) instead of holding it.
+        /// Default 30.
         public var maxDelay: TimeInterval
         /// One attempt's timeout, in seconds (`URLRequest.timeoutInterval`). Default 30.
         public var requestTimeout: TimeInterval
@@ -22,9 +23,12 @@ extension PushRelayClient {
         ) {
             self.maxAttempts = max(1, maxAttempts)
             self.baseDelay = max(0, baseDelay)
-            self.maxDelay = max(0, maxDelay)
+            self.maxDelay = min(max(0, maxDelay), Self.longestDelay)
             self.requestTimeout = requestTimeout > 0 ? requestTimeout : 30
         }
+
+        /// The most ``maxDelay`` may be, in seconds: a day.
+        public static let longestDelay: TimeInterval = 86_400
 
         /// The wait in seconds before the attempt after `attempt` (1 for the first), or nil when no attempt
         /// follows: `attempt` was the last, or `retryAfter` (seconds) is over ``maxDelay``.

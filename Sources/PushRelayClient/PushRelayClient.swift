@@ -34,11 +34,18 @@ public actor PushRelayClient {
     public nonisolated let userId: String
     /// Where this device's token is registered.
     public nonisolated let environment: Environment
-    /// This device's APNs token as lowercase hex, once ``registerDevice(token:rooms:)`` was called: sent as
-    /// `senderDeviceToken` with each message, so the sender's own device is left out.
+    /// This device's APNs token as lowercase hex, as registered by ``registerDevice(token:rooms:)`` (or as
+    /// a registration without an answer may have registered it): sent as `senderDeviceToken` with each
+    /// message, so the sender's own device is left out; nil before and after ``unregisterDevice()``.
     public private(set) var deviceToken: String?
 
     let transport: RelayTransport
+
+    /// Whether a device call (a registration or a removal) runs, and the calls waiting for it: they run one
+    /// at a time, in the order made, so a sign-out made while a registration is on its way removes what that
+    /// registration made.
+    private var deviceCallRunning = false
+    private var deviceCallsWaiting: [CheckedContinuation<Void, Never>] = []
 
     /// - Parameters:
     ///   - baseURL: the relay, `https` in production (App Transport Security refuses plain HTTP).
@@ -87,31 +94,85 @@ public actor PushRelayClient {
     /// `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`, beside the chat SDK's
     /// `registerDeviceToken(_:)`.
     ///
+    /// A registration the relay refuses (a 4xx) leaves ``deviceToken`` as it was; one that ends without an
+    /// answer, or with a 5xx, may have registered the token, so ``deviceToken`` takes it and a later
+    /// ``unregisterDevice()`` removes it.
+    ///
     /// - Parameter token: the token APNs gave the app, as `Data`.
     /// - Throws: ``PushRelayError``.
     public func registerDevice(token: Data, rooms: [String] = []) async throws {
         let hex = Self.hexString(deviceToken: token)
-        deviceToken = hex
         let body = DeviceRegistrationBody(
             token: hex,
             userId: userId,
             environment: environment.rawValue,
             rooms: rooms.isEmpty ? nil : rooms
         )
-        _ = try await transport.send(try RelayCall(method: "POST", path: ["v1", "devices"], json: body))
+        let call = try RelayCall(method: "POST", path: ["v1", "devices"], json: body)
+        try await oneDeviceCallAtATime {
+            do {
+                _ = try await transport.send(call)
+            } catch let refused as PushRelayError where (400..<500).contains(refused.status ?? 0) {
+                throw refused
+            } catch {
+                deviceToken = hex
+                throw error
+            }
+            deviceToken = hex
+        }
     }
 
-    /// Removes this device from the relay (`DELETE /v1/devices/{token}`), e.g. when the user signs out; a
-    /// device the relay no longer has for this user (404, also when another user registered it since)
-    /// counts as removed. Does nothing before ``registerDevice(token:rooms:)``.
+    /// Removes this device from the relay (`DELETE /v1/devices/{token}`), e.g. when the user signs out, once
+    /// any registration made before it has ended; the relay's 404 (also when another user registered the
+    /// token since) counts as removed. Sends nothing when no token is known: a client made after a relaunch
+    /// knows none until ``registerDevice(token:rooms:)``, so pass the token to
+    /// ``unregisterDevice(token:)`` instead.
     ///
     /// - Throws: ``PushRelayError``.
     public func unregisterDevice() async throws {
-        guard let token = deviceToken else { return }
-        var call = RelayCall(method: "DELETE", path: ["v1", "devices", token])
-        call.alsoSuccessful = [404]
+        try await oneDeviceCallAtATime {
+            guard let token = deviceToken else { return }
+            try await removeDevice(token)
+            deviceToken = nil
+        }
+    }
+
+    /// Removes the device of `token` (the token APNs gave the app) from the relay, as ``unregisterDevice()``
+    /// does for the registered one: for a sign-out before any registration of this client.
+    ///
+    /// - Throws: ``PushRelayError``.
+    public func unregisterDevice(token: Data) async throws {
+        let hex = Self.hexString(deviceToken: token)
+        try await oneDeviceCallAtATime {
+            try await removeDevice(hex)
+            if deviceToken == hex { deviceToken = nil }
+        }
+    }
+
+    private func removeDevice(_ hex: String) async throws {
+        var call = RelayCall(method: "DELETE", path: ["v1", "devices", hex])
+        call.notFoundIsDone = true
         _ = try await transport.send(call)
-        if deviceToken == token { deviceToken = nil }
+    }
+
+    /// Runs `body` once no other device call runs, after those made before it.
+    ///
+    /// - Throws: `CancellationError` when the task was cancelled while it waited; what `body` throws.
+    private func oneDeviceCallAtATime(_ body: () async throws -> Void) async throws {
+        if deviceCallRunning {
+            await withCheckedContinuation { deviceCallsWaiting.append($0) }
+        } else {
+            deviceCallRunning = true
+        }
+        defer {
+            if deviceCallsWaiting.isEmpty {
+                deviceCallRunning = false
+            } else {
+                deviceCallsWaiting.removeFirst().resume()
+            }
+        }
+        try Task.checkCancellation()
+        try await body()
     }
 
     /// Adds the user to a room (`PUT /v1/rooms/{roomId}/members/{userId}`), so its messages notify this

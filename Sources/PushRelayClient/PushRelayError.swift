@@ -20,6 +20,35 @@ public struct PushRelayError: Error, Sendable, CustomStringConvertible {
         /// An answer that is not the relay's: not HTTP, an error status without the relay's error body, or a
         /// success body that does not decode.
         public static let unexpectedResponse = Code(rawValue: "unexpected_response")
+
+        // The relay's codes an app acts on (docs/api.md has them all).
+
+        /// 400: a field the relay refuses (its message names it).
+        public static let invalidField = Code(rawValue: "invalid_field")
+        /// 400: a device token that is not one of its platform's.
+        public static let invalidDeviceToken = Code(rawValue: "invalid_device_token")
+        /// 401: the credential is not accepted, also after one refresh.
+        public static let unauthorized = Code(rawValue: "unauthorized")
+        /// 403: a call about another user.
+        public static let forbiddenUser = Code(rawValue: "forbidden_user")
+        /// 403: a message to a room the user is not a member of.
+        public static let notAMember = Code(rawValue: "not_a_member")
+        /// 403: joining a room the app closed to new members.
+        public static let roomClosed = Code(rawValue: "room_closed")
+        /// 404: nothing there (a device, a member).
+        public static let notFound = Code(rawValue: "not_found")
+        /// 404: a read position in a room the user is not a member of.
+        public static let memberNotFound = Code(rawValue: "member_not_found")
+        /// 409: Ditto holds the app's rooms: joins, leaves and read positions come from it.
+        public static let managedByDitto = Code(rawValue: "managed_by_ditto")
+        /// 409: a per-user limit (devices, rooms, room levels) is reached.
+        public static let limitReached = Code(rawValue: "limit_reached")
+        /// 409: the message id names another message.
+        public static let messageIdConflict = Code(rawValue: "message_id_conflict")
+        /// 429: over a rate limit, also after the retries (``PushRelayError/retryAfter`` says when to try).
+        public static let rateLimited = Code(rawValue: "rate_limited")
+        /// 503: the relay cannot check credentials now.
+        public static let authUnavailable = Code(rawValue: "auth_unavailable")
     }
 
     public var code: Code
@@ -51,4 +80,9 @@ public struct PushRelayError: Error, Sendable, CustomStringConvertible {
         let status = status.map { "HTTP \($0) " } ?? ""
         return "\(status)\(code): \(message)"
     }
+}
+
+/// The error's ``PushRelayError/description`` as `localizedDescription`, for an app that shows it.
+extension PushRelayError: LocalizedError {
+    public var errorDescription: String? { description }
 }

@@ -18,8 +18,9 @@ struct RelayCall: Sendable {
     var body: Data?
     /// Sent as `Idempotency-Key` on every attempt (webhooks).
     var idempotencyKey: String?
-    /// Statuses outside 2xx that also end the call well (404 for a device already removed).
-    var alsoSuccessful: Set<Int> = []
+    /// Whether the relay's own 404 (`not_found` in its error body) also ends the call well: a device already
+    /// removed. Another 404 (a proxy's page, a wrong base path) does not.
+    var notFoundIsDone = false
 
     init(method: String, path: [String]) {
         self.method = method

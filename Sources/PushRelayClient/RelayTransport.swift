@@ -11,9 +11,11 @@ struct RelayTransport: Sendable {
     /// Waits the given seconds; throws `CancellationError` when the task is cancelled.
     typealias Sleep = @Sendable (TimeInterval) async throws -> Void
 
-    /// `Task.sleep` in nanoseconds (the `Duration` form needs iOS 16).
+    /// `Task.sleep` in nanoseconds (the `Duration` form needs iOS 16), at most a day (a wait the policy caps
+    /// there, so the conversion never traps).
     static let taskSleep: Sleep = { seconds in
-        try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+        let capped = min(max(0, seconds), PushRelayClient.RetryPolicy.longestDelay)
+        try await Task.sleep(nanoseconds: UInt64(capped * 1_000_000_000))
     }
 
     /// URLSession failures that may pass when tried again; the others (a bad URL, a certificate the system
@@ -31,7 +33,8 @@ struct RelayTransport: Sendable {
     let credential: PushRelayClient.Credential
     let sleep: Sleep
 
-    /// Sends `call` until it succeeds (2xx or one of its ``RelayCall/alsoSuccessful``) or fails for good.
+    /// Sends `call` until it succeeds (2xx, or the relay's own 404 when ``RelayCall/notFoundIsDone``) or fails
+    /// for good.
     ///
     /// - Throws: ``PushRelayError``; `CancellationError` when the task is cancelled while waiting.
     func send(_ call: RelayCall) async throws -> RelayAnswer {
@@ -49,7 +52,9 @@ struct RelayTransport: Sendable {
                     timeout: retry.requestTimeout
                 )
                 let answer = try await exchange(request)
-                if (200..<300).contains(answer.status) || call.alsoSuccessful.contains(answer.status) {
+                if (200..<300).contains(answer.status)
+                    || (call.notFoundIsDone && answer.status == 404 && answer.error.code == .notFound)
+                {
                     return answer
                 }
                 if answer.status == 401 && !refreshed {

@@ -15,6 +15,9 @@ struct MessageBody: Encodable, Sendable {
     var senderId: String
     var senderName: String?
     var senderDeviceToken: String?
+    var messageId: String?
+    var recipients: [String]?
+    var mentions: [String]?
     var text: String?
     var caption: String?
     var imageUrl: String?

@@ -70,11 +70,12 @@ struct ClientLiveTests {
                 try await alice.didSendMessage(roomId: "general", roomName: nil, senderName: nil, text: text).devices
             }
             #expect(try await bob.defaultNotificationLevel() == .all)
-            try await bob.setNotificationLevel(NotificationLevel.none, forRoom: "general")
+            // `.none` is the level, not Optional's nil: the parameter is no optional.
+            try await bob.setNotificationLevel(.none, forRoom: "general")
             #expect(try await send("one") == 0)
             try await bob.setDefaultNotificationLevel(.mentions)
             #expect(try await bob.defaultNotificationLevel() == .mentions)
-            try await bob.setNotificationLevel(nil, forRoom: "general")
+            try await bob.resetNotificationLevel(forRoom: "general")
             #expect(try await send("two") == 0, "the default, mentions, admits no plain message")
             try await bob.setNotificationLevel(.all, forRoom: "general")
             #expect(try await send("three") == 1)
@@ -220,6 +221,112 @@ struct ClientLiveTests {
 
             try await alice.unregisterDevice()
             #expect(live.front.seen.filter { $0.method == "DELETE" }.count == 1)
+        }
+    }
+
+    @Test("A sign-out made while a registration waits to retry removes the device that registration makes")
+    func unregisterWaitsForTheRegistration() async throws {
+        try await withLiveRelay { live in
+            let (gate, open) = AsyncStream<Void>.makeStream()
+            let sleeps = SleepLog(beforeWaking: {
+                for await _ in gate { break }
+            })
+            let alice = live.client(userId: "alice", sleeps: sleeps)
+            live.front.answer("/v1/devices", status: 503, retryAfter: "0")
+            let registering = Task { try await alice.registerDevice(token: Self.randomToken()) }
+            try await waitUntil("the registration waits to retry") { sleeps.seconds.count == 1 }
+            let signingOut = Task { try await alice.unregisterDevice() }
+            // Time for the sign-out to start: it waits for the registration, sending nothing.
+            try await Task.sleep(nanoseconds: 200_000_000)
+            #expect(live.front.seen.filter { $0.method == "DELETE" }.isEmpty)
+            open.yield()
+            open.finish()
+            try await registering.value
+            try await signingOut.value
+            #expect(try await live.devices(of: "alice").isEmpty)
+            #expect(await alice.deviceToken == nil)
+            #expect(live.front.seen.filter { $0.method == "DELETE" }.count == 1)
+        }
+    }
+
+    @Test("A refused registration keeps the registered token, which a sign-out then removes")
+    func aRefusedRegistrationKeepsTheToken() async throws {
+        try await withLiveRelay { live in
+            let alice = live.client(userId: "alice")
+            let first = Self.randomToken()
+            try await alice.registerDevice(token: first)
+            live.front.answer("/v1/devices", status: 409)
+            await #expect(throws: PushRelayError.self) { try await alice.registerDevice(token: Self.randomToken()) }
+            #expect(await alice.deviceToken == PushRelayClient.hexString(deviceToken: first))
+            try await alice.unregisterDevice()
+            #expect(try await live.devices(of: "alice").isEmpty)
+        }
+    }
+
+    @Test("unregisterDevice(token:) removes a device this client never registered (after a relaunch)")
+    func unregisterAGivenToken() async throws {
+        try await withLiveRelay { live in
+            let token = Self.randomToken()
+            try await live.client(userId: "alice").registerDevice(token: token)
+            let relaunched = live.client(userId: "alice")
+            try await relaunched.unregisterDevice()
+            #expect(try await live.devices(of: "alice").count == 1, "no token known: nothing sent")
+            try await relaunched.unregisterDevice(token: token)
+            #expect(try await live.devices(of: "alice").isEmpty)
+        }
+    }
+
+    @Test("Only the relay's own 404 counts as a removed device: another's is the call's error")
+    func anotherFourOhFourIsAnError() async throws {
+        try await withLiveRelay { live in
+            let alice = live.client(userId: "alice")
+            let token = Self.randomToken()
+            try await alice.registerDevice(token: token)
+            let path = "/v1/devices/" + PushRelayClient.hexString(deviceToken: token)
+            live.front.answer(path, status: 404)
+            await #expect {
+                try await alice.unregisterDevice()
+            } throws: { ($0 as? PushRelayError)?.status == 404 }
+            #expect(await alice.deviceToken != nil)
+            try await alice.unregisterDevice()
+            #expect(try await live.devices(of: "alice").isEmpty)
+            // The relay's own 404 (the device is gone) ends a removal well.
+            try await alice.unregisterDevice(token: token)
+        }
+    }
+
+    @Test("A message's details: its id is the SDK's banner identifier, mentions reach a member at mentions")
+    func messageDetails() async throws {
+        try await withLiveRelay { live in
+            let alice = live.client(userId: "alice")
+            let bob = live.client(userId: "bob")
+            let carol = live.client(userId: "carol")
+            let bobToken = Self.randomToken()
+            try await alice.registerDevice(token: Self.randomToken(), rooms: ["general"])
+            try await bob.registerDevice(token: bobToken, rooms: ["general"])
+            try await carol.registerDevice(token: Self.randomToken(), rooms: ["general"])
+            try await bob.setNotificationLevel(.mentions, forRoom: "general")
+            let send = { (text: String, details: MessageDetails) in
+                try await alice.didSendMessage(
+                    roomId: "general",
+                    roomName: nil,
+                    senderName: nil,
+                    text: text,
+                    details: details
+                )
+            }
+            #expect(try await send("plain", MessageDetails()).devices == 1, "carol only")
+            let id = UUID().uuidString
+            let mentioned = try await send("@bob lunch?", MessageDetails(messageId: id, mentions: ["bob"]))
+            #expect(mentioned.devices == 2)
+            let bobHex = Self.sdkHex(bobToken)
+            try await waitUntil("the push to Bob") { try live.pushes(to: bobHex).count == 1 }
+            let push = try #require(live.mock.requests.first { $0.deviceToken == bobHex })
+            #expect(push.header("apns-collapse-id") == "dittochat-msg-" + id)
+            let again = try await send("@bob lunch?", MessageDetails(messageId: id, mentions: ["bob"]))
+            #expect(again.notificationId == mentioned.notificationId, "the same message notifies once")
+            let toBob = try await send("@bob just you", MessageDetails(mentions: ["bob"], recipients: ["bob"]))
+            #expect(toBob.devices == 1)
         }
     }
 }

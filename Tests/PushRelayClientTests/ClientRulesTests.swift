@@ -37,6 +37,20 @@ struct ClientRulesTests {
         #expect(PushRelayClient.RetryPolicy(maxAttempts: 0).maxAttempts == 1)
     }
 
+    @Test("maxDelay is at most a day, so no Retry-After makes a wait the sleep cannot hold")
+    func longestDelay() {
+        let policy = PushRelayClient.RetryPolicy(maxAttempts: 3, maxDelay: .infinity)
+        #expect(policy.maxDelay == 86_400)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 99_999_999_999, jitter: 0.5) == nil)
+        #expect(policy.delay(afterAttempt: 2, retryAfter: nil, jitter: 1) == 1)
+    }
+
+    @Test("An error's localizedDescription is its description, as an app shows it")
+    func localizedDescription() {
+        let error: any Error = PushRelayError(code: .notAMember, message: "You are not a member", status: 403)
+        #expect(error.localizedDescription == "HTTP 403 not_a_member: You are not a member")
+    }
+
     @Test(
         "429 and 5xx may pass later; 501, 505 and other 4xx would not",
         arguments: [
