@@ -52,6 +52,9 @@ public final class Dispatcher: Sendable {
     private let metrics: RelayMetrics
     private let signal = WakeSignal()
     private let wakes: WakeAssigner
+    /// By app id, the grace window (`apps[].pushDelaySeconds`): a delay the app asked for, left out of the
+    /// latency an answer records.
+    private let pushDelays: [String: Int]
     /// The apps whose credentials a push service refuses, their sends paused.
     public let pauses: ProviderPauses
     /// Set while the store refuses the results: no claim is made and no queued job is sent.
@@ -63,6 +66,7 @@ public final class Dispatcher: Sendable {
     ///   - owner: the instance id the claims are leased to.
     ///   - appIds: the apps it claims for.
     ///   - wakePolicies: by app id, the apps in wake mode (``WakeAssigner``).
+    ///   - pushDelays: by app id, the apps' grace windows in SECONDS (`apps[].pushDelaySeconds`).
     public init(
         owner: String,
         appIds: some Sequence<String>,
@@ -73,8 +77,10 @@ public final class Dispatcher: Sendable {
         metrics: RelayMetrics,
         logger: Logger,
         wakePolicies: [String: WakePolicy] = [:],
+        pushDelays: [String: Int] = [:],
         pauses: ProviderPauses? = nil
     ) {
+        self.pushDelays = pushDelays
         self.pauses = pauses ?? ProviderPauses(metrics: metrics, logger: logger)
         self.owner = owner
         self.appIds = Set(appIds)
@@ -464,7 +470,7 @@ public final class Dispatcher: Sendable {
         transport.start(job) { result in
             self.metrics.recordAnswer(
                 took: ContinuousClock.now - started,
-                acceptedSecondsAgo: result.endsDelivery ? self.time.now.timeIntervalSince(job.content.createdAt) : nil,
+                dueSecondsAgo: result.endsDelivery ? self.dueSecondsAgo(job) : nil,
                 app: job.appId,
                 platform: job.token.platform
             )
@@ -475,6 +481,12 @@ public final class Dispatcher: Sendable {
             }
             completion(self.conclude(job, result, pause: pause, probe: probe))
         }
+    }
+
+    /// Seconds since `job`'s notification was due: its acceptance, plus its app's grace window (a delay the
+    /// app asked for, not lateness).
+    private func dueSecondsAgo(_ job: DeliveryJob) -> Double {
+        time.now.timeIntervalSince(job.content.createdAt) - Double(pushDelays[job.appId] ?? 0)
     }
 
     /// What the store records for a delivery's `result`, logged and counted.

@@ -41,7 +41,7 @@ public enum MetricCatalog {
         pushDuration: "Time a push service (APNs, FCM) took to answer one attempt, by app and platform.",
         acceptedToAnswered:
             "Time from a notification accepted (webhook or Ditto event) to the push service's answer that ended "
-            + "its delivery, by app and platform.",
+            + "its delivery, less the app's grace window, by app and platform.",
         storageUp: "1 while this relay's storage probe passes (a small committed write), else 0.",
         providerPaused: "1 while an app's sends are paused because the push service refuses its credentials.",
         buildInfo: "Always 1; the labels name the relay's version and its libcurl.",

@@ -23,19 +23,19 @@ extension RelayMetrics {
     }
 
     /// A push service's answer to one attempt: the time it took (`pushrelay_push_duration_seconds`) and, for
-    /// an answer that ended the delivery, the SECONDS since the notification's acceptance (webhook or Ditto
-    /// event committed; `pushrelay_accepted_to_answered_seconds`).
-    public func recordAnswer(took duration: Duration, acceptedSecondsAgo: Double?, app: String, platform: Platform) {
+    /// an answer that ended the delivery, the SECONDS since the notification was due: accepted (webhook or
+    /// Ditto event committed), plus its app's grace window (`pushrelay_accepted_to_answered_seconds`).
+    public func recordAnswer(took duration: Duration, dueSecondsAgo: Double?, app: String, platform: Platform) {
         let series = Series(app: appLabel(app), platform: platform)
         // In place: taking the histograms out and putting them back would copy their buckets every time.
         state.withLock { state in
-            Self.observe(&state.answers[series, default: Answers()], duration, acceptedSecondsAgo)
+            Self.observe(&state.answers[series, default: Answers()], duration, dueSecondsAgo)
         }
     }
 
-    private static func observe(_ answers: inout Answers, _ duration: Duration, _ acceptedSecondsAgo: Double?) {
+    private static func observe(_ answers: inout Answers, _ duration: Duration, _ dueSecondsAgo: Double?) {
         answers.duration.observe(duration.timeInterval)
-        if let acceptedSecondsAgo { answers.acceptedToAnswered.observe(max(0, acceptedSecondsAgo)) }
+        if let dueSecondsAgo { answers.acceptedToAnswered.observe(max(0, dueSecondsAgo)) }
     }
 
     /// Delivery attempts decided so far, whatever their outcome (``recordOutcome(_:reason:app:platform:)``

@@ -128,6 +128,10 @@ public final class Relay: Sendable {
                 configuration.apps.compactMap { app in WakePolicy(app: app).map { (app.id, $0) } },
                 uniquingKeysWith: { first, _ in first }
             ),
+            pushDelays: Dictionary(
+                configuration.apps.map { ($0.id, $0.pushDelaySeconds) },
+                uniquingKeysWith: { first, _ in first }
+            ),
             pauses: ProviderPauses(metrics: metrics, logger: logger.with(["component": "dispatcher"]))
         )
         self.feedback = FeedbackSender(

@@ -58,6 +58,13 @@ import Testing
                 ),
                 "\(metrics)"
             )
+            // carol's push was answered 61 s after its acceptance, 1 s after its window: the latency is 1 s.
+            #expect(
+                metrics.contains(
+                    #"pushrelay_accepted_to_answered_seconds_bucket{app="app0",platform="ios",le="10.0"} 1"#
+                ),
+                "\(metrics)"
+            )
             // A message bob reads only after its window: sent.
             let later = try await relay.webhook(["roomId": "general", "senderId": "alice", "text": "again"])
             time.advance(by: .seconds(61))
