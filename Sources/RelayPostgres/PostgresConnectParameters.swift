@@ -34,11 +34,12 @@ struct PostgresConnectParameters {
     }
 
     /// libpq's error text of `connection`, trimmed, with every quoted name taken from these parameters (a host,
-    /// a database, a user) as `<redacted>` (``PostgresConnectionString/scrubbed(_:source:)``): what a log line or
-    /// an error may show of a failed connection.
+    /// a socket's path in a socket directory given, a database, a user) as `<redacted>`
+    /// (``PostgresConnectionString/scrubbed(_:source:values:)``): what a log line or an error may show of a
+    /// failed connection.
     func errorMessage(_ connection: OpaquePointer?) -> String {
         let text = PQerrorMessage(connection).map { String(cString: $0) } ?? "unknown error"
-        return PostgresConnectionString.scrubbed(text, source: values.joined(separator: " "))
+        return PostgresConnectionString.scrubbed(text, source: values.joined(separator: " "), values: values)
     }
 
     /// The value given for `keyword`, nil when none is.

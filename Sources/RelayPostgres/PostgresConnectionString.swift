@@ -35,12 +35,12 @@ public enum PostgresConnectionString {
     static func parse(_ url: String) -> Result<UnsafeMutablePointer<PQconninfoOption>, Problem> {
         var error: UnsafeMutablePointer<CChar>?
         if let options = PQconninfoParse(url, &error) {
-            guard portsAreNumbers(options) else {
+            if let spilled = passwordSpill(options) {
                 PQconninfoFree(options)
                 return .failure(
                     Problem(
-                        message: "its port is not a number: is there an @ or / in the password? Percent-encode "
-                            + "them (@ as %40, / as %2F), or give the password by storage.postgres.passwordFile"
+                        message: "\(spilled): is there an @ or / in the password? Percent-encode them (@ as %40, / "
+                            + "as %2F), or give the password by storage.postgres.passwordFile"
                     )
                 )
             }
@@ -60,27 +60,38 @@ public enum PostgresConnectionString {
     /// The schemes libpq reads as a connection URI.
     private static let uriPrefixes = ["postgresql://", "postgres://"]
 
-    /// Whether the `port` option, when set, is a comma-separated list of numbers: libpq reads it only when it
-    /// connects, and then quotes it in its message (with an unencoded `@` in the password, a piece of it).
-    private static func portsAreNumbers(_ options: UnsafeMutablePointer<PQconninfoOption>) -> Bool {
+    /// What shows that a password's unencoded `@` or `/` spilled into the host or the port, nil when nothing
+    /// does: a port that is not a comma-separated list of numbers (libpq reads it only when it connects, and
+    /// then quotes it in its message: a piece of the password), or a host holding an `@`.
+    private static func passwordSpill(_ options: UnsafeMutablePointer<PQconninfoOption>) -> String? {
         var option = options
         while let keyword = option.pointee.keyword {
-            if String(cString: keyword) == "port", let value = option.pointee.val {
-                return String(cString: value).split(separator: ",", omittingEmptySubsequences: false)
+            defer { option += 1 }
+            guard let value = option.pointee.val.map({ String(cString: $0) }) else { continue }
+            switch String(cString: keyword) {
+            case "port":
+                let numbers = value.split(separator: ",", omittingEmptySubsequences: false)
                     .allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+                if !numbers { return "its port is not a number" }
+            case "host" where value.contains("@"):
+                return "its host holds an @"
+            default: break
             }
-            option += 1
         }
-        return true
+        return nil
     }
 
     /// `message` with each double-quoted part that is a piece of `source` (a connection string, or the
-    /// values of its parameters) replaced by `<redacted>`, unless it is only punctuation (libpq's
+    /// values of its parameters), or that holds one of `values` (a socket directory libpq names with its
+    /// socket file, `/run/db/.s.PGSQL.5432`), replaced by `<redacted>`, unless it is only punctuation (libpq's
     /// `missing "="`).
-    static func scrubbed(_ message: String, source: String) -> String {
-        message.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+    static func scrubbed(_ message: String, source: String, values: [String] = []) -> String {
+        let named = values.filter { $0.count > 1 && $0.contains { $0.isLetter || $0.isNumber } }
+        return message.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
             .map { index, part in
-                let given = index % 2 == 1 && source.contains(part) && part.contains { $0.isLetter || $0.isNumber }
+                let given =
+                    index % 2 == 1 && part.contains { $0.isLetter || $0.isNumber }
+                    && (source.contains(part) || named.contains { part.contains($0) })
                 return given ? "<redacted>" : String(part)
             }
             .joined(separator: "\"")

@@ -118,6 +118,19 @@ import Testing
             environment: ["PUSH_RELAY_STORAGE_POSTGRES_URL": "postgresql://relay:redacted@Pw/9f3k@db.internal/relay"]
         )
         #expect(!unencoded.stdout.contains("9f3k") && !unencoded.stderr.contains("9f3k"), "\(unencoded)")
+
+        // An unencoded '@' alone lands in the host: refused, with the advice, and nothing of it shown.
+        for url in [
+            "postgresql://relay:S3cr3t@pw@db.internal/relay", "postgresql://relay:S3cr3t/pw@db.internal:5432/relay",
+        ] {
+            let spilled = try await CommandTests.run(
+                ["config", "check"],
+                environment: ["PUSH_RELAY_STORAGE_POSTGRES_URL": url]
+            )
+            #expect(spilled.status == 1, "\(url): \(spilled)")
+            #expect(spilled.stderr.contains("Percent-encode them (@ as %40"), "\(spilled.stderr)")
+            #expect(!spilled.stderr.contains("S3cr3t") && !spilled.stdout.contains("S3cr3t"), "\(spilled)")
+        }
     }
 
     /// `storage copy --password-file` reads the password as `passwordFile` does, refusing a second one.
