@@ -85,17 +85,21 @@ final class ServerCore: Sendable {
         return Unmanaged.passRetained(RequestContext(target: target, connection: connection)).toOpaque()
     }
 
-    /// `MHD_OPTION_NOTIFY_COMPLETED`: the request ended (answered, timed out, or the daemon stopped).
+    /// `MHD_OPTION_NOTIFY_COMPLETED`: the request ended (answered, timed out, or the daemon stopped). A
+    /// request libmicrohttpd refused by itself before the access handler saw it (headers too large, an HTTP
+    /// version it does not speak) is reported to `onResponse` here, with the status it queued.
     func requestCompleted(_ pointer: UnsafeMutableRawPointer) {
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
         connections.requestEnded(context.connection)
-        let wasUnanswered = context.state.withLock { state -> Bool in
+        let (wasUnanswered, neverHandled) = context.state.withLock { state -> (Bool, Bool) in
             defer { state.phase = .done }
             switch state.phase {
-            case .suspended, .ready: return true
-            default: return false
+            case .suspended, .ready: return (true, false)
+            case .start: return (false, true)
+            default: return (false, false)
             }
         }
+        if neverHandled { reportRefusedByLibrary(context) }
         let quiet = state.withLock { state -> [OneShotEvent] in
             state.active -= 1
             if wasUnanswered { state.unanswered -= 1 }
@@ -105,6 +109,28 @@ final class ServerCore: Sendable {
             return state.quietWaiters
         }
         for waiter in quiet { waiter.signal() }
+    }
+
+    /// Reports to `onResponse` the answer libmicrohttpd queued itself for `context`'s request, if it queued an
+    /// error: its method and path are not known (the access handler never ran), its route is none.
+    private func reportRefusedByLibrary(_ context: RequestContext) {
+        let status = Int(cmhd_connection_queued_status(context.connection))
+        guard let onResponse, status >= 400 else { return }
+        let address = Self.numericAddress(cmhd_connection_client_address(context.connection))
+        onResponse(
+            AccessLogEntry(
+                requestID: HTTPRequest.makeRequestID(),
+                method: "",
+                path: "",
+                route: nil,
+                status: status,
+                durationMilliseconds: (ContinuousClock.now - context.started).timeInterval * 1000,
+                requestBytes: 0,
+                responseBytes: 0,
+                remoteAddress: address,
+                clientAddress: address
+            )
+        )
     }
 
     /// Returns once no request is active (each one answered or ended), at `deadline`, or when the calling

@@ -10,6 +10,7 @@ import Testing
     /// A server answering `GET /hello` (counted) and `POST /echo`, with the methods its router serves.
     static func withCountingServer(
         configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+        onResponse: (@Sendable (AccessLogEntry) -> Void)? = nil,
         _ body: (HTTPServer, Counter) async throws -> Void
     ) async throws {
         let hellos = Counter()
@@ -29,7 +30,8 @@ import Testing
                 configuration: configuration,
                 methods: router.methods,
                 handler: router.handler,
-                logger: .disabled()
+                logger: .disabled(),
+                onResponse: onResponse
             )
             try server.start()
             do {
@@ -158,7 +160,7 @@ import Testing
 
     /// What libmicrohttpd refuses by itself (a line without a colon, a target or headers past
     /// ``HTTPServerConfiguration/maxHeaderBytes``, an HTTP version it does not speak) closes the connection
-    /// as well.
+    /// as well, and is reported to `onResponse` when its request line was read.
     @Test(arguments: [
         ("GET /hello HTTP/1.1\r\nHost: t\r\nNo colon here\r\n\r\n", [400]),
         ("GET /\(String(repeating: "a", count: 10_000)) HTTP/1.1\r\nHost: t\r\n\r\n", [414, 431]),
@@ -166,7 +168,10 @@ import Testing
         ("GET /hello HTTP/2.5\r\nHost: t\r\n\r\n", [505]),
     ])
     func whatLibmicrohttpdRefusesClosesTheConnection(_ request: String, _ statuses: [Int]) async throws {
-        try await Self.withCountingServer { server, hellos in
+        let entries = Mutex<[AccessLogEntry]>([])
+        try await Self.withCountingServer(onResponse: { entry in entries.withLock { $0.append(entry) } }) {
+            server,
+            hellos in
             let connection = try RawConnection(port: server.port, receiveTimeout: 5)
             await connection.write(request + Self.follower)
             let raw = await connection.read()
@@ -179,6 +184,11 @@ import Testing
             #expect(await connection.readsEndOfStream())
             #expect(hellos.value == 0)
             try await Self.expectServed(server, hellos)
+            // Reported as the relay's own answers are, with no method nor route, when its request line was read
+            // whole; libmicrohttpd hands over no request for a 414 or a 505.
+            let reported = entries.withLock { $0.filter { $0.status == status } }
+            #expect(reported.count == ([414, 505].contains(status) ? 0 : 1), "\(reported)")
+            #expect(reported.allSatisfy { $0.route == nil && $0.method.isEmpty && $0.clientAddress == "127.0.0.1" })
         }
     }
 
