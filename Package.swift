@@ -70,7 +70,7 @@ let package = Package(
                 "RelayStrictJSON",
             ]
         ),
-        .target(name: "RelayCLI", dependencies: ["RelayCrypto"]),
+        .target(name: "RelayCLI", dependencies: ["RelayCore", "RelayCrypto"]),
         // Strict JSON for the configuration file (jansson): line and column of the first error.
         .target(name: "RelayStrictJSON", dependencies: ["CJansson"]),
         // Shared by test targets only: the one way to start a relay in tests (`TestRelay`: in-process router,

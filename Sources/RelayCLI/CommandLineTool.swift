@@ -2,8 +2,8 @@ import Foundation
 import RelayCrypto
 
 /// What both executables do with their first word: dispatch a subcommand, print the usage for `help`, and
-/// turn the outcome into an exit status (0 done, 1 failed, 2 a command-line mistake, an unknown command or
-/// none).
+/// turn the outcome into an exit status (0 done, 1 failed or its output lost, 2 a command-line mistake, an
+/// unknown command or none).
 public enum CommandLineTool {
     /// Runs the subcommand named by the first argument and exits with its status.
     /// - Parameter dispatch: runs `command` with the remaining words; nil when there is no such command.
@@ -20,7 +20,7 @@ public enum CommandLineTool {
             exit(2)
         }
         let command = words.removeFirst()
-        let status: Int32
+        var status: Int32
         if ["help", "--help", "-h"].contains(command) {
             say(usage)
             exit(0)
@@ -37,6 +37,10 @@ public enum CommandLineTool {
             status = 2
         } catch {
             printError("\(name) \(command): \(error)")
+            status = 1
+        }
+        if status == 0, Console.outputLost.load(ordering: .relaxed) {
+            printError("\(name) \(command): standard output could not be written")
             status = 1
         }
         exit(status)

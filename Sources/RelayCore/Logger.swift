@@ -85,7 +85,7 @@ public final class JSONLinesHandler: Logger.Handler {
         object["msg"] = .string(message)
         guard var line = try? encoder.encode(object) else { return }
         line.append(0x0A)
-        handle.withLock { $0.write(dropping: line) }
+        handle.withLock { _ = $0.write(dropping: line) }
     }
 }
 

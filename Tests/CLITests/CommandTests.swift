@@ -35,8 +35,20 @@ import Testing
             try process.run()
             process.waitUntilExit()
             #expect(process.terminationReason == .exit, "\(arguments): \(process.terminationReason.rawValue)")
-            #expect(process.terminationStatus == (stream == "stdout" ? 0 : 1), "\(arguments)")
+            // Both fail: `version`'s output was lost, `config check` found no file.
+            #expect(process.terminationStatus == 1, "\(arguments)")
+            if stream == "stdout" {
+                let said = String(decoding: kept.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                #expect(said.contains("push-relay version: standard output could not be written"), "\(said)")
+            }
         }
+        // A full disk loses the output too.
+        let full = try await ChildProcess.run(
+            "/bin/sh",
+            ["-c", "\"$0\" version > /dev/full", try pushRelayBinary().path],
+            includingErrors: true
+        )
+        #expect(full.termination == .exited(1), "\(full)")
     }
 
     @Test func configCheckListsEveryProblemOfABadFileAndExits1() async throws {
