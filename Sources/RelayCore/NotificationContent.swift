@@ -16,6 +16,9 @@ public final class NotificationContent: Sendable, Equatable {
     /// given (each service's default).
     public let expiration: Int?
     public let createdAt: Date
+    /// The message's time: when it was written (a Ditto message's `createdOn`, clamped to its arrival), or
+    /// ``createdAt`` (a webhook's acceptance). Its deliveries are due the app's grace window after it.
+    public let messageAt: Date
     /// What every platform shows of the message (``ChatMessage/shown``), made once for all its deliveries.
     public let shown: ShownMessage
     private let renderings = Mutex<[String: Data]>([:])
@@ -27,14 +30,22 @@ public final class NotificationContent: Sendable, Equatable {
         message: ChatMessage,
         sendAs: String,
         expiration: Int?,
-        createdAt: Date
+        createdAt: Date,
+        messageAt: Date? = nil
     ) {
         self.id = id
         self.message = message
         self.sendAs = sendAs
         self.expiration = expiration
         self.createdAt = createdAt
+        self.messageAt = messageAt ?? createdAt
         shown = message.shown
+    }
+
+    /// When the deliveries of a message written at `messageAt` are due in an app whose grace window
+    /// (`apps[].pushDelaySeconds`) is `delaySeconds`.
+    public static func due(messageAt: Date, delaySeconds: Int) -> Date {
+        messageAt.addingTimeInterval(TimeInterval(delaySeconds))
     }
 
     /// The message's notification identifier (``ChatMessage/notificationIdentifier(messageId:sha256Hex:)``),
@@ -74,6 +85,6 @@ public final class NotificationContent: Sendable, Equatable {
 
     public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
         a.id == b.id && a.message == b.message && a.sendAs == b.sendAs
-            && a.expiration == b.expiration && a.createdAt == b.createdAt
+            && a.expiration == b.expiration && a.createdAt == b.createdAt && a.messageAt == b.messageAt
     }
 }

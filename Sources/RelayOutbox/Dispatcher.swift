@@ -483,10 +483,13 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// Seconds since `job`'s notification was due: its acceptance, plus its app's grace window (a delay the
-    /// app asked for, not lateness).
+    /// Seconds since `job`'s notification was due, as the stores make it due (``RelayStore/NewNotification``):
+    /// its message's time plus its app's grace window (a delay the app asked for, not lateness), and never
+    /// before its acceptance.
     private func dueSecondsAgo(_ job: DeliveryJob) -> Double {
-        time.now.timeIntervalSince(job.content.createdAt) - Double(pushDelays[job.appId] ?? 0)
+        let content = job.content
+        let due = NotificationContent.due(messageAt: content.messageAt, delaySeconds: pushDelays[job.appId] ?? 0)
+        return time.now.timeIntervalSince(max(content.createdAt, due))
     }
 
     /// What the store records for a delivery's `result`, logged and counted.

@@ -89,7 +89,7 @@ extension PostgresStore {
             LIMIT $3
         )
         SELECT \(ClaimedDelivery.columns(delivery: "l", device: "d")), d.unlinked_topics ? n.topic,
-            \(NotificationContent.columns(of: "n")), \(NotificationContent.messageTime(of: "n")), l.next_attempt_at
+            \(NotificationContent.columns(of: "n")), l.next_attempt_at
         FROM due AS l
         JOIN notifications AS n ON n.id = l.notification_id
         LEFT JOIN devices AS d ON d.app_id = l.app_id AND d.token = l.token AND d.user_id = l.user_id
@@ -165,8 +165,8 @@ extension PostgresStore {
                 var ended: [EndedDelivery] = []
                 for row in rows.all {
                     let claimed = try ClaimedDelivery(row: row)
-                    let column = ClaimedDelivery.columnCount  // then: unlinked, content, message time, due time
-                    let nextAttemptAt = try row.int64(column + 2 + NotificationContent.columnCount)
+                    let column = ClaimedDelivery.columnCount  // then: unlinked, content, due time
+                    let nextAttemptAt = try row.int64(column + 1 + NotificationContent.columnCount)
                     cursor = .after(cursor, nextAttemptAt: nextAttemptAt, id: claimed.id, now: nowMilliseconds)
                     if let last = runs.last, last.nextAttemptAt == nextAttemptAt, last.last == claimed.id - 1 {
                         runs[runs.count - 1].last = claimed.id
@@ -186,8 +186,7 @@ extension PostgresStore {
                         notifications[id] = index
                         let content = try NotificationContent(row: row, from: column + 1)
                         contents.append(content)
-                        let time = try row.date(column + 1 + NotificationContent.columnCount)
-                        messages.append(ClaimReads.Message(content, time: time))
+                        messages.append(ClaimReads.Message(content))
                     }
                     jobs.append(try claimed.job(appId: appId, content: contents[index]))
                     messageOfJob.append(index)

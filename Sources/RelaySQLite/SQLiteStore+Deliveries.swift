@@ -119,7 +119,7 @@ extension SQLiteStore {
             &jobs,
             userIds: userIds,
             messageOfJob: notificationOfJob,
-            messages: notifications.map { ClaimReads.Message($0.content, time: $0.messageAt) },
+            messages: notifications.map { ClaimReads.Message($0.content) },
             ranges: { reads in
                 try reads.map { message, limit in
                     try userIdBytes(fromDitto ? Self.readersDittoSQL : Self.readersSQL) { row in
@@ -427,8 +427,7 @@ extension SQLiteStore {
     /// ?1 a delivery id: the last notification whose run of delivery ids starts at or before it (one seek in
     /// `notifications_by_deliveries`); the delivery is its when the run also ends at or after it.
     static let notificationOfDeliverySQL = """
-        SELECT \(NotificationContent.columns()), first_delivery_id, last_delivery_id,
-            \(NotificationContent.messageTime())
+        SELECT \(NotificationContent.columns()), first_delivery_id, last_delivery_id
         FROM notifications WHERE first_delivery_id <= ?1 ORDER BY first_delivery_id DESC LIMIT 1
         """
 
@@ -437,14 +436,13 @@ extension SQLiteStore {
     private func loadNotification(of delivery: DueDelivery) throws -> NotificationRun {
         try db.withStatement(Self.notificationOfDeliverySQL) { row in
             try row.bind(1, delivery.id)
-            let run = NotificationContent.columnCount  // then: first and last delivery id, message time
+            let run = NotificationContent.columnCount  // then: first and last delivery id
             guard try row.step(), row.int64(run + 1) >= delivery.id else {
                 throw StoreError(code: .invalidData, message: "delivery \(delivery.id) has no notification")
             }
             return NotificationRun(
                 deliveries: row.int64(run)...row.int64(run + 1),
-                content: try NotificationContent(row: row),
-                messageAt: row.date(run + 2)
+                content: try NotificationContent(row: row)
             )
         }
     }
@@ -594,6 +592,4 @@ private struct DueDelivery {
 private struct NotificationRun {
     var deliveries: ClosedRange<Int64>
     var content: NotificationContent
-    /// The message's time (``NewNotification/messageAt``).
-    var messageAt: Date
 }

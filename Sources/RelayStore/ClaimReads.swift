@@ -19,11 +19,11 @@ package enum ClaimReads {
         package var roomId: String
         package var time: Date
 
-        /// The message of `content` at `time`; nil for a removal, which no read cancels.
-        package init?(_ content: NotificationContent, time: Date) {
+        /// The message of `content`; nil for a removal, which no read cancels.
+        package init?(_ content: NotificationContent) {
             guard content.message.removedMessageId == nil else { return nil }
             roomId = content.message.roomId
-            self.time = time
+            time = content.messageAt
         }
     }
 

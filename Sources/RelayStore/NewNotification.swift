@@ -51,7 +51,7 @@ public struct NewNotification: Sendable, Equatable {
 
     /// When its deliveries are first due: ``delaySeconds`` after ``messageAt``, so a message that arrives
     /// late is due at once.
-    public var dueAt: Date { messageAt.addingTimeInterval(TimeInterval(delaySeconds)) }
+    public var dueAt: Date { NotificationContent.due(messageAt: messageAt, delaySeconds: delaySeconds) }
 
     public var kind: NotificationKind { message.kind }
     public var messageId: String? { message.messageId }

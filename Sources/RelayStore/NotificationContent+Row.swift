@@ -4,18 +4,19 @@ import RelayCore
 extension NotificationContent {
     /// The columns ``init(row:from:)`` reads, in its order, of a `notifications` row, each prefixed with
     /// `alias.` when one is given: its id, its message (``RelayCore/ChatMessage/columns(of:)``), topic,
-    /// expiration and creation time.
+    /// expiration, creation time and message time (``messageTime(of:)``).
     package static func columns(of alias: String? = nil) -> String {
         [
             StoredColumns.list(["id"], of: alias),
             ChatMessage.columns(of: alias),
             StoredColumns.list(["topic", "expiration", "created_at"], of: alias),
+            messageTime(of: alias),
         ]
         .joined(separator: ", ")
     }
 
     /// The number of columns ``columns(of:)`` names.
-    package static let columnCount = 12
+    package static let columnCount = 13
 
     /// The message's time (``NewNotification/messageAt``) of a `notifications` row, prefixed with `alias.`
     /// when one is given: its message's own time, else the notification's creation.
@@ -31,7 +32,8 @@ extension NotificationContent {
             message: try ChatMessage(row: row, from: first + 1),
             sendAs: row.string(first + 9),
             expiration: try row.optionalInt(first + 10),
-            createdAt: try row.date(first + 11)
+            createdAt: try row.date(first + 11),
+            messageAt: try row.date(first + 12)
         )
     }
 }

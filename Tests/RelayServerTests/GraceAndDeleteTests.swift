@@ -81,6 +81,36 @@ import Testing
         }
     }
 
+    /// A Ditto message written before it arrived is due its grace window after it was written, as the stores
+    /// make it due: the answer's latency counts from then (50 s old with a 60 s window: due 10 s after it
+    /// arrived, answered 61 s after, so 51 s late).
+    @Test func theLatencyOfADittoMessageCountsFromWhenItWasDue() async throws {
+        let time = ManualTimeSource(now: Date())
+        try await withRelayAndMock(
+            time: time,
+            configure: {
+                DittoEventsTests.withDitto()(&$0)
+                $0.apps[0].pushDelaySeconds = 60
+            }
+        ) { relay in
+            try await relay.register(randomToken(), user: "bob")
+            let applied = try await relay.call(
+                "POST",
+                "/v1/ditto/events",
+                json: DittoEventsTests.events(messageId: "m-late", age: 50),
+                key: DittoEventsTests.secret
+            )
+            #expect(applied.status == 200, "\(applied.text)")
+            time.advance(by: .seconds(61))
+            let view = try await relay.call("GET", "/v1/notifications?messageId=m-late")
+            let settled = try await relay.settled(try view.decode(NotificationJSON.self).notificationId)
+            #expect(settled.counts.sent == 1, "\(settled.deliveries)")
+            let metrics = try await relay.adminCall("/metrics").text
+            let bucket = #"pushrelay_accepted_to_answered_seconds_bucket{app="app0",platform="ios",le="#
+            #expect(metrics.contains(bucket + #""30.0"} 0"#) && metrics.contains(bucket + #""60.0"} 1"#), "\(metrics)")
+        }
+    }
+
     /// An upsert of `collection` with `document`.
     static func upsert(_ txn: Int, _ collection: String, _ document: [String: Any]) -> [String: Any] {
         [
