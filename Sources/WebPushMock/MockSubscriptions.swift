@@ -86,12 +86,13 @@ final class MockSubscriptions: Sendable {
     private func write(_ subscription: MockSubscription, in directory: String) throws(MockWebPushError) {
         let path = Self.path(of: subscription.id, in: directory)
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try Folder.make(directory)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try SecretFile.write(try encoder.encode(subscription.file), to: path, replacing: true)
         } catch {
-            throw MockWebPushError(.invalidConfiguration, "cannot write subscription file \(path): \(error)")
+            // The folder's or the file's failure names its path; an encoding failure is said with it.
+            throw MockWebPushError(.invalidConfiguration, "subscription \(subscription.id): \(error)")
         }
     }
 }

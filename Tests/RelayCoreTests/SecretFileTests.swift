@@ -23,11 +23,17 @@ struct SecretFileTests {
         try SecretFile.write(Data("one".utf8), to: path, replacing: false)
         #expect(try Self.permissions(path) == 0o600)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "one")
-        // A file left readable by others is truncated and made the owner's again.
+        // A file left readable by others is replaced by a new one of the owner's: whoever opened the old file
+        // (or links it) does not read the new secret.
         #expect(chmod(path, 0o644) == 0)
+        let opened = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? opened.close() }
         try SecretFile.write(Data("two".utf8), to: path, replacing: true)
         #expect(try Self.permissions(path) == 0o600)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "two")
+        #expect(String(decoding: try opened.readToEnd() ?? Data(), as: UTF8.self) == "one")
+        // Nothing is left beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["key"])
     }
 
     @Test func whatCannotBeWrittenIsNamedWithTheReason() throws {
