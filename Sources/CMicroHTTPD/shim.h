@@ -48,13 +48,13 @@ static inline const struct sockaddr *_Nullable cmhd_connection_client_address(st
     return info == NULL ? NULL : info->client_addr;
 }
 
-// The socket of a connection, or -1.
 // The HTTP status of the answer queued on a connection (by the relay or by libmicrohttpd itself), 0 when none is.
 static inline unsigned int cmhd_connection_queued_status(struct MHD_Connection *_Nonnull c) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
     return info ? info->http_status : 0;
 }
 
+// The socket of a connection, or -1.
 static inline int cmhd_connection_socket(struct MHD_Connection *_Nonnull c) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;

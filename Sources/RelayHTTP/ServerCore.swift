@@ -86,20 +86,21 @@ final class ServerCore: Sendable {
     }
 
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the request ended (answered, timed out, or the daemon stopped). A
-    /// request libmicrohttpd refused by itself before the access handler saw it (headers too large, an HTTP
-    /// version it does not speak) is reported to `onResponse` here, with the status it queued.
+    /// request libmicrohttpd answered by itself, before the access handler saw it (headers too large: 431)
+    /// or while its body arrived (a malformed chunk), is reported to `onResponse` here with the status it
+    /// queued: the relay's own answers leave those phases first.
     func requestCompleted(_ pointer: UnsafeMutableRawPointer) {
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
         connections.requestEnded(context.connection)
-        let (wasUnanswered, neverHandled) = context.state.withLock { state -> (Bool, Bool) in
+        let (wasUnanswered, libraryAnswered) = context.state.withLock { state -> (Bool, Bool) in
             defer { state.phase = .done }
             switch state.phase {
             case .suspended, .ready: return (true, false)
-            case .start: return (false, true)
-            default: return (false, false)
+            case .start, .receiving: return (false, true)
+            case .done: return (false, false)
             }
         }
-        if neverHandled { reportRefusedByLibrary(context) }
+        if libraryAnswered { reportLibraryAnswer(context) }
         let quiet = state.withLock { state -> [OneShotEvent] in
             state.active -= 1
             if wasUnanswered { state.unanswered -= 1 }
@@ -112,23 +113,25 @@ final class ServerCore: Sendable {
     }
 
     /// Reports to `onResponse` the answer libmicrohttpd queued itself for `context`'s request, if it queued an
-    /// error: its method and path are not known (the access handler never ran), its route is none.
-    private func reportRefusedByLibrary(_ context: RequestContext) {
+    /// error, with what the access handler learnt of the request (nothing when it never ran: no method, the
+    /// peer as the client); its route is none.
+    private func reportLibraryAnswer(_ context: RequestContext) {
         let status = Int(cmhd_connection_queued_status(context.connection))
         guard let onResponse, status >= 400 else { return }
-        let address = Self.numericAddress(cmhd_connection_client_address(context.connection))
+        let peer = Self.numericAddress(cmhd_connection_client_address(context.connection))
+        let request = context.state.withLock { $0 }
         onResponse(
             AccessLogEntry(
-                requestID: HTTPRequest.makeRequestID(),
-                method: "",
-                path: "",
+                requestID: request.requestID.isEmpty ? HTTPRequest.makeRequestID() : request.requestID,
+                method: request.method,
+                path: request.path,
                 route: nil,
                 status: status,
                 durationMilliseconds: (ContinuousClock.now - context.started).timeInterval * 1000,
-                requestBytes: 0,
+                requestBytes: request.receivedBytes,
                 responseBytes: 0,
-                remoteAddress: address,
-                clientAddress: address
+                remoteAddress: request.remoteAddress.isEmpty ? peer : request.remoteAddress,
+                clientAddress: request.clientAddress.isEmpty ? peer : request.clientAddress
             )
         )
     }
