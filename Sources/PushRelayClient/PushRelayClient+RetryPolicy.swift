@@ -11,7 +11,9 @@ extension PushRelayClient {
         /// The longest wait, in seconds, at most ``longestDelay``. A `Retry-After` longer than this ends the
         /// call with the answer's error (its ``PushRelayError/retryAfter`` set) instead of holding it.
         /// Default 30.
-        public var maxDelay: TimeInterval
+        public var maxDelay: TimeInterval {
+            didSet { maxDelay = min(max(0, maxDelay), Self.longestDelay) }
+        }
         /// One attempt's timeout, in seconds (`URLRequest.timeoutInterval`). Default 30.
         public var requestTimeout: TimeInterval
 

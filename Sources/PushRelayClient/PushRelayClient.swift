@@ -157,7 +157,8 @@ public actor PushRelayClient {
 
     /// Runs `body` once no other device call runs, after those made before it.
     ///
-    /// - Throws: `CancellationError` when the task was cancelled while it waited; what `body` throws.
+    /// - Throws: `CancellationError` when the task is cancelled by the time its turn comes (a cancelled call
+    ///   still waits for the one before it to end); what `body` throws.
     private func oneDeviceCallAtATime(_ body: () async throws -> Void) async throws {
         if deviceCallRunning {
             await withCheckedContinuation { deviceCallsWaiting.append($0) }

@@ -21,7 +21,7 @@ public struct PushRelayError: Error, Sendable, CustomStringConvertible {
         /// success body that does not decode.
         public static let unexpectedResponse = Code(rawValue: "unexpected_response")
 
-        // The relay's codes an app acts on (docs/api.md has them all).
+        // The relay's codes an app acts on (docs/openapi.yaml has them all).
 
         /// 400: a field the relay refuses (its message names it).
         public static let invalidField = Code(rawValue: "invalid_field")

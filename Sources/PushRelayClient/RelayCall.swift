@@ -19,7 +19,8 @@ struct RelayCall: Sendable {
     /// Sent as `Idempotency-Key` on every attempt (webhooks).
     var idempotencyKey: String?
     /// Whether the relay's own 404 (`not_found` in its error body) also ends the call well: a device already
-    /// removed. Another 404 (a proxy's page, a wrong base path) does not.
+    /// removed. Another 404 (a proxy's page) does not; a base path that reaches the relay but none of its
+    /// routes is the relay's `not_found` too.
     var notFoundIsDone = false
 
     init(method: String, path: [String]) {

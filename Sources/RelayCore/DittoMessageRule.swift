@@ -36,12 +36,16 @@ public struct DittoMessageRule: Sendable, Equatable {
         /// ``DittoEventOutcome/tooOld``.
         case skip(DittoEventOutcome)
         /// Not a push, as ``DittoEventOutcome/invalid``: the document lacks `field`, one a push needs, or
-        /// holds it in a form DittoChat never writes (one of ``unreadableFields``, so a log line can name it).
-        case unreadable(field: String)
+        /// holds it in a form DittoChat never writes.
+        case unreadable(field: MessageField)
     }
 
-    /// The fields ``Screening/unreadable(field:)`` names, in the order they are checked.
-    public static let unreadableFields = ["_id", "roomId", "userId", "createdOn", "text"]
+    /// The fields of a message document a push needs, in the order ``screen(_:in:now:)`` checks them; a log
+    /// line or an answer names one by its key.
+    public enum MessageField: String, Sendable, CaseIterable {
+        case id = "_id"
+        case roomId, userId, createdOn, text
+    }
 
     /// A message's push: who gets it and what it shows.
     public struct Push: Sendable, Equatable {
@@ -90,15 +94,15 @@ public struct DittoMessageRule: Sendable, Equatable {
         let message = DittoChatMessage(document)
         if message.archivedMessage != nil || message.isEdited || message.isDeleted { return .skip(.editOrDelete) }
         if message.isArchived { return .skip(.ignored) }
-        guard ChatMessage.idProblem(document.id) == nil else { return .unreadable(field: "_id") }
+        guard ChatMessage.idProblem(document.id) == nil else { return .unreadable(field: .id) }
         guard let roomId = message.roomId, ChatMessage.idProblem(roomId) == nil else {
-            return .unreadable(field: "roomId")
+            return .unreadable(field: .roomId)
         }
         guard let senderId = message.userId, ChatMessage.idProblem(senderId) == nil else {
-            return .unreadable(field: "userId")
+            return .unreadable(field: .userId)
         }
-        guard let written = message.createdOn else { return .unreadable(field: "createdOn") }
-        if message.text == nil, let text = document.fields["text"], text != .null { return .unreadable(field: "text") }
+        guard let written = message.createdOn else { return .unreadable(field: .createdOn) }
+        if message.text == nil, let text = document.fields["text"], text != .null { return .unreadable(field: .text) }
         guard message.text.nonBlank != nil || message.hasImage else { return .skip(.ignored) }
         let createdOn = min(written, now)
         if now.timeIntervalSince(createdOn) > TimeInterval(maxMessageAgeSeconds) { return .skip(.tooOld) }

@@ -99,7 +99,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             switch settings.rule.screen(document, in: collection, now: at) {
             case .skip(let skipped): outcome = skipped
             case .unreadable(let field):
-                if counts.unreadable == nil { counts.unreadable = DittoUnreadable(event: index, field: field) }
+                if counts.unreadable == nil { counts.unreadable = DittoUnreadable(event: index, field: field.rawValue) }
                 outcome = .invalid
             case .new(let message):
                 outcome = try applyMessage(message, document, room: room, txnId: event.txnId)

@@ -79,7 +79,7 @@ public struct DittoApplyCounts: Sendable, Equatable {
 public struct DittoUnreadable: Sendable, Equatable, Encodable {
     /// The event's index in the batch, from 0.
     public var event: Int
-    /// One of ``RelayCore/DittoMessageRule/unreadableFields``.
+    /// The field's key (``RelayCore/DittoMessageRule/MessageField``).
     public var field: String
 
     public init(event: Int, field: String) {

@@ -34,8 +34,8 @@ package enum UserRateLimit {
 
     /// The buckets to store (one per ``UserRateRequest/buckets``, in order) and, when refused, why: the
     /// first empty bucket, else the first recipient at its count. A refusal takes no token and the stores
-    /// keep none of its buckets' refill to `now` (a later call computes it again): a refused flood updates
-    /// no bucket.
+    /// keep none of its buckets' refill to `now` (a later call computes it again): a refused flood changes
+    /// no bucket (on PostgreSQL the row lock taken to read them still writes a row version).
     /// - Parameters:
     ///   - stored: each of the request's buckets as stored, nil when it has none (full).
     ///   - pushes: this minute's count for each of the request's recipients (0 when none), in order.

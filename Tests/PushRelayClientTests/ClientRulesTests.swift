@@ -39,7 +39,9 @@ struct ClientRulesTests {
 
     @Test("maxDelay is at most a day, so no Retry-After makes a wait the sleep cannot hold")
     func longestDelay() {
-        let policy = PushRelayClient.RetryPolicy(maxAttempts: 3, maxDelay: .infinity)
+        var policy = PushRelayClient.RetryPolicy(maxAttempts: 3, maxDelay: .infinity)
+        #expect(policy.maxDelay == 86_400)
+        policy.maxDelay = 1e12
         #expect(policy.maxDelay == 86_400)
         #expect(policy.delay(afterAttempt: 1, retryAfter: 99_999_999_999, jitter: 0.5) == nil)
         #expect(policy.delay(afterAttempt: 2, retryAfter: nil, jitter: 1) == 1)
