@@ -62,7 +62,8 @@ public enum PostgresConnectionString {
 
     /// What shows that a password's unencoded `@` or `/` spilled into the host or the port, nil when nothing
     /// does: a port that is not a comma-separated list of numbers (libpq reads it only when it connects, and
-    /// then quotes it in its message: a piece of the password), or a host holding an `@`.
+    /// then quotes it in its message: a piece of the password), or a host or database name holding an `@`
+    /// (`relay:1234/x@db` gives the port 1234, which libpq prints unquoted, and the database `x@db`).
     private static func passwordSpill(_ options: UnsafeMutablePointer<PQconninfoOption>) -> String? {
         var option = options
         while let keyword = option.pointee.keyword {
@@ -75,6 +76,8 @@ public enum PostgresConnectionString {
                 if !numbers { return "its port is not a number" }
             case "host" where value.contains("@"):
                 return "its host holds an @"
+            case "dbname" where value.contains("@"):
+                return "its database name holds an @"
             default: break
             }
         }

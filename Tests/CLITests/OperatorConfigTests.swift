@@ -119,9 +119,11 @@ import Testing
         )
         #expect(!unencoded.stdout.contains("9f3k") && !unencoded.stderr.contains("9f3k"), "\(unencoded)")
 
-        // An unencoded '@' alone lands in the host: refused, with the advice, and nothing of it shown.
+        // An unencoded '@' alone lands in the host, or with a '/' after digits in the database name: refused,
+        // with the advice, and nothing of it shown.
         for url in [
             "postgresql://relay:S3cr3t@pw@db.internal/relay", "postgresql://relay:S3cr3t/pw@db.internal:5432/relay",
+            "postgresql://relay:1234/S3cr3t@db.internal/relay",
         ] {
             let spilled = try await CommandTests.run(
                 ["config", "check"],
