@@ -23,7 +23,7 @@ public enum CommandLineTool {
         var status: Int32
         if ["help", "--help", "-h"].contains(command) {
             say(usage)
-            exit(0)
+            exit(Console.outputLost.load(ordering: .relaxed) ? 1 : 0)
         }
         do {
             if let done = try await dispatch(command, words) {

@@ -60,13 +60,16 @@ extension Configuration: CustomStringConvertible {
     /// where tokens and keys are often passed, `redacted` too (`postgresql://redacted@db/relay?redacted`).
     ///
     /// Read by hand rather than by URLComponents, which refuses a password holding an unencoded `@` or `/`:
-    /// the userinfo ends at the LAST `@` after `://`, so whatever the password holds is never shown (an `@`
-    /// of a query is redacted with it). Every URL the relay prints goes through here.
+    /// the userinfo ends at the LAST `@` after `://`, so whatever the password holds is never shown. When a
+    /// `/` and then a `?` come before that `@`, it may be a query's (`…/relay?password=a@b`): then nothing
+    /// after `://` is shown. Every URL the relay prints goes through here.
     public static func redactedURL(_ url: String) -> String {
         guard let scheme = url.range(of: "://") else { return url }
         var rest = url[scheme.upperBound...]
         var shown = String(url[..<scheme.upperBound])
         if let at = rest.lastIndex(of: "@") {
+            let before = rest[..<at]
+            if let slash = before.firstIndex(of: "/"), before[slash...].contains("?") { return shown + "redacted" }
             shown += "redacted@"
             rest = rest[rest.index(after: at)...]
         }

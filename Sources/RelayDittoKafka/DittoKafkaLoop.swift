@@ -217,16 +217,18 @@ final class DittoKafkaLoop {
     /// Whether the store refused events for what they hold (``RelayStore/StoreError/refusesData``).
     private static func refusesData(_ error: any Error) -> Bool { (error as? StoreError)?.refusesData == true }
 
-    /// Reports the counts of applied `events`, and logs where the first unreadable message among them was read.
+    /// Reports the counts of applied `events`, and logs where the first unreadable message among them was read
+    /// and how many there were (`ditto.unreadable`).
     private func report(_ counts: DittoApplyCounts, of events: some RandomAccessCollection<Batch.Read>) {
         counts.report(app: service.appId, settings: service.applySettings, metrics: service.metrics, logger: logger)
         guard let unreadable = counts.unreadable else { return }
         let read = events[events.index(events.startIndex, offsetBy: unreadable.event)]
+        let many = counts.outcomes.values.reduce(0) { $0 + ($1[.invalid] ?? 0) }
         logInvalid(
             "Ditto message document skipped: a field a push needs is missing or not what DittoChat writes",
             read.partition,
             read.offset,
-            ["ditto.field": unreadable.field]
+            ["ditto.field": unreadable.field, "ditto.unreadable": many]
         )
     }
 

@@ -112,12 +112,13 @@ final class ServerCore: Sendable {
         for waiter in quiet { waiter.signal() }
     }
 
-    /// Reports to `onResponse` the answer libmicrohttpd queued itself for `context`'s request, if it queued an
-    /// error, with what the access handler learnt of the request (nothing when it never ran: no method, the
-    /// peer as the client); its route is none.
+    /// Reports to `onResponse` the answer libmicrohttpd queued itself for `context`'s request, if it refused
+    /// it (4xx), with what the access handler learnt of the request (nothing when it never ran: no method,
+    /// the peer as the client); its route is none. Its 500 for a request past its buffers (a chunk extension
+    /// of 70 kB) is left out: it would read as the relay's own failure, which a stranger could raise at will.
     private func reportLibraryAnswer(_ context: RequestContext) {
         let status = Int(cmhd_connection_queued_status(context.connection))
-        guard let onResponse, status >= 400 else { return }
+        guard let onResponse, (400..<500).contains(status) else { return }
         let peer = Self.numericAddress(cmhd_connection_client_address(context.connection))
         let request = context.state.withLock { $0 }
         onResponse(

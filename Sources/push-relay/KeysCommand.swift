@@ -41,7 +41,8 @@ enum KeysCommand {
     /// key would stop working) and prints the public key.
     private static func vapid(out: String?) throws -> Int32 {
         guard let out else { throw Arguments.Problem(description: "keys vapid needs --out FILE\n\(usage)") }
-        guard !FileManager.default.fileExists(atPath: out) else {
+        var status = stat()
+        guard lstat(out, &status) != 0 else {
             throw Arguments.Problem(
                 description: "\(out) exists: a new key would end every subscription made with the old one"
             )

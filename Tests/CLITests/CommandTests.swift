@@ -49,6 +49,11 @@ import Testing
             includingErrors: true
         )
         #expect(full.termination == .exited(1), "\(full)")
+        let help = try await ChildProcess.run(
+            "/bin/sh",
+            ["-c", "\"$0\" --help > /dev/full", try pushRelayBinary().path]
+        )
+        #expect(help.termination == .exited(1), "\(help)")
     }
 
     @Test func configCheckListsEveryProblemOfABadFileAndExits1() async throws {
@@ -307,6 +312,11 @@ import Testing
         #expect(point.count == 65 && point.first == 0x04 && printed == base64URL)
         let again = try await Self.run(["keys", "vapid", "--out", file])
         #expect(again.status != 0 && again.stderr.contains("exists"))
+        // A symbolic link, also one to nothing, is something there: refused the same way.
+        let dangling = directory.url.appendingPathComponent("dangling.pem").path
+        #expect(symlink(directory.url.appendingPathComponent("nothing").path, dangling) == 0)
+        let linked = try await Self.run(["keys", "vapid", "--out", dangling])
+        #expect(linked.status == 2 && linked.stderr.contains("exists: a new key"), "\(linked)")
     }
 
     /// SHA-256 of `text`'s UTF-8 bytes by coreutils' `sha256sum`: a check independent of the relay's code.

@@ -246,6 +246,7 @@ final class SharedCluster: @unchecked Sendable {
         let line = try #require(skipped.first)
         #expect(line.level == .warning)
         #expect(line.metadata["kafka.offset"] == "3" && line.metadata["ditto.field"] == "text", "\(line.metadata)")
+        #expect(line.metadata["ditto.unreadable"] == "1", "\(line.metadata)")
         #expect(line.metadata["kafka.partition"]?.contains(topic) == true, "\(line.metadata)")
     }
 

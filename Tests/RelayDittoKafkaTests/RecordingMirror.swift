@@ -46,6 +46,9 @@ actor RecordingMirror: DittoMirror {
         counts.outcomes["\(DittoCollections.Kind.users)"] = [.applied: events.count]
         if let index = events.firstIndex(where: { unreadable.contains($0.txnId) }) {
             counts.unreadable = DittoUnreadable(event: index, field: "text")
+            counts.outcomes["\(DittoCollections.Kind.messages)"] = [
+                .invalid: events.count { unreadable.contains($0.txnId) }
+            ]
         }
         return counts
     }
