@@ -5,29 +5,36 @@ extension PushRelayClient {
     /// back-off with jitter, never sooner than the answer's `Retry-After`.
     public struct RetryPolicy: Sendable, Equatable {
         /// Attempts in all, the first included (at least 1). Default 5.
-        public var maxAttempts: Int
+        public var maxAttempts: Int { didSet { maxAttempts = Self.attempts(maxAttempts) } }
         /// The wait before the second attempt, in seconds, doubling per attempt. Default 0.5.
-        public var baseDelay: TimeInterval
+        public var baseDelay: TimeInterval { didSet { baseDelay = Self.wait(baseDelay) } }
         /// The longest wait, in seconds, at most ``longestDelay``. A `Retry-After` longer than this ends the
         /// call with the answer's error (its ``PushRelayError/retryAfter`` set) instead of holding it.
         /// Default 30.
-        public var maxDelay: TimeInterval {
-            didSet { maxDelay = min(max(0, maxDelay), Self.longestDelay) }
-        }
-        /// One attempt's timeout, in seconds (`URLRequest.timeoutInterval`). Default 30.
-        public var requestTimeout: TimeInterval
+        public var maxDelay: TimeInterval { didSet { maxDelay = Self.wait(maxDelay) } }
+        /// One attempt's timeout, in seconds (`URLRequest.timeoutInterval`); 30 for one that is not above 0.
+        /// Default 30.
+        public var requestTimeout: TimeInterval { didSet { requestTimeout = Self.timeout(requestTimeout) } }
 
+        /// Each value is taken as its property says, also when set after `init`.
         public init(
             maxAttempts: Int = 5,
             baseDelay: TimeInterval = 0.5,
             maxDelay: TimeInterval = 30,
             requestTimeout: TimeInterval = 30
         ) {
-            self.maxAttempts = max(1, maxAttempts)
-            self.baseDelay = max(0, baseDelay)
-            self.maxDelay = min(max(0, maxDelay), Self.longestDelay)
-            self.requestTimeout = requestTimeout > 0 ? requestTimeout : 30
+            self.maxAttempts = Self.attempts(maxAttempts)
+            self.baseDelay = Self.wait(baseDelay)
+            self.maxDelay = Self.wait(maxDelay)
+            self.requestTimeout = Self.timeout(requestTimeout)
         }
+
+        private static func attempts(_ count: Int) -> Int { max(1, count) }
+        /// From 0 to ``longestDelay`` (0 for NaN).
+        private static func wait(_ seconds: TimeInterval) -> TimeInterval {
+            seconds.isNaN ? 0 : min(max(0, seconds), longestDelay)
+        }
+        private static func timeout(_ seconds: TimeInterval) -> TimeInterval { seconds > 0 ? seconds : 30 }
 
         /// The most ``maxDelay`` may be, in seconds: a day.
         public static let longestDelay: TimeInterval = 86_400

@@ -46,6 +46,9 @@ public actor PushRelayClient {
     /// registration made.
     private var deviceCallRunning = false
     private var deviceCallsWaiting: [CheckedContinuation<Void, Never>] = []
+    /// Tokens this client registered, or may have, that a later registration replaced and whose removal has
+    /// not succeeded yet.
+    private var formerTokens: [String] = []
 
     /// - Parameters:
     ///   - baseURL: the relay, `https` in production (App Transport Security refuses plain HTTP).
@@ -89,14 +92,15 @@ public actor PushRelayClient {
     }
 
     /// Registers this device for the user (`POST /v1/devices`) in ``environment``, adding the user to
-    /// `rooms`, and remembers the token for ``deviceToken``. Registering again (a new token after a restore,
-    /// another user signing in) updates the device. Call it from
+    /// `rooms`, and remembers the token for ``deviceToken``. Registering the same token again (another user
+    /// signing in) moves the device to this user. A new token (APNs gives one after a restore) is a new
+    /// device: the token before it is then removed from the relay. Call it from
     /// `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`, beside the chat SDK's
     /// `registerDeviceToken(_:)`.
     ///
-    /// A registration the relay refuses (a 4xx) leaves ``deviceToken`` as it was; one that ends without an
-    /// answer, or with a 5xx, may have registered the token, so ``deviceToken`` takes it and a later
-    /// ``unregisterDevice()`` removes it.
+    /// A registration the relay refuses (a 4xx), or that sends nothing (the credential or the base URL
+    /// failed), leaves ``deviceToken`` as it was; one that ends without an answer, or with a 5xx, may have
+    /// registered the token, so ``deviceToken`` takes it and ``unregisterDevice()`` removes both tokens.
     ///
     /// - Parameter token: the token APNs gave the app, as `Data`.
     /// - Throws: ``PushRelayError``.
@@ -112,25 +116,37 @@ public actor PushRelayClient {
         try await oneDeviceCallAtATime {
             do {
                 _ = try await transport.send(call)
-            } catch let refused as PushRelayError where (400..<500).contains(refused.status ?? 0) {
-                throw refused
+            } catch let error as PushRelayError where !Self.mayHaveRegistered(error) {
+                throw error
             } catch {
-                deviceToken = hex
+                adopt(hex)
                 throw error
             }
-            deviceToken = hex
+            adopt(hex)
+            // The replaced token's device gets no more pushes; one whose removal fails is tried again at the
+            // next registration and at sign-out.
+            for former in formerTokens where (try? await removeDevice(former)) != nil {
+                formerTokens.removeAll { $0 == former }
+            }
         }
     }
 
     /// Removes this device from the relay (`DELETE /v1/devices/{token}`), e.g. when the user signs out, once
-    /// any registration made before it has ended; the relay's 404 (also when another user registered the
-    /// token since) counts as removed. Sends nothing when no token is known: a client made after a relaunch
-    /// knows none until ``registerDevice(token:rooms:)``, so pass the token to
-    /// ``unregisterDevice(token:)`` instead.
+    /// any registration made before it has ended, with any token it replaced that is not removed yet; the
+    /// relay's 404 (also when another user registered the token since) counts as removed. Sends nothing when
+    /// no token is known: a client made after a relaunch knows none until ``registerDevice(token:rooms:)``,
+    /// so pass the token to ``unregisterDevice(token:)`` instead.
+    ///
+    /// A registration cancelled while its request was on its way may still reach the relay after this
+    /// removal (a request delayed in the network): the device is then registered again.
     ///
     /// - Throws: ``PushRelayError``.
     public func unregisterDevice() async throws {
         try await oneDeviceCallAtATime {
+            for former in formerTokens {
+                try await removeDevice(former)
+                formerTokens.removeAll { $0 == former }
+            }
             guard let token = deviceToken else { return }
             try await removeDevice(token)
             deviceToken = nil
@@ -145,8 +161,25 @@ public actor PushRelayClient {
         let hex = Self.hexString(deviceToken: token)
         try await oneDeviceCallAtATime {
             try await removeDevice(hex)
+            formerTokens.removeAll { $0 == hex }
             if deviceToken == hex { deviceToken = nil }
         }
+    }
+
+    /// Takes `hex` as ``deviceToken``, keeping the token it replaces among ``formerTokens``.
+    private func adopt(_ hex: String) {
+        if let previous = deviceToken, previous != hex, !formerTokens.contains(previous) {
+            formerTokens.append(previous)
+        }
+        formerTokens.removeAll { $0 == hex }
+        deviceToken = hex
+    }
+
+    /// Whether a failed registration may have registered its token: not when the relay refused it (a 4xx),
+    /// nor when nothing was sent (the credential closure or the base URL failed first).
+    private static func mayHaveRegistered(_ error: PushRelayError) -> Bool {
+        if let status = error.status, (400..<500).contains(status) { return false }
+        return error.code != .credentialUnavailable && error.code != .invalidBaseURL
     }
 
     private func removeDevice(_ hex: String) async throws {

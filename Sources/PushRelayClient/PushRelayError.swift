@@ -27,12 +27,15 @@ public struct PushRelayError: Error, Sendable, CustomStringConvertible {
         public static let invalidField = Code(rawValue: "invalid_field")
         /// 400: a device token that is not one of its platform's.
         public static let invalidDeviceToken = Code(rawValue: "invalid_device_token")
-        /// 401: the credential is not accepted, also after one refresh.
-        public static let unauthorized = Code(rawValue: "unauthorized")
+        /// 401: the user credential is not accepted, also after one refresh (a JWT the app's key signed whose
+        /// claims it refuses has a claim's code instead: `token_expired`, …).
+        public static let invalidCredential = Code(rawValue: "invalid_credential")
         /// 403: a call about another user.
         public static let forbiddenUser = Code(rawValue: "forbidden_user")
         /// 403: a message to a room the user is not a member of.
         public static let notAMember = Code(rawValue: "not_a_member")
+        /// 403: a message's `recipients` names a user who is not a member of the room.
+        public static let recipientNotAMember = Code(rawValue: "recipient_not_a_member")
         /// 403: joining a room the app closed to new members.
         public static let roomClosed = Code(rawValue: "room_closed")
         /// 404: nothing there (a device, a member).
@@ -45,6 +48,8 @@ public struct PushRelayError: Error, Sendable, CustomStringConvertible {
         public static let limitReached = Code(rawValue: "limit_reached")
         /// 409: the message id names another message.
         public static let messageIdConflict = Code(rawValue: "message_id_conflict")
+        /// 422: the call's `Idempotency-Key` was used for another request.
+        public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
         /// 429: over a rate limit, also after the retries (``PushRelayError/retryAfter`` says when to try).
         public static let rateLimited = Code(rawValue: "rate_limited")
         /// 503: the relay cannot check credentials now.

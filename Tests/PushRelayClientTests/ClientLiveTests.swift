@@ -2,6 +2,7 @@ import Foundation
 import PushRelayClient
 import RelayCore
 import RelayTestSupport
+import Synchronization
 import Testing
 
 /// The client against the live relay (through the test's front): what the relay stored and what the mock
@@ -327,6 +328,45 @@ struct ClientLiveTests {
             #expect(again.notificationId == mentioned.notificationId, "the same message notifies once")
             let toBob = try await send("@bob just you", MessageDetails(mentions: ["bob"], recipients: ["bob"]))
             #expect(toBob.devices == 1)
+        }
+    }
+
+    @Test("A new token replaces the old one's device; a registration that sends nothing keeps the token")
+    func aNewTokenReplacesTheOld() async throws {
+        try await withLiveRelay { live in
+            let failing = Mutex(false)
+            let alice = live.client(userId: "alice") { _ in
+                if failing.withLock({ $0 }) { throw URLError(.userAuthenticationRequired) }
+                return TestCredential.valid(for: "alice", in: live)
+            }
+            let old = Self.randomToken(), new = Self.randomToken()
+            try await alice.registerDevice(token: old)
+            try await alice.registerDevice(token: new)
+            let hex = PushRelayClient.hexString(deviceToken: new)
+            #expect(try await live.devices(of: "alice").map(\.token) == [hex])
+            failing.withLock { $0 = true }
+            await #expect {
+                try await alice.registerDevice(token: Self.randomToken())
+            } throws: { ($0 as? PushRelayError)?.code == .credentialUnavailable }
+            #expect(await alice.deviceToken == hex)
+            failing.withLock { $0 = false }
+            try await alice.unregisterDevice()
+            #expect(try await live.devices(of: "alice").isEmpty)
+        }
+    }
+
+    @Test("A registration without an answer keeps both tokens for the sign-out")
+    func aRegistrationWithoutAnAnswerIsRemovedWithTheOld() async throws {
+        try await withLiveRelay { live in
+            let alice = live.client(userId: "alice", retry: .init(maxAttempts: 1, requestTimeout: 10))
+            let old = Self.randomToken()
+            try await alice.registerDevice(token: old)
+            // The relay registers the new token; the client sees a 503 after it (a proxy's timeout).
+            live.front.answerAfterForwarding("/v1/devices", status: 503)
+            await #expect(throws: PushRelayError.self) { try await alice.registerDevice(token: Self.randomToken()) }
+            #expect(try await live.devices(of: "alice").count == 2)
+            try await alice.unregisterDevice()
+            #expect(try await live.devices(of: "alice").isEmpty)
         }
     }
 }

@@ -29,6 +29,8 @@ final class RelayFront: Sendable {
         var status: Int
         var retryAfter: String?
         var remaining: Int
+        /// Whether the request goes to the relay first (its answer then lost, as a proxy's timeout loses it).
+        var afterForwarding = false
     }
 
     private struct State: Sendable {
@@ -64,6 +66,16 @@ final class RelayFront: Sendable {
     func answer(_ path: String, status: Int, retryAfter: String? = nil, times: Int = 1) {
         state.withLock {
             $0.scripted.append(Scripted(path: path, status: status, retryAfter: retryAfter, remaining: times))
+        }
+    }
+
+    /// Forwards the next request to `path` to the relay, then answers it `status` instead of the relay's
+    /// answer.
+    func answerAfterForwarding(_ path: String, status: Int) {
+        state.withLock {
+            $0.scripted.append(
+                Scripted(path: path, status: status, retryAfter: nil, remaining: 1, afterForwarding: true)
+            )
         }
     }
 
@@ -112,6 +124,7 @@ final class RelayFront: Sendable {
             return index.map { state.scripted[$0] }
         }
         if let scripted {
+            if scripted.afterForwarding { _ = await forward(request) }
             var headers = [("content-type", "application/json")]
             if let retryAfter = scripted.retryAfter { headers.append(("retry-after", retryAfter)) }
             let body = #"{"error":{"code":"scripted_\#(scripted.status)","message":"answered by the test's front"}}"#
