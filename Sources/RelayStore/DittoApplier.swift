@@ -30,7 +30,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         var counts = DittoApplyCounts()
         try rows.purgeSeen(before: at, limit: Self.purgeBatch)
         for (index, event) in events.enumerated() {
-            let (kind, outcome) = try apply(event, at: index, counting: &counts)
+            let (kind, outcome) = try apply(event, index: index, counting: &counts)
             counts.count(outcome, kind: kind)
         }
         return counts
@@ -54,7 +54,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
     /// unreadable message (the event's `index` in it), are noted in `counts`.
     private func apply(
         _ event: DittoEvent,
-        at index: Int,
+        index: Int,
         counting counts: inout DittoApplyCounts
     ) throws
         -> (DittoCollections.Kind?, DittoEventOutcome)
