@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Foundation
 import RelayCore
 
@@ -99,7 +100,7 @@ public struct HTTPRequest: Sendable {
         let encodedPath = components.percentEncodedPath.dropFirst()
         if !encodedPath.isEmpty {
             for raw in encodedPath.split(separator: "/", omittingEmptySubsequences: false) {
-                guard let decoded = String(raw).removingPercentEncoding else {
+                guard let decoded = percentDecoded(raw) else {
                     throw HTTPError.badRequest(code: "invalid_target", message: "The request path is not valid UTF-8")
                 }
                 segments.append(decoded)
@@ -156,4 +157,15 @@ extension HTTPRequest {
         }
         return true
     }
+}
+
+/// `encoded` with its percent-escapes decoded by libmicrohttpd (the target's `%` were checked to be followed
+/// by two hex digits), nil when the bytes are not UTF-8. Every character is kept: Foundation's
+/// `removingPercentEncoding` drops a leading U+FEFF, so `%EF%BB%BFalice` would name `alice`.
+func percentDecoded(_ encoded: Substring) -> String? {
+    var bytes = Array(encoded.utf8) + [0]
+    let count = bytes.withUnsafeMutableBufferPointer { buffer in
+        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { MHD_http_unescape($0) }
+    }
+    return String(validating: bytes[..<count], as: UTF8.self)
 }

@@ -199,6 +199,13 @@ import Testing
         #expect(request.headers["x-request-id"] == "abc-123")
         #expect(try HTTPRequest(method: "GET", target: "//x").pathSegments == ["", "x"])
         #expect(try HTTPRequest(method: "GET", target: "/").pathSegments == [])
+        // Every character is kept: a leading U+FEFF (which Foundation's decoding drops) makes another id.
+        let marked = try HTTPRequest(method: "GET", target: "/v1/users/%EF%BB%BFalice/%EF%BB%BF")
+        #expect(
+            marked.pathSegments.map { Array($0.utf8) }
+                == ["v1", "users", "\u{FEFF}alice", "\u{FEFF}"].map { Array($0.utf8) }
+        )
+        #expect(throws: HTTPError.self) { try HTTPRequest(method: "GET", target: "/a%FF") }
         let insane = try HTTPRequest(method: "GET", target: "/", headers: ["X-Request-Id": "a b\"<script>"])
         #expect(insane.id.count == 32 && insane.id != "a b\"<script>")
     }
