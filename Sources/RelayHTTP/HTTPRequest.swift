@@ -67,7 +67,7 @@ public struct HTTPRequest: Sendable {
         message: "The request target must be printable ASCII without spaces (percent-encode the rest)"
     )
 
-    /// A request target's path, its segments (percent-decoded) and its query.
+    /// A request target's path (its segments joined), its segments (percent-decoded) and its query.
     /// - Throws: ``HTTPError`` 400 `invalid_target` when the target is not a parsable path; 400
     ///   `invalid_query` when the query names a parameter twice.
     public static func parseTarget(
@@ -115,7 +115,7 @@ public struct HTTPRequest: Sendable {
                 throw HTTPError.badRequest(code: "invalid_query", message: "The query names '\(name)' more than once")
             }
         }
-        return (components.path, segments, query)
+        return ("/" + segments.joined(separator: "/"), segments, query)
     }
 
     /// `candidate` if it is a sane request id to echo and log: 1...128 characters from `A-Z a-z 0-9 - _ . :`.

@@ -247,7 +247,7 @@ final class ServerCore: Sendable {
         let client = proxies.clientAddress(peer: remote, forwardedFor: headers.values(for: "x-forwarded-for"))
         let requestID = HTTPRequest.acceptableRequestID(headers["x-request-id"]) ?? HTTPRequest.makeRequestID()
         let target = context.target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let path = String(target).removingPercentEncoding ?? String(target)
+        let path = percentDecoded(target) ?? String(target)
         context.state.withLock {
             $0.method = method
             $0.headers = headers
