@@ -51,15 +51,17 @@ public struct PushEndpoint: Sendable, Hashable, CustomStringConvertible {
         case "http" where allowingHTTP: defaultPort = 80
         default: throw refuse("must be an https URL")
         }
-        guard let host = components.host?.lowercased(), !host.isEmpty, !host.contains("%"),
-            text.dropFirst(scheme.count).hasPrefix("://")
+        // The host as written (Foundation's `host` decodes an internationalized name, `xn--…`, to Unicode,
+        // which is neither what the push service's certificate and VAPID audience name nor printable ASCII).
+        guard let host = (components.encodedHost ?? components.host)?.lowercased(), !host.isEmpty,
+            !host.contains("%"), text.dropFirst(scheme.count).hasPrefix("://")
         else { throw refuse("must name a host (scheme://host/...)") }
         guard components.user == nil, components.password == nil else {
             throw refuse("must not carry a user name or password")
         }
         // A push service is reached by its name: an address, a single label or a local name is a host of the
         // relay's own network, which only the app's mock (plain http allowed) may be.
-        if !allowingHTTP, let problem = PublicHostName.problem(components.encodedHost?.lowercased() ?? host) {
+        if !allowingHTTP, let problem = PublicHostName.problem(host) {
             throw refuse("host \(problem)")
         }
         if let port = components.port, !(1...65535).contains(port) { throw refuse("has a port out of range") }

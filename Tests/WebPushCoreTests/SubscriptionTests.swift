@@ -109,6 +109,18 @@ import WebPushCore
         #expect(try PushEndpoint(validating: canonical).formerDeviceToken(given: canonical) == nil)
     }
 
+    /// An internationalized host keeps the ASCII form it was given in (`xn--…`): the one its certificate and
+    /// VAPID audience name, and one that checks again when the stored endpoint is read to send.
+    @Test func anInternationalizedHostStaysInItsASCIIForm() throws {
+        let endpoint = try PushEndpoint(validating: "https://XN--nxasmq6b.example/x")
+        #expect(endpoint.origin == "https://xn--nxasmq6b.example")
+        #expect(endpoint.text == "https://xn--nxasmq6b.example/x")
+        #expect(try PushEndpoint(validating: endpoint.text).text == endpoint.text)
+        #expect(try PushEndpoint(validating: "https://push.xn--p1ai/a").origin == "https://push.xn--p1ai")
+        // A host spelled with escapes is no push service's.
+        #expect(throws: WebPushError.self) { try PushEndpoint(validating: "https://%70ush.example.net/p") }
+    }
+
     /// A push service is reached by its name: an address in any spelling, a single label or a local name is
     /// refused, unless the caller allows the app's mock.
     @Test(arguments: [
