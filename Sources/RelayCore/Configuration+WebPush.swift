@@ -56,7 +56,7 @@ extension Configuration {
 
         /// Every problem, each starting with `path` (`apps[0].webPush`): a key file needs a subject,
         /// `declarative` needs `openURL`, `openURL` is an absolute http(s) URL once its placeholders are
-        /// filled, the mock a base URL. The key file's content and the subject's form are checked where the
+        /// filled and holds no other brace, the mock a base URL. The key file's content and the subject's form are checked where the
         /// client's rules live (RelayWebPush's `checkCredentials`, run by `config check` and `serve`).
         func problems(at path: String) -> [String] {
             var problems: [String] = []
@@ -71,6 +71,9 @@ extension Configuration {
                 let scheme = URLComponents(string: filled)?.scheme?.lowercased()
                 if scheme != "https" && scheme != "http" || URLComponents(string: filled)?.host?.isEmpty != false {
                     problems.append("\(path).openURL: must be an absolute http(s) URL ({roomId}, {messageId} allowed)")
+                } else if filled.contains("{") || filled.contains("}") {
+                    // A brace left over is a placeholder misspelt (`{roomid}`), sent as written otherwise.
+                    problems.append("\(path).openURL: only {roomId} and {messageId} are placeholders (case matters)")
                 }
             }
             problems += mock?.problems(at: "\(path).mock") ?? []

@@ -24,6 +24,7 @@ import Testing
             (#""webPush":{"vapidKeyFile":"/k.pem"}"#, "apps[0].webPush.subject: required"),
             (#""webPush":{"declarative":true}"#, "apps[0].webPush.openURL: required with declarative"),
             (#""webPush":{"openURL":"/rooms/{roomId}"}"#, "apps[0].webPush.openURL: must be an absolute"),
+            (#""webPush":{"openURL":"https://c.example/{roomid}"}"#, "apps[0].webPush.openURL: only {roomId} and"),
             (#""webPush":{"sub":"x"}"#, "sub"),
         ]
         for (settings, expected) in cases {
