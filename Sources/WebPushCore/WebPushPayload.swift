@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayCrypto
 
 /// What a browser receives for one chat message: the JSON plaintext of a push message (encrypted by
 /// ``MessageEncryption``), in one of two shapes.
@@ -9,7 +10,9 @@ import RelayCore
 ///   worker shows title and body and opens the room (and message, when its id is there) on click.
 /// - Declarative Web Push (WebKit, "Meet Declarative Web Push"; Safari 18.4+ shows it without a service
 ///   worker): `{"notification":{"body":"Alice: hi","data":{"dittoChatMessageId":"<id>",
-///   "dittoChatRoomId":"<room>"},"navigate":"<openURL filled>","title":"Team"},"web_push":8030}`.
+///   "dittoChatRoomId":"<room>"},"navigate":"<openURL filled>","tag":"dittochat-msg-<id>","title":"Team"},
+///   "web_push":8030}`; the `tag` (the message's notification identifier, as APNs' collapse id and FCM's
+///   tag) makes a message sent again replace the one shown, as a service worker's tag does.
 ///
 /// The texts are the shown message's, as APNs and FCM show them (``RelayCore/ChatMessage/shown``;
 /// privacy mode already replaced them). Browsers need a title: without a room name the body is the title
@@ -94,6 +97,7 @@ public struct WebPushPayload: Sendable, Equatable {
                 title: title ?? "",
                 body: body.flatMap { $0.isEmpty ? nil : $0 },
                 navigate: navigate,
+                tag: messageId.map { ChatMessage.notificationIdentifier(messageId: $0) },
                 data: ids
             )
             return try! encoder.encode(Declarative(webPush: Self.declarativeMarker, notification: notification))
@@ -119,6 +123,7 @@ public struct WebPushPayload: Sendable, Equatable {
             var title: String
             var body: String?
             var navigate: String
+            var tag: String?
             var data: Ids
         }
         var webPush: Int

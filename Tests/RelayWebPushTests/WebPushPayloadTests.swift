@@ -43,13 +43,14 @@ import WebPushCore
             Self.text(try payload.encoded())
                 == #"{"notification":{"body":"Alice: hi","data":{"dittoChatMessageId":"m-1","#
                 + #""dittoChatRoomId":"room 7/ä"},"navigate":"https://chat.example/r/room%207%2F%C3%A4?m=m-1","#
-                + #""title":"Team"},"web_push":8030}"#
+                + #""tag":"dittochat-msg-m-1","title":"Team"},"web_push":8030}"#
         )
         let withoutId = WebPushPayload(
             shown: Self.chat(messageId: nil),
             openURL: "https://chat.example/{roomId}#{messageId}"
         )
         #expect(withoutId.navigate == "https://chat.example/room%207%2F%C3%A4#")
+        #expect(!Self.text(try withoutId.encoded()).contains("tag"))
     }
 
     @Test func withoutARoomNameTheTextIsTheTitle() throws {
