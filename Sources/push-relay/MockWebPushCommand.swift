@@ -24,7 +24,7 @@ enum MockWebPushCommand {
                                        page's applicationServerKey): pushes signed by another get 403
           --max-streams N              MAX_CONCURRENT_STREAMS (default 1000)
           --record FILE                append every answered push as a JSON line
-          --script FILE                answers per endpoint id (see MockWebPushScript)
+          --script FILE                answers per endpoint id (see fixtures/webpush/mock-script.json)
           --quiet                      no line per accepted push
         """
 

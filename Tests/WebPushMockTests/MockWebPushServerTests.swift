@@ -271,6 +271,15 @@ import WebPushMock
         }
     }
 
+    /// The example the docs point to is a script the mock reads.
+    @Test func theFixtureScriptIsRead() throws {
+        let script = try MockWebPushScript(
+            contentsOf: URL(fileURLWithPath: WebPushClient.fixture("webpush/mock-script.json"))
+        )
+        #expect(script.endpoints.first { $0.id == "gone-subscription" }?.status == 410)
+        #expect(script.endpoints.count == 6)
+    }
+
     @Test func subscriptionsMadeByOneServerAreOpenedByAnotherThroughTheDirectory() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
