@@ -10,12 +10,22 @@ import CMicroHTTPD
 ///   field's NAME (`Content-Length: 3`, ` x` becomes `Content-Lengthx: 3`), copied out of its read buffer;
 ///   a name that no longer sits right before its `:` and value in that buffer shows the fold;
 /// - a bare LF ending a header line (RFC 9112 §2.2): libmicrohttpd ends a CRLF line with two NULs and a
-///   bare LF line with one, so the byte after a value's terminator is the next line's first. After the last
-///   field comes the empty line, also NULs: a bare LF there goes through, as does one in the request line.
+///   bare LF line with one, so the byte after a value's terminator is the next line's first (a bare LF in
+///   the request line goes through);
+/// - a line with no field name (`: x`, `:`) after the first field: libmicrohttpd writes a NUL over its colon
+///   and then takes the line for the empty one that ends the header section, so what follows it (a proxy's
+///   further fields, its empty line) becomes the body (request smuggling). The empty line after the last
+///   field must be CRLF: two NULs; `: x` leaves a byte that is not NUL there. A bare `:` line leaves NULs
+///   alone, so its body starts a byte later than after a CRLF line: ``bodyStart`` is where the body must
+///   start, checked when its first bytes arrive (``bodyStartsWhereExpected(at:)``).
 struct ReceivedHeaders {
     var headers = HTTPHeaders()
     /// What is wrong, for the 400's message; `nil` when nothing was found.
     var problem: String?
+    /// The address right after the last field's line and the empty line that ends the section (CRLF each)
+    /// in libmicrohttpd's read buffer: where the body (or its first chunk-size line) starts. Compared, never
+    /// read through; nil without fields.
+    private(set) var bodyStart: UInt?
 
     /// Reads every header field of `connection`.
     static func read(from connection: OpaquePointer) -> ReceivedHeaders {
@@ -23,8 +33,32 @@ struct ReceivedHeaders {
         withUnsafeMutablePointer(to: &received) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, ReceivedHeaders.collect, pointer)
         }
+        if let end = received.lastValueEnd {
+            // The last field's line end (its terminator and the LF's NUL), then the empty line's two NULs.
+            if end[2] != 0 || end[3] != 0 {
+                received.note("A header line has no field name, or the header section does not end with CRLF")
+            }
+            received.bodyStart = UInt(bitPattern: end + 4)
+        }
         return received
     }
+
+    /// The end of the last field's value in the read buffer (its terminating NUL), the field lying furthest.
+    private var lastValueEnd: UnsafePointer<CChar>?
+
+    /// Whether the body's first bytes, handed over at `upload`, start where the header section ended: at
+    /// ``bodyStart``, or after the first chunk's size line (printable bytes, CR and LF: no NUL, which only
+    /// libmicrohttpd's header lines leave). True without fields to compare with.
+    static func bodyStartsWhereExpected(_ bodyStart: UInt?, at upload: UnsafePointer<CChar>) -> Bool {
+        guard let bodyStart else { return true }
+        let address = UInt(bitPattern: upload)
+        guard address >= bodyStart, address - bodyStart <= maxChunkLine else { return false }
+        let between = Int(address - bodyStart)
+        return !UnsafeRawBufferPointer(start: upload - between, count: between).contains(0)
+    }
+
+    /// The longest first chunk-size line taken between the header section and the body's first bytes.
+    static let maxChunkLine: UInt = 4096
 
     static let collect: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
         guard let cls, let key else { return .YES }
@@ -32,6 +66,10 @@ struct ReceivedHeaders {
         let name = UnsafeRawBufferPointer(start: key, count: keySize)
         let bytes = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
         received.pointee.add(name: name, value: bytes, layout: value.map { Self.layout(key, keySize, $0, valueSize) })
+        if let value {
+            let end = value + valueSize
+            if received.pointee.lastValueEnd.map({ end > $0 }) ?? true { received.pointee.lastValueEnd = end }
+        }
         return .YES
     }
 
@@ -71,7 +109,7 @@ struct ReceivedHeaders {
         headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
     }
 
-    private mutating func note(_ message: String) {
+    mutating func note(_ message: String) {
         if problem == nil { problem = message }
     }
 

@@ -29,6 +29,10 @@ final class RequestContext: @unchecked Sendable {
         var body = Data()
         var receivedBytes = 0
         var tooLarge = false
+        /// Where the body must start in libmicrohttpd's read buffer (``ReceivedHeaders/bodyStart``).
+        var bodyStart: UInt?
+        /// The body's first bytes did not start there: a line the header section hid (400, closed).
+        var misframed = false
         /// The request's body limit, as its route's header check set it (nil: the server's).
         var bodyLimit: Int?
         var remoteAddress = ""

@@ -183,6 +183,11 @@ final class ServerCore: Sendable {
                 let count = uploadSize.pointee
                 guard count > 0 else { return .endOfBody }
                 uploadSize.pointee = 0
+                if state.receivedBytes == 0, let uploadData,
+                    !ReceivedHeaders.bodyStartsWhereExpected(state.bodyStart, at: uploadData)
+                {
+                    state.misframed = true
+                }
                 state.receivedBytes += count
                 if state.tooLarge && state.receivedBytes > discardLimit { return .overLimit }
                 if !state.tooLarge, let uploadData {
@@ -251,6 +256,7 @@ final class ServerCore: Sendable {
         context.state.withLock {
             $0.method = method
             $0.headers = headers
+            $0.bodyStart = received.bodyStart
             $0.remoteAddress = remote
             $0.clientAddress = client
             $0.requestID = requestID
@@ -365,6 +371,13 @@ final class ServerCore: Sendable {
     private func receivedBody(connection: OpaquePointer, context: RequestContext) -> MHD_Result {
         connections.requestReceived(connection)
         let snapshot = context.state.withLock { $0 }
+        if snapshot.misframed {
+            return refuse(
+                .badRequest(code: "malformed_header", message: "A header line has no field name (RFC 9112 §5.1)"),
+                on: connection,
+                context: context
+            )
+        }
         if snapshot.tooLarge {
             return refuse(
                 HTTPError.payloadTooLarge(limit: snapshot.bodyLimit ?? configuration.maxBodyBytes),

@@ -122,8 +122,15 @@ import Testing
         ),
         ("GET /hello HTTP/1.1\r\nHost: t\r\nX-A: a\u{1}b\r\n\r\n", 400, "malformed_header"),
         ("GET /hello HTTP/1.1\r\nHost: t\r\nX-A: a\u{7f}b\r\n\r\n", 400, "malformed_header"),
-        // A bare LF ending a header line that another follows.
+        // A bare LF ending a header line that another follows, or the header section.
         ("GET /hello HTTP/1.1\r\nHost: t\nX-A: 1\r\n\r\n", 400, "malformed_header"),
+        ("GET /hello HTTP/1.1\r\nHost: t\r\n\n", 400, "malformed_header"),
+        // A line without a field name after the first field ends libmicrohttpd's header section: a proxy
+        // reads the fields after it, libmicrohttpd reads them (and the proxy's empty line) as the body.
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n: x\r\n\r\nhello", 400, "malformed_header"),
+        ("GET /hello HTTP/1.1\r\nHost: t\r\n:  \r\nX-A: 1\r\n\r\n", 400, "malformed_header"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n:\r\n\r\nhello", 400, "malformed_header"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 9\r\n:\r\nX-A: 1\r\n\r\nhello", 400, "malformed_header"),
         // Transfer-Encoding other than one `chunked` (libmicrohttpd reads `chunked ` as no coding at all).
         (
             "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked \r\n\r\n0\r\n\r\n", 501,
@@ -155,6 +162,24 @@ import Testing
             #expect(raw.contains("abc"), "\(raw)")
             #expect(raw.hasSuffix("hello"), "\(raw)")
             #expect(hellos.value == 1)
+        }
+    }
+
+    /// A body sent after its headers, in a write of its own (as after `Expect: 100-continue`), starts where
+    /// the header section ended, as one sent with them does.
+    @Test(arguments: [
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\n", "abc"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n", "3;x=y\r\nabc\r\n0\r\n\r\n"),
+    ])
+    func aBodyInALaterWriteIsServed(_ head: String, _ body: String) async throws {
+        try await Self.withCountingServer { server, _ in
+            let connection = try RawConnection(port: server.port, receiveTimeout: 5)
+            await connection.write(head)
+            try await Task.sleep(for: .milliseconds(200))
+            await connection.write(body)
+            let raw = await connection.read(until: "abc")
+            #expect(statusCode(raw) == 200, "\(raw)")
+            #expect(raw.hasSuffix("abc"), "\(raw)")
         }
     }
 
