@@ -51,6 +51,10 @@ final class DittoKafkaLoop {
     private var positionReadAt: Duration = .zero
     /// While paused: where each partition reads again on resume.
     private var rewind: [KafkaTopicPartition: Int64] = [:]
+    /// The partitions resumed after a pause whose records wait to be applied again: the readiness check says
+    /// `paused` until an apply succeeds (each attempt may hold the thread for the store's whole timeout), or
+    /// until they are taken away.
+    private var reapplying: Set<KafkaTopicPartition> = []
     /// Partitions held that delivered a record since they were given: their fetchers run.
     private var fetching: Set<KafkaTopicPartition> = []
     /// Partitions this loop paused and has not resumed.
@@ -86,6 +90,8 @@ final class DittoKafkaLoop {
             }
             if pausedUntil != nil { resumeAll() }
             gather()
+            // Again before the apply, which may wait on the store: the records just read show as lag meanwhile.
+            publish()
             process()
         }
         consumer?.close()
@@ -196,8 +202,15 @@ final class DittoKafkaLoop {
             service.metrics.recordDittoEvents(counts, app: service.appId)
         }
         backoff = service.limits.minBackoffMilliseconds
+        if !reapplying.isEmpty { showApplied() }
         uncommitted.merge(batch.next) { max($0, $1) }
         commit()
+    }
+
+    /// Ends the `paused` the readiness check shows: the store took a batch, or what waited for it went.
+    private func showApplied() {
+        reapplying = []
+        service.snapshot.withLock { $0.paused = false }
     }
 
     /// Applies `events` in one store transaction, from this thread.
@@ -342,8 +355,9 @@ final class DittoKafkaLoop {
             pausedUntil = service.time.monotonic + .milliseconds(backoff)
             return
         }
+        reapplying = Set(rewind.keys).intersection(assigned)
         rewind = [:]
-        service.snapshot.withLock { $0.paused = false }
+        if reapplying.isEmpty { showApplied() }
     }
 
     /// Called inside `poll` (and `close`) on this thread. On a revoke (the eager protocol takes every
@@ -388,6 +402,10 @@ final class DittoKafkaLoop {
                 pausedSinceGiven.remove(partition)
             }
             positionUnread.subtract(partitions)
+            if !reapplying.isEmpty {
+                reapplying.subtract(partitions)
+                if reapplying.isEmpty && pausedUntil == nil { showApplied() }
+            }
         }
         service.snapshot.withLock {
             $0.partitions = assigned

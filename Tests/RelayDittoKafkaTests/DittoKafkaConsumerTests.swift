@@ -187,6 +187,43 @@ final class SharedCluster: @unchecked Sendable {
         #expect(try committed(topic, partitions: 2) == [0: 15, 1: 15])
     }
 
+    /// An apply may wait on the store for its whole timeout: the records it holds show as lag meanwhile, and
+    /// after a failure the check says `paused` until an apply succeeds, not only between the attempts.
+    @Test func aSlowStoreShowsItsRecordsAsLagAndThePauseUntilApplied() async throws {
+        let topic = "slow"
+        try cluster.createTopic(topic, partitions: 1)
+        try produce(topic, 0..<5, partitions: 1)
+        let mirror = RecordingMirror()
+        let consumer = consumer(topic, mirror: mirror)
+        func lag() -> Double? {
+            consumer.gauges().first { $0.name == "pushrelay_ditto_kafka_lag" }?.value
+        }
+        consumer.start()
+        #expect(try await eventually { await mirror.applied.count >= 5 && lag() == 0 })
+
+        await mirror.hold()
+        try produce(topic, 5..<15, partitions: 1)
+        #expect(try await eventually { await mirror.waiting == 1 && lag() == 10 })
+
+        // The held apply fails; the one after the back-off waits again, the check saying paused meanwhile.
+        await mirror.setFailing(true)
+        await mirror.release(holding: true)
+        #expect(
+            try await eventually {
+                let (holds, waiting) = (await mirror.holds, await mirror.waiting)
+                return holds >= 2 && waiting == 1
+            }
+        )
+        #expect(consumer.isPaused)
+        #expect(consumer.check().value.hasPrefix("paused"))
+
+        await mirror.setFailing(false)
+        await mirror.release(holding: false)
+        #expect(try await eventually { await mirror.applied.count >= 15 && !consumer.isPaused && lag() == 0 })
+        await consumer.stop()
+        #expect(try committed(topic, partitions: 1) == [0: 15])
+    }
+
     @Test func poisonRecordsAreCountedInvalidAndCommittedPast() async throws {
         let topic = "poison"
         try cluster.createTopic(topic, partitions: 1)

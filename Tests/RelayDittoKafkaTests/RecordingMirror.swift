@@ -18,6 +18,22 @@ actor RecordingMirror: DittoMirror {
 
     func setFailing(_ failing: Bool) { self.failing = failing }
 
+    /// Whether an apply waits for ``release(holding:)`` before it answers, as one waits on a locked store.
+    private var holding = false
+    private var held: [CheckedContinuation<Void, Never>] = []
+    /// How many applies reached the hold, and how many wait there now.
+    private(set) var holds = 0
+    var waiting: Int { held.count }
+
+    func hold() { holding = true }
+
+    /// Lets the applies waiting go on; with `holding` the next ones wait again.
+    func release(holding: Bool) {
+        self.holding = holding
+        for continuation in held { continuation.resume() }
+        held = []
+    }
+
     /// The txnIds of the events the mirror refuses for their data, as PostgreSQL refuses a value it
     /// cannot keep.
     func setRefused(_ txnIds: Set<UInt64>) { refused = txnIds }
@@ -31,6 +47,10 @@ actor RecordingMirror: DittoMirror {
         settings: DittoApplySettings,
         at: Date
     ) async throws -> DittoApplyCounts {
+        if holding {
+            holds += 1
+            await withCheckedContinuation { held.append($0) }
+        }
         if failing {
             failures += 1
             throw StoreError(code: .io, message: "test: the store is unavailable")
