@@ -7,7 +7,8 @@ Usage: check-metric-names.py BIN (the push-relay binary; make test passes .build
 The rules' and panels' expressions are read with a PromQL parser (PyPI promql-parser, from the .venv that
 scripts/setup.sh makes), never by hand: every vector selector whose name starts with `pushrelay_` must be a
 series name the relay shows. The relay runs `serve` with a throw-away data directory and an app with every
-feature the dashboard shows (the development mock APNs and FCM, a Ditto ingest secret), and is asked once on
+feature the dashboard and the rules watch (the development mock APNs and FCM, a Ditto ingest secret, a Kafka
+consumer of a stream whose brokers never answer), and is asked once on
 its API listener so request counters exist; every other counter is there at zero from the start. Grafana's
 interval variables are replaced by a duration and a `label_values(EXPR, label)` variable query by EXPR
 before parsing. Exits non-zero naming what is missing.
@@ -75,7 +76,9 @@ def start_relay(binary, work):
     # API key, so the two differ).
     environment["PUSH_RELAY_APPS"] = json.dumps(
         [{"id": "ops", "topic": "com.example.ops", "apiKeySHA256": ["0" * 64],
-          "ditto": {"ingestSecretSHA256": ["1" * 64]}}]
+          "ditto": {"ingestSecretSHA256": ["1" * 64],
+                    # A consumer of brokers that never answer: its state gauge is there from the start.
+                    "kafka": {"bootstrapServers": "127.0.0.1:9", "topics": ["ops-cdc"]}}}]
     )
     environment["PUSH_RELAY_STORAGE_SQLITE_PATH"] = os.path.join(work, "db.sqlite")
     out = open(os.path.join(work, "relay.out"), "w")

@@ -179,11 +179,18 @@ public final class DittoKafkaConsumer: Service {
         return ("ditto-kafka:\(appId)", value)
     }
 
-    /// Gauges for `/metrics` (``RelayOutbox/RelayMetrics/render(gauges:)``): the consumer lag of each
-    /// partition held (records behind the high watermark) and the age of the last record read, in SECONDS.
+    /// Gauges for `/metrics` (``RelayOutbox/RelayMetrics/render(gauges:)``): whether the consumer reads (its
+    /// readiness check is `ok`: 1, else 0), the consumer lag of each partition held (records behind the high
+    /// watermark) and the age of the last record read, in SECONDS.
     public func gauges() -> [(name: String, help: String, labels: [(String, String)], value: Double)] {
+        let reading = check().value == "ok"
         let snapshot = snapshot.withLock { $0 }
-        var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []
+        var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = [
+            (
+                "pushrelay_ditto_kafka_reading", "1 while the app's Kafka consumer reads (its /readyz check is ok).",
+                [("app", appId)], reading ? 1 : 0
+            )
+        ]
         for (partition, lag) in snapshot.lag.sorted(by: { $0.key.description < $1.key.description }) {
             gauges.append(
                 (

@@ -134,6 +134,7 @@ final class SharedCluster: @unchecked Sendable {
             }
         )
         #expect(consumer.gauges().contains { $0.name == "pushrelay_ditto_last_event_age_seconds" })
+        #expect(consumer.gauges().first { $0.name == "pushrelay_ditto_kafka_reading" }?.value == 1)
         await consumer.stop()
         let applied = await mirror.applied
         #expect(applied.map(\.txnId).sorted() == (0..<40).map(UInt64.init))
@@ -216,6 +217,7 @@ final class SharedCluster: @unchecked Sendable {
         )
         #expect(consumer.isPaused)
         #expect(consumer.check().value.hasPrefix("paused"))
+        #expect(consumer.gauges().first { $0.name == "pushrelay_ditto_kafka_reading" }?.value == 0)
 
         await mirror.setFailing(false)
         await mirror.release(holding: false)
