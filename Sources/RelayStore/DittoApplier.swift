@@ -84,7 +84,11 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             if let deletion = settings.rule.deletion(document, now: at) {
                 return (kind, try applyDeletion(deletion))
             }
-            if let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
+            // A document a push cannot read (a `text` that is not a string) is no message of DittoChat's:
+            // neither pushed nor counted unread.
+            let screened = settings.rule.screen(document, in: collection, now: at)
+            if case .unreadable = screened {
+            } else if let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
                 // An archive lowers the totals that counted the message (the JS SDK's delete archives the
                 // original beside its delete document, in either order): their devices get badge updates.
                 if indexed.isArchived {
@@ -96,7 +100,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
                 }
             }
             let outcome: DittoEventOutcome
-            switch settings.rule.screen(document, in: collection, now: at) {
+            switch screened {
             case .skip(let skipped): outcome = skipped
             case .unreadable(let field):
                 if counts.unreadable == nil { counts.unreadable = DittoUnreadable(event: index, field: field.rawValue) }

@@ -136,6 +136,17 @@ import Testing
             #expect(answer.status == 200, "\(answer.text)")
             #expect(try answer.decode(Answer.self) == Answer(applied: 3, duplicates: 0, ignored: 1, notifications: 0))
             #expect(try answer.decode(Named.self).unreadable == Unreadable(event: 3, field: "text"))
+            // Not a message of DittoChat's: not counted unread either (bob read the room long ago).
+            let read: [String: Any] = [
+                "txnId": 5, "type": "documentChanged", "collection": "users",
+                "change": [
+                    "method": "upsert", "oldValue": NSNull(),
+                    "newValue": ["_id": "bob", "name": "Bob", "subscriptions": ["dm-1": "2020-01-01T00:00:00Z"]],
+                ],
+            ]
+            #expect(try await relay.call("POST", "/v1/ditto/events", json: [read], key: Self.secret).status == 200)
+            struct Unread: Decodable { var total: Int }
+            #expect(try await relay.call("GET", "/v1/users/bob/unread").decode(Unread.self).total == 0)
             let readable = try await relay.call(
                 "POST",
                 "/v1/ditto/events",
@@ -143,6 +154,7 @@ import Testing
                 key: Self.secret
             )
             #expect(try readable.decode(Named.self).unreadable == nil && !readable.text.contains("unreadable"))
+            #expect(try await relay.call("GET", "/v1/users/bob/unread").decode(Unread.self).total == 1)
             let metrics = try await relay.adminCall("/metrics").text
             #expect(
                 metrics.contains(
