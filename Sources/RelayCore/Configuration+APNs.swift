@@ -93,6 +93,13 @@ extension Configuration {
         /// Every problem with the credentials and endpoints, each starting with `path` (`apps[0].apns`).
         func problems(at path: String) -> [String] {
             var problems = credentials?.problems(at: "\(path).credentials") ?? []
+            if credentials == nil, !endpoints.isEmpty {
+                // Only an app with neither goes to the in-process mock: with endpoints alone every push would
+                // fail for want of a provider token or certificate, which a mock APNs asks for as Apple does.
+                problems.append(
+                    "\(path).endpoints: need \(path).credentials (without both, serve uses its in-process mock APNs)"
+                )
+            }
             for environment in APNsEnvironment.allCases {
                 problems += endpoints[environment]?.problems(at: "\(path).endpoints.\(environment.rawValue)") ?? []
             }

@@ -205,6 +205,8 @@ import Testing
         try Data(
             """
             {"apps": [{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\(String(repeating: "cd", count: 32))"],
+                       "credentials": {"keyFile": "\(HTTPSServeTests.fixture("keys/AuthKey_ABC123DEFG.p8"))",
+                                       "keyId": "ABC123DEFG", "teamId": "TEAM123456"},
                        "mockEndpoint": {"baseURL": "https://127.0.0.1:2197"}, "defaultEnvironment": "production"}]}
             """.utf8
         ).write(to: file)
@@ -213,6 +215,7 @@ import Testing
         let notices = result.stderr.split(separator: "\n").filter { $0.contains("is deprecated") }
         #expect(
             notices == [
+                "warning: apps[0].credentials is deprecated: use apps[0].apns.credentials",
                 "warning: apps[0].mockEndpoint is deprecated: use apps[0].apns.endpoints.production and .sandbox",
                 "warning: apps[0].defaultEnvironment is deprecated: use apps[0].apns.defaultEnvironment",
             ],

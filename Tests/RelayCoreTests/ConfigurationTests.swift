@@ -12,8 +12,9 @@ import Testing
     }
 
     @Test func layersApplyInOrder() throws {
+        // The APNs endpoint needs credentials: a certificate file the check can read (this file; never used).
         let path = try file(
-            #"{"http":{"port":9000,"host":"0.0.0.0"},"apps":[{"id":"chat","topic":"com.example.chat","apiKeySHA256":["\#(Self.hash)"],"apns":{"endpoints":{"sandbox":{"baseURL":"https://127.0.0.1:2197"}},"defaultEnvironment":"sandbox"},"ttlSeconds":60}]}"#
+            #"{"http":{"port":9000,"host":"0.0.0.0"},"apps":[{"id":"chat","topic":"com.example.chat","apiKeySHA256":["\#(Self.hash)"],"apns":{"credentials":{"certificateFile":"\#(#filePath)"},"endpoints":{"sandbox":{"baseURL":"https://127.0.0.1:2197"}},"defaultEnvironment":"sandbox"},"ttlSeconds":60}]}"#
         )
         let configuration = try Configuration.load(
             file: path,
@@ -180,7 +181,7 @@ import Testing
     @Test func oneKeyCannotSelectTwoApps() {
         var configuration = Configuration()
         let upper = Self.hash.uppercased()
-        let apns = Configuration.APNs(endpoints: .init(both: .init(baseURL: "https://127.0.0.1:1")))
+        let apns = Configuration.APNs()
         configuration.apps = [
             .init(id: "a", topic: "t", apiKeySHA256: [Self.hash], apns: apns),
             .init(id: "b", topic: "t", apiKeySHA256: [upper], apns: apns),
@@ -202,7 +203,7 @@ import Testing
     @Test func aPastedAPIKeyIsNamedAsAKeyNotAHash() {
         var configuration = Configuration()
         let key = Configuration.App.apiKeyPrefix + String(repeating: "ab", count: 32)
-        let apns = Configuration.APNs(endpoints: .init(both: .init(baseURL: "https://127.0.0.1:1")))
+        let apns = Configuration.APNs()
         configuration.apps = [.init(id: "a", topic: "t", apiKeySHA256: [Self.hash, key], apns: apns)]
         do {
             try configuration.validate()
@@ -228,7 +229,7 @@ import Testing
     /// app's ingest secret: each credential selects one app, in one role.
     @Test func anIngestSecretSelectsOneAppAndIsNoAPIKey() {
         var configuration = Configuration()
-        let apns = Configuration.APNs(endpoints: .init(both: .init(baseURL: "https://127.0.0.1:1")))
+        let apns = Configuration.APNs()
         let (keyA, keyB, keyC) = (Self.hash, String(repeating: "b", count: 64), String(repeating: "c", count: 64))
         let secret = String(repeating: "d", count: 64)
         configuration.apps = [

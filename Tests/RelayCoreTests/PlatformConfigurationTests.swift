@@ -259,6 +259,8 @@ import Testing
         } catch {
             #expect(
                 error.problems == [
+                    // Endpoints without credentials: every push would lack a provider token.
+                    "apps[0].apns.endpoints: need apps[0].apns.credentials (without both, serve uses its in-process mock APNs)",
                     "apps[0].apns.endpoints.sandbox.baseURL: must not end with /",
                     "apps[0].apns.endpoints.production.baseURL: must be an http or https URL, e.g. https://127.0.0.1:2197",
                 ]
