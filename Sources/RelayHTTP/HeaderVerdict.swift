@@ -6,8 +6,9 @@ public enum HeaderVerdict: Sendable {
     /// Answer with this error without reading the body.
     case refuse(HTTPError)
 
-    /// A check of a request's method, path (percent-decoded), headers and client address (``HTTPRequest``'s
-    /// `clientAddress`); called on libmicrohttpd's thread, so it must be quick and never block.
+    /// A check of a request's method, request target (as sent: ``HTTPRequest/parseTarget(_:)`` reads it),
+    /// headers and client address (``HTTPRequest``'s `clientAddress`); called on libmicrohttpd's thread, so it
+    /// must be quick and never block.
     public typealias Check =
-        @Sendable (_ method: String, _ path: String, _ headers: HTTPHeaders, _ client: String) -> HeaderVerdict
+        @Sendable (_ method: String, _ target: String, _ headers: HTTPHeaders, _ client: String) -> HeaderVerdict
 }

@@ -33,6 +33,8 @@ public struct Router: Sendable {
     private var entries: [Entry] = []
     /// Header checks by `"<METHOD> <literal path>"` (``checkHeaders(_:_:check:)``).
     private var headerChecks: [String: HeaderVerdict.Check] = [:]
+    /// The header check of every other request whose route is found (``checkRoutedHeaders(_:)``).
+    private var routedCheck: RoutedCheck?
     private let logger: Logger
     /// The answer to an error a handler threw that is not an ``HTTPError`` (nil: 500).
     private let errorAnswer: @Sendable (any Error) -> HTTPError?
@@ -109,12 +111,33 @@ public struct Router: Sendable {
         headerChecks["\(method.uppercased()) \(path)"] = check
     }
 
-    /// The header checks as one server `headerCheck`: a request no check names proceeds with the server's
-    /// body limit.
+    /// A check of a request's headers and client address once its route (`pattern`) is known.
+    public typealias RoutedCheck =
+        @Sendable (_ pattern: String, _ headers: HTTPHeaders, _ client: String) -> HeaderVerdict
+
+    /// Has `check` decide, from its headers, every request whose route is found and that no
+    /// ``checkHeaders(_:_:check:)`` names, before its body is read.
+    public mutating func checkRoutedHeaders(_ check: @escaping RoutedCheck) {
+        routedCheck = check
+    }
+
+    /// The header checks as one server `headerCheck`, before any body byte is read: a request to no route is
+    /// answered 404 (or 405 with `Allow`, as ``respond(to:)`` answers) at once, so no stranger's body is held
+    /// for a path that takes none; a literal path's own check decides its requests, ``routedCheck`` the other
+    /// routes'. A target that does not parse proceeds (its body is read, then it is refused as ever).
     public var headerCheck: HeaderVerdict.Check {
-        let checks = headerChecks
-        return { method, path, headers, client in
-            checks["\(method) \(path)"]?(method, path, headers, client) ?? .proceed(maxBodyBytes: nil)
+        let router = self
+        return { method, target, headers, client in
+            guard let parsed = try? HTTPRequest.parseTarget(target) else { return .proceed(maxBodyBytes: nil) }
+            if let check = router.headerChecks["\(method) \(parsed.path)"] {
+                return check(method, target, headers, client)
+            }
+            switch router.resolve(method: method, segments: parsed.segments) {
+            case .notFound: return .refuse(.notFound())
+            case .methodNotAllowed(_, let allowed): return .refuse(.methodNotAllowed(allowed: allowed))
+            case .found(let entry, _):
+                return router.routedCheck?(entry.route.pattern, headers, client) ?? .proceed(maxBodyBytes: nil)
+            }
         }
     }
 

@@ -268,7 +268,7 @@ final class ServerCore: Sendable {
         if let problem = headerProblem(received, method: method, version: version, cut: cut) {
             return refuse(problem, on: connection, context: context)
         }
-        let verdict = headerCheck?(method, path, headers, client)
+        let verdict = headerCheck?(method, context.target, headers, client)
         var limit = configuration.maxBodyBytes
         if case .proceed(let routeLimit?) = verdict { limit = routeLimit }
         context.state.withLock { $0.bodyLimit = limit }

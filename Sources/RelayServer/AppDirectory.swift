@@ -51,8 +51,36 @@ public struct AppDirectory: Sendable {
     ///   ``refusedKey(client:message:)``); for a user credential, 429 `rate_limited`, and what
     ///   ``userRefusal(_:)`` makes of a refusal (an unknown app and an app without `userAuth` included).
     public func authenticate(_ request: HTTPRequest) async throws(HTTPError) -> Caller {
-        let bearer = try Self.bearer(request.headers, naming: "api key or user credential")
-        let appIds = request.headers.trimmedValues(for: Self.appHeader)
+        switch try credential(request.headers, client: request.clientAddress) {
+        case .backend(let app): return .backend(app)
+        case .user(let bearer, let appId, let isAPIKey):
+            return try await user(bearer, appId: appId, isAPIKey: isAPIKey, client: request.clientAddress)
+        }
+    }
+
+    /// What ``authenticate(_:)`` refuses from the headers alone, decided before a body is read, so that no
+    /// stranger's body is held: a missing or malformed credential, `X-PushRelay-App` sent twice, an API key
+    /// that matches no app (counted against the client, ``refusedKey(client:message:)``). A user credential
+    /// is checked once the body is in (its app's JWKS or auth webhook may be asked).
+    public func refusalBeforeBody(_ headers: HTTPHeaders, client: String) -> HTTPError? {
+        do {
+            _ = try credential(headers, client: client)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The credential's kind: an app's API key, or a user credential for the app `X-PushRelay-App` names.
+    private enum Credential {
+        case backend(Configuration.App)
+        case user(bearer: String, appId: String, isAPIKey: Bool)
+    }
+
+    /// Reads the credential (see ``authenticate(_:)``); an API key that matches no app is refused here.
+    private func credential(_ headers: HTTPHeaders, client: String) throws(HTTPError) -> Credential {
+        let bearer = try Self.bearer(headers, naming: "api key or user credential")
+        let appIds = headers.trimmedValues(for: Self.appHeader)
         guard appIds.count <= 1 else {
             throw .badRequest(code: "conflicting_headers", message: "X-PushRelay-App must be sent once")
         }
@@ -61,13 +89,13 @@ public struct AppDirectory: Sendable {
         guard let appId = appIds.first else {
             guard let keyOwner else {
                 throw refusedKey(
-                    client: request.clientAddress,
+                    client: client,
                     message: "The API key is not valid (a user credential needs X-PushRelay-App: <app id>)"
                 )
             }
             return .backend(keyOwner)
         }
-        return try await user(bearer, appId: appId, isAPIKey: keyOwner != nil, client: request.clientAddress)
+        return .user(bearer: bearer, appId: appId, isAPIKey: keyOwner != nil)
     }
 
     /// The user a user credential names (see ``authenticate(_:)``): a login the cache accepted at once, any

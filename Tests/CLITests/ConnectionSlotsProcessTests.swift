@@ -9,7 +9,8 @@ import Testing
 /// this test process keeps few descriptors (see ConnectionExhaustionTests).
 @Suite struct ConnectionSlotsProcessTests {
     /// Opens `$3` connections from each of `$2` addresses 127.(50 + i / 100).(i % 100).1 to 127.0.0.1:`$1`,
-    /// sends each the headers of a 60,000-byte POST (printing `opened N` once all are tried), then once a
+    /// sends each the headers of a 60,000-byte POST with a user credential (checked only once the body is
+    /// in, unlike an API key: the relay must read these bodies) (printing `opened N` once all are tried), then once a
     /// second sends every open one a byte of body and reopens every one the relay closed, printing
     /// `reconnects N` (the total so far), until it is killed.
     static let floodScript = #"""
@@ -21,7 +22,7 @@ import Testing
         $| = 1;
         my ($port, $addresses, $each) = @ARGV;
         my $head = "POST /v1/devices HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-            . "Content-Length: 60000\r\n\r\n";
+            . "Authorization: Bearer not-a-token\r\nX-PushRelay-App: dev\r\nContent-Length: 60000\r\n\r\n";
         sub connect_from {
             my ($source) = @_;
             my $socket = IO::Socket::INET->new(

@@ -26,3 +26,26 @@ import Testing
         }
     }
 }
+
+/// A stranger's body is never read: a call with no credential or an API key no app has, and a path no route
+/// serves, are answered from the headers (no `100 Continue`), and the connection closes.
+@Suite struct BodiesBeforeCredentialsTests {
+    @Test(arguments: [
+        ("POST /v1/webhooks/did-send-message", "Authorization: Bearer not-a-key\r\n", "401"),
+        ("POST /v1/devices", "", "401"),
+        ("PUT /v1/rooms/r/members/u", "Authorization: Basic eDp5\r\n", "401"),
+        ("POST /v1/nowhere", "Authorization: Bearer not-a-key\r\n", "404"),
+        ("POST /v1/dead-tokens", "", "405"),
+    ])
+    func aStrangersCallIsAnsweredBeforeItsBody(_ line: String, _ credential: String, _ status: String) async throws {
+        try await withRelayAndMock { harness in
+            let raw = try await harness.rawExchange(
+                "\(line) HTTP/1.1\r\nHost: x\r\n\(credential)Content-Type: application/json\r\n"
+                    + "Expect: 100-continue\r\nContent-Length: 5000\r\n\r\n"
+            )
+            #expect(raw.hasPrefix("HTTP/1.1 \(status)"), "\(raw)")
+            #expect(!raw.contains("100 Continue"), "\(raw)")
+            #expect(raw.lowercased().contains("connection: close"), "\(raw)")
+        }
+    }
+}
