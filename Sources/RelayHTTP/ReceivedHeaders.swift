@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Foundation
 
 /// A request's header fields as libmicrohttpd parsed them, read with their lengths, and the first way in
 /// which their bytes break RFC 9112 §5 that libmicrohttpd 0.9.75 lets through:
@@ -57,8 +58,23 @@ struct ReceivedHeaders {
         return !UnsafeRawBufferPointer(start: upload - between, count: between).contains(0)
     }
 
-    /// The longest first chunk-size line taken between the header section and the body's first bytes.
-    static let maxChunkLine: UInt = 4096
+    /// The longest first chunk-size line taken between the header section and the body's first bytes: both
+    /// lie in the connection's memory pool, which ``HTTPServerConfiguration/maxHeaderBytes`` (at most 1 MiB)
+    /// and the body's first bytes bound.
+    static let maxChunkLine: UInt = 2 << 20
+
+    /// Whether `body` starts as a header field does (a token and a colon, RFC 9110 §5.1), after any line
+    /// breaks: what a line libmicrohttpd took for the end of the header section leaves (a `:` line ended by a
+    /// bare LF leaves no other trace), the fields a proxy framed after it read as the body. No JSON value,
+    /// nor a chunk-size line, starts so.
+    static func startsAsAHeaderField(_ body: Data) -> Bool {
+        let rest = body.drop { $0 == 0x0D || $0 == 0x0A }
+        guard let colon = rest.prefix(Self.maxFieldName + 1).firstIndex(of: UInt8(ascii: ":")) else { return false }
+        return isToken(rest[rest.startIndex..<colon])
+    }
+
+    /// The longest field name ``startsAsAHeaderField(_:)`` looks for.
+    static let maxFieldName = 256
 
     static let collect: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
         guard let cls, let key else { return .YES }

@@ -371,7 +371,7 @@ final class ServerCore: Sendable {
     private func receivedBody(connection: OpaquePointer, context: RequestContext) -> MHD_Result {
         connections.requestReceived(connection)
         let snapshot = context.state.withLock { $0 }
-        if snapshot.misframed {
+        if snapshot.misframed || ReceivedHeaders.startsAsAHeaderField(snapshot.body) {
             return refuse(
                 .badRequest(code: "malformed_header", message: "A header line has no field name (RFC 9112 §5.1)"),
                 on: connection,

@@ -53,15 +53,17 @@ public struct AppDirectory: Sendable {
     public func authenticate(_ request: HTTPRequest) async throws(HTTPError) -> Caller {
         switch try credential(request.headers, client: request.clientAddress) {
         case .backend(let app): return .backend(app)
-        case .user(let bearer, let appId, let isAPIKey):
-            return try await user(bearer, appId: appId, isAPIKey: isAPIKey, client: request.clientAddress)
+        case .user(let bearer, let app, let authenticator):
+            return try await user(bearer, app: app, authenticator: authenticator, client: request.clientAddress)
         }
     }
 
     /// What ``authenticate(_:)`` refuses from the headers alone, decided before a body is read, so that no
     /// stranger's body is held: a missing or malformed credential, `X-PushRelay-App` sent twice, an API key
-    /// that matches no app (counted against the client, ``refusedKey(client:message:)``). A user credential
-    /// is checked once the body is in (its app's JWKS or auth webhook may be asked).
+    /// that matches no app, and a user credential for no app of this relay, for an app without `userAuth` or
+    /// that is an API key (each counted against the client, ``refusedKey(client:message:)``). A user
+    /// credential for an app with `userAuth` is checked once the body is in (its app's JWKS or auth webhook
+    /// may be asked).
     public func refusalBeforeBody(_ headers: HTTPHeaders, client: String) -> HTTPError? {
         do {
             _ = try credential(headers, client: client)
@@ -71,10 +73,11 @@ public struct AppDirectory: Sendable {
         }
     }
 
-    /// The credential's kind: an app's API key, or a user credential for the app `X-PushRelay-App` names.
+    /// The credential's kind: an app's API key, or a user credential for the app `X-PushRelay-App` names and
+    /// its check.
     private enum Credential {
         case backend(Configuration.App)
-        case user(bearer: String, appId: String, isAPIKey: Bool)
+        case user(bearer: String, app: Configuration.App, authenticator: any UserAuthenticator)
     }
 
     /// Reads the credential (see ``authenticate(_:)``); an API key that matches no app is refused here.
@@ -95,24 +98,36 @@ public struct AppDirectory: Sendable {
             }
             return .backend(keyOwner)
         }
-        return .user(bearer: bearer, appId: appId, isAPIKey: keyOwner != nil)
+        // An API key never leaves the relay: it is not passed to an app's JWKS or auth webhook as a token.
+        guard keyOwner == nil else {
+            throw refusedUser(client: client, "an API key is not a user credential; send it without X-PushRelay-App")
+        }
+        guard let app = app(id: appId) else {
+            throw refusedUser(client: client, "X-PushRelay-App names no app of this relay")
+        }
+        guard let authenticator = userAuthenticators[app.id] else {
+            throw refusedUser(client: client, "app '\(app.id)' takes no user credentials (it has no userAuth)")
+        }
+        return .user(bearer: bearer, app: app, authenticator: authenticator)
+    }
+
+    /// The answer to a user credential no app of this relay could take (``userRefusal(_:)``'s
+    /// `invalid_credential`), counted against `client` as ``refusedKey(client:message:)`` counts a key.
+    private func refusedUser(client: String, _ reason: String) -> HTTPError {
+        countedFailure(client: client, userRefusal(.refused(reason)))
     }
 
     /// The user a user credential names (see ``authenticate(_:)``): a login the cache accepted at once, any
     /// other check through ``limiter``.
     private func user(
         _ bearer: String,
-        appId: String,
-        isAPIKey: Bool,
+        app: Configuration.App,
+        authenticator: any UserAuthenticator,
         client: String
     ) async throws(HTTPError)
         -> Caller
     {
-        let app = app(id: appId)
-        let authenticator = app.flatMap { userAuthenticators[$0.id] }
-        if !isAPIKey, let app, let authenticator, let userId = await authenticator.cachedUserId(forBearer: bearer) {
-            return .user(app, userId: userId)
-        }
+        if let userId = await authenticator.cachedUserId(forBearer: bearer) { return .user(app, userId: userId) }
         let ticket: CredentialCheckLimiter.Ticket
         switch limiter.begin(client: client) {
         case .admitted(let admitted): ticket = admitted
@@ -120,14 +135,6 @@ public struct AppDirectory: Sendable {
         }
         var failed = true
         defer { limiter.end(ticket, failed: failed) }
-        // An API key never leaves the relay: it is not passed to an app's JWKS or auth webhook as a token.
-        guard !isAPIKey else {
-            throw userRefusal(.refused("an API key is not a user credential; send it without X-PushRelay-App"))
-        }
-        guard let app else { throw userRefusal(.refused("X-PushRelay-App names no app of this relay")) }
-        guard let authenticator else {
-            throw userRefusal(.refused("app '\(app.id)' takes no user credentials (it has no userAuth)"))
-        }
         do {
             let userId = try await authenticator.userId(forBearer: bearer, from: limiter.range(of: client))
             failed = false
@@ -142,10 +149,16 @@ public struct AppDirectory: Sendable {
     /// keys is slowed as one guessing user credentials is; 429 `rate_limited` once the client's address or
     /// range is over its failures. A key that matches is never counted nor refused by it.
     public func refusedKey(client: String, message: String) -> HTTPError {
+        countedFailure(client: client, .unauthorized(message: message))
+    }
+
+    /// `refusal`, counted against `client` as a failed credential check (``limiter``); 429 `rate_limited`
+    /// instead once the client's address or range is over its failures.
+    private func countedFailure(client: String, _ refusal: @autoclosure () -> HTTPError) -> HTTPError {
         switch limiter.begin(client: client) {
         case .admitted(let ticket):
             limiter.end(ticket, failed: true)
-            return .unauthorized(message: message)
+            return refusal()
         case .refused(let seconds):
             return overCredentialFailures(retryAfter: seconds)
         }

@@ -9,8 +9,9 @@ import Testing
 /// this test process keeps few descriptors (see ConnectionExhaustionTests).
 @Suite struct ConnectionSlotsProcessTests {
     /// Opens `$3` connections from each of `$2` addresses 127.(50 + i / 100).(i % 100).1 to 127.0.0.1:`$1`,
-    /// sends each the headers of a 60,000-byte POST with a user credential (checked only once the body is
-    /// in, unlike an API key: the relay must read these bodies) (printing `opened N` once all are tried), then once a
+    /// sends each the headers of a 60,000-byte POST with a user credential for an app with `userAuth` (checked
+    /// only once the body is in, unlike an API key: the relay must read these bodies) (printing `opened N`
+    /// once all are tried), then once a
     /// second sends every open one a byte of body and reopens every one the relay closed, printing
     /// `reconnects N` (the total so far), until it is killed.
     static let floodScript = #"""
@@ -22,7 +23,7 @@ import Testing
         $| = 1;
         my ($port, $addresses, $each) = @ARGV;
         my $head = "POST /v1/devices HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-            . "Authorization: Bearer not-a-token\r\nX-PushRelay-App: dev\r\nContent-Length: 60000\r\n\r\n";
+            . "Authorization: Bearer not-a-token\r\nX-PushRelay-App: chat\r\nContent-Length: 60000\r\n\r\n";
         sub connect_from {
             my ($source) = @_;
             my $socket = IO::Socket::INET->new(
@@ -118,6 +119,9 @@ import Testing
             [
                 "PUSH_RELAY_HTTP_MAX_CONNECTIONS": "2000", "PUSH_RELAY_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "16",
                 "PUSH_RELAY_HTTP_ADMIN_ENABLED": "true", "PUSH_RELAY_HTTP_ADMIN_PORT": "0",
+                "PUSH_RELAY_APPS": #"[{"id":"chat","topic":"com.example.chat","apiKeySHA256":[""#
+                    + String(repeating: "0", count: 64) + #""],"userAuth":{"jwt":{"publicKeyFiles":[""#
+                    + HTTPSServeTests.fixture("keys/AuthKey_ABC123DEFG.pub.pem") + #""]}}}]"#,
             ],
             in: directory
         )

@@ -131,6 +131,8 @@ import Testing
         ("GET /hello HTTP/1.1\r\nHost: t\r\n:  \r\nX-A: 1\r\n\r\n", 400, "malformed_header"),
         ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n:\r\n\r\nhello", 400, "malformed_header"),
         ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 9\r\n:\r\nX-A: 1\r\n\r\nhello", 400, "malformed_header"),
+        // Ended by a bare LF, a `:` line leaves what a CRLF empty line leaves: the fields after it start the body.
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 15\r\n:\nX-A: 1\r\n\r\nhello", 400, "malformed_header"),
         // Transfer-Encoding other than one `chunked` (libmicrohttpd reads `chunked ` as no coding at all).
         (
             "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked \r\n\r\n0\r\n\r\n", 501,
@@ -152,6 +154,8 @@ import Testing
         "POST /echo HTTP/1.1\r\nHost: t\r\nX-A: a\tb \r\nContent-Length: 3\r\n\r\nabc",
         "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding:  Chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
         "POST /echo HTTP/1.1\r\nHost: t\r\nX-Empty:\r\nContent-Length: 3\r\n\r\nabc",
+        "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3;e=\(String(repeating: "e", count: 5000))\r\n"
+            + "abc\r\n0\r\n\r\n",
     ])
     func lawfulFieldsAreServed(_ request: String) async throws {
         try await Self.withCountingServer { server, hellos in

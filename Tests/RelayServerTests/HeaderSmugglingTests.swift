@@ -35,6 +35,9 @@ import Testing
         ("POST /v1/devices", "", "401"),
         ("PUT /v1/rooms/r/members/u", "Authorization: Basic eDp5\r\n", "401"),
         ("POST /v1/nowhere", "Authorization: Bearer not-a-key\r\n", "404"),
+        // A user credential for no app of this relay needs no JWKS or webhook to be refused.
+        ("POST /v1/devices", "Authorization: Bearer not-a-token\r\nX-PushRelay-App: nosuch\r\n", "401"),
+        ("POST /v1/devices", "Authorization: Bearer not-a-token\r\nX-PushRelay-App: \r\n", "401"),
         ("POST /v1/dead-tokens", "", "405"),
     ])
     func aStrangersCallIsAnsweredBeforeItsBody(_ line: String, _ credential: String, _ status: String) async throws {
