@@ -18,14 +18,16 @@ import Foundation
 ///   further fields, its empty line) becomes the body (request smuggling). The empty line after the last
 ///   field must be CRLF: two NULs; `: x` leaves a byte that is not NUL there. A bare `:` line leaves NULs
 ///   alone, so its body starts a byte later than after a CRLF line: ``bodyStart`` is where the body must
-///   start, checked when its first bytes arrive (``bodyStartsWhereExpected(at:)``).
+///   start, checked when its first bytes arrive (``bodyStartsWhereExpected(_:at:)``). A `:` line ended by a
+///   bare LF leaves what a CRLF empty line leaves; the fields it hid start the body, which
+///   ``startsAsAHeaderField(_:)`` finds when the body is in.
 struct ReceivedHeaders {
     var headers = HTTPHeaders()
     /// What is wrong, for the 400's message; `nil` when nothing was found.
     var problem: String?
     /// The address right after the last field's line and the empty line that ends the section (CRLF each)
-    /// in libmicrohttpd's read buffer: where the body (or its first chunk-size line) starts. Compared, never
-    /// read through; nil without fields.
+    /// in libmicrohttpd's read buffer: where the body (or its first chunk-size line) starts. Read only up to
+    /// the body's first bytes; nil without fields.
     private(set) var bodyStart: UInt?
 
     /// Reads every header field of `connection`.

@@ -124,11 +124,12 @@ public struct Router: Sendable {
     /// The header checks as one server `headerCheck`, before any body byte is read: a request to no route is
     /// answered 404 (or 405 with `Allow`, as ``respond(to:)`` answers) at once, so no stranger's body is held
     /// for a path that takes none; a literal path's own check decides its requests, ``routedCheck`` the other
-    /// routes'. A target that does not parse proceeds (its body is read, then it is refused as ever).
+    /// routes'. A target that does not parse is refused as ``HTTPRequest/parseTarget(_:)`` refuses it.
     public var headerCheck: HeaderVerdict.Check {
         let router = self
         return { method, target, headers, client in
-            guard let parsed = try? HTTPRequest.parseTarget(target) else { return .proceed(maxBodyBytes: nil) }
+            let parsed: (path: String, segments: [String], query: [String: String])
+            do throws(HTTPError) { parsed = try HTTPRequest.parseTarget(target) } catch { return .refuse(error) }
             if let check = router.headerChecks["\(method) \(parsed.path)"] {
                 return check(method, target, headers, client)
             }

@@ -467,7 +467,8 @@ final class ServerCore: Sendable {
         return queue(response, on: connection, context: context)
     }
 
-    /// Queues `response` with `X-Request-Id` (and `Connection: close` while draining) and reports it.
+    /// Queues `response` with `X-Request-Id` (and `Connection: close` while draining, or when it refuses a
+    /// request that sent a body) and reports it.
     private func queue(
         _ response: HTTPResponse,
         on connection: OpaquePointer,
@@ -508,7 +509,11 @@ final class ServerCore: Sendable {
             }
         }
         _ = MHD_add_response_header(mhdResponse, "X-Request-Id", info.id)
-        if draining, !response.headers.contains(where: { $0.0.lowercased() == "connection" }) {
+        // An error answer to a request that sent a body closes the connection too: the body may not be what
+        // the client framed (a line libmicrohttpd took for the header section's end moves it, and a bare-LF
+        // `:` line leaves no other trace), and what follows it must not run as another request.
+        let closing = draining || (info.bytes > 0 && response.status >= 400)
+        if closing, !response.headers.contains(where: { $0.0.lowercased() == "connection" }) {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)

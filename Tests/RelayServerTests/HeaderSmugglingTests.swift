@@ -52,3 +52,37 @@ import Testing
         }
     }
 }
+
+/// A `:` line ended by a bare LF leaves no trace libmicrohttpd's buffer shows, and a proxy's field after it
+/// (here a name past what the body check reads) starts the body: the call's error closes the connection, so
+/// the request the proxy framed inside the body never runs.
+@Suite struct HiddenFieldsTests {
+    @Test func aRequestHiddenBehindABareLFColonLineDoesNotRun() async throws {
+        try await withRelayAndMock { harness in
+            let hidden =
+                "GET /v1/users/alice/devices HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(harness.app.apiKey)\r\n\r\n"
+            let field = String(repeating: "X", count: 300) + ": a\r\n"
+            let body = #"{"roomId":"r1","senderId":"alice","text":"hi"}"# + hidden
+            let raw = try await harness.rawExchange(
+                "POST /v1/webhooks/did-send-message HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(harness.app.apiKey)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n:\n\(field)\r\n\(body)"
+            )
+            #expect(raw.hasPrefix("HTTP/1.1 400"), "\(raw)")
+            #expect(raw.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer: \(raw)")
+            #expect(raw.lowercased().contains("connection: close"), "\(raw)")
+        }
+    }
+
+    /// A target the router cannot read is refused from the headers too: its body is never read.
+    @Test(arguments: ["/v1/devices?a=1&a=2", "/v1/users/%ff/devices", "/v1/devices?x=%zz"])
+    func anUnreadableTargetIsAnsweredBeforeItsBody(_ target: String) async throws {
+        try await withRelayAndMock { harness in
+            let raw = try await harness.rawExchange(
+                "POST \(target) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Expect: 100-continue\r\nContent-Length: 5000\r\n\r\n"
+            )
+            #expect(raw.hasPrefix("HTTP/1.1 400"), "\(raw)")
+            #expect(!raw.contains("100 Continue"), "\(raw)")
+        }
+    }
+}
