@@ -56,8 +56,9 @@ extension Configuration {
 
         /// Every problem, each starting with `path` (`apps[0].webPush`): a key file needs a subject,
         /// `declarative` needs `openURL`, `openURL` is an absolute http(s) URL once its placeholders are
-        /// filled and holds no other brace, the mock a base URL. The key file's content and the subject's form are checked where the
-        /// client's rules live (RelayWebPush's `checkCredentials`, run by `config check` and `serve`).
+        /// filled and holds no other brace, the mock a base URL. The key file's content and the subject's
+        /// form are checked where the client's rules live (RelayWebPush's `checkCredentials`, run by
+        /// `config check` and `serve`).
         func problems(at path: String) -> [String] {
             var problems: [String] = []
             if vapidKeyFile != nil, subject == nil {

@@ -80,7 +80,8 @@ public struct AppDirectory: Sendable {
         case user(bearer: String, app: Configuration.App, authenticator: any UserAuthenticator)
     }
 
-    /// Reads the credential (see ``authenticate(_:)``); an API key that matches no app is refused here.
+    /// Reads the credential (see ``authenticate(_:)``), refusing what the headers alone decide
+    /// (``refusalBeforeBody(_:client:)``).
     private func credential(_ headers: HTTPHeaders, client: String) throws(HTTPError) -> Credential {
         let bearer = try Self.bearer(headers, naming: "api key or user credential")
         let appIds = headers.trimmedValues(for: Self.appHeader)

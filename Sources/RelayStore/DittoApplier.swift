@@ -87,8 +87,8 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             // A document a push cannot read (a `text` that is not a string) is no message of DittoChat's:
             // neither pushed nor counted unread.
             let screened = settings.rule.screen(document, in: collection, now: at)
-            if case .unreadable = screened {
-            } else if let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
+            let unreadable = if case .unreadable = screened { true } else { false }
+            if !unreadable, let indexed = IndexedMessage(dittoDocument: document, arrival: at) {
                 // An archive lowers the totals that counted the message (the JS SDK's delete archives the
                 // original beside its delete document, in either order): their devices get badge updates.
                 if indexed.isArchived {
