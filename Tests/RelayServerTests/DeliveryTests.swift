@@ -203,8 +203,10 @@ import Testing
     }
 
     @Test func aGracefulRestartMidDeliveryDeliversEveryDeviceExactlyOnce() async throws {
+        // Two sends at a time of a second each: the stop comes while most of the twelve wait, even when this
+        // test's task runs late on a loaded machine.
         try await withRelayAndMock(
-            script: MockScript(devices: [.init(token: "*", delayMs: 300)]),
+            script: MockScript(devices: [.init(token: "*", delayMs: 1000)]),
             configure: { configuration in
                 configuration.delivery.concurrency = 2
                 configuration.delivery.batchSize = 2
