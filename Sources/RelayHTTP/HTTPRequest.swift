@@ -31,6 +31,9 @@ public struct HTTPRequest: Sendable {
     /// When the request line arrived (set by the server; a request built elsewhere takes the time it was
     /// built): deadlines for the request's work are measured from here.
     public var arrived: ContinuousClock.Instant = .now
+    /// What the server's header check found before the body was read (``HeaderVerdict/proceed(maxBodyBytes:note:)``);
+    /// nil for a request built elsewhere, whose handler finds it from the request itself.
+    public var headerNote: (any Sendable)?
 
     /// Builds a request from its raw request target (origin-form `"/path?query"` or absolute-form
     /// `"http://host/path?query"`, RFC 9112 §3.2), parsed by Foundation's `URLComponents`.

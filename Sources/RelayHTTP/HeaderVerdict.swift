@@ -1,8 +1,10 @@
 /// What a route decides from a request's method, path, headers and client alone, before any body byte is read: go
 /// on (with the route's own body limit, or the server's), or refuse at once (the connection then closes).
 public enum HeaderVerdict: Sendable {
-    /// Read the body, of at most `maxBodyBytes` (nil: ``HTTPServerConfiguration/maxBodyBytes``).
-    case proceed(maxBodyBytes: Int?)
+    /// Read the body, of at most `maxBodyBytes` (nil: ``HTTPServerConfiguration/maxBodyBytes``); the request
+    /// then carries `note` (``HTTPRequest/headerNote``): what the check found (a route, a caller), so that the
+    /// handler does not find it again.
+    case proceed(maxBodyBytes: Int?, note: (any Sendable)? = nil)
     /// Answer with this error without reading the body.
     case refuse(HTTPError)
 

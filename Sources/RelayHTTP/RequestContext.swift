@@ -35,6 +35,8 @@ final class RequestContext: @unchecked Sendable {
         var misframed = false
         /// The request's body limit, as its route's header check set it (nil: the server's).
         var bodyLimit: Int?
+        /// What the route's header check found (``HeaderVerdict/proceed(maxBodyBytes:note:)``).
+        var headerNote: (any Sendable)?
         var remoteAddress = ""
         var clientAddress = ""
         var requestID = ""

@@ -124,22 +124,39 @@ public struct Router: Sendable {
     /// The header checks as one server `headerCheck`, before any body byte is read: a request to no route is
     /// answered 404 (or 405 with `Allow`, as ``respond(to:)`` answers) at once, so no stranger's body is held
     /// for a path that takes none; a literal path's own check decides its requests, ``routedCheck`` the other
-    /// routes'. A target that does not parse is refused as ``HTTPRequest/parseTarget(_:)`` refuses it.
+    /// routes'. A target that does not parse is refused as ``HTTPRequest/parseTarget(_:)`` refuses it. A
+    /// request that proceeds carries its route to ``respond(to:)``, which does not look for it again.
     public var headerCheck: HeaderVerdict.Check {
         let router = self
         return { method, target, headers, client in
             let parsed: (path: String, segments: [String], query: [String: String])
             do throws(HTTPError) { parsed = try HTTPRequest.parseTarget(target) } catch { return .refuse(error) }
+            let resolution = router.resolve(method: method, segments: parsed.segments)
+            let verdict: HeaderVerdict
             if let check = router.headerChecks["\(method) \(parsed.path)"] {
-                return check(method, target, headers, client)
+                verdict = check(method, target, headers, client)
+            } else {
+                switch resolution {
+                case .notFound: return .refuse(.notFound())
+                case .methodNotAllowed(_, let allowed): return .refuse(.methodNotAllowed(allowed: allowed))
+                case .found(let entry, _):
+                    verdict = router.routedCheck?(entry.route.pattern, headers, client) ?? .proceed(maxBodyBytes: nil)
+                }
             }
-            switch router.resolve(method: method, segments: parsed.segments) {
-            case .notFound: return .refuse(.notFound())
-            case .methodNotAllowed(_, let allowed): return .refuse(.methodNotAllowed(allowed: allowed))
-            case .found(let entry, _):
-                return router.routedCheck?(entry.route.pattern, headers, client) ?? .proceed(maxBodyBytes: nil)
+            guard case .proceed(let limit, let note) = verdict, case .found(let entry, let parameters) = resolution
+            else {
+                return verdict
             }
+            return .proceed(maxBodyBytes: limit, note: Resolved(entry: entry, parameters: parameters, note: note))
         }
+    }
+
+    /// A request's route as its header check found it (``HTTPRequest/headerNote``), with the route check's own
+    /// note, which ``respond(to:)`` hands on to the handler.
+    private struct Resolved: Sendable {
+        var entry: Entry
+        var parameters: [String: String]
+        var note: (any Sendable)?
     }
 
     /// This router as a server handler.
@@ -150,8 +167,16 @@ public struct Router: Sendable {
     /// Routes `request` and returns the handler's response or a rendered error; never throws. The
     /// response's ``HTTPResponse/route`` holds the matched pattern.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        var request = request
+        let resolution: Resolution
+        if let resolved = request.headerNote as? Resolved {
+            resolution = .found(resolved.entry, parameters: resolved.parameters)
+            request.headerNote = resolved.note
+        } else {
+            resolution = resolve(method: request.method, segments: request.pathSegments)
+        }
         let best: (entry: Entry, parameters: [String: String])
-        switch resolve(method: request.method, segments: request.pathSegments) {
+        switch resolution {
         case .notFound:
             return HTTPError.notFound().response
         case .methodNotAllowed(let pattern, let allowed):

@@ -270,8 +270,15 @@ final class ServerCore: Sendable {
         }
         let verdict = headerCheck?(method, context.target, headers, client)
         var limit = configuration.maxBodyBytes
-        if case .proceed(let routeLimit?) = verdict { limit = routeLimit }
-        context.state.withLock { $0.bodyLimit = limit }
+        var note: (any Sendable)?
+        if case .proceed(let routeLimit, let found) = verdict {
+            limit = routeLimit ?? limit
+            note = found
+        }
+        context.state.withLock {
+            $0.bodyLimit = limit
+            $0.headerNote = note
+        }
         if case .refuse(let error) = verdict { return refuse(error, on: connection, context: context) }
         if let problem = lengthProblem(received, limit: limit) {
             return refuse(problem, on: connection, context: context)
@@ -400,6 +407,7 @@ final class ServerCore: Sendable {
             return refuse(error as? HTTPError ?? .badRequest(message: "Bad request"), on: connection, context: context)
         }
         request.arrived = context.started
+        request.headerNote = snapshot.headerNote
         context.state.withLock { $0.path = request.path }
         let suspended = state.withLock { state -> Bool in
             guard !state.closed else { return false }

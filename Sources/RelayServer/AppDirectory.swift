@@ -51,7 +51,13 @@ public struct AppDirectory: Sendable {
     ///   ``refusedKey(client:message:)``); for a user credential, 429 `rate_limited`, and what
     ///   ``userRefusal(_:)`` makes of a refusal (an unknown app and an app without `userAuth` included).
     public func authenticate(_ request: HTTPRequest) async throws(HTTPError) -> Caller {
-        switch try credential(request.headers, client: request.clientAddress) {
+        let found: Credential
+        if let noted = request.headerNote as? Credential {
+            found = noted
+        } else {
+            found = try credential(request.headers, client: request.clientAddress)
+        }
+        switch found {
         case .backend(let app): return .backend(app)
         case .user(let bearer, let app, let authenticator):
             return try await user(bearer, app: app, authenticator: authenticator, client: request.clientAddress)
@@ -63,25 +69,25 @@ public struct AppDirectory: Sendable {
     /// that matches no app, and a user credential for no app of this relay, for an app without `userAuth` or
     /// that is an API key (each counted against the client, ``refusedKey(client:message:)``). A user
     /// credential for an app with `userAuth` is checked once the body is in (its app's JWKS or auth webhook
-    /// may be asked).
-    public func refusalBeforeBody(_ headers: HTTPHeaders, client: String) -> HTTPError? {
-        do {
-            _ = try credential(headers, client: client)
-            return nil
+    /// may be asked). A credential that passes goes on with the request (``HTTPRequest/headerNote``), so that
+    /// ``authenticate(_:)`` does not read it again.
+    public func verdictBeforeBody(_ headers: HTTPHeaders, client: String) -> HeaderVerdict {
+        do throws(HTTPError) {
+            return .proceed(maxBodyBytes: nil, note: try credential(headers, client: client))
         } catch {
-            return error
+            return .refuse(error)
         }
     }
 
     /// The credential's kind: an app's API key, or a user credential for the app `X-PushRelay-App` names and
     /// its check.
-    private enum Credential {
+    private enum Credential: Sendable {
         case backend(Configuration.App)
         case user(bearer: String, app: Configuration.App, authenticator: any UserAuthenticator)
     }
 
     /// Reads the credential (see ``authenticate(_:)``), refusing what the headers alone decide
-    /// (``refusalBeforeBody(_:client:)``).
+    /// (``verdictBeforeBody(_:client:)``).
     private func credential(_ headers: HTTPHeaders, client: String) throws(HTTPError) -> Credential {
         let bearer = try Self.bearer(headers, naming: "api key or user credential")
         let appIds = headers.trimmedValues(for: Self.appHeader)

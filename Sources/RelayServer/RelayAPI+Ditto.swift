@@ -44,10 +44,12 @@ extension RelayAPI {
 
     /// The header check of `POST /v1/ditto/events`: the caller before the body, and the app's body limit
     /// (`apps[].ditto.maxBodyBytes`, else `http.maxBodyBytes`).
+    /// The caller goes on with the request (``HTTPRequest/headerNote``), so that ``dittoEvents(_:)`` does not
+    /// read it again.
     func dittoEventsHeaderCheck(_ headers: HTTPHeaders, client: String) -> HeaderVerdict {
-        do {
-            let (app, _) = try dittoIngestApp(headers, client: client)
-            return .proceed(maxBodyBytes: app.ditto?.maxBodyBytes)
+        do throws(HTTPError) {
+            let caller = try dittoIngestApp(headers, client: client)
+            return .proceed(maxBodyBytes: caller.app.ditto?.maxBodyBytes, note: caller)
         } catch {
             return .refuse(error)
         }
@@ -61,7 +63,8 @@ extension RelayAPI {
     ///   `Content-Type` neither JSON nor NDJSON; 400 `invalid_event` naming the first bad event's index (nothing
     ///   applied).
     func dittoEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (app, byAPIKey) = try dittoIngestApp(request.headers, client: request.clientAddress)
+        let noted = request.headerNote as? (app: Configuration.App, byAPIKey: Bool)
+        let (app, byAPIKey) = try noted ?? dittoIngestApp(request.headers, client: request.clientAddress)
         guard let ditto = app.ditto else { throw HTTPError.internal() }
         if byAPIKey, let secret = app.webhookSecret { try verifiedSignature(request, secret: secret) }
         let mediaType = request.headers["content-type"].map(HTTPRequest.mediaType(of:))

@@ -103,10 +103,8 @@ public struct RelayAPI: Sendable {
         router.get("/v1/dead-tokens", query: ["since"]) { request, _ in try await deadTokens(request) }
         // Every other /v1 call's credential, as far as the headers decide it, before a body is read.
         router.checkRoutedHeaders { pattern, headers, client in
-            guard pattern.hasPrefix("/v1/"), let refusal = directory.refusalBeforeBody(headers, client: client) else {
-                return .proceed(maxBodyBytes: nil)
-            }
-            return .refuse(refusal)
+            guard pattern.hasPrefix("/v1/") else { return .proceed(maxBodyBytes: nil) }
+            return directory.verdictBeforeBody(headers, client: client)
         }
         return router
     }

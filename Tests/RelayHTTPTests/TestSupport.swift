@@ -11,6 +11,7 @@ func withServer<T>(
     configure: (inout HTTPServerConfiguration) -> Void = { _ in },
     tls: TLSCertificate? = nil,
     logger: Logger = .disabled(),
+    headerCheck: HeaderVerdict.Check? = nil,
     onResponse: (@Sendable (AccessLogEntry) -> Void)? = nil,
     handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
     _ body: (HTTPServer) async throws -> T
@@ -22,6 +23,7 @@ func withServer<T>(
     let server = HTTPServer(
         configuration: configuration,
         tls: tls,
+        headerCheck: headerCheck,
         handler: handler,
         logger: logger,
         onResponse: onResponse
