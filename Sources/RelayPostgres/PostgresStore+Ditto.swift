@@ -341,6 +341,18 @@ struct PostgresDittoRows: DittoMirrorRows {
     ) throws -> Bool? {
         try delete(appId, deletion, notifiedSince, at, removal)
     }
+
+    func editMessage(appId: String, edit: DittoMessageRule.Edit, notifiedSince: Date) throws -> Bool {
+        try db.query(
+            MessageEditSQL.update { "$\($0)" },
+            appId,
+            edit.messageId,
+            notifiedSince,
+            edit.roomId,
+            edit.senderId,
+            edit.text
+        ).changed > 0
+    }
 }
 
 extension PostgresStore {

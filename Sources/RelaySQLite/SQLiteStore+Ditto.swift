@@ -347,4 +347,17 @@ struct SQLiteDittoRows: DittoMirrorRows {
     ) throws -> Bool? {
         try delete(appId, deletion, notifiedSince, at, removal)
     }
+
+    func editMessage(appId: String, edit: DittoMessageRule.Edit, notifiedSince: Date) throws -> Bool {
+        try db.withStatement(MessageEditSQL.update { "?\($0)" }) {
+            try $0.bind(1, appId)
+            try $0.bind(2, edit.messageId)
+            try $0.bind(3, notifiedSince)
+            try $0.bind(4, edit.roomId)
+            try $0.bind(5, edit.senderId)
+            try $0.bind(6, edit.text)
+            try $0.run()
+        }
+        return db.changes > 0
+    }
 }

@@ -84,6 +84,14 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             if let deletion = settings.rule.deletion(document, now: at) {
                 return (kind, try applyDeletion(deletion))
             }
+            // An edit's text goes to its message's pushes still to be sent (none are kept in privacy mode).
+            if !settings.privacy, let edit = settings.rule.edit(document) {
+                _ = try rows.editMessage(
+                    appId: appId,
+                    edit: edit,
+                    notifiedSince: at.addingTimeInterval(-TimeInterval(settings.ttlSeconds))
+                )
+            }
             // A document a push cannot read (a `text` that is not a string) is no message of DittoChat's:
             // neither pushed nor counted unread.
             let screened = settings.rule.screen(document, in: collection, now: at)

@@ -81,4 +81,8 @@ package protocol DittoMirrorRows {
         at: Date,
         removal: (ChatMessage) -> NewNotification
     ) throws -> Bool?
+    /// Gives the notification of `edit`'s message, made at or after `notifiedSince` in the edit's room by its
+    /// sender, the edit's text (``MessageEditSQL``).
+    /// - Returns: whether a notification took it.
+    func editMessage(appId: String, edit: DittoMessageRule.Edit, notifiedSince: Date) throws -> Bool
 }

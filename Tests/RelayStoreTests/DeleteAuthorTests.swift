@@ -22,12 +22,37 @@ import Testing
         from sender: String = "alice",
         collection: String = "messages"
     ) throws -> DittoEvent {
-        let created = Timestamp.rfc3339(D.at)
-        return try D.event(
+        try replacing(
+            id,
+            of: deleted,
+            txn: txn,
+            text: "[deleted message]",
+            flag: "isDeleted",
+            createdOn: D.at,
+            room: room,
+            from: sender,
+            collection: collection
+        )
+    }
+
+    /// A JS document `id` that replaces `replaced` (`archivedMessage`), with `flag` true (`isDeleted`,
+    /// `isEdited`) and `text`, by `sender` in `room` of `collection`.
+    static func replacing(
+        _ id: String,
+        of replaced: String,
+        txn: Int,
+        text: String,
+        flag: String,
+        createdOn: Date,
+        room: String,
+        from sender: String,
+        collection: String = "messages"
+    ) throws -> DittoEvent {
+        try D.event(
             """
             {"txnId":\(txn),"type":"documentChanged","collection":"\(collection)","change":{"method":"upsert",
-            "oldValue":null,"newValue":{"_id":"\(id)","roomId":"\(room)","userId":"\(sender)",
-            "text":"[deleted message]","createdOn":"\(created)","archivedMessage":"\(deleted)","isDeleted":true}}}
+            "oldValue":null,"newValue":{"_id":"\(id)","roomId":"\(room)","userId":"\(sender)","text":"\(text)",
+            "createdOn":"\(Timestamp.rfc3339(createdOn))","archivedMessage":"\(replaced)","\(flag)":true}}}
             """
         )
     }
