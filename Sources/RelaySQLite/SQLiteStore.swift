@@ -71,6 +71,12 @@ public actor SQLiteStore: Store {
         )
     }
 
+    /// The files a store at `path` keeps: the database, its WAL and shared memory, and its instance lock
+    /// (``InstanceLock``). Read before the database is removed: the lock is named after its real path.
+    public static func files(of path: String) -> [String] {
+        [path, "\(path)-wal", "\(path)-shm", InstanceLock.path(of: path)]
+    }
+
     /// A store on a new file in a new temporary directory, which is deleted when the store is released.
     /// For tests and tools.
     /// - Throws: ``StoreError`` as ``init(path:logger:busyTimeoutMilliseconds:timeSource:)``.

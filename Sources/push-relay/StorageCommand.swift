@@ -1,6 +1,7 @@
 import Foundation
 import RelayCLI
 import RelayCore
+import RelaySQLite
 import RelayStore
 
 /// `push-relay storage copy --from LOCATION --to LOCATION [--batch N]`: copies a relay's data (devices,
@@ -53,6 +54,7 @@ enum StorageCommand {
 
         let began = ContinuousClock.now
         let source = try await from.openSource(logger: logger)
+        let made = to.sqlitePath.map { !FileManager.default.fileExists(atPath: $0) } ?? false
         let destination = try to.openDestination(logger: logger)
         let counts: [StoreTable: Int]
         do {
@@ -60,6 +62,11 @@ enum StorageCommand {
         } catch let refusal as StoreCopy.Refusal {
             FileHandle.standardError.writeLine("push-relay storage: \(givenTo.description): \(refusal)")
             return 2
+        } catch {
+            FileHandle.standardError.writeLine(
+                "push-relay storage: \(givenTo.description): \(Self.leftBehind(by: to, made: made))"
+            )
+            throw error
         }
         let seconds = (began.duration(to: .now) / .milliseconds(1)).rounded() / 1000
         var report: [String: Any] = ["from": givenFrom.description, "to": givenTo.description, "seconds": seconds]
@@ -67,5 +74,17 @@ enum StorageCommand {
         let line = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .withoutEscapingSlashes])
         say(String(decoding: line, as: UTF8.self))
         return 0
+    }
+
+    /// What a copy that failed part way leaves at `destination`, which holds the batches written before the
+    /// failure: a SQLite file the copy `made` is removed (with its WAL, shared memory and lock files), so
+    /// that the same command can run again; any other destination is named, to be emptied first.
+    static func leftBehind(by destination: StorageLocation, made: Bool) -> String {
+        guard made, let path = destination.sqlitePath else {
+            return "the copy failed part way: the destination holds the rows copied before the failure; "
+                + "copy into a new database (or empty this one) once the cause is mended"
+        }
+        for file in SQLiteStore.files(of: path) { try? FileManager.default.removeItem(atPath: file) }
+        return "the copy failed part way: removed the file it had made"
     }
 }

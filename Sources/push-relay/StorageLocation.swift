@@ -11,6 +11,11 @@ enum StorageLocation: Equatable {
     case sqlite(path: String)
     case postgres(url: String)
 
+    /// The SQLite file's path; nil for PostgreSQL.
+    var sqlitePath: String? {
+        if case .sqlite(let path) = self { path } else { nil }
+    }
+
     /// Reads `text`, the value of `--<option>`.
     /// - Throws: ``RelayCLI/Arguments/Problem`` for another scheme, an empty path or URL, or a URL libpq
     ///   cannot read.

@@ -311,6 +311,36 @@ import Testing
         #expect(replay == .duplicate(notificationId: ids.pending, devices: 2))
     }
 
+    /// A copy back that fails part way (a delivery outside its notification's run, which SQLite cannot keep)
+    /// removes the SQLite file it made, so the same command can run again once the cause is gone.
+    @Test func aCopyThatFailsPartWayRemovesTheFileItMade() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let first = directory.url.appendingPathComponent("first.sqlite").path
+        let back = directory.url.appendingPathComponent("back.sqlite").path
+        let cluster = try await PostgresCluster.shared()
+        let schema = "t" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        _ = try await cluster.psql("CREATE SCHEMA \(schema)")
+        let url = cluster.url(schema: schema)
+        let (ids, _, _) = try await Self.seededFile(at: first)
+        let there = try await CommandTests.run(["storage", "copy", "--from", "sqlite:\(first)", "--to", url])
+        #expect(there.status == 0, "\(there.stderr)")
+        // The first delivery filed under the other notification, as interleaved fan-outs can leave it.
+        _ = try await cluster.psql(
+            """
+            UPDATE \(schema).deliveries SET notification_id = '\(ids.pending.lowercasedString)'
+            WHERE id = (SELECT min(id) FROM \(schema).deliveries)
+            """
+        )
+        let failed = try await CommandTests.run([
+            "storage", "copy", "--from", "postgres:\(url)", "--to", "sqlite:\(back)",
+        ])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("outside their notification's run of delivery ids"), "\(failed.stderr)")
+        #expect(failed.stderr.contains("removed the file it had made"), "\(failed.stderr)")
+        for file in SQLiteStore.files(of: back) { #expect(!FileManager.default.fileExists(atPath: file), "\(file)") }
+    }
+
     @Test(arguments: [
         (
             ["--from", "sqlite:/nonexistent/relay.sqlite", "--to", "sqlite:/tmp/never.sqlite"], Int32(1),
