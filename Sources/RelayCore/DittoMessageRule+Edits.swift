@@ -11,29 +11,23 @@ extension DittoMessageRule {
         /// Who edited it (`userId`): only the message's sender edits it.
         public let senderId: String
         /// The new text (an image message's caption), as a push keeps it (``ChatMessage/kept``).
-        public let text: String?
+        public let text: String
     }
 
     /// The edit a message document makes, read on its own; nil for any document that is no edit (not
     /// `isEdited`, `isDeleted`, no `archivedMessage`, an id the relay does not take) or whose new text a push
-    /// cannot show (a text message's text blank or not a string).
+    /// cannot show (blank, missing or not a string): the edited message may be a text message, whose push
+    /// needs a text, so an edit that only takes an image's caption away leaves the caption.
     public func edit(_ document: DittoDocument) -> Edit? {
         let message = DittoChatMessage(document)
         guard message.isEdited, !message.isDeleted, let edited = message.archivedMessage,
             ChatMessage.idProblem(edited) == nil,
             let roomId = message.roomId, ChatMessage.idProblem(roomId) == nil,
             let senderId = message.userId, ChatMessage.idProblem(senderId) == nil,
-            message.hasImage || message.text.nonBlank != nil
+            let text = message.text.nonBlank
         else { return nil }
-        let content: ChatMessage.Content =
-            message.hasImage ? .image(caption: message.text, imageURL: nil) : .text(message.text ?? "")
-        let kept = ChatMessage(roomId: roomId, senderId: senderId, content: content, messageId: edited).kept
-        let text: String? =
-            switch kept.content {
-            case .text(let text): text
-            case .image(let caption, _): caption
-            case .removal: nil
-            }
-        return Edit(messageId: edited, roomId: roomId, senderId: senderId, text: text)
+        let kept = ChatMessage(roomId: roomId, senderId: senderId, content: .text(text), messageId: edited).kept
+        guard case .text(let keptText) = kept.content else { return nil }
+        return Edit(messageId: edited, roomId: roomId, senderId: senderId, text: keptText)
     }
 }

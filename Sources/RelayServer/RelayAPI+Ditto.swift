@@ -13,14 +13,22 @@ extension RelayAPI {
     /// secret whose SHA-256 is in an app's `ditto.ingestSecretSHA256` (that app), else with an app's API key.
     /// Every configured hash is compared in constant time.
     /// - Returns: the app, and whether the API key named it (then its `webhookSecret` signature is required).
-    /// - Throws: ``HTTPError`` 401 `unauthorized` for a missing, malformed or unknown credential (an unknown
-    ///   one counted against `client`: ``AppDirectory/refusedKey(client:message:)``, 429 past the limit);
-    ///   409 `ditto_not_configured` for an app without `apps[].ditto`.
+    /// - Throws: ``HTTPError`` 401 `unauthorized` for a missing, malformed or unknown credential, or one sent
+    ///   with `X-PushRelay-App` (the last two counted against `client`:
+    ///   ``AppDirectory/refusedKey(client:message:)``, 429 past the limit); 409 `ditto_not_configured` for an
+    ///   app without `apps[].ditto`.
     func dittoIngestApp(
         _ headers: HTTPHeaders,
         client: String
     ) throws(HTTPError) -> (app: Configuration.App, byAPIKey: Bool) {
         let bearer = try AppDirectory.bearer(headers, naming: "ingest secret or api key")
+        // As on every other route, a caller naming an app is taken for a user, and a user posts no events.
+        guard headers.trimmedValues(for: AppDirectory.appHeader).isEmpty else {
+            throw directory.refusedKey(
+                client: client,
+                message: "Ditto events take an ingest secret or an API key, sent without X-PushRelay-App"
+            )
+        }
         var bySecret: Configuration.App?
         var byKey: Configuration.App?
         for app in directory.apps {

@@ -54,7 +54,7 @@ enum StorageCommand {
 
         let began = ContinuousClock.now
         let source = try await from.openSource(logger: logger)
-        let made = to.sqlitePath.map { !FileManager.default.fileExists(atPath: $0) } ?? false
+        let made = to.sqlitePath.map(Self.isNothing) ?? false
         let destination = try to.openDestination(logger: logger)
         let counts: [StoreTable: Int]
         do {
@@ -74,6 +74,14 @@ enum StorageCommand {
         let line = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .withoutEscapingSlashes])
         say(String(decoding: line, as: UTF8.self))
         return 0
+    }
+
+    /// Whether nothing is at `path`: no file, no directory, no symbolic link (one that points nowhere
+    /// included: SQLite would make the file it points to), and no SQLite URI (`file:…`, whose file has
+    /// another name). Only then is a file the copy made its own to remove.
+    static func isNothing(_ path: String) -> Bool {
+        var status = stat()
+        return !path.hasPrefix("file:") && lstat(path, &status) != 0 && errno == ENOENT
     }
 
     /// What a copy that failed part way leaves at `destination`, which holds the batches written before the

@@ -339,6 +339,17 @@ import Testing
         #expect(failed.stderr.contains("outside their notification's run of delivery ids"), "\(failed.stderr)")
         #expect(failed.stderr.contains("removed the file it had made"), "\(failed.stderr)")
         for file in SQLiteStore.files(of: back) { #expect(!FileManager.default.fileExists(atPath: file), "\(file)") }
+        // A symbolic link that points nowhere yet is the operator's: SQLite makes its target, and both stay.
+        let link = directory.url.appendingPathComponent("link.sqlite").path
+        let target = directory.url.appendingPathComponent("target.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let linked = try await CommandTests.run([
+            "storage", "copy", "--from", "postgres:\(url)", "--to", "sqlite:\(link)",
+        ])
+        #expect(linked.status == 1)
+        #expect(linked.stderr.contains("holds the rows copied before the failure"), "\(linked.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        #expect(FileManager.default.fileExists(atPath: target))
     }
 
     @Test(arguments: [

@@ -191,6 +191,17 @@ import Testing
             #expect(try await relay.call("POST", "/v1/ditto/events", json: body).status == 200)
             #expect(try await relay.call("POST", "/v1/ditto/events", json: body, key: Self.secret).status == 200)
             #expect(try await relay.call("POST", "/v1/ditto/events", json: body, key: "wrong").status == 401)
+            // A good key or secret naming an app, as a user credential does, is refused: users post no events.
+            for key in [relay.app.apiKey, Self.secret] {
+                let named = try await relay.call(
+                    "POST",
+                    "/v1/ditto/events",
+                    json: body,
+                    key: key,
+                    headers: ["X-PushRelay-App": relay.apps[1].id]
+                )
+                #expect(named.status == 401, "\(named.text)")
+            }
             let other = try await relay.call("POST", "/v1/ditto/events", json: body, key: relay.apps[1].apiKey)
             #expect(other.status == 409 && other.text.contains("ditto_not_configured"))
         }

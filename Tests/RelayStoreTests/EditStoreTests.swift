@@ -53,6 +53,15 @@ import Testing
                 try Self.edit("e-2", of: "m-1", txn: 4, text: "elsewhere", room: "room-2"),
                 // Blank: a push cannot show it, so the message's text stays.
                 try Self.edit("e-3", of: "m-1", txn: 5, text: " "),
+                // An image without a text (or with one that is not a string) leaves a text message's text.
+                try D.event(
+                    """
+                    {"txnId":6,"type":"documentChanged","collection":"messages","change":{"method":"upsert",
+                    "oldValue":null,"newValue":{"_id":"e-4","roomId":"room-1","userId":"alice","text":12345,
+                    "thumbnailImageToken":{"id":"t"},"createdOn":"\(Timestamp.rfc3339(D.at))",
+                    "archivedMessage":"m-1","isEdited":true}}}
+                    """
+                ),
             ],
             to: store
         )
