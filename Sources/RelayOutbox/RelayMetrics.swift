@@ -150,6 +150,20 @@ public final class RelayMetrics: Sendable {
         )
     }
 
+    /// Starts the `pushrelay_http_requests_total` series of `POST` to each of `routes` with each of
+    /// `statuses` at zero, so that the first such answers are an increase an alert sees (a series that
+    /// appears with its first count is not one to `increase()`).
+    public func zeroRequests(routes: [String], statuses: [Int]) {
+        state.withLock { state in
+            for route in routes {
+                for status in statuses {
+                    let labels = Labels(pairs: [("route", route), ("method", "POST"), ("status", "\(status)")])
+                    state.counters[MetricCatalog.httpRequests, default: [:]][labels, default: 0] += 0
+                }
+            }
+        }
+    }
+
     /// The exposition text; `gauges` adds values read at scrape time from memory (a Kafka consumer's lag).
     public func render(gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []) -> String
     {

@@ -100,6 +100,7 @@ public final class Relay: Sendable {
             dittoAppIds: configuration.apps.filter { $0.ditto != nil }.map(\.id),
             reasons: transports.flatMap(\.reasons)
         )
+        metrics.zeroRequests(routes: RelayAPI.messageRoutes, statuses: [500, 503])
         metrics.setGauges(
             MetricCatalog.buildInfo,
             [([("version", BuildInfo.version), ("libcurl", LibcurlInfo.current.version)], 1)]

@@ -6,6 +6,13 @@ import RelayOutbox
 import RelayStore
 
 extension RelayAPI {
+    /// The paths of the SDK's two webhooks.
+    static let messagePath = "/v1/webhooks/did-send-message"
+    static let imageMessagePath = "/v1/webhooks/did-send-image-message"
+    /// The routes a message arrives by, whose 500 and 503 answers lose it for a sender that does not retry
+    /// (`PushRelayMessagesRefused`): their series of those statuses start at zero.
+    static let messageRoutes = [messagePath, imageMessagePath, dittoEventsPath]
+
     /// The most recipients one webhook may name.
     static let maxRecipients = 10_000
     /// The most users one webhook may mention.

@@ -90,8 +90,8 @@ public struct RelayAPI: Sendable {
         router.checkHeaders("POST", Self.dittoEventsPath) { _, _, headers, client in
             dittoEventsHeaderCheck(headers, client: client)
         }
-        router.post("/v1/webhooks/did-send-message") { request, _ in try await webhook(request, kind: .message) }
-        router.post("/v1/webhooks/did-send-image-message") { request, _ in
+        router.post(Self.messagePath) { request, _ in try await webhook(request, kind: .message) }
+        router.post(Self.imageMessagePath) { request, _ in
             try await webhook(request, kind: .imageMessage)
         }
         router.get("/v1/notifications", query: ["messageId", "limit", "offset"]) { request, parameters in

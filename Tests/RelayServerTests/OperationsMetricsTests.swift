@@ -93,6 +93,13 @@ import Testing
             #expect(samples["pushrelay_ditto_requeries_total{app=\"app0\"}"] == 0)
             #expect(!samples.keys.contains { $0.hasPrefix("pushrelay_ditto_events_total{app=\"app1\"") })
             #expect(samples["pushrelay_rate_limited_total{limit=\"webhooks\"}"] == 0)
+            // The routes a message arrives by, with the answers that lose it (PushRelayMessagesRefused).
+            for route in ["/v1/webhooks/did-send-message", "/v1/webhooks/did-send-image-message", "/v1/ditto/events"] {
+                for status in ["500", "503"] {
+                    let name = "pushrelay_http_requests_total{route=\"\(route)\",method=\"POST\",status=\"\(status)\"}"
+                    #expect(samples[name] == 0, "\(name)")
+                }
+            }
             #expect(samples["pushrelay_feedback_total{outcome=\"delivered\"}"] == 0)
             #expect(samples["pushrelay_storage_up"] == 1)
             #expect(samples["pushrelay_outbox_reporter"] == 1)
