@@ -55,7 +55,14 @@ enum StorageCommand {
         let began = ContinuousClock.now
         let source = try await from.openSource(logger: logger)
         let made = to.sqlitePath.map(Self.isNothing) ?? false
-        let destination = try to.openDestination(logger: logger)
+        let destination: any StoreImport
+        do {
+            destination = try to.openDestination(logger: logger)
+        } catch {
+            // The files an open that failed part way made (`sqlite::memory:` cannot take WAL) are not kept.
+            if made, let path = to.sqlitePath { Self.remove(SQLiteStore.files(of: path)) }
+            throw error
+        }
         let counts: [StoreTable: Int]
         do {
             counts = try await copy.run(from: source, to: destination)
@@ -92,7 +99,11 @@ enum StorageCommand {
             return "the copy failed part way: the destination holds the rows copied before the failure; "
                 + "copy into a new database (or empty this one) once the cause is mended"
         }
-        for file in SQLiteStore.files(of: path) { try? FileManager.default.removeItem(atPath: file) }
+        remove(SQLiteStore.files(of: path))
         return "the copy failed part way: removed the file it had made"
+    }
+
+    private static func remove(_ files: [String]) {
+        for file in files { try? FileManager.default.removeItem(atPath: file) }
     }
 }

@@ -352,6 +352,26 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: target))
     }
 
+    /// A destination whose open fails part way (`:memory:` is made as a file, then cannot take WAL) leaves
+    /// none of the files the open made.
+    @Test func aDestinationThatDoesNotOpenLeavesNoFiles() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let first = directory.url.appendingPathComponent("first.sqlite").path
+        _ = try await Self.seededFile(at: first)
+        let process = Process()
+        process.executableURL = try pushRelayBinary()
+        process.arguments = ["storage", "copy", "--from", "sqlite:\(first)", "--to", "sqlite::memory:"]
+        process.currentDirectoryURL = directory.url
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(!left.contains { $0.hasPrefix(":memory:") }, "\(left)")
+    }
+
     @Test(arguments: [
         (
             ["--from", "sqlite:/nonexistent/relay.sqlite", "--to", "sqlite:/tmp/never.sqlite"], Int32(1),
