@@ -8,6 +8,11 @@ public enum HeaderVerdict: Sendable {
     /// Answer with this error without reading the body.
     case refuse(HTTPError)
 
+    /// `check`'s verdict, or the refusal it throws: a check written as a function that reads a caller.
+    public static func checking(_ check: () throws(HTTPError) -> HeaderVerdict) -> HeaderVerdict {
+        do { return try check() } catch { return .refuse(error) }
+    }
+
     /// A check of a request's method, request target (as sent: ``HTTPRequest/parseTarget(_:)`` reads it),
     /// headers and client address (``HTTPRequest``'s `clientAddress`); called on libmicrohttpd's thread, so it
     /// must be quick and never block.

@@ -72,11 +72,7 @@ public struct AppDirectory: Sendable {
     /// may be asked). A credential that passes goes on with the request (``HTTPRequest/headerNote``), so that
     /// ``authenticate(_:)`` does not read it again.
     public func verdictBeforeBody(_ headers: HTTPHeaders, client: String) -> HeaderVerdict {
-        do throws(HTTPError) {
-            return .proceed(maxBodyBytes: nil, note: try credential(headers, client: client))
-        } catch {
-            return .refuse(error)
-        }
+        .checking { () throws(HTTPError) in .proceed(maxBodyBytes: nil, note: try credential(headers, client: client)) }
     }
 
     /// The credential's kind: an app's API key, or a user credential for the app `X-PushRelay-App` names and

@@ -55,11 +55,9 @@ extension RelayAPI {
     /// The caller goes on with the request (``HTTPRequest/headerNote``), so that ``dittoEvents(_:)`` does not
     /// read it again.
     func dittoEventsHeaderCheck(_ headers: HTTPHeaders, client: String) -> HeaderVerdict {
-        do throws(HTTPError) {
+        .checking { () throws(HTTPError) in
             let caller = try dittoIngestApp(headers, client: client)
             return .proceed(maxBodyBytes: caller.app.ditto?.maxBodyBytes, note: caller)
-        } catch {
-            return .refuse(error)
         }
     }
 

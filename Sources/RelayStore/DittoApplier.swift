@@ -25,6 +25,10 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         self.at = at
     }
 
+    /// The earliest a notification was made that a delete or an edit still changes: the app's TTL before
+    /// the batch, when its pushes may still be shown.
+    private var notifiedSince: Date { at.addingTimeInterval(-TimeInterval(settings.ttlSeconds)) }
+
     /// Applies `events` in order and counts their outcomes.
     package func apply(_ events: [DittoEvent]) throws -> DittoApplyCounts {
         var counts = DittoApplyCounts()
@@ -86,11 +90,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             }
             // An edit's text goes to its message's pushes still to be sent (none are kept in privacy mode).
             if !settings.privacy, let edit = settings.rule.edit(document) {
-                _ = try rows.editMessage(
-                    appId: appId,
-                    edit: edit,
-                    notifiedSince: at.addingTimeInterval(-TimeInterval(settings.ttlSeconds))
-                )
+                _ = try rows.editMessage(appId: appId, edit: edit, notifiedSince: notifiedSince)
             }
             // A document a push cannot read (a `text` that is not a string) is no message of DittoChat's:
             // neither pushed nor counted unread.
@@ -174,7 +174,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         let ended = try rows.deleteMessage(
             appId: appId,
             deletion: deletion,
-            notifiedSince: at.addingTimeInterval(-TimeInterval(settings.ttlSeconds)),
+            notifiedSince: notifiedSince,
             at: at
         ) { settings.removal(of: $0, deletion: deletion, appId: appId, at: at) }
         guard ended != nil else { return .ignored }
