@@ -23,8 +23,10 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq"),
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka"),
         .systemLibrary(name: "CJansson", pkgConfig: "jansson"),
+        .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc"),
 
         .target(name: "RelayCore"),
+        .target(name: "RelayAllocator", dependencies: ["CJemalloc"]),
         .target(name: "RelayCrypto", dependencies: ["RelayCore", "RelayStrictJSON", "COpenSSL"]),
         .target(name: "RelayCurl", dependencies: ["RelayCore", "CCurl"]),
         // APNs' vocabulary, shared by its transport and its mock: the request and answer, the reasons and
@@ -91,7 +93,7 @@ let package = Package(
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "APNsCore", "RelayAPNs", "APNsMock", "MockHTTP2",
                 "FCMCore", "FCMMock", "RelayFCM", "RelayStore", "RelaySQLite", "RelayPostgres", "RelayHTTP",
                 "RelayServer", "RelayAuth", "RelayKafka", "RelayDittoKafka", "RelayStrictJSON", "WebPushMock",
-                "WebPushCore", "RelayWebPush",
+                "WebPushCore", "RelayWebPush", "RelayAllocator",
             ]
         ),
         .executableTarget(
@@ -99,7 +101,7 @@ let package = Package(
             dependencies: [
                 "RelayCLI", "RelayCore", "RelayCrypto", "RelayCurl", "APNsCore", "RelayAPNs", "APNsMock", "FCMCore",
                 "RelayFCM", "RelayStore", "RelaySQLite", "RelayServer", "RelayPostgres", "RelayTestSupport",
-                "RelayWebPush", "WebPushCore", "WebPushMock",
+                "RelayWebPush", "WebPushCore", "WebPushMock", "RelayAllocator",
             ]
         ),
 

@@ -10,12 +10,13 @@ cd "$(dirname "$0")/.."
 
 # --runtime (the Docker image's last stage): only the shared libraries the binary loads, and the CA bundle.
 if [ "${1:-}" = "--runtime" ]; then
-    packages=(libcurl4 libssl3 libnghttp2-14 libsqlite3-0 libpq5 libmicrohttpd12 libjansson4 librdkafka1 ca-certificates)
+    packages=(libcurl4 libssl3 libnghttp2-14 libsqlite3-0 libpq5 libmicrohttpd12 libjansson4 librdkafka1 libjemalloc2 ca-certificates)
 else
     # postgresql: the tests start a throwaway cluster of their own (RelayTestSupport.PostgresCluster).
     # librdkafka-dev brings librdkafka and its mock cluster (rdkafka_mock.h); kcat is the hand tool for Kafka.
+    # libjemalloc-dev: the executables' malloc (RelayAllocator).
     packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libjansson-dev
-              pkg-config nghttp2-client curl postgresql librdkafka-dev kcat)
+              libjemalloc-dev pkg-config nghttp2-client curl postgresql librdkafka-dev kcat)
 fi
 
 as_root() {

@@ -1,4 +1,5 @@
 import APNsMock
+import RelayAllocator
 import RelayCLI
 import RelayCore
 import RelayCrypto
@@ -7,7 +8,8 @@ import RelayHTTP
 import RelaySQLite
 import RelayStore
 
-/// `push-relay version`: PushRelay's version and every C library it links, with their versions.
+/// `push-relay version`: PushRelay's version and every C library it links, with their versions (jemalloc's with
+/// a warning when it does not serve `malloc`).
 enum VersionCommand {
     static let version = BuildInfo.version
 
@@ -20,7 +22,9 @@ enum VersionCommand {
         say(openSSLVersion)
         say("SQLite \(SQLiteStore.libraryVersion)")
         say("libmicrohttpd \(HTTPServer.libraryVersion)")
+        say(Allocator.summary)
         if !curl.hasHTTP2 { say("WARNING: this libcurl has no HTTP/2; the relay will not start") }
+        if !Allocator.servesMalloc { say("WARNING: jemalloc is linked but the C library's malloc serves allocations") }
         if !curl.isAtLeast8 { say("WARNING: libcurl below 8 resets every finished HTTP/2 stream; use 8.x") }
         return 0
     }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayAllocator
 import RelayCLI
 import RelayCurl
 import Synchronization
@@ -71,6 +72,8 @@ struct ClientBench {
         var rss_50_kib: Int
         var rss_100_kib: Int
         var peak_rss_kib: Int
+        /// ``Allocator/summary``: the allocator the client's process ran on.
+        var allocator: String
 
         /// Prints the JSON line; 0 when every send was accepted, else 1.
         func print() throws -> Int32 {
@@ -116,7 +119,8 @@ struct ClientBench {
             rss_10_kib: taken[marks[0]] ?? 0,
             rss_50_kib: taken[marks[1]] ?? 0,
             rss_100_kib: taken[marks[2]] ?? 0,
-            peak_rss_kib: ProcessMemory.peakResidentKiB
+            peak_rss_kib: ProcessMemory.peakResidentKiB,
+            allocator: Allocator.summary
         )
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RelayAPNs
+import RelayAllocator
 import RelayCLI
 import RelayCore
 import RelayCrypto
@@ -14,7 +15,8 @@ import RelayStore
 /// `--web-url` signing with the VAPID key `--vapid-key` (web; `--ca` verifies each); posts one
 /// did-send-message webhook for the seeded room over HTTP and times it until no delivery is pending. Prints one JSON line: devices, sent, seconds (POST to last
 /// delivery recorded), accept_seconds (the POST alone), per_second, the process's CPU seconds (user + system,
-/// the relay runs in it) per 100,000 pushes, RSS before the POST and peak RSS (KiB). `--apns-connections N`
+/// the relay runs in it) per 100,000 pushes, RSS before the POST, peak RSS (KiB) and the allocator
+/// (``Allocator/summary``). `--apns-connections N`
 /// sets `delivery.apnsConnections`; `--badge` turns on the app's badges (`apps[].badge`); the relay logs at
 /// `--log-level` (default info, as `push-relay serve` does: a line per push) to standard error.
 enum FanoutCommand {
@@ -42,6 +44,7 @@ enum FanoutCommand {
         var batch_size: Int
         var concurrency: Int
         var apns_connections: Int
+        var allocator: String
     }
 
     /// The webhook's 202 answer.
@@ -107,7 +110,8 @@ enum FanoutCommand {
             peak_rss_kib: peak,
             batch_size: configuration.delivery.batchSize,
             concurrency: configuration.delivery.concurrency,
-            apns_connections: configuration.delivery.apnsConnections
+            apns_connections: configuration.delivery.apnsConnections,
+            allocator: Allocator.summary
         )
         print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
         return counts.sent == accepted.devices ? 0 : 1

@@ -275,6 +275,23 @@ import Testing
         #expect(!result.stdout.contains("WARNING"), "\(result.stdout)")
     }
 
+    /// jemalloc serves the executable's allocations; the check that says so sees the C library's malloc
+    /// when that one is found first (preloaded here).
+    @Test func versionNamesJemallocServingMalloc() async throws {
+        let result = try await Self.run(["version"])
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("jemalloc") })
+        #expect(line.hasPrefix("jemalloc 5."), "\(line)")
+        #expect(!line.contains("NOT"), "\(line)")
+        let libc = try #require(
+            ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"].first {
+                FileManager.default.fileExists(atPath: $0)
+            }
+        )
+        let preloaded = try await Self.run(["version"], environment: ["LD_PRELOAD": libc])
+        #expect(preloaded.stdout.contains("NOT serving malloc"), "\(preloaded.stdout)")
+        #expect(preloaded.stdout.contains("WARNING: jemalloc is linked"), "\(preloaded.stdout)")
+    }
+
     @Test func keysNewPrintsAKeyAndItsSHA256() async throws {
         var keys: Set<String> = []
         for _ in 0..<2 {

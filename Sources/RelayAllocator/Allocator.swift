@@ -1,0 +1,22 @@
+import CJemalloc
+
+/// The allocator behind `malloc` in the relay's executables: jemalloc, linked into `push-relay` and
+/// `relay-bench` so that it serves every allocation of the process (Swift's, libcurl's, SQLite's, OpenSSL's)
+/// in place of the C library's. Under the curl threads' and the store thread's small allocations it costs
+/// less CPU per push (docs/bench.md, "jemalloc in place of the C library's malloc"). Test processes do not
+/// link it.
+public enum Allocator {
+    /// jemalloc's version, nil when its control interface does not answer.
+    public static var version: String? { cjemalloc_version().map { String(cString: $0) } }
+
+    /// Whether this process's `malloc` is jemalloc's: false when the dynamic linker found another one
+    /// first, so that the library is linked but idle.
+    public static var servesMalloc: Bool { cjemalloc_serves_malloc() != 0 }
+
+    /// One line for `push-relay version` and the benchmarks' results: `jemalloc <version>`, and what stands
+    /// in the way when it does not serve `malloc`.
+    public static var summary: String {
+        guard let version else { return "jemalloc: its control interface did not answer" }
+        return servesMalloc ? "jemalloc \(version)" : "jemalloc \(version), NOT serving malloc"
+    }
+}
