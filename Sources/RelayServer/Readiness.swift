@@ -249,7 +249,7 @@ public actor Readiness: Service {
         return rereads
             ? "degraded (requeryRequired txnId \(txnId): re-reading the collections through the HTTP API)"
             : "degraded (requeryRequired txnId \(txnId): re-feed the collections, then run "
-                + "push-relay storage requery-done)"
+                + "push-relay storage requery-done --txn-id \(txnId))"
     }
 
     /// One round of endpoint probes; its results replace the last round's.

@@ -20,7 +20,7 @@ enum StorageCommand {
           transaction (default 1000). Leases are not copied: pending deliveries are claimable at once. The
           source is opened read-only and never changed; stop the relays that use it first
           (a source a live relay serves is refused).
-               push-relay storage requery-done --store LOCATION --app ID [--password-file FILE]
+               push-relay storage requery-done --store LOCATION --app ID [--txn-id N] [--password-file FILE]
           \(StorageRequeryCommand.summary)
                push-relay storage end-pending --store LOCATION --app ID [--password-file FILE]
           \(StorageEndPendingCommand.summary)
@@ -30,7 +30,7 @@ enum StorageCommand {
         let arguments = try Arguments(
             words,
             switches: ["help"],
-            options: ["from", "to", "batch", "store", "app", "password-file"],
+            options: ["from", "to", "batch", "store", "app", "password-file", "txn-id"],
             positional: 1
         )
         if arguments.flag("help") {

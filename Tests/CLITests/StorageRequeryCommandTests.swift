@@ -7,6 +7,42 @@ import Testing
 
 /// `push-relay storage requery-done`, run as a process on a SQLite store with a pending requery.
 @Suite struct StorageRequeryCommandTests {
+    /// Records a `requeryRequired` at `txnId` for the app `chat` in the SQLite store at `path`.
+    private static func requery(_ txnId: Int, at path: String) async throws {
+        let store = try SQLiteStore(path: path, logger: .disabled())
+        let settings = DittoApplySettings(rule: DittoMessageRule(), sendAs: "t", ttlSeconds: 60, privacy: false)
+        let requery = try DittoEvent.decode(Array(#"{"txnId":\#(txnId),"type":"requeryRequired"}"#.utf8))
+        _ = try await store.applyDittoEvents([requery], appId: "chat", settings: settings, at: Date())
+    }
+
+    /// `--txn-id` names the requery a re-feed answered: a later one stays pending, and a number above the
+    /// pending one clears only that one, so a requery still to come is not taken as done.
+    @Test func aTxnIdClearsOnlyTheRequeryTheRefeedAnswered() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.url.appendingPathComponent("relay.sqlite").path
+        try await Self.requery(7, at: path)
+        let store = ["--store", "sqlite:\(path)", "--app", "chat"]
+        let early = try await CommandTests.run(["storage", "requery-done", "--txn-id", "5"] + store)
+        #expect(early.status == 0 && early.stdout.contains(#""cleared":null"#), "\(early.stdout)")
+        #expect(early.stderr.contains("(txnId 7) came after --txn-id 5"), "\(early.stderr)")
+        #expect(try await SQLiteStore(path: path, logger: .disabled()).pendingDittoRequeries() == ["chat": 7])
+
+        let above = try await CommandTests.run(["storage", "requery-done", "--txn-id", "20"] + store)
+        #expect(above.status == 0 && above.stdout.contains(#""cleared":7"#), "\(above.stdout)")
+        // A requery after the cleared one, below the number given, is pending: it was not counted as done.
+        try await Self.requery(9, at: path)
+        #expect(try await SQLiteStore(path: path, logger: .disabled()).pendingDittoRequeries() == ["chat": 9])
+        let exact = try await CommandTests.run(["storage", "requery-done", "--txn-id", "9"] + store)
+        #expect(exact.status == 0 && exact.stdout.contains(#""cleared":9"#), "\(exact.stdout)")
+        #expect(try await SQLiteStore(path: path, logger: .disabled()).pendingDittoRequeries().isEmpty)
+
+        for (given, problem) in [("-1", "--txn-id must be 0 or more"), ("seven", "--txn-id must be an integer")] {
+            let bad = try await CommandTests.run(["storage", "requery-done", "--txn-id", given] + store)
+            #expect(bad.status == 2 && bad.stderr.contains(problem), "\(given): \(bad.stderr)")
+        }
+    }
+
     @Test func itClearsThePendingRequeryAndSaysWhichItClearedOfAnExistingStore() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
