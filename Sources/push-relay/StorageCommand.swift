@@ -26,17 +26,21 @@ enum StorageCommand {
           \(StorageEndPendingCommand.summary)
         """
 
+    /// The options of each subcommand: another's is refused as unknown, as a typo is.
+    static let options: [String: Set<String>] = [
+        "copy": ["from", "to", "batch", "password-file"],
+        "requery-done": ["store", "app", "password-file", "txn-id"],
+        "end-pending": ["store", "app", "password-file"],
+    ]
+
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(
-            words,
-            switches: ["help"],
-            options: ["from", "to", "batch", "store", "app", "password-file", "txn-id"],
-            positional: 1
-        )
-        if arguments.flag("help") {
+        let any = try Arguments(words, switches: ["help"], options: options.values.reduce([], { $0.union($1) }))
+        if any.flag("help") {
             say(usage)
             return 0
         }
+        let own = any.positional.first.flatMap { options[$0] } ?? options["copy"]
+        let arguments = try Arguments(words, switches: ["help"], options: own, positional: 1)
         if arguments.positional == ["requery-done"] { return try await StorageRequeryCommand.run(arguments) }
         if arguments.positional == ["end-pending"] { return try await StorageEndPendingCommand.run(arguments) }
         try arguments.requireSubcommand("copy", usage: usage)

@@ -253,6 +253,20 @@ import Testing
                 ], "--environment is Apple's host; --endpoint URL names another"
             ),
             (["version", "--bogus"], "unknown option --bogus"),
+            // Each storage subcommand takes only its own options.
+            (
+                ["storage", "copy", "--from", "sqlite:a", "--to", "sqlite:b", "--txn-id", "5"],
+                "unknown option --txn-id"
+            ),
+            (
+                ["storage", "end-pending", "--store", "sqlite:a", "--app", "chat", "--txn-id", "5"],
+                "unknown option --txn-id"
+            ),
+            (
+                ["storage", "requery-done", "--store", "sqlite:a", "--app", "chat", "--batch", "5"],
+                "unknown option --batch"
+            ),
+            (["storage", "copy", "--store", "sqlite:a", "--to", "sqlite:b"], "unknown option --store"),
             (["mock-apns", "--h2c=yes"], "--h2c takes no value"),
             (["keys", "old"], "unknown subcommand 'old'"),
             (["config"], "missing subcommand 'check'"),
