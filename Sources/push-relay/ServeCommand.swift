@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import RelayAPNs
+import RelayAllocator
 import RelayCLI
 import RelayCore
 import RelayCurl
@@ -100,6 +101,13 @@ enum ServeCommand {
             .with(["relay.instance": configuration.delivery.instanceId])
         for notice in deprecations + configuration.warnings { logger.warning(notice) }
 
+        if let warning = Allocator.warning {
+            guard !Allocator.isSplit else {
+                logger.critical(warning, ["allocator": Allocator.summary])
+                return 1
+            }
+            logger.warning(warning, ["allocator": Allocator.summary])
+        }
         let curl = LibcurlInfo.current
         guard curl.hasHTTP2 else {
             logger.critical("the linked libcurl has no HTTP/2; APNs needs it", ["libcurl": curl.version])

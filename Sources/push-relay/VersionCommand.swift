@@ -9,7 +9,7 @@ import RelaySQLite
 import RelayStore
 
 /// `push-relay version`: PushRelay's version and every C library it links, with their versions (jemalloc's with
-/// a warning when it does not serve `malloc`).
+/// ``Allocator/warning`` when it does not serve `malloc`).
 enum VersionCommand {
     static let version = BuildInfo.version
 
@@ -24,7 +24,7 @@ enum VersionCommand {
         say("libmicrohttpd \(HTTPServer.libraryVersion)")
         say(Allocator.summary)
         if !curl.hasHTTP2 { say("WARNING: this libcurl has no HTTP/2; the relay will not start") }
-        if !Allocator.servesMalloc { say("WARNING: jemalloc is linked but the C library's malloc serves allocations") }
+        if let warning = Allocator.warning { say("WARNING: \(warning)") }
         if !curl.isAtLeast8 { say("WARNING: libcurl below 8 resets every finished HTTP/2 stream; use 8.x") }
         return 0
     }

@@ -289,21 +289,42 @@ import Testing
         #expect(!result.stdout.contains("WARNING"), "\(result.stdout)")
     }
 
-    /// jemalloc serves the executable's allocations; the check that says so sees the C library's malloc
-    /// when that one is found first (preloaded here).
-    @Test func versionNamesJemallocServingMalloc() async throws {
-        let result = try await Self.run(["version"])
-        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("jemalloc") })
-        #expect(line.hasPrefix("jemalloc 5."), "\(line)")
-        #expect(!line.contains("NOT"), "\(line)")
-        let libc = try #require(
+    /// The C library, whose `malloc` a preload puts first.
+    static func libc() throws -> String {
+        try #require(
             ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"].first {
                 FileManager.default.fileExists(atPath: $0)
             }
         )
-        let preloaded = try await Self.run(["version"], environment: ["LD_PRELOAD": libc])
+    }
+
+    /// jemalloc serves the executable's allocations; the check that says so sees the C library's malloc
+    /// when that one is found first (preloaded here), which leaves jemalloc serving C++ new and delete.
+    @Test func versionNamesJemallocServingMalloc() async throws {
+        let result = try await Self.run(["version"])
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("jemalloc") })
+        #expect(line.hasPrefix("jemalloc 5."), "\(line)")
+        #expect(!line.contains("NOT") && !result.stdout.contains("WARNING"), "\(result.stdout)")
+        let preloaded = try await Self.run(["version"], environment: ["LD_PRELOAD": try Self.libc()])
         #expect(preloaded.stdout.contains("NOT serving malloc"), "\(preloaded.stdout)")
-        #expect(preloaded.stdout.contains("WARNING: jemalloc is linked"), "\(preloaded.stdout)")
+        #expect(preloaded.stdout.contains("while jemalloc serves C++ new and delete"), "\(preloaded.stdout)")
+    }
+
+    /// A process split between two allocators aborts at its first request: `serve` refuses to start so.
+    @Test func serveRefusesToStartSplitBetweenTwoAllocators() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try await Self.run(
+            ["serve"],
+            environment: [
+                "LD_PRELOAD": try Self.libc(), "PUSH_RELAY_HTTP_PORT": "0",
+                "PUSH_RELAY_STORAGE_SQLITE_PATH": directory.url.appendingPathComponent("relay.sqlite").path,
+            ]
+        )
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(#""level":"critical""#), "\(result.stderr)")
+        #expect(result.stderr.contains("push-relay serve refuses to start"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("relay.sqlite").path))
     }
 
     @Test func keysNewPrintsAKeyAndItsSHA256() async throws {
