@@ -12,7 +12,7 @@ extension DittoApplyCounts {
             settings.rereadsOnRequery
             ? "the relay re-reads the rooms and users collections through apps[].ditto.httpAPI"
             : "set apps[].ditto.httpAPI, or re-feed the rooms and users collections and then run "
-                + "`push-relay storage requery-done --store LOCATION --app \(app) --txn-id \(txnId)`"
+                + "`\(DittoEvent.requeryDoneCommand(app: app, txnId: txnId))`"
         logger.warning(
             "Ditto requeryRequired: changes were dropped, the app's mirror is degraded until a re-read",
             ["app.id": app, "ditto.txn_id": txnId, "ditto.next": next]

@@ -236,20 +236,20 @@ public actor Readiness: Service {
         let pending: [String: UInt64]?
         do { pending = try await store.pendingDittoRequeries() } catch { pending = nil }
         for (app, rereads) in dittoApps {
-            checks["ditto:\(app)"] = dittoCheck(pending: pending.map { $0[app] }, rereads: rereads)
+            checks["ditto:\(app)"] = dittoCheck(app: app, pending: pending.map { $0[app] }, rereads: rereads)
         }
         return checks
     }
 
     /// A Ditto app's check: `ok` without a pending requery, else `degraded (…)` saying what clears it.
     /// - Parameter pending: nil when the store could not be read, else the pending requery's txnId or nil.
-    static func dittoCheck(pending: UInt64??, rereads: Bool) -> String {
+    static func dittoCheck(app: String, pending: UInt64??, rereads: Bool) -> String {
         guard let pending else { return "unknown (the store cannot be read)" }
         guard let txnId = pending else { return "ok" }
         return rereads
             ? "degraded (requeryRequired txnId \(txnId): re-reading the collections through the HTTP API)"
             : "degraded (requeryRequired txnId \(txnId): re-feed the collections, then run "
-                + "push-relay storage requery-done --txn-id \(txnId))"
+                + "\(DittoEvent.requeryDoneCommand(app: app, txnId: txnId)))"
     }
 
     /// One round of endpoint probes; its results replace the last round's.

@@ -43,10 +43,13 @@ enum StorageRequeryCommand {
         return 0
     }
 
-    /// `--txn-id`: the txnId of the requery the operator's re-feed answered, nil when not given.
+    /// `--txn-id`: the txnId of the requery the operator's re-feed answered, nil when not given; a Ditto
+    /// event's txnId is 0 to 2^63 - 1 (the relay refuses any other).
     private static func answeredTxnId(_ arguments: Arguments) throws(Arguments.Problem) -> UInt64? {
-        guard let number = try arguments.integer("txn-id") else { return nil }
-        guard number >= 0 else { throw Arguments.Problem(description: "--txn-id must be 0 or more, got \(number)") }
+        guard let text = arguments.value("txn-id") else { return nil }
+        guard let number = Int64(text), number >= 0 else {
+            throw Arguments.Problem(description: "--txn-id must be a txnId, 0 to \(Int64.max), got '\(text)'")
+        }
         return UInt64(number)
     }
 

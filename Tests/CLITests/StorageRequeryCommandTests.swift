@@ -37,7 +37,8 @@ import Testing
         #expect(exact.status == 0 && exact.stdout.contains(#""cleared":9"#), "\(exact.stdout)")
         #expect(try await SQLiteStore(path: path, logger: .disabled()).pendingDittoRequeries().isEmpty)
 
-        for (given, problem) in [("-1", "--txn-id must be 0 or more"), ("seven", "--txn-id must be an integer")] {
+        for given in ["-1", "seven", "9223372036854775808", "7.0"] {
+            let problem = "--txn-id must be a txnId, 0 to 9223372036854775807, got '\(given)'"
             let bad = try await CommandTests.run(["storage", "requery-done", "--txn-id", given] + store)
             #expect(bad.status == 2 && bad.stderr.contains(problem), "\(given): \(bad.stderr)")
         }

@@ -169,7 +169,9 @@ import Testing
                 _ = try await relay.call("POST", "/v1/ditto/events", json: Self.mirrored, key: DittoEventsTests.secret)
                 _ = try await relay.call("POST", "/v1/ditto/events", json: [Self.requery], key: DittoEventsTests.secret)
                 try await Self.eventually("the check asks to re-feed") {
-                    try await Self.dittoCheck(relay)?.contains("storage requery-done --txn-id 10)") == true
+                    try await Self.dittoCheck(relay)?.contains(
+                        "storage requery-done --store LOCATION --app app0 --txn-id 10)"
+                    ) == true
                 }
                 let store = try relay.relay.store
                 let configuration = relay.configuration
