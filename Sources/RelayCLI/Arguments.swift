@@ -18,7 +18,8 @@ public struct Arguments: Sendable {
     /// than that are refused. `repeatable` names options that take a value and may be given more than once
     /// (`--data a=1 --data b=2`), read with ``values(_:)``.
     /// - Throws: ``Problem`` for an unknown option, an option given twice (unless repeatable) or without its
-    ///   value, a switch given one (`--h2c=yes`), or an unexpected word.
+    ///   value (the next word an option itself: `--app --txn-id 7`; `--name=--value` gives such a value), a
+    ///   switch given one (`--h2c=yes`), or an unexpected word.
     public init(
         _ words: some Sequence<String>,
         switches: Set<String> = [],
@@ -52,7 +53,9 @@ public struct Arguments: Sendable {
                 flags.insert(name)
                 continue
             }
-            guard let value = value ?? iterator.next() else { throw Problem(description: "--\(name) needs a value") }
+            guard let value = value ?? iterator.next().flatMap({ $0.hasPrefix("--") ? nil : $0 }) else {
+                throw Problem(description: "--\(name) needs a value")
+            }
             if repeatable.contains(name) {
                 repeated[name, default: []].append(value)
             } else {

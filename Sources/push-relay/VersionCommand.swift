@@ -14,7 +14,10 @@ enum VersionCommand {
     static let version = BuildInfo.version
 
     static func run(_ words: [String]) throws -> Int32 {
-        _ = try Arguments(words, options: [], positional: 0)
+        if try Arguments(words, switches: ["help"], options: [], positional: 0).flag("help") {
+            say("usage: push-relay version\n  prints PushRelay's version and the C libraries it links")
+            return 0
+        }
         let curl = LibcurlInfo.current
         say("push-relay \(version)")
         say(curl.summary)

@@ -271,6 +271,9 @@ import Testing
             (["keys", "old"], "unknown subcommand 'old'"),
             (["config"], "missing subcommand 'check'"),
             (["config", "check", "--config"], "--config needs a value"),
+            // An option where a value belongs is a forgotten value, not the value.
+            (["storage", "end-pending", "--store", "sqlite:a", "--app", "--txn-id", "7"], "--app needs a value"),
+            (["storage"], "missing subcommand: copy, requery-done or end-pending"),
             ([], "usage: push-relay"),
         ] {
             let result = try await Self.run(arguments)
@@ -287,6 +290,8 @@ import Testing
         #expect(curl.contains("HTTP/2"), "\(curl)")
         #expect(!curl.contains("NO HTTP/2"), "\(curl)")
         #expect(!result.stdout.contains("WARNING"), "\(result.stdout)")
+        let help = try await Self.run(["version", "--help"])
+        #expect(help.status == 0 && help.stdout.hasPrefix("usage: push-relay version"), "\(help.stdout)")
     }
 
     /// The C library, whose `malloc` a preload puts first.
