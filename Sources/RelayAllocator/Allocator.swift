@@ -2,9 +2,9 @@ import CJemalloc
 
 /// The allocator behind `malloc` in the relay's executables: jemalloc, linked into `push-relay` and
 /// `relay-bench` so that it serves every allocation of the process (Swift's, libcurl's, SQLite's, OpenSSL's)
-/// in place of the C library's. Under the curl threads' and the store thread's small allocations it costs
-/// less CPU per push (docs/bench.md, "jemalloc in place of the C library's malloc"). Test processes do not
-/// link it.
+/// in place of the C library's. In a fan-out's profile allocation costs it about half of what it costs
+/// glibc's (docs/bench.md, "jemalloc in place of the C library's malloc"). Test processes do not link it;
+/// the `push-relay serve` processes they start do.
 public enum Allocator {
     /// jemalloc's version, nil when its control interface does not answer.
     public static var version: String? { cjemalloc_version().map { String(cString: $0) } }
