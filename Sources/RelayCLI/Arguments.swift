@@ -67,8 +67,19 @@ public struct Arguments: Sendable {
     /// Requires the one word `name` (`keys new`, `config check`).
     /// - Throws: ``Problem`` naming the word given instead, or saying it is missing, with `usage`.
     public func requireSubcommand(_ name: String, usage: String) throws(Problem) {
-        guard positional != [name] else { return }
-        let given = positional.first.map { "unknown subcommand '\($0)'" } ?? "missing subcommand '\(name)'"
+        _ = try subcommand(of: [name], usage: usage)
+    }
+
+    /// The one word given, one of `names` (`storage copy`, `storage requery-done`).
+    /// - Throws: ``Problem`` naming the word given instead, or saying it is missing (naming them all), with
+    ///   `usage`.
+    public func subcommand(of names: [String], usage: String) throws(Problem) -> String {
+        if positional.count == 1, let name = positional.first, names.contains(name) { return name }
+        let missing =
+            names.count == 1
+            ? "missing subcommand '\(names[0])'"
+            : "missing subcommand: \(names.dropLast().joined(separator: ", ")) or \(names[names.count - 1])"
+        let given = positional.first.map { "unknown subcommand '\($0)'" } ?? missing
         throw Problem(description: "\(given)\n\(usage)")
     }
 

@@ -41,12 +41,11 @@ enum StorageCommand {
         }
         let own = any.positional.first.flatMap { options[$0] } ?? options["copy"]
         let arguments = try Arguments(words, switches: ["help"], options: own, positional: 1)
-        if arguments.positional == ["requery-done"] { return try await StorageRequeryCommand.run(arguments) }
-        if arguments.positional == ["end-pending"] { return try await StorageEndPendingCommand.run(arguments) }
-        guard !arguments.positional.isEmpty else {
-            throw Arguments.Problem(description: "missing subcommand: copy, requery-done or end-pending\n\(usage)")
+        switch try arguments.subcommand(of: ["copy", "requery-done", "end-pending"], usage: usage) {
+        case "requery-done": return try await StorageRequeryCommand.run(arguments)
+        case "end-pending": return try await StorageEndPendingCommand.run(arguments)
+        default: break
         }
-        try arguments.requireSubcommand("copy", usage: usage)
         let passwordFile = arguments.value("password-file")
         // Shown as given: a password from the file goes into the URL, which would then show a query.
         let givenFrom = try StorageLocation(try arguments.required("from"), option: "from")
