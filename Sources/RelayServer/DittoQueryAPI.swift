@@ -3,7 +3,7 @@ import RelayCore
 import RelayCurl
 
 /// An app's Ditto HTTP API as the requery re-read uses it: one page of a collection at a time, by keyset
-/// (`_id` after the last page's last one, in `_id` order), through `POST <url>/api/v4/store/execute` with the
+/// (`_id` after the last page's last one, whatever its type, in `_id` order), through `POST <url>/api/v4/store/execute` with the
 /// API key as `Authorization: Bearer` (Ditto, "HTTP API: execute a DQL statement"). The key never reaches a
 /// log or an error.
 struct DittoQueryAPI: Sendable {
@@ -20,28 +20,34 @@ struct DittoQueryAPI: Sendable {
     }
 
     /// One item of a page; `value` nil when the relay reads no value there (nested past
-    /// ``RelayCore/JSONValue/maxDepth``, as a Ditto event's document may not be). Its `_id`, read apart,
-    /// places the next page whatever the value.
+    /// ``RelayCore/JSONValue/maxDepth``, as a Ditto event's document may not be). Its `_id` (any JSON value:
+    /// Ditto also allows objects), read apart, places the next page whatever the value.
     private struct Item: Decodable {
         var value: JSONValue?
-        var id: String?
+        var id: JSONValue?
         private enum Keys: String, CodingKey { case id = "_id" }
 
         init(from decoder: any Decoder) throws {
             value = try? JSONValue(from: decoder)
-            id = try? decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .id)
+            id = try? decoder.container(keyedBy: Keys.self).decode(JSONValue.self, forKey: .id)
         }
     }
 
+    /// The statement and its arguments, as the API takes them.
+    private struct Statement: Encodable {
+        var statement: String
+        var args: [String: JSONValue]
+    }
+
     /// One page: the documents the relay keeps, and what places the next page. A document the change stream
-    /// would refuse (nested too deep, holding NUL: ``RelayCore/DittoDocument/holdsNUL``) is passed over, so
-    /// the re-read reads it as absent, and the rest of the page is read.
+    /// would refuse (nested too deep, holding NUL: ``RelayCore/DittoDocument/holdsNUL``, or an `_id` that is
+    /// not a string) is passed over, so the re-read reads it as absent, and the rest of the page is read.
     struct Page {
         var documents: [DittoDocument] = []
         /// The items the API answered, documents passed over included.
         var count = 0
         /// The `_id` of the last item answered.
-        var lastId: String?
+        var lastId: JSONValue?
 
         /// The items passed over.
         var passedOver: Int { count - documents.count }
@@ -60,19 +66,23 @@ struct DittoQueryAPI: Sendable {
         return base + "/api/v4/store/execute"
     }
 
-    /// The documents of `collection` whose `_id` sorts after `after` (the empty string: from the first), at
-    /// most `limit`, in `_id` order.
+    /// The documents of `collection` whose `_id` sorts after `after` (nil: from the first), at most `limit`,
+    /// in `_id` order.
     /// - Throws: ``Failure``.
-    func page(of collection: String, after: String, limit: Int) async throws(Failure) -> Page {
-        let request: [String: Any] = [
-            "statement": "SELECT * FROM \(collection) WHERE _id > :after ORDER BY _id LIMIT :limit",
-            "args": ["after": after, "limit": limit],
-        ]
+    func page(of collection: String, after: JSONValue?, limit: Int) async throws(Failure) -> Page {
+        var request = Statement(
+            statement: "SELECT * FROM \(collection) ORDER BY _id LIMIT :limit",
+            args: ["limit": .number(Double(limit))]
+        )
+        if let after {
+            request.statement = "SELECT * FROM \(collection) WHERE _id > :after ORDER BY _id LIMIT :limit"
+            request.args["after"] = after
+        }
         let answer: (status: Int, body: Data)
         do {
             answer = try await OutboundHTTP.post(
                 url: endpoint,
-                body: try JSONSerialization.data(withJSONObject: request),
+                body: try JSONEncoder().encode(request),
                 headers: [
                     ("Authorization", "Bearer \(settings.apiKey)"), ("Content-Type", "application/json"),
                     ("Accept", "application/json"),
@@ -107,7 +117,10 @@ struct DittoQueryAPI: Sendable {
         for item in items {
             guard let value = item.value else { continue }
             guard let document = DittoDocument(value) else {
-                throw Failure(description: "an item of \(collection) is not a document with a string `_id`")
+                // A document with an `_id` of another type is passed over, as the change stream counts it
+                // invalid; an item with no `_id` is not Ditto's answer.
+                guard item.id == nil else { continue }
+                throw Failure(description: "an item of \(collection) is not a document with an `_id`")
             }
             if !document.holdsNUL { page.documents.append(document) }
         }

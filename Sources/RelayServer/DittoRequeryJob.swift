@@ -101,14 +101,15 @@ struct DittoRequeryJob: Service {
         var read = 0
         var removed = 0
         for collection in collections {
-            var after = ""
+            var after: JSONValue?
             while true {
                 if Task.isCancelled { return false }
                 let page = try await api.page(of: collection, after: after, limit: settings.pageSize)
                 // A document passed over is read as absent: the sweep removes what it was.
                 if page.passedOver > 0 {
                     logger.warning(
-                        "Ditto documents passed over in the re-read (nested too deep, or holding NUL)",
+                        "Ditto documents passed over in the re-read (nested too deep, holding NUL, or an `_id` "
+                            + "that is not a string)",
                         ["app.id": appId, "ditto.collection": collection, "count": page.passedOver]
                     )
                 }

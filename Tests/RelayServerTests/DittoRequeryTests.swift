@@ -33,8 +33,9 @@ import Testing
         ]
     }
 
-    /// What Ditto holds when it is re-read: carol and room-gone are gone, dave subscribed, and erin's
-    /// document nested past what the relay reads (passed over; the rest of the page is read).
+    /// What Ditto holds when it is re-read: carol and room-gone are gone, dave subscribed; erin's document
+    /// nested past what the relay reads, fay's holding NUL and two with an object `_id` (sorting after the
+    /// strings) are passed over, and the rest of the page and the pages after it are read.
     static var ditto: [String: [[String: Any]]] {
         let subscribed = ["room-1": "2020-01-01T00:00:00Z"]
         var deep: Any = 1
@@ -48,6 +49,9 @@ import Testing
                 ["_id": "erin", "name": "Erin", "extra": deep],
                 // PostgreSQL cannot keep NUL: left out of the re-read on both stores.
                 ["_id": "fay", "name": "F\u{0}", "subscriptions": subscribed],
+                ["_id": ["org": "x", "n": "1"], "name": "Object", "subscriptions": subscribed],
+                ["_id": ["org": "x", "n": "2"], "name": "Object", "subscriptions": subscribed],
+                ["_id": "gus", "name": "Gus", "subscriptions": subscribed],
             ],
         ]
     }
@@ -214,14 +218,17 @@ import Testing
                 let statements = endpoint.requests.dropFirst(before).compactMap(FakeDittoAPI.statement)
                 #expect(
                     statements == [
-                        .init(collection: "rooms", after: "", limit: 2),
-                        .init(collection: "dm_rooms", after: "", limit: 2),
-                        .init(collection: "users", after: "", limit: 2),
-                        .init(collection: "users", after: "bob", limit: 2),
-                        .init(collection: "users", after: "erin", limit: 2),
+                        .init(collection: "rooms", after: nil, limit: 2),
+                        .init(collection: "dm_rooms", after: nil, limit: 2),
+                        .init(collection: "users", after: nil, limit: 2),
+                        .init(collection: "users", after: .string("bob"), limit: 2),
+                        .init(collection: "users", after: .string("erin"), limit: 2),
+                        .init(collection: "users", after: .string("gus"), limit: 2),
+                        .init(collection: "users", after: .object(["org": .string("x"), "n": .string("2")]), limit: 2),
                     ]
                 )
                 #expect(try await store.isDittoSubscriber(appId: "app0", roomId: "room-1", userId: "dave"))
+                #expect(try await store.isDittoSubscriber(appId: "app0", roomId: "room-1", userId: "gus"))
                 #expect(try await store.isDittoSubscriber(appId: "app0", roomId: "room-1", userId: "fay") == false)
                 #expect(try await store.pendingDittoRequeries().isEmpty)
                 #expect(try await job.runIfPending() == false)
