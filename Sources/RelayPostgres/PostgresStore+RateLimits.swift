@@ -48,7 +48,7 @@ extension PostgresStore {
                 pushes = request.recipients.map { counts[Array($0.utf8)] ?? 0 }
             }
             let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
-            guard refusal == nil else { return refusal }
+            guard refusal == nil, request.takes else { return refusal }
             for (rule, bucket) in zip(request.buckets, buckets) {
                 try db.query(
                     """

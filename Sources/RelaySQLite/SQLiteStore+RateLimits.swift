@@ -25,7 +25,7 @@ extension SQLiteStore {
             let pushes =
                 request.recipients.isEmpty ? [] : try pushCounts(request, recipients: recipients, minute: minute)
             let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
-            guard refusal == nil else { return refusal }
+            guard refusal == nil, request.takes else { return refusal }
             for (rule, bucket) in zip(request.buckets, buckets) {
                 try db.withStatement(
                     """

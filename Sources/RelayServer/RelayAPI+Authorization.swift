@@ -139,6 +139,18 @@ extension RelayAPI {
         }
     }
 
+    /// Refuses a webhook whose sender's write or webhook bucket is empty, taking nothing: asked before the
+    /// work that grows with the room (its members, its recipients' counts), which a refused sender would
+    /// otherwise cause on every call.
+    /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`; the store's error.
+    func checkWebhookLimits(_ caller: Caller, senderId: String) async throws {
+        guard isLimited(caller) else { return }
+        let app = caller.app
+        if let refusal = try await limiter.checkWebhook(appId: app.id, senderId: senderId, limits: app.limits) {
+            throw rateLimited(refusal, userId: senderId, limits: app.limits)
+        }
+    }
+
     /// 429 `rate_limited` for what a rate limit refused.
     private func rateLimited(_ refusal: UserRateRefusal, userId: String, limits: Configuration.Limits) -> HTTPError {
         switch refusal {

@@ -26,8 +26,18 @@ extension RelayAPI {
         }
         // An app with a stream takes membership from Ditto: `rooms` is read and then ignored.
         if app.ditto != nil { rooms = [] }
-        for room in rooms { try await requireOpenRoom(caller, roomId: room) }
+        rooms = rooms.distinctIds()
+        // A list no user may hold is refused before any room is looked up, and the write is taken before the
+        // lookups: a user past its limits causes no work that grows with the list.
+        if let limits = userLimits(caller), rooms.count > limits.rooms {
+            metrics.recordRateLimited(limit: UserLimitExceeded.Limit.rooms.rawValue)
+            throw HTTPError.limitReached(
+                UserLimitExceeded.Limit.rooms.rawValue,
+                "rooms names \(rooms.count) rooms; '\(userId)' may be in at most \(limits.rooms)"
+            )
+        }
         try await takeWriteLimit(caller, userId: userId)
+        for room in rooms { try await requireOpenRoom(caller, roomId: room) }
         // A user is not told that a token it takes over was registered by someone else: that is a new
         // registration to it (201; the store dates a device moved to another user from the move), so a
         // stranger cannot probe which tokens exist.

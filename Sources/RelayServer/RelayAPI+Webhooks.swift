@@ -145,6 +145,7 @@ extension RelayAPI {
     /// - Throws: ``HTTPError`` 403 `not_a_member` or `recipient_not_a_member`, 429 `rate_limited`.
     private func authorizeWebhook(_ caller: Caller, message: ChatMessage, recipients: [String]?) async throws {
         let app = caller.app
+        try await checkWebhookLimits(caller, senderId: message.senderId)
         if caller.userId != nil {
             try await requireMember(caller, roomId: message.roomId)
             if let recipients {

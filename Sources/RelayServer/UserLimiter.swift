@@ -49,6 +49,19 @@ struct UserLimiter: Sendable {
         return try await store.takeUserRate(request, at: time.now)
     }
 
+    /// Whether the sender's write and webhook buckets would give a webhook their tokens now, taking nothing.
+    /// - Returns: nil when they would; else what refuses it.
+    /// - Throws: the store's error.
+    func checkWebhook(appId: String, senderId: String, limits: Configuration.Limits) async throws -> Refusal? {
+        var request = UserRateRequest(
+            appId: appId,
+            senderId: senderId,
+            buckets: [Self.bucket(.writes, limits), Self.bucket(.webhooks, limits)]
+        )
+        request.takes = false
+        return try await store.takeUserRate(request, at: time.now)
+    }
+
     /// The bucket `name` as `limits` sets it: its rate and burst.
     private static func bucket(_ name: Bucket.Name, _ limits: Configuration.Limits) -> Bucket {
         switch name {

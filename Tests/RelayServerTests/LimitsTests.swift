@@ -41,8 +41,16 @@ import Testing
             #expect(refused.status == 429 && refused.error?.code == "rate_limited")
             #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
             #expect(try await relay.state(rooms: ["room"]) == before)
+            // The limits come before the room: a refused sender causes no read of the room or its members.
+            let elsewhere = try await relay.call(
+                "POST",
+                "/v1/webhooks/did-send-message",
+                json: Self.message("m4", room: "not-alice-s"),
+                user: "alice"
+            )
+            #expect(elsewhere.status == 429 && elsewhere.error?.code == "rate_limited", "\(elsewhere.text)")
             let metrics = try await relay.adminCall("/metrics").text
-            #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="webhooks"} 1"#))
+            #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="webhooks"} 2"#))
             // Another user has a bucket of its own, and the backend is not limited.
             let bob = try await relay.call(
                 "POST",
@@ -146,6 +154,24 @@ import Testing
                 try await relay.call("POST", "/v1/devices", json: ["token": phones[0]], user: "alice").status == 200
             )
 
+            // A list of more rooms than a user may be in is refused before any room is looked up (one of them
+            // closed, which a look would refuse 403).
+            #expect(try await relay.call("PUT", "/v1/rooms/shut", json: ["membership": "closed"]).status == 200)
+            let many = try await relay.call(
+                "POST",
+                "/v1/devices",
+                json: ["token": phones[0], "rooms": ["shut", "r1", "r2", "r1"]] as [String: Any],
+                user: "alice"
+            )
+            #expect(many.status == 409 && many.error?.code == "limit_reached", "\(many.text)")
+            #expect(many.error?.message == "Over the rooms limit: rooms names 3 rooms; 'alice' may be in at most 2")
+            let two = try await relay.call(
+                "POST",
+                "/v1/devices",
+                json: ["token": phones[0], "rooms": ["r1", "r1"]] as [String: Any],
+                user: "alice"
+            )
+            #expect(two.status == 200, "\(two.text)")
             #expect(try await relay.call("PUT", "/v1/rooms/r1/members/alice", user: "alice").status == 204)
             #expect(try await relay.call("PUT", "/v1/rooms/r2/members/alice", user: "alice").status == 204)
             #expect(try await relay.call("PUT", "/v1/rooms/r1/members/alice", user: "alice").status == 204)
@@ -155,7 +181,7 @@ import Testing
             #expect(try await relay.call("GET", "/v1/rooms/r3/members").text == #"{"members":[]}"#)
             let metrics = try await relay.adminCall("/metrics").text
             #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="devices"} 1"#))
-            #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="rooms"} 1"#))
+            #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="rooms"} 2"#))
         }
     }
 
