@@ -54,9 +54,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// the retries. Nothing of the call was recorded.
     public var isTransient: Bool { [.io, .busy, .conflict, .readOnly, .unavailable].contains(code) }
 
-    /// Whether the storage itself is away: it cannot be reached, failed its I/O (a full disk), or did not
-    /// answer in time, or no connection was free by the deadline. ``StorageHealth`` logs such a spell once.
-    public var meansStorageAway: Bool { code == .io || code == .unavailable }
+    /// Whether the storage itself is away: it cannot be reached, failed its I/O (a full disk), did not answer
+    /// in time, stayed locked past the busy timeout (another process writing the SQLite file), or no
+    /// connection was free by the deadline. ``StorageHealth`` logs such a spell once.
+    public var meansStorageAway: Bool { [.io, .busy, .unavailable].contains(code) }
 
     /// Whether the store refused the call for the values it was given or found (one it cannot keep, a
     /// constraint, a stored value it cannot read back), so the same call fails again whenever it is made.

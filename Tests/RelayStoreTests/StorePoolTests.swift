@@ -62,4 +62,17 @@ import Testing
         #expect(lines.entries.map(\.message) == ["storage unavailable", "storage available again"])
         #expect(lines.entries.first?.level == .warning)
     }
+
+    /// A SQLite file another process keeps locked past the busy timeout takes no write: storage is away (one
+    /// line), and the background loops' failed calls go to debug.
+    @Test func aLockOutlastingTheBusyTimeoutIsStorageAway() {
+        let lines = MemoryLogHandler()
+        let health = StorageHealth(logger: Logger(label: "test", handler: lines), time: ManualTimeSource())
+        let busy = StoreError(code: .busy, message: "database is locked")
+        health.record(busy)
+        health.record(busy)
+        #expect(!health.up)
+        #expect(lines.entries.map(\.message) == ["storage unavailable"])
+        #expect(StorageHealth.isOutage(busy))
+    }
 }
