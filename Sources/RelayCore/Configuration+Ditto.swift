@@ -171,11 +171,51 @@ extension Configuration.Ditto {
         /// Whether the connection is TLS (a CA or a client certificate is given).
         public var usesTLS: Bool { caFile != nil || certificateFile != nil || p12File != nil }
 
+        /// The first broker of `list` (comma-separated, as librdkafka's `bootstrap.servers` takes them:
+        /// `[protocol://]host[:port]`, an IPv6 address in brackets) that names none: empty, holding white space
+        /// or a control character, or with a port that is not 1...65535. Nil when every one names one.
+        static func badBroker(in list: String) -> String? {
+            for entry in list.split(separator: ",", omittingEmptySubsequences: false) {
+                let broker = entry.trimmingCharacters(in: .whitespaces)
+                if !namesBroker(broker) { return broker }
+            }
+            return nil
+        }
+
+        private static func namesBroker(_ broker: String) -> Bool {
+            var rest = Substring(broker)
+            if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+            let odd = rest.unicodeScalars.contains { $0.properties.isWhitespace || $0.properties.generalCategory == .control }
+            guard !rest.isEmpty, !odd else { return false }
+            var port: Substring = ""
+            if rest.hasPrefix("[") {
+                guard let close = rest.firstIndex(of: "]"), rest.distance(from: rest.startIndex, to: close) > 1 else {
+                    return false
+                }
+                port = rest[rest.index(after: close)...]
+            } else if let colon = rest.lastIndex(of: ":") {
+                guard colon > rest.startIndex else { return false }
+                port = rest[colon...]
+            }
+            guard let colon = port.first else { return true }
+            let digits = port.dropFirst()
+            guard colon == ":", (1...5).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                return false
+            }
+            return (1...65_535).contains(Int(digits) ?? 0)
+        }
+
         /// Structure problems; whether the files open and the certificate loads is `push-relay config check`'s
         /// (it builds a librdkafka client with them).
         func problems(at path: String) -> [String] {
             var problems: [String] = []
-            if bootstrapServers.isBlank { problems.append("\(path).bootstrapServers: must not be empty") }
+            if bootstrapServers.isBlank {
+                problems.append("\(path).bootstrapServers: must not be empty")
+            } else if let bad = Self.badBroker(in: bootstrapServers) {
+                problems.append(
+                    "\(path).bootstrapServers: '\(bad)' is not host:port (brokers are separated by commas; a port is 1...65535)"
+                )
+            }
             if topics.isEmpty { problems.append("\(path).topics: name at least one topic") }
             if let groupId, groupId.isBlank {
                 problems.append("\(path).groupId: must not be empty (leave it out for push-relay-<app id>)")
@@ -197,6 +237,8 @@ extension Configuration.Ditto {
                 problems.append("\(path).p12File: give a .p12 or PEM files, not both")
             }
             if p12Password != nil && p12File == nil { problems.append("\(path).p12Password: only with p12File") }
+            // librdkafka reads no keystore without its password.
+            if p12File != nil && p12Password == nil { problems.append("\(path).p12Password: required with p12File") }
             // Below a broker's default `group.min.session.timeout.ms` (6000) the member is never let join.
             if !(6_000...300_000).contains(sessionTimeoutMilliseconds) {
                 problems.append("\(path).sessionTimeoutMilliseconds: must be 6000...300000")

@@ -38,6 +38,15 @@ import Testing
         #expect(shown.contains("/etc/relay/ditto.p12"))
     }
 
+    @Test func brokerListsAsLibrdkafkaTakesThem() {
+        for list in ["k:9092", "k1:9092, k2:9093", "SSL://broker.example:9094", "[::1]:9092", "broker", "10.0.0.1"] {
+            #expect(Configuration.Ditto.Kafka.badBroker(in: list) == nil, "\(list)")
+        }
+        #expect(Configuration.Ditto.Kafka.badBroker(in: "k:9092,k:65536") == "k:65536")
+        #expect(Configuration.Ditto.Kafka.badBroker(in: "k:x") == "k:x")
+        #expect(Configuration.Ditto.Kafka.badBroker(in: ":9092") == ":9092")
+    }
+
     @Test func anAppWithoutDittoHasNone() throws {
         #expect(try Configuration.load(file: nil, environment: [:]).apps.allSatisfy { $0.ditto == nil })
     }
@@ -54,6 +63,17 @@ import Testing
             #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "p12Password": "x"}}"#,
             "p12Password: only with p12File"
         ),
+        (
+            #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "p12File": "d.p12"}}"#,
+            "p12Password: required with p12File"
+        ),
+        (
+            #"{"kafka": {"bootstrapServers": "not a host list", "topics": ["t"]}}"#,
+            "bootstrapServers: 'not a host list' is not host:port"
+        ),
+        (#"{"kafka": {"bootstrapServers": "a:9092,b:0", "topics": ["t"]}}"#, "bootstrapServers: 'b:0' is not"),
+        (#"{"kafka": {"bootstrapServers": "a:9092,", "topics": ["t"]}}"#, "bootstrapServers: '' is not host:port"),
+        (#"{"kafka": {"bootstrapServers": "[::1", "topics": ["t"]}}"#, "bootstrapServers: '[::1' is not"),
         (
             #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "sessionTimeoutMilliseconds": 5999}}"#,
             "sessionTimeoutMilliseconds: must be 6000...300000"
