@@ -185,7 +185,9 @@ extension Configuration.Ditto {
         private static func namesBroker(_ broker: String) -> Bool {
             var rest = Substring(broker)
             if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
-            let odd = rest.unicodeScalars.contains { $0.properties.isWhitespace || $0.properties.generalCategory == .control }
+            let odd = rest.unicodeScalars.contains {
+                $0.properties.isWhitespace || $0.properties.generalCategory == .control
+            }
             guard !rest.isEmpty, !odd else { return false }
             var port: Substring = ""
             if rest.hasPrefix("[") {
