@@ -7,6 +7,11 @@ public enum HeaderVerdict: Sendable {
     case proceed(maxBodyBytes: Int?, note: (any Sendable)? = nil)
     /// Answer with this error without reading the body.
     case refuse(HTTPError)
+    /// Decide by the verdict `settle` answers, a check that waits (a user credential asked of the app's
+    /// JWKS or auth webhook), before any body byte is read: meanwhile the connection is suspended and the
+    /// body stays unread, so a request no check passed holds no body. A `settle` verdict is not settled
+    /// again.
+    case settle(@Sendable () async -> HeaderVerdict)
 
     /// `check`'s verdict, or the refusal it throws: a check written as a function that reads a caller.
     public static func checking(_ check: () throws(HTTPError) -> HeaderVerdict) -> HeaderVerdict {

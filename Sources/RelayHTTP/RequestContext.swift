@@ -12,7 +12,12 @@ final class RequestContext: @unchecked Sendable {
     enum Phase {
         /// The request line arrived; the access handler has not run yet.
         case start
-        /// Headers seen; body bytes may follow.
+        /// Headers seen; the connection is suspended, its body unread, until the header check's
+        /// ``HeaderVerdict/settle(_:)`` answers.
+        case checking
+        /// The header check answered and the connection was resumed; apply this verdict on the next call.
+        case checked(HeaderVerdict)
+        /// Headers seen (and their check passed); body bytes may follow.
         case receiving
         /// The connection is suspended while the handler runs.
         case suspended

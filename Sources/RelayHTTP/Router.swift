@@ -143,11 +143,24 @@ public struct Router: Sendable {
                     verdict = router.routedCheck?(entry.route.pattern, headers, client) ?? .proceed(maxBodyBytes: nil)
                 }
             }
-            guard case .proceed(let limit, let note) = verdict, case .found(let entry, let parameters) = resolution
-            else {
-                return verdict
-            }
-            return .proceed(maxBodyBytes: limit, note: Resolved(entry: entry, parameters: parameters, note: note))
+            guard case .found(let entry, let parameters) = resolution else { return verdict }
+            return Self.carrying(entry, parameters, verdict)
+        }
+    }
+
+    /// `verdict`, its request carrying the route found (``Resolved``) when it proceeds, now or once settled.
+    private static func carrying(
+        _ entry: Entry,
+        _ parameters: [String: String],
+        _ verdict: HeaderVerdict
+    )
+        -> HeaderVerdict
+    {
+        switch verdict {
+        case .proceed(let limit, let note):
+            .proceed(maxBodyBytes: limit, note: Resolved(entry: entry, parameters: parameters, note: note))
+        case .refuse: verdict
+        case .settle(let settle): .settle { carrying(entry, parameters, await settle()) }
         }
     }
 

@@ -97,7 +97,7 @@ final class ServerCore: Sendable {
             switch state.phase {
             case .suspended, .ready: return (true, false)
             case .start, .receiving: return (false, true)
-            case .done: return (false, false)
+            case .checking, .checked, .done: return (false, false)
             }
         }
         if libraryAnswered { reportLibraryAnswer(context) }
@@ -164,8 +164,9 @@ final class ServerCore: Sendable {
         uploadSize: UnsafeMutablePointer<Int>,
         context: RequestContext
     ) -> MHD_Result {
-        enum Step {
+        enum Step: Sendable {
             case headers
+            case checked(HeaderVerdict)
             case more
             case received(Int)
             case overLimit
@@ -179,6 +180,11 @@ final class ServerCore: Sendable {
             case .start:
                 state.phase = .receiving
                 return .headers
+            case .checking:
+                return .more
+            case .checked(let verdict):
+                state.phase = .receiving
+                return .checked(verdict)
             case .receiving:
                 let count = uploadSize.pointee
                 guard count > 0 else { return .endOfBody }
@@ -233,6 +239,20 @@ final class ServerCore: Sendable {
                 cut: cut(),
                 context: context
             )
+        case .checked(let verdict):
+            connections.headersReceived(connection)
+            let result = apply(verdict, connection: connection, context: context)
+            // Body bytes handed over with this call (libmicrohttpd reads none before it): taken as any.
+            guard result == .YES, uploadSize.pointee > 0 else { return result }
+            return access(
+                connection: connection,
+                method: method,
+                version: version,
+                cut: nil,
+                uploadData: uploadData,
+                uploadSize: uploadSize,
+                context: context
+            )
         case .endOfBody:
             return receivedBody(connection: connection, context: context)
         }
@@ -268,20 +288,63 @@ final class ServerCore: Sendable {
         if let problem = headerProblem(received, method: method, version: version, cut: cut) {
             return refuse(problem, on: connection, context: context)
         }
-        let verdict = headerCheck?(method, context.target, headers, client)
-        var limit = configuration.maxBodyBytes
-        var note: (any Sendable)?
-        if case .proceed(let routeLimit, let found) = verdict {
-            limit = routeLimit ?? limit
-            note = found
+        return apply(
+            headerCheck?(method, context.target, headers, client) ?? .proceed(maxBodyBytes: nil),
+            connection: connection,
+            context: context
+        )
+    }
+
+    /// Goes on as the route's header check decided: refuses the request, reads its body (of at most the
+    /// check's limit, refusing a longer announced length), or suspends the connection, its body unread,
+    /// until a ``HeaderVerdict/settle(_:)`` answers.
+    private func apply(_ verdict: HeaderVerdict, connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        switch verdict {
+        case .refuse(let error):
+            return refuse(error, on: connection, context: context)
+        case .settle(let settle):
+            return suspend(connection, context: context, until: settle)
+        case .proceed(let routeLimit, let note):
+            let limit = routeLimit ?? configuration.maxBodyBytes
+            let headers = context.state.withLock { state in
+                state.bodyLimit = limit
+                state.headerNote = note
+                return state.headers
+            }
+            if let problem = lengthProblem(headers, limit: limit) {
+                return refuse(problem, on: connection, context: context)
+            }
+            return .YES
         }
-        context.state.withLock {
-            $0.bodyLimit = limit
-            $0.headerNote = note
+    }
+
+    /// Suspends the connection until `settle` answers; its answer is applied when the connection is resumed
+    /// (``access(connection:method:version:cut:uploadData:uploadSize:context:)``'s next call, still before the
+    /// body). No deadline runs meanwhile: the check has its own.
+    private func suspend(
+        _ connection: OpaquePointer,
+        context: RequestContext,
+        until settle: @escaping @Sendable () async -> HeaderVerdict
+    ) -> MHD_Result {
+        connections.requestReceived(connection)
+        let suspended = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            context.state.withLock { $0.phase = .checking }
+            MHD_suspend_connection(connection)
+            state.suspended[ObjectIdentifier(context)] = context
+            return true
         }
-        if case .refuse(let error) = verdict { return refuse(error, on: connection, context: context) }
-        if let problem = lengthProblem(received, limit: limit) {
-            return refuse(problem, on: connection, context: context)
+        guard suspended else {
+            return refuse(.unavailable(message: "Shutting down"), on: connection, context: context)
+        }
+        Task {
+            let verdict = await settle()
+            context.state.withLock { state in
+                guard case .checking = state.phase else { return }
+                state.phase = .checked(verdict)
+                MHD_resume_connection(context.connection)
+            }
+            self.state.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }
         }
         return .YES
     }
@@ -363,8 +426,8 @@ final class ServerCore: Sendable {
 
     /// 413 when the announced Content-Length is over `limit` (the route's body limit, else the server's),
     /// for headers ``headerProblem(_:method:version:cut:)`` passed (one length, digits alone).
-    func lengthProblem(_ received: ReceivedHeaders, limit: Int) -> HTTPError? {
-        let length = Self.list(received.headers, "content-length").first.flatMap { Int($0) }
+    func lengthProblem(_ headers: HTTPHeaders, limit: Int) -> HTTPError? {
+        let length = Self.list(headers, "content-length").first.flatMap { Int($0) }
         guard let length, length > limit else { return nil }
         return .payloadTooLarge(limit: limit)
     }
@@ -449,10 +512,14 @@ final class ServerCore: Sendable {
             return contexts
         }
         var resumed = 0
+        let shuttingDown = HTTPError.unavailable(message: "Shutting down")
         for context in contexts {
             context.state.withLock { state in
-                guard case .suspended = state.phase else { return }
-                state.phase = .ready(HTTPError.unavailable(message: "Shutting down").response)
+                switch state.phase {
+                case .suspended: state.phase = .ready(shuttingDown.response)
+                case .checking: state.phase = .checked(.refuse(shuttingDown))
+                default: return
+                }
                 MHD_resume_connection(context.connection)
                 resumed += 1
             }

@@ -51,6 +51,7 @@ public struct AppDirectory: Sendable {
     ///   ``refusedKey(client:message:)``); for a user credential, 429 `rate_limited`, and what
     ///   ``userRefusal(_:)`` makes of a refusal (an unknown app and an app without `userAuth` included).
     public func authenticate(_ request: HTTPRequest) async throws(HTTPError) -> Caller {
+        if let checked = request.headerNote as? Caller { return checked }
         let found: Credential
         if let noted = request.headerNote as? Credential {
             found = noted
@@ -64,15 +65,29 @@ public struct AppDirectory: Sendable {
         }
     }
 
-    /// What ``authenticate(_:)`` refuses from the headers alone, decided before a body is read, so that no
-    /// stranger's body is held: a missing or malformed credential, `X-PushRelay-App` sent twice, an API key
-    /// that matches no app, and a user credential for no app of this relay, for an app without `userAuth` or
-    /// that is an API key (each counted against the client, ``refusedKey(client:message:)``). A user
-    /// credential for an app with `userAuth` is checked once the body is in (its app's JWKS or auth webhook
-    /// may be asked). A credential that passes goes on with the request (``HTTPRequest/headerNote``), so that
+    /// What ``authenticate(_:)`` decides before a body is read, so that no stranger's body is held: from the
+    /// headers alone, a missing or malformed credential, `X-PushRelay-App` sent twice, an API key that
+    /// matches no app, and a user credential for no app of this relay, for an app without `userAuth` or that
+    /// is an API key (each counted against the client, ``refusedKey(client:message:)``); then a user
+    /// credential for an app with `userAuth` is checked (``HeaderVerdict/settle(_:)``: its app's JWKS or auth
+    /// webhook may be asked) while the body waits unread. What passes goes on with the request
+    /// (``HTTPRequest/headerNote``: the backend's credential, or the user as checked), so that
     /// ``authenticate(_:)`` does not read it again.
     public func verdictBeforeBody(_ headers: HTTPHeaders, client: String) -> HeaderVerdict {
-        .checking { () throws(HTTPError) in .proceed(maxBodyBytes: nil, note: try credential(headers, client: client)) }
+        .checking { () throws(HTTPError) in
+            let found = try credential(headers, client: client)
+            guard case .user(let bearer, let app, let authenticator) = found else {
+                return .proceed(maxBodyBytes: nil, note: found)
+            }
+            return .settle {
+                do throws(HTTPError) {
+                    let caller = try await self.user(bearer, app: app, authenticator: authenticator, client: client)
+                    return .proceed(maxBodyBytes: nil, note: caller)
+                } catch {
+                    return .refuse(error)
+                }
+            }
+        }
     }
 
     /// The credential's kind: an app's API key, or a user credential for the app `X-PushRelay-App` names and

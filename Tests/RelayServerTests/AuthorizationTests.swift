@@ -331,6 +331,29 @@ import Testing
         }
     }
 
+    /// A user credential is checked before any body byte is read: a refused one is answered while its
+    /// announced body is still unsent (and without `100 Continue`), so a stranger's junk credential holds no
+    /// body; a good one's body is read once it passed.
+    @Test func aUserCredentialIsCheckedBeforeTheBodyIsRead() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            let refused = try await relay.rawExchange(
+                "POST /v1/devices HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer not.a.jwt\r\n"
+                    + "X-PushRelay-App: \(relay.app.id)\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n"
+                    + "Expect: 100-continue\r\n\r\n"
+            )
+            #expect(refused.hasPrefix("HTTP/1.1 401") && refused.contains("invalid_credential"), "\(refused)")
+            #expect(!refused.contains("100 Continue"))
+            let body = #"{"token":"\#(randomToken())"}"#
+            let accepted = try await relay.rawExchange(
+                "POST /v1/devices HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(try UserTokenIssuer.shared.token(for: "alice"))\r\n"
+                    + "X-PushRelay-App: \(relay.app.id)\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            )
+            #expect(accepted.hasPrefix("HTTP/1.1 201"), "\(accepted)")
+            #expect(try await relay.devices(of: "alice").count == 1)
+        }
+    }
+
     /// White space after the app id or the credential (a proxy that pads header values) is not part of
     /// them (RFC 9110 §5.5).
     @Test func theAppHeaderIsReadWithoutTheWhiteSpaceAroundIt() async throws {
