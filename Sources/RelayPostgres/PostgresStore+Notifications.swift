@@ -14,6 +14,11 @@ extension PostgresStore {
     /// appears once. Ids are drawn in the order the join yields: sorting a room's devices first cost about a
     /// tenth of a large room's accept, and nothing reads them by user. Answers the count and the range
     /// (``NotificationDeliveriesSQL/counted(_:with:)``).
+    ///
+    /// Each recipient's devices are a lateral subquery fenced by `OFFSET 0`, so they are always read by the
+    /// recipient's id from `devices_by_user`. A join leaves the choice to the planner, which on tables not
+    /// analyzed yet (a new database just filled) takes a room for one member and reads every device of the
+    /// app for each member: a room of thousands then outlasts the statement timeout until autovacuum comes.
     static func insertDeliveriesSQL(explicitRecipients: Bool) -> String {
         let recipients =
             explicitRecipients
@@ -30,9 +35,13 @@ extension PostgresStore {
             INSERT INTO deliveries (notification_id, app_id, user_id, token, status, attempts, next_attempt_at)
             SELECT $7::uuid, d.app_id, d.user_id, d.token, 'pending', 0, $2::bigint
             FROM (\(recipients)) AS r
-            JOIN devices AS d ON d.app_id = $1 AND d.user_id = r.user_id AND d.state = 'live'
-            WHERE ($4::text IS NULL OR d.user_id <> $4::text) AND ($5::text IS NULL OR d.token <> $5::text)
-                AND NOT d.unlinked_topics ? $6::text
+            CROSS JOIN LATERAL (
+                SELECT d.app_id, d.user_id, d.token FROM devices AS d
+                WHERE d.app_id = $1 AND d.user_id = r.user_id AND d.state = 'live'
+                    AND ($4::text IS NULL OR d.user_id <> $4::text) AND ($5::text IS NULL OR d.token <> $5::text)
+                    AND NOT d.unlinked_topics ? $6::text
+                OFFSET 0
+            ) AS d
             """
         )
     }

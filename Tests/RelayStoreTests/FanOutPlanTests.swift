@@ -1,0 +1,35 @@
+import Foundation
+import RelayTestSupport
+import Testing
+
+@testable import RelayPostgres
+
+/// A fan-out's insert on PostgreSQL reads each recipient's devices by the recipient's id, whether or not the
+/// tables were analyzed: on a new database just filled (no statistics yet), no plan node handles the room's
+/// members times the app's devices, as a nested loop reading every device per member would, which made the
+/// webhooks to a room of a few thousand members time out until autovacuum came.
+@Suite struct FanOutPlanTests {
+    @Test(arguments: [true, false]) func aRoomsDevicesAreReadByMember(analyzed: Bool) async throws {
+        let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
+        try await store.execute(
+            """
+            INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+            SELECT 'app-a', lpad(to_hex(i), 64, '0'), 'user-' || i, 'production', 1800000000000, 1800000000000
+            FROM generate_series(1, 3000) AS i;
+            INSERT INTO room_members (app_id, room_id, user_id, joined_at)
+            SELECT 'app-a', 'room-1', 'user-' || i, 1800000000000 FROM generate_series(1, 3000) AS i;
+            \(analyzed ? "ANALYZE devices; ANALYZE room_members;" : "")
+            """
+        )
+        // $1 app, $2 due, $3 room, $4 excluded user, $5 excluded token, $6 topic, $7 notification, $8 the
+        // room whose levels apply, $9 direct, $10 mentions: as text, which the statement casts.
+        let parameters = [
+            "app-a", "1800000000000", "room-1", "user-1", "none", "com.example.chat", UUID().uuidString, "room-1",
+            "false", "[]",
+        ]
+        let sql = PostgresStore.insertDeliveriesSQL(explicitRecipients: false)
+        let rows = try await store.mostRowsOfAPlanNode(sql, parameters)
+        #expect(rows <= 6000, "\(rows)")
+        #expect(try await store.rowCount("deliveries") == 2999)
+    }
+}
