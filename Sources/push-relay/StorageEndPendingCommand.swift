@@ -6,7 +6,8 @@ import RelayStore
 /// `push-relay storage end-pending --store LOCATION --app ID`: ends the pending work of an app taken out of
 /// every relay's configuration, which no relay claims again (``RelayStore/Store/endPendingWork(appId:at:)``).
 /// Prints one JSON line: the app and what was ended of each kind. Exit status 2 for a mistake in the command,
-/// 1 when the store cannot be opened (a SQLite path with no store: none is made) or written.
+/// 1 when the store cannot be opened (a SQLite path with no store: none is made) or written, or when a relay
+/// holds a live lease on the app's deliveries (it still serves the app; nothing is ended).
 enum StorageEndPendingCommand {
     static let summary = """
         Ends the pending work of an app taken out of every relay's configuration: its pending deliveries
@@ -15,6 +16,15 @@ enum StorageEndPendingCommand {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let (store, app) = try StorageLocation.openAppStore(arguments)
+        // A relay that holds a live lease on the app's deliveries is sending them: it still serves the app.
+        if let leased = try await store.outboxCounts(now: Date())[app]?.leased, leased > 0 {
+            FileHandle.standardError.writeLine(
+                "push-relay storage: \(leased) pending deliveries of app '\(app)' are leased by a relay sending them: "
+                    + "take the app out of every relay's configuration, then run this again once their leases end "
+                    + "(delivery.leaseSeconds); nothing was ended"
+            )
+            return 1
+        }
         let ended = try await store.endPendingWork(appId: app, at: Date())
         let report: [String: Any] = [
             "app": app, "deliveries": ended.deliveries, "badgeUpdates": ended.badgeUpdates,

@@ -36,6 +36,22 @@ import Testing
             }
         }
         let run = ["storage", "end-pending", "--store", "sqlite:\(path)", "--app", "gone"]
+        // A relay still sending the app's deliveries (their lease live) still serves it: refused, nothing ended.
+        do {
+            let relay = try SQLiteStore(path: path, logger: .disabled())
+            let claimed = try await relay.claimDueDeliveries(
+                appId: "gone",
+                now: max(Date(), StorageCopyTests.t0),
+                limit: 10,
+                leaseSeconds: 600,
+                owner: "relay-1"
+            )
+            #expect(claimed.count == 1)
+            let refused = try await CommandTests.run(run)
+            #expect(refused.status == 1 && refused.stderr.contains("leased by a relay sending them"), "\(refused)")
+            #expect(refused.stdout.isEmpty)
+            try await relay.releaseClaims(claimed.map(\.deliveryId), owner: "relay-1")
+        }
         let ended = try await CommandTests.run(run)
         #expect(ended.status == 0, "\(ended.stderr)")
         #expect(
