@@ -16,8 +16,9 @@ public enum PostgresConnectionString {
     }
 
     /// libpq's reason why it cannot read `url`, scrubbed of it; nil when it can.
-    public static func problem(_ url: String) -> String? {
-        switch parse(url) {
+    /// - Parameter passwordFile: the setting or option that gives a password instead, for the message.
+    public static func problem(_ url: String, passwordFile: String = configurationPasswordFile) -> String? {
+        switch parse(url, passwordFile: passwordFile) {
         case .success(let options):
             PQconninfoFree(options)
             return nil
@@ -31,8 +32,15 @@ public enum PostgresConnectionString {
         public var description: String { message }
     }
 
-    /// The options libpq reads from `url` (the caller frees them with PQconninfoFree), or why it cannot.
-    static func parse(_ url: String) -> Result<UnsafeMutablePointer<PQconninfoOption>, Problem> {
+    /// Where the configuration gives the password instead of the URL.
+    public static let configurationPasswordFile = "storage.postgres.passwordFile"
+
+    /// The options libpq reads from `url` (the caller frees them with PQconninfoFree), or why it cannot;
+    /// `passwordFile` names where a password may be given instead.
+    static func parse(
+        _ url: String,
+        passwordFile: String = configurationPasswordFile
+    ) -> Result<UnsafeMutablePointer<PQconninfoOption>, Problem> {
         var error: UnsafeMutablePointer<CChar>?
         if let options = PQconninfoParse(url, &error) {
             if let spilled = passwordSpill(options) {
@@ -40,7 +48,7 @@ public enum PostgresConnectionString {
                 return .failure(
                     Problem(
                         message: "\(spilled): is there an @ or / in the password? Percent-encode them (@ as %40, / "
-                            + "as %2F), or give the password by storage.postgres.passwordFile"
+                            + "as %2F), or give the password by \(passwordFile)"
                     )
                 )
             }

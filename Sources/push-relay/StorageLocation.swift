@@ -31,7 +31,9 @@ enum StorageLocation: Equatable {
                 description: "--\(option) '\(Self.shown(text))' is not sqlite:PATH or postgres:URL"
             )
         }
-        if case .postgres(let url) = self, let problem = PostgresConnectionString.problem(url) {
+        if case .postgres(let url) = self,
+            let problem = PostgresConnectionString.problem(url, passwordFile: "--password-file")
+        {
             throw Arguments.Problem(description: "--\(option): \(problem)")
         }
     }

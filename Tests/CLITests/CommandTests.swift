@@ -274,6 +274,11 @@ import Testing
             // An option where a value belongs is a forgotten value, not the value.
             (["storage", "end-pending", "--store", "sqlite:a", "--app", "--txn-id", "7"], "--app needs a value"),
             (["storage"], "missing subcommand: copy, requery-done or end-pending"),
+            (
+                ["storage", "copy", "--from", "sqlite:a", "--to", "postgres:postgresql://relay:p@ss@db/relay"],
+                "its host holds an @: is there an @ or / in the password? Percent-encode them (@ as %40, / as %2F), "
+                    + "or give the password by --password-file"
+            ),
             ([], "usage: push-relay"),
         ] {
             let result = try await Self.run(arguments)
