@@ -11,16 +11,7 @@ import Testing
 @Suite struct FanOutPlanTests {
     @Test(arguments: [true, false]) func aRoomsDevicesAreReadByMember(analyzed: Bool) async throws {
         let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
-        try await store.execute(
-            """
-            INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
-            SELECT 'app-a', lpad(to_hex(i), 64, '0'), 'user-' || i, 'production', 1800000000000, 1800000000000
-            FROM generate_series(1, 3000) AS i;
-            INSERT INTO room_members (app_id, room_id, user_id, joined_at)
-            SELECT 'app-a', 'room-1', 'user-' || i, 1800000000000 FROM generate_series(1, 3000) AS i;
-            \(analyzed ? "ANALYZE devices; ANALYZE room_members;" : "")
-            """
-        )
+        try await store.seedRoomRows(3000, analyzing: analyzed ? ["devices", "room_members"] : [])
         // $1 app, $2 due, $3 room, $4 excluded user, $5 excluded token, $6 topic, $7 notification, $8 the
         // room whose levels apply, $9 direct, $10 mentions: as text, which the statement casts.
         let parameters = [

@@ -12,17 +12,13 @@ import Testing
 @Suite struct UnreadTotalsPlanTests {
     @Test(arguments: [true, false]) func recountingOneUserReadsOnlyItsRows(analyzed: Bool) async throws {
         let store = try PostgresStore(url: try await PostgresCluster.shared().newDatabaseURL(), logger: .disabled())
-        try await store.execute(
-            """
-            INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
-            SELECT 'app-a', lpad(to_hex(i), 64, '0'), 'user-' || i, 'production', 1800000000000, 1800000000000
-            FROM generate_series(1, 20000) AS i;
-            INSERT INTO room_members (app_id, room_id, user_id, joined_at)
-            SELECT 'app-a', 'room-1', 'user-' || i, 1800000000000 FROM generate_series(1, 20000) AS i;
-            INSERT INTO unread_totals (app_id, user_id, from_ditto, total)
-            SELECT 'app-a', 'user-' || i, false, 5 FROM generate_series(1, 20000) AS i;
-            \(analyzed ? "ANALYZE devices; ANALYZE room_members; ANALYZE unread_totals;" : "")
-            """
+        try await store.seedRoomRows(
+            20000,
+            then: """
+                INSERT INTO unread_totals (app_id, user_id, from_ditto, total)
+                SELECT 'app-a', 'user-' || i, false, 5 FROM generate_series(1, 20000) AS i;
+                """,
+            analyzing: analyzed ? ["devices", "room_members", "unread_totals"] : []
         )
         let sql = PostgresStore.unreadSQL
         let user = #"["user-7"]"#
@@ -56,6 +52,23 @@ import Testing
 }
 
 extension PostgresStore {
+    /// Room room-1 of app-a with `members` users (user-1, user-2, …) of one iOS device each, written by SQL,
+    /// then `more` SQL, then ANALYZE of the tables `analyzing` names (none: no statistics, as a new database
+    /// just filled has).
+    func seedRoomRows(_ members: Int, then more: String = "", analyzing: [String]) throws {
+        try execute(
+            """
+            INSERT INTO devices (app_id, token, user_id, environment, created_at, updated_at)
+            SELECT 'app-a', lpad(to_hex(i), 64, '0'), 'user-' || i, 'production', 1800000000000, 1800000000000
+            FROM generate_series(1, \(members)) AS i;
+            INSERT INTO room_members (app_id, room_id, user_id, joined_at)
+            SELECT 'app-a', 'room-1', 'user-' || i, 1800000000000 FROM generate_series(1, \(members)) AS i;
+            \(more)
+            \(analyzing.map { "ANALYZE \($0);" }.joined(separator: " "))
+            """
+        )
+    }
+
     /// Runs `sql` under `EXPLAIN ANALYZE` and returns the most rows one node of its plan handled: those it
     /// returned and those its filters removed, over all its loops.
     func mostRowsOfAPlanNode(_ sql: String, _ parameters: [String]) throws -> Int {
