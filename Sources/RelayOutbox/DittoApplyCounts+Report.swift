@@ -11,8 +11,8 @@ extension DittoApplyCounts {
         let next =
             settings.rereadsOnRequery
             ? "the relay re-reads the rooms and users collections through apps[].ditto.httpAPI"
-            : "set apps[].ditto.httpAPI, or re-feed the rooms and users collections and then run "
-                + "`\(DittoEvent.requeryDoneCommand(app: app, txnId: txnId))`"
+            : "set apps[].ditto.httpAPI, or re-feed the rooms and users collections and then "
+                + DittoEvent.requeryDoneStep(app: app, txnId: txnId)
         logger.warning(
             "Ditto requeryRequired: changes were dropped, the app's mirror is degraded until a re-read",
             ["app.id": app, "ditto.txn_id": txnId, "ditto.next": next]

@@ -248,8 +248,8 @@ public actor Readiness: Service {
         guard let txnId = pending else { return "ok" }
         return rereads
             ? "degraded (requeryRequired txnId \(txnId): re-reading the collections through the HTTP API)"
-            : "degraded (requeryRequired txnId \(txnId): re-feed the collections, then run "
-                + "\(DittoEvent.requeryDoneCommand(app: app, txnId: txnId)))"
+            : "degraded (requeryRequired txnId \(txnId): re-feed the collections, then "
+                + "\(DittoEvent.requeryDoneStep(app: app, txnId: txnId)))"
     }
 
     /// One round of endpoint probes; its results replace the last round's.

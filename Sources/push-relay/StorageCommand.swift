@@ -20,17 +20,19 @@ enum StorageCommand {
           transaction (default 1000). Leases are not copied: pending deliveries are claimable at once. The
           source is opened read-only and never changed; stop the relays that use it first
           (a source a live relay serves is refused).
-               push-relay storage requery-done --store LOCATION --app ID [--txn-id N] [--password-file FILE]
+               push-relay storage requery-done --app ID [--txn-id N] [--config FILE | --store LOCATION [--password-file FILE]]
           \(StorageRequeryCommand.summary)
-               push-relay storage end-pending --store LOCATION --app ID [--password-file FILE]
+               push-relay storage end-pending --app ID [--config FILE | --store LOCATION [--password-file FILE]]
           \(StorageEndPendingCommand.summary)
+          Without --store, these two use the store of the relay's configuration, read as 'serve' reads it
+          (--config or PUSH_RELAY_CONFIG, then PUSH_RELAY_* variables): run them where the relay runs.
         """
 
     /// The options of each subcommand: another's is refused as unknown, as a typo is.
     static let options: [String: Set<String>] = [
         "copy": ["from", "to", "batch", "password-file"],
-        "requery-done": ["store", "app", "password-file", "txn-id"],
-        "end-pending": ["store", "app", "password-file"],
+        "requery-done": ["store", "config", "app", "password-file", "txn-id"],
+        "end-pending": ["store", "config", "app", "password-file"],
     ]
 
     static func run(_ words: [String]) async throws -> Int32 {

@@ -3,7 +3,7 @@ import RelayCLI
 import RelayCore
 import RelayStore
 
-/// `push-relay storage end-pending --store LOCATION --app ID`: ends the pending work of an app taken out of
+/// `push-relay storage end-pending --app ID [--config FILE | --store LOCATION]`: ends the pending work of an app taken out of
 /// every relay's configuration, which no relay claims again (``RelayStore/Store/endPendingWork(appId:at:)``).
 /// Prints one JSON line: the app and what was ended of each kind. Exit status 2 for a mistake in the command,
 /// 1 when the store cannot be opened (a SQLite path with no store: none is made) or written, or when a relay

@@ -106,18 +106,43 @@ enum StorageLocation: Equatable {
         }
     }
 
-    /// The existing store of `--store` (with `--password-file`) and the app of `--app`, as the storage
-    /// commands about one app take them.
-    /// - Throws: `Arguments.Problem` for a missing option or an id no configuration could hold (before the
-    ///   store is opened); ``openExistingStore(logger:)``'s errors.
+    /// The existing store of `--store` (with `--password-file`), else the store of the relay's configuration
+    /// as `serve` reads it (`--config` or `PUSH_RELAY_CONFIG`, `PUSH_RELAY_*` variables: run where the relay
+    /// runs, the command needs no location), and the app of `--app`, as the storage commands about one app
+    /// take them.
+    /// - Throws: `Arguments.Problem` for a missing option, `--store` beside `--config`, `--password-file`
+    ///   without `--store`, or an id no configuration could hold (before the store is opened);
+    ///   ``RelayCore/Configuration/Invalid``; ``openExistingStore(logger:)``'s errors.
     static func openAppStore(_ arguments: Arguments) throws -> (store: any Store, app: String) {
-        let location = try StorageLocation(try arguments.required("store"), option: "store")
-            .addingPassword(fromFile: arguments.value("password-file"))
         let app = try arguments.required("app")
         guard Configuration.isShortId(app) else {
             throw Arguments.Problem(description: "--app: an app id is \(Configuration.shortIdRule)")
         }
+        let location: StorageLocation
+        if let store = arguments.value("store") {
+            guard arguments.value("config") == nil else {
+                throw Arguments.Problem(description: "--store and --config each name a store: give one")
+            }
+            location = try StorageLocation(store, option: "store")
+                .addingPassword(fromFile: arguments.value("password-file"))
+        } else {
+            guard arguments.value("password-file") == nil else {
+                throw Arguments.Problem(
+                    description:
+                        "--password-file goes with --store (a configuration gives storage.postgres.passwordFile)"
+                )
+            }
+            location = try configured(ConfigurationFile.load(arguments).configuration.storage)
+        }
         return (try location.openExistingStore(logger: Logger(label: "storage", level: .warning)), app)
+    }
+
+    /// The store `storage` names: its PostgreSQL URL (with the password of its password file), else its
+    /// SQLite file.
+    /// - Throws: ``RelayCore/Configuration/Invalid`` when the URL cannot be read or the file holds no password.
+    static func configured(_ storage: Configuration.Storage) throws(Configuration.Invalid) -> StorageLocation {
+        if let url = try PostgresConnectionString.connectionURL(storage.postgres) { return .postgres(url: url) }
+        return .sqlite(path: storage.sqlitePath)
     }
 
     /// The store to write into, created or migrated as `serve` would. A SQLite file is held as the relay

@@ -3,7 +3,7 @@ import RelayCLI
 import RelayCore
 import RelayStore
 
-/// `push-relay storage requery-done --store LOCATION --app ID [--txn-id N]`: marks an app's pending
+/// `push-relay storage requery-done --app ID [--txn-id N] [--config FILE | --store LOCATION]`: marks an app's pending
 /// `requeryRequired` complete, for an operator who re-fed its rooms and users collections by other means (an
 /// app without `apps[].ditto.httpAPI`); its `ditto:<app>` readiness check turns `ok`. With `--txn-id`, only a
 /// requery at or below N (the one the re-feed answered): a later one stays pending, and N above the pending

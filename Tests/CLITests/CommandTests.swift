@@ -275,6 +275,14 @@ import Testing
             (["storage", "end-pending", "--store", "sqlite:a", "--app", "--txn-id", "7"], "--app needs a value"),
             (["storage"], "missing subcommand: copy, requery-done or end-pending"),
             (
+                ["storage", "end-pending", "--store", "sqlite:a", "--config", "c.json", "--app", "chat"],
+                "--store and --config each name a store: give one"
+            ),
+            (
+                ["storage", "requery-done", "--app", "chat", "--password-file", "f"],
+                "--password-file goes with --store"
+            ),
+            (
                 ["storage", "copy", "--from", "sqlite:a", "--to", "postgres:postgresql://relay:p@ss@db/relay"],
                 "its host holds an @: is there an @ or / in the password? Percent-encode them (@ as %40, / as %2F), "
                     + "or give the password by --password-file"

@@ -9,11 +9,11 @@ import Testing
 /// this test process keeps few descriptors (see ConnectionExhaustionTests).
 @Suite struct ConnectionSlotsProcessTests {
     /// Opens `$3` connections from each of `$2` addresses 127.(50 + i / 100).(i % 100).1 to 127.0.0.1:`$1`,
-    /// sends each the headers of a 60,000-byte POST with a user credential for an app with `userAuth` (checked
-    /// only once the body is in, unlike an API key: the relay must read these bodies) (printing `opened N`
-    /// once all are tried), then once a
-    /// second sends every open one a byte of body and reopens every one the relay closed, printing
-    /// `reconnects N` (the total so far), until it is killed.
+    /// sends each the headers of a 60,000-byte POST with the user credential `$4` for an app with `userAuth`
+    /// (a good one: the relay reads the body of a user whose credential passed, and refuses any other before
+    /// its body) (printing `opened N` once all are tried), then once a second sends every open one a byte of
+    /// body and reopens every one the relay closed, printing `reconnects N` (the total so far), until it is
+    /// killed.
     static let floodScript = #"""
         use strict;
         use warnings;
@@ -21,9 +21,9 @@ import Testing
         use Errno qw(EAGAIN EWOULDBLOCK EINPROGRESS);
         $SIG{PIPE} = 'IGNORE';
         $| = 1;
-        my ($port, $addresses, $each) = @ARGV;
+        my ($port, $addresses, $each, $token) = @ARGV;
         my $head = "POST /v1/devices HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-            . "Authorization: Bearer not-a-token\r\nX-PushRelay-App: chat\r\nContent-Length: 60000\r\n\r\n";
+            . "Authorization: Bearer $token\r\nX-PushRelay-App: chat\r\nContent-Length: 60000\r\n\r\n";
         sub connect_from {
             my ($source) = @_;
             my $socket = IO::Socket::INET->new(
@@ -66,7 +66,7 @@ import Testing
         let process: ChildProcess
         let output: URL
 
-        init(port: Int, addresses: Int, each: Int, in directory: URL) throws {
+        init(port: Int, addresses: Int, each: Int, token: String, in directory: URL) throws {
             output = directory.appendingPathComponent("flood.stdout")
             let errors = directory.appendingPathComponent("flood.stderr")
             try Data().write(to: output)
@@ -77,7 +77,7 @@ import Testing
                 "/bin/bash",
                 [
                     "-c", #"ulimit -n "$(ulimit -Hn)" && exec /usr/bin/perl "$@""#, "flood", script.path, "\(port)",
-                    "\(addresses)", "\(each)",
+                    "\(addresses)", "\(each)", token,
                 ],
                 standardOutput: output.path,
                 standardError: errors.path
@@ -113,6 +113,7 @@ import Testing
     }
 
     @Test func aClientFromAnotherRangeIsAnsweredThroughAFloodOfTricklingBodies() async throws {
+        let issuer = UserTokenIssuer.shared
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let relay = try ConnectionExhaustionTests.serve(
@@ -121,13 +122,20 @@ import Testing
                 "PUSH_RELAY_HTTP_ADMIN_ENABLED": "true", "PUSH_RELAY_HTTP_ADMIN_PORT": "0",
                 "PUSH_RELAY_APPS": #"[{"id":"chat","topic":"com.example.chat","apiKeySHA256":[""#
                     + String(repeating: "0", count: 64) + #""],"userAuth":{"jwt":{"publicKeyFiles":[""#
-                    + HTTPSServeTests.fixture("keys/AuthKey_ABC123DEFG.pub.pem") + #""]}}}]"#,
+                    + issuer.publicKeyFile + #""],"issuer":""# + issuer.issuer + #"","audience":""#
+                    + issuer.audience + #""}}}]"#,
             ],
             in: directory
         )
         let port = try await relay.listeningPort()
         let admin = try #require(URL(string: try await relay.line(startingWith: "PushRelay admin on "))?.port)
-        let flood = try Flood(port: port, addresses: 150, each: 16, in: directory.url)
+        let flood = try Flood(
+            port: port,
+            addresses: 150,
+            each: 16,
+            token: try issuer.token(for: "flooder"),
+            in: directory.url
+        )
         let opened = try await flood.last("opened ")
         #expect(opened > 2000, "the flood opened \(opened) connections")
         // The flood holds the relay near its total before the probes start.

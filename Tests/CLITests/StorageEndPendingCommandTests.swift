@@ -68,8 +68,11 @@ import Testing
             try await store.claimDueDeliveries(appId: "chat", now: later, limit: 10, leaseSeconds: 30, owner: "t").count
                 == 1
         )
-        let again = try await CommandTests.run(run)
-        #expect(again.status == 0 && again.stdout.contains(#""deliveries":0"#), "\(again.stdout)")
+        // Without --store, the store of the relay's configuration.
+        let config = directory.url.appendingPathComponent("relay.json").path
+        try Data(#"{"storage": {"sqlitePath": "\#(path)"}}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let again = try await CommandTests.run(["storage", "end-pending", "--config", config, "--app", "gone"])
+        #expect(again.status == 0 && again.stdout.contains(#""deliveries":0"#), "\(again.stdout) \(again.stderr)")
         for app in ["", "gone app"] {
             let bad = try await CommandTests.run(["storage", "end-pending", "--store", "sqlite:\(path)", "--app", app])
             #expect(bad.status == 2 && bad.stderr.contains("--app: an app id is 1 to 64"), "\(app): \(bad.stderr)")

@@ -82,8 +82,8 @@ import Testing
             #expect(refused.status == 1 && refused.stderr.contains(problem), "\(refused.stderr)")
         }
         #expect(try Data(contentsOf: empty).isEmpty)
-        let missing = try await CommandTests.run(["storage", "requery-done", "--app", "chat"])
-        #expect(missing.status == 2 && missing.stderr.contains("--store"), "\(missing.stderr)")
+        let missing = try await CommandTests.run(["storage", "requery-done", "--app"])
+        #expect(missing.status == 2 && missing.stderr.contains("--app needs a value"), "\(missing.stderr)")
         // An app id no configuration could hold is a mistake in the command, before the store is opened.
         for app in ["", "chat app", String(repeating: "a", count: 65)] {
             let bad = try await CommandTests.run(["storage", "requery-done", "--store", "sqlite:\(path)", "--app", app])

@@ -174,7 +174,7 @@ import Testing
                 _ = try await relay.call("POST", "/v1/ditto/events", json: [Self.requery], key: DittoEventsTests.secret)
                 try await Self.eventually("the check asks to re-feed") {
                     try await Self.dittoCheck(relay)?.contains(
-                        "storage requery-done --store LOCATION --app app0 --txn-id 10)"
+                        "then run `push-relay storage requery-done --app app0 --txn-id 10` with the relay's configuration)"
                     ) == true
                 }
                 let store = try relay.relay.store
