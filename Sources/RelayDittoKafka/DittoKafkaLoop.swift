@@ -93,7 +93,9 @@ final class DittoKafkaLoop {
             // Again before the apply, which may wait on the store: the records just read show as lag meanwhile.
             publish()
             process()
+            reportSuppressedInvalid()
         }
+        reportSuppressedInvalid(force: true)
         consumer?.close()
         consumer = nil
         service.snapshot.withLock { $0 = DittoKafkaConsumer.Snapshot() }
@@ -258,6 +260,13 @@ final class DittoKafkaLoop {
             "kafka.partition": partition.description, "kafka.offset": offset, "kafka.suppressed": suppressed,
         ]
         logger.warning(message, location.merging(fields) { first, _ in first })
+    }
+
+    /// Logs how many invalid events ``logInvalid(_:_:_:_:)`` left out since its last line, once its interval
+    /// has passed (or at the end, `force`): a burst of them ends with a count, not only the first line.
+    private func reportSuppressedInvalid(force: Bool = false) {
+        guard let suppressed = invalidLogged.flush(at: service.time.monotonic, force: force) else { return }
+        logger.warning("more Kafka events counted invalid and skipped", ["kafka.suppressed": suppressed])
     }
 
     /// Applies a batch the store refused for its data an event at a time: an event the store refuses so is
@@ -507,6 +516,15 @@ struct ErrorLogLimiter {
             suppressed += 1
             return nil
         }
+        last = now
+        defer { suppressed = 0 }
+        return suppressed
+    }
+
+    /// The errors suppressed since the last line, once there are some and the interval has passed (or
+    /// `force`), counted as a line of their own; else nil.
+    mutating func flush(at now: Duration, force: Bool = false) -> Int? {
+        guard suppressed > 0, force || last.map({ now - $0 >= interval }) ?? true else { return nil }
         last = now
         defer { suppressed = 0 }
         return suppressed
