@@ -9,7 +9,8 @@ extension SQLiteStore {
     public func takeUserRate(_ request: UserRateRequest, at now: Date) async throws -> UserRateRefusal? {
         let minute = UserRateLimit.minute(now)
         return try db.transaction {
-            try pruneRateRows(request, minute: minute, now: now)
+            // A look (``RelayStore/UserRateRequest/takes`` false) writes nothing.
+            if request.takes { try pruneRateRows(request, minute: minute, now: now) }
             let stored = try request.buckets.map { rule in
                 try db.withStatement(
                     "SELECT \(UserRateLimit.Bucket.columns) FROM rate_buckets WHERE app_id = ?1 AND user_id = ?2 AND bucket = ?3"
