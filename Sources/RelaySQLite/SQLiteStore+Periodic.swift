@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 extension SQLiteStore {
     public func claimPeriodicRun(job: String, owner: String, now: Date, interval: Duration) async throws -> Bool {
@@ -16,6 +17,13 @@ extension SQLiteStore {
             try $0.bind(4, now)
             try $0.run()
             return db.changes == 1
+        }
+    }
+
+    public func lastPeriodicRun(job: String) async throws -> Date? {
+        try db.withStatement("SELECT last_run_at FROM periodic_runs WHERE job = ?1") { row in
+            try row.bind(1, job)
+            return try row.step() ? EpochMilliseconds.date(row.int64(0)) : nil
         }
     }
 

@@ -39,6 +39,7 @@ public final class Relay: Sendable {
     private let logger: Logger
     private let feedback: FeedbackSender
     private let retention: RetentionJob
+    private let servedApps: ServedAppsMarker
     /// The API listener's access log; its budgets are the admin listener's too, so it alone reports what
     /// both left out.
     private let accessLog: AccessLog
@@ -156,6 +157,13 @@ public final class Relay: Sendable {
                 },
                 uniquingKeysWith: { first, _ in first }
             )
+        )
+        servedApps = ServedAppsMarker(
+            store: store,
+            appIds: configuration.apps.map(\.id),
+            owner: instanceId,
+            time: time,
+            logger: logger.with(["component": "served-apps"])
         )
         let dittoConsumers = Self.dittoConsumers(
             configuration,
@@ -328,6 +336,7 @@ public final class Relay: Sendable {
             .init("gauges", gaugeReporter),
             .init("readiness", readiness),
             .init("retention", retention),
+            .init("served-apps", servedApps),
             .init("feedback", feedback),
             .init("dispatcher", DispatcherService(dispatcher: dispatcher, store: store)),
         ]

@@ -370,6 +370,10 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// one atomic statement; false when another caller (of this relay or another) took this run.
     func claimPeriodicRun(job: String, owner: String, now: Date, interval: Duration) async throws -> Bool
 
+    /// When periodic `job` was last claimed (``claimPeriodicRun(job:owner:now:interval:)``), its lease last
+    /// held; nil when never.
+    func lastPeriodicRun(job: String) async throws -> Date?
+
     /// Whether `owner` holds the lease of `job` (a row of the periodic jobs' table) until `now + duration`:
     /// true when it held the lease already (then renewed) or the lease ran out by `now` (then taken), in one
     /// atomic statement; false while another owner holds it. A holder that stops gives it up by renewing it

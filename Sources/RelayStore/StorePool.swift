@@ -326,6 +326,10 @@ public final class StorePool: Store {
         try await call { try await $0.claimPeriodicRun(job: job, owner: owner, now: now, interval: interval) }
     }
 
+    public func lastPeriodicRun(job: String) async throws -> Date? {
+        try await call { try await $0.lastPeriodicRun(job: job) }
+    }
+
     public func deleteFinishedNotifications(createdBefore: Date, limit: Int) async throws -> Int {
         try await call { try await $0.deleteFinishedNotifications(createdBefore: createdBefore, limit: limit) }
     }

@@ -7,7 +7,8 @@ import RelayStore
 /// every relay's configuration, which no relay claims again (``RelayStore/Store/endPendingWork(appId:at:)``).
 /// Prints one JSON line: the app and what was ended of each kind. Exit status 2 for a mistake in the command,
 /// 1 when the store cannot be opened (a SQLite path with no store: none is made) or written, or when a relay
-/// holds a live lease on the app's deliveries (it still serves the app; nothing is ended).
+/// still serves the app (its mark, ``RelayStore/ServedApps``, is recent, or it holds a live lease on the app's
+/// deliveries; nothing is ended).
 enum StorageEndPendingCommand {
     static let summary = """
         Ends the pending work of an app taken out of every relay's configuration: its pending deliveries
@@ -16,6 +17,17 @@ enum StorageEndPendingCommand {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let (store, app) = try StorageLocation.openAppStore(arguments)
+        // Every relay marks the apps of its configuration served, every few seconds.
+        if let mark = try await store.lastPeriodicRun(job: ServedApps.job(app)),
+            ServedApps.isServed(lastMark: mark, now: Date())
+        {
+            FileHandle.standardError.writeLine(
+                "push-relay storage: a relay served app '\(app)' \(Int(Date().timeIntervalSince(mark).rounded())) s ago: "
+                    + "take the app out of every relay's configuration, then run this again once none has served it "
+                    + "for \(Int(ServedApps.servedWithin.timeInterval)) s; nothing was ended"
+            )
+            return 1
+        }
         // A relay that holds a live lease on the app's deliveries is sending them: it still serves the app.
         if let leased = try await store.outboxCounts(now: Date())[app]?.leased, leased > 0 {
             FileHandle.standardError.writeLine(

@@ -51,6 +51,18 @@ import Testing
             #expect(refused.status == 1 && refused.stderr.contains("leased by a relay sending them"), "\(refused)")
             #expect(refused.stdout.isEmpty)
             try await relay.releaseClaims(claimed.map(\.deliveryId), owner: "relay-1")
+            // A relay serving the app marked it a moment ago, though it sends nothing now: refused too.
+            let marked = try await relay.claimPeriodicRun(
+                job: ServedApps.job("chat"),
+                owner: "relay-1",
+                now: Date(),
+                interval: ServedApps.markInterval
+            )
+            #expect(marked)
+            let served = try await CommandTests.run([
+                "storage", "end-pending", "--store", "sqlite:\(path)", "--app", "chat",
+            ])
+            #expect(served.status == 1 && served.stderr.contains("a relay served app 'chat'"), "\(served)")
         }
         let ended = try await CommandTests.run(run)
         #expect(ended.status == 0, "\(ended.stderr)")

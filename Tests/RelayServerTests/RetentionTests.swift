@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayCrypto
+import RelayStore
 import Testing
 
 @testable import RelayServer
@@ -15,6 +16,22 @@ import Testing
 
     /// The `error.code` of an error answer.
     static func errorCode(_ response: APIResponse) throws -> String { try response.decode(ErrorBody.self).error.code }
+
+    /// A serving relay marks each app of its configuration served, as `storage end-pending` reads it.
+    @Test func aServingRelayMarksItsAppsServed() async throws {
+        try await withRelayAndMock { harness in
+            let relay = try harness.relay
+            let job = ServedApps.job(harness.app.id)
+            let deadline = ContinuousClock.now + .seconds(60)
+            var mark = try await relay.store.lastPeriodicRun(job: job)
+            while mark == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                mark = try await relay.store.lastPeriodicRun(job: job)
+            }
+            #expect(ServedApps.isServed(lastMark: mark, now: Date()))
+            #expect(try await relay.store.lastPeriodicRun(job: ServedApps.job("no-such-app")) == nil)
+        }
+    }
 
     @Test func aFinishedNotificationIsDeletedAfterTheRetentionAndThenUnknown() async throws {
         let time = ManualTimeSource(now: Date())

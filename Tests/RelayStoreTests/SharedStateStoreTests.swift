@@ -72,6 +72,9 @@ import Testing
         #expect(try await claim("relay-1", 600) == false)
         // Another job has a schedule of its own.
         #expect(try await store.claimPeriodicRun(job: "job-b", owner: "relay-1", now: F.time(1), interval: .seconds(1)))
+        // The last claim's time, as `storage end-pending` reads an app's served mark.
+        #expect(try await store.lastPeriodicRun(job: "job-a") == F.time(600))
+        #expect(try await store.lastPeriodicRun(job: "job-c") == nil)
     }
 
     @Test(arguments: StoreKind.allCases) func retentionDeletesOnlyOldFinishedNotificationsWithTheirRows(
