@@ -43,6 +43,8 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
     private var cache: ExpiringCache<TokenDigest, Result<String, UserAuthError>>
     private var calls: [TokenDigest: Task<Outcome, Never>] = [:]
     private let gate: FairCallGate<IPNetwork>
+    /// The `no auth webhook call came free` lines: one a second, whatever a flood of checks asks.
+    private let busyLines = LogBudget(limit: 1, interval: .seconds(1), lines: "auth webhook busy lines")
 
     public init(
         settings: Configuration.UserAuth.DittoAuthWebhook,
@@ -84,7 +86,9 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
         if let known = cache.value(for: digest, now: time.monotonic) { return try known.get() }
         if let call = calls[digest] { return try await call.value.result.get() }
         guard await gate.acquire(range) else {
-            logger.warning("no auth webhook call came free", ["calls": gate.busy, "waiting": gate.waiters])
+            if busyLines.admit(reporting: logger) {
+                logger.warning("no auth webhook call came free", ["calls": gate.busy, "waiting": gate.waiters])
+            }
             throw .unavailable("too many credentials are being checked at once", retryAfterSeconds: 1)
         }
         // Another request may have asked about the token, or had its answer, while this one waited.

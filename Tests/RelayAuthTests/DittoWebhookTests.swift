@@ -92,6 +92,37 @@ import Testing
         }
     }
 
+    /// Checks of one range past its share of the webhook's calls are refused 503 with a line a second at
+    /// most, whatever their number.
+    @Test func aFloodPastTheCallsWritesALineASecond() async throws {
+        try await withEndpoint({ _ in
+            try? await Task.sleep(for: .seconds(2))
+            return TestEndpoint.json(["authenticate": true, "userID": "late"])
+        }) { endpoint in
+            let lines = MemoryLogHandler()
+            let authenticator = DittoWebhookAuthenticator(
+                settings: Self.settings(endpoint.url(), timeoutMilliseconds: 5000),
+                time: ManualTimeSource(),
+                logger: Logger(label: "test", handler: lines)
+            )
+            let range = IPNetwork("192.0.2.0/24")!
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        do {
+                            _ = try await authenticator.userId(forBearer: "token-\(index)", from: range)
+                            return "ok"
+                        } catch { return (error as? UserAuthError)?.code ?? "other" }
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == "auth_unavailable" }.count >= 100)
+            let busy = lines.entries.filter { $0.message == "no auth webhook call came free" }
+            #expect(busy.count <= 3, "\(busy.count) lines")
+        }
+    }
+
     @Test func aSlowWebhookTimesOutAs503() async throws {
         try await withEndpoint({ _ in
             try? await Task.sleep(for: .seconds(3))
