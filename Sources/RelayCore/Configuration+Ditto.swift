@@ -172,8 +172,10 @@ extension Configuration.Ditto {
         public var usesTLS: Bool { caFile != nil || certificateFile != nil || p12File != nil }
 
         /// The first broker of `list` (comma-separated, as librdkafka's `bootstrap.servers` takes them:
-        /// `[protocol://]host[:port]`, an IPv6 address in brackets) that names none: empty, holding white space
-        /// or a control character, or with a port that is not 1...65535. Nil when every one names one.
+        /// `[protocol://]host[:port]`, an IPv6 address in brackets) that names none: empty, a protocol of no
+        /// letters, a host of other characters than a name's or an address's (letters, digits, `.`, `-`, `_`;
+        /// hexadecimal digits, `:` and `.` in brackets), or a port that is not 1...65535. Nil when every one
+        /// names one.
         static func badBroker(in list: String) -> String? {
             for entry in list.split(separator: ",", omittingEmptySubsequences: false) {
                 let broker = entry.trimmingCharacters(in: .whitespaces)
@@ -184,19 +186,24 @@ extension Configuration.Ditto {
 
         private static func namesBroker(_ broker: String) -> Bool {
             var rest = Substring(broker)
-            if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
-            let odd = rest.unicodeScalars.contains {
-                $0.properties.isWhitespace || $0.properties.generalCategory == .control
+            if let scheme = rest.range(of: "://") {
+                let name = rest[..<scheme.lowerBound]
+                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+                rest = rest[scheme.upperBound...]
             }
-            guard !rest.isEmpty, !odd else { return false }
             var port: Substring = ""
             if rest.hasPrefix("[") {
-                guard let close = rest.firstIndex(of: "]"), rest.distance(from: rest.startIndex, to: close) > 1 else {
+                guard let close = rest.firstIndex(of: "]") else { return false }
+                let address = rest[rest.index(after: rest.startIndex)..<close]
+                guard !address.isEmpty, address.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
                     return false
                 }
                 port = rest[rest.index(after: close)...]
-            } else if let colon = rest.lastIndex(of: ":") {
-                guard colon > rest.startIndex else { return false }
+            } else {
+                let colon = rest.firstIndex(of: ":") ?? rest.endIndex
+                let host = rest[..<colon]
+                let name = host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+                guard !host.isEmpty, name else { return false }
                 port = rest[colon...]
             }
             guard let colon = port.first else { return true }
@@ -240,7 +247,9 @@ extension Configuration.Ditto {
             }
             if p12Password != nil && p12File == nil { problems.append("\(path).p12Password: only with p12File") }
             // librdkafka reads no keystore without its password.
-            if p12File != nil && p12Password == nil { problems.append("\(path).p12Password: required with p12File") }
+            if p12File != nil && p12Password?.isEmpty != false {
+                problems.append("\(path).p12Password: required with p12File")
+            }
             // Below a broker's default `group.min.session.timeout.ms` (6000) the member is never let join.
             if !(6_000...300_000).contains(sessionTimeoutMilliseconds) {
                 problems.append("\(path).sessionTimeoutMilliseconds: must be 6000...300000")

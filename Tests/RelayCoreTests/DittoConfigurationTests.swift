@@ -45,6 +45,9 @@ import Testing
         #expect(Configuration.Ditto.Kafka.badBroker(in: "k:9092,k:65536") == "k:65536")
         #expect(Configuration.Ditto.Kafka.badBroker(in: "k:x") == "k:x")
         #expect(Configuration.Ditto.Kafka.badBroker(in: ":9092") == ":9092")
+        for bad in ["k1;k2", "k1:9092;k2:9092", "://k1:9092", "::1", "[]:9092", "[::1", "k:90:92", "ké:9092"] {
+            #expect(Configuration.Ditto.Kafka.badBroker(in: bad) == bad, "\(bad)")
+        }
     }
 
     @Test func anAppWithoutDittoHasNone() throws {
@@ -65,6 +68,10 @@ import Testing
         ),
         (
             #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "p12File": "d.p12"}}"#,
+            "p12Password: required with p12File"
+        ),
+        (
+            #"{"kafka": {"bootstrapServers": "k:9092", "topics": ["t"], "p12File": "d.p12", "p12Password": ""}}"#,
             "p12Password: required with p12File"
         ),
         (
