@@ -11,10 +11,12 @@ extension PostgresStore {
     public func takeUserRate(_ request: UserRateRequest, at now: Date) async throws -> UserRateRefusal? {
         let minute = UserRateLimit.minute(now)
         let recipients = try StoredValues.jsonList(request.recipients)
+        // Pruned first, each delete its own transaction: rows of other users' counts held while this take
+        // waits on its user's buckets would let a take of the same user that holds them wait on those rows
+        // in turn (a deadlock). A look (``RelayStore/UserRateRequest/takes`` false) prunes nothing.
+        if request.takes { try pruneRateRows(request, minute: minute, now: now) }
         return try db.transaction {
-            // A look (``RelayStore/UserRateRequest/takes`` false) writes and locks nothing: it neither queues
-            // behind a write of the same user nor meets one's deletes in a deadlock.
-            if request.takes { try pruneRateRows(request, minute: minute, now: now) }
+            // A look writes and locks nothing: it does not queue behind a write of the same user.
             let stored = try request.buckets.map { rule -> UserRateLimit.Bucket? in
                 guard request.takes else {
                     return try db.query(
