@@ -172,8 +172,8 @@ extension Configuration.Ditto {
         public var usesTLS: Bool { caFile != nil || certificateFile != nil || p12File != nil }
 
         /// The first broker of `list` (comma-separated, as librdkafka's `bootstrap.servers` takes them:
-        /// `[protocol://]host[:port]`, an IPv6 address in brackets) that names none: empty, a protocol of no
-        /// letters, a host of other characters than a name's or an address's (letters, digits, `.`, `-`, `_`;
+        /// `[protocol://]host[:port]`, an IPv6 address in brackets) that names none: empty, a protocol of other
+        /// than letters and `_` (`SASL_SSL`), a host of other characters than a name's or an address's (letters, digits, `.`, `-`, `_`;
         /// hexadecimal digits, `:` and `.` in brackets), or a port that is not 1...65535. Nil when every one
         /// names one.
         static func badBroker(in list: String) -> String? {
@@ -188,7 +188,7 @@ extension Configuration.Ditto {
             var rest = Substring(broker)
             if let scheme = rest.range(of: "://") {
                 let name = rest[..<scheme.lowerBound]
-                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") }) else { return false }
                 rest = rest[scheme.upperBound...]
             }
             var port: Substring = ""

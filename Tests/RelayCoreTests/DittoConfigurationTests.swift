@@ -39,7 +39,10 @@ import Testing
     }
 
     @Test func brokerListsAsLibrdkafkaTakesThem() {
-        for list in ["k:9092", "k1:9092, k2:9093", "SSL://broker.example:9094", "[::1]:9092", "broker", "10.0.0.1"] {
+        for list in [
+            "k:9092", "k1:9092, k2:9093", "SSL://broker.example:9094", "SASL_SSL://k:9093", "[::1]:9092", "broker",
+            "10.0.0.1",
+        ] {
             #expect(Configuration.Ditto.Kafka.badBroker(in: list) == nil, "\(list)")
         }
         #expect(Configuration.Ditto.Kafka.badBroker(in: "k:9092,k:65536") == "k:65536")
