@@ -14,6 +14,16 @@ struct UserLimiter: Sendable {
 
     let store: any Store
     let time: any TimeSource
+    /// A user's takes in this process, one at a time: on PostgreSQL a take holds the user's buckets to its
+    /// end, and the takes queued behind it would each hold a store connection meanwhile.
+    private let turns = KeyedTurns()
+
+    /// Takes `request` in its user's turn.
+    private func taking(_ request: UserRateRequest) async throws -> Refusal? {
+        try await turns.run(request.appId + "\u{0}" + request.senderId) {
+            try await store.takeUserRate(request, at: time.now)
+        }
+    }
 
     /// Takes one token from the user's bucket `name` (a write or a read), or, when it is empty, takes nothing.
     /// - Returns: nil when taken; else what refused it.
@@ -25,7 +35,7 @@ struct UserLimiter: Sendable {
         limits: Configuration.Limits
     ) async throws -> Refusal? {
         let request = UserRateRequest(appId: appId, senderId: userId, buckets: [Self.bucket(name, limits)])
-        return try await store.takeUserRate(request, at: time.now)
+        return try await taking(request)
     }
 
     /// Takes one write and one webhook from the sender's buckets and counts one push from it to each of
@@ -46,7 +56,7 @@ struct UserLimiter: Sendable {
             recipients: recipients,
             pushesPerRecipientPerMinute: limits.pushesPerRecipientPerMinute
         )
-        return try await store.takeUserRate(request, at: time.now)
+        return try await taking(request)
     }
 
     /// Whether the sender's write and webhook buckets would give a webhook their tokens now, taking nothing.
