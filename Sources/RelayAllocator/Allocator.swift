@@ -10,14 +10,14 @@ public enum Allocator {
     public static var version: String? { cjemalloc_version().map { String(cString: $0) } }
 
     /// Whether this process's `malloc` is jemalloc's: false when the dynamic linker found another one first
-    /// (one preloaded with `LD_PRELOAD`).
-    public static var servesMalloc: Bool { cjemalloc_serves_malloc() != 0 }
+    /// (one preloaded with `LD_PRELOAD`). Asked once: the process's allocator does not change.
+    public static let servesMalloc = cjemalloc_serves_malloc() != 0
 
     /// Whether the process is split between two allocators: another `malloc` serves `malloc` and `free`
     /// while jemalloc serves C++ `new` and `delete` (which the Swift runtime uses), as when the C library
     /// itself is preloaded. Memory one of them hands out is then freed by the other, and the process aborts
     /// (at its first request, for `serve`). An allocator that replaces both (tcmalloc) splits nothing.
-    public static var isSplit: Bool { !servesMalloc && cjemalloc_serves_operator_new() != 0 }
+    public static let isSplit = !servesMalloc && cjemalloc_serves_operator_new() != 0
 
     /// One line for `push-relay version` and the benchmarks' results: `jemalloc <version>`, and what stands
     /// in the way when it does not serve `malloc`.

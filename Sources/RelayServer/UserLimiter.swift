@@ -52,7 +52,7 @@ struct UserLimiter: Sendable {
         let request = UserRateRequest(
             appId: appId,
             senderId: senderId,
-            buckets: [Self.bucket(.writes, limits), Self.bucket(.webhooks, limits)],
+            buckets: Self.webhookBuckets(limits),
             recipients: recipients,
             pushesPerRecipientPerMinute: limits.pushesPerRecipientPerMinute
         )
@@ -66,10 +66,15 @@ struct UserLimiter: Sendable {
         var request = UserRateRequest(
             appId: appId,
             senderId: senderId,
-            buckets: [Self.bucket(.writes, limits), Self.bucket(.webhooks, limits)]
+            buckets: Self.webhookBuckets(limits)
         )
         request.takes = false
         return try await store.takeUserRate(request, at: time.now)
+    }
+
+    /// The buckets a webhook takes from: a write and a webhook.
+    private static func webhookBuckets(_ limits: Configuration.Limits) -> [Bucket] {
+        [bucket(.writes, limits), bucket(.webhooks, limits)]
     }
 
     /// The bucket `name` as `limits` sets it: its rate and burst.

@@ -17,19 +17,20 @@ enum StorageEndPendingCommand {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let (store, app) = try StorageLocation.openAppStore(arguments)
+        let now = Date()
         // Every relay marks the apps of its configuration served, every few seconds.
         if let mark = try await store.lastPeriodicRun(job: ServedApps.job(app)),
-            ServedApps.isServed(lastMark: mark, now: Date())
+            ServedApps.isServed(lastMark: mark, now: now)
         {
             FileHandle.standardError.writeLine(
-                "push-relay storage: a relay served app '\(app)' \(Int(Date().timeIntervalSince(mark).rounded())) s ago: "
+                "push-relay storage: a relay served app '\(app)' \(Int(now.timeIntervalSince(mark).rounded())) s ago: "
                     + "take the app out of every relay's configuration, then run this again once none has served it "
                     + "for \(Int(ServedApps.servedWithin.timeInterval)) s; nothing was ended"
             )
             return 1
         }
         // A relay that holds a live lease on the app's deliveries is sending them: it still serves the app.
-        if let leased = try await store.outboxCounts(now: Date())[app]?.leased, leased > 0 {
+        if let leased = try await store.outboxCounts(now: now)[app]?.leased, leased > 0 {
             FileHandle.standardError.writeLine(
                 "push-relay storage: \(leased) pending deliveries of app '\(app)' are leased by a relay sending them: "
                     + "take the app out of every relay's configuration, then run this again once their leases end "
@@ -37,7 +38,7 @@ enum StorageEndPendingCommand {
             )
             return 1
         }
-        let ended = try await store.endPendingWork(appId: app, at: Date())
+        let ended = try await store.endPendingWork(appId: app, at: now)
         let report: [String: Any] = [
             "app": app, "deliveries": ended.deliveries, "badgeUpdates": ended.badgeUpdates,
             "feedback": ended.feedback,
