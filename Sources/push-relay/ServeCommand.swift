@@ -120,18 +120,6 @@ enum ServeCommand {
             )
         }
 
-        let dataDirectory = URL(fileURLWithPath: configuration.storage.sqlitePath).deletingLastPathComponent().path
-        let development = try DevelopmentSetup(dataDirectory: dataDirectory, logger: logger)
-        let developmentApp = configuration.apps.isEmpty
-        if developmentApp { configuration.apps = [try development.app()] }
-        // FCM and Web Push first: whether an app is a development one is read from its APNs credentials.
-        let fcmMock = try development.attachMockFCM(to: &configuration.apps)
-        let http = configuration.http
-        let webPushMock = try development.attachMockWebPush(
-            to: &configuration.apps,
-            avoiding: Set([http.port] + (http.admin.enabled ? [http.admin.resolvedPort(publicPort: http.port)] : []))
-        )
-        let mock = try development.attachMock(to: &configuration.apps)
         let store: any Store =
             if let url = try PostgresConnectionString.connectionURL(configuration.storage.postgres) {
                 // Another process took this relay's instance lock while the database was away (the store
@@ -153,12 +141,29 @@ enum ServeCommand {
                             busyTimeoutMilliseconds: min(
                                 configuration.storage.busyTimeoutMilliseconds,
                                 configuration.storage.requestDeadlineMilliseconds
-                            )
+                            ),
+                            // The file's lock before the file is opened or migrated.
+                            claiming: configuration.delivery.instanceId
                         )
                     ],
                     logger: logger.with(["component": "storage"])
                 )
             }
+        // The instance is this relay's before anything is written beside the store: a second relay refused
+        // here leaves the first one's development files (its mocks' ports and keys) as they are.
+        try await store.claimInstance(configuration.delivery.instanceId)
+        let dataDirectory = URL(fileURLWithPath: configuration.storage.sqlitePath).deletingLastPathComponent().path
+        let development = try DevelopmentSetup(dataDirectory: dataDirectory, logger: logger)
+        let developmentApp = configuration.apps.isEmpty
+        if developmentApp { configuration.apps = [try development.app()] }
+        // FCM and Web Push first: whether an app is a development one is read from its APNs credentials.
+        let fcmMock = try development.attachMockFCM(to: &configuration.apps)
+        let http = configuration.http
+        let webPushMock = try development.attachMockWebPush(
+            to: &configuration.apps,
+            avoiding: Set([http.port] + (http.admin.enabled ? [http.admin.resolvedPort(publicPort: http.port)] : []))
+        )
+        let mock = try development.attachMock(to: &configuration.apps)
         let relay = try Relay(configuration: configuration, store: store, logger: logger)
         // Caught from before the command says it is up (``Signals``).
         let signals = Signals()

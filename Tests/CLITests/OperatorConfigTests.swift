@@ -158,7 +158,8 @@ import Testing
     }
 
     /// Two relays on one SQLite file with different instance ids: the second does not start and says who
-    /// holds the file, in a JSON line; the first keeps serving.
+    /// holds the file, in a JSON line, having written nothing beside it (the first's development files, its
+    /// mocks' ports and keys, stay as they are); the first keeps serving.
     @Test func aSecondRelayOnOneSQLiteFileDoesNotStartWhateverItsId() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -173,10 +174,22 @@ import Testing
                 name: id
             )
         }
+        /// The development files in the folder, by name, with their contents.
+        func developmentFiles() throws -> [String: Data] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+            return try Dictionary(
+                uniqueKeysWithValues: names.filter { $0.hasPrefix("dev-") }.map { name in
+                    (name, try Data(contentsOf: directory.url.appendingPathComponent(name)))
+                }
+            )
+        }
         let first = try serve("relay-a")
         let port = try await first.listeningPort()
+        let written = try developmentFiles()
+        #expect(written.keys.contains("dev-webpush-port") && written.keys.contains("dev-api-key"), "\(written.keys)")
         let second = try serve("relay-b")
         #expect(try await second.exitStatus().status == 1)
+        #expect(try developmentFiles() == written)
         let lines = try ServeLogTests.objects(second.stderr)
         let line = try #require(lines.first { $0["msg"] as? String == "cannot start" }, "\(second.stderr)")
         let error = try #require(line["error"] as? String)
