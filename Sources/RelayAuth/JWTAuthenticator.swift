@@ -23,27 +23,39 @@ public struct JWTAuthenticator: UserAuthenticator {
     /// Loads the key files of `settings`.
     /// - Parameter keyPath: where `settings` sits in the configuration, for problems (`apps[0].userAuth.jwt`).
     /// - Throws: ``RelayCore/Configuration/Invalid`` naming each key file that cannot be read, is not a PEM
-    ///   public key of a kind taken, or is not a JWKS document with at least one such key.
+    ///   public key of a kind taken, or is not a JWKS document with at least one such key; a key taken
+    ///   must also sign with one of the `algorithms` allowed, or no token could ever pass it.
     public init(
         settings: Configuration.UserAuth.JWT,
         keyPath: String = "userAuth.jwt",
         time: any TimeSource = SystemTimeSource(),
         logger: Logger
     ) throws(Configuration.Invalid) {
+        let algorithms = settings.algorithms ?? JWSAlgorithm.allCases
+        let allowed = algorithms.map(\.rawValue).joined(separator: " or ")
         var keys: [PublicKey] = []
         var problems: [String] = []
         for (index, file) in settings.publicKeyFiles.enumerated() {
             do {
-                keys.append(try PublicKey(pem: try Self.read(file)))
+                let key = try PublicKey(pem: try Self.read(file))
+                guard algorithms.contains(key.algorithm) else {
+                    problems.append(
+                        "\(keyPath).publicKeyFiles[\(index)]: \(file): an \(key.algorithm.rawValue) key, and algorithms "
+                            + "allows only \(allowed)"
+                    )
+                    continue
+                }
+                keys.append(key)
             } catch {
                 problems.append("\(keyPath).publicKeyFiles[\(index)]: \(file): \(error.message)")
             }
         }
         if let file = settings.jwksFile {
             do {
-                let (found, skipped) = try JSONWebKeySet(json: Data(Self.read(file).utf8)).publicKeys()
+                let (all, skipped) = try JSONWebKeySet(json: Data(Self.read(file).utf8)).publicKeys()
                 for reason in skipped { logger.warning("JWKS key passed over", ["jwks.file": file, "error": reason]) }
-                if found.isEmpty { problems.append("\(keyPath).jwksFile: \(file): holds no ES256 or RS256 key") }
+                let found = all.filter { algorithms.contains($0.algorithm) }
+                if found.isEmpty { problems.append("\(keyPath).jwksFile: \(file): holds no \(allowed) key") }
                 keys += found
             } catch {
                 problems.append("\(keyPath).jwksFile: \(file): \(error.message)")
@@ -58,7 +70,7 @@ public struct JWTAuthenticator: UserAuthenticator {
                 audience: settings.audience,
                 leewaySeconds: settings.leewaySeconds,
                 userIdClaim: settings.userIdClaim,
-                algorithms: settings.algorithms ?? JWSAlgorithm.allCases
+                algorithms: algorithms
             )
         )
         self.time = time

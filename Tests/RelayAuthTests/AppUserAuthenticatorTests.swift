@@ -101,7 +101,8 @@ import Testing
         #expect(Set(checks.keys) == ["chat"])
     }
 
-    /// Key files that cannot be used stop the relay at start (and `config check`), each named by key path.
+    /// Key files that cannot be used stop the relay at start (and `config check`), each named by key path;
+    /// so does a key of an algorithm the app's `algorithms` leave out, which no token could ever pass.
     @Test func unusableKeyFilesAreNamedByKeyPath() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -124,16 +125,30 @@ import Testing
             ),
             app("b", .init(jwksFile: notJWKS)),
             app("c", .init(jwksFile: empty)),
+            // The PEM file holds an ES256 key; the JWKS file an ES256 and an RS256 one.
+            app("d", .init(publicKeyFiles: [fixture.pemFile], algorithms: [.rs256])),
+            app("e", .init(jwksFile: fixture.jwksFile, algorithms: [.es256])),
+            app("f", .init(jwksFile: try write("ec.json", jwks([fixture.ec])), algorithms: [.rs256])),
         ]
         let error = #expect(throws: Configuration.Invalid.self) {
             _ = try AppUserAuthenticator.make(apps: apps, logger: .disabled())
         }
         let problems = error?.problems ?? []
-        #expect(problems.count == 5)
+        #expect(problems.count == 7)
         #expect(problems[0].hasPrefix("apps[0].userAuth.jwt.publicKeyFiles[1]: \(notPEM): not a PEM public key"))
         #expect(problems[1].hasPrefix("apps[0].userAuth.jwt.publicKeyFiles[2]: \(small): an RSA key of 1024 bits"))
         #expect(problems[2].hasPrefix("apps[0].userAuth.jwt.publicKeyFiles[3]: "))
         #expect(problems[3].hasPrefix("apps[1].userAuth.jwt.jwksFile: \(notJWKS): not a JWKS document"))
         #expect(problems[4] == "apps[2].userAuth.jwt.jwksFile: \(empty): holds no ES256 or RS256 key")
+        #expect(
+            problems[5] == "apps[3].userAuth.jwt.publicKeyFiles[0]: \(fixture.pemFile): an ES256 key, and algorithms "
+                + "allows only RS256"
+        )
+        #expect(problems[6].hasPrefix("apps[5].userAuth.jwt.jwksFile: ") && problems[6].hasSuffix("holds no RS256 key"))
+    }
+
+    /// A JWKS document of `signers`' public keys.
+    private func jwks(_ signers: [TestSigner]) throws -> String {
+        String(decoding: try JSONEncoder().encode(JSONWebKeySet(keys: signers.map(\.jwk))), as: UTF8.self)
     }
 }
