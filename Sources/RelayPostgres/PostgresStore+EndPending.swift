@@ -8,7 +8,8 @@ extension PostgresStore {
             EndedWork(
                 deliveries: try db.query(statements.deliveries, appId, at, EndedWork.reason).changed,
                 badgeUpdates: try db.query(statements.badges, appId).changed,
-                feedback: try db.query(statements.feedback, appId).changed
+                feedback: try db.query(statements.feedback, appId).changed,
+                appKnown: try db.query(statements.known, appId)[0].int(0) == 1
             )
         }
     }

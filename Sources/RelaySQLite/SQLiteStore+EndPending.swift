@@ -20,7 +20,11 @@ extension SQLiteStore {
                     try $0.bind(3, EndedWork.reason)
                 },
                 badgeUpdates: try run(statements.badges),
-                feedback: try run(statements.feedback)
+                feedback: try run(statements.feedback),
+                appKnown: try db.withStatement(statements.known) {
+                    try $0.bind(1, appId)
+                    return try $0.step() && $0.int(0) == 1
+                }
             )
         }
     }

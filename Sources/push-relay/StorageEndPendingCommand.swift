@@ -6,9 +6,10 @@ import RelayStore
 /// `push-relay storage end-pending --app ID [--config FILE | --store LOCATION]`: ends the pending work of an app taken out of
 /// every relay's configuration, which no relay claims again (``RelayStore/Store/endPendingWork(appId:at:)``).
 /// Prints one JSON line: the app and what was ended of each kind. Exit status 2 for a mistake in the command,
-/// 1 when the store cannot be opened (a SQLite path with no store: none is made) or written, or when a relay
+/// 1 when the store cannot be opened (a SQLite path with no store: none is made) or written, when a relay
 /// still serves the app (its mark, ``RelayStore/ServedApps``, is recent, or it holds a live lease on the app's
-/// deliveries; nothing is ended).
+/// deliveries; nothing is ended), or when the store knows nothing of the app (``RelayStore/EndedWork/appKnown``:
+/// a mistyped id, which had nothing to end).
 enum StorageEndPendingCommand {
     static let summary = """
         Ends the pending work of an app taken out of every relay's configuration: its pending deliveries
@@ -39,6 +40,13 @@ enum StorageEndPendingCommand {
             return 1
         }
         let ended = try await store.endPendingWork(appId: app, at: now)
+        guard ended.appKnown || ended != EndedWork(deliveries: 0, badgeUpdates: 0, feedback: 0, appKnown: false) else {
+            FileHandle.standardError.writeLine(
+                "push-relay storage: the store holds no device, room member or pending work of app '\(app)': "
+                    + "is the app id right? nothing was ended"
+            )
+            return 1
+        }
         let report: [String: Any] = [
             "app": app, "deliveries": ended.deliveries, "badgeUpdates": ended.badgeUpdates,
             "feedback": ended.feedback,

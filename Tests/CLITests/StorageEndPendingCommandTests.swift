@@ -85,6 +85,10 @@ import Testing
         try Data(#"{"storage": {"sqlitePath": "\#(path)"}}"#.utf8).write(to: URL(fileURLWithPath: config))
         let again = try await CommandTests.run(["storage", "end-pending", "--config", config, "--app", "gone"])
         #expect(again.status == 0 && again.stdout.contains(#""deliveries":0"#), "\(again.stdout) \(again.stderr)")
+        // An id the store knows nothing of: a mistake, said so.
+        let unknown = try await CommandTests.run(["storage", "end-pending", "--config", config, "--app", "gnoe"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no device, room member or pending work of app 'gnoe'"))
+        #expect(unknown.stdout.isEmpty)
         for app in ["", "gone app"] {
             let bad = try await CommandTests.run(["storage", "end-pending", "--store", "sqlite:\(path)", "--app", app])
             #expect(bad.status == 2 && bad.stderr.contains("--app: an app id is 1 to 64"), "\(app): \(bad.stderr)")
@@ -101,11 +105,17 @@ import Testing
             #expect(refused.status == 1 && refused.stderr.contains("holds no PushRelay store"), "\(refused.stderr)")
         }
         #expect(try PostgresStore.holdsStore(url: url) == false)
-        _ = try PostgresStore(url: url, logger: .disabled())
+        let store = try PostgresStore(url: url, logger: .disabled())
         #expect(try PostgresStore.holdsStore(url: url))
-        let ended = try await CommandTests.run([
-            "storage", "end-pending", "--store", "postgres:\(url)", "--app", "chat",
-        ])
+        let run = ["storage", "end-pending", "--store", "postgres:\(url)", "--app", "chat"]
+        let unknown = try await CommandTests.run(run)
+        #expect(unknown.status == 1 && unknown.stderr.contains("no device, room member or pending work of app 'chat'"))
+        try await store.addMember(appId: "chat", roomId: "room-1", userId: "ann", notify: nil, at: StorageCopyTests.t0)
+        let ended = try await CommandTests.run(run)
         #expect(ended.status == 0, "\(ended.stderr)")
+        #expect(
+            ended.stdout.contains(#"{"app":"chat","badgeUpdates":0,"deliveries":0,"feedback":0}"#),
+            "\(ended.stdout)"
+        )
     }
 }

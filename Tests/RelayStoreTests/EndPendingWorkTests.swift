@@ -61,5 +61,10 @@ import Testing
             try await store.endPendingWork(appId: "app-a", at: later)
                 == EndedWork(deliveries: 0, badgeUpdates: 0, feedback: 0)
         )
+        // An app the store holds nothing of (a mistyped id) is told apart from one with nothing left.
+        #expect(
+            try await store.endPendingWork(appId: "app-c", at: later)
+                == EndedWork(deliveries: 0, badgeUpdates: 0, feedback: 0, appKnown: false)
+        )
     }
 }
