@@ -26,6 +26,13 @@ import Testing
             (#""webPush":{"openURL":"/rooms/{roomId}"}"#, "apps[0].webPush.openURL: must be an absolute"),
             (#""webPush":{"openURL":"https://c.example/{roomid}"}"#, "apps[0].webPush.openURL: only {roomId} and"),
             (#""webPush":{"sub":"x"}"#, "sub"),
+            // A mock's origin takes subscriptions the https and public-address rules would refuse.
+            (
+                #""webPush":{"mock":{"baseURL":"http://10.0.0.5:80"}}"#,
+                "apps[0].webPush.mock.baseURL: must name this host"
+            ),
+            (#""webPush":{"mock":{"baseURL":"https://push.example.com"}}"#, "apps[0].webPush.mock.baseURL: must name"),
+            (#""webPush":{"mock":{"baseURL":"http://[::2]:80"}}"#, "apps[0].webPush.mock.baseURL: must name this host"),
         ]
         for (settings, expected) in cases {
             #expect(throws: (any Error).self) {
@@ -37,6 +44,15 @@ import Testing
                 #expect(String(describing: error).contains(expected), "\(settings): \(error)")
             }
         }
+    }
+
+    /// A mock on this machine, however it is spelt, is taken.
+    @Test(arguments: ["https://127.0.0.1:2199", "http://127.8.0.1", "http://[::1]:2199", "https://LocalHost:1"])
+    func aMockOnThisHostIsTaken(_ baseURL: String) throws {
+        let folder = try Folder()
+        let file = try folder.appFile(#""webPush":{"mock":{"baseURL":"\#(baseURL)"}}"#)
+        let app = try #require(try Configuration.load(file: file, environment: [:]).apps.first)
+        #expect(app.webPush?.mock?.baseURL == baseURL)
     }
 
     @Test func aWebTokenIsItsIdentityAndStoredWithItsSubscription() throws {
