@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs services as child tasks and stops them in reverse start order (swift-service-lifecycle's shape).
 ///
@@ -6,7 +7,8 @@ import Foundation
 /// service ends unexpectedly (returns or throws before it was asked to stop; logged). The services are then
 /// cancelled one at a time, last started first, each awaited before the next: the HTTP listener stops
 /// accepting before the dispatcher that sends what it took in. When the shutdown takes longer than
-/// ``Settings/shutdownTimeout``, or a second signal arrives, the group escalates (``Escalation``).
+/// ``Settings/shutdownTimeout``, or a second signal arrives (not the first one delivered again,
+/// ``StopSignalTurns``), the group escalates (``Escalation``).
 public final class ServiceGroup: Sendable {
     /// What the group does when a graceful shutdown takes too long.
     public enum Escalation: Sendable {
@@ -57,6 +59,8 @@ public final class ServiceGroup: Sendable {
     private let shutdownAsked = OneShotEvent()
     /// The escalation was asked for (a second signal).
     private let escalationAsked = OneShotEvent()
+    /// What each signal caught asks for.
+    private let signalTurns = Mutex(StopSignalTurns())
 
     /// - Parameter services: in start order; stopped in the reverse order.
     public init(services: [Entry], settings: Settings = .init(), logger: Logger) {
@@ -78,15 +82,20 @@ public final class ServiceGroup: Sendable {
             let shutdownAsked = self.shutdownAsked
             let escalationAsked = self.escalationAsked
             let timeout = settings.shutdownTimeout
-            signals.setHandler { number in
-                if shutdownAsked.hasHappened {
-                    logger.warning("signal during shutdown: stopping at once", ["signal": number])
-                    escalationAsked.signal()
-                } else {
+            signals.setHandler { [weak self] number in
+                guard let self else { return }
+                let now = ContinuousClock.now
+                switch signalTurns.withLock({ $0.verdict(at: now, shuttingDown: shutdownAsked.hasHappened) }) {
+                case .begin:
                     var metadata: Logger.Metadata = ["signal": number]
                     if let timeout { metadata["shutdown.timeout_seconds"] = timeout.components.seconds }
                     logger.notice("stopping", metadata)
                     shutdownAsked.signal()
+                case .repeated:
+                    logger.info("signal repeated: taken as the one that began the shutdown", ["signal": number])
+                case .escalate:
+                    logger.warning("signal during shutdown: stopping at once", ["signal": number])
+                    escalationAsked.signal()
                 }
             }
         }
