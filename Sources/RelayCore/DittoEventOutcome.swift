@@ -17,4 +17,7 @@ public enum DittoEventOutcome: String, Sendable, CaseIterable, Hashable {
     /// An event whose structure cannot be read (``DittoEventError``), or a message document without a field a
     /// push needs (``DittoMessageRule/Screening/unreadable(field:)``).
     case invalid
+    /// A record of the Kafka stream removed before the relay read it (the topic's retention passed the
+    /// group's committed offset): never applied.
+    case lost
 }

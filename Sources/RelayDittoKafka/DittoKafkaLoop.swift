@@ -51,6 +51,9 @@ final class DittoKafkaLoop {
     private var positionReadAt: Duration = .zero
     /// While paused: where each partition reads again on resume.
     private var rewind: [KafkaTopicPartition: Int64] = [:]
+    /// Each partition's offset after the last record read since it was given: a record further on than the
+    /// next may follow records the log dropped unread (``checkForLostRecords(_:from:at:)``).
+    private var expectedNext: [KafkaTopicPartition: Int64] = [:]
     /// The partitions resumed after a pause whose records wait to be applied again: the readiness check says
     /// `paused` until an apply succeeds (each attempt may hold the thread for the store's whole timeout), or
     /// until they are taken away.
@@ -165,6 +168,8 @@ final class DittoKafkaLoop {
             $0.lastRecordAt = service.time.now
             $0.lastError = nil
         }
+        checkForLostRecords(record.partition, from: expectedNext[record.partition], at: record.offset)
+        expectedNext[record.partition] = record.offset + 1
         do {
             let event = try DittoEvent.decode(record.payload, strictSyntax: StrictJSON.requestBodyProblem)
             current.events.append((event, record.partition, record.offset))
@@ -356,7 +361,10 @@ final class DittoKafkaLoop {
         pausedUntil = nil
         guard let consumer else { return }
         do {
-            try consumer.seek(rewind.filter { assigned.contains($0.key) })
+            let sought = rewind.filter { assigned.contains($0.key) }
+            try consumer.seek(sought)
+            // Read on from there: records the log dropped meanwhile show as a gap after it.
+            expectedNext.merge(sought) { $1 }
             try consumer.resume(Array(paused))
             paused = []
         } catch {
@@ -405,6 +413,7 @@ final class DittoKafkaLoop {
             for partition in partitions {
                 uncommitted[partition] = nil
                 rewind[partition] = nil
+                expectedNext[partition] = nil
                 position[partition] = nil
                 fetching.remove(partition)
                 paused.remove(partition)
@@ -462,6 +471,41 @@ final class DittoKafkaLoop {
     static let positionReadMilliseconds: Int32 = 500
     /// How long after a failed read of ``readCommittedOffsets(_:)`` it is tried again.
     static let positionRetry = Duration.seconds(30)
+
+    /// Whether records of `partition` before `offset`, the one just read, were dropped by the log unread: when
+    /// a committed offset (or the last record read) lies behind the log's start, librdkafka reads on from the
+    /// earliest record kept (`auto.offset.reset` earliest) and says nothing the relay can count. So the first
+    /// record read after the partition is given is compared with the group's committed offset, and a later
+    /// one that skips more than one offset (a transaction's marker takes one) with `expected`; where they
+    /// differ, the log's start is asked for (a broker round trip, only then). The records from the expected
+    /// offset to the log's start are counted `lost` and logged as an error.
+    private func checkForLostRecords(_ partition: KafkaTopicPartition, from expected: Int64?, at offset: Int64) {
+        guard let consumer else { return }
+        let timeout = Self.positionReadMilliseconds
+        let from: Int64
+        if let expected {
+            guard offset > expected + 1 else { return }
+            from = expected
+        } else {
+            guard let committed = try? consumer.committed([partition], timeoutMilliseconds: timeout)[partition],
+                offset > committed
+            else { return }
+            from = committed
+        }
+        guard let earliest = try? consumer.lowWatermark(partition, timeoutMilliseconds: timeout), earliest > from
+        else { return }
+        let lost = earliest - from
+        logger.error(
+            "Kafka records lost: the log dropped them before they were read",
+            [
+                "kafka.topic": partition.topic, "kafka.partition": partition.partition, "kafka.offset": from,
+                "kafka.earliest": earliest, "kafka.lost": lost,
+            ]
+        )
+        var counts = DittoApplyCounts()
+        counts.outcomes["other"] = [.lost: Int(lost)]
+        service.metrics.recordDittoEvents(counts, app: service.appId)
+    }
 
     /// An error librdkafka reports: logged (a trickle), and shown in the consumer's check.
     private func report(_ error: KafkaError) {

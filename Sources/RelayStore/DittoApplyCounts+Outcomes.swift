@@ -9,7 +9,7 @@ extension DittoApplyCounts {
             applied += 1
             notifications += 1
         case .duplicate: duplicates += 1
-        case .ignored, .tooOld, .editOrDelete, .invalid: ignored += 1
+        case .ignored, .tooOld, .editOrDelete, .invalid, .lost: ignored += 1
         }
         outcomes[kind.map { "\($0)" } ?? "other", default: [:]][outcome, default: 0] += 1
     }

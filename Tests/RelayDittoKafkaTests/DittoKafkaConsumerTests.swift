@@ -249,6 +249,90 @@ final class SharedCluster: @unchecked Sendable {
         #expect(metrics.render().contains(Self.invalidCount(2)))
     }
 
+    /// Records the log dropped before the group read them (as a topic's retention does; the mock keeps 5 MB
+    /// a partition): counted `lost`, logged as an error naming how many, and the partition read on from its
+    /// earliest record kept.
+    @Test func recordsTheLogDroppedUnreadAreCountedLost() async throws {
+        let topic = "retention"
+        let partition = KafkaTopicPartition(topic: topic, partition: 0)
+        try cluster.createTopic(topic, partitions: 1)
+        try produce(topic, 0..<3, partitions: 1)
+        let early = RecordingMirror()
+        let first = consumer(topic, mirror: early)
+        first.start()
+        #expect(try await eventually { await early.applied.count >= 3 })
+        await first.stop()
+        #expect(try committed(topic, partitions: 1) == [0: 3])
+        // Three events never read, then records large enough that the log drops its oldest, those three among
+        // them, then two events more.
+        try produce(topic, 3..<6, partitions: 1)
+        try produceLarge(topic, count: 4)
+        try produce(topic, 6..<8, partitions: 1)
+        let reader = try KafkaConsumer(settings: kafka(topic).kafkaSettings(appId: "reader")) { _ in }
+        let earliest = try reader.lowWatermark(partition, timeoutMilliseconds: 5_000)
+        #expect(earliest > 6, "the log kept a record of 3..<6: \(earliest)")
+
+        let mirror = RecordingMirror()
+        let metrics = RelayMetrics(appIds: ["chat"])
+        let lines = MemoryLogHandler()
+        let consumer = consumer(topic, mirror: mirror, metrics: metrics, logger: Logger(label: "t", handler: lines))
+        consumer.start()
+        #expect(try await eventually { await mirror.applied.map(\.txnId).contains(7) })
+        await consumer.stop()
+        #expect(await mirror.applied.map(\.txnId) == [6, 7])
+        let lost = #"pushrelay_ditto_events_total{app="chat",collection="other",outcome="lost"} "# + "\(earliest - 3)"
+        #expect(metrics.render().contains(lost), "\(metrics.render())")
+        let line = try #require(lines.entries.first { $0.message.hasPrefix("Kafka records lost") })
+        #expect(line.level == .error && line.metadata["kafka.lost"] == "\(earliest - 3)", "\(line)")
+    }
+
+    /// Records read while the store was away, and dropped by the log before the pause ended: counted `lost`
+    /// from the first one not applied.
+    @Test func recordsTheLogDropsDuringAPauseAreCountedLost() async throws {
+        let topic = "retention-paused"
+        try cluster.createTopic(topic, partitions: 1)
+        try produce(topic, 0..<3, partitions: 1)
+        let mirror = RecordingMirror()
+        await mirror.setFailing(true)
+        let metrics = RelayMetrics(appIds: ["chat"])
+        let consumer = consumer(topic, mirror: mirror, metrics: metrics)
+        consumer.start()
+        #expect(try await eventually { await mirror.failures >= 2 && consumer.isPaused })
+        try produceLarge(topic, count: 4)
+        try produce(topic, 3..<5, partitions: 1)
+        let reader = try KafkaConsumer(settings: kafka(topic).kafkaSettings(appId: "reader")) { _ in }
+        let earliest = try reader.lowWatermark(
+            KafkaTopicPartition(topic: topic, partition: 0),
+            timeoutMilliseconds: 5_000
+        )
+        #expect(earliest > 3, "the log kept a record of 0..<3: \(earliest)")
+
+        await mirror.setFailing(false)
+        #expect(try await eventually { await mirror.applied.map(\.txnId).contains(4) })
+        await consumer.stop()
+        #expect(await mirror.applied.map(\.txnId) == [3, 4])
+        let lost = #"pushrelay_ditto_events_total{app="chat",collection="other",outcome="lost"} "# + "\(earliest)"
+        #expect(metrics.render().contains(lost), "\(metrics.render())")
+    }
+
+    /// Sends `count` records of 2 MB to `topic`'s partition 0, each in a batch of its own: the mock cluster
+    /// keeps 5 MB a partition, so the log drops its oldest batches.
+    func produceLarge(_ topic: String, count: Int) throws {
+        let producer = try KafkaProducer(
+            settings: KafkaSettings([
+                ("bootstrap.servers", cluster.bootstrapServers), ("message.max.bytes", "10000000"),
+            ])
+        )
+        for _ in 0..<count {
+            try producer.send(
+                topic: topic,
+                partition: 0,
+                payload: Array(repeating: UInt8(ascii: "x"), count: 2_000_000)
+            )
+            try producer.flush()
+        }
+    }
+
     @Test func anEventTheStoreRefusesForItsDataIsSkippedNotRetried() async throws {
         let topic = "refused"
         try cluster.createTopic(topic, partitions: 1)
