@@ -475,10 +475,11 @@ final class DittoKafkaLoop {
     /// Whether records of `partition` before `offset`, the one just read, were dropped by the log unread: when
     /// a committed offset (or the last record read) lies behind the log's start, librdkafka reads on from the
     /// earliest record kept (`auto.offset.reset` earliest) and says nothing the relay can count. So the first
-    /// record read after the partition is given is compared with the group's committed offset, and a later
-    /// one that skips more than one offset (a transaction's marker takes one) with `expected`; where they
-    /// differ, the log's start is asked for (a broker round trip, only then). The records from the expected
-    /// offset to the log's start are counted `lost` and logged as an error.
+    /// record read after the partition is given is compared with the group's committed offset (a broker round
+    /// trip, once per assignment), and a later one that skips more than one offset (a transaction's marker
+    /// takes one; compaction any number) with `expected`; where they differ, with the log's start as the fetch
+    /// that brought the record saw it. The records from the expected offset to the log's start are counted
+    /// `lost` and logged as an error.
     private func checkForLostRecords(_ partition: KafkaTopicPartition, from expected: Int64?, at offset: Int64) {
         guard let consumer else { return }
         let timeout = Self.positionReadMilliseconds
@@ -492,7 +493,10 @@ final class DittoKafkaLoop {
             else { return }
             from = committed
         }
-        guard let earliest = try? consumer.lowWatermark(partition, timeoutMilliseconds: timeout), earliest > from
+        guard
+            let earliest = consumer.seenLowWatermark(partition)
+                ?? (try? consumer.lowWatermark(partition, timeoutMilliseconds: timeout)),
+            earliest > from
         else { return }
         let lost = earliest - from
         logger.error(

@@ -260,6 +260,15 @@ extension KafkaConsumer {
         return result == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : nil
     }
 
+    /// The partition's low watermark (the log's start) as last seen in a fetch answer; nil before one came.
+    /// Cached by librdkafka: no broker round trip.
+    public func seenLowWatermark(_ partition: KafkaTopicPartition) -> Int64? {
+        var low: Int64 = -1
+        var high: Int64 = -1
+        let result = rd_kafka_get_watermark_offsets(client, partition.topic, partition.partition, &low, &high)
+        return result == RD_KAFKA_RESP_ERR_NO_ERROR && low >= 0 ? low : nil
+    }
+
     /// The partition's low watermark (its first record's offset), asked of its leader: a broker round trip
     /// of at most `timeoutMilliseconds`.
     public func lowWatermark(_ partition: KafkaTopicPartition, timeoutMilliseconds: Int32) throws(KafkaError) -> Int64 {
