@@ -11,7 +11,8 @@ final class InstanceLock {
 
     /// Takes the lock on `path` (creating the file) for the relay `instanceId` serving from `database`.
     /// - Throws: ``StoreError`` `.instanceInUse` when another open file holds it, `.open` when the file
-    ///   cannot be opened, not even for reading (it is not there and cannot be made).
+    ///   cannot be opened, not even for reading (it is not there and cannot be made), or when `database` has
+    ///   more than one name (``refuseHardLinks(_:)``).
     init(path: String, database: String, instanceId: String) throws {
         // 0600: anyone who can open the file can flock it, and so keep the relay from starting.
         var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -32,6 +33,10 @@ final class InstanceLock {
                     + "each with its own delivery.instanceId"
             )
         }
+        do { try Self.refuseHardLinks(database) } catch {
+            close(descriptor)
+            throw error
+        }
         if ftruncate(descriptor, 0) == 0 {
             _ = Array(instanceId.utf8).withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         }
@@ -48,6 +53,19 @@ final class InstanceLock {
             return String(cString: resolved)
         }
         return "\(file ?? database).lock"
+    }
+
+    /// Refuses a store file with more than one name (hard links): the lock is named after the file's path,
+    /// and SQLite keeps its write-ahead log and shared memory by name too, so a relay on another name would
+    /// take another lock and write the same file as a second store.
+    private static func refuseHardLinks(_ database: String) throws {
+        var status = stat()
+        guard stat(database, &status) == 0, status.st_nlink > 1 else { return }
+        throw StoreError(
+            code: .open,
+            message: "\(database) has \(status.st_nlink) names (hard links): a relay on another name would write "
+                + "the same file as a second store; keep one name (a symbolic link is fine)"
+        )
     }
 
     /// The instance id the holder wrote (at most 64 bytes, as ids are), nil when it wrote none.

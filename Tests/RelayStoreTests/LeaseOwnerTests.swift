@@ -186,4 +186,21 @@ import Testing
             #expect(error?.code == .instanceInUse, "\(path)")
         }
     }
+
+    /// A second name of the file itself (a hard link) would take a lock of its own, and SQLite would keep a
+    /// second write-ahead log for it: a file with two names is refused, under either name.
+    @Test func aHardLinkedFileIsRefused() async throws {
+        let database = try await StoreKind.sqlite.makeDatabase()
+        let folder = (database.location as NSString).deletingLastPathComponent
+        _ = try database.open()
+        let link = "\(folder)/hard.sqlite"
+        try FileManager.default.linkItem(atPath: database.location, toPath: link)
+        for path in [link, database.location] {
+            let store = try SQLiteStore(path: path, logger: .disabled())
+            let error = await #expect(throws: StoreError.self) { try await store.claimInstance("relay-a") }
+            #expect(error?.code == .open && error?.message.contains("2 names (hard links)") == true, "\(path)")
+        }
+        try FileManager.default.removeItem(atPath: link)
+        try await SQLiteStore(path: database.location, logger: .disabled()).claimInstance("relay-a")
+    }
 }
