@@ -124,6 +124,8 @@ extension Configuration.MockEndpoint {
                 || url.fragment != nil
         {
             problems.append("\(path).baseURL: must be a scheme, a host and a port only, e.g. https://127.0.0.1:2197")
+        } else if let port = url?.port, !(1...65535).contains(port) {
+            problems.append("\(path).baseURL: the port must be 1 to 65535, not \(port)")
         }
         if let caFile, !FileManager.default.isReadableFileNotDirectory(atPath: caFile) {
             problems.append("\(path).caFile: cannot read \(caFile)")
