@@ -291,11 +291,13 @@ public final class HTTPServer: Sendable {
         guard let raw else {
             let reason = errno
             let said = core.messages.latest.last.map { " (libmicrohttpd: \($0))" } ?? ""
+            // What to do about the common case: the relay runs already, or another program has the port.
+            let hint = reason == EADDRINUSE ? "; another process listens there: choose another port" : ""
             throw HTTPServerError(
                 code: .start,
                 message:
                     "cannot listen on \(configuration.host):\(configuration.port): \(String(cString: strerror(reason)))"
-                    + " (errno \(reason))\(said)"
+                    + " (errno \(reason))\(said)\(hint)"
             )
         }
         return MHDDaemon(raw: raw, core: core)
