@@ -300,11 +300,14 @@ extension Configuration.UserAuth {
 }
 
 extension Configuration {
-    /// Whether `host` (a URL's host, IPv6 in brackets or not) is `localhost`, 127.0.0.0/8 or ::1.
+    /// Whether `host` (a URL's host, IPv6 in brackets or not) is `localhost`, 127.0.0.0/8 or ::1, in any
+    /// spelling of the address (`::ffff:127.0.0.1` is 127.0.0.1).
     public static func isLoopback(_ host: String) -> Bool {
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
         if bare == "localhost" || bare == "::1" { return true }
         let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+        if octets.count == 4 && octets[0] == "127" && octets.allSatisfy({ UInt8($0) != nil }) { return true }
+        guard let address = IPAddress(bare) else { return false }
+        return address.isIPv4 ? address.bytes[0] == 127 : address.bytes == Array(repeating: 0, count: 15) + [1]
     }
 }

@@ -79,7 +79,7 @@ extension Configuration {
             }
             if let mock {
                 problems += mock.problems(at: "\(path).mock")
-                if let host = URL(string: mock.baseURL)?.host, !Self.namesThisHost(host) {
+                if let host = URL(string: mock.baseURL)?.host, !Configuration.isLoopback(host) {
                     // Users' subscriptions under the mock's origin skip the https and public-address rules.
                     problems.append(
                         "\(path).mock.baseURL: must name this host (localhost, 127.0.0.1 or ::1): subscriptions "
@@ -88,14 +88,6 @@ extension Configuration {
                 }
             }
             return problems
-        }
-
-        /// Whether a URL's `host` is this machine: `localhost` or a loopback address (`127.0.0.0/8`, `::1`).
-        private static func namesThisHost(_ host: String) -> Bool {
-            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-            if bare.lowercased() == "localhost" { return true }
-            guard let address = IPAddress(bare) else { return false }
-            return address.isIPv4 ? address.bytes[0] == 127 : address.bytes == Array(repeating: 0, count: 15) + [1]
         }
     }
 }

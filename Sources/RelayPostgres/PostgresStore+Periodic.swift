@@ -18,16 +18,16 @@ extension PostgresStore {
         ).changed == 1
     }
 
-    /// Notifications another relay's retention run holds are skipped (`SKIP LOCKED`), not waited for. Each
-    /// one's deliveries are deleted by its range (``deleteDeliveriesSQL``), then the notifications and their
-    /// idempotency keys together, in a transaction that reads index ranges in order (``seekingOnly(_:)``): the
-    /// probe for a pending delivery reads each range from its end, as the finished probe does.
     public func lastPeriodicRun(job: String) async throws -> Date? {
         try db.query("SELECT last_run_at FROM periodic_runs WHERE job = $1", job).all.first.map {
             EpochMilliseconds.date(try $0.int64(0))
         }
     }
 
+    /// Notifications another relay's retention run holds are skipped (`SKIP LOCKED`), not waited for. Each
+    /// one's deliveries are deleted by its range (``deleteDeliveriesSQL``), then the notifications and their
+    /// idempotency keys together, in a transaction that reads index ranges in order (``seekingOnly(_:)``): the
+    /// probe for a pending delivery reads each range from its end, as the finished probe does.
     public func deleteFinishedNotifications(createdBefore: Date, limit: Int) async throws -> Int {
         try seekingOnly {
             let due = try db.query(Self.finishedBeforeSQL, createdBefore, max(0, limit)).all.map { try $0.uuid(0) }

@@ -121,7 +121,8 @@ enum ServeCommand {
         }
 
         let store: any Store =
-            if let url = try PostgresConnectionString.connectionURL(configuration.storage.postgres) {
+            switch try StorageLocation.configured(configuration.storage) {
+            case .postgres(let url):
                 // Another process took this relay's instance lock while the database was away (the store
                 // logged it): going on would lease under a shared id, and stopping gracefully needs the store.
                 try PostgresStore.pool(
@@ -130,12 +131,12 @@ enum ServeCommand {
                     logger: logger,
                     statementTimeout: Double(configuration.storage.postgres.statementTimeoutSeconds)
                 ) { _ in exit(1) }
-            } else {
+            case .sqlite(let path):
                 // One connection: the pool adds the request deadline and the storage down/up lines.
                 StorePool(
                     members: [
                         try SQLiteStore(
-                            path: configuration.storage.sqlitePath,
+                            path: path,
                             logger: logger,
                             // A call waits for a lock no longer than a request may wait to start one.
                             busyTimeoutMilliseconds: min(

@@ -40,7 +40,8 @@ enum StorageEndPendingCommand {
             return 1
         }
         let ended = try await store.endPendingWork(appId: app, at: now)
-        guard ended.appKnown || ended != EndedWork(deliveries: 0, badgeUpdates: 0, feedback: 0, appKnown: false) else {
+        let endedNothing = ended.deliveries == 0 && ended.badgeUpdates == 0 && ended.feedback == 0
+        guard ended.appKnown || !endedNothing else {
             FileHandle.standardError.writeLine(
                 "push-relay storage: the store holds no device, room member or pending work of app '\(app)': "
                     + "is the app id right? nothing was ended"
