@@ -45,6 +45,9 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
     private let gate: FairCallGate<IPNetwork>
     /// The `no auth webhook call came free` lines: one a second, whatever a flood of checks asks.
     private let busyLines = LogBudget(limit: 1, interval: .seconds(1), lines: "auth webhook busy lines")
+    /// Where ``busyLines`` counts its seconds from: the budget reads instants, the checks read
+    /// `time.monotonic`, so a manual clock paces its lines too.
+    private let budgetOrigin = ContinuousClock.now
 
     public init(
         settings: Configuration.UserAuth.DittoAuthWebhook,
@@ -86,7 +89,7 @@ public actor DittoWebhookAuthenticator: UserAuthenticator {
         if let known = cache.value(for: digest, now: time.monotonic) { return try known.get() }
         if let call = calls[digest] { return try await call.value.result.get() }
         guard await gate.acquire(range) else {
-            if busyLines.admit(reporting: logger) {
+            if busyLines.admit(reporting: logger, at: budgetOrigin + time.monotonic) {
                 logger.warning("no auth webhook call came free", ["calls": gate.busy, "waiting": gate.waiters])
             }
             throw .unavailable("too many credentials are being checked at once", retryAfterSeconds: 1)
