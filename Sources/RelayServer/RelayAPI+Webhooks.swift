@@ -247,7 +247,14 @@ extension RelayAPI {
     /// another user sent it.
     func notificationByMessage(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
-        let messageId = try Validation.id(request.query["messageId"] ?? "", field: "messageId", code: "invalid_query")
+        guard let given = request.query["messageId"] else {
+            throw HTTPError.badRequest(
+                code: "invalid_query",
+                message:
+                    "messageId is required (GET /v1/notifications?messageId=<id>, or /v1/notifications/<notification id>)"
+            )
+        }
+        let messageId = try Validation.id(given, field: "messageId", code: "invalid_query")
         let page = try Self.deliveryPage(request)
         try await takeReadLimit(caller)
         let unknown = HTTPError.notFound(message: "No notification with that message id")

@@ -248,6 +248,7 @@ import Testing
             #expect(others.status == 404 && others.body == unknown.body && otherCase.body == unknown.body)
             let missing = try await relay.call("GET", "/v1/notifications", user: "bob")
             #expect(missing.status == 400 && missing.error?.code == "invalid_query")
+            #expect(missing.error?.message.hasPrefix("messageId is required") == true)
         }
     }
 
