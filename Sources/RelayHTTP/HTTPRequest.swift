@@ -42,7 +42,7 @@ public struct HTTPRequest: Sendable {
     ///   - clientAddress: the client's address; `nil` takes `remoteAddress`.
     ///   - id: the request id; `nil` takes the `X-Request-Id` header if sane, else a random one.
     /// - Throws: ``HTTPError`` 400 `invalid_target` when the target is not a parsable path; 400
-    ///   `invalid_query` when the query names a parameter twice.
+    ///   `invalid_query` when the query names a parameter twice or is not UTF-8 once decoded.
     public init(
         method: String,
         target: String,
@@ -72,7 +72,7 @@ public struct HTTPRequest: Sendable {
 
     /// A request target's path (its segments joined), its segments (percent-decoded) and its query.
     /// - Throws: ``HTTPError`` 400 `invalid_target` when the target is not a parsable path; 400
-    ///   `invalid_query` when the query names a parameter twice.
+    ///   `invalid_query` when the query names a parameter twice or is not UTF-8 once decoded.
     public static func parseTarget(
         _ target: String
     ) throws(HTTPError) -> (path: String, segments: [String], query: [String: String]) {
@@ -111,10 +111,14 @@ public struct HTTPRequest: Sendable {
         }
         var query: [String: String] = [:]
         // An empty item (`?a=1&`, `?&a=1`) names nothing: query builders leave them.
-        for item in components.queryItems ?? [] where !(item.name.isEmpty && item.value == nil) {
+        for item in components.percentEncodedQueryItems ?? [] where !(item.name.isEmpty && item.value == nil) {
+            // Decoded as the path is: Foundation's `queryItems` reads bytes that are not UTF-8 as no value.
+            guard let name = percentDecoded(item.name[...]), let value = percentDecoded((item.value ?? "")[...]) else {
+                throw HTTPError.badRequest(code: "invalid_query", message: "The query is not valid UTF-8")
+            }
             // Which of two values counts would depend on the reader (a proxy, a cache), as for two headers.
-            guard query.updateValue(item.value ?? "", forKey: item.name) == nil else {
-                let name = LogText.clipped(item.name, maxBytes: 64)
+            guard query.updateValue(value, forKey: name) == nil else {
+                let name = LogText.clipped(name, maxBytes: 64)
                 throw HTTPError.badRequest(code: "invalid_query", message: "The query names '\(name)' more than once")
             }
         }

@@ -206,6 +206,14 @@ import Testing
                 == ["v1", "users", "\u{FEFF}alice", "\u{FEFF}"].map { Array($0.utf8) }
         )
         #expect(throws: HTTPError.self) { try HTTPRequest(method: "GET", target: "/a%FF") }
+        // A query is decoded as the path is: bytes that are not UTF-8 are refused, not read as no value.
+        for target in ["/a?messageId=m1%FF", "/a?m%C3=1"] {
+            let notText = #expect(throws: HTTPError.self) { try HTTPRequest(method: "GET", target: target) }
+            #expect(notText?.code == "invalid_query" && notText?.message == "The query is not valid UTF-8")
+        }
+        let markedQuery = try HTTPRequest(method: "GET", target: "/a?id=%EF%BB%BFm1&plus=a+b")
+        #expect(markedQuery.query["id"].map { Array($0.utf8) } == Array("\u{FEFF}m1".utf8))
+        #expect(markedQuery.query["plus"] == "a+b")
         let insane = try HTTPRequest(method: "GET", target: "/", headers: ["X-Request-Id": "a b\"<script>"])
         #expect(insane.id.count == 32 && insane.id != "a b\"<script>")
     }
