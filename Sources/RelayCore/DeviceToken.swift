@@ -70,7 +70,7 @@ public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible 
         guard Self.byteLengthRange.contains(bytes) else {
             throw ParseError(
                 description:
-                    "device token must be \(Self.byteLengthRange.lowerBound) to \(Self.byteLengthRange.upperBound) bytes; it is \(bytes)"
+                    "device token must be \(Self.byteLengthRange.lowerBound) to \(Self.byteLengthRange.upperBound) bytes (twice as many hex digits); it is \(bytes) (\(hex.utf8.count) hex digits)"
             )
         }
         self.hex = hex

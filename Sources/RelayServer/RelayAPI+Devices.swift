@@ -152,15 +152,17 @@ extension RelayAPI {
             appId: caller.app.id,
             field: "token"
         )
+        // The platform given names the tokens looked among: an iOS token asked for as android's is not found.
+        let unknown = HTTPError.notFound(
+            message: "No \(platform.map { "\($0.rawValue) " } ?? "")device with that token"
+        )
         guard let device = try await store.device(appId: caller.app.id, token: token),
             platform.map({ $0 == device.platform }) ?? true, caller.mayRead(ownedBy: device.userId)
         else {
-            throw HTTPError.notFound(message: "No device with that token")
+            throw unknown
         }
         try await takeWriteLimit(caller, userId: device.userId)
-        guard try await store.deleteDevice(appId: caller.app.id, token: token) else {
-            throw HTTPError.notFound(message: "No device with that token")
-        }
+        guard try await store.deleteDevice(appId: caller.app.id, token: token) else { throw unknown }
         return .noContent
     }
 

@@ -79,10 +79,14 @@ enum Validation {
 
     /// A device's push token for `platform`: an APNs device token in any recoverable form, an FCM
     /// registration token exactly.
-    /// - Throws: ``HTTPError`` 400 `invalid_device_token` saying what is wrong (never echoing the token).
+    /// - Throws: ``HTTPError`` 400 `invalid_device_token` saying what is wrong (never echoing the token);
+    ///   an iOS token that would be an FCM registration token says which platform that needs, as `ios` is
+    ///   the default.
     static func token(_ value: String, platform: Platform, field: String = "token") throws(HTTPError) -> PushToken {
         do { return try PushToken(parsing: value, platform: platform) } catch {
-            throw .badRequest(code: "invalid_device_token", message: "\(field): \(error.description)")
+            let fcm = platform == .ios && (try? PushToken(parsing: value, platform: .android)) != nil
+            let hint = fcm ? " (an FCM registration token needs platform 'android')" : ""
+            throw .badRequest(code: "invalid_device_token", message: "\(field): \(error.description)\(hint)")
         }
     }
 

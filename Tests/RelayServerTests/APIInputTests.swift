@@ -133,7 +133,8 @@ import Testing
             path: "/v1/devices",
             raw: json(["token": String(repeating: "zz", count: 32), "userId": "u"]),
             status: 400,
-            code: "invalid_device_token"
+            code: "invalid_device_token",
+            mentions: "an FCM registration token needs platform 'android'"
         ),
         Case(
             name: "odd-length token",
@@ -149,7 +150,8 @@ import Testing
             path: "/v1/devices",
             raw: json(["token": "abcd", "userId": "u"]),
             status: 400,
-            code: "invalid_device_token"
+            code: "invalid_device_token",
+            mentions: "it is 2 (4 hex digits)"
         ),
         Case(
             name: "userId over 256 bytes",

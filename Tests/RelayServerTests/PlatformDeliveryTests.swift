@@ -141,7 +141,17 @@ import Testing
                 #expect(answer.status == 400 && answer.error?.code == code, "\(body): \(answer.text)")
                 #expect(!answer.text.contains(Self.fcmToken(1)), "a token is never echoed")
             }
+            let iosOnly = try await relay.call(
+                "POST",
+                "/v1/devices",
+                json: ["token": Self.fcmToken(1), "userId": "bob"]
+            )
+            #expect(iosOnly.error?.message.hasSuffix("(an FCM registration token needs platform 'android')") == true)
             try await relay.register(Self.fcmToken(1), user: "bob", platform: "android")
+            let phone = String(repeating: "ab", count: 32)
+            try await relay.register(phone, user: "bob")
+            let asAndroid = try await relay.call("DELETE", "/v1/devices/\(phone)?platform=android")
+            #expect(asAndroid.status == 404 && asAndroid.error?.message == "No android device with that token")
             let deleted = try await relay.call("DELETE", "/v1/devices/\(Self.fcmToken(1))")
             #expect(deleted.status == 204)
         }
