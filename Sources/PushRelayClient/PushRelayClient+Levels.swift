@@ -18,6 +18,20 @@ extension PushRelayClient {
         try await putRoomLevel("default", roomId)
     }
 
+    /// The user's notification level for a room (`GET /v1/rooms/{roomId}/members/{userId}`): its own, nil
+    /// when it follows its default, and the level the room's messages are decided by, for a room's mute
+    /// switch shown as the relay keeps it.
+    ///
+    /// - Throws: ``PushRelayError`` (`member_not_found` when the relay keeps the app's members and the user
+    ///   is not in the room).
+    public func notificationLevel(forRoom roomId: String) async throws -> RoomNotificationLevel {
+        let answer = try await transport.send(
+            RelayCall(method: "GET", path: ["v1", "rooms", roomId, "members", userId])
+        )
+        let body = try answer.decode(RoomLevelBody.self)
+        return RoomNotificationLevel(own: NotificationLevel(rawValue: body.notify), effective: body.effective)
+    }
+
     private func putRoomLevel(_ notify: String, _ roomId: String) async throws {
         _ = try await transport.send(
             try RelayCall(

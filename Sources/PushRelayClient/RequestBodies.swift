@@ -34,6 +34,12 @@ struct UserSettingsBody: Decodable, Sendable {
     var notify: NotificationLevel
 }
 
+/// `GET /v1/rooms/{roomId}/members/{userId}` answers: `notify` is a level or `default`.
+struct RoomLevelBody: Decodable, Sendable {
+    var notify: String
+    var effective: NotificationLevel
+}
+
 /// `PUT /v1/rooms/{roomId}/read/{userId}`.
 struct ReadMarkerBody: Encodable, Sendable {
     var at: String

@@ -105,6 +105,15 @@ struct UserSettingsView: Encodable {
     var notify: String
 }
 
+struct RoomLevelView: Encodable {
+    var roomId: String
+    var userId: String
+    /// The user's own level for the room, `default` when it has none.
+    var notify: String
+    /// The level the room's messages are decided by: its own, else the user's default, else `all`.
+    var effective: String
+}
+
 struct MemberList: Encodable {
     var members: [String]
     /// The `offset` of the next page; none on the last.

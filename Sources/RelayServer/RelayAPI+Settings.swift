@@ -8,7 +8,10 @@ extension RelayAPI {
     func userSettings(_ request: HTTPRequest, _ parameters: RouteParameters) async throws -> HTTPResponse {
         let (caller, userId) = try await settingsCall(request, parameters)
         try await takeReadLimit(caller, userId: userId)
-        let level = try await store.userLevel(appId: caller.app.id, userId: userId) ?? .all
+        let level = NotifyLevel.effective(
+            own: nil,
+            userDefault: try await store.userLevel(appId: caller.app.id, userId: userId)
+        )
         return try .json(UserSettingsView(userId: userId, notify: level.rawValue))
     }
 

@@ -72,6 +72,9 @@ public struct RelayAPI: Sendable {
         router.put("/v1/users/{userId}/settings") { request, parameters in
             try await setUserSettings(request, parameters)
         }
+        router.get("/v1/rooms/{roomId}/members/{userId}") { request, parameters in
+            try await roomLevel(request, parameters)
+        }
         router.put("/v1/rooms/{roomId}/members/{userId}") { request, parameters in
             try await joinRoom(request, parameters)
         }

@@ -71,12 +71,18 @@ struct ClientLiveTests {
                 try await alice.didSendMessage(roomId: "general", roomName: nil, senderName: nil, text: text).devices
             }
             #expect(try await bob.defaultNotificationLevel() == .all)
+            #expect(try await bob.notificationLevel(forRoom: "general") == .init(own: nil, effective: .all))
             // `.none` is the level, not Optional's nil: the parameter is no optional.
             try await bob.setNotificationLevel(.none, forRoom: "general")
+            #expect(
+                try await bob.notificationLevel(forRoom: "general")
+                    == .init(own: NotificationLevel.none, effective: .none)
+            )
             #expect(try await send("one") == 0)
             try await bob.setDefaultNotificationLevel(.mentions)
             #expect(try await bob.defaultNotificationLevel() == .mentions)
             try await bob.resetNotificationLevel(forRoom: "general")
+            #expect(try await bob.notificationLevel(forRoom: "general") == .init(own: nil, effective: .mentions))
             #expect(try await send("two") == 0, "the default, mentions, admits no plain message")
             try await bob.setNotificationLevel(.all, forRoom: "general")
             #expect(try await send("three") == 1)

@@ -74,6 +74,32 @@ import Testing
         }
     }
 
+    /// A member reads its level for a room back as it set it, with the level that decides: its own, else its
+    /// default, else `all`; only its own, and only in a room it is in.
+    @Test func aMemberReadsItsLevelForARoom() async throws {
+        try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
+            for user in ["bob", "carol"] { try await relay.register(randomToken(), user: user, rooms: ["team"]) }
+            let read = { (user: String) in
+                try await relay.call("GET", "/v1/rooms/team/members/\(user)", user: user).json()
+            }
+            let fresh = try await read("bob")
+            #expect(fresh["notify"] as? String == "default" && fresh["effective"] as? String == "all", "\(fresh)")
+            #expect(try await relay.call("PUT", "/v1/users/bob/settings", json: ["notify": "mentions"]).status == 200)
+            #expect(try await read("bob")["effective"] as? String == "mentions")
+            let mute = try await relay.call("PUT", "/v1/rooms/team/members/bob", json: ["notify": "none"], user: "bob")
+            #expect(mute.status == 204)
+            let muted = try await read("bob")
+            #expect(muted["notify"] as? String == "none" && muted["effective"] as? String == "none", "\(muted)")
+            #expect(muted["roomId"] as? String == "team" && muted["userId"] as? String == "bob")
+            let byBackend = try await relay.call("GET", "/v1/rooms/team/members/bob").json()
+            #expect(byBackend["notify"] as? String == "none")
+            let other = try await relay.call("GET", "/v1/rooms/team/members/bob", user: "carol")
+            #expect(other.status == 403 && other.error?.code == "forbidden_user")
+            let elsewhere = try await relay.call("GET", "/v1/rooms/other/members/bob", user: "bob")
+            #expect(elsewhere.status == 404 && elsewhere.error?.code == "member_not_found", "\(elsewhere.text)")
+        }
+    }
+
     /// A member of a closed room sets its own level there; a user who is not a member is refused.
     @Test func aMemberSetsItsLevelInAClosedRoom() async throws {
         try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
@@ -105,6 +131,9 @@ import Testing
             }
             let quiet = try await relay.call("PUT", "/v1/rooms/general/members/bob", json: ["muted": true])
             #expect(quiet.status == 204, "\(quiet.text)")
+            // The level is the relay's whatever Ditto's members: read back before the mirror has bob.
+            let level = try await relay.call("GET", "/v1/rooms/general/members/bob").json()
+            #expect(level["notify"] as? String == "none" && level["effective"] as? String == "none", "\(level)")
             let settings = try await relay.call("PUT", "/v1/users/bob/settings", json: ["notify": "mentions"])
             #expect(settings.status == 200, "\(settings.text)")
 
