@@ -12,8 +12,9 @@ import RelayCrypto
 /// Files kept in the data directory (created 0700; files 0600): `dev-api-key` (the dev app's API key),
 /// `dev-apns-key.p8` (the provider-token key the in-process mock APNs trusts) and
 /// `dev-fcm-service-account.json` (the service account the in-process mock FCM trusts), `dev-vapid-key.pem`
-/// (the development apps' VAPID key), `webpush-subscriptions/` (the mock push service's subscriptions) and
-/// `dev-webpush-port` (the port that service listens on, which its subscriptions name).
+/// (the development apps' VAPID key), `webpush-subscriptions/` (the mock push service's subscriptions),
+/// `dev-webpush-port` (the port that service listens on, which its subscriptions name) and `dev-user-key.pem`
+/// with `dev-user-key.pub.pem` (the key the development app's user tokens are signed with).
 struct DevelopmentSetup {
     static let appId = "dev"
     static let topic = "com.example.chat"
@@ -34,13 +35,16 @@ struct DevelopmentSetup {
         try secretFile("dev-api-key") { try APIKey.generate() }.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// The development app: topic `com.example.chat`, the key from ``apiKey()``, sandbox, no credentials.
+    /// The development app: topic `com.example.chat`, the key from ``apiKey()``, sandbox, no credentials,
+    /// user tokens signed by its own key (``userAuth()``).
     func app() throws -> Configuration.App {
         logger.notice(
             "no apps configured: serving the development app with in-process mocks of APNs, FCM and Web Push",
             ["app.id": Self.appId]
         )
-        return Configuration.App(id: Self.appId, topic: Self.topic, apiKeySHA256: [APIKey.hash(try apiKey())])
+        var app = Configuration.App(id: Self.appId, topic: Self.topic, apiKeySHA256: [APIKey.hash(try apiKey())])
+        app.userAuth = try userAuth()
+        return app
     }
 
     /// Starts one in-process mock APNs when some app has neither APNs credentials nor endpoints, and points
@@ -88,7 +92,7 @@ struct DevelopmentSetup {
     }
 
     /// The content of a 0600 file in the data directory, written by `make` the first time.
-    private func secretFile(_ name: String, make: () throws -> String) throws -> String {
+    func secretFile(_ name: String, make: () throws -> String) throws -> String {
         let path = dataDirectory + "/" + name
         if let existing = try? String(contentsOfFile: path, encoding: .utf8), !existing.isEmpty { return existing }
         let content = try make()

@@ -173,7 +173,10 @@ enum ServeCommand {
         }
         let relayServices = try await relay.prepare()
         // Once listening: a relay that cannot start (the port is taken) prints no key to use.
-        if developmentApp { say("API key: \(try development.apiKey())") }
+        if developmentApp {
+            say("API key: \(try development.apiKey())")
+            say("User tokens (with X-PushRelay-App: \(DevelopmentSetup.appId)): \(development.userTokenCommand)")
+        }
         say("PushRelay listening on \(relay.scheme)://\(configuration.http.host):\(relay.port)")
         if let port = relay.adminPort { say("PushRelay admin on http://\(configuration.http.admin.host):\(port)") }
         // The mocks start first and stop last: the dispatcher's last sends still reach them.
