@@ -172,6 +172,7 @@ public final class ProviderToken: Sendable {
                 keyId: keyId,
                 replacing: replacing,
                 freshAfter: timeSource.now - refreshAge.timeInterval,
+                signedByCaller: { [key] token in (try? JSONWebToken(parsing: token))?.verify(with: key) ?? false },
                 mint: { [key, keyId, teamId, timeSource] in
                     let issuedAt = Int(timeSource.now.timeIntervalSince1970)
                     let jwt = try JSONWebToken.sign(keyId: keyId, teamId: teamId, issuedAt: issuedAt, key: key)

@@ -9,14 +9,17 @@ import Foundation
 public protocol ProviderTokenCache: Sendable {
     /// The shared token of (`teamId`, `keyId`), minted with `mint` and stored when there is none to use.
     ///
-    /// The stored token is used as it is when it is not `replacing` and was issued at or after
-    /// `freshAfter` (its `iat`, the minting instance's wall clock, compared with the caller's). Otherwise
+    /// The stored token is used as it is when it is not `replacing`, was issued at or after `freshAfter` (its
+    /// `iat`, the minting instance's wall clock, compared with the caller's) and `signedByCaller` takes it
+    /// (the caller's key signed it: a token another key minted under the same ids, one APNs refuses as the
+    /// wrong key's, is replaced, not handed on to every app and relay that names those ids). Otherwise
     /// `mint` runs under a lock of the key's row, so callers renewing at once mint one token: the others
     /// wait for the lock, then find the new token fresh and not the one they replace.
     /// - Parameters:
     ///   - replacing: the token the caller is done with (it reached its refresh age, or APNs called it
     ///     expired), or nil when the caller has none.
     ///   - freshAfter: the oldest `iat` still used without renewal (the caller's now minus its refresh age).
+    ///   - signedByCaller: whether a stored token verifies under the caller's key.
     ///   - mint: signs a new token; called at most once, inside the store's transaction.
     /// - Throws: the store's error, or what `mint` throws (then nothing is stored).
     func sharedProviderToken(
@@ -24,6 +27,7 @@ public protocol ProviderTokenCache: Sendable {
         keyId: String,
         replacing: String?,
         freshAfter: Date,
+        signedByCaller: @Sendable (String) -> Bool,
         mint: @Sendable () throws -> IssuedProviderToken
     ) async throws -> IssuedProviderToken
 }

@@ -10,6 +10,7 @@ extension PostgresStore {
         keyId: String,
         replacing: String?,
         freshAfter: Date,
+        signedByCaller: @Sendable (String) -> Bool,
         mint: @Sendable () throws -> IssuedProviderToken
     ) async throws -> IssuedProviderToken {
         try db.transaction {
@@ -26,7 +27,14 @@ extension PostgresStore {
             )
             if found.count > 0 {
                 let stored = try IssuedProviderToken(row: found[0])
-                if ProviderTokenRule.usable(stored, replacing: replacing, freshAfter: freshAfter) { return stored }
+                if ProviderTokenRule.usable(
+                    stored,
+                    replacing: replacing,
+                    freshAfter: freshAfter,
+                    signedByCaller: signedByCaller
+                ) {
+                    return stored
+                }
             }
             let minted = try mint()
             try db.query(

@@ -10,6 +10,7 @@ extension SQLiteStore {
         keyId: String,
         replacing: String?,
         freshAfter: Date,
+        signedByCaller: @Sendable (String) -> Bool,
         mint: @Sendable () throws -> IssuedProviderToken
     ) async throws -> IssuedProviderToken {
         try db.transaction {
@@ -21,7 +22,14 @@ extension SQLiteStore {
                 guard try row.step() else { return nil }
                 return try IssuedProviderToken(row: row)
             }
-            if let stored, ProviderTokenRule.usable(stored, replacing: replacing, freshAfter: freshAfter) {
+            if let stored,
+                ProviderTokenRule.usable(
+                    stored,
+                    replacing: replacing,
+                    freshAfter: freshAfter,
+                    signedByCaller: signedByCaller
+                )
+            {
                 return stored
             }
             let minted = try mint()

@@ -345,6 +345,7 @@ public final class StorePool: Store {
         keyId: String,
         replacing: String?,
         freshAfter: Date,
+        signedByCaller: @Sendable (String) -> Bool,
         mint: @Sendable () throws -> IssuedProviderToken
     ) async throws -> IssuedProviderToken {
         try await call {
@@ -353,6 +354,7 @@ public final class StorePool: Store {
                 keyId: keyId,
                 replacing: replacing,
                 freshAfter: freshAfter,
+                signedByCaller: signedByCaller,
                 mint: mint
             )
         }

@@ -53,6 +53,37 @@ import Testing
         #expect(try await b.current() == second)
     }
 
+    /// An app or relay whose key file is not the key its ids name stores a token APNs refuses; one with the
+    /// right key (another app with the same ids, or the same app once its file is mended) does not take it
+    /// but mints and stores its own, which the wrong key's holder in turn does not take.
+    @Test func aTokenAnotherKeySignedIsNotTaken() async throws {
+        let time = ManualTimeSource()
+        let (storeA, storeB) = try await Self.twoStores(time: time)
+        let wrongKey = try ES256Key.generate()
+        let wrong = try ProviderToken(
+            key: wrongKey,
+            keyId: "ABC123DEFG",
+            teamId: "TEAM123456",
+            timeSource: time,
+            cache: storeA
+        )
+        let refused = try await wrong.current()
+        time.advance(by: .seconds(60))
+        let right = try await Self.token(storeB, time).current()
+        #expect(right != refused)
+        #expect(try JSONWebToken(parsing: right).verify(with: try ProviderTokenTests.publicKey()))
+        // A fresh wrong-key holder does not take the right key's token either.
+        let again = try ProviderToken(
+            key: wrongKey,
+            keyId: "ABC123DEFG",
+            teamId: "TEAM123456",
+            timeSource: time,
+            cache: storeA
+        )
+        let theirs = try await again.current()
+        #expect(try JSONWebToken(parsing: theirs).verify(with: wrongKey))
+    }
+
     /// The outbox's sends take the token without a wait while it is fresh; one due from the cache starts
     /// the renewal and is nil until it ends, and the renewal's token is then taken without a wait.
     @Test func aTokenDueFromTheCacheIsTakenWithoutAWaitOnceRenewed() async throws {

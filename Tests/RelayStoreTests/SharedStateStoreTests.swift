@@ -13,10 +13,12 @@ import Testing
         { IssuedProviderToken(token: name, issuedAt: 1_800_000_000 + seconds) }
     }
 
+    /// The shared token of the test's ids; `signedByCaller` takes every token but `foreign`.
     static func shared(
         _ store: any Store,
         replacing: String? = nil,
         freshAfter seconds: Int,
+        foreign: String? = nil,
         mint: @escaping @Sendable () throws -> IssuedProviderToken
     ) async throws -> IssuedProviderToken {
         try await store.sharedProviderToken(
@@ -24,6 +26,7 @@ import Testing
             keyId: "ABC123DEFG",
             replacing: replacing,
             freshAfter: F.time(Double(seconds)),
+            signedByCaller: { $0 != foreign },
             mint: mint
         )
     }
@@ -49,12 +52,17 @@ import Testing
             try await Self.shared(store, replacing: "jwt-3", freshAfter: 0, mint: refuse)
         }
         #expect(try await Self.shared(store, freshAfter: 0, mint: refuse) == third)
+        // Fresh but signed by another key under the same ids (a wrong key file): minted anew and stored.
+        let fourth = try await Self.shared(store, freshAfter: 0, foreign: "jwt-3", mint: Self.issued("jwt-4", at: 3001))
+        #expect(fourth.token == "jwt-4")
+        #expect(try await Self.shared(store, freshAfter: 0, mint: refuse) == fourth)
         // Another key has a token of its own.
         let other = try await store.sharedProviderToken(
             teamId: "TEAM123456",
             keyId: "OTHERKEY01",
             replacing: nil,
             freshAfter: F.t0,
+            signedByCaller: { _ in true },
             mint: Self.issued("jwt-other", at: 0)
         )
         #expect(other.token == "jwt-other")
