@@ -84,6 +84,13 @@ extension Configuration {
         var problems: [String] = []
         func require(_ ok: Bool, _ problem: @autoclosure () -> String) { if !ok { problems.append(problem()) } }
         problems += http.problems()
+        // Without apps `serve` runs the development app: its key printed, its pushes to in-process mocks. A
+        // production relay whose apps were not passed in must not come up green on a public address.
+        require(
+            !apps.isEmpty || http.host.isEmpty || Self.isLoopback(http.host),
+            "apps: none configured, and the development app that serves in their place listens on a loopback"
+                + " http.host only, not '\(http.host)': configure apps, or listen on 127.0.0.1"
+        )
         require(!storage.sqlitePath.isEmpty, "storage.sqlitePath: must not be empty")
         if storage.postgres.url == nil, let problem = Self.sqlitePathProblem(storage.sqlitePath) {
             problems.append("storage.sqlitePath: \(problem)")

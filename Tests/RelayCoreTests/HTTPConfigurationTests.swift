@@ -147,6 +147,21 @@ import Testing
         #expect(try problems(#"{"http":{"tls":{"cert":"x"}}}"#) == ["http.tls.cert: unknown key"])
     }
 
+    /// Without apps the development app serves: on a loopback host only, so a production relay whose apps
+    /// were not passed in does not come up with a printed key and mock push services on a public address.
+    @Test func theDevelopmentAppListensOnLoopbackOnly() throws {
+        for host in ["0.0.0.0", "::", "192.0.2.7", "relay.example.com"] {
+            let found = try problems(#"{"http":{"host":"\#(host)"}}"#)
+            #expect(found.count == 1 && found[0].hasPrefix("apps: none configured"), "\(host): \(found)")
+            #expect(found.first?.contains("not '\(host)'") == true)
+        }
+        for host in ["127.0.0.1", "::1", "[::1]", "localhost", "127.0.0.2"] {
+            #expect(try problems(#"{"http":{"host":"\#(host)"}}"#) == [], "\(host)")
+        }
+        let app = #"{"id":"a","topic":"com.example.a","apiKeySHA256":["\#(String(repeating: "a", count: 64))"]}"#
+        #expect(try problems(#"{"http":{"host":"0.0.0.0"},"apps":[\#(app)]}"#) == [])
+    }
+
     /// The close delay is off by default and must end before the shutdown's bound.
     @Test func theCloseDelayEndsBeforeTheShutdownBound() throws {
         #expect(try Configuration.load(file: nil, environment: [:]).http.closeDelaySeconds == 0)
