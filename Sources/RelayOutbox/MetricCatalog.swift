@@ -48,7 +48,8 @@ public enum MetricCatalog {
         outboxPending: "Deliveries not yet finished, by app (reported by one relay: pushrelay_outbox_reporter).",
         outboxDue: "Pending deliveries due now and not leased (waiting for a send slot), by app.",
         outboxLeased: "Pending deliveries leased to a relay (being sent), by app.",
-        outboxOldestAge: "Seconds since the due time of the app's oldest delivery due now, leased or not (0 when none is due).",
+        outboxOldestAge:
+            "Seconds since the due time of the app's oldest delivery due now, leased or not (0 when none is due).",
         outboxReporter: "1 on the one relay that reports the store's figures (outbox, devices, feedback), else 0.",
         devices: "Devices by state (reported by one relay).",
         feedbackPending: "Retired tokens waiting to be POSTed as feedback (reported by one relay).",
