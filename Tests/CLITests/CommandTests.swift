@@ -143,6 +143,30 @@ import Testing
         #expect(!result.stdout.contains("{"), "printed a configuration: \(result.stdout)")
     }
 
+    /// The checks of what files and URLs hold each run: one answer lists a key file's problem, the user-token
+    /// keys' and the PostgreSQL URL's together.
+    @Test func configCheckListsEveryFileAndURLProblemAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let notAKey = directory.url.appendingPathComponent("not-a-key.pem")
+        try Data("not a key".utf8).write(to: notAKey)
+        let file = directory.url.appendingPathComponent("relay.json")
+        let app =
+            #"{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\#(String(repeating: "ab", count: 32))"], "apns": {"credentials": {"keyFile": "KEY", "keyId": "ABC", "teamId": "TEAM"}}, "userAuth": {"jwt": {"publicKeyFiles": ["KEY"]}}}"#
+        try Data(#"{"apps": [\#(app.replacingOccurrences(of: "KEY", with: notAKey.path))]}"#.utf8).write(to: file)
+        let result = try await Self.run(
+            ["config", "check", "--config", file.path],
+            environment: ["PUSH_RELAY_STORAGE_POSTGRES_URL": "postgresql://relay:a@b@db/relay"]
+        )
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("invalid configuration:\n"), "\(result.stderr)")
+        for text in [
+            "apps[0].apns.credentials.keyFile: ", "apps[0].userAuth.jwt.publicKeyFiles[0]: ", "storage.postgres.url: ",
+        ] {
+            #expect(result.stderr.contains(text), "\(text) in \(result.stderr)")
+        }
+    }
+
     /// librdkafka opens an app's Kafka TLS files as `config check` builds a client with them: a .p12 with the
     /// wrong password fails the check (without printing the password), the right one passes.
     @Test(arguments: [("wrong-kafka-password", Int32(1)), ("test", Int32(0))])
@@ -160,7 +184,9 @@ import Testing
         try Data(#"{"apps": [\#(app)]}"#.utf8).write(to: file)
         let result = try await Self.run(["config", "check", "--config", file.path])
         #expect(result.status == status, "\(result.stderr)")
-        if status != 0 { #expect(result.stderr.contains("apps[0].ditto.kafka: rd_kafka_new"), "\(result.stderr)") }
+        if status != 0 {
+            #expect(result.stderr.hasPrefix("invalid configuration:\n  - apps[0].ditto.kafka: rd_kafka_new"))
+        }
         #expect(!result.stderr.contains("wrong-kafka-password") && !result.stdout.contains("wrong-kafka-password"))
     }
 
