@@ -127,8 +127,8 @@ extension Configuration.MockEndpoint {
         } else if let port = url?.port, !(1...65535).contains(port) {
             problems.append("\(path).baseURL: the port must be 1 to 65535, not \(port)")
         }
-        if let caFile, !FileManager.default.isReadableFileNotDirectory(atPath: caFile) {
-            problems.append("\(path).caFile: cannot read \(caFile)")
+        if let caFile, let problem = FileManager.default.readProblem(atPath: caFile) {
+            problems.append("\(path).caFile: \(problem)")
         }
         return problems
     }

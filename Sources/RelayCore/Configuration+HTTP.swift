@@ -100,9 +100,10 @@ extension Configuration.HTTP.TLS {
             return ["http.tls.certificateFile: required with keyFile"]
         case (let certificate?, let key?):
             var problems: [String] = []
-            for (name, file) in [("certificateFile", certificate), ("keyFile", key)]
-            where !FileManager.default.isReadableFileNotDirectory(atPath: file) {
-                problems.append("http.tls.\(name): cannot read \(file)")
+            for (name, file) in [("certificateFile", certificate), ("keyFile", key)] {
+                if let problem = FileManager.default.readProblem(atPath: file) {
+                    problems.append("http.tls.\(name): \(problem)")
+                }
             }
             return problems
         }

@@ -230,17 +230,17 @@ extension Configuration.Credentials {
     /// Token auth when ``keyFile`` is set, certificate auth when ``certificateFile`` is; never both.
     func problems(at path: String) -> [String] {
         var problems: [String] = []
-        let readable = { (file: String) in FileManager.default.isReadableFileNotDirectory(atPath: file) }
+        let unreadable = { (key: String, file: String) in
+            FileManager.default.readProblem(atPath: file).map { problems.append("\(path).\(key): \($0)") }
+        }
         switch (keyFile, certificateFile) {
         case (let key?, nil):
-            if !readable(key) { problems.append("\(path).keyFile: cannot read \(key)") }
+            unreadable("keyFile", key)
             if (keyId ?? "").isEmpty { problems.append("\(path).keyId: required with keyFile") }
             if (teamId ?? "").isEmpty { problems.append("\(path).teamId: required with keyFile") }
         case (nil, let certificate?):
-            if !readable(certificate) { problems.append("\(path).certificateFile: cannot read \(certificate)") }
-            if let key = certificateKeyFile, !readable(key) {
-                problems.append("\(path).certificateKeyFile: cannot read \(key)")
-            }
+            unreadable("certificateFile", certificate)
+            if let key = certificateKeyFile { unreadable("certificateKeyFile", key) }
         case (nil, nil): problems.append("\(path): needs keyFile (token auth) or certificateFile")
         case (_?, _?): problems.append("\(path): give keyFile or certificateFile, not both")
         }
@@ -262,9 +262,13 @@ extension Configuration.UserAuth {
                 "\(at): needs publicKeyFiles, jwksFile or jwksURL"
             )
             for (index, file) in jwt.publicKeyFiles.enumerated() {
-                require(Self.readable(file), "\(at).publicKeyFiles[\(index)]: cannot read \(file)")
+                if let problem = FileManager.default.readProblem(atPath: file) {
+                    problems.append("\(at).publicKeyFiles[\(index)]: \(problem)")
+                }
             }
-            if let file = jwt.jwksFile { require(Self.readable(file), "\(at).jwksFile: cannot read \(file)") }
+            if let file = jwt.jwksFile, let problem = FileManager.default.readProblem(atPath: file) {
+                problems.append("\(at).jwksFile: \(problem)")
+            }
             if let url = jwt.jwksURL, let problem = Self.urlProblem(url) {
                 problems.append("\(at).jwksURL: \(problem)")
             }
@@ -286,10 +290,6 @@ extension Configuration.UserAuth {
             )
         }
         return problems
-    }
-
-    private static func readable(_ file: String) -> Bool {
-        FileManager.default.isReadableFileNotDirectory(atPath: file)
     }
 
     /// Why `text` is not a URL the relay calls with credentials (user credentials, an FCM token endpoint):

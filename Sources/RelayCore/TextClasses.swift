@@ -24,9 +24,24 @@ extension FileManager {
         return fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
-    /// Whether `path` names a file this process may read that is not a directory (following symbolic links):
-    /// what every file a configuration names must be.
-    public func isReadableFileNotDirectory(atPath path: String) -> Bool {
-        isReadableFile(atPath: path) && !isDirectory(atPath: path)
+    /// Why a file a configuration names cannot be read, as `cannot read PATH (why)`: no such file, a
+    /// directory, not a regular file (a FIFO would be waited on), or not readable by this user; nil when it
+    /// can be read. Symbolic links are followed (a mounted secret is often one).
+    public func readProblem(atPath path: String) -> String? {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let type = (try? attributesOfItem(atPath: target))?[.type] as? FileAttributeType
+        let why: String? =
+            if !fileExists(atPath: target) {
+                "no such file"
+            } else if isDirectory(atPath: target) {
+                "a directory"
+            } else if type != .typeRegular {
+                "not a regular file"
+            } else if !isReadableFile(atPath: target) {
+                "not readable by this user"
+            } else {
+                nil
+            }
+        return why.map { "cannot read \(path) (\($0))" }
     }
 }

@@ -17,8 +17,10 @@ public enum DittoKafkaCheck {
                 ("caFile", kafka.caFile), ("certificateFile", kafka.certificateFile), ("keyFile", kafka.keyFile),
                 ("p12File", kafka.p12File),
             ]
-            for case let (name, path?) in files where !FileManager.default.isReadableFileNotDirectory(atPath: path) {
-                throw KafkaError(call: "apps[\(index)].ditto.kafka.\(name)", code: 0, message: "cannot read \(path)")
+            for case let (name, path?) in files {
+                if let problem = FileManager.default.readProblem(atPath: path) {
+                    throw KafkaError(call: "apps[\(index)].ditto.kafka.\(name)", code: 0, message: problem)
+                }
             }
             do {
                 // The handle is dropped at once: its brokers' connection errors are not the check's to print

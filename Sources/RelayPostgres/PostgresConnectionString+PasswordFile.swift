@@ -32,14 +32,10 @@ extension PostgresConnectionString {
         guard !file.isEmpty else { throw Configuration.Invalid(["\(key): names no file (it is empty)"]) }
         // What the path names, links followed (a mounted secret is often a link): only a regular file is read,
         // so a FIFO without a writer is refused instead of waited on.
-        let files = FileManager.default
+        if let problem = FileManager.default.readProblem(atPath: file) {
+            throw Configuration.Invalid(["\(key): \(problem)"])
+        }
         let target = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
-        let type = (try? files.attributesOfItem(atPath: target))?[.type] as? FileAttributeType
-        let problem: String? =
-            !files.fileExists(atPath: target)
-            ? "no such file"
-            : files.isDirectory(atPath: target) ? "a directory" : type != .typeRegular ? "not a regular file" : nil
-        if let problem { throw Configuration.Invalid(["\(key): cannot read \(file) (\(problem))"]) }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: target))

@@ -166,7 +166,9 @@ import Testing
         ]
         #expect(throws: Configuration.Invalid.self) { try configuration.validate() }
         do { try configuration.validate() } catch {
-            #expect(error.problems.contains("apps[0].apns.credentials.keyFile: cannot read /nonexistent.p8"))
+            #expect(
+                error.problems.contains("apps[0].apns.credentials.keyFile: cannot read /nonexistent.p8 (no such file)")
+            )
             #expect(error.problems.contains("apps[0].apns.credentials.keyId: required with keyFile"))
             #expect(error.problems.contains("apps[1].id: 'a' is used twice"))
             let topic = "topic: must be 1 to 255 printable ASCII characters without spaces (the app's bundle id)"

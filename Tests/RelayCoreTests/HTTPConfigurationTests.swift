@@ -140,11 +140,19 @@ import Testing
         #expect(
             try problems(#"{"http":{"tls":{"certificateFile":"/nonexistent/c.pem","keyFile":"/nonexistent/k.pem"}}}"#)
                 == [
-                    "http.tls.certificateFile: cannot read /nonexistent/c.pem",
-                    "http.tls.keyFile: cannot read /nonexistent/k.pem",
+                    "http.tls.certificateFile: cannot read /nonexistent/c.pem (no such file)",
+                    "http.tls.keyFile: cannot read /nonexistent/k.pem (no such file)",
                 ]
         )
         #expect(try problems(#"{"http":{"tls":{"cert":"x"}}}"#) == ["http.tls.cert: unknown key"])
+        // The reason is named: a directory is no certificate.
+        let folder = FileManager.default.temporaryDirectory.path
+        #expect(
+            try problems(#"{"http":{"tls":{"certificateFile":"\#(folder)","keyFile":"\#(folder)"}}}"#) == [
+                "http.tls.certificateFile: cannot read \(folder) (a directory)",
+                "http.tls.keyFile: cannot read \(folder) (a directory)",
+            ]
+        )
     }
 
     /// Without apps the development app serves: on a loopback host only, so a production relay whose apps

@@ -222,7 +222,7 @@ import Testing
                     "apps[0].fcm.projectId: 'Not_A_Project' is not a project id (6 to 100 lowercase letters, "
                         + "digits, '-', '.' or ':', starting with a letter)",
                     "apps[0].fcm.endpoint.baseURL: must be an http or https URL, e.g. https://127.0.0.1:2197",
-                    "apps[0].fcm.endpoint.caFile: cannot read /nonexistent/ca.pem",
+                    "apps[0].fcm.endpoint.caFile: cannot read /nonexistent/ca.pem (no such file)",
                 ]
             )
             let account = "apps[1].fcm.serviceAccountFile: service account file \(notAnAccount): missing field"

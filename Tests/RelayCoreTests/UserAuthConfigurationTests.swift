@@ -102,8 +102,8 @@ import Testing
                 #"{"jwt":{"publicKeyFiles":["\#(Self.readable)","/nonexistent.pem"],"jwksFile":"/nonexistent.json"}}"#
             )
                 == [
-                    "apps[0].userAuth.jwt.publicKeyFiles[1]: cannot read /nonexistent.pem",
-                    "apps[0].userAuth.jwt.jwksFile: cannot read /nonexistent.json",
+                    "apps[0].userAuth.jwt.publicKeyFiles[1]: cannot read /nonexistent.pem (no such file)",
+                    "apps[0].userAuth.jwt.jwksFile: cannot read /nonexistent.json (no such file)",
                 ]
         )
         #expect(problems(#"{"jwt":{"publicKeyFiles":["\#(Self.readable)"]}}"#) == [])

@@ -91,7 +91,7 @@ import Testing
         #expect {
             try DittoKafkaCheck.check([app(kafka(ca: missing))])
         } throws: {
-            ($0 as? KafkaError)?.description == "apps[0].ditto.kafka.caFile: cannot read \(missing)"
+            ($0 as? KafkaError)?.description == "apps[0].ditto.kafka.caFile: cannot read \(missing) (no such file)"
         }
     }
 }
