@@ -115,7 +115,11 @@ extension Configuration.MockEndpoint {
     func problems(at path: String) -> [String] {
         var problems: [String] = []
         let url = URL(string: baseURL)
-        if !["http", "https"].contains(url?.scheme?.lowercased() ?? "") || (url?.host ?? "").isEmpty {
+        if !baseURL.allSatisfy(\.isASCII) {
+            // Foundation's URL maps some non-ASCII hosts onto ASCII ones (full-width `ｌｏｃａｌｈｏｓｔ` reads as
+            // `localhost`), so the host checked would not be the text configured.
+            problems.append("\(path).baseURL: must be ASCII (a host of other letters in its xn-- form)")
+        } else if !["http", "https"].contains(url?.scheme?.lowercased() ?? "") || (url?.host ?? "").isEmpty {
             problems.append("\(path).baseURL: must be an http or https URL, e.g. https://127.0.0.1:2197")
         } else if baseURL.hasSuffix("/") {
             problems.append("\(path).baseURL: must not end with /")

@@ -79,7 +79,9 @@ extension Configuration {
             }
             if let mock {
                 problems += mock.problems(at: "\(path).mock")
-                if let host = URL(string: mock.baseURL)?.host, !Configuration.isLoopback(host) {
+                if mock.baseURL.allSatisfy(\.isASCII), let host = URL(string: mock.baseURL)?.host,
+                    !Configuration.isLoopback(host)
+                {
                     // Users' subscriptions under the mock's origin skip the https and public-address rules.
                     problems.append(
                         "\(path).mock.baseURL: must name this host (localhost, 127.0.0.1 or ::1): subscriptions "

@@ -34,6 +34,8 @@ import Testing
             (#""webPush":{"mock":{"baseURL":"https://push.example.com"}}"#, "apps[0].webPush.mock.baseURL: must name"),
             (#""webPush":{"mock":{"baseURL":"http://[::2]:80"}}"#, "apps[0].webPush.mock.baseURL: must name this host"),
             (#""webPush":{"mock":{"baseURL":"http://127.0.0.1:99999"}}"#, "mock.baseURL: the port must be 1 to 65535"),
+            // Full-width letters that Foundation's URL reads as `localhost`.
+            (#""webPush":{"mock":{"baseURL":"http://\#u{FF4C}ocalhost:80"}}"#, "mock.baseURL: must be ASCII"),
         ]
         for (settings, expected) in cases {
             #expect(throws: (any Error).self) {
