@@ -55,6 +55,23 @@ extension Configuration {
         environment: [String: String],
         strictSyntax: (Data) -> String? = { _ in nil }
     ) throws(Invalid) -> (configuration: Configuration, deprecations: [String]) {
+        let found = try read(file: file, environment: environment, strictSyntax: strictSyntax)
+        var problems = found.problems
+        do { try found.configuration.validate() } catch { problems += error.problems }
+        guard problems.isEmpty else { throw Invalid(problems) }
+        return (found.configuration, found.deprecations)
+    }
+
+    /// The layers read and decoded, not validated, with the problems met on the way (unknown keys, unusable
+    /// variables and fractions, which were left out): `config check` validates it and runs its checks of
+    /// files and URLs beside, to list every problem at once.
+    /// - Throws: ``Invalid`` when there is nothing to decode: the file cannot be read or is not strict JSON, or
+    ///   a value has the wrong type.
+    public static func read(
+        file: String?,
+        environment: [String: String],
+        strictSyntax: (Data) -> String? = { _ in nil }
+    ) throws(Invalid) -> (configuration: Configuration, deprecations: [String], problems: [String]) {
         var tree = Configuration().jsonTree()
         var problems: [String] = []
         if let file {
@@ -94,9 +111,7 @@ extension Configuration {
         } catch {
             throw Invalid(problems + ["\(error)"])
         }
-        do { try configuration.validate() } catch { problems += error.problems }
-        guard problems.isEmpty else { throw Invalid(problems) }
-        return (configuration, notices.all)
+        return (configuration, notices.all, problems)
     }
 
     /// This configuration as a JSON object tree (dictionaries, arrays, numbers, strings).

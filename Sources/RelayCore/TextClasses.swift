@@ -25,19 +25,20 @@ extension FileManager {
     }
 
     /// Why a file a configuration names cannot be read, as `cannot read PATH (why)`: no such file, a
-    /// directory, not a regular file (a FIFO would be waited on), or not readable by this user; nil when it
-    /// can be read. Symbolic links are followed (a mounted secret is often one).
+    /// directory, not a regular file (a FIFO would be waited on), or not readable by this user (also when a
+    /// folder on its path may not be entered, as a mounted secret's often may not); nil when it can be read.
+    /// Symbolic links are followed (a mounted secret is often one). An empty path names no file.
     public func readProblem(atPath path: String) -> String? {
-        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        let type = (try? attributesOfItem(atPath: target))?[.type] as? FileAttributeType
+        guard !path.isEmpty else { return "names no file (it is empty)" }
+        var status = stat()
         let why: String? =
-            if !fileExists(atPath: target) {
-                "no such file"
-            } else if isDirectory(atPath: target) {
+            if stat(path, &status) != 0 {
+                errno == EACCES ? "not readable by this user" : "no such file"
+            } else if status.st_mode & S_IFMT == S_IFDIR {
                 "a directory"
-            } else if type != .typeRegular {
+            } else if status.st_mode & S_IFMT != S_IFREG {
                 "not a regular file"
-            } else if !isReadableFile(atPath: target) {
+            } else if access(path, R_OK) != 0 {
                 "not readable by this user"
             } else {
                 nil

@@ -29,7 +29,6 @@ extension PostgresConnectionString {
     ///   not UTF-8, or
     ///   holds no password.
     public static func readPassword(_ file: String, key: String) throws(Configuration.Invalid) -> String {
-        guard !file.isEmpty else { throw Configuration.Invalid(["\(key): names no file (it is empty)"]) }
         // What the path names, links followed (a mounted secret is often a link): only a regular file is read,
         // so a FIFO without a writer is refused instead of waited on.
         if let problem = FileManager.default.readProblem(atPath: file) {

@@ -80,11 +80,12 @@ enum Validation {
     /// A device's push token for `platform`: an APNs device token in any recoverable form, an FCM
     /// registration token exactly.
     /// - Throws: ``HTTPError`` 400 `invalid_device_token` saying what is wrong (never echoing the token);
-    ///   an iOS token that would be an FCM registration token says which platform that needs, as `ios` is
-    ///   the default.
+    ///   an iOS token shaped as FCM registration tokens are (`instance:APA91b…`, a colon in it) says which
+    ///   platform that needs, as `ios` is the default.
     static func token(_ value: String, platform: Platform, field: String = "token") throws(HTTPError) -> PushToken {
         do { return try PushToken(parsing: value, platform: platform) } catch {
-            let fcm = platform == .ios && (try? PushToken(parsing: value, platform: .android)) != nil
+            let fcm =
+                platform == .ios && value.contains(":") && (try? PushToken(parsing: value, platform: .android)) != nil
             let hint = fcm ? " (an FCM registration token needs platform 'android')" : ""
             throw .badRequest(code: "invalid_device_token", message: "\(field): \(error.description)\(hint)")
         }

@@ -24,21 +24,13 @@ enum ConfigCommand {
         }
         try arguments.requireSubcommand("check", usage: usage)
         let configuration: Configuration, deprecations: [String]
-        do { (configuration, deprecations) = try ConfigurationFile.load(arguments) } catch {
+        var problems: [String]
+        do { (configuration, deprecations, problems) = try ConfigurationFile.read(arguments) } catch {
             FileHandle.standardError.writeLine("\(error)")
             return 1
         }
-        // Each check of what the files and URLs hold runs, so one answer lists every problem.
-        let problems = checks.flatMap { check -> [String] in
-            do {
-                try check(configuration)
-                return []
-            } catch let invalid as Configuration.Invalid {
-                return invalid.problems
-            } catch {
-                return ["\(error)"]
-            }
-        }
+        do { try configuration.validate() } catch { problems += error.problems }
+        problems += checkedContents(configuration, after: problems)
         guard problems.isEmpty else {
             FileHandle.standardError.writeLine("\(Configuration.Invalid(problems))")
             return 1
@@ -51,15 +43,42 @@ enum ConfigCommand {
         return 0
     }
 
-    /// What `serve` loads before it listens, each on its own: credentials, the PostgreSQL URL, user-token
-    /// keys, TLS files and Kafka clients.
-    private static let checks: [@Sendable (Configuration) throws -> Void] = [
+    /// The problems of what `serve` loads before it listens, each check run on its own, past the problems
+    /// `found` already: a problem of a key one of those names is left out (it would say the same again).
+    /// The checks that read the files validation names run only when it found every file readable (a FIFO
+    /// among them would be waited on); the PostgreSQL URL and the Kafka clients check their files first.
+    private static func checkedContents(_ configuration: Configuration, after found: [String]) -> [String] {
+        let filesReadable = !found.contains { $0.contains(": cannot read ") }
+        let named = Set(found.map(keyPath))
+        return ((filesReadable ? fileChecks : []) + alwaysChecks).flatMap { check -> [String] in
+            do {
+                try check(configuration)
+                return []
+            } catch let invalid as Configuration.Invalid {
+                return invalid.problems
+            } catch {
+                return ["\(error)"]
+            }
+        }.filter { !named.contains(keyPath($0)) }
+    }
+
+    /// The key path a problem starts with (`apps[0].apns.credentials.keyFile`).
+    private static func keyPath(_ problem: String) -> Substring {
+        problem.prefix { $0 != ":" && $0 != " " }
+    }
+
+    /// Checks that read the key, certificate and account files the configuration names.
+    private static let fileChecks: [@Sendable (Configuration) throws -> Void] = [
         { try APNsSenders.checkCredentials($0.apps) },
         { try FCMTransport.checkCredentials($0.apps) },
         { try WebPushTransport.checkCredentials($0.apps) },
-        { try PostgresConnectionString.check($0) },
         { _ = try AppUserAuthenticator.make(apps: $0.apps, logger: Logger(label: "config", level: .warning)) },
         { _ = try Relay.loadTLS($0.http) },
+    ]
+
+    /// Checks that look at a file only once it proved readable.
+    private static let alwaysChecks: [@Sendable (Configuration) throws -> Void] = [
+        { try PostgresConnectionString.check($0) },
         { try DittoKafkaCheck.check($0.apps) },
     ]
 }

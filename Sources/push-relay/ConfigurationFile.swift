@@ -16,9 +16,27 @@ enum ConfigurationFile {
     ) throws(Configuration.Invalid) -> (configuration: Configuration, deprecations: [String]) {
         let environment = ProcessInfo.processInfo.environment
         return try Configuration.loadNoticingDeprecations(
-            file: arguments.value("config") ?? environment[Configuration.fileVariable],
+            file: file(arguments, environment),
             environment: environment,
             strictSyntax: StrictJSON.configurationProblem
         )
+    }
+
+    /// The layers read and decoded, not validated, with the problems met on the way
+    /// (``RelayCore/Configuration/read(file:environment:strictSyntax:)``), for `config check`.
+    static func read(
+        _ arguments: Arguments
+    ) throws(Configuration.Invalid) -> (configuration: Configuration, deprecations: [String], problems: [String]) {
+        let environment = ProcessInfo.processInfo.environment
+        return try Configuration.read(
+            file: file(arguments, environment),
+            environment: environment,
+            strictSyntax: StrictJSON.configurationProblem
+        )
+    }
+
+    /// The file `--config` or `PUSH_RELAY_CONFIG` names.
+    private static func file(_ arguments: Arguments, _ environment: [String: String]) -> String? {
+        arguments.value("config") ?? environment[Configuration.fileVariable]
     }
 }

@@ -81,12 +81,14 @@ enum KeysCommand {
         }
         let hours = try arguments.positiveInteger("hours", default: 24)
         guard hours <= 720 else { throw Arguments.Problem(description: "--hours must be at most 720") }
-        guard !user.isEmpty, user.utf8.count <= 256 else {
-            throw Arguments.Problem(description: "--user must be 1 to 256 bytes")
+        // The relay takes a token's user id by the API's id rule: a token it would refuse is not made.
+        if let problem = ChatMessage.idProblem(user) { throw Arguments.Problem(description: "--user \(problem)") }
+        if let problem = FileManager.default.readProblem(atPath: file) {
+            throw Arguments.Problem(description: "--key: \(problem)")
         }
         let pem: String
         do { pem = try String(contentsOfFile: file, encoding: .utf8) } catch {
-            throw Arguments.Problem(description: "--key \(file): cannot be read")
+            throw Arguments.Problem(description: "--key \(file): not text")
         }
         let key: ES256Key
         do { key = try ES256Key(privateKeyPEM: pem) } catch {

@@ -148,16 +148,20 @@ import Testing
     @Test func configCheckListsEveryFileAndURLProblemAtOnce() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let notAKey = directory.url.appendingPathComponent("not-a-key.pem")
-        try Data("not a key".utf8).write(to: notAKey)
         let file = directory.url.appendingPathComponent("relay.json")
         let app =
             #"{"id": "chat", "topic": "com.example.chat", "apiKeySHA256": ["\#(String(repeating: "ab", count: 32))"], "apns": {"credentials": {"keyFile": "KEY", "keyId": "ABC", "teamId": "TEAM"}}, "userAuth": {"jwt": {"publicKeyFiles": ["KEY"]}}}"#
-        try Data(#"{"apps": [\#(app.replacingOccurrences(of: "KEY", with: notAKey.path))]}"#.utf8).write(to: file)
-        let result = try await Self.run(
-            ["config", "check", "--config", file.path],
-            environment: ["PUSH_RELAY_STORAGE_POSTGRES_URL": "postgresql://relay:a@b@db/relay"]
-        )
+        // `config check` of the app with both key files at `key`, and a PostgreSQL URL libpq refuses.
+        let check = { (key: String) in
+            try Data(#"{"apps": [\#(app.replacingOccurrences(of: "KEY", with: key))]}"#.utf8).write(to: file)
+            return try await Self.run(
+                ["config", "check", "--config", file.path],
+                environment: ["PUSH_RELAY_STORAGE_POSTGRES_URL": "postgresql://relay:a@b@db/relay"]
+            )
+        }
+        let notAKey = directory.url.appendingPathComponent("not-a-key.pem")
+        try Data("not a key".utf8).write(to: notAKey)
+        let result = try await check(notAKey.path)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("invalid configuration:\n"), "\(result.stderr)")
         for text in [
@@ -165,6 +169,13 @@ import Testing
         ] {
             #expect(result.stderr.contains(text), "\(text) in \(result.stderr)")
         }
+        // A file validation cannot read hides no other check's problem, and is named once.
+        let missing = directory.url.appendingPathComponent("missing.p8").path
+        let unreadable = try await check(missing)
+        #expect(unreadable.status == 1)
+        #expect(unreadable.stderr.contains("keyFile: cannot read \(missing) (no such file)"), "\(unreadable.stderr)")
+        #expect(unreadable.stderr.contains("storage.postgres.url: "), "\(unreadable.stderr)")
+        #expect(unreadable.stderr.components(separatedBy: "apps[0].apns.credentials.keyFile").count == 2)
     }
 
     /// librdkafka opens an app's Kafka TLS files as `config check` builds a client with them: a .p12 with the

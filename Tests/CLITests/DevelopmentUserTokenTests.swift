@@ -70,9 +70,13 @@ import Testing
         for (arguments, message) in [
             (["--user", "alice"], "needs --key FILE and --user ID"),
             (["--key", notAKey, "--user", "alice"], "not a P-256 private key"),
-            (["--key", notAKey + ".missing", "--user", "alice"], "cannot be read"),
+            (["--key", notAKey + ".missing", "--user", "alice"], "(no such file)"),
+            (["--key", directory.url.path, "--user", "alice"], "(a directory)"),
             (["--key", notAKey, "--user", "alice", "--hours", "721"], "at most 720"),
-            (["--key", notAKey, "--user", ""], "1 to 256 bytes"),
+            // A user id the relay would refuse in the token: no token is made.
+            (["--key", notAKey, "--user", ""], "--user must not be empty"),
+            (["--key", notAKey, "--user", "a\nb"], "--user must not contain control characters"),
+            (["--key", notAKey, "--user", String(repeating: "u", count: 257)], "--user must be at most 256 bytes"),
         ] {
             let result = try await CommandTests.run(["keys", "user-token"] + arguments)
             #expect(result.status == 2 && result.stderr.contains(message), "\(arguments): \(result.stderr)")

@@ -133,8 +133,7 @@ import Testing
             path: "/v1/devices",
             raw: json(["token": String(repeating: "zz", count: 32), "userId": "u"]),
             status: 400,
-            code: "invalid_device_token",
-            mentions: "an FCM registration token needs platform 'android'"
+            code: "invalid_device_token"
         ),
         Case(
             name: "odd-length token",
