@@ -312,8 +312,13 @@ extension Configuration {
     public static func isLoopback(_ host: String) -> Bool {
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
         if bare == "localhost" || bare == "::1" { return true }
+        // A dotted quad the resolver reads as numbers too: it reads a part with a leading 0 as octal, and one
+        // with an 8 or 9 after that 0 (`127.0.0.08`) as no number, so the text would be looked up as a name.
         let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
-        if octets.count == 4 && octets[0] == "127" && octets.allSatisfy({ UInt8($0) != nil }) { return true }
+        let numeric = { (part: Substring) in
+            UInt8(part) != nil && (!part.hasPrefix("0") || part.allSatisfy { ("0"..."7").contains($0) })
+        }
+        if octets.count == 4 && octets[0] == "127" && octets.allSatisfy(numeric) { return true }
         guard let address = IPAddress(bare) else { return false }
         return address.isIPv4 ? address.bytes[0] == 127 : address.bytes == Array(repeating: 0, count: 15) + [1]
     }

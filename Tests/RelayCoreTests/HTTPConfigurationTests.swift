@@ -158,12 +158,13 @@ import Testing
     /// Without apps the development app serves: on a loopback host only, so a production relay whose apps
     /// were not passed in does not come up with a printed key and mock push services on a public address.
     @Test func theDevelopmentAppListensOnLoopbackOnly() throws {
-        for host in ["0.0.0.0", "::", "192.0.2.7", "relay.example.com"] {
+        // `127.0.0.08` is no number to the resolver (a leading 0 is octal): it would be looked up as a name.
+        for host in ["0.0.0.0", "::", "192.0.2.7", "relay.example.com", "127.0.0.08", "127.09.0.1"] {
             let found = try problems(#"{"http":{"host":"\#(host)"}}"#)
             #expect(found.count == 1 && found[0].hasPrefix("apps: none configured"), "\(host): \(found)")
             #expect(found.first?.contains("not '\(host)'") == true)
         }
-        for host in ["127.0.0.1", "::1", "[::1]", "localhost", "127.0.0.2"] {
+        for host in ["127.0.0.1", "::1", "[::1]", "localhost", "127.0.0.2", "127.000.000.001", "127.0.0.07"] {
             #expect(try problems(#"{"http":{"host":"\#(host)"}}"#) == [], "\(host)")
         }
         let app = #"{"id":"a","topic":"com.example.a","apiKeySHA256":["\#(String(repeating: "a", count: 64))"]}"#
