@@ -34,10 +34,9 @@ extension PostgresConnectionString {
         if let problem = FileManager.default.readProblem(atPath: file) {
             throw Configuration.Invalid(["\(key): \(problem)"])
         }
-        let target = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: target))
+            data = try Data(contentsOf: URL(fileURLWithPath: file))
         } catch {
             throw Configuration.Invalid(["\(key): cannot read \(file) (not readable by this user)"])
         }

@@ -29,6 +29,15 @@ extension RelayAPI {
         guard try await roomMembership(app, roomId: roomId) == .open else { throw roomClosed(roomId) }
     }
 
+    /// 404 `member_not_found`: the user is not a member of the room the call names (a read position, a level).
+    func memberNotFound(userId: String, roomId: String) -> HTTPError {
+        HTTPError(
+            status: 404,
+            code: "member_not_found",
+            message: "User '\(userId)' is not a member of room '\(roomId)'"
+        )
+    }
+
     /// 403 `room_closed`: a user joins only open rooms.
     func roomClosed(_ roomId: String) -> HTTPError {
         HTTPError(

@@ -21,11 +21,7 @@ extension RelayAPI {
             own = try await store.roomLevel(appId: appId, roomId: roomId, userId: userId)
         } else {
             guard let member = try await store.member(appId: appId, roomId: roomId, userId: userId) else {
-                throw HTTPError(
-                    status: 404,
-                    code: "member_not_found",
-                    message: "User '\(userId)' is not a member of room '\(roomId)'"
-                )
+                throw memberNotFound(userId: userId, roomId: roomId)
             }
             own = member.notify
         }

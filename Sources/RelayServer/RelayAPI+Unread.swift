@@ -33,11 +33,7 @@ extension RelayAPI {
                 at: min(at, time.now)
             )
         else {
-            throw HTTPError(
-                status: 404,
-                code: "member_not_found",
-                message: "User '\(userId)' is not a member of room '\(roomId)'"
-            )
+            throw memberNotFound(userId: userId, roomId: roomId)
         }
         // The read may have made badge updates due now (Store.markRead).
         if caller.app.badge { dispatcher.wake() }
