@@ -14,6 +14,14 @@ extension Configuration.HTTP {
     /// 32 bits, so a larger value would wrap.
     public static let timeoutSecondsRange = 1...86_400
 
+    /// Why `host`, a listener's address, cannot be bound as written: brackets belong to an IPv6 address in a
+    /// URL, and the resolver reads the bracketed text as a name it cannot find. Nil when it can be.
+    static func hostProblem(_ host: String) -> String? {
+        guard host.contains("[") || host.contains("]") else { return nil }
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return "'\(host)' is a URL's spelling: write the address without brackets ('\(bare)')"
+    }
+
     /// Every problem with the `http` section, each starting with its key path.
     func problems() -> [String] {
         var problems: [String] = []
@@ -24,6 +32,7 @@ extension Configuration.HTTP {
         }
         require((0...65_535).contains(port), "http.port: must be 0...65535, is \(port)")
         require(!host.isEmpty, "http.host: must not be empty")
+        if let problem = Self.hostProblem(host) { problems.append("http.host: \(problem)") }
         within(Self.maxBodyBytesRange, maxBodyBytes, "maxBodyBytes", " (each request's body is held whole)")
         within(Self.timeoutSecondsRange, connectionTimeoutSeconds, "connectionTimeoutSeconds")
         within(Self.maxConnectionsRange, maxConnections, "maxConnections")
@@ -82,6 +91,7 @@ extension Configuration.HTTP {
                 problems.append("http.admin.port: must differ from http.port (\(port)): they are two listeners")
             }
             if host.isEmpty { problems.append("http.admin.host: must not be empty") }
+            if let problem = Configuration.HTTP.hostProblem(host) { problems.append("http.admin.host: \(problem)") }
             return problems
         }
     }

@@ -164,11 +164,23 @@ import Testing
             #expect(found.count == 1 && found[0].hasPrefix("apps: none configured"), "\(host): \(found)")
             #expect(found.first?.contains("not '\(host)'") == true)
         }
-        for host in ["127.0.0.1", "::1", "[::1]", "localhost", "127.0.0.2", "127.000.000.001", "127.0.0.07"] {
+        for host in ["127.0.0.1", "::1", "localhost", "127.0.0.2", "127.000.000.001", "127.0.0.07"] {
             #expect(try problems(#"{"http":{"host":"\#(host)"}}"#) == [], "\(host)")
         }
         let app = #"{"id":"a","topic":"com.example.a","apiKeySHA256":["\#(String(repeating: "a", count: 64))"]}"#
         #expect(try problems(#"{"http":{"host":"0.0.0.0"},"apps":[\#(app)]}"#) == [])
+    }
+
+    /// A listener's address is bound as written: `[::1]` is a URL's spelling the resolver cannot find.
+    @Test func aListenerAddressHasNoBrackets() throws {
+        #expect(
+            try problems(#"{"http":{"host":"[::1]"}}"#)
+                == ["http.host: '[::1]' is a URL's spelling: write the address without brackets ('::1')"]
+        )
+        #expect(
+            try problems(#"{"http":{"admin":{"host":"[::]"}}}"#)
+                == ["http.admin.host: '[::]' is a URL's spelling: write the address without brackets ('::')"]
+        )
     }
 
     /// The close delay is off by default and must end before the shutdown's bound.
