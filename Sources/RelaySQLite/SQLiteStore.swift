@@ -107,14 +107,15 @@ public actor SQLiteStore: Store {
         )
     }
 
-    /// Creates the missing parent directories of the store's file `path` and, when the file is not there, an
-    /// empty one only its owner may read and write (0600): the store holds device tokens and message texts,
-    /// and SQLite gives its `-wal` and `-shm` files the database file's mode. An existing file keeps its mode.
+    /// Creates the missing parent directories of the store's file `path` (0700) and, when the file is not
+    /// there, an empty one only its owner may read and write (0600): the store holds device tokens and message
+    /// texts, and SQLite gives its `-wal` and `-shm` files the database file's mode. An existing file or
+    /// folder keeps its mode.
     /// - Throws: ``StoreError`` `.open` when a directory cannot be created.
     static func prepare(_ path: String) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
-            try Folder.make(directory.path)
+            try Folder.make(directory.path, permissions: 0o700)
         } catch {
             throw StoreError(code: .open, message: "\(error)")
         }

@@ -18,6 +18,11 @@ import Testing
             let attributes = try FileManager.default.attributesOfItem(atPath: file)
             #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(file)")
         }
+        // The folders it made are its own too: the names of the files in them are no one else's business.
+        for folder in [root.path, root.appendingPathComponent("a").path, root.appendingPathComponent("a/b").path] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder)
+            #expect((attributes[.posixPermissions] as? Int) == 0o700, "\(folder)")
+        }
     }
 
     /// An existing file keeps the mode its operator gave it.
