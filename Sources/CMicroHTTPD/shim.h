@@ -54,6 +54,13 @@ static inline unsigned int cmhd_connection_queued_status(struct MHD_Connection *
     return info ? info->http_status : 0;
 }
 
+// The length of the request's line and header section, up to and including the line libmicrohttpd took for the
+// empty one that ends it, or 0 when unknown.
+static inline size_t cmhd_connection_header_size(struct MHD_Connection *_Nonnull c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
 // The socket of a connection, or -1.
 static inline int cmhd_connection_socket(struct MHD_Connection *_Nonnull c) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);

@@ -48,6 +48,7 @@ enum MHDCallbacks {
         return core.access(
             connection: connection,
             method: String(cString: method),
+            requestStart: method,
             version: version.map { String(cString: $0) } ?? "",
             cut: context.cut(method: method, version: version),
             uploadData: uploadData,

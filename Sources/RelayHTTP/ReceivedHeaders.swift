@@ -17,10 +17,13 @@ import Foundation
 ///   and then takes the line for the empty one that ends the header section, so what follows it (a proxy's
 ///   further fields, its empty line) becomes the body (request smuggling). The empty line after the last
 ///   field must be CRLF: two NULs; `: x` leaves a byte that is not NUL there. A bare `:` line leaves NULs
-///   alone, so its body starts a byte later than after a CRLF line: ``bodyStart`` is where the body must
-///   start, checked when its first bytes arrive (``bodyStartsWhereExpected(_:at:)``). A `:` line ended by a
-///   bare LF leaves what a CRLF empty line leaves; the fields it hid start the body, which
-///   ``startsAsAHeaderField(_:)`` finds when the body is in.
+///   alone, one more than a CRLF empty line: libmicrohttpd's length of the request's head
+///   (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`, counted from the request line's first byte) then ends a
+///   byte past ``bodyStart``, which a request without a body shows too (what follows it would run as the
+///   next request). For a body, ``bodyStart`` is also where its first bytes must arrive
+///   (``bodyStartsWhereExpected(_:at:)``). A `:` line ended by a bare LF leaves what a CRLF empty line
+///   leaves, in its length too; the fields it hid start the body, which ``startsAsAHeaderField(_:)`` finds
+///   when the body is in, and without a body nothing tells it from a pipelined request.
 struct ReceivedHeaders {
     var headers = HTTPHeaders()
     /// What is wrong, for the 400's message; `nil` when nothing was found.
@@ -30,15 +33,17 @@ struct ReceivedHeaders {
     /// the body's first bytes; nil without fields.
     private(set) var bodyStart: UInt?
 
-    /// Reads every header field of `connection`.
-    static func read(from connection: OpaquePointer) -> ReceivedHeaders {
+    /// Reads every header field of `connection`, whose request line starts at `requestStart` in the read
+    /// buffer.
+    static func read(from connection: OpaquePointer, requestStart: UnsafePointer<CChar>) -> ReceivedHeaders {
         var received = ReceivedHeaders()
         withUnsafeMutablePointer(to: &received) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, ReceivedHeaders.collect, pointer)
         }
         if let end = received.lastValueEnd {
             // The last field's line end (its terminator and the LF's NUL), then the empty line's two NULs.
-            if end[2] != 0 || end[3] != 0 {
+            let headEnd = requestStart + cmhd_connection_header_size(connection)
+            if end[2] != 0 || end[3] != 0 || headEnd != end + 4 {
                 received.note("A header line has no field name, or the header section does not end with CRLF")
             }
             received.bodyStart = UInt(bitPattern: end + 4)

@@ -152,12 +152,14 @@ final class ServerCore: Sendable {
     }
 
     /// The access handler (see `MHD_AccessHandlerCallback`): called once after the headers, once per body
-    /// chunk, once at the end of the body, and once more after the connection is resumed. `version` is the
-    /// request line's, e.g. `"HTTP/1.1"`; `cut` what of the request line a NUL byte cut short, if anything
-    /// (``RequestContext/cut(method:version:)``), looked at once, when the headers are in.
+    /// chunk, once at the end of the body, and once more after the connection is resumed. `requestStart` is
+    /// where the request line starts in libmicrohttpd's read buffer (its method's first byte); `version` is
+    /// the request line's, e.g. `"HTTP/1.1"`; `cut` what of the request line a NUL byte cut short, if
+    /// anything (``RequestContext/cut(method:version:)``), looked at once, when the headers are in.
     func access(
         connection: OpaquePointer,
         method: String,
+        requestStart: UnsafePointer<CChar>,
         version: String,
         cut: @autoclosure () -> RequestContext.Cut?,
         uploadData: UnsafePointer<CChar>?,
@@ -235,6 +237,7 @@ final class ServerCore: Sendable {
             return receivedHeaders(
                 connection: connection,
                 method: method,
+                requestStart: requestStart,
                 version: version,
                 cut: cut(),
                 context: context
@@ -247,6 +250,7 @@ final class ServerCore: Sendable {
             return access(
                 connection: connection,
                 method: method,
+                requestStart: requestStart,
                 version: version,
                 cut: nil,
                 uploadData: uploadData,
@@ -261,11 +265,12 @@ final class ServerCore: Sendable {
     private func receivedHeaders(
         connection: OpaquePointer,
         method: String,
+        requestStart: UnsafePointer<CChar>,
         version: String,
         cut: RequestContext.Cut?,
         context: RequestContext
     ) -> MHD_Result {
-        let received = ReceivedHeaders.read(from: connection)
+        let received = ReceivedHeaders.read(from: connection, requestStart: requestStart)
         let headers = received.headers
         connections.headersReceived(connection)
         let remote = Self.numericAddress(cmhd_connection_client_address(connection))
@@ -319,7 +324,7 @@ final class ServerCore: Sendable {
     }
 
     /// Suspends the connection until `settle` answers; its answer is applied when the connection is resumed
-    /// (``access(connection:method:version:cut:uploadData:uploadSize:context:)``'s next call, still before the
+    /// (``access(connection:method:requestStart:version:cut:uploadData:uploadSize:context:)``'s next call, still before the
     /// body). No deadline runs meanwhile: the check has its own.
     private func suspend(
         _ connection: OpaquePointer,

@@ -131,6 +131,9 @@ import Testing
         ("GET /hello HTTP/1.1\r\nHost: t\r\n:  \r\nX-A: 1\r\n\r\n", 400, "malformed_header"),
         ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n:\r\n\r\nhello", 400, "malformed_header"),
         ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 9\r\n:\r\nX-A: 1\r\n\r\nhello", 400, "malformed_header"),
+        // Without a body, what follows such a line would be read as the next request.
+        ("GET /hello HTTP/1.1\r\nHost: t\r\nX-A: 1\r\n:\r\n", 400, "malformed_header"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n:\r\n", 400, "malformed_header"),
         // Ended by a bare LF, a `:` line leaves what a CRLF empty line leaves: the fields after it start the body.
         ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 15\r\n:\nX-A: 1\r\n\r\nhello", 400, "malformed_header"),
         // Transfer-Encoding other than one `chunked` (libmicrohttpd reads `chunked ` as no coding at all).
@@ -148,12 +151,13 @@ import Testing
         ),
     ]
 
-    /// Lawful fields around the checks are served, and the connection kept: a repeated equal length, HTAB inside a value, `Chunked` in another case, trailing white space.
+    /// Lawful fields around the checks are served, and the connection kept: a repeated equal length, HTAB inside a value, `Chunked` in another case, trailing white space, an empty line before the request line (RFC 9112 §2.2).
     @Test(arguments: [
         "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc",
         "POST /echo HTTP/1.1\r\nHost: t\r\nX-A: a\tb \r\nContent-Length: 3\r\n\r\nabc",
         "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding:  Chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
         "POST /echo HTTP/1.1\r\nHost: t\r\nX-Empty:\r\nContent-Length: 3\r\n\r\nabc",
+        "\r\nPOST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc",
         "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3;e=\(String(repeating: "e", count: 5000))\r\n"
             + "abc\r\n0\r\n\r\n",
     ])
