@@ -23,6 +23,9 @@ public enum APNsDecision: Sendable, Equatable {
     /// APNs refused the relay's credentials (its provider token or certificate), not the push: the
     /// delivery waits, spending no attempt, while the outbox pauses the app's sends to that environment.
     case credentialsRefused
+    /// No answer from APNs: the delivery waits, spending no attempt, while the outbox pauses the app's sends
+    /// to that environment and probes it (``RelayCore/PushResult/unreachable(reason:)``).
+    case unreachable
 
     /// The result of one attempt.
     public enum Attempt: Sendable, Equatable {
@@ -48,7 +51,7 @@ public enum APNsDecision: Sendable, Equatable {
         func backOff() -> APNsDecision {
             retryOrExhausted(attempts: attempts, policy: policy, random: random())
         }
-        guard case .answered(let response) = attempt else { return backOff() }
+        guard case .answered(let response) = attempt else { return .unreachable }
         if response.isAccepted { return .delivered }
         let reason = response.reason ?? .unknown("")
         switch reason {

@@ -8,6 +8,7 @@ extension FCMDecision: NamedFate {
         case .retry: "retry"
         case .fail: "fail"
         case .credentialsRefused: "credentials_refused"
+        case .unreachable: "unreachable"
         }
     }
 

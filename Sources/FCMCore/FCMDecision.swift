@@ -22,6 +22,9 @@ public enum FCMDecision: Sendable, Equatable {
     /// FCM refused the relay's credentials (its service account or access token), not the message: the
     /// delivery waits, spending no attempt, while the outbox pauses the app's Android sends.
     case credentialsRefused
+    /// No answer from FCM: the delivery waits, spending no attempt, while the outbox pauses the app's Android
+    /// sends and probes FCM (``RelayCore/PushResult/unreachable(reason:)``).
+    case unreachable
 
     /// The result of one attempt.
     public enum Attempt: Sendable, Equatable {
@@ -43,7 +46,8 @@ public enum FCMDecision: Sendable, Equatable {
     /// | 401 UNAUTHENTICATED without errorCode | credentials refused: the client already renewed the access token once and FCM refused the new one too |
     /// | other 401, 403 without errorCode | credentials refused |
     /// | 404 without errorCode | fail (configuration) |
-    /// | other 429, 5xx; no answer | retry with back-off |
+    /// | other 429, 5xx | retry with back-off |
+    /// | no answer | unreachable |
     /// | anything else | fail (rejected) |
     ///
     /// Retries stop at `policy.maxAttempts` (fail, exhausted).
@@ -64,7 +68,7 @@ public enum FCMDecision: Sendable, Equatable {
             let longest = Duration.milliseconds(policy.maxDelayMilliseconds)
             return .retry(after: max(delay, min(retryAfter ?? .zero, longest)))
         }
-        guard case .answered(let response) = attempt else { return backOff() }
+        guard case .answered(let response) = attempt else { return .unreachable }
         if response.isAccepted { return .delivered }
         switch response.errorCode {
         case .unregistered, .senderIdMismatch:

@@ -195,6 +195,8 @@ public final class APNsTransport: PushTransport {
             return .fail(failure, status: status, reason: reason ?? failure.rawValue)
         case .credentialsRefused:
             return .credentialsRefused(status: status ?? 0, reason: reason ?? "credentials")
+        case .unreachable:
+            return .unreachable(reason: PushResult.unreachableReason)
         }
     }
 

@@ -23,6 +23,13 @@ public enum PushResult: Sendable, Equatable {
     /// THIRD_PARTY_AUTH_ERROR, …): nothing was wrong with the push, which waits without spending an attempt
     /// while the app's sends are paused (the outbox's `ProviderPauses`).
     case credentialsRefused(status: Int, reason: String)
+    /// No answer from the push service (no connection, TLS, a timeout, a reset): nothing is known of the push
+    /// or its token, and one such failure is the service's or the network's, not the device's. The push
+    /// waits without spending an attempt while the outbox pauses the app's sends to that service and probes
+    /// it (the outbox's `ProviderPauses`), so an outage outlasting every retry fails nothing.
+    case unreachable(reason: String)
+    /// The reason of ``unreachable(reason:)`` (the metrics', the API's `lastReason` and `/readyz`'s).
+    public static let unreachableReason = "Unreachable"
     /// Not sent, and not an attempt: the transport holds the push back for `after` (a push service origin
     /// that is paused or has its most requests in flight); attempts stay as they were.
     case held(after: Duration, reason: String)
@@ -33,7 +40,7 @@ public enum PushResult: Sendable, Equatable {
         switch self {
         case .delivered, .retire, .unlink, .credentialsRefused: true
         case .retry(_, let status, _), .fail(_, let status, _): status != nil
-        case .held: false
+        case .held, .unreachable: false
         }
     }
 
@@ -42,7 +49,7 @@ public enum PushResult: Sendable, Equatable {
         switch self {
         case .delivered: nil
         case .retire(_, let reason, _), .unlink(_, _, let reason), .fail(_, _, let reason): reason
-        case .credentialsRefused(_, let reason), .held(_, let reason): reason
+        case .credentialsRefused(_, let reason), .held(_, let reason), .unreachable(let reason): reason
         case .retry(_, _, let reason): reason
         }
     }

@@ -18,8 +18,11 @@ public final class FCMTransport: PushTransport {
         "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
         "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
         "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
-        "NotAnFCMToken", "FCMNotConfigured", "tooLarge", "reservedDataKey", "invalidTTL",
+        "NotAnFCMToken", "FCMNotConfigured", "tooLarge", "reservedDataKey", "invalidTTL", accessTokenRefused,
     ])
+    /// The reason of a send held because the token endpoint refused the app's service account (a 4xx OAuth
+    /// error, ``AccessTokenError/isConfigurationProblem``): a refusal of the relay's credentials.
+    public static let accessTokenRefused = "AccessTokenRefused"
     public var reasons: Set<String> { Self.reasons }
     private let clients: AppClients<FCMClientConfiguration, FCMClient>
     private let retry: RetryPolicy
@@ -131,6 +134,12 @@ public final class FCMTransport: PushTransport {
         switch answer {
         case .success(let response):
             attempt = .answered(response)
+        case .failure(let refused as AccessTokenError) where refused.isConfigurationProblem:
+            logger.warning(
+                "FCM's token endpoint refused the service account",
+                ["error": "\(refused)", "app.id": appId, "token.suffix": device.suffix]
+            )
+            return .credentialsRefused(status: refused.status, reason: Self.accessTokenRefused)
         case .failure(let error):
             logger.warning(
                 "FCM request failed",
@@ -158,6 +167,8 @@ public final class FCMTransport: PushTransport {
             return .fail(failure, status: status, reason: reason ?? failure.rawValue)
         case .credentialsRefused:
             return .credentialsRefused(status: status ?? 0, reason: reason ?? "credentials")
+        case .unreachable:
+            return .unreachable(reason: PushResult.unreachableReason)
         }
     }
 

@@ -475,7 +475,7 @@ public final class Dispatcher: Sendable {
                 platform: job.token.platform
             )
             switch result {
-            case .credentialsRefused: break
+            case .credentialsRefused, .unreachable: break
             case _ where result.answered: self.pauses.answered(pause)
             default: if probe { self.pauses.probeUnanswered(pause, now: self.time.now) }
             }
@@ -502,8 +502,11 @@ public final class Dispatcher: Sendable {
         let log = DeliveryLog(logger: logger, job: job)
         let outcome: DeliveryOutcome
         if case .credentialsRefused(let status, let reason) = result {
-            let until = pauses.refused(pause, reason: reason, probe: probe, now: time.now)
+            let until = pauses.failed(pause, cause: .credentials, reason: reason, probe: probe, now: time.now)
             outcome = .deferred(at: heldUntil(until, job), status: status, reason: reason)
+        } else if case .unreachable(let reason) = result {
+            let until = pauses.failed(pause, cause: .unreachable, reason: reason, probe: probe, now: time.now)
+            outcome = .deferred(at: heldUntil(until, job), status: nil, reason: reason)
         } else if case .held(let after, let reason) = result {
             outcome = .deferred(at: heldUntil(time.now + after.timeInterval, job), status: nil, reason: reason)
         } else {
@@ -512,6 +515,8 @@ public final class Dispatcher: Sendable {
         switch (result, outcome) {
         case (.credentialsRefused(_, let reason), _):
             log(.debug, "delivery held: the push service refused the relay's credentials", ["push.reason": reason])
+        case (.unreachable, _):
+            log(.debug, "delivery held: the push service does not answer")
         case (.held(_, let reason), _):
             log(.debug, "delivery held by its transport", ["push.reason": reason])
         case (.delivered(let id), _):
@@ -547,7 +552,7 @@ extension PushResult {
     /// in `pushrelay_accepted_to_answered_seconds`; a retry or a refusal of the relay's credentials does not.
     var endsDelivery: Bool {
         switch self {
-        case .retry, .credentialsRefused, .held: false
+        case .retry, .credentialsRefused, .held, .unreachable: false
         default: true
         }
     }
@@ -578,6 +583,8 @@ extension DeliveryOutcome {
         case .credentialsRefused(let status, let reason):
             // A job outside the pauses' bookkeeping (a badge update) tries again after a minute.
             self = .retry(at: now + 60, status: status, reason: reason)
+        case .unreachable(let reason):
+            self = .retry(at: now + 60, status: nil, reason: reason)
         case .held(let after, let reason):
             self = .deferred(at: now + after.timeInterval, status: nil, reason: reason)
         }

@@ -18,6 +18,7 @@ public enum MetricCatalog {
     public static let acceptedToAnswered = "pushrelay_accepted_to_answered_seconds"
     public static let storageUp = "pushrelay_storage_up"
     public static let providerPaused = "pushrelay_provider_paused"
+    public static let providerUnreachable = "pushrelay_provider_unreachable"
     public static let buildInfo = "pushrelay_build_info"
     public static let outboxPending = "pushrelay_outbox_pending"
     public static let outboxDue = "pushrelay_outbox_due"
@@ -44,6 +45,7 @@ public enum MetricCatalog {
             + "its delivery, less the app's grace window, by app and platform.",
         storageUp: "1 while this relay's storage probe passes (a small committed write), else 0.",
         providerPaused: "1 while an app's sends are paused because the push service refuses its credentials.",
+        providerUnreachable: "1 while an app's sends are paused because the push service does not answer.",
         buildInfo: "Always 1; the labels name the relay's version and its libcurl.",
         outboxPending: "Deliveries not yet finished, by app (reported by one relay: pushrelay_outbox_reporter).",
         outboxDue: "Pending deliveries due now and not leased (waiting for a send slot), by app.",
@@ -64,7 +66,8 @@ public enum MetricCatalog {
         "# HELP \(name) \(help[name] ?? name)\n# TYPE \(name) \(type)\n"
     }
 
-    /// The `app`, `platform` and `environment` labels of `pushrelay_provider_paused`: `environment` is the
+    /// The `app`, `platform` and `environment` labels of `pushrelay_provider_paused` and
+    /// `pushrelay_provider_unreachable`: `environment` is the
     /// token's scope (``RelayCore/PushToken/scope``), `none` for a service with one.
     static func providerLabels(app: String, platform: Platform, _ scope: String?) -> [(String, String)] {
         [("app", app), ("platform", platform.rawValue), ("environment", scope ?? "none")]
@@ -93,6 +96,7 @@ public enum MetricCatalog {
                 for scope in PushToken.scopes(of: platform) {
                     let labels = Labels(pairs: providerLabels(app: app, platform: platform, scope))
                     state.gauges[providerPaused, default: [:]][labels] = 0
+                    state.gauges[providerUnreachable, default: [:]][labels] = 0
                 }
             }
         }

@@ -16,7 +16,7 @@ enum MetricLabels {
                 DeliveryFailure.rejected, .configuration, .relayBug, .exhausted, .expired,
             ].map(\.rawValue)
         )
-        reasons.formUnion(["none", "transport", "Expired", "NoTransport"])
+        reasons.formUnion(["none", "transport", "Expired", "NoTransport", PushResult.unreachableReason])
         reasons.formUnion(CancelReason.allCases.map(\.rawValue))
         return reasons
     }()

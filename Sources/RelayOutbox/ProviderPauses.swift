@@ -2,17 +2,19 @@ import Foundation
 import RelayCore
 import Synchronization
 
-/// The sends paused because a push service refused the relay's credentials for an app (APNs
-/// InvalidProviderToken, MissingProviderToken, BadCertificate, BadCertificateEnvironment; FCM
-/// THIRD_PARTY_AUTH_ERROR, 401, 403: ``RelayCore/PushResult/credentialsRefused(status:reason:)``), by
-/// (app, platform, scope).
+/// The sends paused, by (app, platform, scope), because a push service refused the relay's credentials for
+/// an app (APNs InvalidProviderToken, MissingProviderToken, BadCertificate, BadCertificateEnvironment; FCM
+/// THIRD_PARTY_AUTH_ERROR, 401, 403: ``RelayCore/PushResult/credentialsRefused(status:reason:)``) or did not
+/// answer at all (APNs and FCM: ``RelayCore/PushResult/unreachable(reason:)``).
 ///
-/// A refusal is about the relay's key, not a device, so it pauses every send of its key; keyed by the
-/// token's scope (``RelayCore/PushToken/scope``: APNs' environment, which a device chooses, so one user's
-/// sandbox device cannot pause an app's production sends; FCM and Web Push have none). While paused, deliveries are held back
-/// unsent and spend no attempt; one probe delivery is sent per back-off step (``firstStep``, doubling up
-/// to ``longestStep``), and the first answer that is not a refusal resumes the sends. The pause lives in
-/// this relay's memory: each relay on a store finds and probes it by itself.
+/// Neither is about a device, so it pauses every send of its key; keyed by the token's scope
+/// (``RelayCore/PushToken/scope``: APNs' environment, which a device chooses, so one user's sandbox device
+/// cannot pause an app's production sends; FCM and Web Push have none). While paused, deliveries are held
+/// back unsent and spend no attempt; one probe delivery is sent per back-off step (``firstStep``, doubling
+/// up to ``longestStep``), and the first answer that is not a refusal resumes the sends. An outage of the
+/// push service thus fails nothing however long it lasts: held deliveries end `expired` at their
+/// notification's expiry. The pause lives in this relay's memory: each relay on a store finds and probes it
+/// by itself.
 public final class ProviderPauses: Sendable {
     /// What is paused: an app's sends on one platform to one scope of its push service.
     public struct Key: Hashable, Sendable {
@@ -43,7 +45,16 @@ public final class ProviderPauses: Sendable {
         case hold(until: Date)
     }
 
+    /// Why a key's sends are paused.
+    enum Cause: Sendable, Equatable {
+        /// The service refused the relay's credentials.
+        case credentials
+        /// The service did not answer.
+        case unreachable
+    }
+
     private struct Pause {
+        var cause: Cause
         var reason: String
         var step: Duration
         var nextProbe: Date
@@ -56,7 +67,8 @@ public final class ProviderPauses: Sendable {
     public static let longestStep = Duration.seconds(300)
 
     private let paused = Mutex<[Key: Pause]>([:])
-    /// Where `pushrelay_provider_paused` is set (1 when a pause starts, 0 when it ends); nil reports nothing.
+    /// Where `pushrelay_provider_paused` and `pushrelay_provider_unreachable` are set (1 while a pause of
+    /// their cause lasts, else 0); nil reports nothing.
     private let metrics: RelayMetrics?
     private let logger: Logger
 
@@ -65,9 +77,16 @@ public final class ProviderPauses: Sendable {
         self.logger = logger
     }
 
-    /// Sets `pushrelay_provider_paused` for `key` (a service with one scope is labelled `none`).
-    private func report(_ key: Key, paused: Bool) {
-        metrics?.setProviderPaused(paused, app: key.appId, platform: key.platform, scope: key.scope)
+    /// Sets the gauges of `key` for a pause of `cause` (nil: none); a service with one scope is labelled
+    /// `none`.
+    private func report(_ key: Key, _ cause: Cause?) {
+        metrics?.setProviderPaused(cause == .credentials, app: key.appId, platform: key.platform, scope: key.scope)
+        metrics?.setProviderUnreachable(
+            cause == .unreachable,
+            app: key.appId,
+            platform: key.platform,
+            scope: key.scope
+        )
     }
 
     /// Whether a delivery under `key` is sent now, sent as the probe, or held.
@@ -83,35 +102,39 @@ public final class ProviderPauses: Sendable {
         }
     }
 
-    /// The service refused the credentials of `key`: pauses it (a refused probe doubles the step) and
-    /// returns when the next probe is due, the time to hold the refused delivery until.
-    func refused(_ key: Key, reason: String, probe: Bool, now: Date) -> Date {
-        let (until, started) = paused.withLock { paused -> (Date, Bool) in
+    /// The service refused the credentials of `key`, or did not answer (`cause`): pauses it (a probe that
+    /// fails so doubles the step, and its cause is the pause's from then on) and returns when the next probe
+    /// is due, the time to hold the failed delivery until.
+    func failed(_ key: Key, cause: Cause, reason: String, probe: Bool, now: Date) -> Date {
+        let (until, started) = paused.withLock { paused -> (Date, Cause?) in
             guard var pause = paused[key] else {
                 let pause = Pause(
+                    cause: cause,
                     reason: reason,
                     step: Self.firstStep,
                     nextProbe: now + Self.firstStep.timeInterval,
                     probing: false
                 )
                 paused[key] = pause
-                return (pause.nextProbe, true)
+                return (pause.nextProbe, cause)
             }
-            if probe {
-                pause.step = min(pause.step * 2, Self.longestStep)
-                pause.nextProbe = now + pause.step.timeInterval
-                pause.probing = false
-                pause.reason = reason
-                paused[key] = pause
-            }
-            return (pause.nextProbe, false)
+            guard probe else { return (pause.nextProbe, nil) }
+            let changed = pause.cause != cause
+            pause.step = min(pause.step * 2, Self.longestStep)
+            pause.nextProbe = now + pause.step.timeInterval
+            pause.probing = false
+            pause.cause = cause
+            pause.reason = reason
+            paused[key] = pause
+            return (pause.nextProbe, changed ? cause : nil)
         }
-        if started {
-            report(key, paused: true)
-            logger.error(
-                "push service refused the relay's credentials; sends paused",
-                Self.metadata(key).merging(["push.reason": reason]) { _, new in new }
-            )
+        if let started {
+            report(key, started)
+            let metadata = Self.metadata(key).merging(["push.reason": reason]) { _, new in new }
+            switch started {
+            case .credentials: logger.error("push service refused the relay's credentials; sends paused", metadata)
+            case .unreachable: logger.error("push service does not answer; sends paused", metadata)
+            }
         }
         return until
     }
@@ -120,11 +143,12 @@ public final class ProviderPauses: Sendable {
     func answered(_ key: Key) {
         let ended = paused.withLock { $0.removeValue(forKey: key) }
         guard let ended else { return }
-        report(key, paused: false)
-        logger.notice(
-            "push service accepts the relay's credentials again; sends resume",
-            Self.metadata(key).merging(["push.reason": ended.reason]) { _, new in new }
-        )
+        report(key, nil)
+        let metadata = Self.metadata(key).merging(["push.reason": ended.reason]) { _, new in new }
+        switch ended.cause {
+        case .credentials: logger.notice("push service accepts the relay's credentials again; sends resume", metadata)
+        case .unreachable: logger.notice("push service answers again; sends resume", metadata)
+        }
     }
 
     /// The probe of `key` got no answer (no connection, a timeout): the next one goes a step later.

@@ -28,7 +28,17 @@ extension RelayMetrics {
     /// scope (``RelayCore/PushToken/scope``: APNs' environment) are paused because the service refuses its
     /// credentials, else 0. A service with one scope is labelled `none`.
     public func setProviderPaused(_ paused: Bool, app: String, platform: Platform, scope: String?) {
+        setProviderGauge(MetricCatalog.providerPaused, paused, app: app, platform: platform, scope: scope)
+    }
+
+    /// `pushrelay_provider_unreachable{app,platform,environment}`: 1 while an app's sends to a push service's
+    /// scope are paused because the service does not answer, else 0.
+    public func setProviderUnreachable(_ unreachable: Bool, app: String, platform: Platform, scope: String?) {
+        setProviderGauge(MetricCatalog.providerUnreachable, unreachable, app: app, platform: platform, scope: scope)
+    }
+
+    private func setProviderGauge(_ name: String, _ on: Bool, app: String, platform: Platform, scope: String?) {
         let labels = Labels(pairs: MetricCatalog.providerLabels(app: appLabel(app), platform: platform, scope))
-        state.withLock { $0.gauges[MetricCatalog.providerPaused, default: [:]][labels] = paused ? 1 : 0 }
+        state.withLock { $0.gauges[name, default: [:]][labels] = on ? 1 : 0 }
     }
 }

@@ -68,16 +68,19 @@ import Testing
         )
     }
 
-    @Test func retriesStopAtTheLimitAndTransportFailuresRetry() {
+    /// An answer's retries stop at the limit; no answer is no attempt the limit counts, at any count.
+    @Test func retriesStopAtTheLimitAndNoAnswerIsUnreachable() {
         #expect(Self.decide(503, "ServiceUnavailable", attempts: 3) == .fail(.exhausted))
-        let transport = APNsDecision.decide(
-            .transportFailure,
-            attempts: 2,
-            previousReason: nil,
-            policy: Self.policy,
-            random: 1
-        )
-        #expect(transport == .retry(after: .milliseconds(2000), renewProviderToken: false))
+        for attempts in [1, 3, 40] {
+            let transport = APNsDecision.decide(
+                .transportFailure,
+                attempts: attempts,
+                previousReason: nil,
+                policy: Self.policy,
+                random: 1
+            )
+            #expect(transport == .unreachable)
+        }
     }
 
     @Test func backOffGrowsAndIsCapped() {

@@ -165,8 +165,9 @@ import Testing
         let unavailable = Row(status: 503, errorCode: "UNAVAILABLE", rpcStatus: "UNAVAILABLE", expected: .delivered)
         #expect(Self.decide(unavailable, attempts: 2) == .retry(after: .milliseconds(1000)))
         #expect(Self.decide(unavailable, attempts: 3) == .fail(.exhausted))
-        #expect(FCMDecision.decide(.transportFailure, attempts: 1, policy: Self.policy, random: 0) == Self.retrySoon)
-        #expect(FCMDecision.decide(.transportFailure, attempts: 3, policy: Self.policy, random: 0) == .fail(.exhausted))
+        // No answer is no attempt the limit counts.
+        #expect(FCMDecision.decide(.transportFailure, attempts: 1, policy: Self.policy, random: 0) == .unreachable)
+        #expect(FCMDecision.decide(.transportFailure, attempts: 3, policy: Self.policy, random: 0) == .unreachable)
     }
 
     @Test func aBodyThatIsNotGooglesJSONKeepsItsTextAndIsDecidedByStatus() {

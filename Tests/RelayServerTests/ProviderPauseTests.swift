@@ -62,6 +62,81 @@ import Testing
         }
     }
 
+    /// An APNs that does not answer at all (every request times out) pauses the app's sends the same way:
+    /// where two attempts would have failed every delivery (`exhausted`), each waits with no attempt spent,
+    /// under `pushrelay_provider_unreachable`, and once APNs answers again each is sent once.
+    @Test func anAPNsThatDoesNotAnswerHoldsEveryDeliveryUntilItAnswers() async throws {
+        let silent = MockScript(devices: [.init(token: "*", neverAnswer: true)])
+        try await withRelayAndMock(
+            script: silent,
+            configure: { configuration in
+                configuration.delivery.requestTimeoutMilliseconds = 300
+                configuration.delivery.retry.maxAttempts = 2
+                configuration.delivery.retry.baseDelayMilliseconds = 10
+            }
+        ) { harness in
+            defer { harness.mock.stop() }
+            let tokens = (0..<4).map { _ in randomToken() }
+            for (index, token) in tokens.enumerated() {
+                try await harness.register(token, user: "user\(index)", rooms: ["lobby"])
+            }
+            let id = try await harness.webhook(["roomId": "lobby", "senderId": "speaker", "text": "hello"])
+                .notificationId
+            let gauge = #"pushrelay_provider_unreachable{app="app0",platform="ios",environment="sandbox"}"#
+            try await Self.waitUntil(harness, "the app paused as unreachable") { $0.contains("\(gauge) 1") }
+            // Every delivery tried (each request timed out) and held, none with an attempt spent.
+            try await RelayTestSupport.waitUntil("every delivery tried") {
+                try await harness.notification(id).deliveries.allSatisfy { $0.lastReason == "Unreachable" }
+            }
+            let held = try await harness.notification(id)
+            #expect(held.counts.pending == tokens.count && held.counts.failed == 0)
+            #expect(held.deliveries.allSatisfy { $0.attempts == 0 && $0.status == "pending" })
+            let ready = try await harness.adminCall("/readyz")
+            #expect(ready.status == 200 && ready.text.contains("paused (Unreachable: ios sandbox)"), "\(ready.text)")
+            #expect(
+                try await harness.adminCall("/metrics").text.contains(
+                    #"pushrelay_provider_paused{app="app0",platform="ios",environment="sandbox"} 0"#
+                )
+            )
+
+            harness.mock.updateScript { $0 = MockScript() }
+            let view = try await harness.settled(id, timeout: .seconds(120))
+            #expect(view.counts.sent == tokens.count)
+            #expect(view.deliveries.allSatisfy { $0.attempts == 1 })
+            for token in tokens {
+                #expect(harness.requests(to: token).filter { $0.status == 200 }.count == 1)
+            }
+            #expect(try await harness.adminCall("/metrics").text.contains("\(gauge) 0"))
+        }
+    }
+
+    /// FCM's token endpoint refusing the app's service account (`invalid_grant`) is a refusal of the relay's
+    /// credentials, not an outage: the app's Android sends pause, the delivery waits with no attempt spent.
+    @Test func aServiceAccountTheTokenEndpointRefusesPausesAndroidSends() async throws {
+        try await withRelayAndMock(configure: { configuration in
+            guard let file = configuration.apps[0].fcm?.serviceAccountFile else { return }
+            var account = try! FCMServiceAccount(contentsOfFile: file)
+            account.clientEmail = "someone-else@chat-app-1234.iam.gserviceaccount.com"
+            let stranger = file + ".stranger.json"
+            try! account.encoded().write(to: URL(fileURLWithPath: stranger))
+            configuration.apps[0].fcm?.serviceAccountFile = stranger
+        }) { harness in
+            let token = PlatformDeliveryTests.fcmToken(1)
+            try await harness.register(token, user: "bob", rooms: ["lobby"], platform: "android")
+            let id = try await harness.webhook(["roomId": "lobby", "senderId": "alice", "text": "hello"])
+                .notificationId
+            try await Self.waitUntil(harness, "Android sends paused") {
+                $0.contains(#"pushrelay_provider_paused{app="app0",platform="android",environment="none"} 1"#)
+            }
+            let view = try await harness.notification(id)
+            #expect(view.counts.pending == 1 && view.counts.failed == 0)
+            #expect(view.deliveries.allSatisfy { $0.attempts == 0 && $0.lastReason == "AccessTokenRefused" })
+            let ready = try await harness.adminCall("/readyz").text
+            #expect(ready.contains("paused (AccessTokenRefused: android)"), "\(ready)")
+            #expect(harness.fcm.requests.isEmpty)
+        }
+    }
+
     /// Polls the admin `/metrics` until `done` holds for its text (up to 60 s).
     private static func waitUntil(
         _ harness: RelayHarness,

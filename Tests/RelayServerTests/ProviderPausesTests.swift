@@ -19,10 +19,24 @@ import Testing
     @Test func aRefusalPausesItsEnvironmentAloneAndOneProbeGoesPerStep() {
         let pauses = pauses()
         #expect(pauses.admit(Self.sandbox, now: Self.t0) == .send)
-        let next = pauses.refused(Self.sandbox, reason: "InvalidProviderToken", probe: false, now: Self.t0)
+        let next = pauses.failed(
+            Self.sandbox,
+            cause: .credentials,
+            reason: "InvalidProviderToken",
+            probe: false,
+            now: Self.t0
+        )
         #expect(next == Self.t0 + 5)
         // In-flight refusals after the first change nothing.
-        #expect(pauses.refused(Self.sandbox, reason: "InvalidProviderToken", probe: false, now: Self.t0 + 1) == next)
+        #expect(
+            pauses.failed(
+                Self.sandbox,
+                cause: .credentials,
+                reason: "InvalidProviderToken",
+                probe: false,
+                now: Self.t0 + 1
+            ) == next
+        )
         #expect(pauses.admit(Self.production, now: Self.t0 + 1) == .send)
         #expect(pauses.admit(Self.sandbox, now: Self.t0 + 1) == .hold(until: next))
         #expect(pauses.admit(Self.sandbox, now: next) == .probe)
@@ -34,12 +48,24 @@ import Testing
     @Test func aRefusedProbeDoublesTheStepUpToFiveMinutes() {
         let pauses = pauses()
         var now = Self.t0
-        var next = pauses.refused(Self.sandbox, reason: "InvalidProviderToken", probe: false, now: now)
+        var next = pauses.failed(
+            Self.sandbox,
+            cause: .credentials,
+            reason: "InvalidProviderToken",
+            probe: false,
+            now: now
+        )
         var steps: [TimeInterval] = []
         for _ in 0..<8 {
             now = next
             #expect(pauses.admit(Self.sandbox, now: now) == .probe)
-            next = pauses.refused(Self.sandbox, reason: "InvalidProviderToken", probe: true, now: now)
+            next = pauses.failed(
+                Self.sandbox,
+                cause: .credentials,
+                reason: "InvalidProviderToken",
+                probe: true,
+                now: now
+            )
             steps.append(next.timeIntervalSince(now))
         }
         #expect(steps == [10, 20, 40, 80, 160, 300, 300, 300])
@@ -47,7 +73,13 @@ import Testing
 
     @Test func anAnswerResumesAndAProbeWithoutAnswerWaitsAStep() {
         let pauses = pauses()
-        let next = pauses.refused(Self.sandbox, reason: "BadCertificate", probe: false, now: Self.t0)
+        let next = pauses.failed(
+            Self.sandbox,
+            cause: .credentials,
+            reason: "BadCertificate",
+            probe: false,
+            now: Self.t0
+        )
         #expect(pauses.admit(Self.sandbox, now: next) == .probe)
         pauses.probeUnanswered(Self.sandbox, now: next)
         #expect(pauses.admit(Self.sandbox, now: next + 1) == .hold(until: next + 5))
@@ -55,6 +87,34 @@ import Testing
         pauses.answered(Self.sandbox)
         #expect(pauses.admit(Self.sandbox, now: next + 5) == .send)
         #expect(pauses.checks().isEmpty)
+    }
+
+    /// A service that does not answer pauses its key as a refusal does, under its own gauge; a probe that
+    /// then fails otherwise makes that the pause's cause, and an answer ends it.
+    @Test func anUnansweredServicePausesUnderItsOwnGauge() {
+        let metrics = RelayMetrics(appIds: ["app0"])
+        let pauses = ProviderPauses(metrics: metrics, logger: .disabled())
+        let labels = #"{app="app0",platform="ios",environment="sandbox"}"#
+        let (paused, unreachable) = ("pushrelay_provider_paused\(labels)", "pushrelay_provider_unreachable\(labels)")
+        #expect(metrics.render().contains("\(unreachable) 0"))
+        let next = pauses.failed(Self.sandbox, cause: .unreachable, reason: "Unreachable", probe: false, now: Self.t0)
+        #expect(next == Self.t0 + 5)
+        #expect(pauses.admit(Self.sandbox, now: Self.t0 + 1) == .hold(until: next))
+        #expect(metrics.render().contains("\(unreachable) 1") && metrics.render().contains("\(paused) 0"))
+        #expect(pauses.checks() == ["provider:app0": "paused (Unreachable: ios sandbox)"])
+        #expect(pauses.admit(Self.sandbox, now: next) == .probe)
+        let later = pauses.failed(
+            Self.sandbox,
+            cause: .credentials,
+            reason: "InvalidProviderToken",
+            probe: true,
+            now: next
+        )
+        #expect(later == next + 10)
+        #expect(metrics.render().contains("\(unreachable) 0") && metrics.render().contains("\(paused) 1"))
+        pauses.answered(Self.sandbox)
+        #expect(metrics.render().contains("\(unreachable) 0") && metrics.render().contains("\(paused) 0"))
+        #expect(pauses.admit(Self.sandbox, now: later) == .send)
     }
 
     /// `pushrelay_provider_paused` reads 1 for the paused key from the refusal to the answer, the others 0;
@@ -65,7 +125,13 @@ import Testing
         let production = #"pushrelay_provider_paused{app="app0",platform="ios",environment="production"}"#
         let sandbox = #"pushrelay_provider_paused{app="app0",platform="ios",environment="sandbox"}"#
         #expect(metrics.render().contains("\(production) 0"))
-        _ = pauses.refused(Self.production, reason: "InvalidProviderToken", probe: false, now: Self.t0)
+        _ = pauses.failed(
+            Self.production,
+            cause: .credentials,
+            reason: "InvalidProviderToken",
+            probe: false,
+            now: Self.t0
+        )
         #expect(metrics.render().contains("\(production) 1") && metrics.render().contains("\(sandbox) 0"))
         pauses.answered(Self.production)
         #expect(metrics.render().contains("\(production) 0"))
