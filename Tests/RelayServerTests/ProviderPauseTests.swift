@@ -46,13 +46,7 @@ import Testing
             // One refusal per delivery in flight at most, then one probe per step: far fewer than a retry storm.
             #expect(harness.mock.requests.count <= tokens.count + 2)
 
-            harness.mock.updateScript { $0 = MockScript() }
-            let view = try await harness.settled(id, timeout: .seconds(120))
-            #expect(view.counts.sent == tokens.count)
-            #expect(view.deliveries.allSatisfy { $0.attempts == 1 })
-            for token in tokens {
-                #expect(harness.requests(to: token).filter { $0.status == 200 }.count == 1)
-            }
+            try await Self.resumeAndExpectEachSentOnce(harness, id, tokens)
             #expect(try await harness.adminCall("/readyz").text.contains("provider:") == false)
             #expect(
                 try await harness.adminCall("/metrics").text.contains(
@@ -99,13 +93,7 @@ import Testing
                 )
             )
 
-            harness.mock.updateScript { $0 = MockScript() }
-            let view = try await harness.settled(id, timeout: .seconds(120))
-            #expect(view.counts.sent == tokens.count)
-            #expect(view.deliveries.allSatisfy { $0.attempts == 1 })
-            for token in tokens {
-                #expect(harness.requests(to: token).filter { $0.status == 200 }.count == 1)
-            }
+            try await Self.resumeAndExpectEachSentOnce(harness, id, tokens)
             #expect(try await harness.adminCall("/metrics").text.contains("\(gauge) 0"))
         }
     }
@@ -134,6 +122,22 @@ import Testing
             let ready = try await harness.adminCall("/readyz").text
             #expect(ready.contains("paused (AccessTokenRefused: android)"), "\(ready)")
             #expect(harness.fcm.requests.isEmpty)
+        }
+    }
+
+    /// Has the mock answer every push again, waits for notification `id` to settle, and expects each of
+    /// `tokens` sent once, on the one attempt that counted.
+    private static func resumeAndExpectEachSentOnce(
+        _ harness: RelayHarness,
+        _ id: String,
+        _ tokens: [String]
+    ) async throws {
+        harness.mock.updateScript { $0 = MockScript() }
+        let view = try await harness.settled(id, timeout: .seconds(120))
+        #expect(view.counts.sent == tokens.count)
+        #expect(view.deliveries.allSatisfy { $0.attempts == 1 })
+        for token in tokens {
+            #expect(harness.requests(to: token).filter { $0.status == 200 }.count == 1)
         }
     }
 
