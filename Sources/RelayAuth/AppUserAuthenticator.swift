@@ -64,6 +64,10 @@ public struct AppUserAuthenticator: UserAuthenticator {
         return checks
     }
 
+    /// Without the webhook every token is the JWT rules' to check (or refused at once without them); with
+    /// it, a token they cannot check asks it.
+    public var checksLocally: Bool { webhook == nil && jwt?.checksLocally != false }
+
     /// What the webhook's cache holds for `token` (an accepted token never asked the JWT rules' keys for a
     /// signature either: it went to the webhook because they could not check it).
     public func cachedUserId(forBearer token: String) async -> String? {

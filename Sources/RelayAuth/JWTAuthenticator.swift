@@ -77,6 +77,10 @@ public struct JWTAuthenticator: UserAuthenticator {
         self.logger = logger
     }
 
+    /// A token is checked against the key files' keys and the JWKS URL's, which ``RemoteKeySet`` fetches at
+    /// most once a minute (every ten seconds while it holds none), whatever the tokens.
+    public var checksLocally: Bool { true }
+
     /// - Throws: ``UserAuthError`` 401 with the ``RelayCrypto/JWTError/Code`` of the rule the token breaks
     ///   (``UserAuthError/signatureVerified`` for a rule about its claims, read only once the signature
     ///   verified); 503 `auth_unavailable` when it needs the JWKS URL's keys and none could be fetched yet.

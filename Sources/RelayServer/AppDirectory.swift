@@ -135,8 +135,9 @@ public struct AppDirectory: Sendable {
         countedFailure(client: client, userRefusal(.refused(reason)))
     }
 
-    /// The user a user credential names (see ``authenticate(_:)``): a login the cache accepted at once, any
-    /// other check through ``limiter``.
+    /// The user a user credential names (see ``authenticate(_:)``): a login the cache accepted at once; a
+    /// check made locally (``RelayAuth/UserAuthenticator/checksLocally``) made, its failure counted by
+    /// ``limiter``; any other check through ``limiter``.
     private func user(
         _ bearer: String,
         app: Configuration.App,
@@ -146,6 +147,16 @@ public struct AppDirectory: Sendable {
         -> Caller
     {
         if let userId = await authenticator.cachedUserId(forBearer: bearer) { return .user(app, userId: userId) }
+        if authenticator.checksLocally {
+            do {
+                return .user(
+                    app,
+                    userId: try await authenticator.userId(forBearer: bearer, from: limiter.range(of: client))
+                )
+            } catch {
+                throw countedFailure(client: client, userRefusal(error))
+            }
+        }
         let ticket: CredentialCheckLimiter.Ticket
         switch limiter.begin(client: client) {
         case .admitted(let admitted): ticket = admitted

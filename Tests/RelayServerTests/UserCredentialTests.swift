@@ -126,4 +126,27 @@ import Testing
             #expect(statuses == [503, 503, 429])
         }
     }
+
+    /// A JWT is checked locally, so a client address over its failed checks (a stranger's junk behind the same
+    /// carrier NAT) still gets its user's valid token checked and served; the junk stays refused, 429.
+    @Test func aValidJWTPassesFromAnAddressOverItsFailures() async throws {
+        try await withRelayAndMock(configure: {
+            RelayHarness.withUserAuth(&$0)
+            $0.http.credentialFailures.perAddressBurst = 2
+            $0.http.credentialFailures.perAddressPerMinute = 1
+        }) { relay in
+            func junk(_ index: Int) async throws -> Int {
+                try await relay.call(
+                    "GET",
+                    "/v1/users/alice/devices",
+                    key: "junk-\(index)",
+                    headers: ["X-PushRelay-App": relay.app.id]
+                ).status
+            }
+            #expect(try await [junk(0), junk(1), junk(2)] == [401, 401, 429])
+            let valid = try await relay.call("GET", "/v1/users/alice/devices", user: "alice")
+            #expect(valid.status == 200, "\(valid.text)")
+            #expect(try await junk(3) == 429)
+        }
+    }
 }
