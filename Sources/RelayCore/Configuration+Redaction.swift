@@ -13,6 +13,7 @@ extension Configuration: CustomStringConvertible {
                 copy.apps[index].apns.credentials?.certificatePassword = "<redacted>"
             }
             if copy.apps[index].webhookSecret != nil { copy.apps[index].webhookSecret = "<redacted>" }
+            copy.apps[index].previousWebhookSecrets = copy.apps[index].previousWebhookSecrets.map { _ in "<redacted>" }
             if copy.apps[index].ditto?.kafka?.p12Password != nil {
                 copy.apps[index].ditto?.kafka?.p12Password = "<redacted>"
             }

@@ -4,6 +4,8 @@ extension Configuration {
     /// The longest `apps[].ttlSeconds`, in SECONDS: 28 days, the longest FCM keeps a message for an offline
     /// device (FCMCore's `FCMLimits.maxTTLSeconds` is this value).
     public static let maxTTLSeconds = 28 * 24 * 3600
+    /// The most `apps[].previousWebhookSecrets`: each is tried on every signed webhook.
+    public static let maxPreviousWebhookSecrets = 4
 
     /// Why `path` cannot hold the SQLite store, nil when it can: an in-memory database (`:memory:`, a `file:`
     /// URI) would lose every accepted message at a stop, and a directory is no file.
@@ -173,6 +175,17 @@ extension Configuration {
             if let ditto = app.ditto { problems += ditto.problems(at: "\(at).ditto") }
             if let secret = app.webhookSecret {
                 require(secret.utf8.count >= 16, "\(at).webhookSecret: must be at least 16 bytes")
+            }
+            require(
+                app.previousWebhookSecrets.isEmpty || app.webhookSecret != nil,
+                "\(at).previousWebhookSecrets: takes effect only with webhookSecret, the one senders move to"
+            )
+            require(
+                app.previousWebhookSecrets.count <= Self.maxPreviousWebhookSecrets,
+                "\(at).previousWebhookSecrets: at most \(Self.maxPreviousWebhookSecrets) (each is tried on every webhook)"
+            )
+            for (index, secret) in app.previousWebhookSecrets.enumerated() where secret.utf8.count < 16 {
+                problems.append("\(at).previousWebhookSecrets[\(index)]: must be at least 16 bytes")
             }
             if let url = app.feedbackURL {
                 require(

@@ -226,6 +226,12 @@ public struct Configuration: Codable, Sendable, Equatable {
         /// When set, webhooks must carry `X-PushRelay-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
         /// "t.body">` made with this secret. Redacted in every printout.
         public var webhookSecret: String?
+        /// The secrets a webhook's signature may be made with: ``webhookSecret``, then
+        /// ``previousWebhookSecrets``; none without ``webhookSecret``.
+        public var acceptedWebhookSecrets: [String] { webhookSecret.map { [$0] + previousWebhookSecrets } ?? [] }
+        /// Secrets a webhook's signature may also be made with while its senders move to ``webhookSecret``
+        /// (a rotation); feedback POSTs are signed with ``webhookSecret`` alone. Redacted in every printout.
+        public var previousWebhookSecrets: [String]
         /// Privacy mode: payloads carry no message text ("New message"), still with the Ditto keys. Default off.
         public var privacy: Bool
         /// Each retired token is POSTed here as JSON (signed like webhooks when ``webhookSecret`` is set).
@@ -270,6 +276,7 @@ public struct Configuration: Codable, Sendable, Equatable {
             webPush: WebPush? = nil,
             ttlSeconds: Int = 86_400,
             webhookSecret: String? = nil,
+            previousWebhookSecrets: [String] = [],
             privacy: Bool = false,
             feedbackURL: String? = nil,
             roomMembership: RoomMembership = .open,
@@ -289,6 +296,7 @@ public struct Configuration: Codable, Sendable, Equatable {
             self.webPush = webPush
             self.ttlSeconds = ttlSeconds
             self.webhookSecret = webhookSecret
+            self.previousWebhookSecrets = previousWebhookSecrets
             self.privacy = privacy
             self.feedbackURL = feedbackURL
             self.roomMembership = roomMembership
@@ -302,7 +310,7 @@ public struct Configuration: Codable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, topic, apiKeySHA256, apns, fcm, webPush, ttlSeconds, webhookSecret
+            case id, topic, apiKeySHA256, apns, fcm, webPush, ttlSeconds, webhookSecret, previousWebhookSecrets
             case privacy, feedbackURL, roomMembership, limits, userAuth, ditto, badge
             case wakeBudgetPerHour, pushDelaySeconds, badgeUpdateSeconds
         }
@@ -320,6 +328,7 @@ public struct Configuration: Codable, Sendable, Equatable {
                 webPush: try c.decodeIfPresent(WebPush.self, forKey: .webPush),
                 ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? 86_400,
                 webhookSecret: try c.decodeIfPresent(String.self, forKey: .webhookSecret),
+                previousWebhookSecrets: try c.decodeIfPresent([String].self, forKey: .previousWebhookSecrets) ?? [],
                 privacy: try c.decodeIfPresent(Bool.self, forKey: .privacy) ?? false,
                 feedbackURL: try c.decodeIfPresent(String.self, forKey: .feedbackURL),
                 roomMembership: try c.decodeIfPresent(RoomMembership.self, forKey: .roomMembership) ?? .open,

@@ -26,13 +26,20 @@ public enum WebhookSignature {
         }
     }
 
-    /// Checks a header value against `body`; any `v1` entry that matches passes (several allow secret rotation
-    /// on the sender's side). Comparison is constant-time.
+    /// ``verify(_:body:secrets:now:)`` with one secret.
+    @discardableResult
+    public static func verify(_ value: String?, body: Data, secret: String, now: Date) throws(Failure) -> Int {
+        try verify(value, body: body, secrets: [secret], now: now)
+    }
+
+    /// Checks a header value against `body`; any `v1` entry that any of `secrets` made passes (several
+    /// entries allow secret rotation on the sender's side, several secrets on the receiver's). Comparison
+    /// is constant-time.
     /// - Returns: the signed timestamp `t` (UNIX SECONDS): with the body, what names the signed request,
     ///   however its header is written.
     /// - Throws: ``Failure`` saying why it was refused.
     @discardableResult
-    public static func verify(_ value: String?, body: Data, secret: String, now: Date) throws(Failure) -> Int {
+    public static func verify(_ value: String?, body: Data, secrets: [String], now: Date) throws(Failure) -> Int {
         guard let value, !value.isEmpty else { throw .missing }
         var timestamp: Int?
         var signatures: [Data] = []
@@ -53,9 +60,11 @@ public enum WebhookSignature {
         // Any Int the sender wrote: a distance that overflows is far outside the window.
         let (age, overflow) = Int(now.timeIntervalSince1970).subtractingReportingOverflow(timestamp)
         guard !overflow, age.magnitude <= toleranceSeconds.magnitude else { throw .stale }
-        let expected = mac(body, secret: secret, timestamp: timestamp)
         var matched = false
-        for signature in signatures where Digest.constantTimeEqual(signature, expected) { matched = true }
+        for secret in secrets {
+            let expected = mac(body, secret: secret, timestamp: timestamp)
+            for signature in signatures where Digest.constantTimeEqual(signature, expected) { matched = true }
+        }
         guard matched else { throw .mismatch }
         return timestamp
     }

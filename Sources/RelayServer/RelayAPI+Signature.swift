@@ -4,12 +4,13 @@ import RelayHTTP
 
 extension RelayAPI {
     /// Checks the `X-PushRelay-Signature` of a backend's call to an app with `webhookSecret`: one header,
-    /// within the replay window, matching the body (``RelayCrypto/WebhookSignature``).
+    /// within the replay window, matching the body with one of `secrets` (the app's
+    /// ``RelayCore/Configuration/App/acceptedWebhookSecrets``; ``RelayCrypto/WebhookSignature``).
     /// - Returns: the signed timestamp, which with the body names this one signed request.
     /// - Throws: ``HTTPError`` 401 `invalid_signature` saying why; 400 `conflicting_headers` for two headers
     ///   (which of them decides would depend on who reads them).
     @discardableResult
-    func verifiedSignature(_ request: HTTPRequest, secret: String) throws(HTTPError) -> Int {
+    func verifiedSignature(_ request: HTTPRequest, secrets: [String]) throws(HTTPError) -> Int {
         let values = request.headers.values(for: WebhookSignature.header)
         guard values.count <= 1 else {
             throw HTTPError(
@@ -19,7 +20,7 @@ extension RelayAPI {
             )
         }
         do {
-            return try WebhookSignature.verify(values.first, body: request.body, secret: secret, now: time.now)
+            return try WebhookSignature.verify(values.first, body: request.body, secrets: secrets, now: time.now)
         } catch { throw HTTPError(status: 401, code: "invalid_signature", message: error.description) }
     }
 }

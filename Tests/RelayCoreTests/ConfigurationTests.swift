@@ -273,13 +273,39 @@ import Testing
 
     @Test func appsTakeDefaultsForOptionalKeysAndSecretsAreRedacted() throws {
         let path = try file(
-            #"{"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(Self.hash)"],"webhookSecret":"0123456789abcdef-secret"}]}"#
+            #"{"apps":[{"id":"a","topic":"t","apiKeySHA256":["\#(Self.hash)"],"webhookSecret":"0123456789abcdef-secret","#
+                + #""previousWebhookSecrets":["previous-secret-0123456789"]}]}"#
         )
         let configuration = try Configuration.load(file: path, environment: [:])
         #expect(configuration.apps[0].ttlSeconds == 86_400)
         #expect(configuration.apps[0].apns.defaultEnvironment == .sandbox)
+        #expect(
+            configuration.apps[0].acceptedWebhookSecrets == ["0123456789abcdef-secret", "previous-secret-0123456789"]
+        )
         #expect(!configuration.redactedJSON.contains("0123456789abcdef-secret"))
+        #expect(!configuration.redactedJSON.contains("previous-secret"))
         #expect(configuration.redactedJSON.contains("<redacted>"))
+    }
+
+    /// Previous webhook secrets need the current one, are as long as it must be, and are few.
+    @Test func previousWebhookSecretsAreChecked() throws {
+        var app = Configuration.App(id: "a", topic: "t", apiKeySHA256: [Self.hash])
+        app.previousWebhookSecrets = ["previous-secret-0123456789"]
+        var configuration = Configuration()
+        configuration.apps = [app]
+        func problems() -> [String] {
+            do {
+                try configuration.validate()
+                return []
+            } catch { return error.problems }
+        }
+        #expect(problems().contains { $0.hasPrefix("apps[0].previousWebhookSecrets: takes effect only with") })
+        configuration.apps[0].webhookSecret = "current-secret-0123456789"
+        #expect(problems().isEmpty, "\(problems())")
+        configuration.apps[0].previousWebhookSecrets =
+            ["short"] + Array(repeating: "previous-secret-0123456789", count: 4)
+        #expect(problems().contains("apps[0].previousWebhookSecrets[0]: must be at least 16 bytes"))
+        #expect(problems().contains { $0.hasPrefix("apps[0].previousWebhookSecrets: at most 4") })
     }
 
     /// Tokens passed in URL queries (feedback, JWKS, auth webhook) never reach a printout.

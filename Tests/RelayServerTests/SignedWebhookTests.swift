@@ -107,6 +107,31 @@ import Testing
 }
 
 extension SignedWebhookTests {
+    /// During a rotation a webhook signed with a previous secret is accepted as one signed with the current
+    /// one; a secret the app never had is still refused.
+    @Test func aPreviousSecretSignsDuringARotation() async throws {
+        let previous = "the-old-secret-of-this-app-0123"
+        try await withRelayAndMock(configure: {
+            $0.apps[0].webhookSecret = Self.secret
+            $0.apps[0].previousWebhookSecrets = [previous]
+        }) { relay in
+            let room = "room-rotation"
+            try await relay.register(randomToken(), user: "u", rooms: [room])
+            let now = Int(Date().timeIntervalSince1970)
+            for (secret, messageId, status) in [
+                (previous, "rot-old", 202), (Self.secret, "rot-new", 202),
+                ("never-this-apps-secret-0123", "rot-x", 401),
+            ] {
+                let body = try Self.body(room: room, messageId: messageId)
+                let answer = try await relay.signedWebhook(
+                    body,
+                    signature: WebhookSignature.sign(body, secret: secret, timestamp: now)
+                )
+                #expect(answer.status == status, "\(messageId): \(answer.text)")
+            }
+        }
+    }
+
     /// A signed webhook without a message id, replayed within the signature's window (its header written
     /// otherwise, or with an `Idempotency-Key` of its own), is answered from the first and sends nothing more;
     /// the same body signed anew is a new message. Two signature headers are refused, whichever comes first.
