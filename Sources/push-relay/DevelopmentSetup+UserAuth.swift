@@ -18,8 +18,10 @@ extension DevelopmentSetup {
         return Configuration.UserAuth(jwt: .init(publicKeyFiles: [publicFile], algorithms: [.es256]))
     }
 
-    /// The command that makes a user token for the development app, for `serve` to print.
+    /// The command that makes a user token for the development app, for `serve` to print: this program as it
+    /// was started (`.build/release/push-relay` under `make run`, which is not on the PATH).
     var userTokenCommand: String {
-        "push-relay keys user-token --key \(dataDirectory)/\(Self.userKeyFile) --user <id>"
+        let program = CommandLine.arguments.first.flatMap { $0.isEmpty ? nil : $0 } ?? "push-relay"
+        return "\(program) keys user-token --key \(dataDirectory)/\(Self.userKeyFile) --user <id>"
     }
 }
