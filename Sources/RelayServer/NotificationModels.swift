@@ -12,9 +12,8 @@ struct NotificationView: Encodable {
         var cancelled: Int
     }
     struct DeliveryView: Encodable {
-        /// The device token's last 8 hex characters; left out of a user's view, since the devices are other
-        /// users'.
-        var tokenSuffix: String?
+        /// The device token's last 8 hex characters.
+        var tokenSuffix: String
         var status: String
         /// The delivery's id, the same for every attempt, whatever the push service.
         var pushId: String
@@ -36,15 +35,17 @@ struct NotificationView: Encodable {
     var messageId: String?
     var createdAt: String
     var counts: Counts
-    /// The page of deliveries asked for, in the order they were made.
+    /// The page of deliveries asked for, in the order they were made; none in a user's view: the devices are
+    /// other users', whose number, platforms and fates (a token retired: an app removed) are theirs.
     var deliveries: [DeliveryView]
     /// The `offset` of the next page; nil when this page ends the list.
     var nextOffset: Int?
 
     /// - Parameters:
     ///   - offset: the position of `deliveries[0]` among all of the notification's deliveries.
-    ///   - showingTokens: whether each delivery names its device's token suffix (for the backend only).
-    init(_ summary: NotificationSummary, _ deliveries: [DeliveryRecord], offset: Int, showingTokens: Bool) {
+    ///   - showingDevices: whether the view lists the deliveries (for the backend only); the counts show in
+    ///     every view.
+    init(_ summary: NotificationSummary, _ deliveries: [DeliveryRecord], offset: Int, showingDevices: Bool) {
         notificationId = summary.id.lowercasedString
         kind = summary.kind.rawValue
         roomId = summary.roomId
@@ -58,12 +59,13 @@ struct NotificationView: Encodable {
             retired: summary.counts.retired,
             cancelled: summary.counts.cancelled
         )
+        let deliveries = showingDevices ? deliveries : []
         let total = summary.counts.total
         let next = offset + deliveries.count
         nextOffset = !deliveries.isEmpty && next < total ? next : nil
         self.deliveries = deliveries.map { record in
             DeliveryView(
-                tokenSuffix: showingTokens ? PushToken.suffix(of: record.token) : nil,
+                tokenSuffix: PushToken.suffix(of: record.token),
                 status: record.status.rawValue,
                 pushId: record.pushId.lowercasedString,
                 apnsId: record.sentPlatform == .ios ? record.pushId.lowercasedString : nil,

@@ -289,7 +289,7 @@ extension RelayAPI {
                 offset: page.offset
             ), caller.mayRead(ownedBy: summary.senderId)
         else { throw unknown }
-        let view = NotificationView(summary, deliveries, offset: page.offset, showingTokens: caller.userId == nil)
+        let view = NotificationView(summary, deliveries, offset: page.offset, showingDevices: caller.userId == nil)
         return try .json(view)
     }
 }

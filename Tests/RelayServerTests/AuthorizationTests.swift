@@ -212,16 +212,20 @@ import Testing
         }
     }
 
-    @Test func aUserSeesNoTokenOfItsNotificationsRecipients() async throws {
+    /// A sender sees how many of its notification's deliveries stand where, not its recipients' devices: not
+    /// their tokens, their number per user, their platforms nor their fates one by one.
+    @Test func aUserSeesNoDeviceOfItsNotificationsRecipients() async throws {
         try await withRelayAndMock(configure: RelayHarness.withUserAuth) { relay in
             try await Self.populate(relay)
             let sent = try await relay.webhook(["roomId": "open-room", "senderId": "bob", "text": "hi alice"])
             let path = "/v1/notifications/\(sent.notificationId)"
             let alicesSuffix = String(Self.alicePhone.suffix(8))
-            // Bob's view: one delivery (Alice's phone), with its status but not its token.
             let own = try await relay.call("GET", path, user: "bob")
-            #expect(own.status == 200 && own.text.contains(#""deliveries":[{"#), "\(own.text)")
+            #expect(own.status == 200 && own.text.contains(#""deliveries":[]"#), "\(own.text)")
+            let counts = try own.decode(NotificationJSON.self).counts
+            #expect(counts.pending + counts.sent == sent.devices && sent.devices == 1)
             #expect(!own.text.contains("tokenSuffix") && !own.text.contains(alicesSuffix), "\(own.text)")
+            #expect(!own.text.contains("pushId") && !own.text.contains("apnsId"), "\(own.text)")
             // The backend's view is unchanged.
             let backend = try await relay.call("GET", path)
             #expect(backend.text.contains(#""tokenSuffix":"\#(alicesSuffix)""#), "\(backend.text)")
