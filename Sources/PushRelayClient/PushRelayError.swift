@@ -17,6 +17,8 @@ public struct PushRelayError: Error, Sendable, CustomStringConvertible {
         public static let credentialUnavailable = Code(rawValue: "credential_unavailable")
         /// The client's base URL is not an `http` or `https` URL with a host.
         public static let invalidBaseURL = Code(rawValue: "invalid_base_url")
+        /// A room or user id passed to a call is empty: no call is made (the relay would not find the path).
+        public static let emptyId = Code(rawValue: "empty_id")
         /// An answer that is not the relay's: not HTTP, an error status without the relay's error body, or a
         /// success body that does not decode.
         public static let unexpectedResponse = Code(rawValue: "unexpected_response")

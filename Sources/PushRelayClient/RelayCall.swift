@@ -37,7 +37,11 @@ struct RelayCall: Sendable {
     }
 
     /// The URL of this call below `baseURL` (whose own path is kept as a prefix).
+    /// - Throws: ``PushRelayError`` `.emptyId` for an empty segment (an id passed empty), `.invalidBaseURL`.
     func url(baseURL: URL) throws -> URL {
+        guard !path.contains(where: \.isEmpty) else {
+            throw PushRelayError(code: .emptyId, message: "a room or user id of the call is empty")
+        }
         let invalid = PushRelayError(code: .invalidBaseURL, message: "the base URL \(baseURL) is not an http(s) URL")
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
             ["http", "https"].contains(components.scheme?.lowercased()), components.host?.isEmpty == false

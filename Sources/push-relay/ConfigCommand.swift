@@ -36,6 +36,12 @@ enum ConfigCommand {
             return 1
         }
         say(configuration.redactedJSON)
+        if configuration.apps.isEmpty {
+            FileHandle.standardError.writeLine(
+                "note: apps: none configured: serve runs the development app '\(DevelopmentSetup.appId)' in their place"
+                    + " (its API key printed at start), its pushes to in-process mocks of APNs, FCM and Web Push"
+            )
+        }
         // Still valid (the old keys are read into their new places): the check passes.
         for notice in deprecations + configuration.warnings {
             FileHandle.standardError.writeLine("warning: \(notice)")

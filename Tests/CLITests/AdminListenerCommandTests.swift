@@ -26,6 +26,8 @@ import Testing
         )
         #expect(fine.status == 0, "\(fine.stderr)")
         #expect(fine.stdout.contains("\"admin\""), "\(fine.stdout)")
+        // No apps: what serve runs in their place is said.
+        #expect(fine.stderr.contains("note: apps: none configured: serve runs the development app 'dev'"))
     }
 
     @Test func serveListensForMetricsOnTheAdminAddress() async throws {

@@ -90,6 +90,10 @@ struct ClientRulesTests {
                 == "http://127.0.0.1:8080/v1/rooms/a%2Fb%20c%3F%C3%BC/members/alice"
         )
         #expect(throws: PushRelayError.self) { try call.url(baseURL: URL(fileURLWithPath: "/tmp")) }
+        // An empty id is said as such, not sent for the relay's 404 of a path it does not have.
+        let empty = RelayCall(method: "PUT", path: ["v1", "rooms", "", "members", "alice"])
+        let error = #expect(throws: PushRelayError.self) { try empty.url(baseURL: base) }
+        #expect(error?.code == .emptyId)
     }
 
     @Test("Each attempt carries the user credential, the app and the call's Idempotency-Key")
