@@ -38,11 +38,19 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// count as part of a field value (libmicrohttpd keeps what trails it). For fields the relay reads as
     /// values; a framing field is checked as sent, since libmicrohttpd frames by it as sent.
     public func trimmedValues(for name: String) -> [String] {
-        values(for: name).map { $0.trimmingCharacters(in: Self.optionalWhiteSpace) }
+        values(for: name).map { Self.trimmed(Substring($0)) }
     }
 
-    /// RFC 9110 §5.6.3's OWS: SP and HTAB.
-    public static let optionalWhiteSpace = CharacterSet(charactersIn: " \t")
+    /// `text` without RFC 9110 §5.6.3's OWS (SP and HTAB) at either end. It reads only the ends' bytes: a
+    /// header value of tens of kilobytes costs no more than a short one (Foundation's `trimmingCharacters`
+    /// read every character of it).
+    public static func trimmed(_ text: Substring) -> String {
+        let bytes = text.utf8
+        let isOWS = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isOWS($0) }), let last = bytes.lastIndex(where: { !isOWS($0) })
+        else { return "" }
+        return String(text[first..<bytes.index(after: last)])
+    }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 

@@ -22,8 +22,9 @@ import Foundation
 ///   byte past ``bodyStart``, which a request without a body shows too (what follows it would run as the
 ///   next request). For a body, ``bodyStart`` is also where its first bytes must arrive
 ///   (``bodyStartsWhereExpected(_:at:)``). A `:` line ended by a bare LF leaves what a CRLF empty line
-///   leaves, in its length too; the fields it hid start the body, which ``startsAsAHeaderField(_:)`` finds
-///   when the body is in, and without a body nothing tells it from a pipelined request.
+///   leaves, in its length too, as does a CRLF `:` line after a field line ended by a bare LF (one byte
+///   saved, one added); the fields it hid start the body, which ``startsAsAHeaderField(_:)`` finds when the
+///   body is in, and without a body nothing tells it from a pipelined request.
 struct ReceivedHeaders {
     var headers = HTTPHeaders()
     /// What is wrong, for the 400's message; `nil` when nothing was found.

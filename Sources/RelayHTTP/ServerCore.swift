@@ -440,7 +440,7 @@ final class ServerCore: Sendable {
     /// A field's values as one comma-separated list (RFC 9110 §5.3), each trimmed of OWS (SP, HTAB).
     private static func list(_ headers: HTTPHeaders, _ name: String) -> [String] {
         headers.values(for: name).flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { $0.trimmingCharacters(in: HTTPHeaders.optionalWhiteSpace) }
+            .map(HTTPHeaders.trimmed)
     }
 
     private func receivedBody(connection: OpaquePointer, context: RequestContext) -> MHD_Result {

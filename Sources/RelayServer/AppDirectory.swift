@@ -238,7 +238,7 @@ public struct AppDirectory: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw .unauthorized(message: "Authorization must be 'Bearer <token>'")
         }
-        return parts[1].trimmingCharacters(in: HTTPHeaders.optionalWhiteSpace)
+        return HTTPHeaders.trimmed(parts[1])
     }
 
     /// A 401 with its own code and `WWW-Authenticate: Bearer` (RFC 6750 §3).
