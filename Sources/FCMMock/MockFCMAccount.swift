@@ -33,16 +33,18 @@ public struct MockFCMAccount: Sendable {
     }
 
     /// A new service account for tests and development: a fresh RSA key, an id and address made up for
-    /// `projectId`, and `tokenURI` (the mock's: `<base URL>/token`).
+    /// `projectId` (the address with a part of the id, so accounts made for one project differ: the token
+    /// endpoint tells accounts apart by it), and `tokenURI` (the mock's: `<base URL>/token`).
     /// - Throws: `CryptoError` when OpenSSL cannot make the key.
     public static func makeServiceAccount(projectId: String, tokenURI: String) throws(CryptoError) -> FCMServiceAccount
     {
         let key = try RS256Key.generate()
+        let keyId = try Digest.randomBytes(20).hexString
         return FCMServiceAccount(
             projectId: projectId,
-            privateKeyId: try Digest.randomBytes(20).hexString,
+            privateKeyId: keyId,
             privateKey: key.privateKeyPEM,
-            clientEmail: "push-relay@\(projectId).iam.gserviceaccount.com",
+            clientEmail: "push-relay-\(keyId.prefix(8))@\(projectId).iam.gserviceaccount.com",
             tokenURI: tokenURI
         )
     }

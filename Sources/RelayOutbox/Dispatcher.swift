@@ -182,6 +182,7 @@ public final class Dispatcher: Sendable {
                 if known.isEmpty || woken || ContinuousClock.now - readAt >= poll {
                     known = await dueApps()
                     readAt = .now
+                    pauses.endUnwaited(now: time.now)
                 }
                 let apps = known
                 known = []
@@ -462,7 +463,7 @@ public final class Dispatcher: Sendable {
             return completion(.deferred(at: heldUntil(until, job), status: nil, reason: nil))
         case .probe:
             probe = true
-            log(.info, "probing whether the push service accepts the relay's credentials again")
+            log(.info, "probing the push service: the app's sends stay paused until it takes one")
         case .send:
             probe = false
         }

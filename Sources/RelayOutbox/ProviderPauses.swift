@@ -10,11 +10,12 @@ import Synchronization
 /// Neither is about a device, so it pauses every send of its key; keyed by the token's scope
 /// (``RelayCore/PushToken/scope``: APNs' environment, which a device chooses, so one user's sandbox device
 /// cannot pause an app's production sends; FCM and Web Push have none). While paused, deliveries are held
-/// back unsent and spend no attempt; one probe delivery is sent per back-off step (``firstStep``, doubling
-/// up to ``longestStep``), and the first answer that is not a refusal resumes the sends. An outage of the
-/// push service thus fails nothing however long it lasts: held deliveries end `expired` at their
-/// notification's expiry. The pause lives in this relay's memory: each relay on a store finds and probes it
-/// by itself.
+/// back unsent and spend no attempt; one probe delivery is sent per back-off step (``Cause/firstStep``,
+/// doubling up to ``longestStep``), and the first answer that is not a refusal resumes the sends. An outage
+/// of the push service thus fails nothing however long it lasts: held deliveries end at their
+/// notification's expiry (`failed`, `Expired`). The pause lives in this relay's memory: each relay on a
+/// store finds and probes it by itself, and ends it unprobed once no delivery of its key is held here
+/// (``endUnwaited(now:)``).
 public final class ProviderPauses: Sendable {
     /// What is paused: an app's sends on one platform to one scope of its push service.
     public struct Key: Hashable, Sendable {
@@ -51,6 +52,15 @@ public final class ProviderPauses: Sendable {
         case credentials
         /// The service did not answer.
         case unreachable
+
+        /// The first wait before a probe: a refused key is mended by an operator, in minutes; a service that
+        /// did not answer once (a connection reset) may answer the next request, so its sends wait a second.
+        var firstStep: Duration {
+            switch self {
+            case .credentials: .seconds(5)
+            case .unreachable: .seconds(1)
+            }
+        }
     }
 
     private struct Pause {
@@ -61,10 +71,11 @@ public final class ProviderPauses: Sendable {
         var probing: Bool
     }
 
-    /// The first wait before a probe.
-    public static let firstStep = Duration.seconds(5)
     /// The longest wait between probes.
     public static let longestStep = Duration.seconds(300)
+    /// How long past its due probe a pause waits for a delivery to probe with (one held here comes due then,
+    /// and is claimed within a poll interval) before ``endUnwaited(now:)`` ends it.
+    public static let unwaitedGrace = Duration.seconds(30)
 
     private let paused = Mutex<[Key: Pause]>([:])
     /// Where `pushrelay_provider_paused` and `pushrelay_provider_unreachable` are set (1 while a pause of
@@ -94,7 +105,7 @@ public final class ProviderPauses: Sendable {
         paused.withLock { paused in
             guard var pause = paused[key] else { return .send }
             // Only until the probe's answer may have come: a probe accepted resumes the others soon after.
-            if pause.probing { return .hold(until: now + Self.firstStep.timeInterval) }
+            if pause.probing { return .hold(until: now + pause.cause.firstStep.timeInterval) }
             guard now >= pause.nextProbe else { return .hold(until: pause.nextProbe) }
             pause.probing = true
             paused[key] = pause
@@ -111,8 +122,8 @@ public final class ProviderPauses: Sendable {
                 let pause = Pause(
                     cause: cause,
                     reason: reason,
-                    step: Self.firstStep,
-                    nextProbe: now + Self.firstStep.timeInterval,
+                    step: cause.firstStep,
+                    nextProbe: now + cause.firstStep.timeInterval,
                     probing: false
                 )
                 paused[key] = pause
@@ -148,6 +159,27 @@ public final class ProviderPauses: Sendable {
         switch ended.cause {
         case .credentials: logger.notice("push service accepts the relay's credentials again; sends resume", metadata)
         case .unreachable: logger.notice("push service answers again; sends resume", metadata)
+        }
+    }
+
+    /// Ends every pause whose probe has been due for ``unwaitedGrace`` with no delivery taking it: this relay
+    /// holds none of its key's deliveries any more (another relay sent them, they expired or were cancelled),
+    /// so nothing would ever probe it, and its gauge and `/readyz` check would say paused after the service
+    /// came back. The next send of its key finds out afresh.
+    public func endUnwaited(now: Date) {
+        let ended = paused.withLock { paused -> [(Key, Pause)] in
+            let unwaited = paused.filter {
+                !$0.value.probing && now >= $0.value.nextProbe + Self.unwaitedGrace.timeInterval
+            }
+            for key in unwaited.keys { paused.removeValue(forKey: key) }
+            return unwaited.map { ($0.key, $0.value) }
+        }
+        for (key, pause) in ended {
+            report(key, nil)
+            logger.notice(
+                "no delivery waits on the paused sends here; pause ended",
+                Self.metadata(key).merging(["push.reason": pause.reason]) { _, new in new }
+            )
         }
     }
 

@@ -84,6 +84,12 @@ enum MockFCMCommand {
         guard !configuration.accounts.isEmpty else {
             throw Arguments.Problem(description: "give --service-account FILE or --new-service-account FILE")
         }
+        // The token endpoint tells accounts apart by client_email, as Google's does: two with one would leave
+        // one of them refused (invalid_grant) with nothing said.
+        let emails = configuration.accounts.map(\.clientEmail)
+        if let shared = emails.first(where: { email in emails.filter { $0 == email }.count > 1 }) {
+            throw Arguments.Problem(description: "two service accounts share client_email \(shared): give each its own")
+        }
         let lifetime = try arguments.positiveInteger("token-lifetime", default: 3599)
         configuration.accessTokenLifetime = .seconds(lifetime)
         configuration.maxConcurrentStreams = try arguments.positiveInteger("max-streams", default: 1000)

@@ -1,4 +1,5 @@
 import FCMCore
+import FCMMock
 import Foundation
 import RelayCore
 import RelayFCM
@@ -49,5 +50,35 @@ import Testing
         let exit = try await process.exitStatus(timeout: .seconds(30))
         #expect(exit.status == 2)
         #expect(process.stderr.contains("give --service-account FILE or --new-service-account FILE"))
+    }
+
+    /// Two service accounts of one client_email would leave one refused with nothing said; the mock says so.
+    /// Accounts it makes differ in theirs.
+    @Test func twoAccountsOfOneEmailAreRefused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let first = try FCMMock.MockFCMAccount.makeServiceAccount(
+            projectId: "chat-app-1234",
+            tokenURI: "http://127.0.0.1:1/token"
+        )
+        var second = try FCMMock.MockFCMAccount.makeServiceAccount(
+            projectId: "chat-app-1234",
+            tokenURI: "http://127.0.0.1:1/token"
+        )
+        #expect(first.clientEmail != second.clientEmail)
+        second.clientEmail = first.clientEmail
+        let paths = [("a", first), ("b", second)].map { name, account in
+            let path = directory.url.appendingPathComponent("\(name).json").path
+            try? account.encoded().write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let process = try RelayProcess(
+            ["mock-fcm", "--h2c", "--service-account", paths.joined(separator: ",")],
+            outputIn: directory.url,
+            name: "same-email"
+        )
+        let exit = try await process.exitStatus(timeout: .seconds(30))
+        #expect(exit.status == 2)
+        #expect(process.stderr.contains("two service accounts share client_email \(first.clientEmail)"))
     }
 }

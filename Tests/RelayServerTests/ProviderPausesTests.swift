@@ -98,8 +98,9 @@ import Testing
         let (paused, unreachable) = ("pushrelay_provider_paused\(labels)", "pushrelay_provider_unreachable\(labels)")
         #expect(metrics.render().contains("\(unreachable) 0"))
         let next = pauses.failed(Self.sandbox, cause: .unreachable, reason: "Unreachable", probe: false, now: Self.t0)
-        #expect(next == Self.t0 + 5)
-        #expect(pauses.admit(Self.sandbox, now: Self.t0 + 1) == .hold(until: next))
+        // A second first: one reset need not hold the sends for long.
+        #expect(next == Self.t0 + 1)
+        #expect(pauses.admit(Self.sandbox, now: Self.t0 + 0.5) == .hold(until: next))
         #expect(metrics.render().contains("\(unreachable) 1") && metrics.render().contains("\(paused) 0"))
         #expect(pauses.checks() == ["provider:app0": "paused (Unreachable: ios sandbox)"])
         #expect(pauses.admit(Self.sandbox, now: next) == .probe)
@@ -110,11 +111,30 @@ import Testing
             probe: true,
             now: next
         )
-        #expect(later == next + 10)
+        #expect(later == next + 2)
         #expect(metrics.render().contains("\(unreachable) 0") && metrics.render().contains("\(paused) 1"))
         pauses.answered(Self.sandbox)
         #expect(metrics.render().contains("\(unreachable) 0") && metrics.render().contains("\(paused) 0"))
         #expect(pauses.admit(Self.sandbox, now: later) == .send)
+    }
+
+    /// A pause whose probe no delivery took (none of its key is held here any more) ends once its probe has
+    /// been due for the grace; one whose probe is out, or not due yet, stays.
+    @Test func aPauseNoDeliveryWaitsOnEnds() {
+        let metrics = RelayMetrics(appIds: ["app0"])
+        let pauses = ProviderPauses(metrics: metrics, logger: .disabled())
+        let gauge = #"pushrelay_provider_unreachable{app="app0",platform="ios",environment="sandbox"}"#
+        let next = pauses.failed(Self.sandbox, cause: .unreachable, reason: "Unreachable", probe: false, now: Self.t0)
+        _ = pauses.failed(Self.production, cause: .unreachable, reason: "Unreachable", probe: false, now: Self.t0)
+        let grace = ProviderPauses.unwaitedGrace.timeInterval
+        #expect(pauses.admit(Self.production, now: next) == .probe)
+        pauses.endUnwaited(now: next + grace - 1)
+        #expect(pauses.isPaused(Self.sandbox) && metrics.render().contains("\(gauge) 1"))
+        pauses.endUnwaited(now: next + grace)
+        #expect(!pauses.isPaused(Self.sandbox) && metrics.render().contains("\(gauge) 0"))
+        // The production key's probe is out: it stays until its answer.
+        #expect(pauses.isPaused(Self.production))
+        #expect(pauses.admit(Self.sandbox, now: next + grace) == .send)
     }
 
     /// `pushrelay_provider_paused` reads 1 for the paused key from the refusal to the answer, the others 0;
