@@ -54,7 +54,8 @@ public final class ProviderPauses: Sendable {
         case unreachable
 
         /// The first wait before a probe: a refused key is mended by an operator, in minutes; a service that
-        /// did not answer once (a connection reset) may answer the next request, so its sends wait a second.
+        /// did not answer once (a connection reset) may answer the next request, so its probe goes a second
+        /// later.
         var firstStep: Duration {
             switch self {
             case .credentials: .seconds(5)
@@ -73,6 +74,10 @@ public final class ProviderPauses: Sendable {
 
     /// The longest wait between probes.
     public static let longestStep = Duration.seconds(300)
+    /// How long a delivery claimed while the probe is out is held: about as long as a probe's answer takes,
+    /// and no shorter, since every held delivery of a large room comes due again each time (a claim and a
+    /// write apiece).
+    public static let probingHold = Duration.seconds(5)
     /// How long past its due probe a pause waits for a delivery to probe with (one held here comes due then,
     /// and is claimed within a poll interval) before ``endUnwaited(now:)`` ends it.
     public static let unwaitedGrace = Duration.seconds(30)
@@ -105,7 +110,7 @@ public final class ProviderPauses: Sendable {
         paused.withLock { paused in
             guard var pause = paused[key] else { return .send }
             // Only until the probe's answer may have come: a probe accepted resumes the others soon after.
-            if pause.probing { return .hold(until: now + pause.cause.firstStep.timeInterval) }
+            if pause.probing { return .hold(until: now + Self.probingHold.timeInterval) }
             guard now >= pause.nextProbe else { return .hold(until: pause.nextProbe) }
             pause.probing = true
             paused[key] = pause

@@ -104,6 +104,8 @@ import Testing
         #expect(metrics.render().contains("\(unreachable) 1") && metrics.render().contains("\(paused) 0"))
         #expect(pauses.checks() == ["provider:app0": "paused (Unreachable: ios sandbox)"])
         #expect(pauses.admit(Self.sandbox, now: next) == .probe)
+        // While the probe is out the others wait as long as its answer may take, not a second each time.
+        #expect(pauses.admit(Self.sandbox, now: next) == .hold(until: next + 5))
         let later = pauses.failed(
             Self.sandbox,
             cause: .credentials,
