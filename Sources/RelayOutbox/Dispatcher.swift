@@ -502,12 +502,9 @@ public final class Dispatcher: Sendable {
     ) -> DeliveryOutcome {
         let log = DeliveryLog(logger: logger, job: job)
         let outcome: DeliveryOutcome
-        if case .credentialsRefused(let status, let reason) = result {
-            let until = pauses.failed(pause, cause: .credentials, reason: reason, probe: probe, now: time.now)
+        if let (cause, status) = result.pauseCause, let reason = result.reason {
+            let until = pauses.failed(pause, cause: cause, reason: reason, probe: probe, now: time.now)
             outcome = .deferred(at: heldUntil(until, job), status: status, reason: reason)
-        } else if case .unreachable(let reason) = result {
-            let until = pauses.failed(pause, cause: .unreachable, reason: reason, probe: probe, now: time.now)
-            outcome = .deferred(at: heldUntil(until, job), status: nil, reason: reason)
         } else if case .held(let after, let reason) = result {
             outcome = .deferred(at: heldUntil(time.now + after.timeInterval, job), status: nil, reason: reason)
         } else {
@@ -549,6 +546,16 @@ public final class Dispatcher: Sendable {
 }
 
 extension PushResult {
+    /// Why the result pauses its key's sends (``ProviderPauses``), with the service's status if it answered;
+    /// nil for a result that does not.
+    var pauseCause: (ProviderPauses.Cause, status: Int?)? {
+        switch self {
+        case .credentialsRefused(let status, _): (.credentials, status)
+        case .unreachable: (.unreachable, nil)
+        default: nil
+        }
+    }
+
     /// Whether the push service's answer ends the delivery (sent, retired, unlinked or failed), so it counts
     /// in `pushrelay_accepted_to_answered_seconds`; a retry or a refusal of the relay's credentials does not.
     var endsDelivery: Bool {
@@ -581,11 +588,9 @@ extension DeliveryOutcome {
             self = .retry(at: now + delay.timeInterval, status: status, reason: reason)
         case .fail(_, let status, let reason):
             self = .failed(status: status, reason: reason)
-        case .credentialsRefused(let status, let reason):
+        case .credentialsRefused, .unreachable:
             // A job outside the pauses' bookkeeping (a badge update) tries again after a minute.
-            self = .retry(at: now + 60, status: status, reason: reason)
-        case .unreachable(let reason):
-            self = .retry(at: now + 60, status: nil, reason: reason)
+            self = .retry(at: now + 60, status: result.pauseCause?.status, reason: result.reason)
         case .held(let after, let reason):
             self = .deferred(at: now + after.timeInterval, status: nil, reason: reason)
         }

@@ -72,7 +72,7 @@ extension RelayAPI {
         let noted = request.headerNote as? (app: Configuration.App, byAPIKey: Bool)
         let (app, byAPIKey) = try noted ?? dittoIngestApp(request.headers, client: request.clientAddress)
         guard let ditto = app.ditto else { throw HTTPError.internal() }
-        if byAPIKey, app.webhookSecret != nil { try verifiedSignature(request, secrets: app.acceptedWebhookSecrets) }
+        if byAPIKey { try verifiedSignature(request, of: app) }
         let mediaType = request.headers["content-type"].map(HTTPRequest.mediaType(of:))
         let ndjson = mediaType == "application/x-ndjson"
         if let mediaType, !ndjson, !HTTPRequest.isJSONMediaType(mediaType) {

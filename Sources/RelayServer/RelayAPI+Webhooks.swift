@@ -34,9 +34,7 @@ extension RelayAPI {
         let app = caller.app
         // A user's own credential authenticates its webhooks; the secret signs the backend's.
         var signedAt: Int?
-        if case .backend = caller, app.webhookSecret != nil {
-            signedAt = try verifiedSignature(request, secrets: app.acceptedWebhookSecrets)
-        }
+        if case .backend = caller { signedAt = try verifiedSignature(request, of: app) }
         // A signed request is also keyed by what was signed: replayed within the signature's window, however
         // its header is written and whatever Idempotency-Key it carries, it is answered from the first.
         let idempotencyKey = try IdempotencyKeyHeader.idempotencyKey(
