@@ -18,14 +18,17 @@ extension PostgresStore {
     /// few batches per relay), however many deliveries are pending. Both read the index backwards: rows are
     /// claimed and sent from its start, and a sent row's entry stays there until the next vacuum, so a read
     /// from the start walks past every row sent since then, where one from the end meets the newest rows,
-    /// not yet claimed. The probe per app is a scalar subquery in the index's order, so it stays one short
-    /// range scan whatever the statistics say (a semi-join hashed every due row when they said the app had a
-    /// handful).
+    /// not yet claimed. Each app id is the first row of the index read backwards, not `max(app_id)`: when
+    /// the statistics say a row or so is pending (autovacuum's analyze after a fan-out is sent), the planner
+    /// takes a plain aggregate over the whole index for as cheap as the seek `max` stands for. The probe per
+    /// app is a scalar subquery in the index's order, so it stays one short range scan whatever the
+    /// statistics say (a semi-join hashed every due row when they said the app had a handful).
     static let dueAppsSQL = """
         WITH RECURSIVE app(id) AS (
-            SELECT max(app_id) FROM deliveries WHERE status = 'pending'
+            SELECT (SELECT app_id FROM deliveries WHERE status = 'pending' ORDER BY app_id DESC LIMIT 1)
             UNION ALL
-            SELECT (SELECT max(app_id) FROM deliveries WHERE status = 'pending' AND app_id < app.id)
+            SELECT (SELECT app_id FROM deliveries WHERE status = 'pending' AND app_id < app.id
+                ORDER BY app_id DESC LIMIT 1)
             FROM app WHERE app.id IS NOT NULL
         )
         SELECT id FROM app
