@@ -30,7 +30,11 @@ public enum FCMDecision: Sendable, Equatable {
     public enum Attempt: Sendable, Equatable {
         /// FCM answered (any status).
         case answered(FCMResponse)
-        /// No FCM answer: connect, TLS, timeout, reset, shutdown, or no access token to be had.
+        /// The token endpoint refused the relay's service account (a 4xx OAuth error: a wrong or revoked
+        /// key, an account without the scope), with this `status`: no message was sent.
+        case accessTokenRefused(status: Int)
+        /// No FCM answer: connect, TLS, timeout, reset, shutdown, or no access token to be had for another
+        /// reason (the token endpoint not answering, or answering 429, 5xx or what is no token).
         case transportFailure
     }
 
@@ -45,6 +49,7 @@ public enum FCMDecision: Sendable, Equatable {
     /// | THIRD_PARTY_AUTH_ERROR (401) | credentials refused |
     /// | 401 UNAUTHENTICATED without errorCode | credentials refused: the client already renewed the access token once and FCM refused the new one too |
     /// | other 401, 403 without errorCode | credentials refused |
+    /// | the token endpoint refused the service account | credentials refused |
     /// | 404 without errorCode | fail (configuration) |
     /// | other 429, 5xx | retry with back-off |
     /// | no answer | unreachable |
@@ -68,7 +73,12 @@ public enum FCMDecision: Sendable, Equatable {
             let longest = Duration.milliseconds(policy.maxDelayMilliseconds)
             return .retry(after: max(delay, min(retryAfter ?? .zero, longest)))
         }
-        guard case .answered(let response) = attempt else { return .unreachable }
+        let response: FCMResponse
+        switch attempt {
+        case .answered(let answer): response = answer
+        case .accessTokenRefused: return .credentialsRefused
+        case .transportFailure: return .unreachable
+        }
         if response.isAccepted { return .delivered }
         switch response.errorCode {
         case .unregistered, .senderIdMismatch:

@@ -139,7 +139,7 @@ public final class FCMTransport: PushTransport {
                 "FCM's token endpoint refused the service account",
                 ["error": "\(refused)", "app.id": appId, "token.suffix": device.suffix]
             )
-            return .credentialsRefused(status: refused.status, reason: Self.accessTokenRefused)
+            attempt = .accessTokenRefused(status: refused.status)
         case .failure(let error):
             logger.warning(
                 "FCM request failed",
@@ -154,8 +154,13 @@ public final class FCMTransport: PushTransport {
             random: Double.random(in: 0..<1)
         )
         let response: FCMResponse? = if case .answered(let answer) = attempt { answer } else { nil }
-        let status = response?.status
-        let reason = response.map { $0.errorCode.map { "\($0)" } ?? $0.errorStatus ?? "HTTP \($0.status)" }
+        let (status, reason): (Int?, String?) =
+            switch attempt {
+            case .answered(let answer):
+                (answer.status, answer.errorCode.map { "\($0)" } ?? answer.errorStatus ?? "HTTP \(answer.status)")
+            case .accessTokenRefused(let status): (status, Self.accessTokenRefused)
+            case .transportFailure: (nil, nil)
+            }
         switch decision {
         case .delivered:
             return .delivered(id: response?.name)

@@ -170,6 +170,17 @@ import Testing
         #expect(FCMDecision.decide(.transportFailure, attempts: 3, policy: Self.policy, random: 0) == .unreachable)
     }
 
+    /// The token endpoint refusing the service account refuses the relay's credentials, not the message,
+    /// however many attempts were made: no attempt the limit counts.
+    @Test func aRefusedServiceAccountIsARefusalOfCredentials() {
+        for attempts in [1, 3] {
+            let refused = FCMDecision.Attempt.accessTokenRefused(status: 400)
+            #expect(
+                FCMDecision.decide(refused, attempts: attempts, policy: Self.policy, random: 0) == .credentialsRefused
+            )
+        }
+    }
+
     @Test func aBodyThatIsNotGooglesJSONKeepsItsTextAndIsDecidedByStatus() {
         let response = FCMResponse(status: 502, body: Data("<html>Bad Gateway</html>".utf8), retryAfterHeader: nil)
         #expect(response.errorCode == nil)
