@@ -89,7 +89,7 @@ public struct JWTAuthenticator: UserAuthenticator {
         do { parsed = try verifier.parse(token) } catch { throw refusal(error, token) }
         let keys = try await keys(for: parsed)
         do { try verifier.verifySignature(parsed, keys: keys) } catch { throw refusal(error, token) }
-        do { return try verifier.checkClaims(parsed.claims, now: time.now) } catch {
+        do { return try verifier.checkClaims(of: parsed, now: time.now) } catch {
             throw refusal(error, token, signatureVerified: true)
         }
     }

@@ -41,10 +41,11 @@ public struct JWTVerifier: Sendable {
 
     public init(rules: Rules) { self.rules = rules }
 
-    /// Reads `token` without checking its signature or claims, and refuses what no key could check.
+    /// Reads `token`'s header without checking its signature or reading its claims, and refuses what no key
+    /// could check.
     /// - Throws: ``JWTError`` `tokenTooLarge`; `invalidToken` when it is not a compact JWS of a JSON header
-    ///   with a string `alg` and a JSON object of claims, or it has `crit`; `unsignedToken` for `alg: none`;
-    ///   `unsupportedAlgorithm` for any other algorithm than the rules take.
+    ///   with a string `alg`, or it has `crit`; `unsignedToken` for `alg: none`; `unsupportedAlgorithm` for
+    ///   any other algorithm than the rules take.
     public func parse(_ token: String) throws(JWTError) -> UnverifiedJWT {
         guard token.utf8.count <= Self.maxTokenBytes else {
             throw JWTError(.tokenTooLarge, "the token is longer than \(Self.maxTokenBytes) bytes")
@@ -52,22 +53,9 @@ public struct JWTVerifier: Sendable {
         guard let parts = try? CompactJWS(parsing: token) else {
             throw JWTError(.invalidToken, "not a JWT: three base64url parts joined by '.' are expected")
         }
-        // RFC 7515 §4 (the header) and RFC 7519 §4 (the claims): a member named twice is refused, not read one
-        // way here and another way by the issuer or a proxy in front of the relay. The rule is a request
-        // body's: big integers and `\u0000` in strings pass, as Foundation reads them.
-        for (part, bytes) in [("header", parts.header), ("claims", parts.payload)] {
-            do throws(StrictJSON.Problem) {
-                try StrictJSON.checkRequestBody(bytes)
-            } catch {
-                throw JWTError(.invalidToken, "the JWT \(part) is not strict JSON (\(error.withoutExcerpt))")
-            }
-        }
-        let decoder = JSONDecoder()
-        guard let header = try? decoder.decode(UnverifiedJWT.Header.self, from: parts.header) else {
+        try Self.checkStrict(parts.header, part: "header")
+        guard let header = try? JSONDecoder().decode(UnverifiedJWT.Header.self, from: parts.header) else {
             throw JWTError(.invalidToken, "the JWT header is not a JSON object with a string 'alg'")
-        }
-        guard let claims = try? decoder.decode([String: JSONValue].self, from: parts.payload) else {
-            throw JWTError(.invalidToken, "the JWT claims are not a JSON object")
         }
         if let critical = header.crit {
             throw JWTError(
@@ -79,7 +67,7 @@ public struct JWTVerifier: Sendable {
         return UnverifiedJWT(
             header: header,
             algorithm: algorithm,
-            claims: claims,
+            payload: parts.payload,
             signingInput: parts.signingInput,
             signature: parts.signature
         )
@@ -90,10 +78,33 @@ public struct JWTVerifier: Sendable {
     /// names none, is tried with the keys of its algorithm that have no `kid` (PEM keys), every key of its
     /// algorithm when it has no `kid` itself.
     /// - Throws: ``JWTError`` `unknownKey`, `algorithmMismatch`, `invalidSignature`, then what
-    ///   ``checkClaims(_:now:)`` throws.
+    ///   ``checkClaims(of:now:)`` throws.
     public func verify(_ token: UnverifiedJWT, keys: [PublicKey], now: Date) throws(JWTError) -> String {
         try verifySignature(token, keys: keys)
-        return try checkClaims(token.claims, now: now)
+        return try checkClaims(of: token, now: now)
+    }
+
+    /// The claims half of ``verify(_:keys:now:)``, for a token whose signature verified: reads its claims
+    /// and checks them at `now` (``checkClaims(_:now:)``).
+    /// - Throws: ``JWTError`` `invalidToken` when the claims are not a strict JSON object, then what
+    ///   ``checkClaims(_:now:)`` throws.
+    public func checkClaims(of token: UnverifiedJWT, now: Date) throws(JWTError) -> String {
+        try Self.checkStrict(token.payload, part: "claims")
+        guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: token.payload) else {
+            throw JWTError(.invalidToken, "the JWT claims are not a JSON object")
+        }
+        return try checkClaims(claims, now: now)
+    }
+
+    /// RFC 7515 §4 (the header) and RFC 7519 §4 (the claims): a member named twice is refused, not read one
+    /// way here and another way by the issuer or a proxy in front of the relay. The rule is a request body's:
+    /// big integers and `\u0000` in strings pass, as Foundation reads them.
+    private static func checkStrict(_ bytes: Data, part: String) throws(JWTError) {
+        do throws(StrictJSON.Problem) {
+            try StrictJSON.checkRequestBody(bytes)
+        } catch {
+            throw JWTError(.invalidToken, "the JWT \(part) is not strict JSON (\(error.withoutExcerpt))")
+        }
     }
 
     /// The signature half of ``verify(_:keys:now:)``: checks `token`'s signature with the key it names among

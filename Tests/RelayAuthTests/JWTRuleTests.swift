@@ -116,8 +116,16 @@ struct JWTRow: Sendable, CustomTestStringConvertible {
         JWTRow("header not JSON", "401 invalid_token") { fixture in
             Data("not json".utf8).base64URLEncodedString() + "." + Mint.part(fixture.claims()) + ".AAAA"
         },
-        JWTRow("claims not an object", "401 invalid_token") { fixture in
+        // The claims are read once the signature verified: a forged token's are never parsed.
+        JWTRow("claims not an object, forged", "401 invalid_signature") { fixture in
             Mint.part(["alg": "ES256"]) + "." + Data("[1]".utf8).base64URLEncodedString() + ".AAAA"
+        },
+        JWTRow("claims not an object, signed", "401 invalid_token") { fixture in
+            let input = Mint.part(["alg": "ES256", "kid": "ec-1"]) + "." + Data("[1]".utf8).base64URLEncodedString()
+            return input + "." + fixture.ec.sign(input).base64URLEncodedString()
+        },
+        JWTRow("claims not strict JSON, forged", "401 invalid_signature") { fixture in
+            Mint.token(fixture.strangerEC, claims: fixture.claims(), claimsPrefix: #""sub":"mallory""#)
         },
         JWTRow("crit header", "401 invalid_token") {
             Mint.token($0.ec, claims: $0.claims(), header: ["crit": ["exp"]])
