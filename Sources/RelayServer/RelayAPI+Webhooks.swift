@@ -137,24 +137,36 @@ extension RelayAPI {
     }
 
     /// A user sends only to a room it is a member of, and names only members as recipients (those whose level
-    /// leaves the message out are left out silently when the deliveries are made); then the sender's limits
-    /// count the webhook and a push to each user it names, or to each member whose own level for the room is
-    /// not `none`: a recipient counts whatever its level, so the limits do not tell a user who muted the room.
+    /// leaves the message out are left out silently when the deliveries are made), and a refusal takes a
+    /// webhook from the sender; then the sender's limits count the webhook and a push to each user it names,
+    /// or to each member whose own level for the room is not `none`: a recipient counts whatever its level,
+    /// so the limits do not tell a user who muted the room.
     /// - Throws: ``HTTPError`` 403 `not_a_member` or `recipient_not_a_member`, 429 `rate_limited`.
     private func authorizeWebhook(_ caller: Caller, message: ChatMessage, recipients: [String]?) async throws {
         let app = caller.app
         try await checkWebhookLimits(caller, senderId: message.senderId)
         if caller.userId != nil {
-            try await requireMember(caller, roomId: message.roomId)
-            if let recipients {
-                let outside = try await store.nonMembers(appId: app.id, roomId: message.roomId, userIds: recipients)
-                if let first = outside.first {
-                    throw HTTPError(
-                        status: 403,
-                        code: "recipient_not_a_member",
-                        message: "recipient '\(first)' is not a member of room '\(message.roomId)'"
+            do {
+                try await requireMember(caller, roomId: message.roomId)
+                if let recipients {
+                    let outside = try await store.nonMembers(
+                        appId: app.id,
+                        roomId: message.roomId,
+                        userIds: recipients
                     )
+                    if let first = outside.first {
+                        throw HTTPError(
+                            status: 403,
+                            code: "recipient_not_a_member",
+                            message: "recipient '\(first)' is not a member of room '\(message.roomId)'"
+                        )
+                    }
                 }
+            } catch let refused as HTTPError where refused.status == 403 {
+                // A refused webhook takes a webhook from its sender as an accepted one does: checking the room
+                // and thousands of recipients costs as much as accepting them, so refusals end in 429 too.
+                try await takeWebhookLimits(caller, senderId: message.senderId, recipients: [])
+                throw refused
             }
         }
         guard isLimited(caller) else { return }

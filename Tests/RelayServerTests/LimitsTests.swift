@@ -67,6 +67,25 @@ import Testing
         }
     }
 
+    /// A webhook refused for its room or recipients takes a webhook from its sender too: past the burst a
+    /// user naming strangers is refused 429 before the room or the recipients are read.
+    @Test func refusedWebhooksTakeFromTheSendersBucket() async throws {
+        let limits = Configuration.Limits(webhooksPerMinute: 1, webhookBurst: 3)
+        try await withRelayAndMock(configure: Self.limited(limits)) { relay in
+            try await relay.register(randomToken(), user: "alice", rooms: ["room"])
+            var statuses: [Int] = []
+            for index in 0..<4 {
+                var body = Self.message("m\(index)", room: index == 0 ? "not-alice-s" : "room")
+                body["recipients"] = ["mallory-\(index)"]
+                let answer = try await relay.call("POST", "/v1/webhooks/did-send-message", json: body, user: "alice")
+                statuses.append(answer.status)
+            }
+            #expect(statuses == [403, 403, 403, 429])
+            let metrics = try await relay.adminCall("/metrics").text
+            #expect(metrics.contains(#"pushrelay_rate_limited_total{limit="webhooks"} 1"#))
+        }
+    }
+
     @Test func theBackendIsLimitedByTheSenderItNamesWhenConfigured() async throws {
         let limits = Configuration.Limits(webhooksPerMinute: 1, webhookBurst: 1, limitBackend: true)
         try await withRelayAndMock(configure: Self.limited(limits)) { relay in
