@@ -53,13 +53,19 @@ enum MetricLabels {
     /// `method` when it is one of ``methods``, else `other`.
     static func method(_ method: String) -> String { methods.contains(method) ? method : "other" }
 
-    /// `reason` when it is one of ``reasons`` or `HTTP <status>` (FCM's answer without a code), else `other`.
+    /// The statuses an `HTTP <status>` reason keeps as its label (an answer without a code of the service's:
+    /// FCM's, a Web Push service's): those the push services answer. Any other is its class, `HTTP 5xx`: a
+    /// Web Push endpoint is a URL a user gives, and its server may answer any status.
+    static let reasonStatuses: Set<Int> = [400, 401, 403, 404, 408, 410, 413, 429, 500, 502, 503, 504]
+
+    /// `reason` when it is one of ``reasons``; for `HTTP <status>`, itself when the status is one of
+    /// ``reasonStatuses``, else its class (`HTTP 4xx`); else `other`.
     static func reason(_ reason: String, known reasons: Set<String>) -> String {
         if reasons.contains(reason) { return reason }
         if reason.hasPrefix("HTTP "), let status = Int(reason.dropFirst(5)), (100...599).contains(status),
             reason.count == 8
         {
-            return reason
+            return reasonStatuses.contains(status) ? reason : "HTTP \(status / 100)xx"
         }
         return "other"
     }

@@ -24,6 +24,10 @@ import Testing
         metrics.recordRequest(route: "unmatched", method: "GET", status: 999)
         metrics.recordOutcome("retry", reason: "HTTP 503", app: "app0", platform: .android)
         metrics.recordOutcome("retry", reason: "HTTP 50345", app: "app0", platform: .android)
+        // A Web Push endpoint's server may answer any status: past those push services answer, its class.
+        for status in 200...599 where ![201, 503].contains(status) {
+            metrics.recordOutcome("retry", reason: "HTTP \(status)", app: "app0", platform: .web)
+        }
         let text = metrics.render()
         let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(samples.contains(#"pushrelay_http_requests_total{route="unmatched",method="other",status="501"} 3000"#))
@@ -43,9 +47,15 @@ import Testing
                 #"pushrelay_notifications_total{app="app0",platform="android",outcome="retry",reason="other"} 1"#
             )
         )
+        #expect(
+            samples.contains(
+                #"pushrelay_notifications_total{app="app0",platform="web",outcome="retry",reason="HTTP 5xx"} 96"#
+            )
+        )
         #expect(!text.contains("stranger") && !text.contains("Made-up") && !text.contains("ZZZ"))
-        // 6,000 made-up values later, a handful of lines more than one request made.
-        #expect(samples.count - one.split(separator: "\n").filter { !$0.hasPrefix("#") }.count <= 5)
+        // 6,000 made-up values and 398 statuses later, a few lines more than one request made: the
+        // statuses push services answer and a line per class.
+        #expect(samples.count - one.split(separator: "\n").filter { !$0.hasPrefix("#") }.count <= 5 + 15)
     }
 
     /// Each push service's reasons (its transport's `reasons`) and the relay's own keep their names; another
