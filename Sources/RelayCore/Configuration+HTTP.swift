@@ -45,6 +45,7 @@ extension Configuration.HTTP {
         within(Self.timeoutSecondsRange, headerTimeoutSeconds, "headerTimeoutSeconds")
         within(Self.timeoutSecondsRange, bodyTimeoutSeconds, "bodyTimeoutSeconds")
         within(Self.maxHeaderBytesRange, maxHeaderBytes, "maxHeaderBytes", " (memory kept for every connection)")
+        within(1...64, threads, "threads")
         for (index, entry) in trustedProxies.enumerated() where IPNetwork(entry) == nil {
             problems.append(
                 "http.trustedProxies[\(index)]: '\(entry)' is not an IP address or CIDR range (e.g. 10.0.0.0/8, ::1)"

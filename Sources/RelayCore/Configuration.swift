@@ -78,6 +78,10 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var maxHeaderBytes = 32_768
         /// What `maxHeaderBytes` may be: at least a page, at most 1 MiB (it is kept for every connection).
         public static let maxHeaderBytesRange = 4096...1_048_576
+        /// libmicrohttpd's threads for the API listener: each accepts, reads, writes and does the TLS
+        /// handshakes of a share of the connections (handlers run as Swift tasks), so a burst of handshakes
+        /// takes more than one core and holds up only the connections of the threads it lands on. 1...64.
+        public var threads = 2
         public init() {}
 
         /// The certificate and key the relay serves HTTPS with: PEM files read once at start. Both or neither.

@@ -23,6 +23,7 @@ extension Relay {
         server.reservedConnections = http.admin.enabled ? adminMaxConnections : 0
         server.trustedProxies = http.trustedProxies
         server.maxHeaderBytes = http.maxHeaderBytes
+        server.threadCount = http.threads
         return server
     }
 
@@ -42,6 +43,7 @@ extension Relay {
         server.maxConnections = min(http.maxConnections, adminMaxConnections)
         server.reservedConnections = 0
         server.trustedProxies = []
+        server.threadCount = 1
         let router = api.adminRouter()
         return HTTPServer(
             configuration: server,

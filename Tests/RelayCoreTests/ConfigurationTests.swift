@@ -33,7 +33,7 @@ import Testing
 
     @Test func everyProblemIsReportedAtOnce() throws {
         let path = try file(
-            #"{"http":{"port":0,"maxBodyBytes":0,"maxHeaderBytes":100},"delivery":{"concurrency":-1}}"#
+            #"{"http":{"port":0,"maxBodyBytes":0,"maxHeaderBytes":100,"threads":0},"delivery":{"concurrency":-1}}"#
         )
         do {
             _ = try Configuration.load(file: path, environment: ["PUSH_RELAY_NO_SUCH_THING": "1"])
@@ -44,6 +44,7 @@ import Testing
                     "PUSH_RELAY_NO_SUCH_THING: no such setting",
                     "http.maxBodyBytes: must be 1...16777216 (each request's body is held whole)",
                     "http.maxHeaderBytes: must be 4096...1048576 (memory kept for every connection)",
+                    "http.threads: must be 1...64",
                     "delivery.concurrency: must be 1...10000",
                 ]
             )
