@@ -390,10 +390,12 @@ public final class Dispatcher: Sendable {
 
     /// Counts and logs a job left unsent because its lease could end before its answer (``QueuedJob``): no
     /// result is recorded (another relay may hold it now), and the next claim after its lease takes it again.
+    /// A line per job at debug, as a push's own: a stalled relay leaves a batch at once, which the metric's
+    /// `lease_ended` outcome counts.
     private func leaveUnsent(_ job: OutboxJob) {
         switch job {
         case .delivery(let delivery):
-            DeliveryLog(logger: logger, job: delivery)(.info, "delivery not sent: its lease ended while it waited")
+            DeliveryLog(logger: logger, job: delivery)(.debug, "delivery not sent: its lease ended while it waited")
             metrics.recordOutcome(
                 MetricLabels.leaseEnded,
                 reason: "none",
@@ -401,7 +403,7 @@ public final class Dispatcher: Sendable {
                 platform: delivery.platform
             )
         case .badgeUpdate(let update):
-            logger.info(
+            logger.debug(
                 "badge update not sent: its lease ended while it waited",
                 ["app.id": update.appId, "token.suffix": update.token.suffix]
             )

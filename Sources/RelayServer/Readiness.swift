@@ -5,7 +5,8 @@ import RelayCurl
 import RelayOutbox
 import RelayStore
 
-/// What `GET /readyz` answers: whether this relay can take work (the store takes a write), and how each
+/// What `GET /readyz` answers: whether this relay can take work (the store takes a write and its outbox
+/// reads), and how each
 /// app's push services can be reached (its APNs endpoint, and its FCM endpoint when it has FCM). Only the
 /// store decides readiness: an app whose service is unreachable keeps its pushes in the outbox while the
 /// others go on, so it is reported in the body, not by taking the relay out of a load balancer.
@@ -221,11 +222,15 @@ public actor Readiness: Service {
         metrics?.setStorageUp(checks["storage"] == "ok")
     }
 
-    /// The storage check's result (`ok` or `unavailable (<code>)`) and each Ditto app's check.
+    /// The storage check's result (`ok` or `unavailable (<code>)`) and each Ditto app's check. The store must
+    /// take a write and give the apps with due deliveries, as the dispatcher reads them: a file that takes
+    /// the write but whose outbox cannot be read (corrupted, as a restore over a stale WAL leaves one) sends
+    /// nothing.
     private static func probeStorage(_ store: any Store, dittoApps: [String: Bool]) async -> [String: String] {
         var checks: [String: String] = [:]
         do {
             try await store.checkWritable()
+            _ = try await store.appsWithDueDeliveries(now: Date())
             checks["storage"] = "ok"
         } catch let error as StoreError {
             checks["storage"] = "unavailable (\(error.code))"

@@ -1,10 +1,11 @@
 import Foundation
 import RelayCore
-import RelaySQLite
 import RelayServer
 import RelayStore
 import Synchronization
 import Testing
+
+@testable import RelaySQLite
 
 /// `/readyz` needs no credential, so a storm of calls must not each write to the store.
 @Suite struct ReadinessRefreshTests {
@@ -44,6 +45,37 @@ import Testing
         #expect(answers.count == 500 && answers.allSatisfy { $0.ready && $0.checks == ["storage": "ok"] })
         #expect(writes >= 1)
         #expect(writes <= Int(seconds.rounded(.down)) + 1, "\(writes) writes in \(seconds) s")
+    }
+
+    /// A store that takes a write but whose outbox cannot be read sends nothing, so it is not ready: here the
+    /// page of `deliveries_due` is overwritten, as a restore over a stale WAL corrupts a file.
+    @Test func aStoreWhoseOutboxCannotBeReadIsNotReady() async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("push-relay-corrupt-\(UUID().lowercasedString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("relay.sqlite").path
+        let (page, size) = try await {
+            let store = try SQLiteStore(path: path, logger: .disabled())
+            let readiness = Readiness(store: store, apps: [])
+            await readiness.probeOnce()
+            #expect(await readiness.check().ready)
+            return try await store.withConnection {
+                (
+                    try $0.scalar("SELECT rootpage FROM sqlite_schema WHERE name = 'deliveries_due'"),
+                    try $0.scalar("PRAGMA page_size")
+                )
+            }
+        }()
+        // Released: closed, its WAL folded into the file.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let file = try #require(FileHandle(forUpdatingAtPath: path))
+        try file.seek(toOffset: UInt64((page - 1) * size))
+        try file.write(contentsOf: Data(repeating: 0xFF, count: 64))
+        try file.close()
+        let corrupt = Readiness(store: try SQLiteStore(path: path, logger: .disabled()), apps: [])
+        await corrupt.probeOnce()
+        let report = await corrupt.check()
+        #expect(!report.ready && report.checks["storage"]?.hasPrefix("unavailable") == true, "\(report.checks)")
     }
 
     /// Before its first probe a relay is not ready: nothing says its storage takes a write.
