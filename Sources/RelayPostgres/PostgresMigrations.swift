@@ -463,5 +463,12 @@ enum PostgresMigrations {
         CREATE INDEX ditto_subscriptions_by_read ON ditto_subscriptions (app_id, room_id, read_at) INCLUDE (user_id)
             WHERE read_at IS NOT NULL;
         """,
+        // 24: as the SQLite schema's step 29, the mark of a `storage copy` writing into this store.
+        """
+        CREATE TABLE store_copies (
+            id         integer PRIMARY KEY CHECK (id = 1),
+            started_at bigint NOT NULL
+        );
+        """,
     ]
 }

@@ -110,7 +110,12 @@ extension PostgresStore: StoreExport, StoreImport {
         )
     }
 
-    /// Moves the id sequences past the copied ids, and gathers the planner's statistics of the new rows.
+    public func beginImport() async throws {
+        try db.query(StoreCopy.Mark.writeSQL, EpochMilliseconds.of(Date()))
+    }
+
+    /// Moves the id sequences past the copied ids, gathers the planner's statistics of the new rows, and
+    /// deletes the mark.
     public func finishImport() async throws {
         for table in ["deliveries", "feedback"] {
             try db.query(
@@ -119,5 +124,6 @@ extension PostgresStore: StoreExport, StoreImport {
             )
         }
         try db.execute("ANALYZE " + StoreTable.allCases.map(\.rawValue).joined(separator: ", "))
+        try db.execute(StoreCopy.Mark.deleteSQL)
     }
 }

@@ -130,6 +130,9 @@ public actor PostgresStore: Store {
     /// ``InstanceFence`` closes: a critical line, and every call of the relay's stores throws
     /// `.instanceInUse` from then on.
     public func claimInstance(_ id: String) async throws {
+        if let mark = try db.query(StoreCopy.Mark.readSQL).all.first {
+            throw StoreCopy.Mark.refusal(startedAt: try mark.int64(0))
+        }
         guard !db.instanceLocks.contains(id) else { return }
         guard try db.takeInstanceLock(id) else {
             throw StoreError(

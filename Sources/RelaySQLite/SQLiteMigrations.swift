@@ -648,5 +648,12 @@ enum SQLiteMigrations {
         CREATE INDEX ditto_subscriptions_by_read ON ditto_subscriptions (app_id, room_id, read_at)
             WHERE read_at IS NOT NULL;
         """,
+        // 29: the mark of a `storage copy` writing into this store (``RelayStore/StoreCopy/Mark``).
+        """
+        CREATE TABLE store_copies (
+            id         INTEGER PRIMARY KEY CHECK (id = 1),
+            started_at INTEGER NOT NULL
+        );
+        """,
     ]
 }

@@ -20,6 +20,16 @@ extension SQLiteStore: StoreExport, StoreImport {
         try db.importBatch(batch)
     }
 
-    /// Nothing to do: a new delivery or feedback row takes the id after the largest (INTEGER PRIMARY KEY).
-    public func finishImport() async throws {}
+    public func beginImport() async throws {
+        try db.withStatement(StoreCopy.Mark.writeSQL) { statement in
+            try statement.bind(1, EpochMilliseconds.of(now))
+            _ = try statement.step()
+        }
+    }
+
+    /// A new delivery or feedback row takes the id after the largest (INTEGER PRIMARY KEY): only the mark
+    /// goes.
+    public func finishImport() async throws {
+        try db.execute(StoreCopy.Mark.deleteSQL)
+    }
 }

@@ -213,8 +213,10 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// Makes `id` this process's instance id for as long as the store is open, so that two live relays
     /// configured with one id are found out at start instead of taking each other's leases. A SQLite store
     /// serves one relay: a second claim of its file, with any id, is refused.
+    /// A store a `storage copy` writes into, or one a copy stopped part way left (``StoreCopy/Mark``), is
+    /// refused.
     /// - Throws: ``StoreError`` `.instanceInUse` when a live instance (another process, or another store in
-    ///   this one) already holds `id` (on SQLite: the file).
+    ///   this one) already holds `id` (on SQLite: the file), or ``StoreCopy/Mark/refusal(startedAt:)``.
     func claimInstance(_ id: String) async throws
 
     /// Calls `handler` whenever another process may have made deliveries due (a webhook committed through
@@ -543,11 +545,15 @@ public protocol StoreImport: Sendable {
     /// Rows in the tables ``StoreTable`` names (0 when there is nothing to overwrite).
     func importedRowCount() async throws -> Int
 
+    /// Before the first batch: writes ``StoreCopy/Mark``, so no relay serves the store until
+    /// ``finishImport()``.
+    func beginImport() async throws
+
     /// Writes the batch's rows as they are (ids kept, leases none) in ONE transaction.
     /// - Throws: ``StoreError`` `.constraint` when a row exists already, `.invalidData` for a row the engine
     ///   cannot hold.
     func importBatch(_ batch: StoreBatch) async throws
 
-    /// After the last batch: makes new ids follow the copied ones.
+    /// After the last batch: makes new ids follow the copied ones, and deletes ``StoreCopy/Mark``.
     func finishImport() async throws
 }

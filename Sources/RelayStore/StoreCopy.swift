@@ -9,6 +9,33 @@ public struct StoreCopy: Sendable {
         public var description: String
     }
 
+    /// The row a copy writes into its destination before its first batch and deletes after its last
+    /// (`store_copies`, one row at most): a store holding it is being copied into, or a copy into it stopped
+    /// part way (killed, interrupted), and no relay serves it (``Store/claimInstance(_:)``).
+    public enum Mark {
+        /// Writes the mark: $1 the time the copy starts (epoch MILLISECONDS).
+        public static let writeSQL = """
+            INSERT INTO store_copies (id, started_at) VALUES (1, $1)
+            ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at
+            """
+        /// Deletes the mark.
+        public static let deleteSQL = "DELETE FROM store_copies"
+        /// The time the marked copy started (epoch MILLISECONDS); no row without a mark.
+        public static let readSQL = "SELECT started_at FROM store_copies"
+
+        /// Why a relay does not serve a store whose copy started at `startedAt` (epoch MILLISECONDS) and has
+        /// not finished.
+        public static func refusal(startedAt: Int64) -> StoreError {
+            let started = Date(timeIntervalSince1970: Double(startedAt) / 1000).formatted(.iso8601)
+            return StoreError(
+                code: .instanceInUse,
+                message: "a 'push-relay storage copy' into this store started at \(started) and has not finished: "
+                    + "it holds only part of the source. Let the copy end; if it was stopped, copy again into a "
+                    + "new database (delete this SQLite file, or drop and create this PostgreSQL database)"
+            )
+        }
+    }
+
     /// Rows read from the source and written to the destination per batch.
     public var batchSize: Int
 
@@ -29,6 +56,7 @@ public struct StoreCopy: Sendable {
         guard existing == 0 else {
             throw Refusal(description: "the destination is not empty (\(existing) rows): copy into a new database")
         }
+        try await destination.beginImport()
         var counts: [StoreTable: Int] = [:]
         for table in StoreTable.allCases {
             var copied = 0

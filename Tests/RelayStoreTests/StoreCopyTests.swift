@@ -37,6 +37,28 @@ import Testing
                 && "\(error)".contains("outside their notification's run of delivery ids")
         }
         #expect(try await destination.pendingDeliveryCount() == 0)
+        // What the copy wrote before it stopped is no store to serve.
+        await #expect { try await destination.claimInstance("relay-a") } throws: { Self.isUnfinishedCopy($0) }
+    }
+
+    /// A store a copy writes into is served by no relay until the copy ends; a copy run again over the mark
+    /// of one that stopped before its first batch finishes, and its store is served.
+    @Test(arguments: StoreKind.allCases) func noRelayServesAStoreWhileACopyWritesIt(kind: StoreKind) async throws {
+        let source = try SQLiteStore.temporary()
+        try await source.register(F.token(1), user: "bob")
+        // Kept to the end: a SQLite relay's lock file goes beside the store's.
+        let database = try await kind.makeDatabase()
+        defer { withExtendedLifetime(database) {} }
+        let destination = try #require(try database.open() as? any StoreImport & Store)
+        try await destination.beginImport()
+        await #expect { try await destination.claimInstance("relay-a") } throws: { Self.isUnfinishedCopy($0) }
+        _ = try await StoreCopy().run(from: source, to: destination)
+        try await destination.claimInstance("relay-a")
+        #expect(try await destination.device(appId: "app-a", token: F.token(1)) != nil)
+    }
+
+    static func isUnfinishedCopy(_ error: any Error) -> Bool {
+        (error as? StoreError)?.code == .instanceInUse && "\(error)".contains("has not finished")
     }
 
     /// A copy into a store that holds rows is refused before anything is read or written.
