@@ -17,6 +17,9 @@ public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible 
 
     /// Bounds on the token's length in bytes.
     public static let byteLengthRange = 8...256
+    /// The longest text read as a token, in BYTES: the hex of the longest one with as much again of white
+    /// space and brackets; a longer text is refused unread.
+    static let maxTextBytes = 4 * byteLengthRange.upperBound
 
     /// Why a string is not a device token.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -35,6 +38,9 @@ public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible 
         if Self.isCanonical(raw) {  // the common case (and every stored token): nothing to normalize
             self.hex = raw
             return
+        }
+        guard raw.utf8.count <= Self.maxTextBytes else {
+            throw Self.lengthProblem("\(raw.utf8.count) characters long")
         }
         var text = Substring(raw.trimmingWhitespace())
         if text.hasPrefix("{") || text.contains("...") || text.contains("length =") {
@@ -68,12 +74,17 @@ public struct DeviceToken: Hashable, Sendable, Codable, CustomStringConvertible 
         }
         let bytes = hex.utf8.count / 2
         guard Self.byteLengthRange.contains(bytes) else {
-            throw ParseError(
-                description:
-                    "device token must be \(Self.byteLengthRange.lowerBound) to \(Self.byteLengthRange.upperBound) bytes (twice as many hex digits); it is \(bytes) (\(hex.utf8.count) hex digits)"
-            )
+            throw Self.lengthProblem("\(bytes) (\(hex.utf8.count) hex digits)")
         }
         self.hex = hex
+    }
+
+    /// A token's length out of ``byteLengthRange``: `measured` says what it is.
+    private static func lengthProblem(_ measured: String) -> ParseError {
+        ParseError(
+            description:
+                "device token must be \(byteLengthRange.lowerBound) to \(byteLengthRange.upperBound) bytes (twice as many hex digits); it is \(measured)"
+        )
     }
 
     /// Whether `text` is already a token's canonical form: lowercase hex, even length, within

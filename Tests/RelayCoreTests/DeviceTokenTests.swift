@@ -28,6 +28,18 @@ import Testing
         #expect(throws: DeviceToken.ParseError.self) { try DeviceToken(parsing: raw) }
     }
 
+    /// The longest token in its most spread-out recoverable form is read; a text past four bytes a token
+    /// byte is refused by its length, unread.
+    @Test func aTextFarLongerThanAnyTokenIsRefusedByItsLength() throws {
+        let groups = Array(repeating: "ABCDEF01", count: 64)
+        let spread = "<" + groups.joined(separator: " ") + ">"
+        #expect(try DeviceToken(parsing: spread).hex == groups.joined().lowercased())
+        let error = #expect(throws: DeviceToken.ParseError.self) {
+            try DeviceToken(parsing: String(repeating: "1", count: 64000))
+        }
+        #expect(error?.description.hasSuffix("it is 64000 characters long") == true)
+    }
+
     @Test func descriptionShowsOnlyTheSuffix() throws {
         let token = try DeviceToken(parsing: Self.hex)
         #expect(token.suffix == "94f1e2d3")
