@@ -110,7 +110,10 @@ extension PostgresStore: StoreExport, StoreImport {
         )
     }
 
+    /// Refuses a schema a live relay serves (it would send the rows as they arrive, and take ids the copy
+    /// writes), then writes the mark, which no relay starts past.
     public func beginImport() async throws {
+        guard try db.schemaIsFree() else { throw Self.liveRelay("serves this schema of the database") }
         try db.query(StoreCopy.Mark.writeSQL, EpochMilliseconds.of(Date()))
     }
 

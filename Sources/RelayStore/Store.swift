@@ -545,8 +545,10 @@ public protocol StoreImport: Sendable {
     /// Rows in the tables ``StoreTable`` names (0 when there is nothing to overwrite).
     func importedRowCount() async throws -> Int
 
-    /// Before the first batch: writes ``StoreCopy/Mark``, so no relay serves the store until
-    /// ``finishImport()``.
+    /// Before the first batch: refuses a store a live relay serves (PostgreSQL: a SQLite destination is held
+    /// by the copy's lock from its open), and writes ``StoreCopy/Mark``, so no relay starts on the store
+    /// until ``finishImport()``.
+    /// - Throws: ``StoreError`` `.instanceInUse` when a relay serves the store.
     func beginImport() async throws
 
     /// Writes the batch's rows as they are (ids kept, leases none) in ONE transaction.

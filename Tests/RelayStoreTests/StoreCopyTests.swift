@@ -57,6 +57,22 @@ import Testing
         #expect(try await destination.device(appId: "app-a", token: F.token(1)) != nil)
     }
 
+    /// A copy into a PostgreSQL schema a live relay serves is refused before anything is written: the relay
+    /// would send the rows as they arrive.
+    @Test func aDestinationALiveRelayServesIsRefused() async throws {
+        let source = try SQLiteStore.temporary()
+        try await source.register(F.token(1), user: "bob")
+        let database = try await StoreKind.postgres.makeDatabase()
+        let relay = try database.open()
+        try await relay.claimInstance("relay-a")
+        let destination = try #require(try database.open() as? any StoreImport & Store)
+        await #expect { try await StoreCopy().run(from: source, to: destination) } throws: {
+            ($0 as? StoreError)?.code == .instanceInUse && "\($0)".contains("a live relay serves this schema")
+        }
+        #expect(try await destination.device(appId: "app-a", token: F.token(1)) == nil)
+        #expect(try await destination.importedRowCount() == 0)
+    }
+
     static func isUnfinishedCopy(_ error: any Error) -> Bool {
         (error as? StoreError)?.code == .instanceInUse && "\(error)".contains("has not finished")
     }
