@@ -133,29 +133,29 @@ extension RelayAPI {
         }
     }
 
-    /// Takes one write and one webhook from the sender's buckets and counts a push to each recipient user.
-    /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`, counting nothing more; the store's error.
-    func takeWebhookLimits(_ caller: Caller, senderId: String, recipients: [String]) async throws {
+    /// Takes one write and one webhook from the sender's buckets, before the work that grows with the
+    /// webhook (its room's members, its recipients), which they then pay for whatever its answer: a sender
+    /// past its buckets causes none of it, however many of its calls are in flight at once.
+    /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`; the store's error.
+    func takeWebhookTokens(_ caller: Caller, senderId: String) async throws {
         guard isLimited(caller) else { return }
         let app = caller.app
-        if let refusal = try await limiter.takeWebhook(
+        if let refusal = try await limiter.takeWebhook(appId: app.id, senderId: senderId, limits: app.limits) {
+            throw rateLimited(refusal, userId: senderId, limits: app.limits)
+        }
+    }
+
+    /// Counts a push from the sender to each recipient user (``Configuration/Limits/pushesPerRecipientPerMinute``).
+    /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`, counting nothing; the store's error.
+    func countRecipientPushes(_ caller: Caller, senderId: String, recipients: [String]) async throws {
+        guard isLimited(caller), !recipients.isEmpty else { return }
+        let app = caller.app
+        if let refusal = try await limiter.countPushes(
             appId: app.id,
             senderId: senderId,
             recipients: recipients,
             limits: app.limits
         ) {
-            throw rateLimited(refusal, userId: senderId, limits: app.limits)
-        }
-    }
-
-    /// Refuses a webhook whose sender's write or webhook bucket is empty, taking nothing: asked before the
-    /// work that grows with the room (its members, its recipients' counts), which a refused sender would
-    /// otherwise cause on every call.
-    /// - Throws: ``HTTPError`` 429 `rate_limited` with `Retry-After`; the store's error.
-    func checkWebhookLimits(_ caller: Caller, senderId: String) async throws {
-        guard isLimited(caller) else { return }
-        let app = caller.app
-        if let refusal = try await limiter.checkWebhook(appId: app.id, senderId: senderId, limits: app.limits) {
             throw rateLimited(refusal, userId: senderId, limits: app.limits)
         }
     }

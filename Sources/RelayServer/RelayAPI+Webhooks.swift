@@ -32,6 +32,10 @@ extension RelayAPI {
     func webhook(_ request: HTTPRequest, kind: NotificationKind) async throws -> HTTPResponse {
         let caller = try await directory.authenticate(request)
         let app = caller.app
+        // A user sends as itself: its tokens are taken before its body is read, so a user past its buckets
+        // costs no reading of a body of thousands of names. The backend's, limited as the sender it names
+        // (`limitBackend`), once the body names it.
+        if let userId = caller.userId { try await takeWebhookTokens(caller, senderId: userId) }
         // A user's own credential authenticates its webhooks; the secret signs the backend's.
         var signedAt: Int?
         if case .backend = caller { signedAt = try verifiedSignature(request, of: app) }
@@ -45,6 +49,7 @@ extension RelayAPI {
         )
         let body = try request.decode(MessageWebhook.self, shownFields: MessageWebhook.fieldNames(of: kind))
         let senderId = try caller.actingUser(body.senderId, field: "senderId", refusal: "forbidden_sender")
+        if caller.userId == nil { try await takeWebhookTokens(caller, senderId: senderId) }
         let message = try chatMessage(body, senderId: senderId, kind: kind)
         var excludeToken: PushToken?
         if let sender = body.senderDeviceToken {
@@ -64,11 +69,8 @@ extension RelayAPI {
             try Self.userIds(list, field: "mentions", max: Self.maxMentions)
         }
         // The message reaches its recipients through the app's Ditto stream, whose membership the relay does not
-        // check here; the call still takes from the sender's write and webhook buckets, as every webhook does.
-        if app.ditto != nil {
-            try await takeWebhookLimits(caller, senderId: senderId, recipients: [])
-            return try Self.dittoWebhookAnswer()
-        }
+        // check here; the call took from the sender's write and webhook buckets, as every webhook does.
+        if app.ditto != nil { return try Self.dittoWebhookAnswer() }
         try await authorizeWebhook(caller, message: message, recipients: recipients)
         let now = time.now
         let notification = NewNotification(
@@ -137,36 +139,24 @@ extension RelayAPI {
     }
 
     /// A user sends only to a room it is a member of, and names only members as recipients (those whose level
-    /// leaves the message out are left out silently when the deliveries are made), and a refusal takes a
-    /// webhook from the sender; then the sender's limits count the webhook and a push to each user it names,
-    /// or to each member whose own level for the room is not `none`: a recipient counts whatever its level,
-    /// so the limits do not tell a user who muted the room.
+    /// leaves the message out are left out silently when the deliveries are made); then the sender's limits
+    /// count a push to each user it names, or to each member whose own level for the room is not `none`: a
+    /// recipient counts whatever its level, so the limits do not tell a user who muted the room. The
+    /// webhook's own tokens were taken before (``takeWebhookTokens(_:senderId:)``).
     /// - Throws: ``HTTPError`` 403 `not_a_member` or `recipient_not_a_member`, 429 `rate_limited`.
     private func authorizeWebhook(_ caller: Caller, message: ChatMessage, recipients: [String]?) async throws {
         let app = caller.app
-        try await checkWebhookLimits(caller, senderId: message.senderId)
         if caller.userId != nil {
-            do {
-                try await requireMember(caller, roomId: message.roomId)
-                if let recipients {
-                    let outside = try await store.nonMembers(
-                        appId: app.id,
-                        roomId: message.roomId,
-                        userIds: recipients
+            try await requireMember(caller, roomId: message.roomId)
+            if let recipients {
+                let outside = try await store.nonMembers(appId: app.id, roomId: message.roomId, userIds: recipients)
+                if let first = outside.first {
+                    throw HTTPError(
+                        status: 403,
+                        code: "recipient_not_a_member",
+                        message: "recipient '\(first)' is not a member of room '\(message.roomId)'"
                     )
-                    if let first = outside.first {
-                        throw HTTPError(
-                            status: 403,
-                            code: "recipient_not_a_member",
-                            message: "recipient '\(first)' is not a member of room '\(message.roomId)'"
-                        )
-                    }
                 }
-            } catch let refused as HTTPError where refused.status == 403 {
-                // A refused webhook takes a webhook from its sender as an accepted one does: checking the room
-                // and thousands of recipients costs as much as accepting them, so refusals end in 429 too.
-                try await takeWebhookLimits(caller, senderId: message.senderId, recipients: [])
-                throw refused
             }
         }
         guard isLimited(caller) else { return }
@@ -177,7 +167,7 @@ extension RelayAPI {
             }
             .map(\.userId)
         }
-        try await takeWebhookLimits(
+        try await countRecipientPushes(
             caller,
             senderId: message.senderId,
             recipients: reached.filter { !$0.isSameId(message.senderId) }

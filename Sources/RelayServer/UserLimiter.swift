@@ -38,12 +38,19 @@ struct UserLimiter: Sendable {
         return try await taking(request)
     }
 
-    /// Takes one write and one webhook from the sender's buckets and counts one push from it to each of
-    /// `recipients` in this minute, or, when a bucket is empty or any recipient is at
-    /// ``Configuration/Limits/pushesPerRecipientPerMinute``, takes and counts nothing.
+    /// Takes one write and one webhook from the sender's buckets, or, when either is empty, takes nothing.
     /// - Returns: nil when taken; else what refused it.
     /// - Throws: the store's error.
-    func takeWebhook(
+    func takeWebhook(appId: String, senderId: String, limits: Configuration.Limits) async throws -> Refusal? {
+        let buckets = [Self.bucket(.writes, limits), Self.bucket(.webhooks, limits)]
+        return try await taking(UserRateRequest(appId: appId, senderId: senderId, buckets: buckets))
+    }
+
+    /// Counts one push from the sender to each of `recipients` in this minute, or, when any recipient is at
+    /// ``Configuration/Limits/pushesPerRecipientPerMinute``, counts nothing.
+    /// - Returns: nil when counted; else what refused it.
+    /// - Throws: the store's error.
+    func countPushes(
         appId: String,
         senderId: String,
         recipients: [String],
@@ -52,29 +59,11 @@ struct UserLimiter: Sendable {
         let request = UserRateRequest(
             appId: appId,
             senderId: senderId,
-            buckets: Self.webhookBuckets(limits),
+            buckets: [],
             recipients: recipients,
             pushesPerRecipientPerMinute: limits.pushesPerRecipientPerMinute
         )
         return try await taking(request)
-    }
-
-    /// Whether the sender's write and webhook buckets would give a webhook their tokens now, taking nothing.
-    /// - Returns: nil when they would; else what refuses it.
-    /// - Throws: the store's error.
-    func checkWebhook(appId: String, senderId: String, limits: Configuration.Limits) async throws -> Refusal? {
-        var request = UserRateRequest(
-            appId: appId,
-            senderId: senderId,
-            buckets: Self.webhookBuckets(limits)
-        )
-        request.takes = false
-        return try await store.takeUserRate(request, at: time.now)
-    }
-
-    /// The buckets a webhook takes from: a write and a webhook.
-    private static func webhookBuckets(_ limits: Configuration.Limits) -> [Bucket] {
-        [bucket(.writes, limits), bucket(.webhooks, limits)]
     }
 
     /// The bucket `name` as `limits` sets it: its rate and burst.

@@ -114,10 +114,11 @@ import Testing
     /// which the dispatcher counts on to leave a job's lease in time.
     @Test(arguments: [false, true])
     func theResendAfterA401EndsAtTheSendsDeadline(submit: Bool) async throws {
-        let slow = MockFCMScript.DeviceRule(token: FCMHarness.token(3).value, error: "UNAUTHENTICATED", delayMs: 2_000)
-        let harness = try FCMHarness.start(script: MockFCMScript(devices: [slow]), requestTimeout: .seconds(3))
+        let slow = MockFCMScript.DeviceRule(token: FCMHarness.token(3).value, error: "UNAUTHENTICATED", delayMs: 4_000)
+        // 6 s, so the first send (a connection, an access token) ends in time on a loaded machine too.
+        let harness = try FCMHarness.start(script: MockFCMScript(devices: [slow]), requestTimeout: .seconds(6))
         #expect(try await harness.client.send(FCMHarness.message(0)).status == 200)
-        // Each answer takes 2 s: the resend cannot end within the 3 s the send has.
+        // Each answer takes 4 s: the resend cannot end within the 6 s the send has.
         let error = await #expect(throws: TransportError.self) {
             try await Self.send(FCMHarness.message(3), with: harness.client, submit: submit)
         }

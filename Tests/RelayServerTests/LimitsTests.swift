@@ -86,6 +86,28 @@ import Testing
         }
     }
 
+    /// The same with the calls all in flight at once: only the burst's are refused for their recipients, the
+    /// rest are refused 429 before the room or the recipients are read.
+    @Test func refusedWebhooksInFlightAtOnceTakeFromTheSendersBucket() async throws {
+        let limits = Configuration.Limits(webhooksPerMinute: 1, webhookBurst: 3)
+        try await withRelayAndMock(configure: Self.limited(limits)) { relay in
+            try await relay.register(randomToken(), user: "alice", rooms: ["room"])
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        var body = Self.message("m\(index)")
+                        // Thousands of names: each refusal reads long enough for the others to arrive.
+                        body["recipients"] = (0..<3000).map { "x\(index)-\($0)" }
+                        return try await relay.call("POST", "/v1/webhooks/did-send-message", json: body, user: "alice")
+                            .status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.sorted() == Array(repeating: 403, count: 3) + Array(repeating: 429, count: 9))
+        }
+    }
+
     @Test func theBackendIsLimitedByTheSenderItNamesWhenConfigured() async throws {
         let limits = Configuration.Limits(webhooksPerMinute: 1, webhookBurst: 1, limitBackend: true)
         try await withRelayAndMock(configure: Self.limited(limits)) { relay in
