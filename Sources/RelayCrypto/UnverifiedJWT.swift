@@ -16,8 +16,9 @@ public struct UnverifiedJWT: Sendable, Equatable {
     public var header: Header
     /// The algorithm `alg` names, one the rules take.
     public var algorithm: JWSAlgorithm
-    /// The claims' bytes (JSON), read only once the signature verified (``JWTVerifier/claims(of:)``): a
-    /// forged token costs no more than its header's reading and one signature check.
+    /// The claims' bytes (JSON), read only once the signature verified
+    /// (``JWTVerifier/checkClaims(of:now:)``): a forged token costs no more than its header's reading and one
+    /// signature check.
     public var payload: Data
     /// The bytes the signature covers.
     public var signingInput: String

@@ -114,7 +114,7 @@ extension PostgresStore: StoreExport, StoreImport {
     /// writes), then writes the mark, which no relay starts past.
     public func beginImport() async throws {
         guard try db.schemaIsFree() else { throw Self.liveRelay("serves this schema of the database") }
-        try db.query(StoreCopy.Mark.writeSQL, EpochMilliseconds.of(Date()))
+        try db.query(StoreCopy.Mark.writeSQL, EpochMilliseconds.of(now))
     }
 
     /// Moves the id sequences past the copied ids, gathers the planner's statistics of the new rows, and
