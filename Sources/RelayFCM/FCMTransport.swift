@@ -153,13 +153,15 @@ public final class FCMTransport: PushTransport {
             policy: retry,
             random: Double.random(in: 0..<1)
         )
-        let response: FCMResponse? = if case .answered(let answer) = attempt { answer } else { nil }
-        let (status, reason): (Int?, String?) =
+        let (response, status, reason): (FCMResponse?, Int?, String?) =
             switch attempt {
             case .answered(let answer):
-                (answer.status, answer.errorCode.map { "\($0)" } ?? answer.errorStatus ?? "HTTP \(answer.status)")
-            case .accessTokenRefused(let status): (status, Self.accessTokenRefused)
-            case .transportFailure: (nil, nil)
+                (
+                    answer, answer.status,
+                    answer.errorCode.map { "\($0)" } ?? answer.errorStatus ?? "HTTP \(answer.status)"
+                )
+            case .accessTokenRefused(let status): (nil, status, Self.accessTokenRefused)
+            case .transportFailure: (nil, nil, nil)
             }
         switch decision {
         case .delivered:

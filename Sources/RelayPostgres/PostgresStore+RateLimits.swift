@@ -13,22 +13,10 @@ extension PostgresStore {
         let recipients = try StoredValues.jsonList(request.recipients)
         // Pruned first, each delete its own transaction: rows of other users' counts held while this take
         // waits on its user's buckets would let a take of the same user that holds them wait on those rows
-        // in turn (a deadlock). A look (``RelayStore/UserRateRequest/takes`` false) prunes nothing.
-        if request.takes { try pruneRateRows(request, minute: minute, now: now) }
+        // in turn (a deadlock).
+        try pruneRateRows(request, minute: minute, now: now)
         return try db.transaction {
-            // A look writes and locks nothing: it does not queue behind a write of the same user.
             let stored = try request.buckets.map { rule -> UserRateLimit.Bucket? in
-                guard request.takes else {
-                    return try db.query(
-                        """
-                        SELECT \(UserRateLimit.Bucket.columns) FROM rate_buckets
-                        WHERE app_id = $1 AND user_id = $2 AND bucket = $3
-                        """,
-                        request.appId,
-                        request.senderId,
-                        rule.name.rawValue
-                    ).all.first.map { try UserRateLimit.Bucket(row: $0) }
-                }
                 let row = try db.query(
                     """
                     INSERT INTO rate_buckets (app_id, user_id, bucket, micro_tokens, updated_at)
@@ -59,7 +47,7 @@ extension PostgresStore {
                 pushes = request.recipients.map { counts[Array($0.utf8)] ?? 0 }
             }
             let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
-            guard refusal == nil, request.takes else { return refusal }
+            guard refusal == nil else { return refusal }
             for (rule, bucket) in zip(request.buckets, buckets) {
                 try db.query(
                     """

@@ -9,8 +9,7 @@ extension SQLiteStore {
     public func takeUserRate(_ request: UserRateRequest, at now: Date) async throws -> UserRateRefusal? {
         let minute = UserRateLimit.minute(now)
         return try db.transaction {
-            // A look (``RelayStore/UserRateRequest/takes`` false) writes nothing.
-            if request.takes { try pruneRateRows(request, minute: minute, now: now) }
+            try pruneRateRows(request, minute: minute, now: now)
             let stored = try request.buckets.map { rule in
                 try db.withStatement(
                     "SELECT \(UserRateLimit.Bucket.columns) FROM rate_buckets WHERE app_id = ?1 AND user_id = ?2 AND bucket = ?3"
@@ -26,7 +25,7 @@ extension SQLiteStore {
             let pushes =
                 request.recipients.isEmpty ? [] : try pushCounts(request, recipients: recipients, minute: minute)
             let (buckets, refusal) = UserRateLimit.decide(request, stored: stored, pushes: pushes, now: now)
-            guard refusal == nil, request.takes else { return refusal }
+            guard refusal == nil else { return refusal }
             for (rule, bucket) in zip(request.buckets, buckets) {
                 try db.withStatement(
                     """

@@ -6,10 +6,10 @@ import RelayOutbox
 import RelayStore
 
 /// What `GET /readyz` answers: whether this relay can take work (the store takes a write and its outbox
-/// reads), and how each
-/// app's push services can be reached (its APNs endpoint, and its FCM endpoint when it has FCM). Only the
-/// store decides readiness: an app whose service is unreachable keeps its pushes in the outbox while the
-/// others go on, so it is reported in the body, not by taking the relay out of a load balancer.
+/// reads), and how each app's push services can be reached (its APNs endpoint, and its FCM endpoint when it
+/// has FCM). Only the store decides readiness: an app whose service is unreachable keeps its pushes in the
+/// outbox while the others go on, so it is reported in the body, not by taking the relay out of a load
+/// balancer.
 ///
 /// Checks are named `storage`, `apns:<appId>`, `fcm:<appId>` and, for an app with `apps[].ditto`,
 /// `ditto:<appId>`, besides those other parts report into ``HealthChecks``; a passing check's value is `ok`, a

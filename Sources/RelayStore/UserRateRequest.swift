@@ -39,9 +39,6 @@ public struct UserRateRequest: Sendable, Equatable {
     public var recipients: [String]
     /// ``RelayCore/Configuration/Limits/pushesPerRecipientPerMinute``.
     public var pushesPerRecipientPerMinute: Int
-    /// False: the store decides as it would, and takes and counts nothing (a look before costly work, such as
-    /// reading a big room's members for a webhook, so that a user over its limits does not cause it).
-    public var takes = true
 
     public init(
         appId: String,

@@ -349,22 +349,6 @@ import Testing
         )
     }
 
-    @Test(arguments: StoreKind.allCases) func aLookTakesNothingAndSaysWhatATakeWould(kind: StoreKind) async throws {
-        let store = try await kind.makeStore()
-        let writes = UserRateRequest.Bucket(.writes, perMinute: 60, burst: 2)
-        var look = UserRateRequest(appId: "app-a", senderId: "alice", buckets: [writes], recipients: ["bob"])
-        look.takes = false
-        for _ in 0..<5 { #expect(try await store.takeUserRate(look, at: F.t0) == nil) }
-        // Nothing written, so nothing locked either.
-        #expect(try await F.count("rate_pushes", in: store) == 0)
-        #expect(try await F.count("rate_buckets", in: store) == 0)
-        let take = UserRateRequest(appId: "app-a", senderId: "alice", buckets: [writes])
-        #expect(try await store.takeUserRate(take, at: F.t0) == nil)
-        #expect(try await store.takeUserRate(take, at: F.t0) == nil)
-        #expect(try await store.takeUserRate(look, at: F.t0) == .writes(retryAfterSeconds: 1))
-        #expect(try await store.takeUserRate(take, at: F.t0) == .writes(retryAfterSeconds: 1))
-    }
-
     @Test(arguments: StoreKind.allCases) func retiredDevicesArePurgedOldestFirstInBatches(kind: StoreKind) async throws
     {
         let store = try await kind.makeStore()
