@@ -82,7 +82,7 @@ let package = Package(
             name: "RelayTestSupport",
             dependencies: [
                 "RelayCore", "RelayCrypto", "RelayHTTP", "RelayServer", "RelayStore", "RelaySQLite", "RelayPostgres",
-                "RelayOutbox", "APNsMock", "FCMMock",
+                "RelayOutbox", "APNsMock", "FCMMock", "CSQLite",
             ]
         ),
         // The app-side client: Foundation only (scripts/check-client.sh), so an iOS app adds this package.

@@ -3,11 +3,11 @@ import RelayStore
 
 extension Logger {
     /// Logs a background loop's failed store call, with its `error`: at error, or at debug while storage is
-    /// away (``RelayStore/StorageHealth/isOutage(_:)``), which the store's health logs once, so a loop that
-    /// meets the outage at every turn adds no line a turn for as long as it lasts.
+    /// away or damaged (``RelayStore/StorageHealth/logsOnce(_:)``), which the store's health logs once, so a
+    /// loop that meets it at every turn adds no line a turn for as long as it lasts.
     package func storeCallFailed(_ message: String, _ error: any Error, _ metadata: Logger.Metadata = [:]) {
         var metadata = metadata
         metadata["error"] = "\(error)"
-        log(StorageHealth.isOutage(error) ? .debug : .error, message, metadata)
+        log(StorageHealth.logsOnce(error) ? .debug : .error, message, metadata)
     }
 }

@@ -43,7 +43,9 @@ public enum MetricCatalog {
         acceptedToAnswered:
             "Time from a notification accepted (webhook or Ditto event) to the push service's answer that ended "
             + "its delivery, less the app's grace window, by app and platform.",
-        storageUp: "1 while this relay's storage probe passes (a small committed write), else 0.",
+        storageUp:
+            "1 while this relay's storage probe passes (a small committed write) and no call found the store "
+            + "damaged, else 0.",
         providerPaused: "1 while an app's sends are paused because the push service refuses its credentials.",
         providerUnreachable: "1 while an app's sends are paused because the push service does not answer.",
         buildInfo: "Always 1; the labels name the relay's version and its libcurl.",

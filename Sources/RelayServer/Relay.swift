@@ -107,7 +107,12 @@ public final class Relay: Sendable {
             [([("version", BuildInfo.version), ("libcurl", LibcurlInfo.current.version)], 1)]
         )
         self.metrics = metrics
-        readiness = Readiness(store: store, apps: configuration.apps, metrics: metrics)
+        readiness = Readiness(
+            store: store,
+            apps: configuration.apps,
+            storageHealth: (store as? StorePool)?.health,
+            metrics: metrics
+        )
         gaugeReporter = StoreGaugeReporter(
             owner: instanceId,
             store: store,

@@ -6,11 +6,17 @@ import Synchronization
 /// and a notice when it is back, never a line per call. Back means a call answered with none failing for
 /// ``settle``: on a full disk reads still answer while every write fails, and a read is no sign that the
 /// writes work again.
+///
+/// A call that finds the store damaged (``StoreError/Code/corrupt``: a page SQLite cannot read, PostgreSQL's
+/// data or index corruption) marks it ``damage``, logged once at error: whichever call meets the damaged page
+/// (a claim, a result, an API read), nothing the relay does mends it, so it stays until the relay restarts on
+/// a restored or repaired store.
 public final class StorageHealth: Sendable {
     private struct State {
         var up = true
         /// When the last call failed for I/O (``TimeSource/monotonic``).
         var lastFailure: Duration?
+        var damage: StoreError?
     }
     private let state = Mutex(State())
     private let logger: Logger
@@ -27,9 +33,13 @@ public final class StorageHealth: Sendable {
     /// Whether storage counts as there (true until a call fails for I/O).
     public var up: Bool { state.withLock { $0.up } }
 
+    /// The first failure that found the store damaged, if a call has met one.
+    public var damage: StoreError? { state.withLock { $0.damage } }
+
     /// Notes a call's outcome: `error` nil when it answered. Errors of the call itself (a constraint, a
-    /// conflict) say nothing about the storage being there.
+    /// conflict) say nothing about the storage being there; damage does (``damage``).
     public func record(_ error: (any Error)?) {
+        if let error = error as? StoreError, error.code == .corrupt { return recordDamage(error) }
         if let error, !Self.isOutage(error) { return }
         let changed = state.withLock { state -> Bool in
             let now = time.monotonic
@@ -50,9 +60,27 @@ public final class StorageHealth: Sendable {
         }
     }
 
-    /// Whether `error` is storage being away (``StoreError/meansStorageAway``), which this type logs once: a
-    /// loop that meets it at every turn logs it at debug instead of a line a turn for as long as it lasts.
+    private func recordDamage(_ error: StoreError) {
+        let first = state.withLock { state -> Bool in
+            guard state.damage == nil else { return false }
+            state.damage = error
+            return true
+        }
+        guard first else { return }
+        logger.error(
+            "storage damaged: the relay is not ready until it restarts on a restored or repaired store",
+            ["error": "\(error)"]
+        )
+    }
+
+    /// Whether `error` is storage being away (``StoreError/meansStorageAway``).
     public static func isOutage(_ error: any Error) -> Bool {
         (error as? StoreError)?.meansStorageAway == true
+    }
+
+    /// Whether this type logs `error` once (storage away, or damaged): a loop that meets it at every turn
+    /// logs it at debug instead of a line a turn for as long as it lasts.
+    public static func logsOnce(_ error: any Error) -> Bool {
+        isOutage(error) || (error as? StoreError)?.code == .corrupt
     }
 }

@@ -1,7 +1,9 @@
+import APNsMock
 import Foundation
 import RelayCore
 import RelayServer
 import RelayStore
+import RelayTestSupport
 import Synchronization
 import Testing
 
@@ -47,35 +49,44 @@ import Testing
         #expect(writes <= Int(seconds.rounded(.down)) + 1, "\(writes) writes in \(seconds) s")
     }
 
-    /// A store that takes a write but whose outbox cannot be read sends nothing, so it is not ready: here the
-    /// page of `deliveries_due` is overwritten, as a restore over a stale WAL corrupts a file.
-    @Test func aStoreWhoseOutboxCannotBeReadIsNotReady() async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("push-relay-corrupt-\(UUID().lowercasedString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("relay.sqlite").path
-        let (page, size) = try await {
-            let store = try SQLiteStore(path: path, logger: .disabled())
-            let readiness = Readiness(store: store, apps: [])
+    /// A store that takes a write but that a call found damaged is not ready, from the next probe on and for
+    /// good: the probe's write answering does not mend it.
+    @Test func aStoreACallFoundDamagedIsNotReady() async throws {
+        let health = StorageHealth(logger: .disabled())
+        let readiness = Readiness(store: try SQLiteStore.temporary(), apps: [], storageHealth: health)
+        await readiness.probeOnce()
+        #expect(await readiness.check().ready)
+        health.record(StoreError(code: .corrupt, message: "database disk image is malformed"))
+        for _ in 0..<2 {
             await readiness.probeOnce()
-            #expect(await readiness.check().ready)
-            return try await store.withConnection {
-                (
-                    try $0.scalar("SELECT rootpage FROM sqlite_schema WHERE name = 'deliveries_due'"),
-                    try $0.scalar("PRAGMA page_size")
-                )
+            let report = await readiness.check()
+            #expect(!report.ready && report.checks == ["storage": "unavailable (corrupt)"], "\(report.checks)")
+        }
+    }
+
+    /// A relay whose dispatcher cannot read its outbox sends nothing, so it is not ready: `push-relay serve`
+    /// on a file whose `deliveries_due` page is overwritten (as a restore over a stale WAL corrupts one),
+    /// though the probe's write still works, answers 503 once the dispatcher's read of the due apps met it.
+    @Test func aRelayWhoseOutboxCannotBeReadIsNotReady() async throws {
+        try await withRelayTestBed(appCount: 1, script: MockScript(), configure: { _ in }) { bed in
+            let path = bed.configuration.storage.sqlitePath
+            _ = try SQLiteStore(path: path, logger: .disabled())
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+            try SQLiteDamage.overwriteRootPage(of: "deliveries_due", in: path)
+            let relay = bed.testRelay(mode: .process)
+            try await relay.run {
+                let admin = try #require(try relay.adminPort)
+                let until = ContinuousClock.now + .seconds(30)
+                var answer = try await TestRelay.get(port: admin, path: "/readyz")
+                while answer.status == 200, ContinuousClock.now < until {
+                    try await Task.sleep(for: .milliseconds(100))
+                    answer = try await TestRelay.get(port: admin, path: "/readyz")
+                }
+                #expect(answer.status == 503 && answer.text.contains("unavailable (corrupt)"), "\(answer.text)")
+                let api = try await TestRelay.get(port: try relay.port, path: "/readyz")
+                #expect(api.status == 503 && api.text.contains("unavailable (corrupt)"), "\(api.text)")
             }
-        }()
-        // Released: closed, its WAL folded into the file.
-        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
-        let file = try #require(FileHandle(forUpdatingAtPath: path))
-        try file.seek(toOffset: UInt64((page - 1) * size))
-        try file.write(contentsOf: Data(repeating: 0xFF, count: 64))
-        try file.close()
-        let corrupt = Readiness(store: try SQLiteStore(path: path, logger: .disabled()), apps: [])
-        await corrupt.probeOnce()
-        let report = await corrupt.check()
-        #expect(!report.ready && report.checks["storage"]?.hasPrefix("unavailable") == true, "\(report.checks)")
+        }
     }
 
     /// Before its first probe a relay is not ready: nothing says its storage takes a write.
