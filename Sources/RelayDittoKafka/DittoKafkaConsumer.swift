@@ -179,32 +179,40 @@ public final class DittoKafkaConsumer: Service {
         return ("ditto-kafka:\(appId)", value)
     }
 
-    /// Gauges for `/metrics` (``RelayOutbox/RelayMetrics/render(gauges:)``): whether the consumer reads (its
+    /// Gauges for `/metrics` (``RelayOutbox/RelayMetrics/render(scraped:)``): whether the consumer reads (its
     /// readiness check is `ok`: 1, else 0), the consumer lag of each partition held (records behind the high
     /// watermark) and the age of the last record read, in SECONDS.
-    public func gauges() -> [(name: String, help: String, labels: [(String, String)], value: Double)] {
+    public func gauges() -> [ScrapedSample] {
         let reading = check().value == "ok"
         let snapshot = snapshot.withLock { $0 }
-        var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = [
-            (
-                "pushrelay_ditto_kafka_reading", "1 while the app's Kafka consumer reads (its /readyz check is ok).",
-                [("app", appId)], reading ? 1 : 0
+        var gauges = [
+            ScrapedSample(
+                "pushrelay_ditto_kafka_reading",
+                .gauge,
+                help: "1 while the app's Kafka consumer reads (its /readyz check is ok).",
+                labels: [("app", appId)],
+                value: reading ? 1 : 0
             )
         ]
         for (partition, lag) in snapshot.lag.sorted(by: { $0.key.description < $1.key.description }) {
             gauges.append(
-                (
-                    "pushrelay_ditto_kafka_lag", "Records behind the partition's end, by app and partition.",
-                    [("app", appId), ("topic", partition.topic), ("partition", "\(partition.partition)")],
-                    Double(lag)
+                ScrapedSample(
+                    "pushrelay_ditto_kafka_lag",
+                    .gauge,
+                    help: "Records behind the partition's end, by app and partition.",
+                    labels: [("app", appId), ("topic", partition.topic), ("partition", "\(partition.partition)")],
+                    value: Double(lag)
                 )
             )
         }
         if let last = snapshot.lastRecordAt {
             gauges.append(
-                (
-                    "pushrelay_ditto_last_event_age_seconds", "Seconds since the app's last Ditto record was read.",
-                    [("app", appId)], max(0, time.now.timeIntervalSince(last))
+                ScrapedSample(
+                    "pushrelay_ditto_last_event_age_seconds",
+                    .gauge,
+                    help: "Seconds since the app's last Ditto record was read.",
+                    labels: [("app", appId)],
+                    value: max(0, time.now.timeIntervalSince(last))
                 )
             )
         }

@@ -24,4 +24,17 @@ public struct HTTPServerStatistics: Sendable, Equatable {
     public var refusedOverPrefixCap: Int
     /// Unfinished requests dropped so that new connections fit under the limit, since the start.
     public var shed: Int
+
+    /// A server's before its start: nothing open, allowed or closed.
+    public static let notStarted = HTTPServerStatistics(
+        openConnections: 0,
+        connectionLimit: 0,
+        closedAtHeaderDeadline: 0,
+        closedAtBodyDeadline: 0,
+        closedForSlowBody: 0,
+        closedForSlowAnswer: 0,
+        refusedOverAddressCap: 0,
+        refusedOverPrefixCap: 0,
+        shed: 0
+    )
 }

@@ -164,9 +164,8 @@ public final class RelayMetrics: Sendable {
         }
     }
 
-    /// The exposition text; `gauges` adds values read at scrape time from memory (a Kafka consumer's lag).
-    public func render(gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []) -> String
-    {
+    /// The exposition text; `scraped` adds values read at scrape time from memory (a Kafka consumer's lag).
+    public func render(scraped: [ScrapedSample] = []) -> String {
         let snapshot = state.withLock { $0 }
         var counters = snapshot.counters
         for (key, count) in snapshot.outcomes {
@@ -201,11 +200,11 @@ public final class RelayMetrics: Sendable {
             }
         }
         var described = Set<String>()
-        for gauge in gauges {
-            if described.insert(gauge.name).inserted {
-                out += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n"
+        for sample in scraped {
+            if described.insert(sample.name).inserted {
+                out += "# HELP \(sample.name) \(sample.help)\n# TYPE \(sample.name) \(sample.kind.rawValue)\n"
             }
-            out += "\(gauge.name)\(Labels(pairs: gauge.labels).text) \(Self.number(gauge.value))\n"
+            out += "\(sample.name)\(Labels(pairs: sample.labels).text) \(Self.number(sample.value))\n"
         }
         return out
     }

@@ -28,10 +28,12 @@ extension Relay {
     }
 
     /// The `http.admin` listener (plain HTTP, the API's timeouts, a few connections) serving
-    /// ``RelayAPI/adminRouter()``; nil when not enabled.
+    /// ``RelayAPI/adminRouter(listener:)``, its metrics with `listener`'s connections (the API's); nil when not
+    /// enabled.
     static func adminServer(
         _ configuration: Configuration,
         api: RelayAPI,
+        listener: HTTPServer,
         logger: Logger,
         onResponse: @escaping @Sendable (AccessLogEntry) -> Void
     ) -> HTTPServer? {
@@ -44,7 +46,7 @@ extension Relay {
         server.reservedConnections = 0
         server.trustedProxies = []
         server.threadCount = 1
-        let router = api.adminRouter()
+        let router = api.adminRouter { listener.statistics }
         return HTTPServer(
             configuration: server,
             methods: router.methods,

@@ -249,6 +249,7 @@ public final class Relay: Sendable {
         adminServer = Self.adminServer(
             configuration,
             api: api,
+            listener: server,
             logger: logger,
             onResponse: { adminAccessLog.record($0) }
         )

@@ -55,7 +55,7 @@ public struct RelayAPI: Sendable {
     private static let openAPIRoute = "/openapi.json"
 
     /// Every route of the API's listener. `GET /metrics` and the per-app `GET /readyz` are the admin
-    /// listener's (``adminRouter()``): app ids are the operator's business.
+    /// listener's (``adminRouter(listener:)``): app ids are the operator's business.
     public func router() -> Router {
         var router = Router(logger: logger, errorAnswer: Self.storageUnavailable, failureLines: failureLines)
         router.get(Self.healthzRoute) { _, _ in try .json(["status": "ok"]) }
@@ -133,11 +133,12 @@ public struct RelayAPI: Sendable {
     /// `Retry-After` of a 503 `storage_unavailable`, in SECONDS.
     static let storageRetryAfterSeconds = 5
 
-    /// `GET /metrics`: rendered from memory (``RelayOutbox/RelayMetrics``); nothing here waits on the store.
-    func metricsResponse() async -> HTTPResponse {
-        var gauges: [(name: String, help: String, labels: [(String, String)], value: Double)] = []
-        for consumer in dittoConsumers { gauges += consumer.gauges() }
-        var response = HTTPResponse.text(metrics.render(gauges: gauges))
+    /// `GET /metrics`: rendered from memory (``RelayOutbox/RelayMetrics``), with the API listener's
+    /// connections (`listener`) and the Kafka consumers' gauges; nothing here waits on the store.
+    func metricsResponse(listener: HTTPServerStatistics) async -> HTTPResponse {
+        var scraped = listener.samples
+        for consumer in dittoConsumers { scraped += consumer.gauges() }
+        var response = HTTPResponse.text(metrics.render(scraped: scraped))
         response.headers = [("content-type", "text/plain; version=0.0.4; charset=utf-8")]
         return response
     }

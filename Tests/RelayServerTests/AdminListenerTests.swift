@@ -40,6 +40,32 @@ import Testing
         }
     }
 
+    /// The API listener's connections are in the admin listener's `/metrics`: the limit in force, and each
+    /// reason a connection is closed before its answer from the start at 0; a connection that sends half a
+    /// request head counts under `header_deadline` once that deadline closed it.
+    @Test func theAPIListenersClosedConnectionsAreCountedByReason() async throws {
+        try await withRelayAndMock(configure: { $0.http.headerTimeoutSeconds = 1 }) { harness in
+            let relay = try harness.relay
+            let admin = try #require(relay.adminPort)
+            let closed = "pushrelay_http_connections_closed_total"
+            let before = try await TestRelay.get(port: admin, path: "/metrics").text
+            #expect(before.contains("# TYPE \(closed) counter"), "\(before)")
+            let reasons = [
+                "header_deadline", "body_deadline", "slow_body", "slow_answer", "address_cap", "prefix_cap", "shed",
+            ]
+            for reason in reasons {
+                #expect(before.contains("\(closed){reason=\"\(reason)\"} 0\n"), "\(reason)")
+            }
+            let limit = relay.httpStatistics.connectionLimit
+            #expect(limit > 0 && before.contains("pushrelay_http_connection_limit \(limit)\n"))
+            let answer = try await harness.rawExchange("GET /healthz HTTP/1.1\r\nHost: relay\r\n")
+            #expect(!answer.contains("200"), "\(answer)")
+            let after = try await TestRelay.get(port: admin, path: "/metrics").text
+            #expect(after.contains("\(closed){reason=\"header_deadline\"} 1\n"), "\(after)")
+            #expect(after.contains("\(closed){reason=\"address_cap\"} 0\n"))
+        }
+    }
+
     /// On by default, on a free port beside a relay on a free port.
     @Test func itIsOnByDefault() async throws {
         try await withRelayAndMock { harness in

@@ -78,7 +78,7 @@ import Testing
             logger: .disabled()
         )
         // The document describes both listeners: the API's and the admin listener's `/metrics`.
-        return (api.router(), api.adminRouter())
+        return (api.router(), api.adminRouter { .notStarted })
     }
 
     @Test func documentIsOpenAPI31() throws {
