@@ -131,7 +131,7 @@ public actor PostgresStore: Store {
     /// `.instanceInUse` from then on.
     public func claimInstance(_ id: String) async throws {
         if let mark = try db.query(StoreCopy.Mark.readSQL).all.first {
-            throw StoreCopy.Mark.refusal(startedAt: try mark.int64(0))
+            throw StoreCopy.Mark.refusal(startedAt: try mark.int64(0), fresh: "drop and create this schema")
         }
         guard !db.instanceLocks.contains(id) else { return }
         guard try db.takeInstanceLock(id) else {

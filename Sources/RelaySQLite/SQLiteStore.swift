@@ -213,7 +213,7 @@ public actor SQLiteStore: Store {
     /// claims of this store are kept.
     public func claimInstance(_ id: String) async throws {
         if let started = try db.withStatement(StoreCopy.Mark.readSQL, { try $0.step() ? $0.int64(0) : nil }) {
-            throw StoreCopy.Mark.refusal(startedAt: started)
+            throw StoreCopy.Mark.refusal(startedAt: started, fresh: "delete this SQLite file (and its -wal)")
         }
         guard instanceLock == nil else { return }
         instanceLock = try InstanceLock(path: InstanceLock.path(of: path), database: path, instanceId: id)

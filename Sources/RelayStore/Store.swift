@@ -216,7 +216,8 @@ public protocol Store: ProviderTokenCache, DittoMirror, DittoMirrorReads, DittoR
     /// A store a `storage copy` writes into, or one a copy stopped part way left (``StoreCopy/Mark``), is
     /// refused.
     /// - Throws: ``StoreError`` `.instanceInUse` when a live instance (another process, or another store in
-    ///   this one) already holds `id` (on SQLite: the file), or ``StoreCopy/Mark/refusal(startedAt:)``.
+    ///   this one) already holds `id` (on SQLite: the file), `.copyUnfinished` for a store a copy has not
+    ///   finished (``StoreCopy/Mark/refusal(startedAt:fresh:)``).
     func claimInstance(_ id: String) async throws
 
     /// Calls `handler` whenever another process may have made deliveries due (a webhook committed through

@@ -24,14 +24,14 @@ public struct StoreCopy: Sendable {
         public static let readSQL = "SELECT started_at FROM store_copies"
 
         /// Why a relay does not serve a store whose copy started at `startedAt` (epoch MILLISECONDS) and has
-        /// not finished.
-        public static func refusal(startedAt: Int64) -> StoreError {
+        /// not finished; `fresh` says how to make the store new again on its engine.
+        public static func refusal(startedAt: Int64, fresh: String) -> StoreError {
             let started = Date(timeIntervalSince1970: Double(startedAt) / 1000).formatted(.iso8601)
             return StoreError(
-                code: .instanceInUse,
+                code: .copyUnfinished,
                 message: "a 'push-relay storage copy' into this store started at \(started) and has not finished: "
-                    + "it holds only part of the source. Let the copy end; if it was stopped, copy again into a "
-                    + "new database (delete this SQLite file, or drop and create this PostgreSQL database)"
+                    + "it holds only part of the source. Let the copy end; if it was stopped, \(fresh) and copy "
+                    + "again"
             )
         }
     }

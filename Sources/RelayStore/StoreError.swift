@@ -35,6 +35,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let migration = Code("migration")
         /// Another live relay holds the instance id this one was given (``Store/claimInstance(_:)``).
         public static let instanceInUse = Code("instanceInUse")
+        /// A `storage copy` into this store has not finished (``StoreCopy/Mark``): no relay serves it.
+        public static let copyUnfinished = Code("copyUnfinished")
         /// Anything else (misuse, internal error); the message says which call.
         public static let other = Code("other")
     }
