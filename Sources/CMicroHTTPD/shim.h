@@ -74,22 +74,34 @@ static inline int cmhd_socket_unacknowledged_bytes(int fd) {
     return ioctl(fd, SIOCOUTQ, &count) == 0 ? count : -1;
 }
 
-// The head of Linux's `struct tcp_info` up to `tcpi_bytes_acked` (Linux 4.1; the kernel only appends fields).
-// glibc's own `struct tcp_info` stops before it, and <linux/tcp.h> clashes with glibc's in Swift's modules.
+// The head of Linux's `struct tcp_info` up to `tcpi_bytes_received` (Linux 4.1, as `tcpi_bytes_acked` before
+// it; the kernel only appends fields).
+// glibc's own `struct tcp_info` stops before both, and <linux/tcp.h> clashes with glibc's in Swift's modules.
 struct cmhd_tcp_info_head {
     uint8_t state, ca_state, retransmits, probes, backoff, options, wscale, flags;
     uint32_t rto, ato, snd_mss, rcv_mss, unacked, sacked, lost, retrans, fackets;
     uint32_t last_data_sent, last_ack_sent, last_data_recv, last_ack_recv;
     uint32_t pmtu, rcv_ssthresh, rtt, rttvar, snd_ssthresh, snd_cwnd, advmss, reordering, rcv_rtt, rcv_space;
     uint32_t total_retrans;
-    uint64_t pacing_rate, max_pacing_rate, bytes_acked;
+    uint64_t pacing_rate, max_pacing_rate, bytes_acked, bytes_received;
 };
+
+// Reads the connection's `TCP_INFO` head into `info`; 0 when the kernel does not give all of it.
+static inline int cmhd_socket_tcp_info(int fd, struct cmhd_tcp_info_head *info) {
+    socklen_t length = sizeof *info;
+    return getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &length) == 0 && length >= sizeof *info;
+}
 
 // Bytes of the connection its peer has acknowledged since it opened (`TCP_INFO`'s `tcpi_bytes_acked`), or -1
 // when the kernel does not report it.
 static inline int64_t cmhd_socket_acknowledged_bytes(int fd) {
     struct cmhd_tcp_info_head info;
-    socklen_t length = sizeof info;
-    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 || length < sizeof info) { return -1; }
-    return (int64_t)info.bytes_acked;
+    return cmhd_socket_tcp_info(fd, &info) ? (int64_t)info.bytes_acked : -1;
+}
+
+// Bytes of the connection received from its peer since it opened (`TCP_INFO`'s `tcpi_bytes_received`), or -1
+// when the kernel does not report it.
+static inline int64_t cmhd_socket_received_bytes(int fd) {
+    struct cmhd_tcp_info_head info;
+    return cmhd_socket_tcp_info(fd, &info) ? (int64_t)info.bytes_received : -1;
 }

@@ -39,6 +39,9 @@ final class ConnectionTable: Sendable {
 
     /// Why a connection was closed early, for the log and ``counts``.
     enum Closure: String, Sendable, CaseIterable {
+        /// At the header deadline, having sent no byte since its last answer: a client's idle keep-alive
+        /// connection, told apart from one that began a request and did not finish its head.
+        case idle
         case headerDeadline = "header_deadline"
         case bodyDeadline = "body_deadline"
         case slowBody = "slow_body"
@@ -60,6 +63,8 @@ final class ConnectionTable: Sendable {
         var deadline: ContinuousClock.Instant
         /// Body bytes received in the body stage.
         var bytes = 0
+        /// The connection's bytes received (`TCP_INFO`) when its last request ended; `nil` before its first.
+        var receivedAtLastEnd: Int64?
         /// Answers queued on the connection and not all acknowledged by the peer: when the first of them was
         /// queued, and the connection's acknowledged bytes then (`TCP_INFO`). `nil` once the peer took
         /// everything.
@@ -171,7 +176,15 @@ final class ConnectionTable: Sendable {
     }
 
     /// The request ended (answered or aborted): the next request's header deadline starts now.
-    func requestEnded(_ connection: OpaquePointer) { move(connection, to: .headers, after: headerTimeout) }
+    func requestEnded(_ connection: OpaquePointer) {
+        move(connection, to: .headers, after: headerTimeout)
+        state.withLock { state in
+            let key = Self.key(connection)
+            guard let socket = state.open[key]?.socket else { return }
+            let received = cmhd_socket_received_bytes(socket)
+            state.open[key]?.receivedAtLastEnd = received < 0 ? nil : received
+        }
+    }
 
     private func move(_ connection: OpaquePointer, to stage: Stage?, after timeout: Duration) {
         let now = ContinuousClock.now
@@ -199,7 +212,7 @@ final class ConnectionTable: Sendable {
                 if let taken, let sending = entry.sending, pace.isBehind(bytes: taken, after: now - sending.since) {
                     closure = .slowAnswer
                 } else if stage != .answer, entry.deadline <= now {
-                    closure = stage == .headers ? .headerDeadline : .bodyDeadline
+                    closure = stage == .body ? .bodyDeadline : Self.isIdle(entry) ? .idle : .headerDeadline
                 } else if stage == .body, pace.isBehind(bytes: entry.bytes, after: now - entry.since) {
                     closure = .slowBody
                 } else {
@@ -238,6 +251,12 @@ final class ConnectionTable: Sendable {
             state.open[key] = entry
             return (entry.peer, .shed)
         }
+    }
+
+    /// Whether the entry's peer sent nothing since its last request ended.
+    private static func isIdle(_ entry: Entry) -> Bool {
+        guard let received = entry.receivedAtLastEnd else { return false }
+        return cmhd_socket_received_bytes(entry.socket) == received
     }
 
     /// Bytes the peer acknowledged since the entry's first unacknowledged answer was queued; `nil` when it

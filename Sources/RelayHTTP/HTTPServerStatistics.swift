@@ -5,8 +5,11 @@ public struct HTTPServerStatistics: Sendable, Equatable {
     /// Most connections served at once: ``HTTPServerConfiguration/maxConnections`` as the open-file limit
     /// allowed it at start (0 before the start).
     public var connectionLimit: Int
+    /// Keep-alive connections closed at the header deadline having sent nothing since their last answer,
+    /// since the start.
+    public var closedIdle: Int
     /// Connections closed because their request's line and headers (or TLS handshake) were not in by the
-    /// header deadline, since the start.
+    /// header deadline (not counting ``closedIdle``), since the start.
     public var closedAtHeaderDeadline: Int
     /// Connections closed because their request's body was not in by the body deadline, since the start.
     public var closedAtBodyDeadline: Int
@@ -29,6 +32,7 @@ public struct HTTPServerStatistics: Sendable, Equatable {
     public static let notStarted = HTTPServerStatistics(
         openConnections: 0,
         connectionLimit: 0,
+        closedIdle: 0,
         closedAtHeaderDeadline: 0,
         closedAtBodyDeadline: 0,
         closedForSlowBody: 0,

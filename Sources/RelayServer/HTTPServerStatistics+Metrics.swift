@@ -3,13 +3,14 @@ import RelayOutbox
 
 extension HTTPServerStatistics {
     /// The API listener's connections for `/metrics`: open now and the most it serves at once (gauges), and
-    /// those it closed before their answer, by `reason` (a counter, every reason present from the start): at
-    /// the header or body deadline, for a body or an answer slower than the minimum rate, at accept over the
-    /// per-address or per-range cap, or dropped unfinished to make room (`shed`). None of them is logged: a
-    /// stranger's flood would be a line per connection.
+    /// those it closed itself, by `reason` (a counter, every reason present from the start): a keep-alive
+    /// connection idle since its last answer (`idle`, a client's pool as much as anything), at the header or
+    /// body deadline, for a body or an answer slower than the minimum rate, at accept over the per-address or
+    /// per-range cap, or dropped unfinished to make room (`shed`). None of them is logged: a stranger's flood
+    /// would be a line per connection.
     var samples: [ScrapedSample] {
         let closed = [
-            ("header_deadline", closedAtHeaderDeadline), ("body_deadline", closedAtBodyDeadline),
+            ("idle", closedIdle), ("header_deadline", closedAtHeaderDeadline), ("body_deadline", closedAtBodyDeadline),
             ("slow_body", closedForSlowBody), ("slow_answer", closedForSlowAnswer),
             ("address_cap", refusedOverAddressCap), ("prefix_cap", refusedOverPrefixCap), ("shed", shed),
         ]
@@ -32,7 +33,7 @@ extension HTTPServerStatistics {
                 ScrapedSample(
                     "pushrelay_http_connections_closed_total",
                     .counter,
-                    help: "Connections the API's listener closed before their answer, by reason.",
+                    help: "Connections the API's listener closed itself (idle, or before their answer), by reason.",
                     labels: [("reason", reason)],
                     value: Double(count)
                 )

@@ -82,9 +82,24 @@ import Testing
             #expect(statusCode(await connection.read(until: "done")) == 200)
             await connection.write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(statusCode(await connection.read(until: "hello")) == 200)
-            // Idle after its answer, the keep-alive connection is closed at the next header deadline.
+            // Idle after its answer, the keep-alive connection is closed at the next header deadline, as idle.
+            #expect(await connection.readsEndOfStream())
+            #expect(server.statistics.closedIdle == 1)
+            #expect(server.statistics.closedAtHeaderDeadline == 0)
+        }
+    }
+
+    /// A keep-alive connection that begins its next request's head and stops is closed at the header deadline
+    /// as one that never finished its head, not as an idle one.
+    @Test func aKeepAliveConnectionThatStopsInItsNextHeadIsNotIdle() async throws {
+        try await withServer(configure: { $0.headerTimeout = 1 }, handler: Self.router().handler) { server in
+            let connection = try RawConnection(port: server.port, receiveTimeout: 30)
+            await connection.write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(statusCode(await connection.read(until: "hello")) == 200)
+            await connection.write("GET /hello HTTP/1.1\r\nHo")
             #expect(await connection.readsEndOfStream())
             #expect(server.statistics.closedAtHeaderDeadline == 1)
+            #expect(server.statistics.closedIdle == 0)
         }
     }
 

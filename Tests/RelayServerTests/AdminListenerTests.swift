@@ -51,7 +51,8 @@ import Testing
             let before = try await TestRelay.get(port: admin, path: "/metrics").text
             #expect(before.contains("# TYPE \(closed) counter"), "\(before)")
             let reasons = [
-                "header_deadline", "body_deadline", "slow_body", "slow_answer", "address_cap", "prefix_cap", "shed",
+                "idle", "header_deadline", "body_deadline", "slow_body", "slow_answer", "address_cap", "prefix_cap",
+                "shed",
             ]
             for reason in reasons {
                 #expect(before.contains("\(closed){reason=\"\(reason)\"} 0\n"), "\(reason)")
@@ -62,7 +63,7 @@ import Testing
             #expect(!answer.contains("200"), "\(answer)")
             let after = try await TestRelay.get(port: admin, path: "/metrics").text
             #expect(after.contains("\(closed){reason=\"header_deadline\"} 1\n"), "\(after)")
-            #expect(after.contains("\(closed){reason=\"address_cap\"} 0\n"))
+            #expect(after.contains("\(closed){reason=\"idle\"} 0\n"))
         }
     }
 
