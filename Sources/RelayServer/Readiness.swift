@@ -6,10 +6,10 @@ import RelayOutbox
 import RelayStore
 
 /// What `GET /readyz` answers: whether this relay can take work (the store takes a write and no call has
-/// found it damaged), and how each app's push services can be reached (its APNs endpoint, and its FCM endpoint when it
-/// has FCM). Only the store decides readiness: an app whose service is unreachable keeps its pushes in the
-/// outbox while the others go on, so it is reported in the body, not by taking the relay out of a load
-/// balancer.
+/// found it damaged), and how each app's push services can be reached (its APNs endpoint, and its FCM
+/// endpoint when it has FCM). Only the store decides readiness: an app whose service is unreachable keeps its
+/// pushes in the outbox while the others go on, so it is reported in the body, not by taking the relay out of
+/// a load balancer.
 ///
 /// Checks are named `storage`, `apns:<appId>`, `fcm:<appId>` and, for an app with `apps[].ditto`,
 /// `ditto:<appId>`, besides those other parts report into ``HealthChecks``; a passing check's value is `ok`, a
@@ -21,8 +21,9 @@ import RelayStore
 /// pending requeries) starts every ``storageRefresh`` unless one is still running; one running longer than
 /// ``storageTimeout`` marks storage `unavailable (timeout)` until it ends. A store that any call found
 /// damaged (``RelayStore/StorageHealth/damage``: the dispatcher's reads of the outbox, its claims and results
-/// among them) reads `unavailable (corrupt)` from the next probe on, whatever the probe's write says. Its result is also the gauge
-/// `pushrelay_storage_up`, and a line is logged when storage goes away and when it is back. The endpoint
+/// among them) reads `unavailable (corrupt)` from the next probe on, whatever the probe's write says. Its
+/// result is also the gauge `pushrelay_storage_up`, and a line is logged when storage goes away and when it
+/// is back. The endpoint
 /// probes (TCP connect plus TLS handshake, ``OutboundHTTP/probe(baseURL:caFile:timeout:)``) run
 /// concurrently, one per distinct endpoint, within ``probeTimeout``, every ``cacheDuration``: scrapes never
 /// open connections, because APNs treats rapid connect/disconnect as abuse (Apple, "Sending notification
