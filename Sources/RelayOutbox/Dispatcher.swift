@@ -364,7 +364,7 @@ public final class Dispatcher: Sendable {
                 break
             } catch {
                 guard (error as? StoreError)?.isTransient == true else {
-                    logger.error("recording delivery results failed", ["error": "\(error)", "count": results.count])
+                    logger.storeCallFailed("recording delivery results failed", error, ["count": results.count])
                     break
                 }
                 if attempt == 1 {

@@ -21,9 +21,9 @@ import RelayStore
 /// pending requeries) starts every ``storageRefresh`` unless one is still running; one running longer than
 /// ``storageTimeout`` marks storage `unavailable (timeout)` until it ends. A store that any call found
 /// damaged (``RelayStore/StorageHealth/damage``: the dispatcher's reads of the outbox, its claims and results
-/// among them) reads `unavailable (corrupt)` from the next probe on, whatever the probe's write says. Its
-/// result is also the gauge `pushrelay_storage_up`, and a line is logged when storage goes away and when it
-/// is back. The endpoint
+/// among them) takes no more calls (``RelayStore/StorePool``), the probe's write included: it reads
+/// `unavailable (corrupt)` from the next probe on. Its result is also the gauge `pushrelay_storage_up`, and a
+/// line is logged when storage goes away and when it is back. The endpoint
 /// probes (TCP connect plus TLS handshake, ``OutboundHTTP/probe(baseURL:caFile:timeout:)``) run
 /// concurrently, one per distinct endpoint, within ``probeTimeout``, every ``cacheDuration``: scrapes never
 /// open connections, because APNs treats rapid connect/disconnect as abuse (Apple, "Sending notification
@@ -60,9 +60,6 @@ public actor Readiness: Service {
     }
 
     private let store: any Store
-    /// What every call of the store found (``RelayStore/StorePool/health``); nil: only the probe's own calls
-    /// count.
-    private let storageHealth: StorageHealth?
     /// Check name (`apns:<appId>`, `fcm:<appId>`) to its endpoint, or to the reason it has none.
     private let targets: [String: Result<Target, Unavailable>]
     /// The apps with `apps[].ditto`, by id: whether the relay re-reads after a requery (`httpAPI` set).
@@ -88,7 +85,6 @@ public actor Readiness: Service {
     }
 
     /// - Parameters:
-    ///   - storageHealth: what the store's calls found, whether they found it damaged.
     ///   - metrics: where `pushrelay_storage_up` is set; nil: nowhere.
     ///   - healthChecks: the checks other parts report, added to every report.
     ///   - probeTimeout: each endpoint probe's limit. Default 2 s.
@@ -98,7 +94,6 @@ public actor Readiness: Service {
     public init(
         store: any Store,
         apps: [Configuration.App],
-        storageHealth: StorageHealth? = nil,
         metrics: RelayMetrics? = nil,
         healthChecks: HealthChecks = HealthChecks(),
         probeTimeout: Duration = .seconds(2),
@@ -107,7 +102,6 @@ public actor Readiness: Service {
         storageTimeout: Duration = .seconds(2)
     ) {
         self.store = store
-        self.storageHealth = storageHealth
         var targets: [String: Result<Target, Unavailable>] = [:]
         for app in apps {
             let apns = "apns:\(app.id)"
@@ -198,11 +192,12 @@ public actor Readiness: Service {
         probeCount += 1
         let id = probeCount
         storageProbe = (id, ContinuousClock.now)
-        let (store, health, dittoApps) = (self.store, storageHealth, self.dittoApps)
+        let store = self.store
+        let dittoApps = self.dittoApps
         // Unstructured: a probe blocked in the database must not hold up the refresh loop or a shutdown.
         let finished = OneShotEvent()
         Task {
-            let checks = await Self.probeStorage(store, health: health, dittoApps: dittoApps)
+            let checks = await Self.probeStorage(store, dittoApps: dittoApps)
             self.finishStorageProbe(id, checks)
             finished.signal()
         }
@@ -231,17 +226,12 @@ public actor Readiness: Service {
     }
 
     /// The storage check's result (`ok` or `unavailable (<code>)`) and each Ditto app's check. The store must
-    /// take a write, and no call may have found it damaged: a file that takes the write but whose outbox
-    /// cannot be read (corrupted, as a restore over a stale WAL leaves one) sends nothing, and the dispatcher
-    /// reads the outbox every poll interval.
-    private static func probeStorage(
-        _ store: any Store,
-        health: StorageHealth?,
-        dittoApps: [String: Bool]
-    ) async -> [String: String] {
+    /// take a write; one that any call found damaged takes none (a file that takes the write but whose outbox
+    /// cannot be read, corrupted as a restore over a stale WAL leaves one, sends nothing: the dispatcher
+    /// reads the outbox every poll interval).
+    private static func probeStorage(_ store: any Store, dittoApps: [String: Bool]) async -> [String: String] {
         var checks: [String: String] = [:]
         do {
-            if let damage = health?.damage { throw damage }
             try await store.checkWritable()
             checks["storage"] = "ok"
         } catch let error as StoreError {

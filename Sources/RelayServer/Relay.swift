@@ -107,12 +107,7 @@ public final class Relay: Sendable {
             [([("version", BuildInfo.version), ("libcurl", LibcurlInfo.current.version)], 1)]
         )
         self.metrics = metrics
-        readiness = Readiness(
-            store: store,
-            apps: configuration.apps,
-            storageHealth: (store as? StorePool)?.health,
-            metrics: metrics
-        )
+        readiness = Readiness(store: store, apps: configuration.apps, metrics: metrics)
         gaugeReporter = StoreGaugeReporter(
             owner: instanceId,
             store: store,

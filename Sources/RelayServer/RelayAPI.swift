@@ -114,14 +114,12 @@ public struct RelayAPI: Sendable {
 
     /// A store that cannot write just now (disk full, I/O error, locked past its busy timeout, a conflict
     /// with concurrent writers that outlasted the retries, read-only, no connection free by the request's
-    /// deadline):
+    /// deadline), or that a call found damaged (``RelayStore/StorePool`` makes no more calls of it until the
+    /// relay restarts on a restored or repaired store):
     /// 503 `storage_unavailable` with `Retry-After`, since the same call may well succeed later. Nothing was
     /// recorded (every write is one transaction).
     static func storageUnavailable(_ error: any Error) -> HTTPError? {
-        guard let error = error as? StoreError, error.isTransient
-        else {
-            return nil
-        }
+        guard let error = error as? StoreError, error.isTransient || error.code == .corrupt else { return nil }
         return HTTPError(
             status: 503,
             code: "storage_unavailable",

@@ -10,7 +10,7 @@ import Synchronization
 /// A call that finds the store damaged (``StoreError/Code/corrupt``: a page SQLite cannot read, PostgreSQL's
 /// data or index corruption) marks it ``damage``, logged once at error: whichever call meets the damaged page
 /// (a claim, a result, an API read), nothing the relay does mends it, so it stays until the relay restarts on
-/// a restored or repaired store.
+/// a restored or repaired store, and ``StorePool`` starts no call meanwhile.
 public final class StorageHealth: Sendable {
     private struct State {
         var up = true
@@ -68,7 +68,8 @@ public final class StorageHealth: Sendable {
         }
         guard first else { return }
         logger.error(
-            "storage damaged: the relay is not ready until it restarts on a restored or repaired store",
+            "storage damaged: the relay makes no more calls of it and is not ready until it restarts on a "
+                + "restored or repaired store",
             ["error": "\(error)"]
         )
     }

@@ -7,6 +7,10 @@ import RelayCore
 /// Each call takes a free member for its whole duration. A call made under a ``StoreDeadline`` that finds
 /// no member free by then is not started and throws ``StoreError/Code/unavailable``; calls without one
 /// wait. Every outcome goes to ``health``, which logs once when storage goes away and once when it is back.
+/// Once a call found the store damaged (``StorageHealth/damage``) no call is started: each throws that
+/// damage, so nothing more is written to a store a restore will replace (a message accepted now would be
+/// lost by it) and no delivery is claimed whose result could not be recorded (it would be sent again at
+/// each lease's end).
 ///
 /// The setters of per-store state (``setFeedbackPolicy(_:)``, ``setUnreadPolicy(_:)``) reach every member;
 /// ``claimInstance(_:)`` and ``setOutboxWakeHandler(_:)`` the first one only (one lock, one listener).
@@ -28,8 +32,10 @@ public final class StorePool: Store {
     public var size: Int { members.count }
 
     /// Runs `body` on a free member, once one is free and before the task's ``StoreDeadline``.
-    /// - Throws: ``StoreError/Code/unavailable`` when the deadline passed first; else what `body` throws.
+    /// - Throws: the store's ``StorageHealth/damage`` once it has one; ``StoreError/Code/unavailable`` when
+    ///   the deadline passed first; else what `body` throws.
     func call<T>(_ body: (any Store) async throws -> T) async throws -> T {
+        if let damage = health.damage { throw damage }
         guard let index = await slots.acquire(deadline: StoreDeadline.current) else {
             let error = StoreError(
                 code: .unavailable,

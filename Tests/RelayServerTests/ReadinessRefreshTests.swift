@@ -50,13 +50,13 @@ import Testing
     }
 
     /// A store that takes a write but that a call found damaged is not ready, from the next probe on and for
-    /// good: the probe's write answering does not mend it.
+    /// good: its pool makes no more calls of it, the probe's write among them.
     @Test func aStoreACallFoundDamagedIsNotReady() async throws {
-        let health = StorageHealth(logger: .disabled())
-        let readiness = Readiness(store: try SQLiteStore.temporary(), apps: [], storageHealth: health)
+        let pool = StorePool(members: [try SQLiteStore.temporary()], logger: .disabled())
+        let readiness = Readiness(store: pool, apps: [])
         await readiness.probeOnce()
         #expect(await readiness.check().ready)
-        health.record(StoreError(code: .corrupt, message: "database disk image is malformed"))
+        pool.health.record(StoreError(code: .corrupt, message: "database disk image is malformed"))
         for _ in 0..<2 {
             await readiness.probeOnce()
             let report = await readiness.check()
@@ -66,7 +66,8 @@ import Testing
 
     /// A relay whose dispatcher cannot read its outbox sends nothing, so it is not ready: `push-relay serve`
     /// on a file whose `deliveries_due` page is overwritten (as a restore over a stale WAL corrupts one),
-    /// though the probe's write still works, answers 503 once the dispatcher's read of the due apps met it.
+    /// though the probe's write still works, answers 503 once the dispatcher's read of the due apps met it,
+    /// and refuses writes as storage unavailable: what it accepted now a restore would lose.
     @Test func aRelayWhoseOutboxCannotBeReadIsNotReady() async throws {
         try await withRelayTestBed(appCount: 1, script: MockScript(), configure: { _ in }) { bed in
             let path = bed.configuration.storage.sqlitePath
@@ -85,6 +86,14 @@ import Testing
                 #expect(answer.status == 503 && answer.text.contains("unavailable (corrupt)"), "\(answer.text)")
                 let api = try await TestRelay.get(port: try relay.port, path: "/readyz")
                 #expect(api.status == 503 && api.text.contains("unavailable (corrupt)"), "\(api.text)")
+                let registration = try await relay.call(
+                    "POST",
+                    "/v1/devices",
+                    json: ["token": String(repeating: "ab", count: 32), "platform": "ios", "userId": "bob"],
+                    bearer: bed.apps[0].apiKey
+                )
+                #expect(registration.status == 503, "\(registration.text)")
+                #expect(registration.text.contains("storage_unavailable"), "\(registration.text)")
             }
         }
     }

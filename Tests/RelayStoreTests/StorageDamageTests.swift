@@ -7,12 +7,13 @@ import Testing
 @testable import RelayStore
 
 /// A store a call finds damaged is marked so by the pool's health (``StorageHealth/damage``), whichever call
-/// meets the damage, and stays marked: here a real SQLite file whose `notifications` page is overwritten, which
-/// a claim reads and a write elsewhere or a read of the due apps does not.
+/// meets the damage, and the pool starts no call of it from then on: here a real SQLite file whose
+/// `notifications` page is overwritten, which a claim reads and a write elsewhere or a read of the due apps
+/// does not.
 @Suite struct StorageDamageTests {
     typealias F = StoreFixtures
 
-    @Test func aClaimThatMeetsADamagedPageMarksTheStoreDamagedForGood() async throws {
+    @Test func aClaimThatMeetsADamagedPageStopsEveryCallForGood() async throws {
         try await F.withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("relay.sqlite").path
             do {
@@ -36,9 +37,15 @@ import Testing
                 }
             }
             #expect(pool.health.damage?.code == .corrupt)
-            // Calls that answer afterwards do not mend it.
-            try await pool.checkWritable()
-            #expect(try await pool.appsWithDueDeliveries(now: F.time(1)) == ["app-a"])
+            // Calls that answered before are not made: a write now would be lost by the restore, a claim
+            // whose result could not be recorded would be sent again at its lease's end.
+            let calls: [@Sendable () async throws -> Void] = [
+                { try await pool.checkWritable() },
+                { _ = try await pool.appsWithDueDeliveries(now: F.time(1)) },
+            ]
+            for call in calls {
+                await #expect { try await call() } throws: { ($0 as? StoreError)?.code == .corrupt }
+            }
             #expect(pool.health.damage?.code == .corrupt && pool.health.up)
             #expect(lines.entries.map(\.level) == [.error], "\(lines.entries.map(\.message))")
             #expect(lines.entries.first?.message.hasPrefix("storage damaged") == true)
