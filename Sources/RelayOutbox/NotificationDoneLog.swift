@@ -26,7 +26,7 @@ struct NotificationDoneLog: Sendable {
         do {
             finished = try await store.finishedNotificationCounts(Array(apps.keys))
         } catch {
-            logger.warning("counting the deliveries of finished notifications failed", ["error": "\(error)"])
+            logger.storeCallFailed("counting the deliveries of finished notifications failed", error, level: .warning)
             return nil
         }
         for (id, counts) in finished.sorted(by: { $0.key.lowercasedString < $1.key.lowercasedString }) {

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayOutbox
 import RelayStore
 
 /// Deletes the notifications none of whose deliveries is pending once they are older than
@@ -70,7 +71,7 @@ struct RetentionJob: Service {
     func run() async {
         while !Task.isCancelled {
             do { _ = try await runIfDue() } catch {
-                logger.warning("retention run failed", ["error": "\(error)"])
+                logger.storeCallFailed("retention run failed", error, level: .warning)
             }
             try? await Task.sleep(for: poll)
         }

@@ -44,7 +44,7 @@ import Testing
         let store = try SQLiteStore.temporary()
         let lines = MemoryLogHandler()
         let reports = NotificationDoneReports(
-            NotificationDoneLog(store: store, logger: Logger(label: "test", level: .info, handler: lines)),
+            NotificationDoneLog(store: store, logger: Logger(label: "test", level: .debug, handler: lines)),
             interval: .seconds(3_600)
         )
         let first = try await Self.doneNotification(in: store, devices: 2, firstDevice: 0, message: "one")
@@ -66,7 +66,7 @@ import Testing
         #expect(done.map { $0.metadata["deliveries.sent"] } == ["2", "3"])
     }
 
-    /// A count the store cannot answer (another connection holds its write lock) logs a warning, and the
+    /// A count the store cannot answer (another connection holds its write lock) logs a line, and the
     /// notification is counted again once the store answers: its line is not lost.
     @Test func aFailedCountIsCountedAgain() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("done-\(UUID().uuidString)")
@@ -76,7 +76,7 @@ import Testing
         let store = try SQLiteStore(path: path, logger: .disabled(), busyTimeoutMilliseconds: 50)
         let lines = MemoryLogHandler()
         let reports = NotificationDoneReports(
-            NotificationDoneLog(store: store, logger: Logger(label: "test", level: .info, handler: lines)),
+            NotificationDoneLog(store: store, logger: Logger(label: "test", level: .debug, handler: lines)),
             interval: .milliseconds(10),
             retryInterval: .milliseconds(50)
         )
@@ -88,7 +88,9 @@ import Testing
         for _ in 0..<600 where !lines.entries.contains(where: { $0.message == failed }) {
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(lines.entries.contains { $0.level == .warning && $0.message == failed })
+        // A store locked past its busy timeout is storage away, which the store pool's health logs once: the
+        // loop's own line is at debug.
+        #expect(lines.entries.contains { $0.level == .debug && $0.message == failed })
         try blocker.execute("ROLLBACK")
         for _ in 0..<600 where !lines.entries.contains(where: { $0.message == "notification done" }) {
             try await Task.sleep(for: .milliseconds(50))
