@@ -177,24 +177,30 @@ final class ConnectionTable: Sendable {
 
     /// The request ended (answered or aborted): the next request's header deadline starts now.
     func requestEnded(_ connection: OpaquePointer) {
-        move(connection, to: .headers, after: headerTimeout)
-        state.withLock { state in
-            let key = Self.key(connection)
-            guard let socket = state.open[key]?.socket else { return }
-            let received = cmhd_socket_received_bytes(socket)
-            state.open[key]?.receivedAtLastEnd = received < 0 ? nil : received
+        move(connection, to: .headers, after: headerTimeout) { entry in
+            let received = cmhd_socket_received_bytes(entry.socket)
+            entry.receivedAtLastEnd = received < 0 ? nil : received
         }
     }
 
-    private func move(_ connection: OpaquePointer, to stage: Stage?, after timeout: Duration) {
+    /// Moves the connection to `stage` with its deadline `timeout` from now, and applies `also` to its entry
+    /// under the same lock.
+    private func move(
+        _ connection: OpaquePointer,
+        to stage: Stage?,
+        after timeout: Duration,
+        also: (inout Entry) -> Void = { _ in }
+    ) {
         let now = ContinuousClock.now
         state.withLock { state in
             let key = Self.key(connection)
-            guard let entry = state.open[key], !entry.dropped else { return }
-            state.open[key]?.stage = stage
-            state.open[key]?.since = now
-            state.open[key]?.deadline = now + timeout
-            state.open[key]?.bytes = 0
+            guard var entry = state.open[key], !entry.dropped else { return }
+            entry.stage = stage
+            entry.since = now
+            entry.deadline = now + timeout
+            entry.bytes = 0
+            also(&entry)
+            state.open[key] = entry
         }
     }
 

@@ -119,7 +119,7 @@ public struct RelayAPI: Sendable {
     /// 503 `storage_unavailable` with `Retry-After`, since the same call may well succeed later. Nothing was
     /// recorded (every write is one transaction).
     static func storageUnavailable(_ error: any Error) -> HTTPError? {
-        guard let error = error as? StoreError, error.isTransient || error.code == .corrupt else { return nil }
+        guard let error = error as? StoreError, error.isTransient || error.meansDamage else { return nil }
         return HTTPError(
             status: 503,
             code: "storage_unavailable",

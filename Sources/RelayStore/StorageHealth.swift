@@ -39,7 +39,7 @@ public final class StorageHealth: Sendable {
     /// Notes a call's outcome: `error` nil when it answered. Errors of the call itself (a constraint, a
     /// conflict) say nothing about the storage being there; damage does (``damage``).
     public func record(_ error: (any Error)?) {
-        if let error = error as? StoreError, error.code == .corrupt { return recordDamage(error) }
+        if let error = error as? StoreError, error.meansDamage { return recordDamage(error) }
         if let error, !Self.isOutage(error) { return }
         let changed = state.withLock { state -> Bool in
             let now = time.monotonic
@@ -82,6 +82,6 @@ public final class StorageHealth: Sendable {
     /// Whether this type logs `error` once (storage away, or damaged): a loop that meets it at every turn
     /// logs it at debug instead of a line a turn for as long as it lasts.
     public static func logsOnce(_ error: any Error) -> Bool {
-        isOutage(error) || (error as? StoreError)?.code == .corrupt
+        isOutage(error) || (error as? StoreError)?.meansDamage == true
     }
 }

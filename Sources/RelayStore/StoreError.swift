@@ -61,6 +61,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// connection was free by the deadline. ``StorageHealth`` logs such a spell once.
     public var meansStorageAway: Bool { [.io, .busy, .unavailable].contains(code) }
 
+    /// Whether the store is damaged (``Code/corrupt``): ``StorageHealth`` logs it once, and ``StorePool``
+    /// makes no more calls of the store.
+    public var meansDamage: Bool { code == .corrupt }
+
     /// Whether the store refused the call for the values it was given or found (one it cannot keep, a
     /// constraint, a stored value it cannot read back), so the same call fails again whenever it is made.
     public var refusesData: Bool { [.invalidData, .constraint].contains(code) }
