@@ -37,20 +37,6 @@ final class ConnectionTable: Sendable {
         case answer
     }
 
-    /// Why a connection was closed early, for the log and ``counts``.
-    enum Closure: String, Sendable, CaseIterable {
-        /// At the header deadline, having sent no byte since its last answer: a client's idle keep-alive
-        /// connection, told apart from one that began a request and did not finish its head.
-        case idle
-        case headerDeadline = "header_deadline"
-        case bodyDeadline = "body_deadline"
-        case slowBody = "slow_body"
-        case slowAnswer = "slow_answer"
-        case addressCap = "address_cap"
-        case prefixCap = "prefix_cap"
-        case shed
-    }
-
     private struct Entry {
         var socket: Int32
         var peer: String
@@ -79,7 +65,7 @@ final class ConnectionTable: Sendable {
         var dropped = 0
         var slots: ConnectionSlots
         var shedding: LoadShedding
-        var closures: [Closure: Int] = [:]
+        var closures: [ConnectionClosure: Int] = [:]
     }
 
     private let headerTimeout: Duration
@@ -118,9 +104,9 @@ final class ConnectionTable: Sendable {
     func opened(_ connection: OpaquePointer, socket: Int32, peer: String) {
         let now = ContinuousClock.now
         let key = Self.key(connection)
-        let events = state.withLock { state -> [(peer: String, closure: Closure)] in
+        let events = state.withLock { state -> [(peer: String, closure: ConnectionClosure)] in
             var entry = Entry(socket: socket, peer: peer, stage: .headers, since: now, deadline: now + headerTimeout)
-            var refused: Closure?
+            var refused: ConnectionClosure?
             if let address = IPAddress(peer), !proxies.trusts(address) {
                 switch state.slots.admit(address) {
                 case .admitted(let slot): entry.slot = slot
@@ -208,11 +194,11 @@ final class ConnectionTable: Sendable {
     /// returns how many.
     @discardableResult
     func sweep(now: ContinuousClock.Instant = .now) -> Int {
-        let events = state.withLock { state -> [(peer: String, closure: Closure)] in
-            var events: [(peer: String, closure: Closure)] = []
+        let events = state.withLock { state -> [(peer: String, closure: ConnectionClosure)] in
+            var events: [(peer: String, closure: ConnectionClosure)] = []
             for (key, entry) in state.open {
                 guard let stage = entry.stage else { continue }
-                let closure: Closure
+                let closure: ConnectionClosure
                 let taken = Self.taken(entry)
                 if entry.sending != nil, taken == nil, stage != .answer { state.open[key]?.sending = nil }
                 if let taken, let sending = entry.sending, pace.isBehind(bytes: taken, after: now - sending.since) {
@@ -241,7 +227,7 @@ final class ConnectionTable: Sendable {
         in state: inout State,
         sparing spared: UInt,
         now: ContinuousClock.Instant
-    ) -> [(peer: String, closure: Closure)] {
+    ) -> [(peer: String, closure: ConnectionClosure)] {
         let excess = state.shedding.excess(live: state.open.count - state.dropped)
         guard excess > 0 else { return [] }
         let candidates = state.open.compactMap { key, entry -> LoadShedding.Candidate? in
@@ -274,7 +260,7 @@ final class ConnectionTable: Sendable {
     }
 
     /// Shuts the entry's socket down (once) and counts why.
-    private static func drop(_ entry: inout Entry, in state: inout State, as closure: Closure) {
+    private static func drop(_ entry: inout Entry, in state: inout State, as closure: ConnectionClosure) {
         guard !entry.dropped else { return }
         shutdown(entry.socket, Int32(SHUT_RDWR))
         entry.dropped = true
@@ -283,7 +269,7 @@ final class ConnectionTable: Sendable {
         state.closures[closure, default: 0] += 1
     }
 
-    private func report(_ events: [(peer: String, closure: Closure)]) {
+    private func report(_ events: [(peer: String, closure: ConnectionClosure)]) {
         for (peer, closure) in events {
             logger.debug("connection closed early", ["http.closure": closure.rawValue, "net.peer": peer])
         }
@@ -306,7 +292,7 @@ final class ConnectionTable: Sendable {
     func stopSweeping() { sweeping.store(false, ordering: .releasing) }
 
     /// Open connections, and how many were closed early for each reason so far.
-    var counts: (open: Int, closures: [Closure: Int]) {
+    var counts: (open: Int, closures: [ConnectionClosure: Int]) {
         state.withLock { ($0.open.count, $0.closures) }
     }
 

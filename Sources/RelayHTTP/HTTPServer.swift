@@ -82,14 +82,7 @@ public final class HTTPServer: Sendable {
         return HTTPServerStatistics(
             openConnections: counts.open,
             connectionLimit: connectionLimit.load(ordering: .acquiring),
-            closedIdle: counts.closures[.idle, default: 0],
-            closedAtHeaderDeadline: counts.closures[.headerDeadline, default: 0],
-            closedAtBodyDeadline: counts.closures[.bodyDeadline, default: 0],
-            closedForSlowBody: counts.closures[.slowBody, default: 0],
-            closedForSlowAnswer: counts.closures[.slowAnswer, default: 0],
-            refusedOverAddressCap: counts.closures[.addressCap, default: 0],
-            refusedOverPrefixCap: counts.closures[.prefixCap, default: 0],
-            shed: counts.closures[.shed, default: 0]
+            closed: counts.closures
         )
     }
 

@@ -3,18 +3,10 @@ import RelayOutbox
 
 extension HTTPServerStatistics {
     /// The API listener's connections for `/metrics`: open now and the most it serves at once (gauges), and
-    /// those it closed itself, by `reason` (a counter, every reason present from the start): a keep-alive
-    /// connection idle since its last answer (`idle`, a client's pool as much as anything), at the header or
-    /// body deadline, for a body or an answer slower than the minimum rate, at accept over the per-address or
-    /// per-range cap, or dropped unfinished to make room (`shed`). None of them is logged: a stranger's flood
-    /// would be a line per connection.
+    /// those it closed itself, by `reason` (a counter, every ``RelayHTTP/ConnectionClosure`` present from the
+    /// start). None of them is logged: a stranger's flood would be a line per connection.
     var samples: [ScrapedSample] {
-        let closed = [
-            ("idle", closedIdle), ("header_deadline", closedAtHeaderDeadline), ("body_deadline", closedAtBodyDeadline),
-            ("slow_body", closedForSlowBody), ("slow_answer", closedForSlowAnswer),
-            ("address_cap", refusedOverAddressCap), ("prefix_cap", refusedOverPrefixCap), ("shed", shed),
-        ]
-        return [
+        [
             ScrapedSample(
                 "pushrelay_http_connections_open",
                 .gauge,
@@ -29,13 +21,13 @@ extension HTTPServerStatistics {
                 value: Double(connectionLimit)
             ),
         ]
-            + closed.map { reason, count in
+            + ConnectionClosure.allCases.map { reason in
                 ScrapedSample(
                     "pushrelay_http_connections_closed_total",
                     .counter,
                     help: "Connections the API's listener closed itself (idle, or before their answer), by reason.",
-                    labels: [("reason", reason)],
-                    value: Double(count)
+                    labels: [("reason", reason.rawValue)],
+                    value: Double(closed(reason))
                 )
             }
     }

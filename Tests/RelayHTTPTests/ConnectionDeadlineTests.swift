@@ -39,8 +39,8 @@ import Testing
 
         func closures(_ statistics: HTTPServerStatistics) -> (this: Int, other: Int) {
             switch self {
-            case .headers: (statistics.closedAtHeaderDeadline, statistics.closedAtBodyDeadline)
-            case .body: (statistics.closedAtBodyDeadline, statistics.closedAtHeaderDeadline)
+            case .headers: (statistics.closed(.headerDeadline), statistics.closed(.bodyDeadline))
+            case .body: (statistics.closed(.bodyDeadline), statistics.closed(.headerDeadline))
             }
         }
     }
@@ -84,8 +84,8 @@ import Testing
             #expect(statusCode(await connection.read(until: "hello")) == 200)
             // Idle after its answer, the keep-alive connection is closed at the next header deadline, as idle.
             #expect(await connection.readsEndOfStream())
-            #expect(server.statistics.closedIdle == 1)
-            #expect(server.statistics.closedAtHeaderDeadline == 0)
+            #expect(server.statistics.closed(.idle) == 1)
+            #expect(server.statistics.closed(.headerDeadline) == 0)
         }
     }
 
@@ -98,8 +98,8 @@ import Testing
             #expect(statusCode(await connection.read(until: "hello")) == 200)
             await connection.write("GET /hello HTTP/1.1\r\nHo")
             #expect(await connection.readsEndOfStream())
-            #expect(server.statistics.closedAtHeaderDeadline == 1)
-            #expect(server.statistics.closedIdle == 0)
+            #expect(server.statistics.closed(.headerDeadline) == 1)
+            #expect(server.statistics.closed(.idle) == 0)
         }
     }
 

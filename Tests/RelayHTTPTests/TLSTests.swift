@@ -65,7 +65,7 @@ import Testing
         ) { server in
             let silent = try RawConnection(port: server.port, receiveTimeout: 20)
             #expect(await silent.readsEndOfStream())
-            #expect(server.statistics.closedAtHeaderDeadline == 1)
+            #expect(server.statistics.closed(.headerDeadline) == 1)
         }
     }
 
