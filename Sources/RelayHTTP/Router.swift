@@ -5,8 +5,10 @@ import RelayCore
 /// - Unknown path: 404 `not_found`. Known path, other method: 405 `method_not_allowed` with `Allow`.
 /// - A thrown ``HTTPError`` is rendered as is; any other error becomes what ``errorAnswer`` makes of it, or
 ///   500 `internal_error` with a generic message, and the error itself is logged with `request.id` and
-///   `http.route`: within the router's `failureLines` budget when it has one (a storage outage fails every
-///   request alike), the lines past it counted and reported (``RelayCore/LogBudget/admit(reporting:at:)``).
+///   `http.route`, at warning when ``errorAnswer`` knew it (a state the layer below reports on its own, as
+///   the store's outage or damage) and at error when not: within the router's `failureLines` budget when it
+///   has one (a storage outage fails every request alike), the lines past it counted and reported
+///   (``RelayCore/LogBudget/admit(reporting:at:)``).
 /// - A literal segment beats a `{parameter}` at the same position (`/v1/devices/count` before
 ///   `/v1/devices/{token}`). Parameters are percent-decoded and never empty (an empty segment matches nothing).
 /// - `HEAD` falls back to the `GET` handler (libmicrohttpd drops the body).
@@ -207,8 +209,10 @@ public struct Router: Sendable {
         } catch let error as HTTPError {
             response = error.response
         } catch {
+            let answer = errorAnswer(error)
             if failureLines?.admit(reporting: logger) ?? true {
-                logger.error(
+                logger.log(
+                    answer == nil ? .error : .warning,
                     "handler failed",
                     [
                         "request.id": request.id, "http.route": pattern,
@@ -216,7 +220,7 @@ public struct Router: Sendable {
                     ]
                 )
             }
-            response = (errorAnswer(error) ?? HTTPError.internal()).response
+            response = (answer ?? HTTPError.internal()).response
         }
         response.route = pattern
         return response

@@ -141,6 +141,27 @@ import Testing
         #expect(entry.metadata["error"]?.contains("hunter2") == true)
     }
 
+    /// An error the router's `errorAnswer` knows (a state the layer below logs on its own) is answered as it
+    /// says and its cause logged at warning; one it does not know is still a 500 logged at error.
+    @Test func aKnownFailureIsAnsweredAsMappedAndLoggedAtWarning() async throws {
+        struct Outage: Error {}
+        let logs = MemoryLogHandler()
+        var router = Router(logger: Logger(label: "test", level: .debug, handler: logs)) { error in
+            error is Outage ? HTTPError(status: 503, code: "storage_unavailable", message: "Later") : nil
+        }
+        router.post("/v1/away") { _, _ in throw Outage() }
+        router.post("/v1/fail") { _, _ in throw Secret() }
+        let away = await router.respond(to: try HTTPRequest(method: "POST", target: "/v1/away", id: "a"))
+        #expect(away.status == 503 && Self.errorCode(away) == "storage_unavailable")
+        let failed = await router.respond(to: try HTTPRequest(method: "POST", target: "/v1/fail", id: "f"))
+        #expect(failed.status == 500)
+        let levels = logs.entries.filter { $0.message == "handler failed" }
+            .map { ($0.metadata["request.id"], $0.level) }
+        #expect(levels.count == 2)
+        #expect(levels.first { $0.0 == "a" }?.1 == .warning)
+        #expect(levels.first { $0.0 == "f" }?.1 == .error)
+    }
+
     /// With a budget, a failure every request meets alike (a storage outage) writes a bounded number of lines:
     /// at most the budget's limit in each second the requests took, and the lines left out are counted in a
     /// `handler failures not logged` line before the next one.
