@@ -2,10 +2,10 @@ import RelayCore
 import Synchronization
 
 /// Whether the store answers, logged once when that changes: a warning when storage goes away (a call failed
-/// for I/O: unreachable, frozen past the statement deadline, or no connection free by a request's deadline)
-/// and a notice when it is back, never a line per call. Back means a call answered with none failing for
-/// ``settle``: on a full disk reads still answer while every write fails, and a read is no sign that the
-/// writes work again.
+/// for I/O: unreachable, frozen past the statement deadline, or no connection free by a request's deadline
+/// while no call answered) and a notice when it is back, never a line per call. Back means a call answered
+/// with none failing for ``settle``: on a full disk reads still answer while every write fails, and a read is
+/// no sign that the writes work again.
 ///
 /// A call that finds the store damaged (``StoreError/Code/corrupt``: a page SQLite cannot read, PostgreSQL's
 /// data or index corruption) marks it ``damage``, logged once at error: whichever call meets the damaged page
@@ -16,6 +16,8 @@ public final class StorageHealth: Sendable {
         var up = true
         /// When the last call failed for I/O (``TimeSource/monotonic``).
         var lastFailure: Duration?
+        /// When a call last answered, with a result or with an error of its own (``TimeSource/monotonic``).
+        var lastAnswer: Duration?
         var damage: StoreError?
     }
     private let state = Mutex(State())
@@ -40,14 +42,15 @@ public final class StorageHealth: Sendable {
     /// conflict) say nothing about the storage being there; damage does (``damage``).
     public func record(_ error: (any Error)?) {
         if let error = error as? StoreError, error.meansDamage { return recordDamage(error) }
-        if let error, !Self.isOutage(error) { return }
+        let now = time.monotonic
+        if let error, !Self.isOutage(error) { return state.withLock { $0.lastAnswer = now } }
         let changed = state.withLock { state -> Bool in
-            let now = time.monotonic
-            if error != nil {
+            guard error == nil else {
                 state.lastFailure = now
                 defer { state.up = false }
                 return state.up
             }
+            state.lastAnswer = now
             guard !state.up, state.lastFailure.map({ now - $0 >= settle }) ?? true else { return false }
             state.up = true
             return true
@@ -58,6 +61,18 @@ public final class StorageHealth: Sendable {
         } else {
             logger.notice("storage available again")
         }
+    }
+
+    /// The time a call starts waiting for a connection, for ``recordNoneFree(_:waitingSince:)``.
+    var waitStart: Duration { time.monotonic }
+
+    /// Notes a call that found no connection free by its deadline (`error`, ``StoreError/Code/unavailable``):
+    /// storage away when no call answered while it waited (every connection held by a call that does not end,
+    /// as on a frozen server), and nothing when calls answered meanwhile: the store is busy (a queue of
+    /// large writes), not away, and the call's 503 says so on its own.
+    func recordNoneFree(_ error: StoreError, waitingSince start: Duration) {
+        let answered = state.withLock { state in state.lastAnswer.map { $0 >= start } ?? false }
+        if !answered { record(error) }
     }
 
     private func recordDamage(_ error: StoreError) {

@@ -6,7 +6,8 @@ import RelayCore
 ///
 /// Each call takes a free member for its whole duration. A call made under a ``StoreDeadline`` that finds
 /// no member free by then is not started and throws ``StoreError/Code/unavailable``; calls without one
-/// wait. Every outcome goes to ``health``, which logs once when storage goes away and once when it is back.
+/// wait. Every outcome goes to ``health``, which logs once when storage goes away and once when it is back
+/// (a call that found no member free counts as storage away only when no call answered while it waited).
 /// Once a call found the store damaged (``StorageHealth/damage``) no call is started: each throws that
 /// damage, so nothing more is written to a store a restore will replace (a message accepted now would be
 /// lost by it) and no delivery is claimed whose result could not be recorded (it would be sent again at
@@ -31,17 +32,21 @@ public final class StorePool: Store {
     /// How many calls run at once.
     public var size: Int { members.count }
 
+    /// Calls waiting for a member.
+    var waiting: Int { slots.waiting }
+
     /// Runs `body` on a free member, once one is free and before the task's ``StoreDeadline``.
     /// - Throws: the store's ``StorageHealth/damage`` once it has one; ``StoreError/Code/unavailable`` when
     ///   the deadline passed first; else what `body` throws.
     func call<T>(_ body: (any Store) async throws -> T) async throws -> T {
         if let damage = health.damage { throw damage }
+        let waitStart = health.waitStart
         guard let index = await slots.acquire(deadline: StoreDeadline.current) else {
             let error = StoreError(
                 code: .unavailable,
                 message: "no storage connection was free by the request's deadline"
             )
-            health.record(error)
+            health.recordNoneFree(error, waitingSince: waitStart)
             throw error
         }
         defer { slots.release(index) }
