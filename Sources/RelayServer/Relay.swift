@@ -43,8 +43,8 @@ public final class Relay: Sendable {
     /// The API listener's access log; its budgets are the admin listener's too, so it alone reports what
     /// both left out.
     private let accessLog: AccessLog
-    /// Both listeners' budget of `handler failed` lines (``RelayAPI``), whose rest is reported at a stop.
-    private let failureLines: LogBudget
+    /// The API's line budgets (``RelayAPI/lineBudgets``), whose rest is reported at a stop.
+    private let apiLines: [LogBudget]
     /// The group ``start()`` runs and its task; nil when not started.
     private let running = MutexBox<(ServiceGroup, Task<Void, Never>)?>(nil)
     /// One consumer per app with `apps[].ditto.kafka`.
@@ -210,7 +210,7 @@ public final class Relay: Sendable {
             readiness: readiness,
             dittoConsumers: dittoConsumers
         )
-        failureLines = api.failureLines
+        apiLines = api.lineBudgets
         let router = api.router()
         let http = Self.httpServerConfiguration(configuration.http)
         let budgets = AccessLog.Budgets()
@@ -327,10 +327,10 @@ public final class Relay: Sendable {
         var services: [ServiceGroup.Entry] = [
             .init(
                 "relay",
-                CloseOnShutdown { [transports, accessLog, failureLines, logger] in
+                CloseOnShutdown { [transports, accessLog, apiLines, logger] in
                     for transport in transports { await transport.shutdown() }
                     accessLog.flush()
-                    failureLines.flush(to: logger)
+                    for budget in apiLines { budget.flush(to: logger) }
                     logger.info("relay stopped")
                 }
             ),

@@ -60,13 +60,15 @@ extension RelayAPI {
                 limits: userLimits(caller)
             )
         }
-        logger.info(
-            created ? "device registered" : "device updated",
-            [
-                "app.id": app.id, "token.suffix": token.suffix, "device.platform": platform.rawValue,
-                "request.id": request.id,
-            ]
-        )
+        if eventLines.admit(reporting: logger) {
+            logger.info(
+                created ? "device registered" : "device updated",
+                [
+                    "app.id": app.id, "token.suffix": token.suffix, "device.platform": platform.rawValue,
+                    "request.id": request.id,
+                ]
+            )
+        }
         return try .json(status: created || heldByAnother ? 201 : 200, DeviceView(device))
     }
 

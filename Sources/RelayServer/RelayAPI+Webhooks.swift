@@ -105,13 +105,15 @@ extension RelayAPI {
         case .created:
             metrics.recordWebhook(kind == .message ? "did_send_message" : "did_send_image_message", app: app.id)
             dispatcher.wake()
-            logger.info(
-                "webhook accepted",
-                [
-                    "app.id": app.id, "notification.id": outcome.notificationId.lowercasedString,
-                    "devices": accepted.devices, "request.id": request.id,
-                ]
-            )
+            if eventLines.admit(reporting: logger) {
+                logger.info(
+                    "webhook accepted",
+                    [
+                        "app.id": app.id, "notification.id": outcome.notificationId.lowercasedString,
+                        "devices": accepted.devices, "request.id": request.id,
+                    ]
+                )
+            }
             return try .json(status: 202, accepted)
         case .duplicate:
             return try .json(status: 200, accepted)

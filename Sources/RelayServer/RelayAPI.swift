@@ -25,6 +25,16 @@ public struct RelayAPI: Sendable {
         interval: .seconds(1),
         lines: "handler failures"
     )
+    /// The budget of the `device registered` / `device updated` and `webhook accepted` lines, as many a second
+    /// as the access log's answered requests': a backend registering a user base or relaying a busy app's
+    /// messages writes a bounded number of them (each call is still in the access log's count).
+    let eventLines = LogBudget(
+        limit: AccessLog.Kind.answered.linesPerSecond,
+        interval: .seconds(1),
+        lines: "device and webhook lines"
+    )
+    /// The API's own line budgets, whose lines left out are reported at a stop.
+    var lineBudgets: [LogBudget] { [failureLines, eventLines] }
 
     /// - Parameter readiness: what `GET /readyz` checks; nil makes one over `store` and the directory's apps.
     public init(

@@ -71,15 +71,19 @@ public final class TestRelay: Sendable {
         public var feedback: FeedbackSender.Settings
         /// How often the relay reads the store's gauges.
         public var gaugeInterval: Duration
+        /// The in-process relay's log (its store's stays off).
+        public var logger: Logger
 
         public init(
             time: any TimeSource = SystemTimeSource(),
             feedback: FeedbackSender.Settings = .init(),
-            gaugeInterval: Duration = .seconds(10)
+            gaugeInterval: Duration = .seconds(10),
+            logger: Logger = .disabled()
         ) {
             self.time = time
             self.feedback = feedback
             self.gaugeInterval = gaugeInterval
+            self.logger = logger
         }
     }
 
@@ -155,7 +159,7 @@ public final class TestRelay: Sendable {
                 configuration: configuration,
                 store: try store.open(configuration, options.time),
                 time: options.time,
-                logger: .disabled(),
+                logger: options.logger,
                 feedback: options.feedback,
                 gaugeInterval: options.gaugeInterval
             )
