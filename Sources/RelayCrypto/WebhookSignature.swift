@@ -7,6 +7,8 @@ public enum WebhookSignature {
     public static let header = "X-PushRelay-Signature"
     /// Signatures older or newer than this many SECONDS are refused (replay window): 300.
     public static let toleranceSeconds = 300
+    /// Most `v1` entries a header may carry: a sender rotating its secret signs with two.
+    public static let maxSignatures = 8
 
     /// The header value for `body` signed at `timestamp` (UNIX SECONDS).
     public static func sign(_ body: Data, secret: String, timestamp: Int) -> String {
@@ -33,8 +35,9 @@ public enum WebhookSignature {
     }
 
     /// Checks a header value against `body`; any `v1` entry that any of `secrets` made passes (several
-    /// entries allow secret rotation on the sender's side, several secrets on the receiver's). Comparison
-    /// is constant-time.
+    /// entries allow secret rotation on the sender's side, several secrets on the receiver's, at most
+    /// ``maxSignatures``). Comparison is constant-time. A header with two `t` entries is malformed: a proxy
+    /// or log reading the first must not see another time than the one checked.
     /// - Returns: the signed timestamp `t` (UNIX SECONDS): with the body, what names the signed request,
     ///   however its header is written.
     /// - Throws: ``Failure`` saying why it was refused.
@@ -49,9 +52,12 @@ public enum WebhookSignature {
             switch pair[0] {
             // The signed text is "t.body" with t as the header writes it: only a whole number written as
             // Swift writes it (no `+`, no leading zero) is taken, so the header's t is the signed one.
-            case "t": timestamp = Int(pair[1]).flatMap { String($0) == pair[1] ? $0 : nil }
+            case "t":
+                guard timestamp == nil else { throw .malformed }
+                timestamp = Int(pair[1]).flatMap { String($0) == pair[1] ? $0 : nil }
+                guard timestamp != nil else { throw .malformed }
             case "v1":
-                guard let bytes = Data(hex: pair[1]) else { throw .malformed }
+                guard let bytes = Data(hex: pair[1]), signatures.count < maxSignatures else { throw .malformed }
                 signatures.append(bytes)
             default: continue
             }

@@ -22,6 +22,14 @@ import Testing
             // t written otherwise than the number the HMAC covers ("1800000000.body").
             ("t=0" + WebhookSignature.sign(body, secret: secret, timestamp: 1_800_000_000).dropFirst(2), .malformed),
             ("t=+" + WebhookSignature.sign(body, secret: secret, timestamp: 1_800_000_000).dropFirst(2), .malformed),
+            // A second t, before or after the signed one: which one a reader takes is not the relay's guess.
+            ("t=1," + WebhookSignature.sign(body, secret: secret, timestamp: 1_800_000_000), .malformed),
+            (WebhookSignature.sign(body, secret: secret, timestamp: 1_800_000_000) + ",t=1", .malformed),
+            // More v1 entries than any rotation needs, the right one among them.
+            (
+                String(repeating: "v1=00,", count: 8)
+                    + WebhookSignature.sign(body, secret: secret, timestamp: 1_800_000_000), .malformed
+            ),
             (WebhookSignature.sign(body, secret: secret, timestamp: 1_800_000_000 - 301), .stale),
             // Timestamps whose distance from now overflows Int (this crashed the relay) are stale.
             (WebhookSignature.sign(body, secret: secret, timestamp: Int.min), .stale),
