@@ -66,7 +66,8 @@ extension Configuration {
     /// What is valid but likely a mistake, one line each, for `config check` to print and `serve` to log:
     /// a lease shorter than about three request timeouts, the longest a claimed push may wait in its lane
     /// behind a push service that does not answer and then be sent, lets it be claimed again while in
-    /// flight and sent twice.
+    /// flight and sent twice; two apps trusting one JWT key take each other's tokens
+    /// (``sharedUserKeyWarnings``).
     public var warnings: [String] {
         var warnings: [String] = []
         if delivery.leaseSeconds * 1000 < 3 * delivery.requestTimeoutMilliseconds {
@@ -76,7 +77,7 @@ extension Configuration {
                     + "waits for a slow push service may be taken again before it is answered, and sent twice"
             )
         }
-        return warnings
+        return warnings + sharedUserKeyWarnings
     }
 
     /// Checks every rule and reports all problems at once; zero or negative limits are refused, never turned

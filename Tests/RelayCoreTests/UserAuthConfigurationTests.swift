@@ -135,4 +135,50 @@ import Testing
                 == (problem.map { ["apps[0].userAuth.dittoAuthWebhook.url: \($0)"] } ?? [])
         )
     }
+
+    /// Two apps that trust one JWT key take each other's tokens unless their audiences (or issuers) differ:
+    /// `config check` and `serve` warn, whatever path each names the key by.
+    @Test func appsSharingAJWTKeyWithoutDistinctAudiencesAreWarnedOf() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func key(_ name: String, _ contents: String) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let shared = try key("a.pem", "KEY-A\n")
+        let samePEMElsewhere = try key("copy.pem", "KEY-A")
+        let another = try key("b.pem", "KEY-B")
+        func warnings(_ first: String, _ second: String) throws -> [String] {
+            let url = directory.appendingPathComponent("config.json")
+            let apps = [("one", first, "b"), ("two", second, "c")].map { id, jwt, hash in
+                #"{"id":"\#(id)","topic":"t","apiKeySHA256":["\#(String(repeating: hash, count: 64))"],"#
+                    + #""userAuth":{"jwt":\#(jwt)}}"#
+            }
+            try Data(#"{"apps":[\#(apps.joined(separator: ","))]}"#.utf8).write(to: url)
+            return try Configuration.load(file: url.path, environment: [:]).warnings
+        }
+        let onlyOne = try warnings(
+            #"{"publicKeyFiles":["\#(shared)"],"audience":"one"}"#,
+            #"{"publicKeyFiles":["\#(another)","\#(samePEMElsewhere)"]}"#
+        )
+        #expect(onlyOne.count == 1)
+        #expect(onlyOne.first?.hasPrefix("apps 'one' and 'two' trust the same JWT key (\(samePEMElsewhere))") == true)
+        #expect(
+            try warnings(
+                #"{"jwksURL":"https://id.example.test/jwks","issuer":"https://id.example.test/"}"#,
+                #"{"jwksURL":"https://id.example.test/jwks","issuer":"https://id.example.test/"}"#
+            ).count == 1
+        )
+        let apart = [
+            (
+                #"{"publicKeyFiles":["\#(shared)"],"audience":"one"}"#,
+                #"{"publicKeyFiles":["\#(shared)"],"audience":"two"}"#
+            ),
+            (#"{"publicKeyFiles":["\#(shared)"],"issuer":"a"}"#, #"{"publicKeyFiles":["\#(shared)"],"issuer":"b"}"#),
+            (#"{"publicKeyFiles":["\#(shared)"]}"#, #"{"publicKeyFiles":["\#(another)"]}"#),
+        ]
+        for (first, second) in apart { #expect(try warnings(first, second).isEmpty, "\(first) \(second)") }
+    }
 }
