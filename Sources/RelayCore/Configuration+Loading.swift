@@ -31,13 +31,17 @@ extension Configuration {
 
     /// `path`'s bytes, read through a file handle, so a pipe or device (`--config <(...)`, `/dev/stdin`) reads
     /// as a regular file does, to its end (a pipe is read until its writer closes it).
-    /// - Throws: ``Invalid`` when `path` is a directory or there are more than ``maxFileBytes``; Foundation's
-    ///   error when the file cannot be opened or read.
+    /// - Throws: ``Invalid`` when `path` names nothing, a directory, or a file that cannot be opened, or there
+    ///   are more than ``maxFileBytes``; Foundation's error when the file cannot be read.
     private static func readFile(_ path: String) throws -> Data {
+        guard FileManager.default.fileExists(atPath: path) else { throw Invalid(["\(path): no such file"]) }
         if FileManager.default.isDirectory(atPath: path) {
             throw Invalid(["\(path): a directory, not a configuration file"])
         }
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) } catch {
+            throw Invalid(["\(path): cannot be opened (\(error.localizedDescription))"])
+        }
         defer { try? handle.close() }
         let data = try handle.read(upToCount: maxFileBytes + 1) ?? Data()
         guard data.count <= maxFileBytes else { throw Invalid(["\(path): larger than \(maxFileBytes) bytes"]) }
@@ -202,6 +206,10 @@ extension Configuration {
             if let problem = strictSyntax(Data(value.utf8)) { return "\(variable): not strict JSON: \(problem)" }
             guard let json = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
             else { return "\(variable): is not valid JSON for \(path.joined(separator: "."))" }
+            // A list's variable takes the list alone, not a file's object around it (`{"apps": [...]}`).
+            if current is [Any], !(json is [Any]) {
+                return "\(variable): must be a JSON array for \(path.joined(separator: ".")) (the array alone)"
+            }
             parsed = json
         }
         guard let parsed else {

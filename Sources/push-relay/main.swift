@@ -2,7 +2,7 @@ import Foundation
 import RelayCLI
 
 /// `push-relay serve | health | mock-apns | mock-fcm | mock-webpush | mock-kafka | send | version |
-/// keys new|vapid | config check | storage copy | storage requery-done |
+/// keys new|vapid|user-token | config check | storage copy | storage requery-done |
 /// storage end-pending`.
 let usage = """
     usage: push-relay <command> [options]
@@ -20,6 +20,8 @@ let usage = """
       version      print the versions of PushRelay and the C libraries it links
       keys new     print a new API key and the SHA-256 to configure
       keys vapid   write a new VAPID key pair for apps[].webPush and print its public key
+      keys user-token
+                   print a user token (an ES256 JWT signed by a P-256 key), for development
       config check validate and print the effective configuration, secrets redacted
       storage copy copy a relay's data from one store into an empty one (SQLite to PostgreSQL, or back)
       storage requery-done

@@ -92,6 +92,10 @@ import Testing
         let folder = try await Self.run(["config", "check", "--config", directory.url.path])
         #expect(folder.status == 1 && folder.stderr.contains("a directory, not a configuration file"))
         #expect(!folder.stderr.contains("NSCocoaErrorDomain"), "\(folder.stderr)")
+        // A file that is not there is said to be missing, not unreadable as JSON.
+        let missing = directory.url.appendingPathComponent("nowhere.json").path
+        let none = try await Self.run(["config", "check", "--config", missing])
+        #expect(none.status == 1 && none.stderr.contains("\(missing): no such file"), "\(none.stderr)")
     }
 
     /// A PostgreSQL URL libpq cannot read fails the check, as it stops `serve`, and its password (which libpq

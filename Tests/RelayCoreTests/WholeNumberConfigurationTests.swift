@@ -31,6 +31,12 @@ import Testing
                 "apps[0].badgeUpdateSeconds: must be a whole number"
             ]
         )
+        // The variable takes the apps array alone: a file's object around it is named as the variable's.
+        #expect(
+            P.problems(nil, environment: ["PUSH_RELAY_APPS": #"{"apps":\#(apps)}"#]) == [
+                "PUSH_RELAY_APPS: must be a JSON array for apps (the array alone)"
+            ]
+        )
         // A whole number written with a fraction part is a whole number.
         #expect(P.problems(try folder.appFile(#""pushDelaySeconds":2.0"#)).isEmpty)
     }
