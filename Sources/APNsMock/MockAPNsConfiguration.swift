@@ -57,6 +57,9 @@ public struct MockAPNsConfiguration: Sendable {
     /// Called on the server's thread for every request answered 200, after recording. Keep it short; never
     /// print the full device token (use `RecordedRequest.deviceTokenSuffix`).
     public var onAccepted: (@Sendable (RecordedRequest) -> Void)?
+    /// Called on the server's thread for every request answered otherwise (a refusal, a scripted error),
+    /// after recording; the same care.
+    public var onRefused: (@Sendable (RecordedRequest) -> Void)?
 
     public init(
         host: String = "127.0.0.1",

@@ -41,14 +41,21 @@ open class MockServer<Script: Sendable, Record: Sendable & Encodable>: @unchecke
         problem =
             configuration.maxConcurrentStreams > 0
             ? configuration.serviceProblem : "maxConcurrentStreams must be positive"
-        let (keepInMemory, onAccepted) = (configuration.recordInMemory, configuration.onAccepted)
+        let (keepInMemory, onAccepted, onRefused) =
+            (configuration.recordInMemory, configuration.onAccepted, configuration.onRefused)
         let maxConcurrentStreams = configuration.maxConcurrentStreams
         makeHandler = { connection, file in
             MockConnection(
                 connection: connection,
                 service: makeService(),
                 state: state,
-                recording: MockRecording(log: log, keepInMemory: keepInMemory, file: file, onAccepted: onAccepted),
+                recording: MockRecording(
+                    log: log,
+                    keepInMemory: keepInMemory,
+                    file: file,
+                    onAccepted: onAccepted,
+                    onRefused: onRefused
+                ),
                 maxConcurrentStreams: maxConcurrentStreams
             )
         }

@@ -21,10 +21,13 @@ package protocol MockServerSettings<Script, Record>: Sendable {
     var script: Script { get }
     /// Called on the server's thread for every accepted request, after recording.
     var onAccepted: (@Sendable (Record) -> Void)? { get }
+    /// Called on the server's thread for every request answered otherwise, after recording.
+    var onRefused: (@Sendable (Record) -> Void)? { get }
     /// What else makes the configuration unusable, if anything (checked by ``MockServer/start()``).
     var serviceProblem: String? { get }
 }
 
 extension MockServerSettings {
     package var serviceProblem: String? { nil }
+    package var onRefused: (@Sendable (Record) -> Void)? { nil }
 }

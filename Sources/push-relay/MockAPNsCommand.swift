@@ -40,7 +40,12 @@ enum MockAPNsCommand {
         let signals = Signals()
         try server.start()
         let scheme = configuration.tls == nil ? "http" : "https"
-        let auth = configuration.authentication == .disabled ? "no auth" : "\(configuration.providerKeys.count) key(s)"
+        let auth =
+            switch (configuration.authentication, configuration.providerKeys.count) {
+            case (.disabled, _): "no auth"
+            case (_, 0): "no key: every request is refused 403; pass --key KID:TEAM:FILE or --no-auth"
+            case (_, let count): "\(count) key(s)"
+            }
         say("mock APNs listening on \(scheme)://\(configuration.host):\(server.port) (\(auth))")
         try await MockLifecycle.run("mock-apns", signals: signals) { server.stop() }
         say("mock APNs stopped after \(server.answeredCount) request(s)")
@@ -83,8 +88,19 @@ enum MockAPNsCommand {
         if let script = arguments.value("script") {
             configuration.script = try MockScript(contentsOf: URL(fileURLWithPath: script))
         }
-        if !arguments.flag("quiet") { configuration.onAccepted = { say(acceptedLine($0)) } }
+        if !arguments.flag("quiet") {
+            configuration.onAccepted = { say(acceptedLine($0)) }
+            configuration.onRefused = { say(refusedLine($0)) }
+        }
         return configuration
+    }
+
+    /// `mock APNs refused status=403 reason=InvalidProviderToken apns-id=… token=…1a2b3c4d topic=…`: a
+    /// request the mock answered otherwise than 200 (its checks, or its script), so a developer sees it too.
+    static func refusedLine(_ request: RecordedRequest) -> String {
+        "mock APNs refused status=\(request.status) reason=\(request.reason ?? "-")"
+            + " apns-id=\(request.apnsId ?? "-") token=…\(request.deviceTokenSuffix ?? "")"
+            + " topic=\(request.header("apns-topic") ?? "-")"
     }
 
     /// `mock APNs accepted apns-id=… token=…1a2b3c4d topic=com.example.chat push-type=alert bytes=123
