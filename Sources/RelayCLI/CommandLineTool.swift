@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import RelayCrypto
 
 /// What both executables do with their first word: dispatch a subcommand, print the usage for `help`, and
@@ -36,7 +37,7 @@ public enum CommandLineTool {
             printError("\(name) \(command): \(problem)")
             status = 2
         } catch {
-            printError("\(name) \(command): \(error)")
+            printError("\(name) \(command): \((error as? any TerminalMessage)?.message ?? "\(error)")")
             status = 1
         }
         if status == 0, Console.outputLost.load(ordering: .relaxed) {

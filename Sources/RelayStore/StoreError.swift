@@ -1,8 +1,10 @@
+import RelayCore
+
 /// A store operation that failed, with a ``Code`` callers can switch on and a message for logs.
 ///
 /// Messages name the failing call and SQLite's (or the backend's) own text; they never carry a full
 /// device token (only ``RelayCore/DeviceToken/suffix``).
-public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible, TerminalMessage {
     /// What kind of failure: an open set, so backends can add codes without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let description: String
