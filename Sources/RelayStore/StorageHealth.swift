@@ -2,10 +2,12 @@ import RelayCore
 import Synchronization
 
 /// Whether the store answers, logged once when that changes: a warning when storage goes away (a call failed
-/// for I/O: unreachable, frozen past the statement deadline, or no connection free by a request's deadline
-/// while no call answered) and a notice when it is back, never a line per call. Back means a call answered
-/// with none failing for ``settle``: on a full disk reads still answer while every write fails, and a read is
-/// no sign that the writes work again.
+/// for I/O: unreachable, frozen past the statement deadline, or locked past the busy timeout) and a notice
+/// when it is back, never a line per call. A request refused for finding no connection free by its deadline
+/// is not a sign of either: behind one long call (a large room's webhook on SQLite's one connection) the
+/// store is busy, and on a frozen server the calls holding the connections fail at the statement deadline. Back means a call answered with none failing for
+/// ``settle``: on a full disk reads still answer while every write fails, and a read is no sign that the
+/// writes work again.
 ///
 /// A call that finds the store damaged (``StoreError/Code/corrupt``: a page SQLite cannot read, PostgreSQL's
 /// data or index corruption) marks it ``damage``, logged once at error: whichever call meets the damaged page
@@ -16,8 +18,6 @@ public final class StorageHealth: Sendable {
         var up = true
         /// When the last call failed for I/O (``TimeSource/monotonic``).
         var lastFailure: Duration?
-        /// When a call last answered, with a result or with an error of its own (``TimeSource/monotonic``).
-        var lastAnswer: Duration?
         var damage: StoreError?
     }
     private let state = Mutex(State())
@@ -42,15 +42,14 @@ public final class StorageHealth: Sendable {
     /// conflict) say nothing about the storage being there; damage does (``damage``).
     public func record(_ error: (any Error)?) {
         if let error = error as? StoreError, error.meansDamage { return recordDamage(error) }
-        let now = time.monotonic
-        if let error, !Self.isOutage(error) { return state.withLock { $0.lastAnswer = now } }
+        if let error, !Self.isOutage(error) { return }
         let changed = state.withLock { state -> Bool in
-            guard error == nil else {
+            let now = time.monotonic
+            if error != nil {
                 state.lastFailure = now
                 defer { state.up = false }
                 return state.up
             }
-            state.lastAnswer = now
             guard !state.up, state.lastFailure.map({ now - $0 >= settle }) ?? true else { return false }
             state.up = true
             return true
@@ -61,18 +60,6 @@ public final class StorageHealth: Sendable {
         } else {
             logger.notice("storage available again")
         }
-    }
-
-    /// The time a call starts waiting for a connection, for ``recordNoneFree(_:waitingSince:)``.
-    var waitStart: Duration { time.monotonic }
-
-    /// Notes a call that found no connection free by its deadline (`error`, ``StoreError/Code/unavailable``):
-    /// storage away when no call answered while it waited (every connection held by a call that does not end,
-    /// as on a frozen server), and nothing when calls answered meanwhile: the store is busy (a queue of
-    /// large writes), not away, and the call's 503 says so on its own.
-    func recordNoneFree(_ error: StoreError, waitingSince start: Duration) {
-        let answered = state.withLock { state in state.lastAnswer.map { $0 >= start } ?? false }
-        if !answered { record(error) }
     }
 
     private func recordDamage(_ error: StoreError) {

@@ -59,9 +59,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible, T
     public var isTransient: Bool { [.io, .busy, .conflict, .readOnly, .unavailable].contains(code) }
 
     /// Whether the storage itself is away: it cannot be reached, failed its I/O (a full disk), did not answer
-    /// in time, stayed locked past the busy timeout (another process writing the SQLite file), or no
-    /// connection was free by the deadline. ``StorageHealth`` logs such a spell once.
-    public var meansStorageAway: Bool { [.io, .busy, .unavailable].contains(code) }
+    /// in time, or stayed locked past the busy timeout (another process writing the SQLite file).
+    /// ``StorageHealth`` logs such a spell once. No connection free by a request's deadline
+    /// (``Code/unavailable``) is not one: a busy store refuses so too.
+    public var meansStorageAway: Bool { [.io, .busy].contains(code) }
 
     /// Whether the store is damaged (``Code/corrupt``): ``StorageHealth`` logs it once, and ``StorePool``
     /// makes no more calls of the store.

@@ -6,8 +6,8 @@ import RelayCore
 ///
 /// Each call takes a free member for its whole duration. A call made under a ``StoreDeadline`` that finds
 /// no member free by then is not started and throws ``StoreError/Code/unavailable``; calls without one
-/// wait. Every outcome goes to ``health``, which logs once when storage goes away and once when it is back
-/// (a call that found no member free counts as storage away only when no call answered while it waited).
+/// wait. Every call's outcome goes to ``health``, which logs once when storage goes away and once when it is
+/// back (a call not started says nothing of the storage: ``StorageHealth``).
 /// Once a call found the store damaged (``StorageHealth/damage``) no call is started: each throws that
 /// damage, so nothing more is written to a store a restore will replace (a message accepted now would be
 /// lost by it) and no delivery is claimed whose result could not be recorded (it would be sent again at
@@ -40,14 +40,8 @@ public final class StorePool: Store {
     ///   the deadline passed first; else what `body` throws.
     func call<T>(_ body: (any Store) async throws -> T) async throws -> T {
         if let damage = health.damage { throw damage }
-        let waitStart = health.waitStart
         guard let index = await slots.acquire(deadline: StoreDeadline.current) else {
-            let error = StoreError(
-                code: .unavailable,
-                message: "no storage connection was free by the request's deadline"
-            )
-            health.recordNoneFree(error, waitingSince: waitStart)
-            throw error
+            throw StoreError(code: .unavailable, message: "no storage connection was free by the request's deadline")
         }
         defer { slots.release(index) }
         do {

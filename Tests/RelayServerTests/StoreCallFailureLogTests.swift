@@ -11,7 +11,7 @@ import Testing
         let lines = MemoryLogHandler()
         let logger = Logger(label: "test", level: .debug, handler: lines)
         logger.storeCallFailed("claiming deliveries failed", StoreError(code: .io, message: "gone"), ["app.id": "a"])
-        logger.storeCallFailed("claiming feedback failed", StoreError(code: .unavailable, message: "no connection"))
+        logger.storeCallFailed("claiming feedback failed", StoreError(code: .busy, message: "database is locked"))
         logger.storeCallFailed("claiming feedback failed", StoreError(code: .invalidData, message: "bad row"))
         logger.storeCallFailed("claiming feedback failed", CancellationError())
         let corrupt = StoreError(code: .corrupt, message: "database disk image is malformed")
