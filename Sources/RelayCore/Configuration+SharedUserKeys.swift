@@ -10,9 +10,9 @@ extension Configuration {
         }
         var warnings: [String] = []
         for (position, first) in trusted.enumerated() {
-            let keys = Self.keySources(of: first.jwt)
+            let keys = Self.keySources(of: first.jwt, at: "apps[\(first.index)].userAuth.jwt")
             for second in trusted[(position + 1)...] {
-                let other = Self.keySources(of: second.jwt)
+                let other = Self.keySources(of: second.jwt, at: "apps[\(second.index)].userAuth.jwt")
                 guard let shared = other.first(where: { key in keys.contains { $0.contents == key.contents } })
                 else { continue }
                 guard !Self.apart(first.jwt.audience, second.jwt.audience),
@@ -35,20 +35,23 @@ extension Configuration {
         return one != other
     }
 
-    /// One place a JWT key is trusted from (`name`), compared by `contents`: a file's (the same key under two
-    /// paths is one key), or the JWKS URL.
+    /// One place a JWT key is trusted from, named by its key path (a URL's query may hold a secret), compared
+    /// by `contents`: a file's without its whitespace (the same key under two paths, with other line ends or
+    /// folded otherwise, is one key), or the JWKS URL.
     private struct KeySource {
         var name: String
         var contents: String
     }
 
-    private static func keySources(of jwt: UserAuth.JWT) -> [KeySource] {
-        func file(_ path: String) -> KeySource? {
-            guard let data = FileManager.default.contents(atPath: path) else { return nil }
-            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return KeySource(name: path, contents: "file:" + text)
+    private static func keySources(of jwt: UserAuth.JWT, at path: String) -> [KeySource] {
+        func file(_ file: String, _ name: String) -> KeySource? {
+            guard let data = FileManager.default.contents(atPath: file) else { return nil }
+            let text = String(decoding: data, as: UTF8.self).filter { !$0.isWhitespace }
+            return KeySource(name: name, contents: "file:" + text)
         }
-        return jwt.publicKeyFiles.compactMap(file) + [jwt.jwksFile.flatMap(file)].compactMap { $0 }
-            + [jwt.jwksURL.map { KeySource(name: $0, contents: "url:" + $0) }].compactMap { $0 }
+        let files = jwt.publicKeyFiles.enumerated().compactMap { file($1, "\(path).publicKeyFiles[\($0)]") }
+        let jwks = jwt.jwksFile.flatMap { file($0, "\(path).jwksFile") }
+        let url = jwt.jwksURL.map { KeySource(name: "\(path).jwksURL", contents: "url:" + $0) }
+        return files + [jwks, url].compactMap { $0 }
     }
 }

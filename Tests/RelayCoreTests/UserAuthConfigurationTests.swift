@@ -148,7 +148,7 @@ import Testing
             return path
         }
         let shared = try key("a.pem", "KEY-A\n")
-        let samePEMElsewhere = try key("copy.pem", "KEY-A")
+        let samePEMElsewhere = try key("copy.pem", "KEY-\r\nA")
         let another = try key("b.pem", "KEY-B")
         func warnings(_ first: String, _ second: String) throws -> [String] {
             let url = directory.appendingPathComponent("config.json")
@@ -164,13 +164,20 @@ import Testing
             #"{"publicKeyFiles":["\#(another)","\#(samePEMElsewhere)"]}"#
         )
         #expect(onlyOne.count == 1)
-        #expect(onlyOne.first?.hasPrefix("apps 'one' and 'two' trust the same JWT key (\(samePEMElsewhere))") == true)
         #expect(
-            try warnings(
-                #"{"jwksURL":"https://id.example.test/jwks","issuer":"https://id.example.test/"}"#,
-                #"{"jwksURL":"https://id.example.test/jwks","issuer":"https://id.example.test/"}"#
-            ).count == 1
+            onlyOne.first?.hasPrefix(
+                "apps 'one' and 'two' trust the same JWT key (apps[1].userAuth.jwt.publicKeyFiles[1])"
+            )
+                == true,
+            "\(onlyOne)"
         )
+        // A URL is named by its key path: its query may hold a secret.
+        let byURL = try warnings(
+            #"{"jwksURL":"https://id.example.test/jwks?key=s3cret","issuer":"https://id.example.test/"}"#,
+            #"{"jwksURL":"https://id.example.test/jwks?key=s3cret","issuer":"https://id.example.test/"}"#
+        )
+        #expect(byURL.count == 1 && byURL.first?.contains("(apps[1].userAuth.jwt.jwksURL)") == true, "\(byURL)")
+        #expect(byURL.first?.contains("s3cret") == false)
         let apart = [
             (
                 #"{"publicKeyFiles":["\#(shared)"],"audience":"one"}"#,
