@@ -18,7 +18,7 @@ enum MockAPNsCommand {
           --max-streams N       MAX_CONCURRENT_STREAMS once authenticated (default 1000)
           --record FILE         append every answered request as a JSON line
           --script FILE         faults to inject (see fixtures/mock-script.json)
-          --quiet               no line per accepted push
+          --quiet               no line per accepted or refused push
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
