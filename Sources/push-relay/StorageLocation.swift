@@ -109,16 +109,19 @@ enum StorageLocation: Equatable {
     /// The existing store of `--store` (with `--password-file`), else the store of the relay's configuration
     /// as `serve` reads it (`--config` or `PUSH_RELAY_CONFIG`, `PUSH_RELAY_*` variables: run where the relay
     /// runs, the command needs no location), and the app of `--app`, as the storage commands about one app
-    /// take them.
+    /// take them, with the app's settings when a configuration names it (nil with `--store`).
     /// - Throws: `Arguments.Problem` for a missing option, `--store` beside `--config`, `--password-file`
     ///   without `--store`, or an id no configuration could hold (before the store is opened);
     ///   ``RelayCore/Configuration/Invalid``; ``openExistingStore(logger:)``'s errors.
-    static func openAppStore(_ arguments: Arguments) throws -> (store: any Store, app: String) {
+    static func openAppStore(
+        _ arguments: Arguments
+    ) throws -> (store: any Store, app: String, configured: Configuration.App?) {
         let app = try arguments.required("app")
         guard Configuration.isShortId(app) else {
             throw Arguments.Problem(description: "--app: an app id is \(Configuration.shortIdRule)")
         }
         let location: StorageLocation
+        var configured: Configuration.App?
         if let store = arguments.value("store") {
             guard arguments.value("config") == nil else {
                 throw Arguments.Problem(description: "--store and --config each name a store: give one")
@@ -132,9 +135,11 @@ enum StorageLocation: Equatable {
                         "--password-file goes with --store (a configuration gives storage.postgres.passwordFile)"
                 )
             }
-            location = try configured(ConfigurationFile.load(arguments).configuration.storage)
+            let configuration = try ConfigurationFile.load(arguments).configuration
+            location = try Self.configured(configuration.storage)
+            configured = configuration.apps.first { $0.id == app }
         }
-        return (try location.openExistingStore(logger: Logger(label: "storage", level: .warning)), app)
+        return (try location.openExistingStore(logger: Logger(label: "storage", level: .warning)), app, configured)
     }
 
     /// The store `storage` names: its PostgreSQL URL (with the password of its password file), else its

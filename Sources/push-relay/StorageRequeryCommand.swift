@@ -19,7 +19,7 @@ enum StorageRequeryCommand {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let answered = try answeredTxnId(arguments)
-        let (store, app) = try StorageLocation.openAppStore(arguments)
+        let (store, app, configured) = try StorageLocation.openAppStore(arguments)
         guard let pending = try await store.pendingDittoRequeries()[app] else {
             try report(app: app, cleared: nil)
             FileHandle.standardError.writeLine("push-relay storage: app '\(app)' had no requeryRequired pending")
@@ -32,6 +32,12 @@ enum StorageRequeryCommand {
                     + "\(answered): re-feed the collections again and run this for it"
             )
             return 0
+        }
+        if configured?.ditto?.httpAPI != nil {
+            FileHandle.standardError.writeLine(
+                "push-relay storage: app '\(app)' re-reads its collections itself (apps[].ditto.httpAPI); the "
+                    + "requeryRequired is marked done whether or not that re-read finished"
+            )
         }
         let left = try await store.completeDittoRequery(appId: app, txnId: pending, owner: nil)
         try report(app: app, cleared: pending)

@@ -44,6 +44,31 @@ import Testing
         }
     }
 
+    /// An app that re-reads its collections itself (`ditto.httpAPI`) is cleared as asked, with a warning that
+    /// its own re-read may not have finished; without the configuration (`--store`) nothing can be said.
+    @Test func anAppWithTheHTTPAPIIsClearedWithAWarning() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.url.appendingPathComponent("relay.sqlite").path
+        try await Self.requery(7, at: path)
+        let config = directory.url.appendingPathComponent("config.json")
+        let hash = String(repeating: "a", count: 64)
+        try Data(
+            #"""
+            {"storage": {"sqlitePath": "\#(path)"},
+             "apps": [{"id": "chat", "topic": "t", "apiKeySHA256": ["\#(hash)"],
+                       "ditto": {"ingestSecretSHA256": ["\#(String(repeating: "b", count: 64))"],
+                                 "httpAPI": {"url": "https://app.cloud.example/", "apiKey": "k"}}}]}
+            """#.utf8
+        ).write(to: config)
+        let done = try await CommandTests.run(["storage", "requery-done", "--config", config.path, "--app", "chat"])
+        #expect(done.status == 0 && done.stdout.contains(#""cleared":7"#), "\(done.stdout)\n\(done.stderr)")
+        #expect(done.stderr.contains("re-reads its collections itself (apps[].ditto.httpAPI)"), "\(done.stderr)")
+        try await Self.requery(9, at: path)
+        let bare = try await CommandTests.run(["storage", "requery-done", "--store", "sqlite:\(path)", "--app", "chat"])
+        #expect(bare.status == 0 && !bare.stderr.contains("httpAPI"), "\(bare.stderr)")
+    }
+
     @Test func itClearsThePendingRequeryAndSaysWhichItClearedOfAnExistingStore() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
