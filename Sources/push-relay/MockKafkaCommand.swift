@@ -10,7 +10,8 @@ enum MockKafkaCommand {
         usage: push-relay mock-kafka [options]
           --brokers N                  brokers in the cluster (default 1)
           --topic NAME[:PARTITIONS]    create a topic (default partitions 4); repeatable
-        prints 'mock Kafka listening on HOST:PORT,…' (the bootstrap.servers to give clients), then waits
+        prints 'mock Kafka listening on HOST:PORT,…' (the bootstrap.servers to give clients, on ports of its
+        own choosing), then waits; it keeps only the last few MB of each partition, in memory
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
