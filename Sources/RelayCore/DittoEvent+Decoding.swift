@@ -105,7 +105,7 @@ extension DittoEvent {
             return named(path + [key.stringValue]) + " is missing"
         case .typeMismatch, .valueNotFound: return "\(field) has the wrong type"
         case .dataCorrupted(let context) where context.debugDescription == JSONValue.tooDeep:
-            return "\(field) is \(JSONValue.tooDeep) (counted from the top of the body)"
+            return "\(field) is \(JSONValue.tooDeep) (counted from the top of the request body or Kafka record)"
         case .dataCorrupted: return path.isEmpty ? "not JSON" : "\(field) is not valid"
         @unknown default: return "\(field) is not valid"
         }
