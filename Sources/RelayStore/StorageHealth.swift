@@ -5,9 +5,9 @@ import Synchronization
 /// for I/O: unreachable, frozen past the statement deadline, or locked past the busy timeout) and a notice
 /// when it is back, never a line per call. A request refused for finding no connection free by its deadline
 /// is not a sign of either: behind one long call (a large room's webhook on SQLite's one connection) the
-/// store is busy, and on a frozen server the calls holding the connections fail at the statement deadline. Back means a call answered with none failing for
-/// ``settle``: on a full disk reads still answer while every write fails, and a read is no sign that the
-/// writes work again.
+/// store is busy, and on a frozen server the calls holding the connections fail at the statement deadline.
+/// Back means a call answered with none failing for ``settle``: on a full disk reads still answer while every
+/// write fails, and a read is no sign that the writes work again.
 ///
 /// A call that finds the store damaged (``StoreError/Code/corrupt``: a page SQLite cannot read, PostgreSQL's
 /// data or index corruption) marks it ``damage``, logged once at error: whichever call meets the damaged page

@@ -139,7 +139,8 @@ import Testing
         #expect(value == .number(1))
         for depth in [deepest + 1, 500] {
             let reason =
-                "`change.newValue` is nested deeper than 64 levels (counted from the top of the request body or Kafka record)"
+                "`change.newValue` is nested deeper than 64 levels"
+                + " (counted from the top of the request body or Kafka record)"
             #expect(throws: DittoEventError(index: nil, reason: reason)) {
                 try DittoEvent.decode(event(depth: depth))
             }
@@ -159,7 +160,8 @@ import Testing
             Issue.record("a document nested past the limit was read")
         } catch {
             let reason =
-                "`change.newValue` is nested deeper than 64 levels (counted from the top of the request body or Kafka record)"
+                "`change.newValue` is nested deeper than 64 levels"
+                + " (counted from the top of the request body or Kafka record)"
             #expect(error.reason == reason)
         }
     }
