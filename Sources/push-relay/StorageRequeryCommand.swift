@@ -5,7 +5,8 @@ import RelayStore
 
 /// `push-relay storage requery-done --app ID [--txn-id N] [--config FILE | --store LOCATION]`: marks an app's pending
 /// `requeryRequired` complete, for an operator who re-fed its rooms and users collections by other means (an
-/// app without `apps[].ditto.httpAPI`); its `ditto:<app>` readiness check turns `ok`. With `--txn-id`, only a
+/// app without `apps[].ditto.httpAPI`; for one with it, named by the configuration, it warns that the relay's
+/// own re-read may not have finished); its `ditto:<app>` readiness check turns `ok`. With `--txn-id`, only a
 /// requery at or below N (the one the re-feed answered): a later one stays pending, and N above the pending
 /// one clears that one only, so no requery yet to come counts as done. Prints one JSON line: the app and the
 /// txnId cleared (null when none was, also said on standard error). Exit status 2 for a mistake in the
