@@ -4,6 +4,13 @@ import RelayStore
 /// ``StoreExport`` and ``StoreImport`` on a SQLite connection, shared by ``SQLiteStore`` and the read-only
 /// ``SQLiteReader``. Rows move as JSON objects (``StoreTable``) built and read by SQLite's JSON functions.
 extension SQLiteConnection {
+    /// ``RelayStore/StoreExport/unfinishedCopy()``: the refusal of a store marked by a copy into it.
+    func unfinishedCopy() throws -> StoreError? {
+        try withStatement(StoreCopy.Mark.readSQL) { try $0.step() ? $0.int64(0) : nil }.map {
+            StoreCopy.Mark.refusal(startedAt: $0, fresh: "delete this SQLite file (and its -wal)")
+        }
+    }
+
     /// Up to `limit` rows of `table` after the row `after`, in key order.
     func exportBatch(_ table: StoreTable, after: Data?, limit: Int) throws -> StoreBatch {
         let pairs = table.columns.map { "'\($0)', \(Self.exportExpression(table, $0))" }.joined(separator: ", ")

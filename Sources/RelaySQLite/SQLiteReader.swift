@@ -83,6 +83,8 @@ public actor SQLiteReader: StoreExport {
     /// Nothing to confirm: the store's lock file was held from the start, so no relay ran on it.
     public func finishExport() async throws {}
 
+    public func unfinishedCopy() async throws -> StoreError? { try db.unfinishedCopy() }
+
     public func exportBatch(_ table: StoreTable, after: Data?, limit: Int) async throws -> StoreBatch {
         try db.exportBatch(table, after: after, limit: limit)
     }

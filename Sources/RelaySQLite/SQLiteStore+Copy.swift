@@ -12,6 +12,8 @@ extension SQLiteStore: StoreExport, StoreImport {
     /// (this process's) the copy's caller orders.
     public func finishExport() async throws {}
 
+    public func unfinishedCopy() async throws -> StoreError? { try db.unfinishedCopy() }
+
     public func importedRowCount() async throws -> Int {
         try db.importedRowCount()
     }

@@ -212,9 +212,7 @@ public actor SQLiteStore: Store {
     /// on this file does not start, whatever its instance id: SQLite serves one relay. Once held, later
     /// claims of this store are kept.
     public func claimInstance(_ id: String) async throws {
-        if let started = try db.withStatement(StoreCopy.Mark.readSQL, { try $0.step() ? $0.int64(0) : nil }) {
-            throw StoreCopy.Mark.refusal(startedAt: started, fresh: "delete this SQLite file (and its -wal)")
-        }
+        if let unfinished = try db.unfinishedCopy() { throw unfinished }
         guard instanceLock == nil else { return }
         instanceLock = try InstanceLock(path: InstanceLock.path(of: path), database: path, instanceId: id)
     }

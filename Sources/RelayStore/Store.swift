@@ -539,6 +539,11 @@ public protocol StoreExport: Sendable {
     /// meanwhile (a SQLite source's lock file is held throughout; a PostgreSQL source asks again).
     /// - Throws: ``StoreError`` when a relay may have written during the copy: the copy is not to be used.
     func finishExport() async throws
+
+    /// Why the store is not whole when a copy into it has not finished (``StoreCopy/Mark``, the refusal
+    /// ``Store/claimInstance(_:)`` throws), nil when none is marked: such a store is neither served nor
+    /// copied from, nor changed by the storage commands.
+    func unfinishedCopy() async throws -> StoreError?
 }
 
 /// A store that rows read out of another (``StoreExport``) can be written into, for ``StoreCopy``.

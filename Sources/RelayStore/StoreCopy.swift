@@ -45,13 +45,17 @@ public struct StoreCopy: Sendable {
 
     /// Copies `source` into `destination` and returns the rows copied per table.
     /// - Parameter progress: called after each batch with its table and the table's rows copied so far.
-    /// - Throws: ``Refusal`` when the destination holds rows; ``StoreError`` from either store (the batches
-    ///   before the failing one stay written).
+    /// - Throws: ``Refusal`` when the destination holds rows; ``StoreError`` `.copyUnfinished` when the source
+    ///   is itself a copy that has not finished; ``StoreError`` from either store (the batches before the
+    ///   failing one stay written).
     public func run(
         from source: any StoreExport,
         to destination: any StoreImport,
         progress: (StoreTable, Int) -> Void = { _, _ in }
     ) async throws -> [StoreTable: Int] {
+        if let unfinished = try await source.unfinishedCopy() {
+            throw StoreError(code: unfinished.code, message: "the source: " + unfinished.message)
+        }
         let existing = try await destination.importedRowCount()
         guard existing == 0 else {
             throw Refusal(description: "the destination is not empty (\(existing) rows): copy into a new database")

@@ -17,7 +17,7 @@ enum StorageEndPendingCommand {
         """
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
-        let (store, app, _) = try StorageLocation.openAppStore(arguments)
+        let (store, app, _) = try await StorageLocation.openAppStore(arguments)
         let now = Date()
         // Every relay marks the apps of its configuration served, every few seconds.
         if let mark = try await store.lastPeriodicRun(job: ServedApps.job(app)),

@@ -109,13 +109,14 @@ enum StorageLocation: Equatable {
     /// The existing store of `--store` (with `--password-file`), else the store of the relay's configuration
     /// as `serve` reads it (`--config` or `PUSH_RELAY_CONFIG`, `PUSH_RELAY_*` variables: run where the relay
     /// runs, the command needs no location), and the app of `--app`, as the storage commands about one app
-    /// take them, with the app's settings when a configuration names it (nil with `--store`).
+    /// take them, with the app's settings when a configuration names it (nil with `--store`). A store a copy
+    /// into has not finished is refused, as `serve` refuses it: it holds only part of its source.
     /// - Throws: `Arguments.Problem` for a missing option, `--store` beside `--config`, `--password-file`
     ///   without `--store`, or an id no configuration could hold (before the store is opened);
-    ///   ``RelayCore/Configuration/Invalid``; ``openExistingStore(logger:)``'s errors.
+    ///   ``RelayCore/Configuration/Invalid``; ``openExistingStore(logger:)``'s errors; `.copyUnfinished`.
     static func openAppStore(
         _ arguments: Arguments
-    ) throws -> (store: any Store, app: String, configured: Configuration.App?) {
+    ) async throws -> (store: any Store, app: String, configured: Configuration.App?) {
         let app = try arguments.required("app")
         guard Configuration.isShortId(app) else {
             throw Arguments.Problem(description: "--app: an app id is \(Configuration.shortIdRule)")
@@ -139,7 +140,11 @@ enum StorageLocation: Equatable {
             location = try Self.configured(configuration.storage)
             configured = configuration.apps.first { $0.id == app }
         }
-        return (try location.openExistingStore(logger: Logger(label: "storage", level: .warning)), app, configured)
+        let store = try location.openExistingStore(logger: Logger(label: "storage", level: .warning))
+        if let export = store as? any StoreExport, let unfinished = try await export.unfinishedCopy() {
+            throw unfinished
+        }
+        return (store, app, configured)
     }
 
     /// The store `storage` names: its PostgreSQL URL (with the password of its password file), else its

@@ -20,7 +20,7 @@ enum StorageRequeryCommand {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let answered = try answeredTxnId(arguments)
-        let (store, app, configured) = try StorageLocation.openAppStore(arguments)
+        let (store, app, configured) = try await StorageLocation.openAppStore(arguments)
         guard let pending = try await store.pendingDittoRequeries()[app] else {
             try report(app: app, cleared: nil)
             FileHandle.standardError.writeLine("push-relay storage: app '\(app)' had no requeryRequired pending")

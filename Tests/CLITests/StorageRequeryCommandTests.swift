@@ -69,6 +69,29 @@ import Testing
         #expect(bare.status == 0 && !bare.stderr.contains("httpAPI"), "\(bare.stderr)")
     }
 
+    /// A store a copy into has not finished holds only part of its source: the storage commands neither copy
+    /// it nor change it, as `serve` does not serve it.
+    @Test func aStoreACopyHasNotFinishedIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.url.appendingPathComponent("relay.sqlite").path
+        try await Self.requery(7, at: path)
+        try await SQLiteStore(path: path, logger: .disabled()).beginImport()
+        let copy = directory.url.appendingPathComponent("copy.sqlite").path
+        let commands = [
+            ["storage", "copy", "--from", "sqlite:\(path)", "--to", "sqlite:\(copy)"],
+            ["storage", "requery-done", "--store", "sqlite:\(path)", "--app", "chat"],
+            ["storage", "end-pending", "--store", "sqlite:\(path)", "--app", "chat"],
+        ]
+        for command in commands {
+            let refused = try await CommandTests.run(command)
+            #expect(refused.status == 1, "\(command[1]): \(refused.stdout)")
+            #expect(refused.stderr.contains("has not finished"), "\(command[1]): \(refused.stderr)")
+        }
+        #expect(try await SQLiteStore(path: path, logger: .disabled()).pendingDittoRequeries() == ["chat": 7])
+        #expect(!FileManager.default.fileExists(atPath: copy))
+    }
+
     @Test func itClearsThePendingRequeryAndSaysWhichItClearedOfAnExistingStore() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

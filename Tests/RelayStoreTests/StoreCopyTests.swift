@@ -60,6 +60,25 @@ import Testing
         #expect(try await destination.device(appId: "app-a", token: F.token(1)) != nil)
     }
 
+    /// A store a copy into has not finished is no source either: a copy of it would be served, though it
+    /// holds only part of what it was copied from. Once its copy ends, it is copied as any store.
+    @Test(arguments: StoreKind.allCases) func aStoreACopyHasNotFinishedIsNoSource(kind: StoreKind) async throws {
+        let database = try await kind.makeDatabase()
+        defer { withExtendedLifetime(database) {} }
+        let marked = try #require(try database.open() as? any StoreImport & StoreExport & Store)
+        try await marked.beginImport()
+        #expect(Self.isUnfinishedCopy(try #require(try await marked.unfinishedCopy())))
+        let destination = try SQLiteStore.temporary()
+        await #expect { try await StoreCopy().run(from: marked, to: destination) } throws: {
+            Self.isUnfinishedCopy($0) && "\($0)".contains("the source: ")
+        }
+        #expect(try await destination.importedRowCount() == 0)
+        try await destination.claimInstance("relay-a")
+        try await marked.finishImport()
+        #expect(try await marked.unfinishedCopy() == nil)
+        _ = try await StoreCopy().run(from: marked, to: try SQLiteStore.temporary())
+    }
+
     /// A copy into a PostgreSQL schema a live relay serves is refused before anything is written: the relay
     /// would send the rows as they arrive.
     @Test func aDestinationALiveRelayServesIsRefused() async throws {
