@@ -32,10 +32,7 @@ extension PostgresStore: StoreExport, StoreImport {
         }
     }
 
-    public func unfinishedCopy() async throws -> StoreError? { try unfinishedCopyMark() }
-
-    /// ``unfinishedCopy()`` on this connection, for ``claimInstance(_:)`` too.
-    func unfinishedCopyMark() throws -> StoreError? {
+    public func unfinishedCopy() async throws -> StoreError? {
         try db.query(StoreCopy.Mark.readSQL).all.first.map {
             StoreCopy.Mark.refusal(startedAt: try $0.int64(0), fresh: "drop and create this schema")
         }

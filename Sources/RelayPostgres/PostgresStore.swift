@@ -130,7 +130,7 @@ public actor PostgresStore: Store {
     /// ``InstanceFence`` closes: a critical line, and every call of the relay's stores throws
     /// `.instanceInUse` from then on.
     public func claimInstance(_ id: String) async throws {
-        if let unfinished = try unfinishedCopyMark() { throw unfinished }
+        if let unfinished = try await unfinishedCopy() { throw unfinished }
         guard !db.instanceLocks.contains(id) else { return }
         guard try db.takeInstanceLock(id) else {
             throw StoreError(
