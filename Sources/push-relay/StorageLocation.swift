@@ -91,7 +91,7 @@ enum StorageLocation: Equatable {
     /// mistyped path is an error instead of a new, empty store.
     /// - Throws: ``RelayStore/StoreError`` `.open` when there is no SQLite file at the path, or it (or the
     ///   PostgreSQL database's schema) holds no PushRelay store.
-    func openExistingStore(logger: Logger) throws -> any Store {
+    func openExistingStore(logger: Logger) throws -> any Store & StoreExport {
         switch self {
         case .sqlite(let path):
             guard try SQLiteReader.holdsStore(path) else {
@@ -141,9 +141,7 @@ enum StorageLocation: Equatable {
             configured = configuration.apps.first { $0.id == app }
         }
         let store = try location.openExistingStore(logger: Logger(label: "storage", level: .warning))
-        if let export = store as? any StoreExport, let unfinished = try await export.unfinishedCopy() {
-            throw unfinished
-        }
+        if let unfinished = try await store.unfinishedCopy() { throw unfinished }
         return (store, app, configured)
     }
 
