@@ -14,7 +14,8 @@ import Synchronization
 /// probe's `pushrelay_storage_up` says the store is down) while the lease they were read under lasts; past
 /// it the relay steps down (`pushrelay_outbox_reporter` 0, no figures): it holds the lease no longer, so
 /// through an outage longer than the lease no relay shows itself the reporter. A stop gives the lease up
-/// for the next relay.
+/// for the next relay. The counts are no evidence of storage away (``RelayStore/StorageHealth/counting``): one
+/// past its statement deadline under a large outbox says the store is loaded.
 public final class StoreGaugeReporter: Service {
     /// The periodic lease's name in the store.
     public static let job = "store-gauges"
@@ -126,9 +127,10 @@ public final class StoreGaugeReporter: Service {
             $0.until = asked + lease
         }
         let now = time.now
-        let outbox = try await store.outboxCounts(now: now)
-        let devices = try await store.deviceCounts()
-        let feedback = try await store.pendingFeedbackCount()
+        let (outbox, devices, feedback) = try await StorageHealth.$counting.withValue(true) {
+            let outbox = try await store.outboxCounts(now: now)
+            return (outbox, try await store.deviceCounts(), try await store.pendingFeedbackCount())
+        }
         var byApp = Dictionary(uniqueKeysWithValues: appIds.map { ($0, OutboxCounts()) })
         for (app, counts) in outbox {
             var sum = byApp[metrics.appLabel(app)] ?? OutboxCounts()

@@ -21,6 +21,11 @@ public final class StorageHealth: Sendable {
         var damage: StoreError?
     }
     private let state = Mutex(State())
+    /// Set for the calls of a task that counts whole tables (the store's figures, ``StoreGaugeReporter``): such
+    /// a call running past its statement deadline under a large outbox says the store is loaded, not away, so
+    /// its failures for I/O are not recorded. The storage probe's and every other call's still are, so an
+    /// outage is told as soon; damage found by any call is.
+    @TaskLocal public static var counting = false
     private let logger: Logger
     private let time: any TimeSource
     /// How long calls answer without one failing before storage counts as back.
@@ -42,7 +47,7 @@ public final class StorageHealth: Sendable {
     /// conflict) say nothing about the storage being there; damage does (``damage``).
     public func record(_ error: (any Error)?) {
         if let error = error as? StoreError, error.meansDamage { return recordDamage(error) }
-        if let error, !Self.isOutage(error) { return }
+        if let error, !Self.isOutage(error) || Self.counting { return }
         let changed = state.withLock { state -> Bool in
             let now = time.monotonic
             if error != nil {
