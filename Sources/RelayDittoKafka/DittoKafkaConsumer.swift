@@ -53,6 +53,8 @@ public final class DittoKafkaConsumer: Service {
         var joined = false
         /// The last error librdkafka reported (its name) and when, until a record or an assignment follows.
         var lastError: (name: String, at: Duration)?
+        /// When the apply under way started (``TimeSource/monotonic``), while one is.
+        var applyingSince: Duration?
     }
 
     private struct Lifecycle {
@@ -151,11 +153,15 @@ public final class DittoKafkaConsumer: Service {
 
     /// How long an error librdkafka reports shows in ``check()`` when no record or assignment follows it.
     static let errorShownFor = Duration.seconds(60)
+    /// How long an apply may wait on the store before ``check()`` says so: the storage probe's own limit.
+    static let slowApply = Duration.seconds(2)
 
     /// The consumer's `/readyz` check (admin listener), `ditto-kafka:<appId>`: `ok` while it reads,
     /// `starting` until it is made and subscribed, `not running (…)` while librdkafka refuses to make or
     /// subscribe it (tried again every ``Limits/maxBackoffMilliseconds``; the log says why), `paused (…)`
-    /// while a store failure (or a seek librdkafka refused) pauses its partitions, `degraded (…)` for a minute
+    /// while a store failure (or a seek librdkafka refused) pauses its partitions, `waiting (…)` while a batch
+    /// has waited on the store over ``slowApply`` (a lock the store waits out, each write queued behind the
+    /// others on SQLite's one connection, before the apply fails and pauses), `degraded (…)` for a minute
     /// after librdkafka reports an error (`_TRANSPORT`: brokers that cannot be reached; an authorization
     /// refused) unless a record or an assignment follows, `stopped` from the moment
     /// it is told to stop. Names a librdkafka call, never a path or secret.
@@ -171,6 +177,8 @@ public final class DittoKafkaConsumer: Service {
                 "starting"
             } else if snapshot.paused {
                 "paused (a batch was not applied; trying again)"
+            } else if let since = snapshot.applyingSince, time.monotonic - since >= Self.slowApply {
+                "waiting (a batch has waited on the store over \(Self.slowApply.components.seconds) s)"
             } else if let error = snapshot.lastError, time.monotonic - error.at < Self.errorShownFor {
                 "degraded (\(error.name))"
             } else {

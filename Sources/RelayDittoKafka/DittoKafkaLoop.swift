@@ -224,6 +224,8 @@ final class DittoKafkaLoop {
     private func apply(_ events: [DittoEvent]) -> Result<DittoApplyCounts, any Error> {
         let service = self.service
         let now = service.time.now
+        service.snapshot.withLock { $0.applyingSince = service.time.monotonic }
+        defer { service.snapshot.withLock { $0.applyingSince = nil } }
         return blockingAwait {
             try await service.mirror.applyDittoEvents(
                 events,

@@ -188,8 +188,9 @@ final class SharedCluster: @unchecked Sendable {
         #expect(try committed(topic, partitions: 2) == [0: 15, 1: 15])
     }
 
-    /// An apply may wait on the store for its whole timeout: the records it holds show as lag meanwhile, and
-    /// after a failure the check says `paused` until an apply succeeds, not only between the attempts.
+    /// An apply may wait on the store for its whole timeout: the records it holds show as lag meanwhile, the
+    /// check says `waiting` past 2 s, and after a failure `paused` until an apply succeeds, not only between the
+    /// attempts.
     @Test func aSlowStoreShowsItsRecordsAsLagAndThePauseUntilApplied() async throws {
         let topic = "slow"
         try cluster.createTopic(topic, partitions: 1)
@@ -205,6 +206,9 @@ final class SharedCluster: @unchecked Sendable {
         await mirror.hold()
         try produce(topic, 5..<15, partitions: 1)
         #expect(try await eventually { await mirror.waiting == 1 && lag() == 10 })
+        // Past the storage probe's limit the check says the batch waits, before the apply fails.
+        #expect(try await eventually { consumer.check().value == "waiting (a batch has waited on the store over 2 s)" })
+        #expect(consumer.gauges().first { $0.name == "pushrelay_ditto_kafka_reading" }?.value == 0)
 
         // The held apply fails; the one after the back-off waits again, the check saying paused meanwhile.
         await mirror.setFailing(true)
