@@ -40,6 +40,7 @@ public enum CommandLineTool {
             printError("\(name) \(command): \((error as? any TerminalMessage)?.message ?? "\(error)")")
             status = 1
         }
+        ConsoleLines.shared.drain(within: .seconds(2))
         if status == 0, Console.outputLost.load(ordering: .relaxed) {
             printError("\(name) \(command): standard output could not be written")
             status = 1

@@ -28,7 +28,7 @@ extension DevelopmentSetup {
                 tls: Self.mockTLS,
                 accounts: [try MockFCMAccount(serviceAccount: account)],
                 recordInMemory: false,
-                onAccepted: { say(MockFCMCommand.acceptedLine($0)) }
+                onAccepted: { ConsoleLines.shared.say(MockFCMCommand.acceptedLine($0)) }
             )
         )
         try mock.start()

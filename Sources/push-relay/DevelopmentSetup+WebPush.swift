@@ -58,7 +58,7 @@ extension DevelopmentSetup {
                     tls: Self.mockTLS,
                     subscriptionsDirectory: dataDirectory + "/" + Self.webPushSubscriptions,
                     recordInMemory: false,
-                    onAccepted: { say(MockWebPushCommand.acceptedLine($0)) }
+                    onAccepted: { ConsoleLines.shared.say(MockWebPushCommand.acceptedLine($0)) }
                 )
             )
         }

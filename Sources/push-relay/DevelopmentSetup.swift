@@ -61,7 +61,7 @@ struct DevelopmentSetup {
         )
         configuration.allowedTopics = Set(needing.map { apps[$0].topic })
         configuration.tls = Self.mockTLS
-        configuration.onAccepted = { say(MockAPNsCommand.acceptedLine($0)) }
+        configuration.onAccepted = { ConsoleLines.shared.say(MockAPNsCommand.acceptedLine($0)) }
         let mock = MockAPNsServer(configuration: configuration)
         try mock.start()
         let endpoint = Self.mockEndpoint(port: mock.port)

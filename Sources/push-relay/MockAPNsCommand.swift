@@ -46,9 +46,9 @@ enum MockAPNsCommand {
             case (_, 0): "no key: every request is refused 403; pass --key KID:TEAM:FILE or --no-auth"
             case (_, let count): "\(count) key(s)"
             }
-        say("mock APNs listening on \(scheme)://\(configuration.host):\(server.port) (\(auth))")
+        ConsoleLines.shared.say("mock APNs listening on \(scheme)://\(configuration.host):\(server.port) (\(auth))")
         try await MockLifecycle.run("mock-apns", signals: signals) { server.stop() }
-        say("mock APNs stopped after \(server.answeredCount) request(s)")
+        ConsoleLines.shared.say("mock APNs stopped after \(server.answeredCount) request(s)")
         return 0
     }
 
@@ -89,8 +89,8 @@ enum MockAPNsCommand {
             configuration.script = try MockScript(contentsOf: URL(fileURLWithPath: script))
         }
         if !arguments.flag("quiet") {
-            configuration.onAccepted = { say(acceptedLine($0)) }
-            configuration.onRefused = { say(refusedLine($0)) }
+            configuration.onAccepted = { ConsoleLines.shared.say(acceptedLine($0)) }
+            configuration.onRefused = { ConsoleLines.shared.say(refusedLine($0)) }
         }
         return configuration
     }

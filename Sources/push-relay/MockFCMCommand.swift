@@ -51,17 +51,19 @@ enum MockFCMCommand {
         let signals = Signals()
         try server.start()
         let base = baseURL(configuration, port: server.port)
-        say("mock FCM listening on \(base) (\(configuration.accounts.count) service account(s))")
+        ConsoleLines.shared.say("mock FCM listening on \(base) (\(configuration.accounts.count) service account(s))")
         if var account = newAccount, let path = arguments.value("new-service-account") {
             account.tokenURI = base + MockFCMConfiguration.tokenPath
             do { try SecretFile.write(account.encoded(), to: path, replacing: true) } catch {
                 server.stop()
                 throw error
             }
-            say("mock FCM service account written to \(path) (\(account.clientEmail), project \(account.projectId))")
+            ConsoleLines.shared.say(
+                "mock FCM service account written to \(path) (\(account.clientEmail), project \(account.projectId))"
+            )
         }
         try await MockLifecycle.run("mock-fcm", signals: signals) { server.stop() }
-        say("mock FCM stopped after \(server.answeredCount) message(s)")
+        ConsoleLines.shared.say("mock FCM stopped after \(server.answeredCount) message(s)")
         return 0
     }
 
@@ -98,7 +100,7 @@ enum MockFCMCommand {
         if let script = arguments.value("script") {
             configuration.script = try MockFCMScript(contentsOf: URL(fileURLWithPath: script))
         }
-        if !arguments.flag("quiet") { configuration.onAccepted = { say(acceptedLine($0)) } }
+        if !arguments.flag("quiet") { configuration.onAccepted = { ConsoleLines.shared.say(acceptedLine($0)) } }
         return configuration
     }
 

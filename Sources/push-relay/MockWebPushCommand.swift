@@ -47,12 +47,12 @@ enum MockWebPushCommand {
         // Caught from before the command says it is up (``Signals``).
         let signals = Signals()
         try server.start()
-        say(
+        ConsoleLines.shared.say(
             "mock Web Push listening on \(server.baseURL) (subscriptions in "
                 + "\(configuration.subscriptionsDirectory ?? "-"); endpoints \(server.baseURL)/push/<id>)"
         )
         try await MockLifecycle.run("mock-webpush", signals: signals) { server.stop() }
-        say("mock Web Push stopped after \(server.answeredCount) push(es)")
+        ConsoleLines.shared.say("mock Web Push stopped after \(server.answeredCount) push(es)")
         return 0
     }
 
@@ -88,7 +88,7 @@ enum MockWebPushCommand {
         if let script = arguments.value("script") {
             configuration.script = try MockWebPushScript(contentsOf: URL(fileURLWithPath: script))
         }
-        if !arguments.flag("quiet") { configuration.onAccepted = { say(acceptedLine($0)) } }
+        if !arguments.flag("quiet") { configuration.onAccepted = { ConsoleLines.shared.say(acceptedLine($0)) } }
         return configuration
     }
 

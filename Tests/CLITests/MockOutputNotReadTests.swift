@@ -1,0 +1,49 @@
+import Foundation
+import RelayTestSupport
+import Testing
+
+/// A mock whose standard output a parent captures but does not read goes on answering: its line per request
+/// waits on a thread of its own (``RelayCLI/ConsoleLines``), not on the server's, so a full pipe stalls no
+/// request; the lines come out, in order, once the parent reads.
+@Suite struct MockOutputNotReadTests {
+    @Test(.timeLimit(.minutes(3))) func aMockAnswersWhileNobodyReadsItsOutput() async throws {
+        let mock = Process()
+        mock.executableURL = try pushRelayBinary()
+        mock.arguments = ["mock-apns", "--port", "0", "--h2c"]
+        let output = Pipe()
+        mock.standardOutput = output
+        mock.standardError = FileHandle.nullDevice
+        try mock.run()
+        defer { if mock.isRunning { mock.terminate() } }
+        let reader = output.fileHandleForReading
+        var first = Data()
+        while !first.contains(0x0A), let chunk = try reader.read(upToCount: 1), !chunk.isEmpty { first += chunk }
+        let address = String(decoding: first, as: UTF8.self)
+        let port = try #require(
+            address.split(separator: " ").dropFirst(4).first.flatMap { URL(string: String($0))?.port }
+        )
+
+        // 2,000 refusals make about 300 kB of lines, several times a pipe's 64 kB buffer; none is read.
+        let load = Process()
+        load.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        load.arguments = [
+            "-s", "KILL", "60", "h2load", "-n", "2000", "-c", "1", "-m", "1", "http://127.0.0.1:\(port)/3/device/ab",
+        ]
+        let loadOutput = Pipe()
+        load.standardOutput = loadOutput
+        try load.run()
+        let report = String(decoding: try loadOutput.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
+        load.waitUntilExit()
+        #expect(load.terminationStatus == 0, "h2load: \(report)")
+        #expect(report.contains("2000 done"), "\(report)")
+
+        mock.terminate()
+        let rest = String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self)
+        mock.waitUntilExit()
+        let lines = rest.split(separator: "\n")
+        #expect(lines.count == 2001, "\(lines.suffix(3))")
+        #expect(lines.dropLast().allSatisfy { $0.hasPrefix("mock APNs refused status=405 ") })
+        #expect(lines.last == "mock APNs stopped after 2000 request(s)")
+        #expect(mock.terminationStatus == 0)
+    }
+}
