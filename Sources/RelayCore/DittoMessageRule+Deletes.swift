@@ -14,6 +14,17 @@ extension DittoMessageRule {
         /// The delete's `createdOn`, no later than its arrival.
         public let createdOn: Date
 
+        /// This deletion of `messageId` instead (the first message of the JS edit chain the deleted one ends).
+        public func naming(_ messageId: String) -> Deletion {
+            Deletion(
+                messageId: messageId,
+                deleteId: deleteId,
+                roomId: roomId,
+                senderId: senderId,
+                createdOn: createdOn
+            )
+        }
+
         /// The deleted message as its room's index keeps it: archived, so unread counts leave it out whether
         /// its own row came first or comes later.
         public var archivedIndexRow: IndexedMessage {

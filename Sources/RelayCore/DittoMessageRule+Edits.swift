@@ -12,6 +12,11 @@ extension DittoMessageRule {
         public let senderId: String
         /// The new text (an image message's caption), as a push keeps it (``ChatMessage/kept``).
         public let text: String
+
+        /// This edit of `messageId` instead (the first message of the JS edit chain the edited one is in).
+        public func naming(_ messageId: String) -> Edit {
+            Edit(messageId: messageId, roomId: roomId, senderId: senderId, text: text)
+        }
     }
 
     /// The edit a message document makes, read on its own; nil for any document that is no edit (not

@@ -470,5 +470,9 @@ enum PostgresMigrations {
             started_at bigint NOT NULL
         );
         """,
+        // 25: as the SQLite schema's step 30, the first message of a JS edit chain on its index rows.
+        """
+        ALTER TABLE room_messages ADD COLUMN root_key text;
+        """,
     ]
 }

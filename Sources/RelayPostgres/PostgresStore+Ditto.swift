@@ -266,6 +266,11 @@ struct PostgresDittoRows: DittoMirrorRows {
         }
     }
 
+    func originalMessageKey(appId: String, roomId: String, key: String) throws -> String {
+        let rows = try db.query(PostgresStore.unreadSQL.originalKeySQL, appId, roomId, key)
+        return rows.count > 0 ? rows[0].string(0) : key
+    }
+
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
         try db.query(
             """

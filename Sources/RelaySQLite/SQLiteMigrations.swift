@@ -655,5 +655,10 @@ enum SQLiteMigrations {
             started_at INTEGER NOT NULL
         );
         """,
+        // 30: the first message of a JS edit chain, on each replacing message's index row (NULL: the message
+        // replaces none), so an edit or delete naming an edit reaches the notification of the first.
+        """
+        ALTER TABLE room_messages ADD COLUMN root_key TEXT;
+        """,
     ]
 }

@@ -259,6 +259,15 @@ struct SQLiteDittoRows: DittoMirrorRows {
         try SQLiteStore.indexedRow(appId: appId, roomId: roomId, key: key, in: db).map { ($0.senderId, $0.isArchived) }
     }
 
+    func originalMessageKey(appId: String, roomId: String, key: String) throws -> String {
+        try db.withStatement(SQLiteStore.unreadSQL.originalKeySQL) {
+            try $0.bind(1, appId)
+            try $0.bind(2, roomId)
+            try $0.bind(3, key)
+            return try $0.step() ? $0.string(0) : key
+        }
+    }
+
     func recordRequery(appId: String, txnId: UInt64, at: Date) throws -> Bool {
         try db.withStatement(
             """

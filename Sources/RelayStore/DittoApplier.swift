@@ -88,9 +88,11 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             if let deletion = settings.rule.deletion(document, now: at) {
                 return (kind, try applyDeletion(deletion))
             }
-            // An edit's text goes to its message's pushes still to be sent (none are kept in privacy mode).
+            // An edit's text goes to its message's pushes still to be sent (none are kept in privacy mode): the
+            // pushes of the chain's first message, when the edit names an earlier edit.
             if !settings.privacy, let edit = settings.rule.edit(document) {
-                _ = try rows.editMessage(appId: appId, edit: edit, notifiedSince: notifiedSince)
+                let original = try rows.originalMessageKey(appId: appId, roomId: edit.roomId, key: edit.messageId)
+                _ = try rows.editMessage(appId: appId, edit: edit.naming(original), notifiedSince: notifiedSince)
             }
             // A document a push cannot read (a `text` that is not a string) is no message of DittoChat's:
             // neither pushed nor counted unread.
@@ -167,16 +169,20 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
     /// within the app's TTL is cancelled where pending and removed where it was sent. Only its author
     /// deletes a message (the JS SDK deletes one's own), in its room (from the room's collection, checked
     /// before): a delete whose room index or notification holds the message from another sender or room
-    /// changes nothing (``DittoEventOutcome/ignored``).
+    /// changes nothing (``DittoEventOutcome/ignored``). A delete of an edit (the JS SDK names the edit's own
+    /// document) ends the notification of the edit chain's first message, the one pushed.
     private func applyDeletion(_ deletion: DittoMessageRule.Deletion) throws -> DittoEventOutcome {
         let indexed = try rows.indexedMessage(appId: appId, roomId: deletion.roomId, key: deletion.messageId)
         if let indexed, !indexed.senderId.isSameId(deletion.senderId) { return .ignored }
+        let original = try deletion.naming(
+            rows.originalMessageKey(appId: appId, roomId: deletion.roomId, key: deletion.messageId)
+        )
         let ended = try rows.deleteMessage(
             appId: appId,
-            deletion: deletion,
+            deletion: original,
             notifiedSince: notifiedSince,
             at: at
-        ) { settings.removal(of: $0, deletion: deletion, appId: appId, at: at) }
+        ) { settings.removal(of: $0, deletion: original, appId: appId, at: at) }
         guard ended != nil else { return .ignored }
         try rows.badgeUpdates.archiving(appId: appId, roomId: deletion.roomId, key: deletion.messageId) {
             try rows.indexMessage(appId: appId, deletion.archivedIndexRow)

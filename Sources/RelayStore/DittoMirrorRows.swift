@@ -81,6 +81,9 @@ package protocol DittoMirrorRows {
         at: Date,
         removal: (ChatMessage) -> NewNotification
     ) throws -> Bool?
+    /// The first message of the JS edit chain `key` belongs to in `roomId`'s index (the message an edit
+    /// replaced first), or `key` itself when it replaces none or the index does not hold it.
+    func originalMessageKey(appId: String, roomId: String, key: String) throws -> String
     /// Gives the notification of `edit`'s message, made at or after `notifiedSince` in the edit's room by its
     /// sender, the edit's text (``MessageEditSQL``).
     /// - Returns: whether a notification took it.

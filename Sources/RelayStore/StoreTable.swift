@@ -55,7 +55,7 @@ public enum StoreTable: String, CaseIterable, Sendable {
                 "id", "app_id", "token", "platform", "user_id", "environment", "reason", "apns_timestamp",
                 "retired_at", "attempts", "next_attempt_at", "expires_at", "last_status", "last_error", "address",
             ]
-        case .roomMessages: ["app_id", "room_id", "message_key", "sender_id", "created_at", "archived"]
+        case .roomMessages: ["app_id", "room_id", "message_key", "sender_id", "created_at", "archived", "root_key"]
         case .dittoDocuments: ["app_id", "collection", "doc_id", "txn_id", "removed", "removed_at"]
         case .dittoRooms:
             ["app_id", "collection", "room_id", "is_direct", "name", "messages_id", "is_generated", "participants"]

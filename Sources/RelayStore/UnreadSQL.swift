@@ -197,20 +197,34 @@ package struct UnreadSQL: Sendable {
     /// 2 room id, 3 message key, 4 sender id, 5 time (epoch MILLISECONDS), 6 archived, 7 the key of the
     /// message it replaces (NULL: none), whose time it takes when the index holds it from the same sender.
     /// Only a row of the same sender archives an indexed message (another user's delete changes nothing);
-    /// a message replaces an archived row another sender's delete left before it arrived.
+    /// a message replaces an archived row another sender's delete left before it arrived. A replacing
+    /// message keeps the first message of its JS edit chain (`root_key`: the replaced message's own, or the
+    /// replaced message's key), so a later edit or delete that names it reaches what was pushed.
     package var indexMessageSQL: String {
         let p = parameter
+        let replaced =
+            "o.app_id = \(p(1)) AND o.room_id = \(p(2)) AND o.message_key = \(p(7)) AND o.sender_id = \(p(4))"
         return """
-            INSERT INTO room_messages (app_id, room_id, message_key, sender_id, created_at, archived)
-            VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), coalesce((
-                SELECT o.created_at FROM room_messages AS o
-                WHERE o.app_id = \(p(1)) AND o.room_id = \(p(2)) AND o.message_key = \(p(7))
-                    AND o.sender_id = \(p(4))), \(p(5))), \(p(6)))
+            INSERT INTO room_messages (app_id, room_id, message_key, sender_id, created_at, archived, root_key)
+            VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)),
+                coalesce((SELECT o.created_at FROM room_messages AS o WHERE \(replaced)), \(p(5))), \(p(6)),
+                coalesce((SELECT o.root_key FROM room_messages AS o WHERE \(replaced)), \(p(7))))
             ON CONFLICT (app_id, room_id, message_key) DO UPDATE SET archived = excluded.archived,
                 sender_id = excluded.sender_id,
-                created_at = CASE WHEN excluded.archived THEN room_messages.created_at ELSE excluded.created_at END
+                created_at = CASE WHEN excluded.archived THEN room_messages.created_at ELSE excluded.created_at END,
+                root_key = coalesce(room_messages.root_key, excluded.root_key)
                 WHERE CASE WHEN room_messages.sender_id = excluded.sender_id THEN excluded.archived
                     ELSE NOT excluded.archived END
+            """
+    }
+
+    /// The first message of the JS edit chain of parameters 1 app id, 2 room id, 3 message key
+    /// (``indexMessageSQL``'s `root_key`, else the key itself), when the index holds the message.
+    package var originalKeySQL: String {
+        let p = parameter
+        return """
+            SELECT coalesce(root_key, message_key) FROM room_messages
+            WHERE app_id = \(p(1)) AND room_id = \(p(2)) AND message_key = \(p(3))
             """
     }
 
