@@ -67,7 +67,8 @@ extension Configuration {
     /// a lease shorter than about three request timeouts, the longest a claimed push may wait in its lane
     /// behind a push service that does not answer and then be sent, lets it be claimed again while in
     /// flight and sent twice; two apps trusting one JWT key take each other's tokens
-    /// (``sharedUserKeyWarnings``).
+    /// (``sharedUserKeyWarnings``); an app's pushes going to in-process mocks beside real credentials or on a
+    /// public listener (``developmentMockWarnings``).
     public var warnings: [String] {
         var warnings: [String] = []
         if delivery.leaseSeconds * 1000 < 3 * delivery.requestTimeoutMilliseconds {
@@ -77,7 +78,7 @@ extension Configuration {
                     + "waits for a slow push service may be taken again before it is answered, and sent twice"
             )
         }
-        return warnings + sharedUserKeyWarnings
+        return warnings + sharedUserKeyWarnings + developmentMockWarnings
     }
 
     /// Checks every rule and reports all problems at once; zero or negative limits are refused, never turned

@@ -17,10 +17,7 @@ extension DevelopmentSetup {
     /// nor APNs credentials (a development app). An app with APNs credentials and no `fcm` has no Android:
     /// its Android registrations are refused rather than sent to a mock.
     func attachMockFCM(to apps: inout [Configuration.App]) throws -> MockFCMServer? {
-        let needing = apps.indices.filter { index in
-            guard let fcm = apps[index].fcm else { return apps[index].apns.credentials == nil }
-            return fcm.serviceAccountFile == nil
-        }
+        let needing = apps.indices.filter { apps[$0].developmentMocks.contains(.android) }
         guard !needing.isEmpty else { return nil }
         var account = try developmentServiceAccount()
         let mock = MockFCMServer(
@@ -42,7 +39,10 @@ extension DevelopmentSetup {
         for index in needing {
             apps[index].fcm = .init(serviceAccountFile: path, projectId: nil, endpoint: endpoint)
         }
-        logger.notice("in-process mock FCM started", ["mock.url": endpoint.baseURL])
+        logger.notice(
+            "in-process mock FCM started",
+            ["mock.url": endpoint.baseURL, "apps": needing.map { apps[$0].id }.joined(separator: ",")]
+        )
         return mock
     }
 

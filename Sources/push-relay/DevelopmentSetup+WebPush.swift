@@ -25,10 +25,7 @@ extension DevelopmentSetup {
     /// - Parameter ports: the relay's own listeners' ports, which the mock never takes (an operator may give
     ///   `serve --port` the port the mock last had).
     func attachMockWebPush(to apps: inout [Configuration.App], avoiding ports: Set<Int>) throws -> MockWebPushServer? {
-        let needing = apps.indices.filter { index in
-            guard let webPush = apps[index].webPush else { return apps[index].apns.credentials == nil }
-            return webPush.vapidKeyFile == nil
-        }
+        let needing = apps.indices.filter { apps[$0].developmentMocks.contains(.web) }
         guard !needing.isEmpty else { return nil }
         let keyPath = try developmentVAPIDKey()
         let mock = try startMockWebPush(avoiding: ports)
@@ -42,7 +39,10 @@ extension DevelopmentSetup {
         }
         logger.notice(
             "in-process mock Web Push started",
-            ["mock.url": endpoint.baseURL, "subscriptions": dataDirectory + "/" + Self.webPushSubscriptions]
+            [
+                "mock.url": endpoint.baseURL, "subscriptions": dataDirectory + "/" + Self.webPushSubscriptions,
+                "apps": needing.map { apps[$0].id }.joined(separator: ","),
+            ]
         )
         return mock
     }

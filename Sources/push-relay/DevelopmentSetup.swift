@@ -50,7 +50,7 @@ struct DevelopmentSetup {
     /// Starts one in-process mock APNs when some app has neither APNs credentials nor endpoints, and points
     /// those apps at it with a provider-token key it trusts. Returns the mock (nil when none was needed).
     func attachMock(to apps: inout [Configuration.App]) throws -> MockAPNsServer? {
-        let needing = apps.indices.filter { apps[$0].apns.credentials == nil && apps[$0].apns.endpoints.isEmpty }
+        let needing = apps.indices.filter { apps[$0].developmentMocks.contains(.ios) }
         guard !needing.isEmpty else { return nil }
         let keyPath = dataDirectory + "/dev-apns-key.p8"
         let keyPEM = try secretFile("dev-apns-key.p8") { try ES256Key.generate().privateKeyPEM ?? "" }
@@ -69,7 +69,10 @@ struct DevelopmentSetup {
             apps[index].apns.endpoints = .init(both: endpoint)
             apps[index].apns.credentials = .init(keyFile: keyPath, keyId: Self.keyId, teamId: Self.teamId)
         }
-        logger.notice("in-process mock APNs started", ["mock.url": endpoint.baseURL])
+        logger.notice(
+            "in-process mock APNs started",
+            ["mock.url": endpoint.baseURL, "apps": needing.map { apps[$0].id }.joined(separator: ",")]
+        )
         return mock
     }
 
