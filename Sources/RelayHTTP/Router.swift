@@ -134,6 +134,10 @@ public struct Router: Sendable {
             let parsed: (path: String, segments: [String], query: [String: String])
             do throws(HTTPError) { parsed = try HTTPRequest.parseTarget(target) } catch { return .refuse(error) }
             let resolution = router.resolve(method: method, segments: parsed.segments)
+            // A body where the route takes none is refused before it is read, whoever sends it.
+            if case .found(let entry, _) = resolution, let refusal = Self.bodyRefusal(entry.route, headers: headers) {
+                return .refuse(refusal)
+            }
             let verdict: HeaderVerdict
             if let check = router.headerChecks["\(method) \(parsed.path)"] {
                 verdict = check(method, target, headers, client)
@@ -238,9 +242,17 @@ public struct Router: Sendable {
                 message: "\(route) takes no query parameter '\(shown)' (takes: \(taken))"
             )
         }
-        if ["GET", "HEAD", "DELETE"].contains(route.method), !request.body.isEmpty {
-            throw .badRequest(message: "\(route) takes no request body")
+        if !request.body.isEmpty, let refusal = bodyRefusal(route) { throw refusal }
+    }
+
+    /// The refusal of a body sent to `route` when its method takes none (GET, HEAD, DELETE); with `headers`,
+    /// only when they declare one (a `Content-Length` other than 0, or a `Transfer-Encoding`).
+    private static func bodyRefusal(_ route: Route, headers: HTTPHeaders? = nil) -> HTTPError? {
+        guard ["GET", "HEAD", "DELETE"].contains(route.method) else { return nil }
+        if let headers, headers["transfer-encoding"] == nil, headers["content-length"].flatMap({ Int($0) }) ?? 0 == 0 {
+            return nil
         }
+        return .badRequest(message: "\(route) takes no request body")
     }
 
     /// What a request to `method` and `segments` reaches.

@@ -68,6 +68,28 @@ import Testing
     }
 
     /// On by default, on a free port beside a relay on a free port.
+    /// A stranger's body on a route that takes none (the probes, the OpenAPI document) is refused from the
+    /// headers, never read: a body announced and not sent gets its 400 at once.
+    @Test func aBodyOnARouteThatTakesNoneIsRefusedBeforeItIsRead() async throws {
+        try await withRelayAndMock { harness in
+            for target in ["/healthz", "/readyz", "/openapi.json"] {
+                let raw = try await harness.rawExchange(
+                    "GET \(target) HTTP/1.1\r\nHost: relay\r\nContent-Length: 60000\r\nConnection: close\r\n\r\n"
+                )
+                #expect(raw.hasPrefix("HTTP/1.1 400"), "\(target): \(raw.prefix(200))")
+                #expect(raw.contains("GET \(target) takes no request body"), "\(target): \(raw.suffix(200))")
+            }
+            let chunked = try await harness.rawExchange(
+                "HEAD /healthz HTTP/1.1\r\nHost: relay\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            )
+            #expect(chunked.hasPrefix("HTTP/1.1 400"), "\(chunked.prefix(200))")
+            let empty = try await harness.rawExchange(
+                "GET /healthz HTTP/1.1\r\nHost: relay\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )
+            #expect(empty.hasPrefix("HTTP/1.1 200"), "\(empty.prefix(200))")
+        }
+    }
+
     @Test func itIsOnByDefault() async throws {
         try await withRelayAndMock { harness in
             let relay = try harness.relay
