@@ -44,13 +44,17 @@ public struct StoreCopy: Sendable {
     }
 
     /// Copies `source` into `destination` and returns the rows copied per table.
-    /// - Parameter progress: called after each batch with its table and the table's rows copied so far.
+    /// - Parameters:
+    ///   - began: called once the destination took the copy's mark, its first write: a failure before it
+    ///     left the destination as it was.
+    ///   - progress: called after each batch with its table and the table's rows copied so far.
     /// - Throws: ``Refusal`` when the destination holds rows; ``StoreError`` `.copyUnfinished` when the source
     ///   is itself a copy that has not finished; ``StoreError`` from either store (the batches before the
     ///   failing one stay written).
     public func run(
         from source: any StoreExport,
         to destination: any StoreImport,
+        began: () -> Void = {},
         progress: (StoreTable, Int) -> Void = { _, _ in }
     ) async throws -> [StoreTable: Int] {
         if let unfinished = try await source.unfinishedCopy() {
@@ -61,6 +65,7 @@ public struct StoreCopy: Sendable {
             throw Refusal(description: "the destination is not empty (\(existing) rows): copy into a new database")
         }
         try await destination.beginImport()
+        began()
         var counts: [StoreTable: Int] = [:]
         for table in StoreTable.allCases {
             var copied = 0

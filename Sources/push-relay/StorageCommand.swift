@@ -72,12 +72,18 @@ enum StorageCommand {
             throw error
         }
         let counts: [StoreTable: Int]
+        var wrote = false
         do {
-            counts = try await copy.run(from: source, to: destination)
+            counts = try await copy.run(from: source, to: destination, began: { wrote = true })
         } catch let refusal as StoreCopy.Refusal {
             FileHandle.standardError.writeLine("push-relay storage: \(givenTo.description): \(refusal)")
             return 2
         } catch {
+            // Refused before its first write (a live relay on the destination), the copy left it as it was.
+            if !wrote {
+                if made, let path = to.sqlitePath { Self.remove(SQLiteStore.files(of: path)) }
+                throw error
+            }
             FileHandle.standardError.writeLine(
                 "push-relay storage: \(givenTo.description): \(Self.leftBehind(by: to, made: made))"
             )

@@ -279,6 +279,22 @@ import Testing
         #expect(try await copy.pendingDeliveryCount() == 5)
     }
 
+    /// A destination a live relay serves is refused before the copy's first write: the error says so, and
+    /// nothing about rows left behind or emptying the database.
+    @Test func aDestinationALiveRelayServesIsRefusedAsItWas() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("relay.sqlite").path
+        _ = try await Self.seededFile(at: file)
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        let relay = try PostgresStore(url: url, logger: .disabled())
+        try await relay.claimInstance("relay-1")
+        let refused = try await CommandTests.run(["storage", "copy", "--from", "sqlite:\(file)", "--to", url])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("a live relay serves this schema"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("failed part way") && !refused.stderr.contains("empty"), "\(refused.stderr)")
+    }
+
     @Test func copiesPostgreSQLBackIntoANewSQLiteFile() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
