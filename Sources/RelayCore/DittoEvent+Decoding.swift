@@ -189,6 +189,14 @@ private struct Envelope: Decodable {
         guard let change else { throw DittoEventError(index: nil, reason: "`change` is missing") }
         guard let collection else { throw DittoEventError(index: nil, reason: "`collection` is missing") }
         guard !collection.holdsNUL else { throw Self.holdsNUL }
+        // A document of another app's collection may have an object `_id`: such an event is kept, without
+        // its change, for the applier to count by its collection rather than refuse the batch it is in.
+        let named = change.method == "remove" ? change.value : change.newValue
+        if case .object(let fields)? = named, fields["_id"]?.string == nil,
+            ["upsert", "remove"].contains(change.method)
+        {
+            return DittoEvent(txnId: txnId, kind: kind, collection: collection, change: nil)
+        }
         switch change.method {
         case "upsert":
             let new = try document(change.newValue, "change.newValue")

@@ -32,7 +32,8 @@ public struct DittoEvent: Sendable, Equatable {
     public let kind: Kind
     /// The collection changed (absent on some `requeryRequired` events).
     public let collection: String?
-    /// The change of a `documentChanged` event; nil for other kinds.
+    /// The change of a `documentChanged` event; nil for other kinds, and for a document whose `_id` is no
+    /// string (Ditto allows any value; DittoChat writes strings), which no push or mirror row can name.
     public let change: Change?
 
     public init(txnId: UInt64, kind: Kind, collection: String?, change: Change?) {

@@ -69,13 +69,13 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             counts.requeryTxnId = max(counts.requeryTxnId ?? 0, event.txnId)
             return (nil, .applied)
         }
-        guard event.kind == .documentChanged, let collection = event.collection, let change = event.change else {
-            return (nil, .ignored)
-        }
+        guard event.kind == .documentChanged, let collection = event.collection else { return (nil, .ignored) }
         let rule = settings.rule
         var kind = rule.collections.kind(of: collection)
         if kind == nil, try rows.isRoomMessageCollection(appId: appId, collection: collection) { kind = .messages }
         guard let kind else { return (nil, .ignored) }
+        // A document without a string `_id` (``RelayCore/DittoEvent/change``): none of DittoChat's.
+        guard let change = event.change else { return (kind, .invalid) }
         let document = change.document
         switch kind {
         case .messages, .dmMessages:

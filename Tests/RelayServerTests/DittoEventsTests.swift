@@ -115,6 +115,32 @@ import Testing
         }
     }
 
+    /// Ditto allows any `_id`: an event of another collection whose document has an object `_id` is ignored,
+    /// one of a collection the relay reads counted invalid, and the events beside them apply.
+    @Test func aDocumentWithoutAStringIdIsCountedNotRefused() async throws {
+        try await withRelayAndMock(configure: Self.withDitto()) { relay in
+            try await relay.register(randomToken(), user: "bob")
+            var events = Self.events(messageId: UUID().uuidString)
+            let composite: [String: Any] = ["_id": ["day": "2026-12-08", "user": "bob"], "count": 3]
+            for (txn, collection) in [(5, "analytics"), (6, "users")] {
+                events.append([
+                    "txnId": txn, "type": "documentChanged", "collection": collection,
+                    "change": ["method": "upsert", "oldValue": NSNull(), "newValue": composite],
+                ])
+            }
+            let answer = try await relay.call("POST", "/v1/ditto/events", json: events, key: Self.secret)
+            #expect(answer.status == 200, "\(answer.text)")
+            #expect(try answer.decode(Answer.self).notifications == 1, "\(answer.text)")
+            let metrics = try await relay.adminCall("/metrics").text
+            #expect(
+                metrics.contains(#"pushrelay_ditto_events_total{app="app0",collection="other",outcome="ignored"} 1"#)
+            )
+            #expect(
+                metrics.contains(#"pushrelay_ditto_events_total{app="app0",collection="users",outcome="invalid"} 1"#)
+            )
+        }
+    }
+
     /// A message document holding a field as DittoChat never writes it (here `text`, a number) is no push:
     /// the answer names the event and the field, the metrics count it `invalid`; the events around it apply.
     @Test func anUnreadableMessageIsNamedInTheAnswerAndCountedInvalid() async throws {
