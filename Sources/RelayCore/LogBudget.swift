@@ -82,3 +82,21 @@ public final class LogBudget: Sendable {
         }
     }
 }
+
+/// A handler that passes at most a budget of lines (``LogBudget``) to another and counts the rest, reported in
+/// the next line let through (or by ``LogBudget/flush(to:)``): for lines whose number follows what others do,
+/// such as a line per failed push attempt, which a user's dead subscriptions multiply by everyone's messages.
+public struct BudgetedLogHandler: Logger.Handler {
+    public let budget: LogBudget
+    private let inner: any Logger.Handler
+
+    public init(_ inner: any Logger.Handler, budget: LogBudget) {
+        self.inner = inner
+        self.budget = budget
+    }
+
+    public func log(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) {
+        guard budget.admit(reporting: Logger(label: label, level: .trace, handler: inner)) else { return }
+        inner.log(level: level, label: label, message: message, metadata: metadata)
+    }
+}

@@ -45,6 +45,8 @@ public final class Relay: Sendable {
     private let accessLog: AccessLog
     /// The API's line budgets (``RelayAPI/lineBudgets``), whose rest is reported at a stop.
     private let apiLines: [LogBudget]
+    /// The budget of the push services' and the dispatcher's lines (a line per failed attempt), 200 a second.
+    private let deliveryLines: LogBudget
     /// The group ``start()`` runs and its task; nil when not started.
     private let running = MutexBox<(ServiceGroup, Task<Void, Never>)?>(nil)
     /// One consumer per app with `apps[].ditto.kafka`.
@@ -94,7 +96,12 @@ public final class Relay: Sendable {
         self.instanceId = configuration.resolvedInstanceId()
         self.logger = logger.with(["relay.instance": instanceId])
         let logger = self.logger
-        let transports = try Self.transports(configuration, store: store, time: time, logger: logger)
+        // The push services' and the dispatcher's lines come per delivery attempt: a budget bounds them.
+        let deliveryLines = LogBudget(limit: 200, interval: .seconds(1), lines: "delivery lines")
+        self.deliveryLines = deliveryLines
+        var deliveryLogger = logger
+        deliveryLogger.handler = BudgetedLogHandler(logger.handler, budget: deliveryLines)
+        let transports = try Self.transports(configuration, store: store, time: time, logger: deliveryLogger)
         self.transports = transports
         let metrics = RelayMetrics(
             appIds: configuration.apps.map(\.id),
@@ -125,7 +132,7 @@ public final class Relay: Sendable {
             settings: configuration.delivery,
             time: time,
             metrics: metrics,
-            logger: logger.with(["component": "dispatcher"]),
+            logger: deliveryLogger.with(["component": "dispatcher"]),
             wakePolicies: Dictionary(
                 configuration.apps.compactMap { app in WakePolicy(app: app).map { (app.id, $0) } },
                 uniquingKeysWith: { first, _ in first }
@@ -327,10 +334,10 @@ public final class Relay: Sendable {
         var services: [ServiceGroup.Entry] = [
             .init(
                 "relay",
-                CloseOnShutdown { [transports, accessLog, apiLines, logger] in
+                CloseOnShutdown { [transports, accessLog, apiLines, deliveryLines, logger] in
                     for transport in transports { await transport.shutdown() }
                     accessLog.flush()
-                    for budget in apiLines { budget.flush(to: logger) }
+                    for budget in apiLines + [deliveryLines] { budget.flush(to: logger) }
                     logger.info("relay stopped")
                 }
             ),

@@ -22,6 +22,19 @@ import Testing
         #expect(budget.admit(at: start + .seconds(5)) == .log(suppressedBefore: 0))
     }
 
+    /// A logger over a budgeted handler (the push services' and the dispatcher's lines) writes the budget's
+    /// lines, and the count of the rest with the next line let through or at a flush.
+    @Test func aBudgetedHandlerPassesItsBudgetAndCountsTheRest() {
+        let lines = MemoryLogHandler()
+        let budget = LogBudget(limit: 3, interval: .seconds(3600), lines: "delivery lines")
+        let logger = Logger(label: "relay", handler: BudgetedLogHandler(lines, budget: budget))
+        for attempt in 0..<10 { logger.warning("Web Push request failed", ["attempt": attempt]) }
+        #expect(lines.entries.map(\.message) == Array(repeating: "Web Push request failed", count: 3))
+        budget.flush(to: Logger(label: "relay", handler: lines))
+        #expect(lines.entries.last?.message == "delivery lines not logged")
+        #expect(lines.entries.last?.metadata["count"] == "7")
+    }
+
     @Test func clientTextIsCutToAFewHundredBytes() {
         #expect(LogText.clipped("GET") == "GET")
         let long = String(repeating: "X", count: 100_000)
