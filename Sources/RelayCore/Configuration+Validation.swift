@@ -68,7 +68,7 @@ extension Configuration {
     /// behind a push service that does not answer and then be sent, lets it be claimed again while in
     /// flight and sent twice; two apps trusting one JWT key take each other's tokens
     /// (``sharedUserKeyWarnings``); an app's pushes going to in-process mocks beside real credentials or on a
-    /// public listener (``developmentMockWarnings``).
+    /// public listener (``developmentMockWarnings``); the development app on PostgreSQL.
     public var warnings: [String] {
         var warnings: [String] = []
         if delivery.leaseSeconds * 1000 < 3 * delivery.requestTimeoutMilliseconds {
@@ -76,6 +76,15 @@ extension Configuration {
                 "delivery.leaseSeconds (\(delivery.leaseSeconds)) is less than three "
                     + "delivery.requestTimeoutMilliseconds (\(delivery.requestTimeoutMilliseconds)): a push that "
                     + "waits for a slow push service may be taken again before it is answered, and sent twice"
+            )
+        }
+        // Without apps `serve` runs the development app: on a database relays share, a templating slip joins
+        // production's store, ready and serving none of its apps (a relay behind a local proxy listens on
+        // loopback, so the loopback rule does not catch it).
+        if apps.isEmpty, storage.postgres.url != nil {
+            warnings.append(
+                "apps: none configured, so serve runs the development app, on storage.postgres.url: a database "
+                    + "relays share holds no development app's data; configure apps"
             )
         }
         return warnings + sharedUserKeyWarnings + developmentMockWarnings

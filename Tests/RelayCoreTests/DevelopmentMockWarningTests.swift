@@ -43,6 +43,19 @@ import Testing
         #expect(open.first?.hasPrefix("app 'dev' sends its ios, android, web pushes to an in-process mock") == true)
     }
 
+    /// Without apps `serve` runs the development app: on PostgreSQL, a database relays share, that is warned of.
+    @Test func theDevelopmentAppOnPostgreSQLIsWarnedOf() {
+        var configuration = Configuration()
+        #expect(configuration.warnings.isEmpty)
+        configuration.storage.postgres.url = "postgresql://relay@db/relay"
+        #expect(configuration.warnings.count == 1)
+        #expect(
+            configuration.warnings.first?.hasPrefix("apps: none configured, so serve runs the development app") == true
+        )
+        configuration.apps = [Self.app("full", apns: true)]
+        #expect(configuration.warnings.isEmpty)
+    }
+
     /// With APNs credentials and no `fcm` or `webPush`, the app has no Android or web devices: nothing is mocked.
     @Test func anAppWithAPNsCredentialsAloneMocksNothing() {
         #expect(Self.app("ios-only", apns: true).developmentMocks.isEmpty)
