@@ -4,7 +4,9 @@ import RelayStore
 
 /// The keyword/value parameters of a libpq connection string, parsed by libpq (PQconninfoParse), with a
 /// client-side `connect_timeout` added when the string sets none, so connecting to a server that accepts
-/// the socket and never answers (a frozen host) ends (https://www.postgresql.org/docs/current/libpq-connect.html).
+/// the socket and never answers (a frozen host) ends (https://www.postgresql.org/docs/current/libpq-connect.html),
+/// and ``applicationName`` as `application_name` when it sets none, so `pg_stat_activity` tells the relay's
+/// sessions from others'.
 struct PostgresConnectParameters {
     private var keywords: [String] = []
     private var values: [String] = []
@@ -31,7 +33,15 @@ struct PostgresConnectParameters {
             keywords.append("connect_timeout")
             values.append(String(connectTimeout))
         }
+        if !keywords.contains("application_name") {
+            keywords.append("application_name")
+            values.append(Self.applicationName)
+        }
     }
+
+    /// The sessions' `application_name` unless the connection string sets one (`?application_name=relay-a`
+    /// names each relay's own).
+    static let applicationName = "push-relay"
 
     /// libpq's error text of `connection`, trimmed, with every quoted name taken from these parameters (a host,
     /// a socket's path in a socket directory given, a database, a user) as `<redacted>`

@@ -11,6 +11,15 @@ import Testing
 @Suite struct PostgresStoreTests {
     typealias F = StoreFixtures
 
+    /// The relay's sessions name themselves in `pg_stat_activity`, unless the URL names them otherwise.
+    @Test func sessionsCarryTheRelaysApplicationName() async throws {
+        let url = try await PostgresCluster.shared().newDatabaseURL()
+        let named = try PostgresConnection(url: url)
+        #expect(try named.query("SHOW application_name")[0].string(0) == "push-relay")
+        let own = try PostgresConnection(url: url + "&application_name=relay-a")
+        #expect(try own.query("SHOW application_name")[0].string(0) == "relay-a")
+    }
+
     /// Relays starting at once on a new database: one applies the steps, the others wait on the lock and
     /// find the schema current; a later start applies nothing.
     @Test func migrationsRunOnceWhenRelaysStartAtOnce() async throws {
