@@ -148,9 +148,10 @@ public struct RelayAPI: Sendable {
     static let storageRetryAfterSeconds = 5
 
     /// `GET /metrics`: rendered from memory (``RelayOutbox/RelayMetrics``), with the API listener's
-    /// connections (`listener`) and the Kafka consumers' gauges; nothing here waits on the store.
+    /// connections (`listener`), the Kafka consumers' gauges and the process's own figures
+    /// (``ProcessMetrics``); nothing here waits on the store.
     func metricsResponse(listener: HTTPServerStatistics) async -> HTTPResponse {
-        var scraped = listener.samples
+        var scraped = listener.samples + ProcessMetrics.samples()
         for consumer in dittoConsumers { scraped += consumer.gauges() }
         var response = HTTPResponse.text(metrics.render(scraped: scraped))
         response.headers = [("content-type", "text/plain; version=0.0.4; charset=utf-8")]

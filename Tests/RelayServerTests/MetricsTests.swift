@@ -60,6 +60,29 @@ import Testing
         #expect(metrics.attemptsDecided == 0)
     }
 
+    /// The process's own figures, under the names Prometheus client libraries give them.
+    @Test func theProcessFiguresAreScraped() async throws {
+        try await withRelayAndMock { relay in
+            let text = try await relay.adminCall("/metrics").text
+            var values: [String: Double] = [:]
+            for line in text.split(separator: "\n") where line.hasPrefix("process_") {
+                let parts = line.split(separator: " ")
+                if parts.count == 2 { values[String(parts[0])] = Double(parts[1]) }
+            }
+            #expect((values["process_resident_memory_bytes"] ?? 0) > 1_000_000, "\(values)")
+            #expect(
+                (values["process_virtual_memory_bytes"] ?? 0) >= values["process_resident_memory_bytes"] ?? .infinity
+            )
+            #expect((values["process_open_fds"] ?? 0) >= 3 && values["process_max_fds"].map { $0 >= 64 } == true)
+            #expect((values["process_cpu_seconds_total"] ?? -1) >= 0)
+            // This test process started it: within the last day, not in the future.
+            let started = try #require(values["process_start_time_seconds"])
+            let now = Date().timeIntervalSince1970
+            #expect(started <= now + 1 && started > now - 86_400, "\(started) against \(now)")
+            #expect(text.contains("# TYPE process_cpu_seconds_total counter"))
+        }
+    }
+
     @Test func metricsCountOutcomesByReasonLatencyDevicesAndRequestsByRoute() async throws {
         let fine = [randomToken(), randomToken()], gone = randomToken(), dead = randomToken()
         let script = MockScript(devices: [
