@@ -45,7 +45,10 @@ enum KeysCommand {
             }
             return try userToken(arguments)
         default:
-            try arguments.requireSubcommand("new", usage: usage)
+            // Any word but these three, or none, names all three.
+            if arguments.positional.first != "new" {
+                _ = try arguments.subcommand(of: ["new", "vapid", "user-token"], usage: usage)
+            }
             if let other = given(["out", "key", "user", "hours"]).first {
                 throw Arguments.Problem(description: "--\(other) is not for keys new\n\(usage)")
             }

@@ -24,9 +24,11 @@ enum MockListenArguments {
     static func host(from arguments: Arguments) -> String { arguments.value("host") ?? "127.0.0.1" }
 
     /// `--port`, default `defaultPort`.
-    /// - Throws: ``Arguments/Problem`` when it is not an integer.
+    /// - Throws: ``Arguments/Problem`` when it is not a TCP port (0 to 65535).
     static func port(from arguments: Arguments, default defaultPort: Int) throws(Arguments.Problem) -> Int {
-        try arguments.integer("port", default: defaultPort) ?? defaultPort
+        let port = try arguments.integer("port", default: defaultPort) ?? defaultPort
+        guard (0...65535).contains(port) else { throw Arguments.Problem(description: "--port must be 0 to 65535") }
+        return port
     }
 
     /// The TLS settings the options ask for; nil with `--h2c`.

@@ -18,7 +18,8 @@ enum StorageCommand {
           Copies devices, rooms and members, notifications with their deliveries (ids, apns-ids, attempts,
           statuses, due times), idempotency keys and queued feedback into an EMPTY destination, N rows per
           transaction (default 1000). Leases are not copied: pending deliveries are claimable at once. The
-          source is opened read-only and never changed; stop the relays that use it first
+          source's rows are read, never changed (a PostgreSQL source's schema is migrated first, and SQLite
+          makes its -wal and -shm files beside a source file); stop the relays that use it first
           (a source a live relay serves is refused).
                push-relay storage requery-done --app ID [--txn-id N] [--config FILE | --store LOCATION [--password-file FILE]]
           \(StorageRequeryCommand.summary)

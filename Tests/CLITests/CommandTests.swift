@@ -310,6 +310,9 @@ import Testing
             (["storage", "copy", "--store", "sqlite:a", "--to", "sqlite:b"], "unknown option --store"),
             (["mock-apns", "--h2c=yes"], "--h2c takes no value"),
             (["keys", "old"], "unknown subcommand 'old'"),
+            (["keys"], "missing subcommand: new, vapid or user-token"),
+            (["mock-apns", "--port", "99999"], "--port must be 0 to 65535"),
+            (["mock-fcm", "--port", "-1"], "--port must be 0 to 65535"),
             (["config"], "missing subcommand 'check'"),
             (["config", "check", "--config"], "--config needs a value"),
             // An option where a value belongs is a forgotten value, not the value.
