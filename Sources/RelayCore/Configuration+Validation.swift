@@ -68,7 +68,8 @@ extension Configuration {
     /// behind a push service that does not answer and then be sent, lets it be claimed again while in
     /// flight and sent twice; two apps trusting one JWT key take each other's tokens
     /// (``sharedUserKeyWarnings``); an app's pushes going to in-process mocks beside real credentials or on a
-    /// public listener (``developmentMockWarnings``); the development app on PostgreSQL.
+    /// public listener (``developmentMockWarnings``); the development app on PostgreSQL; per-app lanes as wide
+    /// as all of them.
     public var warnings: [String] {
         var warnings: [String] = []
         if delivery.leaseSeconds * 1000 < 3 * delivery.requestTimeoutMilliseconds {
@@ -76,6 +77,12 @@ extension Configuration {
                 "delivery.leaseSeconds (\(delivery.leaseSeconds)) is less than three "
                     + "delivery.requestTimeoutMilliseconds (\(delivery.requestTimeoutMilliseconds)): a push that "
                     + "waits for a slow push service may be taken again before it is answered, and sent twice"
+            )
+        }
+        if apps.count > 1, delivery.perAppConcurrency >= delivery.concurrency {
+            warnings.append(
+                "delivery.perAppConcurrency (\(delivery.perAppConcurrency)) is not less than delivery.concurrency "
+                    + "(\(delivery.concurrency)): one app's slow push service can take every slot from the other apps"
             )
         }
         // Without apps `serve` runs the development app: on a database relays share, a templating slip joins

@@ -1,10 +1,11 @@
 import RelayCore
 import Testing
 
-/// `config check` and `serve` warn of an app whose pushes of some platform would go to the in-process mocks
-/// (accepted, counted sent, reaching no device) where that is likely a mistake: beside credentials for
-/// another platform, or on a relay listening beyond loopback. A development app on loopback is not warned of.
-@Suite struct DevelopmentMockWarningTests {
+/// What `config check` prints and `serve` logs as likely mistakes: an app whose pushes of some platform would
+/// go to the in-process mocks (accepted, counted sent, reaching no device) beside credentials for another
+/// platform or beyond loopback (a development app on loopback is not warned of), the development app on
+/// PostgreSQL, and per-app lanes as wide as all.
+@Suite struct ConfigurationWarningTests {
     static func app(_ id: String, apns: Bool = false, fcm: Bool = false, web: Bool = false) -> Configuration.App {
         var app = Configuration.App(
             id: id,
@@ -53,6 +54,18 @@ import Testing
             configuration.warnings.first?.hasPrefix("apps: none configured, so serve runs the development app") == true
         )
         configuration.apps = [Self.app("full", apns: true)]
+        #expect(configuration.warnings.isEmpty)
+    }
+
+    /// Per-app lanes as wide as the whole leave no slot to the other apps when one push service is slow.
+    @Test func aLaneAsWideAsAllIsWarnedOfWithSeveralApps() {
+        var configuration = Configuration()
+        configuration.apps = [Self.app("one", apns: true), Self.app("two", apns: true)]
+        #expect(configuration.warnings.isEmpty)
+        configuration.delivery.perAppConcurrency = configuration.delivery.concurrency
+        #expect(configuration.warnings.count == 1)
+        #expect(configuration.warnings.first?.hasPrefix("delivery.perAppConcurrency (300) is not less than") == true)
+        configuration.apps.removeLast()
         #expect(configuration.warnings.isEmpty)
     }
 
