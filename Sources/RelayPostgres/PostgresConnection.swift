@@ -158,20 +158,29 @@ final class PostgresConnection {
     }
 
     /// Runs `body` in a transaction begun by `begin`: commits if it returns, rolls back if it throws. A
-    /// connection given up or lost meanwhile ends the transaction with it: no ROLLBACK is tried there.
+    /// connection given up or lost meanwhile ends the transaction with it: no ROLLBACK is tried there. A
+    /// failure before the COMMIT is sent committed nothing (``RelayStore/StoreError/committedNothing``); one
+    /// of the COMMIT itself may have committed.
     func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
-        try execute(begin)
+        do { try execute(begin) } catch { throw StoreError.committingNothing(error) }
         inTransaction = true
         defer { inTransaction = false }
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            let state = PQtransactionStatus(raw)
-            if !abandoned, state == PQTRANS_INTRANS || state == PQTRANS_INERROR { _ = try? execute("ROLLBACK") }
+        let result: T
+        do { result = try body() } catch {
+            rollBack()
+            throw StoreError.committingNothing(error)
+        }
+        do { try execute("COMMIT") } catch {
+            rollBack()
             throw error
         }
+        return result
+    }
+
+    /// Ends the transaction that failed, unless its connection was given up or lost.
+    private func rollBack() {
+        let state = PQtransactionStatus(raw)
+        if !abandoned, state == PQTRANS_INTRANS || state == PQTRANS_INERROR { _ = try? execute("ROLLBACK") }
     }
 
     /// ``transaction(begin:_:)``, run again when the server rolls it back for meeting a concurrent one
@@ -234,22 +243,31 @@ final class PostgresConnection {
     /// idle connection is checked for the server's goodbye (its socket readable) without sending anything.
     /// While a reconnect failed less than `reconnectPause` ago, statements fail at once. A connection lost
     /// inside a transaction is not reopened there: the transaction is lost.
-    /// - Throws: ``StoreError`` `.io` when the server cannot be reached; `.instanceInUse` once ``fence`` is
-    ///   closed, or when this call closes it (another process holds an instance lock now).
+    /// - Throws: ``StoreError`` `.io` when the server cannot be reached (``RelayStore/StoreError/committedNothing``:
+    ///   the statement was not sent, and a transaction lost is not committed); `.instanceInUse` once ``fence``
+    ///   is closed, or when this call closes it (another process holds an instance lock now).
     func reconnectIfLost() throws {
         if let fenced = fence.current { throw fenced }
         guard abandoned || PQstatus(raw) == CONNECTION_BAD || closedWhileIdle() else { return }
         if inTransaction {
-            throw StoreError(code: .io, message: "the connection to PostgreSQL was lost in a transaction")
+            throw StoreError(
+                code: .io,
+                message: "the connection to PostgreSQL was lost in a transaction",
+                committedNothing: true
+            )
         }
         if let downUntil, ContinuousClock.now < downUntil.instant {
-            throw StoreError(code: .io, message: "PostgreSQL is unreachable: \(downUntil.message)")
+            throw StoreError(
+                code: .io,
+                message: "PostgreSQL is unreachable: \(downUntil.message)",
+                committedNothing: true
+            )
         }
         PQreset(raw)
         guard PQstatus(raw) == CONNECTION_OK, PQsetnonblocking(raw, 1) == 0 else {
             let message = parameters.errorMessage(raw)
             downUntil = (.now + .seconds(reconnectPause), message)
-            throw StoreError(code: .io, message: "PQreset: \(message)")
+            throw StoreError(code: .io, message: "PQreset: \(message)", committedNothing: true)
         }
         abandoned = false
         downUntil = nil

@@ -97,7 +97,12 @@ final class SQLiteConnection {
     /// A ``StoreError`` for result code `rc` of `call`, with SQLite's message.
     func error(_ rc: Int32, call: String) -> StoreError {
         let message = String(cString: sqlite3_errmsg(raw))
-        return StoreError(code: Self.code(rc), message: "\(call): \(message) (\(rc))")
+        // A full disk rolls the transaction back: nothing of it is kept.
+        return StoreError(
+            code: Self.code(rc),
+            message: "\(call): \(message) (\(rc))",
+            committedNothing: rc & 0xFF == SQLITE_FULL
+        )
     }
 
     /// The ``StoreError/Code`` of an SQLite result code (primary code = low 8 bits of an extended one).

@@ -127,13 +127,13 @@ public struct RelayAPI: Sendable {
     /// deadline), or that a call found damaged (``RelayStore/StorePool`` makes no more calls of it until the
     /// relay restarts on a restored or repaired store):
     /// 503 `storage_unavailable` with `Retry-After`, since the same call may well succeed later. Nothing was
-    /// recorded (every write is one transaction), unless the database stopped answering (`io`) while it
-    /// committed: then whether it was is not known, and a retry with the same `messageId` or `Idempotency-Key`
-    /// is answered from the first if it was.
+    /// recorded (every write is one transaction), unless the database stopped answering (`io`) while it may
+    /// have committed (not ``RelayStore/StoreError/committedNothing``): then whether it was is not known, and
+    /// a retry with the same `messageId` or `Idempotency-Key` is answered from the first if it was.
     static func storageUnavailable(_ error: any Error) -> HTTPError? {
         guard let error = error as? StoreError, error.isTransient || error.meansDamage else { return nil }
         let recorded =
-            error.code == .io
+            error.code == .io && !error.committedNothing
             ? "whether it was recorded is not known: retry it (a webhook with the same messageId or "
                 + "Idempotency-Key is recorded once)" : "nothing was recorded"
         return HTTPError(

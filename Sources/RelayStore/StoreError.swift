@@ -45,10 +45,22 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible, T
 
     public var code: Code
     public var message: String
+    /// Set on an I/O failure (``Code/io``) known to have committed nothing: the server could not be reached,
+    /// the transaction failed before its commit, or the disk was full. An `io` failure without it may have
+    /// committed (the database stopped answering while it committed).
+    public var committedNothing: Bool
 
-    public init(code: Code, message: String) {
+    public init(code: Code, message: String, committedNothing: Bool = false) {
         self.code = code
         self.message = message
+        self.committedNothing = committedNothing
+    }
+
+    /// `error` marked ``committedNothing`` when it is a ``StoreError``; any other error as it is.
+    public static func committingNothing(_ error: any Error) -> any Error {
+        guard var failure = error as? StoreError else { return error }
+        failure.committedNothing = true
+        return failure
     }
 
     public var description: String { "\(code): \(message)" }

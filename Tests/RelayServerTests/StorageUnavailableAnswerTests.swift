@@ -15,6 +15,10 @@ import Testing
         let frozen = try #require(RelayAPI.storageUnavailable(StoreError(code: .io, message: "no answer in 10 s")))
         #expect(frozen.status == 503 && frozen.message.contains("whether it was recorded is not known"))
         #expect(!frozen.message.contains("nothing was recorded"))
+        // An I/O failure known to have committed nothing (unreachable, failed before its commit, disk full).
+        let unreachable = StoreError(code: .io, message: "PostgreSQL is unreachable", committedNothing: true)
+        let known = try #require(RelayAPI.storageUnavailable(unreachable))
+        #expect(known.message.hasSuffix("nothing was recorded"), "\(known.message)")
         #expect(RelayAPI.storageUnavailable(StoreError(code: .constraint, message: "m")) == nil)
     }
 }

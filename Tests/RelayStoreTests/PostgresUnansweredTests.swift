@@ -34,6 +34,8 @@ import Testing
         let unanswered = await F.storeError { _ = try await store.device(appId: "app-a", token: F.token(1)) }
         #expect(unanswered?.code == .io)
         #expect(unanswered?.message.contains("did not answer within 1 s") == true)
+        // A statement sent and never answered may have committed.
+        #expect(unanswered?.committedNothing == false)
         // Reconnecting to the frozen server ends at the connect timeout; the call after fails at once.
         #expect(await F.storeError { try await store.register(F.token(2), user: "u2") }?.code == .io)
         #expect(await F.storeError { try await store.register(F.token(2), user: "u2") }?.code == .io)
@@ -70,6 +72,8 @@ import Testing
         #expect(whileDown?.code == .io)
         #expect(whileDown?.message.hasPrefix("PostgreSQL is unreachable") == true)
         #expect(rows == 0)
+        // None of them committed anything, and each says so (a 503 then says nothing was recorded).
+        #expect([inTransaction, reconnect, whileDown].allSatisfy { $0?.committedNothing == true })
     }
 
     /// Runs a transaction whose server freezes midway, then two statements while it is frozen; returns
