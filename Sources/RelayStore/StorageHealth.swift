@@ -1,7 +1,7 @@
 import RelayCore
 import Synchronization
 
-/// Whether the store answers, logged once when that changes: a warning when storage goes away (a call failed
+/// Whether the store answers, logged once when that changes: an error when storage goes away (a call failed
 /// for I/O: unreachable, frozen past the statement deadline, or locked past the busy timeout) and a notice
 /// when it is back, never a line per call. A request refused for finding no connection free by its deadline
 /// is not a sign of either: behind one long call (a large room's webhook on SQLite's one connection) the
@@ -61,7 +61,8 @@ public final class StorageHealth: Sendable {
         }
         guard changed else { return }
         if let error {
-            logger.warning("storage unavailable", ["error": "\(error)"])
+            // At error, as a push service that does not answer is: no message can be accepted meanwhile.
+            logger.error("storage unavailable", ["error": "\(error)"])
         } else {
             logger.notice("storage available again")
         }

@@ -60,7 +60,7 @@ import Testing
         health.record(nil)
         #expect(health.up)
         #expect(lines.entries.map(\.message) == ["storage unavailable", "storage available again"])
-        #expect(lines.entries.first?.level == .warning)
+        #expect(lines.entries.first?.level == .error)
     }
 
     /// A request refused for finding no connection free by its deadline says nothing of the storage: a busy
