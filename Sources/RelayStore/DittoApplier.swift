@@ -91,7 +91,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
             // An edit's text goes to its message's pushes still to be sent (none are kept in privacy mode): the
             // pushes of the chain's first message, when the edit names an earlier edit.
             if !settings.privacy, let edit = settings.rule.edit(document) {
-                let original = try rows.originalMessageKey(appId: appId, roomId: edit.roomId, key: edit.messageId)
+                let original = try firstOfChain(edit.messageId, roomId: edit.roomId)
                 _ = try rows.editMessage(appId: appId, edit: edit.naming(original), notifiedSince: notifiedSince)
             }
             // A document a push cannot read (a `text` that is not a string) is no message of DittoChat's:
@@ -174,9 +174,7 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
     private func applyDeletion(_ deletion: DittoMessageRule.Deletion) throws -> DittoEventOutcome {
         let indexed = try rows.indexedMessage(appId: appId, roomId: deletion.roomId, key: deletion.messageId)
         if let indexed, !indexed.senderId.isSameId(deletion.senderId) { return .ignored }
-        let original = try deletion.naming(
-            rows.originalMessageKey(appId: appId, roomId: deletion.roomId, key: deletion.messageId)
-        )
+        let original = try deletion.naming(firstOfChain(deletion.messageId, roomId: deletion.roomId))
         let ended = try rows.deleteMessage(
             appId: appId,
             deletion: original,
@@ -189,6 +187,23 @@ package struct DittoApplier<Rows: DittoMirrorRows> {
         }
         return .editOrDelete
     }
+
+    /// The first message of the JS edit chain `key` is in, as the room index holds the chain: each edit's row
+    /// names the first message known when it was indexed, so an edit read before the one it replaces names
+    /// that one, and its first is looked up in turn (at most ``maxChainHops`` times).
+    private func firstOfChain(_ key: String, roomId: String) throws -> String {
+        var current = key
+        for _ in 0..<Self.maxChainHops {
+            let next = try rows.originalMessageKey(appId: appId, roomId: roomId, key: current)
+            if next == current { break }
+            current = next
+        }
+        return current
+    }
+
+    /// How many rows ``firstOfChain(_:roomId:)`` reads at most: a chain written out of order more often than
+    /// this (or a cycle of forged documents) ends where it got to.
+    private static var maxChainHops: Int { 16 }
 
     /// A new message (`document`, of its room's collection, as the rule screened it): seen once, and pushed
     /// to its recipients' devices.

@@ -69,6 +69,22 @@ import Testing
         #expect(try await store.notificationId(appId: "app-a", messageId: "d-1") == nil)
     }
 
+    /// Ditto orders events by document, not across them: a second edit read before the first still chains
+    /// back to the message once the first is read.
+    @Test(arguments: StoreKind.allCases) func editsReadOutOfOrderStillChainBack(kind: StoreKind) async throws {
+        let store = try await A.storeWithMessage(kind)
+        try await D.apply(
+            [
+                try E.edit("e-2", of: "e-1", txn: 3, text: "second edit"),
+                try E.edit("e-1", of: "m-1", txn: 4, text: "first edit"),
+                try A.delete("d-1", of: "e-2", txn: 5),
+            ],
+            to: store
+        )
+        #expect(try await G.claim(store, at: D.at).isEmpty)
+        #expect(try await G.deliveries(store, messageId: "m-1").summary.counts == DeliveryCounts(cancelled: 1))
+    }
+
     @Test(arguments: StoreKind.allCases) func aSecondEditReachesTheOriginalsPendingPush(kind: StoreKind) async throws {
         let store = try await A.storeWithMessage(kind)
         try await D.apply(
