@@ -50,6 +50,8 @@ extension Relay {
         return HTTPServer(
             configuration: server,
             methods: router.methods,
+            // As on the API listener: no route's, or a bodiless route's, body is read.
+            headerCheck: router.headerCheck,
             handler: withStoreDeadline(router.handler, configuration.storage),
             logger: logger,
             onResponse: onResponse

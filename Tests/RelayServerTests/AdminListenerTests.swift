@@ -83,6 +83,24 @@ import Testing
                 "HEAD /healthz HTTP/1.1\r\nHost: relay\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
             )
             #expect(chunked.hasPrefix("HTTP/1.1 400"), "\(chunked.prefix(200))")
+            // The admin listener's too, and a path of no route there is answered from the headers.
+            let admin = try #require(try harness.relay.adminPort)
+            for target in ["/metrics", "/nowhere"] {
+                let raw = await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async {
+                        continuation.resume(
+                            returning: rawExchange(
+                                port: admin,
+                                "GET \(target) HTTP/1.1\r\nHost: relay\r\nContent-Length: 60000\r\nConnection: close\r\n\r\n"
+                            )
+                        )
+                    }
+                }
+                #expect(
+                    raw.hasPrefix(target == "/metrics" ? "HTTP/1.1 400" : "HTTP/1.1 404"),
+                    "\(target): \(raw.prefix(200))"
+                )
+            }
             let empty = try await harness.rawExchange(
                 "GET /healthz HTTP/1.1\r\nHost: relay\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             )
