@@ -5,8 +5,8 @@ import RelayStore
 /// The keyword/value parameters of a libpq connection string, parsed by libpq (PQconninfoParse), with a
 /// client-side `connect_timeout` added when the string sets none, so connecting to a server that accepts
 /// the socket and never answers (a frozen host) ends (https://www.postgresql.org/docs/current/libpq-connect.html),
-/// and ``applicationName`` as `application_name` when it sets none, so `pg_stat_activity` tells the relay's
-/// sessions from others'.
+/// and ``applicationName`` as `fallback_application_name` when it sets none, so `pg_stat_activity` tells the
+/// relay's sessions from others' unless `application_name` (or `PGAPPNAME`) names them.
 struct PostgresConnectParameters {
     private var keywords: [String] = []
     private var values: [String] = []
@@ -33,14 +33,14 @@ struct PostgresConnectParameters {
             keywords.append("connect_timeout")
             values.append(String(connectTimeout))
         }
-        if !keywords.contains("application_name") {
-            keywords.append("application_name")
+        if !keywords.contains("fallback_application_name") {
+            keywords.append("fallback_application_name")
             values.append(Self.applicationName)
         }
     }
 
-    /// The sessions' `application_name` unless the connection string sets one (`?application_name=relay-a`
-    /// names each relay's own).
+    /// The sessions' `application_name` unless the connection string (`?application_name=relay-a` names each
+    /// relay's own) or `PGAPPNAME` sets one.
     static let applicationName = "push-relay"
 
     /// libpq's error text of `connection`, trimmed, with every quoted name taken from these parameters (a host,
