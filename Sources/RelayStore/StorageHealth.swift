@@ -21,7 +21,7 @@ public final class StorageHealth: Sendable {
         var damage: StoreError?
     }
     private let state = Mutex(State())
-    /// Set for the calls of a task that counts whole tables (the store's figures, ``StoreGaugeReporter``): such
+    /// Set for the calls of a task that counts whole tables (the outbox figures' reporter, `StoreGaugeReporter`): such
     /// a call running past its statement deadline under a large outbox says the store is loaded, not away, so
     /// its failures for I/O are not recorded. The storage probe's and every other call's still are, so an
     /// outage is told as soon; damage found by any call is.
