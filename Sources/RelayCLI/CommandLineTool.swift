@@ -40,7 +40,8 @@ public enum CommandLineTool {
             printError("\(name) \(command): \((error as? any TerminalMessage)?.message ?? "\(error)")")
             status = 1
         }
-        ConsoleLines.shared.drain(within: .seconds(2))
+        // Lines a reader did not take in time are output lost, as a line that could not be written is.
+        if !ConsoleLines.shared.drain(within: .seconds(2)) { Console.outputLost.store(true, ordering: .relaxed) }
         if status == 0, Console.outputLost.load(ordering: .relaxed) {
             printError("\(name) \(command): standard output could not be written")
             status = 1

@@ -46,7 +46,7 @@ public final class ConsoleLines: Sendable {
     }
 
     /// Waits until every line kept is written, at most `limit` (a reader that never reads is not waited
-    /// for): a command calls it before it exits.
+    /// for): a command calls it before it exits, and exits 1 when they were not (``CommandLineTool``).
     /// - Returns: whether they all were.
     @discardableResult
     public func drain(within limit: Duration) -> Bool {

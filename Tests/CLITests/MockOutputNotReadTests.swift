@@ -46,4 +46,36 @@ import Testing
         #expect(lines.last == "mock APNs stopped after 2000 request(s)")
         #expect(mock.terminationStatus == 0)
     }
+
+    /// Stopped while its lines still wait for a reader that never reads, a mock exits within its 2 s drain,
+    /// and with 1: its output was lost.
+    @Test(.timeLimit(.minutes(3))) func aMockStoppedWithLinesUnreadExitsOne() async throws {
+        let mock = Process()
+        mock.executableURL = try pushRelayBinary()
+        mock.arguments = ["mock-apns", "--port", "0", "--h2c"]
+        let output = Pipe()
+        mock.standardOutput = output
+        mock.standardError = FileHandle.nullDevice
+        try mock.run()
+        defer { if mock.isRunning { mock.terminate() } }
+        let reader = output.fileHandleForReading
+        var first = Data()
+        while !first.contains(0x0A), let chunk = try reader.read(upToCount: 1), !chunk.isEmpty { first += chunk }
+        let address = String(decoding: first, as: UTF8.self)
+        let port = try #require(
+            address.split(separator: " ").dropFirst(4).first.flatMap { URL(string: String($0))?.port }
+        )
+        let load = Process()
+        load.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        load.arguments = [
+            "-s", "KILL", "60", "h2load", "-n", "2000", "-c", "1", "-m", "1", "http://127.0.0.1:\(port)/3/device/ab",
+        ]
+        load.standardOutput = FileHandle.nullDevice
+        try load.run()
+        load.waitUntilExit()
+        #expect(load.terminationStatus == 0)
+        mock.terminate()
+        mock.waitUntilExit()
+        #expect(mock.terminationReason == .exit && mock.terminationStatus == 1, "\(mock.terminationStatus)")
+    }
 }
