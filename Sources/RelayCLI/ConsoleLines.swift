@@ -22,13 +22,8 @@ public final class ConsoleLines: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     /// How many lines wait at most.
     public let capacity: Int
-    private let write: @Sendable (String) -> Void
 
-    /// - Parameter write: writes one line (``say(_:)`` by default).
-    public init(capacity: Int = 10_000, write: @escaping @Sendable (String) -> Void = { RelayCLI.say($0) }) {
-        self.capacity = capacity
-        self.write = write
-    }
+    public init(capacity: Int = 10_000) { self.capacity = capacity }
 
     /// Keeps `line` for the writer, or counts it dropped when ``capacity`` lines wait.
     public func say(_ line: String) {
@@ -62,8 +57,8 @@ public final class ConsoleLines: Sendable {
         while true {
             wake.wait()
             while let (lines, dropped) = take() {
-                for line in lines { write(line) }
-                if dropped > 0 { write("… \(dropped) line(s) not printed: standard output was not read") }
+                for line in lines { RelayCLI.say(line) }
+                if dropped > 0 { RelayCLI.say("… \(dropped) line(s) not printed: standard output was not read") }
                 state.withLock { $0.writing = false }
             }
         }

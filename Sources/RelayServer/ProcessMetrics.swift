@@ -37,13 +37,13 @@ enum ProcessMetrics {
                     value: stat.virtualBytes
                 )
             )
-            if let boot = bootTime() {
+            if let started = startTime {
                 samples.append(
                     ScrapedSample(
                         "process_start_time_seconds",
                         .gauge,
                         help: "Start time of the process since unix epoch in seconds.",
-                        value: boot + stat.startTicks / ticks
+                        value: started
                     )
                 )
             }
@@ -90,10 +90,15 @@ enum ProcessMetrics {
         return (user, system, start, virtual, resident)
     }
 
-    /// When the machine booted, in seconds since the epoch: `btime` of `/proc/stat`.
-    private static func bootTime() -> Double? {
-        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8) else { return nil }
-        let line = text.split(separator: "\n").first { $0.hasPrefix("btime ") }
-        return line.flatMap { Double($0.dropFirst("btime ".count)) }
-    }
+    /// When the process started, in seconds since the epoch: the machine's boot (`btime` of `/proc/stat`)
+    /// plus the process's start in clock ticks after it. Read once: neither changes.
+    private static let startTime: Double? = {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard let stat = processStat(), ticks > 0,
+            let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
+            let boot = Double(line.dropFirst("btime ".count))
+        else { return nil }
+        return boot + stat.startTicks / ticks
+    }()
 }

@@ -7,34 +7,12 @@ import Testing
 /// request; the lines come out, in order, once the parent reads.
 @Suite struct MockOutputNotReadTests {
     @Test(.timeLimit(.minutes(3))) func aMockAnswersWhileNobodyReadsItsOutput() async throws {
-        let mock = Process()
-        mock.executableURL = try pushRelayBinary()
-        mock.arguments = ["mock-apns", "--port", "0", "--h2c"]
-        let output = Pipe()
-        mock.standardOutput = output
-        mock.standardError = FileHandle.nullDevice
-        try mock.run()
+        let (mock, reader, port) = try Self.startMock()
         defer { if mock.isRunning { mock.terminate() } }
-        let reader = output.fileHandleForReading
-        var first = Data()
-        while !first.contains(0x0A), let chunk = try reader.read(upToCount: 1), !chunk.isEmpty { first += chunk }
-        let address = String(decoding: first, as: UTF8.self)
-        let port = try #require(
-            address.split(separator: " ").dropFirst(4).first.flatMap { URL(string: String($0))?.port }
-        )
 
         // 2,000 refusals make about 300 kB of lines, several times a pipe's 64 kB buffer; none is read.
-        let load = Process()
-        load.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        load.arguments = [
-            "-s", "KILL", "60", "h2load", "-n", "2000", "-c", "1", "-m", "1", "http://127.0.0.1:\(port)/3/device/ab",
-        ]
-        let loadOutput = Pipe()
-        load.standardOutput = loadOutput
-        try load.run()
-        let report = String(decoding: try loadOutput.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
-        load.waitUntilExit()
-        #expect(load.terminationStatus == 0, "h2load: \(report)")
+        let (status, report) = try Self.refusals(port: port)
+        #expect(status == 0, "h2load: \(report)")
         #expect(report.contains("2000 done"), "\(report)")
 
         mock.terminate()
@@ -50,6 +28,17 @@ import Testing
     /// Stopped while its lines still wait for a reader that never reads, a mock exits within its 2 s drain,
     /// and with 1: its output was lost.
     @Test(.timeLimit(.minutes(3))) func aMockStoppedWithLinesUnreadExitsOne() async throws {
+        let (mock, _, port) = try Self.startMock()
+        defer { if mock.isRunning { mock.terminate() } }
+        #expect(try Self.refusals(port: port).status == 0)
+        mock.terminate()
+        mock.waitUntilExit()
+        #expect(mock.terminationReason == .exit && mock.terminationStatus == 1, "\(mock.terminationStatus)")
+    }
+
+    /// `push-relay mock-apns` (h2c, no key: every request refused) with its standard output a pipe, once it
+    /// said where it listens: the process, the pipe's read end (not read further) and the port.
+    static func startMock() throws -> (Process, FileHandle, Int) {
         let mock = Process()
         mock.executableURL = try pushRelayBinary()
         mock.arguments = ["mock-apns", "--port", "0", "--h2c"]
@@ -57,7 +46,6 @@ import Testing
         mock.standardOutput = output
         mock.standardError = FileHandle.nullDevice
         try mock.run()
-        defer { if mock.isRunning { mock.terminate() } }
         let reader = output.fileHandleForReading
         var first = Data()
         while !first.contains(0x0A), let chunk = try reader.read(upToCount: 1), !chunk.isEmpty { first += chunk }
@@ -65,17 +53,22 @@ import Testing
         let port = try #require(
             address.split(separator: " ").dropFirst(4).first.flatMap { URL(string: String($0))?.port }
         )
+        return (mock, reader, port)
+    }
+
+    /// 2,000 requests to the mock on `port`, one at a time, by h2load (killed after 60 s): its exit status
+    /// and report.
+    static func refusals(port: Int) throws -> (status: Int32, report: String) {
         let load = Process()
         load.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         load.arguments = [
             "-s", "KILL", "60", "h2load", "-n", "2000", "-c", "1", "-m", "1", "http://127.0.0.1:\(port)/3/device/ab",
         ]
-        load.standardOutput = FileHandle.nullDevice
+        let output = Pipe()
+        load.standardOutput = output
         try load.run()
+        let report = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         load.waitUntilExit()
-        #expect(load.terminationStatus == 0)
-        mock.terminate()
-        mock.waitUntilExit()
-        #expect(mock.terminationReason == .exit && mock.terminationStatus == 1, "\(mock.terminationStatus)")
+        return (load.terminationStatus, report)
     }
 }
